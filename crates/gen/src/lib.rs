@@ -1,0 +1,1 @@
+//! rtsched-gen (see ../../docs).

@@ -1,0 +1,25 @@
+//! The one model every rtsched engine consumes (see `docs/model.md`).
+//!
+//! * [`Time`] is an integer number of nanoseconds; durations in files may also be written
+//!   with units (`"2ms"`, `"250us"`, `"1.5s"`), parsed exactly by [`time::parse_duration`].
+//! * A [`Task`] is a sporadic (or periodic) task `(C, D, T)`: WCET, relative deadline and
+//!   period / minimum inter-arrival time; deadlines may be implicit, constrained or arbitrary.
+//! * A [`TaskSet`] is an ordered list of tasks; the index of a task in it is its identity in
+//!   every result (placements, traces, per-task metrics).
+//! * [`exact`] holds the arithmetic that verdicts use: exact rationals, and a rigorous
+//!   interval filter that decides fast when floats are provably enough.
+//! * [`io`] reads and writes the documented file formats (`docs/formats.md`).
+//!
+//! Invalid input is a [`ModelError`] whose message names the task and the field.
+
+pub mod error;
+pub mod exact;
+pub mod io;
+pub mod task;
+pub mod taskset;
+pub mod time;
+
+pub use error::ModelError;
+pub use task::{DeadlineKind, Task};
+pub use taskset::{Platform, TaskSet};
+pub use time::{Time, MAX_TIME};

@@ -1,0 +1,190 @@
+//! Task sets and platforms.
+
+use crate::exact::{self, Interval, Rational};
+use crate::task::{DeadlineKind, Task};
+use crate::time::Time;
+use crate::ModelError;
+
+/// A platform of `m` identical processors (`m >= 1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Platform {
+    pub m: u32,
+}
+
+impl Platform {
+    pub fn new(m: u32) -> Result<Platform, ModelError> {
+        if m == 0 {
+            return Err(ModelError::field("m", "the number of processors must be at least 1, got 0"));
+        }
+        Ok(Platform { m })
+    }
+}
+
+/// An ordered list of valid tasks. A task's index is its identity everywhere (results,
+/// placements, traces) and the last tie-breaker of every priority order.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct TaskSet {
+    tasks: Vec<Task>,
+}
+
+impl TaskSet {
+    /// Validates every task; the error names the offending task's index and field.
+    pub fn new(tasks: Vec<Task>) -> Result<TaskSet, ModelError> {
+        for (i, t) in tasks.iter().enumerate() {
+            t.validate().map_err(|e| e.in_task(i, t.name.as_deref()))?;
+        }
+        Ok(TaskSet { tasks })
+    }
+
+    /// Builds from `(wcet, deadline, period)` triples.
+    pub fn from_cdt(params: &[(Time, Time, Time)]) -> Result<TaskSet, ModelError> {
+        TaskSet::new(params.iter().map(|&(c, d, t)| Task { name: None, wcet: c, deadline: d, period: t }).collect())
+    }
+
+    /// Builds implicit-deadline tasks from `(wcet, period)` pairs.
+    pub fn from_ct(params: &[(Time, Time)]) -> Result<TaskSet, ModelError> {
+        TaskSet::new(params.iter().map(|&(c, t)| Task { name: None, wcet: c, deadline: t, period: t }).collect())
+    }
+
+    pub fn tasks(&self) -> &[Task] {
+        &self.tasks
+    }
+
+    pub fn len(&self) -> usize {
+        self.tasks.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, Task> {
+        self.tasks.iter()
+    }
+
+    pub fn into_tasks(self) -> Vec<Task> {
+        self.tasks
+    }
+
+    /// The most general deadline kind present (`Arbitrary` > `Constrained` > `Implicit`).
+    pub fn deadline_kind(&self) -> DeadlineKind {
+        let mut kind = DeadlineKind::Implicit;
+        for t in &self.tasks {
+            match t.deadline_kind() {
+                DeadlineKind::Arbitrary => return DeadlineKind::Arbitrary,
+                DeadlineKind::Constrained => kind = DeadlineKind::Constrained,
+                DeadlineKind::Implicit => {}
+            }
+        }
+        kind
+    }
+
+    /// Exact total utilization `sum C_i/T_i`.
+    pub fn utilization(&self) -> Rational {
+        self.tasks.iter().fold(exact::zero(), |acc, t| acc + t.utilization())
+    }
+
+    /// Exact total density `sum C_i/min(D_i,T_i)`.
+    pub fn density(&self) -> Rational {
+        self.tasks.iter().fold(exact::zero(), |acc, t| acc + t.density())
+    }
+
+    /// Rigorous enclosure of the total utilization.
+    pub fn utilization_interval(&self) -> Interval {
+        self.tasks.iter().fold(Interval::point(0.0), |acc, t| acc.add(t.utilization_interval()))
+    }
+
+    /// Rigorous enclosure of the total density.
+    pub fn density_interval(&self) -> Interval {
+        self.tasks.iter().fold(Interval::point(0.0), |acc, t| acc.add(t.density_interval()))
+    }
+
+    /// Total utilization as a float, for reports only.
+    pub fn utilization_f64(&self) -> f64 {
+        self.tasks.iter().map(Task::utilization_f64).sum()
+    }
+
+    /// Exactly whether `sum C_i/T_i <= m`.
+    pub fn utilization_at_most(&self, m: u64) -> bool {
+        exact::decide(
+            || self.utilization_interval().le(Interval::int(m as u128)),
+            || self.utilization() <= exact::int(m as i128),
+        )
+    }
+
+    /// Index of a task with the largest utilization (lowest index on ties), exact.
+    pub fn max_utilization_task(&self) -> Option<usize> {
+        (0..self.tasks.len()).reduce(|best, i| {
+            if self.tasks[i].cmp_utilization(&self.tasks[best]).is_gt() { i } else { best }
+        })
+    }
+
+    /// Index of a task with the largest density (lowest index on ties), exact.
+    pub fn max_density_task(&self) -> Option<usize> {
+        (0..self.tasks.len()).reduce(|best, i| {
+            if self.tasks[i].cmp_density(&self.tasks[best]).is_gt() { i } else { best }
+        })
+    }
+
+    /// Least common multiple of the periods, or an error saying the bound was hit when it
+    /// exceeds `bound` (hyperperiods of random periods explode quickly).
+    pub fn hyperperiod(&self, bound: Time) -> Result<Time, ModelError> {
+        let mut h: u128 = 1;
+        for (i, t) in self.tasks.iter().enumerate() {
+            let p = t.period as u128;
+            h = h / num_integer::gcd(h, p) * p;
+            if h > bound as u128 {
+                return Err(ModelError::new(format!(
+                    "the hyperperiod exceeds the bound of {bound} ns (reached {h} ns after task {i}); \
+                     choose harmonic or integral periods, or simulate to an explicit horizon"
+                )));
+            }
+        }
+        Ok(h as Time)
+    }
+}
+
+impl<'a> IntoIterator for &'a TaskSet {
+    type Item = &'a Task;
+    type IntoIter = std::slice::Iter<'a, Task>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.tasks.iter()
+    }
+}
+
+impl std::ops::Index<usize> for TaskSet {
+    type Output = Task;
+    fn index(&self, i: usize) -> &Task {
+        &self.tasks[i]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_name_the_task() {
+        let e = TaskSet::from_cdt(&[(1, 10, 10), (1, 10, 0)]).unwrap_err();
+        assert_eq!(e.task, Some(1));
+        assert_eq!(e.to_string(), "task 1: field 'period': must be at least 1 ns, got 0");
+        assert!(Platform::new(0).unwrap_err().to_string().contains("'m'"));
+    }
+
+    #[test]
+    fn exact_utilization() {
+        let ts = TaskSet::from_ct(&[(1, 3), (1, 3), (1, 3)]).unwrap();
+        assert!(ts.utilization_at_most(1));
+        let ts = TaskSet::from_ct(&[(1, 3), (1, 3), (333_333_334, 1_000_000_000)]).unwrap();
+        assert!(!ts.utilization_at_most(1));
+        assert_eq!(ts.max_utilization_task(), Some(2));
+    }
+
+    #[test]
+    fn hyperperiod_bound() {
+        let ts = TaskSet::from_ct(&[(1, 4), (1, 6), (1, 10)]).unwrap();
+        assert_eq!(ts.hyperperiod(1000).unwrap(), 60);
+        let e = ts.hyperperiod(50).unwrap_err();
+        assert!(e.to_string().contains("bound of 50"), "{e}");
+    }
+}

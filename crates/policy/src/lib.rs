@@ -1,0 +1,1 @@
+//! rtsched-policy (see ../../docs).

@@ -1,0 +1,1 @@
+//! rtsched-sim (see ../../docs).

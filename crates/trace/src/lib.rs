@@ -1,0 +1,1 @@
+//! rtsched-trace (see ../../docs).
