@@ -1,0 +1,38 @@
+"""rtsched: a workbench for multiprocessor real-time scheduling.
+
+The model (``Task``, ``TaskSet``), the generators, every schedulability test and the placement
+heuristics are implemented in Rust (``rtsched._core``) and re-exported here. Times are integer
+nanoseconds; wherever a time is accepted, a duration string such as ``"2ms"`` works too.
+
+>>> import rtsched
+>>> ts = rtsched.TaskSet([rtsched.Task(wcet="2ms", period="10ms")] * 3)
+>>> rtsched.analyze(ts, m=2)["results"]["gfb"]["schedulable"]
+True
+"""
+
+from ._core import (  # noqa: F401
+    RtschedError,
+    Task,
+    TaskSet,
+    __version__,
+    format_duration,
+    parse_duration,
+)
+from .io import load, loads, save  # noqa: F401
+from .api import analyze, analyze_many, generate, partition, tests_available  # noqa: F401
+
+__all__ = [
+    "RtschedError",
+    "Task",
+    "TaskSet",
+    "analyze",
+    "analyze_many",
+    "format_duration",
+    "generate",
+    "load",
+    "loads",
+    "parse_duration",
+    "partition",
+    "save",
+    "tests_available",
+]

@@ -1,0 +1,246 @@
+"""The ``rtsched`` command line (docs/cli.md).
+
+Every command prints help with ``-h``. Errors in input are reported in one line naming the
+file, line, task and field, and exit with status 2; a run that completes but finds failures
+(e.g. an analysis batch with invalid lines) exits with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import __version__
+from ._core import RtschedError
+
+
+def _add_generate(sub):
+    p = sub.add_parser(
+        "generate",
+        help="generate random task sets",
+        description="Generate task sets with a seeded generator (docs/generators.md). Writes one task "
+        "set as JSON, or --count of them as JSON Lines, to stdout or -o FILE (.json/.jsonl/.csv).",
+    )
+    p.add_argument("--m", type=int, help="processor count to record in the output (optional)")
+    p.add_argument("--n", type=int, help="number of tasks (required for randfixedsum and uunifast-discard; "
+                   "for the Baker distributions, omit it to add tasks until --util is exceeded and drop the last)")
+    p.add_argument("--util", type=float, required=True, help="total utilization U (e.g. 2.5)")
+    p.add_argument("--generator", default="randfixedsum",
+                   help="randfixedsum (default; alias emberson), uunifast-discard, uniform-light, uniform-medium, "
+                   "uniform-heavy, bimodal-light, bimodal-medium, bimodal-heavy, exp-light, exp-medium, exp-heavy")
+    p.add_argument("--periods", default="loguniform:10ms-100ms",
+                   help="period distribution: uniform:MIN-MAX, loguniform:MIN-MAX (default loguniform:10ms-100ms), "
+                   "integral:MIN-MAX[/GRAIN], set:T1,T2,..., or seed004")
+    p.add_argument("--umax", type=float, default=1.0, help="largest per-task utilization (default 1)")
+    p.add_argument("--deadlines", default="implicit", help="implicit (default) or a constrained-deadline spec "
+                   "(docs/generators.md)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0); set i of a stream depends only on (seed, i)")
+    p.add_argument("--count", type=int, help="number of task sets (writes JSON Lines)")
+    p.add_argument("-o", "--output", help="output file (.json, .jsonl or .csv); default stdout")
+    p.set_defaults(func=cmd_generate)
+
+
+def cmd_generate(args) -> int:
+    from .api import generate
+    from .io import save
+
+    if args.count is not None and args.count < 1:
+        raise RtschedError(f"--count must be at least 1, got {args.count}")
+    sets = generate(args.n, args.util, generator=args.generator, periods=args.periods, umax=args.umax,
+                    deadlines=args.deadlines, seed=args.seed, count=args.count or 1, m=args.m)
+    if args.output:
+        save(args.output, sets if args.count is not None else sets[0])
+    else:
+        out = sys.stdout
+        for ts in sets:
+            out.write(ts.to_json() + "\n")
+    return 0
+
+
+def _add_analyze(sub):
+    from .api import tests_available
+
+    p = sub.add_parser(
+        "analyze",
+        help="run schedulability tests",
+        description="Run schedulability tests on the task set(s) in FILE (.json, .jsonl or .csv) and print a "
+        "table, or with --json one JSON object per task set (docs/cli.md). Tests: " + ", ".join(tests_available()),
+    )
+    p.add_argument("file", help="task-set file: .json (one set), .jsonl (one per line) or .csv")
+    p.add_argument("--m", type=int, help="processor count (overrides the file's \"m\")")
+    p.add_argument("--test", action="append", dest="tests", metavar="NAME",
+                   help="a test to run (repeatable); default: all that apply")
+    p.add_argument("--json", action="store_true", help="print one JSON object per task set instead of a table")
+    p.add_argument("--max-steps", type=int, default=1_000_000,
+                   help="work bound for pseudo-polynomial and iterative tests (default 1000000); a test that hits "
+                   "it reports gave_up")
+    p.set_defaults(func=cmd_analyze)
+
+
+def _verdict_word(r: dict) -> str:
+    if r.get("gave_up"):
+        return "gave up"
+    s = r.get("schedulable")
+    return "schedulable" if s else ("not schedulable" if s is not None else "-")
+
+
+def cmd_analyze(args) -> int:
+    from . import _core
+    from .io import _format, load
+
+    fmt = _format(args.file)
+    if fmt == "jsonl" and args.json:
+        # The batch path: parse, analyse and serialise in Rust, in parallel.
+        try:
+            with open(args.file, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise RtschedError(f"cannot read {args.file!r}: {e.strerror}") from None
+        lines = _core.analyze_jsonl(text, args.m, args.tests, args.max_steps)
+        bad = 0
+        out = sys.stdout
+        for line in lines:
+            if line.startswith('{"error"'):
+                bad += 1
+            out.write(line + "\n")
+        if bad:
+            print(f"rtsched analyze: {bad} invalid task set(s) in {args.file}", file=sys.stderr)
+        return 1 if bad else 0
+
+    from .api import analyze_many
+
+    sets = load(args.file)
+    results = analyze_many(sets, args.m, args.tests, args.max_steps)
+    if args.json:
+        for r in results:
+            print(json.dumps(r))
+        return 0
+    if len(results) <= 20:
+        for i, r in enumerate(results):
+            if len(results) > 1:
+                print(f"task set {i}")
+            print(f"n = {r['n']}, m = {r['m']}, U = {r['utilization']} ({r['utilization_float']:.4f})")
+            width = max(len(k) for k in r["results"])
+            for name, res in r["results"].items():
+                extra = ""
+                if name == "gedf_srt" and res.get("tardiness_ns") is not None:
+                    extra = f"  (max tardiness bound {max(res['tardiness_ns'], default=0)} ns)"
+                print(f"  {name:<{width}}  {_verdict_word(res)}{extra}")
+        return 0
+    names = list(results[0]["results"])
+    width = max(len(k) for k in names)
+    print(f"{len(results)} task sets")
+    print(f"  {'test':<{width}}  {'accepted':>9}  {'rejected':>9}  {'gave up':>8}")
+    for name in names:
+        acc = sum(1 for r in results if r["results"][name].get("schedulable") is True)
+        gave = sum(1 for r in results if r["results"][name].get("gave_up"))
+        print(f"  {name:<{width}}  {acc:>9}  {len(results) - acc - gave:>9}  {gave:>8}")
+    return 0
+
+
+def _add_partition(sub):
+    p = sub.add_parser(
+        "partition",
+        help="place a task set on processors",
+        description="Partition (ffd, wfd, bfd, nfd) or semi-partition (spres) the task set in FILE onto --m "
+        "processors and print the placement (docs/formats.md).",
+    )
+    p.add_argument("file", help="task-set file (.json or .csv; a .jsonl must hold one set)")
+    p.add_argument("--m", type=int, help="processor count (overrides the file's \"m\")")
+    p.add_argument("--heuristic", default="ffd",
+                   help="ffd, wfd, bfd, nfd (first/worst/best/next fit, decreasing utilization), "
+                   "spres (the SP-RES cascade of seed 004), or one SP-RES heuristic by name (docs/spres.md)")
+    p.add_argument("--admission", default="edf", choices=["edf", "fp-rm", "fp-dm"],
+                   help="per-processor admission test for ffd/wfd/bfd/nfd: exact EDF (default) or "
+                   "fixed-priority response-time analysis with rate- or deadline-monotonic priorities")
+    p.add_argument("--epsilon", default="0", help="SP-RES minimum slice size, e.g. 500us (default 0)")
+    p.add_argument("--no-meta", action="store_true", help="SP-RES: skip the PAF and RP meta-heuristics")
+    p.add_argument("--json", action="store_true", help="print the placement JSON instead of a table")
+    p.set_defaults(func=cmd_partition)
+
+
+def cmd_partition(args) -> int:
+    from .api import partition
+    from .io import load
+
+    sets = load(args.file)
+    if len(sets) != 1:
+        raise RtschedError(f"{args.file}: partition takes one task set, the file holds {len(sets)}")
+    ts = sets[0]
+    placement = partition(ts, args.m, args.heuristic, args.admission, args.epsilon, not args.no_meta)
+    if args.json:
+        print(json.dumps(placement, indent=1))
+        return 0 if placement["schedulable"] else 1
+    if not placement["schedulable"]:
+        print(f"not placed ({placement.get('heuristic', args.heuristic)}): {placement.get('reason', '')}")
+        return 1
+    print(f"placed by {placement['heuristic']} on {placement['m']} processors")
+    for cpu in placement["cpus"]:
+        parts = []
+        for r in cpu["reservations"]:
+            label = f"τ{r['task']}"
+            if r.get("parts", 1) > 1:
+                label += f" part {r['part']}/{r['parts']}"
+            parts.append(f"{label} (Q={r['budget']}, P={r['period']}, D={r['deadline']})")
+        print(f"  cpu {cpu['cpu']}: " + (", ".join(parts) if parts else "idle"))
+    return 0
+
+
+def _add_quickstart(sub):
+    p = sub.add_parser(
+        "quickstart",
+        help="the quick reproduction: a schedulability study with a table and a figure",
+        description="Generate task sets per utilization step for one (m, n), run every test and "
+        "partitioning, print the fraction each accepts, and plot the curves (PNG).",
+    )
+    p.add_argument("--m", type=int, default=4, help="processors (default 4)")
+    p.add_argument("--n", type=int, default=12, help="tasks per set (default 12)")
+    p.add_argument("--sets", type=int, default=300, help="task sets per utilization step (default 300)")
+    p.add_argument("--step", type=float, default=0.2, help="utilization step (default 0.2)")
+    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--out", default="quickstart", help="output directory (default ./quickstart)")
+    p.set_defaults(func=cmd_quickstart)
+
+
+def cmd_quickstart(args) -> int:
+    from .quickstart import run
+
+    run(m=args.m, n=args.n, sets=args.sets, step=args.step, seed=args.seed, out=args.out)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rtsched",
+        description="rtsched: multiprocessor real-time scheduling workbench — generate task sets, analyse "
+        "them, place them on processors, simulate them, and run experiments. Times are integer ns or "
+        "duration strings like 2ms.",
+    )
+    parser.add_argument("--version", action="version", version=f"rtsched {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    _add_generate(sub)
+    _add_analyze(sub)
+    _add_partition(sub)
+    _add_quickstart(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except RtschedError as e:
+        print(f"rtsched {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"rtsched {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
