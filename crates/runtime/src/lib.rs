@@ -1,0 +1,1 @@
+//! The runtime (see docs/runtime.md).
