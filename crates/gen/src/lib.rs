@@ -76,7 +76,7 @@ impl GenSpec {
 #[inline]
 pub fn wcet_from_utilization(u: f64, period: Time) -> Time {
     let c = (u * period as f64).round();
-    if !(c >= 1.0) {
+    if c.is_nan() || c < 1.0 {
         1 // also catches NaN
     } else if c >= period as f64 {
         period
