@@ -72,7 +72,8 @@ impl GenSpec {
     }
 }
 
-/// `C = round(u T)` to the nearest ns (ties away from zero), clamped to `[1, T]`.
+/// `C = round(u T)` to the nearest ns (ties away from zero), clamped to `[1, T]` (for a
+/// period `T >= 1`; NaN or negative `u` give 1 ns).
 #[inline]
 pub fn wcet_from_utilization(u: f64, period: Time) -> Time {
     let c = (u * period as f64).round();
@@ -109,9 +110,9 @@ pub fn generate_many(spec: &GenSpec, seed: u64, count: usize) -> Result<Vec<Task
 }
 
 fn task<R: RngCore>(u: f64, spec: &GenSpec, pr: &mut R, dr: &mut R) -> Task {
-    let t = spec.periods.sample(pr);
+    let t = spec.periods.sample_valid(pr);
     let c = wcet_from_utilization(u, t);
-    let d = spec.deadlines.sample(c, t, dr);
+    let d = spec.deadlines.sample_valid(c, t, dr);
     Task { name: None, wcet: c, deadline: d, period: t }
 }
 

@@ -323,12 +323,12 @@ fn log_uniform_periods_have_uniform_logs() {
     let (min, max) = (MS, 1000 * MS);
     let g = PeriodGen::LogUniform { min, max };
     let (a, b) = ((min as f64).ln(), (max as f64).ln());
-    let xs: Vec<f64> = (0..N).map(|_| g.sample(&mut r)).inspect(|&t| assert!((min..=max).contains(&t))).map(|t| t as f64).collect();
+    let xs: Vec<f64> = (0..N).map(|_| g.sample(&mut r).unwrap()).inspect(|&t| assert!((min..=max).contains(&t))).map(|t| t as f64).collect();
     let d = ks1(xs.iter().map(|t| t.ln()).collect(), |y| ((y - a) / (b - a)).clamp(0.0, 1.0));
     assert!(d < ks1_crit(N), "D = {d}");
     // Uniform periods fail the log-uniform check, and pass their own.
     let u = PeriodGen::Uniform { min, max };
-    let ys: Vec<f64> = (0..N).map(|_| u.sample(&mut r) as f64).collect();
+    let ys: Vec<f64> = (0..N).map(|_| u.sample(&mut r).unwrap() as f64).collect();
     assert!(ks1(ys.iter().map(|t| t.ln()).collect(), |y| ((y - a) / (b - a)).clamp(0.0, 1.0)) > ks1_crit(N));
     let d = ks1(ys, |t| ((t - min as f64) / (max - min) as f64).clamp(0.0, 1.0));
     assert!(d < ks1_crit(N), "uniform D = {d}");
@@ -343,7 +343,7 @@ fn set_and_integral_periods_membership_and_frequencies() {
     let mut counts = vec![0u32; set.len()];
     let n = 32_000;
     for _ in 0..n {
-        let t = g.sample(&mut r);
+        let t = g.sample(&mut r).unwrap();
         counts[set.iter().position(|&x| x == t).expect("a period from the set")] += 1;
     }
     let p = 1.0 / 16.0;
@@ -355,7 +355,7 @@ fn set_and_integral_periods_membership_and_frequencies() {
     let g = PeriodGen::parse("integral:12ms-48ms/5ms").unwrap();
     let mut counts = [0u32; 7];
     for _ in 0..14_000 {
-        let t = g.sample(&mut r);
+        let t = g.sample(&mut r).unwrap();
         assert_eq!(t % (5 * MS), 0);
         assert!((15 * MS..=45 * MS).contains(&t));
         counts[(t / (5 * MS) - 3) as usize] += 1;
