@@ -177,6 +177,26 @@ fn randfixedsum_joint_law_matches_an_independent_rejection_sampler() {
 }
 
 #[test]
+fn randfixedsum_agrees_with_uunifast_discard_at_larger_n() {
+    // n = 100, U = 10, umax = 0.4: the bound binds (unconstrained, max u_i is about 0.52 on
+    // average) and the walk crosses 25 simplices. UUniFast-Discard is exact by construction.
+    let (n, total, a, m) = (100usize, 10.0, 0.4, 4000usize);
+    let mut r = rng(71);
+    let rfs: Vec<Vec<f64>> = (0..m).map(|_| randfixedsum(n, total, a, &mut r).unwrap()).collect();
+    let uud: Vec<Vec<f64>> = (0..m).map(|_| uunifast_discard(n, total, a, &mut r).unwrap()).collect();
+    let crit = ks2_crit(m, m);
+    for k in [0, n / 2, n - 1] {
+        let d = ks2(rfs.iter().map(|v| v[k]).collect(), uud.iter().map(|v| v[k]).collect());
+        assert!(d < crit, "coordinate {k}: D = {d}");
+    }
+    let maxi = |v: &Vec<Vec<f64>>| v.iter().map(|x| x.iter().cloned().fold(0.0, f64::max)).collect::<Vec<_>>();
+    let d = ks2(maxi(&rfs), maxi(&uud));
+    assert!(d < crit, "max: D = {d}");
+    let clamped: Vec<Vec<f64>> = (0..m).map(|_| uunifast_clamped(n, total, a, &mut r)).collect();
+    assert!(ks2(maxi(&clamped), maxi(&uud)) > crit, "clamping must fail");
+}
+
+#[test]
 fn fixed_sum_generators_sum_exactly_and_stay_in_range() {
     let mut r = rng(31);
     let check = |name: &str, u: &[f64], n: usize, total: f64, umax: f64| {
