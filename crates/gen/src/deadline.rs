@@ -12,7 +12,8 @@
 
 use crate::rng::uniform;
 use rand::RngCore;
-use rtsched_model::{ModelError, Time};
+use rtsched_model::{ModelError, Time, MAX_TIME};
+use std::fmt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum DeadlineGen {
@@ -44,9 +45,22 @@ impl DeadlineGen {
         Ok(())
     }
 
-    /// The deadline of a task with WCET `c <= t` and period `t` (parameters validated).
+    /// The deadline of a task with WCET `c` and period `t`; checks the fractions and
+    /// `1 <= c <= t <= 2^53` first (errors name `deadline_lo`, `deadline_hi`, `wcet`, `period`).
+    pub fn sample<R: RngCore + ?Sized>(&self, c: Time, t: Time, rng: &mut R) -> Result<Time, ModelError> {
+        self.validate()?;
+        if t == 0 || t > MAX_TIME {
+            return Err(ModelError::field("period", format!("must lie in [1 ns, 2^53 ns], got {t}")));
+        }
+        if c == 0 || c > t {
+            return Err(ModelError::field("wcet", format!("must lie in [1 ns, period = {t} ns], got {c}")));
+        }
+        Ok(self.sample_valid(c, t, rng))
+    }
+
+    /// [`DeadlineGen::sample`] without the checks (`1 <= c <= t`, fractions valid).
     #[inline]
-    pub fn sample<R: RngCore + ?Sized>(&self, c: Time, t: Time, rng: &mut R) -> Time {
+    pub(crate) fn sample_valid<R: RngCore + ?Sized>(&self, c: Time, t: Time, rng: &mut R) -> Time {
         let d = match *self {
             DeadlineGen::Implicit => return t,
             DeadlineGen::Constrained { lo, hi } => c as f64 + uniform(rng, lo, hi) * (t - c) as f64,
@@ -90,6 +104,17 @@ impl DeadlineGen {
     }
 }
 
+/// The canonical string form, accepted by [`DeadlineGen::parse`] (floats print exactly).
+impl fmt::Display for DeadlineGen {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DeadlineGen::Implicit => f.write_str("implicit"),
+            DeadlineGen::Constrained { lo, hi } => write!(f, "constrained:{lo}-{hi}"),
+            DeadlineGen::PeriodFraction { lo, hi } => write!(f, "fraction:{lo}-{hi}"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,19 +138,37 @@ mod tests {
     }
 
     #[test]
+    fn display_round_trips() {
+        for g in [
+            DeadlineGen::Implicit,
+            DeadlineGen::Constrained { lo: 0.0, hi: 1.0 },
+            DeadlineGen::Constrained { lo: 0.1 + 0.2, hi: 0.9 },
+            DeadlineGen::PeriodFraction { lo: 1e-9, hi: 0.5 },
+        ] {
+            assert_eq!(DeadlineGen::parse(&g.to_string()).unwrap(), g, "{g}");
+        }
+    }
+
+    #[test]
     fn deadlines_stay_in_c_t() {
         let mut r = stream(1, 0, Purpose::Deadline);
         for g in [DeadlineGen::Constrained { lo: 0.0, hi: 1.0 }, DeadlineGen::PeriodFraction { lo: 0.01, hi: 0.2 }] {
             for (c, t) in [(1u64, 1u64), (1, 2), (5, 10), (999, 1000), (1, 1 << 53)] {
                 for _ in 0..200 {
-                    let d = g.sample(c, t, &mut r);
+                    let d = g.sample(c, t, &mut r).unwrap();
                     assert!(c <= d && d <= t, "{g:?} c={c} t={t} d={d}");
                 }
             }
         }
         // The constrained form spans its range: f = 0.5 exactly gives the midpoint.
-        assert_eq!(DeadlineGen::Constrained { lo: 0.5, hi: 0.5 }.sample(10, 30, &mut r), 20);
-        assert_eq!(DeadlineGen::PeriodFraction { lo: 0.5, hi: 0.5 }.sample(10, 30, &mut r), 15);
-        assert_eq!(DeadlineGen::PeriodFraction { lo: 0.1, hi: 0.1 }.sample(10, 30, &mut r), 10);
+        assert_eq!(DeadlineGen::Constrained { lo: 0.5, hi: 0.5 }.sample(10, 30, &mut r).unwrap(), 20);
+        assert_eq!(DeadlineGen::PeriodFraction { lo: 0.5, hi: 0.5 }.sample(10, 30, &mut r).unwrap(), 15);
+        assert_eq!(DeadlineGen::PeriodFraction { lo: 0.1, hi: 0.1 }.sample(10, 30, &mut r).unwrap(), 10);
+        let g = DeadlineGen::Constrained { lo: 0.0, hi: 1.0 };
+        assert_eq!(g.sample(31, 30, &mut r).unwrap_err().field.as_deref(), Some("wcet"));
+        assert_eq!(g.sample(0, 30, &mut r).unwrap_err().field.as_deref(), Some("wcet"));
+        assert_eq!(g.sample(1, 0, &mut r).unwrap_err().field.as_deref(), Some("period"));
+        let bad = DeadlineGen::PeriodFraction { lo: 0.0, hi: 1.0 };
+        assert_eq!(bad.sample(1, 2, &mut r).unwrap_err().field.as_deref(), Some("deadline_lo"));
     }
 }

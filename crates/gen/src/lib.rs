@@ -2,7 +2,7 @@
 //!
 //! A [`GenSpec`] names how utilizations ([`UtilGen`]), periods ([`PeriodGen`]) and deadlines
 //! ([`DeadlineGen`]) are drawn; [`generate`]`(spec, seed, index)` returns task set number
-//! `index` of stream `seed`, a pure function of its arguments (see [`rng`](crate::rng) for
+//! `index` of stream `seed`, a pure function of its arguments (see [`rng`] for
 //! the ChaCha8 stream layout), so [`generate_many`] runs on rayon and returns exactly
 //! `(0..count).map(|i| generate(spec, seed, i))`, on every machine.
 //!
@@ -21,6 +21,20 @@
 //! sum by less than `Σ 1/T_i` (plus the float rounding of the sum, about `n · 2^-53 · U`).
 //!
 //! Deadlines: implicit by default; generated deadlines are always constrained or implicit.
+//!
+//! ```
+//! use rtsched_gen::*;
+//! let spec = GenSpec {
+//!     util: util_gen_from_name("randfixedsum", Some(10), 4.0, 1.0)?,
+//!     periods: PeriodGen::parse("seed004")?,
+//!     deadlines: DeadlineGen::Implicit,
+//! };
+//! let set = generate(&spec, 1, 7)?;
+//! assert_eq!(set.len(), 10);
+//! assert!(set.iter().all(|t| t.wcet >= 1 && t.deadline == t.period));
+//! assert_eq!(generate_many(&spec, 1, 8)?[7], set); // index 7, however it is reached
+//! # Ok::<(), rtsched_model::ModelError>(())
+//! ```
 
 pub mod deadline;
 pub mod dist;
@@ -72,11 +86,12 @@ impl GenSpec {
     }
 }
 
-/// `C = round(u T)` to the nearest ns (ties away from zero), clamped to `[1, T]`.
+/// `C = round(u T)` to the nearest ns (ties away from zero), clamped to `[1, T]` (for a
+/// period `T >= 1`; NaN or negative `u` give 1 ns).
 #[inline]
 pub fn wcet_from_utilization(u: f64, period: Time) -> Time {
     let c = (u * period as f64).round();
-    if !(c >= 1.0) {
+    if c.is_nan() || c < 1.0 {
         1 // also catches NaN
     } else if c >= period as f64 {
         period
@@ -109,9 +124,9 @@ pub fn generate_many(spec: &GenSpec, seed: u64, count: usize) -> Result<Vec<Task
 }
 
 fn task<R: RngCore>(u: f64, spec: &GenSpec, pr: &mut R, dr: &mut R) -> Task {
-    let t = spec.periods.sample(pr);
+    let t = spec.periods.sample_valid(pr);
     let c = wcet_from_utilization(u, t);
-    let d = spec.deadlines.sample(c, t, dr);
+    let d = spec.deadlines.sample_valid(c, t, dr);
     Task { name: None, wcet: c, deadline: d, period: t }
 }
 

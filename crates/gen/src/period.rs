@@ -14,7 +14,8 @@
 
 use crate::rng::{below, unit};
 use rand::RngCore;
-use rtsched_model::time::parse_duration;
+use rtsched_model::time::{format_duration, parse_duration};
+use std::fmt;
 use rtsched_model::{ModelError, Time, MAX_TIME};
 
 const MS: Time = 1_000_000;
@@ -100,9 +101,15 @@ impl PeriodGen {
         (lo <= hi && lo >= 1).then_some((lo, hi))
     }
 
-    /// One period (parameters already validated).
+    /// One period; checks the parameters first (errors as [`PeriodGen::validate`]).
+    pub fn sample<R: RngCore + ?Sized>(&self, rng: &mut R) -> Result<Time, ModelError> {
+        self.validate()?;
+        Ok(self.sample_valid(rng))
+    }
+
+    /// One period, parameters already validated.
     #[inline]
-    pub fn sample<R: RngCore + ?Sized>(&self, rng: &mut R) -> Time {
+    pub(crate) fn sample_valid<R: RngCore + ?Sized>(&self, rng: &mut R) -> Time {
         match self {
             PeriodGen::Uniform { min, max } => {
                 let (a, b) = (*min as f64, *max as f64);
@@ -172,6 +179,20 @@ impl PeriodGen {
     }
 }
 
+/// The canonical string form, accepted by [`PeriodGen::parse`] (presets print as their
+/// definition, e.g. `seed004` as `set:1ms,2ms,...`).
+impl fmt::Display for PeriodGen {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = |t: &Time| format_duration(*t);
+        match self {
+            PeriodGen::Uniform { min, max } => write!(f, "uniform:{}-{}", d(min), d(max)),
+            PeriodGen::LogUniform { min, max } => write!(f, "loguniform:{}-{}", d(min), d(max)),
+            PeriodGen::Integral { min, max, granularity } => write!(f, "integral:{}-{}/{}", d(min), d(max), d(granularity)),
+            PeriodGen::Set(v) => write!(f, "set:{}", v.iter().map(d).collect::<Vec<_>>().join(",")),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,6 +213,15 @@ mod tests {
         let p = PeriodGen::parse("seed004").unwrap();
         assert_eq!(p, PeriodGen::Set(SEED004_PERIODS_MS.iter().map(|x| x * MS).collect()));
         assert!(matches!(PeriodGen::parse("seed001-moderate").unwrap(), PeriodGen::Integral { .. }));
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for s in ["uniform:10ms-100ms", "loguniform:1ms-1s", "integral:10ms-100ms/5ms", "set:1ms,2500us,7", "seed004", "seed001-long"] {
+            let g = PeriodGen::parse(s).unwrap();
+            assert_eq!(PeriodGen::parse(&g.to_string()).unwrap(), g, "{s} -> {g}");
+        }
+        assert_eq!(PeriodGen::parse("integral:10ms-100ms").unwrap().to_string(), "integral:10ms-100ms/1ms");
     }
 
     #[test]

@@ -47,16 +47,26 @@ pub fn open01<R: RngCore + ?Sized>(rng: &mut R) -> f64 {
     ((rng.next_u64() >> 12) as f64 + 0.5) * TWO_M52
 }
 
-/// Uniform on `[lo, hi]` (up to float rounding; the result is clamped into the range).
+/// Uniform on `[lo, hi]` (`lo <= hi`; float rounding is clamped back into the range).
 #[inline]
 pub fn uniform<R: RngCore + ?Sized>(rng: &mut R, lo: f64, hi: f64) -> f64 {
-    (lo + (hi - lo) * unit(rng)).clamp(lo, hi)
+    let x = lo + (hi - lo) * unit(rng);
+    if x > hi {
+        hi
+    } else if x < lo {
+        lo
+    } else {
+        x
+    }
 }
 
-/// Uniform integer in `0..n` (`n >= 1`), without modulo bias (Lemire's method with rejection).
+/// Uniform integer in `0..n`, without modulo bias (Lemire's method with rejection);
+/// `n = 0` gives 0 without drawing.
 #[inline]
 pub fn below<R: RngCore + ?Sized>(rng: &mut R, n: u64) -> u64 {
-    debug_assert!(n > 0);
+    if n == 0 {
+        return 0;
+    }
     let threshold = n.wrapping_neg() % n; // 2^64 mod n
     loop {
         let m = (rng.next_u64() as u128) * (n as u128);

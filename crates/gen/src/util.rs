@@ -21,8 +21,8 @@ use crate::rng::{open01, shuffle, unit};
 use rand::RngCore;
 use rtsched_model::ModelError;
 
-/// The largest `n` RandFixedSum accepts: its transition table has `n^2` entries
-/// (4096^2 * 8 bytes = 128 MiB).
+/// The largest `n` RandFixedSum accepts: its volume table has about `n^2 / 2` entries
+/// (64 MiB at n = 4096).
 pub const RANDFIXEDSUM_MAX_N: usize = 4096;
 
 /// The largest `n` UUniFast-Discard and the distribution generators accept.
@@ -94,9 +94,31 @@ pub fn randfixedsum<R: RngCore + ?Sized>(n: usize, total: f64, umax: f64, rng: &
 pub(crate) struct RfsScratch {
     s1: Vec<f64>,
     s2: Vec<f64>,
-    w_prev: Vec<f64>,
-    w_cur: Vec<f64>,
-    t: Vec<f64>,
+    /// Rows 1..n-1 of Stafford's `w`, as a triangle: row r holds columns 0..=r.
+    w: Vec<f64>,
+}
+
+/// Offset of row `r >= 1` of the `w` triangle (rows of `r + 1` entries).
+#[inline]
+fn w_row(r: usize) -> usize {
+    (r - 1) * (r + 2) / 2
+}
+
+const TINY: f64 = f64::from_bits(1); // 2^-1074, avoids 0/0
+
+/// Stafford's transition probability `t(i-1, c)` (dimension `i`, 0-based column `c < i`),
+/// from row `i-1` of `w` (`wp`, columns `0..i`; column `i` is 0).
+#[inline]
+fn transition(wp: &[f64], a: f64, b: f64, c: usize, inv_i: f64) -> f64 {
+    let w_c1 = wp.get(c + 1).copied().unwrap_or(0.0);
+    let tmp1 = w_c1 * a * inv_i;
+    let tmp2 = wp[c] * b * inv_i;
+    let tmp3 = (tmp1 + tmp2) + TINY;
+    if b > a {
+        tmp2 / tmp3
+    } else {
+        1.0 - tmp1 / tmp3
+    }
 }
 
 /// The algorithm proper; parameters already checked.
@@ -124,33 +146,25 @@ pub(crate) fn randfixedsum_into<R: RngCore + ?Sized>(
         sc.s1.push(s - (kf - fi));
         sc.s2.push((kf + nf - fi) - s);
     }
-    // w rows are kept two at a time; w[1] = huge to delay underflow (Stafford uses realmax).
-    sc.w_prev.clear();
-    sc.w_prev.resize(n + 1, 0.0);
-    sc.w_cur.clear();
-    sc.w_cur.resize(n + 1, 0.0);
-    if n >= 2 {
-        sc.w_prev[1] = f64::MAX;
-    }
-    // t[(i-1)*n + c]: probability of the transition taken at dimension i (1-based), column c.
-    sc.t.clear();
-    sc.t.resize(n.saturating_sub(1) * n, 0.0);
-    const TINY: f64 = f64::from_bits(1); // 2^-1074, avoids 0/0
-    for i in 2..=n {
+    // Forward recursion over the (scaled) volumes w; w[1][1] = f64::MAX delays underflow
+    // (Stafford uses realmax). Only the rows are stored; the transition probabilities t are
+    // derived from them on the walk's path (n - 1 divisions instead of n^2 / 2).
+    sc.w.clear();
+    sc.w.reserve(w_row(n.max(2)));
+    sc.w.extend_from_slice(&[0.0, f64::MAX]); // row 1
+    for i in 2..n {
+        // Row i from row i-1: w[i][c+1] = (w[i-1][c+1] s1[c] + w[i-1][c] s2[n-i+c]) / i.
         let inv_i = 1.0 / i as f64;
-        let row = (i - 2) * n;
-        sc.w_cur[0] = 0.0;
-        for c in 0..i {
-            let a = sc.s1[c];
-            let b = sc.s2[n - i + c];
-            let tmp1 = sc.w_prev[c + 1] * a * inv_i;
-            let tmp2 = sc.w_prev[c] * b * inv_i;
-            let wv = tmp1 + tmp2;
-            sc.w_cur[c + 1] = wv;
-            let tmp3 = wv + TINY;
-            sc.t[row + c] = if b > a { tmp2 / tmp3 } else { 1.0 - tmp1 / tmp3 };
+        let start = sc.w.len();
+        sc.w.resize(start + i + 1, 0.0);
+        let (prev, cur) = sc.w.split_at_mut(start);
+        let wp = &prev[w_row(i - 1)..]; // i entries
+        let (s1, s2) = (&sc.s1[..i], &sc.s2[n - i..]);
+        for c in 0..i - 1 {
+            cur[c + 1] = wp[c + 1] * s1[c] * inv_i + wp[c] * s2[c] * inv_i;
         }
-        std::mem::swap(&mut sc.w_prev, &mut sc.w_cur);
+        // Last column: w[i-1][i] is 0 (outside row i-1).
+        cur[i] = 0.0 * s1[i - 1] * inv_i + wp[i - 1] * s2[i - 1] * inv_i;
     }
 
     // Backward walk.
@@ -161,7 +175,15 @@ pub(crate) fn randfixedsum_into<R: RngCore + ?Sized>(
     for i in (1..n).rev() {
         let rt = unit(rng);
         let rs = unit(rng);
-        let step = rt <= sc.t[(i - 1) * n + j];
+        // t(i, j): dimension i+1, which has i+1 columns; Stafford's table holds 0 beyond them.
+        let d = i + 1;
+        let tv = if j < d {
+            let wp = &sc.w[w_row(i)..w_row(i) + i + 1];
+            transition(wp, sc.s1[j], sc.s2[n - d + j], j, 1.0 / d as f64)
+        } else {
+            0.0
+        };
+        let step = rt <= tv;
         let e = if step { 1.0 } else { 0.0 };
         let sx = if i == 1 { rs } else { rs.powf(1.0 / i as f64) };
         sm += (1.0 - sx) * pr * s / (i + 1) as f64;

@@ -44,7 +44,7 @@ fn util_gen() -> impl Strategy<Value = UtilGen> {
 fn in_range(p: &PeriodGen, t: Time) -> bool {
     match p {
         PeriodGen::Uniform { min, max } | PeriodGen::LogUniform { min, max } => (*min..=*max).contains(&t),
-        PeriodGen::Integral { min, max, granularity } => (*min..=*max).contains(&t) && t % granularity == 0,
+        PeriodGen::Integral { min, max, granularity } => (*min..=*max).contains(&t) && t.is_multiple_of(*granularity),
         PeriodGen::Set(v) => v.contains(&t),
     }
 }

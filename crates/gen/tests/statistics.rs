@@ -177,6 +177,26 @@ fn randfixedsum_joint_law_matches_an_independent_rejection_sampler() {
 }
 
 #[test]
+fn randfixedsum_agrees_with_uunifast_discard_at_larger_n() {
+    // n = 100, U = 10, umax = 0.4: the bound binds (unconstrained, max u_i is about 0.52 on
+    // average) and the walk crosses 25 simplices. UUniFast-Discard is exact by construction.
+    let (n, total, a, m) = (100usize, 10.0, 0.4, 4000usize);
+    let mut r = rng(71);
+    let rfs: Vec<Vec<f64>> = (0..m).map(|_| randfixedsum(n, total, a, &mut r).unwrap()).collect();
+    let uud: Vec<Vec<f64>> = (0..m).map(|_| uunifast_discard(n, total, a, &mut r).unwrap()).collect();
+    let crit = ks2_crit(m, m);
+    for k in [0, n / 2, n - 1] {
+        let d = ks2(rfs.iter().map(|v| v[k]).collect(), uud.iter().map(|v| v[k]).collect());
+        assert!(d < crit, "coordinate {k}: D = {d}");
+    }
+    let maxi = |v: &Vec<Vec<f64>>| v.iter().map(|x| x.iter().cloned().fold(0.0, f64::max)).collect::<Vec<_>>();
+    let d = ks2(maxi(&rfs), maxi(&uud));
+    assert!(d < crit, "max: D = {d}");
+    let clamped: Vec<Vec<f64>> = (0..m).map(|_| uunifast_clamped(n, total, a, &mut r)).collect();
+    assert!(ks2(maxi(&clamped), maxi(&uud)) > crit, "clamping must fail");
+}
+
+#[test]
 fn fixed_sum_generators_sum_exactly_and_stay_in_range() {
     let mut r = rng(31);
     let check = |name: &str, u: &[f64], n: usize, total: f64, umax: f64| {
@@ -323,12 +343,12 @@ fn log_uniform_periods_have_uniform_logs() {
     let (min, max) = (MS, 1000 * MS);
     let g = PeriodGen::LogUniform { min, max };
     let (a, b) = ((min as f64).ln(), (max as f64).ln());
-    let xs: Vec<f64> = (0..N).map(|_| g.sample(&mut r)).inspect(|&t| assert!((min..=max).contains(&t))).map(|t| t as f64).collect();
+    let xs: Vec<f64> = (0..N).map(|_| g.sample(&mut r).unwrap()).inspect(|&t| assert!((min..=max).contains(&t))).map(|t| t as f64).collect();
     let d = ks1(xs.iter().map(|t| t.ln()).collect(), |y| ((y - a) / (b - a)).clamp(0.0, 1.0));
     assert!(d < ks1_crit(N), "D = {d}");
     // Uniform periods fail the log-uniform check, and pass their own.
     let u = PeriodGen::Uniform { min, max };
-    let ys: Vec<f64> = (0..N).map(|_| u.sample(&mut r) as f64).collect();
+    let ys: Vec<f64> = (0..N).map(|_| u.sample(&mut r).unwrap() as f64).collect();
     assert!(ks1(ys.iter().map(|t| t.ln()).collect(), |y| ((y - a) / (b - a)).clamp(0.0, 1.0)) > ks1_crit(N));
     let d = ks1(ys, |t| ((t - min as f64) / (max - min) as f64).clamp(0.0, 1.0));
     assert!(d < ks1_crit(N), "uniform D = {d}");
@@ -343,7 +363,7 @@ fn set_and_integral_periods_membership_and_frequencies() {
     let mut counts = vec![0u32; set.len()];
     let n = 32_000;
     for _ in 0..n {
-        let t = g.sample(&mut r);
+        let t = g.sample(&mut r).unwrap();
         counts[set.iter().position(|&x| x == t).expect("a period from the set")] += 1;
     }
     let p = 1.0 / 16.0;
@@ -355,7 +375,7 @@ fn set_and_integral_periods_membership_and_frequencies() {
     let g = PeriodGen::parse("integral:12ms-48ms/5ms").unwrap();
     let mut counts = [0u32; 7];
     for _ in 0..14_000 {
-        let t = g.sample(&mut r);
+        let t = g.sample(&mut r).unwrap();
         assert_eq!(t % (5 * MS), 0);
         assert!((15 * MS..=45 * MS).contains(&t));
         counts[(t / (5 * MS) - 3) as usize] += 1;
