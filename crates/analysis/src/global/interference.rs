@@ -18,20 +18,17 @@
 //! Assumptions: sporadic tasks, constrained deadlines (`D_i <= T_i` makes `N_i >= 0`); `D > T`
 //! is answered `NotSchedulable` by the common admission.
 
-use super::{PairTable, System};
+use super::{by_laxity, PairTable, System};
 
 pub(crate) fn check(sys: &System) -> bool {
-    let table = PairTable::new(sys);
-    check_with(sys, &table)
-}
-
-pub(crate) fn check_with(sys: &System, table: &PairTable) -> bool {
     let n = sys.n();
-    for k in 0..n {
+    let mut table = PairTable::new(sys);
+    // Smallest laxity first: most failures show there, and the test stops at the first.
+    for k in by_laxity(sys) {
         let x = sys.d[k] - sys.c[k];
         let mut sum: u128 = 0;
         let mut witness = false;
-        let row = k * n;
+        let row = table.row(sys, k);
         for i in 0..n {
             if i == k {
                 continue;

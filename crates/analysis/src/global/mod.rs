@@ -189,22 +189,22 @@ impl<'a> System<'a> {
 /// Unit roundoff of `f64`.
 pub(crate) const EPS: f64 = f64::EPSILON / 2.0;
 
-/// Exact `(n / t, n % t)` for `n, t <= 2^53`, `t >= 1`, via a precomputed `inv_t = 1.0 / t`:
-/// the float quotient is within one of the true quotient (relative error below 3 ulps on a
-/// value below 2^53), and one integer correction step each way makes it exact. Avoids a
-/// hardware integer division in the O(n^2) loops.
+/// Exact `(n / t, n % t)` for `n < 2^62`, `1 <= t <= 2^53`, via a precomputed
+/// `inv_t = 1.0 / t`: the float quotient is within a few units of the true quotient, and
+/// integer correction steps make it exact. Avoids a hardware integer division in the O(n^2)
+/// loops.
 #[inline(always)]
 pub(crate) fn divmod(n: u64, t: u64, inv_t: f64) -> (u64, u64) {
-    let q0 = (n as f64 * inv_t) as u64; // truncation; n >= 0
-    let mut q = q0 as i128;
-    let mut r = n as i128 - q * t as i128;
+    let mut q = (n as f64 * inv_t) as i64; // truncation; n >= 0
+    let t = t as i64;
+    let mut r = n as i64 - q * t;
     while r < 0 {
         q -= 1;
-        r += t as i128;
+        r += t;
     }
-    while r >= t as i128 {
+    while r >= t {
         q += 1;
-        r -= t as i128;
+        r -= t;
     }
     (q as u64, r as u64)
 }
@@ -233,38 +233,61 @@ pub(crate) fn decide_le(lhs_f: f64, rhs_f: f64, err: f64, exact: impl FnOnce() -
 pub(crate) struct PairTable {
     pub base: Vec<u64>,
     pub resid: Vec<i64>,
+    done: Vec<bool>,
+    inv: Vec<f64>,
+    n: usize,
 }
 
 impl PairTable {
+    /// An empty table; rows are filled by [`PairTable::row`] on first use.
     pub fn new(sys: &System) -> PairTable {
         let n = sys.n();
-        let inv: Vec<f64> = sys.t.iter().map(|&t| 1.0 / t as f64).collect();
-        let mut base = Vec::with_capacity(n * n);
-        let mut resid = Vec::with_capacity(n * n);
-        for k in 0..n {
+        PairTable {
+            base: vec![0; n * n],
+            resid: vec![0; n * n],
+            done: vec![false; n],
+            inv: sys.t.iter().map(|&t| 1.0 / t as f64).collect(),
+            n,
+        }
+    }
+
+    /// Fills row `k` if needed and returns its offset `k * n`.
+    #[inline]
+    pub fn row(&mut self, sys: &System, k: usize) -> usize {
+        let off = k * self.n;
+        if !self.done[k] {
             let dk = sys.d[k];
-            for i in 0..n {
+            for i in 0..self.n {
                 let (b, r) = if dk >= sys.d[i] {
-                    let (q, rem) = divmod(dk - sys.d[i], sys.t[i], inv[i]);
+                    let (q, rem) = divmod(dk - sys.d[i], sys.t[i], self.inv[i]);
                     // D_k - (q+1) T_i = rem + D_i - T_i
                     ((q + 1) * sys.c[i], rem as i64 + sys.d[i] as i64 - sys.t[i] as i64)
                 } else {
                     (0, dk as i64)
                 };
-                base.push(b);
-                resid.push(r);
+                self.base[off + i] = b;
+                self.resid[off + i] = r;
             }
+            self.done[k] = true;
         }
-        PairTable { base, resid }
+        off
     }
 
     /// BCL 2009's bound on `τ_i`'s interference on `τ_k` when `τ_i` has slack `s_i`:
-    /// `N*C_i + min(C_i, max(0, D_k - N*T_i - s_i))`.
+    /// `N*C_i + min(C_i, max(0, D_k - N*T_i - s_i))` (row `off` must be filled).
     #[inline(always)]
     pub fn workload(&self, idx: usize, c_i: u64, s_i: u64) -> u64 {
         let carry = (self.resid[idx] - s_i as i64).clamp(0, c_i as i64) as u64;
         self.base[idx] + carry
     }
+}
+
+/// Task indices by increasing laxity `D - C`, then index: the tasks most likely to fail a
+/// per-task condition come first, so that failing sets are rejected early.
+pub(crate) fn by_laxity(sys: &System) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..sys.n()).collect();
+    order.sort_by_key(|&k| (sys.d[k] - sys.c[k], k));
+    order
 }
 
 #[cfg(test)]

@@ -27,25 +27,30 @@
 //! Integer time throughout: exact. Assumptions: sporadic tasks, constrained deadlines; `D > T`
 //! is answered `NotSchedulable` by the common admission.
 
-use super::{divmod, PairTable, System};
+use super::{by_laxity, divmod, PairTable, System};
 use crate::{Limits, Verdict};
 
 pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
-    let table = PairTable::new(sys);
-    check_with(sys, &table, limits)
-}
-
-pub(crate) fn check_with(sys: &System, table: &PairTable, limits: &Limits) -> Verdict {
     let n = sys.n();
+    let mut table = PairTable::new(sys);
+    let order = by_laxity(sys);
     let inv: Vec<f64> = sys.t.iter().map(|&t| 1.0 / t as f64).collect();
     let mut slack = vec![0u64; n];
+    // The largest slack any task can have (response time C_i): the best case for the others.
+    let best: Vec<u64> = (0..n).map(|i| sys.d[i] - sys.c[i]).collect();
+    // A lower bound on each task's least fixed point (C_k, or its best-case fixed point once
+    // computed): the iteration may start there, as the right-hand side only shrinks when
+    // slacks grow.
+    let mut start: Vec<u64> = sys.c.clone();
+    let mut hopeful = vec![false; n];
     let mut steps: u64 = 0;
     let mut gaps: Vec<u64> = Vec::with_capacity(n);
     loop {
         let mut all_ok = true;
         let mut changed = false;
-        for k in 0..n {
-            match fixed_point(sys, table, &inv, &slack, k, &mut steps, limits, &mut gaps) {
+        for &k in &order {
+            let row = table.row(sys, k);
+            match fixed_point(sys, &table, row, &inv, &slack, k, start[k], &mut steps, limits, &mut gaps) {
                 Err(()) => return Verdict::GaveUp,
                 Ok(Some(r)) => {
                     let s = sys.d[k] - r;
@@ -54,7 +59,19 @@ pub(crate) fn check_with(sys: &System, table: &PairTable, limits: &Limits) -> Ve
                         changed = true;
                     }
                 }
-                Ok(None) => all_ok = false,
+                Ok(None) => {
+                    all_ok = false;
+                    if !hopeful[k] {
+                        // Against the largest possible slacks: if even that fixed point
+                        // exceeds D_k, no round can succeed.
+                        match fixed_point(sys, &table, row, &inv, &best, k, sys.c[k], &mut steps, limits, &mut gaps) {
+                            Err(()) => return Verdict::GaveUp,
+                            Ok(None) => return Verdict::NotSchedulable,
+                            Ok(Some(r)) => start[k] = r,
+                        }
+                        hopeful[k] = true;
+                    }
+                }
             }
         }
         if all_ok {
@@ -72,9 +89,11 @@ pub(crate) fn check_with(sys: &System, table: &PairTable, limits: &Limits) -> Ve
 fn fixed_point(
     sys: &System,
     table: &PairTable,
+    row: usize,
     inv: &[f64],
     slack: &[u64],
     k: usize,
+    start: u64,
     steps: &mut u64,
     limits: &Limits,
     gaps: &mut Vec<u64>,
@@ -83,8 +102,7 @@ fn fixed_point(
     let m = sys.m as u128;
     let ck = sys.c[k];
     let dk = sys.d[k];
-    let row = k * n;
-    let mut r = ck;
+    let mut r = start.max(ck);
     loop {
         *steps += 1;
         if *steps > limits.max_steps {
