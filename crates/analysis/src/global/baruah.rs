@@ -1,0 +1,254 @@
+//! BAR: Baruah's pseudo-polynomial test for global EDF.
+//!
+//! S. Baruah, "Techniques for multiprocessor global schedulability analysis", RTSS 2007,
+//! Sections 3-4 (Theorem 1 and the bound on `A_k`). For a job of `τ_k` that misses its
+//! deadline, consider the interval of length `t = A_k + D_k` ending at that deadline, whose
+//! first `A_k` time units are fully busy. With
+//!
+//! ```text
+//!     dbf_i(t)  = max(0, floor((t - D_i)/T_i) + 1) C_i           (no carry-in)
+//!     dbf'_i(t) = floor(t/T_i) C_i + min(C_i, t mod T_i)          (with carry-in)
+//!     I1_i = min(dbf_i(t), x + 1),  I2_i = min(dbf'_i(t), x + 1)             for i != k
+//!     I1_k = min(dbf_k(t) - C_k, A_k),  I2_k = min(dbf'_k(t) - C_k, A_k)
+//!     x = A_k + D_k - C_k
+//! ```
+//!
+//! the set is schedulable if for every `τ_k` and every integer `A_k >= 0`
+//!
+//! ```text
+//!     sum_i I1_i + (sum of the m-1 largest I2_i - I1_i)  <  m (x + 1).
+//! ```
+//!
+//! Deviation from the paper (documented in docs/analysis-global.md): the paper's continuous-time
+//! caps `x` are replaced by the discrete-time caps `x + 1` with a strict inequality, as
+//! Bertogna et al. do for BCL; with integer releases a miss leaves at least `x + 1` time units
+//! in which `τ_k` is blocked, so this form is sound, and it accepts every set the
+//! continuous form accepts (at most `m - 1` terms reach a cap).
+//!
+//! Where the condition can fail: bounding `dbf_i(t) <= u_i (t + T_i - D_i)` and each carry-in
+//! difference by `C_i`, a failure needs
+//! `(m - U) t <= sum_i u_i (T_i - D_i) + C_Σ + (m - 1) C_k - m` (`C_Σ`: the `m - 1` largest
+//! `C_i`), which bounds `t` when `U < m` (Baruah's bound, slightly sharpened for the
+//! discrete caps). When `U = m` the bound is finite only if the right-hand side is negative;
+//! otherwise the search runs to `Limits::max_interval` and answers `GaveUp` if no failure is
+//! found. The left-hand side minus the right-hand side is piecewise linear in `t`, jumps only
+//! upward, and is convex between consecutive breakpoints of its terms (steps of `dbf`, slope
+//! changes of `dbf'`, and the points where a term meets its cap), so the condition is checked
+//! exactly at those breakpoints in `[D_k, t_max]`. `Limits::max_steps` bounds the number of
+//! points evaluated per task set (`GaveUp` when the budget ends before `t_max`).
+//!
+//! Integer time throughout except the bound `t_max`, which is computed with a rigorous float
+//! enclosure (rounded up: overestimating it only adds points) and exact rationals near ties.
+//! Assumptions: sporadic tasks, constrained deadlines; `D > T` is answered `NotSchedulable` by
+//! the common admission.
+
+use rtsched_model::exact::{self, int, ratio, Interval, Rational};
+
+use super::{divmod, System};
+use crate::{Limits, Verdict};
+
+/// The largest `t` (interval length) at which the condition for task `k` can fail: `Ok(None)`
+/// if it cannot fail at all, `Err(())` if unbounded (`U = m` and a non-negative numerator).
+fn horizon(sys: &System, k: usize, csum: u64) -> Result<Option<u64>, ()> {
+    let n = sys.n();
+    let m = sys.m;
+    // K = sum u_i (T_i - D_i) + C_Σ + (m-1) C_k - m,  bound: (m - U) t <= K.
+    let mut k_iv = Interval::int(csum as u128 + (m - 1) as u128 * sys.c[k] as u128);
+    let mut u_iv = Interval::point(0.0);
+    for i in 0..n {
+        let ui = Interval::ratio(sys.c[i] as u128, sys.t[i] as u128);
+        u_iv = u_iv.add(ui);
+        if sys.t[i] != sys.d[i] {
+            k_iv = k_iv.add(ui.mul(Interval::int((sys.t[i] - sys.d[i]) as u128)));
+        }
+    }
+    k_iv = k_iv.sub(Interval::int(m as u128));
+    let slack_iv = Interval::int(m as u128).sub(u_iv);
+    if k_iv.hi < 0.0 {
+        return Ok(None); // K < 0 <= (m - U) t: never fails
+    }
+    if slack_iv.lo > 0.0 {
+        let q = k_iv.hi / slack_iv.lo;
+        let q = q.next_up().next_up();
+        if q < sys.d[k] as f64 {
+            return Ok(None);
+        }
+        if q >= (1u64 << 62) as f64 {
+            return Err(());
+        }
+        return Ok(Some(q.floor() as u64));
+    }
+    // Near U = m (or U = m): exact.
+    let u: Rational = (0..n).map(|i| ratio(sys.c[i] as u128, sys.t[i] as u128)).sum();
+    let mut kq: Rational = int(csum as i128 + (m as i128 - 1) * sys.c[k] as i128 - m as i128);
+    for i in 0..n {
+        kq += ratio(sys.c[i] as u128, sys.t[i] as u128) * int((sys.t[i] - sys.d[i]) as i128);
+    }
+    let s = int(m as i128) - u;
+    if kq < exact::zero() {
+        return Ok(None);
+    }
+    if s <= exact::zero() {
+        return Err(()); // U = m (U > m was rejected at admission)
+    }
+    let q = exact::ceil_u128(&(kq / s));
+    if q < sys.d[k] as u128 {
+        return Ok(None);
+    }
+    Ok(Some(q.min(1u128 << 62) as u64))
+}
+
+pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
+    let n = sys.n();
+    let m = sys.m as usize;
+    let inv: Vec<f64> = sys.t.iter().map(|&t| 1.0 / t as f64).collect();
+    let inv_sum: f64 = inv.iter().sum();
+    // C_Σ: the m - 1 largest WCETs.
+    let mut cs = sys.c.clone();
+    cs.sort_unstable_by(|a, b| b.cmp(a));
+    let csum: u64 = cs.iter().take(m.saturating_sub(1)).sum();
+
+    let mut budget = limits.max_steps;
+    let mut gave_up = false;
+    let mut points: Vec<u64> = Vec::new();
+    let mut diffs: Vec<u64> = Vec::with_capacity(n);
+    for k in 0..n {
+        let dk = sys.d[k];
+        let (mut tmax, mut truncated) = match horizon(sys, k, csum) {
+            Ok(None) => continue,
+            Ok(Some(t)) => (t, false),
+            Err(()) => (u64::MAX, true),
+        };
+        // Interval-length bound.
+        let lim = dk.saturating_add(limits.max_interval);
+        if tmax > lim {
+            tmax = lim;
+            truncated = true;
+        }
+        // Point-budget bound: about 5 points per period of each task, plus 3 per task.
+        let est = 5.0 * (tmax - dk) as f64 * inv_sum + 3.0 * n as f64 + 1.0;
+        if est > budget as f64 {
+            let room = (budget as f64 - 3.0 * n as f64 - 1.0).max(0.0) / (5.0 * inv_sum);
+            tmax = dk + (room as u64).min(tmax - dk);
+            truncated = true;
+        }
+        collect_points(sys, k, tmax, &mut points);
+        if points.len() as u64 > budget {
+            points.truncate(budget as usize);
+            truncated = true;
+        }
+        budget -= points.len() as u64;
+        for &t in points.iter() {
+            if !holds_at(sys, k, t, &inv, &mut diffs) {
+                return Verdict::NotSchedulable;
+            }
+        }
+        if truncated {
+            gave_up = true;
+        }
+    }
+    if gave_up { Verdict::GaveUp } else { Verdict::Schedulable }
+}
+
+/// The breakpoints in `[D_k, tmax]`, sorted, deduplicated.
+fn collect_points(sys: &System, k: usize, tmax: u64, out: &mut Vec<u64>) {
+    out.clear();
+    let dk = sys.d[k];
+    let ck = sys.c[k];
+    out.push(dk);
+    let mut push = |p: u64| {
+        if p >= dk && p <= tmax {
+            out.push(p)
+        }
+    };
+    for i in 0..sys.n() {
+        let (ci, di, ti) = (sys.c[i], sys.d[i], sys.t[i]);
+        // Crossing of a constant level `v` with its cap.
+        let cross = |v: u64| -> Option<u64> {
+            if i == k {
+                // v - C_k = t - D_k
+                (v + dk).checked_sub(ck)
+            } else {
+                // v = t - C_k + 1
+                (v + ck).checked_sub(1)
+            }
+        };
+        // dbf pieces [D_i + j T_i, D_i + (j+1) T_i) with value (j+1) C_i.
+        let mut j = if dk > di { (dk - di) / ti } else { 0 };
+        loop {
+            let start = di + j * ti;
+            if start > tmax {
+                break;
+            }
+            push(start);
+            if let Some(tc) = cross((j + 1) * ci) {
+                if tc >= start && tc < start + ti {
+                    push(tc);
+                }
+            }
+            j += 1;
+        }
+        // dbf' pieces: ramp [q T_i, q T_i + C_i), flat [q T_i + C_i, (q+1) T_i) at (q+1) C_i.
+        let mut q = dk / ti;
+        loop {
+            let start = q * ti;
+            if start > tmax {
+                break;
+            }
+            push(start);
+            let flat = start + ci;
+            if ci < ti {
+                push(flat);
+                if let Some(tc) = cross((q + 1) * ci) {
+                    if tc >= flat && tc < start + ti {
+                        push(tc);
+                    }
+                }
+            }
+            q += 1;
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+}
+
+/// Whether Baruah's condition holds for task `k` at interval length `t >= D_k`.
+#[inline]
+fn holds_at(sys: &System, k: usize, t: u64, inv: &[f64], diffs: &mut Vec<u64>) -> bool {
+    let n = sys.n();
+    let m = sys.m;
+    let ck = sys.c[k];
+    let cap = t - ck + 1; // x + 1
+    let a = t - sys.d[k]; // A_k
+    let mut sum1: u128 = 0;
+    let mut sumd: u128 = 0;
+    diffs.clear();
+    for i in 0..n {
+        let (ci, di, ti) = (sys.c[i], sys.d[i], sys.t[i]);
+        let (q, r) = divmod(t, ti, inv[i]);
+        let dbf2 = q * ci + r.min(ci);
+        // dbf(t): floor((t - D_i)/T_i) + 1 jobs; with t = q T_i + r that is q + 1 if r >= D_i
+        // (D_i <= T_i), else q (the job released at q T_i - ... has its deadline past t).
+        let dbf = if r >= di { (q + 1) * ci } else { q * ci };
+        let (i1, i2) = if i == k { ((dbf - ck).min(a), (dbf2 - ck).min(a)) } else { (dbf.min(cap), dbf2.min(cap)) };
+        sum1 += i1 as u128;
+        sumd += (i2 - i1) as u128;
+        diffs.push(i2 - i1);
+    }
+    let rhs = m as u128 * cap as u128;
+    if sum1 + sumd < rhs {
+        return true;
+    }
+    if sum1 >= rhs {
+        return false;
+    }
+    let top = (m as usize).saturating_sub(1);
+    if top == 0 {
+        return sum1 < rhs;
+    }
+    if top < n {
+        diffs.select_nth_unstable_by(top - 1, |x, y| y.cmp(x));
+        diffs.truncate(top);
+    }
+    sum1 + diffs.iter().map(|&x| x as u128).sum::<u128>() < rhs
+}
