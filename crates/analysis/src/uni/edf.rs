@@ -360,7 +360,7 @@ pub fn dbf_brute(ts: &TaskSet, limits: &Limits) -> Verdict {
                 return Verdict::GaveUp;
             }
             steps += 1;
-            let h: u128 = ts.iter().map(|x| x.dbf(d)).sum();
+            let h = ts.iter().fold(0u128, |a, x| a.saturating_add(x.dbf(d)));
             if h > d as u128 {
                 return Verdict::NotSchedulable;
             }
