@@ -153,6 +153,8 @@ fn cmp_load(a: &Cpu, b: &Cpu, ts: &TaskSet, order: Order) -> Ordering {
         Ordering::Less
     } else if a.load.lo > b.load.hi {
         Ordering::Greater
+    } else if a.load.lo == a.load.hi && a.load == b.load {
+        Ordering::Equal // both enclosures are the same single point, e.g. empty processors
     } else {
         a.exact_load(ts, order).cmp(&b.exact_load(ts, order))
     }

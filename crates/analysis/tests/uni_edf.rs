@@ -225,7 +225,12 @@ fn limits_give_up_or_still_find_misses() {
     // (busy period 120 > 100, no violation)
     let ts = set(&[(60, 200, 1000), (60, 300, 1000)]);
     assert_eq!(qpa(&ts, &short), Verdict::GaveUp);
+    assert_eq!(dbf_brute(&ts, &short), Verdict::GaveUp);
     assert_eq!(qpa(&ts, &Limits::default()), Verdict::Schedulable);
+    // L_a = 300 exceeds max_interval = 130 but the busy period (120) does not: decided.
+    let mid = Limits { max_steps: 1_000_000, max_interval: 130 };
+    assert_eq!(qpa(&ts, &mid), Verdict::Schedulable);
+    assert_eq!(dbf_brute(&ts, &mid), Verdict::Schedulable);
 }
 
 #[test]

@@ -230,19 +230,63 @@ pub(crate) fn qpa_params(ps: &[P], limits: &Limits) -> Verdict {
         return Verdict::Schedulable;
     }
     let mut steps = 0u64;
-    let (l, truncated) = match analysis_bound(ps, u_cmp, limits, &mut steps) {
-        Ok(b) => b,
-        Err(v) => return v,
+    let max_steps = limits.max_steps;
+    // For U < 1, QPA starts from L_a at once and the busy-period iteration runs alongside it,
+    // one step each in turn: once L_b is known and below the current t, QPA restarts from the
+    // largest deadline <= L_b. The cost is then about twice the cheaper of the two bounds.
+    // For U = 1 only L_b exists and is computed first.
+    let (l, mut truncated, mut busy) = if u_cmp == Ordering::Less {
+        let la = bound_la(ps);
+        let w0 = ps.iter().fold(0u128, |a, p| a + p.c as u128);
+        (la.min(limits.max_interval), la > limits.max_interval, Some(w0))
+    } else {
+        match analysis_bound(ps, u_cmp, limits, &mut steps) {
+            Ok((l, tr)) => (l, tr, None),
+            Err(v) => return v,
+        }
     };
-    let undecided = if truncated { Verdict::GaveUp } else { Verdict::Schedulable };
     let dmin = ps.iter().map(|p| p.d).min().unwrap_or(0);
+    // Verified every deadline in (t, L]; decide what "nothing left to check" means.
+    let finish = |truncated: bool, steps: &mut u64| -> Verdict {
+        if !truncated {
+            return Verdict::Schedulable;
+        }
+        // [0, max_interval] is clean; schedulable iff L_b <= max_interval.
+        match busy_iter(ps, limits.max_interval.saturating_add(1), steps, max_steps) {
+            Busy::Len(_) => Verdict::Schedulable,
+            _ => Verdict::GaveUp,
+        }
+    };
     // Largest deadline <= L.
     let mut t = match deadline_below(ps, l.saturating_add(1)) {
         Some(t) => t,
-        None => return undecided,
+        None => return finish(truncated, &mut steps),
     };
     loop {
-        if steps >= limits.max_steps {
+        if let Some(w) = busy {
+            if w >= t as u128 {
+                busy = None; // L_b >= t: it cannot shorten the walk any more.
+            } else {
+                if steps >= max_steps {
+                    return Verdict::GaveUp;
+                }
+                steps += 1;
+                let w64 = w as u64;
+                let next = ps.iter().fold(0u128, |a, p| a.saturating_add(w64.div_ceil(p.t) as u128 * p.c as u128));
+                if next == w {
+                    // L_b = w < t <= max_interval.
+                    busy = None;
+                    truncated = false;
+                    t = match deadline_below(ps, w64 + 1) {
+                        Some(d) => d,
+                        None => return Verdict::Schedulable,
+                    };
+                } else {
+                    busy = Some(next);
+                }
+            }
+        }
+        if steps >= max_steps {
             return Verdict::GaveUp;
         }
         steps += 1;
@@ -251,14 +295,14 @@ pub(crate) fn qpa_params(ps: &[P], limits: &Limits) -> Verdict {
             return Verdict::NotSchedulable;
         }
         if h <= dmin as u128 {
-            return undecided;
+            return finish(truncated, &mut steps);
         }
         if h < t as u128 {
             t = h as u64;
         } else {
             t = match deadline_below(ps, t) {
                 Some(d) => d,
-                None => return undecided,
+                None => return finish(truncated, &mut steps),
             };
         }
     }
@@ -272,6 +316,23 @@ pub(crate) fn qpa_params(ps: &[P], limits: &Limits) -> Verdict {
 /// `limits.max_interval`, only `t <= max_interval` is examined (`NotSchedulable` if a
 /// violation is found there, else `GaveUp`).
 pub fn qpa(ts: &TaskSet, limits: &Limits) -> Verdict {
+    // The exact shortcuts of `qpa_params` without copying the parameters: the whole answer
+    // for implicit (and all-`D >= T`) sets whose utilization enclosure decides.
+    let mut u = Interval::point(0.0);
+    let mut all_d_ge_t = true;
+    for t in ts {
+        if t.wcet > t.deadline {
+            return Verdict::NotSchedulable;
+        }
+        u = u.add(t.utilization_interval());
+        all_d_ge_t &= t.deadline >= t.period;
+    }
+    if u.lo > 1.0 {
+        return Verdict::NotSchedulable;
+    }
+    if all_d_ge_t && u.hi <= 1.0 {
+        return Verdict::Schedulable;
+    }
     qpa_params(&params(ts), limits)
 }
 
@@ -299,7 +360,7 @@ pub fn dbf_brute(ts: &TaskSet, limits: &Limits) -> Verdict {
                 return Verdict::GaveUp;
             }
             steps += 1;
-            let h: u128 = ts.iter().map(|x| x.dbf(d)).sum();
+            let h = ts.iter().fold(0u128, |a, x| a.saturating_add(x.dbf(d)));
             if h > d as u128 {
                 return Verdict::NotSchedulable;
             }
