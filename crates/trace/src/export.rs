@@ -301,7 +301,7 @@ impl Trace {
             let _ = writeln!(s, r##"<text x="4" y="{:.1}">{}</text><line x1="{left}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="#ddd"/>"##, y + 12.0, xml(&task_label(&self.meta, i as u32)), left + width, y + task_row, y + task_row);
         }
         let mut since: HashMap<JobId, (u32, Time)> = HashMap::new();
-        let mut bar = |s: &mut String, c: u32, job: JobId, a: Time, b: Time| {
+        let bar = |s: &mut String, c: u32, job: JobId, a: Time, b: Time| {
             if b <= from || a >= to {
                 return;
             }
