@@ -19,60 +19,68 @@
 //! first, which reproduces Fig. 1 of the paper.
 
 use crate::{Dirty, Policy, Prio};
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Processor mapping: an indexed binary heap of CPUs whose top is the lowest-priority CPU
-/// (an idle CPU with the smallest index if any is idle).
+/// Processor mapping: an indexed binary max-heap of CPUs keyed by "lowness", whose top is the
+/// lowest-priority CPU (an idle CPU with the smallest index if any is idle). Keys are packed
+/// into a `(bool, u128)` per CPU so that a comparison is two integer compares.
 #[derive(Debug, Clone)]
 struct CpuHeap {
     heap: Vec<u32>,
     pos: Vec<u32>,
+    key: Vec<(bool, u128)>,
 }
 
-/// `Greater` iff CPU `a` is *lower* priority than CPU `b` (should be nearer the top).
+/// Larger = lower priority. A linked job: `(false, packed priority)`; idle CPU `c`:
+/// `(true, u128::MAX - c)`, above every job, lower indices first.
 #[inline]
-fn lower(linked: &[Option<Prio>], a: u32, b: u32) -> Ordering {
-    match (linked[a as usize], linked[b as usize]) {
-        (None, None) => b.cmp(&a),
-        (None, Some(_)) => Ordering::Greater,
-        (Some(_), None) => Ordering::Less,
-        (Some(x), Some(y)) => x.cmp(&y),
+fn lowness(linked: Option<Prio>, cpu: usize) -> (bool, u128) {
+    match linked {
+        Some(p) => (false, p.packed()),
+        None => (true, u128::MAX - cpu as u128),
     }
 }
 
 impl CpuHeap {
     fn new(m: usize) -> CpuHeap {
-        CpuHeap { heap: (0..m as u32).collect(), pos: (0..m as u32).collect() }
+        CpuHeap { heap: (0..m as u32).collect(), pos: (0..m as u32).collect(), key: (0..m).map(|c| lowness(None, c)).collect() }
     }
     #[inline]
     fn top(&self) -> usize {
         self.heap[0] as usize
     }
+    #[inline]
+    fn k(&self, i: usize) -> (bool, u128) {
+        self.key[self.heap[i] as usize]
+    }
+    #[inline]
     fn swap(&mut self, i: usize, j: usize) {
         self.heap.swap(i, j);
         self.pos[self.heap[i] as usize] = i as u32;
         self.pos[self.heap[j] as usize] = j as u32;
     }
     /// Restores the heap after `cpu`'s linked job changed.
-    fn update(&mut self, linked: &[Option<Prio>], cpu: usize) {
+    fn update(&mut self, linked: Option<Prio>, cpu: usize) {
+        self.key[cpu] = lowness(linked, cpu);
         let mut i = self.pos[cpu] as usize;
         while i > 0 {
             let p = (i - 1) / 2;
-            if lower(linked, self.heap[i], self.heap[p]) == Ordering::Greater {
+            if self.k(i) > self.k(p) {
                 self.swap(i, p);
                 i = p;
             } else {
                 break;
             }
         }
+        let n = self.heap.len();
         loop {
             let (l, r) = (2 * i + 1, 2 * i + 2);
             let mut best = i;
-            if l < self.heap.len() && lower(linked, self.heap[l], self.heap[best]) == Ordering::Greater {
+            if l < n && self.k(l) > self.k(best) {
                 best = l;
             }
-            if r < self.heap.len() && lower(linked, self.heap[r], self.heap[best]) == Ordering::Greater {
+            if r < n && self.k(r) > self.k(best) {
                 best = r;
             }
             if best == i {
@@ -100,11 +108,12 @@ impl Gedf {
     }
 
     /// Links `job` to `cpu`; a job displaced from `cpu` goes back to the ready queue.
+    #[inline]
     fn link(&mut self, cpu: usize, job: Prio) {
         if let Some(old) = self.linked[cpu].replace(job) {
             self.ready.push(Reverse(old));
         }
-        self.cpus.update(&self.linked, cpu);
+        self.cpus.update(self.linked[cpu], cpu);
         self.dirty.mark(cpu);
     }
 
@@ -129,7 +138,7 @@ impl Gedf {
     pub fn unlink(&mut self, cpu: usize) -> Option<Prio> {
         let old = self.linked.get_mut(cpu)?.take();
         if old.is_some() {
-            self.cpus.update(&self.linked, cpu);
+            self.cpus.update(self.linked[cpu], cpu);
             self.dirty.mark(cpu);
         }
         old

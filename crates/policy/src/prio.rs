@@ -23,6 +23,13 @@ impl Prio {
     pub fn higher_than(&self, other: &Prio) -> bool {
         self < other
     }
+
+    /// The order as one integer: `(key, task, job)` packed big-end first, so that
+    /// `a < b` iff `a.packed() < b.packed()`.
+    #[inline]
+    pub fn packed(&self) -> u128 {
+        (self.key as u128) << 64 | (self.task as u128) << 32 | self.job as u128
+    }
 }
 
 /// Fixed-priority order of P-FP.
@@ -81,6 +88,9 @@ mod tests {
         let d = Prio { key: 9, task: 9, job: 9 };
         assert!(a.higher_than(&b) && a.higher_than(&c) && d.higher_than(&a));
         assert!(!a.higher_than(&a));
+        for (x, y) in [(a, b), (a, c), (d, a), (b, c)] {
+            assert_eq!(x.cmp(&y), x.packed().cmp(&y.packed()));
+        }
     }
 
     #[test]

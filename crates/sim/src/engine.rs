@@ -189,7 +189,8 @@ struct Engine<'a, P: Policy> {
     sched: Vec<Option<Prio>>,
     finish_at: Vec<Time>,
     idle_announced: Vec<bool>,
-    releases: BinaryHeap<Reverse<(Time, u32)>>,
+    /// Next release per task, packed `time << 32 | task` (one integer compare per heap step).
+    releases: BinaryHeap<Reverse<u128>>,
     deadlines: BinaryHeap<Reverse<(Time, u32, u32)>>,
     builder: MetricsBuilder,
     records: Option<Vec<Record>>,
@@ -251,7 +252,7 @@ impl<'a, P: Policy> Engine<'a, P> {
         };
         ts.backlog.push_back(Pending { seq, deadline, rem });
         let first = ts.backlog.len() == 1;
-        self.releases.push(Reverse((t + gap, i as u32)));
+        self.releases.push(Reverse(((t + gap) as u128) << 32 | i as u128));
         self.released += 1;
         if self.records.is_some() && deadline <= self.horizon {
             self.deadlines.push(Reverse((deadline, i as u32, seq)));
@@ -375,7 +376,8 @@ impl<'a, P: Policy> Engine<'a, P> {
         let m = self.sched.len();
         loop {
             let mut t = Time::MAX;
-            if let Some(&Reverse((r, _))) = self.releases.peek() {
+            if let Some(&Reverse(packed)) = self.releases.peek() {
+                let r = (packed >> 32) as Time;
                 if r < h {
                     t = r;
                 }
@@ -419,7 +421,8 @@ impl<'a, P: Policy> Engine<'a, P> {
             }
             // 3. Releases (only before the horizon).
             if t < h {
-                while let Some(&Reverse((r, i))) = self.releases.peek() {
+                while let Some(&Reverse(packed)) = self.releases.peek() {
+                    let (r, i) = ((packed >> 32) as Time, packed as u32);
                     if r != t {
                         break;
                     }
@@ -564,7 +567,7 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
         .iter()
         .map(|t| TaskState { wcet: t.wcet, deadline: t.deadline, period: t.period, backlog: VecDeque::new(), next_seq: 0, completed: 0, last_cpu: NONE })
         .collect();
-    let releases: BinaryHeap<Reverse<(Time, u32)>> = (0..n).map(|i| Reverse((offsets[i], i as u32))).collect();
+    let releases: BinaryHeap<Reverse<u128>> = (0..n).map(|i| Reverse((offsets[i] as u128) << 32 | i as u128)).collect();
     macro_rules! go {
         ($policy:expr) => {{
             let mut e = Engine {

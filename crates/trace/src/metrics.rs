@@ -191,6 +191,7 @@ impl MetricsBuilder {
 
     /// Consumes one record. Records after the horizon are ignored; inconsistent records
     /// (time going backwards, unknown task/job/CPU, running a job twice) are errors.
+    #[inline]
     pub fn push(&mut self, r: &Record) -> Result<(), ModelError> {
         if r.time < self.last_time {
             return Err(ModelError::field("time", format!("records out of order: {} after {}", r.time, self.last_time)));
