@@ -27,8 +27,25 @@ class PointFailed(Exception):
         self.key, self.error = key, error
 
 
-def _init_worker(threads: int):
+def _watch_parent(parent: int):
+    import time
+
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
+def _init_worker(threads: int, parent: int):
+    """Set the worker's Rust thread count; exit when the sweep process dies.
+
+    A worker of a ProcessPoolExecutor whose parent was killed with SIGKILL would otherwise wait
+    forever on its task queue (it holds both ends of the queue's pipe, so it never sees EOF).
+    """
+    import threading
+
     os.environ.setdefault("RAYON_NUM_THREADS", str(threads))
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="rtsched-parent-watch").start()
 
 
 class LocalExecutor:
@@ -54,7 +71,7 @@ class LocalExecutor:
         workers = min(self.jobs, len(items))
         threads = max(1, (os.cpu_count() or 1) // workers)
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_init_worker, initargs=(threads,))
+                                   initializer=_init_worker, initargs=(threads, os.getpid()))
         try:
             pending = {pool.submit(fn, arg): key for key, arg in items}
             while pending:
