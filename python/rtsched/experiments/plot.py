@@ -136,8 +136,8 @@ def write_csv(rows, path: Path):
         for r in rows:
             mean = r["switch_rate_sum"] / r["placed_with_rate"] if r["placed_with_rate"] else ""
             w.writerow([r["point"], r["m"], r["n"], r["util"], r["util_frac"], r["epsilon"], r["kind"], r["name"],
-                        r["sets"], r["schedulable"], f"{r['schedulable'] / r['sets']:.6f}" if r["sets"] else "",
-                        r["gave_up"], f"{mean:.6g}" if mean != "" else ""])
+                        r["sets"], r["schedulable"], r["schedulable"] / r["sets"] if r["sets"] else "",
+                        r["gave_up"], mean])
 
 
 def curves(spec: Spec, rows):
