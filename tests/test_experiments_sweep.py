@@ -317,3 +317,23 @@ def test_experiments_import_without_dask():
     r = subprocess.run([sys.executable, "-c", code], env=child_env(), capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "SpecError" in r.stdout and "pip install 'rtsched[cluster]'" in r.stdout
+
+
+def test_progress_lines_when_not_a_tty():
+    import io
+
+    from rtsched.experiments.progress import Progress
+
+    buf = io.StringIO()
+    p = Progress(10, 1000, done_points=2, done_sets=200, stream=buf, interval=0.0, label="x")
+    p.update(1, 100)
+    p.close()
+    lines = buf.getvalue().splitlines()
+    assert len(lines) == 2 and "\r" not in buf.getvalue()
+    assert lines[-1].startswith("x: 3/10 points (30%)") and "task sets/s" in lines[-1] and "ETA" in lines[-1]
+    quiet = io.StringIO()
+    q = Progress(10, 1000, stream=quiet, interval=1e9)
+    q.update(1, 100)
+    assert quiet.getvalue() == ""  # non-TTY: nothing between the periodic lines
+    q.close()
+    assert quiet.getvalue().count("\n") == 1
