@@ -90,14 +90,16 @@ def summarize(results_dir):
 
         t = pq.read_table(path)
         sets = t["set"].to_numpy()
-        methods = np.array(t["method"].to_pylist(), dtype=object)
-        sched = np.array(t["schedulable"].fill_null(False).to_pylist(), dtype=bool)
-        gave = np.array(t["gave_up"].to_pylist(), dtype=bool)
-        rate = np.array([math.nan if r is None else r for r in t["switch_rate"].to_pylist()], dtype=float)
+        enc = t["method"].combine_chunks().dictionary_encode()
+        codes = enc.indices.to_numpy()
+        code_of = {v: i for i, v in enumerate(enc.dictionary.to_pylist())}
+        sched = t["schedulable"].fill_null(False).to_numpy()
+        gave = t["gave_up"].to_numpy()
+        rate = t["switch_rate"].fill_null(math.nan).to_numpy()
         base = {"point": p.id, "m": p.coords["m"], "n": p.coords["n"], "util": p.coords["util"],
                 "util_frac": p.coords["util_frac"], "epsilon": p.coords["epsilon"]}
         count = p.count
-        masks = {mt: methods == mt for mt in p.params["methods"]}
+        masks = {mt: codes == code_of.get(mt, -1) for mt in p.params["methods"]}
         for mt, mask in masks.items():
             ok = sched[mask]
             r = rate[mask][ok]
