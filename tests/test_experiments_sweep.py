@@ -337,3 +337,39 @@ def test_progress_lines_when_not_a_tty():
     assert quiet.getvalue() == ""  # non-TTY: nothing between the periodic lines
     q.close()
     assert quiet.getvalue().count("\n") == 1
+
+
+CTRL_C_CHILD = """
+import sys
+from rtsched.experiments import cli, evaluate
+from rtsched.experiments.testing import fake_evaluate
+evaluate.core_evaluator = lambda: fake_evaluate
+evaluate.evaluate_point = fake_evaluate
+sys.exit(cli.main(["sweep", sys.argv[1], "--out", sys.argv[2], "--jobs", "2", "--quiet"]))
+"""
+
+
+def test_ctrl_c_exits_130_and_keeps_finished_points(tmp_path):
+    spec_path = tmp_path / "s.toml"
+    spec_path.write_text(KILL_SPEC)
+    spec = parse_spec(KILL_SPEC, str(spec_path))
+    out = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-c", CTRL_C_CHILD, str(spec_path), str(out)],
+                            env=child_env(RTSCHED_FAKE_EVAL_DELAY="0.15"), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if (out / "points").is_dir() and len(list((out / "points").glob("*.parquet"))) >= 3:
+            break
+        time.sleep(0.005)
+    assert proc.poll() is None, "the sweep ended before Ctrl-C"
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err.decode()
+    assert "interrupted; every finished point is saved" in err.decode()
+    done = snapshot(out)
+    assert 3 <= len(done) < len(spec.points)
+    counter = Counter()
+    res = run_sweep(spec, out, resume=True, evaluator=counter, jobs=1, progress=False)
+    assert sorted(res.kept) == sorted(done) and set(counter.ids).isdisjoint(done)
+    assert len(res.kept) + len(res.computed) == len(spec.points)
