@@ -1,0 +1,151 @@
+"""The experiment commands of the ``rtsched`` CLI: ``sweep``, ``plot`` and ``reproduce``.
+
+The main CLI hooks them in with ``rtsched.experiments.cli.add_commands(subparsers)``; each command
+handles its own errors (one line on stderr, exit status 2) and Ctrl-C (status 130; every finished
+point is on disk, ``--resume`` continues).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .spec import SpecError
+
+
+def _executor_args(p):
+    p.add_argument("--jobs", type=int, help="local worker processes (default: the number of CPUs)")
+    p.add_argument("--dask", metavar="ADDR", help="run on the Dask cluster whose scheduler is at ADDR "
+                   "(e.g. tcp://host:8786) instead of local processes")
+    p.add_argument("--slurm", action="store_true", help="start a Dask cluster on Slurm (dask-jobqueue "
+                   "SLURMCluster) and run there")
+    p.add_argument("--slurm-opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="a SLURMCluster option (repeatable), e.g. cores=8, memory=16GB, walltime=01:00:00, queue=NAME")
+    p.add_argument("--slurm-jobs", type=int, default=1, metavar="N", help="Slurm jobs to start (default 1)")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def _make_executor(args):
+    from .executors import DaskExecutor, LocalExecutor, parse_options
+
+    if args.dask and args.slurm:
+        raise SpecError("give either --dask or --slurm, not both")
+    if (args.slurm_opt or args.slurm_jobs != 1) and not args.slurm:
+        raise SpecError("--slurm-opt and --slurm-jobs need --slurm")
+    if args.dask:
+        return DaskExecutor(address=args.dask)
+    if args.slurm:
+        return DaskExecutor(slurm=parse_options(args.slurm_opt), slurm_jobs=args.slurm_jobs)
+    return LocalExecutor(args.jobs)
+
+
+def _guard(name, fn, args) -> int:
+    try:
+        return fn(args)
+    except SpecError as e:
+        print(f"rtsched {name}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"rtsched {name}: interrupted; every finished point is saved, rerun with --resume to continue",
+              file=sys.stderr)
+        return 130
+
+
+def cmd_sweep(args) -> int:
+    from pathlib import Path
+
+    from .spec import load_spec
+    from .sweep import run_sweep
+
+    spec = load_spec(args.spec, quick=args.quick)
+    out = Path(args.out) if args.out else Path("results") / (spec.name + ("-quick" if args.quick else ""))
+    executor = _make_executor(args)
+    try:
+        res = run_sweep(spec, out, resume=args.resume, executor=executor, progress=not args.quiet)
+    finally:
+        executor.close()
+    print(f"{out}: {len(res.computed)} point(s) computed, {len(res.kept)} kept, {len(res.invalid)} invalid "
+          f"recomputed; plot with: rtsched plot {out} -o {out / (spec.name + '.png')}")
+    return 0
+
+
+def cmd_plot(args) -> int:
+    from .plot import plot_results
+
+    res = plot_results(args.results, args.output)
+    for note in res["notes"]:
+        print(f"rtsched plot: {note}", file=sys.stderr)
+    print(f"wrote {res['figure']} and {res['csv']} ({res['points']} of {res['total']} points)")
+    return 0
+
+
+def cmd_reproduce(args) -> int:
+    from .registry import available, reproduce
+
+    if args.list or not args.name:
+        for name, path in available().items():
+            print(f"{name:<16} {path}")
+        if not args.list:
+            print("rtsched reproduce: give a NAME (listed above)", file=sys.stderr)
+            return 2
+        return 0
+    executor = _make_executor(args)
+    try:
+        res = reproduce(args.name, quick=args.quick, out=args.out, executor=executor, progress=not args.quiet,
+                        fmt=args.format)
+    finally:
+        executor.close()
+    for note in res["notes"]:
+        print(f"rtsched reproduce: {note}", file=sys.stderr)
+    print(f"wrote {res['figure']} and {res['csv']}")
+    return 0
+
+
+def add_commands(subparsers) -> None:
+    """Add ``sweep``, ``plot`` and ``reproduce`` to the main CLI's subparsers."""
+    p = subparsers.add_parser(
+        "sweep", help="run a parameter sweep from a TOML spec",
+        description="Expand the grid of SPEC (docs/experiments.md) into points, evaluate each point with the Rust "
+        "core on local processes or a Dask cluster, and write one Parquet file per point under OUT/points/.")
+    p.add_argument("spec", help="the sweep spec (TOML)")
+    p.add_argument("--out", help="results directory (default results/NAME, NAME from the spec)")
+    p.add_argument("--resume", action="store_true", help="keep valid finished points; recompute missing, "
+                   "partial or corrupt ones")
+    p.add_argument("--quick", action="store_true", help="apply the spec's [quick] table (fewer samples, coarser grid)")
+    _executor_args(p)
+    p.set_defaults(func=lambda a: _guard("sweep", cmd_sweep, a))
+
+    p = subparsers.add_parser(
+        "plot", help="plot the results of a sweep",
+        description="Aggregate the points of RESULTS (fraction schedulable, or mean switch-rate bound, per panel, "
+        "curve and x, as the spec's [plot] table says) and draw the figure; also writes a per-point CSV summary "
+        "beside it (same name, .csv).")
+    p.add_argument("results", help="a results directory written by rtsched sweep")
+    p.add_argument("-o", "--output", required=True, help="the figure: .png, .pdf or .svg")
+    p.set_defaults(func=lambda a: _guard("plot", cmd_plot, a))
+
+    p = subparsers.add_parser(
+        "reproduce", help="reproduce a paper's figure by name",
+        description="Run the named spec experiments/NAME.toml (resuming whatever OUT already holds) and draw its "
+        "figure to OUT/NAME.png (with a CSV beside it). --list shows the names.")
+    p.add_argument("name", nargs="?", help="e.g. spres-fig3, spres-fig4, spres-fig5, spres-fig6")
+    p.add_argument("--list", action="store_true", help="list the available names")
+    p.add_argument("--quick", action="store_true", help="the quick variant (the spec's [quick] table)")
+    p.add_argument("--out", help="results directory (default results/NAME or results/NAME-quick)")
+    p.add_argument("--format", default="png", choices=["png", "pdf", "svg"], help="figure format (default png)")
+    _executor_args(p)
+    p.set_defaults(func=lambda a: _guard("reproduce", cmd_reproduce, a))
+
+
+def main(argv=None) -> int:
+    """Stand-alone entry (``python -m rtsched.experiments.cli``) until the main CLI hooks these in."""
+    parser = argparse.ArgumentParser(prog="rtsched")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    add_commands(sub)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

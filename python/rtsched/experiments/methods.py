@@ -1,0 +1,52 @@
+"""Method names and method groups of the seed-004 reproductions, kept in one place.
+
+Method names are passed through verbatim to the evaluator (``rtsched._core.evaluate_point``);
+the experiment engine itself attaches no meaning to them. The groups below follow the cascade of
+Brandenburg & Gül, "Global Scheduling Not Required: Simple, Near-Optimal Multiprocessor Real-Time
+Scheduling with Semi-Partitioned Reservations", RTSS 2016, §IV-B and §V: each group is cumulative
+("any of these heuristics succeeded"), exactly as the paper's Fig. 3 panels are defined:
+
+- (a) partitioning: WFD or FFD;
+- (b) semi-partitioning: any heuristic of §IV-B, without meta-heuristics;
+- (c) + PAF: additionally the six PAF instantiations (h2 = 2WFD-C=D, h1 as named);
+- (d) + PAF + RP: the whole cascade ("spres"), which also runs the RP meta-heuristic.
+
+A spec refers to a group as ``"@name"`` wherever it lists methods (``methods`` and the values of
+``[plot.groups]``), so the four figure specs do not repeat these names.
+"""
+
+from __future__ import annotations
+
+PARTITIONING = ["ffd", "wfd"]
+SEMI_HEURISTICS = ["ffd-c=d", "wfd-c=d", "wfd-c=d-ms", "2wfd-c=d", "wwfd", "fwfd", "wffd", "fffd"]
+PAF = ["paf-ffd-c=d", "paf-2wfd-c=d", "paf-wwfd", "paf-fwfd", "paf-wffd", "paf-fffd"]
+CASCADE = "spres"
+
+GROUPS: dict[str, list[str]] = {
+    "partitioning": list(PARTITIONING),
+    "semi": PARTITIONING + SEMI_HEURISTICS,
+    "semi-paf": PARTITIONING + SEMI_HEURISTICS + PAF,
+    "spres": [CASCADE],
+}
+
+
+def expand(items, where: str) -> list[str]:
+    """Expand ``"@group"`` references in a list of method names, keeping order, dropping repeats."""
+    from .spec import SpecError
+
+    out: list[str] = []
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            raise SpecError(f"{where}: a method must be a non-empty string, got {item!r}")
+        if item.startswith("@"):
+            name = item[1:]
+            if name not in GROUPS:
+                raise SpecError(f"{where}: unknown method group {item!r} (known: "
+                                + ", ".join("@" + g for g in GROUPS) + ")")
+            names = GROUPS[name]
+        else:
+            names = [item]
+        for x in names:
+            if x not in out:
+                out.append(x)
+    return out

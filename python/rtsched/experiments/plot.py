@@ -1,0 +1,240 @@
+"""Plots of sweep results, drawn like the figures of seed 004 §V (Brandenburg & Gül, RTSS 2016).
+
+Aggregation: for a *group* of methods (``[plot.groups]``), a task set counts as schedulable when
+any method of the group placed it (seed 004 Fig. 3: "the fraction of task sets for which either
+the WFD or FFD heuristic could find a valid mapping"); its switch rate is that of the first method
+of the group, in the group's order, that placed it (the cascade's answer). A method that gave up
+counts as not schedulable. ``y = "schedulable"`` plots the fraction of task sets schedulable;
+``y = "switch_rate"`` the mean per-core context-switch-rate bound over the placed task sets
+(seed 004 Fig. 6), drawn only where at least ``min_samples`` sets were placed.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from . import store
+from .spec import Spec, SpecError, format_duration_ns, parse_spec
+
+X_LABELS = {
+    "util": "total utilization U",
+    "util_frac": "normalized utilization U/m",
+    "n": "number of tasks n",
+    "m": "number of processors m",
+    "epsilon": "minimum slice size ε (µs)",
+}
+Y_LABELS = {
+    "schedulable": "fraction schedulable",
+    "switch_rate": "context switches / s / core (bound)",
+}
+MARKERS = "os^vD<>phx*+"
+FORMATS = (".png", ".pdf", ".svg")
+
+
+def load_results_spec(results_dir) -> Spec:
+    d = Path(results_dir)
+    try:
+        text = (d / "spec.toml").read_text(encoding="utf-8")
+    except OSError as e:
+        raise SpecError(f"{str(d)!r} is not a results directory (cannot read spec.toml: {e.strerror})") from None
+    quick = False
+    try:
+        quick = bool(json.loads((d / "sweep.json").read_text(encoding="utf-8")).get("quick", False))
+    except (OSError, ValueError):
+        pass
+    return parse_spec(text, str(d / "spec.toml"), quick)
+
+
+def _dim_value(dim: str, coords: dict, group: str):
+    if dim == "group":
+        return group
+    if dim == "none":
+        return None
+    return coords[dim]
+
+
+def _dim_label(dim: str, v) -> str:
+    if dim == "group" or dim == "none":
+        return "" if v is None else str(v)
+    if dim == "epsilon":
+        return f"ε = {v / 1000:g} µs"
+    return f"{dim} = {v}"
+
+
+def _x_value(x: str, coords: dict):
+    v = coords[x]
+    return v / 1000 if x == "epsilon" else v
+
+
+def summarize(results_dir):
+    """Per-point rows (one per method and one per group) and the notes on missing/invalid points."""
+    spec = load_results_spec(results_dir)
+    rows, notes = [], []
+    missing = invalid = 0
+    for p in spec.points:
+        path = store.point_path(results_dir, p)
+        if not path.exists():
+            missing += 1
+            continue
+        why = store.check_point(path, spec, p)
+        if why is not None:
+            invalid += 1
+            notes.append(f"point {p.id} ({p.label}): {why}; left out")
+            continue
+        import pyarrow.parquet as pq
+
+        t = pq.read_table(path)
+        sets = t["set"].to_numpy()
+        enc = t["method"].combine_chunks().dictionary_encode()
+        codes = enc.indices.to_numpy()
+        code_of = {v: i for i, v in enumerate(enc.dictionary.to_pylist())}
+        sched = t["schedulable"].fill_null(False).to_numpy()
+        gave = t["gave_up"].to_numpy()
+        rate = t["switch_rate"].fill_null(math.nan).to_numpy()
+        base = {"point": p.id, "m": p.coords["m"], "n": p.coords["n"], "util": p.coords["util"],
+                "util_frac": p.coords["util_frac"], "epsilon": p.coords["epsilon"]}
+        count = p.count
+        masks = {mt: codes == code_of.get(mt, -1) for mt in p.params["methods"]}
+        for mt, mask in masks.items():
+            ok = sched[mask]
+            r = rate[mask][ok]
+            r = r[~np.isnan(r)]
+            rows.append({**base, "kind": "method", "name": mt, "sets": int(mask.sum()), "schedulable": int(ok.sum()),
+                         "gave_up": int(gave[mask].sum()), "placed_with_rate": int(r.size),
+                         "switch_rate_sum": float(r.sum())})
+        for label, members in spec.plot.groups.items():
+            acc = np.zeros(count, dtype=bool)
+            anygave = np.zeros(count, dtype=bool)
+            grate = np.full(count, math.nan)
+            for mt in reversed(members):  # the first member that placed a set gives its rate
+                mask = masks[mt]
+                s, ok = sets[mask], sched[mask]
+                acc[s[ok]] = True
+                grate[s[ok]] = rate[mask][ok]
+                anygave[s[gave[mask]]] = True
+            placed_rates = grate[acc]
+            placed_rates = placed_rates[~np.isnan(placed_rates)]
+            rows.append({**base, "kind": "group", "name": label, "sets": count, "schedulable": int(acc.sum()),
+                         "gave_up": int((anygave & ~acc).sum()), "placed_with_rate": int(placed_rates.size),
+                         "switch_rate_sum": float(placed_rates.sum())})
+    if missing:
+        notes.insert(0, f"{missing} of {len(spec.points)} points have no results yet (run the sweep with --resume)")
+    if invalid:
+        notes.insert(0, f"{invalid} point file(s) are invalid (rerun the sweep with --resume to recompute them)")
+    return spec, rows, notes
+
+
+def write_csv(rows, path: Path):
+    cols = ["point", "m", "n", "util", "util_frac", "epsilon_ns", "kind", "name", "sets", "schedulable",
+            "fraction_schedulable", "gave_up", "mean_switch_rate"]
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for r in rows:
+            mean = r["switch_rate_sum"] / r["placed_with_rate"] if r["placed_with_rate"] else ""
+            w.writerow([r["point"], r["m"], r["n"], r["util"], r["util_frac"], r["epsilon"], r["kind"], r["name"],
+                        r["sets"], r["schedulable"], r["schedulable"] / r["sets"] if r["sets"] else "",
+                        r["gave_up"], mean])
+
+
+def curves(spec: Spec, rows):
+    """{panel: {curve: {x: (numerator, denominator)}}} pooled over points that share (panel, curve, x)."""
+    pl = spec.plot
+    data: dict = {}
+    for r in rows:
+        if r["kind"] != "group":
+            continue
+        coords = r
+        panel = _dim_value(pl.panels, coords, r["name"])
+        curve = _dim_value(pl.curves, coords, r["name"])
+        if pl.panels != "group" and pl.curves != "group" and len(pl.groups) > 1:
+            curve = (curve, r["name"]) if curve is not None else r["name"]
+        x = _x_value(pl.x, coords)
+        if pl.y == "schedulable":
+            num, den = r["schedulable"], r["sets"]
+        else:
+            num, den = r["switch_rate_sum"], r["placed_with_rate"]
+        cell = data.setdefault(panel, {}).setdefault(curve, {}).setdefault(x, [0.0, 0])
+        cell[0] += num
+        cell[1] += den
+    return data
+
+
+def _order(dim: str, keys, spec: Spec):
+    if dim == "group":
+        return [g for g in spec.plot.groups if g in keys]
+    return sorted(keys, key=lambda k: (str(type(k)), k))
+
+
+def plot_results(results_dir, output) -> dict:
+    """Draw the figure of a results dir to ``output`` (.png, .pdf or .svg) plus a CSV beside it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(output)
+    if out.suffix.lower() not in FORMATS:
+        raise SpecError(f"-o {str(out)!r}: the figure must end in .png, .pdf or .svg")
+    spec, rows, notes = summarize(results_dir)
+    if not rows:
+        raise SpecError(f"{str(results_dir)!r} holds no finished points to plot")
+    pl = spec.plot
+    data = curves(spec, rows)
+    panels = _order(pl.panels, list(data), spec)
+    npan = len(panels)
+    ncols = pl.columns or (npan if npan <= 3 else 2)
+    nrows = math.ceil(npan / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.6 * nrows), squeeze=False)
+    for i, panel in enumerate(panels):
+        ax = axes[i // ncols][i % ncols]
+        cdata = data[panel]
+        ckeys = list(cdata)
+        if pl.curves == "group":
+            ckeys = _order("group", ckeys, spec)
+        elif all(not isinstance(k, tuple) for k in ckeys):
+            ckeys = _order(pl.curves, ckeys, spec)
+        for j, ck in enumerate(ckeys):
+            pts = sorted(cdata[ck].items())
+            xs = [x for x, (num, den) in pts]
+            ys = [(num / den) if den >= (pl.min_samples if pl.y == "switch_rate" else 1) else math.nan
+                  for x, (num, den) in pts]
+            label = " ".join(_dim_label(pl.curves, c) if k == 0 else str(c)
+                             for k, c in enumerate(ck if isinstance(ck, tuple) else (ck,)))
+            ax.plot(xs, ys, marker=MARKERS[j % len(MARKERS)], markersize=3, linewidth=1.2, label=label or None)
+        letter = chr(ord("a") + i) if npan > 1 else ""
+        ptitle = _dim_label(pl.panels, panel)
+        ax.set_title(f"({letter}) {ptitle}".strip() if letter else ptitle, fontsize=10)
+        ax.set_xlabel(X_LABELS[pl.x])
+        ax.set_ylabel(Y_LABELS[pl.y])
+        if pl.yscale == "log":
+            ax.set_yscale("log")
+        if pl.ylim:
+            ax.set_ylim(*pl.ylim)
+        elif pl.y == "schedulable":
+            ax.set_ylim(-0.02, 1.02)
+        xl = pl.panel_xlim.get(str(panel)) or pl.xlim
+        if xl:
+            ax.set_xlim(*xl)
+        ax.grid(True, alpha=0.3)
+        if ckeys and any(cdata.values()):
+            ax.legend(fontsize=7, loc="best")
+    for k in range(npan, nrows * ncols):
+        axes[k // ncols][k % ncols].set_visible(False)
+    title = pl.title or spec.name
+    if spec.quick:
+        title += " (quick)"
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=150)
+    plt.close(fig)
+    csv_path = out.with_suffix(".csv")
+    write_csv(rows, csv_path)
+    return {"figure": out, "csv": csv_path, "notes": notes, "points": len({r["point"] for r in rows}),
+            "total": len(spec.points)}

@@ -1,0 +1,64 @@
+"""The figure registry: named specs (experiments/NAME.toml) that reproduce the seeds' figures.
+
+``rtsched reproduce NAME [--quick]`` runs the spec (resuming whatever is already in the results
+directory) and draws its figure. Specs are looked up in, in order: the directories listed in
+``$RTSCHED_EXPERIMENTS`` (os.pathsep-separated), the repository's ``experiments/`` directory (for
+a source checkout or an editable install), and ``./experiments``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+
+from .spec import SpecError, load_spec
+
+
+def search_dirs() -> list[Path]:
+    dirs = [Path(p) for p in os.environ.get("RTSCHED_EXPERIMENTS", "").split(os.pathsep) if p]
+    dirs.append(Path(__file__).resolve().parents[3] / "experiments")
+    dirs.append(Path.cwd() / "experiments")
+    out = []
+    for d in dirs:
+        if d.is_dir() and d.resolve() not in [o.resolve() for o in out]:
+            out.append(d)
+    return out
+
+
+def available() -> dict:
+    """name -> path of every registered spec (the first directory that has a name wins)."""
+    names: dict = {}
+    for d in search_dirs():
+        for f in sorted(d.glob("*.toml")):
+            names.setdefault(f.stem, f)
+    return dict(sorted(names.items()))
+
+
+def lookup(name: str) -> Path:
+    names = available()
+    if name in names:
+        return names[name]
+    if not names:
+        raise SpecError(f"unknown experiment {name!r}: no experiments directory found (looked in "
+                        "$RTSCHED_EXPERIMENTS, the repository's experiments/ and ./experiments)")
+    hint = difflib.get_close_matches(name, list(names), n=1)
+    msg = f"unknown experiment {name!r}"
+    if hint:
+        msg += f" (did you mean {hint[0]!r}?)"
+    raise SpecError(msg + "; available: " + ", ".join(names))
+
+
+def reproduce(name: str, *, quick: bool = False, out=None, executor=None, jobs=None, evaluator=None,
+              progress: bool = True, log=None, fmt: str = "png") -> dict:
+    """Run (resuming) the named spec and draw its figure; returns the paths written."""
+    from .plot import plot_results
+    from .sweep import run_sweep
+
+    spec = load_spec(lookup(name), quick=quick)
+    out = Path(out) if out else Path("results") / (name + ("-quick" if quick else ""))
+    res = run_sweep(spec, out, resume=True, evaluator=evaluator, executor=executor, jobs=jobs, progress=progress,
+                    log=log)
+    drawn = plot_results(out, out / f"{name}.{fmt}")
+    drawn["sweep"] = res
+    return drawn

@@ -1,0 +1,531 @@
+"""Sweep specs: parsing, validation, grid expansion, point ids and seeds (docs/experiments.md).
+
+A spec is a TOML file. Every table rejects keys it does not know, naming the key and the table
+(rt-app's lesson: a misspelled key must not be silently ignored). The grid expands to points in
+a fixed order; each point's seed is derived from the base seed and the point's *generator*
+parameters only (never from its position in the grid or the order of evaluation), so
+
+- the same spec gives the same task sets on any executor, in any order, and after a resume;
+- points that differ only in the methods or in epsilon test the *same* task sets (a paired
+  comparison, as in seed 004 Fig. 5, where one set of task sets is tested with eight ε values);
+- raising ``samples`` keeps the first task sets (set i depends only on the seed and i).
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import math
+import re
+import sys
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+try:  # a subclass of the package's error type, so the main CLI reports it like every other error
+    from .._core import RtschedError as _Base
+except Exception:  # pragma: no cover - the core is always there in an installed package
+    _Base = ValueError
+
+
+class SpecError(_Base):
+    """An invalid sweep spec; the message names the file, table and key."""
+
+
+SEED_DERIVATION = "rtsched-seed-v1"
+
+TOP_KEYS = ("name", "description", "samples", "seed", "max_steps", "overhead_model", "methods",
+            "generator", "grid", "plot", "quick")
+GENERATOR_KEYS = ("name", "periods", "umax", "deadlines")
+GRID_KEYS = ("m", "n", "util", "util_frac", "epsilon")
+RANGE_KEYS = ("from", "to", "step")
+QUICK_KEYS = ("samples", "grid")
+PLOT_KEYS = ("title", "x", "y", "panels", "curves", "groups", "panel_xlim", "xlim", "ylim", "yscale",
+             "columns", "min_samples")
+PLOT_X = ("util", "util_frac", "n", "m", "epsilon")
+PLOT_DIMS = ("group", "m", "n", "epsilon", "none")
+PLOT_Y = ("schedulable", "switch_rate")
+
+DEFAULT_GENERATOR = {"name": "randfixedsum", "periods": "loguniform:10ms-100ms", "umax": 1.0,
+                     "deadlines": "implicit"}
+DEFAULT_MAX_STEPS = 1_000_000
+
+
+def canonical_json(obj) -> str:
+    """The one serialisation that ids and seeds are hashed from (sorted keys, no spaces)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def _check_keys(table: dict, allowed, where: str):
+    for key in table:
+        if key not in allowed:
+            hint = difflib.get_close_matches(key, allowed, n=1)
+            msg = f"unknown key {key!r} in {where}"
+            if hint:
+                msg += f" (did you mean {hint[0]!r}?)"
+            msg += "; allowed keys: " + ", ".join(allowed)
+            raise SpecError(msg)
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|µs|ms|s)?\s*$")
+_UNIT_NS = {None: 1, "ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+
+
+def parse_duration_ns(value, where: str) -> int:
+    """An integer number of ns, or a string such as "500us" (ns, us, ms, s); exact, never rounded."""
+    if isinstance(value, bool):
+        raise SpecError(f"{where}: expected a duration, got {value!r}")
+    if isinstance(value, int):
+        if value < 0:
+            raise SpecError(f"{where}: a duration must be >= 0, got {value}")
+        return value
+    if isinstance(value, str):
+        mt = _DURATION.match(value)
+        if mt:
+            ns = Fraction(mt.group(1)) * _UNIT_NS[mt.group(2)]
+            if ns.denominator != 1:
+                raise SpecError(f"{where}: {value!r} is not a whole number of nanoseconds")
+            return int(ns)
+    raise SpecError(f"{where}: expected a duration (integer ns or a string like '500us'), got {value!r}")
+
+
+def format_duration_ns(ns: int) -> str:
+    for unit, k in (("s", 10**9), ("ms", 10**6), ("us", 10**3)):
+        if ns and ns % k == 0:
+            return f"{ns // k}{unit}"
+    return f"{ns}ns"
+
+
+_NEXPR = re.compile(r"^\s*(?:(?P<a>\d+(?:\.\d+)?)\s*\*?\s*)?m\s*(?:(?P<s>[+-])\s*(?P<b>\d+))?\s*$")
+
+
+@dataclass(frozen=True)
+class NExpr:
+    """A task count, constant or affine in m: "12", "m+1", "2m", "2.5m", "3*m-1"."""
+
+    text: str
+    a: Fraction
+    b: int
+
+    @staticmethod
+    def parse(value, where: str) -> "NExpr":
+        if isinstance(value, bool):
+            raise SpecError(f"{where}: expected a task count, got {value!r}")
+        if isinstance(value, int):
+            if value < 1:
+                raise SpecError(f"{where}: a task count must be >= 1, got {value}")
+            return NExpr(str(value), Fraction(0), value)
+        if isinstance(value, str):
+            s = value.strip()
+            if s.isdigit():
+                return NExpr.parse(int(s), where)
+            mt = _NEXPR.match(s)
+            if mt:
+                a = Fraction(mt.group("a")) if mt.group("a") else Fraction(1)
+                b = int(mt.group("b") or 0) * (-1 if mt.group("s") == "-" else 1)
+                return NExpr(s.replace(" ", ""), a, b)
+        raise SpecError(f"{where}: expected a task count (an integer or an expression of m such as "
+                        f"'2m', 'm+1', '2.5m', '3*m-1'), got {value!r}")
+
+    def at(self, m: int, where: str) -> int:
+        v = self.a * m + self.b
+        if v.denominator != 1:
+            raise SpecError(f"{where}: n = {self.text!r} is not an integer for m = {m} ({float(v)})")
+        if v < 1:
+            raise SpecError(f"{where}: n = {self.text!r} is {v} for m = {m}; it must be >= 1")
+        return int(v)
+
+
+def _number(value, where: str, integer: bool):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SpecError(f"{where}: expected a number, got {value!r}")
+    if integer and not isinstance(value, int):
+        raise SpecError(f"{where}: expected an integer, got {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise SpecError(f"{where}: expected a finite number, got {value!r}")
+    return value
+
+
+def _range(table: dict, where: str, integer: bool, item=None) -> list:
+    """An inclusive range {from, to, step}; floats are computed as from + i*step, rounded to 10 digits."""
+    _check_keys(table, RANGE_KEYS, f"range {where}")
+    for k in RANGE_KEYS:
+        if k not in table:
+            raise SpecError(f"{where}: a range needs 'from', 'to' and 'step' (missing {k!r})")
+    step = _number(table["step"], f"{where}.step", integer or item is not None)
+    if step <= 0:
+        raise SpecError(f"{where}.step must be > 0, got {step}")
+    if item is not None:  # task counts: from/to may be expressions of m, resolved per m later
+        lo, hi = item(table["from"], f"{where}.from"), item(table["to"], f"{where}.to")
+        return [("range", lo, hi, step)]
+    lo = _number(table["from"], f"{where}.from", integer)
+    hi = _number(table["to"], f"{where}.to", integer)
+    if hi < lo:
+        raise SpecError(f"{where}: 'to' ({hi}) is below 'from' ({lo})")
+    count = int(math.floor((hi - lo) / step + 1e-9)) + 1
+    if count > 100_000:
+        raise SpecError(f"{where}: the range has {count} values; at most 100000 are allowed")
+    if integer:
+        return [lo + i * step for i in range(count)]
+    return [round(lo + i * step, 10) for i in range(count)]
+
+
+def _values(value, where: str, *, integer=False, item=None) -> list:
+    """A grid axis: a scalar, a list of scalars and range tables, or one range table."""
+    if isinstance(value, dict):
+        items = [value]
+    elif isinstance(value, list):
+        items = value
+    else:
+        items = [value]
+    if not items:
+        raise SpecError(f"{where}: the list is empty")
+    out = []
+    for i, v in enumerate(items):
+        w = f"{where}[{i}]" if isinstance(value, list) else where
+        if isinstance(v, dict):
+            out.extend(_range(v, w, integer, item))
+        elif item is not None:
+            out.append(item(v, w))
+        else:
+            out.append(_number(v, w, integer))
+    return out
+
+
+def _dedupe(xs):
+    out = []
+    for x in xs:
+        if x not in out:
+            out.append(x)
+    return out
+
+
+@dataclass
+class PlotSpec:
+    title: str = ""
+    x: str = "util"
+    y: str = "schedulable"
+    panels: str = "none"
+    curves: str = "group"
+    groups: dict = field(default_factory=dict)  # label -> [methods], ordered
+    panel_xlim: dict = field(default_factory=dict)  # panel key -> (lo, hi)
+    xlim: tuple | None = None
+    ylim: tuple | None = None
+    yscale: str = "linear"
+    columns: int | None = None
+    min_samples: int = 1
+
+
+@dataclass(frozen=True)
+class Point:
+    """One sweep point: the evaluator's input (``params``) and its grid coordinates."""
+
+    id: str
+    params: dict
+    coords: dict
+
+    @property
+    def json(self) -> str:
+        return canonical_json(self.params)
+
+    @property
+    def seed(self) -> int:
+        return self.params["seed"]
+
+    @property
+    def count(self) -> int:
+        return self.params["count"]
+
+    @property
+    def label(self) -> str:
+        c = self.coords
+        return f"m={c['m']} n={c['n']} U={c['util']:g} epsilon={format_duration_ns(c['epsilon'])}"
+
+
+@dataclass
+class Spec:
+    text: str
+    path: str | None
+    quick: bool
+    name: str
+    description: str
+    generator: dict
+    m: list
+    n: list  # NExpr
+    util: list | None
+    util_frac: list | None
+    epsilon: list
+    methods: list
+    samples: int
+    seed: int
+    max_steps: int
+    overhead_model: str | None
+    plot: PlotSpec
+    points: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)  # (coords, reason) of grid points not run
+
+    @property
+    def hash(self) -> str:
+        """The identity of a sweep's results: a hash of its points (which fix everything computed)."""
+        return hashlib.sha256(canonical_json(sorted(p.id for p in self.points)).encode()).hexdigest()[:16]
+
+    @property
+    def total_sets(self) -> int:
+        return sum(p.count for p in self.points)
+
+
+def derive_seed(base_seed: int, generator: dict, n: int, m: int, util: float) -> int:
+    """The seed of a point: SHA-256 over the base seed and the generator inputs, top 63 bits."""
+    key = canonical_json({"v": SEED_DERIVATION, "seed": base_seed, "generator": generator["name"],
+                          "periods": generator["periods"], "umax": generator["umax"],
+                          "deadlines": generator["deadlines"], "n": n, "m": m, "util": util})
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") >> 1
+
+
+def point_id(params: dict) -> str:
+    return hashlib.sha256(canonical_json(params).encode()).hexdigest()[:16]
+
+
+def _str(value, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise SpecError(f"{where}: expected a non-empty string, got {value!r}")
+    return value
+
+
+def _int(value, where: str, lo: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SpecError(f"{where}: expected an integer, got {value!r}")
+    if value < lo:
+        raise SpecError(f"{where}: must be >= {lo}, got {value}")
+    return value
+
+
+def _pair(value, where: str) -> tuple:
+    if (not isinstance(value, list) or len(value) != 2
+            or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in value) or value[0] >= value[1]):
+        raise SpecError(f"{where}: expected [low, high] with low < high, got {value!r}")
+    return (float(value[0]), float(value[1]))
+
+
+def _parse_plot(table, methods: list, where: str) -> PlotSpec:
+    from . import methods as method_names
+
+    if not isinstance(table, dict):
+        raise SpecError(f"{where}: expected a table")
+    _check_keys(table, PLOT_KEYS, f"table [plot] of {where}")
+    w = f"{where} [plot]"
+    p = PlotSpec()
+    if "title" in table:
+        if not isinstance(table["title"], str):
+            raise SpecError(f"{w}.title: expected a string")
+        p.title = table["title"]
+    for key, allowed in (("x", PLOT_X), ("y", PLOT_Y), ("panels", PLOT_DIMS), ("curves", PLOT_DIMS),
+                         ("yscale", ("linear", "log"))):
+        if key in table:
+            if table[key] not in allowed:
+                raise SpecError(f"{w}.{key}: expected one of {', '.join(allowed)}, got {table[key]!r}")
+            setattr(p, key, table[key])
+    if p.panels != "none" and p.panels == p.curves:
+        raise SpecError(f"{w}: panels and curves are both {p.panels!r}")
+    if p.x in (p.panels, p.curves):
+        raise SpecError(f"{w}: x = {p.x!r} is also used for panels or curves")
+    groups = table.get("groups")
+    if groups is None:
+        p.groups = {mt: [mt] for mt in methods}
+    else:
+        if not isinstance(groups, dict) or not groups:
+            raise SpecError(f"{w}.groups: expected a non-empty table of label = [methods] or \"@group\"")
+        for label, members in groups.items():
+            gw = f"{w}.groups.{label}"
+            members = [members] if isinstance(members, str) else members
+            if not isinstance(members, list):
+                raise SpecError(f"{gw}: expected a list of methods or a \"@group\" string")
+            expanded = method_names.expand(members, gw)
+            missing = [mt for mt in expanded if mt not in methods]
+            if missing:
+                raise SpecError(f"{gw}: method(s) {', '.join(map(repr, missing))} are not in the spec's methods")
+            p.groups[label] = expanded
+    if "panel_xlim" in table:
+        if not isinstance(table["panel_xlim"], dict):
+            raise SpecError(f"{w}.panel_xlim: expected a table of panel = [low, high]")
+        if p.panels == "none":
+            raise SpecError(f"{w}.panel_xlim: there are no panels (panels = \"none\")")
+        for key, v in table["panel_xlim"].items():
+            if p.panels == "group" and key not in p.groups:
+                raise SpecError(f"{w}.panel_xlim: {key!r} is not a group (groups: {', '.join(p.groups)})")
+            p.panel_xlim[str(key)] = _pair(v, f"{w}.panel_xlim.{key}")
+    if "xlim" in table:
+        p.xlim = _pair(table["xlim"], f"{w}.xlim")
+    if "ylim" in table:
+        p.ylim = _pair(table["ylim"], f"{w}.ylim")
+    if "columns" in table:
+        p.columns = _int(table["columns"], f"{w}.columns", 1)
+    if "min_samples" in table:
+        p.min_samples = _int(table["min_samples"], f"{w}.min_samples", 1)
+    return p
+
+
+def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
+    """Parse and validate a spec; with ``quick``, apply its [quick] table (samples, grid keys)."""
+    where = path or "<spec>"
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{where}: not valid TOML: {e}") from None
+    _check_keys(data, TOP_KEYS, f"the top level of {where}")
+    q = data.get("quick")
+    if q is not None:
+        if not isinstance(q, dict):
+            raise SpecError(f"{where}: [quick] must be a table")
+        _check_keys(q, QUICK_KEYS, f"table [quick] of {where}")
+        if "grid" in q:
+            if not isinstance(q["grid"], dict):
+                raise SpecError(f"{where}: [quick.grid] must be a table")
+            _check_keys(q["grid"], GRID_KEYS, f"table [quick.grid] of {where}")
+    if quick:
+        if q is None:
+            raise SpecError(f"{where}: --quick needs a [quick] table in the spec")
+        data = dict(data)
+        if "samples" in q:
+            data["samples"] = q["samples"]
+        if "grid" in q:
+            grid = dict(data.get("grid", {}))
+            if "util" in q["grid"] or "util_frac" in q["grid"]:
+                grid.pop("util", None)
+                grid.pop("util_frac", None)
+            grid.update(q["grid"])
+            data["grid"] = grid
+
+    gen = data.get("generator", {})
+    if not isinstance(gen, dict):
+        raise SpecError(f"{where}: [generator] must be a table")
+    _check_keys(gen, GENERATOR_KEYS, f"table [generator] of {where}")
+    generator = dict(DEFAULT_GENERATOR)
+    for k in ("name", "periods", "deadlines"):
+        if k in gen:
+            generator[k] = _str(gen[k], f"{where} [generator].{k}")
+    if "umax" in gen:
+        umax = _number(gen["umax"], f"{where} [generator].umax", False)
+        if not 0 < umax <= 1:
+            raise SpecError(f"{where} [generator].umax: must be in (0, 1], got {umax}")
+        generator["umax"] = float(umax)
+
+    grid = data.get("grid")
+    if not isinstance(grid, dict):
+        raise SpecError(f"{where}: a [grid] table with m, n and util (or util_frac) is required")
+    _check_keys(grid, GRID_KEYS, f"table [grid] of {where}")
+    gw = f"{where} [grid]"
+    for k in ("m", "n"):
+        if k not in grid:
+            raise SpecError(f"{gw}: key {k!r} is required")
+    if ("util" in grid) == ("util_frac" in grid):
+        raise SpecError(f"{gw}: give exactly one of 'util' (total U) and 'util_frac' (U as a fraction of m)")
+    ms = _dedupe(_values(grid["m"], f"{gw}.m", integer=True))
+    for i, m in enumerate(ms):
+        if m < 1:
+            raise SpecError(f"{gw}.m: processor counts must be >= 1, got {m}")
+    ns = _dedupe(_values(grid["n"], f"{gw}.n", item=NExpr.parse))
+    util = util_frac = None
+    key = "util" if "util" in grid else "util_frac"
+    vals = _dedupe([float(v) for v in _values(grid[key], f"{gw}.{key}")])
+    if any(v <= 0 for v in vals):
+        raise SpecError(f"{gw}.{key}: utilizations must be > 0")
+    if key == "util":
+        util = vals
+    else:
+        util_frac = vals
+    eps = grid.get("epsilon", [0])
+    eps_list = eps if isinstance(eps, list) else [eps]
+    if not eps_list:
+        raise SpecError(f"{gw}.epsilon: the list is empty")
+    epsilon = _dedupe([parse_duration_ns(v, f"{gw}.epsilon") for v in eps_list])
+
+    if "methods" not in data:
+        raise SpecError(f"{where}: 'methods' (a list of test or heuristic names) is required")
+    if not isinstance(data["methods"], list) or not data["methods"]:
+        raise SpecError(f"{where}: 'methods' must be a non-empty list")
+    from . import methods as method_names
+
+    methods = method_names.expand(data["methods"], f"{where} methods")
+    samples = _int(data.get("samples", 100), f"{where} samples", 1)
+    seed = _int(data.get("seed", 0), f"{where} seed", 0)
+    if seed >= 2**63:
+        raise SpecError(f"{where} seed: must be < 2^63")
+    max_steps = _int(data.get("max_steps", DEFAULT_MAX_STEPS), f"{where} max_steps", 1)
+    overhead = data.get("overhead_model")
+    if overhead is not None:
+        overhead = _str(overhead, f"{where} overhead_model")
+    name = data.get("name", Path(path).stem if path else "sweep")
+    name = _str(name, f"{where} name")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise SpecError(f"{where} description: expected a string")
+    plot = _parse_plot(data.get("plot", {}), methods, where)
+
+    spec = Spec(text=text, path=path, quick=quick, name=name, description=description, generator=generator,
+                m=ms, n=ns, util=util, util_frac=util_frac, epsilon=epsilon, methods=methods, samples=samples,
+                seed=seed, max_steps=max_steps, overhead_model=overhead, plot=plot)
+    _expand(spec, gw)
+    if not spec.points:
+        raise SpecError(f"{where}: the grid has no feasible point ({len(spec.skipped)} skipped)")
+    return spec
+
+
+def _resolve_n(nexprs, m: int, where: str) -> list:
+    out = []
+    for e in nexprs:
+        if isinstance(e, tuple):  # ("range", lo, hi, step)
+            _, lo, hi, step = e
+            a, b = lo.at(m, f"{where}.n"), hi.at(m, f"{where}.n")
+            if b < a:
+                raise SpecError(f"{where}.n: range from {lo.text!r} = {a} to {hi.text!r} = {b} is empty for m = {m}")
+            out.extend((x, f"{lo.text}..{hi.text}") for x in range(a, b + 1, step))
+        else:
+            out.append((e.at(m, f"{where}.n"), e.text))
+    seen, res = set(), []
+    for n, text in out:
+        if n not in seen:
+            seen.add(n)
+            res.append((n, text))
+    return res
+
+
+def _expand(spec: Spec, where: str):
+    """Expand the grid in the order m, n, utilization, epsilon; compute ids and seeds."""
+    seen = set()
+    for m in spec.m:
+        for n, n_expr in _resolve_n(spec.n, m, where):
+            utils = spec.util if spec.util is not None else [round(f * m, 10) for f in spec.util_frac]
+            for u in utils:
+                coords_base = {"m": m, "n": n, "n_expr": n_expr, "util": u, "util_frac": round(u / m, 10)}
+                if u > n * spec.generator["umax"] + 1e-9:
+                    spec.skipped.append((coords_base, f"U = {u} exceeds n * umax = {n * spec.generator['umax']}"))
+                    continue
+                seed = derive_seed(spec.seed, spec.generator, n, m, u)
+                for eps in spec.epsilon:
+                    params = {"generator": spec.generator["name"], "periods": spec.generator["periods"],
+                              "umax": spec.generator["umax"], "deadlines": spec.generator["deadlines"],
+                              "n": n, "m": m, "util": u, "count": spec.samples, "seed": seed,
+                              "methods": list(spec.methods), "epsilon": eps, "max_steps": spec.max_steps}
+                    if spec.overhead_model is not None:
+                        params["overhead_model"] = spec.overhead_model
+                    pid = point_id(params)
+                    if pid in seen:
+                        continue
+                    seen.add(pid)
+                    spec.points.append(Point(pid, params, dict(coords_base, epsilon=eps)))
+
+
+def load_spec(path, quick: bool = False) -> Spec:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise SpecError(f"cannot read spec {str(p)!r}: {e.strerror}") from None
+    return parse_spec(text, str(p), quick)
