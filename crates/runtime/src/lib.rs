@@ -12,9 +12,22 @@
 //! implicit, constrained or arbitrary deadlines; jobs of one task run in order (a tardy job
 //! delays its successor, which waits; no job is dropped); jobs never self-suspend.
 
+pub mod body;
 pub mod clock;
+pub mod engine;
+pub mod gsn;
+pub mod heap;
+pub mod kernel_sd;
+pub mod pedf;
 pub mod platform;
+pub mod plugin;
+pub mod result;
+pub mod sync;
 pub mod tracer;
+
+pub use body::ExecTime;
+pub use engine::{run, IdleMode, Mechanism, RunConfig};
+pub use result::{JobRecord, RunResult, Stats};
 
 use thiserror::Error;
 

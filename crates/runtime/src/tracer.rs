@@ -132,6 +132,18 @@ impl TraceBuffer {
         }
     }
 
+    /// Records an event now on behalf of CPU index `cpu` (for per-thread buffers, as under
+    /// `kernel-sd`, where one buffer follows a migrating thread).
+    #[inline(always)]
+    pub fn record_on(&mut self, cpu: u16, kind: RecKind, task: u32, job: u32, arg: u64) {
+        let ts = clock::counter();
+        if self.recs.len() < self.cap {
+            self.recs.push(Record { ts, arg, task, job, cpu, kind });
+        } else {
+            self.dropped += 1;
+        }
+    }
+
     pub fn cpu(&self) -> u16 {
         self.cpu
     }
