@@ -6,7 +6,7 @@ use crate::{err, guarded, RtschedError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
-use rtsched_analysis::partition::{self, Admission, Fit, Order, PartitionOutcome};
+use rtsched_analysis::partition::{partition as partition_tasks, Admission, Fit, Order, PartitionOutcome};
 use rtsched_analysis::uni::fp::Priority;
 use rtsched_analysis::{semi, Limits, Verdict};
 use rtsched_gen::{DeadlineGen, GenSpec, PeriodGen};
@@ -138,7 +138,7 @@ fn partition_json(ts: &RTaskSet, m: u32, heuristic: &str, admission: &str, epsil
             other => return Err(ModelError::field("admission", format!("unknown admission {other:?} (use edf, fp-rm or fp-dm)"))),
         };
         let label = format!("{heuristic} ({admission})");
-        return Ok(match partition::partition(ts, m, fit, Order::DecreasingUtilization, adm, lim) {
+        return Ok(match partition_tasks(ts, m, fit, Order::DecreasingUtilization, adm, lim) {
             PartitionOutcome::Placed(p) => plain_placement(ts, m, &label, &p.cpus, None),
             PartitionOutcome::Failed { task, partial } => plain_placement(ts, m, &label, &partial.cpus, Some(task)),
         });
@@ -241,6 +241,100 @@ fn acceptance<'py>(py: Python<'py>, generator: &str, periods: &str, n: usize, ut
     Ok(d)
 }
 
+/// One method's outcome on one task set, for the experiment engine.
+struct Row {
+    verdict: Verdict,
+    switch_rate: Option<f64>,
+}
+
+fn evaluate_method(method: &str, ts: &RTaskSet, m: u32, lim: &Limits, epsilon: u64) -> Result<Row, ModelError> {
+    let semi_cfg = |meta: bool| semi::SemiConfig { epsilon, meta, ..semi::SemiConfig::default() };
+    let placed = |p: semi::Placement| Row {
+        verdict: Verdict::from_bool(p.schedulable),
+        switch_rate: p.schedulable.then(|| p.switch_rate_bound().into_iter().fold(0.0, f64::max)),
+    };
+    if let Some(h) = semi::Heuristic::from_name(method) {
+        return Ok(placed(semi::place(ts, m, &h, &semi_cfg(true))));
+    }
+    match method {
+        "spres" => Ok(placed(semi::cascade(ts, m, &semi_cfg(true)))),
+        "spres-nometa" => Ok(placed(semi::cascade(ts, m, &semi_cfg(false)))),
+        t if report::TEST_NAMES.contains(&t) => Ok(Row { verdict: report::run_test(t, ts, m, lim, epsilon), switch_rate: None }),
+        other => Err(ModelError::field("methods", format!(
+            "unknown method {other:?}: use a test ({}), spres, spres-nometa, or an SP-RES heuristic ({})",
+            report::TEST_NAMES.join(", "),
+            semi::Heuristic::all().iter().map(|h| h.name()).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+/// evaluate_point(point_json) -> dict of columns (docs/experiments.md): one row per
+/// (task set, method).
+#[pyfunction]
+fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py, PyDict>> {
+    let rows = guarded(py, || {
+        let p: Value = serde_json::from_str(point_json)
+            .map_err(|e| RtschedError::new_err(format!("evaluate_point: invalid JSON: {e}")))?;
+        let get = |k: &str| p.get(k).ok_or_else(|| RtschedError::new_err(format!("evaluate_point: field '{k}': missing")));
+        let as_u64 = |k: &str| -> PyResult<u64> {
+            get(k)?.as_u64().ok_or_else(|| RtschedError::new_err(format!("evaluate_point: field '{k}': expected a non-negative integer")))
+        };
+        let as_str = |k: &str, d: &str| -> PyResult<String> {
+            Ok(p.get(k).and_then(Value::as_str).unwrap_or(d).to_owned())
+        };
+        let m = check_m(as_u64("m")? as u32).map_err(err)?;
+        let n = as_u64("n")? as usize;
+        let util = get("util")?.as_f64().ok_or_else(|| RtschedError::new_err("evaluate_point: field 'util': expected a number"))?;
+        let umax = p.get("umax").and_then(Value::as_f64).unwrap_or(1.0);
+        let count = as_u64("count")? as usize;
+        let seed = as_u64("seed")?;
+        let epsilon = p.get("epsilon").and_then(Value::as_u64).unwrap_or(0);
+        let max_steps = p.get("max_steps").and_then(Value::as_u64).unwrap_or(1_000_000);
+        let methods: Vec<String> = get("methods")?
+            .as_array()
+            .ok_or_else(|| RtschedError::new_err("evaluate_point: field 'methods': expected a list"))?
+            .iter()
+            .map(|x| x.as_str().map(str::to_owned).ok_or_else(|| RtschedError::new_err("evaluate_point: field 'methods': expected strings")))
+            .collect::<PyResult<_>>()?;
+        let spec = gen_spec(Some(n), util, &as_str("generator", "randfixedsum")?, &as_str("periods", "seed004")?, umax,
+                            &as_str("deadlines", "implicit")?).map_err(err)?;
+        let sets = rtsched_gen::generate_many(&spec, seed, count).map_err(err)?;
+        let lim = limits(max_steps);
+        // Fail fast on an unknown method, before the parallel part.
+        if let Some(ts) = sets.first() {
+            for meth in &methods {
+                evaluate_method(meth, ts, m, &lim, epsilon).map_err(err)?;
+            }
+        }
+        let rows: Vec<Vec<Row>> = sets
+            .par_iter()
+            .map(|ts| methods.iter().map(|meth| evaluate_method(meth, ts, m, &lim, epsilon).unwrap_or(Row { verdict: Verdict::GaveUp, switch_rate: None })).collect())
+            .collect();
+        let utils: Vec<f64> = sets.iter().map(RTaskSet::utilization_f64).collect();
+        Ok((rows, utils, methods))
+    })?;
+    let (rows, utils, methods) = rows;
+    let (mut set, mut method, mut sched, mut gave, mut rate, mut util) = (vec![], vec![], vec![], vec![], vec![], vec![]);
+    for (i, r) in rows.iter().enumerate() {
+        for (j, row) in r.iter().enumerate() {
+            set.push(i);
+            method.push(methods[j].clone());
+            sched.push(row.verdict.decided());
+            gave.push(row.verdict == Verdict::GaveUp);
+            rate.push(row.switch_rate);
+            util.push(utils[i]);
+        }
+    }
+    let d = PyDict::new(py);
+    d.set_item("set", set)?;
+    d.set_item("method", method)?;
+    d.set_item("schedulable", sched)?;
+    d.set_item("gave_up", gave)?;
+    d.set_item("switch_rate", rate)?;
+    d.set_item("utilization", util)?;
+    Ok(d)
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add_function(wrap_pyfunction!(test_names, m)?)?;
@@ -248,5 +342,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analyze_jsonl, m)?)?;
     m.add_function(wrap_pyfunction!(partition, m)?)?;
     m.add_function(wrap_pyfunction!(acceptance, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate_point, m)?)?;
     Ok(())
 }

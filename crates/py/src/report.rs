@@ -69,12 +69,12 @@ pub fn run_test(name: &str, ts: &TaskSet, m: u32, limits: &Limits, epsilon: u64)
         )),
         "spres" => {
             let cfg = semi::SemiConfig { epsilon, ..semi::SemiConfig::default() };
-            Verdict::from_bool(semi::cascade(ts, m, &cfg).schedulable())
+            Verdict::from_bool(semi::cascade(ts, m, &cfg).schedulable)
         }
         other => match semi::Heuristic::from_name(other) {
             Some(h) => {
                 let cfg = semi::SemiConfig { epsilon, ..semi::SemiConfig::default() };
-                Verdict::from_bool(semi::place(ts, m, &h, &cfg).schedulable())
+                Verdict::from_bool(semi::place(ts, m, &h, &cfg).schedulable)
             }
             None => Verdict::GaveUp,
         },
