@@ -60,7 +60,11 @@ def test_analyze_json_shape(cli, tmp_path):
         assert name in r["results"], name
         assert set(r["results"][name]) >= {"schedulable", "gave_up"}
     assert r["results"]["gedf"]["schedulable"] is True  # U = 0.75 with tiny tasks: GFB alone accepts
-    assert isinstance(r["results"]["gedf_srt"]["tardiness_ns"], list)
+    # Devi-Anderson bounds are for implicit deadlines; this set has a constrained one.
+    assert r["results"]["gedf_srt"]["schedulable"] is True and r["results"]["gedf_srt"]["tardiness_ns"] is None
+    implicit = rtsched.analyze(rtsched.TaskSet([rtsched.Task(wcet=6, period=10)] * 3), m=2, tests=["gedf_srt"])
+    # U = 1.8, Λ = 1: x = (E_1 - C_min) / (m - 0) = (6 - 6) / 2 = 0, so each bound is x + C_i = 6.
+    assert implicit["results"]["gedf_srt"]["tardiness_ns"] == [6, 6, 6]
     assert "edf_uni" not in r["results"]
     code, out, _ = cli("analyze", f, "--m", 1, "--test", "edf_uni", "--json")
     assert code == 0 and json.loads(out)["results"]["edf_uni"]["schedulable"] is True
