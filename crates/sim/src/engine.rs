@@ -187,6 +187,7 @@ struct Engine<'a, P: Policy> {
     rule: PriorityRule,
     tasks: Vec<TaskState>,
     sched: Vec<Option<Prio>>,
+    /// Completion time of the job each CPU runs; `Time::MAX` when it runs nothing.
     finish_at: Vec<Time>,
     idle_announced: Vec<bool>,
     /// Next release per task, packed `time << 32 | task` (one integer compare per heap step).
@@ -268,6 +269,7 @@ impl<'a, P: Policy> Engine<'a, P> {
     fn complete(&mut self, t: Time, c: usize, j: Prio) -> Result<(), ModelError> {
         self.emit(t, Event::Complete { cpu: c as u32, job: JobId { task: j.task, job: j.job } })?;
         self.sched[c] = None;
+        self.finish_at[c] = Time::MAX;
         self.mark(c as u32);
         let ts = &mut self.tasks[j.task as usize];
         ts.backlog.pop_front();
@@ -295,6 +297,7 @@ impl<'a, P: Policy> Engine<'a, P> {
                         f.rem = self.finish_at[c] - t;
                     }
                     self.sched[c] = None;
+                    self.finish_at[c] = Time::MAX;
                 }
             }
         }
@@ -382,11 +385,8 @@ impl<'a, P: Policy> Engine<'a, P> {
                     t = r;
                 }
             }
-            for c in 0..m {
-                if self.sched[c].is_some() && self.finish_at[c] < t {
-                    t = self.finish_at[c];
-                }
-            }
+            // finish_at is Time::MAX on CPUs that run nothing: a branch-free scan.
+            t = t.min(self.finish_at.iter().copied().min().unwrap_or(Time::MAX));
             if self.quantum.is_some() {
                 for &nt in &self.next_tick {
                     if nt < h && nt < t {
@@ -402,8 +402,8 @@ impl<'a, P: Policy> Engine<'a, P> {
             }
             // 1. Completions.
             for c in 0..m {
-                if let Some(j) = self.sched[c] {
-                    if self.finish_at[c] == t {
+                if self.finish_at[c] == t {
+                    if let Some(j) = self.sched[c] {
                         self.events += 1;
                         self.complete(t, c, j)?;
                     }
@@ -575,7 +575,7 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
                 rule,
                 tasks,
                 sched: vec![None; mu],
-                finish_at: vec![0; mu],
+                finish_at: vec![Time::MAX; mu],
                 idle_announced: vec![true; mu],
                 releases,
                 deadlines: BinaryHeap::new(),
