@@ -166,3 +166,44 @@ proptest! {
         prop_assert_eq!((a.deadline_misses, a.preemptions, a.context_switches), (0, b.preemptions, b.context_switches));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Random placements with one task split across the two CPUs (flipped C=D order), any
+    /// execution times, hard or soft unsplit reservations, CASH on or off: accounting holds,
+    /// metrics survive a JSON Lines round trip, no job runs longer than its WCET, and a job
+    /// runs only on a CPU that holds one of its reservations.
+    #[test]
+    fn split_placements_are_consistent(v in prop::collection::vec((1u64..=12, 2u64..=30), 2..6), x in 1u64..=12, lo in 0.0f64..=1.0, seed in any::<u64>(), soft in any::<bool>(), cash in any::<bool>()) {
+        let ts = TaskSet::from_ct(&v.iter().map(|&(c, t)| (1 + (c - 1) % t, t)).collect::<Vec<_>>()).unwrap();
+        let (c0, t0) = (ts[0].wcet, ts[0].period);
+        prop_assume!(c0 >= 2);
+        let x = 1 + (x - 1) % (c0 - 1); // the zero-laxity tail chunk, 1 ≤ x < C
+        let mut cpus = vec![vec![res(0, c0 - x, t0, t0 - x, 0, 1, 2)], vec![res(0, x, t0, x, t0 - x, 2, 2)]];
+        for i in 1..ts.len() {
+            cpus[i % 2].push(res(i, ts[i].wcet, ts[i].period, ts[i].period, 0, 1, 1));
+        }
+        let mut tasks = vec![(0, 1, 2)];
+        tasks.extend((1..ts.len()).map(|i| (i, 1, 1)));
+        let placement = SpresPlacement::from_json(&placement(2, cpus, tasks), &ts).unwrap();
+        let mut cfg = SimConfig::new(2);
+        cfg.horizon = Some(200);
+        cfg.exec = ExecTimes::UniformFraction { lo, seed };
+        cfg.record_trace = true;
+        let r = simulate(&ts, &Scheduler::Spres(SpresConfig { placement, soft_unsplit: soft, cash }), &cfg).unwrap();
+        prop_assert_eq!(r.jobs, r.completed + r.pending);
+        let tr = r.trace.as_ref().unwrap();
+        let m = rtsched_trace::Trace::from_jsonl(&tr.to_jsonl()).unwrap().metrics().unwrap();
+        prop_assert_eq!(&m.per_job, &r.per_job);
+        prop_assert_eq!((m.preemptions, m.migrations, m.context_switches, m.deadline_misses), (r.preemptions, r.migrations, r.context_switches, r.deadline_misses));
+        for js in &r.per_job {
+            prop_assert!(js.executed <= ts[js.task as usize].wcet);
+        }
+        for rec in &tr.records {
+            if let Event::Run { cpu, job } = rec.event {
+                prop_assert!(job.task == 0 || cpu == job.task % 2, "task {} ran on cpu {}", job.task, cpu);
+            }
+        }
+    }
+}
