@@ -153,6 +153,11 @@ impl SimResult {
         }
     }
 
+    /// Per-job CSV (the columns of `Trace::to_job_csv`), available without keeping the trace.
+    pub fn to_job_csv(&self) -> String {
+        rtsched_trace::export::job_rows_csv(&self.per_job, self.horizon)
+    }
+
     /// The summary (everything but per-job rows and the trace) as JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("SimResult serialises")

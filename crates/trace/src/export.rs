@@ -370,9 +370,14 @@ fn xml(s: &str) -> String {
 /// The per-job CSV of [`Trace::to_job_csv`], from metrics already computed. Empty cells mean
 /// "not applicable" (no start, not finished, tardiness unknown).
 pub fn job_csv(m: &Metrics) -> String {
+    job_rows_csv(&m.per_job, m.horizon)
+}
+
+/// The per-job CSV from per-job statistics taken at `horizon`.
+pub fn job_rows_csv(jobs: &[crate::JobStats], horizon: Time) -> String {
     let mut s = String::from("task,job,release,deadline,start,finish,response_time,lateness,tardiness,missed,executed,preemptions,migrations,first_cpu,last_cpu\n");
     let o = |v: Option<u64>| v.map_or(String::new(), |x| x.to_string());
-    for j in &m.per_job {
+    for j in jobs {
         let _ = writeln!(
             s,
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -384,8 +389,8 @@ pub fn job_csv(m: &Metrics) -> String {
             o(j.finish),
             o(j.response_time()),
             j.lateness().map_or(String::new(), |x| x.to_string()),
-            o(j.tardiness(m.horizon)),
-            j.missed(m.horizon) as u8,
+            o(j.tardiness(horizon)),
+            j.missed(horizon) as u8,
             j.executed,
             j.preemptions,
             j.migrations,
