@@ -61,6 +61,7 @@ impl CpuHeap {
         self.pos[self.heap[j] as usize] = j as u32;
     }
     /// Restores the heap after `cpu`'s linked job changed.
+    #[inline]
     fn update(&mut self, linked: Option<Prio>, cpu: usize) {
         self.key[cpu] = lowness(linked, cpu);
         let mut i = self.pos[cpu] as usize;
@@ -135,6 +136,7 @@ impl Gedf {
     }
 
     /// Unlinks the job of `cpu` (it completed) without refilling the CPU.
+    #[inline]
     pub fn unlink(&mut self, cpu: usize) -> Option<Prio> {
         let old = self.linked.get_mut(cpu)?.take();
         if old.is_some() {
@@ -146,6 +148,7 @@ impl Gedf {
 
     /// Links ready jobs while the highest-priority one beats the lowest-priority CPU: after
     /// it, the `min(m, r)` highest-priority ready jobs are linked.
+    #[inline]
     pub fn link_all(&mut self) {
         while let Some(&Reverse(top)) = self.ready.peek() {
             match self.target(&top) {
@@ -179,21 +182,25 @@ impl Policy for Gedf {
     fn m(&self) -> usize {
         self.linked.len()
     }
+    #[inline]
     fn job_ready(&mut self, job: Prio) {
         match self.target(&job) {
             Some(c) => self.link(c, job),
             None => self.ready.push(Reverse(job)),
         }
     }
+    #[inline]
     fn job_complete(&mut self, cpu: usize) {
         if self.unlink(cpu).is_some() {
             // The freed CPU is now the (an) idle lowest-priority CPU; refill whichever is top.
             self.link_all();
         }
     }
+    #[inline]
     fn linked(&self, cpu: usize) -> Option<Prio> {
         self.linked.get(cpu).copied().flatten()
     }
+    #[inline]
     fn drain_dirty(&mut self, out: &mut Vec<u32>) {
         self.dirty.drain(out)
     }

@@ -62,6 +62,7 @@ impl Dirty {
             self.list.push(cpu as u32);
         }
     }
+    #[inline]
     pub(crate) fn drain(&mut self, out: &mut Vec<u32>) {
         for &c in &self.list {
             self.flag[c as usize] = false;

@@ -61,7 +61,12 @@ fn main() {
     cfg.horizon = Some(100_000_000_000);
     cfg.record_trace = trace;
     let r = simulate(&ts, &sched, &cfg).unwrap();
-    let records = r.preemptions + r.migrations; // for the "dispatch events" count below
+    // Trace records (release, run, preempt, complete, migration, idle) of one run.
+    let records = if trace { r.trace.as_ref().map_or(0, |t| t.records.len()) } else {
+        let mut c = cfg.clone();
+        c.record_trace = true;
+        simulate(&ts, &sched, &c).unwrap().trace.map_or(0, |t| t.records.len())
+    };
     let (w0, c0) = (std::time::Instant::now(), cpu_ns());
     for _ in 0..reps {
         std::hint::black_box(simulate(&ts, &sched, &cfg).unwrap());
@@ -72,9 +77,12 @@ fn main() {
         "{}: n=80 m=8 U={:.3} 100 s: {} jobs, {} events (releases+completions{}), {} preemptions, {} migrations, {} context switches, {} misses",
         sched.name(), ts.utilization_f64(), r.jobs, r.events, if matches!(sched, Scheduler::Gedf) { "" } else { "+ticks" }, r.preemptions, r.migrations, r.context_switches, r.deadline_misses
     );
-    let _ = records;
+    println!("{records} trace records per run");
     println!("wall {:.1} ms/run: {:.2} M jobs/s, {:.2} M events/s", wall * 1e3, r.jobs as f64 / wall / 1e6, r.events as f64 / wall / 1e6);
     if let Some(c) = cpu {
-        println!("cpu  {:.1} ms/run: {:.2} M jobs/s, {:.2} M events/s (per core, on-CPU time)", c * 1e3, r.jobs as f64 / c / 1e6, r.events as f64 / c / 1e6);
+        println!(
+            "cpu  {:.1} ms/run: {:.2} M jobs/s, {:.2} M events/s, {:.2} M trace records/s (per core, on-CPU time)",
+            c * 1e3, r.jobs as f64 / c / 1e6, r.events as f64 / c / 1e6, records as f64 / c / 1e6
+        );
     }
 }

@@ -25,6 +25,8 @@ pub enum Scheduler {
     Pedf(Vec<Vec<usize>>),
     /// Partitioned fixed priority with rate- or deadline-monotonic priorities (ties by index).
     Pfp(Vec<Vec<usize>>, FpOrder),
+    /// Semi-partitioned reservations executing a placement (seed 004).
+    Spres(crate::spres::SpresConfig),
 }
 
 impl Scheduler {
@@ -37,6 +39,7 @@ impl Scheduler {
             Scheduler::Pedf(_) => "P-EDF".into(),
             Scheduler::Pfp(_, FpOrder::RateMonotonic) => "P-FP (RM)".into(),
             Scheduler::Pfp(_, FpOrder::DeadlineMonotonic) => "P-FP (DM)".into(),
+            Scheduler::Spres(c) => format!("SP-RES ({})", c.placement.heuristic),
         }
     }
 }
@@ -58,6 +61,8 @@ pub enum ExecTimes {
     Wcet,
     /// `⌈C · f⌉` ns (at least 1, at most C) with `f` uniform in `[lo, 1]` (ChaCha8, `seed`).
     UniformFraction { lo: f64, seed: u64 },
+    /// `Fixed[i]` ns for every job of task i (`1 ≤ Fixed[i] ≤ C_i`).
+    Fixed(Vec<Time>),
 }
 
 /// Simulation parameters.
@@ -125,7 +130,7 @@ pub struct SimResult {
 }
 
 impl SimResult {
-    fn from_metrics(sched: &Scheduler, m: Metrics, capped: Option<String>, events: u64, trace: Option<Trace>) -> SimResult {
+    pub(crate) fn from_metrics(sched: &Scheduler, m: Metrics, capped: Option<String>, events: u64, trace: Option<Trace>) -> SimResult {
         SimResult {
             scheduler: sched.name(),
             m: m.m,
@@ -148,13 +153,133 @@ impl SimResult {
         }
     }
 
+    /// Per-job CSV (the columns of `Trace::to_job_csv`), available without keeping the trace.
+    pub fn to_job_csv(&self) -> String {
+        rtsched_trace::export::job_rows_csv(&self.per_job, self.horizon)
+    }
+
     /// The summary (everything but per-job rows and the trace) as JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("SimResult serialises")
     }
 }
 
-const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Seeded draws of inter-arrival gaps and execution times (shared by all engines).
+pub(crate) struct Draw {
+    arr_rng: ChaCha8Rng,
+    exec_rng: ChaCha8Rng,
+}
+
+impl Draw {
+    pub(crate) fn new(cfg: &SimConfig) -> Draw {
+        let arr = match cfg.arrivals {
+            Arrivals::Sporadic { seed, .. } => seed,
+            _ => 0,
+        };
+        let exec = match cfg.exec {
+            ExecTimes::UniformFraction { seed, .. } => seed,
+            _ => 0,
+        };
+        Draw { arr_rng: ChaCha8Rng::seed_from_u64(arr), exec_rng: ChaCha8Rng::seed_from_u64(exec) }
+    }
+    #[inline]
+    pub(crate) fn exec(&mut self, exec: &ExecTimes, task: usize, wcet: Time) -> Time {
+        match exec {
+            ExecTimes::Wcet => wcet,
+            ExecTimes::UniformFraction { lo, .. } => {
+                let u: f64 = self.exec_rng.random();
+                let f = lo + (1.0 - lo) * u;
+                ((wcet as f64 * f).ceil() as Time).clamp(1, wcet)
+            }
+            ExecTimes::Fixed(v) => v.get(task).copied().unwrap_or(wcet).clamp(1, wcet),
+        }
+    }
+    #[inline]
+    pub(crate) fn gap(&mut self, arrivals: &Arrivals, period: Time) -> Time {
+        match arrivals {
+            Arrivals::Periodic { .. } => period,
+            Arrivals::Sporadic { max_extra_delay, .. } => period + self.arr_rng.random_range(0..=*max_extra_delay),
+        }
+    }
+}
+
+/// Validated common parameters: first releases, horizon, why it was capped, jobs expected.
+pub(crate) struct Setup {
+    pub(crate) offsets: Vec<Time>,
+    pub(crate) horizon: Time,
+    pub(crate) capped: Option<String>,
+    pub(crate) expected: u64,
+}
+
+pub(crate) fn setup(ts: &TaskSet, cfg: &SimConfig) -> Result<Setup, ModelError> {
+    let m = cfg.m;
+    if m == 0 || m > MAX_CPUS {
+        return Err(ModelError::field("m", format!("must be in 1..={MAX_CPUS}, got {m}")));
+    }
+    let n = ts.len();
+    if cfg.horizon_cap == 0 || cfg.horizon_cap > 1 << 60 {
+        return Err(ModelError::field("horizon_cap", "must be in 1..=2^60 ns"));
+    }
+    let offsets: Vec<Time> = match &cfg.arrivals {
+        Arrivals::Periodic { offsets } if offsets.is_empty() => vec![0; n],
+        Arrivals::Periodic { offsets } => {
+            if offsets.len() != n {
+                return Err(ModelError::field("offsets", format!("{} offsets for {n} tasks", offsets.len())));
+            }
+            if let Some(i) = offsets.iter().position(|&o| o > MAX_TIME) {
+                return Err(ModelError::task_field(i, "offset", format!("exceeds {MAX_TIME} ns")));
+            }
+            offsets.clone()
+        }
+        Arrivals::Sporadic { max_extra_delay, .. } => {
+            if *max_extra_delay > MAX_TIME {
+                return Err(ModelError::field("max_extra_delay", format!("exceeds {MAX_TIME} ns")));
+            }
+            vec![0; n]
+        }
+    };
+    match &cfg.exec {
+        ExecTimes::UniformFraction { lo, .. } if !(0.0..=1.0).contains(lo) => {
+            return Err(ModelError::field("lo", format!("the execution-time fraction must be in [0, 1], got {lo}")));
+        }
+        ExecTimes::Fixed(v) => {
+            if v.len() != n {
+                return Err(ModelError::field("exec", format!("{} fixed execution times for {n} tasks", v.len())));
+            }
+            for (i, (&x, t)) in v.iter().zip(ts.iter()).enumerate() {
+                if x == 0 || x > t.wcet {
+                    return Err(ModelError::task_field(i, "exec", format!("a fixed execution time must be in 1..=WCET ({}), got {x}", t.wcet)));
+                }
+            }
+        }
+        _ => {}
+    }
+    let cap = cfg.horizon_cap;
+    let max_off = offsets.iter().copied().max().unwrap_or(0);
+    let (horizon, capped) = match cfg.horizon {
+        Some(0) => return Err(ModelError::field("horizon", "must be at least 1 ns")),
+        Some(h) if h > cap => (cap, Some(format!("the requested horizon {h} ns exceeds the cap of {cap} ns; simulated to the cap"))),
+        Some(h) => (h, None),
+        None => match ts.hyperperiod(cap) {
+            Ok(hp) if hp.saturating_add(max_off) <= cap => (hp + max_off, None),
+            Ok(hp) => (cap, Some(format!("one hyperperiod ({hp} ns) after the largest offset ({max_off} ns) exceeds the cap of {cap} ns; simulated to the cap"))),
+            Err(e) => (cap, Some(format!("{e}; simulated to the cap of {cap} ns"))),
+        },
+    };
+    // Memory bound: jobs released before the horizon.
+    let mut expected: u128 = 0;
+    for (i, t) in ts.iter().enumerate() {
+        if offsets[i] < horizon {
+            expected += ((horizon - offsets[i] - 1) / t.period) as u128 + 1;
+        }
+    }
+    if expected > cfg.max_jobs as u128 {
+        return Err(ModelError::field("horizon", format!("the simulation would release {expected} jobs, above max_jobs = {}; shorten the horizon or raise the bound", cfg.max_jobs)));
+    }
+    Ok(Setup { offsets, horizon, capped, expected: expected as u64 })
+}
 
 struct Pending {
     seq: u32,
@@ -187,6 +312,7 @@ struct Engine<'a, P: Policy> {
     rule: PriorityRule,
     tasks: Vec<TaskState>,
     sched: Vec<Option<Prio>>,
+    /// Completion time of the job each CPU runs; `Time::MAX` when it runs nothing.
     finish_at: Vec<Time>,
     idle_announced: Vec<bool>,
     /// Next release per task, packed `time << 32 | task` (one integer compare per heap step).
@@ -199,8 +325,7 @@ struct Engine<'a, P: Policy> {
     horizon: Time,
     arrivals: &'a Arrivals,
     exec: &'a ExecTimes,
-    arr_rng: ChaCha8Rng,
-    exec_rng: ChaCha8Rng,
+    draw: Draw,
     /// Quantum, staggered, next tick per CPU (aligned: only entry 0 is used).
     quantum: Option<(Time, bool)>,
     next_tick: Vec<Time>,
@@ -238,18 +363,8 @@ impl<'a, P: Policy> Engine<'a, P> {
         let seq = ts.next_seq;
         ts.next_seq = seq.checked_add(1).ok_or_else(|| ModelError::task_field(i, "period", "more than 2^32 jobs of one task"))?;
         let deadline = t + ts.deadline;
-        let rem = match self.exec {
-            ExecTimes::Wcet => ts.wcet,
-            ExecTimes::UniformFraction { lo, .. } => {
-                let u: f64 = self.exec_rng.random();
-                let f = lo + (1.0 - lo) * u;
-                ((ts.wcet as f64 * f).ceil() as Time).clamp(1, ts.wcet)
-            }
-        };
-        let gap = match self.arrivals {
-            Arrivals::Periodic { .. } => ts.period,
-            Arrivals::Sporadic { max_extra_delay, .. } => ts.period + self.arr_rng.random_range(0..=*max_extra_delay),
-        };
+        let rem = self.draw.exec(self.exec, i, ts.wcet);
+        let gap = self.draw.gap(self.arrivals, ts.period);
         ts.backlog.push_back(Pending { seq, deadline, rem });
         let first = ts.backlog.len() == 1;
         self.releases.push(Reverse(((t + gap) as u128) << 32 | i as u128));
@@ -268,6 +383,7 @@ impl<'a, P: Policy> Engine<'a, P> {
     fn complete(&mut self, t: Time, c: usize, j: Prio) -> Result<(), ModelError> {
         self.emit(t, Event::Complete { cpu: c as u32, job: JobId { task: j.task, job: j.job } })?;
         self.sched[c] = None;
+        self.finish_at[c] = Time::MAX;
         self.mark(c as u32);
         let ts = &mut self.tasks[j.task as usize];
         ts.backlog.pop_front();
@@ -295,6 +411,7 @@ impl<'a, P: Policy> Engine<'a, P> {
                         f.rem = self.finish_at[c] - t;
                     }
                     self.sched[c] = None;
+                    self.finish_at[c] = Time::MAX;
                 }
             }
         }
@@ -382,11 +499,8 @@ impl<'a, P: Policy> Engine<'a, P> {
                     t = r;
                 }
             }
-            for c in 0..m {
-                if self.sched[c].is_some() && self.finish_at[c] < t {
-                    t = self.finish_at[c];
-                }
-            }
+            // finish_at is Time::MAX on CPUs that run nothing: a branch-free scan.
+            t = t.min(self.finish_at.iter().copied().min().unwrap_or(Time::MAX));
             if self.quantum.is_some() {
                 for &nt in &self.next_tick {
                     if nt < h && nt < t {
@@ -402,8 +516,8 @@ impl<'a, P: Policy> Engine<'a, P> {
             }
             // 1. Completions.
             for c in 0..m {
-                if let Some(j) = self.sched[c] {
-                    if self.finish_at[c] == t {
+                if self.finish_at[c] == t {
+                    if let Some(j) = self.sched[c] {
                         self.events += 1;
                         self.complete(t, c, j)?;
                     }
@@ -481,59 +595,11 @@ fn validate_partition(ts: &TaskSet, m: u32, part: &[Vec<usize>]) -> Result<Vec<u
 /// zero quantum, offsets of the wrong length, a fraction outside [0, 1], a zero horizon, or a
 /// simulation that would release more than `cfg.max_jobs` jobs.
 pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimResult, ModelError> {
-    let m = cfg.m;
-    if m == 0 || m > MAX_CPUS {
-        return Err(ModelError::field("m", format!("must be in 1..={MAX_CPUS}, got {m}")));
+    if let Scheduler::Spres(sc) = sched {
+        return crate::spres::simulate_spres(ts, sched, sc, cfg);
     }
-    let n = ts.len();
-    if cfg.horizon_cap == 0 || cfg.horizon_cap > 1 << 60 {
-        return Err(ModelError::field("horizon_cap", "must be in 1..=2^60 ns"));
-    }
-    let offsets: Vec<Time> = match &cfg.arrivals {
-        Arrivals::Periodic { offsets } if offsets.is_empty() => vec![0; n],
-        Arrivals::Periodic { offsets } => {
-            if offsets.len() != n {
-                return Err(ModelError::field("offsets", format!("{} offsets for {n} tasks", offsets.len())));
-            }
-            if let Some(i) = offsets.iter().position(|&o| o > MAX_TIME) {
-                return Err(ModelError::task_field(i, "offset", format!("exceeds {MAX_TIME} ns")));
-            }
-            offsets.clone()
-        }
-        Arrivals::Sporadic { max_extra_delay, .. } => {
-            if *max_extra_delay > MAX_TIME {
-                return Err(ModelError::field("max_extra_delay", format!("exceeds {MAX_TIME} ns")));
-            }
-            vec![0; n]
-        }
-    };
-    if let ExecTimes::UniformFraction { lo, .. } = cfg.exec {
-        if !(0.0..=1.0).contains(&lo) {
-            return Err(ModelError::field("lo", format!("the execution-time fraction must be in [0, 1], got {lo}")));
-        }
-    }
-    let cap = cfg.horizon_cap;
-    let max_off = offsets.iter().copied().max().unwrap_or(0);
-    let (horizon, capped) = match cfg.horizon {
-        Some(0) => return Err(ModelError::field("horizon", "must be at least 1 ns")),
-        Some(h) if h > cap => (cap, Some(format!("the requested horizon {h} ns exceeds the cap of {cap} ns; simulated to the cap"))),
-        Some(h) => (h, None),
-        None => match ts.hyperperiod(cap) {
-            Ok(hp) if hp.saturating_add(max_off) <= cap => (hp + max_off, None),
-            Ok(hp) => (cap, Some(format!("one hyperperiod ({hp} ns) after the largest offset ({max_off} ns) exceeds the cap of {cap} ns; simulated to the cap"))),
-            Err(e) => (cap, Some(format!("{e}; simulated to the cap of {cap} ns"))),
-        },
-    };
-    // Memory bound: jobs released before the horizon.
-    let mut expected: u128 = 0;
-    for (i, t) in ts.iter().enumerate() {
-        if offsets[i] < horizon {
-            expected += ((horizon - offsets[i] - 1) / t.period) as u128 + 1;
-        }
-    }
-    if expected > cfg.max_jobs as u128 {
-        return Err(ModelError::field("horizon", format!("the simulation would release {expected} jobs, above max_jobs = {}; shorten the horizon or raise the bound", cfg.max_jobs)));
-    }
+    let Setup { offsets, horizon, capped, expected } = setup(ts, cfg)?;
+    let (m, n) = (cfg.m, ts.len());
     let mu = m as usize;
     let (rule, quantum, check, cpu_of) = match sched {
         Scheduler::Gedf => (PriorityRule::Edf, None, Check::Global, vec![]),
@@ -545,22 +611,13 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
         }
         Scheduler::Pedf(p) => (PriorityRule::Edf, None, Check::Partitioned, validate_partition(ts, m, p)?),
         Scheduler::Pfp(p, order) => (PriorityRule::fixed(ts, *order), None, Check::Partitioned, validate_partition(ts, m, p)?),
+        Scheduler::Spres(_) => unreachable!("handled above"),
     };
     let next_tick: Vec<Time> = match quantum {
         None => vec![],
         Some((_, false)) => vec![0],
         Some((q, true)) => (0..mu).map(|p| (q as u128 * p as u128 / mu as u128) as Time).collect(),
     };
-    let (arr_seed, exec_seed) = (
-        match cfg.arrivals {
-            Arrivals::Sporadic { seed, .. } => seed,
-            _ => 0,
-        },
-        match cfg.exec {
-            ExecTimes::UniformFraction { seed, .. } => seed,
-            _ => 0,
-        },
-    );
     let mut builder = MetricsBuilder::new(n, m, horizon);
     builder.reserve_jobs(expected as usize);
     let tasks: Vec<TaskState> = ts
@@ -575,7 +632,7 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
                 rule,
                 tasks,
                 sched: vec![None; mu],
-                finish_at: vec![0; mu],
+                finish_at: vec![Time::MAX; mu],
                 idle_announced: vec![true; mu],
                 releases,
                 deadlines: BinaryHeap::new(),
@@ -586,8 +643,7 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
                 horizon,
                 arrivals: &cfg.arrivals,
                 exec: &cfg.exec,
-                arr_rng: ChaCha8Rng::seed_from_u64(arr_seed),
-                exec_rng: ChaCha8Rng::seed_from_u64(exec_seed),
+                draw: Draw::new(cfg),
                 quantum,
                 next_tick,
                 check: if cfg.check_invariants { check } else { Check::None },
@@ -615,5 +671,6 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
             let cpu_of = validate_partition(ts, m, p)?;
             go!(Partitioned::new(mu, cpu_of))
         }
+        Scheduler::Spres(_) => unreachable!("handled above"),
     }
 }

@@ -278,6 +278,7 @@ fn check_trace(ts: &TaskSet, r: &SimResult, cfg: &SimConfig) {
     }
     // The other exports accept every simulated trace.
     assert!(trace.to_job_csv().unwrap().lines().count() as u64 == r.jobs + 1);
+    assert_eq!(trace.to_job_csv().unwrap(), r.to_job_csv());
     assert!(trace.to_sched_trace_bytes().unwrap().len() % 24 == 0);
     serde_json::from_str::<serde_json::Value>(&trace.to_perfetto_json()).unwrap();
     assert!(trace.to_gantt_svg(None).ends_with("</svg>\n"));
@@ -338,4 +339,25 @@ proptest! {
         let p = simulate(&ts, &Scheduler::Pedf(vec![(0..ts.len()).collect()]), &cfg).unwrap();
         prop_assert_eq!(p.per_job, r.per_job);
     }
+}
+
+#[test]
+fn edge_cases_do_not_panic() {
+    let empty = TaskSet::new(vec![]).unwrap();
+    let r = simulate(&empty, &Scheduler::Gedf, &SimConfig::new(3)).unwrap();
+    assert_eq!((r.jobs, r.context_switches), (0, 0));
+    // Many CPUs, few tasks; an overloaded task with sporadic arrivals; a huge period.
+    let ts = TaskSet::from_cdt(&[(7, 3, 5), (1, 1, 1 << 53)]).unwrap();
+    let mut cfg = SimConfig::new(1 << 16);
+    cfg.horizon = Some(1000);
+    cfg.arrivals = Arrivals::Sporadic { max_extra_delay: 1 << 53, seed: 3 };
+    cfg.check_invariants = true;
+    let r = simulate(&ts, &Scheduler::Gedf, &cfg).unwrap();
+    assert_eq!(r.jobs, r.completed + r.pending);
+    let mut cfg = SimConfig::new(2);
+    cfg.horizon = Some(u64::MAX);
+    cfg.max_jobs = 10;
+    assert!(simulate(&ts, &Scheduler::Gedf, &cfg).is_err()); // capped at 1000 s: too many jobs
+    cfg.m = (1 << 16) + 1;
+    assert!(simulate(&ts, &Scheduler::Gedf, &cfg).is_err());
 }

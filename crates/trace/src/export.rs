@@ -37,6 +37,11 @@ fn task_label(meta: &TraceMeta, task: u32) -> String {
     }
 }
 
+/// `"label.job"` as a JSON string literal (escaped).
+fn slice_name(meta: &TraceMeta, job: JobId) -> String {
+    serde_json::to_string(&format!("{}.{}", task_label(meta, job.task), job.job)).unwrap_or_else(|_| "\"?\"".into())
+}
+
 fn get_u64(obj: &Map<String, Value>, key: &str, line: usize) -> Result<u64, ModelError> {
     obj.get(key)
         .and_then(Value::as_u64)
@@ -170,8 +175,8 @@ impl Trace {
                     if let Some((c, s)) = since.remove(&job) {
                         let done = matches!(r.event, Event::Complete { .. });
                         ev.push(format!(
-                            r#"{{"name":"{}.{}","cat":"job","ph":"X","pid":1,"tid":{c},"ts":{},"dur":{},"args":{{"task":{},"job":{},"ends":"{}"}}}}"#,
-                            task_label(&self.meta, job.task).replace('"', "'"), job.job, us(s), us(r.time - s), job.task, job.job,
+                            r#"{{"name":{},"cat":"job","ph":"X","pid":1,"tid":{c},"ts":{},"dur":{},"args":{{"task":{},"job":{},"ends":"{}"}}}}"#,
+                            slice_name(&self.meta, job), us(s), us(r.time - s), job.task, job.job,
                             if done { "complete" } else { "preempt" }
                         ));
                         let _ = cpu;
@@ -198,8 +203,8 @@ impl Trace {
         for (job, (c, s)) in open {
             let end = self.meta.horizon.max(s);
             ev.push(format!(
-                r#"{{"name":"{}.{}","cat":"job","ph":"X","pid":1,"tid":{c},"ts":{},"dur":{},"args":{{"task":{},"job":{},"ends":"horizon"}}}}"#,
-                task_label(&self.meta, job.task).replace('"', "'"), job.job, us(s), us(end - s), job.task, job.job
+                r#"{{"name":{},"cat":"job","ph":"X","pid":1,"tid":{c},"ts":{},"dur":{},"args":{{"task":{},"job":{},"ends":"horizon"}}}}"#,
+                slice_name(&self.meta, job), us(s), us(end - s), job.task, job.job
             ));
         }
         let mut out = String::from("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
@@ -370,9 +375,14 @@ fn xml(s: &str) -> String {
 /// The per-job CSV of [`Trace::to_job_csv`], from metrics already computed. Empty cells mean
 /// "not applicable" (no start, not finished, tardiness unknown).
 pub fn job_csv(m: &Metrics) -> String {
+    job_rows_csv(&m.per_job, m.horizon)
+}
+
+/// The per-job CSV from per-job statistics taken at `horizon`.
+pub fn job_rows_csv(jobs: &[crate::JobStats], horizon: Time) -> String {
     let mut s = String::from("task,job,release,deadline,start,finish,response_time,lateness,tardiness,missed,executed,preemptions,migrations,first_cpu,last_cpu\n");
     let o = |v: Option<u64>| v.map_or(String::new(), |x| x.to_string());
-    for j in &m.per_job {
+    for j in jobs {
         let _ = writeln!(
             s,
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -384,8 +394,8 @@ pub fn job_csv(m: &Metrics) -> String {
             o(j.finish),
             o(j.response_time()),
             j.lateness().map_or(String::new(), |x| x.to_string()),
-            o(j.tardiness(m.horizon)),
-            j.missed(m.horizon) as u8,
+            o(j.tardiness(horizon)),
+            j.missed(horizon) as u8,
             j.executed,
             j.preemptions,
             j.migrations,
@@ -408,7 +418,7 @@ mod tests {
                 m: 2,
                 horizon: 20,
                 tasks: vec![
-                    TaskInfo { name: Some("a\"<b>".into()), wcet: 10, deadline: 10, period: 20 },
+                    TaskInfo { name: Some("a\"<b>\\".into()), wcet: 10, deadline: 10, period: 20 },
                     TaskInfo { name: None, wcet: 3, deadline: 3, period: 15 },
                 ],
             },
@@ -502,5 +512,6 @@ mod tests {
         assert!(s.contains("stroke=\"red\""));
         assert!(s.contains("&quot;&lt;b&gt;"));
         assert!(!s.contains("a\"<b>"));
+        assert!(s.contains("a&quot;&lt;b&gt;\\"));
     }
 }
