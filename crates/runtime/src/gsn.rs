@@ -243,3 +243,88 @@ impl Plugin for GsnEdf {
         Accounting { released: st.book.released().to_vec(), completed: st.book.completed().to_vec(), consistent }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The link-based logic driven without threads: random interleavings of releases,
+    //! preemption notices and completions on m = 3 CPUs, with the G-EDF invariant checked
+    //! against a brute-force oracle after every callback.
+    use super::*;
+    use crate::sync::CpuSignal;
+    use crate::tracer::TraceBuffer;
+    use proptest::prelude::*;
+
+    fn check_invariants(g: &GsnEdf, running: &[Option<Job>]) -> Result<(), String> {
+        let st = g.state.lock_untraced();
+        let m = st.linked.len();
+        // Oracle: the pending jobs are the heads of tasks with released > completed.
+        let mut pending: Vec<Job> = (0..st.linked_on.len()).filter_map(|t| st.book.head(t)).collect();
+        pending.sort();
+        let want: Vec<Job> = pending.iter().take(m).copied().collect();
+        let mut got: Vec<Job> = st.linked.iter().flatten().copied().collect();
+        got.sort();
+        if got != want {
+            return Err(format!("linked {got:?} but the top-{m} pending jobs are {want:?}"));
+        }
+        for c in 0..m {
+            if st.scheduled[c] != running[c] {
+                return Err(format!("cpu {c}: scheduled {:?} but runs {:?}", st.scheduled[c], running[c]));
+            }
+            if let Some(l) = st.linked[c] {
+                if let Some(s) = st.sched_on[l.task as usize] {
+                    if s != c && st.scheduled[s] == Some(l) {
+                        return Err(format!("job {l:?} linked to {c} but still scheduled on {s}"));
+                    }
+                }
+            }
+        }
+        let mut runs: Vec<Job> = running.iter().flatten().copied().collect();
+        runs.sort();
+        if runs.windows(2).any(|w| w[0] == w[1]) {
+            return Err(format!("a job runs twice: {runs:?}"));
+        }
+        drop(st);
+        g.accounting().consistent
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        #[test]
+        fn linking_keeps_the_gedf_invariant(
+            periods in proptest::collection::vec(5u64..40, 2..7),
+            ops in proptest::collection::vec((0u8..3, 0usize..3, 1u64..15), 1..200),
+        ) {
+            let m = 3;
+            let params: Vec<TaskParams> = periods.iter().map(|&p| TaskParams { deadline: p, period: p }).collect();
+            let g = GsnEdf::new(&params, m, false, 0, 1_000_000);
+            let signals: Vec<CpuSignal> = (0..m).map(|_| CpuSignal::new()).collect();
+            let mut tb = TraceBuffer::new(0, 0);
+            let mut running: Vec<Option<Job>> = vec![None; m];
+            let mut now = 0u64;
+            for (op, c, dt) in ops {
+                let mut ctx = Ctx { cpu: c, trace: &mut tb, signals: &signals };
+                match op {
+                    0 => {
+                        now += dt;
+                        if g.next_release(0) <= now && g.try_claim_release(0, g.next_release(0)) {
+                            g.release(&mut ctx, 0, now);
+                        }
+                    }
+                    1 => {
+                        // CPU c notices a request (or is idle) and reschedules.
+                        if signals[c].take().is_some() || running[c].is_none() {
+                            let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
+                            running[c] = g.schedule(&mut ctx, prev);
+                        }
+                    }
+                    _ => {
+                        if let Some(j) = running[c] {
+                            running[c] = g.schedule(&mut ctx, Prev::Completed(j));
+                        }
+                    }
+                }
+                prop_assert_eq!(check_invariants(&g, &running), Ok(()));
+            }
+        }
+    }
+}
