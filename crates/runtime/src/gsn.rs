@@ -229,7 +229,7 @@ impl Plugin for GsnEdf {
                     (Some(x), Some(y)) => y.cmp(x),
                 });
                 if let Some(w) = worst {
-                    if w.map_or(true, |w| b.key() < w) {
+                    if !matches!(w, Some(w) if b.key() >= w) {
                         consistent = Err(format!(
                             "{}: ready job {}:{} outranks a linked job or an idle CPU",
                             self.name(),

@@ -73,7 +73,7 @@ impl Plugin for Pedf {
         });
         self.next_rel[domain].store(st.book.next_due(), Ordering::Release);
         if let Some(top) = st.ready.peek() {
-            if st.scheduled.map_or(true, |s| top.higher_than(&s)) {
+            if !matches!(st.scheduled, Some(s) if !top.higher_than(&s)) {
                 ctx.preempt(domain);
             }
         }

@@ -180,3 +180,43 @@ mod tests {
         assert!(set_fifo(0, 0).unwrap_err().to_string().contains("1..=99"));
     }
 }
+
+#[cfg(test)]
+mod permission_tests {
+    use super::*;
+
+    /// The raw setresuid syscall changes only the calling thread's credentials (glibc's
+    /// wrapper would change the whole process), so a spawned thread can drop root and see
+    /// the unprivileged error message.
+    #[test]
+    fn fifo_without_permission_names_the_capability() {
+        let msg = std::thread::spawn(|| {
+            // SAFETY: setresuid on the calling thread only; no memory is involved.
+            let r = unsafe { libc::syscall(libc::SYS_setresuid, 65534, 65534, 65534) };
+            if r != 0 {
+                return None; // already unprivileged and cannot switch: nothing to compare
+            }
+            set_fifo(0, 10).err().map(|e| e.to_string())
+        })
+        .join()
+        .unwrap();
+        if let Some(m) = msg {
+            assert_eq!(m, "SCHED_FIFO needs root or CAP_SYS_NICE");
+        }
+    }
+
+    #[test]
+    fn fifo_with_permission_works_and_can_be_undone() {
+        std::thread::spawn(|| {
+            if set_fifo(0, 10).is_ok() {
+                // SAFETY: sched_getscheduler has no preconditions.
+                assert_eq!(unsafe { libc::sched_getscheduler(0) }, libc::SCHED_FIFO);
+                set_normal(0);
+                // SAFETY: as above.
+                assert_eq!(unsafe { libc::sched_getscheduler(0) }, libc::SCHED_OTHER);
+            }
+        })
+        .join()
+        .unwrap();
+    }
+}

@@ -134,7 +134,7 @@ impl<T> SpinLock<T> {
             }
             while self.locked.load(Ordering::Relaxed) {
                 spins += 1;
-                if spins % 4096 == 0 {
+                if spins & 4095 == 0 {
                     std::thread::yield_now();
                 } else {
                     std::hint::spin_loop();

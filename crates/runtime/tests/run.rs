@@ -8,6 +8,14 @@ use rtsched_runtime::{run, ExecTime, IdleMode, Mechanism, RunConfig, RunResult};
 
 const MS: u64 = 1_000_000;
 
+/// SCHED_DEADLINE admission is machine-wide: kernel-sd tests run one at a time so that one
+/// test's reservations never make another's admission fail.
+static KERNEL_SD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn kernel_sd_lock() -> std::sync::MutexGuard<'static, ()> {
+    KERNEL_SD.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// A tiny deterministic generator: n tasks with periods in [2, 20] ms and total utilization
 /// about `u` (split unevenly), implicit deadlines.
 fn random_set(seed: u64, n: usize, u: f64) -> TaskSet {
@@ -131,7 +139,18 @@ fn gsn_edf_di_releases_on_the_dedicated_cpu() {
     let rel = rtsched_runtime::tracer::RecKind::JobRelease;
     assert!(r.traces[0].iter().all(|x| x.kind != rel));
     assert!(r.traces[1].iter().any(|x| x.kind == rel));
-    assert!(r.overheads["ipi"].len() > 0, "a remote release must send IPIs");
+    assert!(!r.overheads["ipi"].is_empty(), "a remote release must send IPIs");
+}
+
+#[test]
+fn sched_fifo_runs_are_bounded_and_account_every_job() {
+    let ts = random_set(21, 3, 0.4);
+    let mut cfg = one_cpu(100);
+    cfg.rt_priority = Some(10);
+    match run(&ts, &Mechanism::GsnEdf, &cfg) {
+        Ok(r) => check(&ts, &r),
+        Err(e) => assert!(e.to_string().contains("CAP_SYS_NICE"), "{e}"),
+    }
 }
 
 #[test]
@@ -191,6 +210,7 @@ fn bad_configurations_give_clear_errors() {
 
 #[test]
 fn kernel_sd_runs_the_same_workload() {
+    let _serial = kernel_sd_lock();
     let ts = random_set(4, 3, 0.3);
     let cfg = RunConfig::new(allowed_cpus(), 200 * MS);
     match run(&ts, &Mechanism::KernelSd, &cfg) {
@@ -202,6 +222,7 @@ fn kernel_sd_runs_the_same_workload() {
 
 #[test]
 fn kernel_sd_overload_runs_to_the_end_and_accounts_every_job() {
+    let _serial = kernel_sd_lock();
     // One task with C = T: the reservation runtime is capped at D, so every job overruns
     // its budget (throttled) and the task falls behind; the run must still end and count
     // every release.
@@ -218,6 +239,7 @@ fn kernel_sd_overload_runs_to_the_end_and_accounts_every_job() {
 
 #[test]
 fn kernel_sd_admission_errors_name_the_limit() {
+    let _serial = kernel_sd_lock();
     let m = allowed_cpus().len() as u64;
     // m + 1 tasks of utilization 0.9 exceed m × 0.95.
     let ts = TaskSet::from_ct(&vec![(9 * MS, 10 * MS); m as usize + 1]).unwrap();
