@@ -19,6 +19,7 @@ fn main() {
         c.idle = IdleMode::Sleep;
         c.start_delay_ns = std::env::var("START_MS").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(100) * 1_000_000;
         v.push((Mechanism::Pedf { partition: vec![(0..6).collect()] }, c.clone()));
+        v.push((Mechanism::Pfp { partition: vec![(0..6).collect()], ranks: None }, c.clone()));
         v.push((Mechanism::GsnEdf, c.clone()));
         if all.len() >= 2 {
             let mut d = c.clone();

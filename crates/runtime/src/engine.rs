@@ -52,6 +52,9 @@ pub enum IdleMode {
 pub enum Mechanism {
     /// Partitioned EDF; `partition[c]` = task indices of the `c`-th CPU of the list.
     Pedf { partition: Vec<Vec<usize>> },
+    /// Partitioned fixed priority; `ranks[i]` = task i's priority (smaller = higher), or
+    /// `None` for deadline-monotonic (D, then task index).
+    Pfp { partition: Vec<Vec<usize>>, ranks: Option<Vec<u64>> },
     /// Global EDF, one lock, releases handled by the workers (seed 001 CEm).
     GsnEdf,
     /// GSN-EDF with a dedicated release CPU (`RunConfig::dedicated_cpu`; seed 001 CE1).
@@ -64,6 +67,7 @@ impl Mechanism {
     pub fn name(&self) -> &'static str {
         match self {
             Mechanism::Pedf { .. } => "pedf",
+            Mechanism::Pfp { .. } => "pfp",
             Mechanism::GsnEdf => "gsn-edf",
             Mechanism::GsnEdfDi => "gsn-edf-di",
             Mechanism::KernelSd => "kernel-sd",
@@ -153,8 +157,31 @@ impl RunConfig {
         if let Mechanism::Pedf { partition } = mech {
             validate_partition(partition, ts.len(), self.cpus.len())?;
         }
+        if let Mechanism::Pfp { partition, ranks } = mech {
+            validate_partition(partition, ts.len(), self.cpus.len())?;
+            if let Some(r) = ranks {
+                if r.len() != ts.len() {
+                    return Err(RunError::Config(format!(
+                        "pfp has {} priorities for {} tasks",
+                        r.len(),
+                        ts.len()
+                    )));
+                }
+            }
+        }
         platform::validate_cpus(&self.cpus, self.dedicated_cpu, self.force)
     }
+}
+
+/// Deadline-monotonic ranks: position of each task when sorted by (D, index).
+pub fn deadline_monotonic_ranks(ts: &TaskSet) -> Vec<u64> {
+    let mut order: Vec<usize> = (0..ts.len()).collect();
+    order.sort_by_key(|&i| (ts.tasks()[i].deadline, i));
+    let mut ranks = vec![0; ts.len()];
+    for (r, &i) in order.iter().enumerate() {
+        ranks[i] = r as u64;
+    }
+    ranks
 }
 
 /// Each task on exactly one of `m` CPUs.
@@ -403,6 +430,10 @@ pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult,
     let end = t0 + cfg.duration_ns;
     let plugin: Box<dyn Plugin> = match mech {
         Mechanism::Pedf { partition } => Box::new(Pedf::new(&params, partition, t0, end)),
+        Mechanism::Pfp { partition, ranks } => {
+            let ranks = ranks.clone().unwrap_or_else(|| deadline_monotonic_ranks(ts));
+            Box::new(Pedf::with_ranks(&params, partition, Some(ranks), t0, end))
+        }
         Mechanism::GsnEdf => Box::new(GsnEdf::new(&params, m, false, t0, end)),
         Mechanism::GsnEdfDi => Box::new(GsnEdf::new(&params, m, true, t0, end)),
         Mechanism::KernelSd => unreachable!("handled above"),

@@ -100,6 +100,30 @@ fn pedf_on_two_cpus_keeps_tasks_on_their_cpu() {
 }
 
 #[test]
+fn pfp_never_preempts_the_top_priority_task() {
+    // Task 0 is long with a long period, task 1 short and frequent: under EDF task 1's jobs
+    // preempt task 0's; under P-FP with task 0 on top they never may.
+    let ts = TaskSet::from_ct(&[(5 * MS, 40 * MS), (MS, 4 * MS), (MS / 2, 10 * MS), (MS / 2, 15 * MS)]).unwrap();
+    for ranks in [None, Some(vec![0, 3, 2, 1])] {
+        let top = match &ranks {
+            Some(r) => r.iter().position(|&x| x == 0).unwrap() as u32,
+            None => (0..4).min_by_key(|&i| (ts.tasks()[i].deadline, i)).unwrap() as u32,
+        };
+        let mech = Mechanism::Pfp { partition: vec![(0..4).collect()], ranks };
+        let r = run(&ts, &mech, &one_cpu(150)).unwrap();
+        assert_eq!(r.scheduler, "pfp");
+        check(&ts, &r);
+        let preempt = rtsched_runtime::tracer::RecKind::JobPreempt;
+        assert!(
+            r.traces.iter().flatten().all(|x| !(x.kind == preempt && x.task == top)),
+            "the top-priority task {top} was preempted"
+        );
+    }
+    let e = run(&ts, &Mechanism::Pfp { partition: vec![(0..4).collect()], ranks: Some(vec![0]) }, &one_cpu(10));
+    assert!(e.unwrap_err().to_string().contains("1 priorities for 4 tasks"));
+}
+
+#[test]
 fn gsn_edf_one_cpu_accounts_every_job() {
     for seed in 3..6 {
         let ts = random_set(seed, 5, 0.7);
