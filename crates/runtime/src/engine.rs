@@ -64,6 +64,34 @@ pub enum Mechanism {
 }
 
 impl Mechanism {
+    /// The scheduler names the CLI accepts.
+    pub const NAMES: [&'static str; 5] = ["pedf", "pfp", "gsn-edf", "gsn-edf-di", "kernel-sd"];
+
+    /// Builds a mechanism from its CLI name; `pedf` and `pfp` need a partition (P-FP then
+    /// uses deadline-monotonic priorities), the others refuse one.
+    pub fn parse(name: &str, partition: Option<Vec<Vec<usize>>>) -> Result<Mechanism, RunError> {
+        let m = match (name, partition) {
+            ("pedf", Some(p)) => Mechanism::Pedf { partition: p },
+            ("pfp", Some(p)) => Mechanism::Pfp { partition: p, ranks: None },
+            ("pedf" | "pfp", None) => {
+                return Err(RunError::Config(format!("{name} needs a partition (task indices per CPU)")))
+            }
+            ("gsn-edf", None) => Mechanism::GsnEdf,
+            ("gsn-edf-di", None) => Mechanism::GsnEdfDi,
+            ("kernel-sd", None) => Mechanism::KernelSd,
+            ("gsn-edf" | "gsn-edf-di" | "kernel-sd", Some(_)) => {
+                return Err(RunError::Config(format!("{name} is global and takes no partition")))
+            }
+            _ => {
+                return Err(RunError::Config(format!(
+                    "unknown scheduler {name:?}; known: {}",
+                    Mechanism::NAMES.join(", ")
+                )))
+            }
+        };
+        Ok(m)
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             Mechanism::Pedf { .. } => "pedf",

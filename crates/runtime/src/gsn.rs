@@ -203,6 +203,9 @@ impl Plugin for GsnEdf {
         if let Some(n) = next {
             st.sched_on[n.task as usize] = Some(cpu);
         }
+        // Last, still under the lock: the requests so far (including one this very call may
+        // have made to itself while linking) are answered by `next`.
+        ctx.ack_resched();
         next
     }
 

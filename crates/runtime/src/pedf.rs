@@ -122,6 +122,7 @@ impl Plugin for Pedf {
             }
         }
         st.scheduled = st.ready.pop().map(|e| e.3);
+        ctx.ack_resched();
         st.scheduled
     }
 

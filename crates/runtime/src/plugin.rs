@@ -21,7 +21,9 @@
 //!   the engine), or a job that completed (job completion is handled here, under the
 //!   plugin's lock, as LITMUS^RT's `schedule` calls `job_completion`). Returns the job the
 //!   worker must run next (it becomes `scheduled`). A returned job must not be scheduled on
-//!   any other CPU at the same time; the engine's trace check verifies this.
+//!   any other CPU at the same time; the engine's trace check verifies this. It calls
+//!   [`Ctx::ack_resched`] last, still under the lock that serialises preemption requests
+//!   to this CPU.
 //! * [`Plugin::tick`] — a periodic tick, for quantum-driven plugins; the event-driven ones
 //!   here do not use it and the engine does not call it (no tick overhead exists here).
 //! * Block / wake: the synthetic jobs never self-suspend, so no such callbacks exist yet;
@@ -102,6 +104,18 @@ impl Ctx<'_> {
             let stamp = crate::clock::counter();
             self.trace.record_at(stamp, RecKind::IpiSent, target as u32, 0, 0);
             self.signals[target].send(stamp);
+        }
+    }
+
+    /// Clears this CPU's pending reschedule request (recording `IpiNoticed` for a remote
+    /// one). `schedule` calls it while holding the lock under which requests to this CPU are
+    /// sent: every request made before is answered by the decision being taken, so the
+    /// worker is not sent back to reschedule for a decision it already follows.
+    pub fn ack_resched(&mut self) {
+        if let Some(stamp) = self.signals[self.cpu].take() {
+            if stamp != 0 {
+                self.trace.record(RecKind::IpiNoticed, self.cpu as u32, 0, stamp);
+            }
         }
     }
 

@@ -8,12 +8,13 @@ use rtsched_runtime::{run, ExecTime, IdleMode, Mechanism, RunConfig, RunResult};
 
 const MS: u64 = 1_000_000;
 
-/// SCHED_DEADLINE admission is machine-wide: kernel-sd tests run one at a time so that one
-/// test's reservations never make another's admission fail.
-static KERNEL_SD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// Runs take turns: two runs pinned to the same core would slow each other's jobs (cost is
+/// wall time under the user-space mechanisms), and SCHED_DEADLINE admission is
+/// machine-wide, so one test's reservations could make another's admission fail.
+static RUNS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn kernel_sd_lock() -> std::sync::MutexGuard<'static, ()> {
-    KERNEL_SD.lock().unwrap_or_else(|p| p.into_inner())
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    RUNS.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// A tiny deterministic generator: n tasks with periods in [2, 20] ms and total utilization
@@ -70,6 +71,7 @@ fn one_cpu(ms: u64) -> RunConfig {
 
 #[test]
 fn pedf_accounts_every_job_and_traces_are_well_formed() {
+    let _serial = serial();
     for seed in 0..3 {
         let ts = random_set(seed, 4, 0.6);
         let mut cfg = one_cpu(150);
@@ -82,6 +84,7 @@ fn pedf_accounts_every_job_and_traces_are_well_formed() {
 
 #[test]
 fn pedf_on_two_cpus_keeps_tasks_on_their_cpu() {
+    let _serial = serial();
     let cpus = allowed_cpus();
     if cpus.len() < 2 {
         return;
@@ -101,6 +104,7 @@ fn pedf_on_two_cpus_keeps_tasks_on_their_cpu() {
 
 #[test]
 fn pfp_never_preempts_the_top_priority_task() {
+    let _serial = serial();
     // Task 0 is long with a long period, task 1 short and frequent: under EDF task 1's jobs
     // preempt task 0's; under P-FP with task 0 on top they never may.
     let ts = TaskSet::from_ct(&[(5 * MS, 40 * MS), (MS, 4 * MS), (MS / 2, 10 * MS), (MS / 2, 15 * MS)]).unwrap();
@@ -125,6 +129,7 @@ fn pfp_never_preempts_the_top_priority_task() {
 
 #[test]
 fn gsn_edf_one_cpu_accounts_every_job() {
+    let _serial = serial();
     for seed in 3..6 {
         let ts = random_set(seed, 5, 0.7);
         let mut cfg = one_cpu(150);
@@ -136,6 +141,7 @@ fn gsn_edf_one_cpu_accounts_every_job() {
 
 #[test]
 fn gsn_edf_two_cpus_migrates_without_running_a_job_twice() {
+    let _serial = serial();
     let cpus = allowed_cpus();
     if cpus.len() < 2 {
         return;
@@ -150,6 +156,7 @@ fn gsn_edf_two_cpus_migrates_without_running_a_job_twice() {
 
 #[test]
 fn gsn_edf_di_releases_on_the_dedicated_cpu() {
+    let _serial = serial();
     let cpus = allowed_cpus();
     if cpus.len() < 2 {
         return;
@@ -168,6 +175,7 @@ fn gsn_edf_di_releases_on_the_dedicated_cpu() {
 
 #[test]
 fn sched_fifo_runs_are_bounded_and_account_every_job() {
+    let _serial = serial();
     let ts = random_set(21, 3, 0.4);
     let mut cfg = one_cpu(100);
     cfg.rt_priority = Some(10);
@@ -179,10 +187,20 @@ fn sched_fifo_runs_are_bounded_and_account_every_job() {
 
 #[test]
 fn overload_runs_to_the_end_and_accounts_every_job() {
+    let _serial = serial();
     // U = 1.6 on one CPU: demand exceeds supply, so jobs must miss and pile up.
     let ts = TaskSet::from_ct(&[(4 * MS, 5 * MS), (3 * MS, 8 * MS), (2 * MS, 10 * MS)]).unwrap();
-    for mech in [Mechanism::GsnEdf, Mechanism::Pedf { partition: vec![vec![0, 1, 2]] }] {
-        let r = run(&ts, &mech, &one_cpu(200)).unwrap();
+    let mut cases = vec![
+        (Mechanism::GsnEdf, one_cpu(200)),
+        (Mechanism::Pedf { partition: vec![vec![0, 1, 2]] }, one_cpu(200)),
+    ];
+    if allowed_cpus().len() >= 2 {
+        let mut d = one_cpu(200);
+        d.dedicated_cpu = Some(allowed_cpus()[1]);
+        cases.push((Mechanism::GsnEdfDi, d));
+    }
+    for (mech, cfg) in cases {
+        let r = run(&ts, &mech, &cfg).unwrap();
         check(&ts, &r);
         assert!(r.deadline_misses() > 0, "{}: an overloaded set must miss", r.scheduler);
         assert!(r.accounting.pending > 0);
@@ -196,6 +214,7 @@ fn overload_runs_to_the_end_and_accounts_every_job() {
 
 #[test]
 fn a_tiny_trace_buffer_counts_drops() {
+    let _serial = serial();
     let ts = random_set(1, 3, 0.5);
     let mut cfg = one_cpu(50);
     cfg.trace_capacity = 16;
@@ -207,6 +226,7 @@ fn a_tiny_trace_buffer_counts_drops() {
 
 #[test]
 fn bad_configurations_give_clear_errors() {
+    let _serial = serial();
     let ts = random_set(2, 3, 0.5);
     let c0 = allowed_cpus()[0];
     let err = |m: &Mechanism, cfg: &RunConfig| run(&ts, m, cfg).unwrap_err().to_string();
@@ -227,6 +247,10 @@ fn bad_configurations_give_clear_errors() {
     let mut f = one_cpu(10);
     f.rt_priority = Some(0);
     assert!(err(&Mechanism::GsnEdf, &f).contains("rt_priority"));
+    assert!(Mechanism::parse("gedf", None).unwrap_err().to_string().contains("known: pedf, pfp"));
+    assert!(Mechanism::parse("pedf", None).unwrap_err().to_string().contains("needs a partition"));
+    assert!(Mechanism::parse("gsn-edf", Some(vec![])).unwrap_err().to_string().contains("no partition"));
+    assert_eq!(Mechanism::parse("gsn-edf-di", None).unwrap(), Mechanism::GsnEdfDi);
     let mut u = one_cpu(10);
     u.exec = ExecTime::Uniform { min_fraction: -1.0 };
     assert!(err(&Mechanism::GsnEdf, &u).contains("min_fraction"));
@@ -234,7 +258,7 @@ fn bad_configurations_give_clear_errors() {
 
 #[test]
 fn kernel_sd_runs_the_same_workload() {
-    let _serial = kernel_sd_lock();
+    let _serial = serial();
     let ts = random_set(4, 3, 0.3);
     let cfg = RunConfig::new(allowed_cpus(), 200 * MS);
     match run(&ts, &Mechanism::KernelSd, &cfg) {
@@ -246,7 +270,7 @@ fn kernel_sd_runs_the_same_workload() {
 
 #[test]
 fn kernel_sd_overload_runs_to_the_end_and_accounts_every_job() {
-    let _serial = kernel_sd_lock();
+    let _serial = serial();
     // One task with C = T: the reservation runtime is capped at D, so every job overruns
     // its budget (throttled) and the task falls behind; the run must still end and count
     // every release.
@@ -263,7 +287,7 @@ fn kernel_sd_overload_runs_to_the_end_and_accounts_every_job() {
 
 #[test]
 fn kernel_sd_admission_errors_name_the_limit() {
-    let _serial = kernel_sd_lock();
+    let _serial = serial();
     let m = allowed_cpus().len() as u64;
     // m + 1 tasks of utilization 0.9 exceed m × 0.95.
     let ts = TaskSet::from_ct(&vec![(9 * MS, 10 * MS); m as usize + 1]).unwrap();
