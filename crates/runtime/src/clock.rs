@@ -11,7 +11,10 @@
 /// Nanoseconds on `CLOCK_MONOTONIC`.
 #[inline]
 pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -20,7 +23,10 @@ pub fn monotonic_ns() -> u64 {
 /// Nanoseconds of CPU time consumed by the calling thread (`CLOCK_THREAD_CPUTIME_ID`).
 #[inline]
 pub fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: as above.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -56,7 +62,10 @@ impl ClockPair {
         let a = counter();
         let m = monotonic_ns();
         let b = counter();
-        ClockPair { counter: a + (b.wrapping_sub(a)) / 2, mono_ns: m }
+        ClockPair {
+            counter: a + (b.wrapping_sub(a)) / 2,
+            mono_ns: m,
+        }
     }
 }
 
@@ -74,8 +83,15 @@ impl TscCalibration {
     pub fn from_pairs(a: ClockPair, b: ClockPair) -> TscCalibration {
         let dc = b.counter.saturating_sub(a.counter) as u128;
         let dn = b.mono_ns.saturating_sub(a.mono_ns) as u128;
-        let ns_per_tick_q32 = if !COUNTER_IS_TSC || dc == 0 { 1u128 << 32 } else { (dn << 32) / dc };
-        TscCalibration { base: a, ns_per_tick_q32 }
+        let ns_per_tick_q32 = if !COUNTER_IS_TSC || dc == 0 {
+            1u128 << 32
+        } else {
+            (dn << 32) / dc
+        };
+        TscCalibration {
+            base: a,
+            ns_per_tick_q32,
+        }
     }
 
     /// Calibrates by busy-waiting `window_ns` (used before a run to know the rate early).
@@ -92,10 +108,14 @@ impl TscCalibration {
     pub fn to_ns(&self, c: u64) -> u64 {
         if c >= self.base.counter {
             let d = ((c - self.base.counter) as u128 * self.ns_per_tick_q32) >> 32;
-            self.base.mono_ns.saturating_add(d.min(u64::MAX as u128) as u64)
+            self.base
+                .mono_ns
+                .saturating_add(d.min(u64::MAX as u128) as u64)
         } else {
             let d = ((self.base.counter - c) as u128 * self.ns_per_tick_q32) >> 32;
-            self.base.mono_ns.saturating_sub(d.min(u64::MAX as u128) as u64)
+            self.base
+                .mono_ns
+                .saturating_sub(d.min(u64::MAX as u128) as u64)
         }
     }
 
@@ -121,8 +141,14 @@ mod tests {
 
     #[test]
     fn calibration_maps_its_end_points() {
-        let a = ClockPair { counter: 1_000, mono_ns: 5_000 };
-        let b = ClockPair { counter: 3_000, mono_ns: 6_000 };
+        let a = ClockPair {
+            counter: 1_000,
+            mono_ns: 5_000,
+        };
+        let b = ClockPair {
+            counter: 3_000,
+            mono_ns: 6_000,
+        };
         let c = TscCalibration::from_pairs(a, b);
         if COUNTER_IS_TSC {
             assert_eq!(c.to_ns(1_000), 5_000);

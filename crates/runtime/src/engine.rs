@@ -52,6 +52,12 @@ pub enum IdleMode {
 pub enum Mechanism {
     /// Partitioned EDF; `partition[c]` = task indices of the `c`-th CPU of the list.
     Pedf { partition: Vec<Vec<usize>> },
+    /// Partitioned fixed priority; `ranks[i]` = task i's priority (smaller = higher), or
+    /// `None` for deadline-monotonic (D, then task index).
+    Pfp {
+        partition: Vec<Vec<usize>>,
+        ranks: Option<Vec<u64>>,
+    },
     /// Global EDF, one lock, releases handled by the workers (seed 001 CEm).
     GsnEdf,
     /// GSN-EDF with a dedicated release CPU (`RunConfig::dedicated_cpu`; seed 001 CE1).
@@ -61,9 +67,45 @@ pub enum Mechanism {
 }
 
 impl Mechanism {
+    /// The scheduler names the CLI accepts.
+    pub const NAMES: [&'static str; 5] = ["pedf", "pfp", "gsn-edf", "gsn-edf-di", "kernel-sd"];
+
+    /// Builds a mechanism from its CLI name; `pedf` and `pfp` need a partition (P-FP then
+    /// uses deadline-monotonic priorities), the others refuse one.
+    pub fn parse(name: &str, partition: Option<Vec<Vec<usize>>>) -> Result<Mechanism, RunError> {
+        let m = match (name, partition) {
+            ("pedf", Some(p)) => Mechanism::Pedf { partition: p },
+            ("pfp", Some(p)) => Mechanism::Pfp {
+                partition: p,
+                ranks: None,
+            },
+            ("pedf" | "pfp", None) => {
+                return Err(RunError::Config(format!(
+                    "{name} needs a partition (task indices per CPU)"
+                )))
+            }
+            ("gsn-edf", None) => Mechanism::GsnEdf,
+            ("gsn-edf-di", None) => Mechanism::GsnEdfDi,
+            ("kernel-sd", None) => Mechanism::KernelSd,
+            ("gsn-edf" | "gsn-edf-di" | "kernel-sd", Some(_)) => {
+                return Err(RunError::Config(format!(
+                    "{name} is global and takes no partition"
+                )))
+            }
+            _ => {
+                return Err(RunError::Config(format!(
+                    "unknown scheduler {name:?}; known: {}",
+                    Mechanism::NAMES.join(", ")
+                )))
+            }
+        };
+        Ok(m)
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             Mechanism::Pedf { .. } => "pedf",
+            Mechanism::Pfp { .. } => "pfp",
             Mechanism::GsnEdf => "gsn-edf",
             Mechanism::GsnEdfDi => "gsn-edf-di",
             Mechanism::KernelSd => "kernel-sd",
@@ -134,7 +176,9 @@ impl RunConfig {
         }
         match mech {
             Mechanism::GsnEdfDi if self.dedicated_cpu.is_none() => {
-                return Err(RunError::Config("gsn-edf-di needs a dedicated_cpu for release handling".into()))
+                return Err(RunError::Config(
+                    "gsn-edf-di needs a dedicated_cpu for release handling".into(),
+                ))
             }
             Mechanism::GsnEdfDi | Mechanism::KernelSd => {}
             _ if self.dedicated_cpu.is_some() => {
@@ -147,14 +191,39 @@ impl RunConfig {
         }
         if let Mechanism::KernelSd = mech {
             if self.dedicated_cpu.is_some() {
-                return Err(RunError::Config("kernel-sd does not use a dedicated CPU".into()));
+                return Err(RunError::Config(
+                    "kernel-sd does not use a dedicated CPU".into(),
+                ));
             }
         }
         if let Mechanism::Pedf { partition } = mech {
             validate_partition(partition, ts.len(), self.cpus.len())?;
         }
+        if let Mechanism::Pfp { partition, ranks } = mech {
+            validate_partition(partition, ts.len(), self.cpus.len())?;
+            if let Some(r) = ranks {
+                if r.len() != ts.len() {
+                    return Err(RunError::Config(format!(
+                        "pfp has {} priorities for {} tasks",
+                        r.len(),
+                        ts.len()
+                    )));
+                }
+            }
+        }
         platform::validate_cpus(&self.cpus, self.dedicated_cpu, self.force)
     }
+}
+
+/// Deadline-monotonic ranks: position of each task when sorted by (D, index).
+pub fn deadline_monotonic_ranks(ts: &TaskSet) -> Vec<u64> {
+    let mut order: Vec<usize> = (0..ts.len()).collect();
+    order.sort_by_key(|&i| (ts.tasks()[i].deadline, i));
+    let mut ranks = vec![0; ts.len()];
+    for (r, &i) in order.iter().enumerate() {
+        ranks[i] = r as u64;
+    }
+    ranks
 }
 
 /// Each task on exactly one of `m` CPUs.
@@ -169,10 +238,14 @@ pub fn validate_partition(partition: &[Vec<usize>], n: usize, m: usize) -> Resul
     for (c, tasks) in partition.iter().enumerate() {
         for &t in tasks {
             if t >= n {
-                return Err(RunError::Config(format!("partition CPU {c} names task {t}, but there are {n} tasks")));
+                return Err(RunError::Config(format!(
+                    "partition CPU {c} names task {t}, but there are {n} tasks"
+                )));
             }
             if let Some(c0) = seen[t] {
-                return Err(RunError::Config(format!("task {t} is assigned to CPUs {c0} and {c}")));
+                return Err(RunError::Config(format!(
+                    "task {t} is assigned to CPUs {c0} and {c}"
+                )));
             }
             seen[t] = Some(c);
         }
@@ -223,7 +296,8 @@ impl Shared<'_> {
     fn maybe_release(&self, ctx: &mut Ctx<'_>, domain: usize, now: u64) {
         let due = self.plugin.next_release(domain);
         if due <= now && self.plugin.try_claim_release(domain, due) {
-            ctx.trace.record(RecKind::ReleaseStart, domain as u32, 0, due);
+            ctx.trace
+                .record(RecKind::ReleaseStart, domain as u32, 0, due);
             self.plugin.release(ctx, domain, now);
             ctx.trace.record(RecKind::ReleaseEnd, domain as u32, 0, 0);
         }
@@ -244,14 +318,27 @@ fn setup_thread(sh: &Shared<'_>, idx: usize, cpu: usize, prio: Option<i32>) {
 }
 
 fn sleep_until(t: u64) {
-    let ts = libc::timespec { tv_sec: (t / 1_000_000_000) as _, tv_nsec: (t % 1_000_000_000) as _ };
+    let ts = libc::timespec {
+        tv_sec: (t / 1_000_000_000) as _,
+        tv_nsec: (t % 1_000_000_000) as _,
+    };
     // SAFETY: `ts` is valid for the call; a null remainder is allowed with TIMER_ABSTIME.
     unsafe {
-        libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut());
+        libc::clock_nanosleep(
+            libc::CLOCK_MONOTONIC,
+            libc::TIMER_ABSTIME,
+            &ts,
+            std::ptr::null_mut(),
+        );
     }
 }
 
-fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier) -> (TraceBuffer, u64) {
+fn worker(
+    sh: &Shared<'_>,
+    idx: usize,
+    mut trace: TraceBuffer,
+    barrier: &Barrier,
+) -> (TraceBuffer, u64) {
     setup_thread(sh, idx, sh.cfg.cpus[idx], sh.cfg.rt_priority);
     barrier.wait();
     let mut max_gap = 0u64;
@@ -262,7 +349,11 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
     let plugin = sh.plugin;
     let dom = plugin.release_domain(idx);
     let sig = &sh.signals[idx];
-    let mut ctx = Ctx { cpu: idx, trace: &mut trace, signals: &sh.signals };
+    let mut ctx = Ctx {
+        cpu: idx,
+        trace: &mut trace,
+        signals: &sh.signals,
+    };
     let mut prev = Prev::Idle;
     'outer: loop {
         let now = clock::monotonic_ns();
@@ -289,7 +380,10 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
         let ex = &sh.exec[job.task as usize];
         let fresh = ex.seq.load(Ordering::Acquire) != job.seq;
         let mut remaining = if fresh {
-            let c = sh.cfg.exec.cost(sh.cfg.seed, job.task, job.seq, sh.wcet[job.task as usize]);
+            let c = sh
+                .cfg
+                .exec
+                .cost(sh.cfg.seed, job.task, job.seq, sh.wcet[job.task as usize]);
             ex.remaining.store(c, Ordering::Relaxed);
             ex.seq.store(job.seq, Ordering::Release);
             c
@@ -297,7 +391,11 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
             ex.remaining.load(Ordering::Acquire)
         };
         ctx.trace.record(RecKind::CxsEnd, job.task, job.seq, 0);
-        let kind = if fresh { RecKind::JobStart } else { RecKind::JobResume };
+        let kind = if fresh {
+            RecKind::JobStart
+        } else {
+            RecKind::JobResume
+        };
         ctx.trace.record(kind, job.task, job.seq, remaining);
         loop {
             let (used, why, gap) = body::spin(remaining, &ex.wss, |now| {
@@ -320,7 +418,8 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
                 sh.maybe_release(&mut ctx, d, now);
             }
             if sig.is_set() {
-                ctx.trace.record(RecKind::JobPreempt, job.task, job.seq, remaining);
+                ctx.trace
+                    .record(RecKind::JobPreempt, job.task, job.seq, remaining);
                 prev = Prev::Preempted(job);
                 break;
             }
@@ -357,7 +456,13 @@ fn idle(sh: &Shared<'_>, sig: &CpuSignal, dom: Option<usize>) {
 
 /// The dedicated release thread (GSN-EDF-DI): sleeps (or spins) until the next due release
 /// and runs the handlers; index `m` in traces.
-fn releaser(sh: &Shared<'_>, idx: usize, cpu: usize, mut trace: TraceBuffer, barrier: &Barrier) -> TraceBuffer {
+fn releaser(
+    sh: &Shared<'_>,
+    idx: usize,
+    cpu: usize,
+    mut trace: TraceBuffer,
+    barrier: &Barrier,
+) -> TraceBuffer {
     setup_thread(sh, idx, cpu, sh.cfg.rt_priority);
     barrier.wait();
     if sh.abort.load(Ordering::SeqCst) {
@@ -365,7 +470,11 @@ fn releaser(sh: &Shared<'_>, idx: usize, cpu: usize, mut trace: TraceBuffer, bar
     }
     sleep_until(sh.t0);
     let plugin = sh.plugin;
-    let mut ctx = Ctx { cpu: idx, trace: &mut trace, signals: &sh.signals };
+    let mut ctx = Ctx {
+        cpu: idx,
+        trace: &mut trace,
+        signals: &sh.signals,
+    };
     loop {
         let now = clock::monotonic_ns();
         if sh.stopped(now) {
@@ -396,13 +505,24 @@ pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult,
         return crate::kernel_sd::run(ts, cfg);
     }
     let m = cfg.cpus.len();
-    let params: Vec<TaskParams> =
-        ts.iter().map(|t| TaskParams { deadline: t.deadline, period: t.period }).collect();
+    let params: Vec<TaskParams> = ts
+        .iter()
+        .map(|t| TaskParams {
+            deadline: t.deadline,
+            period: t.period,
+        })
+        .collect();
     let cal_a = ClockPair::now();
     let t0 = clock::monotonic_ns() + cfg.start_delay_ns;
     let end = t0 + cfg.duration_ns;
     let plugin: Box<dyn Plugin> = match mech {
         Mechanism::Pedf { partition } => Box::new(Pedf::new(&params, partition, t0, end)),
+        Mechanism::Pfp { partition, ranks } => {
+            let ranks = ranks
+                .clone()
+                .unwrap_or_else(|| deadline_monotonic_ranks(ts));
+            Box::new(Pedf::with_ranks(&params, partition, Some(ranks), t0, end))
+        }
         Mechanism::GsnEdf => Box::new(GsnEdf::new(&params, m, false, t0, end)),
         Mechanism::GsnEdfDi => Box::new(GsnEdf::new(&params, m, true, t0, end)),
         Mechanism::KernelSd => unreachable!("handled above"),
@@ -469,7 +589,12 @@ pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult,
         }
         (traces, max_gap)
     });
-    if let Some(e) = sh.setup_error.lock().unwrap_or_else(|p| p.into_inner()).take() {
+    if let Some(e) = sh
+        .setup_error
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
+    {
         return Err(e);
     }
     if watchdog_fired {
@@ -483,10 +608,15 @@ pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult,
     let mut traces = traces;
     let mut drain = TraceBuffer::new(crate::tracer::RELEASE_CPU - 1, 4 * ts.len() + 16);
     {
-        let mut ctx = Ctx { cpu: m, trace: &mut drain, signals: &sh.signals };
+        let mut ctx = Ctx {
+            cpu: m,
+            trace: &mut drain,
+            signals: &sh.signals,
+        };
         for d in 0..plugin.release_domains() {
             if plugin.next_release(d) < end {
-                ctx.trace.record(RecKind::ReleaseStart, d as u32, 0, plugin.next_release(d));
+                ctx.trace
+                    .record(RecKind::ReleaseStart, d as u32, 0, plugin.next_release(d));
                 plugin.release(&mut ctx, d, end - 1);
                 ctx.trace.record(RecKind::ReleaseEnd, d as u32, 0, 0);
             }
@@ -497,7 +627,16 @@ pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult,
     }
     let cal = TscCalibration::from_pairs(cal_a, ClockPair::now());
     let acc = plugin.accounting();
-    Ok(RunResult::build(ts, mech.name(), cfg, t0, &cal, traces, acc, max_gap))
+    Ok(RunResult::build(
+        ts,
+        mech.name(),
+        cfg,
+        t0,
+        &cal,
+        traces,
+        acc,
+        max_gap,
+    ))
 }
 
 /// Ends a run that overstays: one second after the end it sets the abort flag and demotes

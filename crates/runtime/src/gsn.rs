@@ -153,7 +153,9 @@ impl Plugin for GsnEdf {
         self.next_rel.load(Ordering::Acquire)
     }
     fn try_claim_release(&self, _domain: usize, due: u64) -> bool {
-        self.next_rel.compare_exchange(due, u64::MAX, Ordering::AcqRel, Ordering::Relaxed).is_ok()
+        self.next_rel
+            .compare_exchange(due, u64::MAX, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
     }
 
     fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
@@ -203,6 +205,9 @@ impl Plugin for GsnEdf {
         if let Some(n) = next {
             st.sched_on[n.task as usize] = Some(cpu);
         }
+        // Last, still under the lock: the requests so far (including one this very call may
+        // have made to itself while linking) are answered by `next`.
+        ctx.ack_resched();
         next
     }
 
@@ -213,7 +218,9 @@ impl Plugin for GsnEdf {
         let mut consistent = Ok(());
         for t in 0..n {
             if let Some(h) = st.book.head(t) {
-                let found = keys.contains(&h) || st.linked.contains(&Some(h)) || st.scheduled.contains(&Some(h));
+                let found = keys.contains(&h)
+                    || st.linked.contains(&Some(h))
+                    || st.scheduled.contains(&Some(h));
                 if !found && consistent.is_ok() {
                     consistent = Err(format!("{}: job {}:{} is lost", self.name(), h.task, h.seq));
                 }
@@ -223,13 +230,17 @@ impl Plugin for GsnEdf {
         if consistent.is_ok() {
             let best_ready = keys.iter().filter(|j| !st.book.is_done(j)).min().copied();
             if let Some(b) = best_ready {
-                let worst = st.linked.iter().map(|l| l.map(|j| j.key())).min_by(|a, b| match (a, b) {
-                    (None, _) => std::cmp::Ordering::Less,
-                    (_, None) => std::cmp::Ordering::Greater,
-                    (Some(x), Some(y)) => y.cmp(x),
-                });
+                let worst =
+                    st.linked
+                        .iter()
+                        .map(|l| l.map(|j| j.key()))
+                        .min_by(|a, b| match (a, b) {
+                            (None, _) => std::cmp::Ordering::Less,
+                            (_, None) => std::cmp::Ordering::Greater,
+                            (Some(x), Some(y)) => y.cmp(x),
+                        });
                 if let Some(w) = worst {
-                    if w.map_or(true, |w| b.key() < w) {
+                    if !matches!(w, Some(w) if b.key() >= w) {
                         consistent = Err(format!(
                             "{}: ready job {}:{} outranks a linked job or an idle CPU",
                             self.name(),
@@ -240,6 +251,104 @@ impl Plugin for GsnEdf {
                 }
             }
         }
-        Accounting { released: st.book.released().to_vec(), completed: st.book.completed().to_vec(), consistent }
+        Accounting {
+            released: st.book.released().to_vec(),
+            completed: st.book.completed().to_vec(),
+            consistent,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The link-based logic driven without threads: random interleavings of releases,
+    //! preemption notices and completions on m = 3 CPUs, with the G-EDF invariant checked
+    //! against a brute-force oracle after every callback.
+    use super::*;
+    use crate::sync::CpuSignal;
+    use crate::tracer::TraceBuffer;
+    use proptest::prelude::*;
+
+    fn check_invariants(g: &GsnEdf, running: &[Option<Job>]) -> Result<(), String> {
+        let st = g.state.lock_untraced();
+        let m = st.linked.len();
+        // Oracle: the pending jobs are the heads of tasks with released > completed.
+        let mut pending: Vec<Job> = (0..st.linked_on.len())
+            .filter_map(|t| st.book.head(t))
+            .collect();
+        pending.sort();
+        let want: Vec<Job> = pending.iter().take(m).copied().collect();
+        let mut got: Vec<Job> = st.linked.iter().flatten().copied().collect();
+        got.sort();
+        if got != want {
+            return Err(format!(
+                "linked {got:?} but the top-{m} pending jobs are {want:?}"
+            ));
+        }
+        for (c, run) in running.iter().enumerate().take(m) {
+            if st.scheduled[c] != *run {
+                return Err(format!(
+                    "cpu {c}: scheduled {:?} but runs {run:?}",
+                    st.scheduled[c]
+                ));
+            }
+            if let Some(l) = st.linked[c] {
+                if let Some(s) = st.sched_on[l.task as usize] {
+                    if s != c && st.scheduled[s] == Some(l) {
+                        return Err(format!(
+                            "job {l:?} linked to {c} but still scheduled on {s}"
+                        ));
+                    }
+                }
+            }
+        }
+        let mut runs: Vec<Job> = running.iter().flatten().copied().collect();
+        runs.sort();
+        if runs.windows(2).any(|w| w[0] == w[1]) {
+            return Err(format!("a job runs twice: {runs:?}"));
+        }
+        drop(st);
+        g.accounting().consistent
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        #[test]
+        fn linking_keeps_the_gedf_invariant(
+            periods in proptest::collection::vec(5u64..40, 2..7),
+            ops in proptest::collection::vec((0u8..3, 0usize..3, 1u64..15), 1..200),
+        ) {
+            let m = 3;
+            let params: Vec<TaskParams> = periods.iter().map(|&p| TaskParams { deadline: p, period: p }).collect();
+            let g = GsnEdf::new(&params, m, false, 0, 1_000_000);
+            let signals: Vec<CpuSignal> = (0..m).map(|_| CpuSignal::new()).collect();
+            let mut tb = TraceBuffer::new(0, 0);
+            let mut running: Vec<Option<Job>> = vec![None; m];
+            let mut now = 0u64;
+            for (op, c, dt) in ops {
+                let mut ctx = Ctx { cpu: c, trace: &mut tb, signals: &signals };
+                match op {
+                    0 => {
+                        now += dt;
+                        if g.next_release(0) <= now && g.try_claim_release(0, g.next_release(0)) {
+                            g.release(&mut ctx, 0, now);
+                        }
+                    }
+                    1 => {
+                        // CPU c notices a request (or is idle) and reschedules.
+                        if signals[c].take().is_some() || running[c].is_none() {
+                            let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
+                            running[c] = g.schedule(&mut ctx, prev);
+                        }
+                    }
+                    _ => {
+                        if let Some(j) = running[c] {
+                            running[c] = g.schedule(&mut ctx, Prev::Completed(j));
+                        }
+                    }
+                }
+                prop_assert_eq!(check_invariants(&g, &running), Ok(()));
+            }
+        }
     }
 }

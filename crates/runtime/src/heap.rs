@@ -28,7 +28,12 @@ pub struct BinomialHeap<K> {
 
 impl<K: Ord + Copy> BinomialHeap<K> {
     pub fn with_capacity(cap: usize) -> Self {
-        BinomialHeap { nodes: Vec::with_capacity(cap), free: Vec::with_capacity(cap), head: NIL, len: 0 }
+        BinomialHeap {
+            nodes: Vec::with_capacity(cap),
+            free: Vec::with_capacity(cap),
+            head: NIL,
+            len: 0,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -40,7 +45,12 @@ impl<K: Ord + Copy> BinomialHeap<K> {
     }
 
     fn alloc(&mut self, key: K) -> u32 {
-        let n = Node { key, child: NIL, sibling: NIL, degree: 0 };
+        let n = Node {
+            key,
+            child: NIL,
+            sibling: NIL,
+            degree: 0,
+        };
         if let Some(i) = self.free.pop() {
             self.nodes[i as usize] = n;
             i
@@ -55,7 +65,8 @@ impl<K: Ord + Copy> BinomialHeap<K> {
         let mut head = NIL;
         let mut tail = NIL;
         while a != NIL || b != NIL {
-            let take_a = b == NIL || (a != NIL && self.nodes[a as usize].degree <= self.nodes[b as usize].degree);
+            let take_a = b == NIL
+                || (a != NIL && self.nodes[a as usize].degree <= self.nodes[b as usize].degree);
             let x = if take_a {
                 let x = a;
                 a = self.nodes[a as usize].sibling;
@@ -97,7 +108,9 @@ impl<K: Ord + Copy> BinomialHeap<K> {
         while next != NIL {
             let dx = self.nodes[x as usize].degree;
             let nn = self.nodes[next as usize].sibling;
-            if dx != self.nodes[next as usize].degree || (nn != NIL && self.nodes[nn as usize].degree == dx) {
+            if dx != self.nodes[next as usize].degree
+                || (nn != NIL && self.nodes[nn as usize].degree == dx)
+            {
                 prev = x;
                 x = next;
             } else if self.nodes[x as usize].key <= self.nodes[next as usize].key {
@@ -194,7 +207,11 @@ pub struct CpuHeap<P> {
 impl<P: Ord + Copy> CpuHeap<P> {
     /// All `m` CPUs idle.
     pub fn new(m: usize) -> Self {
-        CpuHeap { heap: (0..m).collect(), pos: (0..m).collect(), key: vec![None; m] }
+        CpuHeap {
+            heap: (0..m).collect(),
+            pos: (0..m).collect(),
+            key: vec![None; m],
+        }
     }
 
     /// True if CPU `a` should be nearer the top than `b` (lower priority).
@@ -258,8 +275,8 @@ impl<P: Ord + Copy> CpuHeap<P> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use std::collections::BinaryHeap;
     use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
 
     proptest! {
         /// Oracle: std's BinaryHeap under the same random push/pop sequence.
@@ -288,7 +305,7 @@ mod tests {
                 keys[c] = k;
                 let best = (0..6).min_by(|&a, &b| {
                     // lowest priority first: None, then larger key; ties by index
-                    let ka = keys[a].map(|x| Reverse(x)); let kb = keys[b].map(|x| Reverse(x));
+                    let ka = keys[a].map(Reverse); let kb = keys[b].map(Reverse);
                     ka.cmp(&kb).then(a.cmp(&b))
                 }).unwrap();
                 prop_assert_eq!(h.lowest(), best);

@@ -45,7 +45,10 @@ struct SchedAttr {
 /// The kernel's real-time bandwidth limit, read from /proc (runtime_us, period_us).
 pub fn rt_bandwidth_limit() -> Option<(i64, i64)> {
     let rd = |p: &str| std::fs::read_to_string(p).ok()?.trim().parse::<i64>().ok();
-    Some((rd("/proc/sys/kernel/sched_rt_runtime_us")?, rd("/proc/sys/kernel/sched_rt_period_us")?))
+    Some((
+        rd("/proc/sys/kernel/sched_rt_runtime_us")?,
+        rd("/proc/sys/kernel/sched_rt_period_us")?,
+    ))
 }
 
 /// The reservation used for a task (ns): (runtime, deadline, period).
@@ -105,10 +108,18 @@ fn set_deadline(runtime: u64, deadline: u64, period: u64) -> Result<(), std::io:
 }
 
 fn sleep_until(t: u64) {
-    let ts = libc::timespec { tv_sec: (t / 1_000_000_000) as _, tv_nsec: (t % 1_000_000_000) as _ };
+    let ts = libc::timespec {
+        tv_sec: (t / 1_000_000_000) as _,
+        tv_nsec: (t % 1_000_000_000) as _,
+    };
     // SAFETY: `ts` is valid for the call; a null remainder is allowed with TIMER_ABSTIME.
     unsafe {
-        libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut());
+        libc::clock_nanosleep(
+            libc::CLOCK_MONOTONIC,
+            libc::TIMER_ABSTIME,
+            &ts,
+            std::ptr::null_mut(),
+        );
     }
 }
 
@@ -197,7 +208,13 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
                         if !finished {
                             break;
                         }
-                        tb.record_on(idx_of(platform::current_cpu()), RecKind::JobComplete, i as u32, k, 0);
+                        tb.record_on(
+                            idx_of(platform::current_cpu()),
+                            RecKind::JobComplete,
+                            i as u32,
+                            k,
+                            0,
+                        );
                         completed += 1;
                         k += 1;
                     }
@@ -209,7 +226,13 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
                         if due >= end {
                             break;
                         }
-                        tb.record_on(RELEASE_CPU - 1, RecKind::JobRelease, i as u32, released, due);
+                        tb.record_on(
+                            RELEASE_CPU - 1,
+                            RecKind::JobRelease,
+                            i as u32,
+                            released,
+                            due,
+                        );
                         released += 1;
                     }
                     (tb, released, completed)
@@ -224,7 +247,11 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
     if results.len() != n {
         return Err(RunError::Failed("a SCHED_DEADLINE thread panicked".into()));
     }
-    let mut acc = Accounting { released: vec![0; n], completed: vec![0; n], consistent: Ok(()) };
+    let mut acc = Accounting {
+        released: vec![0; n],
+        completed: vec![0; n],
+        consistent: Ok(()),
+    };
     let mut traces = Vec::with_capacity(n);
     for (i, (tb, r, c)) in results.into_iter().enumerate() {
         acc.released[i] = r;
@@ -232,5 +259,14 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
         traces.push(tb);
     }
     let cal = TscCalibration::from_pairs(cal_a, ClockPair::now());
-    Ok(RunResult::build(ts, "kernel-sd", cfg, t0, &cal, traces, acc, 0))
+    Ok(RunResult::build(
+        ts,
+        "kernel-sd",
+        cfg,
+        t0,
+        &cal,
+        traces,
+        acc,
+        0,
+    ))
 }

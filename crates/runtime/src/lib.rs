@@ -8,6 +8,17 @@
 //! Schedulers", RTSS 2009 (seed 001: §2 overheads, §3 release queue / processor mapping /
 //! ready queue, CEm and CE1).
 //!
+//! ```no_run
+//! use rtsched_model::TaskSet;
+//! use rtsched_runtime::{run, Mechanism, RunConfig};
+//! // Two tasks (C, T) in ns, 0.5 s under GSN-EDF on CPUs 0 and 1.
+//! let ts = TaskSet::from_ct(&[(1_000_000, 10_000_000), (2_000_000, 20_000_000)]).unwrap();
+//! let r = run(&ts, &Mechanism::GsnEdf, &RunConfig::new(vec![0, 1], 500_000_000)).unwrap();
+//! assert_eq!(r.accounting.error, None);
+//! r.check_trace().unwrap();
+//! println!("{}", r.summary_json());
+//! ```
+//!
 //! Assumptions: sporadic tasks released periodically (the densest legal pattern) with
 //! implicit, constrained or arbitrary deadlines; jobs of one task run in order (a tardy job
 //! delays its successor, which waits; no job is dropped); jobs never self-suspend.

@@ -21,8 +21,10 @@
 //!   the engine), or a job that completed (job completion is handled here, under the
 //!   plugin's lock, as LITMUS^RT's `schedule` calls `job_completion`). Returns the job the
 //!   worker must run next (it becomes `scheduled`). A returned job must not be scheduled on
-//!   any other CPU at the same time; the engine's trace check verifies this.
-//! * [`Plugin::tick`] — a periodic tick, for quantum-driven plugins; the event-driven ones
+//!   any other CPU at the same time; the engine's trace check verifies this. It calls
+//!   [`Ctx::ack_resched`] last, still under the lock that serialises preemption requests
+//!   to this CPU.
+//! * `tick` — a periodic tick, for quantum-driven plugins; the event-driven ones
 //!   here do not use it and the engine does not call it (no tick overhead exists here).
 //! * Block / wake: the synthetic jobs never self-suspend, so no such callbacks exist yet;
 //!   a suspension-based workload (locks, RTWS joins) adds `task_block(job)` /
@@ -36,8 +38,8 @@
 use crate::sync::CpuSignal;
 use crate::tracer::{RecKind, TraceBuffer};
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// A job: task index, 0-based sequence number, absolute due release time and deadline
 /// (monotonic ns). Jobs are ordered by EDF priority: earlier deadline first, ties by lower
@@ -100,14 +102,29 @@ impl Ctx<'_> {
             self.signals[target].set_local();
         } else {
             let stamp = crate::clock::counter();
-            self.trace.record_at(stamp, RecKind::IpiSent, target as u32, 0, 0);
+            self.trace
+                .record_at(stamp, RecKind::IpiSent, target as u32, 0, 0);
             self.signals[target].send(stamp);
+        }
+    }
+
+    /// Clears this CPU's pending reschedule request (recording `IpiNoticed` for a remote
+    /// one). `schedule` calls it while holding the lock under which requests to this CPU are
+    /// sent: every request made before is answered by the decision being taken, so the
+    /// worker is not sent back to reschedule for a decision it already follows.
+    pub fn ack_resched(&mut self) {
+        if let Some(stamp) = self.signals[self.cpu].take() {
+            if stamp != 0 {
+                self.trace
+                    .record(RecKind::IpiNoticed, self.cpu as u32, 0, stamp);
+            }
         }
     }
 
     /// Records a job's release (`arg` = its due time).
     pub fn record_release(&mut self, j: &Job) {
-        self.trace.record(RecKind::JobRelease, j.task, j.seq, j.release);
+        self.trace
+            .record(RecKind::JobRelease, j.task, j.seq, j.release);
     }
 }
 
@@ -193,7 +210,12 @@ impl TaskBook {
     fn job(&self, task: u32, seq: u32) -> Job {
         let p = self.params[task as usize];
         let release = self.t0 + seq as u64 * p.period;
-        Job { task, seq, release, deadline: release + p.deadline }
+        Job {
+            task,
+            seq,
+            release,
+            deadline: release + p.deadline,
+        }
     }
 
     /// Releases every job due by `now`; calls `f(job, ready)` for each in due order, where
@@ -230,7 +252,8 @@ impl TaskBook {
 
     /// The task's oldest incomplete released job, if any.
     pub fn head(&self, task: usize) -> Option<Job> {
-        (self.released[task] > self.completed[task]).then(|| self.job(task as u32, self.completed[task]))
+        (self.released[task] > self.completed[task])
+            .then(|| self.job(task as u32, self.completed[task]))
     }
 
     /// Whether `job` is already complete (a stale ready-queue entry).
@@ -252,16 +275,38 @@ mod tests {
 
     #[test]
     fn backlogged_jobs_wait_for_their_predecessor() {
-        let p = [TaskParams { deadline: 10, period: 10 }, TaskParams { deadline: 5, period: 20 }];
+        let p = [
+            TaskParams {
+                deadline: 10,
+                period: 10,
+            },
+            TaskParams {
+                deadline: 5,
+                period: 20,
+            },
+        ];
         let mut b = TaskBook::new(&p, &[0, 1], 100, 150);
         let mut got = vec![];
-        b.release_due(125, |j, r| got.push((j.task, j.seq, j.release, j.deadline, r)));
+        b.release_due(125, |j, r| {
+            got.push((j.task, j.seq, j.release, j.deadline, r))
+        });
         assert_eq!(
             got,
-            vec![(0, 0, 100, 110, true), (1, 0, 100, 105, true), (0, 1, 110, 120, false), (0, 2, 120, 130, false), (1, 1, 120, 125, false)]
+            vec![
+                (0, 0, 100, 110, true),
+                (1, 0, 100, 105, true),
+                (0, 1, 110, 120, false),
+                (0, 2, 120, 130, false),
+                (1, 1, 120, 125, false)
+            ]
         );
         assert_eq!(b.next_due(), 130);
-        let j0 = Job { task: 0, seq: 0, release: 100, deadline: 110 };
+        let j0 = Job {
+            task: 0,
+            seq: 0,
+            release: 100,
+            deadline: 110,
+        };
         assert_eq!(b.complete(&j0).map(|j| j.seq), Some(1));
         assert_eq!(b.head(0).map(|j| j.seq), Some(1));
         assert!(b.is_done(&j0));

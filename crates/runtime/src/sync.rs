@@ -35,7 +35,9 @@ impl CpuSignal {
     /// A remote CPU asks this one to reschedule ("sends an IPI"); `stamp` is the sender's
     /// trace counter value (non-zero).
     pub fn send(&self, stamp: u64) {
-        let _ = self.sent.compare_exchange(0, stamp.max(1), Ordering::Relaxed, Ordering::Relaxed);
+        let _ = self
+            .sent
+            .compare_exchange(0, stamp.max(1), Ordering::Relaxed, Ordering::Relaxed);
         self.flag.store(1, Ordering::SeqCst);
         if self.sleeping.load(Ordering::SeqCst) != 0 {
             futex_wake(&self.flag);
@@ -74,7 +76,10 @@ impl CpuSignal {
 }
 
 fn futex_wait(word: &AtomicU32, expected: u32, timeout_ns: u64) {
-    let ts = libc::timespec { tv_sec: (timeout_ns / 1_000_000_000) as _, tv_nsec: (timeout_ns % 1_000_000_000) as _ };
+    let ts = libc::timespec {
+        tv_sec: (timeout_ns / 1_000_000_000) as _,
+        tv_nsec: (timeout_ns % 1_000_000_000) as _,
+    };
     // SAFETY: `word` is a live, aligned u32 for the call; `ts` outlives the call; the other
     // pointer arguments are unused by FUTEX_WAIT.
     unsafe {
@@ -93,7 +98,12 @@ fn futex_wait(word: &AtomicU32, expected: u32, timeout_ns: u64) {
 fn futex_wake(word: &AtomicU32) {
     // SAFETY: `word` is a live, aligned u32; FUTEX_WAKE reads no other pointer.
     unsafe {
-        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, i32::MAX);
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+            i32::MAX,
+        );
     }
 }
 
@@ -114,7 +124,11 @@ unsafe impl<T: Send> Send for SpinLock<T> {}
 
 impl<T> SpinLock<T> {
     pub fn new(id: u32, data: T) -> SpinLock<T> {
-        SpinLock { locked: CachePadded::new(AtomicBool::new(false)), id, data: UnsafeCell::new(data) }
+        SpinLock {
+            locked: CachePadded::new(AtomicBool::new(false)),
+            id,
+            data: UnsafeCell::new(data),
+        }
     }
 
     /// Acquires, recording the wait in `trace`.
@@ -134,7 +148,7 @@ impl<T> SpinLock<T> {
             }
             while self.locked.load(Ordering::Relaxed) {
                 spins += 1;
-                if spins % 4096 == 0 {
+                if spins & 4095 == 0 {
                     std::thread::yield_now();
                 } else {
                     std::hint::spin_loop();
@@ -192,7 +206,10 @@ mod tests {
             })
             .collect();
         for h in hs {
-            assert!(h.join().unwrap() > 0, "lock waits must be recorded (and drops counted)");
+            assert!(
+                h.join().unwrap() > 0,
+                "lock waits must be recorded (and drops counted)"
+            );
         }
         assert_eq!(*l.lock_untraced(), 60_000);
     }
