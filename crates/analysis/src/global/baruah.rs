@@ -47,23 +47,37 @@ use rtsched_model::exact::{self, int, ratio, Interval, Rational};
 use super::{divmod, System};
 use crate::{Limits, Verdict};
 
+/// Per-set parts of the horizon: enclosures of `U` and `sum_i u_i (T_i - D_i)`.
+struct HorizonData {
+    u_iv: Interval,
+    carry_iv: Interval,
+}
+
+impl HorizonData {
+    fn new(sys: &System) -> HorizonData {
+        let mut u_iv = Interval::point(0.0);
+        let mut carry_iv = Interval::point(0.0);
+        for i in 0..sys.n() {
+            let ui = Interval::ratio(sys.c[i] as u128, sys.t[i] as u128);
+            u_iv = u_iv.add(ui);
+            if sys.t[i] != sys.d[i] {
+                carry_iv = carry_iv.add(ui.mul(Interval::int((sys.t[i] - sys.d[i]) as u128)));
+            }
+        }
+        HorizonData { u_iv, carry_iv }
+    }
+}
+
 /// The largest `t` (interval length) at which the condition for task `k` can fail: `Ok(None)`
 /// if it cannot fail at all, `Err(())` if unbounded (`U = m` and a non-negative numerator).
-fn horizon(sys: &System, k: usize, csum: u64) -> Result<Option<u64>, ()> {
+fn horizon(sys: &System, hd: &HorizonData, k: usize, csum: u64) -> Result<Option<u64>, ()> {
     let n = sys.n();
     let m = sys.m;
     // K = sum u_i (T_i - D_i) + C_Σ + (m-1) C_k - m,  bound: (m - U) t <= K.
-    let mut k_iv = Interval::int(csum as u128 + (m - 1) as u128 * sys.c[k] as u128);
-    let mut u_iv = Interval::point(0.0);
-    for i in 0..n {
-        let ui = Interval::ratio(sys.c[i] as u128, sys.t[i] as u128);
-        u_iv = u_iv.add(ui);
-        if sys.t[i] != sys.d[i] {
-            k_iv = k_iv.add(ui.mul(Interval::int((sys.t[i] - sys.d[i]) as u128)));
-        }
-    }
-    k_iv = k_iv.sub(Interval::int(m as u128));
-    let slack_iv = Interval::int(m as u128).sub(u_iv);
+    let fixed = (csum as i128 + (m as i128 - 1) * sys.c[k] as i128 - m as i128) as f64;
+    // `fixed` is an integer below 2^62: its f64 rounding is within one ulp.
+    let k_iv = hd.carry_iv.add(Interval { lo: fixed.next_down(), hi: fixed.next_up() });
+    let slack_iv = Interval::int(m as u128).sub(hd.u_iv);
     if k_iv.hi < 0.0 {
         return Ok(None); // K < 0 <= (m - U) t: never fails
     }
@@ -108,13 +122,14 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     cs.sort_unstable_by(|a, b| b.cmp(a));
     let csum: u64 = cs.iter().take(m.saturating_sub(1)).sum();
 
+    let hd = HorizonData::new(sys);
     let mut budget = limits.max_steps;
     let mut gave_up = false;
     let mut points: Vec<u64> = Vec::new();
     let mut diffs: Vec<u64> = Vec::with_capacity(n);
     for k in 0..n {
         let dk = sys.d[k];
-        let (mut tmax, mut truncated) = match horizon(sys, k, csum) {
+        let (mut tmax, mut truncated) = match horizon(sys, &hd, k, csum) {
             Ok(None) => continue,
             Ok(Some(t)) => (t, false),
             Err(()) => (u64::MAX, true),
@@ -138,10 +153,25 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
             truncated = true;
         }
         budget -= points.len() as u64;
-        for &t in points.iter() {
-            if !holds_at(sys, k, t, &inv, &mut diffs) {
+        // Every term I1, I2 is non-decreasing in t, so the left-hand side at the last point of
+        // a block bounds it on the whole block, and the right-hand side is smallest at the
+        // first: if LHS(last) < RHS(first), every point of the block passes. Otherwise split
+        // (left half first); a single point is checked exactly.
+        let rhs = |t: u64| sys.m as u128 * (t - sys.c[k] + 1) as u128;
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        if !points.is_empty() {
+            stack.push((0, points.len() - 1));
+        }
+        while let Some((a, b)) = stack.pop() {
+            if lhs_below(sys, k, points[b], rhs(points[a]), &inv, &mut diffs) {
+                continue;
+            }
+            if a == b {
                 return Verdict::NotSchedulable;
             }
+            let mid = (a + b) / 2;
+            stack.push((mid + 1, b));
+            stack.push((a, mid));
         }
         if truncated {
             gave_up = true;
@@ -212,9 +242,10 @@ fn collect_points(sys: &System, k: usize, tmax: u64, out: &mut Vec<u64>) {
     out.dedup();
 }
 
-/// Whether Baruah's condition holds for task `k` at interval length `t >= D_k`.
+/// Whether the left-hand side of Baruah's condition for task `k` at interval length
+/// `t >= D_k` is below `rhs` (with `rhs = m (t - C_k + 1)`: whether the condition holds at `t`).
 #[inline]
-fn holds_at(sys: &System, k: usize, t: u64, inv: &[f64], diffs: &mut Vec<u64>) -> bool {
+fn lhs_below(sys: &System, k: usize, t: u64, rhs: u128, inv: &[f64], diffs: &mut Vec<u64>) -> bool {
     let n = sys.n();
     let m = sys.m;
     let ck = sys.c[k];
@@ -235,7 +266,6 @@ fn holds_at(sys: &System, k: usize, t: u64, inv: &[f64], diffs: &mut Vec<u64>) -
         sumd += (i2 - i1) as u128;
         diffs.push(i2 - i1);
     }
-    let rhs = m as u128 * cap as u128;
     if sum1 + sumd < rhs {
         return true;
     }
@@ -247,6 +277,21 @@ fn holds_at(sys: &System, k: usize, t: u64, inv: &[f64], diffs: &mut Vec<u64>) -
         return sum1 < rhs;
     }
     if top < n {
+        if top <= 16 {
+            // Keep the `top` largest in a small descending array.
+            let mut best = [0u64; 16];
+            for &d in diffs.iter() {
+                if d > best[top - 1] {
+                    let mut j = top - 1;
+                    while j > 0 && best[j - 1] < d {
+                        best[j] = best[j - 1];
+                        j -= 1;
+                    }
+                    best[j] = d;
+                }
+            }
+            return sum1 + best[..top].iter().map(|&x| x as u128).sum::<u128>() < rhs;
+        }
         diffs.select_nth_unstable_by(top - 1, |x, y| y.cmp(x));
         diffs.truncate(top);
     }

@@ -54,21 +54,34 @@ pub enum GlobalTest {
 }
 
 impl GlobalTest {
-    /// Every test, in the order [`combined`] tries them (cheapest first).
+    /// Every test.
     pub const ALL: [GlobalTest; 7] = [
         GlobalTest::Gfb,
-        GlobalTest::Bcl,
         GlobalTest::Bak,
+        GlobalTest::Bcl,
         GlobalTest::BclIterative,
         GlobalTest::Rta,
         GlobalTest::Bar,
         GlobalTest::FfDbf,
     ];
 
+    /// The order in which [`combined`] tries the tests: cheapest first (measured,
+    /// docs/performance.md). BCL 2005 is left out because BCL-iterative accepts every set it
+    /// accepts at the same cost in its first round (see [`slack_iterative`]), so "any of all
+    /// seven" is unchanged.
+    pub const COMBINED_ORDER: [GlobalTest; 6] = [
+        GlobalTest::Gfb,
+        GlobalTest::Bak,
+        GlobalTest::BclIterative,
+        GlobalTest::Bar,
+        GlobalTest::Rta,
+        GlobalTest::FfDbf,
+    ];
+
     /// The five tests seed 001 (Brandenburg and Anderson, RTSS 2009, §4.2) combines: its
     /// references [12] GFB, [1] Baker 2003, [4] BCL 2005, [5] BCL 2009 (iterative), [3] Baruah 2007.
     pub const SEED001: [GlobalTest; 5] =
-        [GlobalTest::Gfb, GlobalTest::Bcl, GlobalTest::Bak, GlobalTest::BclIterative, GlobalTest::Bar];
+        [GlobalTest::Gfb, GlobalTest::Bak, GlobalTest::Bcl, GlobalTest::BclIterative, GlobalTest::Bar];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -108,10 +121,11 @@ fn run(t: GlobalTest, sys: &System, limits: &Limits) -> Verdict {
     }
 }
 
-/// "gedf": schedulable if any test in [`GlobalTest::ALL`] proves it (cheapest first, stops at
-/// the first success); `GaveUp` only if none succeeded and at least one gave up.
+/// "gedf": schedulable if any test in [`GlobalTest::ALL`] proves it (tried in
+/// [`GlobalTest::COMBINED_ORDER`], stops at the first success); `GaveUp` only if none
+/// succeeded and at least one gave up.
 pub fn combined(ts: &TaskSet, m: u32, limits: &Limits) -> Verdict {
-    combined_of(&GlobalTest::ALL, ts, m, limits)
+    combined_of(&GlobalTest::COMBINED_ORDER, ts, m, limits)
 }
 
 /// Like [`combined`] over the given tests, tried in the given order (e.g.

@@ -3,7 +3,7 @@
 //! M. Bertogna, M. Cirinei, G. Lipari, "Schedulability analysis of global scheduling
 //! algorithms on multiprocessor platforms", IEEE TPDS 20(4), 2009, Section 5 (EDF) and the
 //! iterative procedure of Section 6. Every task starts with slack `S_i = 0`. In rounds, each
-//! task's slack is recomputed (in place, in index order) as
+//! task's slack is recomputed (in place, in order of increasing laxity) as
 //!
 //! ```text
 //!     J_k(i) = N_i C_i + min(C_i, max(0, D_k - N_i T_i - S_i)),   N_i = floor((D_k - D_i)/T_i) + 1
@@ -11,8 +11,10 @@
 //! ```
 //!
 //! and kept only when it is non-negative (a negative value leaves the previous one). The set
-//! is schedulable as soon as one round finds every `S_k >= 0`; the test fails when a round
-//! changes no slack. Slacks only grow (the bounds `J` shrink as slacks grow), so the
+//! is schedulable as soon as one round finds every `S_k >= 0` (equivalently, since a task that
+//! passes keeps passing, once every task has passed); the test fails when a round changes no
+//! slack, or at once when a task fails even against the largest possible slacks
+//! `S_i = D_i - C_i` of the others (it would fail in every round). Slacks only grow (the bounds `J` shrink as slacks grow), so the
 //! procedure terminates; `Limits::max_steps` bounds the number of task updates
 //! (`rounds * n`) and the test answers `GaveUp` when it is reached.
 //!
@@ -51,10 +53,22 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     let best: Vec<u64> = (0..n).map(|i| sys.d[i] - sys.c[i]).collect();
     let mut hopeful = vec![false; n];
     let mut steps: u64 = 0;
+    // As in `response_time`: a task that passed once passes in every later round (bounds
+    // only shrink), so the paper's "all pass in one round" is reached when every task has
+    // passed once; a task whose inputs have not changed since its last evaluation is skipped.
+    let mut passed = vec![false; n];
+    let mut n_passed = 0usize;
+    let mut version: u64 = 0;
+    let mut seen: Vec<Option<u64>> = vec![None; n];
+    let mut own: Vec<u64> = vec![0; n];
     loop {
-        let mut all_ok = true;
         let mut changed = false;
         for &k in &order {
+            if seen[k].is_some_and(|v| v + own[k] == version) {
+                continue;
+            }
+            seen[k] = Some(version);
+            own[k] = 0;
             steps += 1;
             if steps > limits.max_steps {
                 return Verdict::GaveUp;
@@ -66,10 +80,18 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
                         debug_assert!(s > slack[k], "slacks only grow");
                         slack[k] = s;
                         changed = true;
+                        version += 1;
+                        own[k] += 1;
+                    }
+                    if !passed[k] {
+                        passed[k] = true;
+                        n_passed += 1;
+                        if n_passed == n {
+                            return Verdict::Schedulable;
+                        }
                     }
                 }
                 None => {
-                    all_ok = false;
                     // Slacks never exceed D_i - C_i and the bounds shrink as slacks grow: a
                     // task that fails even against the largest slacks fails in every round.
                     if !hopeful[k] {
@@ -80,9 +102,6 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
                     }
                 }
             }
-        }
-        if all_ok {
-            return Verdict::Schedulable;
         }
         if !changed {
             return Verdict::NotSchedulable;
