@@ -185,3 +185,14 @@ fn srt_known() {
     // Unbounded: None.
     assert_eq!(srt::tardiness_bounds(&cdt(&[(2, 3, 3); 4]), 2), None);
 }
+
+#[test]
+fn bar_unbounded_horizon_stays_bounded() {
+    // U = m with a non-negative numerator: no finite horizon. With a large step budget and
+    // interval the search must still end (GaveUp) in bounded memory (points are generated in
+    // windows).
+    let l = Limits { max_steps: 3_000_000, max_interval: 1 << 50 };
+    assert_eq!(global::test(Bar, &cdt(&[(1, 2, 2); 4]), 2, &l), GaveUp);
+    let l = Limits { max_steps: 10, max_interval: 1 << 50 };
+    assert_eq!(global::test(Bar, &cdt(&[(1, 2, 2); 4]), 2, &l), GaveUp);
+}

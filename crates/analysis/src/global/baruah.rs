@@ -44,7 +44,7 @@
 
 use rtsched_model::exact::{self, int, ratio, Interval, Rational};
 
-use super::{divmod, System};
+use super::{by_laxity, divmod, System};
 use crate::{Limits, Verdict};
 
 /// Per-set parts of the horizon: enclosures of `U` and `sum_i u_i (T_i - D_i)`.
@@ -127,7 +127,16 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     let mut gave_up = false;
     let mut points: Vec<u64> = Vec::new();
     let mut diffs: Vec<u64> = Vec::with_capacity(n);
-    for k in 0..n {
+    let order = by_laxity(sys);
+    // Most failures show at A_k = 0: check that point for every task first (it is one of
+    // the points below as well, so this only reorders the work).
+    for &k in &order {
+        let t = sys.d[k];
+        if !lhs_below(sys, k, t, sys.m as u128 * (t - sys.c[k] + 1) as u128, &inv, &mut diffs) {
+            return Verdict::NotSchedulable;
+        }
+    }
+    for &k in &order {
         let dk = sys.d[k];
         let (mut tmax, mut truncated) = match horizon(sys, &hd, k, csum) {
             Ok(None) => continue,
@@ -147,31 +156,45 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
             tmax = dk + (room as u64).min(tmax - dk);
             truncated = true;
         }
-        collect_points(sys, k, tmax, &mut points);
-        if points.len() as u64 > budget {
-            points.truncate(budget as usize);
-            truncated = true;
-        }
-        budget -= points.len() as u64;
-        // Every term I1, I2 is non-decreasing in t, so the left-hand side at the last point of
-        // a block bounds it on the whole block, and the right-hand side is smallest at the
-        // first: if LHS(last) < RHS(first), every point of the block passes. Otherwise split
-        // (left half first); a single point is checked exactly.
+        // Windows of about 4096 points keep memory bounded whatever the horizon.
+        let win = ((4096.0 / (5.0 * inv_sum)) as u64).max(1);
         let rhs = |t: u64| sys.m as u128 * (t - sys.c[k] + 1) as u128;
         let mut stack: Vec<(usize, usize)> = Vec::new();
-        if !points.is_empty() {
-            stack.push((0, points.len() - 1));
+        let mut lo = dk;
+        while lo <= tmax {
+            let hi = lo.saturating_add(win - 1).min(tmax);
+            collect_points(sys, k, lo, hi, &mut points);
+            if points.len() as u64 > budget {
+                points.truncate(budget as usize);
+                truncated = true;
+            }
+            budget -= points.len() as u64;
+            // Every term I1, I2 is non-decreasing in t, so the left-hand side at the last
+            // point of a block bounds it on the whole block, and the right-hand side is
+            // smallest at the first: if LHS(last) < RHS(first), every point of the block
+            // passes. Otherwise split (left half first); a single point is checked exactly.
+            stack.clear();
+            if !points.is_empty() {
+                stack.push((0, points.len() - 1));
+            }
+            while let Some((a, b)) = stack.pop() {
+                if lhs_below(sys, k, points[b], rhs(points[a]), &inv, &mut diffs) {
+                    continue;
+                }
+                if a == b {
+                    return Verdict::NotSchedulable;
+                }
+                let mid = (a + b) / 2;
+                stack.push((mid + 1, b));
+                stack.push((a, mid));
+            }
+            if budget == 0 || hi == u64::MAX {
+                break;
+            }
+            lo = hi + 1;
         }
-        while let Some((a, b)) = stack.pop() {
-            if lhs_below(sys, k, points[b], rhs(points[a]), &inv, &mut diffs) {
-                continue;
-            }
-            if a == b {
-                return Verdict::NotSchedulable;
-            }
-            let mid = (a + b) / 2;
-            stack.push((mid + 1, b));
-            stack.push((a, mid));
+        if lo <= tmax && budget == 0 {
+            truncated = true;
         }
         if truncated {
             gave_up = true;
@@ -180,14 +203,14 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     if gave_up { Verdict::GaveUp } else { Verdict::Schedulable }
 }
 
-/// The breakpoints in `[D_k, tmax]`, sorted, deduplicated.
-fn collect_points(sys: &System, k: usize, tmax: u64, out: &mut Vec<u64>) {
+/// The breakpoints in `[lo, tmax]` (`lo >= D_k`) and `lo` itself, sorted, deduplicated.
+fn collect_points(sys: &System, k: usize, lo: u64, tmax: u64, out: &mut Vec<u64>) {
     out.clear();
     let dk = sys.d[k];
     let ck = sys.c[k];
-    out.push(dk);
+    out.push(lo);
     let mut push = |p: u64| {
-        if p >= dk && p <= tmax {
+        if p >= lo && p <= tmax {
             out.push(p)
         }
     };
@@ -204,7 +227,7 @@ fn collect_points(sys: &System, k: usize, tmax: u64, out: &mut Vec<u64>) {
             }
         };
         // dbf pieces [D_i + j T_i, D_i + (j+1) T_i) with value (j+1) C_i.
-        let mut j = if dk > di { (dk - di) / ti } else { 0 };
+        let mut j = if lo > di { (lo - di) / ti } else { 0 };
         loop {
             let start = di + j * ti;
             if start > tmax {
@@ -219,7 +242,7 @@ fn collect_points(sys: &System, k: usize, tmax: u64, out: &mut Vec<u64>) {
             j += 1;
         }
         // dbf' pieces: ramp [q T_i, q T_i + C_i), flat [q T_i + C_i, (q+1) T_i) at (q+1) C_i.
-        let mut q = dk / ti;
+        let mut q = lo / ti;
         loop {
             let start = q * ti;
             if start > tmax {

@@ -183,7 +183,11 @@ impl<'a> System<'a> {
         if ts.iter().any(|x: &Task| x.wcet > x.deadline || x.deadline > x.period) {
             return Admission::Decided(Verdict::NotSchedulable);
         }
-        if !ts.utilization_at_most(m as u64) {
+        // U <= m, exactly: a float sum with a rigorous error bound, exact rationals on ties.
+        let n = ts.len();
+        let u: f64 = ts.iter().map(|x| x.wcet as f64 / x.period as f64).sum();
+        let err = (n as f64 + 2.0) * EPS * u;
+        if !decide_le(u, m as f64, err, || ts.utilization_at_most(m as u64)) {
             return Admission::Decided(Verdict::NotSchedulable);
         }
         Admission::Run(System {
@@ -296,12 +300,17 @@ impl PairTable {
     }
 }
 
-/// Task indices by increasing laxity `D - C`, then index: the tasks most likely to fail a
-/// per-task condition come first, so that failing sets are rejected early.
+/// Task indices, those most likely to fail a per-task interference condition first, so that
+/// failing sets are rejected early (the order never changes a verdict). The interference on
+/// `τ_k` grows like `U D_k` plus carry-in, against a capacity of `m (D_k - C_k)`: sort by
+/// the float estimate `(m - U) D_k - m C_k`, ascending, then by index.
 pub(crate) fn by_laxity(sys: &System) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..sys.n()).collect();
-    order.sort_by_key(|&k| (sys.d[k] - sys.c[k], k));
-    order
+    let u: f64 = (0..sys.n()).map(|i| sys.c[i] as f64 / sys.t[i] as f64).sum();
+    let m = sys.m as f64;
+    let mut keyed: Vec<(f64, usize)> =
+        (0..sys.n()).map(|k| ((m - u) * sys.d[k] as f64 - m * sys.c[k] as f64, k)).collect();
+    keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    keyed.into_iter().map(|(_, k)| k).collect()
 }
 
 #[cfg(test)]

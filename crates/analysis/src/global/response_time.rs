@@ -44,7 +44,12 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     // computed): the iteration may start there, as the right-hand side only shrinks when
     // slacks grow.
     let mut start: Vec<u64> = sys.c.clone();
-    let mut hopeful = vec![false; n];
+    // Upper bounds on the slacks this procedure can ever reach, iterated down from the
+    // largest possible ones (the right-hand side is monotone, so by induction every slack
+    // the procedure computes stays below them): a task whose fixed point exceeds D_k even
+    // against them fails in every round, and the set is rejected at once.
+    let mut upper = best.clone();
+    let mut upper_stable = false;
     let mut steps: u64 = 0;
     let mut gaps: Vec<u64> = Vec::with_capacity(n);
     // Bounds only shrink as slacks grow, so a task that passed once passes in every later
@@ -58,6 +63,7 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     let mut own: Vec<u64> = vec![0; n]; // changes made by the task itself since then
     loop {
         let mut changed = false;
+        let mut failed = false;
         for &k in &order {
             if seen[k].is_some_and(|v| v + own[k] == version) {
                 continue;
@@ -83,22 +89,30 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
                         }
                     }
                 }
-                Ok(None) => {
-                    if !hopeful[k] {
-                        // Against the largest possible slacks: if even that fixed point
-                        // exceeds D_k, no round can succeed.
-                        match fixed_point(sys, &table, row, &inv, &best, k, sys.c[k], &mut steps, limits, &mut gaps) {
-                            Err(()) => return Verdict::GaveUp,
-                            Ok(None) => return Verdict::NotSchedulable,
-                            Ok(Some(r)) => start[k] = r,
-                        }
-                        hopeful[k] = true;
-                    }
-                }
+                Ok(None) => failed = true,
             }
         }
         if !changed {
             return Verdict::NotSchedulable;
+        }
+        if failed && !upper_stable {
+            // One round of the downward iteration. Its fixed points only grow, so each
+            // starts from the previous one (a lower bound for every later evaluation).
+            upper_stable = true;
+            for &k in &order {
+                let row = table.row(sys, k);
+                match fixed_point(sys, &table, row, &inv, &upper, k, start[k], &mut steps, limits, &mut gaps) {
+                    Err(()) => return Verdict::GaveUp,
+                    Ok(None) => return Verdict::NotSchedulable,
+                    Ok(Some(r)) => {
+                        start[k] = r;
+                        if upper[k] != sys.d[k] - r {
+                            upper[k] = sys.d[k] - r;
+                            upper_stable = false;
+                        }
+                    }
+                }
+            }
         }
     }
 }

@@ -40,7 +40,10 @@ fn update(sys: &System, table: &PairTable, row: usize, k: usize, slack: &[u64]) 
             sum += table.workload(row + i, sys.c[i], slack[i]).min(x1) as u128;
         }
     }
-    let q = sum / sys.m as u128;
+    let q = match u64::try_from(sum) {
+        Ok(s) => (s / sys.m) as u128,
+        Err(_) => sum / sys.m as u128,
+    };
     (q < x1 as u128).then(|| (x1 - 1) - q as u64)
 }
 
@@ -51,7 +54,10 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     let mut slack = vec![0u64; n];
     // The largest slack any task can have: the best case for the others.
     let best: Vec<u64> = (0..n).map(|i| sys.d[i] - sys.c[i]).collect();
-    let mut hopeful = vec![false; n];
+    // Upper bounds on the slacks the procedure can reach, iterated down from the largest
+    // possible ones (see `response_time`): a task failing against them fails forever.
+    let mut upper = best.clone();
+    let mut upper_stable = false;
     let mut steps: u64 = 0;
     // As in `response_time`: a task that passed once passes in every later round (bounds
     // only shrink), so the paper's "all pass in one round" is reached when every task has
@@ -63,6 +69,7 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     let mut own: Vec<u64> = vec![0; n];
     loop {
         let mut changed = false;
+        let mut failed = false;
         for &k in &order {
             if seen[k].is_some_and(|v| v + own[k] == version) {
                 continue;
@@ -91,20 +98,27 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
                         }
                     }
                 }
-                None => {
-                    // Slacks never exceed D_i - C_i and the bounds shrink as slacks grow: a
-                    // task that fails even against the largest slacks fails in every round.
-                    if !hopeful[k] {
-                        if update(sys, &table, row, k, &best).is_none() {
-                            return Verdict::NotSchedulable;
-                        }
-                        hopeful[k] = true;
-                    }
-                }
+                None => failed = true,
             }
         }
         if !changed {
             return Verdict::NotSchedulable;
+        }
+        if failed && !upper_stable {
+            upper_stable = true;
+            for &k in &order {
+                steps += 1;
+                let row = table.row(sys, k);
+                match update(sys, &table, row, k, &upper) {
+                    None => return Verdict::NotSchedulable,
+                    Some(s) => {
+                        if s != upper[k] {
+                            upper[k] = s;
+                            upper_stable = false;
+                        }
+                    }
+                }
+            }
         }
     }
 }
