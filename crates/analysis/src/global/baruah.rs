@@ -136,6 +136,10 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
             return Verdict::NotSchedulable;
         }
     }
+    // Horizons, then two phases: a short first window for every task (failures mostly show
+    // at small A_k), then the rest of each task's range in windows of about 4096 points
+    // (bounded memory whatever the horizon).
+    let mut ranges: Vec<(usize, u64, u64, bool)> = Vec::with_capacity(n); // (k, lo, tmax, truncated)
     for &k in &order {
         let dk = sys.d[k];
         let (mut tmax, mut truncated) = match horizon(sys, &hd, k, csum) {
@@ -143,61 +147,64 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
             Ok(Some(t)) => (t, false),
             Err(()) => (u64::MAX, true),
         };
-        // Interval-length bound.
         let lim = dk.saturating_add(limits.max_interval);
         if tmax > lim {
             tmax = lim;
             truncated = true;
         }
-        // Point-budget bound: about 5 points per period of each task, plus 3 per task.
-        let est = 5.0 * (tmax - dk) as f64 * inv_sum + 3.0 * n as f64 + 1.0;
-        if est > budget as f64 {
-            let room = (budget as f64 - 3.0 * n as f64 - 1.0).max(0.0) / (5.0 * inv_sum);
-            tmax = dk + (room as u64).min(tmax - dk);
-            truncated = true;
-        }
-        // Windows of about 4096 points keep memory bounded whatever the horizon.
-        let win = ((4096.0 / (5.0 * inv_sum)) as u64).max(1);
-        let rhs = |t: u64| sys.m as u128 * (t - sys.c[k] + 1) as u128;
-        let mut stack: Vec<(usize, usize)> = Vec::new();
-        let mut lo = dk;
-        while lo <= tmax {
-            let hi = lo.saturating_add(win - 1).min(tmax);
-            collect_points(sys, k, lo, hi, &mut points);
-            if points.len() as u64 > budget {
-                points.truncate(budget as usize);
-                truncated = true;
-            }
-            budget -= points.len() as u64;
-            // Every term I1, I2 is non-decreasing in t, so the left-hand side at the last
-            // point of a block bounds it on the whole block, and the right-hand side is
-            // smallest at the first: if LHS(last) < RHS(first), every point of the block
-            // passes. Otherwise split (left half first); a single point is checked exactly.
-            stack.clear();
-            if !points.is_empty() {
-                stack.push((0, points.len() - 1));
-            }
-            while let Some((a, b)) = stack.pop() {
-                if lhs_below(sys, k, points[b], rhs(points[a]), &inv, &mut diffs) {
-                    continue;
+        ranges.push((k, dk, tmax, truncated));
+    }
+    let win_long = ((4096.0 / (5.0 * inv_sum)) as u64).max(1);
+    let win_short = ((32.0 / (5.0 * inv_sum)) as u64).max(1);
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    for (phase, win) in [(0, win_short), (1, win_long)] {
+        for r in ranges.iter_mut() {
+            let (k, ref mut lo, tmax, ref mut truncated) = *r;
+            let rhs = |t: u64| sys.m as u128 * (t - sys.c[k] + 1) as u128;
+            while *lo <= tmax {
+                if budget == 0 {
+                    *truncated = true;
+                    break;
                 }
-                if a == b {
-                    return Verdict::NotSchedulable;
+                let hi = lo.saturating_add(win - 1).min(tmax);
+                collect_points(sys, k, *lo, hi, &mut points);
+                if points.len() as u64 > budget {
+                    points.truncate(budget as usize);
+                    *truncated = true;
                 }
-                let mid = (a + b) / 2;
-                stack.push((mid + 1, b));
-                stack.push((a, mid));
+                budget -= points.len() as u64;
+                // Every term I1, I2 is non-decreasing in t, so the left-hand side at the last
+                // point of a block bounds it on the whole block, and the right-hand side is
+                // smallest at the first: if LHS(last) < RHS(first), every point of the block
+                // passes. Otherwise split (left half first); a single point is checked exactly.
+                stack.clear();
+                if !points.is_empty() {
+                    stack.push((0, points.len() - 1));
+                }
+                while let Some((a, b)) = stack.pop() {
+                    if lhs_below(sys, k, points[b], rhs(points[a]), &inv, &mut diffs) {
+                        continue;
+                    }
+                    if a == b {
+                        return Verdict::NotSchedulable;
+                    }
+                    let mid = (a + b) / 2;
+                    stack.push((mid + 1, b));
+                    stack.push((a, mid));
+                }
+                if hi == u64::MAX {
+                    *lo = hi; // unreachable in practice: tmax < 2^63
+                    *truncated = true;
+                    break;
+                }
+                *lo = hi + 1;
+                if phase == 0 {
+                    break;
+                }
             }
-            if budget == 0 || hi == u64::MAX {
-                break;
+            if phase == 1 && *truncated {
+                gave_up = true;
             }
-            lo = hi + 1;
-        }
-        if lo <= tmax && budget == 0 {
-            truncated = true;
-        }
-        if truncated {
-            gave_up = true;
         }
     }
     if gave_up { Verdict::GaveUp } else { Verdict::Schedulable }
