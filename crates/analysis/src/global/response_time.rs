@@ -61,9 +61,33 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     let mut version: u64 = 0; // number of slack changes so far
     let mut seen: Vec<Option<u64>> = vec![None; n]; // version at each task's last evaluation
     let mut own: Vec<u64> = vec![0; n]; // changes made by the task itself since then
+                                        // Most random sets that fail, fail against the largest slacks already: start with the
+                                        // first downward round, most-likely-to-fail task first.
+    let mut failed = true;
     loop {
+        if failed && !upper_stable {
+            // One round of the downward iteration. Its fixed points only grow, so each
+            // starts from the previous one (a lower bound for every later evaluation).
+            upper_stable = true;
+            for &k in &order {
+                let row = table.row(sys, k);
+                match fixed_point(
+                    sys, &table, row, &inv, &upper, k, start[k], &mut steps, limits, &mut gaps,
+                ) {
+                    Err(()) => return Verdict::GaveUp,
+                    Ok(None) => return Verdict::NotSchedulable,
+                    Ok(Some(r)) => {
+                        start[k] = r;
+                        if upper[k] != sys.d[k] - r {
+                            upper[k] = sys.d[k] - r;
+                            upper_stable = false;
+                        }
+                    }
+                }
+            }
+        }
         let mut changed = false;
-        let mut failed = false;
+        failed = false;
         for &k in &order {
             if seen[k].is_some_and(|v| v + own[k] == version) {
                 continue;
@@ -71,7 +95,9 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
             seen[k] = Some(version);
             own[k] = 0;
             let row = table.row(sys, k);
-            match fixed_point(sys, &table, row, &inv, &slack, k, start[k], &mut steps, limits, &mut gaps) {
+            match fixed_point(
+                sys, &table, row, &inv, &slack, k, start[k], &mut steps, limits, &mut gaps,
+            ) {
                 Err(()) => return Verdict::GaveUp,
                 Ok(Some(r)) => {
                     let s = sys.d[k] - r;
@@ -94,25 +120,6 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
         }
         if !changed {
             return Verdict::NotSchedulable;
-        }
-        if failed && !upper_stable {
-            // One round of the downward iteration. Its fixed points only grow, so each
-            // starts from the previous one (a lower bound for every later evaluation).
-            upper_stable = true;
-            for &k in &order {
-                let row = table.row(sys, k);
-                match fixed_point(sys, &table, row, &inv, &upper, k, start[k], &mut steps, limits, &mut gaps) {
-                    Err(()) => return Verdict::GaveUp,
-                    Ok(None) => return Verdict::NotSchedulable,
-                    Ok(Some(r)) => {
-                        start[k] = r;
-                        if upper[k] != sys.d[k] - r {
-                            upper[k] = sys.d[k] - r;
-                            upper_stable = false;
-                        }
-                    }
-                }
-            }
         }
     }
 }
@@ -153,7 +160,11 @@ fn fixed_point(
             // W_i(r) with R_i = D_i - S_i.
             let span = r + sys.d[i] - slack[i] - ci;
             let (q, rem) = divmod(span, sys.t[i], inv[i]);
-            let (w, ramp) = if rem < ci { (q * ci + rem, ci - rem) } else { (q * ci + ci, 0) };
+            let (w, ramp) = if rem < ci {
+                (q * ci + rem, ci - rem)
+            } else {
+                (q * ci + ci, 0)
+            };
             let j = table.workload(row + i, ci, slack[i]);
             let term = w.min(j).min(cap);
             s0 += term as u128;
@@ -189,7 +200,11 @@ fn least_delta(base: u128, m: u128, gaps: &mut [u64]) -> u128 {
     let mut prev: u128 = 0;
     let mut idx = 0;
     loop {
-        let end = if idx < gaps.len() { Some(gaps[idx] as u128) } else { None };
+        let end = if idx < gaps.len() {
+            Some(gaps[idx] as u128)
+        } else {
+            None
+        };
         if m > active {
             // On [prev, end]: ψ(δ) = (m - active) δ - passed, increasing.
             let d = (base + passed) / (m - active) + 1;
@@ -213,20 +228,28 @@ mod tests {
     use super::least_delta;
 
     fn brute(base: u128, m: u128, gaps: &[u64]) -> u128 {
-        (1..).find(|&d: &u128| m * d > base + gaps.iter().map(|&g| d.min(g as u128)).sum::<u128>()).unwrap()
+        (1..)
+            .find(|&d: &u128| m * d > base + gaps.iter().map(|&g| d.min(g as u128)).sum::<u128>())
+            .unwrap()
     }
 
     #[test]
     fn least_delta_matches_brute_force() {
         let mut x: u64 = 12345;
         for _ in 0..5000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let m = (x >> 60) as u128 % 4 + 1;
             let len = (x >> 50) as usize % 9;
             let mut gaps: Vec<u64> = (0..len).map(|j| ((x >> (j * 5)) % 40) + 1).collect();
             let base = (x >> 20) as u128 % 100;
             let want = brute(base, m, &gaps);
-            assert_eq!(least_delta(base, m, &mut gaps), want, "base {base} m {m} gaps {gaps:?}");
+            assert_eq!(
+                least_delta(base, m, &mut gaps),
+                want,
+                "base {base} m {m} gaps {gaps:?}"
+            );
         }
     }
 }

@@ -67,9 +67,28 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     let mut version: u64 = 0;
     let mut seen: Vec<Option<u64>> = vec![None; n];
     let mut own: Vec<u64> = vec![0; n];
+    // Most random sets that fail, fail against the largest slacks already: start with the
+    // first downward round, most-likely-to-fail task first.
+    let mut failed = true;
     loop {
+        if failed && !upper_stable {
+            upper_stable = true;
+            for &k in &order {
+                steps += 1;
+                let row = table.row(sys, k);
+                match update(sys, &table, row, k, &upper) {
+                    None => return Verdict::NotSchedulable,
+                    Some(s) => {
+                        if s != upper[k] {
+                            upper[k] = s;
+                            upper_stable = false;
+                        }
+                    }
+                }
+            }
+        }
         let mut changed = false;
-        let mut failed = false;
+        failed = false;
         for &k in &order {
             if seen[k].is_some_and(|v| v + own[k] == version) {
                 continue;
@@ -103,22 +122,6 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
         }
         if !changed {
             return Verdict::NotSchedulable;
-        }
-        if failed && !upper_stable {
-            upper_stable = true;
-            for &k in &order {
-                steps += 1;
-                let row = table.row(sys, k);
-                match update(sys, &table, row, k, &upper) {
-                    None => return Verdict::NotSchedulable,
-                    Some(s) => {
-                        if s != upper[k] {
-                            upper[k] = s;
-                            upper_stable = false;
-                        }
-                    }
-                }
-            }
         }
     }
 }
