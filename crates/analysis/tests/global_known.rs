@@ -26,7 +26,7 @@ fn names_round_trip() {
     }
     assert_eq!(GlobalTest::from_name("GFB"), None);
     let names: Vec<_> = GlobalTest::ALL.iter().map(|t| t.name()).collect();
-    assert_eq!(names, ["gfb", "bcl", "bak", "bcl_iterative", "rta", "bar", "ffdbf"]);
+    assert_eq!(names, ["gfb", "bak", "bcl", "bcl_iterative", "rta", "bar", "ffdbf"]);
 }
 
 #[test]
@@ -184,4 +184,15 @@ fn srt_known() {
     assert_eq!(srt::tardiness_bounds(&cdt(&[(1, 2, 3)]), 1), None);
     // Unbounded: None.
     assert_eq!(srt::tardiness_bounds(&cdt(&[(2, 3, 3); 4]), 2), None);
+}
+
+#[test]
+fn bar_unbounded_horizon_stays_bounded() {
+    // U = m with a non-negative numerator: no finite horizon. With a large step budget and
+    // interval the search must still end (GaveUp) in bounded memory (points are generated in
+    // windows).
+    let l = Limits { max_steps: 3_000_000, max_interval: 1 << 50 };
+    assert_eq!(global::test(Bar, &cdt(&[(1, 2, 2); 4]), 2, &l), GaveUp);
+    let l = Limits { max_steps: 10, max_interval: 1 << 50 };
+    assert_eq!(global::test(Bar, &cdt(&[(1, 2, 2); 4]), 2, &l), GaveUp);
 }

@@ -44,26 +44,40 @@
 
 use rtsched_model::exact::{self, int, ratio, Interval, Rational};
 
-use super::{divmod, System};
+use super::{by_laxity, divmod, System};
 use crate::{Limits, Verdict};
+
+/// Per-set parts of the horizon: enclosures of `U` and `sum_i u_i (T_i - D_i)`.
+struct HorizonData {
+    u_iv: Interval,
+    carry_iv: Interval,
+}
+
+impl HorizonData {
+    fn new(sys: &System) -> HorizonData {
+        let mut u_iv = Interval::point(0.0);
+        let mut carry_iv = Interval::point(0.0);
+        for i in 0..sys.n() {
+            let ui = Interval::ratio(sys.c[i] as u128, sys.t[i] as u128);
+            u_iv = u_iv.add(ui);
+            if sys.t[i] != sys.d[i] {
+                carry_iv = carry_iv.add(ui.mul(Interval::int((sys.t[i] - sys.d[i]) as u128)));
+            }
+        }
+        HorizonData { u_iv, carry_iv }
+    }
+}
 
 /// The largest `t` (interval length) at which the condition for task `k` can fail: `Ok(None)`
 /// if it cannot fail at all, `Err(())` if unbounded (`U = m` and a non-negative numerator).
-fn horizon(sys: &System, k: usize, csum: u64) -> Result<Option<u64>, ()> {
+fn horizon(sys: &System, hd: &HorizonData, k: usize, csum: u64) -> Result<Option<u64>, ()> {
     let n = sys.n();
     let m = sys.m;
     // K = sum u_i (T_i - D_i) + C_Σ + (m-1) C_k - m,  bound: (m - U) t <= K.
-    let mut k_iv = Interval::int(csum as u128 + (m - 1) as u128 * sys.c[k] as u128);
-    let mut u_iv = Interval::point(0.0);
-    for i in 0..n {
-        let ui = Interval::ratio(sys.c[i] as u128, sys.t[i] as u128);
-        u_iv = u_iv.add(ui);
-        if sys.t[i] != sys.d[i] {
-            k_iv = k_iv.add(ui.mul(Interval::int((sys.t[i] - sys.d[i]) as u128)));
-        }
-    }
-    k_iv = k_iv.sub(Interval::int(m as u128));
-    let slack_iv = Interval::int(m as u128).sub(u_iv);
+    let fixed = (csum as i128 + (m as i128 - 1) * sys.c[k] as i128 - m as i128) as f64;
+    // `fixed` is an integer below 2^62: its f64 rounding is within one ulp.
+    let k_iv = hd.carry_iv.add(Interval { lo: fixed.next_down(), hi: fixed.next_up() });
+    let slack_iv = Interval::int(m as u128).sub(hd.u_iv);
     if k_iv.hi < 0.0 {
         return Ok(None); // K < 0 <= (m - U) t: never fails
     }
@@ -108,56 +122,102 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     cs.sort_unstable_by(|a, b| b.cmp(a));
     let csum: u64 = cs.iter().take(m.saturating_sub(1)).sum();
 
+    let hd = HorizonData::new(sys);
     let mut budget = limits.max_steps;
     let mut gave_up = false;
     let mut points: Vec<u64> = Vec::new();
     let mut diffs: Vec<u64> = Vec::with_capacity(n);
-    for k in 0..n {
+    let order = by_laxity(sys);
+    // Most failures show at A_k = 0: check that point for every task first (it is one of
+    // the points below as well, so this only reorders the work).
+    for &k in &order {
+        let t = sys.d[k];
+        if !lhs_below(sys, k, t, sys.m as u128 * (t - sys.c[k] + 1) as u128, &inv, &mut diffs) {
+            return Verdict::NotSchedulable;
+        }
+    }
+    // Horizons, then two phases: a short first window for every task (failures mostly show
+    // at small A_k), then the rest of each task's range in windows of about 4096 points
+    // (bounded memory whatever the horizon).
+    let mut ranges: Vec<(usize, u64, u64, bool)> = Vec::with_capacity(n); // (k, lo, tmax, truncated)
+    for &k in &order {
         let dk = sys.d[k];
-        let (mut tmax, mut truncated) = match horizon(sys, k, csum) {
+        let (mut tmax, mut truncated) = match horizon(sys, &hd, k, csum) {
             Ok(None) => continue,
             Ok(Some(t)) => (t, false),
             Err(()) => (u64::MAX, true),
         };
-        // Interval-length bound.
         let lim = dk.saturating_add(limits.max_interval);
         if tmax > lim {
             tmax = lim;
             truncated = true;
         }
-        // Point-budget bound: about 5 points per period of each task, plus 3 per task.
-        let est = 5.0 * (tmax - dk) as f64 * inv_sum + 3.0 * n as f64 + 1.0;
-        if est > budget as f64 {
-            let room = (budget as f64 - 3.0 * n as f64 - 1.0).max(0.0) / (5.0 * inv_sum);
-            tmax = dk + (room as u64).min(tmax - dk);
-            truncated = true;
-        }
-        collect_points(sys, k, tmax, &mut points);
-        if points.len() as u64 > budget {
-            points.truncate(budget as usize);
-            truncated = true;
-        }
-        budget -= points.len() as u64;
-        for &t in points.iter() {
-            if !holds_at(sys, k, t, &inv, &mut diffs) {
-                return Verdict::NotSchedulable;
+        ranges.push((k, dk, tmax, truncated));
+    }
+    let win_long = ((4096.0 / (5.0 * inv_sum)) as u64).max(1);
+    let win_short = ((32.0 / (5.0 * inv_sum)) as u64).max(1);
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    for (phase, win) in [(0, win_short), (1, win_long)] {
+        for r in ranges.iter_mut() {
+            let (k, ref mut lo, tmax, ref mut truncated) = *r;
+            let rhs = |t: u64| sys.m as u128 * (t - sys.c[k] + 1) as u128;
+            while *lo <= tmax {
+                if budget == 0 {
+                    *truncated = true;
+                    break;
+                }
+                let hi = lo.saturating_add(win - 1).min(tmax);
+                collect_points(sys, k, *lo, hi, &mut points);
+                if points.len() as u64 > budget {
+                    points.truncate(budget as usize);
+                    *truncated = true;
+                }
+                budget -= points.len() as u64;
+                // Every term I1, I2 is non-decreasing in t, so the left-hand side at the last
+                // point of a block bounds it on the whole block, and the right-hand side is
+                // smallest at the first: if LHS(last) < RHS(first), every point of the block
+                // passes. Otherwise split (left half first); a single point is checked exactly.
+                stack.clear();
+                if !points.is_empty() {
+                    stack.push((0, points.len() - 1));
+                }
+                while let Some((a, b)) = stack.pop() {
+                    if lhs_below(sys, k, points[b], rhs(points[a]), &inv, &mut diffs) {
+                        continue;
+                    }
+                    if a == b {
+                        return Verdict::NotSchedulable;
+                    }
+                    let mid = (a + b) / 2;
+                    stack.push((mid + 1, b));
+                    stack.push((a, mid));
+                }
+                if hi == u64::MAX {
+                    *lo = hi; // unreachable in practice: tmax < 2^63
+                    *truncated = true;
+                    break;
+                }
+                *lo = hi + 1;
+                if phase == 0 {
+                    break;
+                }
             }
-        }
-        if truncated {
-            gave_up = true;
+            if phase == 1 && *truncated {
+                gave_up = true;
+            }
         }
     }
     if gave_up { Verdict::GaveUp } else { Verdict::Schedulable }
 }
 
-/// The breakpoints in `[D_k, tmax]`, sorted, deduplicated.
-fn collect_points(sys: &System, k: usize, tmax: u64, out: &mut Vec<u64>) {
+/// The breakpoints in `[lo, tmax]` (`lo >= D_k`) and `lo` itself, sorted, deduplicated.
+fn collect_points(sys: &System, k: usize, lo: u64, tmax: u64, out: &mut Vec<u64>) {
     out.clear();
     let dk = sys.d[k];
     let ck = sys.c[k];
-    out.push(dk);
+    out.push(lo);
     let mut push = |p: u64| {
-        if p >= dk && p <= tmax {
+        if p >= lo && p <= tmax {
             out.push(p)
         }
     };
@@ -174,7 +234,7 @@ fn collect_points(sys: &System, k: usize, tmax: u64, out: &mut Vec<u64>) {
             }
         };
         // dbf pieces [D_i + j T_i, D_i + (j+1) T_i) with value (j+1) C_i.
-        let mut j = if dk > di { (dk - di) / ti } else { 0 };
+        let mut j = if lo > di { (lo - di) / ti } else { 0 };
         loop {
             let start = di + j * ti;
             if start > tmax {
@@ -189,7 +249,7 @@ fn collect_points(sys: &System, k: usize, tmax: u64, out: &mut Vec<u64>) {
             j += 1;
         }
         // dbf' pieces: ramp [q T_i, q T_i + C_i), flat [q T_i + C_i, (q+1) T_i) at (q+1) C_i.
-        let mut q = dk / ti;
+        let mut q = lo / ti;
         loop {
             let start = q * ti;
             if start > tmax {
@@ -212,9 +272,10 @@ fn collect_points(sys: &System, k: usize, tmax: u64, out: &mut Vec<u64>) {
     out.dedup();
 }
 
-/// Whether Baruah's condition holds for task `k` at interval length `t >= D_k`.
+/// Whether the left-hand side of Baruah's condition for task `k` at interval length
+/// `t >= D_k` is below `rhs` (with `rhs = m (t - C_k + 1)`: whether the condition holds at `t`).
 #[inline]
-fn holds_at(sys: &System, k: usize, t: u64, inv: &[f64], diffs: &mut Vec<u64>) -> bool {
+fn lhs_below(sys: &System, k: usize, t: u64, rhs: u128, inv: &[f64], diffs: &mut Vec<u64>) -> bool {
     let n = sys.n();
     let m = sys.m;
     let ck = sys.c[k];
@@ -235,7 +296,6 @@ fn holds_at(sys: &System, k: usize, t: u64, inv: &[f64], diffs: &mut Vec<u64>) -
         sumd += (i2 - i1) as u128;
         diffs.push(i2 - i1);
     }
-    let rhs = m as u128 * cap as u128;
     if sum1 + sumd < rhs {
         return true;
     }
@@ -247,6 +307,21 @@ fn holds_at(sys: &System, k: usize, t: u64, inv: &[f64], diffs: &mut Vec<u64>) -
         return sum1 < rhs;
     }
     if top < n {
+        if top <= 16 {
+            // Keep the `top` largest in a small descending array.
+            let mut best = [0u64; 16];
+            for &d in diffs.iter() {
+                if d > best[top - 1] {
+                    let mut j = top - 1;
+                    while j > 0 && best[j - 1] < d {
+                        best[j] = best[j - 1];
+                        j -= 1;
+                    }
+                    best[j] = d;
+                }
+            }
+            return sum1 + best[..top].iter().map(|&x| x as u128).sum::<u128>() < rhs;
+        }
         diffs.select_nth_unstable_by(top - 1, |x, y| y.cmp(x));
         diffs.truncate(top);
     }

@@ -13,9 +13,11 @@
 //! ```
 //!
 //! iterated from `R = C_k` and abandoned once it exceeds `D_k`. Rounds update every task in
-//! index order (in place); a task's bound is kept only when `R_k <= D_k`. The set is
-//! schedulable as soon as one round finds every `R_k <= D_k`; the test fails when a round
-//! changes nothing. `Limits::max_steps` bounds the total number of fixed-point iterations
+//! order of increasing laxity (in place); a task's bound is kept only when `R_k <= D_k`. The
+//! set is schedulable as soon as one round finds every `R_k <= D_k` (equivalently, since
+//! bounds only shrink, once every task has passed); the test fails when a round changes
+//! nothing, or at once when a task's fixed point exceeds `D_k` even with the largest possible
+//! slacks of the others (`R_i = C_i`). `Limits::max_steps` bounds the total number of fixed-point iterations
 //! (`GaveUp` when reached).
 //!
 //! Speed without loss of precision: the fixed-point iteration on a monotone right-hand side
@@ -42,40 +44,79 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     // computed): the iteration may start there, as the right-hand side only shrinks when
     // slacks grow.
     let mut start: Vec<u64> = sys.c.clone();
-    let mut hopeful = vec![false; n];
+    // Upper bounds on the slacks this procedure can ever reach, iterated down from the
+    // largest possible ones (the right-hand side is monotone, so by induction every slack
+    // the procedure computes stays below them): a task whose fixed point exceeds D_k even
+    // against them fails in every round, and the set is rejected at once.
+    let mut upper = best.clone();
+    let mut upper_stable = false;
     let mut steps: u64 = 0;
     let mut gaps: Vec<u64> = Vec::with_capacity(n);
+    // Bounds only shrink as slacks grow, so a task that passed once passes in every later
+    // round: the paper's "every task passes in one round" is reached exactly when every
+    // task has passed once. A task whose inputs (the other slacks) have not changed since
+    // its last evaluation would get the same answer and is skipped.
+    let mut passed = vec![false; n];
+    let mut n_passed = 0usize;
+    let mut version: u64 = 0; // number of slack changes so far
+    let mut seen: Vec<Option<u64>> = vec![None; n]; // version at each task's last evaluation
+    let mut own: Vec<u64> = vec![0; n]; // changes made by the task itself since then
+                                        // Most random sets that fail, fail against the largest slacks already: start with the
+                                        // first downward round, most-likely-to-fail task first.
+    let mut failed = true;
     loop {
-        let mut all_ok = true;
+        if failed && !upper_stable {
+            // One round of the downward iteration. Its fixed points only grow, so each
+            // starts from the previous one (a lower bound for every later evaluation).
+            upper_stable = true;
+            for &k in &order {
+                let row = table.row(sys, k);
+                match fixed_point(
+                    sys, &table, row, &inv, &upper, k, start[k], &mut steps, limits, &mut gaps,
+                ) {
+                    Err(()) => return Verdict::GaveUp,
+                    Ok(None) => return Verdict::NotSchedulable,
+                    Ok(Some(r)) => {
+                        start[k] = r;
+                        if upper[k] != sys.d[k] - r {
+                            upper[k] = sys.d[k] - r;
+                            upper_stable = false;
+                        }
+                    }
+                }
+            }
+        }
         let mut changed = false;
+        failed = false;
         for &k in &order {
+            if seen[k].is_some_and(|v| v + own[k] == version) {
+                continue;
+            }
+            seen[k] = Some(version);
+            own[k] = 0;
             let row = table.row(sys, k);
-            match fixed_point(sys, &table, row, &inv, &slack, k, start[k], &mut steps, limits, &mut gaps) {
+            match fixed_point(
+                sys, &table, row, &inv, &slack, k, start[k], &mut steps, limits, &mut gaps,
+            ) {
                 Err(()) => return Verdict::GaveUp,
                 Ok(Some(r)) => {
                     let s = sys.d[k] - r;
                     if s != slack[k] {
                         slack[k] = s;
                         changed = true;
+                        version += 1;
+                        own[k] += 1;
                     }
-                }
-                Ok(None) => {
-                    all_ok = false;
-                    if !hopeful[k] {
-                        // Against the largest possible slacks: if even that fixed point
-                        // exceeds D_k, no round can succeed.
-                        match fixed_point(sys, &table, row, &inv, &best, k, sys.c[k], &mut steps, limits, &mut gaps) {
-                            Err(()) => return Verdict::GaveUp,
-                            Ok(None) => return Verdict::NotSchedulable,
-                            Ok(Some(r)) => start[k] = r,
+                    if !passed[k] {
+                        passed[k] = true;
+                        n_passed += 1;
+                        if n_passed == n {
+                            return Verdict::Schedulable;
                         }
-                        hopeful[k] = true;
                     }
                 }
+                Ok(None) => failed = true,
             }
-        }
-        if all_ok {
-            return Verdict::Schedulable;
         }
         if !changed {
             return Verdict::NotSchedulable;
@@ -119,7 +160,11 @@ fn fixed_point(
             // W_i(r) with R_i = D_i - S_i.
             let span = r + sys.d[i] - slack[i] - ci;
             let (q, rem) = divmod(span, sys.t[i], inv[i]);
-            let (w, ramp) = if rem < ci { (q * ci + rem, ci - rem) } else { (q * ci + ci, 0) };
+            let (w, ramp) = if rem < ci {
+                (q * ci + rem, ci - rem)
+            } else {
+                (q * ci + ci, 0)
+            };
             let j = table.workload(row + i, ci, slack[i]);
             let term = w.min(j).min(cap);
             s0 += term as u128;
@@ -133,8 +178,13 @@ fn fixed_point(
         if next <= r as u128 {
             return Ok(Some(r)); // f(r) <= r: r is the least fixed point
         }
-        let jump = r as u128 + least_delta(s0 - m * cap as u128, m, gaps) as u128;
-        let nr = next.max(jump);
+        // The plain step suffices when it covers a good part of the remaining way to D_k;
+        // otherwise jump to the least δ the lower bound allows (see the module doc).
+        let nr = if (next - r as u128) * 8 >= (dk as u128).saturating_sub(r as u128) {
+            next
+        } else {
+            next.max(r as u128 + least_delta(s0 - m * cap as u128, m, gaps))
+        };
         if nr > dk as u128 {
             return Ok(None);
         }
@@ -150,7 +200,11 @@ fn least_delta(base: u128, m: u128, gaps: &mut [u64]) -> u128 {
     let mut prev: u128 = 0;
     let mut idx = 0;
     loop {
-        let end = if idx < gaps.len() { Some(gaps[idx] as u128) } else { None };
+        let end = if idx < gaps.len() {
+            Some(gaps[idx] as u128)
+        } else {
+            None
+        };
         if m > active {
             // On [prev, end]: ψ(δ) = (m - active) δ - passed, increasing.
             let d = (base + passed) / (m - active) + 1;
@@ -174,20 +228,28 @@ mod tests {
     use super::least_delta;
 
     fn brute(base: u128, m: u128, gaps: &[u64]) -> u128 {
-        (1..).find(|&d: &u128| m * d > base + gaps.iter().map(|&g| d.min(g as u128)).sum::<u128>()).unwrap()
+        (1..)
+            .find(|&d: &u128| m * d > base + gaps.iter().map(|&g| d.min(g as u128)).sum::<u128>())
+            .unwrap()
     }
 
     #[test]
     fn least_delta_matches_brute_force() {
         let mut x: u64 = 12345;
         for _ in 0..5000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let m = (x >> 60) as u128 % 4 + 1;
             let len = (x >> 50) as usize % 9;
             let mut gaps: Vec<u64> = (0..len).map(|j| ((x >> (j * 5)) % 40) + 1).collect();
             let base = (x >> 20) as u128 % 100;
             let want = brute(base, m, &gaps);
-            assert_eq!(least_delta(base, m, &mut gaps), want, "base {base} m {m} gaps {gaps:?}");
+            assert_eq!(
+                least_delta(base, m, &mut gaps),
+                want,
+                "base {base} m {m} gaps {gaps:?}"
+            );
         }
     }
 }
