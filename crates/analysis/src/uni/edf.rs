@@ -18,6 +18,9 @@
 //! `<= L` by Quick Processor-demand Analysis (Zhang & Burns §4, Theorem 5); [`dbf_brute`]
 //! evaluates `h` at every deadline `<= L` and is the test oracle.
 //!
+//! For `U < 1` QPA walks down from `L_a` while the busy-period iteration runs alongside, and
+//! restarts from `L_b` once that is known and lower (about twice the cheaper bound's cost).
+//!
 //! `L` need only be an upper bound: `L_a` is computed as a rigorous *upper* enclosure in
 //! floating point (exact rationals only when the enclosure cannot show `U < 1`), so no float
 //! ever decides a verdict. When `L` exceeds `Limits::max_interval` the tests check up to
