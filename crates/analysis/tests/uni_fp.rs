@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 /// Simulates preemptive FP from a synchronous release in unit steps until the processor
 /// first idles (or `cap`). Returns per task the largest observed response time and whether
 /// the busy period ended within `cap`.
+#[allow(clippy::manual_is_multiple_of)] // rust-version 1.80 predates is_multiple_of
 fn simulate(ts: &TaskSet, prio: Priority, cap: u64) -> (Vec<Option<u64>>, bool) {
     let order = priority_order(ts, prio);
     let n = ts.len();

@@ -18,6 +18,9 @@
 //! `<= L` by Quick Processor-demand Analysis (Zhang & Burns §4, Theorem 5); [`dbf_brute`]
 //! evaluates `h` at every deadline `<= L` and is the test oracle.
 //!
+//! For `U < 1` QPA walks down from `L_a` while the busy-period iteration runs alongside, and
+//! restarts from `L_b` once that is known and lower (about twice the cheaper bound's cost).
+//!
 //! `L` need only be an upper bound: `L_a` is computed as a rigorous *upper* enclosure in
 //! floating point (exact rationals only when the enclosure cannot show `U < 1`), so no float
 //! ever decides a verdict. When `L` exceeds `Limits::max_interval` the tests check up to
@@ -35,19 +38,6 @@ use std::cmp::Ordering;
 // ---------------------------------------------------------------------------------------
 // Exact building blocks on parameter slices.
 
-/// `h(t) = sum_i dbf_i(t)`, exact (saturating, which only matters beyond 2^11 huge tasks and
-/// then still compares correctly against `t < 2^64`).
-#[inline]
-pub(crate) fn demand(ps: &[P], t: u64) -> u128 {
-    let mut s: u128 = 0;
-    for p in ps {
-        if t >= p.d {
-            s = s.saturating_add(((t - p.d) / p.t + 1) as u128 * p.c as u128);
-        }
-    }
-    s
-}
-
 /// The largest absolute deadline `k T_i + D_i` (`k >= 0`) strictly below `t`, if any.
 #[inline]
 fn deadline_below(ps: &[P], t: u64) -> Option<u64> {
@@ -59,6 +49,32 @@ fn deadline_below(ps: &[P], t: u64) -> Option<u64> {
         }
     }
     best
+}
+
+/// `h(t) = sum_i dbf_i(t)` (exact; saturating, which only matters beyond 2^11 huge tasks and
+/// then still compares correctly against `t < 2^64`) and the largest absolute deadline strictly below `t` in one pass: both come from
+/// the same quotient and remainder of `(t - D_i) / T_i` (one division per task).
+#[inline]
+fn demand_and_below(ps: &[P], t: u64) -> (u128, Option<u64>) {
+    let mut s: u128 = 0;
+    let mut below: u64 = 0;
+    let mut any = false;
+    for p in ps {
+        if t >= p.d {
+            let x = t - p.d;
+            let (q, r) = (x / p.t, x % p.t);
+            s = s.saturating_add((q + 1) as u128 * p.c as u128);
+            // Deadlines of this task below t: d + k T for k < q, and k = q when r > 0.
+            if r > 0 {
+                below = below.max(t - r);
+                any = true;
+            } else if q > 0 {
+                below = below.max(t - p.t);
+                any = true;
+            }
+        }
+    }
+    (s, any.then_some(below))
 }
 
 fn util_interval(ps: &[P]) -> Interval {
@@ -290,7 +306,7 @@ pub(crate) fn qpa_params(ps: &[P], limits: &Limits) -> Verdict {
             return Verdict::GaveUp;
         }
         steps += 1;
-        let h = demand(ps, t);
+        let (h, below) = demand_and_below(ps, t);
         if h > t as u128 {
             return Verdict::NotSchedulable;
         }
@@ -300,7 +316,7 @@ pub(crate) fn qpa_params(ps: &[P], limits: &Limits) -> Verdict {
         if h < t as u128 {
             t = h as u64;
         } else {
-            t = match deadline_below(ps, t) {
+            t = match below {
                 Some(d) => d,
                 None => return finish(truncated, &mut steps),
             };
