@@ -156,3 +156,28 @@ fn names_round_trip() {
     assert_eq!(Heuristic::from_name("BFD"), None);
     assert_eq!(Heuristic::from_name("PAF(XYZ)"), None);
 }
+
+/// A seed-004-style set (found by a seeded search, U ≈ 2.93 on 3 CPUs) that no basic
+/// heuristic and no PAF instantiation places, but RP(2WFD-C=D) does by period-transforming.
+#[test]
+fn rp_is_needed_and_its_transformation_is_safe() {
+    let ts = TaskSet::from_ct(&[(219492136, 250000000), (7288171, 10000000), (21352330, 25000000), (12323820, 25000000)])
+        .unwrap();
+    let cfg = SemiConfig::default();
+    let nometa = cascade(&ts, 3, &SemiConfig { meta: false, ..cfg.clone() });
+    assert!(!nometa.schedulable);
+    for h1 in rtsched_analysis::semi::PAF_H1 {
+        assert!(!place(&ts, 3, &Heuristic::Paf(h1), &cfg).schedulable);
+    }
+    let p = cascade(&ts, 3, &cfg);
+    assert_eq!(p.heuristic, "RP(2WFD-C=D)");
+    check(&ts, &p).unwrap();
+    assert!(p.tasks.iter().any(|t| t.period_ratio > 1));
+    for t in &p.tasks {
+        let rs: Vec<_> = p.cpus.iter().flat_map(|c| &c.reservations).filter(|r| r.task == t.task).collect();
+        let (k, task) = (t.period_ratio, &ts[t.task]);
+        assert_eq!(rs[0].period, task.period / k, "period floor(T/k)");
+        assert!(k * rs.iter().map(|r| r.budget).sum::<u64>() >= task.wcet);
+        assert!(rs.iter().all(|r| r.period >= 2_000_000), "θ floor 4 ms: no period below θ/2");
+    }
+}

@@ -115,6 +115,18 @@ fn bound(rs: &[Res], u: Interval, limits: &Limits) -> Option<Time> {
             }
         }
     }
+    // Hyperperiod: for U <= 1, a violation, if any, occurs by H + d_max.
+    let mut h: u128 = 1;
+    for r in rs {
+        h = num_integer::lcm(h, r.t as u128);
+        if h > cap as u128 {
+            break;
+        }
+    }
+    if h + (dmax as u128) <= cap as u128 {
+        let hb = h as Time + dmax;
+        best = Some(best.map_or(hb, |b| b.min(hb)));
+    }
     // Synchronous busy period: w = sum ceil(w/t) c, iterated from sum c (converges for U <= 1).
     let iters = if best.is_some() { 64 } else { limits.max_steps.min(100_000) };
     let mut w: u128 = rs.iter().map(|r| r.c as u128).sum();
@@ -212,7 +224,13 @@ pub(crate) fn max_split(rs: &[Res], t: Time, lo: Time, hi: Time, limits: &Limits
         work[last] = Res { c: x, d: x, t };
         edf_test(work, limits)
     };
+    // Necessary: at every first deadline d_j of the processor's reservations, the zero-laxity
+    // job (released together with them) leaves room only for x <= d_j - dbf(d_j).
     let mut x = hi.min(util_room(rs, t));
+    for r in rs {
+        let demand: u128 = rs.iter().map(|o| o.dbf(r.d)).sum();
+        x = x.min((r.d as u128).saturating_sub(demand) as Time);
+    }
     if x < lo {
         return None;
     }

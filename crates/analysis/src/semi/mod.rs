@@ -160,13 +160,15 @@ pub struct SemiConfig {
     pub meta: bool,
     /// The RP meta-heuristic's minimum threshold (seed 004 §IV-B: 4 ms).
     pub rp_floor: Time,
-    /// Work bounds of each exact demand test; a test that hits one counts as "does not fit".
+    /// Work bounds of each exact demand test inside the heuristics; a test that hits one counts
+    /// as "does not fit" (safe, but a C=D chunk may then come out below the exact maximum).
+    /// Default: 20,000 QPA steps, intervals up to 2^62 ns. The checker has its own bounds.
     pub limits: Limits,
 }
 
 impl Default for SemiConfig {
     fn default() -> Self {
-        SemiConfig { epsilon: 0, meta: true, rp_floor: 4_000_000, limits: Limits::default() }
+        SemiConfig { epsilon: 0, meta: true, rp_floor: 4_000_000, limits: Limits { max_steps: 20_000, max_interval: 1 << 62 } }
     }
 }
 
