@@ -81,14 +81,11 @@ def summarize(results_dir):
         if not path.exists():
             missing += 1
             continue
-        why = store.check_point(path, spec, p)
+        t, why = store.load_point(path, spec, p)
         if why is not None:
             invalid += 1
             notes.append(f"point {p.id} ({p.label}): {why}; left out")
             continue
-        import pyarrow.parquet as pq
-
-        t = pq.read_table(path)
         sets = t["set"].to_numpy()
         enc = t["method"].combine_chunks().dictionary_encode()
         codes = enc.indices.to_numpy()
