@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from . import store
-from .spec import Spec, SpecError, format_duration_ns, parse_spec
+from .spec import Spec, SpecError, parse_spec
 
 X_LABELS = {
     "util": "total utilization U",
