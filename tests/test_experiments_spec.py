@@ -194,7 +194,7 @@ def test_fig3_matches_the_paper_setup():
     assert s.m == [8]
     assert sorted({p.params["n"] for p in s.points}) == [9, 10, 12, 14, 16, 20, 24, 28, 32]
     utils = sorted({p.params["util"] for p in s.points})
-    assert utils[0] == 1.0 and utils[-1] == 8.0
+    assert utils[0] == 1.0 and utils[-1] == 7.9  # U = m left out (docs/experiments.md)
     top = [u for u in utils if u >= 6.0]
     assert max(b - a for a, b in zip(top, top[1:])) <= 0.05 * 8 + 1e-9
     assert list(s.plot.groups) == ["partitioning", "semi-partitioning", "semi-partitioning + PAF",

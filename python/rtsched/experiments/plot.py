@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from . import store
-from .spec import Spec, SpecError, format_duration_ns, parse_spec
+from .spec import Spec, SpecError, parse_spec
 
 X_LABELS = {
     "util": "total utilization U",
@@ -81,14 +81,11 @@ def summarize(results_dir):
         if not path.exists():
             missing += 1
             continue
-        why = store.check_point(path, spec, p)
+        t, why = store.load_point(path, spec, p)
         if why is not None:
             invalid += 1
             notes.append(f"point {p.id} ({p.label}): {why}; left out")
             continue
-        import pyarrow.parquet as pq
-
-        t = pq.read_table(path)
         sets = t["set"].to_numpy()
         enc = t["method"].combine_chunks().dictionary_encode()
         codes = enc.indices.to_numpy()

@@ -14,6 +14,7 @@ parameters only (never from its position in the grid or the order of evaluation)
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import json
 import math
@@ -270,7 +271,7 @@ class Spec:
     points: list = field(default_factory=list)
     skipped: list = field(default_factory=list)  # (coords, reason) of grid points not run
 
-    @property
+    @functools.cached_property
     def hash(self) -> str:
         """The identity of a sweep's results: a hash of its points (which fix everything computed)."""
         return hashlib.sha256(canonical_json(sorted(p.id for p in self.points)).encode()).hexdigest()[:16]

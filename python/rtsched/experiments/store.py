@@ -12,7 +12,6 @@ a reader, or a resumed sweep after a crash or ``kill -9``, sees either the whole
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -146,25 +145,30 @@ def write_point(out_dir, spec: Spec, point: Point, table: pa.Table, version: str
 
 def check_point(path: Path, spec: Spec, point: Point) -> str | None:
     """None if the file is a complete, matching result of ``point``; otherwise why it is not."""
+    return load_point(path, spec, point)[1]
+
+
+def load_point(path: Path, spec: Spec, point: Point):
+    """(table, None) for a complete, matching result of ``point``; (None, why not) otherwise."""
     try:
         pf = pq.ParquetFile(path)
         meta = pf.schema_arrow.metadata or {}
         table = pf.read()
     except Exception as e:  # truncated, empty, not Parquet at all
-        return f"unreadable ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"
+        return None, f"unreadable ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"
     got = {k.decode(errors="replace"): v.decode(errors="replace") for k, v in meta.items()}
     if got.get("rtsched.point_id") != point.id:
-        return f"metadata names point {got.get('rtsched.point_id')!r}"
+        return None, f"metadata names point {got.get('rtsched.point_id')!r}"
     if got.get("rtsched.point") != point.json:
-        return "metadata holds different point parameters"
+        return None, "metadata holds different point parameters"
     if got.get("rtsched.spec_hash") != spec.hash:
-        return "metadata names a different spec"
+        return None, "metadata names a different spec"
     if table.schema.remove_metadata() != SCHEMA:
-        return "unexpected columns"
+        return None, "unexpected columns"
     rows = point.count * len(point.params["methods"])
     if table.num_rows != rows:
-        return f"{table.num_rows} rows, expected {rows}"
-    return None
+        return None, f"{table.num_rows} rows, expected {rows}"
+    return table, None
 
 
 def read_metadata(path: Path) -> dict:
@@ -185,21 +189,3 @@ def stored_spec_hashes(out_dir) -> dict:
             continue
         out[h] = out.get(h, 0) + 1
     return out
-
-
-def load_points(out_dir):
-    """All readable point tables of a results dir: list of (path, table, metadata dict)."""
-    res = []
-    for f in sorted(points_dir(out_dir).glob("*.parquet")):
-        try:
-            table = pq.read_table(f)
-            meta = read_metadata(f)
-        except Exception:
-            res.append((f, None, None))
-            continue
-        res.append((f, table, meta))
-    return res
-
-
-def point_params(meta: dict) -> dict:
-    return json.loads(meta["rtsched.point"])

@@ -46,7 +46,7 @@ def fake_evaluate(point_json: str) -> dict:
         d = rng.random()
         for method in p["methods"]:
             gave_up = method.startswith("giveup")
-            ok = None if gave_up else (u / m) < _threshold(method) + 0.05 * d - eps * 1e-6 + 0.002 * (n - m)
+            ok = None if gave_up else (u / m) < _threshold(method) + 0.05 * d - eps * 2e-8 + 0.002 * (n - m)
             cols["set"].append(i)
             cols["method"].append(method)
             cols["schedulable"].append(ok)
