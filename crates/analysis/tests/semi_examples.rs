@@ -181,3 +181,17 @@ fn rp_is_needed_and_its_transformation_is_safe() {
         assert!(rs.iter().all(|r| r.period >= 2_000_000), "θ floor 4 ms: no period below θ/2");
     }
 }
+
+#[test]
+fn place_many_agrees_with_place() {
+    let sets = vec![fig1(), TaskSet::from_ct(&[(1, 2), (1, 2)]).unwrap(), TaskSet::from_ct(&[(3, 4), (3, 4), (3, 4)]).unwrap()];
+    let hs = Heuristic::all();
+    let cfg = SemiConfig::default();
+    let got = rtsched_analysis::semi::place_many(&sets, 2, &hs, &cfg);
+    for (s, row) in sets.iter().zip(&got) {
+        let want: Vec<bool> = hs.iter().map(|h| place(s, 2, h, &cfg).schedulable).collect();
+        assert_eq!(row, &want);
+    }
+    assert!(got[1].iter().all(|&b| b));
+    assert!(got[2].iter().all(|&b| !b));
+}

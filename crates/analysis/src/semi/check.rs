@@ -46,7 +46,10 @@ pub fn check(ts: &TaskSet, p: &Placement) -> Result<(), String> {
         let rs = &parts[tp.task];
         let k = tp.period_ratio as u128;
         let delta = rs[0].period as u128;
-        let end = rs.iter().map(|r| (r.offset + r.deadline) as u128).max().unwrap_or(0);
+        if delta == 0 {
+            return Err(format!("task {}: reservation period 0", tp.task));
+        }
+        let end = rs.iter().map(|r| r.offset as u128 + r.deadline as u128).max().unwrap_or(0);
         let budget: u128 = rs.iter().map(|r| r.budget as u128).sum();
         let i = tp.task;
         if k * delta > task.period as u128 {
@@ -63,8 +66,8 @@ pub fn check(ts: &TaskSet, p: &Placement) -> Result<(), String> {
             return Err(format!("task {i}: {k} slices of {budget} ns cover less than C = {} ns", task.wcet));
         }
         for r in rs {
-            if r.budget > r.deadline || r.deadline > r.period {
-                return Err(format!("task {i} part {}: needs budget <= deadline <= period", r.part));
+            if r.budget == 0 || r.budget > r.deadline || r.deadline > r.period {
+                return Err(format!("task {i} part {}: needs 1 <= budget <= deadline <= period", r.part));
             }
         }
     }

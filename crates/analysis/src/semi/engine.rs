@@ -372,6 +372,15 @@ fn reason(state: &State) -> String {
     state.failure.clone().unwrap_or_else(|| "no placement found".into())
 }
 
+/// The tasks 2WFD-C=D fails to place (all tasks, untransformed) and its reason: PAF's round 0.
+pub(crate) fn paf_round0(ts: &TaskSet, m: usize, cfg: &SemiConfig) -> (Vec<usize>, String) {
+    let specs = (0..ts.len()).map(|i| Spec::of(ts, i)).collect();
+    let mut st = State::new(m, specs);
+    let all: Vec<usize> = (0..ts.len()).collect();
+    let f = run_basic(Basic::TwoWfdCd, &mut st, &all, cfg);
+    (f, reason(&st))
+}
+
 /// One basic heuristic over all tasks, untransformed.
 pub(crate) fn basic(ts: &TaskSet, m: usize, h: Basic, cfg: &SemiConfig) -> RunResult {
     let specs = (0..ts.len()).map(|i| Spec::of(ts, i)).collect();
@@ -386,11 +395,25 @@ pub(crate) fn basic(ts: &TaskSet, m: usize, h: Basic, cfg: &SemiConfig) -> RunRe
 
 /// Pre-assign failures (seed 004 §IV-B): `h1` places the tasks that failed before, then
 /// 2WFD-C=D places the rest; tasks `h2` fails to place join the failures. At most `n + 1` rounds.
-pub(crate) fn paf(ts: &TaskSet, m: usize, h1: Basic, cfg: &SemiConfig) -> RunResult {
+///
+/// `round0`, when given, is the outcome of the first round (2WFD-C=D on all tasks: the failed
+/// tasks and the reason), which does not depend on `h1`; the cascade computes it once for all
+/// six instantiations.
+pub(crate) fn paf(ts: &TaskSet, m: usize, h1: Basic, cfg: &SemiConfig, round0: Option<&(Vec<usize>, String)>) -> RunResult {
     let n = ts.len();
     let specs: Vec<Spec> = (0..n).map(|i| Spec::of(ts, i)).collect();
     let mut is_failure = vec![false; n];
     let mut last_reason = String::from("no placement found");
+    if let Some((f, why)) = round0 {
+        if f.is_empty() {
+            // Round 0 succeeds: recompute its state (cheap relative to the failing case).
+            return basic(ts, m, Basic::TwoWfdCd, cfg);
+        }
+        for &i in f {
+            is_failure[i] = true;
+        }
+        last_reason = why.clone();
+    }
     for _ in 0..=n {
         let failures: Vec<usize> = (0..n).filter(|&i| is_failure[i]).collect();
         let rest: Vec<usize> = (0..n).filter(|&i| !is_failure[i]).collect();

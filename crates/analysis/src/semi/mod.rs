@@ -193,11 +193,11 @@ fn precheck(ts: &TaskSet, m: u32) -> Option<String> {
     None
 }
 
-fn run(ts: &TaskSet, m: u32, h: &Heuristic, cfg: &SemiConfig) -> Placement {
+fn run(ts: &TaskSet, m: u32, h: &Heuristic, cfg: &SemiConfig, round0: Option<&(Vec<usize>, String)>) -> Placement {
     let mu = m as usize;
     let res = match *h {
         Heuristic::Basic(b) => engine::basic(ts, mu, b, cfg),
-        Heuristic::Paf(b) => engine::paf(ts, mu, b, cfg),
+        Heuristic::Paf(b) => engine::paf(ts, mu, b, cfg, round0),
         Heuristic::Rp(b) => engine::rp(ts, mu, b, cfg),
     };
     match res {
@@ -211,7 +211,7 @@ pub fn place(ts: &TaskSet, m: u32, h: &Heuristic, cfg: &SemiConfig) -> Placement
     if let Some(r) = precheck(ts, m) {
         return Placement::failed(m, h.name(), r);
     }
-    run(ts, m, h, cfg)
+    run(ts, m, h, cfg, None)
 }
 
 /// Runs [`Heuristic::cascade_order`] and stops at the first success (seed 004 §IV-B, "run many
@@ -222,8 +222,12 @@ pub fn cascade(ts: &TaskSet, m: u32, cfg: &SemiConfig) -> Placement {
         return Placement::failed(m, "cascade".into(), r);
     }
     let mut last = None;
+    let mut round0 = None;
     for h in &order {
-        let p = run(ts, m, h, cfg);
+        if matches!(h, Heuristic::Paf(_)) && round0.is_none() {
+            round0 = Some(engine::paf_round0(ts, m as usize, cfg));
+        }
+        let p = run(ts, m, h, cfg, round0.as_ref());
         if p.schedulable {
             return p;
         }

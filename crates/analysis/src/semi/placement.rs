@@ -294,7 +294,7 @@ pub(crate) fn validate_windows(ts: &TaskSet, p: &Placement) -> Result<(), ModelE
             if r.offset > end {
                 return Err(ModelError::task_field(task, "offset", format!("CPU {cpu}: gap before part {}: it starts at {} ns, the previous window ends at {end} ns", r.part, r.offset)));
             }
-            end = r.offset + r.deadline;
+            end = r.offset.saturating_add(r.deadline);
         }
     }
     Ok(())
