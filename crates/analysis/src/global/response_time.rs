@@ -144,6 +144,7 @@ fn fixed_point(
     let ck = sys.c[k];
     let dk = sys.d[k];
     let mut r = start.max(ck);
+    let fail_at = m * (dk - ck + 1) as u128;
     loop {
         *steps += 1;
         if *steps > limits.max_steps {
@@ -168,6 +169,9 @@ fn fixed_point(
             let j = table.workload(row + i, ci, slack[i]);
             let term = w.min(j).min(cap);
             s0 += term as u128;
+            if s0 >= fail_at {
+                return Ok(None); // f(r) > D_k already, and f(r) <= the least fixed point
+            }
             // Lower bound of this term at r + δ: min(term + δ, min(w + ramp, j)).
             let v = (w + ramp).min(j);
             if v > term {
