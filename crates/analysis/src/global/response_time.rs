@@ -13,7 +13,7 @@
 //! ```
 //!
 //! iterated from `R = C_k` and abandoned once it exceeds `D_k`. Rounds update every task in
-//! order of increasing laxity (in place); a task's bound is kept only when `R_k <= D_k`. The
+//! most-likely-to-fail-first order (in place; the order never changes the verdict); a task's bound is kept only when `R_k <= D_k`. The
 //! set is schedulable as soon as one round finds every `R_k <= D_k` (equivalently, since
 //! bounds only shrink, once every task has passed); the test fails when a round changes
 //! nothing, or at once when a task's fixed point exceeds `D_k` even with the largest possible
