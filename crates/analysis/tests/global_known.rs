@@ -196,3 +196,15 @@ fn bar_unbounded_horizon_stays_bounded() {
     let l = Limits { max_steps: 10, max_interval: 1 << 50 };
     assert_eq!(global::test(Bar, &cdt(&[(1, 2, 2); 4]), 2, &l), GaveUp);
 }
+
+#[test]
+fn many_matches_one_by_one() {
+    let sets = vec![cdt(&[(1, 2, 2); 4]), cdt(&[(2, 3, 3); 3]), cdt(&[(1, 4, 4)]), TaskSet::new(vec![]).unwrap()];
+    let l = small_limits();
+    for t in GlobalTest::ALL {
+        let one: Vec<Verdict> = sets.iter().map(|ts| global::test(t, ts, 2, &l)).collect();
+        assert_eq!(global::test_many(t, &sets, 2, &l), one);
+    }
+    let one: Vec<Verdict> = sets.iter().map(|ts| global::combined(ts, 2, &l)).collect();
+    assert_eq!(global::combined_many(&sets, 2, &l), one);
+}

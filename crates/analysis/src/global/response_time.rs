@@ -13,7 +13,7 @@
 //! ```
 //!
 //! iterated from `R = C_k` and abandoned once it exceeds `D_k`. Rounds update every task in
-//! order of increasing laxity (in place); a task's bound is kept only when `R_k <= D_k`. The
+//! most-likely-to-fail-first order (in place; the order never changes the verdict); a task's bound is kept only when `R_k <= D_k`. The
 //! set is schedulable as soon as one round finds every `R_k <= D_k` (equivalently, since
 //! bounds only shrink, once every task has passed); the test fails when a round changes
 //! nothing, or at once when a task's fixed point exceeds `D_k` even with the largest possible
@@ -144,6 +144,7 @@ fn fixed_point(
     let ck = sys.c[k];
     let dk = sys.d[k];
     let mut r = start.max(ck);
+    let fail_at = m * (dk - ck + 1) as u128;
     loop {
         *steps += 1;
         if *steps > limits.max_steps {
@@ -168,6 +169,9 @@ fn fixed_point(
             let j = table.workload(row + i, ci, slack[i]);
             let term = w.min(j).min(cap);
             s0 += term as u128;
+            if s0 >= fail_at {
+                return Ok(None); // f(r) > D_k already, and f(r) <= the least fixed point
+            }
             // Lower bound of this term at r + δ: min(term + δ, min(w + ramp, j)).
             let v = (w + ramp).min(j);
             if v > term {

@@ -3,7 +3,7 @@
 //! M. Bertogna, M. Cirinei, G. Lipari, "Schedulability analysis of global scheduling
 //! algorithms on multiprocessor platforms", IEEE TPDS 20(4), 2009, Section 5 (EDF) and the
 //! iterative procedure of Section 6. Every task starts with slack `S_i = 0`. In rounds, each
-//! task's slack is recomputed (in place, in order of increasing laxity) as
+//! task's slack is recomputed (in place, most-likely-to-fail first; the order never changes the verdict) as
 //!
 //! ```text
 //!     J_k(i) = N_i C_i + min(C_i, max(0, D_k - N_i T_i - S_i)),   N_i = floor((D_k - D_i)/T_i) + 1
