@@ -224,6 +224,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_analyze(sub)
     _add_partition(sub)
     _add_quickstart(sub)
+    from .experiments.cli import add_commands
+
+    add_commands(sub)
     return parser
 
 

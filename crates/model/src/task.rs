@@ -55,7 +55,7 @@ impl Task {
     /// Checks every parameter; errors name the field (and the task's name, not its index: a
     /// [`crate::TaskSet`] adds the index).
     pub fn validate(&self) -> Result<(), ModelError> {
-        for (field, v) in [("wcet", self.wcet), ("deadline", self.deadline), ("period", self.period)] {
+        for (field, v) in [("wcet", self.wcet), ("period", self.period), ("deadline", self.deadline)] {
             if v == 0 {
                 return Err(self.err(field, "must be at least 1 ns, got 0"));
             }

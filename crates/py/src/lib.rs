@@ -9,8 +9,10 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+mod api;
 mod convert;
 mod model;
+mod report;
 
 create_exception!(_core, RtschedError, PyValueError, "Invalid input to rtsched (a ValueError).");
 
@@ -37,5 +39,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RtschedError", m.py().get_type::<RtschedError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     model::register(m)?;
+    api::register(m)?;
     Ok(())
 }

@@ -2,8 +2,9 @@
 
 ``rtsched reproduce NAME [--quick]`` runs the spec (resuming whatever is already in the results
 directory) and draws its figure. Specs are looked up in, in order: the directories listed in
-``$RTSCHED_EXPERIMENTS`` (os.pathsep-separated), the repository's ``experiments/`` directory (for
-a source checkout or an editable install), and ``./experiments``.
+``$RTSCHED_EXPERIMENTS`` (os.pathsep-separated), the specs shipped in the package
+(``rtsched/experiments/specs``, which the repository's ``experiments/`` links to), and
+``./experiments``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from .spec import SpecError, load_spec
 
 def search_dirs() -> list[Path]:
     dirs = [Path(p) for p in os.environ.get("RTSCHED_EXPERIMENTS", "").split(os.pathsep) if p]
-    dirs.append(Path(__file__).resolve().parents[3] / "experiments")
+    # The shipped specs live in the package (experiments/ at the repository root links here).
+    dirs.append(Path(__file__).resolve().parent / "specs")
     dirs.append(Path.cwd() / "experiments")
     out = []
     for d in dirs:
@@ -41,7 +43,7 @@ def lookup(name: str) -> Path:
         return names[name]
     if not names:
         raise SpecError(f"unknown experiment {name!r}: no experiments directory found (looked in "
-                        "$RTSCHED_EXPERIMENTS, the repository's experiments/ and ./experiments)")
+                        "$RTSCHED_EXPERIMENTS, the package's specs/ and ./experiments)")
     hint = difflib.get_close_matches(name, list(names), n=1)
     msg = f"unknown experiment {name!r}"
     if hint:

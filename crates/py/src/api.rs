@@ -1,0 +1,347 @@
+//! Generation, analysis, placement and the experiment engine's batch calls.
+
+use crate::model::TaskSet;
+use crate::report;
+use crate::{err, guarded, RtschedError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rayon::prelude::*;
+use rtsched_analysis::partition::{partition as partition_tasks, Admission, Fit, Order, PartitionOutcome};
+use rtsched_analysis::uni::fp::Priority;
+use rtsched_analysis::{semi, Limits, Verdict};
+use rtsched_gen::{DeadlineGen, GenSpec, PeriodGen};
+use rtsched_model::{ModelError, TaskSet as RTaskSet};
+use serde_json::{json, Value};
+
+fn limits(max_steps: u64) -> Limits {
+    Limits { max_steps, ..Limits::default() }
+}
+
+fn gen_spec(n: Option<usize>, util: f64, generator: &str, periods: &str, umax: f64, deadlines: &str) -> Result<GenSpec, ModelError> {
+    let spec = GenSpec {
+        util: rtsched_gen::util_gen_from_name(generator, n, util, umax)?,
+        periods: PeriodGen::parse(periods)?,
+        deadlines: DeadlineGen::parse(deadlines)?,
+    };
+    spec.validate()?;
+    Ok(spec)
+}
+
+/// generate(n, util, generator, periods, umax, deadlines, seed, count, m) -> list[TaskSet]
+#[pyfunction]
+#[pyo3(signature = (n, util, generator, periods, umax, deadlines, seed, count, m=None))]
+#[allow(clippy::too_many_arguments)]
+fn generate(py: Python<'_>, n: Option<usize>, util: f64, generator: &str, periods: &str, umax: f64, deadlines: &str,
+            seed: u64, count: usize, m: Option<u32>) -> PyResult<Vec<TaskSet>> {
+    if m == Some(0) {
+        return Err(RtschedError::new_err("field 'm': the number of processors must be at least 1, got 0"));
+    }
+    let sets = guarded(py, || {
+        let spec = gen_spec(n, util, generator, periods, umax, deadlines).map_err(err)?;
+        rtsched_gen::generate_many(&spec, seed, count).map_err(err)
+    })?;
+    Ok(sets.into_iter().map(|s| TaskSet::wrap(s, m)).collect())
+}
+
+/// test_names() -> list[str]
+#[pyfunction]
+fn test_names() -> Vec<&'static str> {
+    report::TEST_NAMES.to_vec()
+}
+
+fn check_m(m: u32) -> Result<u32, ModelError> {
+    if m == 0 { Err(ModelError::field("m", "the number of processors must be at least 1, got 0")) } else { Ok(m) }
+}
+
+/// analyze_sets(sets, ms, tests, max_steps) -> list[str]: one JSON report per set.
+#[pyfunction]
+fn analyze_sets(py: Python<'_>, sets: Vec<TaskSet>, ms: Vec<u32>, tests: Option<Vec<String>>, max_steps: u64) -> PyResult<Vec<String>> {
+    if sets.len() != ms.len() {
+        return Err(RtschedError::new_err("analyze_sets: one m per task set is required"));
+    }
+    guarded(py, || {
+        let lim = limits(max_steps);
+        let resolved = ms
+            .iter()
+            .map(|&m| check_m(m).and_then(|m| report::resolve_tests(tests.as_deref(), m)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(err)?;
+        Ok(sets
+            .par_iter()
+            .zip(ms.par_iter())
+            .zip(resolved.par_iter())
+            .map(|((ts, &m), t)| report::report(&ts.inner, m, t, &lim).to_string())
+            .collect())
+    })
+}
+
+/// analyze_jsonl(text, m, tests, max_steps) -> list[str]: one JSON line per input line; an
+/// invalid line gives {"error": ..., "line": k} in its place.
+#[pyfunction]
+#[pyo3(signature = (text, m, tests, max_steps))]
+fn analyze_jsonl(py: Python<'_>, text: &str, m: Option<u32>, tests: Option<Vec<String>>, max_steps: u64) -> PyResult<Vec<String>> {
+    if let Some(m) = m {
+        check_m(m).map_err(err)?;
+    }
+    guarded(py, || {
+        if let Some(t) = &tests {
+            // Unknown names are an error for the whole call, not per line.
+            report::resolve_tests(Some(t), m.unwrap_or(1)).or_else(|e| {
+                if t.iter().all(|x| report::TEST_NAMES.contains(&x.as_str())) { Ok(vec![]) } else { Err(e) }
+            }).map_err(err)?;
+        }
+        let lim = limits(max_steps);
+        let lines: Vec<(usize, &str)> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+            .collect();
+        Ok(lines
+            .par_iter()
+            .map(|&(i, line)| {
+                let out = rtsched_model::io::read_jsonl(line)
+                    .next()
+                    .unwrap_or_else(|| Err(ModelError::new("empty line")))
+                    .and_then(|f| {
+                        let m = m.or(f.m).ok_or_else(|| {
+                            ModelError::field("m", "no processor count: pass --m or put \"m\" in the task set")
+                        })?;
+                        let t = report::resolve_tests(tests.as_deref(), m)?;
+                        Ok(report::report(&f.taskset, m, &t, &lim))
+                    });
+                match out {
+                    Ok(v) => v.to_string(),
+                    Err(mut e) => {
+                        e.line = Some(i + 1);
+                        json!({"error": e.to_string(), "line": i + 1}).to_string()
+                    }
+                }
+            })
+            .collect())
+    })
+}
+
+fn partition_json(ts: &RTaskSet, m: u32, heuristic: &str, admission: &str, epsilon: u64, meta: bool, lim: &Limits) -> Result<Value, ModelError> {
+    check_m(m)?;
+    let fit = match heuristic {
+        "ffd" => Some(Fit::First),
+        "wfd" => Some(Fit::Worst),
+        "bfd" => Some(Fit::Best),
+        "nfd" => Some(Fit::Next),
+        _ => None,
+    };
+    if let Some(fit) = fit {
+        let adm = match admission {
+            "edf" => Admission::Edf,
+            "fp-rm" => Admission::Fp(Priority::RateMonotonic),
+            "fp-dm" => Admission::Fp(Priority::DeadlineMonotonic),
+            other => return Err(ModelError::field("admission", format!("unknown admission {other:?} (use edf, fp-rm or fp-dm)"))),
+        };
+        let label = format!("{heuristic} ({admission})");
+        return Ok(match partition_tasks(ts, m, fit, Order::DecreasingUtilization, adm, lim) {
+            PartitionOutcome::Placed(p) => plain_placement(ts, m, &label, &p.cpus, None),
+            PartitionOutcome::Failed { task, partial } => plain_placement(ts, m, &label, &partial.cpus, Some(task)),
+        });
+    }
+    if admission != "edf" {
+        return Err(ModelError::field("admission", "SP-RES reservations are scheduled by EDF; --admission applies only to ffd/wfd/bfd/nfd"));
+    }
+    let cfg = semi::SemiConfig { epsilon, meta, ..semi::SemiConfig::default() };
+    let placement = if heuristic == "spres" {
+        semi::cascade(ts, m, &cfg)
+    } else {
+        let h = semi::Heuristic::from_name(heuristic).ok_or_else(|| {
+            let names: Vec<String> = semi::Heuristic::all().iter().map(|h| h.name()).collect();
+            ModelError::field("heuristic", format!("unknown heuristic {heuristic:?}; use ffd, wfd, bfd, nfd, spres or one of: {}", names.join(", ")))
+        })?;
+        semi::place(ts, m, &h, &cfg)
+    };
+    Ok(placement.to_json())
+}
+
+/// The placement JSON of a plain partition (one whole reservation per task).
+fn plain_placement(ts: &RTaskSet, m: u32, heuristic: &str, cpus: &[Vec<usize>], failed: Option<usize>) -> Value {
+    let cpus_json: Vec<Value> = cpus
+        .iter()
+        .enumerate()
+        .map(|(c, tasks)| {
+            let res: Vec<Value> = tasks
+                .iter()
+                .map(|&i| {
+                    let t = &ts[i];
+                    json!({"task": i, "budget": t.wcet, "period": t.period, "deadline": t.deadline, "offset": 0, "part": 1, "parts": 1})
+                })
+                .collect();
+            json!({"cpu": c, "reservations": res})
+        })
+        .collect();
+    let mut v = json!({"m": m, "schedulable": failed.is_none(), "heuristic": heuristic, "cpus": cpus_json});
+    match failed {
+        None => {
+            v["tasks"] = Value::Array((0..ts.len()).map(|i| json!({"task": i, "period_ratio": 1, "parts": 1})).collect());
+        }
+        Some(i) => {
+            let t = &ts[i];
+            v["reason"] = json!(format!(
+                "task {i} (wcet {}, deadline {}, period {}) fits on none of the {m} processors",
+                t.wcet, t.deadline, t.period
+            ));
+        }
+    }
+    v
+}
+
+/// partition(ts, m, heuristic, admission, epsilon, meta) -> str (placement JSON)
+#[pyfunction]
+fn partition(py: Python<'_>, ts: TaskSet, m: u32, heuristic: &str, admission: &str, epsilon: u64, meta: bool) -> PyResult<String> {
+    guarded(py, || {
+        partition_json(&ts.inner, m, heuristic, admission, epsilon, meta, &Limits::default())
+            .map(|v| v.to_string())
+            .map_err(err)
+    })
+}
+
+/// acceptance(generator, periods, n, utils, m, count, seed, tests, max_steps) -> dict with
+/// "accepted" and "gave_up": test -> list of counts, one per utilization.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn acceptance<'py>(py: Python<'py>, generator: &str, periods: &str, n: usize, utils: Vec<f64>, m: u32, count: usize, seed: u64,
+                   tests: Vec<String>, max_steps: u64) -> PyResult<Bound<'py, PyDict>> {
+    let (acc, gave) = guarded(py, || {
+        check_m(m).map_err(err)?;
+        let tests = report::resolve_tests(Some(&tests), m).map_err(err)?;
+        let lim = limits(max_steps);
+        let mut acc = vec![vec![0usize; utils.len()]; tests.len()];
+        let mut gave = acc.clone();
+        for (ui, &u) in utils.iter().enumerate() {
+            let spec = gen_spec(Some(n), u, generator, periods, 1.0, "implicit").map_err(err)?;
+            let sets = rtsched_gen::generate_many(&spec, seed, count).map_err(err)?;
+            let verdicts: Vec<Vec<Verdict>> = sets
+                .par_iter()
+                .map(|ts| tests.iter().map(|t| report::run_test(t, ts, m, &lim, 0)).collect())
+                .collect();
+            for v in &verdicts {
+                for (ti, &verdict) in v.iter().enumerate() {
+                    acc[ti][ui] += verdict.is_schedulable() as usize;
+                    gave[ti][ui] += (verdict == Verdict::GaveUp) as usize;
+                }
+            }
+        }
+        Ok((tests.into_iter().zip(acc).collect::<Vec<_>>(), gave))
+    })?;
+    let d = PyDict::new(py);
+    let a = PyDict::new(py);
+    let g = PyDict::new(py);
+    for ((name, counts), gv) in acc.into_iter().zip(gave) {
+        a.set_item(&name, counts)?;
+        g.set_item(&name, gv)?;
+    }
+    d.set_item("accepted", a)?;
+    d.set_item("gave_up", g)?;
+    Ok(d)
+}
+
+/// One method's outcome on one task set, for the experiment engine.
+struct Row {
+    verdict: Verdict,
+    switch_rate: Option<f64>,
+}
+
+fn evaluate_method(method: &str, ts: &RTaskSet, m: u32, lim: &Limits, epsilon: u64) -> Result<Row, ModelError> {
+    let semi_cfg = |meta: bool| semi::SemiConfig { epsilon, meta, ..semi::SemiConfig::default() };
+    let placed = |p: semi::Placement| Row {
+        verdict: Verdict::from_bool(p.schedulable),
+        switch_rate: p.schedulable.then(|| p.switch_rate_bound().into_iter().fold(0.0, f64::max)),
+    };
+    if let Some(h) = semi::Heuristic::from_name(method) {
+        return Ok(placed(semi::place(ts, m, &h, &semi_cfg(true))));
+    }
+    match method {
+        "spres" => Ok(placed(semi::cascade(ts, m, &semi_cfg(true)))),
+        "spres-nometa" => Ok(placed(semi::cascade(ts, m, &semi_cfg(false)))),
+        t if report::TEST_NAMES.contains(&t) => Ok(Row { verdict: report::run_test(t, ts, m, lim, epsilon), switch_rate: None }),
+        other => Err(ModelError::field("methods", format!(
+            "unknown method {other:?}: use a test ({}), spres, spres-nometa, or an SP-RES heuristic ({})",
+            report::TEST_NAMES.join(", "),
+            semi::Heuristic::all().iter().map(|h| h.name()).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+/// evaluate_point(point_json) -> dict of columns (docs/experiments.md): one row per
+/// (task set, method).
+#[pyfunction]
+fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py, PyDict>> {
+    let rows = guarded(py, || {
+        let p: Value = serde_json::from_str(point_json)
+            .map_err(|e| RtschedError::new_err(format!("evaluate_point: invalid JSON: {e}")))?;
+        let get = |k: &str| p.get(k).ok_or_else(|| RtschedError::new_err(format!("evaluate_point: field '{k}': missing")));
+        let as_u64 = |k: &str| -> PyResult<u64> {
+            get(k)?.as_u64().ok_or_else(|| RtschedError::new_err(format!("evaluate_point: field '{k}': expected a non-negative integer")))
+        };
+        let as_str = |k: &str, d: &str| -> PyResult<String> {
+            Ok(p.get(k).and_then(Value::as_str).unwrap_or(d).to_owned())
+        };
+        let m = check_m(as_u64("m")? as u32).map_err(err)?;
+        let n = as_u64("n")? as usize;
+        let util = get("util")?.as_f64().ok_or_else(|| RtschedError::new_err("evaluate_point: field 'util': expected a number"))?;
+        let umax = p.get("umax").and_then(Value::as_f64).unwrap_or(1.0);
+        let count = as_u64("count")? as usize;
+        let seed = as_u64("seed")?;
+        let epsilon = p.get("epsilon").and_then(Value::as_u64).unwrap_or(0);
+        let max_steps = p.get("max_steps").and_then(Value::as_u64).unwrap_or(1_000_000);
+        let methods: Vec<String> = get("methods")?
+            .as_array()
+            .ok_or_else(|| RtschedError::new_err("evaluate_point: field 'methods': expected a list"))?
+            .iter()
+            .map(|x| x.as_str().map(str::to_owned).ok_or_else(|| RtschedError::new_err("evaluate_point: field 'methods': expected strings")))
+            .collect::<PyResult<_>>()?;
+        let spec = gen_spec(Some(n), util, &as_str("generator", "randfixedsum")?, &as_str("periods", "seed004")?, umax,
+                            &as_str("deadlines", "implicit")?).map_err(err)?;
+        let sets = rtsched_gen::generate_many(&spec, seed, count).map_err(err)?;
+        let lim = limits(max_steps);
+        // Fail fast on an unknown method, before the parallel part.
+        if let Some(ts) = sets.first() {
+            for meth in &methods {
+                evaluate_method(meth, ts, m, &lim, epsilon).map_err(err)?;
+            }
+        }
+        let rows: Vec<Vec<Row>> = sets
+            .par_iter()
+            .map(|ts| methods.iter().map(|meth| evaluate_method(meth, ts, m, &lim, epsilon).unwrap_or(Row { verdict: Verdict::GaveUp, switch_rate: None })).collect())
+            .collect();
+        let utils: Vec<f64> = sets.iter().map(RTaskSet::utilization_f64).collect();
+        Ok((rows, utils, methods))
+    })?;
+    let (rows, utils, methods) = rows;
+    let (mut set, mut method, mut sched, mut gave, mut rate, mut util) = (vec![], vec![], vec![], vec![], vec![], vec![]);
+    for (i, r) in rows.iter().enumerate() {
+        for (j, row) in r.iter().enumerate() {
+            set.push(i);
+            method.push(methods[j].clone());
+            sched.push(row.verdict.decided());
+            gave.push(row.verdict == Verdict::GaveUp);
+            rate.push(row.switch_rate);
+            util.push(utils[i]);
+        }
+    }
+    let d = PyDict::new(py);
+    d.set_item("set", set)?;
+    d.set_item("method", method)?;
+    d.set_item("schedulable", sched)?;
+    d.set_item("gave_up", gave)?;
+    d.set_item("switch_rate", rate)?;
+    d.set_item("utilization", util)?;
+    Ok(d)
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(generate, m)?)?;
+    m.add_function(wrap_pyfunction!(test_names, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze_sets, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze_jsonl, m)?)?;
+    m.add_function(wrap_pyfunction!(partition, m)?)?;
+    m.add_function(wrap_pyfunction!(acceptance, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate_point, m)?)?;
+    Ok(())
+}

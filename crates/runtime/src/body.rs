@@ -1,0 +1,163 @@
+//! The synthetic job body, like LITMUS^RT's `rtspin`: burn a given execution cost doing
+//! floating-point work, optionally dirtying a working set, and poll for preemption.
+//!
+//! **How cost is measured.** Under the user-space mechanisms the body measures execution
+//! with `CLOCK_MONOTONIC`: the worker is the only thread of its (pinned) CPU that the
+//! mechanism schedules, preemption is cooperative, so every nanosecond between the body's
+//! entry and exit is the job's — and reading the monotonic clock is a vDSO call (~20 ns)
+//! that the poll loop needs anyway, while `CLOCK_THREAD_CPUTIME_ID` is a system call. The
+//! price: time stolen by other host processes counts as execution (use SCHED_FIFO to stop
+//! that). Under `kernel-sd` the kernel preempts the thread invisibly, so that body measures
+//! thread CPU time instead (see `kernel_sd`).
+//!
+//! **Poll grain.** One iteration is a chunk of [`CHUNK`] dependent multiply-adds (~tens of
+//! ns), one cache-line write into the working set (if any), one clock read and one poll; the
+//! run reports the largest observed gap between polls (which includes host preemptions).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Multiply-adds per poll iteration.
+pub const CHUNK: u32 = 32;
+
+/// Actual execution time of each job.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum ExecTime {
+    /// Every job runs for its task's WCET.
+    Wcet,
+    /// Each job runs for a uniformly drawn fraction in `[min_fraction, 1]` of its WCET
+    /// (deterministic per `(seed, task, job)`).
+    Uniform { min_fraction: f64 },
+}
+
+use serde::{Deserialize, Serialize};
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+impl ExecTime {
+    pub fn validate(&self) -> Result<(), String> {
+        match *self {
+            ExecTime::Wcet => Ok(()),
+            ExecTime::Uniform { min_fraction } if (0.0..=1.0).contains(&min_fraction) => Ok(()),
+            ExecTime::Uniform { min_fraction } => Err(format!(
+                "min_fraction must be in [0, 1], got {min_fraction}"
+            )),
+        }
+    }
+
+    /// Cost in ns of job `seq` of task `task` with WCET `wcet` (≥ 1, ≤ wcet; rounded down).
+    pub fn cost(&self, seed: u64, task: u32, seq: u32, wcet: u64) -> u64 {
+        match *self {
+            ExecTime::Wcet => wcet,
+            ExecTime::Uniform { min_fraction } => {
+                let h = splitmix(seed ^ splitmix(((task as u64) << 32) | seq as u64));
+                let u = (h >> 11) as f64 / (1u64 << 53) as f64;
+                let f = min_fraction + (1.0 - min_fraction) * u;
+                ((wcet as f64 * f) as u64).clamp(1, wcet)
+            }
+        }
+    }
+}
+
+/// Why the body returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The budget is used up.
+    Done,
+    /// The poll asked to stop.
+    Polled,
+}
+
+/// Runs for up to `budget_ns` of monotonic time, polling `poll(now)` between chunks;
+/// returns the time used, why it stopped, and the largest gap between polls.
+#[inline(never)]
+pub fn spin(
+    budget_ns: u64,
+    wss: &[AtomicU64],
+    mut poll: impl FnMut(u64) -> bool,
+) -> (u64, Stop, u64) {
+    let start = crate::clock::monotonic_ns();
+    let mut last = start;
+    let mut max_gap = 0;
+    let mut x = 1.000_000_1f64;
+    let mut line = 0usize;
+    loop {
+        for _ in 0..CHUNK {
+            x = x * 1.000_000_01 + 1e-12;
+        }
+        if !wss.is_empty() {
+            // One 64-byte line per iteration, walking the whole set.
+            let w = &wss[line];
+            w.store(
+                w.load(Ordering::Relaxed).wrapping_add(x as u64),
+                Ordering::Relaxed,
+            );
+            line += 8;
+            if line >= wss.len() {
+                line = 0;
+            }
+        }
+        let now = crate::clock::monotonic_ns();
+        max_gap = max_gap.max(now - last);
+        last = now;
+        let used = now - start;
+        if used >= budget_ns {
+            std::hint::black_box(x);
+            return (used, Stop::Done, max_gap);
+        }
+        if poll(now) {
+            std::hint::black_box(x);
+            return (used, Stop::Polled, max_gap);
+        }
+    }
+}
+
+/// Allocates a working set of `bytes` (rounded up to whole 8-byte words).
+pub fn working_set(bytes: usize) -> Vec<AtomicU64> {
+    (0..bytes.div_ceil(8)).map(|_| AtomicU64::new(0)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spin_uses_its_budget_and_stops_when_polled() {
+        let ws = working_set(4096);
+        let (used, why, _) = spin(200_000, &ws, |_| false);
+        assert_eq!(why, Stop::Done);
+        assert!(used >= 200_000);
+        assert!(
+            ws.iter().any(|w| w.load(Ordering::Relaxed) != 0),
+            "working set not dirtied"
+        );
+        let mut n = 0;
+        let (_, why, _) = spin(10_000_000_000, &[], |_| {
+            n += 1;
+            n == 5
+        });
+        assert_eq!(why, Stop::Polled);
+        assert_eq!(n, 5);
+    }
+
+    #[test]
+    fn uniform_costs_stay_within_bounds_and_are_deterministic() {
+        let e = ExecTime::Uniform { min_fraction: 0.5 };
+        let mut sum = 0u64;
+        for s in 0..1000 {
+            let c = e.cost(7, 3, s, 1000);
+            assert!((500..=1000).contains(&c));
+            assert_eq!(c, e.cost(7, 3, s, 1000));
+            sum += c;
+        }
+        // Mean of U[500,1000] is 750; 1000 samples: sd of the mean ~4.6.
+        assert!((700_000..800_000).contains(&sum), "{sum}");
+        assert_eq!(ExecTime::Wcet.cost(1, 1, 1, 77), 77);
+        assert!(ExecTime::Uniform { min_fraction: 1.5 }.validate().is_err());
+    }
+}

@@ -1,0 +1,173 @@
+//! Clocks: `CLOCK_MONOTONIC` in integer nanoseconds for every scheduling decision, and a raw
+//! cycle counter for trace timestamps (Feather-Trace, Brandenburg & Anderson, OSPERT 2007,
+//! timestamps with the TSC; seed 000 §IV uses it the same way).
+//!
+//! On x86_64 the trace counter is `rdtsc`; it is converted to monotonic nanoseconds after the
+//! run by a straight line through two `(tsc, monotonic)` pairs taken before and after the run
+//! ([`TscCalibration`]), which is exact at both ends on a machine with an invariant TSC
+//! (`constant_tsc nonstop_tsc`, as here). Elsewhere the "counter" is the monotonic clock itself
+//! and the conversion is the identity.
+
+/// Nanoseconds on `CLOCK_MONOTONIC`.
+#[inline]
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Nanoseconds of CPU time consumed by the calling thread (`CLOCK_THREAD_CPUTIME_ID`).
+#[inline]
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: as above.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The raw trace counter: TSC cycles on x86_64, monotonic ns elsewhere.
+#[inline]
+pub fn counter() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: rdtsc has no preconditions on x86_64.
+        unsafe { core::arch::x86_64::_rdtsc() }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        monotonic_ns()
+    }
+}
+
+/// Whether [`counter`] is a hardware cycle counter (true) or the monotonic clock (false).
+pub const COUNTER_IS_TSC: bool = cfg!(target_arch = "x86_64");
+
+/// One simultaneous reading of the counter and the monotonic clock. The counter is read on
+/// both sides of the clock read and averaged, which halves the pairing error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockPair {
+    pub counter: u64,
+    pub mono_ns: u64,
+}
+
+impl ClockPair {
+    pub fn now() -> ClockPair {
+        let a = counter();
+        let m = monotonic_ns();
+        let b = counter();
+        ClockPair {
+            counter: a + (b.wrapping_sub(a)) / 2,
+            mono_ns: m,
+        }
+    }
+}
+
+/// A linear map from the trace counter to monotonic nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TscCalibration {
+    base: ClockPair,
+    /// Nanoseconds per counter tick, as a 32.32 fixed-point number.
+    ns_per_tick_q32: u128,
+}
+
+impl TscCalibration {
+    /// Fits the line through `a` and `b` (`b` later than `a`; at least ~1 ms apart for a
+    /// precise slope). With the monotonic fallback the slope is exactly 1.
+    pub fn from_pairs(a: ClockPair, b: ClockPair) -> TscCalibration {
+        let dc = b.counter.saturating_sub(a.counter) as u128;
+        let dn = b.mono_ns.saturating_sub(a.mono_ns) as u128;
+        let ns_per_tick_q32 = if !COUNTER_IS_TSC || dc == 0 {
+            1u128 << 32
+        } else {
+            (dn << 32) / dc
+        };
+        TscCalibration {
+            base: a,
+            ns_per_tick_q32,
+        }
+    }
+
+    /// Calibrates by busy-waiting `window_ns` (used before a run to know the rate early).
+    pub fn measure(window_ns: u64) -> TscCalibration {
+        let a = ClockPair::now();
+        while monotonic_ns() < a.mono_ns + window_ns {
+            std::hint::spin_loop();
+        }
+        TscCalibration::from_pairs(a, ClockPair::now())
+    }
+
+    /// Monotonic nanoseconds of a counter value (saturating at the ends of `u64`).
+    #[inline]
+    pub fn to_ns(&self, c: u64) -> u64 {
+        if c >= self.base.counter {
+            let d = ((c - self.base.counter) as u128 * self.ns_per_tick_q32) >> 32;
+            self.base
+                .mono_ns
+                .saturating_add(d.min(u64::MAX as u128) as u64)
+        } else {
+            let d = ((self.base.counter - c) as u128 * self.ns_per_tick_q32) >> 32;
+            self.base
+                .mono_ns
+                .saturating_sub(d.min(u64::MAX as u128) as u64)
+        }
+    }
+
+    /// Counter ticks per second (for reports).
+    pub fn ticks_per_second(&self) -> f64 {
+        1e9 * (1u64 << 32) as f64 / self.ns_per_tick_q32 as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn monotonic_clock_never_goes_back() {
+        let mut last = monotonic_ns();
+        for _ in 0..10_000 {
+            let t = monotonic_ns();
+            assert!(t >= last);
+            last = t;
+        }
+    }
+
+    #[test]
+    fn calibration_maps_its_end_points() {
+        let a = ClockPair {
+            counter: 1_000,
+            mono_ns: 5_000,
+        };
+        let b = ClockPair {
+            counter: 3_000,
+            mono_ns: 6_000,
+        };
+        let c = TscCalibration::from_pairs(a, b);
+        if COUNTER_IS_TSC {
+            assert_eq!(c.to_ns(1_000), 5_000);
+            assert_eq!(c.to_ns(3_000), 6_000);
+            assert_eq!(c.to_ns(2_000), 5_500);
+            assert_eq!(c.to_ns(0), 4_500);
+        } else {
+            assert_eq!(c.to_ns(1_000), 5_000);
+            assert_eq!(c.to_ns(1_500), 5_500);
+        }
+    }
+
+    #[test]
+    fn measured_calibration_tracks_the_monotonic_clock() {
+        // Not a timing assertion: a pair read now must map back to within a generous 50 ms of
+        // its own monotonic reading (a wrong slope or offset gives errors of seconds).
+        let cal = TscCalibration::measure(20_000_000);
+        let p = ClockPair::now();
+        let err = cal.to_ns(p.counter) as i128 - p.mono_ns as i128;
+        assert!(err.abs() < 50_000_000, "calibration off by {err} ns");
+    }
+}

@@ -1,0 +1,315 @@
+//! The two queues of a global scheduler (seed 001 §3): the ready queue, a binomial heap
+//! (LITMUS^RT's choice because of its O(log n) merge; R1 of seed 001), and the processor
+//! mapping, a min-heap of CPUs ordered so that the CPU whose linked job has the *lowest*
+//! priority (an idle CPU first) is on top — the heap that LITMUS^RT's sorted CPU list
+//! "really should be" (DESIGN.md).
+//!
+//! Both are preallocated arenas: no allocation while the number of queued jobs stays within
+//! the initial capacity.
+
+const NIL: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+struct Node<K> {
+    key: K,
+    child: u32,
+    sibling: u32,
+    degree: u32,
+}
+
+/// A binomial min-heap (CLRS ch. 19) over an index arena.
+#[derive(Debug, Clone)]
+pub struct BinomialHeap<K> {
+    nodes: Vec<Node<K>>,
+    free: Vec<u32>,
+    head: u32,
+    len: usize,
+}
+
+impl<K: Ord + Copy> BinomialHeap<K> {
+    pub fn with_capacity(cap: usize) -> Self {
+        BinomialHeap {
+            nodes: Vec::with_capacity(cap),
+            free: Vec::with_capacity(cap),
+            head: NIL,
+            len: 0,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn alloc(&mut self, key: K) -> u32 {
+        let n = Node {
+            key,
+            child: NIL,
+            sibling: NIL,
+            degree: 0,
+        };
+        if let Some(i) = self.free.pop() {
+            self.nodes[i as usize] = n;
+            i
+        } else {
+            self.nodes.push(n);
+            (self.nodes.len() - 1) as u32
+        }
+    }
+
+    /// Merges two root lists ordered by degree.
+    fn merge_roots(&mut self, mut a: u32, mut b: u32) -> u32 {
+        let mut head = NIL;
+        let mut tail = NIL;
+        while a != NIL || b != NIL {
+            let take_a = b == NIL
+                || (a != NIL && self.nodes[a as usize].degree <= self.nodes[b as usize].degree);
+            let x = if take_a {
+                let x = a;
+                a = self.nodes[a as usize].sibling;
+                x
+            } else {
+                let x = b;
+                b = self.nodes[b as usize].sibling;
+                x
+            };
+            if tail == NIL {
+                head = x;
+            } else {
+                self.nodes[tail as usize].sibling = x;
+            }
+            tail = x;
+        }
+        if tail != NIL {
+            self.nodes[tail as usize].sibling = NIL;
+        }
+        head
+    }
+
+    /// Makes `y` a child of `z`.
+    fn link(&mut self, y: u32, z: u32) {
+        self.nodes[y as usize].sibling = self.nodes[z as usize].child;
+        self.nodes[z as usize].child = y;
+        self.nodes[z as usize].degree += 1;
+    }
+
+    fn union(&mut self, other: u32) {
+        let h = self.merge_roots(self.head, other);
+        self.head = h;
+        if h == NIL {
+            return;
+        }
+        let mut prev = NIL;
+        let mut x = h;
+        let mut next = self.nodes[x as usize].sibling;
+        while next != NIL {
+            let dx = self.nodes[x as usize].degree;
+            let nn = self.nodes[next as usize].sibling;
+            if dx != self.nodes[next as usize].degree
+                || (nn != NIL && self.nodes[nn as usize].degree == dx)
+            {
+                prev = x;
+                x = next;
+            } else if self.nodes[x as usize].key <= self.nodes[next as usize].key {
+                self.nodes[x as usize].sibling = nn;
+                self.link(next, x);
+            } else {
+                if prev == NIL {
+                    self.head = next;
+                } else {
+                    self.nodes[prev as usize].sibling = next;
+                }
+                self.link(x, next);
+                x = next;
+            }
+            next = self.nodes[x as usize].sibling;
+        }
+    }
+
+    pub fn push(&mut self, key: K) {
+        let n = self.alloc(key);
+        self.union(n);
+        self.len += 1;
+    }
+
+    /// (root index, previous root) of the minimum.
+    fn min_root(&self) -> Option<(u32, u32)> {
+        let mut best = None::<(u32, u32)>;
+        let mut prev = NIL;
+        let mut x = self.head;
+        while x != NIL {
+            match best {
+                Some((b, _)) if self.nodes[b as usize].key <= self.nodes[x as usize].key => {}
+                _ => best = Some((x, prev)),
+            }
+            prev = x;
+            x = self.nodes[x as usize].sibling;
+        }
+        best
+    }
+
+    pub fn peek(&self) -> Option<&K> {
+        self.min_root().map(|(b, _)| &self.nodes[b as usize].key)
+    }
+
+    pub fn pop(&mut self) -> Option<K> {
+        let (b, prev) = self.min_root()?;
+        let next = self.nodes[b as usize].sibling;
+        if prev == NIL {
+            self.head = next;
+        } else {
+            self.nodes[prev as usize].sibling = next;
+        }
+        // Reverse b's children into a root list of increasing degree.
+        let mut rev = NIL;
+        let mut c = self.nodes[b as usize].child;
+        while c != NIL {
+            let s = self.nodes[c as usize].sibling;
+            self.nodes[c as usize].sibling = rev;
+            rev = c;
+            c = s;
+        }
+        self.union(rev);
+        self.len -= 1;
+        self.free.push(b);
+        Some(self.nodes[b as usize].key)
+    }
+
+    /// Every key, in no particular order (for consistency checks).
+    pub fn keys(&self) -> Vec<K> {
+        let mut out = Vec::with_capacity(self.len);
+        let mut stack = vec![self.head];
+        while let Some(x) = stack.pop() {
+            if x == NIL {
+                continue;
+            }
+            out.push(self.nodes[x as usize].key);
+            stack.push(self.nodes[x as usize].sibling);
+            stack.push(self.nodes[x as usize].child);
+        }
+        out
+    }
+}
+
+/// The processor mapping: an indexed binary heap of CPUs; the top is the CPU whose linked
+/// job has the lowest priority, idle CPUs (key `None`) first; ties by lower CPU index.
+/// A key is a job's priority key where smaller = higher priority.
+#[derive(Debug, Clone)]
+pub struct CpuHeap<P> {
+    heap: Vec<usize>,
+    pos: Vec<usize>,
+    key: Vec<Option<P>>,
+}
+
+impl<P: Ord + Copy> CpuHeap<P> {
+    /// All `m` CPUs idle.
+    pub fn new(m: usize) -> Self {
+        CpuHeap {
+            heap: (0..m).collect(),
+            pos: (0..m).collect(),
+            key: vec![None; m],
+        }
+    }
+
+    /// True if CPU `a` should be nearer the top than `b` (lower priority).
+    fn above(&self, a: usize, b: usize) -> bool {
+        match (&self.key[a], &self.key[b]) {
+            (None, None) => a < b,
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (Some(x), Some(y)) => x > y || (x == y && a < b),
+        }
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        self.heap.swap(i, j);
+        self.pos[self.heap[i]] = i;
+        self.pos[self.heap[j]] = j;
+    }
+
+    /// Sets CPU `cpu`'s linked-job key and restores the heap.
+    pub fn update(&mut self, cpu: usize, key: Option<P>) {
+        self.key[cpu] = key;
+        let mut i = self.pos[cpu];
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if self.above(self.heap[i], self.heap[p]) {
+                self.swap(i, p);
+                i = p;
+            } else {
+                break;
+            }
+        }
+        loop {
+            let l = 2 * i + 1;
+            let r = l + 1;
+            let mut best = i;
+            if l < self.heap.len() && self.above(self.heap[l], self.heap[best]) {
+                best = l;
+            }
+            if r < self.heap.len() && self.above(self.heap[r], self.heap[best]) {
+                best = r;
+            }
+            if best == i {
+                break;
+            }
+            self.swap(i, best);
+            i = best;
+        }
+    }
+
+    /// The lowest-priority CPU.
+    pub fn lowest(&self) -> usize {
+        self.heap[0]
+    }
+
+    pub fn key(&self, cpu: usize) -> Option<P> {
+        self.key[cpu]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    proptest! {
+        /// Oracle: std's BinaryHeap under the same random push/pop sequence.
+        #[test]
+        fn binomial_heap_matches_binary_heap(ops in proptest::collection::vec((any::<bool>(), 0u32..50), 0..300)) {
+            let mut b = BinomialHeap::with_capacity(4);
+            let mut o = BinaryHeap::new();
+            for (push, k) in ops {
+                if push { b.push(k); o.push(Reverse(k)); }
+                else { prop_assert_eq!(b.pop(), o.pop().map(|r| r.0)); }
+                prop_assert_eq!(b.peek().copied(), o.peek().map(|r| r.0));
+                prop_assert_eq!(b.len(), o.len());
+                let mut ks = b.keys(); ks.sort();
+                let mut os: Vec<u32> = o.iter().map(|r| r.0).collect(); os.sort();
+                prop_assert_eq!(ks, os);
+            }
+        }
+
+        /// Oracle: a linear scan for the lowest-priority CPU.
+        #[test]
+        fn cpu_heap_top_is_the_lowest_priority(ups in proptest::collection::vec((0usize..6, proptest::option::of(0u32..20)), 0..200)) {
+            let mut h = CpuHeap::new(6);
+            let mut keys = [None; 6];
+            for (c, k) in ups {
+                h.update(c, k);
+                keys[c] = k;
+                let best = (0..6).min_by(|&a, &b| {
+                    // lowest priority first: None, then larger key; ties by index
+                    let ka = keys[a].map(Reverse); let kb = keys[b].map(Reverse);
+                    ka.cmp(&kb).then(a.cmp(&b))
+                }).unwrap();
+                prop_assert_eq!(h.lowest(), best);
+            }
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! The kernel peer: the same synthetic workload as Linux `SCHED_DEADLINE` threads
+//! (Lelli et al., seed 002; as compared in seed 000 §II-C and App. A).
+//!
+//! One thread per task, globally scheduled by the kernel over the whole root domain (its
+//! affinity must be every CPU of it, so `cpus` must list every CPU this process may use).
+//! Each thread calls `sched_setattr(SCHED_DEADLINE, runtime, deadline, period)` itself with
+//! `runtime = min(D, WCET + max(WCET/20, 20 µs))` (≥ WCET: the slack covers the kernel's
+//! own accounting of the wake-up path, so a job is not throttled before it finishes) — the
+//! kernel requires runtime ≤ deadline ≤ period, so D > T is refused. Then, exactly like
+//! seed 000 Fig. 9: a barrier, a common start time, and a loop of `clock_nanosleep(
+//! TIMER_ABSTIME, next_release)`, burn the job's cost, `next_release += T`. A tardy job
+//! delays the next one, which starts as soon as it completes (no job is lost).
+//!
+//! The body measures cost with `CLOCK_THREAD_CPUTIME_ID`: the kernel preempts the thread
+//! invisibly, so wall time would count other threads' execution. What user space can
+//! measure here is release latency (due → the thread runs: timer, wake-up, scheduling and
+//! context switch together) and the schedule; Δsch and Δcxs inside the kernel need kernel
+//! tracing and are not reported (their samples are empty).
+
+use crate::body::CHUNK;
+use crate::clock::{self, ClockPair, TscCalibration};
+use crate::engine::RunConfig;
+use crate::plugin::Accounting;
+use crate::result::RunResult;
+use crate::tracer::{RecKind, TraceBuffer, RELEASE_CPU};
+use crate::{platform, RunError};
+use rtsched_model::TaskSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Barrier, Mutex};
+
+const SCHED_DEADLINE: u32 = 6;
+
+#[repr(C)]
+struct SchedAttr {
+    size: u32,
+    sched_policy: u32,
+    sched_flags: u64,
+    sched_nice: i32,
+    sched_priority: u32,
+    sched_runtime: u64,
+    sched_deadline: u64,
+    sched_period: u64,
+}
+
+/// The kernel's real-time bandwidth limit, read from /proc (runtime_us, period_us).
+pub fn rt_bandwidth_limit() -> Option<(i64, i64)> {
+    let rd = |p: &str| std::fs::read_to_string(p).ok()?.trim().parse::<i64>().ok();
+    Some((
+        rd("/proc/sys/kernel/sched_rt_runtime_us")?,
+        rd("/proc/sys/kernel/sched_rt_period_us")?,
+    ))
+}
+
+/// The reservation used for a task (ns): (runtime, deadline, period).
+pub fn reservation(wcet: u64, deadline: u64, period: u64) -> (u64, u64, u64) {
+    let runtime = (wcet + (wcet / 20).max(20_000)).min(deadline).max(1024);
+    (runtime, deadline, period)
+}
+
+fn admission_message(task: usize, err: std::io::Error, ts: &TaskSet, m: usize) -> RunError {
+    let total: f64 = ts
+        .iter()
+        .map(|t| {
+            let (q, _, p) = reservation(t.wcet, t.deadline, t.period);
+            q as f64 / p as f64
+        })
+        .sum();
+    match err.raw_os_error() {
+        Some(libc::EBUSY) => {
+            let limit = match rt_bandwidth_limit() {
+                Some((r, p)) if r < 0 => format!("sched_rt_runtime_us = -1 (no limit), so the root domain refused it: {r}/{p}"),
+                Some((r, p)) => format!(
+                    "the kernel limit is m × sched_rt_runtime_us / sched_rt_period_us = {m} × {r} / {p} = {:.3}",
+                    m as f64 * r as f64 / p as f64
+                ),
+                None => "the limit in /proc/sys/kernel/sched_rt_runtime_us could not be read".into(),
+            };
+            RunError::Admission(format!(
+                "SCHED_DEADLINE admission failed (EBUSY) at task {task}: the reservations' total bandwidth \
+                 {total:.3} (plus any other deadline tasks on this machine) exceeds what the kernel admits; {limit}"
+            ))
+        }
+        Some(libc::EPERM) => RunError::Admission("SCHED_DEADLINE needs root or CAP_SYS_NICE".into()),
+        Some(libc::EINVAL) => RunError::Admission(format!(
+            "SCHED_DEADLINE refused task {task} (EINVAL): it needs 1024 ns ≤ runtime ≤ deadline ≤ period"
+        )),
+        _ => RunError::Admission(format!("sched_setattr(SCHED_DEADLINE) failed for task {task}: {err}")),
+    }
+}
+
+fn set_deadline(runtime: u64, deadline: u64, period: u64) -> Result<(), std::io::Error> {
+    let attr = SchedAttr {
+        size: std::mem::size_of::<SchedAttr>() as u32,
+        sched_policy: SCHED_DEADLINE,
+        sched_flags: 0,
+        sched_nice: 0,
+        sched_priority: 0,
+        sched_runtime: runtime,
+        sched_deadline: deadline,
+        sched_period: period,
+    };
+    // SAFETY: `attr` is a valid sched_attr (size set) for the duration of the call.
+    let r = unsafe { libc::syscall(libc::SYS_sched_setattr, 0, &attr as *const SchedAttr, 0u32) };
+    if r != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+fn sleep_until(t: u64) {
+    let ts = libc::timespec {
+        tv_sec: (t / 1_000_000_000) as _,
+        tv_nsec: (t % 1_000_000_000) as _,
+    };
+    // SAFETY: `ts` is valid for the call; a null remainder is allowed with TIMER_ABSTIME.
+    unsafe {
+        libc::clock_nanosleep(
+            libc::CLOCK_MONOTONIC,
+            libc::TIMER_ABSTIME,
+            &ts,
+            std::ptr::null_mut(),
+        );
+    }
+}
+
+/// Runs `ts` under SCHED_DEADLINE (called by `engine::run` after validation).
+pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> {
+    let allowed = platform::allowed_cpus();
+    let mut cpus = cfg.cpus.clone();
+    cpus.sort_unstable();
+    if cpus != allowed {
+        return Err(RunError::Cpus(format!(
+            "kernel-sd schedules globally over the root domain: the CPU list must be every CPU this \
+             process may use, {allowed:?} (got {:?})",
+            cfg.cpus
+        )));
+    }
+    for (i, t) in ts.iter().enumerate() {
+        if t.deadline > t.period {
+            return Err(RunError::Admission(format!(
+                "SCHED_DEADLINE needs deadline ≤ period, task {i} has D = {} > T = {}",
+                t.deadline, t.period
+            )));
+        }
+    }
+    let n = ts.len();
+    let cal_a = ClockPair::now();
+    let t0 = clock::monotonic_ns() + cfg.start_delay_ns;
+    let end = t0 + cfg.duration_ns;
+    let abort = AtomicBool::new(false);
+    let err: Mutex<Option<RunError>> = Mutex::new(None);
+    let barrier = Barrier::new(n);
+    let idx_of = |c: u32| cfg.cpus.iter().position(|&x| x == c as usize).unwrap_or(0) as u16;
+    let per_thread = (cfg.trace_capacity / n.max(1)).max(1024);
+    let results: Vec<(TraceBuffer, u32, u32)> = std::thread::scope(|s| {
+        let hs: Vec<_> = ts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let (abort, err, barrier, idx_of) = (&abort, &err, &barrier, &idx_of);
+                s.spawn(move || {
+                    let mut tb = TraceBuffer::new(i as u16, per_thread);
+                    let (q, d, p) = reservation(t.wcet, t.deadline, t.period);
+                    if let Err(e) = set_deadline(q, d, p) {
+                        let mut g = err.lock().unwrap_or_else(|x| x.into_inner());
+                        if g.is_none() {
+                            *g = Some(admission_message(i, e, ts, cfg.cpus.len()));
+                        }
+                        abort.store(true, Ordering::SeqCst);
+                    }
+                    barrier.wait();
+                    let (mut released, mut completed) = (0u32, 0u32);
+                    if abort.load(Ordering::SeqCst) {
+                        return (tb, released, completed);
+                    }
+                    let mut k = 0u32;
+                    let mut x = 1.000_000_1f64;
+                    loop {
+                        let due = t0 + k as u64 * t.period;
+                        if due >= end {
+                            break;
+                        }
+                        if clock::monotonic_ns() < due {
+                            sleep_until(due);
+                        }
+                        let cpu = idx_of(platform::current_cpu());
+                        tb.record_on(cpu, RecKind::JobRelease, i as u32, k, due);
+                        released += 1;
+                        if clock::monotonic_ns() >= end {
+                            break;
+                        }
+                        tb.record_on(cpu, RecKind::JobStart, i as u32, k, 0);
+                        let cost = cfg.exec.cost(cfg.seed, i as u32, k, t.wcet);
+                        let c0 = clock::thread_cpu_ns();
+                        let mut finished = false;
+                        loop {
+                            for _ in 0..CHUNK {
+                                x = x * 1.000_000_01 + 1e-12;
+                            }
+                            if clock::thread_cpu_ns() - c0 >= cost {
+                                finished = true;
+                                break;
+                            }
+                            if clock::monotonic_ns() >= end {
+                                break;
+                            }
+                        }
+                        if !finished {
+                            break;
+                        }
+                        tb.record_on(
+                            idx_of(platform::current_cpu()),
+                            RecKind::JobComplete,
+                            i as u32,
+                            k,
+                            0,
+                        );
+                        completed += 1;
+                        k += 1;
+                    }
+                    std::hint::black_box(x);
+                    // Jobs due before the end that the thread never reached (it was still
+                    // busy with a tardy job) are released, and stay pending.
+                    loop {
+                        let due = t0 + released as u64 * t.period;
+                        if due >= end {
+                            break;
+                        }
+                        tb.record_on(
+                            RELEASE_CPU - 1,
+                            RecKind::JobRelease,
+                            i as u32,
+                            released,
+                            due,
+                        );
+                        released += 1;
+                    }
+                    (tb, released, completed)
+                })
+            })
+            .collect();
+        hs.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    if let Some(e) = err.lock().unwrap_or_else(|x| x.into_inner()).take() {
+        return Err(e);
+    }
+    if results.len() != n {
+        return Err(RunError::Failed("a SCHED_DEADLINE thread panicked".into()));
+    }
+    let mut acc = Accounting {
+        released: vec![0; n],
+        completed: vec![0; n],
+        consistent: Ok(()),
+    };
+    let mut traces = Vec::with_capacity(n);
+    for (i, (tb, r, c)) in results.into_iter().enumerate() {
+        acc.released[i] = r;
+        acc.completed[i] = c;
+        traces.push(tb);
+    }
+    let cal = TscCalibration::from_pairs(cal_a, ClockPair::now());
+    Ok(RunResult::build(
+        ts,
+        "kernel-sd",
+        cfg,
+        t0,
+        &cal,
+        traces,
+        acc,
+        0,
+    ))
+}

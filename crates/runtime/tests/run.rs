@@ -1,0 +1,397 @@
+//! End-to-end runs on real threads. No timing assertions: every check is about accounting
+//! and the structure of the trace, which must hold however noisy the machine is.
+//! Each run is ≤ 0.3 s and uses 1 CPU where possible (this machine has 2 shared cores).
+
+use rtsched_model::TaskSet;
+use rtsched_runtime::platform::allowed_cpus;
+use rtsched_runtime::{run, ExecTime, IdleMode, Mechanism, RunConfig, RunResult};
+
+const MS: u64 = 1_000_000;
+
+/// Runs take turns: two runs pinned to the same core would slow each other's jobs (cost is
+/// wall time under the user-space mechanisms), and SCHED_DEADLINE admission is
+/// machine-wide, so one test's reservations could make another's admission fail.
+static RUNS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    RUNS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A tiny deterministic generator: n tasks with periods in [2, 20] ms and total utilization
+/// about `u` (split unevenly), implicit deadlines.
+fn random_set(seed: u64, n: usize, u: f64) -> TaskSet {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 33) as f64 / (1u64 << 31) as f64
+    };
+    let w: Vec<f64> = (0..n).map(|_| 0.2 + next()).collect();
+    let sum: f64 = w.iter().sum();
+    let params: Vec<(u64, u64)> = w
+        .iter()
+        .map(|wi| {
+            let t = ((2.0 + 18.0 * next()) * MS as f64) as u64;
+            let c = ((u * wi / sum) * t as f64).max(10_000.0) as u64;
+            (c.min(t), t)
+        })
+        .collect();
+    TaskSet::from_ct(&params).unwrap()
+}
+
+/// Releases that must happen in `[0, duration)`: ceil(duration / T) per task (a handler that
+/// runs late still releases, the end-of-run drain included).
+fn check_release_counts(ts: &TaskSet, r: &RunResult) {
+    for (i, t) in ts.iter().enumerate() {
+        let expect = r.duration_ns.div_ceil(t.period) as u32;
+        let got = r.per_task.released[i];
+        assert_eq!(got, expect, "task {i}: released {got}, expected {expect}");
+    }
+}
+
+fn check(ts: &TaskSet, r: &RunResult) {
+    assert_eq!(r.dropped_records, 0);
+    assert_eq!(r.accounting.error, None, "{:?}", r.accounting);
+    assert_eq!(
+        r.accounting.released,
+        r.accounting.completed + r.accounting.pending
+    );
+    r.check_trace()
+        .unwrap_or_else(|e| panic!("{}: {e}", r.scheduler));
+    check_release_counts(ts, r);
+    assert!(r.accounting.completed > 0, "nothing completed");
+    for j in &r.jobs {
+        if let (Some(s), Some(f)) = (j.start_ns, j.finish_ns) {
+            assert!(s >= j.release_ns && f >= s, "{j:?}");
+        }
+    }
+    let s = r.summary_json();
+    assert_eq!(s["jobs"].as_u64().unwrap() as usize, r.jobs.len());
+    assert!(s["overheads"]["schedule"]["count"].as_u64().is_some());
+}
+
+fn one_cpu(ms: u64) -> RunConfig {
+    RunConfig::new(vec![allowed_cpus()[0]], ms * MS)
+}
+
+#[test]
+fn pedf_accounts_every_job_and_traces_are_well_formed() {
+    let _serial = serial();
+    for seed in 0..3 {
+        let ts = random_set(seed, 4, 0.6);
+        let mut cfg = one_cpu(150);
+        cfg.exec = ExecTime::Uniform { min_fraction: 0.5 };
+        cfg.wss_bytes = 16 * 1024;
+        let r = run(
+            &ts,
+            &Mechanism::Pedf {
+                partition: vec![(0..4).collect()],
+            },
+            &cfg,
+        )
+        .unwrap();
+        check(&ts, &r);
+    }
+}
+
+#[test]
+fn pedf_on_two_cpus_keeps_tasks_on_their_cpu() {
+    let _serial = serial();
+    let cpus = allowed_cpus();
+    if cpus.len() < 2 {
+        return;
+    }
+    let ts = random_set(11, 4, 0.8);
+    let cfg = RunConfig::new(cpus[..2].to_vec(), 150 * MS);
+    let part = vec![vec![0, 2], vec![1, 3]];
+    let r = run(
+        &ts,
+        &Mechanism::Pedf {
+            partition: part.clone(),
+        },
+        &cfg,
+    )
+    .unwrap();
+    check(&ts, &r);
+    for j in &r.jobs {
+        if let Some(c) = j.cpu {
+            let home = if part[0].contains(&(j.task as usize)) {
+                cpus[0]
+            } else {
+                cpus[1]
+            };
+            assert_eq!(c, home, "task {} migrated under P-EDF", j.task);
+        }
+    }
+}
+
+#[test]
+fn pfp_never_preempts_the_top_priority_task() {
+    let _serial = serial();
+    // Task 0 is long with a long period, task 1 short and frequent: under EDF task 1's jobs
+    // preempt task 0's; under P-FP with task 0 on top they never may.
+    let ts = TaskSet::from_ct(&[
+        (5 * MS, 40 * MS),
+        (MS, 4 * MS),
+        (MS / 2, 10 * MS),
+        (MS / 2, 15 * MS),
+    ])
+    .unwrap();
+    for ranks in [None, Some(vec![0, 3, 2, 1])] {
+        let top = match &ranks {
+            Some(r) => r.iter().position(|&x| x == 0).unwrap() as u32,
+            None => (0..4).min_by_key(|&i| (ts.tasks()[i].deadline, i)).unwrap() as u32,
+        };
+        let mech = Mechanism::Pfp {
+            partition: vec![(0..4).collect()],
+            ranks,
+        };
+        let r = run(&ts, &mech, &one_cpu(150)).unwrap();
+        assert_eq!(r.scheduler, "pfp");
+        check(&ts, &r);
+        let preempt = rtsched_runtime::tracer::RecKind::JobPreempt;
+        assert!(
+            r.traces
+                .iter()
+                .flatten()
+                .all(|x| !(x.kind == preempt && x.task == top)),
+            "the top-priority task {top} was preempted"
+        );
+    }
+    let e = run(
+        &ts,
+        &Mechanism::Pfp {
+            partition: vec![(0..4).collect()],
+            ranks: Some(vec![0]),
+        },
+        &one_cpu(10),
+    );
+    assert!(e
+        .unwrap_err()
+        .to_string()
+        .contains("1 priorities for 4 tasks"));
+}
+
+#[test]
+fn gsn_edf_one_cpu_accounts_every_job() {
+    let _serial = serial();
+    for seed in 3..6 {
+        let ts = random_set(seed, 5, 0.7);
+        let mut cfg = one_cpu(150);
+        cfg.idle = if seed % 2 == 0 {
+            IdleMode::Spin
+        } else {
+            IdleMode::Sleep
+        };
+        let r = run(&ts, &Mechanism::GsnEdf, &cfg).unwrap();
+        check(&ts, &r);
+    }
+}
+
+#[test]
+fn gsn_edf_two_cpus_migrates_without_running_a_job_twice() {
+    let _serial = serial();
+    let cpus = allowed_cpus();
+    if cpus.len() < 2 {
+        return;
+    }
+    for seed in 6..8 {
+        let ts = random_set(seed, 6, 1.5);
+        let cfg = RunConfig::new(cpus[..2].to_vec(), 200 * MS);
+        let r = run(&ts, &Mechanism::GsnEdf, &cfg).unwrap();
+        check(&ts, &r);
+    }
+}
+
+#[test]
+fn gsn_edf_di_releases_on_the_dedicated_cpu() {
+    let _serial = serial();
+    let cpus = allowed_cpus();
+    if cpus.len() < 2 {
+        return;
+    }
+    let ts = random_set(9, 5, 0.7);
+    let mut cfg = RunConfig::new(vec![cpus[0]], 150 * MS);
+    cfg.dedicated_cpu = Some(cpus[1]);
+    let r = run(&ts, &Mechanism::GsnEdfDi, &cfg).unwrap();
+    check(&ts, &r);
+    // Every release record is in the release thread's buffer (the last one).
+    let rel = rtsched_runtime::tracer::RecKind::JobRelease;
+    assert!(r.traces[0].iter().all(|x| x.kind != rel));
+    assert!(r.traces[1].iter().any(|x| x.kind == rel));
+    assert!(
+        !r.overheads["ipi"].is_empty(),
+        "a remote release must send IPIs"
+    );
+}
+
+#[test]
+fn sched_fifo_runs_are_bounded_and_account_every_job() {
+    let _serial = serial();
+    let ts = random_set(21, 3, 0.4);
+    let mut cfg = one_cpu(100);
+    cfg.rt_priority = Some(10);
+    match run(&ts, &Mechanism::GsnEdf, &cfg) {
+        Ok(r) => check(&ts, &r),
+        Err(e) => assert!(e.to_string().contains("CAP_SYS_NICE"), "{e}"),
+    }
+}
+
+#[test]
+fn overload_runs_to_the_end_and_accounts_every_job() {
+    let _serial = serial();
+    // U = 1.6 on one CPU: demand exceeds supply, so jobs must miss and pile up.
+    let ts = TaskSet::from_ct(&[(4 * MS, 5 * MS), (3 * MS, 8 * MS), (2 * MS, 10 * MS)]).unwrap();
+    let mut cases = vec![
+        (Mechanism::GsnEdf, one_cpu(200)),
+        (
+            Mechanism::Pedf {
+                partition: vec![vec![0, 1, 2]],
+            },
+            one_cpu(200),
+        ),
+    ];
+    if allowed_cpus().len() >= 2 {
+        let mut d = one_cpu(200);
+        d.dedicated_cpu = Some(allowed_cpus()[1]);
+        cases.push((Mechanism::GsnEdfDi, d));
+    }
+    for (mech, cfg) in cases {
+        let r = run(&ts, &mech, &cfg).unwrap();
+        check(&ts, &r);
+        assert!(
+            r.deadline_misses() > 0,
+            "{}: an overloaded set must miss",
+            r.scheduler
+        );
+        assert!(r.accounting.pending > 0);
+        // Jobs of one task never overtake each other (the next waits for the tardy one).
+        for t in 0..3u32 {
+            let fin: Vec<u64> = r
+                .jobs
+                .iter()
+                .filter(|j| j.task == t)
+                .filter_map(|j| j.finish_ns)
+                .collect();
+            assert!(fin.windows(2).all(|w| w[0] <= w[1]));
+        }
+    }
+}
+
+#[test]
+fn a_tiny_trace_buffer_counts_drops() {
+    let _serial = serial();
+    let ts = random_set(1, 3, 0.5);
+    let mut cfg = one_cpu(50);
+    cfg.trace_capacity = 16;
+    let r = run(&ts, &Mechanism::GsnEdf, &cfg).unwrap();
+    assert!(r.dropped_records > 0);
+    assert!(r.check_trace().unwrap_err().contains("dropped"));
+    assert_eq!(
+        r.summary_json()["dropped_records"].as_u64(),
+        Some(r.dropped_records)
+    );
+}
+
+#[test]
+fn bad_configurations_give_clear_errors() {
+    let _serial = serial();
+    let ts = random_set(2, 3, 0.5);
+    let c0 = allowed_cpus()[0];
+    let err = |m: &Mechanism, cfg: &RunConfig| run(&ts, m, cfg).unwrap_err().to_string();
+    assert!(err(&Mechanism::GsnEdf, &RunConfig::new(vec![], MS)).contains("empty"));
+    assert!(err(&Mechanism::GsnEdf, &RunConfig::new(vec![99_999], MS)).contains("CPU 99999"));
+    let many = vec![c0; allowed_cpus().len() + 1];
+    assert!(err(&Mechanism::GsnEdf, &RunConfig::new(many, MS)).contains("meaningless"));
+    assert!(err(&Mechanism::GsnEdf, &RunConfig::new(vec![c0], 0)).contains("duration"));
+    assert!(err(&Mechanism::GsnEdfDi, &one_cpu(10)).contains("dedicated"));
+    let mut d = one_cpu(10);
+    d.dedicated_cpu = Some(c0);
+    assert!(err(&Mechanism::GsnEdf, &d).contains("only gsn-edf-di"));
+    let p = |part: Vec<Vec<usize>>| err(&Mechanism::Pedf { partition: part }, &one_cpu(10));
+    assert!(p(vec![vec![0, 1]]).contains("task 2 is assigned to no CPU"));
+    assert!(p(vec![vec![0, 1, 2, 2]]).contains("task 2 is assigned to CPUs 0 and 0"));
+    assert!(p(vec![vec![0, 1, 7]]).contains("names task 7"));
+    assert!(p(vec![vec![0], vec![1, 2]]).contains("partition has 2 CPUs"));
+    let mut f = one_cpu(10);
+    f.rt_priority = Some(0);
+    assert!(err(&Mechanism::GsnEdf, &f).contains("rt_priority"));
+    assert!(Mechanism::parse("gedf", None)
+        .unwrap_err()
+        .to_string()
+        .contains("known: pedf, pfp"));
+    assert!(Mechanism::parse("pedf", None)
+        .unwrap_err()
+        .to_string()
+        .contains("needs a partition"));
+    assert!(Mechanism::parse("gsn-edf", Some(vec![]))
+        .unwrap_err()
+        .to_string()
+        .contains("no partition"));
+    assert_eq!(
+        Mechanism::parse("gsn-edf-di", None).unwrap(),
+        Mechanism::GsnEdfDi
+    );
+    let mut u = one_cpu(10);
+    u.exec = ExecTime::Uniform { min_fraction: -1.0 };
+    assert!(err(&Mechanism::GsnEdf, &u).contains("min_fraction"));
+}
+
+#[test]
+fn kernel_sd_runs_the_same_workload() {
+    let _serial = serial();
+    let ts = random_set(4, 3, 0.3);
+    let cfg = RunConfig::new(allowed_cpus(), 200 * MS);
+    match run(&ts, &Mechanism::KernelSd, &cfg) {
+        Ok(r) => check(&ts, &r),
+        // Without CAP_SYS_NICE the error must say so (this machine runs the tests as root).
+        Err(e) => assert!(e.to_string().contains("CAP_SYS_NICE"), "{e}"),
+    }
+}
+
+#[test]
+fn kernel_sd_overload_runs_to_the_end_and_accounts_every_job() {
+    let _serial = serial();
+    // One task with C = T: the reservation runtime is capped at D, so every job overruns
+    // its budget (throttled) and the task falls behind; the run must still end and count
+    // every release.
+    let ts = TaskSet::from_ct(&[(10 * MS, 10 * MS)]).unwrap();
+    let cfg = RunConfig::new(allowed_cpus(), 200 * MS);
+    match run(&ts, &Mechanism::KernelSd, &cfg) {
+        Ok(r) => {
+            check(&ts, &r);
+            assert!(r.deadline_misses() > 0);
+        }
+        Err(e) => assert!(e.to_string().contains("CAP_SYS_NICE"), "{e}"),
+    }
+}
+
+#[test]
+fn kernel_sd_admission_errors_name_the_limit() {
+    let _serial = serial();
+    let m = allowed_cpus().len() as u64;
+    // m + 1 tasks of utilization 0.9 exceed m × 0.95.
+    let ts = TaskSet::from_ct(&vec![(9 * MS, 10 * MS); m as usize + 1]).unwrap();
+    let cfg = RunConfig::new(allowed_cpus(), 50 * MS);
+    let e = run(&ts, &Mechanism::KernelSd, &cfg)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("sched_rt_runtime_us") || e.contains("CAP_SYS_NICE"),
+        "{e}"
+    );
+    let bad = TaskSet::from_cdt(&[(MS, 20 * MS, 10 * MS)]).unwrap();
+    let e = run(&bad, &Mechanism::KernelSd, &cfg)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("deadline ≤ period"), "{e}");
+    let e = run(&ts, &Mechanism::KernelSd, &one_cpu(10))
+        .unwrap_err()
+        .to_string();
+    if m > 1 {
+        assert!(e.contains("root domain"), "{e}");
+    }
+}

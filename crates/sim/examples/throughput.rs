@@ -1,0 +1,88 @@
+//! Prints simulator throughput for the bench workload (G-EDF, m = 8, n = 80, 100 s), timed by
+//! both wall clock and this thread's on-CPU time (/proc/thread-self/schedstat), since on a
+//! shared machine wall time overstates the cost per core.
+//!
+//! `cargo run --release -p rtsched-sim --example throughput [reps] [scheduler]`
+
+use rtsched_model::TaskSet;
+use rtsched_sim::{simulate, Scheduler, SimConfig};
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Same generator as benches/sim.rs (UUniFast-discard, periods uniform whole ms in [10, 100]).
+fn task_set(n: usize, u: f64, seed: u64) -> TaskSet {
+    let mut rng = Rng(seed);
+    loop {
+        let mut us = Vec::with_capacity(n);
+        let mut sum = u;
+        for i in 1..n {
+            let next = sum * rng.unit().powf(1.0 / (n - i) as f64);
+            us.push(sum - next);
+            sum = next;
+        }
+        us.push(sum);
+        if us.iter().any(|&x| x > 1.0) {
+            continue;
+        }
+        let params: Vec<(u64, u64)> = us
+            .iter()
+            .map(|&ui| {
+                let p = (10 + rng.next() % 91) * 1_000_000;
+                (((ui * p as f64).round() as u64).max(1), p)
+            })
+            .collect();
+        return TaskSet::from_ct(&params).unwrap();
+    }
+}
+
+fn cpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat").ok()?.split_whitespace().next()?.parse().ok()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let reps: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10);
+    let trace = args.iter().any(|a| a == "trace");
+    let ts = task_set(80, 4.8, 42);
+    let sched = if args.iter().any(|a| a == "quantum") { Scheduler::GedfQuantum { quantum: 1_000_000, staggered: false } } else { Scheduler::Gedf };
+    let mut cfg = SimConfig::new(8);
+    cfg.horizon = Some(100_000_000_000);
+    cfg.record_trace = trace;
+    let r = simulate(&ts, &sched, &cfg).unwrap();
+    // Trace records (release, run, preempt, complete, migration, idle) of one run.
+    let records = if trace { r.trace.as_ref().map_or(0, |t| t.records.len()) } else {
+        let mut c = cfg.clone();
+        c.record_trace = true;
+        simulate(&ts, &sched, &c).unwrap().trace.map_or(0, |t| t.records.len())
+    };
+    let (w0, c0) = (std::time::Instant::now(), cpu_ns());
+    for _ in 0..reps {
+        std::hint::black_box(simulate(&ts, &sched, &cfg).unwrap());
+    }
+    let wall = w0.elapsed().as_secs_f64() / reps as f64;
+    let cpu = cpu_ns().zip(c0).map(|(a, b)| (a - b) as f64 / 1e9 / reps as f64);
+    println!(
+        "{}: n=80 m=8 U={:.3} 100 s: {} jobs, {} events (releases+completions{}), {} preemptions, {} migrations, {} context switches, {} misses",
+        sched.name(), ts.utilization_f64(), r.jobs, r.events, if matches!(sched, Scheduler::Gedf) { "" } else { "+ticks" }, r.preemptions, r.migrations, r.context_switches, r.deadline_misses
+    );
+    println!("{records} trace records per run");
+    println!("wall {:.1} ms/run: {:.2} M jobs/s, {:.2} M events/s", wall * 1e3, r.jobs as f64 / wall / 1e6, r.events as f64 / wall / 1e6);
+    if let Some(c) = cpu {
+        println!(
+            "cpu  {:.1} ms/run: {:.2} M jobs/s, {:.2} M events/s, {:.2} M trace records/s (per core, on-CPU time)",
+            c * 1e3, r.jobs as f64 / c / 1e6, r.events as f64 / c / 1e6, records as f64 / c / 1e6
+        );
+    }
+}

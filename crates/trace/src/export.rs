@@ -1,0 +1,517 @@
+//! Exports of a [`Trace`]: JSON Lines (and its reader), per-job CSV, Perfetto / Chrome
+//! trace-event JSON, LITMUS^RT `sched_trace` binary records, and an SVG Gantt chart.
+//! Formats are specified in `docs/trace.md`.
+
+use crate::metrics::Metrics;
+use crate::record::{Event, JobId, OverheadKind, Record, Trace, TraceMeta};
+use rtsched_model::{ModelError, Time};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// Version of the JSON Lines trace format.
+pub const JSONL_VERSION: u64 = 1;
+
+fn event_name(e: &Event) -> &'static str {
+    match e {
+        Event::Release { .. } => "release",
+        Event::Run { .. } => "run",
+        Event::Preempt { .. } => "preempt",
+        Event::Complete { .. } => "complete",
+        Event::DeadlineMiss { .. } => "deadline_miss",
+        Event::Migration { .. } => "migration",
+        Event::Idle { .. } => "idle",
+        Event::Overhead { .. } => "overhead",
+    }
+}
+
+/// Microseconds with exactly three decimals, from integer ns (no float rounding).
+fn us(t: Time) -> String {
+    format!("{}.{:03}", t / 1000, t % 1000)
+}
+
+fn task_label(meta: &TraceMeta, task: u32) -> String {
+    match meta.tasks.get(task as usize).and_then(|t| t.name.as_deref()) {
+        Some(n) => n.to_owned(),
+        None => format!("T{task}"),
+    }
+}
+
+/// `"label.job"` as a JSON string literal (escaped).
+fn slice_name(meta: &TraceMeta, job: JobId) -> String {
+    serde_json::to_string(&format!("{}.{}", task_label(meta, job.task), job.job)).unwrap_or_else(|_| "\"?\"".into())
+}
+
+fn get_u64(obj: &Map<String, Value>, key: &str, line: usize) -> Result<u64, ModelError> {
+    obj.get(key)
+        .and_then(Value::as_u64)
+        .ok_or_else(|| ModelError::field(key, "missing or not a non-negative integer").at_line(line))
+}
+
+fn get_u32(obj: &Map<String, Value>, key: &str, line: usize) -> Result<u32, ModelError> {
+    u32::try_from(get_u64(obj, key, line)?).map_err(|_| ModelError::field(key, "does not fit 32 bits").at_line(line))
+}
+
+impl Trace {
+    /// JSON Lines: a `meta` line, then one object per record in time order.
+    pub fn to_jsonl(&self) -> String {
+        let mut out = String::with_capacity(64 * (self.records.len() + 1));
+        let mut meta = serde_json::to_value(&self.meta).expect("meta serialises");
+        let obj = meta.as_object_mut().expect("meta is an object");
+        obj.insert("ev".into(), "meta".into());
+        obj.insert("version".into(), JSONL_VERSION.into());
+        out.push_str(&meta.to_string());
+        out.push('\n');
+        for r in &self.records {
+            let _ = write!(out, "{{\"t\":{},\"ev\":\"{}\"", r.time, event_name(&r.event));
+            let _ = match r.event {
+                Event::Release { job, deadline } => write!(out, ",\"task\":{},\"job\":{},\"deadline\":{deadline}", job.task, job.job),
+                Event::Run { cpu, job } | Event::Preempt { cpu, job } | Event::Complete { cpu, job } => {
+                    write!(out, ",\"cpu\":{cpu},\"task\":{},\"job\":{}", job.task, job.job)
+                }
+                Event::DeadlineMiss { job } => write!(out, ",\"task\":{},\"job\":{}", job.task, job.job),
+                Event::Migration { job, from, to } => write!(out, ",\"task\":{},\"job\":{},\"from\":{from},\"to\":{to}", job.task, job.job),
+                Event::Idle { cpu } => write!(out, ",\"cpu\":{cpu}"),
+                Event::Overhead { cpu, kind, duration } => write!(out, ",\"cpu\":{cpu},\"kind\":\"{}\",\"duration\":{duration}", kind.name()),
+            };
+            out.push_str("}\n");
+        }
+        out
+    }
+
+    /// Reads what [`Trace::to_jsonl`] writes. Unknown events and unknown or missing keys are
+    /// errors naming the line.
+    pub fn from_jsonl(text: &str) -> Result<Trace, ModelError> {
+        let mut meta: Option<TraceMeta> = None;
+        let mut records = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let ln = i + 1;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let v: Value = serde_json::from_str(line).map_err(|e| ModelError::new(format!("invalid JSON: {e}")).at_line(ln))?;
+            let Value::Object(mut obj) = v else {
+                return Err(ModelError::new("expected a JSON object").at_line(ln));
+            };
+            let ev = obj.get("ev").and_then(Value::as_str).ok_or_else(|| ModelError::field("ev", "missing").at_line(ln))?.to_owned();
+            if ev == "meta" {
+                if meta.is_some() {
+                    return Err(ModelError::new("a second meta line").at_line(ln));
+                }
+                let version = get_u64(&obj, "version", ln)?;
+                if version != JSONL_VERSION {
+                    return Err(ModelError::field("version", format!("unsupported trace version {version}")).at_line(ln));
+                }
+                obj.remove("ev");
+                obj.remove("version");
+                for k in obj.keys() {
+                    if !["m", "horizon", "tasks"].contains(&k.as_str()) {
+                        return Err(ModelError::field(k.as_str(), "unknown key").at_line(ln));
+                    }
+                }
+                let m: TraceMeta = serde_json::from_value(Value::Object(obj)).map_err(|e| ModelError::new(format!("bad meta line: {e}")).at_line(ln))?;
+                meta = Some(m);
+                continue;
+            }
+            let Some(_) = meta else {
+                return Err(ModelError::new("the first line must be the meta line").at_line(ln));
+            };
+            let t = get_u64(&obj, "t", ln)?;
+            let job = |obj: &Map<String, Value>| -> Result<JobId, ModelError> { Ok(JobId { task: get_u32(obj, "task", ln)?, job: get_u32(obj, "job", ln)? }) };
+            let (event, keys): (Event, &[&str]) = match ev.as_str() {
+                "release" => (Event::Release { job: job(&obj)?, deadline: get_u64(&obj, "deadline", ln)? }, &["task", "job", "deadline"]),
+                "run" => (Event::Run { cpu: get_u32(&obj, "cpu", ln)?, job: job(&obj)? }, &["cpu", "task", "job"]),
+                "preempt" => (Event::Preempt { cpu: get_u32(&obj, "cpu", ln)?, job: job(&obj)? }, &["cpu", "task", "job"]),
+                "complete" => (Event::Complete { cpu: get_u32(&obj, "cpu", ln)?, job: job(&obj)? }, &["cpu", "task", "job"]),
+                "deadline_miss" => (Event::DeadlineMiss { job: job(&obj)? }, &["task", "job"]),
+                "migration" => (
+                    Event::Migration { job: job(&obj)?, from: get_u32(&obj, "from", ln)?, to: get_u32(&obj, "to", ln)? },
+                    &["task", "job", "from", "to"],
+                ),
+                "idle" => (Event::Idle { cpu: get_u32(&obj, "cpu", ln)? }, &["cpu"]),
+                "overhead" => {
+                    let kind = obj.get("kind").and_then(Value::as_str).and_then(OverheadKind::from_name).ok_or_else(|| ModelError::field("kind", "missing or unknown overhead kind").at_line(ln))?;
+                    (Event::Overhead { cpu: get_u32(&obj, "cpu", ln)?, kind, duration: get_u64(&obj, "duration", ln)? }, &["cpu", "kind", "duration"])
+                }
+                other => return Err(ModelError::field("ev", format!("unknown event {other:?}")).at_line(ln)),
+            };
+            for k in obj.keys() {
+                if k != "t" && k != "ev" && !keys.contains(&k.as_str()) {
+                    return Err(ModelError::field(k.as_str(), "unknown key").at_line(ln));
+                }
+            }
+            records.push(Record { time: t, event });
+        }
+        let meta = meta.ok_or_else(|| ModelError::new("empty trace: no meta line"))?;
+        Ok(Trace { meta, records })
+    }
+
+    /// Per-job CSV (like LITMUS^RT's `st-job-stats`): one row per counted job.
+    pub fn to_job_csv(&self) -> Result<String, ModelError> {
+        Ok(job_csv(&self.metrics()?))
+    }
+
+    /// Chrome trace-event JSON, viewable in ui.perfetto.dev: process 1 has one thread per CPU
+    /// with a slice per execution interval; process 2 has one thread per task with instant
+    /// events for releases, deadlines and misses. Timestamps in µs with ns precision.
+    pub fn to_perfetto_json(&self) -> String {
+        let mut ev: Vec<String> = Vec::with_capacity(self.records.len() + 8);
+        ev.push(r#"{"name":"process_name","ph":"M","pid":1,"args":{"name":"CPUs"}}"#.into());
+        ev.push(r#"{"name":"process_name","ph":"M","pid":2,"args":{"name":"Tasks"}}"#.into());
+        for c in 0..self.meta.m {
+            ev.push(format!(r#"{{"name":"thread_name","ph":"M","pid":1,"tid":{c},"args":{{"name":"CPU {c}"}}}}"#));
+        }
+        for (i, _) in self.meta.tasks.iter().enumerate() {
+            let name = serde_json::to_string(&task_label(&self.meta, i as u32)).unwrap_or_default();
+            ev.push(format!(r#"{{"name":"thread_name","ph":"M","pid":2,"tid":{i},"args":{{"name":{name}}}}}"#));
+        }
+        let mut since: HashMap<JobId, (u32, Time)> = HashMap::new();
+        for r in &self.records {
+            match r.event {
+                Event::Run { cpu, job } => {
+                    since.insert(job, (cpu, r.time));
+                }
+                Event::Preempt { cpu, job } | Event::Complete { cpu, job } => {
+                    if let Some((c, s)) = since.remove(&job) {
+                        let done = matches!(r.event, Event::Complete { .. });
+                        ev.push(format!(
+                            r#"{{"name":{},"cat":"job","ph":"X","pid":1,"tid":{c},"ts":{},"dur":{},"args":{{"task":{},"job":{},"ends":"{}"}}}}"#,
+                            slice_name(&self.meta, job), us(s), us(r.time - s), job.task, job.job,
+                            if done { "complete" } else { "preempt" }
+                        ));
+                        let _ = cpu;
+                    }
+                }
+                Event::Release { job, deadline } => {
+                    ev.push(format!(r#"{{"name":"release {}","ph":"i","s":"t","pid":2,"tid":{},"ts":{},"args":{{"deadline_us":{}}}}}"#, job.job, job.task, us(r.time), us(deadline)));
+                }
+                Event::DeadlineMiss { job } => {
+                    ev.push(format!(r#"{{"name":"deadline miss {}","ph":"i","s":"t","pid":2,"tid":{},"ts":{}}}"#, job.job, job.task, us(r.time)));
+                }
+                Event::Migration { job, from, to } => {
+                    ev.push(format!(r#"{{"name":"migration {} {from}->{to}","ph":"i","s":"t","pid":2,"tid":{},"ts":{}}}"#, job.job, job.task, us(r.time)));
+                }
+                Event::Overhead { cpu, kind, duration } => {
+                    ev.push(format!(r#"{{"name":"{}","cat":"overhead","ph":"X","pid":1,"tid":{cpu},"ts":{},"dur":{}}}"#, kind.name(), us(r.time), us(duration)));
+                }
+                Event::Idle { .. } => {}
+            }
+        }
+        // Still running at the end of the trace: close at the horizon.
+        let mut open: Vec<_> = since.into_iter().collect();
+        open.sort();
+        for (job, (c, s)) in open {
+            let end = self.meta.horizon.max(s);
+            ev.push(format!(
+                r#"{{"name":{},"cat":"job","ph":"X","pid":1,"tid":{c},"ts":{},"dur":{},"args":{{"task":{},"job":{},"ends":"horizon"}}}}"#,
+                slice_name(&self.meta, job), us(s), us(end - s), job.task, job.job
+            ));
+        }
+        let mut out = String::from("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+        out.push_str(&ev.join(",\n"));
+        out.push_str("\n]}\n");
+        out
+    }
+
+    /// LITMUS^RT `sched_trace` records (`include/litmus/sched_trace.h`), little-endian, 24
+    /// bytes each: header `u8 type, u8 cpu, u16 pid, u32 job` + 16-byte payload. pid = task
+    /// index + 1, job = sequence number + 1. One `ST_PARAM` per task, one `ST_SYS_RELEASE`,
+    /// then `ST_RELEASE`, `ST_SWITCH_TO`, `ST_SWITCH_AWAY`, `ST_COMPLETION` (+`ST_SWITCH_AWAY`)
+    /// in time order. Idle, migration, miss and overhead records have no counterpart and are
+    /// left out (the viewer infers them). Errors if m > 256, more than 65,535 tasks, or a
+    /// task parameter exceeds the format's u32 fields.
+    pub fn to_sched_trace_bytes(&self) -> Result<Vec<u8>, ModelError> {
+        const ST_PARAM: u8 = 2;
+        const ST_RELEASE: u8 = 3;
+        const ST_SWITCH_TO: u8 = 5;
+        const ST_SWITCH_AWAY: u8 = 6;
+        const ST_COMPLETION: u8 = 7;
+        const ST_SYS_RELEASE: u8 = 11;
+        if self.meta.m > 256 {
+            return Err(ModelError::field("m", "sched_trace stores the cpu in 8 bits: at most 256 CPUs"));
+        }
+        if self.meta.tasks.len() > u16::MAX as usize {
+            return Err(ModelError::new("sched_trace stores the pid in 16 bits: at most 65,535 tasks"));
+        }
+        let mut out = Vec::with_capacity(24 * (self.records.len() + self.meta.tasks.len() + 1));
+        let mut rec = |ty: u8, cpu: u32, task: u32, job: u32, a: u64, b: u64| {
+            out.push(ty);
+            out.push(cpu as u8);
+            out.extend_from_slice(&(task.wrapping_add(1) as u16).to_le_bytes());
+            out.extend_from_slice(&job.to_le_bytes());
+            out.extend_from_slice(&a.to_le_bytes());
+            out.extend_from_slice(&b.to_le_bytes());
+        };
+        for (i, t) in self.meta.tasks.iter().enumerate() {
+            let w = u32::try_from(t.wcet).map_err(|_| ModelError::task_field(i, "wcet", "exceeds sched_trace's u32 field (4.29 s)"))?;
+            let p = u32::try_from(t.period).map_err(|_| ModelError::task_field(i, "period", "exceeds sched_trace's u32 field (4.29 s)"))?;
+            // st_param_data: u32 wcet, u32 period, u32 phase, u8 partition, u8 class, u8[2].
+            rec(ST_PARAM, 0, i as u32, 0, w as u64 | (p as u64) << 32, 0);
+        }
+        let first_release = self.records.iter().find_map(|r| matches!(r.event, Event::Release { .. }).then_some(r.time)).unwrap_or(0);
+        rec(ST_SYS_RELEASE, 0, u32::MAX, 0, 0, first_release); // pid 0
+        let mut exec: HashMap<JobId, (Time, Time)> = HashMap::new(); // executed, running since
+        for r in &self.records {
+            match r.event {
+                Event::Release { job, deadline } => rec(ST_RELEASE, 0, job.task, job.job.wrapping_add(1), r.time, deadline),
+                Event::Run { cpu, job } => {
+                    let e = exec.entry(job).or_insert((0, 0));
+                    e.1 = r.time;
+                    // st_switch_to_data: u64 when, u32 exec_time, u8[4].
+                    rec(ST_SWITCH_TO, cpu, job.task, job.job.wrapping_add(1), r.time, e.0.min(u32::MAX as u64));
+                }
+                Event::Preempt { cpu, job } => {
+                    let e = exec.entry(job).or_insert((0, r.time));
+                    e.0 += r.time - e.1;
+                    rec(ST_SWITCH_AWAY, cpu, job.task, job.job.wrapping_add(1), r.time, e.0);
+                }
+                Event::Complete { cpu, job } => {
+                    let e = exec.remove(&job).unwrap_or((0, r.time));
+                    let done = e.0 + (r.time - e.1);
+                    // st_completion_data: u64 when, u64 { forced:1, exec_time:63 }.
+                    rec(ST_COMPLETION, cpu, job.task, job.job.wrapping_add(1), r.time, done << 1);
+                    rec(ST_SWITCH_AWAY, cpu, job.task, job.job.wrapping_add(1), r.time, done);
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+
+    /// An SVG Gantt chart of `[from, to)` (the whole horizon by default): one row per CPU
+    /// with execution intervals coloured by task and labelled `task.job`; below, one row per
+    /// task with release (up arrow) and deadline (down arrow) marks, misses in red.
+    pub fn to_gantt_svg(&self, window: Option<(Time, Time)>) -> String {
+        let (from, to) = window.unwrap_or((0, self.meta.horizon.max(1)));
+        let to = to.max(from + 1);
+        let (left, width, row, gap) = (70.0f64, 1000.0f64, 28.0f64, 6.0f64);
+        let m = self.meta.m as usize;
+        let n = self.meta.tasks.len();
+        let task_row = 18.0f64;
+        let top = 10.0;
+        let cpu_h = m as f64 * (row + gap);
+        let height = top + cpu_h + 10.0 + n as f64 * task_row + 40.0;
+        let x = |t: Time| left + (t.clamp(from, to) - from) as f64 / (to - from) as f64 * width;
+        let colour = |task: u32| format!("hsl({:.0},65%,60%)", (task as f64 * 137.508) % 360.0);
+        let mut s = String::new();
+        let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{:.0}" height="{height:.0}" font-family="sans-serif" font-size="10">"#, left + width + 20.0);
+        let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+        for c in 0..m {
+            let y = top + c as f64 * (row + gap);
+            let _ = writeln!(s, r##"<text x="4" y="{:.1}">CPU {c}</text><rect x="{left}" y="{y:.1}" width="{width}" height="{row}" fill="#f4f4f4" stroke="#ccc"/>"##, y + row * 0.65);
+        }
+        let ty0 = top + cpu_h + 10.0;
+        for i in 0..n {
+            let y = ty0 + i as f64 * task_row;
+            let _ = writeln!(s, r##"<text x="4" y="{:.1}">{}</text><line x1="{left}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="#ddd"/>"##, y + 12.0, xml(&task_label(&self.meta, i as u32)), left + width, y + task_row, y + task_row);
+        }
+        let mut since: HashMap<JobId, (u32, Time)> = HashMap::new();
+        let bar = |s: &mut String, c: u32, job: JobId, a: Time, b: Time| {
+            if b <= from || a >= to {
+                return;
+            }
+            let (xa, xb) = (x(a), x(b));
+            let y = top + c as f64 * (row + gap);
+            let _ = write!(s, r##"<rect x="{xa:.2}" y="{:.1}" width="{:.2}" height="{:.1}" fill="{}" stroke="#333" stroke-width="0.5"><title>{}.{} [{a}, {b})</title></rect>"##, y + 2.0, (xb - xa).max(0.5), row - 4.0, colour(job.task), xml(&task_label(&self.meta, job.task)), job.job);
+            if xb - xa > 28.0 {
+                let _ = write!(s, r#"<text x="{:.1}" y="{:.1}">{}.{}</text>"#, xa + 2.0, y + row * 0.65, xml(&task_label(&self.meta, job.task)), job.job);
+            }
+            s.push('\n');
+        };
+        for r in &self.records {
+            let t = r.time;
+            match r.event {
+                Event::Run { cpu, job } => {
+                    since.insert(job, (cpu, t));
+                }
+                Event::Preempt { job, .. } | Event::Complete { job, .. } => {
+                    if let Some((c, a)) = since.remove(&job) {
+                        bar(&mut s, c, job, a, t);
+                    }
+                    if matches!(r.event, Event::Complete { .. }) && t >= from && t < to {
+                        let y = ty0 + job.task as f64 * task_row;
+                        let _ = writeln!(s, r##"<line x1="{0:.2}" x2="{0:.2}" y1="{1:.1}" y2="{2:.1}" stroke="#333"/><line x1="{3:.2}" x2="{4:.2}" y1="{1:.1}" y2="{1:.1}" stroke="#333"/>"##, x(t), y + 3.0, y + task_row - 3.0, x(t) - 3.0, x(t) + 3.0);
+                    }
+                }
+                Event::Release { job, deadline } => {
+                    let y = ty0 + job.task as f64 * task_row;
+                    if t >= from && t < to {
+                        let _ = writeln!(s, r##"<path d="M{0:.2} {1:.1} L{0:.2} {2:.1} M{3:.2} {4:.1} L{0:.2} {2:.1} L{5:.2} {4:.1}" stroke="{6}" fill="none" stroke-width="1.5"><title>release {7}.{8} at {t}</title></path>"##, x(t), y + task_row - 1.0, y + 2.0, x(t) - 3.0, y + 6.0, x(t) + 3.0, colour(job.task), xml(&task_label(&self.meta, job.task)), job.job);
+                    }
+                    if deadline >= from && deadline < to {
+                        let _ = writeln!(s, r##"<path d="M{0:.2} {1:.1} L{0:.2} {2:.1} M{3:.2} {4:.1} L{0:.2} {2:.1} L{5:.2} {4:.1}" stroke="#555" fill="none"><title>deadline {6}.{7} at {deadline}</title></path>"##, x(deadline), y + 2.0, y + task_row - 1.0, x(deadline) - 3.0, y + task_row - 5.0, x(deadline) + 3.0, xml(&task_label(&self.meta, job.task)), job.job);
+                    }
+                }
+                Event::DeadlineMiss { job } => {
+                    if t >= from && t < to {
+                        let y = ty0 + job.task as f64 * task_row;
+                        let _ = writeln!(s, r##"<g stroke="red" stroke-width="2"><line x1="{:.2}" x2="{:.2}" y1="{:.1}" y2="{:.1}"/><line x1="{:.2}" x2="{:.2}" y1="{:.1}" y2="{:.1}"/><title>deadline miss {}.{}</title></g>"##, x(t) - 4.0, x(t) + 4.0, y + 3.0, y + 13.0, x(t) + 4.0, x(t) - 4.0, y + 3.0, y + 13.0, xml(&task_label(&self.meta, job.task)), job.job);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut open: Vec<_> = since.into_iter().collect();
+        open.sort();
+        for (job, (c, a)) in open {
+            bar(&mut s, c, job, a, to.max(a));
+        }
+        // Time axis with ten ticks.
+        let ay = ty0 + n as f64 * task_row + 14.0;
+        let _ = writeln!(s, r##"<line x1="{left}" x2="{:.1}" y1="{ay:.1}" y2="{ay:.1}" stroke="#333"/>"##, left + width);
+        for k in 0..=10u64 {
+            let t = from + ((to - from) as u128 * k as u128 / 10) as Time;
+            let _ = writeln!(s, r##"<line x1="{0:.1}" x2="{0:.1}" y1="{ay:.1}" y2="{1:.1}" stroke="#333"/><text x="{0:.1}" y="{2:.1}" text-anchor="middle">{3}</text>"##, x(t), ay + 4.0, ay + 15.0, rtsched_model::time::format_duration(t));
+        }
+        s.push_str("</svg>\n");
+        s
+    }
+}
+
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// The per-job CSV of [`Trace::to_job_csv`], from metrics already computed. Empty cells mean
+/// "not applicable" (no start, not finished, tardiness unknown).
+pub fn job_csv(m: &Metrics) -> String {
+    job_rows_csv(&m.per_job, m.horizon)
+}
+
+/// The per-job CSV from per-job statistics taken at `horizon`.
+pub fn job_rows_csv(jobs: &[crate::JobStats], horizon: Time) -> String {
+    let mut s = String::from("task,job,release,deadline,start,finish,response_time,lateness,tardiness,missed,executed,preemptions,migrations,first_cpu,last_cpu\n");
+    let o = |v: Option<u64>| v.map_or(String::new(), |x| x.to_string());
+    for j in jobs {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            j.task,
+            j.job,
+            j.release,
+            j.deadline,
+            o(j.start),
+            o(j.finish),
+            o(j.response_time()),
+            j.lateness().map_or(String::new(), |x| x.to_string()),
+            o(j.tardiness(horizon)),
+            j.missed(horizon) as u8,
+            j.executed,
+            j.preemptions,
+            j.migrations,
+            o(j.first_cpu.map(u64::from)),
+            o(j.last_cpu.map(u64::from)),
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Event::*, TaskInfo};
+
+    fn sample() -> Trace {
+        let j = |task, job| JobId { task, job };
+        Trace {
+            meta: TraceMeta {
+                m: 2,
+                horizon: 20,
+                tasks: vec![
+                    TaskInfo { name: Some("a\"<b>\\".into()), wcet: 10, deadline: 10, period: 20 },
+                    TaskInfo { name: None, wcet: 3, deadline: 3, period: 15 },
+                ],
+            },
+            records: vec![
+                Record::new(0, Release { job: j(0, 0), deadline: 10 }),
+                Record::new(0, Run { cpu: 0, job: j(0, 0) }),
+                Record::new(2, Release { job: j(1, 0), deadline: 5 }),
+                Record::new(2, Preempt { cpu: 0, job: j(0, 0) }),
+                Record::new(2, Run { cpu: 0, job: j(1, 0) }),
+                Record::new(4, Migration { job: j(0, 0), from: 0, to: 1 }),
+                Record::new(4, Run { cpu: 1, job: j(0, 0) }),
+                Record::new(5, Complete { cpu: 0, job: j(1, 0) }),
+                Record::new(5, Idle { cpu: 0 }),
+                Record::new(5, Overhead { cpu: 0, kind: OverheadKind::Schedule, duration: 1 }),
+                Record::new(10, DeadlineMiss { job: j(0, 0) }),
+                Record::new(12, Complete { cpu: 1, job: j(0, 0) }),
+                Record::new(12, Idle { cpu: 1 }),
+                Record::new(17, Release { job: j(1, 1), deadline: 20 }),
+                Record::new(17, Run { cpu: 0, job: j(1, 1) }),
+            ],
+        }
+    }
+
+    #[test]
+    fn jsonl_round_trips() {
+        let t = sample();
+        let text = t.to_jsonl();
+        let back = Trace::from_jsonl(&text).unwrap();
+        assert_eq!(back, t);
+        assert_eq!(back.metrics().unwrap(), t.metrics().unwrap());
+    }
+
+    #[test]
+    fn jsonl_rejects_bad_lines() {
+        let t = sample().to_jsonl();
+        let meta = t.lines().next().unwrap();
+        for bad in [
+            "{\"t\":0,\"ev\":\"run\",\"cpu\":0,\"task\":0,\"job\":0}\n".to_string(),
+            format!("{meta}\n{{\"t\":0,\"ev\":\"jump\",\"cpu\":0}}\n"),
+            format!("{meta}\n{{\"t\":0,\"ev\":\"idle\",\"cpu\":0,\"cpux\":1}}\n"),
+            format!("{meta}\n{{\"t\":-1,\"ev\":\"idle\",\"cpu\":0}}\n"),
+            format!("{meta}\nnot json\n"),
+            String::new(),
+        ] {
+            assert!(Trace::from_jsonl(&bad).is_err(), "{bad}");
+        }
+        let e = Trace::from_jsonl(&format!("{meta}\n{{\"t\":0,\"ev\":\"idle\"}}\n")).unwrap_err();
+        assert_eq!(e.line, Some(2));
+    }
+
+    #[test]
+    fn csv_rows_match_jobs() {
+        let csv = sample().to_job_csv().unwrap();
+        let lines: Vec<_> = csv.lines().collect();
+        assert_eq!(lines.len(), 1 + 3);
+        assert_eq!(lines[1], "0,0,0,10,0,12,12,2,2,1,10,1,1,0,1");
+        assert_eq!(lines[3], "1,1,17,20,17,,,,0,1,3,0,0,0,0");
+    }
+
+    #[test]
+    fn sched_trace_layout() {
+        let b = sample().to_sched_trace_bytes().unwrap();
+        assert_eq!(b.len() % 24, 0);
+        // 2 params + sys release + 3 releases + 4 switch-to + 1 switch-away + 2*(completion+away)
+        assert_eq!(b.len() / 24, 2 + 1 + 3 + 4 + 1 + 4);
+        // First record: ST_PARAM for pid 1, wcet 10, period 20.
+        assert_eq!(&b[0..4], &[2, 0, 1, 0]);
+        assert_eq!(u32::from_le_bytes(b[8..12].try_into().unwrap()), 10);
+        assert_eq!(u32::from_le_bytes(b[12..16].try_into().unwrap()), 20);
+        // Find the completion of job 1 of task 0 (pid 1, job 1): exec 10 ns, forced 0.
+        let c = b.chunks(24).find(|r| r[0] == 7 && r[2] == 1).unwrap();
+        assert_eq!(u32::from_le_bytes(c[4..8].try_into().unwrap()), 1);
+        assert_eq!(u64::from_le_bytes(c[8..16].try_into().unwrap()), 12);
+        assert_eq!(u64::from_le_bytes(c[16..24].try_into().unwrap()), 10 << 1);
+    }
+
+    #[test]
+    fn perfetto_is_valid_json_with_slices() {
+        let v: Value = serde_json::from_str(&sample().to_perfetto_json()).unwrap();
+        let evs = v["traceEvents"].as_array().unwrap();
+        let slices: Vec<_> = evs.iter().filter(|e| e["ph"] == "X" && e["cat"] == "job").collect();
+        assert_eq!(slices.len(), 4); // 0.0 twice, 1.0, 1.1 (open at horizon)
+        assert!(evs.iter().any(|e| e["ts"].as_f64() == Some(0.002)));
+    }
+
+    #[test]
+    fn gantt_svg_marks_everything() {
+        let s = sample().to_gantt_svg(None);
+        assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
+        assert_eq!(s.matches("<rect x=").count() - 2, 4); // 2 CPU backgrounds + 4 bars
+        assert!(s.contains("stroke=\"red\""));
+        assert!(s.contains("&quot;&lt;b&gt;"));
+        assert!(!s.contains("a\"<b>"));
+        assert!(s.contains("a&quot;&lt;b&gt;\\"));
+    }
+}

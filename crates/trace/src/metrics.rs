@@ -1,0 +1,425 @@
+//! Metrics, computed only here and only from records (definitions: `docs/trace.md`).
+//!
+//! * A job counts iff it is released in `[0, horizon)`.
+//! * A deadline miss: a counted job whose absolute deadline is `<= horizon` and that had not
+//!   completed by its deadline (completing exactly at the deadline meets it).
+//! * Tardiness: `max(0, finish - deadline)` for a completed job; for a job still incomplete at
+//!   the horizon whose deadline is `<= horizon`, the lower bound `horizon - deadline`.
+//! * Response time: `finish - release`, for jobs completed by the horizon only.
+//! * A preemption: each time a job stops before completing and later resumes, on any CPU
+//!   (counted at the resumption; so every migration is also a preemption).
+//! * A migration: a resumption on a CPU other than the one the job last ran on.
+//! * A context switch: each change of the job running on a CPU, idle included (job→job,
+//!   job→idle, idle→job each count once); a task's context switches are the switches *to*
+//!   one of its jobs.
+
+use crate::record::{Event, JobId, OverheadKind, Record};
+use rtsched_model::{ModelError, Time};
+use serde::Serialize;
+
+/// One job's life, as far as the horizon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct JobStats {
+    pub task: u32,
+    pub job: u32,
+    pub release: Time,
+    /// Absolute deadline.
+    pub deadline: Time,
+    pub start: Option<Time>,
+    pub finish: Option<Time>,
+    pub first_cpu: Option<u32>,
+    pub last_cpu: Option<u32>,
+    /// Execution received by the horizon (or by completion).
+    pub executed: Time,
+    pub preemptions: u32,
+    pub migrations: u32,
+}
+
+impl JobStats {
+    pub fn response_time(&self) -> Option<Time> {
+        self.finish.map(|f| f - self.release)
+    }
+    /// Deadline miss per the definition above.
+    pub fn missed(&self, horizon: Time) -> bool {
+        self.deadline <= horizon && self.finish.map_or(true, |f| f > self.deadline)
+    }
+    /// Tardiness (a lower bound for a job still incomplete at the horizon); `None` when the
+    /// job is incomplete and its deadline lies beyond the horizon.
+    pub fn tardiness(&self, horizon: Time) -> Option<Time> {
+        match self.finish {
+            Some(f) => Some(f.saturating_sub(self.deadline)),
+            None if self.deadline <= horizon => Some(horizon - self.deadline),
+            None => None,
+        }
+    }
+    /// `finish - deadline` (negative when early), for completed jobs.
+    pub fn lateness(&self) -> Option<i128> {
+        self.finish.map(|f| f as i128 - self.deadline as i128)
+    }
+}
+
+/// Per-task totals.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TaskStats {
+    pub task: u32,
+    pub jobs: u64,
+    pub completed: u64,
+    pub deadline_misses: u64,
+    pub max_tardiness_ns: Time,
+    /// Over the task's jobs completed by the horizon; `None` if none completed.
+    pub max_response_time_ns: Option<Time>,
+    pub preemptions: u64,
+    pub migrations: u64,
+    /// Switches of a CPU to one of this task's jobs.
+    pub context_switches: u64,
+}
+
+/// Count, total and maximum of one overhead kind's samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct OverheadStats {
+    pub kind: OverheadKind,
+    pub count: u64,
+    pub total_ns: u128,
+    pub max_ns: Time,
+}
+
+/// Everything measured over `[0, horizon]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Metrics {
+    pub m: u32,
+    pub horizon: Time,
+    /// Counted jobs (released in `[0, horizon)`).
+    pub jobs: u64,
+    pub completed: u64,
+    /// Released but not completed at the horizon (`jobs = completed + pending`).
+    pub pending: u64,
+    pub deadline_misses: u64,
+    pub max_tardiness_ns: Time,
+    pub max_response_time_ns: Option<Time>,
+    pub preemptions: u64,
+    pub migrations: u64,
+    pub context_switches: u64,
+    /// `DeadlineMiss` records seen (a cross-check: equals `deadline_misses` for sim traces).
+    pub deadline_miss_records: u64,
+    pub per_task: Vec<TaskStats>,
+    pub overheads: Vec<OverheadStats>,
+    #[serde(skip)]
+    pub per_job: Vec<JobStats>,
+}
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy)]
+struct Live {
+    running_on: u32,
+    since: Time,
+}
+
+/// Streaming metrics: feed records in time order with [`MetricsBuilder::push`], then
+/// [`MetricsBuilder::finish`]. O(1) per record; the simulator feeds it directly so that
+/// metrics never need the stored trace.
+pub struct MetricsBuilder {
+    m: u32,
+    horizon: Time,
+    last_time: Time,
+    jobs: Vec<JobStats>,
+    live: Vec<Live>,
+    /// Per task: job sequence number -> index into `jobs`.
+    index: Vec<Vec<u32>>,
+    /// Per CPU: the job whose context it holds (`None` = idle) and the job running now.
+    current: Vec<Option<JobId>>,
+    running: Vec<Option<JobId>>,
+    per_task: Vec<TaskStats>,
+    context_switches: u64,
+    miss_records: u64,
+    overheads: Vec<OverheadStats>,
+}
+
+impl MetricsBuilder {
+    pub fn new(n_tasks: usize, m: u32, horizon: Time) -> MetricsBuilder {
+        MetricsBuilder {
+            m,
+            horizon,
+            last_time: 0,
+            jobs: Vec::new(),
+            live: Vec::new(),
+            index: vec![Vec::new(); n_tasks],
+            current: vec![None; m as usize],
+            running: vec![None; m as usize],
+            per_task: (0..n_tasks).map(|i| TaskStats { task: i as u32, ..TaskStats::default() }).collect(),
+            context_switches: 0,
+            miss_records: 0,
+            overheads: OverheadKind::ALL
+                .iter()
+                .map(|&kind| OverheadStats { kind, count: 0, total_ns: 0, max_ns: 0 })
+                .collect(),
+        }
+    }
+
+    /// Pre-sizes the job table.
+    pub fn reserve_jobs(&mut self, n: usize) {
+        self.jobs.reserve(n);
+        self.live.reserve(n);
+    }
+
+    fn job_index(&self, job: JobId) -> Result<usize, ModelError> {
+        self.index
+            .get(job.task as usize)
+            .ok_or_else(|| ModelError::field("task", format!("trace names task {} but there are only {} tasks", job.task, self.index.len())))?
+            .get(job.job as usize)
+            .map(|&i| i as usize)
+            .ok_or_else(|| ModelError::field("job", format!("trace names job {} of task {} before its release", job.job, job.task)))
+    }
+
+    fn cpu(&self, cpu: u32) -> Result<usize, ModelError> {
+        if cpu < self.m {
+            Ok(cpu as usize)
+        } else {
+            Err(ModelError::field("cpu", format!("trace names cpu {cpu} but m = {}", self.m)))
+        }
+    }
+
+    fn switch_to(&mut self, c: usize, to: Option<JobId>) {
+        if self.current[c] != to {
+            self.current[c] = to;
+            self.context_switches += 1;
+            if let Some(j) = to {
+                self.per_task[j.task as usize].context_switches += 1;
+            }
+        }
+    }
+
+    /// Consumes one record. Records after the horizon are ignored; inconsistent records
+    /// (time going backwards, unknown task/job/CPU, running a job twice) are errors.
+    #[inline]
+    pub fn push(&mut self, r: &Record) -> Result<(), ModelError> {
+        if r.time < self.last_time {
+            return Err(ModelError::field("time", format!("records out of order: {} after {}", r.time, self.last_time)));
+        }
+        self.last_time = r.time;
+        if r.time > self.horizon {
+            return Ok(());
+        }
+        let t = r.time;
+        match r.event {
+            Event::Release { job, deadline } => {
+                if t >= self.horizon {
+                    return Ok(());
+                }
+                let per = self.index.get_mut(job.task as usize).ok_or_else(|| {
+                    ModelError::field("task", format!("trace names task {} but there are only {} tasks", job.task, self.per_task.len()))
+                })?;
+                if per.len() != job.job as usize {
+                    return Err(ModelError::task_field(job.task as usize, "job", format!("job {} released out of sequence (expected {})", job.job, per.len())));
+                }
+                per.push(self.jobs.len() as u32);
+                self.jobs.push(JobStats {
+                    task: job.task,
+                    job: job.job,
+                    release: t,
+                    deadline,
+                    start: None,
+                    finish: None,
+                    first_cpu: None,
+                    last_cpu: None,
+                    executed: 0,
+                    preemptions: 0,
+                    migrations: 0,
+                });
+                self.live.push(Live { running_on: NONE, since: 0 });
+                self.per_task[job.task as usize].jobs += 1;
+            }
+            Event::Run { cpu, job } => {
+                let c = self.cpu(cpu)?;
+                let i = self.job_index(job)?;
+                if self.running[c].is_some() {
+                    return Err(ModelError::field("cpu", format!("job {}.{} runs on cpu {cpu} at {t} while another job runs there", job.task, job.job)));
+                }
+                let (js, lv) = (&mut self.jobs[i], &mut self.live[i]);
+                if lv.running_on != NONE || js.finish.is_some() {
+                    return Err(ModelError::field("job", format!("job {}.{} runs at {t} while running or complete", job.task, job.job)));
+                }
+                let ts = &mut self.per_task[job.task as usize];
+                match js.last_cpu {
+                    None => {
+                        js.start = Some(t);
+                        js.first_cpu = Some(cpu);
+                    }
+                    Some(last) => {
+                        js.preemptions += 1;
+                        ts.preemptions += 1;
+                        if last != cpu {
+                            js.migrations += 1;
+                            ts.migrations += 1;
+                        }
+                    }
+                }
+                js.last_cpu = Some(cpu);
+                lv.running_on = cpu;
+                lv.since = t;
+                self.running[c] = Some(job);
+                self.switch_to(c, Some(job));
+            }
+            Event::Preempt { cpu, job } | Event::Complete { cpu, job } => {
+                let c = self.cpu(cpu)?;
+                let i = self.job_index(job)?;
+                if self.live[i].running_on != cpu {
+                    return Err(ModelError::field("job", format!("job {}.{} stops on cpu {cpu} at {t} but does not run there", job.task, job.job)));
+                }
+                let js = &mut self.jobs[i];
+                js.executed += t - self.live[i].since;
+                self.live[i].running_on = NONE;
+                self.running[c] = None;
+                if matches!(r.event, Event::Complete { .. }) {
+                    js.finish = Some(t);
+                }
+            }
+            Event::Idle { cpu } => {
+                let c = self.cpu(cpu)?;
+                if self.running[c].is_some() {
+                    return Err(ModelError::field("cpu", format!("cpu {cpu} idles at {t} while a job runs there")));
+                }
+                self.switch_to(c, None);
+            }
+            Event::DeadlineMiss { job } => {
+                self.job_index(job)?;
+                self.miss_records += 1;
+            }
+            Event::Migration { job, from, to } => {
+                self.job_index(job)?;
+                self.cpu(from)?;
+                self.cpu(to)?;
+            }
+            Event::Overhead { cpu, kind, duration } => {
+                self.cpu(cpu)?;
+                let o = &mut self.overheads[kind as usize];
+                o.count += 1;
+                o.total_ns += duration as u128;
+                o.max_ns = o.max_ns.max(duration);
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes the books at the horizon.
+    pub fn finish(mut self) -> Metrics {
+        let h = self.horizon;
+        // Execution of jobs still running at the horizon.
+        for (js, lv) in self.jobs.iter_mut().zip(&self.live) {
+            if lv.running_on != NONE {
+                js.executed += h - lv.since;
+            }
+        }
+        let mut completed = 0;
+        let (mut misses, mut max_tard, mut max_resp) = (0u64, 0, None::<Time>);
+        for js in &self.jobs {
+            let ts = &mut self.per_task[js.task as usize];
+            if let Some(r) = js.response_time() {
+                completed += 1;
+                ts.completed += 1;
+                ts.max_response_time_ns = Some(ts.max_response_time_ns.map_or(r, |x| x.max(r)));
+                max_resp = Some(max_resp.map_or(r, |x| x.max(r)));
+            }
+            if js.missed(h) {
+                misses += 1;
+                ts.deadline_misses += 1;
+            }
+            if let Some(td) = js.tardiness(h) {
+                ts.max_tardiness_ns = ts.max_tardiness_ns.max(td);
+                max_tard = max_tard.max(td);
+            }
+        }
+        let jobs = self.jobs.len() as u64;
+        Metrics {
+            m: self.m,
+            horizon: h,
+            jobs,
+            completed,
+            pending: jobs - completed,
+            deadline_misses: misses,
+            max_tardiness_ns: max_tard,
+            max_response_time_ns: max_resp,
+            preemptions: self.per_task.iter().map(|t| t.preemptions).sum(),
+            migrations: self.per_task.iter().map(|t| t.migrations).sum(),
+            context_switches: self.context_switches,
+            deadline_miss_records: self.miss_records,
+            per_task: self.per_task,
+            overheads: self.overheads,
+            per_job: self.jobs,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Event::*;
+
+    fn j(task: u32, job: u32) -> JobId {
+        JobId { task, job }
+    }
+
+    #[test]
+    fn hand_computed_metrics() {
+        // Two tasks, one CPU pair: task 0 job 0 runs on cpu 0, is preempted by task 1, then
+        // resumes on cpu 1 (a preemption and a migration) and finishes late.
+        let rs = [
+            Record::new(0, Release { job: j(0, 0), deadline: 10 }),
+            Record::new(0, Run { cpu: 0, job: j(0, 0) }),
+            Record::new(2, Release { job: j(1, 0), deadline: 5 }),
+            Record::new(2, Preempt { cpu: 0, job: j(0, 0) }),
+            Record::new(2, Run { cpu: 0, job: j(1, 0) }),
+            Record::new(4, Migration { job: j(0, 0), from: 0, to: 1 }),
+            Record::new(4, Run { cpu: 1, job: j(0, 0) }),
+            Record::new(5, Complete { cpu: 0, job: j(1, 0) }),
+            Record::new(5, Idle { cpu: 0 }),
+            Record::new(10, DeadlineMiss { job: j(0, 0) }),
+            Record::new(12, Complete { cpu: 1, job: j(0, 0) }),
+            Record::new(12, Idle { cpu: 1 }),
+            Record::new(15, Release { job: j(1, 1), deadline: 25 }),
+            Record::new(20, Release { job: j(0, 1), deadline: 30 }),
+        ];
+        let mut b = MetricsBuilder::new(2, 2, 20);
+        for r in &rs {
+            b.push(r).unwrap();
+        }
+        let m = b.finish();
+        assert_eq!(m.jobs, 3); // the release at 20 = horizon does not count
+        assert_eq!((m.completed, m.pending), (2, 1));
+        assert_eq!(m.deadline_misses, 1);
+        assert_eq!(m.deadline_miss_records, 1);
+        assert_eq!(m.max_tardiness_ns, 2);
+        assert_eq!(m.max_response_time_ns, Some(12));
+        assert_eq!((m.preemptions, m.migrations), (1, 1));
+        // cpu0: idle->A, A->B, B->idle; cpu1: idle->A, A->idle
+        assert_eq!(m.context_switches, 5);
+        assert_eq!(m.per_task[0].context_switches, 2);
+        assert_eq!(m.per_job[0].executed, 10);
+        assert_eq!(m.per_task[1].max_response_time_ns, Some(3));
+    }
+
+    #[test]
+    fn rejects_inconsistent_records() {
+        let mut b = MetricsBuilder::new(1, 1, 100);
+        assert!(b.push(&Record::new(0, Run { cpu: 0, job: j(0, 0) })).is_err());
+        b.push(&Record::new(0, Release { job: j(0, 0), deadline: 5 })).unwrap();
+        assert!(b.push(&Record::new(0, Run { cpu: 3, job: j(0, 0) })).is_err());
+        assert!(b.push(&Record::new(0, Release { job: j(0, 2), deadline: 5 })).is_err());
+        assert!(b.push(&Record::new(0, Release { job: j(7, 0), deadline: 5 })).is_err());
+        b.push(&Record::new(1, Run { cpu: 0, job: j(0, 0) })).unwrap();
+        assert!(b.push(&Record::new(0, Idle { cpu: 0 })).is_err());
+        assert!(b.push(&Record::new(2, Idle { cpu: 0 })).is_err());
+    }
+
+    #[test]
+    fn incomplete_job_tardiness_is_a_lower_bound() {
+        let mut b = MetricsBuilder::new(1, 1, 100);
+        b.push(&Record::new(0, Release { job: j(0, 0), deadline: 40 })).unwrap();
+        b.push(&Record::new(90, Release { job: j(0, 1), deadline: 130 })).unwrap();
+        let m = b.finish();
+        assert_eq!(m.deadline_misses, 1);
+        assert_eq!(m.max_tardiness_ns, 60);
+        assert_eq!(m.max_response_time_ns, None);
+        assert_eq!(m.pending, 2);
+    }
+}

@@ -1,0 +1,151 @@
+//! The record vocabulary: a compact `Copy` record with an integer-ns timestamp.
+
+use rtsched_model::{TaskSet, Time};
+use serde::{Deserialize, Serialize};
+
+/// A job: task index and 0-based job sequence number of that task (release order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct JobId {
+    pub task: u32,
+    pub job: u32,
+}
+
+/// Which overhead an [`Event::Overhead`] sample measures (seed 001 §2, seed 000 App. B).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OverheadKind {
+    /// Interrupt handling that releases jobs (Δrel).
+    Release,
+    /// Selecting the next job (Δsch).
+    Schedule,
+    /// Switching stacks and registers (Δcxs).
+    ContextSwitch,
+    /// Inter-processor interrupt latency (Δipi).
+    Ipi,
+    /// Periodic timer tick handling.
+    Tick,
+    /// Cache-related preemption/migration delay (Δcpd).
+    Cpmd,
+    /// Anything else the runtime measures (e.g. mailbox/DSP terms of seed 000).
+    Other,
+}
+
+impl OverheadKind {
+    pub const ALL: [OverheadKind; 7] = [
+        OverheadKind::Release,
+        OverheadKind::Schedule,
+        OverheadKind::ContextSwitch,
+        OverheadKind::Ipi,
+        OverheadKind::Tick,
+        OverheadKind::Cpmd,
+        OverheadKind::Other,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            OverheadKind::Release => "release",
+            OverheadKind::Schedule => "schedule",
+            OverheadKind::ContextSwitch => "context_switch",
+            OverheadKind::Ipi => "ipi",
+            OverheadKind::Tick => "tick",
+            OverheadKind::Cpmd => "cpmd",
+            OverheadKind::Other => "other",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<OverheadKind> {
+        OverheadKind::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
+/// What happened. CPUs are 0-based.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Event {
+    /// The job is released; `deadline` is its absolute deadline.
+    Release { job: JobId, deadline: Time },
+    /// The job starts (first time) or resumes executing on `cpu`.
+    Run { cpu: u32, job: JobId },
+    /// The job stops executing on `cpu` before completing.
+    Preempt { cpu: u32, job: JobId },
+    /// The job completes on `cpu` (and leaves it).
+    Complete { cpu: u32, job: JobId },
+    /// The job's absolute deadline passed (at this record's time) before it completed.
+    DeadlineMiss { job: JobId },
+    /// The job resumes on `to` after last running on `from` (emitted just before its `Run`).
+    Migration { job: JobId, from: u32, to: u32 },
+    /// `cpu` becomes idle.
+    Idle { cpu: u32 },
+    /// An overhead sample (runtime): `duration` ns of `kind` on `cpu`, starting at the time.
+    Overhead { cpu: u32, kind: OverheadKind, duration: Time },
+}
+
+/// One trace record: 32 bytes, `Copy`, no allocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Record {
+    pub time: Time,
+    pub event: Event,
+}
+
+impl Record {
+    #[inline]
+    pub fn new(time: Time, event: Event) -> Record {
+        Record { time, event }
+    }
+}
+
+/// A task's parameters as the trace describes them (for exports that need them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskInfo {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub wcet: Time,
+    pub deadline: Time,
+    pub period: Time,
+}
+
+/// What a trace covers: the platform size, the horizon and the tasks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceMeta {
+    pub m: u32,
+    /// Jobs released in `[0, horizon)` count; metrics are taken at the horizon.
+    pub horizon: Time,
+    pub tasks: Vec<TaskInfo>,
+}
+
+impl TraceMeta {
+    pub fn new(ts: &TaskSet, m: u32, horizon: Time) -> TraceMeta {
+        TraceMeta {
+            m,
+            horizon,
+            tasks: ts
+                .iter()
+                .map(|t| TaskInfo { name: t.name.clone(), wcet: t.wcet, deadline: t.deadline, period: t.period })
+                .collect(),
+        }
+    }
+}
+
+/// Records in time order plus what they cover.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Trace {
+    pub meta: TraceMeta,
+    pub records: Vec<Record>,
+}
+
+impl Trace {
+    /// Recomputes every metric from the records (the only way metrics are computed).
+    pub fn metrics(&self) -> Result<crate::Metrics, rtsched_model::ModelError> {
+        let mut b = crate::MetricsBuilder::new(self.meta.tasks.len(), self.meta.m, self.meta.horizon);
+        for r in &self.records {
+            b.push(r)?;
+        }
+        Ok(b.finish())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn record_is_compact() {
+        assert!(std::mem::size_of::<Record>() <= 32, "{}", std::mem::size_of::<Record>());
+    }
+}
