@@ -199,7 +199,8 @@ def test_fig3_matches_the_paper_setup():
     assert max(b - a for a, b in zip(top, top[1:])) <= 0.05 * 8 + 1e-9
     assert list(s.plot.groups) == ["partitioning", "semi-partitioning", "semi-partitioning + PAF",
                                    "semi-partitioning + PAF + RP"]
-    assert s.plot.groups["partitioning"] == ["ffd", "wfd"]
+    assert s.plot.groups["partitioning"] == ["wfd", "ffd"]
+    assert load_spec(lookup("spres-fig6")).plot.groups["semi-partitioning"] == ["wfd", "ffd", "spres-nometa"]
     f5 = load_spec(lookup("spres-fig5"))
     assert sorted({p.params["epsilon"] for p in f5.points}) == [x * 1000 for x in (0, 100, 200, 300, 400, 500, 1000, 2000)]
     f4 = load_spec(lookup("spres-fig4"))

@@ -17,14 +17,21 @@ A spec refers to a group as ``"@name"`` wherever it lists methods (``methods`` a
 
 from __future__ import annotations
 
-PARTITIONING = ["ffd", "wfd"]
+# WFD before FFD: the order of the cascade (§IV-B "starting with WFD and FFD"), so a group's
+# switch rate (that of its first member that placed the set) is the cascade's placement.
+PARTITIONING = ["wfd", "ffd"]
 SEMI_HEURISTICS = ["ffd-c=d", "wfd-c=d", "wfd-c=d-ms", "2wfd-c=d", "wwfd", "fwfd", "wffd", "fffd"]
 PAF = ["paf-ffd-c=d", "paf-2wfd-c=d", "paf-wwfd", "paf-fwfd", "paf-wffd", "paf-fffd"]
 CASCADE = "spres"
+# The cascade without the meta-heuristics: succeeds iff some basic heuristic does, so the groups
+# "semi" and "semi-cascade" accept the same sets; the cascade stops at the first success, which
+# makes it several times cheaper than running every heuristic on every set.
+CASCADE_NO_META = "spres-nometa"
 
 GROUPS: dict[str, list[str]] = {
     "partitioning": list(PARTITIONING),
     "semi": PARTITIONING + SEMI_HEURISTICS,
+    "semi-cascade": PARTITIONING + [CASCADE_NO_META],
     "semi-paf": PARTITIONING + SEMI_HEURISTICS + PAF,
     "spres": [CASCADE],
 }
