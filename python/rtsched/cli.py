@@ -175,15 +175,18 @@ def cmd_partition(args) -> int:
     if not placement["schedulable"]:
         print(f"not placed ({placement.get('heuristic', args.heuristic)}): {placement.get('reason', '')}")
         return 1
+    from ._core import format_duration as fmt
+
     print(f"placed by {placement['heuristic']} on {placement['m']} processors")
     for cpu in placement["cpus"]:
-        parts = []
+        print(f"  cpu {cpu['cpu']}:" + ("" if cpu["reservations"] else " idle"))
         for r in cpu["reservations"]:
-            label = f"τ{r['task']}"
+            name = ts[r["task"]].name
+            label = f"task {r['task']}" + (f" ({name})" if name else "")
             if r.get("parts", 1) > 1:
                 label += f" part {r['part']}/{r['parts']}"
-            parts.append(f"{label} (Q={r['budget']}, P={r['period']}, D={r['deadline']})")
-        print(f"  cpu {cpu['cpu']}: " + (", ".join(parts) if parts else "idle"))
+            print(f"    {label}: budget {fmt(r['budget'])}, period {fmt(r['period'])}, deadline {fmt(r['deadline'])}"
+                  + (f", offset {fmt(r['offset'])}" if r.get("offset") else ""))
     return 0
 
 

@@ -259,9 +259,17 @@ fn evaluate_method(method: &str, ts: &RTaskSet, m: u32, lim: &Limits, epsilon: u
     match method {
         "spres" => Ok(placed(semi::cascade(ts, m, &semi_cfg(true)))),
         "spres-nometa" => Ok(placed(semi::cascade(ts, m, &semi_cfg(false)))),
+        "spres-partition" => {
+            let order = [semi::Heuristic::Basic(semi::Basic::Wfd), semi::Heuristic::Basic(semi::Basic::Ffd)];
+            Ok(placed(semi::cascade_of(ts, m, &order, &semi_cfg(false))))
+        }
+        "spres-paf" => {
+            let order: Vec<_> = semi::Heuristic::cascade_order(true).into_iter().filter(|h| !matches!(h, semi::Heuristic::Rp(_))).collect();
+            Ok(placed(semi::cascade_of(ts, m, &order, &semi_cfg(true))))
+        }
         t if report::TEST_NAMES.contains(&t) => Ok(Row { verdict: report::run_test(t, ts, m, lim, epsilon), switch_rate: None }),
         other => Err(ModelError::field("methods", format!(
-            "unknown method {other:?}: use a test ({}), spres, spres-nometa, or an SP-RES heuristic ({})",
+            "unknown method {other:?}: use a test ({}), a cascade (spres-partition, spres-nometa, spres-paf, spres), or an SP-RES heuristic ({})",
             report::TEST_NAMES.join(", "),
             semi::Heuristic::all().iter().map(|h| h.name()).collect::<Vec<_>>().join(", ")
         ))),

@@ -27,12 +27,16 @@ CASCADE = "spres"
 # "semi" and "semi-cascade" accept the same sets; the cascade stops at the first success, which
 # makes it several times cheaper than running every heuristic on every set.
 CASCADE_NO_META = "spres-nometa"
+# The cascade up to and including PAF, without RP: succeeds iff a basic heuristic or a PAF
+# instantiation does (the union that panel (c) plots), at the cost of its first success.
+CASCADE_PAF = "spres-paf"
 
 GROUPS: dict[str, list[str]] = {
     "partitioning": list(PARTITIONING),
     "semi": PARTITIONING + SEMI_HEURISTICS,
     "semi-cascade": PARTITIONING + [CASCADE_NO_META],
     "semi-paf": PARTITIONING + SEMI_HEURISTICS + PAF,
+    "paf-cascade": PARTITIONING + [CASCADE_NO_META, CASCADE_PAF],
     "spres": [CASCADE],
 }
 

@@ -217,13 +217,19 @@ pub fn place(ts: &TaskSet, m: u32, h: &Heuristic, cfg: &SemiConfig) -> Placement
 /// Runs [`Heuristic::cascade_order`] and stops at the first success (seed 004 §IV-B, "run many
 /// heuristics"). On failure the reason is the last heuristic's.
 pub fn cascade(ts: &TaskSet, m: u32, cfg: &SemiConfig) -> Placement {
-    let order = Heuristic::cascade_order(cfg.meta);
+    cascade_of(ts, m, &Heuristic::cascade_order(cfg.meta), cfg)
+}
+
+/// Tries the heuristics of `order` in turn and returns the first success (or the last failure):
+/// [`cascade`] with a caller-chosen list, e.g. the cascade up to PAF without RP. The experiment
+/// engine uses it to evaluate a cumulative group of heuristics at the cost of its first success.
+pub fn cascade_of(ts: &TaskSet, m: u32, order: &[Heuristic], cfg: &SemiConfig) -> Placement {
     if let Some(r) = precheck(ts, m) {
         return Placement::failed(m, "cascade".into(), r);
     }
     let mut last = None;
     let mut round0 = None;
-    for h in &order {
+    for h in order {
         if matches!(h, Heuristic::Paf(_)) && round0.is_none() {
             round0 = Some(engine::paf_round0(ts, m as usize, cfg));
         }

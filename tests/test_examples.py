@@ -1,0 +1,39 @@
+"""The examples in docs/examples work with `rtsched analyze` and `rtsched partition`."""
+
+import json
+import pathlib
+
+import pytest
+
+EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "docs" / "examples"
+
+
+@pytest.mark.parametrize("name", ["fig1-seed004.json", "control.json", "control.csv"])
+def test_analyze_examples(cli, name):
+    code, out, err = cli("analyze", EXAMPLES / name, "--m", 2, "--json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["m"] == 2 and r["n"] >= 3 and "gedf" in r["results"]
+
+
+def test_csv_and_json_examples_agree(cli):
+    a = json.loads(cli("analyze", EXAMPLES / "control.json", "--m", 4, "--json")[1])
+    b = json.loads(cli("analyze", EXAMPLES / "control.csv", "--m", 4, "--json")[1])
+    assert a == b
+
+
+def test_seed004_fig1_split(cli):
+    # Seed 004 §III-D, Fig. 1: three tasks (C=10, T=15) on two processors. No partitioning
+    # exists (two tasks of utilization 2/3 cannot share a processor); C=D splitting places the
+    # third task as (5, 5, 15) plus (5, 10, 15), the part with laxity first.
+    code, out, _ = cli("partition", EXAMPLES / "fig1-seed004.json", "--heuristic", "ffd", "--json")
+    assert code == 1 and json.loads(out)["schedulable"] is False
+    code, out, err = cli("partition", EXAMPLES / "fig1-seed004.json", "--heuristic", "spres", "--json")
+    assert code == 0, err
+    p = json.loads(out)
+    parts = sorted((r["part"], r["budget"], r["deadline"], r["offset"])
+                   for c in p["cpus"] for r in c["reservations"] if r["parts"] == 2)
+    ms = 1_000_000
+    assert parts == [(1, 5 * ms, 10 * ms, 0), (2, 5 * ms, 5 * ms, 10 * ms)]
+    code, out, _ = cli("partition", EXAMPLES / "fig1-seed004.json", "--heuristic", "spres")
+    assert code == 0 and "part 1/2" in out and "part 2/2" in out
