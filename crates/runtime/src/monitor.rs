@@ -52,7 +52,9 @@ pub fn priority_inversion(trace: &Trace, inv: &Invariant) -> Result<Time, String
         for (c, tasks) in partition.iter().enumerate() {
             for &t in tasks {
                 if t >= n {
-                    return Err(format!("the partition names task {t}; the trace has {n} tasks"));
+                    return Err(format!(
+                        "the partition names task {t}; the trace has {n} tasks"
+                    ));
                 }
                 cpu_of_task[t] = Some(c);
             }
@@ -61,7 +63,10 @@ pub fn priority_inversion(trace: &Trace, inv: &Invariant) -> Result<Time, String
             return Err(format!("task {i} is in no partition"));
         }
         if ranks.as_ref().is_some_and(|r| r.len() != n) {
-            return Err(format!("{} ranks for {n} tasks", ranks.as_ref().map_or(0, |r| r.len())));
+            return Err(format!(
+                "{} ranks for {n} tasks",
+                ranks.as_ref().map_or(0, |r| r.len())
+            ));
         }
     }
     let prio = |job: JobId, deadline: Time| -> Prio {
@@ -84,7 +89,13 @@ pub fn priority_inversion(trace: &Trace, inv: &Invariant) -> Result<Time, String
         Invariant::Partitioned { partition, .. } => partition.len(),
     };
     let mut ready: Vec<BTreeSet<Prio>> = vec![BTreeSet::new(); groups];
-    let group = |task: u32| cpu_of_task.get(task as usize).copied().flatten().unwrap_or(0);
+    let group = |task: u32| {
+        cpu_of_task
+            .get(task as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(0)
+    };
     // Running jobs and where.
     let mut running: HashMap<(u32, u32), u32> = HashMap::new();
     let horizon = trace.meta.horizon;
@@ -126,7 +137,10 @@ pub fn priority_inversion(trace: &Trace, inv: &Invariant) -> Result<Time, String
                     running.remove(&(job.task, job.job));
                     let tk = job.task as usize;
                     let d = *deadline.get(&job).ok_or_else(|| {
-                        format!("job {}.{} completes at {t} before its release", job.task, job.job)
+                        format!(
+                            "job {}.{} completes at {t} before its release",
+                            job.task, job.job
+                        )
                     })?;
                     let p = prio(job, d);
                     let g = group(job.task);
@@ -153,10 +167,12 @@ pub fn priority_inversion(trace: &Trace, inv: &Invariant) -> Result<Time, String
                 .iter()
                 .take(*m)
                 .all(|p| running.contains_key(&(p.task, p.job))),
-            Invariant::Partitioned { .. } => ready.iter().enumerate().all(|(c, r)| {
-                r.first()
-                    .map_or(true, |p| running.get(&(p.task, p.job)) == Some(&(c as u32)))
-            }),
+            Invariant::Partitioned { .. } => {
+                ready.iter().enumerate().all(|(c, r)| match r.first() {
+                    None => true,
+                    Some(p) => running.get(&(p.task, p.job)) == Some(&(c as u32)),
+                })
+            }
         };
         if !ok {
             total += next - t;
@@ -178,7 +194,11 @@ pub fn invariant_of(mech: &Mechanism, ts: &TaskSet, m: usize) -> Option<Invarian
         }),
         Mechanism::Pfp { partition, ranks } => Some(Invariant::Partitioned {
             partition: partition.clone(),
-            ranks: Some(ranks.clone().unwrap_or_else(|| deadline_monotonic_ranks(ts))),
+            ranks: Some(
+                ranks
+                    .clone()
+                    .unwrap_or_else(|| deadline_monotonic_ranks(ts)),
+            ),
         }),
         Mechanism::KernelSd => None,
     }
@@ -191,12 +211,16 @@ pub fn summary_with_monitors(r: &RunResult, ts: &TaskSet, mech: &Mechanism) -> V
     let (pi, why) = match invariant_of(mech, ts, r.m) {
         None => (
             Value::Null,
-            Some("kernel-sd: the kernel's dispatching is not observable from user space".to_string()),
+            Some(
+                "kernel-sd: the kernel's dispatching is not observable from user space".to_string(),
+            ),
         ),
-        Some(inv) => match crate::to_trace::to_trace(r, ts).and_then(|t| priority_inversion(&t, &inv)) {
-            Ok(x) => (json!(x), None),
-            Err(e) => (Value::Null, Some(e)),
-        },
+        Some(inv) => {
+            match crate::to_trace::to_trace(r, ts).and_then(|t| priority_inversion(&t, &inv)) {
+                Ok(x) => (json!(x), None),
+                Err(e) => (Value::Null, Some(e)),
+            }
+        }
     };
     if let Value::Object(o) = &mut v {
         o.insert("priority_inversion_ns".into(), pi);
@@ -232,22 +256,79 @@ mod tests {
             1,
             100,
             vec![
-                (0, Event::Release { job: j(0, 0), deadline: 100 }),
-                (0, Event::Run { cpu: 0, job: j(0, 0) }),
-                (20, Event::Release { job: j(1, 0), deadline: 50 }),
-                (27, Event::Preempt { cpu: 0, job: j(0, 0) }),
-                (27, Event::Run { cpu: 0, job: j(1, 0) }),
-                (40, Event::Complete { cpu: 0, job: j(1, 0) }),
-                (40, Event::Run { cpu: 0, job: j(0, 0) }),
-                (87, Event::Complete { cpu: 0, job: j(0, 0) }),
+                (
+                    0,
+                    Event::Release {
+                        job: j(0, 0),
+                        deadline: 100,
+                    },
+                ),
+                (
+                    0,
+                    Event::Run {
+                        cpu: 0,
+                        job: j(0, 0),
+                    },
+                ),
+                (
+                    20,
+                    Event::Release {
+                        job: j(1, 0),
+                        deadline: 50,
+                    },
+                ),
+                (
+                    27,
+                    Event::Preempt {
+                        cpu: 0,
+                        job: j(0, 0),
+                    },
+                ),
+                (
+                    27,
+                    Event::Run {
+                        cpu: 0,
+                        job: j(1, 0),
+                    },
+                ),
+                (
+                    40,
+                    Event::Complete {
+                        cpu: 0,
+                        job: j(1, 0),
+                    },
+                ),
+                (
+                    40,
+                    Event::Run {
+                        cpu: 0,
+                        job: j(0, 0),
+                    },
+                ),
+                (
+                    87,
+                    Event::Complete {
+                        cpu: 0,
+                        job: j(0, 0),
+                    },
+                ),
             ],
         );
-        assert_eq!(priority_inversion(&tr, &Invariant::GlobalEdf { m: 1 }).unwrap(), 7);
+        assert_eq!(
+            priority_inversion(&tr, &Invariant::GlobalEdf { m: 1 }).unwrap(),
+            7
+        );
         // The same trace as a partition of one CPU under EDF: the same 7 ns; under FP with
         // task 0 first it is never violated.
-        let p = Invariant::Partitioned { partition: vec![vec![0, 1]], ranks: None };
+        let p = Invariant::Partitioned {
+            partition: vec![vec![0, 1]],
+            ranks: None,
+        };
         assert_eq!(priority_inversion(&tr, &p).unwrap(), 7);
-        let fp = Invariant::Partitioned { partition: vec![vec![0, 1]], ranks: Some(vec![0, 1]) };
+        let fp = Invariant::Partitioned {
+            partition: vec![vec![0, 1]],
+            ranks: Some(vec![0, 1]),
+        };
         // Under FP (task 0 highest) the switch to 1.0 at 27 is itself an inversion until 40.
         assert_eq!(priority_inversion(&tr, &fp).unwrap(), 13);
     }
@@ -263,33 +344,129 @@ mod tests {
             2,
             40,
             vec![
-                (0, Event::Release { job: j(0, 0), deadline: 20 }),
-                (0, Event::Release { job: j(1, 0), deadline: 30 }),
-                (0, Event::Release { job: j(2, 0), deadline: 40 }),
-                (0, Event::Run { cpu: 1, job: j(1, 0) }),
-                (3, Event::Run { cpu: 0, job: j(0, 0) }),
-                (10, Event::Complete { cpu: 1, job: j(1, 0) }),
-                (13, Event::Complete { cpu: 0, job: j(0, 0) }),
-                (15, Event::Run { cpu: 1, job: j(2, 0) }),
-                (25, Event::Complete { cpu: 1, job: j(2, 0) }),
+                (
+                    0,
+                    Event::Release {
+                        job: j(0, 0),
+                        deadline: 20,
+                    },
+                ),
+                (
+                    0,
+                    Event::Release {
+                        job: j(1, 0),
+                        deadline: 30,
+                    },
+                ),
+                (
+                    0,
+                    Event::Release {
+                        job: j(2, 0),
+                        deadline: 40,
+                    },
+                ),
+                (
+                    0,
+                    Event::Run {
+                        cpu: 1,
+                        job: j(1, 0),
+                    },
+                ),
+                (
+                    3,
+                    Event::Run {
+                        cpu: 0,
+                        job: j(0, 0),
+                    },
+                ),
+                (
+                    10,
+                    Event::Complete {
+                        cpu: 1,
+                        job: j(1, 0),
+                    },
+                ),
+                (
+                    13,
+                    Event::Complete {
+                        cpu: 0,
+                        job: j(0, 0),
+                    },
+                ),
+                (
+                    15,
+                    Event::Run {
+                        cpu: 1,
+                        job: j(2, 0),
+                    },
+                ),
+                (
+                    25,
+                    Event::Complete {
+                        cpu: 1,
+                        job: j(2, 0),
+                    },
+                ),
             ],
         );
-        assert_eq!(priority_inversion(&tr, &Invariant::GlobalEdf { m: 2 }).unwrap(), 3 + 5);
+        assert_eq!(
+            priority_inversion(&tr, &Invariant::GlobalEdf { m: 2 }).unwrap(),
+            3 + 5
+        );
         // Running a lower-priority job instead of a higher one counts too.
         let bad = trace(
             &ts,
             1,
             40,
             vec![
-                (0, Event::Release { job: j(0, 0), deadline: 20 }),
-                (0, Event::Release { job: j(2, 0), deadline: 40 }),
-                (0, Event::Run { cpu: 0, job: j(2, 0) }),
-                (10, Event::Complete { cpu: 0, job: j(2, 0) }),
-                (10, Event::Run { cpu: 0, job: j(0, 0) }),
-                (20, Event::Complete { cpu: 0, job: j(0, 0) }),
+                (
+                    0,
+                    Event::Release {
+                        job: j(0, 0),
+                        deadline: 20,
+                    },
+                ),
+                (
+                    0,
+                    Event::Release {
+                        job: j(2, 0),
+                        deadline: 40,
+                    },
+                ),
+                (
+                    0,
+                    Event::Run {
+                        cpu: 0,
+                        job: j(2, 0),
+                    },
+                ),
+                (
+                    10,
+                    Event::Complete {
+                        cpu: 0,
+                        job: j(2, 0),
+                    },
+                ),
+                (
+                    10,
+                    Event::Run {
+                        cpu: 0,
+                        job: j(0, 0),
+                    },
+                ),
+                (
+                    20,
+                    Event::Complete {
+                        cpu: 0,
+                        job: j(0, 0),
+                    },
+                ),
             ],
         );
-        assert_eq!(priority_inversion(&bad, &Invariant::GlobalEdf { m: 1 }).unwrap(), 10);
+        assert_eq!(
+            priority_inversion(&bad, &Invariant::GlobalEdf { m: 1 }).unwrap(),
+            10
+        );
     }
 
     #[test]
@@ -302,30 +479,84 @@ mod tests {
             1,
             20,
             vec![
-                (0, Event::Release { job: j(0, 0), deadline: 10 }),
-                (0, Event::Run { cpu: 0, job: j(0, 0) }),
-                (10, Event::Release { job: j(0, 1), deadline: 20 }),
-                (15, Event::Complete { cpu: 0, job: j(0, 0) }),
-                (15, Event::Run { cpu: 0, job: j(0, 1) }),
+                (
+                    0,
+                    Event::Release {
+                        job: j(0, 0),
+                        deadline: 10,
+                    },
+                ),
+                (
+                    0,
+                    Event::Run {
+                        cpu: 0,
+                        job: j(0, 0),
+                    },
+                ),
+                (
+                    10,
+                    Event::Release {
+                        job: j(0, 1),
+                        deadline: 20,
+                    },
+                ),
+                (
+                    15,
+                    Event::Complete {
+                        cpu: 0,
+                        job: j(0, 0),
+                    },
+                ),
+                (
+                    15,
+                    Event::Run {
+                        cpu: 0,
+                        job: j(0, 1),
+                    },
+                ),
             ],
         );
-        assert_eq!(priority_inversion(&tr, &Invariant::GlobalEdf { m: 1 }).unwrap(), 0);
+        assert_eq!(
+            priority_inversion(&tr, &Invariant::GlobalEdf { m: 1 }).unwrap(),
+            0
+        );
     }
 
     #[test]
     fn inconsistent_traces_are_errors() {
         let ts = TaskSet::from_cdt(&[(1, 10, 10)]).unwrap();
-        let tr = trace(&ts, 1, 20, vec![(0, Event::Run { cpu: 0, job: j(0, 0) })]);
-        assert!(priority_inversion(&tr, &Invariant::GlobalEdf { m: 1 }).unwrap_err().contains("before its release"));
-        let p = Invariant::Partitioned { partition: vec![vec![]], ranks: None };
-        assert!(priority_inversion(&tr, &p).unwrap_err().contains("no partition"));
+        let tr = trace(
+            &ts,
+            1,
+            20,
+            vec![(
+                0,
+                Event::Run {
+                    cpu: 0,
+                    job: j(0, 0),
+                },
+            )],
+        );
+        assert!(priority_inversion(&tr, &Invariant::GlobalEdf { m: 1 })
+            .unwrap_err()
+            .contains("before its release"));
+        let p = Invariant::Partitioned {
+            partition: vec![vec![]],
+            ranks: None,
+        };
+        assert!(priority_inversion(&tr, &p)
+            .unwrap_err()
+            .contains("no partition"));
     }
 
     fn sim_trace(ts: &TaskSet, sched: &rtsched_sim::Scheduler, m: u32, horizon: Time) -> Trace {
         let mut cfg = rtsched_sim::SimConfig::new(m);
         cfg.record_trace = true;
         cfg.horizon = Some(horizon);
-        rtsched_sim::simulate(ts, sched, &cfg).unwrap().trace.unwrap()
+        rtsched_sim::simulate(ts, sched, &cfg)
+            .unwrap()
+            .trace
+            .unwrap()
     }
 
     #[test]
@@ -348,7 +579,10 @@ mod tests {
                 (0..ts.len()).filter(|i| i % 2 == 1).collect(),
             ];
             let tr = sim_trace(ts, &rtsched_sim::Scheduler::Pedf(part.clone()), 2, 300);
-            let inv = Invariant::Partitioned { partition: part.clone(), ranks: None };
+            let inv = Invariant::Partitioned {
+                partition: part.clone(),
+                ranks: None,
+            };
             assert_eq!(priority_inversion(&tr, &inv).unwrap(), 0, "P-EDF {ts:?}");
             // The same P-EDF schedule checked against G-EDF on 2 CPUs is generally not
             // G-EDF: the monitor must be able to say so (a non-zero result on some set).
@@ -359,6 +593,9 @@ mod tests {
         let ts = TaskSet::from_ct(&[(5, 10), (5, 10), (1, 10)]).unwrap();
         let part = vec![vec![0, 1], vec![2]];
         let tr = sim_trace(&ts, &rtsched_sim::Scheduler::Pedf(part), 2, 10);
-        assert_eq!(priority_inversion(&tr, &Invariant::GlobalEdf { m: 2 }).unwrap(), 5);
+        assert_eq!(
+            priority_inversion(&tr, &Invariant::GlobalEdf { m: 2 }).unwrap(),
+            5
+        );
     }
 }

@@ -56,11 +56,7 @@ pub fn to_trace(r: &RunResult, ts: &TaskSet) -> Result<Trace, String> {
     let n = ts.len();
     let kernel = r.scheduler == "kernel-sd";
     let m = r.m as u32;
-    let has_release_cpu = r
-        .traces
-        .iter()
-        .flatten()
-        .any(|x| x.cpu == RELEASE_CPU);
+    let has_release_cpu = r.traces.iter().flatten().any(|x| x.cpu == RELEASE_CPU);
     let meta_m = if kernel {
         n as u32
     } else if has_release_cpu {
@@ -203,14 +199,7 @@ pub fn to_trace(r: &RunResult, ts: &TaskSet) -> Result<Trace, String> {
         if let Event::Run { cpu, job } = x.event {
             if let Some(&from) = last.get(&job) {
                 if from != cpu {
-                    records.push(Record::new(
-                        x.time,
-                        Event::Migration {
-                            job,
-                            from,
-                            to: cpu,
-                        },
-                    ));
+                    records.push(Record::new(x.time, Event::Migration { job, from, to: cpu }));
                 }
             }
             last.insert(job, cpu);
@@ -238,13 +227,19 @@ mod tests {
     fn converted_runs_agree_with_the_runtime() {
         let cpu = crate::platform::allowed_cpus()[0];
         // Light and overloaded sets (U = 0.55 and U = 1.4 on one CPU).
-        let light = TaskSet::from_ct(&[(1 * MS, 10 * MS), (2 * MS, 20 * MS), (1 * MS, 7 * MS)]).unwrap();
-        let over = TaskSet::from_ct(&[(6 * MS, 10 * MS), (4 * MS, 10 * MS), (2 * MS, 5 * MS)]).unwrap();
+        let light = TaskSet::from_ct(&[(MS, 10 * MS), (2 * MS, 20 * MS), (MS, 7 * MS)]).unwrap();
+        let over =
+            TaskSet::from_ct(&[(6 * MS, 10 * MS), (4 * MS, 10 * MS), (2 * MS, 5 * MS)]).unwrap();
         for ts in [&light, &over] {
             for mech in [
                 Mechanism::GsnEdf,
-                Mechanism::Pedf { partition: vec![(0..ts.len()).collect()] },
-                Mechanism::Pfp { partition: vec![(0..ts.len()).collect()], ranks: None },
+                Mechanism::Pedf {
+                    partition: vec![(0..ts.len()).collect()],
+                },
+                Mechanism::Pfp {
+                    partition: vec![(0..ts.len()).collect()],
+                    ranks: None,
+                },
             ] {
                 let r = run(ts, &mech, &RunConfig::new(vec![cpu], 200 * MS)).unwrap();
                 assert_eq!(r.accounting.error, None);
@@ -255,7 +250,11 @@ mod tests {
                 assert_eq!(mt.jobs as usize, r.jobs.len(), "{name}");
                 // Completions by the horizon (a completion recorded just after the end would
                 // be counted by the runtime only).
-                let done = r.jobs.iter().filter(|j| j.finish_ns.is_some_and(|f| f <= r.duration_ns)).count();
+                let done = r
+                    .jobs
+                    .iter()
+                    .filter(|j| j.finish_ns.is_some_and(|f| f <= r.duration_ns))
+                    .count();
                 assert_eq!(mt.completed as usize, done, "{name}");
                 assert_eq!(mt.jobs, mt.completed + mt.pending);
                 // Misses under the trace crate's definition (deadline <= horizon), from the
@@ -264,17 +263,39 @@ mod tests {
                 let misses = r
                     .jobs
                     .iter()
-                    .filter(|j| j.deadline_ns <= h && j.finish_ns.map_or(true, |f| f > j.deadline_ns))
+                    .filter(|j| {
+                        j.deadline_ns <= h && !matches!(j.finish_ns, Some(f) if f <= j.deadline_ns)
+                    })
                     .count();
                 assert_eq!(mt.deadline_misses as usize, misses, "{name}");
                 if std::ptr::eq(ts, &over) {
                     assert!(misses > 0, "{name}: the overload must miss");
                 }
                 // Overhead totals are the run's samples.
-                let sch = mt.overheads.iter().find(|o| o.kind == OverheadKind::Schedule).unwrap();
-                let is_sch = |x: &&Record| matches!(x.event, Event::Overhead { kind: OverheadKind::Schedule, .. });
-                assert_eq!(tr.records.iter().filter(is_sch).count(), r.overheads["schedule"].len());
-                let by_h = tr.records.iter().filter(is_sch).filter(|x| x.time <= h).count();
+                let sch = mt
+                    .overheads
+                    .iter()
+                    .find(|o| o.kind == OverheadKind::Schedule)
+                    .unwrap();
+                let is_sch = |x: &&Record| {
+                    matches!(
+                        x.event,
+                        Event::Overhead {
+                            kind: OverheadKind::Schedule,
+                            ..
+                        }
+                    )
+                };
+                assert_eq!(
+                    tr.records.iter().filter(is_sch).count(),
+                    r.overheads["schedule"].len()
+                );
+                let by_h = tr
+                    .records
+                    .iter()
+                    .filter(is_sch)
+                    .filter(|x| x.time <= h)
+                    .count();
                 assert_eq!(sch.count as usize, by_h, "{name}");
                 // Exports parse.
                 let back = Trace::from_jsonl(&tr.to_jsonl()).unwrap();
@@ -284,7 +305,10 @@ mod tests {
                 let pf: serde_json::Value = serde_json::from_str(&tr.to_perfetto_json()).unwrap();
                 assert!(pf.is_object() || pf.is_array());
                 assert_eq!(tr.to_sched_trace_bytes().unwrap().len() % 24, 0);
-                assert!(tr.to_gantt_svg(None).starts_with("<svg") || tr.to_gantt_svg(None).contains("<svg"));
+                assert!(
+                    tr.to_gantt_svg(None).starts_with("<svg")
+                        || tr.to_gantt_svg(None).contains("<svg")
+                );
                 // The monitor runs and the summary carries it.
                 let inv = crate::monitor::invariant_of(&mech, ts, 1).unwrap();
                 let pi = priority_inversion(&tr, &inv).unwrap();
