@@ -98,6 +98,7 @@ def _call(ts, scheduler, cpus, duration_ns, partition, dedicated_cpu, rt_priorit
     duration (plus a 1 s watchdog), so on Ctrl-C we wait for it to end and still return the
     results; the caller then exits with 130."""
     box: dict = {}
+    done = threading.Event()  # not Thread.join: a KeyboardInterrupt inside join can corrupt it
 
     def target():
         try:
@@ -105,13 +106,15 @@ def _call(ts, scheduler, cpus, duration_ns, partition, dedicated_cpu, rt_priorit
                                  force, seed, exports)
         except BaseException as e:  # noqa: BLE001 - re-raised in the caller
             box["e"] = e
+        finally:
+            done.set()
 
     t = threading.Thread(target=target, daemon=True)
     t.start()
     interrupted = False
-    while t.is_alive():
+    while not done.is_set():
         try:
-            t.join(0.1)
+            done.wait(0.1)
         except KeyboardInterrupt:
             if not interrupted:
                 print(f"rtsched run: interrupted; the run ends by itself within {duration_ns / 1e9:.1f} s of its "
@@ -148,6 +151,7 @@ def run_raw(ts: TaskSet, *, scheduler: str = "gsn-edf", cpus=None, duration="1s"
         raise RtschedError(f"{scheduler} is global and takes no placement")
     res = _call(ts, scheduler, cpu_list, dur, partition, dedicated_cpu, rt_priority, idle, force, seed, list(exports))
     res["summary"] = json.loads(res["summary"])
+    res["summary"]["interrupted"] = res["interrupted"]
     if partition is not None:
         res["summary"]["partition"] = partition
     return res
