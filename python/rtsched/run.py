@@ -239,6 +239,8 @@ def _plot(model: dict, stat: str, path: str) -> None:
     fig, ax = plt.subplots(figsize=(6, 4))
     for t, v in model["terms"].items():
         ax.plot(v["n"], [x / 1000 for x in v[f"{stat}_ns"]], marker="o", label=t)
+    if any(x > 0 for v in model["terms"].values() for x in v[f"{stat}_ns"]):
+        ax.set_yscale("log")  # the terms span three orders of magnitude
     ax.set_xlabel("number of tasks n")
     ax.set_ylabel(f"{'average' if stat == 'avg' else 'maximum'} overhead (µs)")
     ax.set_title(f"{model['scheduler']}, m = {model['m']}: {stat} overhead vs n")
