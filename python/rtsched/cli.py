@@ -213,6 +213,104 @@ def cmd_quickstart(args) -> int:
     return 0
 
 
+def _add_run(sub):
+    p = sub.add_parser(
+        "run",
+        help="run a task set on real cores under a scheduler mechanism",
+        description="Run the task set in FILE on real pinned threads under a scheduler mechanism (docs/runtime.md) "
+        "and print the summary JSON. pedf/pfp without --placement are partitioned by worst-fit decreasing. "
+        "Ctrl-C: the run still ends at its duration and the partial results are written (exit 130).",
+    )
+    p.add_argument("file", help="task-set file (.json or .csv; a .jsonl must hold one set)")
+    p.add_argument("--scheduler", required=True, choices=["gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd"])
+    p.add_argument("--placement", help="pedf/pfp: placement JSON (rtsched partition --json)")
+    p.add_argument("--cpus", help="CPU list, e.g. 0,1 or 0-3 (default: the first allowed CPU)")
+    p.add_argument("--dedicated-cpu", type=int, help="gsn-edf-di: the release CPU")
+    p.add_argument("--duration", default="10s", help="run length (default 10s)")
+    p.add_argument("--rt-priority", type=int, help="run at SCHED_FIFO priority P (needs root or CAP_SYS_NICE)")
+    p.add_argument("--idle", default="sleep", choices=["sleep", "spin"], help="what idle workers do (default sleep)")
+    p.add_argument("--force", action="store_true", help="accept more threads than cores (timings meaningless)")
+    p.add_argument("--seed", type=int, default=0, help="seed of execution-time draws (default 0)")
+    p.add_argument("--json", metavar="OUT", help="also write the summary JSON to OUT")
+    p.add_argument("--trace", metavar="OUT", help="write the converted trace as JSON Lines (docs/trace.md)")
+    p.add_argument("--perfetto", metavar="OUT", help="write a Perfetto / Chrome trace-event JSON")
+    p.add_argument("--gantt", metavar="OUT", help="write a Gantt chart (.svg or .png)")
+    p.add_argument("--job-csv", metavar="OUT", help="write the per-job CSV")
+    p.set_defaults(func=cmd_run)
+
+
+def _write(path, text):
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise RtschedError(f"cannot write {path!r}: {e.strerror}") from None
+
+
+def cmd_run(args) -> int:
+    from .io import load
+    from .run import gantt_png, run_raw
+
+    sets = load(args.file)
+    if len(sets) != 1:
+        raise RtschedError(f"{args.file}: run takes one task set, the file holds {len(sets)}")
+    exports = []
+    if args.trace or (args.gantt and args.gantt.lower().endswith(".png")):
+        exports.append("jsonl")
+    for opt, name in [(args.perfetto, "perfetto"), (args.job_csv, "job_csv")]:
+        if opt:
+            exports.append(name)
+    if args.gantt and not args.gantt.lower().endswith(".png"):
+        exports.append("gantt_svg")
+    res = run_raw(sets[0], scheduler=args.scheduler, cpus=args.cpus, duration=args.duration, placement=args.placement,
+                  dedicated_cpu=args.dedicated_cpu, rt_priority=args.rt_priority, idle=args.idle, force=args.force,
+                  seed=args.seed, exports=exports)
+    text = json.dumps(res["summary"], indent=1)
+    print(text)
+    if args.json:
+        _write(args.json, text + "\n")
+    if args.trace:
+        _write(args.trace, res["jsonl"])
+    if args.perfetto:
+        _write(args.perfetto, res["perfetto"])
+    if args.job_csv:
+        _write(args.job_csv, res["job_csv"])
+    if args.gantt:
+        if args.gantt.lower().endswith(".png"):
+            gantt_png(res["jsonl"], args.gantt)
+        else:
+            _write(args.gantt, res["gantt_svg"])
+    return 130 if res.get("interrupted") else 0
+
+
+def _add_measure(sub):
+    p = sub.add_parser(
+        "measure-overheads",
+        help="measure a mechanism's overheads as a function of n (seed 000 App. A)",
+        description="Run RandFixedSum task sets of n = m, 2m, ..., 10m tasks (U uniform in [0.4m, 0.8m], periods "
+        "log-uniform in [10, 100] ms, synchronous release), 30 s each, and write an overhead model JSON and plots "
+        "(docs/runtime.md, Overhead model format).",
+    )
+    p.add_argument("--scheduler", required=True, choices=["gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd"])
+    p.add_argument("--quick", action="store_true", help="1 s per run and n in {m, 5m, 10m}")
+    p.add_argument("--cpus", help="CPU list, e.g. 0,1 (default: the first allowed CPU)")
+    p.add_argument("--dedicated-cpu", type=int, help="gsn-edf-di: the release CPU")
+    p.add_argument("--rt-priority", type=int, help="SCHED_FIFO priority (needs root or CAP_SYS_NICE)")
+    p.add_argument("--force", action="store_true", help="accept more threads than cores")
+    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--out", default="overheads", help="output directory (default ./overheads)")
+    p.add_argument("--seconds", type=float, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_measure)
+
+
+def cmd_measure(args) -> int:
+    from .run import measure_overheads
+
+    measure_overheads(args.scheduler, cpus=args.cpus, out=args.out, quick=args.quick, seconds=args.seconds,
+                      seed=args.seed, dedicated_cpu=args.dedicated_cpu, rt_priority=args.rt_priority, force=args.force)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rtsched",
@@ -227,6 +325,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_analyze(sub)
     _add_partition(sub)
     _add_quickstart(sub)
+    _add_run(sub)
+    _add_measure(sub)
     from .experiments.cli import add_commands
 
     add_commands(sub)

@@ -29,11 +29,13 @@ pub mod engine;
 pub mod gsn;
 pub mod heap;
 pub mod kernel_sd;
+pub mod monitor;
 pub mod pedf;
 pub mod platform;
 pub mod plugin;
 pub mod result;
 pub mod sync;
+pub mod to_trace;
 pub mod tracer;
 
 pub use body::ExecTime;

@@ -1,0 +1,285 @@
+"""Running task sets on real cores (the runtime, docs/runtime.md) and the overhead experiment.
+
+``run(ts, scheduler=..., cpus=..., duration=...)`` returns the run's summary as a dict (keys in
+docs/runtime.md "Command line"). ``measure_overheads`` is the experiment of Cerqueira, Vanga &
+Brandenburg, RTAS 2014 (seed 000, Appendix A) scaled to this machine: RandFixedSum task sets
+of n = m, 2m, ..., 10m tasks with U uniform in [0.4m, 0.8m], log-uniform periods in
+[10, 100] ms, synchronous release, one run per n; it writes an overhead model JSON file and
+plots of average and maximum overhead against n (seed 000 Figs. 6-7).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import sys
+import threading
+from typing import Sequence
+
+from . import _core
+from ._core import RtschedError, TaskSet
+
+SCHEDULERS = ["gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd"]
+EXPORTS = {"trace": "jsonl", "perfetto": "perfetto", "job_csv": "job_csv", "gantt": "gantt_svg"}
+
+
+def parse_cpus(spec) -> list[int]:
+    """``"0,1"``, ``"0-3"``, ``[0, 1]`` -> a list of CPU numbers; a bad list raises RtschedError."""
+    if spec is None:
+        return [sorted(os.sched_getaffinity(0))[0]]
+    if isinstance(spec, (list, tuple)):
+        items = list(spec)
+    else:
+        items = []
+        for part in str(spec).split(","):
+            part = part.strip()
+            if not part:
+                raise RtschedError(f"bad CPU list {spec!r}: empty item (use e.g. 0,1 or 0-3)")
+            lo, sep, hi = part.partition("-")
+            try:
+                if sep:
+                    a, b = int(lo), int(hi)
+                    if b < a:
+                        raise ValueError
+                    items.extend(range(a, b + 1))
+                else:
+                    items.append(int(part))
+            except ValueError:
+                raise RtschedError(f"bad CPU list {spec!r}: {part!r} is not a CPU number or range "
+                                   "(use e.g. 0,1 or 0-3)") from None
+    for c in items:
+        if not isinstance(c, int) or c < 0:
+            raise RtschedError(f"bad CPU list {spec!r}: {c!r} is not a CPU number")
+    return items
+
+
+def _duration_ns(d) -> int:
+    if isinstance(d, (int, float)) and not isinstance(d, bool):
+        return int(d)
+    return int(_core.parse_duration(str(d)))
+
+
+def _placement_partition(placement, ts: TaskSet, m: int) -> list[list[int]]:
+    """Task indices per CPU from a placement dict (``rtsched partition --json``) or a plain list."""
+    if isinstance(placement, (str, os.PathLike)):
+        try:
+            with open(placement, encoding="utf-8") as f:
+                placement = json.load(f)
+        except OSError as e:
+            raise RtschedError(f"cannot read placement {str(placement)!r}: {e.strerror}") from None
+        except ValueError as e:
+            raise RtschedError(f"placement is not JSON: {e}") from None
+    if isinstance(placement, dict):
+        if not placement.get("schedulable", True):
+            raise RtschedError("the placement failed (schedulable: false); nothing to run")
+        cpus = placement.get("cpus")
+        if not isinstance(cpus, list):
+            raise RtschedError("placement: missing \"cpus\" list")
+        part = []
+        for c in cpus:
+            res = c.get("reservations", []) if isinstance(c, dict) else c
+            tasks = []
+            for r in res:
+                t = r["task"] if isinstance(r, dict) else r
+                if isinstance(r, dict) and r.get("parts", 1) > 1:
+                    raise RtschedError(f"placement splits task {t}; the runtime runs partitioned placements only")
+                tasks.append(int(t))
+            part.append(tasks)
+        return part
+    if isinstance(placement, list):
+        return [[int(t) for t in c] for c in placement]
+    raise RtschedError("placement must be a placement JSON object or a list of task lists")
+
+
+def _call(ts, scheduler, cpus, duration_ns, partition, dedicated_cpu, rt_priority, idle, force, seed, exports):
+    """Runs the Rust call in a thread so that Ctrl-C is noticed: the run is bounded by its
+    duration (plus a 1 s watchdog), so on Ctrl-C we wait for it to end and still return the
+    results; the caller then exits with 130."""
+    box: dict = {}
+    done = threading.Event()  # not Thread.join: a KeyboardInterrupt inside join can corrupt it
+
+    def target():
+        try:
+            box["r"] = _core.run(ts, scheduler, cpus, duration_ns, partition, dedicated_cpu, rt_priority, idle,
+                                 force, seed, exports)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller
+            box["e"] = e
+        finally:
+            done.set()
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    interrupted = False
+    while not done.is_set():
+        try:
+            done.wait(0.1)
+        except KeyboardInterrupt:
+            if not interrupted:
+                print(f"rtsched run: interrupted; the run ends by itself within {duration_ns / 1e9:.1f} s of its "
+                      "start, then the partial results are written", file=sys.stderr)
+            interrupted = True
+    if "e" in box:
+        raise box["e"]
+    out = dict(box["r"])
+    out["interrupted"] = interrupted
+    return out
+
+
+def run_raw(ts: TaskSet, *, scheduler: str = "gsn-edf", cpus=None, duration="1s", placement=None,
+            dedicated_cpu: int | None = None, rt_priority: int | None = None, idle: str = "sleep",
+            force: bool = False, seed: int = 0, exports: Sequence[str] = (), quiet: bool = False) -> dict:
+    """Like :func:`run` but returns ``{"summary": dict, export name: text, "interrupted": bool}``."""
+    if scheduler not in SCHEDULERS:
+        raise RtschedError(f"unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")
+    cpu_list = parse_cpus(cpus)
+    dur = _duration_ns(duration)
+    partition = None
+    if scheduler in ("pedf", "pfp"):
+        if placement is not None:
+            partition = _placement_partition(placement, ts, len(cpu_list))
+        else:
+            partition = _core.wfd_partition(ts, len(cpu_list))
+            if partition is None:
+                raise RtschedError(f"worst-fit decreasing cannot partition the task set onto {len(cpu_list)} CPU(s) "
+                                   "(exact EDF admission); pass --placement or more CPUs")
+            if not quiet:
+                print(f"rtsched run: {scheduler} without --placement: partitioned by worst-fit decreasing "
+                      f"utilization: {partition}", file=sys.stderr)
+    elif placement is not None:
+        raise RtschedError(f"{scheduler} is global and takes no placement")
+    res = _call(ts, scheduler, cpu_list, dur, partition, dedicated_cpu, rt_priority, idle, force, seed, list(exports))
+    res["summary"] = json.loads(res["summary"])
+    res["summary"]["interrupted"] = res["interrupted"]
+    if partition is not None:
+        res["summary"]["partition"] = partition
+    return res
+
+
+def run(ts: TaskSet, scheduler: str = "gsn-edf", cpus=None, duration="1s", **kw) -> dict:
+    """Runs ``ts`` on real cores under ``scheduler`` (gsn-edf, gsn-edf-di, pedf, pfp, kernel-sd)
+    for ``duration`` and returns the summary dict (docs/runtime.md). ``cpus``: a list or
+    ``"0,1"`` (default: the first CPU this process may use). Keywords: ``placement`` (pedf/pfp;
+    default worst-fit decreasing), ``dedicated_cpu`` (gsn-edf-di), ``rt_priority``, ``idle``
+    ("sleep"/"spin"), ``force``, ``seed``."""
+    return run_raw(ts, scheduler=scheduler, cpus=cpus, duration=duration, **kw)["summary"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The overhead experiment (seed 000, Appendix A).
+
+TERMS = ["release", "release_event", "schedule", "lock_wait", "context_switch", "ipi"]
+
+
+def measure_overheads(scheduler: str, *, cpus=None, out: str = "overheads", quick: bool = False,
+                      seconds: float | None = None, seed: int = 1, dedicated_cpu: int | None = None,
+                      rt_priority: int | None = None, force: bool = False, log=sys.stderr) -> dict:
+    """Runs the experiment and writes ``DIR/overheads-<scheduler>.json`` plus
+    ``DIR/overheads-<scheduler>-avg.png`` and ``-max.png``; returns the model dict."""
+    cpu_list = parse_cpus(cpus)
+    m = len(cpu_list)
+    ns = [m, 5 * m, 10 * m] if quick else [k * m for k in range(1, 11)]
+    secs = seconds if seconds is not None else (1.0 if quick else 30.0)
+    if secs <= 0:
+        raise RtschedError(f"seconds must be positive, got {secs}")
+    rng = random.Random(seed)
+    os.makedirs(out, exist_ok=True)
+    terms: dict = {t: {"n": [], "avg_ns": [], "max_ns": [], "count": []} for t in TERMS}
+    runs = []
+    from .api import generate
+
+    for i, n in enumerate(ns):
+        u = rng.uniform(0.4 * m, 0.8 * m)
+        ts = generate(n, u, generator="randfixedsum", periods="loguniform:10ms-100ms", seed=seed * 1000 + i)
+        print(f"rtsched measure-overheads: {scheduler} n={n} U={u:.3f} ({i + 1}/{len(ns)}, {secs:g} s)", file=log,
+              flush=True)
+        s = run_raw(ts, scheduler=scheduler, cpus=cpu_list, duration=int(secs * 1e9),
+                    dedicated_cpu=dedicated_cpu, rt_priority=rt_priority, force=force, seed=seed, quiet=True)["summary"]
+        runs.append({"n": n, "utilization": u, "jobs": s["jobs"], "deadline_misses": s["deadline_misses"],
+                     "dropped_records": s["dropped_records"]})
+        for t in TERMS:
+            o = s["overheads"].get(t)
+            if not o or not o["count"]:
+                continue
+            terms[t]["n"].append(n)
+            terms[t]["avg_ns"].append(o["avg_ns"])
+            terms[t]["max_ns"].append(o["max_ns"])
+            terms[t]["count"].append(o["count"])
+    model = {
+        "format": "rtsched-overhead-model",
+        "version": 1,
+        "scheduler": scheduler,
+        "m": m,
+        "cpus": cpu_list,
+        "machine": {"hostname": platform.node(), "platform": platform.platform(), "processor": platform.processor(),
+                    "cpu_count": os.cpu_count()},
+        "seconds_per_run": secs,
+        "seed": seed,
+        "terms": {t: v for t, v in terms.items() if v["n"]},
+        "runs": runs,
+    }
+    path = os.path.join(out, f"overheads-{scheduler}.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(model, f, indent=1)
+    print(f"rtsched measure-overheads: wrote {path}", file=log)
+    for stat in ("avg", "max"):
+        p = os.path.join(out, f"overheads-{scheduler}-{stat}.png")
+        _plot(model, stat, p)
+        print(f"rtsched measure-overheads: wrote {p}", file=log)
+    return model
+
+
+def _plot(model: dict, stat: str, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for t, v in model["terms"].items():
+        ax.plot(v["n"], [x / 1000 for x in v[f"{stat}_ns"]], marker="o", label=t)
+    if any(x > 0 for v in model["terms"].values() for x in v[f"{stat}_ns"]):
+        ax.set_yscale("log")  # the terms span three orders of magnitude
+    ax.set_xlabel("number of tasks n")
+    ax.set_ylabel(f"{'average' if stat == 'avg' else 'maximum'} overhead (µs)")
+    ax.set_title(f"{model['scheduler']}, m = {model['m']}: {stat} overhead vs n")
+    ax.grid(True, alpha=0.3)
+    if model["terms"]:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def gantt_png(jsonl: str, path: str) -> None:
+    """Draws the converted trace's schedule (Run → Preempt/Complete per CPU) as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    lines = [json.loads(x) for x in jsonl.splitlines() if x.strip()]
+    meta, recs = lines[0], lines[1:]
+    start: dict = {}
+    bars: dict = {}
+    for r in recs:
+        if r["ev"] == "run":
+            start[(r["task"], r["job"])] = (r["t"], r["cpu"])
+        elif r["ev"] in ("preempt", "complete"):
+            s = start.pop((r["task"], r["job"]), None)
+            if s:
+                bars.setdefault(s[1], []).append((s[0], r["t"] - s[0], r["task"]))
+    for (task, _), (t0, cpu) in start.items():
+        bars.setdefault(cpu, []).append((t0, max(meta["horizon"] - t0, 0), task))
+    fig, ax = plt.subplots(figsize=(10, 1 + 0.6 * max(len(bars), 1)))
+    cmap = plt.get_cmap("tab20")
+    for cpu, bs in bars.items():
+        ax.broken_barh([(a / 1e6, w / 1e6) for a, w, _ in bs], (cpu - 0.4, 0.8),
+                       facecolors=[cmap(t % 20) for _, _, t in bs])
+    ax.set_xlabel("time (ms)")
+    ax.set_ylabel("CPU")
+    ax.set_yticks(sorted(bars))
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -1,0 +1,145 @@
+"""`rtsched run` / `rtsched.run` / `rtsched measure-overheads`: real runs, each <= 0.3 s on one
+CPU. No timing is asserted: only structure, accounting and messages."""
+
+import json
+import os
+
+import pytest
+
+import rtsched
+
+CPU = sorted(os.sched_getaffinity(0))[0]
+ALL = sorted(os.sched_getaffinity(0))
+SUMMARY_KEYS = {"scheduler", "m", "cpus", "duration_ns", "jobs", "deadline_misses", "max_tardiness_ns",
+                "response_time_ns", "release_latency_ns", "priority_inversion_ns", "dropped_records", "overheads"}
+
+
+def light():
+    return rtsched.TaskSet([rtsched.Task(wcet="1ms", period="10ms"), rtsched.Task(wcet="2ms", period="20ms"),
+                            rtsched.Task(wcet="1ms", period="7ms")])
+
+
+def heavy():
+    # U = 1.5 on one CPU: must miss, must still terminate.
+    return rtsched.TaskSet([rtsched.Task(wcet="6ms", period="10ms"), rtsched.Task(wcet="9ms", period="10ms")])
+
+
+def write_set(tmp_path, ts, name="ts.json"):
+    p = tmp_path / name
+    rtsched.save(str(p), ts)
+    return p
+
+
+@pytest.mark.parametrize("sched", ["gsn-edf", "pedf", "pfp"])
+def test_summary_keys_and_accounting(sched):
+    s = rtsched.run(light(), scheduler=sched, cpus=[CPU], duration="200ms")
+    assert SUMMARY_KEYS <= set(s)
+    assert s["scheduler"] == sched and s["m"] == 1 and s["cpus"] == [CPU] and s["duration_ns"] == 200_000_000
+    assert set(s["response_time_ns"]) == {"avg", "p99", "max"}
+    assert set(s["release_latency_ns"]) == {"avg", "p50", "p99", "max"}
+    for term in ("release", "schedule", "context_switch"):
+        assert set(s["overheads"][term]) == {"count", "avg_ns", "p50_ns", "p99_ns", "max_ns"}
+    assert s["released"] == s["completed"] + s["pending"] == s["jobs"]
+    assert s["accounting_error"] is None and s["dropped_records"] == 0
+    # ceil(200 / T) releases per task: 20 + 10 + 29.
+    assert s["jobs"] == 20 + 10 + 29
+    assert isinstance(s["priority_inversion_ns"], int) and 0 <= s["priority_inversion_ns"] <= s["duration_ns"]
+
+
+def test_overload_terminates_and_misses():
+    s = rtsched.run(heavy(), scheduler="gsn-edf", cpus=str(CPU), duration="200ms")
+    assert s["deadline_misses"] > 0
+    assert s["released"] == s["completed"] + s["pending"]
+    assert s["accounting_error"] is None
+
+
+def test_pedf_without_placement_partitions_by_wfd(cli, tmp_path):
+    f = write_set(tmp_path, light())
+    code, out, err = cli("run", f, "--scheduler", "pedf", "--cpus", CPU, "--duration", "100ms")
+    assert code == 0, err
+    assert "worst-fit decreasing" in err
+    s = json.loads(out)
+    assert [sorted(c) for c in s["partition"]] == [[0, 1, 2]]
+
+
+def test_pedf_with_placement_file(cli, tmp_path):
+    f = write_set(tmp_path, light())
+    pl = tmp_path / "p.json"
+    pl.write_text(json.dumps(rtsched.partition(light(), 1, "ffd")))
+    code, out, err = cli("run", f, "--scheduler", "pfp", "--cpus", CPU, "--duration", "100ms", "--placement", pl)
+    assert code == 0, err
+    assert "worst-fit" not in err and json.loads(out)["scheduler"] == "pfp"
+
+
+@pytest.mark.parametrize("cpus, words", [("a,b", "bad CPU list"), ("0,,1", "bad CPU list"), ("3-1", "bad CPU list"),
+                                         ("100000", "CPU")])
+def test_bad_cpus(cli, tmp_path, cpus, words):
+    f = write_set(tmp_path, light())
+    code, out, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", cpus, "--duration", "100ms")
+    assert code == 2 and out == ""
+    assert err.startswith("rtsched run: error:") and words in err and len(err.splitlines()) == 1
+
+
+def test_kernel_sd_admission_error(cli, tmp_path):
+    # Total reservation bandwidth far above any kernel limit (m x 0.95).
+    m = len(ALL)
+    ts = rtsched.TaskSet([rtsched.Task(wcet="9ms", period="10ms")] * (2 * m + 2))
+    f = write_set(tmp_path, ts)
+    code, out, err = cli("run", f, "--scheduler", "kernel-sd", "--cpus", ",".join(map(str, ALL)),
+                         "--duration", "100ms")
+    assert code == 2, (out, err)
+    # Either the kernel refused the bandwidth (EBUSY, with the numbers) or this environment
+    # refuses SCHED_DEADLINE altogether; both must say so in one line.
+    assert "SCHED_DEADLINE" in err and len(err.splitlines()) == 1
+    if "EBUSY" in err:
+        assert "total bandwidth" in err and "kernel limit" in err
+
+
+def test_exports_of_the_converted_trace_parse(cli, tmp_path):
+    f = write_set(tmp_path, light())
+    paths = {k: tmp_path / v for k, v in [("json", "s.json"), ("trace", "t.jsonl"), ("perfetto", "p.json"),
+                                          ("job-csv", "j.csv"), ("gantt", "g.svg")]}
+    args = [x for k, p in paths.items() for x in (f"--{k}", p)]
+    code, out, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "200ms", *args)
+    assert code == 0, err
+    s = json.loads(paths["json"].read_text())
+    assert s == json.loads(out)
+    lines = [json.loads(x) for x in paths["trace"].read_text().splitlines()]
+    assert lines[0]["ev"] == "meta" and lines[0]["m"] == 1 and lines[0]["horizon"] == 200_000_000
+    assert sum(1 for x in lines if x["ev"] == "release") == s["jobs"]
+    assert sum(1 for x in lines if x["ev"] == "complete" and x["t"] <= s["duration_ns"]) <= s["completed"]
+    ts_ = [x["t"] for x in lines[1:]]
+    assert ts_ == sorted(ts_)
+    pf = json.loads(paths["perfetto"].read_text())
+    assert pf
+    rows = paths["job-csv"].read_text().splitlines()
+    assert len(rows) == s["jobs"] + 1
+    assert "<svg" in paths["gantt"].read_text()
+    # The same trace as a PNG Gantt chart.
+    png = tmp_path / "g.png"
+    code, _, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "100ms", "--gantt", png)
+    assert code == 0, err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_api_errors_are_rtsched_errors():
+    with pytest.raises(rtsched.RtschedError, match="unknown scheduler"):
+        rtsched.run(light(), scheduler="fifo", cpus=[CPU], duration="10ms")
+    with pytest.raises(rtsched.RtschedError, match="global and takes no placement"):
+        rtsched.run(light(), scheduler="gsn-edf", cpus=[CPU], duration="10ms", placement=[[0, 1, 2]])
+
+
+def test_measure_overheads_quick_writes_a_model(cli, tmp_path):
+    out = tmp_path / "ov"
+    code, _, err = cli("measure-overheads", "--scheduler", "gsn-edf", "--quick", "--cpus", CPU, "--out", out,
+                       "--seconds", "0.1")
+    assert code == 0, err
+    assert err.count("n=") == 3  # progress lines
+    model = json.loads((out / "overheads-gsn-edf.json").read_text())
+    assert model["scheduler"] == "gsn-edf" and model["m"] == 1 and "machine" in model
+    rel = model["terms"]["release"]
+    assert rel["n"] == [1, 5, 10]
+    assert len(rel["avg_ns"]) == len(rel["max_ns"]) == 3
+    assert all(a <= b for a, b in zip(rel["avg_ns"], rel["max_ns"]))
+    for stat in ("avg", "max"):
+        assert (out / f"overheads-gsn-edf-{stat}.png").read_bytes()[:4] == b"\x89PNG"
