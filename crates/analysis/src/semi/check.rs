@@ -103,9 +103,14 @@ pub(crate) fn cpu_demand_ok(tasks: &[Task]) -> Result<(), String> {
     }
     let mut h: u128 = 1;
     for t in tasks {
-        h = num_integer::lcm(h, t.period as u128);
-        if h > 1u128 << 80 {
-            break;
+        // lcm without overflow: h <= 2^80 and periods <= 2^53 can exceed u128 when multiplied.
+        let p = t.period as u128;
+        match (h / num_integer::gcd(h, p)).checked_mul(p) {
+            Some(x) if x <= 1u128 << 80 => h = x,
+            _ => {
+                h = u128::MAX;
+                break;
+            }
         }
     }
     if h <= 1u128 << 80 {
