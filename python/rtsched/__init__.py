@@ -20,6 +20,7 @@ from ._core import (  # noqa: F401
 )
 from .io import load, loads, save  # noqa: F401
 from .api import analyze, analyze_many, generate, partition, tests_available  # noqa: F401
+from .simulate import simulate  # noqa: F401
 
 __all__ = [
     "RtschedError",

@@ -13,6 +13,7 @@ mod api;
 mod convert;
 mod model;
 mod report;
+mod sim;
 
 create_exception!(_core, RtschedError, PyValueError, "Invalid input to rtsched (a ValueError).");
 
@@ -40,5 +41,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     model::register(m)?;
     api::register(m)?;
+    sim::register(m)?;
     Ok(())
 }
