@@ -243,7 +243,10 @@ def cmd_simulate(args) -> int:
     except NotPlacedError as e:
         print(f"rtsched simulate: not placed: {e}", file=sys.stderr)
         return 1
-    print(json.dumps(s) if args.json else format_table(s))
+    if args.json:
+        print(json.dumps(s))
+    else:
+        print(f"{args.scheduler.lower()} on {args.m or sets[0].m} processors, " + format_table(s))
     return 0
 
 
