@@ -16,8 +16,8 @@
 //! `soft_unsplit`. CASH slack reclamation (Caccamo, Buttazzo & Sha, RTSS 2000): when a job
 //! completes, its reservation's remaining budget becomes slack with the window's deadline;
 //! whichever reservation a CPU serves consumes the earliest-deadline unexpired slack whose
-//! deadline is no later than its own scheduling deadline before its own budget; slack expires
-//! at its deadline.
+//! deadline is no later than its own scheduling deadline before its own budget; an idle CPU
+//! consumes its earliest-deadline slack (CASH's idle rule); slack expires at its deadline.
 //!
 //! Deviations (stated in docs/simulator.md): background service is EDF by window end rather
 //! than round-robin (no quantum exists in an exact simulation); a job released while its
@@ -433,6 +433,14 @@ pub(crate) fn simulate_spres(ts: &TaskSet, sched: &Scheduler, sc: &SpresConfig, 
                     None if mode == Mode::Budget => t = t.min(now + tasks[i].left[j]),
                     None => {}
                 }
+            } else if sc.cash {
+                // CASH: idle time consumes the earliest-deadline residual capacity (otherwise
+                // slack would outlive an idle instant and overload the next busy period).
+                if let Some(k) = slack[c].iter().enumerate().min_by_key(|(_, &(d, _))| d).map(|(k, _)| k) {
+                    let (d, a) = slack[c][k];
+                    t = t.min(d).min(now + a);
+                    source[c] = Some(k);
+                }
             }
         }
         if t > h {
@@ -448,6 +456,8 @@ pub(crate) fn simulate_spres(ts: &TaskSet, sched: &Scheduler, sc: &SpresConfig, 
                     None if mode == Mode::Budget => tasks[i].left[j] -= dt,
                     None => {}
                 }
+            } else if let Some(k) = source[c] {
+                slack[c][k].1 -= dt;
             }
         }
         now = t;
