@@ -15,7 +15,9 @@ use rtsched_analysis::partition::{partition, Admission, Fit, Order, PartitionOut
 use rtsched_analysis::uni::fp::Priority;
 use rtsched_analysis::{semi, Limits};
 use rtsched_model::{ModelError, TaskSet as RTaskSet, Time};
-use rtsched_sim::{Arrivals, ExecTimes, FpOrder, Scheduler, SimConfig, SimResult, SpresConfig, SpresPlacement};
+use rtsched_sim::{
+    Arrivals, ExecTimes, FpOrder, Scheduler, SimConfig, SimResult, SpresConfig, SpresPlacement,
+};
 use serde_json::{json, Value};
 
 /// Scheduler names `simulate` accepts (rtws is announced but not implemented yet).
@@ -46,10 +48,17 @@ impl From<ModelError> for BuildError {
 }
 
 /// A plain partition from a placement JSON: every task must be one whole reservation.
-fn partition_from_placement(text: &str, ts: &RTaskSet, m: u32) -> Result<Vec<Vec<usize>>, ModelError> {
+fn partition_from_placement(
+    text: &str,
+    ts: &RTaskSet,
+    m: u32,
+) -> Result<Vec<Vec<usize>>, ModelError> {
     let p = SpresPlacement::from_json(text, ts)?;
     if p.m != m {
-        return Err(ModelError::field("m", format!("the placement is for m = {} but --m is {m}", p.m)));
+        return Err(ModelError::field(
+            "m",
+            format!("the placement is for m = {} but --m is {m}", p.m),
+        ));
     }
     let mut cpus = vec![Vec::new(); m as usize];
     for (i, parts) in p.parts.iter().enumerate() {
@@ -65,19 +74,41 @@ fn partition_from_placement(text: &str, ts: &RTaskSet, m: u32) -> Result<Vec<Vec
 fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<String>), BuildError> {
     let mut notes = Vec::new();
     if a.quantum.is_some() && name != "gedf-quantum" {
-        return Err(ModelError::field("quantum", format!("applies only to --scheduler gedf-quantum, not {name}")).into());
+        return Err(ModelError::field(
+            "quantum",
+            format!("applies only to --scheduler gedf-quantum, not {name}"),
+        )
+        .into());
     }
     if a.staggered && name != "gedf-quantum" {
-        return Err(ModelError::field("staggered", format!("applies only to --scheduler gedf-quantum, not {name}")).into());
+        return Err(ModelError::field(
+            "staggered",
+            format!("applies only to --scheduler gedf-quantum, not {name}"),
+        )
+        .into());
     }
     if a.placement.is_some() && !matches!(name, "pedf" | "pfp" | "spres") {
-        return Err(ModelError::field("placement", format!("applies only to pedf, pfp and spres, not {name}")).into());
+        return Err(ModelError::field(
+            "placement",
+            format!("applies only to pedf, pfp and spres, not {name}"),
+        )
+        .into());
     }
-    let plain = |fit_admission: Admission, label: &str, notes: &mut Vec<String>| -> Result<Vec<Vec<usize>>, BuildError> {
+    let plain = |fit_admission: Admission,
+                 label: &str,
+                 notes: &mut Vec<String>|
+     -> Result<Vec<Vec<usize>>, BuildError> {
         if let Some(text) = a.placement {
             return Ok(partition_from_placement(text, a.ts, a.m)?);
         }
-        match partition(a.ts, a.m, Fit::Worst, Order::DecreasingUtilization, fit_admission, &Limits::default()) {
+        match partition(
+            a.ts,
+            a.m,
+            Fit::Worst,
+            Order::DecreasingUtilization,
+            fit_admission,
+            &Limits::default(),
+        ) {
             PartitionOutcome::Placed(p) => {
                 notes.push(format!("no --placement given: partitioned by worst-fit decreasing utilization with exact {label} admission"));
                 Ok(p.cpus)
@@ -93,9 +124,19 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
     };
     let sched = match name {
         "gedf" => Scheduler::Gedf,
-        "gedf-quantum" => Scheduler::GedfQuantum { quantum: a.quantum.unwrap_or(1_000_000), staggered: a.staggered },
+        "gedf-quantum" => Scheduler::GedfQuantum {
+            quantum: a.quantum.unwrap_or(1_000_000),
+            staggered: a.staggered,
+        },
         "pedf" => Scheduler::Pedf(plain(Admission::Edf, "EDF (QPA)", &mut notes)?),
-        "pfp" => Scheduler::Pfp(plain(Admission::Fp(Priority::DeadlineMonotonic), "deadline-monotonic FP (response-time analysis)", &mut notes)?, FpOrder::DeadlineMonotonic),
+        "pfp" => Scheduler::Pfp(
+            plain(
+                Admission::Fp(Priority::DeadlineMonotonic),
+                "deadline-monotonic FP (response-time analysis)",
+                &mut notes,
+            )?,
+            FpOrder::DeadlineMonotonic,
+        ),
         "spres" => {
             let placement = match a.placement {
                 Some(text) => SpresPlacement::from_json(text, a.ts)?,
@@ -108,20 +149,45 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
                             p.reason.as_deref().unwrap_or("no reason given")
                         ))));
                     }
-                    notes.push(format!("no --placement given: placed by the SP-RES cascade ({})", p.heuristic));
+                    notes.push(format!(
+                        "no --placement given: placed by the SP-RES cascade ({})",
+                        p.heuristic
+                    ));
                     SpresPlacement::from_json(&p.to_json().to_string(), a.ts)?
                 }
             };
             if placement.m != a.m {
-                return Err(ModelError::field("m", format!("the placement is for m = {} but --m is {}", placement.m, a.m)).into());
+                return Err(ModelError::field(
+                    "m",
+                    format!(
+                        "the placement is for m = {} but --m is {}",
+                        placement.m, a.m
+                    ),
+                )
+                .into());
             }
-            Scheduler::Spres(SpresConfig { placement, soft_unsplit: false, cash: false })
+            Scheduler::Spres(SpresConfig {
+                placement,
+                soft_unsplit: false,
+                cash: false,
+            })
         }
         "rtws" => {
-            return Err(ModelError::field("scheduler", "rtws (real-time work stealing) is not implemented in the simulator yet").into())
+            return Err(ModelError::field(
+                "scheduler",
+                "rtws (real-time work stealing) is not implemented in the simulator yet",
+            )
+            .into())
         }
         other => {
-            return Err(ModelError::field("scheduler", format!("unknown scheduler {other:?}; use one of: {}", SCHEDULERS.join(", "))).into())
+            return Err(ModelError::field(
+                "scheduler",
+                format!(
+                    "unknown scheduler {other:?}; use one of: {}",
+                    SCHEDULERS.join(", ")
+                ),
+            )
+            .into())
         }
     };
     Ok((sched, notes))
@@ -189,44 +255,76 @@ fn simulate<'py>(
     seed: u64,
     outputs: Vec<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let m = m.or(ts.m).ok_or_else(|| RtschedError::new_err("field 'm': no processor count: pass m (--m) or put \"m\" in the task-set file"))?;
+    let m = m.or(ts.m).ok_or_else(|| {
+        RtschedError::new_err(
+            "field 'm': no processor count: pass m (--m) or put \"m\" in the task-set file",
+        )
+    })?;
     if m == 0 {
-        return Err(RtschedError::new_err("field 'm': the number of processors must be at least 1, got 0"));
+        return Err(RtschedError::new_err(
+            "field 'm': the number of processors must be at least 1, got 0",
+        ));
     }
     let quantum = quantum.map(|q| time_arg(&q, "quantum")).transpose()?;
     let horizon = horizon.map(|h| time_arg(&h, "horizon")).transpose()?;
     let sporadic = sporadic.map(|s| time_arg(&s, "sporadic")).transpose()?;
     if let Some(f) = exec_fraction {
         if !(0.0..=1.0).contains(&f) || f == 0.0 {
-            return Err(RtschedError::new_err(format!("field 'exec_fraction': must be in (0, 1], got {f}")));
+            return Err(RtschedError::new_err(format!(
+                "field 'exec_fraction': must be in (0, 1], got {f}"
+            )));
         }
     }
     for o in &outputs {
         if !["jsonl", "perfetto", "sched_trace", "job_csv", "gantt_svg"].contains(&o.as_str()) {
-            return Err(RtschedError::new_err(format!("field 'outputs': unknown output {o:?}")));
+            return Err(RtschedError::new_err(format!(
+                "field 'outputs': unknown output {o:?}"
+            )));
         }
     }
     let scheduler = scheduler.to_ascii_lowercase();
     let out = guarded(py, || {
-        let args = SchedArgs { ts: &ts.inner, m, placement: placement.as_deref(), quantum, staggered };
+        let args = SchedArgs {
+            ts: &ts.inner,
+            m,
+            placement: placement.as_deref(),
+            quantum,
+            staggered,
+        };
         let (sched, notes) = match build_scheduler(&scheduler, &args) {
             Ok(x) => x,
             Err(BuildError::Input(e)) => return Err(err(e)),
             Err(BuildError::NotPlaced(NotPlaced(reason))) => {
-                return Ok(Out { summary: String::new(), scheduler: scheduler.clone(), notes: vec![], not_placed: Some(reason),
-                                jsonl: None, perfetto: None, sched_trace: None, job_csv: None, gantt_svg: None })
+                return Ok(Out {
+                    summary: String::new(),
+                    scheduler: scheduler.clone(),
+                    notes: vec![],
+                    not_placed: Some(reason),
+                    jsonl: None,
+                    perfetto: None,
+                    sched_trace: None,
+                    job_csv: None,
+                    gantt_svg: None,
+                })
             }
         };
         let mut cfg = SimConfig::new(m);
         cfg.horizon = horizon;
         if let Some(d) = sporadic {
-            cfg.arrivals = Arrivals::Sporadic { max_extra_delay: d, seed };
+            cfg.arrivals = Arrivals::Sporadic {
+                max_extra_delay: d,
+                seed,
+            };
         }
         if let Some(lo) = exec_fraction {
-            cfg.exec = ExecTimes::UniformFraction { lo, seed: seed ^ 0x9e37_79b9_7f4a_7c15 };
+            cfg.exec = ExecTimes::UniformFraction {
+                lo,
+                seed: seed ^ 0x9e37_79b9_7f4a_7c15,
+            };
         }
         let want = |k: &str| outputs.iter().any(|o| o == k);
-        cfg.record_trace = want("jsonl") || want("perfetto") || want("sched_trace") || want("gantt_svg");
+        cfg.record_trace =
+            want("jsonl") || want("perfetto") || want("sched_trace") || want("gantt_svg");
         let r = rtsched_sim::simulate(&ts.inner, &sched, &cfg).map_err(err)?;
         let tr = r.trace.as_ref();
         Ok(Out {
@@ -234,11 +332,29 @@ fn simulate<'py>(
             scheduler: r.scheduler.clone(),
             notes,
             not_placed: None,
-            jsonl: if want("jsonl") { tr.map(|t| t.to_jsonl()) } else { None },
-            perfetto: if want("perfetto") { tr.map(|t| t.to_perfetto_json()) } else { None },
-            sched_trace: if want("sched_trace") { tr.map(|t| t.to_sched_trace_bytes()).transpose().map_err(err)? } else { None },
+            jsonl: if want("jsonl") {
+                tr.map(|t| t.to_jsonl())
+            } else {
+                None
+            },
+            perfetto: if want("perfetto") {
+                tr.map(|t| t.to_perfetto_json())
+            } else {
+                None
+            },
+            sched_trace: if want("sched_trace") {
+                tr.map(|t| t.to_sched_trace_bytes())
+                    .transpose()
+                    .map_err(err)?
+            } else {
+                None
+            },
             job_csv: want("job_csv").then(|| r.to_job_csv()),
-            gantt_svg: if want("gantt_svg") { tr.map(|t| t.to_gantt_svg(None)) } else { None },
+            gantt_svg: if want("gantt_svg") {
+                tr.map(|t| t.to_gantt_svg(None))
+            } else {
+                None
+            },
         })
     })?;
     let d = PyDict::new(py);
