@@ -22,6 +22,8 @@ from .io import load, loads, save  # noqa: F401
 from .api import analyze, analyze_many, generate, partition, tests_available  # noqa: F401
 from .run import run  # noqa: F401,E402
 
+from .simulate import simulate  # noqa: F401
+
 __all__ = [
     "RtschedError",
     "Task",
@@ -34,6 +36,8 @@ __all__ = [
     "loads",
     "parse_duration",
     "partition",
+    "run",
     "save",
+    "simulate",
     "tests_available",
 ]

@@ -15,6 +15,8 @@ mod model;
 mod report;
 mod run;
 
+mod sim;
+
 create_exception!(_core, RtschedError, PyValueError, "Invalid input to rtsched (a ValueError).");
 
 /// Converts a model error into the Python exception.
@@ -42,5 +44,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     model::register(m)?;
     api::register(m)?;
     run::register(m)?;
+
+    sim::register(m)?;
     Ok(())
 }

@@ -15,8 +15,9 @@
 //! first. Split-task reservations are always soft (§IV-A); unsplit ones are hard unless
 //! `soft_unsplit`. CASH slack reclamation (Caccamo, Buttazzo & Sha, RTSS 2000): when a job
 //! completes, its reservation's remaining budget becomes slack with the window's deadline;
-//! whichever reservation a CPU serves consumes the earliest-deadline unexpired slack before its
-//! own budget; slack expires at its deadline.
+//! whichever reservation a CPU serves consumes the earliest-deadline unexpired slack whose
+//! deadline is no later than its own scheduling deadline before its own budget; an idle CPU
+//! consumes its earliest-deadline slack (CASH's idle rule); slack expires at its deadline.
 //!
 //! Deviations (stated in docs/simulator.md): background service is EDF by window end rather
 //! than round-robin (no quantum exists in an exact simulation); a job released while its
@@ -419,7 +420,10 @@ pub(crate) fn simulate_spres(ts: &TaskSet, sched: &Scheduler, sc: &SpresConfig, 
         for c in 0..m {
             if let Some((i, j, mode)) = served[c] {
                 t = t.min(now + tasks[i].backlog.front().expect("ready").rem);
-                let s = slack[c].iter().enumerate().min_by_key(|(_, &(d, _))| d).map(|(k, _)| k);
+                // CASH: only residual capacity with a deadline no later than the served
+                // reservation's scheduling deadline may be used (Caccamo et al., RTSS 2000).
+                let own = best[c].map_or(0, |((we, _, _), _)| we);
+                let s = slack[c].iter().enumerate().filter(|(_, &(d, _))| d <= own).min_by_key(|(_, &(d, _))| d).map(|(k, _)| k);
                 match s {
                     Some(k) => {
                         let (d, a) = slack[c][k];
@@ -428,6 +432,14 @@ pub(crate) fn simulate_spres(ts: &TaskSet, sched: &Scheduler, sc: &SpresConfig, 
                     }
                     None if mode == Mode::Budget => t = t.min(now + tasks[i].left[j]),
                     None => {}
+                }
+            } else if sc.cash {
+                // CASH: idle time consumes the earliest-deadline residual capacity (otherwise
+                // slack would outlive an idle instant and overload the next busy period).
+                if let Some(k) = slack[c].iter().enumerate().min_by_key(|(_, &(d, _))| d).map(|(k, _)| k) {
+                    let (d, a) = slack[c][k];
+                    t = t.min(d).min(now + a);
+                    source[c] = Some(k);
                 }
             }
         }
@@ -444,6 +456,8 @@ pub(crate) fn simulate_spres(ts: &TaskSet, sched: &Scheduler, sc: &SpresConfig, 
                     None if mode == Mode::Budget => tasks[i].left[j] -= dt,
                     None => {}
                 }
+            } else if let Some(k) = source[c] {
+                slack[c][k].1 -= dt;
             }
         }
         now = t;

@@ -1,0 +1,393 @@
+//! `simulate`: the simulator (`rtsched-sim`) behind `rtsched simulate` and
+//! `rtsched.simulate` (docs/simulator.md, "Command line").
+//!
+//! The scheduler name is resolved in one place, [`build_scheduler`]; P-EDF / P-FP without a
+//! placement are partitioned here by worst-fit decreasing utilization with exact admission
+//! (QPA for EDF, response-time analysis for FP), SP-RES without a placement by the cascade of
+//! seed 004 (Brandenburg & Gül, RTSS 2016, §IV-B). The simulation runs with the GIL released.
+
+use crate::convert::time_arg;
+use crate::model::TaskSet;
+use crate::{err, guarded, RtschedError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use rtsched_analysis::partition::{partition, Admission, Fit, Order, PartitionOutcome};
+use rtsched_analysis::uni::fp::Priority;
+use rtsched_analysis::{semi, Limits};
+use rtsched_model::{ModelError, TaskSet as RTaskSet, Time};
+use rtsched_sim::{
+    Arrivals, ExecTimes, FpOrder, Scheduler, SimConfig, SimResult, SpresConfig, SpresPlacement,
+};
+use serde_json::{json, Value};
+
+/// Scheduler names `simulate` accepts (rtws is announced but not implemented yet).
+pub const SCHEDULERS: [&str; 5] = ["gedf", "gedf-quantum", "pedf", "pfp", "spres"];
+
+/// Parameters of [`build_scheduler`] other than the name.
+struct SchedArgs<'a> {
+    ts: &'a RTaskSet,
+    m: u32,
+    placement: Option<&'a str>,
+    quantum: Option<Time>,
+    staggered: bool,
+}
+
+/// Why a well-formed request could not be simulated (exit status 1, not 2): the task set does
+/// not fit the processors.
+struct NotPlaced(String);
+
+enum BuildError {
+    Input(ModelError),
+    NotPlaced(NotPlaced),
+}
+
+impl From<ModelError> for BuildError {
+    fn from(e: ModelError) -> Self {
+        BuildError::Input(e)
+    }
+}
+
+/// A plain partition from a placement JSON: every task must be one whole reservation.
+fn partition_from_placement(
+    text: &str,
+    ts: &RTaskSet,
+    m: u32,
+) -> Result<Vec<Vec<usize>>, ModelError> {
+    let p = SpresPlacement::from_json(text, ts)?;
+    if p.m != m {
+        return Err(ModelError::field(
+            "m",
+            format!("the placement is for m = {} but --m is {m}", p.m),
+        ));
+    }
+    let mut cpus = vec![Vec::new(); m as usize];
+    for (i, parts) in p.parts.iter().enumerate() {
+        if parts.len() != 1 || parts[0].period != ts[i].period {
+            return Err(ModelError::task_field(i, "placement", "is split or period-transformed; a plain partition (pedf, pfp) needs one whole reservation per task (use --scheduler spres)"));
+        }
+        cpus[parts[0].cpu as usize].push(i);
+    }
+    Ok(cpus)
+}
+
+/// The one place where a scheduler name becomes a [`Scheduler`]; returns notes for stderr.
+fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<String>), BuildError> {
+    let mut notes = Vec::new();
+    if a.quantum.is_some() && name != "gedf-quantum" {
+        return Err(ModelError::field(
+            "quantum",
+            format!("applies only to --scheduler gedf-quantum, not {name}"),
+        )
+        .into());
+    }
+    if a.staggered && name != "gedf-quantum" {
+        return Err(ModelError::field(
+            "staggered",
+            format!("applies only to --scheduler gedf-quantum, not {name}"),
+        )
+        .into());
+    }
+    if a.placement.is_some() && !matches!(name, "pedf" | "pfp" | "spres") {
+        return Err(ModelError::field(
+            "placement",
+            format!("applies only to pedf, pfp and spres, not {name}"),
+        )
+        .into());
+    }
+    let plain = |fit_admission: Admission,
+                 label: &str,
+                 notes: &mut Vec<String>|
+     -> Result<Vec<Vec<usize>>, BuildError> {
+        if let Some(text) = a.placement {
+            return Ok(partition_from_placement(text, a.ts, a.m)?);
+        }
+        match partition(
+            a.ts,
+            a.m,
+            Fit::Worst,
+            Order::DecreasingUtilization,
+            fit_admission,
+            &Limits::default(),
+        ) {
+            PartitionOutcome::Placed(p) => {
+                notes.push(format!("no --placement given: partitioned by worst-fit decreasing utilization with exact {label} admission"));
+                Ok(p.cpus)
+            }
+            PartitionOutcome::Failed { task, .. } => {
+                let t = &a.ts[task];
+                Err(BuildError::NotPlaced(NotPlaced(format!(
+                    "worst-fit decreasing with exact {label} admission cannot place task {task} (wcet {}, deadline {}, period {}) on any of the {} processors",
+                    t.wcet, t.deadline, t.period, a.m
+                ))))
+            }
+        }
+    };
+    let sched = match name {
+        "gedf" => Scheduler::Gedf,
+        "gedf-quantum" => Scheduler::GedfQuantum {
+            quantum: a.quantum.unwrap_or(1_000_000),
+            staggered: a.staggered,
+        },
+        "pedf" => Scheduler::Pedf(plain(Admission::Edf, "EDF (QPA)", &mut notes)?),
+        "pfp" => Scheduler::Pfp(
+            plain(
+                Admission::Fp(Priority::DeadlineMonotonic),
+                "deadline-monotonic FP (response-time analysis)",
+                &mut notes,
+            )?,
+            FpOrder::DeadlineMonotonic,
+        ),
+        "spres" => {
+            let placement = match a.placement {
+                Some(text) => SpresPlacement::from_json(text, a.ts)?,
+                None => {
+                    let p = semi::cascade(a.ts, a.m, &semi::SemiConfig::default());
+                    if !p.schedulable {
+                        return Err(BuildError::NotPlaced(NotPlaced(format!(
+                            "the SP-RES cascade cannot place the task set on {} processors: {}",
+                            a.m,
+                            p.reason.as_deref().unwrap_or("no reason given")
+                        ))));
+                    }
+                    notes.push(format!(
+                        "no --placement given: placed by the SP-RES cascade ({})",
+                        p.heuristic
+                    ));
+                    SpresPlacement::from_json(&p.to_json().to_string(), a.ts)?
+                }
+            };
+            if placement.m != a.m {
+                return Err(ModelError::field(
+                    "m",
+                    format!(
+                        "the placement is for m = {} but --m is {}",
+                        placement.m, a.m
+                    ),
+                )
+                .into());
+            }
+            Scheduler::Spres(SpresConfig {
+                placement,
+                soft_unsplit: false,
+                cash: false,
+            })
+        }
+        "rtws" => {
+            return Err(ModelError::field(
+                "scheduler",
+                "rtws (real-time work stealing) is not implemented in the simulator yet",
+            )
+            .into())
+        }
+        other => {
+            return Err(ModelError::field(
+                "scheduler",
+                format!(
+                    "unknown scheduler {other:?}; use one of: {}",
+                    SCHEDULERS.join(", ")
+                ),
+            )
+            .into())
+        }
+    };
+    Ok((sched, notes))
+}
+
+/// The documented summary object (docs/simulator.md, "Command line").
+fn summary(r: &SimResult) -> Value {
+    let per_task: Vec<Value> = r
+        .per_task
+        .iter()
+        .map(|t| {
+            json!({"task": t.task, "jobs": t.jobs, "deadline_misses": t.deadline_misses,
+                   "max_response_time_ns": t.max_response_time_ns, "preemptions": t.preemptions,
+                   "migrations": t.migrations})
+        })
+        .collect();
+    json!({
+        "jobs": r.jobs,
+        "deadline_misses": r.deadline_misses,
+        "max_tardiness_ns": r.max_tardiness_ns,
+        "max_response_time_ns": r.max_response_time_ns,
+        "preemptions": r.preemptions,
+        "migrations": r.migrations,
+        "context_switches": r.context_switches,
+        "steals": Value::Null,
+        "horizon_ns": r.horizon,
+        "horizon_capped": r.horizon_capped,
+        "horizon_message": r.horizon_message,
+        "per_task": per_task,
+    })
+}
+
+/// What the simulation produced, still without the GIL.
+struct Out {
+    summary: String,
+    scheduler: String,
+    notes: Vec<String>,
+    not_placed: Option<String>,
+    jsonl: Option<String>,
+    perfetto: Option<String>,
+    sched_trace: Option<Vec<u8>>,
+    job_csv: Option<String>,
+    gantt_svg: Option<String>,
+}
+
+/// simulate(ts, m, scheduler, placement, quantum, staggered, horizon, sporadic, exec_fraction,
+/// seed, outputs) -> dict with "summary" (JSON text), "scheduler", "notes", "not_placed"
+/// (reason or None) and one entry per requested output: "jsonl", "perfetto", "sched_trace"
+/// (bytes), "job_csv", "gantt_svg".
+#[pyfunction]
+#[pyo3(signature = (ts, m, scheduler, placement=None, quantum=None, staggered=false, horizon=None, sporadic=None,
+                    exec_fraction=None, seed=0, outputs=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
+fn simulate<'py>(
+    py: Python<'py>,
+    ts: TaskSet,
+    m: Option<u32>,
+    scheduler: &str,
+    placement: Option<String>,
+    quantum: Option<Bound<'py, PyAny>>,
+    staggered: bool,
+    horizon: Option<Bound<'py, PyAny>>,
+    sporadic: Option<Bound<'py, PyAny>>,
+    exec_fraction: Option<f64>,
+    seed: u64,
+    outputs: Vec<String>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let m = m.or(ts.m).ok_or_else(|| {
+        RtschedError::new_err(
+            "field 'm': no processor count: pass m (--m) or put \"m\" in the task-set file",
+        )
+    })?;
+    if m == 0 {
+        return Err(RtschedError::new_err(
+            "field 'm': the number of processors must be at least 1, got 0",
+        ));
+    }
+    let quantum = quantum.map(|q| time_arg(&q, "quantum")).transpose()?;
+    let horizon = horizon.map(|h| time_arg(&h, "horizon")).transpose()?;
+    let sporadic = sporadic.map(|s| time_arg(&s, "sporadic")).transpose()?;
+    if let Some(f) = exec_fraction {
+        if !(0.0..=1.0).contains(&f) || f == 0.0 {
+            return Err(RtschedError::new_err(format!(
+                "field 'exec_fraction': must be in (0, 1], got {f}"
+            )));
+        }
+    }
+    for o in &outputs {
+        if !["jsonl", "perfetto", "sched_trace", "job_csv", "gantt_svg"].contains(&o.as_str()) {
+            return Err(RtschedError::new_err(format!(
+                "field 'outputs': unknown output {o:?}"
+            )));
+        }
+    }
+    let scheduler = scheduler.to_ascii_lowercase();
+    let out = guarded(py, || {
+        let args = SchedArgs {
+            ts: &ts.inner,
+            m,
+            placement: placement.as_deref(),
+            quantum,
+            staggered,
+        };
+        let (sched, notes) = match build_scheduler(&scheduler, &args) {
+            Ok(x) => x,
+            Err(BuildError::Input(e)) => return Err(err(e)),
+            Err(BuildError::NotPlaced(NotPlaced(reason))) => {
+                return Ok(Out {
+                    summary: String::new(),
+                    scheduler: scheduler.clone(),
+                    notes: vec![],
+                    not_placed: Some(reason),
+                    jsonl: None,
+                    perfetto: None,
+                    sched_trace: None,
+                    job_csv: None,
+                    gantt_svg: None,
+                })
+            }
+        };
+        let mut cfg = SimConfig::new(m);
+        cfg.horizon = horizon;
+        if let Some(d) = sporadic {
+            cfg.arrivals = Arrivals::Sporadic {
+                max_extra_delay: d,
+                seed,
+            };
+        }
+        if let Some(lo) = exec_fraction {
+            cfg.exec = ExecTimes::UniformFraction {
+                lo,
+                seed: seed ^ 0x9e37_79b9_7f4a_7c15,
+            };
+        }
+        let want = |k: &str| outputs.iter().any(|o| o == k);
+        cfg.record_trace =
+            want("jsonl") || want("perfetto") || want("sched_trace") || want("gantt_svg");
+        let r = rtsched_sim::simulate(&ts.inner, &sched, &cfg).map_err(err)?;
+        let tr = r.trace.as_ref();
+        Ok(Out {
+            summary: summary(&r).to_string(),
+            scheduler: r.scheduler.clone(),
+            notes,
+            not_placed: None,
+            jsonl: if want("jsonl") {
+                tr.map(|t| t.to_jsonl())
+            } else {
+                None
+            },
+            perfetto: if want("perfetto") {
+                tr.map(|t| t.to_perfetto_json())
+            } else {
+                None
+            },
+            sched_trace: if want("sched_trace") {
+                tr.map(|t| t.to_sched_trace_bytes())
+                    .transpose()
+                    .map_err(err)?
+            } else {
+                None
+            },
+            job_csv: want("job_csv").then(|| r.to_job_csv()),
+            gantt_svg: if want("gantt_svg") {
+                tr.map(|t| t.to_gantt_svg(None))
+            } else {
+                None
+            },
+        })
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("summary", out.summary)?;
+    d.set_item("scheduler", out.scheduler)?;
+    d.set_item("notes", out.notes)?;
+    d.set_item("not_placed", out.not_placed)?;
+    if let Some(x) = out.jsonl {
+        d.set_item("jsonl", x)?;
+    }
+    if let Some(x) = out.perfetto {
+        d.set_item("perfetto", x)?;
+    }
+    if let Some(x) = out.sched_trace {
+        d.set_item("sched_trace", PyBytes::new(py, &x))?;
+    }
+    if let Some(x) = out.job_csv {
+        d.set_item("job_csv", x)?;
+    }
+    if let Some(x) = out.gantt_svg {
+        d.set_item("gantt_svg", x)?;
+    }
+    Ok(d)
+}
+
+/// simulate_schedulers() -> list[str]
+#[pyfunction]
+fn simulate_schedulers() -> Vec<&'static str> {
+    SCHEDULERS.to_vec()
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_schedulers, m)?)?;
+    Ok(())
+}
