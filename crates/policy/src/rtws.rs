@@ -77,8 +77,8 @@ pub struct Running {
 /// What an arriving job does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arrival {
-    /// The job goes to `cpu` now (which was idle, or whose thread `preempted` was moved to
-    /// the global queue or back to its deque); the driver forks its first region there.
+    /// The job goes to `cpu` now (whose thread `preempted` was moved to the global queue or
+    /// back to its deque); the driver forks its first region there.
     Run { cpu: u32, preempted: Option<Running> },
     /// The job waits in the global queue.
     Queued,
@@ -206,15 +206,25 @@ impl Rtws {
 
     /// A job of priority `prio` arrives (is released, or becomes ready when its predecessor
     /// completes). Rule A: "a single global ready queue exists in the system, ordered by
-    /// non-decreasing absolute deadlines." §V: "whenever a new job is released and enqueued in
-    /// the global EDF queue and all the cores are busy, the scheduler verifies if the core
-    /// executing the lowest priority job/thread among all the executing jobs/threads has a
-    /// higher deadline than the newly arrived job. If this condition is true, the job/thread
-    /// is preempted." An idle CPU exists here only when no work waits anywhere, so the job
-    /// goes to the lowest-numbered idle CPU (Rule D would pick it there).
-    pub fn arrive(&mut self, prio: Prio) -> Arrival {
-        if let Some(c) = self.running.iter().position(Option::is_none) {
-            return Arrival::Run { cpu: c as u32, preempted: None };
+    /// non-decreasing absolute deadlines." The driver lets idle CPUs select (Rule D may give
+    /// them this job), then calls [`Rtws::preempt_check`].
+    pub fn release(&mut self, prio: Prio) {
+        self.push_global(prio, Work::Start);
+    }
+
+    /// §V: "whenever a new job is released and enqueued in the global EDF queue and all the
+    /// cores are busy, the scheduler verifies if the core executing the lowest priority
+    /// job/thread among all the executing jobs/threads has a higher deadline than the newly
+    /// arrived job. If this condition is true, the job/thread is preempted." If the job
+    /// `prio` still waits unstarted in the global queue, all CPUs are busy and the lowest
+    /// running entity has lower priority, that entity is preempted (and queued per (i)–(iii)
+    /// and Rule F) and the job is removed from the global queue: [`Arrival::Run`] tells the
+    /// driver to fork it on that CPU. Otherwise [`Arrival::Queued`].
+    pub fn preempt_check(&mut self, prio: Prio) -> Arrival {
+        let waiting = self.global.range((prio, 0, Work::Start)..).next().copied();
+        let Some(entry @ (p, _, Work::Start)) = waiting else { return Arrival::Queued };
+        if p != prio || self.running.iter().any(Option::is_none) {
+            return Arrival::Queued;
         }
         let mut low: Option<(Prio, usize)> = None;
         for (c, r) in self.running.iter().enumerate() {
@@ -226,6 +236,7 @@ impl Rtws {
         }
         match low {
             Some((lp, c)) if prio < lp => {
+                self.global.remove(&entry);
                 let r = self.running[c].take().expect("busy cpu");
                 match r.origin {
                     // (i) "the job is enqueued back in the global queue"; Rule F: "opposed to a
@@ -242,11 +253,17 @@ impl Rtws {
                 }
                 Arrival::Run { cpu: c as u32, preempted: Some(r) }
             }
-            _ => {
-                self.push_global(prio, Work::Start);
-                Arrival::Queued
-            }
+            _ => Arrival::Queued,
         }
+    }
+
+    /// Rule C alone: if `cpu` is idle and its local queue is not empty, it picks the bottom
+    /// thread of its highest-priority deque (what a CPU does the moment its thread ends).
+    pub fn select_local(&mut self, cpu: usize) -> Option<Pick> {
+        if self.waiting.get(cpu).copied().unwrap_or(0) == 0 {
+            return None;
+        }
+        self.select(cpu)
     }
 }
 
@@ -258,32 +275,36 @@ mod tests {
         Prio { key, task, job: 0 }
     }
 
+    /// Release `prio`, let `cpu` take it from the global queue and fork `threads` there.
+    fn start(r: &mut Rtws, cpu: usize, prio: Prio, threads: &[ThreadId]) {
+        r.release(prio);
+        assert_eq!(r.select(cpu).unwrap(), Pick { prio, work: Work::Start, source: Source::Global });
+        r.fork(cpu, prio, threads);
+    }
+
     #[test]
     fn rules_c_d_e_in_order() {
         let mut r = Rtws::new(2);
-        // CPU 0 takes a job from the global queue and forks three threads.
-        assert_eq!(r.arrive(p(10, 0)), Arrival::Run { cpu: 0, preempted: None });
-        r.fork(0, p(10, 0), &[1, 2, 3]);
+        start(&mut r, 0, p(10, 0), &[1, 2, 3]);
         // Rule C: the bottom thread (3) on the owner.
         assert_eq!(r.select(0).unwrap().work, Work::Thread(3, Origin::Local));
-        // A lower-priority job arrives with CPU 1 idle: it runs there (Rule D equivalent).
-        assert_eq!(r.arrive(p(20, 1)), Arrival::Run { cpu: 1, preempted: None });
-        r.fork(1, p(20, 1), &[7]);
+        start(&mut r, 1, p(20, 1), &[7]);
         assert_eq!(r.select(1).unwrap().work, Work::Thread(7, Origin::Job));
         // Both busy; a job of deadline 15 preempts the lowest (the job of deadline 20).
-        let a = r.arrive(p(15, 2));
+        r.release(p(15, 2));
+        let a = r.preempt_check(p(15, 2));
         assert_eq!(a, Arrival::Run { cpu: 1, preempted: Some(Running { prio: p(20, 1), thread: 7, origin: Origin::Job }) });
         r.fork(1, p(15, 2), &[8, 9]);
         assert_eq!(r.select(1).unwrap(), Pick { prio: p(15, 2), work: Work::Thread(9, Origin::Local), source: Source::Local });
         // Job (20,1) waits globally; thread 8 on CPU 1 and 1, 2 on CPU 0 wait locally.
         assert_eq!((r.waiting_global(), r.waiting_local(0), r.waiting_local(1)), (1, 2, 1));
-        // CPU 0's thread completes: Rule C again.
         r.stop(0);
-        assert_eq!(r.select(0).unwrap().work, Work::Thread(2, Origin::Local));
+        assert_eq!(r.select_local(0).unwrap().work, Work::Thread(2, Origin::Local));
         r.stop(0);
         assert_eq!(r.select(0).unwrap().work, Work::Thread(1, Origin::Local));
         r.stop(0);
         // Local empty: Rule D before Rule E (thread 8 waits on CPU 1, but the global job first).
+        assert_eq!(r.select_local(0), None);
         assert_eq!(r.select(0).unwrap(), Pick { prio: p(20, 1), work: Work::Thread(7, Origin::Job), source: Source::Global });
         r.stop(0);
         // Global empty: Rule E steals thread 8 from the top of CPU 1's deque.
@@ -297,8 +318,8 @@ mod tests {
     fn victim_is_earliest_deadline_top_first_cpu_on_ties() {
         let mut r = Rtws::new(4);
         for c in 0..3u32 {
-            assert_eq!(r.arrive(p(30 - 10 * (c as u64 % 2), c)), Arrival::Run { cpu: c, preempted: None });
-            r.fork(c as usize, p(30 - 10 * (c as u64 % 2), c), &[10 * c, 10 * c + 1, 10 * c + 2]);
+            let pr = p(30 - 10 * (c as u64 % 2), c);
+            start(&mut r, c as usize, pr, &[10 * c, 10 * c + 1, 10 * c + 2]);
             r.select(c as usize).unwrap();
         }
         // CPUs 0 and 2 hold deadline-30 deques, CPU 1 a deadline-20 deque: steal from CPU 1's top.
@@ -313,23 +334,28 @@ mod tests {
     #[test]
     fn preempted_threads_go_where_rule_f_says() {
         let mut r = Rtws::new(2);
-        r.arrive(p(50, 0));
-        r.fork(0, p(50, 0), &[1, 2]);
+        start(&mut r, 0, p(50, 0), &[1, 2]);
         r.select(0).unwrap(); // 2 local on CPU 0
         let s = r.select(1).unwrap(); // steals 1
         assert_eq!(s.work, Work::Thread(1, Origin::Stolen));
         // Arrival of deadline 10: lowest running are both (50,0): tie to the highest CPU (1).
-        assert_eq!(r.arrive(p(10, 1)), Arrival::Run { cpu: 1, preempted: Some(Running { prio: p(50, 0), thread: 1, origin: Origin::Stolen }) });
+        r.release(p(10, 1));
+        assert_eq!(r.preempt_check(p(10, 1)), Arrival::Run { cpu: 1, preempted: Some(Running { prio: p(50, 0), thread: 1, origin: Origin::Stolen }) });
         assert_eq!((r.waiting_global(), r.waiting_local(0)), (1, 0));
         r.fork(1, p(10, 1), &[5]);
         r.select(1).unwrap();
         // Arrival of deadline 5 preempts the local thread 2 on CPU 0: back to CPU 0's deque.
-        assert_eq!(r.arrive(p(5, 2)), Arrival::Run { cpu: 0, preempted: Some(Running { prio: p(50, 0), thread: 2, origin: Origin::Local }) });
+        r.release(p(5, 2));
+        assert_eq!(r.preempt_check(p(5, 2)), Arrival::Run { cpu: 0, preempted: Some(Running { prio: p(50, 0), thread: 2, origin: Origin::Local }) });
         assert_eq!((r.waiting_global(), r.waiting_local(0)), (1, 1));
-        // A job of lower priority than everything running is queued.
         r.fork(0, p(5, 2), &[6]);
         r.select(0).unwrap();
-        assert_eq!(r.arrive(p(60, 3)), Arrival::Queued);
+        // A job of lower priority than everything running stays queued; so does a job already
+        // taken or never released.
+        r.release(p(60, 3));
+        assert_eq!(r.preempt_check(p(60, 3)), Arrival::Queued);
+        assert_eq!(r.preempt_check(p(1, 9)), Arrival::Queued);
+        assert_eq!(r.preempt_check(p(5, 2)), Arrival::Queued);
         // Invalid calls are ignored.
         assert_eq!(r.select(9), None);
         assert_eq!(r.select(0), None);
