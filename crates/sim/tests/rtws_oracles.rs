@@ -376,6 +376,7 @@ fn fig2_as_stated_record_by_record() {
 /// * at 10 τ1's second job preempts a stolen thread of τ2 (w_2^2: stolen at 8), which goes to
 ///   the global queue (Rule F) and resumes at 11 on core 1;
 /// * at 13 τ1's threads run in parallel on both cores, by work stealing.
+///
 /// The text's "core 2 is idle after t = 12" is core 1 here (the thread resumed at 11 on core 1
 /// and ends at 12); see docs/rtws.md.
 #[test]
@@ -714,7 +715,10 @@ fn small_sets() -> impl Strategy<Value = (Vec<(Time, Time)>, u32)> {
         .prop_map(|(v, m)| (v.into_iter().map(|(c, t)| (c.min(t + 3), t)).collect(), m))
 }
 
-fn fj_sets() -> impl Strategy<Value = (Vec<(Time, Time, Vec<Vec<Time>>)>, u32)> {
+/// (period, deadline reduction, regions) per task, and m.
+type FjCase = (Vec<(Time, Time, Vec<Vec<Time>>)>, u32);
+
+fn fj_sets() -> impl Strategy<Value = FjCase> {
     let task = (
         4u64..=40,
         0u64..=10,
