@@ -20,8 +20,8 @@
 //! says which job, region and thread it is); a thread's `Release` record is at its fork (the first
 //! region's at the job's release), with its job's absolute deadline. Preemptions, migrations and context switches are the
 //! trace crate's, counted over threads (a thread switch is a context switch, as in §VI).
-//! Steals are counted here: each Rule E pick, marked in the trace by a `Migration` record
-//! (victim → thief) just before the stolen thread's `Run`. Job-level results (completion at
+//! Steals are the trace's `Steal` records (each Rule E pick, emitted just before the stolen
+//! thread's `Run`), counted by the trace crate's metrics. Job-level results (completion at
 //! the last join, deadline misses, tardiness, response times) use the trace crate's
 //! `JobStats` definitions.
 //!
@@ -69,7 +69,7 @@ pub struct RtwsResult {
     pub threads: u64,
     pub threads_completed: u64,
     pub threads_pending: u64,
-    /// Rule E picks.
+    /// Rule E picks (`Steal` records).
     pub steals: u64,
     /// Thread-level, from `rtsched_trace::Metrics`.
     pub preemptions: u64,
@@ -244,7 +244,7 @@ impl Sim<'_> {
                             let job = self.tid(id);
                             self.emit(
                                 t,
-                                Event::Migration {
+                                Event::Steal {
                                     job,
                                     from: victim,
                                     to: cpu as u32,
@@ -521,6 +521,12 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
     };
     sim.run()?;
     let thread_metrics = sim.builder.finish();
+    if cfg.check_invariants && thread_metrics.steals != sim.steals {
+        return Err(ModelError::new(format!(
+            "internal error: {} steals made, {} in the trace",
+            sim.steals, thread_metrics.steals
+        )));
+    }
     let per_job: Vec<JobStats> = sim
         .jobs
         .iter()
@@ -558,7 +564,7 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
         threads: thread_metrics.jobs,
         threads_completed: thread_metrics.completed,
         threads_pending: thread_metrics.pending,
-        steals: sim.steals,
+        steals: thread_metrics.steals,
         preemptions: thread_metrics.preemptions,
         migrations: thread_metrics.migrations,
         context_switches: thread_metrics.context_switches,

@@ -194,7 +194,7 @@ fn fig2_as_stated_record_by_record() {
         ),
         (
             6,
-            Migration {
+            Steal {
                 job: j(1, 1),
                 from: 1,
                 to: 0,
@@ -216,7 +216,7 @@ fn fig2_as_stated_record_by_record() {
         ),
         (
             7,
-            Migration {
+            Steal {
                 job: j(1, 2),
                 from: 1,
                 to: 0,
@@ -302,7 +302,7 @@ fn fig2_as_stated_record_by_record() {
         ),
         (
             13,
-            Migration {
+            Steal {
                 job: j(0, 4),
                 from: 0,
                 to: 1,
@@ -527,7 +527,7 @@ fn fig2_narrative_record_by_record() {
         ),
         (
             7,
-            Migration {
+            Steal {
                 job: j(1, 1),
                 from: 0,
                 to: 1,
@@ -549,7 +549,7 @@ fn fig2_narrative_record_by_record() {
         ),
         (
             8,
-            Migration {
+            Steal {
                 job: j(1, 2),
                 from: 0,
                 to: 1,
@@ -649,7 +649,7 @@ fn fig2_narrative_record_by_record() {
         ),
         (
             13,
-            Migration {
+            Steal {
                 job: j(0, 4),
                 from: 1,
                 to: 0,
@@ -836,8 +836,8 @@ proptest! {
             let join = regions.get(&(js.task, js.job, last)).and_then(|ids| ids.iter().map(|p| done.get(p).copied()).collect::<Option<Vec<_>>>()).map(|v| v.into_iter().max().unwrap());
             prop_assert_eq!(js.finish, join);
         }
-        // Steals: each stolen thread is marked by a Migration record.
-        let marks = tr.records.iter().filter(|x| matches!(x.event, Event::Migration { .. })).count() as u64;
+        // Steals: the trace's Steal records, and never a thread that already ran.
+        let marks = tr.records.iter().filter(|x| matches!(x.event, Event::Steal { .. })).count() as u64;
         prop_assert_eq!(marks, r.steals);
     }
 }
