@@ -862,3 +862,23 @@ fn rejects_bad_parameters() {
     c.horizon = None; // one hyperperiod: lcm(10, 20, 19) = 380
     assert_eq!(simulate_rtws(&set, &c).unwrap().horizon, 380);
 }
+
+/// The thread-level trace (with its `Steal` records) survives the JSON Lines export, every
+/// other export accepts it, and its metrics recomputed from the records match the result.
+#[test]
+fn trace_exports_and_metrics() {
+    let r = simulate_rtws(&fig2_set(5), &cfg(2, 40)).unwrap();
+    let tr = r.trace.as_ref().unwrap();
+    let back = rtsched_trace::Trace::from_jsonl(&tr.to_jsonl()).unwrap();
+    assert_eq!(&back, tr);
+    assert!(tr.to_jsonl().contains("\"steal\""));
+    let m = back.metrics().unwrap();
+    assert_eq!(
+        (m.steals, m.preemptions, m.migrations, m.context_switches, m.jobs),
+        (r.steals, r.preemptions, r.migrations, r.context_switches, r.threads)
+    );
+    assert!(tr.to_perfetto_json().contains("steal"));
+    assert!(tr.to_sched_trace_bytes().is_ok());
+    assert!(tr.to_gantt_svg(None).starts_with("<svg"));
+    assert!(tr.to_job_csv().is_ok());
+}
