@@ -38,6 +38,7 @@
 
 pub mod deadline;
 pub mod dist;
+pub mod forkjoin;
 pub mod period;
 pub mod rng;
 pub mod util;

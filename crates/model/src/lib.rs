@@ -14,6 +14,7 @@
 
 pub mod error;
 pub mod exact;
+pub mod forkjoin;
 pub mod io;
 pub mod task;
 pub mod taskset;

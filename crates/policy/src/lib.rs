@@ -12,6 +12,7 @@
 //! * [`gedf`]: global EDF, event-driven and quantum-driven (aligned or staggered quanta,
 //!   RTSS 2009 §2).
 //! * [`partitioned`]: P-EDF and P-FP over a given partition (uniprocessor EDF / FP per CPU).
+//! * [`rtws`]: RTWS, global EDF with priority-aware work stealing for fork-join jobs (seed 003).
 //!
 //! Assumptions: a policy sees at most one ready job per task (the driver enforces that jobs
 //! of a task execute in release order); deadlines may be implicit, constrained or arbitrary.
@@ -19,10 +20,12 @@
 pub mod gedf;
 pub mod partitioned;
 pub mod prio;
+pub mod rtws;
 
 pub use gedf::{Gedf, GedfQuantum};
 pub use partitioned::Partitioned;
 pub use prio::{FpOrder, Prio, PriorityRule};
+pub use rtws::Rtws;
 
 /// What every policy offers its driver. `cpu` is 0-based and `< m()`; preconditions are
 /// stated per method and violated ones are ignored (never a panic), so a faulty driver shows

@@ -27,6 +27,8 @@ pub enum Scheduler {
     Pfp(Vec<Vec<usize>>, FpOrder),
     /// Semi-partitioned reservations executing a placement (seed 004).
     Spres(crate::spres::SpresConfig),
+    /// RTWS (seed 003) with each task one sequential region; fork-join sets: `rtws::simulate_rtws`.
+    Rtws,
 }
 
 impl Scheduler {
@@ -40,6 +42,7 @@ impl Scheduler {
             Scheduler::Pfp(_, FpOrder::RateMonotonic) => "P-FP (RM)".into(),
             Scheduler::Pfp(_, FpOrder::DeadlineMonotonic) => "P-FP (DM)".into(),
             Scheduler::Spres(c) => format!("SP-RES ({})", c.placement.heuristic),
+            Scheduler::Rtws => "RTWS".into(),
         }
     }
 }
@@ -598,6 +601,9 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
     if let Scheduler::Spres(sc) = sched {
         return crate::spres::simulate_spres(ts, sched, sc, cfg);
     }
+    if let Scheduler::Rtws = sched {
+        return crate::rtws::simulate_sequential(ts, sched, cfg);
+    }
     let Setup { offsets, horizon, capped, expected } = setup(ts, cfg)?;
     let (m, n) = (cfg.m, ts.len());
     let mu = m as usize;
@@ -611,7 +617,7 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
         }
         Scheduler::Pedf(p) => (PriorityRule::Edf, None, Check::Partitioned, validate_partition(ts, m, p)?),
         Scheduler::Pfp(p, order) => (PriorityRule::fixed(ts, *order), None, Check::Partitioned, validate_partition(ts, m, p)?),
-        Scheduler::Spres(_) => unreachable!("handled above"),
+        Scheduler::Spres(_) | Scheduler::Rtws => unreachable!("handled above"),
     };
     let next_tick: Vec<Time> = match quantum {
         None => vec![],
@@ -671,6 +677,6 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
             let cpu_of = validate_partition(ts, m, p)?;
             go!(Partitioned::new(mu, cpu_of))
         }
-        Scheduler::Spres(_) => unreachable!("handled above"),
+        Scheduler::Spres(_) | Scheduler::Rtws => unreachable!("handled above"),
     }
 }

@@ -6,7 +6,9 @@
 //!   quantum-driven with aligned or staggered quanta (ibid. §2, Fig. 1);
 //! * P-EDF and P-FP (rate or deadline monotonic) over a given partition;
 //! * SP-RES, semi-partitioned reservations executing a placement (Brandenburg & Gül, RTSS
-//!   2016, §III-A, §IV-A), in [`spres`].
+//!   2016, §III-A, §IV-A), in [`spres`];
+//! * RTWS, global EDF with priority-aware work stealing over fork-join tasks (seed 003, §V), in
+//!   [`rtws`].
 //!
 //! Jobs of a task execute in release order: a job released while its predecessor is
 //! unfinished waits (it is released and counted, but becomes ready only when the predecessor
@@ -15,8 +17,10 @@
 //! emits, whether or not the trace is kept.
 
 mod engine;
+pub mod rtws;
 pub mod spres;
 
 pub use engine::{simulate, Arrivals, ExecTimes, Scheduler, SimConfig, SimResult};
 pub use rtsched_policy::FpOrder;
+pub use rtws::{simulate_rtws, RtwsResult, ThreadInfo};
 pub use spres::{SpresConfig, SpresPlacement};

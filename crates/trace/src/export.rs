@@ -20,6 +20,7 @@ fn event_name(e: &Event) -> &'static str {
         Event::Complete { .. } => "complete",
         Event::DeadlineMiss { .. } => "deadline_miss",
         Event::Migration { .. } => "migration",
+        Event::Steal { .. } => "steal",
         Event::Idle { .. } => "idle",
         Event::Overhead { .. } => "overhead",
     }
@@ -70,7 +71,9 @@ impl Trace {
                     write!(out, ",\"cpu\":{cpu},\"task\":{},\"job\":{}", job.task, job.job)
                 }
                 Event::DeadlineMiss { job } => write!(out, ",\"task\":{},\"job\":{}", job.task, job.job),
-                Event::Migration { job, from, to } => write!(out, ",\"task\":{},\"job\":{},\"from\":{from},\"to\":{to}", job.task, job.job),
+                Event::Migration { job, from, to } | Event::Steal { job, from, to } => {
+                    write!(out, ",\"task\":{},\"job\":{},\"from\":{from},\"to\":{to}", job.task, job.job)
+                }
                 Event::Idle { cpu } => write!(out, ",\"cpu\":{cpu}"),
                 Event::Overhead { cpu, kind, duration } => write!(out, ",\"cpu\":{cpu},\"kind\":\"{}\",\"duration\":{duration}", kind.name()),
             };
@@ -126,6 +129,10 @@ impl Trace {
                 "deadline_miss" => (Event::DeadlineMiss { job: job(&obj)? }, &["task", "job"]),
                 "migration" => (
                     Event::Migration { job: job(&obj)?, from: get_u32(&obj, "from", ln)?, to: get_u32(&obj, "to", ln)? },
+                    &["task", "job", "from", "to"],
+                ),
+                "steal" => (
+                    Event::Steal { job: job(&obj)?, from: get_u32(&obj, "from", ln)?, to: get_u32(&obj, "to", ln)? },
                     &["task", "job", "from", "to"],
                 ),
                 "idle" => (Event::Idle { cpu: get_u32(&obj, "cpu", ln)? }, &["cpu"]),
@@ -190,6 +197,9 @@ impl Trace {
                 }
                 Event::Migration { job, from, to } => {
                     ev.push(format!(r#"{{"name":"migration {} {from}->{to}","ph":"i","s":"t","pid":2,"tid":{},"ts":{}}}"#, job.job, job.task, us(r.time)));
+                }
+                Event::Steal { job, from, to } => {
+                    ev.push(format!(r#"{{"name":"steal {} {from}->{to}","ph":"i","s":"t","pid":2,"tid":{},"ts":{}}}"#, job.job, job.task, us(r.time)));
                 }
                 Event::Overhead { cpu, kind, duration } => {
                     ev.push(format!(r#"{{"name":"{}","cat":"overhead","ph":"X","pid":1,"tid":{cpu},"ts":{},"dur":{}}}"#, kind.name(), us(r.time), us(duration)));

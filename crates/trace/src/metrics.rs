@@ -99,6 +99,8 @@ pub struct Metrics {
     pub preemptions: u64,
     pub migrations: u64,
     pub context_switches: u64,
+    /// `Steal` records (work stealing, RTWS).
+    pub steals: u64,
     /// `DeadlineMiss` records seen (a cross-check: equals `deadline_misses` for sim traces).
     pub deadline_miss_records: u64,
     pub per_task: Vec<TaskStats>,
@@ -132,6 +134,7 @@ pub struct MetricsBuilder {
     per_task: Vec<TaskStats>,
     context_switches: u64,
     miss_records: u64,
+    steals: u64,
     overheads: Vec<OverheadStats>,
 }
 
@@ -149,6 +152,7 @@ impl MetricsBuilder {
             per_task: (0..n_tasks).map(|i| TaskStats { task: i as u32, ..TaskStats::default() }).collect(),
             context_switches: 0,
             miss_records: 0,
+            steals: 0,
             overheads: OverheadKind::ALL
                 .iter()
                 .map(|&kind| OverheadStats { kind, count: 0, total_ns: 0, max_ns: 0 })
@@ -290,6 +294,12 @@ impl MetricsBuilder {
                 self.cpu(from)?;
                 self.cpu(to)?;
             }
+            Event::Steal { job, from, to } => {
+                self.job_index(job)?;
+                self.cpu(from)?;
+                self.cpu(to)?;
+                self.steals += 1;
+            }
             Event::Overhead { cpu, kind, duration } => {
                 self.cpu(cpu)?;
                 let o = &mut self.overheads[kind as usize];
@@ -343,6 +353,7 @@ impl MetricsBuilder {
             migrations: self.per_task.iter().map(|t| t.migrations).sum(),
             context_switches: self.context_switches,
             deadline_miss_records: self.miss_records,
+            steals: self.steals,
             per_task: self.per_task,
             overheads: self.overheads,
             per_job: self.jobs,

@@ -73,6 +73,9 @@ pub enum Event {
     Migration { job: JobId, from: u32, to: u32 },
     /// `cpu` becomes idle.
     Idle { cpu: u32 },
+    /// Work stealing (RTWS, seed 003 Rule E): the idle CPU `to` takes the job (a thread) from
+    /// the local queue of CPU `from`; emitted just before its `Run` on `to`.
+    Steal { job: JobId, from: u32, to: u32 },
     /// An overhead sample (runtime): `duration` ns of `kind` on `cpu`, starting at the time.
     Overhead { cpu: u32, kind: OverheadKind, duration: Time },
 }
