@@ -37,3 +37,16 @@ def test_seed004_fig1_split(cli):
     assert parts == [(1, 5 * ms, 10 * ms, 0), (2, 5 * ms, 5 * ms, 10 * ms)]
     code, out, _ = cli("partition", EXAMPLES / "fig1-seed004.json", "--heuristic", "spres")
     assert code == 0 and "part 1/2" in out and "part 2/2" in out
+
+
+def test_forkjoin_example_under_rtws(cli):
+    code, out, err = cli("simulate", EXAMPLES / "forkjoin.json", "--scheduler", "rtws", "--horizon", "400ms", "--json")
+    assert code == 0, err
+    r = json.loads(out)
+    # Releases in [0, 400 ms): 40 + 20 + 10 jobs; U = 0.7 + 0.6 + 0.1 = 1.4 on 2 processors.
+    assert r["jobs"] == 70 and r["completed"] + r["pending"] == r["jobs"]
+    # Threads per job: vision 6, planner 4, logger 1.
+    assert r["threads"] == 40 * 6 + 20 * 4 + 10 * 1
+    assert r["deadline_misses"] == 0
+    code, _, err = cli("simulate", EXAMPLES / "forkjoin.json", "--scheduler", "rtws", "--gantt", "x.png")
+    assert code == 2 and "not supported" in err

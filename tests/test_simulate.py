@@ -181,9 +181,17 @@ def test_horizon_cap_message(cli, tmp_path):
     assert "capped" in err
 
 
+def test_rtws_on_one_thread_jobs_matches_gedf(cli, tmp_path):
+    # With one region of one thread per job, RTWS's rules reduce to global EDF (seed 003 §V).
+    f = write(tmp_path, SMALL, m=1)
+    a = json.loads(cli("simulate", f, "--scheduler", "rtws", "--json")[1])
+    b = json.loads(cli("simulate", f, "--scheduler", "gedf", "--json")[1])
+    for k in ["jobs", "deadline_misses", "max_response_time_ns", "preemptions"]:
+        assert a[k] == b[k], k
+
+
 @pytest.mark.parametrize("args, words", [
     (["--scheduler", "edf-magic"], ["scheduler", "edf-magic"]),
-    (["--scheduler", "rtws"], ["scheduler", "rtws", "not implemented"]),
     (["--scheduler", "gedf", "--quantum", "1ms"], ["quantum"]),
     (["--horizon", "ten"], ["horizon"]),
     (["--gantt", "x.pdf"], ["gantt"]),

@@ -201,7 +201,7 @@ def _add_simulate(sub):
     )
     p.add_argument("file", help="task-set file")
     p.add_argument("--m", type=int, help="processor count (overrides the file's \"m\")")
-    p.add_argument("--scheduler", default="gedf", help="gedf (default), gedf-quantum, pedf, pfp or spres")
+    p.add_argument("--scheduler", default="gedf", help="gedf (default), gedf-quantum, pedf, pfp, spres, or rtws (a fork-join file with \"regions\" per task, docs/rtws.md, or a plain task set: one thread per job)")
     p.add_argument("--placement", metavar="P.json", help="placement JSON (rtsched partition --json) for pedf, pfp, spres")
     p.add_argument("--quantum", help="gedf-quantum: the quantum (default 1ms)")
     p.add_argument("--staggered", action="store_true", help="gedf-quantum: staggered instead of aligned quanta")
@@ -224,6 +224,8 @@ def cmd_simulate(args) -> int:
     from .io import load
     from .simulate import NotPlacedError, format_table, simulate
 
+    if args.scheduler == "rtws" and _is_forkjoin(args.file):
+        return _simulate_forkjoin(args)
     sets = load(args.file)
     if len(sets) != 1:
         raise RtschedError(f"{args.file}: simulate takes one task set, the file holds {len(sets)}")
@@ -250,6 +252,46 @@ def cmd_simulate(args) -> int:
         print(json.dumps(s))
     else:
         print(f"{args.scheduler.lower()} on {args.m or sets[0].m} processors, " + format_table(s))
+    return 0
+
+
+def _is_forkjoin(path: str) -> bool:
+    """A fork-join task-set file (docs/rtws.md): JSON whose tasks have "regions"."""
+    if not str(path).lower().endswith(".json"):
+        return False
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return False  # the normal loader reports the error
+    tasks = doc.get("tasks") if isinstance(doc, dict) else None
+    return isinstance(tasks, list) and any(isinstance(t, dict) and "regions" in t for t in tasks)
+
+
+def _simulate_forkjoin(args) -> int:
+    from . import _core
+
+    unsupported = [name for name, v in [("--placement", args.placement), ("--quantum", args.quantum),
+                                        ("--exec-fraction", args.exec_fraction), ("--trace", args.trace),
+                                        ("--perfetto", args.perfetto), ("--sched-trace", args.sched_trace),
+                                        ("--job-csv", args.job_csv), ("--gantt", args.gantt)] if v]
+    if unsupported:
+        raise RtschedError("fork-join files are simulated without " + ", ".join(unsupported) + " (not supported yet)")
+    with open(args.file, encoding="utf-8") as f:
+        text = f.read()
+    horizon = _core.parse_duration(args.horizon) if isinstance(args.horizon, str) else args.horizon
+    sporadic = _core.parse_duration(args.sporadic) if isinstance(args.sporadic, str) else args.sporadic
+    r = json.loads(_core.simulate_forkjoin(text, args.m, horizon, sporadic, args.seed))
+    if r.get("horizon_message"):
+        print(f"rtsched simulate: {r['horizon_message']}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(r))
+    else:
+        keys = ["jobs", "completed", "pending", "deadline_misses", "max_tardiness_ns", "max_response_time_ns",
+                "threads", "steals", "preemptions", "migrations", "context_switches"]
+        print(f"rtws on {r['m']} processors, horizon {r['horizon']} ns")
+        for k in keys:
+            print(f"  {k:<22} {r[k]}")
     return 0
 
 

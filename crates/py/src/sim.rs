@@ -20,8 +20,8 @@ use rtsched_sim::{
 };
 use serde_json::{json, Value};
 
-/// Scheduler names `simulate` accepts (rtws is announced but not implemented yet).
-pub const SCHEDULERS: [&str; 5] = ["gedf", "gedf-quantum", "pedf", "pfp", "spres"];
+/// Scheduler names `simulate` accepts.
+pub const SCHEDULERS: [&str; 6] = ["gedf", "gedf-quantum", "pedf", "pfp", "spres", "rtws"];
 
 /// Parameters of [`build_scheduler`] other than the name.
 struct SchedArgs<'a> {
@@ -172,13 +172,9 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
                 cash: false,
             })
         }
-        "rtws" => {
-            return Err(ModelError::field(
-                "scheduler",
-                "rtws (real-time work stealing) is not implemented in the simulator yet",
-            )
-            .into())
-        }
+        // A plain task set under RTWS: every job is one region of one thread (fork-join files
+        // go through `simulate_forkjoin`).
+        "rtws" => Scheduler::Rtws,
         other => {
             return Err(ModelError::field(
                 "scheduler",
@@ -386,7 +382,29 @@ fn simulate_schedulers() -> Vec<&'static str> {
     SCHEDULERS.to_vec()
 }
 
+/// simulate_forkjoin(text, m, horizon, sporadic, seed) -> str: RTWS (seed 003) on a fork-join
+/// task-set file (docs/rtws.md); returns the JSON summary.
+#[pyfunction]
+#[pyo3(signature = (text, m, horizon=None, sporadic=None, seed=0))]
+fn simulate_forkjoin(py: Python<'_>, text: &str, m: Option<u32>, horizon: Option<u64>, sporadic: Option<u64>, seed: u64) -> PyResult<String> {
+    crate::guarded(py, || {
+        let file = rtsched_model::forkjoin::read_json(text).map_err(crate::err)?;
+        let m = m.or(file.m).ok_or_else(|| crate::err(ModelError::field("m", "no processor count: pass --m or put \"m\" in the file")))?;
+        if m == 0 {
+            return Err(crate::err(ModelError::field("m", "the number of processors must be at least 1, got 0")));
+        }
+        let mut cfg = rtsched_sim::SimConfig::new(m);
+        cfg.horizon = horizon;
+        if let Some(d) = sporadic {
+            cfg.arrivals = rtsched_sim::Arrivals::Sporadic { max_extra_delay: d, seed };
+        }
+        let r = rtsched_sim::simulate_rtws(&file.set, &cfg).map_err(crate::err)?;
+        serde_json::to_string(&r).map_err(|e| RtschedError::new_err(format!("internal error: {e}")))
+    })
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(simulate_forkjoin, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_schedulers, m)?)?;
     Ok(())

@@ -38,7 +38,8 @@ fn class(e: &Event) -> u8 {
         Event::DeadlineMiss { .. } | Event::Idle { .. } => 2,
         Event::Migration { .. } => 3,
         Event::Run { .. } => 4,
-        Event::Overhead { .. } => 5,
+        // The runtime has no work stealing; listed for exhaustiveness.
+        Event::Overhead { .. } | Event::Steal { .. } => 5,
     }
 }
 
