@@ -30,7 +30,9 @@
 use super::{by_laxity, PairTable, System};
 use crate::{Limits, Verdict};
 
-/// `Some(slack)` if task `k` passes with the others' slacks `slack`, else `None`.
+/// `Some(slack)` if task `k` passes with the others' slacks `slack`, else `None`
+/// (the reference evaluation, O(n); `check` maintains the same sums incrementally).
+#[cfg(test)]
 #[inline]
 fn update(sys: &System, table: &PairTable, row: usize, k: usize, slack: &[u64]) -> Option<u64> {
     let x1 = sys.d[k] - sys.c[k] + 1;
@@ -45,6 +47,64 @@ fn update(sys: &System, table: &PairTable, row: usize, k: usize, slack: &[u64]) 
         Err(_) => sum / sys.m as u128,
     };
     (q < x1 as u128).then(|| (x1 - 1) - q as u64)
+}
+
+/// The interference sums `sum_{i != k} min(J_k(i), D_k - C_k + 1)` of every task against one
+/// slack vector, kept up to date as single slacks change: evaluating a task is then O(1)
+/// and a slack change costs O(n), instead of O(n) per evaluation. The sums are exactly those
+/// the O(n) evaluation would compute, so the procedure (order, skips, step counts, verdict)
+/// is unchanged. Row `k` is initialised (O(n)) on its first evaluation.
+struct Sums {
+    sum: Vec<u128>,
+    init: Vec<bool>,
+}
+
+impl Sums {
+    fn new(n: usize) -> Sums {
+        Sums { sum: vec![0; n], init: vec![false; n] }
+    }
+
+    #[inline(always)]
+    fn term(sys: &System, table: &PairTable, k: usize, i: usize, s_i: u64) -> u64 {
+        let x1 = sys.d[k] - sys.c[k] + 1;
+        table.workload(k * sys.n() + i, sys.c[i], s_i).min(x1)
+    }
+
+    /// `Some(slack)` if task `k` passes against `slack`, else `None`.
+    #[inline]
+    fn eval(&mut self, sys: &System, table: &mut PairTable, k: usize, slack: &[u64]) -> Option<u64> {
+        if !self.init[k] {
+            let row = table.row(sys, k);
+            let x1 = sys.d[k] - sys.c[k] + 1;
+            let mut sum: u128 = 0;
+            for i in 0..sys.n() {
+                if i != k {
+                    sum += table.workload(row + i, sys.c[i], slack[i]).min(x1) as u128;
+                }
+            }
+            self.sum[k] = sum;
+            self.init[k] = true;
+        }
+        let x1 = sys.d[k] - sys.c[k] + 1;
+        let sum = self.sum[k];
+        let q = match u64::try_from(sum) {
+            Ok(s) => (s / sys.m) as u128,
+            Err(_) => sum / sys.m as u128,
+        };
+        (q < x1 as u128).then(|| (x1 - 1) - q as u64)
+    }
+
+    /// Task `i`'s slack changes from `old` to `new`.
+    #[inline]
+    fn change(&mut self, sys: &System, table: &PairTable, i: usize, old: u64, new: u64) {
+        for k in 0..sys.n() {
+            if k != i && self.init[k] {
+                let a = Self::term(sys, table, k, i, old);
+                let b = Self::term(sys, table, k, i, new);
+                self.sum[k] = self.sum[k] - a as u128 + b as u128;
+            }
+        }
+    }
 }
 
 pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
@@ -69,17 +129,19 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     let mut own: Vec<u64> = vec![0; n];
     // Most random sets that fail, fail against the largest slacks already: start with the
     // first downward round, most-likely-to-fail task first.
+    let mut sums_up = Sums::new(n);
+    let mut sums_lo = Sums::new(n);
     let mut failed = true;
     loop {
         if failed && !upper_stable {
             upper_stable = true;
             for &k in &order {
                 steps += 1;
-                let row = table.row(sys, k);
-                match update(sys, &table, row, k, &upper) {
+                match sums_up.eval(sys, &mut table, k, &upper) {
                     None => return Verdict::NotSchedulable,
                     Some(s) => {
                         if s != upper[k] {
+                            sums_up.change(sys, &table, k, upper[k], s);
                             upper[k] = s;
                             upper_stable = false;
                         }
@@ -99,11 +161,11 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
             if steps > limits.max_steps {
                 return Verdict::GaveUp;
             }
-            let row = table.row(sys, k);
-            match update(sys, &table, row, k, &slack) {
+            match sums_lo.eval(sys, &mut table, k, &slack) {
                 Some(s) => {
                     if s != slack[k] {
                         debug_assert!(s > slack[k], "slacks only grow");
+                        sums_lo.change(sys, &table, k, slack[k], s);
                         slack[k] = s;
                         changed = true;
                         version += 1;
@@ -125,3 +187,135 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Admission, System};
+    use super::*;
+    use rtsched_model::TaskSet;
+
+    /// The O(n)-per-evaluation implementation this module had before the incremental sums.
+    fn check_reference(sys: &System, limits: &Limits) -> Verdict {
+        let n = sys.n();
+        let mut table = PairTable::new(sys);
+        let order = by_laxity(sys);
+        let mut slack = vec![0u64; n];
+        // The largest slack any task can have: the best case for the others.
+        let best: Vec<u64> = (0..n).map(|i| sys.d[i] - sys.c[i]).collect();
+        // Upper bounds on the slacks the procedure can reach, iterated down from the largest
+        // possible ones (see `response_time`): a task failing against them fails forever.
+        let mut upper = best.clone();
+        let mut upper_stable = false;
+        let mut steps: u64 = 0;
+        // As in `response_time`: a task that passed once passes in every later round (bounds
+        // only shrink), so the paper's "all pass in one round" is reached when every task has
+        // passed once; a task whose inputs have not changed since its last evaluation is skipped.
+        let mut passed = vec![false; n];
+        let mut n_passed = 0usize;
+        let mut version: u64 = 0;
+        let mut seen: Vec<Option<u64>> = vec![None; n];
+        let mut own: Vec<u64> = vec![0; n];
+        // Most random sets that fail, fail against the largest slacks already: start with the
+        // first downward round, most-likely-to-fail task first.
+        let mut failed = true;
+        loop {
+            if failed && !upper_stable {
+                upper_stable = true;
+                for &k in &order {
+                    steps += 1;
+                    let row = table.row(sys, k);
+                    match update(sys, &table, row, k, &upper) {
+                        None => return Verdict::NotSchedulable,
+                        Some(s) => {
+                            if s != upper[k] {
+                                upper[k] = s;
+                                upper_stable = false;
+                            }
+                        }
+                    }
+                }
+            }
+            let mut changed = false;
+            failed = false;
+            for &k in &order {
+                if seen[k].is_some_and(|v| v + own[k] == version) {
+                    continue;
+                }
+                seen[k] = Some(version);
+                own[k] = 0;
+                steps += 1;
+                if steps > limits.max_steps {
+                    return Verdict::GaveUp;
+                }
+                let row = table.row(sys, k);
+                match update(sys, &table, row, k, &slack) {
+                    Some(s) => {
+                        if s != slack[k] {
+                            debug_assert!(s > slack[k], "slacks only grow");
+                            slack[k] = s;
+                            changed = true;
+                            version += 1;
+                            own[k] += 1;
+                        }
+                        if !passed[k] {
+                            passed[k] = true;
+                            n_passed += 1;
+                            if n_passed == n {
+                                return Verdict::Schedulable;
+                            }
+                        }
+                    }
+                    None => failed = true,
+                }
+            }
+            if !changed {
+                return Verdict::NotSchedulable;
+            }
+        }
+    }
+
+    /// The incremental sums give the same verdict as the reference on random sets, with
+    /// generous and with tight step budgets (so that `GaveUp` is compared too).
+    #[test]
+    fn incremental_matches_reference() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut compared = 0;
+        let mut sched = 0;
+        while compared < 20_000 {
+            let m = (next() % 4 + 1) as u32;
+            let n = (next() % 12 + 1) as usize;
+            let scale = [1u64, 7, 1000][(next() % 3) as usize];
+            let params: Vec<(u64, u64, u64)> = (0..n)
+                .map(|_| {
+                    let t = next() % 30 + 2;
+                    let d = if next() % 2 == 0 { t } else { next() % t + 1 };
+                    let c = next() % d.min(t / 2 + 2).max(1) + 1;
+                    (c.min(d) * scale, d * scale, t * scale)
+                })
+                .collect();
+            let ts = TaskSet::from_cdt(&params).unwrap();
+            let sys = match System::admit(&ts, m) {
+                Admission::Decided(_) => continue,
+                Admission::Run(s) => s,
+            };
+            let limits = if next() % 4 == 0 {
+                Limits { max_steps: next() % 40 + 1, max_interval: 1 << 40 }
+            } else {
+                Limits::default()
+            };
+            let a = check(&sys, &limits);
+            let b = check_reference(&sys, &limits);
+            assert_eq!(a, b, "m {m} {params:?} {limits:?}");
+            sched += (a == Verdict::Schedulable) as u32;
+            compared += 1;
+        }
+        assert!(sched > 1000, "too few schedulable sets to compare: {sched}");
+    }
+}
+
