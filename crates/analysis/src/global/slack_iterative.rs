@@ -30,11 +30,38 @@
 use super::{by_laxity, PairTable, System};
 use crate::{Limits, Verdict};
 
-/// `Some(slack)` if task `k` passes with the others' slacks `slack`, else `None`
-/// (the reference evaluation, O(n); `check` maintains the same sums incrementally).
-#[cfg(test)]
+/// `Some(slack)` if task `k` passes with the others' slacks `slack`, else `None`.
 #[inline]
 fn update(sys: &System, table: &PairTable, row: usize, k: usize, slack: &[u64]) -> Option<u64> {
+    let n = sys.n();
+    let x1 = sys.d[k] - sys.c[k] + 1;
+    let (base, resid) = (&table.base[row..row + n], &table.resid[row..row + n]);
+    let (c, slack) = (&sys.c[..n], &slack[..n]);
+    // Every term including i = k (subtracted after): a branch-free loop over equal-length
+    // slices. Each term is at most x1 <= 2^53, so a u64 sum is exact for n <= 2^11.
+    let term = |b: u64, r: i64, ci: u64, si: u64| -> u64 {
+        let carry = (r - si as i64).max(0).min(ci as i64) as u64;
+        (b + carry).min(x1)
+    };
+    let sum: u128 = if n <= 2048 {
+        let mut s: u64 = 0;
+        for (((&b, &r), &ci), &si) in base.iter().zip(resid).zip(c).zip(slack) {
+            s += term(b, r, ci, si);
+        }
+        (s - term(base[k], resid[k], c[k], slack[k])) as u128
+    } else {
+        (0..n).filter(|&i| i != k).map(|i| term(base[i], resid[i], c[i], slack[i]) as u128).sum()
+    };
+    let q = match u64::try_from(sum) {
+        Ok(s) => (s / sys.m) as u128,
+        Err(_) => sum / sys.m as u128,
+    };
+    (q < x1 as u128).then(|| (x1 - 1) - q as u64)
+}
+
+/// The evaluation as it was before the branch-free loop (reference for the tests).
+#[cfg(test)]
+fn update_reference(sys: &System, table: &PairTable, row: usize, k: usize, slack: &[u64]) -> Option<u64> {
     let x1 = sys.d[k] - sys.c[k] + 1;
     let mut sum: u128 = 0;
     for i in 0..sys.n() {
@@ -47,64 +74,6 @@ fn update(sys: &System, table: &PairTable, row: usize, k: usize, slack: &[u64]) 
         Err(_) => sum / sys.m as u128,
     };
     (q < x1 as u128).then(|| (x1 - 1) - q as u64)
-}
-
-/// The interference sums `sum_{i != k} min(J_k(i), D_k - C_k + 1)` of every task against one
-/// slack vector, kept up to date as single slacks change: evaluating a task is then O(1)
-/// and a slack change costs O(n), instead of O(n) per evaluation. The sums are exactly those
-/// the O(n) evaluation would compute, so the procedure (order, skips, step counts, verdict)
-/// is unchanged. Row `k` is initialised (O(n)) on its first evaluation.
-struct Sums {
-    sum: Vec<u128>,
-    init: Vec<bool>,
-}
-
-impl Sums {
-    fn new(n: usize) -> Sums {
-        Sums { sum: vec![0; n], init: vec![false; n] }
-    }
-
-    #[inline(always)]
-    fn term(sys: &System, table: &PairTable, k: usize, i: usize, s_i: u64) -> u64 {
-        let x1 = sys.d[k] - sys.c[k] + 1;
-        table.workload(k * sys.n() + i, sys.c[i], s_i).min(x1)
-    }
-
-    /// `Some(slack)` if task `k` passes against `slack`, else `None`.
-    #[inline]
-    fn eval(&mut self, sys: &System, table: &mut PairTable, k: usize, slack: &[u64]) -> Option<u64> {
-        if !self.init[k] {
-            let row = table.row(sys, k);
-            let x1 = sys.d[k] - sys.c[k] + 1;
-            let mut sum: u128 = 0;
-            for i in 0..sys.n() {
-                if i != k {
-                    sum += table.workload(row + i, sys.c[i], slack[i]).min(x1) as u128;
-                }
-            }
-            self.sum[k] = sum;
-            self.init[k] = true;
-        }
-        let x1 = sys.d[k] - sys.c[k] + 1;
-        let sum = self.sum[k];
-        let q = match u64::try_from(sum) {
-            Ok(s) => (s / sys.m) as u128,
-            Err(_) => sum / sys.m as u128,
-        };
-        (q < x1 as u128).then(|| (x1 - 1) - q as u64)
-    }
-
-    /// Task `i`'s slack changes from `old` to `new`.
-    #[inline]
-    fn change(&mut self, sys: &System, table: &PairTable, i: usize, old: u64, new: u64) {
-        for k in 0..sys.n() {
-            if k != i && self.init[k] {
-                let a = Self::term(sys, table, k, i, old);
-                let b = Self::term(sys, table, k, i, new);
-                self.sum[k] = self.sum[k] - a as u128 + b as u128;
-            }
-        }
-    }
 }
 
 pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
@@ -129,19 +98,17 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     let mut own: Vec<u64> = vec![0; n];
     // Most random sets that fail, fail against the largest slacks already: start with the
     // first downward round, most-likely-to-fail task first.
-    let mut sums_up = Sums::new(n);
-    let mut sums_lo = Sums::new(n);
     let mut failed = true;
     loop {
         if failed && !upper_stable {
             upper_stable = true;
             for &k in &order {
                 steps += 1;
-                match sums_up.eval(sys, &mut table, k, &upper) {
+                let row = table.row(sys, k);
+                match update(sys, &table, row, k, &upper) {
                     None => return Verdict::NotSchedulable,
                     Some(s) => {
                         if s != upper[k] {
-                            sums_up.change(sys, &table, k, upper[k], s);
                             upper[k] = s;
                             upper_stable = false;
                         }
@@ -161,11 +128,11 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
             if steps > limits.max_steps {
                 return Verdict::GaveUp;
             }
-            match sums_lo.eval(sys, &mut table, k, &slack) {
+            let row = table.row(sys, k);
+            match update(sys, &table, row, k, &slack) {
                 Some(s) => {
                     if s != slack[k] {
                         debug_assert!(s > slack[k], "slacks only grow");
-                        sums_lo.change(sys, &table, k, slack[k], s);
                         slack[k] = s;
                         changed = true;
                         version += 1;
@@ -194,7 +161,7 @@ mod tests {
     use super::*;
     use rtsched_model::TaskSet;
 
-    /// The O(n)-per-evaluation implementation this module had before the incremental sums.
+    /// The procedure with the evaluation as it was before the branch-free loop.
     fn check_reference(sys: &System, limits: &Limits) -> Verdict {
         let n = sys.n();
         let mut table = PairTable::new(sys);
@@ -224,7 +191,7 @@ mod tests {
                 for &k in &order {
                     steps += 1;
                     let row = table.row(sys, k);
-                    match update(sys, &table, row, k, &upper) {
+                    match update_reference(sys, &table, row, k, &upper) {
                         None => return Verdict::NotSchedulable,
                         Some(s) => {
                             if s != upper[k] {
@@ -248,7 +215,7 @@ mod tests {
                     return Verdict::GaveUp;
                 }
                 let row = table.row(sys, k);
-                match update(sys, &table, row, k, &slack) {
+                match update_reference(sys, &table, row, k, &slack) {
                     Some(s) => {
                         if s != slack[k] {
                             debug_assert!(s > slack[k], "slacks only grow");
@@ -274,10 +241,10 @@ mod tests {
         }
     }
 
-    /// The incremental sums give the same verdict as the reference on random sets, with
+    /// The branch-free evaluation gives the same verdict as the reference on random sets, with
     /// generous and with tight step budgets (so that `GaveUp` is compared too).
     #[test]
-    fn incremental_matches_reference() {
+    fn evaluation_matches_reference() {
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
         let mut next = move || {
             x ^= x << 13;
