@@ -117,12 +117,6 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     let m = sys.m as usize;
     let inv: Vec<f64> = sys.t.iter().map(|&t| 1.0 / t as f64).collect();
     let inv_sum: f64 = inv.iter().sum();
-    // C_Σ: the m - 1 largest WCETs.
-    let mut cs = sys.c.clone();
-    cs.sort_unstable_by(|a, b| b.cmp(a));
-    let csum: u64 = cs.iter().take(m.saturating_sub(1)).sum();
-
-    let hd = HorizonData::new(sys);
     let mut budget = limits.max_steps;
     let mut gave_up = false;
     let mut points: Vec<u64> = Vec::new();
@@ -136,6 +130,12 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
             return Verdict::NotSchedulable;
         }
     }
+    // Only sets that pass at A_k = 0 need the horizons: C_Σ (the m - 1 largest WCETs) and
+    // the enclosures of U and sum u_i (T_i - D_i).
+    let mut cs = sys.c.clone();
+    cs.sort_unstable_by(|a, b| b.cmp(a));
+    let csum: u64 = cs.iter().take(m.saturating_sub(1)).sum();
+    let hd = HorizonData::new(sys);
     // Horizons, then two phases: a short first window for every task (failures mostly show
     // at small A_k), then the rest of each task's range in windows of about 4096 points
     // (bounded memory whatever the horizon).
