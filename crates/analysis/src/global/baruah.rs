@@ -284,9 +284,10 @@ fn lhs_below(sys: &System, k: usize, t: u64, rhs: u128, inv: &[f64], diffs: &mut
     let mut sum1: u128 = 0;
     let mut sumd: u128 = 0;
     diffs.clear();
-    for i in 0..n {
-        let (ci, di, ti) = (sys.c[i], sys.d[i], sys.t[i]);
-        let (q, r) = divmod(t, ti, inv[i]);
+    diffs.resize(n, 0);
+    let params = sys.c[..n].iter().zip(&sys.d[..n]).zip(&sys.t[..n]).zip(&inv[..n]);
+    for (i, ((((&ci, &di), &ti), &inv_i), slot)) in params.zip(diffs.iter_mut()).enumerate() {
+        let (q, r) = divmod(t, ti, inv_i);
         let dbf2 = q * ci + r.min(ci);
         // dbf(t): floor((t - D_i)/T_i) + 1 jobs; with t = q T_i + r that is q + 1 if r >= D_i
         // (D_i <= T_i), else q (the job released at q T_i - ... has its deadline past t).
@@ -294,7 +295,7 @@ fn lhs_below(sys: &System, k: usize, t: u64, rhs: u128, inv: &[f64], diffs: &mut
         let (i1, i2) = if i == k { ((dbf - ck).min(a), (dbf2 - ck).min(a)) } else { (dbf.min(cap), dbf2.min(cap)) };
         sum1 += i1 as u128;
         sumd += (i2 - i1) as u128;
-        diffs.push(i2 - i1);
+        *slot = i2 - i1;
     }
     if sum1 + sumd < rhs {
         return true;
