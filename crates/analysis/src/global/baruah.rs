@@ -117,12 +117,6 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     let m = sys.m as usize;
     let inv: Vec<f64> = sys.t.iter().map(|&t| 1.0 / t as f64).collect();
     let inv_sum: f64 = inv.iter().sum();
-    // C_Σ: the m - 1 largest WCETs.
-    let mut cs = sys.c.clone();
-    cs.sort_unstable_by(|a, b| b.cmp(a));
-    let csum: u64 = cs.iter().take(m.saturating_sub(1)).sum();
-
-    let hd = HorizonData::new(sys);
     let mut budget = limits.max_steps;
     let mut gave_up = false;
     let mut points: Vec<u64> = Vec::new();
@@ -136,6 +130,12 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
             return Verdict::NotSchedulable;
         }
     }
+    // Only sets that pass at A_k = 0 need the horizons: C_Σ (the m - 1 largest WCETs) and
+    // the enclosures of U and sum u_i (T_i - D_i).
+    let mut cs = sys.c.clone();
+    cs.sort_unstable_by(|a, b| b.cmp(a));
+    let csum: u64 = cs.iter().take(m.saturating_sub(1)).sum();
+    let hd = HorizonData::new(sys);
     // Horizons, then two phases: a short first window for every task (failures mostly show
     // at small A_k), then the rest of each task's range in windows of about 4096 points
     // (bounded memory whatever the horizon).
@@ -284,9 +284,10 @@ fn lhs_below(sys: &System, k: usize, t: u64, rhs: u128, inv: &[f64], diffs: &mut
     let mut sum1: u128 = 0;
     let mut sumd: u128 = 0;
     diffs.clear();
-    for i in 0..n {
-        let (ci, di, ti) = (sys.c[i], sys.d[i], sys.t[i]);
-        let (q, r) = divmod(t, ti, inv[i]);
+    diffs.resize(n, 0);
+    let params = sys.c[..n].iter().zip(&sys.d[..n]).zip(&sys.t[..n]).zip(&inv[..n]);
+    for (i, ((((&ci, &di), &ti), &inv_i), slot)) in params.zip(diffs.iter_mut()).enumerate() {
+        let (q, r) = divmod(t, ti, inv_i);
         let dbf2 = q * ci + r.min(ci);
         // dbf(t): floor((t - D_i)/T_i) + 1 jobs; with t = q T_i + r that is q + 1 if r >= D_i
         // (D_i <= T_i), else q (the job released at q T_i - ... has its deadline past t).
@@ -294,7 +295,7 @@ fn lhs_below(sys: &System, k: usize, t: u64, rhs: u128, inv: &[f64], diffs: &mut
         let (i1, i2) = if i == k { ((dbf - ck).min(a), (dbf2 - ck).min(a)) } else { (dbf.min(cap), dbf2.min(cap)) };
         sum1 += i1 as u128;
         sumd += (i2 - i1) as u128;
-        diffs.push(i2 - i1);
+        *slot = i2 - i1;
     }
     if sum1 + sumd < rhs {
         return true;

@@ -247,11 +247,12 @@ pub(crate) fn decide_le(lhs_f: f64, rhs_f: f64, err: f64, exact: impl FnOnce() -
 /// `D_k` whose end is the deadline of a job of `τ_k`, `τ_i`'s jobs with release and deadline
 /// inside the window number `N = floor((D_k - D_i)/T_i) + 1` (0 if `D_k < D_i`), and the
 /// carry-in job's deadline lies `resid = D_k - N*T_i` after the window start (`resid <= 0`:
-/// no carry-in). Stored row-major, `k * n + i`.
+/// no carry-in). Rows are stored in the order they are first needed (`row` returns the
+/// offset); nothing is allocated or zeroed for rows never used.
 pub(crate) struct PairTable {
     pub base: Vec<u64>,
     pub resid: Vec<i64>,
-    done: Vec<bool>,
+    slot: Vec<usize>,
     inv: Vec<f64>,
     n: usize,
 }
@@ -261,19 +262,23 @@ impl PairTable {
     pub fn new(sys: &System) -> PairTable {
         let n = sys.n();
         PairTable {
-            base: vec![0; n * n],
-            resid: vec![0; n * n],
-            done: vec![false; n],
+            base: Vec::new(),
+            resid: Vec::new(),
+            slot: vec![usize::MAX; n],
             inv: sys.t.iter().map(|&t| 1.0 / t as f64).collect(),
             n,
         }
     }
 
-    /// Fills row `k` if needed and returns its offset `k * n`.
+    /// Fills row `k` if needed and returns its offset.
     #[inline]
     pub fn row(&mut self, sys: &System, k: usize) -> usize {
-        let off = k * self.n;
-        if !self.done[k] {
+        if self.slot[k] == usize::MAX {
+            let off = self.base.len();
+            if off == 0 {
+                self.base.reserve(self.n * self.n);
+                self.resid.reserve(self.n * self.n);
+            }
             let dk = sys.d[k];
             for i in 0..self.n {
                 let (b, r) = if dk >= sys.d[i] {
@@ -283,12 +288,12 @@ impl PairTable {
                 } else {
                     (0, dk as i64)
                 };
-                self.base[off + i] = b;
-                self.resid[off + i] = r;
+                self.base.push(b);
+                self.resid.push(r);
             }
-            self.done[k] = true;
+            self.slot[k] = off;
         }
-        off
+        self.slot[k]
     }
 
     /// BCL 2009's bound on `τ_i`'s interference on `τ_k` when `τ_i` has slack `s_i`:
