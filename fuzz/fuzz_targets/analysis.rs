@@ -4,36 +4,19 @@
 //! demand check whenever both decide.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
+#[path = "common.rs"]
+mod common;
 use rtsched_analysis::partition::{partition, verify, verify_partial, Admission, Fit, Order, PartitionOutcome};
 use rtsched_analysis::uni::edf::{self, EdfBin};
 use rtsched_analysis::uni::fp::{self, Priority};
 use rtsched_analysis::Limits;
-use rtsched_model::{Task, TaskSet, MAX_TIME};
-
-/// Reads one time value: the selector byte picks small (1..=64), medium (1..=2^20) or any
-/// value in 1..=MAX_TIME, so that both exhaustive-looking and overflow-prone sets occur.
-fn time(bytes: &mut impl Iterator<Item = u8>) -> u64 {
-    let sel = bytes.next().unwrap_or(0);
-    let mut raw = 0u64;
-    for _ in 0..8 {
-        raw = raw << 8 | bytes.next().unwrap_or(0) as u64;
-    }
-    match sel % 4 {
-        0 | 1 => raw % 64 + 1,
-        2 => raw % (1 << 20) + 1,
-        _ => raw % MAX_TIME + 1,
-    }
-}
 
 fuzz_target!(|data: &[u8]| {
     let mut bytes = data.iter().copied();
     let head = bytes.next().unwrap_or(0);
     let n = (head % 6) as usize + 1;
     let m = (head / 6 % 4) as u32 + 1;
-    let tasks: Vec<Task> = (0..n)
-        .map(|_| Task { name: None, wcet: time(&mut bytes), deadline: time(&mut bytes), period: time(&mut bytes) })
-        .collect();
-    let ts = TaskSet::new(tasks).expect("parameters are in 1..=MAX_TIME");
+    let ts = common::task_set(n, &mut bytes);
     let limits = Limits { max_steps: 20_000, max_interval: 1 << 40 };
 
     let q = edf::qpa(&ts, &limits);

@@ -4,32 +4,17 @@
 //! soft real-time bounds must exist exactly when tardiness is bounded (implicit deadlines).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
+#[path = "common.rs"]
+mod common;
 use rtsched_analysis::global::{self, srt, GlobalTest};
 use rtsched_analysis::{Limits, Verdict};
-use rtsched_model::{Task, TaskSet, MAX_TIME};
-
-fn time(bytes: &mut impl Iterator<Item = u8>) -> u64 {
-    let sel = bytes.next().unwrap_or(0);
-    let mut raw = 0u64;
-    for _ in 0..8 {
-        raw = raw << 8 | bytes.next().unwrap_or(0) as u64;
-    }
-    match sel % 4 {
-        0 | 1 => raw % 64 + 1,
-        2 => raw % (1 << 20) + 1,
-        _ => raw % MAX_TIME + 1,
-    }
-}
 
 fuzz_target!(|data: &[u8]| {
     let mut bytes = data.iter().copied();
     let head = bytes.next().unwrap_or(0);
     let n = (head % 8) as usize + 1;
     let m = (head / 8 % 4) as u32 + 1;
-    let tasks: Vec<Task> = (0..n)
-        .map(|_| Task { name: None, wcet: time(&mut bytes), deadline: time(&mut bytes), period: time(&mut bytes) })
-        .collect();
-    let ts = TaskSet::new(tasks).expect("parameters are in 1..=MAX_TIME");
+    let ts = common::task_set(n, &mut bytes);
     let limits = Limits { max_steps: 20_000, max_interval: 1 << 40 };
     let infeasible = !ts.utilization_at_most(m as u64) || ts.iter().any(|t| t.wcet > t.period || t.wcet > t.deadline);
     let mut any = false;

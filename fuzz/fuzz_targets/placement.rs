@@ -3,22 +3,11 @@
 //! panic, an overflow (overflow checks are on) or a hang — and the placement JSON must round-trip.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
+#[path = "common.rs"]
+mod common;
 use rtsched_analysis::semi::{cascade, check, place, Heuristic, Placement, SemiConfig};
 use rtsched_analysis::Limits;
-use rtsched_model::{Task, TaskSet, MAX_TIME};
-
-fn time(bytes: &mut impl Iterator<Item = u8>) -> u64 {
-    let sel = bytes.next().unwrap_or(0);
-    let mut raw = 0u64;
-    for _ in 0..8 {
-        raw = raw << 8 | bytes.next().unwrap_or(0) as u64;
-    }
-    match sel % 4 {
-        0 | 1 => raw % 64 + 1,
-        2 => raw % (1 << 20) + 1,
-        _ => raw % MAX_TIME + 1,
-    }
-}
+use rtsched_model::MAX_TIME;
 
 fuzz_target!(|data: &[u8]| {
     let mut bytes = data.iter().copied();
@@ -26,10 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let n = (head % 7) as usize + 1;
     let m = (head / 7 % 4) as u32 + 1;
     let eps_sel = bytes.next().unwrap_or(0);
-    let tasks: Vec<Task> = (0..n)
-        .map(|_| Task { name: None, wcet: time(&mut bytes), deadline: time(&mut bytes), period: time(&mut bytes) })
-        .collect();
-    let ts = TaskSet::new(tasks).expect("parameters are in 1..=MAX_TIME");
+    let ts = common::task_set(n, &mut bytes);
     let epsilon = match eps_sel % 4 {
         0 => 0,
         1 => (eps_sel / 4) as u64,
