@@ -317,21 +317,6 @@ fn setup_thread(sh: &Shared<'_>, idx: usize, cpu: usize, prio: Option<i32>) {
     }
 }
 
-fn sleep_until(t: u64) {
-    let ts = libc::timespec {
-        tv_sec: (t / 1_000_000_000) as _,
-        tv_nsec: (t % 1_000_000_000) as _,
-    };
-    // SAFETY: `ts` is valid for the call; a null remainder is allowed with TIMER_ABSTIME.
-    unsafe {
-        libc::clock_nanosleep(
-            libc::CLOCK_MONOTONIC,
-            libc::TIMER_ABSTIME,
-            &ts,
-            std::ptr::null_mut(),
-        );
-    }
-}
 
 fn worker(
     sh: &Shared<'_>,
@@ -345,7 +330,7 @@ fn worker(
     if sh.abort.load(Ordering::SeqCst) {
         return (trace, max_gap);
     }
-    sleep_until(sh.t0);
+    clock::sleep_until(sh.t0);
     let plugin = sh.plugin;
     let dom = plugin.release_domain(idx);
     let sig = &sh.signals[idx];
@@ -468,7 +453,7 @@ fn releaser(
     if sh.abort.load(Ordering::SeqCst) {
         return trace;
     }
-    sleep_until(sh.t0);
+    clock::sleep_until(sh.t0);
     let plugin = sh.plugin;
     let mut ctx = Ctx {
         cpu: idx,
@@ -492,7 +477,7 @@ fn releaser(
                     std::hint::spin_loop();
                 }
             }
-            IdleMode::Sleep => sleep_until(wake.min(clock::monotonic_ns() + 10_000_000)),
+            IdleMode::Sleep => clock::sleep_until(wake.min(clock::monotonic_ns() + 10_000_000)),
         }
     }
     trace

@@ -107,21 +107,6 @@ fn set_deadline(runtime: u64, deadline: u64, period: u64) -> Result<(), std::io:
     Ok(())
 }
 
-fn sleep_until(t: u64) {
-    let ts = libc::timespec {
-        tv_sec: (t / 1_000_000_000) as _,
-        tv_nsec: (t % 1_000_000_000) as _,
-    };
-    // SAFETY: `ts` is valid for the call; a null remainder is allowed with TIMER_ABSTIME.
-    unsafe {
-        libc::clock_nanosleep(
-            libc::CLOCK_MONOTONIC,
-            libc::TIMER_ABSTIME,
-            &ts,
-            std::ptr::null_mut(),
-        );
-    }
-}
 
 /// Runs `ts` under SCHED_DEADLINE (called by `engine::run` after validation).
 pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> {
@@ -181,7 +166,7 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
                             break;
                         }
                         if clock::monotonic_ns() < due {
-                            sleep_until(due);
+                            clock::sleep_until(due);
                         }
                         let cpu = idx_of(platform::current_cpu());
                         tb.record_on(cpu, RecKind::JobRelease, i as u32, k, due);
