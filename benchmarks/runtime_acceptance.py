@@ -51,9 +51,13 @@ def main() -> int:
             rl, rt, ov = s["release_latency_ns"], s["response_time_ns"], s.get("overheads", {})
             sch = ov.get("schedule", {})
             rows.append((frac, sched, s["m"], s["jobs"], s["deadline_misses"], rl.get("p50"), rl.get("p99"), rl.get("max"),
-                         rt.get("p99"), sch.get("p50_ns"), sch.get("p99_ns"), s.get("priority_inversion_ns")))
+                         rt.get("p99"), sch.get("p50_ns"), sch.get("p99_ns"), ov.get("release", {}).get("p99_ns"),
+                         ov.get("ipi", {}).get("p99_ns"), s.get("priority_inversion_ns"),
+                         (s.get("priority_inversion") or {}).get("tracking_bound_ns"),
+                         (s.get("priority_inversion") or {}).get("beyond_tracking_ns")))
             print(f"U={frac}m {sched}: done", file=sys.stderr, flush=True)
-    hdr = ("U/m", "scheduler", "m", "jobs", "misses", "rel.lat p50", "p99", "max", "resp p99", "Δsch p50", "Δsch p99", "PI ns")
+    hdr = ("U/m", "scheduler", "m", "jobs", "misses", "rel.lat p50", "p99", "max", "resp p99", "Δsch p50", "Δsch p99", "Δrel p99", "Δipi p99",
+           "PI ns", "tracking bound", "PI beyond bound")
     print(" | ".join(hdr))
     for r in rows:
         print(" | ".join("-" if x is None else str(x) for x in r))

@@ -44,6 +44,12 @@ def test_summary_keys_and_accounting(sched):
     # ceil(200 / T) releases per task: 20 + 10 + 29.
     assert s["jobs"] == 20 + 10 + 29
     assert isinstance(s["priority_inversion_ns"], int) and 0 <= s["priority_inversion_ns"] <= s["duration_ns"]
+    pi = s["priority_inversion"]
+    assert pi["total_ns"] == s["priority_inversion_ns"]
+    assert pi["max_interval_ns"] <= pi["total_ns"] and (pi["intervals"] == 0) == (pi["total_ns"] == 0)
+    # The bound is the sum of the run's largest tracking overheads, so at least its largest Δsch.
+    assert pi["tracking_bound_ns"] >= s["overheads"]["schedule"]["max_ns"]
+    assert pi["beyond_tracking_ns"] <= pi["total_ns"]
 
 
 def test_overload_terminates_and_misses():
