@@ -137,6 +137,8 @@ pub struct RunConfig {
     pub trace_capacity: usize,
     /// Delay from the call to time zero (threads start, pin and wait in it).
     pub start_delay_ns: u64,
+    /// Real code per task instead of the synthetic body (see [`crate::user`]).
+    pub user_jobs: crate::user::UserJobs,
 }
 
 impl RunConfig {
@@ -153,6 +155,7 @@ impl RunConfig {
             seed: 0,
             trace_capacity: 1 << 18,
             start_delay_ns: 100_000_000,
+            user_jobs: Default::default(),
         }
     }
 
@@ -167,6 +170,15 @@ impl RunConfig {
             return Err(RunError::Config("the task set is empty".into()));
         }
         self.exec.validate().map_err(RunError::Config)?;
+        self.user_jobs
+            .validate(ts.len())
+            .map_err(RunError::Config)?;
+        if matches!(mech, Mechanism::KernelSd) && !self.user_jobs.is_empty() {
+            return Err(RunError::Config(
+                "kernel-sd runs the synthetic body only; user jobs need one of our mechanisms"
+                    .into(),
+            ));
+        }
         if let Some(p) = self.rt_priority {
             if !(1..=98).contains(&p) {
                 return Err(RunError::Priority(format!(
@@ -263,6 +275,8 @@ pub fn validate_partition(partition: &[Vec<usize>], n: usize, m: usize) -> Resul
 struct TaskExec {
     seq: AtomicU32,
     remaining: AtomicU64,
+    /// A user job's next step (its resume point).
+    step: AtomicU64,
     wss: Vec<std::sync::atomic::AtomicU64>,
 }
 
@@ -370,6 +384,7 @@ fn worker(
                 .exec
                 .cost(sh.cfg.seed, job.task, job.seq, sh.wcet[job.task as usize]);
             ex.remaining.store(c, Ordering::Relaxed);
+            ex.step.store(0, Ordering::Relaxed);
             ex.seq.store(job.seq, Ordering::Release);
             c
         } else {
@@ -382,13 +397,28 @@ fn worker(
             RecKind::JobResume
         };
         ctx.trace.record(kind, job.task, job.seq, remaining);
+        let user = sh.cfg.user_jobs.get(job.task as usize);
+        let mut step = ex.step.load(Ordering::Acquire);
         loop {
-            let (used, why, gap) = body::spin(remaining, &ex.wss, |now| {
+            let poll = |now: u64| {
                 sig.is_set() || now >= sh.end || dom.is_some_and(|d| now >= plugin.next_release(d))
-            });
-            max_gap = max_gap.max(gap);
-            remaining = remaining.saturating_sub(used);
-            if why == Stop::Done || remaining == 0 {
+            };
+            let done = match user {
+                None => {
+                    let (used, why, gap) = body::spin(remaining, &ex.wss, poll);
+                    max_gap = max_gap.max(gap);
+                    remaining = remaining.saturating_sub(used);
+                    why == Stop::Done || remaining == 0
+                }
+                Some(b) => {
+                    let done = crate::user::run_steps(b, job.task as usize, job.seq, idx, &mut step, &|| {
+                        poll(clock::monotonic_ns())
+                    });
+                    ex.step.store(step, Ordering::Release);
+                    done
+                }
+            };
+            if done {
                 ctx.trace.record(RecKind::JobComplete, job.task, job.seq, 0);
                 ex.remaining.store(0, Ordering::Release);
                 prev = Prev::Completed(job);
@@ -522,6 +552,7 @@ pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult,
             .map(|_| TaskExec {
                 seq: AtomicU32::new(u32::MAX),
                 remaining: AtomicU64::new(0),
+                step: AtomicU64::new(0),
                 wss: body::working_set(cfg.wss_bytes),
             })
             .collect(),

@@ -37,6 +37,7 @@ pub mod result;
 pub mod sync;
 pub mod to_trace;
 pub mod tracer;
+pub mod user;
 
 pub use body::ExecTime;
 pub use engine::{run, IdleMode, Mechanism, RunConfig};
