@@ -36,6 +36,12 @@ def main() -> int:
     for frac in (0.6, 0.9):
         ts = rtsched.generate(a.n_per_cpu * m, frac * m, periods="loguniform:10ms-100ms", seed=a.seed, m=m)
         rtsched.save(os.path.join(a.out, f"taskset-{frac}.json"), ts)
+        verdict = rtsched.analyze(ts, m=m, tests=["gfb", "gedf"])["results"]
+        umax = max(t.utilization for t in ts)
+        # GFB's margin: m − (m − 1)·u_max − U (positive = passes with that much to spare).
+        print(f"U={frac}m: n={len(ts)} U={ts.utilization:.3f}; G-EDF HRT test (combined): "
+              f"{verdict['gedf']['schedulable']}; GFB margin {m - (m - 1) * umax - ts.utilization:.3f}",
+              file=sys.stderr, flush=True)
         for sched in a.schedulers.split(","):
             kw = {}
             use = cpus
