@@ -1034,11 +1034,10 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
             ));
         }
         match sched {
-            Scheduler::GedfQuantum { quantum, .. } => {
-                if o.tick_ns >= *quantum && *quantum > 0 {
-                    return Err(ModelError::field("overheads.tick_ns", format!("the tick overhead ({} ns) must be below the quantum ({quantum} ns)", o.tick_ns)));
-                }
+            Scheduler::GedfQuantum { quantum, .. } if o.tick_ns >= *quantum && *quantum > 0 => {
+                return Err(ModelError::field("overheads.tick_ns", format!("the tick overhead ({} ns) must be below the quantum ({quantum} ns)", o.tick_ns)));
             }
+            Scheduler::GedfQuantum { .. } => {}
             _ if o.tick_ns > 0 => {
                 return Err(ModelError::field(
                     "overheads.tick_ns",

@@ -130,7 +130,7 @@ pub enum OverheadSpec {
     /// Fixed values (a constants file).
     Constant(Overheads),
     /// A measured model, evaluated at n.
-    Model(OverheadModel),
+    Model(Box<OverheadModel>),
 }
 
 fn field_err(field: &str, why: impl Into<String>) -> ModelError {
@@ -244,7 +244,7 @@ impl OverheadSpec {
         let v: Value = serde_json::from_str(text).map_err(|e| ModelError::field("overheads", format!("invalid JSON: {e}")))?;
         let o = v.as_object().ok_or_else(|| ModelError::field("overheads", "must be a JSON object (an overhead model or constants like {\"release_ns\": 2000})"))?;
         match o.get("format") {
-            Some(Value::String(f)) if f == "rtsched-overhead-model" => return Ok(OverheadSpec::Model(parse_model(o)?)),
+            Some(Value::String(f)) if f == "rtsched-overhead-model" => return Ok(OverheadSpec::Model(Box::new(parse_model(o)?))),
             Some(f) => return Err(field_err("format", format!("expected \"rtsched-overhead-model\" (or no format for a constants object), got {f}"))),
             None => {}
         }

@@ -579,7 +579,7 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
             js.preemptions += th.preemptions;
             js.migrations += th.migrations;
             if let Some(s) = th.start {
-                if first[k].map_or(true, |f| s < f) {
+                if first[k].is_none_or(|f| s < f) {
                     first[k] = Some(s);
                     js.first_cpu = th.first_cpu;
                 }
