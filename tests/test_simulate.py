@@ -8,7 +8,7 @@ import pytest
 import rtsched
 
 KEYS = {"jobs", "deadline_misses", "max_tardiness_ns", "max_response_time_ns", "preemptions", "migrations",
-        "context_switches", "steals", "horizon_ns", "horizon_capped", "horizon_message", "per_task"}
+        "context_switches", "steals", "horizon_ns", "horizon_capped", "horizon_message", "overheads", "per_task"}
 TASK_KEYS = {"task", "jobs", "deadline_misses", "max_response_time_ns", "preemptions", "migrations"}
 
 
@@ -40,7 +40,7 @@ def test_json_summary_keys_and_hand_computed_schedule(cli, tmp_path):
     assert s["jobs"] == 5 and s["deadline_misses"] == 0 and s["max_tardiness_ns"] == 0
     assert s["max_response_time_ns"] == 3
     assert (s["preemptions"], s["migrations"], s["context_switches"]) == (0, 0, 8)
-    assert s["steals"] is None
+    assert s["steals"] is None and s["overheads"] is None
     assert [(t["task"], t["jobs"], t["max_response_time_ns"]) for t in s["per_task"]] == [(0, 3, 1), (1, 2, 3)]
     # pedf on one CPU gives the same schedule (and says how it partitioned).
     code, out2, err2 = cli("simulate", f, "--m", 1, "--scheduler", "pedf", "--json")

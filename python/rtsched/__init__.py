@@ -22,7 +22,7 @@ from .io import load, loads, save  # noqa: F401
 from .api import analyze, analyze_many, generate, partition, tests_available  # noqa: F401
 from .run import run  # noqa: F401,E402
 
-from .simulate import simulate  # noqa: F401
+from .simulate import simulate, simulate_forkjoin  # noqa: F401
 
 __all__ = [
     "RtschedError",
@@ -39,5 +39,6 @@ __all__ = [
     "run",
     "save",
     "simulate",
+    "simulate_forkjoin",
     "tests_available",
 ]

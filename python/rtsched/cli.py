@@ -216,6 +216,10 @@ def _add_simulate(sub):
     p.add_argument("--sched-trace", metavar="OUT.bin", help="write LITMUS^RT sched_trace records")
     p.add_argument("--job-csv", metavar="OUT.csv", help="write one CSV row per job")
     p.add_argument("--gantt", metavar="OUT.png|OUT.svg", help="draw a Gantt chart")
+    p.add_argument("--overheads", metavar="MODEL.json", help="inject overheads: a model written by "
+                   "rtsched measure-overheads, or constants {\"release_ns\": ..., \"schedule_ns\": ...} "
+                   "(gedf, gedf-quantum, pedf, pfp; docs/simulator.md)")
+    p.add_argument("--overhead-stat", choices=["max", "avg"], help="which statistic of the model (default max)")
     p.add_argument("--json", action="store_true", help="print the summary JSON instead of a table")
     p.set_defaults(func=cmd_simulate)
 
@@ -244,7 +248,8 @@ def cmd_simulate(args) -> int:
         s = simulate(sets[0], args.m, args.scheduler, placement, args.horizon, quantum=args.quantum,
                      staggered=args.staggered, sporadic=args.sporadic, exec_fraction=args.exec_fraction,
                      seed=args.seed, trace=args.trace, perfetto=args.perfetto, sched_trace=args.sched_trace,
-                     job_csv=args.job_csv, gantt=args.gantt, log=log)
+                     job_csv=args.job_csv, gantt=args.gantt, overheads=_read_overheads(args),
+                     overhead_stat=args.overhead_stat, log=log)
     except NotPlacedError as e:
         print(f"rtsched simulate: not placed: {e}", file=sys.stderr)
         return 1
@@ -253,6 +258,18 @@ def cmd_simulate(args) -> int:
     else:
         print(f"{args.scheduler.lower()} on {args.m or sets[0].m} processors, " + format_table(s))
     return 0
+
+
+def _read_overheads(args) -> str | None:
+    if args.overhead_stat and not args.overheads:
+        raise RtschedError("field 'overhead_stat': --overhead-stat applies only with --overheads")
+    if not args.overheads:
+        return None
+    try:
+        with open(args.overheads, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        raise RtschedError(f"field 'overheads': cannot read {args.overheads!r}: {e.strerror}") from None
 
 
 def _is_forkjoin(path: str) -> bool:
@@ -269,19 +286,22 @@ def _is_forkjoin(path: str) -> bool:
 
 
 def _simulate_forkjoin(args) -> int:
-    from . import _core
+    from .simulate import simulate_forkjoin
 
     unsupported = [name for name, v in [("--placement", args.placement), ("--quantum", args.quantum),
-                                        ("--exec-fraction", args.exec_fraction), ("--trace", args.trace),
-                                        ("--perfetto", args.perfetto), ("--sched-trace", args.sched_trace),
-                                        ("--job-csv", args.job_csv), ("--gantt", args.gantt)] if v]
+                                        ("--staggered", args.staggered), ("--exec-fraction", args.exec_fraction),
+                                        ("--overheads", args.overheads), ("--overhead-stat", args.overhead_stat)] if v]
     if unsupported:
-        raise RtschedError("fork-join files are simulated without " + ", ".join(unsupported) + " (not supported yet)")
-    with open(args.file, encoding="utf-8") as f:
-        text = f.read()
-    horizon = _core.parse_duration(args.horizon) if isinstance(args.horizon, str) else args.horizon
-    sporadic = _core.parse_duration(args.sporadic) if isinstance(args.sporadic, str) else args.sporadic
-    r = json.loads(_core.simulate_forkjoin(text, args.m, horizon, sporadic, args.seed))
+        raise RtschedError("fork-join files are simulated without " + ", ".join(unsupported)
+                           + " (RTWS executes the thread costs as given and has no overhead injection)")
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise RtschedError(f"cannot read {args.file!r}: {e.strerror}") from None
+    r = simulate_forkjoin(text, args.m, args.horizon, sporadic=args.sporadic, seed=args.seed, trace=args.trace,
+                          perfetto=args.perfetto, sched_trace=args.sched_trace, job_csv=args.job_csv,
+                          gantt=args.gantt)
     if r.get("horizon_message"):
         print(f"rtsched simulate: {r['horizon_message']}", file=sys.stderr)
     if args.json:

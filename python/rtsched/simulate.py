@@ -36,6 +36,23 @@ def _placement_text(placement) -> str | None:
     raise RtschedError(f"field 'placement': expected a placement dict or JSON text, got {type(placement).__name__}")
 
 
+def _overheads_text(overheads) -> str | None:
+    """An overhead model or constants as JSON text: a dict, JSON text, or a path to a file."""
+    if overheads is None:
+        return None
+    if isinstance(overheads, dict):
+        return json.dumps(overheads)
+    if isinstance(overheads, str) and overheads.lstrip().startswith("{"):
+        return overheads
+    if isinstance(overheads, (str, os.PathLike)):
+        try:
+            with open(overheads, encoding="utf-8") as f:
+                return f.read()
+        except OSError as e:
+            raise RtschedError(f"field 'overheads': cannot read {os.fspath(overheads)!r}: {e.strerror}") from None
+    raise RtschedError(f"field 'overheads': expected a dict, JSON text or a file path, got {type(overheads).__name__}")
+
+
 def _write(path, data) -> None:
     path = os.fspath(path)
     mode = "wb" if isinstance(data, bytes) else "w"
@@ -51,7 +68,7 @@ def _write(path, data) -> None:
 def simulate(ts: TaskSet, m: int | None = None, scheduler: str = "gedf", placement=None, horizon=None, *,
              quantum=None, staggered: bool = False, sporadic=None, exec_fraction: float | None = None,
              seed: int = 0, trace=None, perfetto=None, sched_trace=None, job_csv=None, gantt=None,
-             log: Callable[[str], None] | None = None) -> dict:
+             overheads=None, overhead_stat: str | None = None, log: Callable[[str], None] | None = None) -> dict:
     """Simulates ``ts`` on ``m`` processors and returns the summary dict.
 
     ``scheduler``: ``gedf`` (event-driven global EDF), ``gedf-quantum`` (``quantum``, default
@@ -65,7 +82,30 @@ def simulate(ts: TaskSet, m: int | None = None, scheduler: str = "gedf", placeme
     ``trace`` (JSON Lines), ``perfetto``, ``sched_trace`` (LITMUS^RT binary), ``job_csv`` and
     ``gantt`` (``.svg`` or ``.png``) are output paths. ``log`` receives notes (the partition
     used, the horizon cap). Times are integer ns or duration strings.
+    ``overheads``: an overhead model (``rtsched measure-overheads``) or constants
+    (``{"release_ns": 2000, "schedule_ns": "1us", ...}``) as a dict, JSON text or file path;
+    ``overhead_stat``: ``"max"`` (default) or ``"avg"`` of the model, evaluated at the task
+    count (docs/simulator.md, "Overhead injection"). The summary's ``overheads`` says what was
+    charged.
     """
+    outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt)
+    res = _core.simulate(ts, None if m is None else int(m), str(scheduler), _placement_text(placement), quantum,
+                         bool(staggered), horizon, sporadic,
+                         None if exec_fraction is None else float(exec_fraction), int(seed), outputs,
+                         _overheads_text(overheads), None if overhead_stat is None else str(overhead_stat))
+    if res["not_placed"] is not None:
+        raise NotPlacedError(res["not_placed"])
+    summary = json.loads(res["summary"])
+    if log is not None:
+        for note in res["notes"]:
+            log(note)
+        if summary["horizon_capped"]:
+            log(f"horizon capped: {summary['horizon_message']}")
+    _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, res["scheduler"])
+    return summary
+
+
+def _outputs(trace, perfetto, sched_trace, job_csv, gantt) -> tuple[list[str], str | None]:
     outputs = []
     gantt_ext = None
     if gantt is not None:
@@ -76,17 +116,10 @@ def simulate(ts: TaskSet, m: int | None = None, scheduler: str = "gedf", placeme
     for path, key in ((trace, "jsonl"), (perfetto, "perfetto"), (sched_trace, "sched_trace"), (job_csv, "job_csv")):
         if path is not None and key not in outputs:
             outputs.append(key)
-    res = _core.simulate(ts, None if m is None else int(m), str(scheduler), _placement_text(placement), quantum,
-                         bool(staggered), horizon, sporadic,
-                         None if exec_fraction is None else float(exec_fraction), int(seed), outputs)
-    if res["not_placed"] is not None:
-        raise NotPlacedError(res["not_placed"])
-    summary = json.loads(res["summary"])
-    if log is not None:
-        for note in res["notes"]:
-            log(note)
-        if summary["horizon_capped"]:
-            log(f"horizon capped: {summary['horizon_message']}")
+    return outputs, gantt_ext
+
+
+def _write_outputs(res: dict, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, title: str) -> None:
     if trace is not None:
         _write(trace, res["jsonl"])
     if perfetto is not None:
@@ -99,7 +132,24 @@ def simulate(ts: TaskSet, m: int | None = None, scheduler: str = "gedf", placeme
         if gantt_ext == ".svg":
             _write(gantt, res["gantt_svg"])
         else:
-            gantt_png(res["jsonl"], gantt, title=res["scheduler"])
+            gantt_png(res["jsonl"], gantt, title=title)
+
+
+def simulate_forkjoin(text: str, m: int | None = None, horizon=None, *, sporadic=None, seed: int = 0, trace=None,
+                      perfetto=None, sched_trace=None, job_csv=None, gantt=None) -> dict:
+    """RTWS (seed 003) on a fork-join task-set file's JSON ``text`` (docs/rtws.md); returns the
+    summary dict (``RtwsResult``: job-level jobs, misses and response times; thread-level
+    preemptions, migrations, context switches and steals). ``trace`` (JSON Lines),
+    ``perfetto``, ``sched_trace`` and ``gantt`` (``.svg``/``.png``) write the **thread-level**
+    trace (trace job k of task i is the k-th thread of task i in fork order); ``job_csv``
+    writes one row per job (``executed``, ``preemptions`` and ``migrations`` summed over its
+    threads). Times are integer ns or duration strings."""
+    outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt)
+    horizon = _core.parse_duration(horizon) if isinstance(horizon, str) else horizon
+    sporadic = _core.parse_duration(sporadic) if isinstance(sporadic, str) else sporadic
+    res = _core.simulate_forkjoin(text, None if m is None else int(m), horizon, sporadic, int(seed), outputs)
+    summary = json.loads(res["summary"])
+    _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, "RTWS (thread-level)")
     return summary
 
 
@@ -189,6 +239,15 @@ def format_table(s: dict) -> str:
         f"max response time {ns(s['max_response_time_ns'])}",
         f"preemptions {s['preemptions']}, migrations {s['migrations']}, context switches {s['context_switches']}"
         + ("" if s["steals"] is None else f", steals {s['steals']}"),
+    ]
+    o = s.get("overheads")
+    if o:
+        v = o["values"]
+        src = o["source"] + (f" {o['stat']} at n = {o['n']}" if o["stat"] else "")
+        out.append(f"overheads ({src}): release {v['release_ns']} ns, release latency {v['release_event_ns']} ns, "
+                   f"schedule {v['schedule_ns']} ns, context switch {v['context_switch_ns']} ns, ipi {v['ipi_ns']} ns, "
+                   f"tick {v['tick_ns']} ns; CPU time charged {o['cpu_time_ns']} ns")
+    out += [
         "",
         f"{'task':>6} {'jobs':>10} {'misses':>8} {'max response (ns)':>18} {'preemptions':>12} {'migrations':>11}",
     ]

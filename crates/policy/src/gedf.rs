@@ -176,6 +176,13 @@ impl Gedf {
     pub fn queued(&self) -> usize {
         self.ready.len()
     }
+
+    /// Removes `job` from the ready queue (O(r); only for the rare [`Policy::job_done`]).
+    fn dequeue(&mut self, job: Prio) -> bool {
+        let before = self.ready.len();
+        self.ready.retain(|&Reverse(j)| j != job);
+        self.ready.len() != before
+    }
 }
 
 impl Policy for Gedf {
@@ -194,6 +201,15 @@ impl Policy for Gedf {
         if self.unlink(cpu).is_some() {
             // The freed CPU is now the (an) idle lowest-priority CPU; refill whichever is top.
             self.link_all();
+        }
+    }
+    fn job_done(&mut self, job: Prio) -> bool {
+        match self.linked.iter().position(|&l| l == Some(job)) {
+            Some(c) => {
+                self.job_complete(c);
+                true
+            }
+            None => self.dequeue(job),
         }
     }
     #[inline]
@@ -227,6 +243,12 @@ impl Policy for GedfQuantum {
     }
     fn job_complete(&mut self, cpu: usize) {
         self.inner.unlink(cpu);
+    }
+    fn job_done(&mut self, job: Prio) -> bool {
+        match self.inner.linked.iter().position(|&l| l == Some(job)) {
+            Some(c) => self.inner.unlink(c).is_some(),
+            None => self.inner.dequeue(job),
+        }
     }
     fn tick(&mut self, cpu: Option<usize>) {
         match cpu {
@@ -311,6 +333,31 @@ mod tests {
                 invariant(&g, &ready);
             }
         }
+    }
+
+    #[test]
+    fn job_done_forgets_linked_and_queued_jobs() {
+        let mut g = Gedf::new(1);
+        let mut ready = vec![p(5, 0), p(7, 1), p(9, 2)];
+        for &j in &ready {
+            g.job_ready(j);
+        }
+        assert!(g.job_done(p(7, 1))); // queued: removed, links unchanged
+        ready.retain(|&x| x != p(7, 1));
+        invariant(&g, &ready);
+        assert!(g.job_done(p(5, 0))); // linked: the CPU is refilled
+        ready.retain(|&x| x != p(5, 0));
+        invariant(&g, &ready);
+        assert_eq!(g.linked(0), Some(p(9, 2)));
+        assert!(!g.job_done(p(7, 1)));
+        let mut q = GedfQuantum::new(1);
+        q.job_ready(p(1, 0));
+        q.job_ready(p(2, 1));
+        q.tick(None);
+        assert!(q.job_done(p(2, 1)) && q.job_done(p(1, 0)));
+        assert_eq!(q.linked(0), None); // quantum-driven: no refill before the next tick
+        q.tick(None);
+        assert_eq!(q.linked(0), None);
     }
 
     #[test]

@@ -41,6 +41,21 @@ pub trait Policy {
     /// A quantum boundary: `Some(cpu)` for one CPU's tick (staggered quanta), `None` for all
     /// CPUs at once (aligned quanta). Event-driven policies ignore ticks.
     fn tick(&mut self, _cpu: Option<usize>) {}
+    /// A job completed while not linked to the CPU it ran on: a driver whose dispatch lags
+    /// the links (the simulator under IPI latency, docs/simulator.md "Overhead injection")
+    /// can see a job finish on a CPU it was unlinked from, before that CPU's reschedule.
+    /// The policy forgets the job wherever it is: linked to a CPU (handled like
+    /// `job_complete` of that CPU) or queued (removed). Returns whether it found the job.
+    /// The default handles only the linked case; policies with queues override it.
+    fn job_done(&mut self, job: Prio) -> bool {
+        match (0..self.m()).find(|&c| self.linked(c) == Some(job)) {
+            Some(c) => {
+                self.job_complete(c);
+                true
+            }
+            None => false,
+        }
+    }
     /// The job linked to `cpu`, if any.
     fn linked(&self, cpu: usize) -> Option<Prio>;
     /// Appends the CPUs whose link changed since the last call (each once) and forgets them.

@@ -51,6 +51,20 @@ impl Policy for Partitioned {
             self.dirty.mark(cpu);
         }
     }
+    fn job_done(&mut self, job: Prio) -> bool {
+        let Some(&c) = self.cpu_of.get(job.task as usize) else { return false };
+        let c = c as usize;
+        if c >= self.linked.len() {
+            return false;
+        }
+        if self.linked[c] == Some(job) {
+            self.job_complete(c);
+            return true;
+        }
+        let before = self.ready[c].len();
+        self.ready[c].retain(|&Reverse(j)| j != job);
+        self.ready[c].len() != before
+    }
     fn linked(&self, cpu: usize) -> Option<Prio> {
         self.linked.get(cpu).copied().flatten()
     }
@@ -79,5 +93,10 @@ mod tests {
         let mut d = vec![];
         p.drain_dirty(&mut d);
         assert_eq!(d, vec![0, 1]);
+        p.job_ready(j(3, 0));
+        p.job_ready(j(4, 2));
+        assert!(p.job_done(j(4, 2)) && !p.job_done(j(4, 2)));
+        assert!(p.job_done(j(3, 0)));
+        assert_eq!(p.linked(0), None);
     }
 }

@@ -16,7 +16,8 @@ use rtsched_analysis::uni::fp::Priority;
 use rtsched_analysis::{semi, Limits};
 use rtsched_model::{ModelError, TaskSet as RTaskSet, Time};
 use rtsched_sim::{
-    Arrivals, ExecTimes, FpOrder, Scheduler, SimConfig, SimResult, SpresConfig, SpresPlacement,
+    Arrivals, ExecTimes, FpOrder, OverheadSpec, OverheadStat, Overheads, Scheduler, SimConfig,
+    SimResult, SpresConfig, SpresPlacement,
 };
 use serde_json::{json, Value};
 
@@ -189,8 +190,63 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
     Ok((sched, notes))
 }
 
+/// Where the injected overheads came from, for the summary's `overheads` object.
+struct OverheadOrigin {
+    source: &'static str,
+    model_scheduler: Option<String>,
+    stat: Option<OverheadStat>,
+    n: usize,
+}
+
+/// The summary's `overheads` object (docs/simulator.md, "Overhead injection").
+fn overhead_summary(r: &SimResult, origin: &OverheadOrigin) -> Value {
+    let Some(rep) = &r.overheads else {
+        return Value::Null;
+    };
+    let mut charged = serde_json::Map::new();
+    for s in &rep.charged {
+        charged.insert(
+            s.kind.name().to_string(),
+            json!({"count": s.count, "total_ns": u64::try_from(s.total_ns).unwrap_or(u64::MAX)}),
+        );
+    }
+    json!({
+        "source": origin.source,
+        "model_scheduler": origin.model_scheduler,
+        "stat": origin.stat.map(OverheadStat::name),
+        "n": origin.n,
+        "values": rep.values,
+        "charged": charged,
+        "cpu_time_ns": u64::try_from(rep.cpu_time_ns).unwrap_or(u64::MAX),
+    })
+}
+
+/// Reads the overhead JSON (a measured model or constants) and evaluates it at the task
+/// count; notes say when the model was measured on another processor count.
+fn resolve_overheads(
+    text: &str,
+    stat: Option<&str>,
+    n: usize,
+    m: u32,
+    notes: &mut Vec<String>,
+) -> Result<(Overheads, OverheadOrigin), ModelError> {
+    let spec = OverheadSpec::from_json(text)?;
+    let stat_v = OverheadStat::parse(stat.unwrap_or("max"))?;
+    let (model_scheduler, stat) = match &spec {
+        OverheadSpec::Model(model) => {
+            if let Some(mm) = model.m.filter(|&mm| mm != m) {
+                notes.push(format!("the overhead model was measured on m = {mm} processors; simulating m = {m} with its values"));
+            }
+            (model.scheduler.clone(), Some(stat_v))
+        }
+        OverheadSpec::Constant(_) => (None, None),
+    };
+    let v = spec.resolve(n, stat_v);
+    Ok((v, OverheadOrigin { source: spec.source(), model_scheduler, stat, n }))
+}
+
 /// The documented summary object (docs/simulator.md, "Command line").
-fn summary(r: &SimResult) -> Value {
+fn summary(r: &SimResult, origin: Option<&OverheadOrigin>) -> Value {
     let per_task: Vec<Value> = r
         .per_task
         .iter()
@@ -212,6 +268,7 @@ fn summary(r: &SimResult) -> Value {
         "horizon_ns": r.horizon,
         "horizon_capped": r.horizon_capped,
         "horizon_message": r.horizon_message,
+        "overheads": origin.map_or(Value::Null, |o| overhead_summary(r, o)),
         "per_task": per_task,
     })
 }
@@ -230,12 +287,13 @@ struct Out {
 }
 
 /// simulate(ts, m, scheduler, placement, quantum, staggered, horizon, sporadic, exec_fraction,
-/// seed, outputs) -> dict with "summary" (JSON text), "scheduler", "notes", "not_placed"
-/// (reason or None) and one entry per requested output: "jsonl", "perfetto", "sched_trace"
-/// (bytes), "job_csv", "gantt_svg".
+/// seed, outputs, overheads, overhead_stat) -> dict with "summary" (JSON text), "scheduler",
+/// "notes", "not_placed" (reason or None) and one entry per requested output: "jsonl",
+/// "perfetto", "sched_trace" (bytes), "job_csv", "gantt_svg". `overheads`: the JSON text of
+/// an overhead model or of constants; `overhead_stat`: "max" (default) or "avg".
 #[pyfunction]
 #[pyo3(signature = (ts, m, scheduler, placement=None, quantum=None, staggered=false, horizon=None, sporadic=None,
-                    exec_fraction=None, seed=0, outputs=Vec::new()))]
+                    exec_fraction=None, seed=0, outputs=Vec::new(), overheads=None, overhead_stat=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -250,7 +308,14 @@ fn simulate<'py>(
     exec_fraction: Option<f64>,
     seed: u64,
     outputs: Vec<String>,
+    overheads: Option<String>,
+    overhead_stat: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    if overhead_stat.is_some() && overheads.is_none() {
+        return Err(RtschedError::new_err(
+            "field 'overhead_stat': applies only with overheads (--overheads)",
+        ));
+    }
     let m = m.or(ts.m).ok_or_else(|| {
         RtschedError::new_err(
             "field 'm': no processor count: pass m (--m) or put \"m\" in the task-set file",
@@ -287,7 +352,7 @@ fn simulate<'py>(
             quantum,
             staggered,
         };
-        let (sched, notes) = match build_scheduler(&scheduler, &args) {
+        let (sched, mut notes) = match build_scheduler(&scheduler, &args) {
             Ok(x) => x,
             Err(BuildError::Input(e)) => return Err(err(e)),
             Err(BuildError::NotPlaced(NotPlaced(reason))) => {
@@ -318,13 +383,28 @@ fn simulate<'py>(
                 seed: seed ^ 0x9e37_79b9_7f4a_7c15,
             };
         }
+        let origin = match &overheads {
+            Some(text) => {
+                let (v, origin) = resolve_overheads(
+                    text,
+                    overhead_stat.as_deref(),
+                    ts.inner.len(),
+                    m,
+                    &mut notes,
+                )
+                .map_err(err)?;
+                cfg.overheads = Some(v);
+                Some(origin)
+            }
+            None => None,
+        };
         let want = |k: &str| outputs.iter().any(|o| o == k);
         cfg.record_trace =
             want("jsonl") || want("perfetto") || want("sched_trace") || want("gantt_svg");
         let r = rtsched_sim::simulate(&ts.inner, &sched, &cfg).map_err(err)?;
         let tr = r.trace.as_ref();
         Ok(Out {
-            summary: summary(&r).to_string(),
+            summary: summary(&r, origin.as_ref()).to_string(),
             scheduler: r.scheduler.clone(),
             notes,
             not_placed: None,
@@ -353,6 +433,11 @@ fn simulate<'py>(
             },
         })
     })?;
+    out_dict(py, out)
+}
+
+/// The result dict of `simulate` and `simulate_forkjoin`.
+fn out_dict(py: Python<'_>, out: Out) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("summary", out.summary)?;
     d.set_item("scheduler", out.scheduler)?;
@@ -382,25 +467,89 @@ fn simulate_schedulers() -> Vec<&'static str> {
     SCHEDULERS.to_vec()
 }
 
-/// simulate_forkjoin(text, m, horizon, sporadic, seed) -> str: RTWS (seed 003) on a fork-join
-/// task-set file (docs/rtws.md); returns the JSON summary.
+/// simulate_forkjoin(text, m, horizon, sporadic, seed, outputs) -> dict: RTWS (seed 003) on a
+/// fork-join task-set file (docs/rtws.md). The dict has "summary" (the JSON text of
+/// `RtwsResult`) and one entry per requested output, as `simulate`: "jsonl", "perfetto",
+/// "sched_trace" (bytes) and "gantt_svg" of the thread-level trace, "job_csv" of the job-level
+/// statistics.
 #[pyfunction]
-#[pyo3(signature = (text, m, horizon=None, sporadic=None, seed=0))]
-fn simulate_forkjoin(py: Python<'_>, text: &str, m: Option<u32>, horizon: Option<u64>, sporadic: Option<u64>, seed: u64) -> PyResult<String> {
-    crate::guarded(py, || {
+#[pyo3(signature = (text, m, horizon=None, sporadic=None, seed=0, outputs=Vec::new()))]
+fn simulate_forkjoin<'py>(
+    py: Python<'py>,
+    text: &str,
+    m: Option<u32>,
+    horizon: Option<u64>,
+    sporadic: Option<u64>,
+    seed: u64,
+    outputs: Vec<String>,
+) -> PyResult<Bound<'py, PyDict>> {
+    for o in &outputs {
+        if !["jsonl", "perfetto", "sched_trace", "job_csv", "gantt_svg"].contains(&o.as_str()) {
+            return Err(RtschedError::new_err(format!(
+                "field 'outputs': unknown output {o:?}"
+            )));
+        }
+    }
+    let out = crate::guarded(py, || {
         let file = rtsched_model::forkjoin::read_json(text).map_err(crate::err)?;
-        let m = m.or(file.m).ok_or_else(|| crate::err(ModelError::field("m", "no processor count: pass --m or put \"m\" in the file")))?;
+        let m = m.or(file.m).ok_or_else(|| {
+            crate::err(ModelError::field(
+                "m",
+                "no processor count: pass --m or put \"m\" in the file",
+            ))
+        })?;
         if m == 0 {
-            return Err(crate::err(ModelError::field("m", "the number of processors must be at least 1, got 0")));
+            return Err(crate::err(ModelError::field(
+                "m",
+                "the number of processors must be at least 1, got 0",
+            )));
         }
         let mut cfg = rtsched_sim::SimConfig::new(m);
         cfg.horizon = horizon;
         if let Some(d) = sporadic {
-            cfg.arrivals = rtsched_sim::Arrivals::Sporadic { max_extra_delay: d, seed };
+            cfg.arrivals = rtsched_sim::Arrivals::Sporadic {
+                max_extra_delay: d,
+                seed,
+            };
         }
+        let want = |k: &str| outputs.iter().any(|o| o == k);
+        cfg.record_trace =
+            want("jsonl") || want("perfetto") || want("sched_trace") || want("gantt_svg");
         let r = rtsched_sim::simulate_rtws(&file.set, &cfg).map_err(crate::err)?;
-        serde_json::to_string(&r).map_err(|e| RtschedError::new_err(format!("internal error: {e}")))
-    })
+        let summary = serde_json::to_string(&r)
+            .map_err(|e| RtschedError::new_err(format!("internal error: {e}")))?;
+        let tr = r.trace.as_ref();
+        Ok(Out {
+            summary,
+            scheduler: "RTWS".into(),
+            notes: vec![],
+            not_placed: None,
+            jsonl: if want("jsonl") {
+                tr.map(|t| t.to_jsonl())
+            } else {
+                None
+            },
+            perfetto: if want("perfetto") {
+                tr.map(|t| t.to_perfetto_json())
+            } else {
+                None
+            },
+            sched_trace: if want("sched_trace") {
+                tr.map(|t| t.to_sched_trace_bytes())
+                    .transpose()
+                    .map_err(err)?
+            } else {
+                None
+            },
+            job_csv: want("job_csv").then(|| r.to_job_csv()),
+            gantt_svg: if want("gantt_svg") {
+                tr.map(|t| t.to_gantt_svg(None))
+            } else {
+                None
+            },
+        })
+    })?;
+    out_dict(py, out)
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -2,9 +2,11 @@
 //! both wall clock and this thread's on-CPU time (/proc/thread-self/schedstat), since on a
 //! shared machine wall time overstates the cost per core.
 //!
-//! `cargo run --release -p rtsched-sim --example throughput [reps] [scheduler]`
+//! `cargo run --release -p rtsched-sim --example throughput [reps] [trace] [quantum] [zero-overheads|overheads]`
+//! (`overheads`: Δrel 5 µs, Δev 2 µs, Δsch 1 µs, Δcxs 0.5 µs, Δipi 10 µs; `zero-overheads`: the
+//! overhead engine with nothing to charge).
 
-use rtsched_sim::{simulate, Scheduler, SimConfig};
+use rtsched_sim::{simulate, Overheads, Scheduler, SimConfig};
 
 #[path = "../benches/common/workload.rs"]
 mod workload;
@@ -23,6 +25,18 @@ fn main() {
     let mut cfg = SimConfig::new(8);
     cfg.horizon = Some(100_000_000_000);
     cfg.record_trace = trace;
+    if args.iter().any(|a| a == "zero-overheads") {
+        cfg.overheads = Some(Overheads::ZERO);
+    } else if args.iter().any(|a| a == "overheads") {
+        cfg.overheads = Some(Overheads {
+            release_ns: 5_000,
+            release_event_ns: 2_000,
+            schedule_ns: 1_000,
+            context_switch_ns: 500,
+            ipi_ns: 10_000,
+            tick_ns: 0,
+        });
+    }
     let r = simulate(&ts, &sched, &cfg).unwrap();
     // Trace records (release, run, preempt, complete, migration, idle) of one run.
     let records = if trace { r.trace.as_ref().map_or(0, |t| t.records.len()) } else {
@@ -40,6 +54,9 @@ fn main() {
         "{}: n=80 m=8 U={:.3} 100 s: {} jobs, {} events (releases+completions{}), {} preemptions, {} migrations, {} context switches, {} misses",
         sched.name(), ts.utilization_f64(), r.jobs, r.events, if matches!(sched, Scheduler::Gedf) { "" } else { "+ticks" }, r.preemptions, r.migrations, r.context_switches, r.deadline_misses
     );
+    if let Some(o) = &r.overheads {
+        println!("overheads {:?}: {} ns of CPU time charged", o.values, o.cpu_time_ns);
+    }
     println!("{records} trace records per run");
     println!("wall {:.1} ms/run: {:.2} M jobs/s, {:.2} M events/s", wall * 1e3, r.jobs as f64 / wall / 1e6, r.events as f64 / wall / 1e6);
     if let Some(c) = cpu {

@@ -6,7 +6,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsched_model::{ModelError, TaskSet, Time, MAX_TIME};
 use rtsched_policy::{FpOrder, Gedf, GedfQuantum, Partitioned, Policy, Prio, PriorityRule};
-use rtsched_trace::{Event, JobId, JobStats, Metrics, MetricsBuilder, Record, TaskStats, Trace, TraceMeta};
+use crate::overheads::Overheads;
+use rtsched_trace::metrics::OverheadStats;
+use rtsched_trace::{Event, JobId, JobStats, Metrics, MetricsBuilder, OverheadKind, Record, TaskStats, Trace, TraceMeta};
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -84,6 +86,10 @@ pub struct SimConfig {
     pub check_invariants: bool,
     /// Refuse simulations that would release more jobs than this (memory bound).
     pub max_jobs: u64,
+    /// Overheads to inject (docs/simulator.md, "Overhead injection"); `None` = an ideal
+    /// system. `Some(Overheads::ZERO)` runs the overhead-aware engine with nothing to charge
+    /// (the same schedule as `None`).
+    pub overheads: Option<Overheads>,
 }
 
 impl SimConfig {
@@ -99,6 +105,7 @@ impl SimConfig {
             record_trace: false,
             check_invariants: false,
             max_jobs: 50_000_000,
+            overheads: None,
         }
     }
 }
@@ -126,15 +133,50 @@ pub struct SimResult {
     /// staggered quanta, one per boundary for aligned).
     pub events: u64,
     pub per_task: Vec<TaskStats>,
+    /// The overheads injected and what they cost, when `SimConfig::overheads` was set.
+    pub overheads: Option<OverheadReport>,
     #[serde(skip)]
     pub per_job: Vec<JobStats>,
     #[serde(skip)]
     pub trace: Option<Trace>,
 }
 
+/// The values a simulation charged and the totals of the `Overhead` records it emitted up to
+/// the horizon (counted by `MetricsBuilder`, like every metric).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OverheadReport {
+    pub values: Overheads,
+    /// Per kind: release, schedule, context_switch, tick (CPU time) and ipi (latency).
+    pub charged: Vec<OverheadStats>,
+    /// CPU time charged: release + schedule + context_switch + tick.
+    pub cpu_time_ns: u128,
+}
+
+impl OverheadReport {
+    fn new(values: Overheads, all: &[OverheadStats]) -> OverheadReport {
+        use OverheadKind::*;
+        let charged: Vec<OverheadStats> =
+            [Release, Schedule, ContextSwitch, Tick, Ipi].iter().filter_map(|k| all.iter().find(|s| s.kind == *k).copied()).collect();
+        let cpu_time_ns = charged.iter().filter(|s| s.kind != Ipi).map(|s| s.total_ns).sum();
+        OverheadReport { values, charged, cpu_time_ns }
+    }
+}
+
 impl SimResult {
     pub(crate) fn from_metrics(sched: &Scheduler, m: Metrics, capped: Option<String>, events: u64, trace: Option<Trace>) -> SimResult {
+        SimResult::from_metrics_ovh(sched, m, capped, events, trace, None)
+    }
+
+    pub(crate) fn from_metrics_ovh(
+        sched: &Scheduler,
+        m: Metrics,
+        capped: Option<String>,
+        events: u64,
+        trace: Option<Trace>,
+        ovh: Option<Overheads>,
+    ) -> SimResult {
         SimResult {
+            overheads: ovh.map(|v| OverheadReport::new(v, &m.overheads)),
             scheduler: sched.name(),
             m: m.m,
             horizon: m.horizon,
@@ -297,9 +339,14 @@ struct TaskState {
     period: Time,
     backlog: VecDeque<Pending>,
     next_seq: u32,
+    /// Jobs whose release has been handled: only `seq < handled` may be ready. Without
+    /// overheads a release is handled when it happens, so this follows `next_seq`.
+    handled: u32,
     completed: u32,
     /// CPU the front job last ran on.
     last_cpu: u32,
+    /// CPU the front job is scheduled on now, or NONE (kept by the overhead engine only).
+    on_cpu: u32,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -307,10 +354,52 @@ enum Check {
     Global,
     GlobalAtTicks,
     Partitioned,
+    /// Only what holds under any dispatch delay (overheads): no job on two CPUs, running jobs
+    /// ready, every CPU whose scheduled job differs from its linked one has a reschedule
+    /// pending.
+    Structural,
     None,
 }
 
-struct Engine<'a, P: Policy> {
+/// A piece of overhead CPU time on one CPU. A CPU serves its pieces one after another, in the
+/// order they were charged, without preemption; the job scheduled there progresses only
+/// while no piece is being served.
+struct Seg {
+    kind: OverheadKind,
+    dur: Time,
+    /// A release handler: `(domain, due)`. When it ends, the domain's jobs due by then are
+    /// handled (they become ready).
+    group: Option<(u32, Time)>,
+}
+
+/// State of the overhead engine (docs/simulator.md, "Overhead injection"); empty otherwise.
+#[derive(Default)]
+struct Ovh {
+    v: Overheads,
+    /// Release domain of each task and the CPU that handles each domain.
+    dom_of: Vec<u32>,
+    dom_cpu: Vec<u32>,
+    /// Per domain: released jobs whose handler has not run yet, `(due, task)`, in release order.
+    dom_jobs: Vec<VecDeque<(Time, u32)>>,
+    /// Per domain: due time of the last handler invocation queued (`Time::MAX`: none).
+    dom_last_due: Vec<Time>,
+    /// Handler invocations not yet started: `(due + Δev, domain, due)`, in time order.
+    irqs: VecDeque<(Time, u32, Time)>,
+    segs: Vec<VecDeque<Seg>>,
+    /// End of each CPU's piece in service (`Time::MAX`: none).
+    seg_end: Vec<Time>,
+    /// End of each CPU's last charged piece (at most now when none is queued).
+    busy_until: Vec<Time>,
+    /// When each CPU next brings `scheduled` in line with `linked` (`Time::MAX`: not pending).
+    resched_at: Vec<Time>,
+    pending: Vec<u32>,
+    /// CPUs that handled an event at this instant: their reschedule needs no IPI.
+    local: Vec<bool>,
+    local_list: Vec<u32>,
+    due: Vec<u32>,
+}
+
+struct Engine<'a, P: Policy, const OV: bool> {
     policy: P,
     rule: PriorityRule,
     tasks: Vec<TaskState>,
@@ -336,9 +425,10 @@ struct Engine<'a, P: Policy> {
     cpu_of: Vec<u32>,
     events: u64,
     released: u64,
+    ov: Ovh,
 }
 
-impl<'a, P: Policy> Engine<'a, P> {
+impl<'a, P: Policy, const OV: bool> Engine<'a, P, OV> {
     #[inline]
     fn emit(&mut self, time: Time, event: Event) -> Result<(), ModelError> {
         let r = Record { time, event };
@@ -358,7 +448,8 @@ impl<'a, P: Policy> Engine<'a, P> {
     }
 
     fn prio_of_front(&self, task: usize) -> Option<Prio> {
-        self.tasks[task].backlog.front().map(|j| self.rule.prio(task as u32, j.seq, j.deadline))
+        let ts = &self.tasks[task];
+        ts.backlog.front().filter(|j| j.seq < ts.handled).map(|j| self.rule.prio(task as u32, j.seq, j.deadline))
     }
 
     fn release(&mut self, t: Time, i: usize) -> Result<(), ModelError> {
@@ -370,13 +461,25 @@ impl<'a, P: Policy> Engine<'a, P> {
         let gap = self.draw.gap(self.arrivals, ts.period);
         ts.backlog.push_back(Pending { seq, deadline, rem });
         let first = ts.backlog.len() == 1;
+        if !OV {
+            ts.handled = ts.next_seq;
+        }
         self.releases.push(Reverse(((t + gap) as u128) << 32 | i as u128));
         self.released += 1;
         if self.records.is_some() && deadline <= self.horizon {
             self.deadlines.push(Reverse((deadline, i as u32, seq)));
         }
         self.emit(t, Event::Release { job: JobId { task: i as u32, job: seq }, deadline })?;
-        if first {
+        if OV {
+            // The job waits for its domain's release handler (one invocation per domain and
+            // due time), which starts Δev later.
+            let d = self.ov.dom_of[i] as usize;
+            self.ov.dom_jobs[d].push_back((t, i as u32));
+            if self.ov.dom_last_due[d] != t {
+                self.ov.dom_last_due[d] = t;
+                self.ov.irqs.push_back((t + self.ov.v.release_event_ns, d as u32, t));
+            }
+        } else if first {
             let p = self.rule.prio(i as u32, seq, deadline);
             self.policy.job_ready(p);
         }
@@ -392,7 +495,17 @@ impl<'a, P: Policy> Engine<'a, P> {
         ts.backlog.pop_front();
         ts.completed += 1;
         ts.last_cpu = NONE;
-        self.policy.job_complete(c);
+        ts.on_cpu = NONE;
+        if OV {
+            self.set_local(c);
+        }
+        if !OV || self.policy.linked(c) == Some(j) {
+            self.policy.job_complete(c);
+        } else if !self.policy.job_done(j) {
+            // Under IPI latency the job may finish on a CPU it was unlinked from (linked
+            // elsewhere or queued) before that CPU's reschedule.
+            return Err(ModelError::new(format!("internal error: job {}.{} completed at {t} ns but the policy does not know it", j.task, j.job)));
+        }
         if let Some(p) = self.prio_of_front(j.task as usize) {
             self.policy.job_ready(p);
         }
@@ -469,6 +582,18 @@ impl<'a, P: Policy> Engine<'a, P> {
                 return fail(format!("job {}.{} runs but is not ready", r.task, r.job));
             }
         }
+        if OV {
+            for (c, s) in self.sched.iter().enumerate() {
+                if let Some(j) = s {
+                    if self.tasks[j.task as usize].on_cpu != c as u32 {
+                        return fail(format!("job {}.{} runs on cpu {c} but is recorded on cpu {}", j.task, j.job, self.tasks[j.task as usize].on_cpu));
+                    }
+                }
+                if *s != self.policy.linked(c) && self.ov.resched_at[c] == Time::MAX {
+                    return fail(format!("cpu {c} runs {s:?}, is linked to {:?}, and has no reschedule pending", self.policy.linked(c)));
+                }
+            }
+        }
         match self.check {
             Check::Global | Check::GlobalAtTicks if self.check == Check::Global || ticked => {
                 let mut sorted = ready;
@@ -492,6 +617,9 @@ impl<'a, P: Policy> Engine<'a, P> {
     }
 
     fn run(&mut self) -> Result<(), ModelError> {
+        if OV {
+            return self.run_ovh();
+        }
         let h = self.horizon;
         let m = self.sched.len();
         loop {
@@ -527,26 +655,10 @@ impl<'a, P: Policy> Engine<'a, P> {
                 }
             }
             // 2. Deadlines passed without completion (trace only; metrics do not need them).
-            while let Some(&Reverse((d, i, seq))) = self.deadlines.peek() {
-                if d > t {
-                    break;
-                }
-                self.deadlines.pop();
-                if seq >= self.tasks[i as usize].completed {
-                    self.emit(t, Event::DeadlineMiss { job: JobId { task: i, job: seq } })?;
-                }
-            }
+            self.deadline_records(t)?;
             // 3. Releases (only before the horizon).
             if t < h {
-                while let Some(&Reverse(packed)) = self.releases.peek() {
-                    let (r, i) = ((packed >> 32) as Time, packed as u32);
-                    if r != t {
-                        break;
-                    }
-                    self.releases.pop();
-                    self.events += 1;
-                    self.release(t, i as usize)?;
-                }
+                self.releases_at(t)?;
             }
             // 4. Quantum boundaries.
             let mut ticked = false;
@@ -562,6 +674,316 @@ impl<'a, P: Policy> Engine<'a, P> {
             }
             // 5. Dispatch.
             self.dispatch(t)?;
+            if self.check != Check::None {
+                self.check_invariant(t, ticked)?;
+            }
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn deadline_records(&mut self, t: Time) -> Result<(), ModelError> {
+        while let Some(&Reverse((d, i, seq))) = self.deadlines.peek() {
+            if d > t {
+                break;
+            }
+            self.deadlines.pop();
+            if seq >= self.tasks[i as usize].completed {
+                self.emit(t, Event::DeadlineMiss { job: JobId { task: i, job: seq } })?;
+            }
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn releases_at(&mut self, t: Time) -> Result<(), ModelError> {
+        while let Some(&Reverse(packed)) = self.releases.peek() {
+            let (r, i) = ((packed >> 32) as Time, packed as u32);
+            if r != t {
+                break;
+            }
+            self.releases.pop();
+            self.events += 1;
+            self.release(t, i as usize)?;
+        }
+        Ok(())
+    }
+
+    // ---- The overhead engine (docs/simulator.md, "Overhead injection"). ----
+
+    #[inline]
+    fn set_local(&mut self, c: usize) {
+        if !self.ov.local[c] {
+            self.ov.local[c] = true;
+            self.ov.local_list.push(c as u32);
+        }
+    }
+
+    /// Charges `dur` ns of `kind` to CPU `c` at `t`: the piece starts now if the CPU serves
+    /// no other piece, else after the last one; the job scheduled there is delayed by `dur`.
+    /// Zero-length pieces are dropped unless they carry a release handler's action.
+    fn charge(&mut self, t: Time, c: usize, kind: OverheadKind, dur: Time, group: Option<(u32, Time)>) -> Result<(), ModelError> {
+        if dur == 0 && group.is_none() {
+            return Ok(());
+        }
+        if self.ov.segs[c].is_empty() {
+            self.ov.seg_end[c] = t + dur;
+            if dur > 0 {
+                self.emit(t, Event::Overhead { cpu: c as u32, kind, duration: dur })?;
+            }
+        }
+        self.ov.segs[c].push_back(Seg { kind, dur, group });
+        self.ov.busy_until[c] = self.ov.busy_until[c].max(t) + dur;
+        if self.sched[c].is_some() {
+            self.finish_at[c] += dur;
+        }
+        Ok(())
+    }
+
+    /// Ends the pieces that end at `t` (running release handlers' actions) and starts the
+    /// next ones.
+    fn end_pieces(&mut self, t: Time) -> Result<(), ModelError> {
+        for c in 0..self.sched.len() {
+            while self.ov.seg_end[c] == t {
+                let Some(s) = self.ov.segs[c].pop_front() else {
+                    self.ov.seg_end[c] = Time::MAX;
+                    break;
+                };
+                if let Some((d, due)) = s.group {
+                    self.handle_releases(c, d as usize, due);
+                }
+                match self.ov.segs[c].front() {
+                    Some(nx) => {
+                        let (kind, dur) = (nx.kind, nx.dur);
+                        self.ov.seg_end[c] = t + dur;
+                        if dur > 0 {
+                            self.emit(t, Event::Overhead { cpu: c as u32, kind, duration: dur })?;
+                        }
+                    }
+                    None => self.ov.seg_end[c] = Time::MAX,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The end of a release handler on CPU `c`: the domain's jobs due by `due` are handled, in
+    /// release order; each that heads its task's backlog becomes ready.
+    fn handle_releases(&mut self, c: usize, d: usize, due: Time) {
+        self.set_local(c);
+        while let Some(&(r, i)) = self.ov.dom_jobs[d].front() {
+            if r > due {
+                break;
+            }
+            self.ov.dom_jobs[d].pop_front();
+            let ts = &mut self.tasks[i as usize];
+            let seq = ts.handled;
+            ts.handled += 1;
+            if let Some(f) = ts.backlog.front().filter(|f| f.seq == seq) {
+                let p = self.rule.prio(i, seq, f.deadline);
+                self.policy.job_ready(p);
+            }
+        }
+    }
+
+    /// Plans a reschedule for each CPU whose link changed: now if it handled an event at this
+    /// instant, else when an IPI sent now arrives (Δipi later; no second IPI while one is
+    /// pending).
+    fn plan_reschedules(&mut self, t: Time) -> Result<(), ModelError> {
+        self.policy.drain_dirty(&mut self.dirty);
+        for k in 0..self.dirty.len() {
+            let c = self.dirty[k] as usize;
+            self.dirty_flag[c] = false;
+            let when = if self.ov.local[c] { t } else { t + self.ov.v.ipi_ns };
+            if when < self.ov.resched_at[c] {
+                if self.ov.resched_at[c] == Time::MAX {
+                    self.ov.pending.push(c as u32);
+                }
+                self.ov.resched_at[c] = when;
+                if when > t {
+                    self.emit(t, Event::Overhead { cpu: c as u32, kind: OverheadKind::Ipi, duration: self.ov.v.ipi_ns })?;
+                }
+            }
+        }
+        self.dirty.clear();
+        for k in 0..self.ov.local_list.len() {
+            let c = self.ov.local_list[k] as usize;
+            self.ov.local[c] = false;
+        }
+        self.ov.local_list.clear();
+        Ok(())
+    }
+
+    /// Reschedules every CPU whose reschedule is due: first all preemptions, then each idle
+    /// CPU takes its linked job after Δsch + Δcxs of its own time. A job still scheduled on
+    /// another CPU (whose reschedule is pending) is taken when that CPU lets it go.
+    fn reschedule(&mut self, t: Time) -> Result<(), ModelError> {
+        let mut due = std::mem::take(&mut self.ov.due);
+        due.clear();
+        let mut k = 0;
+        while k < self.ov.pending.len() {
+            let c = self.ov.pending[k] as usize;
+            if self.ov.resched_at[c] <= t {
+                self.ov.resched_at[c] = Time::MAX;
+                self.ov.pending.swap_remove(k);
+                due.push(c as u32);
+            } else {
+                k += 1;
+            }
+        }
+        due.sort_unstable();
+        for &c in &due {
+            let c = c as usize;
+            if let Some(h) = self.sched[c] {
+                if self.policy.linked(c) != Some(h) {
+                    self.emit(t, Event::Preempt { cpu: c as u32, job: JobId { task: h.task, job: h.job } })?;
+                    let left = self.finish_at[c] - t.max(self.ov.busy_until[c]);
+                    let ts = &mut self.tasks[h.task as usize];
+                    if let Some(f) = ts.backlog.front_mut() {
+                        f.rem = left;
+                    }
+                    ts.on_cpu = NONE;
+                    self.sched[c] = None;
+                    self.finish_at[c] = Time::MAX;
+                }
+            }
+        }
+        for &c in &due {
+            let c = c as usize;
+            if self.sched[c].is_some() {
+                continue;
+            }
+            match self.policy.linked(c) {
+                Some(w) => {
+                    let other = self.tasks[w.task as usize].on_cpu;
+                    if other != NONE {
+                        let at = self.ov.resched_at[other as usize];
+                        if at == Time::MAX {
+                            return Err(ModelError::new(format!(
+                                "internal error: job {}.{} is linked to cpu {c} but stays on cpu {other} with no reschedule pending at {t} ns",
+                                w.task, w.job
+                            )));
+                        }
+                        self.ov.resched_at[c] = at;
+                        self.ov.pending.push(c as u32);
+                        continue;
+                    }
+                    let ts = &self.tasks[w.task as usize];
+                    let front = ts.backlog.front().filter(|f| f.seq == w.job && f.seq < ts.handled).ok_or_else(|| {
+                        ModelError::new(format!("internal error: policy linked job {}.{} which is not ready at {t} ns", w.task, w.job))
+                    })?;
+                    let (rem, last) = (front.rem, ts.last_cpu);
+                    let (sch, cxs) = (self.ov.v.schedule_ns, self.ov.v.context_switch_ns);
+                    self.charge(t, c, OverheadKind::Schedule, sch, None)?;
+                    self.charge(t, c, OverheadKind::ContextSwitch, cxs, None)?;
+                    let job = JobId { task: w.task, job: w.job };
+                    if last != NONE && last != c as u32 {
+                        self.emit(t, Event::Migration { job, from: last, to: c as u32 })?;
+                    }
+                    self.emit(t, Event::Run { cpu: c as u32, job })?;
+                    let ts = &mut self.tasks[w.task as usize];
+                    ts.last_cpu = c as u32;
+                    ts.on_cpu = c as u32;
+                    self.sched[c] = Some(w);
+                    self.finish_at[c] = t.max(self.ov.busy_until[c]) + rem;
+                    self.idle_announced[c] = false;
+                }
+                None => {
+                    if !self.idle_announced[c] {
+                        self.emit(t, Event::Idle { cpu: c as u32 })?;
+                        self.idle_announced[c] = true;
+                    }
+                }
+            }
+        }
+        self.ov.due = due;
+        Ok(())
+    }
+
+    fn run_ovh(&mut self) -> Result<(), ModelError> {
+        let h = self.horizon;
+        let m = self.sched.len();
+        loop {
+            let mut t = Time::MAX;
+            if let Some(&Reverse(packed)) = self.releases.peek() {
+                let r = (packed >> 32) as Time;
+                if r < h {
+                    t = r;
+                }
+            }
+            t = t.min(self.finish_at.iter().copied().min().unwrap_or(Time::MAX));
+            if self.quantum.is_some() {
+                for &nt in &self.next_tick {
+                    if nt < h && nt < t {
+                        t = nt;
+                    }
+                }
+            }
+            if let Some(&Reverse((d, _, _))) = self.deadlines.peek() {
+                t = t.min(d);
+            }
+            if let Some(&(s, _, _)) = self.ov.irqs.front() {
+                t = t.min(s);
+            }
+            t = t.min(self.ov.seg_end.iter().copied().min().unwrap_or(Time::MAX));
+            for &c in &self.ov.pending {
+                t = t.min(self.ov.resched_at[c as usize]);
+            }
+            if t > h {
+                break;
+            }
+            // 1. Completions (the CPU reschedules itself).
+            for c in 0..m {
+                if self.finish_at[c] == t {
+                    if let Some(j) = self.sched[c] {
+                        self.events += 1;
+                        self.complete(t, c, j)?;
+                    }
+                }
+            }
+            // 2. Deadline records (trace only).
+            self.deadline_records(t)?;
+            // 3. Releases: counted now, ready after their handler.
+            if t < h {
+                self.releases_at(t)?;
+            }
+            // 4. Release handlers that start now: Δrel on the domain's CPU.
+            while let Some(&(s, d, due)) = self.ov.irqs.front() {
+                if s != t {
+                    break;
+                }
+                self.ov.irqs.pop_front();
+                let c = self.ov.dom_cpu[d as usize] as usize;
+                let rel = self.ov.v.release_ns;
+                self.charge(t, c, OverheadKind::Release, rel, Some((d, due)))?;
+            }
+            // 5. Overhead pieces that end now (release handlers make their jobs ready).
+            self.end_pieces(t)?;
+            // 6. Quantum boundaries: the tick handler's time, then the policy's tick.
+            let mut ticked = false;
+            if let Some((q, staggered)) = self.quantum {
+                for c in 0..self.next_tick.len() {
+                    if self.next_tick[c] == t && t < h {
+                        self.events += 1;
+                        ticked = true;
+                        let tick = self.ov.v.tick_ns;
+                        if staggered {
+                            self.charge(t, c, OverheadKind::Tick, tick, None)?;
+                            self.set_local(c);
+                        } else {
+                            for p in 0..m {
+                                self.charge(t, p, OverheadKind::Tick, tick, None)?;
+                                self.set_local(p);
+                            }
+                        }
+                        self.policy.tick(if staggered { Some(c) } else { None });
+                        self.next_tick[c] += q;
+                    }
+                }
+            }
+            // 7. Reschedules: planned (local now, remote after Δipi), then the due ones.
+            self.plan_reschedules(t)?;
+            self.reschedule(t)?;
             if self.check != Check::None {
                 self.check_invariant(t, ticked)?;
             }
@@ -598,6 +1020,33 @@ fn validate_partition(ts: &TaskSet, m: u32, part: &[Vec<usize>]) -> Result<Vec<u
 /// zero quantum, offsets of the wrong length, a fraction outside [0, 1], a zero horizon, or a
 /// simulation that would release more than `cfg.max_jobs` jobs.
 pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimResult, ModelError> {
+    if let Some(o) = &cfg.overheads {
+        o.validate()?;
+        let unsupported = match sched {
+            Scheduler::Spres(_) => Some("spres"),
+            Scheduler::Rtws => Some("rtws"),
+            _ => None,
+        };
+        if let Some(name) = unsupported {
+            return Err(ModelError::field(
+                "overheads",
+                format!("overhead injection is not supported for {name} (supported: gedf, gedf-quantum, pedf, pfp)"),
+            ));
+        }
+        match sched {
+            Scheduler::GedfQuantum { quantum, .. } if o.tick_ns >= *quantum && *quantum > 0 => {
+                return Err(ModelError::field("overheads.tick_ns", format!("the tick overhead ({} ns) must be below the quantum ({quantum} ns)", o.tick_ns)));
+            }
+            Scheduler::GedfQuantum { .. } => {}
+            _ if o.tick_ns > 0 => {
+                return Err(ModelError::field(
+                    "overheads.tick_ns",
+                    format!("applies only to gedf-quantum (the event-driven {} has no periodic tick), got {} ns", sched.name(), o.tick_ns),
+                ));
+            }
+            _ => {}
+        }
+    }
     if let Scheduler::Spres(sc) = sched {
         return crate::spres::simulate_spres(ts, sched, sc, cfg);
     }
@@ -628,12 +1077,50 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
     builder.reserve_jobs(expected as usize);
     let tasks: Vec<TaskState> = ts
         .iter()
-        .map(|t| TaskState { wcet: t.wcet, deadline: t.deadline, period: t.period, backlog: VecDeque::new(), next_seq: 0, completed: 0, last_cpu: NONE })
+        .map(|t| TaskState {
+            wcet: t.wcet,
+            deadline: t.deadline,
+            period: t.period,
+            backlog: VecDeque::new(),
+            next_seq: 0,
+            handled: 0,
+            completed: 0,
+            last_cpu: NONE,
+            on_cpu: NONE,
+        })
         .collect();
+    // Release domains (docs/simulator.md, "Overhead injection"): one per CPU under
+    // partitioning, handled on that CPU; one for a global scheduler, handled on CPU 0.
+    let ovh = |cpu_of: &[u32]| -> Ovh {
+        let Some(v) = cfg.overheads else { return Ovh::default() };
+        let (dom_of, dom_cpu): (Vec<u32>, Vec<u32>) =
+            if cpu_of.is_empty() { (vec![0; n], vec![0]) } else { (cpu_of.to_vec(), (0..m).collect()) };
+        let nd = dom_cpu.len();
+        Ovh {
+            v,
+            dom_of,
+            dom_cpu,
+            dom_jobs: vec![VecDeque::new(); nd],
+            dom_last_due: vec![Time::MAX; nd],
+            irqs: VecDeque::new(),
+            segs: (0..mu).map(|_| VecDeque::new()).collect(),
+            seg_end: vec![Time::MAX; mu],
+            busy_until: vec![0; mu],
+            resched_at: vec![Time::MAX; mu],
+            pending: Vec::with_capacity(mu),
+            local: vec![false; mu],
+            local_list: Vec::with_capacity(mu),
+            due: Vec::with_capacity(mu),
+        }
+    };
+    // Under any delay the schedule lags the policy's links, so only the structural checks
+    // apply.
+    let check = if cfg.overheads.is_some_and(|o| !o.is_zero()) { Check::Structural } else { check };
     let releases: BinaryHeap<Reverse<u128>> = (0..n).map(|i| Reverse((offsets[i] as u128) << 32 | i as u128)).collect();
     macro_rules! go {
-        ($policy:expr) => {{
-            let mut e = Engine {
+        ($policy:expr, $ov:literal) => {{
+            let ov_state = ovh(&cpu_of);
+            let mut e = Engine::<_, $ov> {
                 policy: $policy,
                 rule,
                 tasks,
@@ -656,6 +1143,7 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
                 cpu_of,
                 events: 0,
                 released: 0,
+                ov: ov_state,
             };
             e.run()?;
             let backlog: u64 = e.tasks.iter().map(|t| t.backlog.len() as u64).sum();
@@ -667,15 +1155,22 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
                 )));
             }
             let trace = e.records.map(|records| Trace { meta: TraceMeta::new(ts, m, horizon), records });
-            Ok(SimResult::from_metrics(sched, metrics, capped, e.events, trace))
+            Ok(SimResult::from_metrics_ovh(sched, metrics, capped, e.events, trace, cfg.overheads))
         }};
     }
+    let ov = cfg.overheads.is_some();
     match sched {
-        Scheduler::Gedf => go!(Gedf::new(mu)),
-        Scheduler::GedfQuantum { .. } => go!(GedfQuantum::new(mu)),
+        Scheduler::Gedf if ov => go!(Gedf::new(mu), true),
+        Scheduler::Gedf => go!(Gedf::new(mu), false),
+        Scheduler::GedfQuantum { .. } if ov => go!(GedfQuantum::new(mu), true),
+        Scheduler::GedfQuantum { .. } => go!(GedfQuantum::new(mu), false),
         Scheduler::Pedf(p) | Scheduler::Pfp(p, _) => {
-            let cpu_of = validate_partition(ts, m, p)?;
-            go!(Partitioned::new(mu, cpu_of))
+            let part = validate_partition(ts, m, p)?;
+            if ov {
+                go!(Partitioned::new(mu, part), true)
+            } else {
+                go!(Partitioned::new(mu, part), false)
+            }
         }
         Scheduler::Spres(_) | Scheduler::Rtws => unreachable!("handled above"),
     }

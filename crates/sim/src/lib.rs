@@ -17,10 +17,12 @@
 //! emits, whether or not the trace is kept.
 
 mod engine;
+pub mod overheads;
 pub mod rtws;
 pub mod spres;
 
-pub use engine::{simulate, Arrivals, ExecTimes, Scheduler, SimConfig, SimResult};
+pub use engine::{simulate, Arrivals, ExecTimes, OverheadReport, Scheduler, SimConfig, SimResult};
+pub use overheads::{OverheadModel, OverheadSpec, OverheadStat, Overheads};
 pub use rtsched_policy::FpOrder;
 pub use rtws::{simulate_rtws, RtwsResult, ThreadInfo};
 pub use spres::{SpresConfig, SpresPlacement};

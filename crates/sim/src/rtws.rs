@@ -77,8 +77,9 @@ pub struct RtwsResult {
     pub context_switches: u64,
     /// Releases and thread completions processed.
     pub events: u64,
-    /// Job-level statistics (`start`: first thread run; `finish`: last join; per-job
-    /// preemption and migration counts are left 0 — they are thread-level here).
+    /// Job-level statistics (`start`: first thread run; `finish`: last join; `executed`,
+    /// `preemptions`, `migrations`: sums over the job's threads; `first_cpu`: where its first
+    /// thread started; `last_cpu`: where its last join happened, `None` while incomplete).
     #[serde(skip)]
     pub per_job: Vec<JobStats>,
     /// Thread-level metrics as the trace crate computes them.
@@ -89,6 +90,13 @@ pub struct RtwsResult {
     pub thread_info: Vec<Vec<ThreadInfo>>,
     #[serde(skip)]
     pub trace: Option<Trace>,
+}
+
+impl RtwsResult {
+    /// Per-job CSV (the columns of `Trace::to_job_csv`) of the job-level statistics.
+    pub fn to_job_csv(&self) -> String {
+        rtsched_trace::export::job_rows_csv(&self.per_job, self.horizon)
+    }
 }
 
 struct JobRt {
@@ -111,6 +119,8 @@ struct ThreadRt {
     trace_seq: u32,
     /// Remaining cost while not running.
     rem: Time,
+    /// CPU it last ran on (`u32::MAX`: never), for `Migration` records.
+    last_cpu: u32,
 }
 
 struct TaskRt {
@@ -183,6 +193,7 @@ impl Sim<'_> {
                 job: j,
                 trace_seq,
                 rem: c,
+                last_cpu: u32::MAX,
             });
             self.thread_info[task as usize].push(ThreadInfo {
                 task,
@@ -260,6 +271,12 @@ impl Sim<'_> {
 
     fn start(&mut self, t: Time, cpu: usize, id: ThreadId) -> Result<(), ModelError> {
         let job = self.tid(id);
+        let last = std::mem::replace(&mut self.threads[id as usize].last_cpu, cpu as u32);
+        if last != u32::MAX && last != cpu as u32 {
+            // A preempted thread (or job) resuming elsewhere: the vocabulary's record, as the
+            // other engines emit it.
+            self.emit(t, Event::Migration { job, from: last, to: cpu as u32 })?;
+        }
         let th = &self.threads[id as usize];
         self.finish_at[cpu] = t + th.rem;
         let jr = &mut self.jobs[th.job as usize];
@@ -527,7 +544,7 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
             sim.steals, thread_metrics.steals
         )));
     }
-    let per_job: Vec<JobStats> = sim
+    let mut per_job: Vec<JobStats> = sim
         .jobs
         .iter()
         .filter(|j| j.release < horizon)
@@ -545,6 +562,33 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
             migrations: 0,
         })
         .collect();
+    // Job-level aggregates of the thread-level statistics: execution, preemptions and
+    // migrations summed over the job's threads; first CPU = where its first thread started,
+    // last CPU = where its last join happened (completed jobs only).
+    {
+        let index: std::collections::HashMap<(u32, u32), usize> =
+            per_job.iter().enumerate().map(|(k, j)| ((j.task, j.job), k)).collect();
+        let mut first: Vec<Option<Time>> = vec![None; per_job.len()];
+        for th in &thread_metrics.per_job {
+            let Some(info) = sim.thread_info.get(th.task as usize).and_then(|v| v.get(th.job as usize)) else {
+                continue;
+            };
+            let Some(&k) = index.get(&(info.task, info.job)) else { continue };
+            let js = &mut per_job[k];
+            js.executed += th.executed;
+            js.preemptions += th.preemptions;
+            js.migrations += th.migrations;
+            if let Some(s) = th.start {
+                if first[k].is_none_or(|f| s < f) {
+                    first[k] = Some(s);
+                    js.first_cpu = th.first_cpu;
+                }
+            }
+            if th.finish.is_some() && th.finish == js.finish {
+                js.last_cpu = th.last_cpu;
+            }
+        }
+    }
     let completed = per_job.iter().filter(|j| j.finish.is_some()).count() as u64;
     let result = RtwsResult {
         m: cfg.m,

@@ -604,6 +604,15 @@ fn fig2_narrative_record_by_record() {
                 job: j(1, 3),
             },
         ),
+        // The preempted stolen thread resumes on the other core: a migration record.
+        (
+            11,
+            Migration {
+                job: j(1, 2),
+                from: 1,
+                to: 0,
+            },
+        ),
         (
             11,
             Run {
@@ -835,7 +844,19 @@ proptest! {
             let last = set[js.task as usize].regions.len() as u32 - 1;
             let join = regions.get(&(js.task, js.job, last)).and_then(|ids| ids.iter().map(|p| done.get(p).copied()).collect::<Option<Vec<_>>>()).map(|v| v.into_iter().max().unwrap());
             prop_assert_eq!(js.finish, join);
+            // Job-level aggregates: a completed job executed its whole cost, on at least one
+            // CPU, and its last join happened on a CPU.
+            if js.finish.is_some() {
+                prop_assert_eq!(js.executed, set[js.task as usize].wcet());
+                prop_assert!(js.first_cpu.is_some() && js.last_cpu.is_some());
+            } else {
+                prop_assert!(js.executed < set[js.task as usize].wcet());
+                prop_assert!(js.last_cpu.is_none());
+            }
         }
+        // Thread-level preemptions and migrations add up to the job-level ones.
+        prop_assert_eq!(r.per_job.iter().map(|j| j.preemptions as u64).sum::<u64>(), r.preemptions);
+        prop_assert_eq!(r.per_job.iter().map(|j| j.migrations as u64).sum::<u64>(), r.migrations);
         // Steals: the trace's Steal records, and never a thread that already ran.
         let marks = tr.records.iter().filter(|x| matches!(x.event, Event::Steal { .. })).count() as u64;
         prop_assert_eq!(marks, r.steals);
