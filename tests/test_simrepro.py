@@ -181,6 +181,8 @@ def test_bad_inputs_have_clear_errors(tmp_path):
         simrepro.parse_sim_spec(spec.replace("slack = [0.0,", "slack = [0.7,"), "x.toml")
     with pytest.raises(SpecError, match="unknown key 'horizn'"):
         simrepro.parse_sim_spec(spec.replace('horizon = "30s"', 'horizn = "30s"'), "x.toml")
+    with pytest.raises(SpecError, match="exec_scale"):
+        simrepro.parse_sim_spec(spec.replace("cash = true", "cash = true\nexec_scale = 1.5"), "x.toml")
     with pytest.raises(SpecError, match="unknown kind"):
         simrepro.parse_sim_spec(spec.replace('kind = "spres-table1"', 'kind = "table9"'), "x.toml")
     rt = lookup("rtws-tables").read_text()

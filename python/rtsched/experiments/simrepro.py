@@ -80,7 +80,7 @@ def slack_exec_fraction(slack: float) -> float:
 # Specs.
 
 SPRES_KEYS = ("name", "kind", "description", "seed", "samples", "horizon", "slack", "cash", "soft_unsplit",
-              "generator", "grid", "quick")
+              "exec_scale", "generator", "grid", "quick")
 SPRES_GRID = ("m", "n", "util", "util_frac")
 RTWS_KEYS = ("name", "kind", "description", "seed", "samples", "horizon", "schedulers", "grid", "quick")
 RTWS_GRID = ("m", "window")
@@ -205,6 +205,10 @@ def parse_sim_spec(text: str, path: str | None = None, quick: bool = False, over
             if k in data and not isinstance(data[k], bool):
                 raise SpecError(f"{where} {k}: expected true or false")
         cash, soft = data.get("cash", True), data.get("soft_unsplit", False)
+        scale = data.get("exec_scale", 1.0)
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale <= 1:
+            raise SpecError(f"{where} exec_scale: must be in (0, 1], got {scale!r}")
+        scale = float(scale)
         if "n" not in grid:
             raise SpecError(f"{gw}: key 'n' is required")
         if ("util" in grid) == ("util_frac" in grid):
@@ -213,7 +217,7 @@ def parse_sim_spec(text: str, path: str | None = None, quick: bool = False, over
         ukey = "util" if "util" in grid else "util_frac"
         uvals = _dedupe([float(v) for v in _values(grid[ukey], f"{gw}.{ukey}")])
         spec.params = {"seed": seed, "samples": samples, "horizon": horizon, "slack": slack, "cash": cash,
-                       "soft_unsplit": soft, "generator": generator}
+                       "soft_unsplit": soft, "exec_scale": scale, "generator": generator}
         for m in ms:
             for n, n_expr in _resolve_n(ns, m, gw):
                 utils = uvals if ukey == "util" else [round(f * m, 10) for f in uvals]
@@ -223,6 +227,8 @@ def parse_sim_spec(text: str, path: str | None = None, quick: bool = False, over
                     p = {"kind": kind, "m": m, "n": n, "n_expr": n_expr, "util": u, "util_frac": round(u / m, 10),
                          "count": samples, "seed": derive_seed(seed, generator, n, m, u), "generator": generator,
                          "horizon": horizon, "slack": slack, "cash": cash, "soft_unsplit": soft}
+                    if scale != 1.0:  # only when set, so that the default points keep their ids
+                        p["exec_scale"] = scale
                     spec.points.append((point_id(p), p))
     else:
         scheds = data.get("schedulers", list(FJ_SCHEDULERS))
@@ -293,6 +299,7 @@ def _exec_seed(point_seed: int, index: int) -> int:
 
 def _eval_spres(p: dict) -> dict:
     from .. import _core
+    from .._core import Task, TaskSet
     from ..api import generate, partition
 
     g = p["generator"]
@@ -305,7 +312,14 @@ def _eval_spres(p: dict) -> dict:
         splits = sum(1 for t in pl["tasks"] if t["parts"] > 1) if placed else 0
         runs = [None] * len(p["slack"])
         if placed and splits:
-            runs = [json.loads(x) for x in _core.spres_slack_runs(ts, p["m"], json.dumps(pl), p["horizon"], p["slack"],
+            sim_ts = ts
+            scale = p.get("exec_scale", 1.0)
+            if scale != 1.0:
+                # rtspin's -s: every job runs scale × its drawn time; the reservations keep the
+                # budgets placed for the unscaled WCETs.
+                sim_ts = TaskSet([Task(wcet=max(1, round(t.wcet * scale)), deadline=t.deadline, period=t.period)
+                                  for t in ts])
+            runs = [json.loads(x) for x in _core.spres_slack_runs(sim_ts, p["m"], json.dumps(pl), p["horizon"], p["slack"],
                                                                   _exec_seed(p["seed"], i), p["cash"],
                                                                   p["soft_unsplit"])]
         for s, r in zip(p["slack"], runs):
@@ -515,7 +529,8 @@ def spres_table1(spec: SimSpec, table: pa.Table) -> dict:
             d = by_n[r["n"]]["mig"]
             d[r["slack"]] = d.get(r["slack"], 0) + r["migrations"]
     lines = [f"{spec.name}: seed 004 (Brandenburg & Gül, RTSS 2016) Table I in simulation — SP-RES "
-             f"({'CASH' if p['cash'] else 'no slack reclamation'}, split tasks in soft reservations), "
+             f"({'CASH' if p['cash'] else 'no slack reclamation'}, "
+             f"{'all reservations soft' if p['soft_unsplit'] else 'split tasks in soft reservations'}), "
              f"m = {', '.join(map(str, m_values))}, {_fmt(horizon_s, 3).rstrip('0').rstrip('.')} s of virtual time per set"]
     if spec.quick or spec.note:
         lines.append(f"NOTE: {spec.note or 'quick form'} — not the paper's full experiment.")
@@ -523,7 +538,11 @@ def spres_table1(spec: SimSpec, table: pa.Table) -> dict:
                  f"{placed} placed by the SP-RES cascade, {total - placed} not placed (skipped); "
                  f"{n_sim} contain a split task and were simulated at each slack level "
                  f"(the paper reran ≈ {PAPER_SPRES_SETS:.0f}); the other {placed - n_sim} are partitioned: no migrations.")
-    lines.append("execution times: uniform in [(1 − 2s)·C, C] (mean slack s), the same random numbers at every level.")
+    if p.get("exec_scale", 1.0) != 1.0:
+        lines.append(f"execution times: {p['exec_scale']:g} × uniform in [(1 − 2s)·C, C] (rtspin -s {p['exec_scale']:g}; "
+                     "observed slack is relative to the scaled WCET), the same random numbers at every level.")
+    else:
+        lines.append("execution times: uniform in [(1 − 2s)·C, C] (mean slack s), the same random numbers at every level.")
     lines.append("")
     header = ["average slack", "total migrations", "per sec. and core", "reduction", "paper: total",
               "paper: per sec. and core", "paper: reduction", "observed slack", "deadline misses"]
