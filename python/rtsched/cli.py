@@ -201,7 +201,7 @@ def _add_simulate(sub):
     )
     p.add_argument("file", help="task-set file")
     p.add_argument("--m", type=int, help="processor count (overrides the file's \"m\")")
-    p.add_argument("--scheduler", default="gedf", help="gedf (default), gedf-quantum, pedf, pfp, spres, or rtws (a fork-join file with \"regions\" per task, docs/rtws.md, or a plain task set: one thread per job)")
+    p.add_argument("--scheduler", default="gedf", help="gedf (default), gedf-quantum, pedf, pfp, spres, or rtws (a fork-join file with \"regions\" per task, docs/rtws.md, or a plain task set: one thread per job); a fork-join file also runs under gedf (G-EDF over its threads)")
     p.add_argument("--placement", metavar="P.json", help="placement JSON (rtsched partition --json) for pedf, pfp, spres")
     p.add_argument("--quantum", help="gedf-quantum: the quantum (default 1ms)")
     p.add_argument("--staggered", action="store_true", help="gedf-quantum: staggered instead of aligned quanta")
@@ -228,7 +228,7 @@ def cmd_simulate(args) -> int:
     from .io import load
     from .simulate import NotPlacedError, format_table, simulate
 
-    if args.scheduler == "rtws" and _is_forkjoin(args.file):
+    if args.scheduler.lower() in ("rtws", "gedf") and _is_forkjoin(args.file):
         return _simulate_forkjoin(args)
     sets = load(args.file)
     if len(sets) != 1:
@@ -299,9 +299,21 @@ def _simulate_forkjoin(args) -> int:
             text = f.read()
     except OSError as e:
         raise RtschedError(f"cannot read {args.file!r}: {e.strerror}") from None
-    r = simulate_forkjoin(text, args.m, args.horizon, sporadic=args.sporadic, seed=args.seed, trace=args.trace,
-                          perfetto=args.perfetto, sched_trace=args.sched_trace, job_csv=args.job_csv,
-                          gantt=args.gantt)
+    sched = args.scheduler.lower()
+    if sched == "gedf":  # event-driven G-EDF over the threads (docs/rtws.md)
+        exports = [name for name, v in [("--trace", args.trace), ("--perfetto", args.perfetto),
+                                        ("--sched-trace", args.sched_trace), ("--job-csv", args.job_csv),
+                                        ("--gantt", args.gantt)] if v]
+        if exports:
+            raise RtschedError("G-EDF over fork-join threads writes no " + ", ".join(exports)
+                               + " yet; use --scheduler rtws for traces of fork-join files")
+        horizon = _core.parse_duration(args.horizon) if isinstance(args.horizon, str) else args.horizon
+        sporadic = _core.parse_duration(args.sporadic) if isinstance(args.sporadic, str) else args.sporadic
+        r = json.loads(_core.forkjoin_simulate(text, args.m, "gedf", horizon, sporadic, args.seed))
+    else:
+        r = simulate_forkjoin(text, args.m, args.horizon, sporadic=args.sporadic, seed=args.seed, trace=args.trace,
+                              perfetto=args.perfetto, sched_trace=args.sched_trace, job_csv=args.job_csv,
+                              gantt=args.gantt)
     if r.get("horizon_message"):
         print(f"rtsched simulate: {r['horizon_message']}", file=sys.stderr)
     if args.json:
@@ -309,7 +321,9 @@ def _simulate_forkjoin(args) -> int:
     else:
         keys = ["jobs", "completed", "pending", "deadline_misses", "max_tardiness_ns", "max_response_time_ns",
                 "threads", "steals", "preemptions", "migrations", "context_switches"]
-        print(f"rtws on {r['m']} processors, horizon {r['horizon']} ns")
+        if sched == "gedf":
+            keys[keys.index("steals")] = "remote_starts"
+        print(f"{sched} on {r['m']} processors, horizon {r['horizon']} ns")
         for k in keys:
             print(f"  {k:<22} {r[k]}")
     return 0

@@ -17,6 +17,8 @@ mod run;
 
 mod sim;
 
+mod repro;
+
 create_exception!(_core, RtschedError, PyValueError, "Invalid input to rtsched (a ValueError).");
 
 /// Converts a model error into the Python exception.
@@ -46,5 +48,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     run::register(m)?;
 
     sim::register(m)?;
+    repro::register(m)?;
     Ok(())
 }

@@ -8,7 +8,8 @@
 //! * SP-RES, semi-partitioned reservations executing a placement (Brandenburg & Gül, RTSS
 //!   2016, §III-A, §IV-A), in [`spres`];
 //! * RTWS, global EDF with priority-aware work stealing over fork-join tasks (seed 003, §V), in
-//!   [`rtws`].
+//!   [`rtws`]; event-driven G-EDF over the threads of fork-join tasks (the seed-003
+//!   baseline), in [`fj_gedf`].
 //!
 //! Jobs of a task execute in release order: a job released while its predecessor is
 //! unfinished waits (it is released and counted, but becomes ready only when the predecessor
@@ -17,11 +18,13 @@
 //! emits, whether or not the trace is kept.
 
 mod engine;
+pub mod fj_gedf;
 pub mod overheads;
 pub mod rtws;
 pub mod spres;
 
 pub use engine::{simulate, Arrivals, ExecTimes, OverheadReport, Scheduler, SimConfig, SimResult};
+pub use fj_gedf::{simulate_forkjoin_gedf, ForkJoinGedfResult};
 pub use overheads::{OverheadModel, OverheadSpec, OverheadStat, Overheads};
 pub use rtsched_policy::FpOrder;
 pub use rtws::{simulate_rtws, RtwsResult, ThreadInfo};

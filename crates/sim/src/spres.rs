@@ -422,8 +422,13 @@ pub(crate) fn simulate_spres(ts: &TaskSet, sched: &Scheduler, sc: &SpresConfig, 
                 t = t.min(now + tasks[i].backlog.front().expect("ready").rem);
                 // CASH: only residual capacity with a deadline no later than the served
                 // reservation's scheduling deadline may be used (Caccamo et al., RTSS 2000).
+                // Background service happens only when no reservation has budget, which is
+                // idle time to CASH: it burns the earliest residual capacity whatever its
+                // deadline (else slack outlives it and later lets a reservation save its own
+                // budget past the slack's deadline, starving a shorter window; found by the
+                // spres-table1 reproduction, crates/sim/tests/spres_cash_background.rs).
                 let own = best[c].map_or(0, |((we, _, _), _)| we);
-                let s = slack[c].iter().enumerate().filter(|(_, &(d, _))| d <= own).min_by_key(|(_, &(d, _))| d).map(|(k, _)| k);
+                let s = slack[c].iter().enumerate().filter(|(_, &(d, _))| mode == Mode::Background || d <= own).min_by_key(|(_, &(d, _))| d).map(|(k, _)| k);
                 match s {
                     Some(k) => {
                         let (d, a) = slack[c][k];

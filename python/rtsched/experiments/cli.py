@@ -97,6 +97,10 @@ def cmd_reproduce(args) -> int:
         executor.close()
     for note in res["notes"]:
         print(f"rtsched reproduce: {note}", file=sys.stderr)
+    if "text" in res:  # a simulation reproduction: its tables
+        print(res["text"])
+        print(f"wrote {res['tables']}, {res['figure']} and {res['csv']}")
+        return 0
     print(f"wrote {res['figure']} and {res['csv']}")
     return 0
 
@@ -128,7 +132,8 @@ def add_commands(subparsers) -> None:
         "reproduce", help="reproduce a paper's figure by name",
         description="Run the named spec experiments/NAME.toml (resuming whatever OUT already holds) and draw its "
         "figure to OUT/NAME.png (with a CSV beside it). --list shows the names.")
-    p.add_argument("name", nargs="?", help="e.g. spres-fig3, spres-fig4, spres-fig5, spres-fig6")
+    p.add_argument("name", nargs="?", help="e.g. spres-fig3, spres-fig4, spres-fig5, spres-fig6, spres-table1, "
+                   "rtws-tables")
     p.add_argument("--list", action="store_true", help="list the available names")
     p.add_argument("--quick", action="store_true", help="the quick variant (the spec's [quick] table)")
     p.add_argument("--out", help="results directory (default results/NAME or results/NAME-quick)")

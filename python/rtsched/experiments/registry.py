@@ -52,12 +52,23 @@ def lookup(name: str) -> Path:
 
 
 def reproduce(name: str, *, quick: bool = False, out=None, executor=None, jobs=None, evaluator=None,
-              progress: bool = True, log=None, fmt: str = "png") -> dict:
-    """Run (resuming) the named spec and draw its figure; returns the paths written."""
+              progress: bool = True, log=None, fmt: str = "png", override: dict | None = None) -> dict:
+    """Run (resuming) the named spec and draw its figure; returns the paths written.
+
+    Specs with a ``kind`` are simulation reproductions (``simrepro``: ``spres-table1``,
+    ``rtws-tables``); they also return the tables as ``text`` and accept ``override`` (top-level
+    keys and a ``grid`` table applied after ``--quick``, for tiny test runs)."""
+    from . import simrepro
     from .plot import plot_results
     from .sweep import run_sweep
 
-    spec = load_spec(lookup(name), quick=quick)
+    path = lookup(name)
+    if simrepro.is_sim_spec_path(path):
+        return simrepro.reproduce(path, quick=quick, out=out, executor=executor, jobs=jobs, progress=progress,
+                                  log=log, fmt=fmt, override=override, evaluator=evaluator)
+    if override:
+        raise SpecError(f"{name}: override applies only to simulation reproductions")
+    spec = load_spec(path, quick=quick)
     out = Path(out) if out else Path("results") / (name + ("-quick" if quick else ""))
     res = run_sweep(spec, out, resume=True, evaluator=evaluator, executor=executor, jobs=jobs, progress=progress,
                     log=log)

@@ -379,6 +379,9 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{where}: not valid TOML: {e}") from None
+    if "kind" in data:
+        raise SpecError(f"{where}: a simulation reproduction (kind = {data['kind']!r}), not a sweep; run it with "
+                        "rtsched reproduce NAME (docs/reproductions.md)")
     _check_keys(data, TOP_KEYS, f"the top level of {where}")
     q = data.get("quick")
     if q is not None:

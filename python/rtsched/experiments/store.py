@@ -121,12 +121,12 @@ def _fsync_dir(path: Path):
         os.close(fd)
 
 
-def write_point(out_dir, spec: Spec, point: Point, table: pa.Table, version: str) -> Path:
-    """Write the point's table atomically (temp file in the same dir, fsync, os.replace)."""
-    final = point_path(out_dir, point)
+def write_table_atomic(final: Path, table: pa.Table, meta: dict) -> Path:
+    """Write ``table`` with schema metadata ``meta`` to ``final`` atomically (temporary file in
+    the same directory, fsync, ``os.replace``, directory fsync)."""
+    final = Path(final)
     tmp = final.with_name(f".{final.name}.{os.getpid()}{TMP_SUFFIX}")
-    meta = {k.encode(): v.encode() for k, v in metadata(spec, point, version).items()}
-    table = table.replace_schema_metadata(meta)
+    table = table.replace_schema_metadata({k.encode(): v.encode() for k, v in meta.items()})
     try:
         with open(tmp, "wb") as f:
             pq.write_table(table, f, compression="zstd")
@@ -141,6 +141,30 @@ def write_point(out_dir, spec: Spec, point: Point, table: pa.Table, version: str
         raise
     _fsync_dir(final.parent)
     return final
+
+
+def write_text_atomic(final: Path, text: str) -> Path:
+    """Write a text file atomically (same protocol as the point files)."""
+    final = Path(final)
+    tmp = final.with_name(f".{final.name}.{os.getpid()}{TMP_SUFFIX}")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, final)
+    except BaseException:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
+    return final
+
+
+def write_point(out_dir, spec: Spec, point: Point, table: pa.Table, version: str) -> Path:
+    """Write the point's table atomically (temp file in the same dir, fsync, os.replace)."""
+    return write_table_atomic(point_path(out_dir, point), table, metadata(spec, point, version))
 
 
 def check_point(path: Path, spec: Spec, point: Point) -> str | None:
