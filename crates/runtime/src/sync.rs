@@ -513,7 +513,7 @@ pub(crate) mod loom_model {
         loom::model(|| {
             let s = leak(Sig::default());
             let s2 = s;
-            let t = thread::spawn(move || sleeper(&s2));
+            let t = thread::spawn(move || sleeper(s2));
             s.send(7);
             // A lost wake-up leaves the sleeper waiting forever: loom reports a deadlock.
             assert_eq!(t.join().unwrap(), Some(7));
@@ -539,12 +539,19 @@ pub(crate) mod loom_model {
                 got.push(x);
             }
             assert!(!got.is_empty(), "a request was lost");
-            assert!(got[0] == 11 || got[0] == 22, "the first notice carries a stamp: {got:?}");
+            assert!(
+                got[0] == 11 || got[0] == 22,
+                "the first notice carries a stamp: {got:?}"
+            );
             let stamps: Vec<u64> = got.iter().copied().filter(|&x| x != 0).collect();
             assert!(stamps.iter().all(|x| [11, 22].contains(x)), "{got:?}");
             assert!(stamps.len() <= 2 && (stamps.len() < 2 || stamps[0] != stamps[1]));
             assert_eq!(s.flag.load(Ordering::Relaxed), 0);
-            assert_eq!(s.sent.load(Ordering::Relaxed), 0, "a stamp outlived its request");
+            assert_eq!(
+                s.sent.load(Ordering::Relaxed),
+                0,
+                "a stamp outlived its request"
+            );
         });
     }
 
@@ -568,7 +575,11 @@ pub(crate) mod loom_model {
             assert!(!got.is_empty());
             assert!(got.iter().filter(|&&x| x == 5).count() <= 1, "{got:?}");
             assert!(got.iter().all(|&x| x == 0 || x == 5), "{got:?}");
-            assert_eq!(s.sent.load(Ordering::Relaxed), 0, "a stamp outlived its request");
+            assert_eq!(
+                s.sent.load(Ordering::Relaxed),
+                0,
+                "a stamp outlived its request"
+            );
         });
     }
 
@@ -611,9 +622,11 @@ pub(crate) mod loom_model {
         loom::model(|| {
             let s = leak(Sig::default());
             let s2 = s;
-            let t = thread::spawn(move || sleeper(&s2));
+            let t = thread::spawn(move || sleeper(s2));
             let sleeping = s.sleeping.load(Ordering::Relaxed) != 0;
-            let _ = s.sent.compare_exchange(0, 7, Ordering::Relaxed, Ordering::Relaxed);
+            let _ = s
+                .sent
+                .compare_exchange(0, 7, Ordering::Relaxed, Ordering::Relaxed);
             s.flag.store(1, Ordering::Release);
             if sleeping {
                 Loom::futex_wake(&s.flag);
@@ -629,7 +642,9 @@ pub(crate) mod loom_model {
     #[should_panic(expected = "a stamp outlived its request")]
     fn loom_catches_a_stamp_left_behind_by_a_plain_flag_store() {
         fn send_with_store(s: &Sig, stamp: u64) {
-            let _ = s.sent.compare_exchange(0, stamp, Ordering::Relaxed, Ordering::Relaxed);
+            let _ = s
+                .sent
+                .compare_exchange(0, stamp, Ordering::Relaxed, Ordering::Relaxed);
             s.flag.store(1, Ordering::Release);
         }
         loom::model(|| {
@@ -640,7 +655,11 @@ pub(crate) mod loom_model {
             ta.join().unwrap();
             tb.join().unwrap();
             while s.take().is_some() {}
-            assert_eq!(s.sent.load(Ordering::Relaxed), 0, "a stamp outlived its request");
+            assert_eq!(
+                s.sent.load(Ordering::Relaxed),
+                0,
+                "a stamp outlived its request"
+            );
         });
     }
 
