@@ -149,3 +149,92 @@ def test_measure_overheads_quick_writes_a_model(cli, tmp_path):
     assert all(a <= b for a, b in zip(rel["avg_ns"], rel["max_ns"]))
     for stat in ("avg", "max"):
         assert (out / f"overheads-gsn-edf-{stat}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def _start_and_interrupt(args, after_line=None, settle=1.0):
+    """Starts the CLI, waits until `after_line` (if given) has appeared on its stderr and then
+    until a run is under way (a thread named "rtsched-run" — the extension's run thread, whose
+    name the run's worker threads inherit — exists), lets it run `settle` s, sends SIGINT and
+    returns (exit code, stdout, stderr). Waiting for the run (not a fixed delay) keeps the
+    signal out of Python's start-up, where it would be an ordinary KeyboardInterrupt."""
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    p = subprocess.Popen([sys.executable, "-m", "rtsched", *map(str, args)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    out, err = [], []
+    readers = [threading.Thread(target=lambda f=f, acc=acc: acc.extend(f), daemon=True)
+               for f, acc in ((p.stdout, out), (p.stderr, err))]
+    for r in readers:
+        r.start()
+
+    def running():
+        for tid in os.listdir(f"/proc/{p.pid}/task"):
+            try:
+                with open(f"/proc/{p.pid}/task/{tid}/comm") as f:
+                    if f.read().strip() == "rtsched-run":
+                        return True
+            except OSError:
+                pass
+        return False
+
+    deadline = time.monotonic() + 120
+    try:
+        while (after_line is not None and not any(after_line in x for x in err)) or not running():
+            assert p.poll() is None, ("".join(out), "".join(err))
+            assert time.monotonic() < deadline, "the run never started"
+            time.sleep(0.01)
+        time.sleep(settle)
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    for r in readers:
+        r.join(timeout=10)
+    return p.returncode, "".join(out), "".join(err)
+
+
+def test_ctrl_c_stops_a_run_early_and_writes_the_partial_results(tmp_path):
+    ts = light()
+    f = write_set(tmp_path, ts)
+    js, tr = tmp_path / "out.json", tmp_path / "t.jsonl"
+    code, out, err = _start_and_interrupt(["run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "30s",
+                                           "--json", js, "--trace", tr])
+    assert code == 130, (out, err)
+    assert "interrupted after" in err
+    s = json.loads(js.read_text())
+    assert s == json.loads(out)
+    assert s["interrupted"] is True
+    assert 0 < s["duration_ns"] < 30_000_000_000
+    assert s["accounting_error"] is None and s["dropped_records"] == 0
+    assert s["released"] == s["completed"] + s["pending"] == s["jobs"]
+    # Nothing lost: every job due in [0, duration) was released.
+    assert s["released"] == sum(-(-s["duration_ns"] // t.period) for t in ts)
+    assert s["completed"] > 0
+    lines = [json.loads(x) for x in tr.read_text().splitlines()]
+    assert lines[0]["horizon"] == s["duration_ns"]
+    assert sum(1 for x in lines if x["ev"] == "release") == s["jobs"]
+
+
+def test_ctrl_c_in_measure_overheads_writes_the_model_measured_so_far(tmp_path):
+    out = tmp_path / "ov"
+    code, _, err = _start_and_interrupt(["measure-overheads", "--scheduler", "pedf", "--quick", "--cpus", CPU,
+                                         "--out", out, "--seconds", "30"], settle=0.5)
+    # Interrupted during the first n: nothing measured, but the (empty) model is written.
+    assert code == 130, err
+    model = json.loads((out / "overheads-pedf.json").read_text())
+    assert model["interrupted"] is True and model["runs"] == [] and model["terms"] == {}
+    code, _, err = _start_and_interrupt(["measure-overheads", "--scheduler", "pedf", "--quick", "--cpus", CPU,
+                                         "--out", out, "--seconds", "1"], after_line="(2/3", settle=0.4)
+    assert code == 130, err
+    assert "interrupted at n=5" in err
+    model = json.loads((out / "overheads-pedf.json").read_text())
+    assert model["interrupted"] is True
+    assert [r["n"] for r in model["runs"]] == [1]
+    assert model["terms"]["release"]["n"] == [1]
+    assert (out / "overheads-pedf-avg.png").read_bytes()[:4] == b"\x89PNG"

@@ -358,7 +358,8 @@ def _add_run(sub):
         help="run a task set on real cores under a scheduler mechanism",
         description="Run the task set in FILE on real pinned threads under a scheduler mechanism (docs/runtime.md) "
         "and print the summary JSON. pedf/pfp without --placement are partitioned by worst-fit decreasing. "
-        "Ctrl-C: the run still ends at its duration and the partial results are written (exit 130).",
+        "Ctrl-C stops the run early; the results of the time run are still printed and written, marked "
+        "\"interrupted\": true, and the exit status is 130.",
     )
     p.add_argument("file", help="task-set file (.json or .csv; a .jsonl must hold one set)")
     p.add_argument("--scheduler", required=True, choices=["gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd"])
@@ -428,7 +429,7 @@ def _add_measure(sub):
         help="measure a mechanism's overheads as a function of n (seed 000 App. A)",
         description="Run RandFixedSum task sets of n = m, 2m, ..., 10m tasks (U uniform in [0.4m, 0.8m], periods "
         "log-uniform in [10, 100] ms, synchronous release), 30 s each, and write an overhead model JSON and plots "
-        "(docs/runtime.md, Overhead model format).",
+        "(docs/runtime.md, Overhead model format). Ctrl-C writes the model for the n already measured (exit 130).",
     )
     p.add_argument("--scheduler", required=True, choices=["gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd"])
     p.add_argument("--quick", action="store_true", help="1 s per run and n in {m, 5m, 10m}")
@@ -445,9 +446,10 @@ def _add_measure(sub):
 def cmd_measure(args) -> int:
     from .run import measure_overheads
 
-    measure_overheads(args.scheduler, cpus=args.cpus, out=args.out, quick=args.quick, seconds=args.seconds,
-                      seed=args.seed, dedicated_cpu=args.dedicated_cpu, rt_priority=args.rt_priority, force=args.force)
-    return 0
+    model = measure_overheads(args.scheduler, cpus=args.cpus, out=args.out, quick=args.quick, seconds=args.seconds,
+                              seed=args.seed, dedicated_cpu=args.dedicated_cpu, rt_priority=args.rt_priority,
+                              force=args.force)
+    return 130 if model.get("interrupted") else 0
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -15,7 +15,6 @@ import os
 import platform
 import random
 import sys
-import threading
 from typing import Sequence
 
 from . import _core
@@ -93,44 +92,15 @@ def _placement_partition(placement, ts: TaskSet, m: int) -> list[list[int]]:
     raise RtschedError("placement must be a placement JSON object or a list of task lists")
 
 
-def _call(ts, scheduler, cpus, duration_ns, partition, dedicated_cpu, rt_priority, idle, force, seed, exports):
-    """Runs the Rust call in a thread so that Ctrl-C is noticed: the run is bounded by its
-    duration (plus a 1 s watchdog), so on Ctrl-C we wait for it to end and still return the
-    results; the caller then exits with 130."""
-    box: dict = {}
-    done = threading.Event()  # not Thread.join: a KeyboardInterrupt inside join can corrupt it
-
-    def target():
-        try:
-            box["r"] = _core.run(ts, scheduler, cpus, duration_ns, partition, dedicated_cpu, rt_priority, idle,
-                                 force, seed, exports)
-        except BaseException as e:  # noqa: BLE001 - re-raised in the caller
-            box["e"] = e
-        finally:
-            done.set()
-
-    t = threading.Thread(target=target, daemon=True)
-    t.start()
-    interrupted = False
-    while not done.is_set():
-        try:
-            done.wait(0.1)
-        except KeyboardInterrupt:
-            if not interrupted:
-                print(f"rtsched run: interrupted; the run ends by itself within {duration_ns / 1e9:.1f} s of its "
-                      "start, then the partial results are written", file=sys.stderr)
-            interrupted = True
-    if "e" in box:
-        raise box["e"]
-    out = dict(box["r"])
-    out["interrupted"] = interrupted
-    return out
-
-
 def run_raw(ts: TaskSet, *, scheduler: str = "gsn-edf", cpus=None, duration="1s", placement=None,
             dedicated_cpu: int | None = None, rt_priority: int | None = None, idle: str = "sleep",
             force: bool = False, seed: int = 0, exports: Sequence[str] = (), quiet: bool = False) -> dict:
-    """Like :func:`run` but returns ``{"summary": dict, export name: text, "interrupted": bool}``."""
+    """Like :func:`run` but returns ``{"summary": dict, export name: text, "interrupted": bool}``.
+
+    Ctrl-C during the run (in the main thread) stops it early: the Rust side notices within
+    50 ms, the run winds down in a few ms, and this returns what it measured with
+    ``interrupted`` true (also in the summary) and the summary's ``duration_ns`` the time
+    actually run."""
     if scheduler not in SCHEDULERS:
         raise RtschedError(f"unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")
     cpu_list = parse_cpus(cpus)
@@ -149,9 +119,13 @@ def run_raw(ts: TaskSet, *, scheduler: str = "gsn-edf", cpus=None, duration="1s"
                       f"utilization: {partition}", file=sys.stderr)
     elif placement is not None:
         raise RtschedError(f"{scheduler} is global and takes no placement")
-    res = _call(ts, scheduler, cpu_list, dur, partition, dedicated_cpu, rt_priority, idle, force, seed, list(exports))
+    res = dict(_core.run(ts, scheduler, cpu_list, dur, partition, dedicated_cpu, rt_priority, idle, force, seed,
+                         list(exports)))
     res["summary"] = json.loads(res["summary"])
-    res["summary"]["interrupted"] = res["interrupted"]
+    res["interrupted"] = bool(res["summary"].get("interrupted"))
+    if res["interrupted"] and not quiet:
+        print(f"rtsched run: interrupted after {res['summary']['duration_ns'] / 1e9:.3f} s of {dur / 1e9:g} s; "
+              "the results cover the time run", file=sys.stderr)
     if partition is not None:
         res["summary"]["partition"] = partition
     return res
@@ -176,7 +150,10 @@ def measure_overheads(scheduler: str, *, cpus=None, out: str = "overheads", quic
                       seconds: float | None = None, seed: int = 1, dedicated_cpu: int | None = None,
                       rt_priority: int | None = None, force: bool = False, log=sys.stderr) -> dict:
     """Runs the experiment and writes ``DIR/overheads-<scheduler>.json`` plus
-    ``DIR/overheads-<scheduler>-avg.png`` and ``-max.png``; returns the model dict."""
+    ``DIR/overheads-<scheduler>-avg.png`` and ``-max.png``; returns the model dict.
+
+    Ctrl-C stops the experiment: the model and plots are written for the n fully measured
+    (the interrupted run is left out) and the model has ``"interrupted": true``."""
     cpu_list = parse_cpus(cpus)
     m = len(cpu_list)
     ns = [m, 5 * m, 10 * m] if quick else [k * m for k in range(1, 11)]
@@ -189,13 +166,23 @@ def measure_overheads(scheduler: str, *, cpus=None, out: str = "overheads", quic
     runs = []
     from .api import generate
 
+    interrupted = False
     for i, n in enumerate(ns):
-        u = rng.uniform(0.4 * m, 0.8 * m)
-        ts = generate(n, u, generator="randfixedsum", periods="loguniform:10ms-100ms", seed=seed * 1000 + i)
-        print(f"rtsched measure-overheads: {scheduler} n={n} U={u:.3f} ({i + 1}/{len(ns)}, {secs:g} s)", file=log,
-              flush=True)
-        s = run_raw(ts, scheduler=scheduler, cpus=cpu_list, duration=int(secs * 1e9),
-                    dedicated_cpu=dedicated_cpu, rt_priority=rt_priority, force=force, seed=seed, quiet=True)["summary"]
+        try:
+            u = rng.uniform(0.4 * m, 0.8 * m)
+            ts = generate(n, u, generator="randfixedsum", periods="loguniform:10ms-100ms", seed=seed * 1000 + i)
+            print(f"rtsched measure-overheads: {scheduler} n={n} U={u:.3f} ({i + 1}/{len(ns)}, {secs:g} s)", file=log,
+                  flush=True)
+            s = run_raw(ts, scheduler=scheduler, cpus=cpu_list, duration=int(secs * 1e9), dedicated_cpu=dedicated_cpu,
+                        rt_priority=rt_priority, force=force, seed=seed, quiet=True)["summary"]
+        except KeyboardInterrupt:  # Ctrl-C outside the run itself (e.g. while generating)
+            s = {"interrupted": True}
+        if s.get("interrupted"):
+            interrupted = True
+            done = [r["n"] for r in runs]
+            print(f"rtsched measure-overheads: interrupted at n={n}; writing the model for the n measured: {done}",
+                  file=log, flush=True)
+            break
         runs.append({"n": n, "utilization": u, "jobs": s["jobs"], "deadline_misses": s["deadline_misses"],
                      "dropped_records": s["dropped_records"]})
         for t in TERMS:
@@ -216,6 +203,7 @@ def measure_overheads(scheduler: str, *, cpus=None, out: str = "overheads", quic
                     "cpu_count": os.cpu_count()},
         "seconds_per_run": secs,
         "seed": seed,
+        "interrupted": interrupted,
         "terms": {t: v for t, v in terms.items() if v["n"]},
         "runs": runs,
     }

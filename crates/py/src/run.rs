@@ -3,6 +3,7 @@
 
 use crate::model::TaskSet;
 use crate::{guarded, RtschedError};
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rtsched_analysis::partition::{partition, Admission, Fit, Order, PartitionOutcome};
@@ -10,6 +11,66 @@ use rtsched_analysis::Limits;
 use rtsched_runtime::monitor::summary_with_monitors;
 use rtsched_runtime::to_trace::to_trace;
 use rtsched_runtime::{IdleMode, Mechanism, RunConfig};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::Duration;
+
+type Outputs = (String, Vec<(String, String)>, Option<Vec<u8>>);
+
+/// Runs `work` on its own thread (the run) while this thread, which holds the GIL only in
+/// between, checks Python's signal handlers every 50 ms: the GIL is released during the run,
+/// so Python would otherwise not see Ctrl-C until the end. On KeyboardInterrupt it sets
+/// `stop` and waits for the run to wind down (a few ms), then returns the partial result
+/// (its summary says `"interrupted": true`); any other exception raised by a signal handler
+/// is re-raised once the run has ended. Further Ctrl-Cs while it winds down are swallowed.
+fn run_interruptibly(
+    py: Python<'_>,
+    stop: Arc<AtomicBool>,
+    work: impl FnOnce() -> PyResult<Outputs> + Send + 'static,
+) -> PyResult<Outputs> {
+    let (tx, rx) = channel();
+    let handle = std::thread::Builder::new()
+        .name("rtsched-run".into())
+        .spawn(move || {
+            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+            let _ = tx.send(out);
+        })
+        .map_err(|e| RtschedError::new_err(format!("cannot start the run's thread: {e}")))?;
+    let mut raised: Option<PyErr> = None;
+    let mut rx = rx;
+    let out = loop {
+        // The receiver is moved through (it is Send, not Sync).
+        let (got, back) = py.allow_threads(move || (rx.recv_timeout(Duration::from_millis(50)), rx));
+        rx = back;
+        match got {
+            Ok(out) => break out,
+            Err(RecvTimeoutError::Timeout) => {
+                if let Err(e) = py.check_signals() {
+                    stop.store(true, Ordering::SeqCst);
+                    raised.get_or_insert(e);
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                break Err(Box::new("the run's thread ended without a result") as Box<dyn std::any::Any + Send>)
+            }
+        }
+    };
+    let _ = handle.join();
+    if let Some(e) = raised {
+        if !e.is_instance_of::<PyKeyboardInterrupt>(py) {
+            return Err(e);
+        }
+    }
+    out.unwrap_or_else(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        Err(RtschedError::new_err(format!("internal error (a bug in rtsched, please report it): {msg}")))
+    })
+}
 
 /// wfd_partition(ts, m) -> list[list[int]] | None: worst-fit decreasing by utilization with
 /// the exact EDF admission test (None when some task fits nowhere).
@@ -32,6 +93,8 @@ fn wfd_partition(py: Python<'_>, ts: TaskSet, m: u32) -> PyResult<Option<Vec<Vec
 /// Returns {"summary": JSON text (with priority_inversion_ns)} plus one entry per requested
 /// export of the converted trace: "jsonl", "perfetto", "job_csv", "gantt_svg" (text) and
 /// "sched_trace" (bytes). Errors (bad CPUs, privileges, kernel admission) raise RtschedError.
+/// Ctrl-C (in the main thread) stops the run early and returns what it measured, with
+/// `"interrupted": true` and the actual `duration_ns` in the summary.
 #[pyfunction]
 #[pyo3(signature = (ts, scheduler, cpus, duration_ns, partition=None, dedicated_cpu=None, rt_priority=None,
                     idle="sleep", force=false, seed=0, exports=Vec::new()))]
@@ -56,8 +119,10 @@ fn run<'py>(py: Python<'py>, ts: TaskSet, scheduler: &str, cpus: Vec<usize>, dur
     cfg.idle = idle;
     cfg.force = force;
     cfg.seed = seed;
+    let stop = Arc::new(AtomicBool::new(false));
+    cfg.stop = Some(stop.clone());
     let ts_inner = ts.inner.clone();
-    let (summary, texts, bytes) = guarded(py, move || {
+    let (summary, texts, bytes) = run_interruptibly(py, stop, move || {
         let r = rtsched_runtime::run(&ts_inner, &mech, &cfg).map_err(|e| RtschedError::new_err(e.to_string()))?;
         let summary = summary_with_monitors(&r, &ts_inner, &mech).to_string();
         let mut texts: Vec<(String, String)> = Vec::new();

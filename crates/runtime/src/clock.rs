@@ -142,6 +142,44 @@ pub fn sleep_until(t: u64) {
     }
 }
 
+/// Sleeps until the absolute CLOCK_MONOTONIC time `t` (ns) or until `word` is non-zero and
+/// [`wake_sleepers`] is called on it, whichever comes first (spurious returns allowed: the
+/// caller re-checks). A `FUTEX_WAIT_BITSET` with an absolute monotonic timeout: the same
+/// hrtimer expiry as `clock_nanosleep(TIMER_ABSTIME)`, but interruptible by a stop request.
+pub fn sleep_until_or(t: u64, word: &std::sync::atomic::AtomicU32) {
+    let ts = libc::timespec {
+        tv_sec: (t / 1_000_000_000) as _,
+        tv_nsec: (t % 1_000_000_000) as _,
+    };
+    // SAFETY: `word` is a live, aligned u32 and `ts` a valid timespec for the call; the
+    // second address is unused by FUTEX_WAIT_BITSET.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT_BITSET | libc::FUTEX_PRIVATE_FLAG,
+            0u32,
+            &ts as *const libc::timespec,
+            std::ptr::null::<u32>(),
+            libc::FUTEX_BITSET_MATCH_ANY,
+        );
+    }
+}
+
+/// Sets `word` and wakes every thread in [`sleep_until_or`] on it.
+pub fn wake_sleepers(word: &std::sync::atomic::AtomicU32) {
+    word.store(1, std::sync::atomic::Ordering::SeqCst);
+    // SAFETY: `word` is a live, aligned u32; FUTEX_WAKE reads no other pointer.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+            i32::MAX,
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,5 +224,28 @@ mod tests {
         let p = ClockPair::now();
         let err = cal.to_ns(p.counter) as i128 - p.mono_ns as i128;
         assert!(err.abs() < 50_000_000, "calibration off by {err} ns");
+    }
+
+    #[test]
+    fn an_interruptible_sleep_ends_at_its_time_or_when_woken() {
+        use std::sync::atomic::AtomicU32;
+        let w = AtomicU32::new(0);
+        let t = monotonic_ns() + 2_000_000;
+        while monotonic_ns() < t {
+            sleep_until_or(t, &w);
+        }
+        // Woken long before its time: a 60 s sleep must end once the word is set.
+        let w = std::sync::Arc::new(AtomicU32::new(0));
+        let w2 = w.clone();
+        let h = std::thread::spawn(move || {
+            let t = monotonic_ns() + 60_000_000_000;
+            while w2.load(std::sync::atomic::Ordering::SeqCst) == 0 && monotonic_ns() < t {
+                sleep_until_or(t, &w2);
+            }
+            monotonic_ns() < t
+        });
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        wake_sleepers(&w);
+        assert!(h.join().unwrap(), "the sleep was not interrupted");
     }
 }

@@ -18,6 +18,14 @@
 //! At the end of the run every thread stops where it is; a job that is running or waiting is
 //! *pending*, and `released = completed + pending` is checked per task against the
 //! plugin's own accounting.
+//!
+//! **Stopping early** (`RunConfig::stop`, e.g. on Ctrl-C): the watchdog polls the flag every
+//! 5 ms; when it is set it moves the end of the run to now and wakes every sleeping worker.
+//! Every thread then stops as at a normal end. A release handler that raced with the stop may
+//! have released a job due a little after the stop time, so the effective end is the later of
+//! the stop time and just after the latest released due time; jobs due before it that no
+//! handler reached are released by the final drain, and the result is marked `interrupted`
+//! with `duration_ns` = the time actually run.
 
 use crate::body::{self, ExecTime, Stop};
 use crate::clock::{self, ClockPair, TscCalibration};
@@ -32,7 +40,7 @@ use crate::RunError;
 use rtsched_model::TaskSet;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
-use std::sync::Barrier;
+use std::sync::{Arc, Barrier};
 
 /// The longest run accepted (one hour): a run is never unbounded.
 pub const MAX_DURATION_NS: u64 = 3_600_000_000_000;
@@ -139,6 +147,10 @@ pub struct RunConfig {
     pub start_delay_ns: u64,
     /// Real code per task instead of the synthetic body (see [`crate::user`]).
     pub user_jobs: crate::user::UserJobs,
+    /// Set it (from any thread) to end the run early: it is polled every 5 ms, every thread
+    /// then stops within milliseconds (sleepers are woken), and the run returns what it
+    /// measured, marked `interrupted`, with `duration_ns` = the time actually run.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl RunConfig {
@@ -156,6 +168,7 @@ impl RunConfig {
             trace_capacity: 1 << 18,
             start_delay_ns: 100_000_000,
             user_jobs: Default::default(),
+            stop: None,
         }
     }
 
@@ -287,7 +300,10 @@ struct Shared<'a> {
     exec: Vec<TaskExec>,
     wcet: Vec<u64>,
     t0: u64,
-    end: u64,
+    /// The end of the run (monotonic ns); lowered to the stop time by an early stop.
+    end: AtomicU64,
+    /// The stop time, if the run was stopped early.
+    stopped_at: AtomicU64,
     abort: AtomicBool,
     tids: Vec<AtomicI32>,
     setup_error: std::sync::Mutex<Option<RunError>>,
@@ -302,8 +318,13 @@ impl Shared<'_> {
         }
     }
 
+    #[inline(always)]
+    fn end(&self) -> u64 {
+        self.end.load(Ordering::Relaxed)
+    }
+
     fn stopped(&self, now: u64) -> bool {
-        now >= self.end || self.abort.load(Ordering::Relaxed)
+        now >= self.end() || self.abort.load(Ordering::Relaxed)
     }
 
     /// Runs the release handler of `domain` if it is due and this CPU wins it.
@@ -401,7 +422,7 @@ fn worker(
         let mut step = ex.step.load(Ordering::Acquire);
         loop {
             let poll = |now: u64| {
-                sig.is_set() || now >= sh.end || dom.is_some_and(|d| now >= plugin.next_release(d))
+                sig.is_set() || now >= sh.end() || dom.is_some_and(|d| now >= plugin.next_release(d))
             };
             let done = match user {
                 None => {
@@ -462,8 +483,8 @@ fn idle(sh: &Shared<'_>, sig: &CpuSignal, dom: Option<usize>) {
         match sh.cfg.idle {
             IdleMode::Spin => std::hint::spin_loop(),
             IdleMode::Sleep => {
-                let wake = due.min(sh.end);
-                sig.sleep((wake - now).min(1_000_000));
+                let wake = due.min(sh.end());
+                sig.sleep(wake.saturating_sub(now).min(1_000_000));
             }
         }
     }
@@ -500,13 +521,16 @@ fn releaser(
             sh.maybe_release(&mut ctx, d, now);
             next = next.min(plugin.next_release(d));
         }
-        let wake = next.min(sh.end);
+        let wake = next.min(sh.end());
         match sh.cfg.idle {
             IdleMode::Spin => {
-                while clock::monotonic_ns() < wake && !sh.abort.load(Ordering::Relaxed) {
+                while clock::monotonic_ns() < wake.min(sh.end())
+                    && !sh.abort.load(Ordering::Relaxed)
+                {
                     std::hint::spin_loop();
                 }
             }
+            // Slices of at most 10 ms, so an early stop is noticed.
             IdleMode::Sleep => clock::sleep_until(wake.min(clock::monotonic_ns() + 10_000_000)),
         }
     }
@@ -558,7 +582,8 @@ pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult,
             .collect(),
         wcet: ts.iter().map(|t| t.wcet).collect(),
         t0,
-        end,
+        end: AtomicU64::new(end),
+        stopped_at: AtomicU64::new(u64::MAX),
         abort: AtomicBool::new(false),
         tids: (0..threads).map(|_| AtomicI32::new(0)).collect(),
         setup_error: std::sync::Mutex::new(None),
@@ -622,7 +647,33 @@ pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult,
     // (a worker descheduled by the host near the end) are released now, as pending jobs:
     // every job due in [0, duration) is released, however late its handler ran.
     let mut traces = traces;
-    let mut drain = TraceBuffer::new(crate::tracer::RELEASE_CPU - 1, 4 * ts.len() + 16);
+    let stopped_at = sh.stopped_at.load(Ordering::SeqCst);
+    let interrupted = stopped_at != u64::MAX;
+    let end = if interrupted {
+        // A handler that raced with the stop may have released jobs due after the stop time.
+        let last_due = traces
+            .iter()
+            .flat_map(|b| b.records())
+            .filter(|r| r.kind == RecKind::JobRelease)
+            .map(|r| r.arg)
+            .max()
+            .unwrap_or(t0);
+        stopped_at.max(last_due + 1).clamp(t0 + 1, end)
+    } else {
+        end
+    };
+    // Sized for exactly the releases still missing (a worker descheduled by the host for
+    // many periods leaves many), so the drain itself never drops a record.
+    let before = plugin.accounting().released;
+    let missing: u64 = ts
+        .iter()
+        .zip(&before)
+        .map(|(t, &r)| (end - t0).div_ceil(t.period).saturating_sub(r as u64))
+        .sum();
+    let mut drain = TraceBuffer::new(
+        crate::tracer::RELEASE_CPU - 1,
+        missing as usize + 2 * plugin.release_domains() + 16,
+    );
     {
         let mut ctx = Ctx {
             cpu: m,
@@ -648,6 +699,8 @@ pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult,
         mech.name(),
         cfg,
         t0,
+        end - t0,
+        interrupted,
         &cal,
         traces,
         acc,
@@ -655,18 +708,31 @@ pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult,
     ))
 }
 
-/// Ends a run that overstays: one second after the end it sets the abort flag and demotes
+/// Ends a run early when `cfg.stop` is set (moves the end to now and wakes the sleepers),
+/// and ends a run that overstays: one second after the end it sets the abort flag and demotes
 /// every thread to SCHED_OTHER; returns whether it had to.
 fn watchdog(sh: &Shared<'_>, done: &AtomicBool) -> bool {
     if let Some(p) = sh.cfg.rt_priority {
         let _ = platform::set_fifo(0, p + 1);
     }
-    let limit = sh.end + 1_000_000_000;
     loop {
         if done.load(Ordering::SeqCst) {
             return false;
         }
         let now = clock::monotonic_ns();
+        if sh.stopped_at.load(Ordering::Relaxed) == u64::MAX
+            && sh.cfg.stop.as_ref().is_some_and(|f| f.load(Ordering::SeqCst))
+        {
+            let at = now.max(sh.t0);
+            if at < sh.end() {
+                sh.stopped_at.store(at, Ordering::SeqCst);
+                sh.end.store(at, Ordering::SeqCst);
+                for s in &sh.signals {
+                    s.kick();
+                }
+            }
+        }
+        let limit = sh.end() + 1_000_000_000;
         if now >= limit {
             sh.abort.store(true, Ordering::SeqCst);
             for t in &sh.tids {

@@ -7,9 +7,12 @@
 //! `runtime = min(D, WCET + max(WCET/20, 20 µs))` (≥ WCET: the slack covers the kernel's
 //! own accounting of the wake-up path, so a job is not throttled before it finishes) — the
 //! kernel requires runtime ≤ deadline ≤ period, so D > T is refused. Then, exactly like
-//! seed 000 Fig. 9: a barrier, a common start time, and a loop of `clock_nanosleep(
-//! TIMER_ABSTIME, next_release)`, burn the job's cost, `next_release += T`. A tardy job
-//! delays the next one, which starts as soon as it completes (no job is lost).
+//! seed 000 Fig. 9: a barrier, a common start time, and a loop of: sleep until the absolute
+//! release time, burn the job's cost, `next_release += T`. A tardy job delays the next one,
+//! which starts as soon as it completes (no job is lost). The sleep is a `FUTEX_WAIT_BITSET`
+//! with the same absolute monotonic expiry as `clock_nanosleep(TIMER_ABSTIME)` and no timer
+//! slack, so that an early stop (`RunConfig::stop`, polled by a watcher thread every 5 ms)
+//! can wake it.
 //!
 //! The body measures cost with `CLOCK_THREAD_CPUTIME_ID`: the kernel preempts the thread
 //! invisibly, so wall time would count other threads' execution. What user space can
@@ -25,7 +28,7 @@ use crate::result::RunResult;
 use crate::tracer::{RecKind, TraceBuffer, RELEASE_CPU};
 use crate::{platform, RunError};
 use rtsched_model::TaskSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex};
 
 const SCHED_DEADLINE: u32 = 6;
@@ -57,6 +60,20 @@ pub fn reservation(wcet: u64, deadline: u64, period: u64) -> (u64, u64, u64) {
     (runtime, deadline, period)
 }
 
+/// The kernel release as (major, minor), from /proc/sys/kernel/osrelease.
+fn kernel_version() -> Option<(u32, u32)> {
+    let r = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok()?;
+    let mut it = r.trim().split(|c: char| !c.is_ascii_digit());
+    Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+}
+
+/// Bandwidth per CPU that Linux ≥ 6.12 reserves for the fair server (`dl_server`: 50 ms every
+/// 1 s by default, tunable in /sys/kernel/debug/sched/fair_server/cpuN/), which is charged
+/// against the same deadline admission limit as user tasks. `None` before 6.12.
+pub fn fair_server_bandwidth_per_cpu() -> Option<f64> {
+    kernel_version().filter(|&v| v >= (6, 12)).map(|_| 0.05)
+}
+
 fn admission_message(task: usize, err: std::io::Error, ts: &TaskSet, m: usize) -> RunError {
     let total: f64 = ts
         .iter()
@@ -65,26 +82,70 @@ fn admission_message(task: usize, err: std::io::Error, ts: &TaskSet, m: usize) -
             q as f64 / p as f64
         })
         .sum();
+    let util: f64 = ts.iter().map(|t| t.wcet as f64 / t.period as f64).sum();
     match err.raw_os_error() {
         Some(libc::EBUSY) => {
             let limit = match rt_bandwidth_limit() {
-                Some((r, p)) if r < 0 => format!("sched_rt_runtime_us = -1 (no limit), so the root domain refused it: {r}/{p}"),
-                Some((r, p)) => format!(
-                    "the kernel limit is m × sched_rt_runtime_us / sched_rt_period_us = {m} × {r} / {p} = {:.3}",
-                    m as f64 * r as f64 / p as f64
+                Some((r, p)) if r < 0 => format!(
+                    "sched_rt_runtime_us = -1 disables the limit, so the root domain refused it: {r}/{p}"
                 ),
+                Some((r, p)) => {
+                    let cap = m as f64 * r as f64 / p as f64;
+                    let fair = match fair_server_bandwidth_per_cpu() {
+                        Some(f) => format!(
+                            ", minus what is already reserved: on Linux ≥ 6.12 each CPU's fair-server \
+                             (dl_server) reservation, 50 ms every 1 s = {f:.3} per CPU by default, \
+                             {:.3} here, leaving {:.3} for deadline tasks, and any other deadline \
+                             tasks on this machine",
+                            f * m as f64,
+                            cap - f * m as f64
+                        ),
+                        None => ", minus the bandwidth of any other deadline tasks on this machine".into(),
+                    };
+                    format!(
+                        "the kernel limit is m × sched_rt_runtime_us / sched_rt_period_us = \
+                         {m} × {r} / {p} = {cap:.3}{fair}"
+                    )
+                }
                 None => "the limit in /proc/sys/kernel/sched_rt_runtime_us could not be read".into(),
             };
             RunError::Admission(format!(
-                "SCHED_DEADLINE admission failed (EBUSY) at task {task}: the reservations' total bandwidth \
-                 {total:.3} (plus any other deadline tasks on this machine) exceeds what the kernel admits; {limit}"
+                "SCHED_DEADLINE admission failed (EBUSY) at task {task}: the reservations' total \
+                 bandwidth {total:.3} (task utilization {util:.3}; each runtime is the WCET plus \
+                 max(5 %, 20 µs)) exceeds what the kernel admits; {limit}. Lower the utilization, \
+                 or raise kernel.sched_rt_runtime_us (-1 turns deadline admission control off)"
             ))
         }
-        Some(libc::EPERM) => RunError::Admission("SCHED_DEADLINE needs root or CAP_SYS_NICE".into()),
-        Some(libc::EINVAL) => RunError::Admission(format!(
-            "SCHED_DEADLINE refused task {task} (EINVAL): it needs 1024 ns ≤ runtime ≤ deadline ≤ period"
+        Some(libc::EPERM) => {
+            RunError::Admission("SCHED_DEADLINE needs root or CAP_SYS_NICE".into())
+        }
+        Some(libc::EINVAL) => {
+            let (q, d, p) = ts
+                .tasks()
+                .get(task)
+                .map_or((0, 0, 0), |t| reservation(t.wcet, t.deadline, t.period));
+            let rd = |f: &str| {
+                std::fs::read_to_string(format!("/proc/sys/kernel/{f}"))
+                    .ok()
+                    .and_then(|x| x.trim().parse::<u64>().ok())
+            };
+            let bounds = match (
+                rd("sched_deadline_period_min_us"),
+                rd("sched_deadline_period_max_us"),
+            ) {
+                (Some(lo), Some(hi)) => {
+                    format!("{lo} µs ≤ period ≤ {hi} µs (sched_deadline_period_min_us / _max_us)")
+                }
+                _ => "the period within the kernel's sched_deadline_period_min_us / _max_us".into(),
+            };
+            RunError::Admission(format!(
+                "SCHED_DEADLINE refused task {task} (EINVAL): its reservation runtime {q} ns, deadline {d} ns, \
+                 period {p} ns must satisfy 1024 ns ≤ runtime ≤ deadline ≤ period and {bounds}"
+            ))
+        }
+        _ => RunError::Admission(format!(
+            "sched_setattr(SCHED_DEADLINE) failed for task {task}: {err}"
         )),
-        _ => RunError::Admission(format!("sched_setattr(SCHED_DEADLINE) failed for task {task}: {err}")),
     }
 }
 
@@ -106,7 +167,6 @@ fn set_deadline(runtime: u64, deadline: u64, period: u64) -> Result<(), std::io:
     }
     Ok(())
 }
-
 
 /// Runs `ts` under SCHED_DEADLINE (called by `engine::run` after validation).
 pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> {
@@ -131,20 +191,48 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
     let n = ts.len();
     let cal_a = ClockPair::now();
     let t0 = clock::monotonic_ns() + cfg.start_delay_ns;
-    let end = t0 + cfg.duration_ns;
+    let planned_end = t0 + cfg.duration_ns;
+    // The end of the run, lowered to the stop time by an early stop (`cfg.stop`); a thread
+    // sleeping towards its next release is woken through `stop_word`.
+    let end = AtomicU64::new(planned_end);
+    let stopped_at = AtomicU64::new(u64::MAX);
+    let stop_word = AtomicU32::new(0);
+    let done = AtomicBool::new(false);
     let abort = AtomicBool::new(false);
     let err: Mutex<Option<RunError>> = Mutex::new(None);
     let barrier = Barrier::new(n);
     let idx_of = |c: u32| cfg.cpus.iter().position(|&x| x == c as usize).unwrap_or(0) as u16;
     let per_thread = (cfg.trace_capacity / n.max(1)).max(1024);
     let results: Vec<(TraceBuffer, u32, u32)> = std::thread::scope(|s| {
+        let watcher = cfg.stop.as_ref().map(|flag| {
+            let (end, stopped_at, stop_word, done) = (&end, &stopped_at, &stop_word, &done);
+            s.spawn(move || {
+                while !done.load(Ordering::SeqCst) {
+                    if flag.load(Ordering::SeqCst) {
+                        let at = clock::monotonic_ns().max(t0);
+                        if at < end.load(Ordering::SeqCst) {
+                            stopped_at.store(at, Ordering::SeqCst);
+                            end.store(at, Ordering::SeqCst);
+                        }
+                        clock::wake_sleepers(stop_word);
+                        return;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+            })
+        });
         let hs: Vec<_> = ts
             .iter()
             .enumerate()
             .map(|(i, t)| {
                 let (abort, err, barrier, idx_of) = (&abort, &err, &barrier, &idx_of);
+                let (end, stop_word) = (&end, &stop_word);
                 s.spawn(move || {
                     let mut tb = TraceBuffer::new(i as u16, per_thread);
+                    // The release sleep is a futex wait (so a stop can interrupt it); with
+                    // no timer slack its expiry is as precise as clock_nanosleep's is for a
+                    // deadline task. SAFETY: prctl with integer arguments only.
+                    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
                     let (q, d, p) = reservation(t.wcet, t.deadline, t.period);
                     if let Err(e) = set_deadline(q, d, p) {
                         let mut g = err.lock().unwrap_or_else(|x| x.into_inner());
@@ -158,20 +246,21 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
                     if abort.load(Ordering::SeqCst) {
                         return (tb, released, completed);
                     }
+                    let end_now = || end.load(Ordering::Relaxed);
                     let mut k = 0u32;
                     let mut x = 1.000_000_1f64;
                     loop {
                         let due = t0 + k as u64 * t.period;
-                        if due >= end {
-                            break;
+                        while clock::monotonic_ns() < due && due < end_now() {
+                            clock::sleep_until_or(due, stop_word);
                         }
-                        if clock::monotonic_ns() < due {
-                            clock::sleep_until(due);
+                        if due >= end_now() {
+                            break;
                         }
                         let cpu = idx_of(platform::current_cpu());
                         tb.record_on(cpu, RecKind::JobRelease, i as u32, k, due);
                         released += 1;
-                        if clock::monotonic_ns() >= end {
+                        if clock::monotonic_ns() >= end_now() {
                             break;
                         }
                         tb.record_on(cpu, RecKind::JobStart, i as u32, k, 0);
@@ -186,7 +275,7 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
                                 finished = true;
                                 break;
                             }
-                            if clock::monotonic_ns() >= end {
+                            if clock::monotonic_ns() >= end_now() {
                                 break;
                             }
                         }
@@ -204,27 +293,16 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
                         k += 1;
                     }
                     std::hint::black_box(x);
-                    // Jobs due before the end that the thread never reached (it was still
-                    // busy with a tardy job) are released, and stay pending.
-                    loop {
-                        let due = t0 + released as u64 * t.period;
-                        if due >= end {
-                            break;
-                        }
-                        tb.record_on(
-                            RELEASE_CPU - 1,
-                            RecKind::JobRelease,
-                            i as u32,
-                            released,
-                            due,
-                        );
-                        released += 1;
-                    }
                     (tb, released, completed)
                 })
             })
             .collect();
-        hs.into_iter().filter_map(|h| h.join().ok()).collect()
+        let out = hs.into_iter().filter_map(|h| h.join().ok()).collect();
+        done.store(true, Ordering::SeqCst);
+        if let Some(w) = watcher {
+            let _ = w.join();
+        }
+        out
     });
     if let Some(e) = err.lock().unwrap_or_else(|x| x.into_inner()).take() {
         return Err(e);
@@ -237,11 +315,44 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
         completed: vec![0; n],
         consistent: Ok(()),
     };
-    let mut traces = Vec::with_capacity(n);
-    for (i, (tb, r, c)) in results.into_iter().enumerate() {
+    let stopped_at = stopped_at.load(Ordering::SeqCst);
+    let interrupted = stopped_at != u64::MAX;
+    let end = if interrupted {
+        // A thread that raced with the stop may have released a job due after the stop time.
+        let last_due = results
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, r, _))| *r > 0)
+            .map(|(i, (_, r, _))| t0 + (*r as u64 - 1) * ts.tasks()[i].period)
+            .max()
+            .unwrap_or(t0);
+        stopped_at.max(last_due + 1).clamp(t0 + 1, planned_end)
+    } else {
+        planned_end
+    };
+    // Jobs due before the end that a thread never reached (it was still busy with a tardy
+    // job, or stopped) are released now, and stay pending; their records go to a drain
+    // buffer sized for exactly them.
+    let missing: u64 = results
+        .iter()
+        .zip(ts.iter())
+        .map(|((_, r, _), t)| (end - t0).div_ceil(t.period).saturating_sub(*r as u64))
+        .sum();
+    let mut drain = TraceBuffer::new(RELEASE_CPU - 1, missing as usize);
+    let mut traces = Vec::with_capacity(n + 1);
+    for (i, (tb, mut r, c)) in results.into_iter().enumerate() {
+        let period = ts.tasks()[i].period;
+        while t0 + r as u64 * period < end {
+            let due = t0 + r as u64 * period;
+            drain.record_on(RELEASE_CPU - 1, RecKind::JobRelease, i as u32, r, due);
+            r += 1;
+        }
         acc.released[i] = r;
         acc.completed[i] = c;
         traces.push(tb);
+    }
+    if !drain.records().is_empty() {
+        traces.push(drain);
     }
     let cal = TscCalibration::from_pairs(cal_a, ClockPair::now());
     Ok(RunResult::build(
@@ -249,6 +360,8 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
         "kernel-sd",
         cfg,
         t0,
+        end - t0,
+        interrupted,
         &cal,
         traces,
         acc,

@@ -93,7 +93,10 @@ pub struct RunResult {
     pub m: usize,
     pub cpus: Vec<usize>,
     pub dedicated_cpu: Option<usize>,
+    /// The time actually run: the configured duration, or less if the run was stopped early.
     pub duration_ns: u64,
+    /// The run was stopped early (`RunConfig::stop`); its results cover `duration_ns`.
+    pub interrupted: bool,
     pub jobs: Vec<JobRecord>,
     /// Per-buffer trace records with `ts` converted to ns since time zero (saturating at 0).
     pub traces: Vec<Vec<Record>>,
@@ -118,6 +121,8 @@ impl RunResult {
         scheduler: &str,
         cfg: &RunConfig,
         t0: u64,
+        duration_ns: u64,
+        interrupted: bool,
         cal: &TscCalibration,
         buffers: Vec<TraceBuffer>,
         acc: Accounting,
@@ -197,7 +202,8 @@ impl RunResult {
             m: cfg.cpus.len(),
             cpus: cfg.cpus.clone(),
             dedicated_cpu: cfg.dedicated_cpu,
-            duration_ns: cfg.duration_ns,
+            duration_ns,
+            interrupted,
             jobs: Vec::new(),
             traces,
             overheads,
@@ -442,6 +448,7 @@ impl RunResult {
             "cpus": self.cpus,
             "dedicated_cpu": self.dedicated_cpu,
             "duration_ns": self.duration_ns,
+            "interrupted": self.interrupted,
             "jobs": self.jobs.len(),
             "released": self.accounting.released,
             "completed": self.accounting.completed,

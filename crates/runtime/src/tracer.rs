@@ -5,11 +5,14 @@
 //! [`TraceBuffer`] of fixed-size `Copy` [`Record`]s. Recording is a counter read plus a store
 //! into already-faulted memory: no lock, no allocation, no atomic read-modify-write.
 //!
-//! **Concurrency.** A buffer is strictly single-writer and has no cross-thread part: it is
-//! moved into its worker thread, written only through `&mut self`, and moved back out when
-//! the thread is joined; only then is it read. The type system enforces this (recording
-//! needs `&mut TraceBuffer`), so there is nothing for a model checker like loom to explore;
-//! the tests check the single-threaded contract instead (order, capacity, drop counting).
+//! **Concurrency.** A buffer is strictly single-writer and has no atomic part: it is moved
+//! into its worker thread, written only through `&mut self`, and moved back out when the
+//! thread is joined; only then is it read. The type system enforces this (recording needs
+//! `&mut TraceBuffer`). The tests check the single-threaded contract (order, capacity, drop
+//! counting) and, under loom, the hand-off itself: a buffer written by one thread and read
+//! after the join is race-free in every interleaving, while reading it earlier — even after
+//! a release/acquire "records written" counter says the records are there — is a data race
+//! that loom reports (a live reader would need a lock-free ring, which the tracer avoids).
 //!
 //! **Overflow.** The buffer is linear: it keeps the first `capacity` records and counts every
 //! record that did not fit in [`TraceBuffer::dropped`]; the run reports the total. Nothing is
@@ -234,5 +237,62 @@ mod tests {
         let mut z = TraceBuffer::new(0, 0);
         z.record(RecKind::JobRelease, 0, 0, 0);
         assert_eq!(z.dropped(), 1);
+    }
+}
+
+/// The read-after-join contract under loom (see the module docs). The buffer sits in a loom
+/// cell so that loom sees every write and read of it and checks they are ordered.
+#[cfg(test)]
+mod loom_tests {
+    use super::*;
+    use loom::cell::UnsafeCell;
+    use loom::sync::atomic::{AtomicU32, Ordering};
+    use loom::sync::Arc;
+    use loom::thread;
+
+    fn write_three(cell: &UnsafeCell<TraceBuffer>, progress: &AtomicU32) {
+        for i in 0..3u32 {
+            // SAFETY: this thread is the buffer's only writer (what loom checks).
+            cell.with_mut(|b| unsafe { (*b).record(RecKind::JobStart, i, 0, 0) });
+            progress.store(i + 1, Ordering::Release);
+        }
+    }
+
+    #[test]
+    fn loom_a_buffer_read_after_join_sees_every_record() {
+        loom::model(|| {
+            let cell = Arc::new(UnsafeCell::new(TraceBuffer::new(1, 2)));
+            let progress = Arc::new(AtomicU32::new(0));
+            let (c2, p2) = (cell.clone(), progress.clone());
+            thread::spawn(move || write_three(&c2, &p2)).join().unwrap();
+            // SAFETY: the writer has been joined.
+            cell.with(|b| unsafe {
+                let b = &*b;
+                assert_eq!(b.records().len(), 2);
+                assert_eq!(b.dropped(), 1, "the third record must be counted as dropped");
+                assert_eq!(
+                    b.records().iter().map(|r| (r.task, r.cpu)).collect::<Vec<_>>(),
+                    [(0, 1), (1, 1)]
+                );
+            });
+        });
+    }
+
+    /// Reading while the writer may still record is a race even after an acquire load of a
+    /// released progress counter: loom must report it.
+    #[test]
+    #[should_panic(expected = "Causality violation")]
+    fn loom_catches_a_read_before_join() {
+        loom::model(|| {
+            let cell = Arc::new(UnsafeCell::new(TraceBuffer::new(1, 4)));
+            let progress = Arc::new(AtomicU32::new(0));
+            let (c2, p2) = (cell.clone(), progress.clone());
+            let t = thread::spawn(move || write_three(&c2, &p2));
+            if progress.load(Ordering::Acquire) >= 1 {
+                // SAFETY: deliberately unsound; loom reports the race.
+                cell.with(|b| unsafe { assert!(!(*b).records().is_empty()) });
+            }
+            t.join().unwrap();
+        });
     }
 }
