@@ -224,3 +224,30 @@ def test_missing_m_and_foreign_placement_exit_2(cli, tmp_path):
     assert code == 2 and "placement" in err
     with pytest.raises(rtsched.RtschedError, match="scheduler"):
         rtsched.simulate(rtsched.TaskSet([rtsched.Task(wcet=1, period=2)]), 1, scheduler="nope")
+
+
+def test_spres_soft_and_cash_flags(cli, tmp_path):
+    # One task (C 6, T 10) in a reservation of budget 2 per 10: hard, each job gets 2 per
+    # window and misses; soft, the depleted reservation is served in background and finishes at 6.
+    f = write(tmp_path, [(6, 10, None)], m=1)
+    pl = {"m": 1, "schedulable": True, "heuristic": "hand",
+          "cpus": [{"cpu": 0, "reservations": [
+              {"task": 0, "budget": 2, "period": 10, "deadline": 10, "offset": 0, "part": 1, "parts": 1}]}],
+          "tasks": [{"task": 0, "period_ratio": 1, "parts": 1}]}
+    pf = tmp_path / "p.json"
+    pf.write_text(json.dumps(pl))
+    code, out, err = cli("simulate", f, "--scheduler", "spres", "--placement", pf, "--horizon", "40", "--json")
+    assert code == 0, err
+    assert json.loads(out)["deadline_misses"] > 0
+    code, out, err = cli("simulate", f, "--scheduler", "spres", "--placement", pf, "--horizon", "40", "--soft", "--json")
+    assert code == 0, err
+    s = json.loads(out)
+    assert s["deadline_misses"] == 0 and s["max_response_time_ns"] == 6
+    # CASH on a cascade placement with under-running jobs: accepted sets still meet every deadline.
+    g = write(tmp_path, [(20, 30, None)] * 3, m=2, name="g.json")
+    code, out, err = cli("simulate", g, "--scheduler", "spres", "--cash", "--exec-fraction", "0.5", "--json")
+    assert code == 0, err
+    assert json.loads(out)["deadline_misses"] == 0
+    # The flags belong to spres only.
+    code, _, err = cli("simulate", g, "--scheduler", "gedf", "--cash")
+    assert code == 2 and "cash" in err and "spres" in err

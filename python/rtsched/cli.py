@@ -205,6 +205,9 @@ def _add_simulate(sub):
     p.add_argument("--placement", metavar="P.json", help="placement JSON (rtsched partition --json) for pedf, pfp, spres")
     p.add_argument("--quantum", help="gedf-quantum: the quantum (default 1ms)")
     p.add_argument("--staggered", action="store_true", help="gedf-quantum: staggered instead of aligned quanta")
+    p.add_argument("--cash", action="store_true", help="spres: CASH slack reclamation (seed 004 runs SP-RES with it)")
+    p.add_argument("--soft", action="store_true", help="spres: unsplit reservations soft too (background service "
+                   "once depleted; split parts always are)")
     p.add_argument("--horizon", help="simulated time (default one hyperperiod, capped at 1000s)")
     p.add_argument("--sporadic", metavar="MAXDELAY", help="sporadic arrivals: each gap is the period plus a "
                    "uniform delay in [0, MAXDELAY] (default periodic, synchronous)")
@@ -249,7 +252,7 @@ def cmd_simulate(args) -> int:
                      staggered=args.staggered, sporadic=args.sporadic, exec_fraction=args.exec_fraction,
                      seed=args.seed, trace=args.trace, perfetto=args.perfetto, sched_trace=args.sched_trace,
                      job_csv=args.job_csv, gantt=args.gantt, overheads=_read_overheads(args),
-                     overhead_stat=args.overhead_stat, log=log)
+                     overhead_stat=args.overhead_stat, cash=args.cash, soft=args.soft, log=log)
     except NotPlacedError as e:
         print(f"rtsched simulate: not placed: {e}", file=sys.stderr)
         return 1
@@ -290,6 +293,7 @@ def _simulate_forkjoin(args) -> int:
 
     unsupported = [name for name, v in [("--placement", args.placement), ("--quantum", args.quantum),
                                         ("--staggered", args.staggered), ("--exec-fraction", args.exec_fraction),
+                                        ("--cash", args.cash), ("--soft", args.soft),
                                         ("--overheads", args.overheads), ("--overhead-stat", args.overhead_stat)] if v]
     if unsupported:
         raise RtschedError("fork-join files are simulated without " + ", ".join(unsupported)

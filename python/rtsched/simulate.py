@@ -68,7 +68,8 @@ def _write(path, data) -> None:
 def simulate(ts: TaskSet, m: int | None = None, scheduler: str = "gedf", placement=None, horizon=None, *,
              quantum=None, staggered: bool = False, sporadic=None, exec_fraction: float | None = None,
              seed: int = 0, trace=None, perfetto=None, sched_trace=None, job_csv=None, gantt=None,
-             overheads=None, overhead_stat: str | None = None, log: Callable[[str], None] | None = None) -> dict:
+             overheads=None, overhead_stat: str | None = None, cash: bool = False, soft: bool = False,
+             log: Callable[[str], None] | None = None) -> dict:
     """Simulates ``ts`` on ``m`` processors and returns the summary dict.
 
     ``scheduler``: ``gedf`` (event-driven global EDF), ``gedf-quantum`` (``quantum``, default
@@ -86,13 +87,16 @@ def simulate(ts: TaskSet, m: int | None = None, scheduler: str = "gedf", placeme
     (``{"release_ns": 2000, "schedule_ns": "1us", ...}``) as a dict, JSON text or file path;
     ``overhead_stat``: ``"max"`` (default) or ``"avg"`` of the model, evaluated at the task
     count (docs/simulator.md, "Overhead injection"). The summary's ``overheads`` says what was
-    charged.
+    charged. ``cash`` (spres only): CASH slack reclamation, as seed 004 runs SP-RES; ``soft``
+    (spres only): unsplit reservations soft too (served in background once depleted; split
+    parts always are).
     """
     outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt)
     res = _core.simulate(ts, None if m is None else int(m), str(scheduler), _placement_text(placement), quantum,
                          bool(staggered), horizon, sporadic,
                          None if exec_fraction is None else float(exec_fraction), int(seed), outputs,
-                         _overheads_text(overheads), None if overhead_stat is None else str(overhead_stat))
+                         _overheads_text(overheads), None if overhead_stat is None else str(overhead_stat),
+                         bool(cash), bool(soft))
     if res["not_placed"] is not None:
         raise NotPlacedError(res["not_placed"])
     summary = json.loads(res["summary"])

@@ -31,6 +31,9 @@ struct SchedArgs<'a> {
     placement: Option<&'a str>,
     quantum: Option<Time>,
     staggered: bool,
+    /// SP-RES: CASH slack reclamation; soft unsplit reservations.
+    cash: bool,
+    soft: bool,
 }
 
 /// Why a well-formed request could not be simulated (exit status 1, not 2): the task set does
@@ -87,6 +90,11 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
             format!("applies only to --scheduler gedf-quantum, not {name}"),
         )
         .into());
+    }
+    for (on, field) in [(a.cash, "cash"), (a.soft, "soft")] {
+        if on && name != "spres" {
+            return Err(ModelError::field(field, format!("applies only to --scheduler spres, not {name}")).into());
+        }
     }
     if a.placement.is_some() && !matches!(name, "pedf" | "pfp" | "spres") {
         return Err(ModelError::field(
@@ -169,8 +177,8 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
             }
             Scheduler::Spres(SpresConfig {
                 placement,
-                soft_unsplit: false,
-                cash: false,
+                soft_unsplit: a.soft,
+                cash: a.cash,
             })
         }
         // A plain task set under RTWS: every job is one region of one thread (fork-join files
@@ -293,7 +301,8 @@ struct Out {
 /// an overhead model or of constants; `overhead_stat`: "max" (default) or "avg".
 #[pyfunction]
 #[pyo3(signature = (ts, m, scheduler, placement=None, quantum=None, staggered=false, horizon=None, sporadic=None,
-                    exec_fraction=None, seed=0, outputs=Vec::new(), overheads=None, overhead_stat=None))]
+                    exec_fraction=None, seed=0, outputs=Vec::new(), overheads=None, overhead_stat=None,
+                    cash=false, soft=false))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -310,6 +319,8 @@ fn simulate<'py>(
     outputs: Vec<String>,
     overheads: Option<String>,
     overhead_stat: Option<String>,
+    cash: bool,
+    soft: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     if overhead_stat.is_some() && overheads.is_none() {
         return Err(RtschedError::new_err(
@@ -351,6 +362,8 @@ fn simulate<'py>(
             placement: placement.as_deref(),
             quantum,
             staggered,
+            cash,
+            soft,
         };
         let (sched, mut notes) = match build_scheduler(&scheduler, &args) {
             Ok(x) => x,
