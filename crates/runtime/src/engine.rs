@@ -335,6 +335,7 @@ impl Shared<'_> {
                 .record(RecKind::ReleaseStart, domain as u32, 0, due);
             self.plugin.release(ctx, domain, now);
             ctx.trace.record(RecKind::ReleaseEnd, domain as u32, 0, 0);
+            ctx.flush_wakes();
         }
     }
 }
@@ -369,11 +370,7 @@ fn worker(
     let plugin = sh.plugin;
     let dom = plugin.release_domain(idx);
     let sig = &sh.signals[idx];
-    let mut ctx = Ctx {
-        cpu: idx,
-        trace: &mut trace,
-        signals: &sh.signals,
-    };
+    let mut ctx = Ctx::new(idx, &mut trace, &sh.signals);
     let mut prev = Prev::Idle;
     'outer: loop {
         let now = clock::monotonic_ns();
@@ -391,6 +388,7 @@ fn worker(
         ctx.trace.record(RecKind::SchedStart, 0, 0, 0);
         let next = plugin.schedule(&mut ctx, prev);
         ctx.trace.record(RecKind::SchedEnd, 0, 0, 0);
+        ctx.flush_wakes();
         prev = Prev::Idle;
         let Some(job) = next else {
             idle(sh, sig, dom);
@@ -466,7 +464,9 @@ fn worker(
         ctx.trace.record(RecKind::SchedStart, 0, 0, 0);
         plugin.schedule(&mut ctx, prev);
         ctx.trace.record(RecKind::SchedEnd, 0, 0, 0);
+        ctx.flush_wakes();
     }
+    drop(ctx);
     (trace, max_gap)
 }
 
@@ -506,11 +506,7 @@ fn releaser(
     }
     clock::sleep_until(sh.t0);
     let plugin = sh.plugin;
-    let mut ctx = Ctx {
-        cpu: idx,
-        trace: &mut trace,
-        signals: &sh.signals,
-    };
+    let mut ctx = Ctx::new(idx, &mut trace, &sh.signals);
     loop {
         let now = clock::monotonic_ns();
         if sh.stopped(now) {
@@ -534,6 +530,7 @@ fn releaser(
             IdleMode::Sleep => clock::sleep_until(wake.min(clock::monotonic_ns() + 10_000_000)),
         }
     }
+    drop(ctx);
     trace
 }
 
@@ -675,17 +672,14 @@ pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult,
         missing as usize + 2 * plugin.release_domains() + 16,
     );
     {
-        let mut ctx = Ctx {
-            cpu: m,
-            trace: &mut drain,
-            signals: &sh.signals,
-        };
+        let mut ctx = Ctx::new(m, &mut drain, &sh.signals);
         for d in 0..plugin.release_domains() {
             if plugin.next_release(d) < end {
                 ctx.trace
                     .record(RecKind::ReleaseStart, d as u32, 0, plugin.next_release(d));
                 plugin.release(&mut ctx, d, end - 1);
                 ctx.trace.record(RecKind::ReleaseEnd, d as u32, 0, 0);
+                ctx.flush_wakes();
             }
         }
     }

@@ -326,7 +326,7 @@ mod tests {
             let mut running: Vec<Option<Job>> = vec![None; m];
             let mut now = 0u64;
             for (op, c, dt) in ops {
-                let mut ctx = Ctx { cpu: c, trace: &mut tb, signals: &signals };
+                let mut ctx = Ctx::new(c, &mut tb, &signals);
                 match op {
                     0 => {
                         now += dt;

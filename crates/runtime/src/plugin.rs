@@ -93,9 +93,38 @@ pub struct Ctx<'a> {
     pub cpu: usize,
     pub trace: &'a mut TraceBuffer,
     pub signals: &'a [CpuSignal],
+    /// Sleeping CPUs sent a request by this call and not yet woken (bit = CPU index).
+    wakes: u128,
 }
 
-impl Ctx<'_> {
+impl Drop for Ctx<'_> {
+    fn drop(&mut self) {
+        self.flush_wakes();
+    }
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(cpu: usize, trace: &'a mut TraceBuffer, signals: &'a [CpuSignal]) -> Ctx<'a> {
+        Ctx {
+            cpu,
+            trace,
+            signals,
+            wakes: 0,
+        }
+    }
+
+    /// Wakes the sleeping targets of the requests sent so far. The engine calls it after the
+    /// plugin call returns, i.e. outside the plugin's lock and outside the traced Δsch / Δrel
+    /// section: waking a sleeping worker is a futex system call, the user-space price of an
+    /// IPI, and it belongs to Δipi (send → noticed), not to the lock hold time.
+    pub fn flush_wakes(&mut self) {
+        while self.wakes != 0 {
+            let t = self.wakes.trailing_zeros() as usize;
+            self.wakes &= self.wakes - 1;
+            self.signals[t].kick();
+        }
+    }
+
     /// Asks CPU `target` to call `schedule` soon: locally a flag, remotely a traced "IPI".
     pub fn preempt(&mut self, target: usize) {
         if target == self.cpu {
@@ -104,7 +133,13 @@ impl Ctx<'_> {
             let stamp = crate::clock::counter();
             self.trace
                 .record_at(stamp, RecKind::IpiSent, target as u32, 0, 0);
-            self.signals[target].send(stamp);
+            if self.signals[target].send_deferred(stamp) {
+                if target < 128 {
+                    self.wakes |= 1 << target;
+                } else {
+                    self.signals[target].kick();
+                }
+            }
         }
     }
 

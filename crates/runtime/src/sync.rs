@@ -150,6 +150,16 @@ impl<B: Backend> CpuSignal<B> {
     /// A remote CPU asks this one to reschedule ("sends an IPI"); `stamp` is the sender's
     /// trace counter value (non-zero).
     pub fn send(&self, stamp: u64) {
+        if self.send_deferred(stamp) {
+            B::futex_wake(&self.flag);
+        }
+    }
+
+    /// [`send`](Self::send) without the wake-up: returns whether the target sleeps, in which
+    /// case the caller must [`kick`](Self::kick) it later (e.g. after leaving a lock). Waking
+    /// late is safe: the flag is already set, so a sleeper that has not yet slept returns at
+    /// once from FUTEX_WAIT's re-check, and one that sleeps is woken by the kick.
+    pub fn send_deferred(&self, stamp: u64) -> bool {
         // The stamp is published before the flag (Release). Every write of the flag is a
         // read-modify-write, so the flag's writes form one release sequence: the `take` whose
         // swap consumes this request (Acquire) synchronises with this send even when a later
@@ -162,9 +172,7 @@ impl<B: Backend> CpuSignal<B> {
             .compare_exchange(0, stamp.max(1), Ordering::Relaxed, Ordering::Relaxed);
         self.flag.swap(1, Ordering::Release);
         B::fence(Ordering::SeqCst);
-        if self.sleeping.load(Ordering::Relaxed) != 0 {
-            B::futex_wake(&self.flag);
-        }
+        self.sleeping.load(Ordering::Relaxed) != 0
     }
 
     /// Wakes the CPU if it sleeps, without a request (used to stop a run early: the woken
@@ -516,6 +524,24 @@ pub(crate) mod loom_model {
             let t = thread::spawn(move || sleeper(s2));
             s.send(7);
             // A lost wake-up leaves the sleeper waiting forever: loom reports a deadlock.
+            assert_eq!(t.join().unwrap(), Some(7));
+            assert_eq!(s.take(), None);
+        });
+    }
+
+    /// The deferred form the engine uses: the request is sent under the plugin's lock and
+    /// the sleeper woken only after the lock is left, with other work in between.
+    #[test]
+    fn loom_no_lost_wake_up_when_the_wake_is_deferred() {
+        loom::model(|| {
+            let s = leak(Sig::default());
+            let s2 = s;
+            let t = thread::spawn(move || sleeper(s2));
+            let sleeps = s.send_deferred(7);
+            loom::thread::yield_now();
+            if sleeps {
+                s.kick();
+            }
             assert_eq!(t.join().unwrap(), Some(7));
             assert_eq!(s.take(), None);
         });
