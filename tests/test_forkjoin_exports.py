@@ -94,3 +94,23 @@ def test_forkjoin_refuses_what_rtws_cannot_do(cli, tmp_path):
                        (["--gantt", tmp_path / "g.pdf"], "gantt")]:
         code, _, err = cli("simulate", FORKJOIN, "--scheduler", "rtws", *args)
         assert code == 2 and word in err, err
+
+
+def test_forkjoin_gedf_and_spres_through_one_entry_point(cli, tmp_path):
+    text = FORKJOIN.read_text()
+    rt = rtsched.simulate_forkjoin(text, horizon="400ms")
+    g = rtsched.simulate_forkjoin(text, horizon="400ms", scheduler="gedf")
+    # The same jobs and threads are released whichever scheduler runs them.
+    assert (g["jobs"], g["threads"]) == (rt["jobs"], rt["threads"]) == (70, 330)
+    assert g["scheduler"] == "gedf" and g["remote_starts"] >= 0 and g["steals"] == 0
+    # Trace files exist only under rtws: asked for under gedf, a clear error (exit 2 in the CLI).
+    try:
+        rtsched.simulate_forkjoin(text, horizon="400ms", scheduler="gedf", trace=tmp_path / "t.jsonl")
+        raise AssertionError("gedf wrote a fork-join trace")
+    except rtsched.RtschedError as e:
+        assert "trace" in str(e) and "rtws" in str(e)
+    code, _, err = cli("simulate", FORKJOIN, "--scheduler", "gedf", "--horizon", "400ms", "--trace", tmp_path / "t.jsonl")
+    assert code == 2 and "rtws" in err
+    code, out, err = cli("simulate", FORKJOIN, "--scheduler", "gedf", "--horizon", "400ms", "--json")
+    assert code == 0, err
+    assert json.loads(out)["jobs"] == 70

@@ -304,20 +304,10 @@ def _simulate_forkjoin(args) -> int:
     except OSError as e:
         raise RtschedError(f"cannot read {args.file!r}: {e.strerror}") from None
     sched = args.scheduler.lower()
-    if sched == "gedf":  # event-driven G-EDF over the threads (docs/rtws.md)
-        exports = [name for name, v in [("--trace", args.trace), ("--perfetto", args.perfetto),
-                                        ("--sched-trace", args.sched_trace), ("--job-csv", args.job_csv),
-                                        ("--gantt", args.gantt)] if v]
-        if exports:
-            raise RtschedError("G-EDF over fork-join threads writes no " + ", ".join(exports)
-                               + " yet; use --scheduler rtws for traces of fork-join files")
-        horizon = _core.parse_duration(args.horizon) if isinstance(args.horizon, str) else args.horizon
-        sporadic = _core.parse_duration(args.sporadic) if isinstance(args.sporadic, str) else args.sporadic
-        r = json.loads(_core.forkjoin_simulate(text, args.m, "gedf", horizon, sporadic, args.seed))
-    else:
-        r = simulate_forkjoin(text, args.m, args.horizon, sporadic=args.sporadic, seed=args.seed, trace=args.trace,
-                              perfetto=args.perfetto, sched_trace=args.sched_trace, job_csv=args.job_csv,
-                              gantt=args.gantt)
+    # gedf: event-driven G-EDF over the threads (docs/rtws.md); trace files only under rtws.
+    r = simulate_forkjoin(text, args.m, args.horizon, scheduler=sched, sporadic=args.sporadic, seed=args.seed,
+                          trace=args.trace, perfetto=args.perfetto, sched_trace=args.sched_trace,
+                          job_csv=args.job_csv, gantt=args.gantt)
     if r.get("horizon_message"):
         print(f"rtsched simulate: {r['horizon_message']}", file=sys.stderr)
     if args.json:

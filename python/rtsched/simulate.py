@@ -139,18 +139,31 @@ def _write_outputs(res: dict, trace, perfetto, sched_trace, job_csv, gantt, gant
             gantt_png(res["jsonl"], gantt, title=title)
 
 
-def simulate_forkjoin(text: str, m: int | None = None, horizon=None, *, sporadic=None, seed: int = 0, trace=None,
-                      perfetto=None, sched_trace=None, job_csv=None, gantt=None) -> dict:
+def simulate_forkjoin(text: str, m: int | None = None, horizon=None, *, scheduler: str = "rtws", sporadic=None,
+                      seed: int = 0, trace=None, perfetto=None, sched_trace=None, job_csv=None, gantt=None) -> dict:
     """RTWS (seed 003) on a fork-join task-set file's JSON ``text`` (docs/rtws.md); returns the
     summary dict (``RtwsResult``: job-level jobs, misses and response times; thread-level
     preemptions, migrations, context switches and steals). ``trace`` (JSON Lines),
     ``perfetto``, ``sched_trace`` and ``gantt`` (``.svg``/``.png``) write the **thread-level**
     trace (trace job k of task i is the k-th thread of task i in fork order); ``job_csv``
     writes one row per job (``executed``, ``preemptions`` and ``migrations`` summed over its
-    threads). Times are integer ns or duration strings."""
-    outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt)
+    threads). Times are integer ns or duration strings.
+
+    ``scheduler="gedf"`` runs event-driven G-EDF over the threads instead (the seed-003
+    baseline) and ``"spres"`` SP-RES over the sequentialized tasks (CASH on; contrast only);
+    those two return the same summary keys plus ``remote_starts`` and write no trace files."""
     horizon = _core.parse_duration(horizon) if isinstance(horizon, str) else horizon
     sporadic = _core.parse_duration(sporadic) if isinstance(sporadic, str) else sporadic
+    scheduler = str(scheduler).lower()
+    if scheduler != "rtws":
+        asked = [name for name, v in [("trace", trace), ("perfetto", perfetto), ("sched_trace", sched_trace),
+                                      ("job_csv", job_csv), ("gantt", gantt)] if v]
+        if asked:
+            raise RtschedError(f"field '{asked[0]}': fork-join sets write trace files only under rtws, "
+                               f"not {scheduler}")
+        return json.loads(_core.forkjoin_simulate(text, None if m is None else int(m), scheduler, horizon,
+                                                  sporadic, int(seed)))
+    outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt)
     res = _core.simulate_forkjoin(text, None if m is None else int(m), horizon, sporadic, int(seed), outputs)
     summary = json.loads(res["summary"])
     _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, "RTWS (thread-level)")
