@@ -411,7 +411,7 @@ def cmd_run(args) -> int:
         _write(args.job_csv, res["job_csv"])
     if args.gantt:
         if args.gantt.lower().endswith(".png"):
-            gantt_png(res["jsonl"], args.gantt)
+            gantt_png(res["jsonl"], args.gantt, title=f"{args.scheduler}: run on CPUs {res['summary']['cpus']}")
         else:
             _write(args.gantt, res["gantt_svg"])
     return 130 if res.get("interrupted") else 0

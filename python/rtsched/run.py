@@ -240,34 +240,9 @@ def _plot(model: dict, stat: str, path: str) -> None:
     plt.close(fig)
 
 
-def gantt_png(jsonl: str, path: str) -> None:
-    """Draws the converted trace's schedule (Run → Preempt/Complete per CPU) as a PNG."""
-    import matplotlib
+def gantt_png(jsonl: str, path: str, title: str = "") -> None:
+    """Draws a runtime trace (converted to the trace vocabulary) as a PNG: the simulator's
+    Gantt chart, so runs and simulations look alike."""
+    from .simulate import gantt_png as draw
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    lines = [json.loads(x) for x in jsonl.splitlines() if x.strip()]
-    meta, recs = lines[0], lines[1:]
-    start: dict = {}
-    bars: dict = {}
-    for r in recs:
-        if r["ev"] == "run":
-            start[(r["task"], r["job"])] = (r["t"], r["cpu"])
-        elif r["ev"] in ("preempt", "complete"):
-            s = start.pop((r["task"], r["job"]), None)
-            if s:
-                bars.setdefault(s[1], []).append((s[0], r["t"] - s[0], r["task"]))
-    for (task, _), (t0, cpu) in start.items():
-        bars.setdefault(cpu, []).append((t0, max(meta["horizon"] - t0, 0), task))
-    fig, ax = plt.subplots(figsize=(10, 1 + 0.6 * max(len(bars), 1)))
-    cmap = plt.get_cmap("tab20")
-    for cpu, bs in bars.items():
-        ax.broken_barh([(a / 1e6, w / 1e6) for a, w, _ in bs], (cpu - 0.4, 0.8),
-                       facecolors=[cmap(t % 20) for _, _, t in bs])
-    ax.set_xlabel("time (ms)")
-    ax.set_ylabel("CPU")
-    ax.set_yticks(sorted(bars))
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    draw(jsonl, path, title=title)
