@@ -294,6 +294,44 @@ struct Out {
     gantt_svg: Option<String>,
 }
 
+impl Out {
+    /// A simulated result with the requested exports of its trace (`outputs` names them).
+    fn with_exports(
+        summary: String,
+        scheduler: String,
+        notes: Vec<String>,
+        tr: Option<&rtsched_trace::Trace>,
+        outputs: &[String],
+        job_csv: impl FnOnce() -> String,
+    ) -> PyResult<Out> {
+        let want = |k: &str| outputs.iter().any(|o| o == k);
+        let export = |k: &str, f: &dyn Fn(&rtsched_trace::Trace) -> String| {
+            if want(k) {
+                tr.map(f)
+            } else {
+                None
+            }
+        };
+        Ok(Out {
+            summary,
+            scheduler,
+            notes,
+            not_placed: None,
+            jsonl: export("jsonl", &|t| t.to_jsonl()),
+            perfetto: export("perfetto", &|t| t.to_perfetto_json()),
+            sched_trace: if want("sched_trace") {
+                tr.map(|t| t.to_sched_trace_bytes())
+                    .transpose()
+                    .map_err(err)?
+            } else {
+                None
+            },
+            job_csv: want("job_csv").then(job_csv),
+            gantt_svg: export("gantt_svg", &|t| t.to_gantt_svg(None)),
+        })
+    }
+}
+
 /// simulate(ts, m, scheduler, placement, quantum, staggered, horizon, sporadic, exec_fraction,
 /// seed, outputs, overheads, overhead_stat) -> dict with "summary" (JSON text), "scheduler",
 /// "notes", "not_placed" (reason or None) and one entry per requested output: "jsonl",
@@ -416,35 +454,14 @@ fn simulate<'py>(
             want("jsonl") || want("perfetto") || want("sched_trace") || want("gantt_svg");
         let r = rtsched_sim::simulate(&ts.inner, &sched, &cfg).map_err(err)?;
         let tr = r.trace.as_ref();
-        Ok(Out {
-            summary: summary(&r, origin.as_ref()).to_string(),
-            scheduler: r.scheduler.clone(),
+        Out::with_exports(
+            summary(&r, origin.as_ref()).to_string(),
+            r.scheduler.clone(),
             notes,
-            not_placed: None,
-            jsonl: if want("jsonl") {
-                tr.map(|t| t.to_jsonl())
-            } else {
-                None
-            },
-            perfetto: if want("perfetto") {
-                tr.map(|t| t.to_perfetto_json())
-            } else {
-                None
-            },
-            sched_trace: if want("sched_trace") {
-                tr.map(|t| t.to_sched_trace_bytes())
-                    .transpose()
-                    .map_err(err)?
-            } else {
-                None
-            },
-            job_csv: want("job_csv").then(|| r.to_job_csv()),
-            gantt_svg: if want("gantt_svg") {
-                tr.map(|t| t.to_gantt_svg(None))
-            } else {
-                None
-            },
-        })
+            tr,
+            &outputs,
+            || r.to_job_csv(),
+        )
     })?;
     out_dict(py, out)
 }
@@ -532,35 +549,7 @@ fn simulate_forkjoin<'py>(
         let summary = serde_json::to_string(&r)
             .map_err(|e| RtschedError::new_err(format!("internal error: {e}")))?;
         let tr = r.trace.as_ref();
-        Ok(Out {
-            summary,
-            scheduler: "RTWS".into(),
-            notes: vec![],
-            not_placed: None,
-            jsonl: if want("jsonl") {
-                tr.map(|t| t.to_jsonl())
-            } else {
-                None
-            },
-            perfetto: if want("perfetto") {
-                tr.map(|t| t.to_perfetto_json())
-            } else {
-                None
-            },
-            sched_trace: if want("sched_trace") {
-                tr.map(|t| t.to_sched_trace_bytes())
-                    .transpose()
-                    .map_err(err)?
-            } else {
-                None
-            },
-            job_csv: want("job_csv").then(|| r.to_job_csv()),
-            gantt_svg: if want("gantt_svg") {
-                tr.map(|t| t.to_gantt_svg(None))
-            } else {
-                None
-            },
-        })
+        Out::with_exports(summary, "RTWS".into(), vec![], tr, &outputs, || r.to_job_csv())
     })?;
     out_dict(py, out)
 }

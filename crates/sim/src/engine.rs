@@ -616,6 +616,32 @@ impl<'a, P: Policy, const OV: bool> Engine<'a, P, OV> {
         Ok(())
     }
 
+    /// The next instant something happens without overheads: a release before the horizon, a
+    /// completion, a quantum tick, or a deadline to check.
+    #[inline]
+    fn next_instant(&self, h: Time) -> Time {
+        let mut t = Time::MAX;
+        if let Some(&Reverse(packed)) = self.releases.peek() {
+            let r = (packed >> 32) as Time;
+            if r < h {
+                t = r;
+            }
+        }
+        // finish_at is Time::MAX on CPUs that run nothing: a branch-free scan.
+        t = t.min(self.finish_at.iter().copied().min().unwrap_or(Time::MAX));
+        if self.quantum.is_some() {
+            for &nt in &self.next_tick {
+                if nt < h && nt < t {
+                    t = nt;
+                }
+            }
+        }
+        if let Some(&Reverse((d, _, _))) = self.deadlines.peek() {
+            t = t.min(d);
+        }
+        t
+    }
+
     fn run(&mut self) -> Result<(), ModelError> {
         if OV {
             return self.run_ovh();
@@ -623,25 +649,7 @@ impl<'a, P: Policy, const OV: bool> Engine<'a, P, OV> {
         let h = self.horizon;
         let m = self.sched.len();
         loop {
-            let mut t = Time::MAX;
-            if let Some(&Reverse(packed)) = self.releases.peek() {
-                let r = (packed >> 32) as Time;
-                if r < h {
-                    t = r;
-                }
-            }
-            // finish_at is Time::MAX on CPUs that run nothing: a branch-free scan.
-            t = t.min(self.finish_at.iter().copied().min().unwrap_or(Time::MAX));
-            if self.quantum.is_some() {
-                for &nt in &self.next_tick {
-                    if nt < h && nt < t {
-                        t = nt;
-                    }
-                }
-            }
-            if let Some(&Reverse((d, _, _))) = self.deadlines.peek() {
-                t = t.min(d);
-            }
+            let t = self.next_instant(h);
             if t > h {
                 break;
             }
@@ -904,24 +912,7 @@ impl<'a, P: Policy, const OV: bool> Engine<'a, P, OV> {
         let h = self.horizon;
         let m = self.sched.len();
         loop {
-            let mut t = Time::MAX;
-            if let Some(&Reverse(packed)) = self.releases.peek() {
-                let r = (packed >> 32) as Time;
-                if r < h {
-                    t = r;
-                }
-            }
-            t = t.min(self.finish_at.iter().copied().min().unwrap_or(Time::MAX));
-            if self.quantum.is_some() {
-                for &nt in &self.next_tick {
-                    if nt < h && nt < t {
-                        t = nt;
-                    }
-                }
-            }
-            if let Some(&Reverse((d, _, _))) = self.deadlines.peek() {
-                t = t.min(d);
-            }
+            let mut t = self.next_instant(h);
             if let Some(&(s, _, _)) = self.ov.irqs.front() {
                 t = t.min(s);
             }
