@@ -44,7 +44,9 @@ fuzz_target!(|data: &[u8]| {
         [(sel / 8 % 3) as usize];
     // Re-verification may need more steps than one admission (FP analyses a whole CPU).
     let vlimits = Limits { max_steps: 1_000_000, ..limits };
-    let ok = |r: Result<(), String>| assert!(r.as_ref().is_ok() || r.as_ref().unwrap_err().contains("GaveUp"), "{r:?} on {ts:?}");
+    let ok = |r: Result<(), String>| {
+        assert!(r.as_ref().is_ok() || r.as_ref().unwrap_err().contains("GaveUp"), "{r:?} on {ts:?}")
+    };
     match partition(&ts, m, fit, order, adm, &limits) {
         PartitionOutcome::Placed(p) => ok(verify(&ts, &p, adm, &vlimits)),
         PartitionOutcome::Failed { partial, .. } => ok(verify_partial(&ts, &partial, adm, &vlimits)),

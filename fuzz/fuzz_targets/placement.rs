@@ -22,7 +22,8 @@ fuzz_target!(|data: &[u8]| {
         2 => 1 << 30,
         _ => MAX_TIME,
     };
-    let cfg = SemiConfig { epsilon, limits: Limits { max_steps: 5_000, max_interval: 1 << 40 }, ..SemiConfig::default() };
+    let cfg =
+        SemiConfig { epsilon, limits: Limits { max_steps: 5_000, max_interval: 1 << 40 }, ..SemiConfig::default() };
     let verify = |p: &Placement| {
         if p.schedulable {
             assert!(check(&ts, p).is_ok(), "{:?} on {ts:?}: {:?}", p.heuristic, check(&ts, p));

@@ -38,8 +38,7 @@ impl Bytes<'_> {
 /// then a huge parameter from `common::time` (overflow-prone sums).
 fn task_set(n: usize, b: &mut Bytes<'_>) -> TaskSet {
     let t = |b: &mut Bytes<'_>| if b.u8() % 16 == 0 { common::time(&mut b.0) } else { b.small(63) + 1 };
-    let tasks: Vec<Task> =
-        (0..n).map(|_| Task { name: None, wcet: t(b), deadline: t(b), period: t(b) }).collect();
+    let tasks: Vec<Task> = (0..n).map(|_| Task { name: None, wcet: t(b), deadline: t(b), period: t(b) }).collect();
     TaskSet::new(tasks).expect("parameters are in 1..=MAX_TIME")
 }
 
@@ -78,7 +77,10 @@ fn check(r: &SimResult) {
     let trace = r.trace.as_ref().expect("trace requested");
     account(trace, r.jobs, r.completed, r.pending);
     let m = trace.metrics().expect("the simulator's own trace is consistent");
-    assert_eq!((m.jobs, m.completed, m.deadline_misses, m.preemptions, m.migrations), (r.jobs, r.completed, r.deadline_misses, r.preemptions, r.migrations));
+    assert_eq!(
+        (m.jobs, m.completed, m.deadline_misses, m.preemptions, m.migrations),
+        (r.jobs, r.completed, r.deadline_misses, r.preemptions, r.migrations)
+    );
     if let Some(o) = &r.overheads {
         for s in &o.charged {
             let own = m.overheads.iter().find(|x| x.kind == s.kind).unwrap();
@@ -167,7 +169,7 @@ fuzz_target!(|data: &[u8]| {
     cfg.horizon_cap = 20_000;
     let hs = b.u8();
     cfg.horizon = match hs % 4 {
-        0 => None, // one hyperperiod, capped at 20 µs
+        0 => None,               // one hyperperiod, capped at 20 µs
         1 => Some(b.small(200)), // 0 is rejected
         2 => Some(b.small(4000) + 1),
         _ => Some(common::time(&mut b.0)), // far beyond the cap
@@ -175,7 +177,9 @@ fuzz_target!(|data: &[u8]| {
     let arr = b.u8();
     cfg.arrivals = match arr % 3 {
         0 => Arrivals::Periodic { offsets: vec![] },
-        1 => Arrivals::Periodic { offsets: (0..n + (arr as usize / 3 % 5 == 0) as usize).map(|_| b.small(40)).collect() },
+        1 => {
+            Arrivals::Periodic { offsets: (0..n + (arr as usize / 3 % 5 == 0) as usize).map(|_| b.small(40)).collect() }
+        }
         _ => Arrivals::Sporadic { max_extra_delay: b.small(20), seed: b.u8() as u64 },
     };
     let ex = b.u8();
@@ -201,11 +205,16 @@ fuzz_target!(|data: &[u8]| {
         2 => Scheduler::GedfQuantum { quantum: b.small(8), staggered: false },
         3 => Scheduler::GedfQuantum { quantum: b.small(8) + 1, staggered: true },
         4 => Scheduler::Pedf(partition(n, m, &mut b)),
-        5 => Scheduler::Pfp(partition(n, m, &mut b), if b.u8() % 2 == 0 { FpOrder::RateMonotonic } else { FpOrder::DeadlineMonotonic }),
+        5 => Scheduler::Pfp(
+            partition(n, m, &mut b),
+            if b.u8() % 2 == 0 { FpOrder::RateMonotonic } else { FpOrder::DeadlineMonotonic },
+        ),
         6 => {
             let text = placement(&ts, m, &mut b);
             match SpresPlacement::from_json(&text, &ts) {
-                Ok(placement) => Scheduler::Spres(SpresConfig { placement, soft_unsplit: b.u8() % 2 == 0, cash: b.u8() % 2 == 0 }),
+                Ok(placement) => {
+                    Scheduler::Spres(SpresConfig { placement, soft_unsplit: b.u8() % 2 == 0, cash: b.u8() % 2 == 0 })
+                }
                 Err(e) => return not_internal(&e, "placement"),
             }
         }

@@ -145,8 +145,13 @@ fn main() {
     }
     c.final_summary();
 
-    println!("\nper task set (mean over {SETS} sets, m = {M}); SchedCAT QPA: 16 / 1,190 / 25,400 us at n = 10 / 40 / 80");
-    println!("{:<18} {:>9} {:>14} {:>10} {:>12} {:>10} {:>9}", "case", "placed", "QPA cpus (us)", "ratio", "FFD+QPA (us)", "ratio", "QPA runs");
+    println!(
+        "\nper task set (mean over {SETS} sets, m = {M}); SchedCAT QPA: 16 / 1,190 / 25,400 us at n = 10 / 40 / 80"
+    );
+    println!(
+        "{:<18} {:>9} {:>14} {:>10} {:>12} {:>10} {:>9}",
+        "case", "placed", "QPA cpus (us)", "ratio", "FFD+QPA (us)", "ratio", "QPA runs"
+    );
     for case in &cases {
         let qpa_s = time_per_call(Duration::from_millis(600), || {
             black_box(qpa_all(case, &limits));
@@ -156,8 +161,7 @@ fn main() {
         }) / SETS as f64;
         let placed = ffd_all(case, &limits);
         // Processors on which QPA must iterate (some D < T); the rest end at U <= 1.
-        let iterating: usize =
-            case.cpus.iter().flatten().filter(|ts| ts.iter().any(|t| t.deadline < t.period)).count();
+        let iterating: usize = case.cpus.iter().flatten().filter(|ts| ts.iter().any(|t| t.deadline < t.period)).count();
         let total: usize = case.cpus.iter().map(Vec::len).sum();
         let schedcat = match case.n {
             10 => Some(16.0),

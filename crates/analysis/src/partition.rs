@@ -163,7 +163,14 @@ fn cmp_load(a: &Cpu, b: &Cpu, ts: &TaskSet, order: Order) -> Ordering {
 /// Places every task of `ts` on one of `m` processors (see the module doc). Nothing is
 /// placed without the exact admission test passing. `m = 0` fails on the first task (or
 /// places an empty set).
-pub fn partition(ts: &TaskSet, m: u32, fit: Fit, order: Order, admission: Admission, limits: &Limits) -> PartitionOutcome {
+pub fn partition(
+    ts: &TaskSet,
+    m: u32,
+    fit: Fit,
+    order: Order,
+    admission: Admission,
+    limits: &Limits,
+) -> PartitionOutcome {
     let mut cpus: Vec<Cpu> = (0..m)
         .map(|_| Cpu {
             bin: match admission {

@@ -26,7 +26,11 @@ impl Verdict {
     }
 
     pub fn from_bool(b: bool) -> Verdict {
-        if b { Verdict::Schedulable } else { Verdict::NotSchedulable }
+        if b {
+            Verdict::Schedulable
+        } else {
+            Verdict::NotSchedulable
+        }
     }
 }
 

@@ -50,7 +50,11 @@ fn simulate_gedf(ts: &TaskSet, m: u32) -> bool {
 
 fn random_set(rng: &mut ChaCha8Rng, implicit: bool, m: u32) -> TaskSet {
     // Mostly more tasks than processors (n <= m is trivially schedulable).
-    let n = if rng.random_range(0..8) == 0 { rng.random_range(1..=6) } else { rng.random_range(m as usize + 1..=m as usize + 4) };
+    let n = if rng.random_range(0..8) == 0 {
+        rng.random_range(1..=6)
+    } else {
+        rng.random_range(m as usize + 1..=m as usize + 4)
+    };
     let v: Vec<(u64, u64, u64)> = (0..n)
         .map(|_| {
             let t = rng.random_range(1..=12u64);
@@ -96,7 +100,12 @@ fn soundness_against_simulation() {
             for (j, v) in verdicts.iter().enumerate() {
                 if v.is_schedulable() {
                     accepted[j] += 1;
-                    assert!(ok, "{} accepted a set the simulation misses: m = {m}, {:?}", GlobalTest::ALL[j].name(), ts);
+                    assert!(
+                        ok,
+                        "{} accepted a set the simulation misses: m = {m}, {:?}",
+                        GlobalTest::ALL[j].name(),
+                        ts
+                    );
                 }
             }
         }

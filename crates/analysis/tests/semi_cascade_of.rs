@@ -11,10 +11,13 @@ fn set() -> impl Strategy<Value = (TaskSet, u32)> {
         (proptest::collection::vec((20u64..=95, 1u64..=8), (m as usize + 1)..(3 * m as usize + 2)), Just(m)).prop_map(
             |(raw, m)| {
                 // Periods from a small harmonic-ish set keep the demand tests short.
-                let ct: Vec<(u64, u64)> = raw.iter().map(|&(c, p)| {
-                    let t = [10, 20, 40, 50, 80, 100, 125, 200][(p - 1) as usize];
-                    ((t * c / 100).max(1), t)
-                }).collect();
+                let ct: Vec<(u64, u64)> = raw
+                    .iter()
+                    .map(|&(c, p)| {
+                        let t = [10, 20, 40, 50, 80, 100, 125, 200][(p - 1) as usize];
+                        ((t * c / 100).max(1), t)
+                    })
+                    .collect();
                 (TaskSet::from_ct(&ct).unwrap(), m)
             },
         )

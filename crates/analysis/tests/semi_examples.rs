@@ -161,8 +161,9 @@ fn names_round_trip() {
 /// heuristic and no PAF instantiation places, but RP(2WFD-C=D) does by period-transforming.
 #[test]
 fn rp_is_needed_and_its_transformation_is_safe() {
-    let ts = TaskSet::from_ct(&[(219492136, 250000000), (7288171, 10000000), (21352330, 25000000), (12323820, 25000000)])
-        .unwrap();
+    let ts =
+        TaskSet::from_ct(&[(219492136, 250000000), (7288171, 10000000), (21352330, 25000000), (12323820, 25000000)])
+            .unwrap();
     let cfg = SemiConfig::default();
     let nometa = cascade(&ts, 3, &SemiConfig { meta: false, ..cfg.clone() });
     assert!(!nometa.schedulable);
@@ -184,7 +185,11 @@ fn rp_is_needed_and_its_transformation_is_safe() {
 
 #[test]
 fn place_many_agrees_with_place() {
-    let sets = vec![fig1(), TaskSet::from_ct(&[(1, 2), (1, 2)]).unwrap(), TaskSet::from_ct(&[(3, 4), (3, 4), (3, 4)]).unwrap()];
+    let sets = vec![
+        fig1(),
+        TaskSet::from_ct(&[(1, 2), (1, 2)]).unwrap(),
+        TaskSet::from_ct(&[(3, 4), (3, 4), (3, 4)]).unwrap(),
+    ];
     let hs = Heuristic::all();
     let cfg = SemiConfig::default();
     let got = rtsched_analysis::semi::place_many(&sets, 2, &hs, &cfg);

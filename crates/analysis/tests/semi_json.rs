@@ -28,18 +28,56 @@ fn errors_name_the_fault() {
     let (ts, v) = base();
     let cases: Vec<(&str, Box<dyn Fn(&mut Value)>, &str)> = vec![
         ("budget > period", Box::new(|v| v["cpus"][0]["reservations"][0]["budget"] = json!(16)), "exceeds the period"),
-        ("budget > deadline", Box::new(|v| v["cpus"][0]["reservations"][1]["budget"] = json!(6)), "exceeds the deadline"),
-        ("deadline > period", Box::new(|v| v["cpus"][0]["reservations"][0]["deadline"] = json!(16)), "exceeds the period"),
+        (
+            "budget > deadline",
+            Box::new(|v| v["cpus"][0]["reservations"][1]["budget"] = json!(6)),
+            "exceeds the deadline",
+        ),
+        (
+            "deadline > period",
+            Box::new(|v| v["cpus"][0]["reservations"][0]["deadline"] = json!(16)),
+            "exceeds the period",
+        ),
         ("unknown task", Box::new(|v| v["cpus"][0]["reservations"][0]["task"] = json!(7)), "unknown task 7"),
         ("unknown key", Box::new(|v| v["cpus"][0]["reservations"][0]["budgte"] = json!(1)), "unknown key"),
         ("overlap", Box::new(|v| v["cpus"][0]["reservations"][1]["offset"] = json!(9)), "overlaps"),
-        ("gap", Box::new(|v| { v["cpus"][0]["reservations"][1]["offset"] = json!(10); v["cpus"][1]["reservations"][1]["deadline"] = json!(9) }), "gap"),
-        ("window leaves period", Box::new(|v| v["cpus"][0]["reservations"][1]["offset"] = json!(11)), "leaves the period"),
+        (
+            "gap",
+            Box::new(|v| {
+                v["cpus"][0]["reservations"][1]["offset"] = json!(10);
+                v["cpus"][1]["reservations"][1]["deadline"] = json!(9)
+            }),
+            "gap",
+        ),
+        (
+            "window leaves period",
+            Box::new(|v| v["cpus"][0]["reservations"][1]["offset"] = json!(11)),
+            "leaves the period",
+        ),
         ("cpu out of range", Box::new(|v| v["cpus"][1]["cpu"] = json!(2)), "does not exist"),
         ("cpu twice", Box::new(|v| v["cpus"][1]["cpu"] = json!(0)), "listed twice"),
-        ("missing part", Box::new(|v| { v["cpus"][1]["reservations"].as_array_mut().unwrap().pop(); }), "parts"),
-        ("task twice", Box::new(|v| { let t = v["tasks"][0].clone(); v["tasks"].as_array_mut().unwrap().push(t); }), "listed twice"),
-        ("missing task", Box::new(|v| { v["tasks"].as_array_mut().unwrap().remove(0); }), "missing from 'tasks'"),
+        (
+            "missing part",
+            Box::new(|v| {
+                v["cpus"][1]["reservations"].as_array_mut().unwrap().pop();
+            }),
+            "parts",
+        ),
+        (
+            "task twice",
+            Box::new(|v| {
+                let t = v["tasks"][0].clone();
+                v["tasks"].as_array_mut().unwrap().push(t);
+            }),
+            "listed twice",
+        ),
+        (
+            "missing task",
+            Box::new(|v| {
+                v["tasks"].as_array_mut().unwrap().remove(0);
+            }),
+            "missing from 'tasks'",
+        ),
         ("m = 0", Box::new(|v| v["m"] = json!(0)), "'m'"),
         ("negative", Box::new(|v| v["cpus"][0]["reservations"][0]["period"] = json!(-1)), "non-negative"),
         ("not an object", Box::new(|v| *v = json!([1, 2])), "expected a JSON object"),

@@ -10,16 +10,18 @@ const PERIODS: [u64; 8] = [4, 5, 8, 10, 12, 20, 25, 40];
 
 /// Small harmonic-ish sets with utilizations near m (where splitting happens).
 fn small_set() -> impl Strategy<Value = (TaskSet, u32)> {
-    (1u32..4, 2usize..8).prop_flat_map(|(m, n)| {
-        let task = (0usize..PERIODS.len(), 1u64..=100, 0u64..=100, any::<bool>()).prop_map(|(pi, cu, du, implicit)| {
-            let t = PERIODS[pi];
-            let c = (t * cu).div_ceil(100).clamp(1, t);
-            let d = if implicit { t } else { c + (t - c) * du / 100 };
-            Task { name: None, wcet: c, deadline: d, period: t }
-        });
-        (proptest::collection::vec(task, n), Just(m))
-    })
-    .prop_map(|(tasks, m)| (TaskSet::new(tasks).unwrap(), m))
+    (1u32..4, 2usize..8)
+        .prop_flat_map(|(m, n)| {
+            let task =
+                (0usize..PERIODS.len(), 1u64..=100, 0u64..=100, any::<bool>()).prop_map(|(pi, cu, du, implicit)| {
+                    let t = PERIODS[pi];
+                    let c = (t * cu).div_ceil(100).clamp(1, t);
+                    let d = if implicit { t } else { c + (t - c) * du / 100 };
+                    Task { name: None, wcet: c, deadline: d, period: t }
+                });
+            (proptest::collection::vec(task, n), Just(m))
+        })
+        .prop_map(|(tasks, m)| (TaskSet::new(tasks).unwrap(), m))
 }
 
 fn brute_edf(tasks: &[(u64, u64, u64)]) -> bool {

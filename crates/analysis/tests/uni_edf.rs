@@ -80,7 +80,8 @@ fn random_set(rng: &mut ChaCha8Rng) -> TaskSet {
                 v.push((c, d, t));
             }
             let rest = (target - used) as u64; // C/60 with T = 60
-            let d = if shape == 2 { rng.random_range(rest..=rest.max(60)) } else { rng.random_range(rest..=rest.max(90)) };
+            let d =
+                if shape == 2 { rng.random_range(rest..=rest.max(60)) } else { rng.random_range(rest..=rest.max(90)) };
             v.push((rest, d, 60));
         }
         // Near-1 utilization with larger, coprime-ish periods.
@@ -174,7 +175,7 @@ fn known_answers() {
     assert_eq!(qpa(&ts, &l), Verdict::NotSchedulable);
     assert_eq!(dbf_brute(&ts, &l), Verdict::NotSchedulable);
     assert_eq!(utilization_test(&ts), Verdict::NotSchedulable); // density 1 + 2/3
-    // h(1)=1, h(3)=3, h(5)=4, h(7)=5, h(9)=7 ... <= t: schedulable though density 1 + 2/3 > 1.
+                                                                // h(1)=1, h(3)=3, h(5)=4, h(7)=5, h(9)=7 ... <= t: schedulable though density 1 + 2/3 > 1.
     let ts = set(&[(1, 1, 4), (2, 3, 6)]);
     assert_eq!(qpa(&ts, &l), Verdict::Schedulable);
     assert_eq!(utilization_test(&ts), Verdict::NotSchedulable, "density test is only sufficient");

@@ -120,7 +120,11 @@ fn every_result_verifies_and_matches_the_naive_heuristics() {
             for order in ORDERS {
                 for adm in ADMISSIONS {
                     let got = partition(&ts, m, fit, order, adm, &limits);
-                    assert_eq!(got, naive(&ts, m as usize, fit, order, adm), "set {k} {fit:?} {order:?} {adm:?}: {ts:?}");
+                    assert_eq!(
+                        got,
+                        naive(&ts, m as usize, fit, order, adm),
+                        "set {k} {fit:?} {order:?} {adm:?}: {ts:?}"
+                    );
                     match &got {
                         PartitionOutcome::Placed(p) => {
                             placed += 1;
@@ -191,7 +195,10 @@ fn verify_rejects_bad_partitions_and_names_and_batches_work() {
     }
     assert_eq!(Fit::from_name("xfd"), None);
     // m = 0: nothing fits.
-    assert!(matches!(partition(&ts, 0, Fit::First, Order::DecreasingUtilization, Admission::Edf, &l), PartitionOutcome::Failed { .. }));
+    assert!(matches!(
+        partition(&ts, 0, Fit::First, Order::DecreasingUtilization, Admission::Edf, &l),
+        PartitionOutcome::Failed { .. }
+    ));
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let sets: Vec<TaskSet> = (0..200).map(|_| random_set(&mut rng)).collect();
     let many = partition_many(&sets, 3, Fit::Worst, Order::DecreasingDensity, Admission::Edf, &l);

@@ -19,8 +19,14 @@ use std::fmt;
 pub enum DeadlineGen {
     #[default]
     Implicit,
-    Constrained { lo: f64, hi: f64 },
-    PeriodFraction { lo: f64, hi: f64 },
+    Constrained {
+        lo: f64,
+        hi: f64,
+    },
+    PeriodFraction {
+        lo: f64,
+        hi: f64,
+    },
 }
 
 impl DeadlineGen {

@@ -60,37 +60,22 @@ impl ForkJoinGenSpec {
     /// Checks every parameter; errors name it (`m`, `window`, `task_util`, `period`).
     pub fn validate(&self) -> Result<(), ModelError> {
         if self.m == 0 || self.m > 1 << 12 {
-            return Err(ModelError::field(
-                "m",
-                format!("must be in 1..=4096, got {}", self.m),
-            ));
+            return Err(ModelError::field("m", format!("must be in 1..=4096, got {}", self.m)));
         }
         let (lo, hi) = self.window;
         if !(lo.is_finite() && hi.is_finite() && 0.0 < lo && lo <= hi && hi <= 1.0) {
-            return Err(ModelError::field(
-                "window",
-                format!("need 0 < lo <= hi <= 1, got [{lo}, {hi}]"),
-            ));
+            return Err(ModelError::field("window", format!("need 0 < lo <= hi <= 1, got [{lo}, {hi}]")));
         }
         let (a, b) = self.task_util;
         if !(a.is_finite() && b.is_finite() && 0.0 < a && a <= b && b <= 1.0) {
-            return Err(ModelError::field(
-                "task_util",
-                format!("need 0 < min <= max <= 1, got [{a}, {b}]"),
-            ));
+            return Err(ModelError::field("task_util", format!("need 0 < min <= max <= 1, got [{a}, {b}]")));
         }
         if a > hi * self.m as f64 {
-            return Err(ModelError::field(
-                "task_util",
-                "the smallest task utilization exceeds the window",
-            ));
+            return Err(ModelError::field("task_util", "the smallest task utilization exceeds the window"));
         }
         let (t0, t1) = self.period;
         if t0 == 0 || t0 > t1 || t1 > rtsched_model::MAX_TIME {
-            return Err(ModelError::field(
-                "period",
-                format!("need 1 <= min <= max <= 2^53 ns, got [{t0}, {t1}]"),
-            ));
+            return Err(ModelError::field("period", format!("need 1 <= min <= max <= 2^53 ns, got [{t0}, {t1}]")));
         }
         Ok(())
     }
@@ -111,10 +96,8 @@ fn split(total: Time, parts: usize, rng: &mut ChaCha8Rng) -> Vec<Time> {
     let w: Vec<f64> = (0..parts).map(|_| -open01(rng).ln()).collect();
     let sum: f64 = w.iter().sum();
     let spare = total - parts as Time; // each part gets 1 ns, the rest in proportion
-    let mut out: Vec<Time> = w
-        .iter()
-        .map(|x| 1 + ((x / sum) * spare as f64).floor().min(spare as f64) as Time)
-        .collect();
+    let mut out: Vec<Time> =
+        w.iter().map(|x| 1 + ((x / sum) * spare as f64).floor().min(spare as f64) as Time).collect();
     let assigned: Time = out.iter().sum();
     if assigned > total {
         // Float rounding: take the excess from the largest parts (never below 1).
@@ -135,11 +118,7 @@ fn split(total: Time, parts: usize, rng: &mut ChaCha8Rng) -> Vec<Time> {
 }
 
 /// Fork-join set number `index` of stream `seed` (see the module doc).
-pub fn generate_forkjoin(
-    spec: &ForkJoinGenSpec,
-    seed: u64,
-    index: u64,
-) -> Result<ForkJoinSet, ModelError> {
+pub fn generate_forkjoin(spec: &ForkJoinGenSpec, seed: u64, index: u64) -> Result<ForkJoinSet, ModelError> {
     spec.validate()?;
     let mut rng = rng_for(seed, index);
     let m = spec.m as f64;
@@ -159,33 +138,16 @@ pub fn generate_forkjoin(
         let mut tasks = Vec::with_capacity(us.len());
         for &u in &us {
             let (t0, t1) = spec.period;
-            let t = ((t0 as f64) + unit(&mut rng) * ((t1 - t0) as f64))
-                .round()
-                .clamp(t0 as f64, t1 as f64) as Time;
+            let t = ((t0 as f64) + unit(&mut rng) * ((t1 - t0) as f64)).round().clamp(t0 as f64, t1 as f64) as Time;
             let c = wcet_from_utilization(u, t);
             let n = ((unit(&mut rng) * 2.0 * m).ceil() as usize).clamp(1, 2 * spec.m as usize);
-            let parts = if c >= n as Time + 2 {
-                split(c, n + 2, &mut rng)
-            } else {
-                vec![1; n + 2]
-            };
+            let parts = if c >= n as Time + 2 { split(c, n + 2, &mut rng) } else { vec![1; n + 2] };
             let regions = vec![vec![parts[0]], parts[1..=n].to_vec(), vec![parts[n + 1]]];
-            tasks.push(ForkJoinTask {
-                name: None,
-                period: t,
-                deadline: t,
-                regions,
-            });
+            tasks.push(ForkJoinTask { name: None, period: t, deadline: t, regions });
         }
         return ForkJoinSet::new(tasks);
     }
-    Err(ModelError::field(
-        "window",
-        format!(
-            "no set landed in the window after {} restarts",
-            spec.max_restarts
-        ),
-    ))
+    Err(ModelError::field("window", format!("no set landed in the window after {} restarts", spec.max_restarts)))
 }
 
 #[cfg(test)]
@@ -199,16 +161,10 @@ mod tests {
             let (mut n_tasks, mut sum_t, mut sum_n, mut sum_u) = (0usize, 0f64, 0f64, 0f64);
             for i in 0..300 {
                 let set = generate_forkjoin(&spec, 7, i).unwrap();
-                assert_eq!(
-                    set,
-                    generate_forkjoin(&spec, 7, i).unwrap(),
-                    "deterministic"
-                );
+                assert_eq!(set, generate_forkjoin(&spec, 7, i).unwrap(), "deterministic");
                 let mut total = 0f64;
                 for t in set.iter() {
-                    assert!(
-                        (700_000_000..=800_000_000).contains(&t.period) && t.deadline == t.period
-                    );
+                    assert!((700_000_000..=800_000_000).contains(&t.period) && t.deadline == t.period);
                     assert_eq!(t.regions.len(), 3);
                     assert!(t.regions[0].len() == 1 && t.regions[2].len() == 1);
                     let n = t.regions[1].len();
@@ -222,25 +178,16 @@ mod tests {
                     sum_u += u;
                 }
                 let (a, b) = (lo * m as f64, hi * m as f64);
-                assert!(
-                    total >= a - 1e-6 && total <= b + 1e-6,
-                    "m={m}: U = {total} outside [{a}, {b}]"
-                );
+                assert!(total >= a - 1e-6 && total <= b + 1e-6, "m={m}: U = {total} outside [{a}, {b}]");
             }
             // Statistics of the per-task draws: T uniform on [700, 800] ms (mean 750 ms, sd
             // 100/√12 ms); n uniform on 1..=2m (mean m + 1/2, sd √((4m²-1)/12)); 5 standard errors.
             let k = n_tasks as f64;
             let mean_t = sum_t / k;
-            assert!(
-                (mean_t - 750e6).abs() < 5.0 * (100e6 / 12f64.sqrt()) / k.sqrt(),
-                "mean T {mean_t}"
-            );
+            assert!((mean_t - 750e6).abs() < 5.0 * (100e6 / 12f64.sqrt()) / k.sqrt(), "mean T {mean_t}");
             let mean_n = sum_n / k;
             let sd_n = ((4.0 * (m * m) as f64 - 1.0) / 12.0).sqrt();
-            assert!(
-                (mean_n - (m as f64 + 0.5)).abs() < 5.0 * sd_n / k.sqrt(),
-                "m={m}: mean n {mean_n}"
-            );
+            assert!((mean_n - (m as f64 + 0.5)).abs() < 5.0 * sd_n / k.sqrt(), "m={m}: mean n {mean_n}");
             // Tasks per set about (window mid · m) / 0.3 (utilization mean 0.3).
             let per_set = k / 300.0;
             let expect = (lo + hi) / 2.0 * m as f64 / 0.3;
@@ -268,51 +215,15 @@ mod tests {
         let ok = ForkJoinGenSpec::seed003(2, 0.38, 0.40);
         for (f, spec) in [
             ("m", ForkJoinGenSpec { m: 0, ..ok.clone() }),
-            (
-                "window",
-                ForkJoinGenSpec {
-                    window: (0.5, 0.4),
-                    ..ok.clone()
-                },
-            ),
-            (
-                "window",
-                ForkJoinGenSpec {
-                    window: (f64::NAN, 0.4),
-                    ..ok.clone()
-                },
-            ),
-            (
-                "task_util",
-                ForkJoinGenSpec {
-                    task_util: (0.0, 0.4),
-                    ..ok.clone()
-                },
-            ),
-            (
-                "period",
-                ForkJoinGenSpec {
-                    period: (0, 10),
-                    ..ok.clone()
-                },
-            ),
+            ("window", ForkJoinGenSpec { window: (0.5, 0.4), ..ok.clone() }),
+            ("window", ForkJoinGenSpec { window: (f64::NAN, 0.4), ..ok.clone() }),
+            ("task_util", ForkJoinGenSpec { task_util: (0.0, 0.4), ..ok.clone() }),
+            ("period", ForkJoinGenSpec { period: (0, 10), ..ok.clone() }),
         ] {
-            assert_eq!(
-                generate_forkjoin(&spec, 1, 0).unwrap_err().field.as_deref(),
-                Some(f)
-            );
+            assert_eq!(generate_forkjoin(&spec, 1, 0).unwrap_err().field.as_deref(), Some(f));
         }
         // An impossible window: one task of utilization 0.1 fixed, window [0.33, 0.34] on one core.
-        let imp = ForkJoinGenSpec {
-            m: 1,
-            window: (0.33, 0.34),
-            task_util: (0.1, 0.1),
-            max_restarts: 10,
-            ..ok
-        };
-        assert_eq!(
-            generate_forkjoin(&imp, 1, 0).unwrap_err().field.as_deref(),
-            Some("window")
-        );
+        let imp = ForkJoinGenSpec { m: 1, window: (0.33, 0.34), task_util: (0.1, 0.1), max_restarts: 10, ..ok };
+        assert_eq!(generate_forkjoin(&imp, 1, 0).unwrap_err().field.as_deref(), Some("window"));
     }
 }

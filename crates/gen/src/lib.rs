@@ -118,10 +118,7 @@ pub fn generate(spec: &GenSpec, seed: u64, index: u64) -> Result<TaskSet, ModelE
 /// calling [`generate`] for each index. The first error (by index) is returned.
 pub fn generate_many(spec: &GenSpec, seed: u64, count: usize) -> Result<Vec<TaskSet>, ModelError> {
     spec.validate()?;
-    (0..count as u64)
-        .into_par_iter()
-        .map_init(Scratch::default, |sc, i| generate_checked(spec, seed, i, sc))
-        .collect()
+    (0..count as u64).into_par_iter().map_init(Scratch::default, |sc, i| generate_checked(spec, seed, i, sc)).collect()
 }
 
 fn task<R: RngCore>(u: f64, spec: &GenSpec, pr: &mut R, dr: &mut R) -> Task {
@@ -147,7 +144,9 @@ fn generate_checked(spec: &GenSpec, seed: u64, index: u64, sc: &mut Scratch) -> 
         UtilGen::Dist { dist, count: Count::Fixed(n) } => {
             (0..*n).map(|_| task(dist.sample(&mut ur), spec, &mut pr, &mut dr)).collect()
         }
-        UtilGen::Dist { dist, count: Count::Cap(cap) } => cap_construction(*dist, *cap, spec, &mut ur, &mut pr, &mut dr)?,
+        UtilGen::Dist { dist, count: Count::Cap(cap) } => {
+            cap_construction(*dist, *cap, spec, &mut ur, &mut pr, &mut dr)?
+        }
     };
     TaskSet::new(tasks)
 }
@@ -172,7 +171,11 @@ fn cap_construction<R: RngCore>(
         let fits = decide(
             || next.le(cap_iv),
             || {
-                let exact: Rational = tasks.iter().chain(std::iter::once(&t)).map(|x: &Task| ratio(x.wcet as u128, x.period as u128)).sum();
+                let exact: Rational = tasks
+                    .iter()
+                    .chain(std::iter::once(&t))
+                    .map(|x: &Task| ratio(x.wcet as u128, x.period as u128))
+                    .sum();
                 // cap is finite (validated), so from_float succeeds.
                 Rational::from_float(cap).is_some_and(|c| exact <= c)
             },
@@ -235,7 +238,10 @@ mod tests {
 
     #[test]
     fn util_gen_names() {
-        assert_eq!(util_gen_from_name("emberson", Some(4), 2.0, 1.0).unwrap(), UtilGen::RandFixedSum { n: 4, total: 2.0, umax: 1.0 });
+        assert_eq!(
+            util_gen_from_name("emberson", Some(4), 2.0, 1.0).unwrap(),
+            UtilGen::RandFixedSum { n: 4, total: 2.0, umax: 1.0 }
+        );
         assert_eq!(
             util_gen_from_name("uunifast-discard", Some(4), 2.0, 0.8).unwrap(),
             UtilGen::UUniFastDiscard { n: 4, total: 2.0, umax: 0.8 }

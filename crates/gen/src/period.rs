@@ -15,8 +15,8 @@
 use crate::rng::{below, unit};
 use rand::RngCore;
 use rtsched_model::time::{format_duration, parse_duration};
-use std::fmt;
 use rtsched_model::{ModelError, Time, MAX_TIME};
+use std::fmt;
 
 const MS: Time = 1_000_000;
 
@@ -61,7 +61,10 @@ impl PeriodGen {
                 return Err(ModelError::field("max", format!("{max} ns exceeds the largest supported time 2^53 ns")));
             }
             if min > max {
-                return Err(ModelError::field("min", format!("the smallest period {min} ns exceeds the largest {max} ns")));
+                return Err(ModelError::field(
+                    "min",
+                    format!("the smallest period {min} ns exceeds the largest {max} ns"),
+                ));
             }
             Ok(())
         };
@@ -86,7 +89,10 @@ impl PeriodGen {
                 }
                 for (i, &p) in v.iter().enumerate() {
                     if p == 0 || p > MAX_TIME {
-                        return Err(ModelError::field("set", format!("entry {i} is {p} ns; periods must lie in [1 ns, 2^53 ns]")));
+                        return Err(ModelError::field(
+                            "set",
+                            format!("entry {i} is {p} ns; periods must lie in [1 ns, 2^53 ns]"),
+                        ));
                     }
                 }
                 Ok(())
@@ -187,7 +193,9 @@ impl fmt::Display for PeriodGen {
         match self {
             PeriodGen::Uniform { min, max } => write!(f, "uniform:{}-{}", d(min), d(max)),
             PeriodGen::LogUniform { min, max } => write!(f, "loguniform:{}-{}", d(min), d(max)),
-            PeriodGen::Integral { min, max, granularity } => write!(f, "integral:{}-{}/{}", d(min), d(max), d(granularity)),
+            PeriodGen::Integral { min, max, granularity } => {
+                write!(f, "integral:{}-{}/{}", d(min), d(max), d(granularity))
+            }
             PeriodGen::Set(v) => write!(f, "set:{}", v.iter().map(d).collect::<Vec<_>>().join(",")),
         }
     }
@@ -217,7 +225,14 @@ mod tests {
 
     #[test]
     fn display_round_trips() {
-        for s in ["uniform:10ms-100ms", "loguniform:1ms-1s", "integral:10ms-100ms/5ms", "set:1ms,2500us,7", "seed004", "seed001-long"] {
+        for s in [
+            "uniform:10ms-100ms",
+            "loguniform:1ms-1s",
+            "integral:10ms-100ms/5ms",
+            "set:1ms,2500us,7",
+            "seed004",
+            "seed001-long",
+        ] {
             let g = PeriodGen::parse(s).unwrap();
             assert_eq!(PeriodGen::parse(&g.to_string()).unwrap(), g, "{s} -> {g}");
         }
@@ -244,6 +259,9 @@ mod tests {
             assert_eq!(e.field.as_deref(), Some(field), "{s}: {e}");
         }
         assert_eq!(PeriodGen::Set(vec![]).validate().unwrap_err().field.as_deref(), Some("set"));
-        assert_eq!(PeriodGen::Uniform { min: 1, max: MAX_TIME + 1 }.validate().unwrap_err().field.as_deref(), Some("max"));
+        assert_eq!(
+            PeriodGen::Uniform { min: 1, max: MAX_TIME + 1 }.validate().unwrap_err().field.as_deref(),
+            Some("max")
+        );
     }
 }

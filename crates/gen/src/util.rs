@@ -41,7 +41,10 @@ pub(crate) fn check_fixed_sum(n: usize, total: f64, umax: f64, max_n: usize) -> 
     }
     check_umax(umax)?;
     if !total.is_finite() || total <= 0.0 {
-        return Err(ModelError::field("total", format!("the total utilization must be a finite number > 0, got {total}")));
+        return Err(ModelError::field(
+            "total",
+            format!("the total utilization must be a finite number > 0, got {total}"),
+        ));
     }
     if total > n as f64 * umax {
         return Err(ModelError::field(
@@ -202,7 +205,12 @@ pub(crate) fn randfixedsum_into<R: RngCore + ?Sized>(
 }
 
 /// UUniFast-Discard with the default bound of [`UUNIFAST_DEFAULT_MAX_TRIES`] tries.
-pub fn uunifast_discard<R: RngCore + ?Sized>(n: usize, total: f64, umax: f64, rng: &mut R) -> Result<Vec<f64>, ModelError> {
+pub fn uunifast_discard<R: RngCore + ?Sized>(
+    n: usize,
+    total: f64,
+    umax: f64,
+    rng: &mut R,
+) -> Result<Vec<f64>, ModelError> {
     uunifast_discard_with_limit(n, total, umax, UUNIFAST_DEFAULT_MAX_TRIES, rng)
 }
 
@@ -268,7 +276,10 @@ mod tests {
             (3, 1.0, f64::NAN, "umax"),
         ];
         for (n, total, umax, field) in cases {
-            for e in [randfixedsum(n, total, umax, &mut r).unwrap_err(), uunifast_discard(n, total, umax, &mut r).unwrap_err()] {
+            for e in [
+                randfixedsum(n, total, umax, &mut r).unwrap_err(),
+                uunifast_discard(n, total, umax, &mut r).unwrap_err(),
+            ] {
                 assert_eq!(e.field.as_deref(), Some(field), "({n}, {total}, {umax}): {e}");
             }
         }

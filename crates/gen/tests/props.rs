@@ -34,10 +34,15 @@ fn deadline_gen() -> impl Strategy<Value = DeadlineGen> {
 fn util_gen() -> impl Strategy<Value = UtilGen> {
     let umax = prop_oneof![Just(1.0f64), 1e-12f64..=1.0, Just(f64::MIN_POSITIVE)];
     prop_oneof![
-        (1usize..=60, umax.clone(), 1e-9f64..=1.0).prop_map(|(n, umax, f)| UtilGen::RandFixedSum { n, total: (n as f64 * umax * f).max(f64::MIN_POSITIVE), umax }),
+        (1usize..=60, umax.clone(), 1e-9f64..=1.0).prop_map(|(n, umax, f)| UtilGen::RandFixedSum {
+            n,
+            total: (n as f64 * umax * f).max(f64::MIN_POSITIVE),
+            umax
+        }),
         (1usize..=60, 1e-6f64..=0.25).prop_map(|(n, f)| UtilGen::UUniFastDiscard { n, total: n as f64 * f, umax: 1.0 }),
         (0usize..9, 1usize..=100).prop_map(|(d, n)| UtilGen::Dist { dist: Dist::ALL[d], count: Count::Fixed(n) }),
-        (0usize..9, prop_oneof![1e-9f64..=2.0, 1.0f64..=40.0]).prop_map(|(d, cap)| UtilGen::Dist { dist: Dist::ALL[d], count: Count::Cap(cap) }),
+        (0usize..9, prop_oneof![1e-9f64..=2.0, 1.0f64..=40.0])
+            .prop_map(|(d, cap)| UtilGen::Dist { dist: Dist::ALL[d], count: Count::Cap(cap) }),
     ]
 }
 

@@ -205,7 +205,15 @@ fn fixed_sum_generators_sum_exactly_and_stay_in_range() {
         assert!(u.iter().all(|&x| x > 0.0 && x <= umax), "{name} n={n} U={total}");
         assert_eq!(u.len(), n);
     };
-    for (n, total, umax) in [(1, 0.3, 1.0), (10, 4.0, 1.0), (40, 39.9, 1.0), (40, 12.0, 0.31), (80, 8.0, 0.2), (500, 250.0, 0.5), (2000, 1999.0, 1.0)] {
+    for (n, total, umax) in [
+        (1, 0.3, 1.0),
+        (10, 4.0, 1.0),
+        (40, 39.9, 1.0),
+        (40, 12.0, 0.31),
+        (80, 8.0, 0.2),
+        (500, 250.0, 0.5),
+        (2000, 1999.0, 1.0),
+    ] {
         for _ in 0..50 {
             check("randfixedsum", &randfixedsum(n, total, umax, &mut r).unwrap(), n, total, umax);
         }
@@ -226,7 +234,8 @@ fn rounded_task_sets_stay_within_the_stated_utilization_error() {
         (PeriodGen::Uniform { min: 1000, max: 5000 }, 3.0, 10),
         (PeriodGen::Set(vec![3, 7, 10]), 2.0, 80),
     ] {
-        let spec = GenSpec { util: UtilGen::RandFixedSum { n, total, umax: 1.0 }, periods, deadlines: DeadlineGen::Implicit };
+        let spec =
+            GenSpec { util: UtilGen::RandFixedSum { n, total, umax: 1.0 }, periods, deadlines: DeadlineGen::Implicit };
         for ts in generate_many(&spec, 5, 200).unwrap() {
             let exact = ts.utilization();
             let bound: f64 = ts.iter().map(|t| 1.0 / t.period as f64).sum::<f64>() + 1e-12;
@@ -311,7 +320,8 @@ fn cap_construction_never_exceeds_the_cap_and_stops_at_the_first_excess() {
                 assert!(ts.utilization() <= cap_q, "{} cap {cap}", d.name());
                 // The discarded task is the next draw: the same stream with n = len + 1 repeats
                 // the set and adds it, and then the cap is exceeded.
-                let longer = GenSpec { util: UtilGen::Dist { dist: d, count: Count::Fixed(ts.len() + 1) }, ..spec.clone() };
+                let longer =
+                    GenSpec { util: UtilGen::Dist { dist: d, count: Count::Fixed(ts.len() + 1) }, ..spec.clone() };
                 let l = generate(&longer, 77, i as u64).unwrap();
                 assert_eq!(&l.tasks()[..ts.len()], ts.tasks());
                 assert!(l.utilization() > cap_q, "{} cap {cap}: the set stopped early", d.name());
@@ -343,7 +353,11 @@ fn log_uniform_periods_have_uniform_logs() {
     let (min, max) = (MS, 1000 * MS);
     let g = PeriodGen::LogUniform { min, max };
     let (a, b) = ((min as f64).ln(), (max as f64).ln());
-    let xs: Vec<f64> = (0..N).map(|_| g.sample(&mut r).unwrap()).inspect(|&t| assert!((min..=max).contains(&t))).map(|t| t as f64).collect();
+    let xs: Vec<f64> = (0..N)
+        .map(|_| g.sample(&mut r).unwrap())
+        .inspect(|&t| assert!((min..=max).contains(&t)))
+        .map(|t| t as f64)
+        .collect();
     let d = ks1(xs.iter().map(|t| t.ln()).collect(), |y| ((y - a) / (b - a)).clamp(0.0, 1.0));
     assert!(d < ks1_crit(N), "D = {d}");
     // Uniform periods fail the log-uniform check, and pass their own.
@@ -396,7 +410,11 @@ fn demo_spec() -> GenSpec {
 fn determinism_same_seed_index_same_set_and_parallel_equals_sequential() {
     let specs = [
         demo_spec(),
-        GenSpec { util: UtilGen::UUniFastDiscard { n: 12, total: 4.0, umax: 0.8 }, periods: PeriodGen::seed004(), deadlines: DeadlineGen::Implicit },
+        GenSpec {
+            util: UtilGen::UUniFastDiscard { n: 12, total: 4.0, umax: 0.8 },
+            periods: PeriodGen::seed004(),
+            deadlines: DeadlineGen::Implicit,
+        },
         GenSpec {
             util: UtilGen::Dist { dist: Dist::BimodalMedium, count: Count::Cap(6.0) },
             periods: PeriodGen::parse("seed001-moderate").unwrap(),

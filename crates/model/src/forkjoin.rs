@@ -42,17 +42,8 @@ impl ForkJoinTask {
     }
 
     /// A fork-join task, validated.
-    pub fn new(
-        period: Time,
-        deadline: Time,
-        regions: Vec<Vec<Time>>,
-    ) -> Result<ForkJoinTask, ModelError> {
-        let t = ForkJoinTask {
-            name: None,
-            period,
-            deadline,
-            regions,
-        };
+    pub fn new(period: Time, deadline: Time, regions: Vec<Vec<Time>>) -> Result<ForkJoinTask, ModelError> {
+        let t = ForkJoinTask { name: None, period, deadline, regions };
         t.validate()?;
         Ok(t)
     }
@@ -64,10 +55,7 @@ impl ForkJoinTask {
     }
 
     fn err(&self, field: impl Into<String>, reason: impl Into<String>) -> ModelError {
-        ModelError {
-            task_name: self.name.clone(),
-            ..ModelError::field(field, reason)
-        }
+        ModelError { task_name: self.name.clone(), ..ModelError::field(field, reason) }
     }
 
     /// Checks period, deadline, every region (non-empty) and every thread cost (`1..=MAX_TIME`),
@@ -89,18 +77,14 @@ impl ForkJoinTask {
         let mut threads = 0usize;
         for (r, region) in self.regions.iter().enumerate() {
             if region.is_empty() {
-                return Err(self.err(
-                    format!("regions[{r}]"),
-                    format!("region {r} has no thread (a region needs at least one)"),
-                ));
+                return Err(self
+                    .err(format!("regions[{r}]"), format!("region {r} has no thread (a region needs at least one)")));
             }
             for (k, &c) in region.iter().enumerate() {
                 if c == 0 || c > MAX_TIME {
                     return Err(self.err(
                         format!("regions[{r}][{k}]"),
-                        format!(
-                            "region {r}, thread {k}: cost must be in 1..={MAX_TIME} ns, got {c}"
-                        ),
+                        format!("region {r}, thread {k}: cost must be in 1..={MAX_TIME} ns, got {c}"),
                     ));
                 }
                 total += c as u128;
@@ -108,26 +92,17 @@ impl ForkJoinTask {
             threads += region.len();
         }
         if total > MAX_TIME as u128 {
-            return Err(self.err(
-                "regions",
-                format!("the total cost {total} ns exceeds {MAX_TIME} ns"),
-            ));
+            return Err(self.err("regions", format!("the total cost {total} ns exceeds {MAX_TIME} ns")));
         }
         if threads > MAX_THREADS_PER_TASK {
-            return Err(self.err(
-                "regions",
-                format!("{threads} threads, above the limit of {MAX_THREADS_PER_TASK}"),
-            ));
+            return Err(self.err("regions", format!("{threads} threads, above the limit of {MAX_THREADS_PER_TASK}")));
         }
         Ok(())
     }
 
     /// `C`, the sum of all thread costs (valid tasks: `<= MAX_TIME`, saturating otherwise).
     pub fn wcet(&self) -> Time {
-        self.regions
-            .iter()
-            .flatten()
-            .fold(0u64, |a, &c| a.saturating_add(c))
+        self.regions.iter().flatten().fold(0u64, |a, &c| a.saturating_add(c))
     }
 
     /// Total number of threads over all regions.
@@ -138,20 +113,12 @@ impl ForkJoinTask {
     /// The critical path: the sum over regions of the longest thread (the response time on
     /// infinitely many cores, `T_inf` of §IV).
     pub fn critical_path(&self) -> Time {
-        self.regions
-            .iter()
-            .map(|r| r.iter().copied().max().unwrap_or(0))
-            .fold(0u64, |a, c| a.saturating_add(c))
+        self.regions.iter().map(|r| r.iter().copied().max().unwrap_or(0)).fold(0u64, |a, c| a.saturating_add(c))
     }
 
     /// The sequential task `(C, D, T)` with the same total cost.
     pub fn sequential(&self) -> Task {
-        Task {
-            name: self.name.clone(),
-            wcet: self.wcet(),
-            deadline: self.deadline,
-            period: self.period,
-        }
+        Task { name: self.name.clone(), wcet: self.wcet(), deadline: self.deadline, period: self.period }
     }
 }
 
@@ -175,12 +142,7 @@ impl ForkJoinSet {
         ForkJoinSet::new(
             params
                 .iter()
-                .map(|&(c, t)| ForkJoinTask {
-                    name: None,
-                    period: t,
-                    deadline: t,
-                    regions: vec![vec![c]],
-                })
+                .map(|&(c, t)| ForkJoinTask { name: None, period: t, deadline: t, regions: vec![vec![c]] })
                 .collect(),
         )
     }
@@ -221,30 +183,27 @@ pub struct ForkJoinFile {
 fn time_value(v: &Value, field: &str) -> Result<Time, ModelError> {
     match v {
         Value::Number(n) => n.as_u64().ok_or_else(|| {
-            ModelError::field(field, format!("expected a non-negative integer number of ns or a duration string like \"2ms\", got {n}"))
+            ModelError::field(
+                field,
+                format!("expected a non-negative integer number of ns or a duration string like \"2ms\", got {n}"),
+            )
         }),
         Value::String(s) => parse_duration(s).map_err(|e| ModelError::field(field, e.reason)),
-        other => Err(ModelError::field(field, format!("expected integer ns or a duration string like \"2ms\", got {other}"))),
+        other => {
+            Err(ModelError::field(field, format!("expected integer ns or a duration string like \"2ms\", got {other}")))
+        }
     }
 }
 
 fn parse_task(index: usize, v: &Value) -> Result<ForkJoinTask, ModelError> {
     let obj = v.as_object().ok_or_else(|| {
-        ModelError::new(format!(
-            "expected a fork-join task object {{\"period\": .., \"regions\": [[..]]}}, got {v}"
-        ))
-        .in_task(index, None)
+        ModelError::new(format!("expected a fork-join task object {{\"period\": .., \"regions\": [[..]]}}, got {v}"))
+            .in_task(index, None)
     })?;
     let name = match obj.get("name") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => {
-            return Err(ModelError::task_field(
-                index,
-                "name",
-                format!("expected a string, got {other}"),
-            ))
-        }
+        Some(other) => return Err(ModelError::task_field(index, "name", format!("expected a string, got {other}"))),
     };
     let wrap = |e: ModelError| e.in_task(index, name.as_deref());
     for key in obj.keys() {
@@ -255,26 +214,16 @@ fn parse_task(index: usize, v: &Value) -> Result<ForkJoinTask, ModelError> {
             )));
         }
     }
-    let period = time_value(
-        obj.get("period")
-            .ok_or_else(|| wrap(ModelError::field("period", "missing")))?,
-        "period",
-    )
-    .map_err(wrap)?;
+    let period = time_value(obj.get("period").ok_or_else(|| wrap(ModelError::field("period", "missing")))?, "period")
+        .map_err(wrap)?;
     let deadline = match obj.get("deadline") {
         None | Some(Value::Null) => period,
         Some(v) => time_value(v, "deadline").map_err(wrap)?,
     };
-    let regions_v = obj
-        .get("regions")
-        .ok_or_else(|| wrap(ModelError::field("regions", "missing")))?
-        .as_array()
-        .ok_or_else(|| {
-            wrap(ModelError::field(
-                "regions",
-                "expected a list of regions, each a list of thread costs",
-            ))
-        })?;
+    let regions_v =
+        obj.get("regions").ok_or_else(|| wrap(ModelError::field("regions", "missing")))?.as_array().ok_or_else(
+            || wrap(ModelError::field("regions", "expected a list of regions, each a list of thread costs")),
+        )?;
     let mut regions = Vec::with_capacity(regions_v.len());
     for (r, rv) in regions_v.iter().enumerate() {
         let threads = rv.as_array().ok_or_else(|| {
@@ -286,36 +235,25 @@ fn parse_task(index: usize, v: &Value) -> Result<ForkJoinTask, ModelError> {
         let mut costs = Vec::with_capacity(threads.len());
         for (k, c) in threads.iter().enumerate() {
             let f = format!("regions[{r}][{k}]");
-            costs.push(time_value(c, &f).map_err(|e| {
-                wrap(ModelError {
-                    reason: format!("region {r}, thread {k}: {}", e.reason),
-                    ..e
-                })
-            })?);
+            costs.push(
+                time_value(c, &f)
+                    .map_err(|e| wrap(ModelError { reason: format!("region {r}, thread {k}: {}", e.reason), ..e }))?,
+            );
         }
         regions.push(costs);
     }
-    let t = ForkJoinTask {
-        name: name.clone(),
-        period,
-        deadline,
-        regions,
-    };
+    let t = ForkJoinTask { name: name.clone(), period, deadline, regions };
     t.validate().map_err(wrap)?;
     Ok(t)
 }
 
 /// Reads a fork-join set from a parsed JSON value (format: the module doc).
 pub fn from_value(v: &Value) -> Result<ForkJoinFile, ModelError> {
-    let obj: &Map<String, Value> = v
-        .as_object()
-        .ok_or_else(|| ModelError::new("expected a fork-join set object {\"tasks\": [..]}"))?;
+    let obj: &Map<String, Value> =
+        v.as_object().ok_or_else(|| ModelError::new("expected a fork-join set object {\"tasks\": [..]}"))?;
     for key in obj.keys() {
         if !matches!(key.as_str(), "m" | "tasks") {
-            return Err(ModelError::field(
-                key,
-                "unknown key (a fork-join set has m, tasks)",
-            ));
+            return Err(ModelError::field(key, "unknown key (a fork-join set has m, tasks)"));
         }
     }
     let m = match obj.get("m") {
@@ -323,10 +261,7 @@ pub fn from_value(v: &Value) -> Result<ForkJoinFile, ModelError> {
         Some(v) => {
             let m = v.as_u64().filter(|&m| m >= 1 && m <= u32::MAX as u64);
             Some(m.ok_or_else(|| {
-                ModelError::field(
-                    "m",
-                    format!("the number of processors must be in 1..=2^32-1, got {v}"),
-                )
+                ModelError::field("m", format!("the number of processors must be in 1..=2^32-1, got {v}"))
             })? as u32)
         }
     };
@@ -335,22 +270,14 @@ pub fn from_value(v: &Value) -> Result<ForkJoinFile, ModelError> {
         .ok_or_else(|| ModelError::field("tasks", "missing"))?
         .as_array()
         .ok_or_else(|| ModelError::field("tasks", "expected a list of fork-join task objects"))?;
-    let tasks = tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| parse_task(i, t))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(ForkJoinFile {
-        m,
-        set: ForkJoinSet::new(tasks)?,
-    })
+    let tasks = tasks.iter().enumerate().map(|(i, t)| parse_task(i, t)).collect::<Result<Vec<_>, _>>()?;
+    Ok(ForkJoinFile { m, set: ForkJoinSet::new(tasks)? })
 }
 
 /// Reads a JSON fork-join file.
 pub fn read_json(text: &str) -> Result<ForkJoinFile, ModelError> {
-    let v: Value = serde_json::from_str(text).map_err(|e| {
-        ModelError::new(format!("invalid JSON at column {}: {e}", e.column())).at_line(e.line())
-    })?;
+    let v: Value = serde_json::from_str(text)
+        .map_err(|e| ModelError::new(format!("invalid JSON at column {}: {e}", e.column())).at_line(e.line()))?;
     from_value(&v)
 }
 
@@ -367,12 +294,7 @@ pub fn to_json(set: &ForkJoinSet, m: Option<u32>) -> String {
             o.insert("deadline".into(), t.deadline.into());
             o.insert(
                 "regions".into(),
-                Value::Array(
-                    t.regions
-                        .iter()
-                        .map(|r| Value::Array(r.iter().map(|&c| c.into()).collect()))
-                        .collect(),
-                ),
+                Value::Array(t.regions.iter().map(|r| Value::Array(r.iter().map(|&c| c.into()).collect())).collect()),
             );
             Value::Object(o)
         })
@@ -395,13 +317,7 @@ mod tests {
         assert_eq!(f.m, Some(2));
         let a = &f.set[0];
         assert_eq!(
-            (
-                a.period,
-                a.deadline,
-                a.wcet(),
-                a.threads(),
-                a.critical_path()
-            ),
+            (a.period, a.deadline, a.wcet(), a.threads(), a.critical_path()),
             (10_000_000, 10_000_000, 5_000_000, 3, 4_000_000)
         );
         let b = &f.set[1];
@@ -413,58 +329,22 @@ mod tests {
     #[test]
     fn errors_name_task_region_thread_field() {
         for (text, task, field) in [
-            (
-                r#"{"tasks": [{"period": 10, "regions": [[1], [2, 0]]}]}"#,
-                Some(0),
-                "regions[1][1]",
-            ),
+            (r#"{"tasks": [{"period": 10, "regions": [[1], [2, 0]]}]}"#, Some(0), "regions[1][1]"),
             (
                 r#"{"tasks": [{"period": 10, "regions": [[1]]}, {"name": "x", "period": 10, "regions": [[1], []]}]}"#,
                 Some(1),
                 "regions[1]",
             ),
-            (
-                r#"{"tasks": [{"period": 10, "regions": []}]}"#,
-                Some(0),
-                "regions",
-            ),
+            (r#"{"tasks": [{"period": 10, "regions": []}]}"#, Some(0), "regions"),
             (r#"{"tasks": [{"period": 10}]}"#, Some(0), "regions"),
             (r#"{"tasks": [{"regions": [[1]]}]}"#, Some(0), "period"),
-            (
-                r#"{"tasks": [{"period": 0, "regions": [[1]]}]}"#,
-                Some(0),
-                "period",
-            ),
-            (
-                r#"{"tasks": [{"period": 5, "deadline": 0, "regions": [[1]]}]}"#,
-                Some(0),
-                "deadline",
-            ),
-            (
-                r#"{"tasks": [{"period": 5, "regions": [[1, "2 parsecs"]]}]}"#,
-                Some(0),
-                "regions[0][1]",
-            ),
-            (
-                r#"{"tasks": [{"period": 5, "regions": [[1, -3]]}]}"#,
-                Some(0),
-                "regions[0][1]",
-            ),
-            (
-                r#"{"tasks": [{"period": 5, "regions": [7]}]}"#,
-                Some(0),
-                "regions[0]",
-            ),
-            (
-                r#"{"tasks": [{"period": 5, "regions": [[1]], "wcet": 3}]}"#,
-                Some(0),
-                "wcet",
-            ),
-            (
-                r#"{"tasks": [{"period": 5, "regions": [[9007199254740992, 1]]}]}"#,
-                Some(0),
-                "regions",
-            ),
+            (r#"{"tasks": [{"period": 0, "regions": [[1]]}]}"#, Some(0), "period"),
+            (r#"{"tasks": [{"period": 5, "deadline": 0, "regions": [[1]]}]}"#, Some(0), "deadline"),
+            (r#"{"tasks": [{"period": 5, "regions": [[1, "2 parsecs"]]}]}"#, Some(0), "regions[0][1]"),
+            (r#"{"tasks": [{"period": 5, "regions": [[1, -3]]}]}"#, Some(0), "regions[0][1]"),
+            (r#"{"tasks": [{"period": 5, "regions": [7]}]}"#, Some(0), "regions[0]"),
+            (r#"{"tasks": [{"period": 5, "regions": [[1]], "wcet": 3}]}"#, Some(0), "wcet"),
+            (r#"{"tasks": [{"period": 5, "regions": [[9007199254740992, 1]]}]}"#, Some(0), "regions"),
             (r#"{"tasks": 3}"#, None, "tasks"),
             (r#"{"m": 0, "tasks": []}"#, None, "m"),
         ] {
@@ -472,31 +352,17 @@ mod tests {
             assert_eq!(e.task, task, "{text}: {e}");
             assert_eq!(e.field.as_deref(), Some(field), "{text}: {e}");
         }
-        let e =
-            read_json(r#"{"tasks": [{"name": "cam", "period": 10, "regions": [[1], [2, 0]]}]}"#)
-                .unwrap_err();
+        let e = read_json(r#"{"tasks": [{"name": "cam", "period": 10, "regions": [[1], [2, 0]]}]}"#).unwrap_err();
         let s = e.to_string();
-        assert!(
-            s.contains("task 0")
-                && s.contains("cam")
-                && s.contains("region 1")
-                && s.contains("thread 1"),
-            "{s}"
-        );
+        assert!(s.contains("task 0") && s.contains("cam") && s.contains("region 1") && s.contains("thread 1"), "{s}");
         assert!(read_json("{").is_err());
     }
 
     #[test]
     fn sequential_equivalent() {
-        let s = ForkJoinSet::new(vec![
-            ForkJoinTask::implicit(10, vec![vec![3], vec![1, 1]]).unwrap()
-        ])
-        .unwrap();
+        let s = ForkJoinSet::new(vec![ForkJoinTask::implicit(10, vec![vec![3], vec![1, 1]]).unwrap()]).unwrap();
         let ts = s.sequential().unwrap();
         assert_eq!((ts[0].wcet, ts[0].deadline, ts[0].period), (5, 10, 10));
-        assert!(
-            ForkJoinTask::implicit(10, vec![vec![11]]).is_ok(),
-            "C > T is a valid (unschedulable) task"
-        );
+        assert!(ForkJoinTask::implicit(10, vec![vec![11]]).is_ok(), "C > T is a valid (unschedulable) task");
     }
 }

@@ -40,9 +40,7 @@ impl Format {
         } else if lower.ends_with(".csv") {
             Ok(Format::Csv)
         } else {
-            Err(ModelError::new(format!(
-                "cannot tell the format of {path:?}: use a .json, .jsonl or .csv extension"
-            )))
+            Err(ModelError::new(format!("cannot tell the format of {path:?}: use a .json, .jsonl or .csv extension")))
         }
     }
 }
@@ -50,16 +48,22 @@ impl Format {
 fn time_field(v: &Value, field: &str) -> Result<Time, ModelError> {
     match v {
         Value::Number(n) => n.as_u64().ok_or_else(|| {
-            ModelError::field(field, format!("expected a non-negative integer number of ns or a duration string like \"2ms\", got {n}"))
+            ModelError::field(
+                field,
+                format!("expected a non-negative integer number of ns or a duration string like \"2ms\", got {n}"),
+            )
         }),
         Value::String(s) => parse_duration(s).map_err(|e| ModelError::field(field, e.reason)),
-        other => Err(ModelError::field(field, format!("expected integer ns or a duration string like \"2ms\", got {other}"))),
+        other => {
+            Err(ModelError::field(field, format!("expected integer ns or a duration string like \"2ms\", got {other}")))
+        }
     }
 }
 
 fn parse_task(index: usize, v: &Value) -> Result<Task, ModelError> {
     let obj = v.as_object().ok_or_else(|| {
-        ModelError::new(format!("expected a task object {{\"wcet\": .., \"period\": ..}}, got {v}")).in_task(index, None)
+        ModelError::new(format!("expected a task object {{\"wcet\": .., \"period\": ..}}, got {v}"))
+            .in_task(index, None)
     })?;
     let name = match obj.get("name") {
         None | Some(Value::Null) => None,
@@ -120,7 +124,11 @@ pub fn from_value(v: &Value) -> Result<TaskSetFile, ModelError> {
 
 fn short(v: &Value) -> String {
     let s = v.to_string();
-    if s.len() > 60 { format!("{}...", &s[..s.char_indices().nth(57).map_or(s.len(), |(i, _)| i)]) } else { s }
+    if s.len() > 60 {
+        format!("{}...", &s[..s.char_indices().nth(57).map_or(s.len(), |(i, _)| i)])
+    } else {
+        s
+    }
 }
 
 fn json_syntax(e: serde_json::Error) -> ModelError {
@@ -164,7 +172,8 @@ pub fn read_csv(text: &str) -> Result<TaskSet, ModelError> {
             columns = cells.iter().map(|c| c.to_ascii_lowercase()).collect();
             for c in &columns {
                 if !matches!(c.as_str(), "wcet" | "period" | "deadline" | "name") {
-                    return Err(ModelError::field(c.clone(), "unknown CSV column (use wcet, period, deadline, name)").at_line(i + 1));
+                    return Err(ModelError::field(c.clone(), "unknown CSV column (use wcet, period, deadline, name)")
+                        .at_line(i + 1));
                 }
             }
             for need in ["wcet", "period"] {
@@ -178,9 +187,14 @@ pub fn read_csv(text: &str) -> Result<TaskSet, ModelError> {
         seen_row = true;
         let index = tasks.len();
         if cells.len() > columns.len() || cells.len() < 2 {
-            return Err(ModelError::new(format!("expected {} comma-separated values ({}), got {}", columns.len(), columns.join(","), cells.len()))
-                .in_task(index, None)
-                .at_line(i + 1));
+            return Err(ModelError::new(format!(
+                "expected {} comma-separated values ({}), got {}",
+                columns.len(),
+                columns.join(","),
+                cells.len()
+            ))
+            .in_task(index, None)
+            .at_line(i + 1));
         }
         let mut task = Task { name: None, wcet: 0, deadline: 0, period: 0 };
         let mut deadline = None;
@@ -255,9 +269,11 @@ mod tests {
 
     #[test]
     fn reads_json_with_units_and_defaults() {
-        let f = read_json(r#"{"m": 2, "tasks": [{"name": "a", "wcet": "1ms", "period": "10ms"},
-                                                {"wcet": 500, "period": 2000, "deadline": "1.5us"}]}"#)
-            .unwrap();
+        let f = read_json(
+            r#"{"m": 2, "tasks": [{"name": "a", "wcet": "1ms", "period": "10ms"},
+                                                {"wcet": 500, "period": 2000, "deadline": "1.5us"}]}"#,
+        )
+        .unwrap();
         assert_eq!(f.m, Some(2));
         assert_eq!(f.taskset[0].deadline, 10_000_000);
         assert_eq!(f.taskset[0].name.as_deref(), Some("a"));
@@ -268,7 +284,8 @@ mod tests {
     fn rejects_unknown_keys_and_bad_fields() {
         let e = read_json(r#"{"tasks": [{"wcet": 1, "period": 2, "dedline": 2}]}"#).unwrap_err();
         assert_eq!(e.to_string(), "task 0: field 'dedline': unknown key (a task has name, wcet, period, deadline)");
-        let e = read_json(r#"{"tasks": [{"wcet": 1, "period": 2}, {"name": "x", "wcet": -1, "period": 2}]}"#).unwrap_err();
+        let e =
+            read_json(r#"{"tasks": [{"wcet": 1, "period": 2}, {"name": "x", "wcet": -1, "period": 2}]}"#).unwrap_err();
         assert!(e.to_string().starts_with("task 1 (\"x\"): field 'wcet'"), "{e}");
         let e = read_json(r#"{"tasks": [{"wcet": 1.5, "period": 2}]}"#).unwrap_err();
         assert!(e.to_string().contains("'wcet'"), "{e}");
@@ -284,7 +301,8 @@ mod tests {
 
     #[test]
     fn jsonl_reports_lines() {
-        let text = "{\"tasks\": [{\"wcet\": 1, \"period\": 2}]}\n\n# comment\n{\"tasks\": [{\"wcet\": 0, \"period\": 2}]}\n";
+        let text =
+            "{\"tasks\": [{\"wcet\": 1, \"period\": 2}]}\n\n# comment\n{\"tasks\": [{\"wcet\": 0, \"period\": 2}]}\n";
         let r: Vec<_> = read_jsonl(text).collect();
         assert_eq!(r.len(), 2);
         assert!(r[0].is_ok());

@@ -60,7 +60,9 @@ impl Task {
                 return Err(self.err(field, "must be at least 1 ns, got 0"));
             }
             if v > MAX_TIME {
-                return Err(self.err(field, format!("{v} ns exceeds the largest supported time 2^53 ns (about 104 days)")));
+                return Err(
+                    self.err(field, format!("{v} ns exceeds the largest supported time 2^53 ns (about 104 days)"))
+                );
             }
         }
         Ok(())

@@ -114,16 +114,28 @@ impl TaskSet {
 
     /// Index of a task with the largest utilization (lowest index on ties), exact.
     pub fn max_utilization_task(&self) -> Option<usize> {
-        (0..self.tasks.len()).reduce(|best, i| {
-            if self.tasks[i].cmp_utilization(&self.tasks[best]).is_gt() { i } else { best }
-        })
+        (0..self.tasks.len()).reduce(
+            |best, i| {
+                if self.tasks[i].cmp_utilization(&self.tasks[best]).is_gt() {
+                    i
+                } else {
+                    best
+                }
+            },
+        )
     }
 
     /// Index of a task with the largest density (lowest index on ties), exact.
     pub fn max_density_task(&self) -> Option<usize> {
-        (0..self.tasks.len()).reduce(|best, i| {
-            if self.tasks[i].cmp_density(&self.tasks[best]).is_gt() { i } else { best }
-        })
+        (0..self.tasks.len()).reduce(
+            |best, i| {
+                if self.tasks[i].cmp_density(&self.tasks[best]).is_gt() {
+                    i
+                } else {
+                    best
+                }
+            },
+        )
     }
 
     /// Least common multiple of the periods, or an error saying the bound was hit when it

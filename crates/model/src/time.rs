@@ -33,7 +33,9 @@ pub fn parse_duration(text: &str) -> Result<Time, ModelError> {
             }
         }
     };
-    let bad = || ModelError::new(format!("cannot read duration {text:?}: expected a non-negative number with an optional unit, like \"2ms\", \"250us\" or \"1.5s\""));
+    let bad = || {
+        ModelError::new(format!("cannot read duration {text:?}: expected a non-negative number with an optional unit, like \"2ms\", \"250us\" or \"1.5s\""))
+    };
     let (int_part, frac_part) = match number.split_once('.') {
         Some((i, f)) => (i, f),
         None => (number, ""),
@@ -43,9 +45,7 @@ pub fn parse_duration(text: &str) -> Result<Time, ModelError> {
     }
     let frac_trimmed = frac_part.trim_end_matches('0');
     if frac_trimmed.len() as u32 > exp {
-        return Err(ModelError::new(format!(
-            "cannot read duration {text:?}: not a whole number of nanoseconds"
-        )));
+        return Err(ModelError::new(format!("cannot read duration {text:?}: not a whole number of nanoseconds")));
     }
     let overflow = || ModelError::new(format!("duration {text:?} does not fit in 64-bit nanoseconds"));
     let mut value: u128 = 0;

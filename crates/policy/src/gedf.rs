@@ -44,7 +44,11 @@ fn lowness(linked: Option<Prio>, cpu: usize) -> (bool, u128) {
 
 impl CpuHeap {
     fn new(m: usize) -> CpuHeap {
-        CpuHeap { heap: (0..m as u32).collect(), pos: (0..m as u32).collect(), key: (0..m).map(|c| lowness(None, c)).collect() }
+        CpuHeap {
+            heap: (0..m as u32).collect(),
+            pos: (0..m as u32).collect(),
+            key: (0..m).map(|c| lowness(None, c)).collect(),
+        }
     }
     #[inline]
     fn top(&self) -> usize {

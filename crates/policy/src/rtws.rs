@@ -79,10 +79,7 @@ pub struct Running {
 pub enum Arrival {
     /// The job goes to `cpu` now (whose thread `preempted` was moved to the global queue or
     /// back to its deque); the driver forks its first region there.
-    Run {
-        cpu: u32,
-        preempted: Option<Running>,
-    },
+    Run { cpu: u32, preempted: Option<Running> },
     /// The job waits in the global queue.
     Queued,
 }
@@ -148,11 +145,7 @@ impl Rtws {
         if cpu >= self.m() || threads.is_empty() {
             return;
         }
-        let origin = if threads.len() == 1 {
-            Origin::Job
-        } else {
-            Origin::Local
-        };
+        let origin = if threads.len() == 1 { Origin::Job } else { Origin::Local };
         let dq = self.local[cpu].entry(prio).or_default();
         dq.extend(threads.iter().map(|&t| (t, origin)));
         self.waiting[cpu] += threads.len();
@@ -174,40 +167,21 @@ impl Rtws {
         // bottom thread from the highest-priority non-empty deque."
         if let Some(mut entry) = self.local[cpu].first_entry() {
             let prio = *entry.key();
-            let (t, origin) = entry
-                .get_mut()
-                .pop_back()
-                .expect("empty deques are removed");
+            let (t, origin) = entry.get_mut().pop_back().expect("empty deques are removed");
             if entry.get().is_empty() {
                 entry.remove();
             }
             self.waiting[cpu] -= 1;
-            self.running[cpu] = Some(Running {
-                prio,
-                thread: t,
-                origin,
-            });
-            return Some(Pick {
-                prio,
-                work: Work::Thread(t, origin),
-                source: Source::Local,
-            });
+            self.running[cpu] = Some(Running { prio, thread: t, origin });
+            return Some(Pick { prio, work: Work::Thread(t, origin), source: Source::Local });
         }
         // Rule D: "if the local queue is empty and there is no thread to pick, then a
         // processor searches for jobs in the global EDF queue."
         if let Some((prio, _, work)) = self.global.pop_first() {
             if let Work::Thread(t, origin) = work {
-                self.running[cpu] = Some(Running {
-                    prio,
-                    thread: t,
-                    origin,
-                });
+                self.running[cpu] = Some(Running { prio, thread: t, origin });
             }
-            return Some(Pick {
-                prio,
-                work,
-                source: Source::Global,
-            });
+            return Some(Pick { prio, work, source: Source::Global });
         }
         // Rule E: "still, if there is no eligible job in the global EDF queue, the processor
         // will steal the earliest deadline eligible thread from the top of the
@@ -226,27 +200,14 @@ impl Rtws {
             }
         }
         let (prio, q) = best?;
-        let mut entry = self.local[q]
-            .first_entry()
-            .expect("eligible victim has a deque");
-        let (t, _) = entry
-            .get_mut()
-            .pop_front()
-            .expect("empty deques are removed");
+        let mut entry = self.local[q].first_entry().expect("eligible victim has a deque");
+        let (t, _) = entry.get_mut().pop_front().expect("empty deques are removed");
         if entry.get().is_empty() {
             entry.remove();
         }
         self.waiting[q] -= 1;
-        self.running[cpu] = Some(Running {
-            prio,
-            thread: t,
-            origin: Origin::Stolen,
-        });
-        Some(Pick {
-            prio,
-            work: Work::Thread(t, Origin::Stolen),
-            source: Source::Steal { victim: q as u32 },
-        })
+        self.running[cpu] = Some(Running { prio, thread: t, origin: Origin::Stolen });
+        Some(Pick { prio, work: Work::Thread(t, Origin::Stolen), source: Source::Steal { victim: q as u32 } })
     }
 
     /// A job of priority `prio` arrives (is released, or becomes ready when its predecessor
@@ -290,23 +251,15 @@ impl Rtws {
                     // locally generated thread, a stolen thread preempted by a new arriving job
                     // with a shorter deadline is enqueued in the global queue and not back in the
                     // respective deque of the processor's local priority queue."
-                    Origin::Job | Origin::Stolen => {
-                        self.push_global(r.prio, Work::Thread(r.thread, r.origin))
-                    }
+                    Origin::Job | Origin::Stolen => self.push_global(r.prio, Work::Thread(r.thread, r.origin)),
                     // (ii) "the locally generated thread is enqueued back in the respective deque
                     // in the core's local priority queue" (at the bottom: resumed first).
                     Origin::Local => {
-                        self.local[c]
-                            .entry(r.prio)
-                            .or_default()
-                            .push_back((r.thread, Origin::Local));
+                        self.local[c].entry(r.prio).or_default().push_back((r.thread, Origin::Local));
                         self.waiting[c] += 1;
                     }
                 }
-                Arrival::Run {
-                    cpu: c as u32,
-                    preempted: Some(r),
-                }
+                Arrival::Run { cpu: c as u32, preempted: Some(r) }
             }
             _ => Arrival::Queued,
         }
@@ -333,14 +286,7 @@ mod tests {
     /// Release `prio`, let `cpu` take it from the global queue and fork `threads` there.
     fn start(r: &mut Rtws, cpu: usize, prio: Prio, threads: &[ThreadId]) {
         r.release(prio);
-        assert_eq!(
-            r.select(cpu).unwrap(),
-            Pick {
-                prio,
-                work: Work::Start,
-                source: Source::Global
-            }
-        );
+        assert_eq!(r.select(cpu).unwrap(), Pick { prio, work: Work::Start, source: Source::Global });
         r.fork(cpu, prio, threads);
     }
 
@@ -357,34 +303,17 @@ mod tests {
         let a = r.preempt_check(p(15, 2));
         assert_eq!(
             a,
-            Arrival::Run {
-                cpu: 1,
-                preempted: Some(Running {
-                    prio: p(20, 1),
-                    thread: 7,
-                    origin: Origin::Job
-                })
-            }
+            Arrival::Run { cpu: 1, preempted: Some(Running { prio: p(20, 1), thread: 7, origin: Origin::Job }) }
         );
         r.fork(1, p(15, 2), &[8, 9]);
         assert_eq!(
             r.select(1).unwrap(),
-            Pick {
-                prio: p(15, 2),
-                work: Work::Thread(9, Origin::Local),
-                source: Source::Local
-            }
+            Pick { prio: p(15, 2), work: Work::Thread(9, Origin::Local), source: Source::Local }
         );
         // Job (20,1) waits globally; thread 8 on CPU 1 and 1, 2 on CPU 0 wait locally.
-        assert_eq!(
-            (r.waiting_global(), r.waiting_local(0), r.waiting_local(1)),
-            (1, 2, 1)
-        );
+        assert_eq!((r.waiting_global(), r.waiting_local(0), r.waiting_local(1)), (1, 2, 1));
         r.stop(0);
-        assert_eq!(
-            r.select_local(0).unwrap().work,
-            Work::Thread(2, Origin::Local)
-        );
+        assert_eq!(r.select_local(0).unwrap().work, Work::Thread(2, Origin::Local));
         r.stop(0);
         assert_eq!(r.select(0).unwrap().work, Work::Thread(1, Origin::Local));
         r.stop(0);
@@ -392,21 +321,13 @@ mod tests {
         assert_eq!(r.select_local(0), None);
         assert_eq!(
             r.select(0).unwrap(),
-            Pick {
-                prio: p(20, 1),
-                work: Work::Thread(7, Origin::Job),
-                source: Source::Global
-            }
+            Pick { prio: p(20, 1), work: Work::Thread(7, Origin::Job), source: Source::Global }
         );
         r.stop(0);
         // Global empty: Rule E steals thread 8 from the top of CPU 1's deque.
         assert_eq!(
             r.select(0).unwrap(),
-            Pick {
-                prio: p(15, 2),
-                work: Work::Thread(8, Origin::Stolen),
-                source: Source::Steal { victim: 1 }
-            }
+            Pick { prio: p(15, 2), work: Work::Thread(8, Origin::Stolen), source: Source::Steal { victim: 1 } }
         );
         assert_eq!(r.waiting_total(), 0);
         r.stop(0);
@@ -424,11 +345,7 @@ mod tests {
         // CPUs 0 and 2 hold deadline-30 deques, CPU 1 a deadline-20 deque: steal from CPU 1's top.
         assert_eq!(
             r.select(3).unwrap(),
-            Pick {
-                prio: p(20, 1),
-                work: Work::Thread(10, Origin::Stolen),
-                source: Source::Steal { victim: 1 }
-            }
+            Pick { prio: p(20, 1), work: Work::Thread(10, Origin::Stolen), source: Source::Steal { victim: 1 } }
         );
         r.stop(3);
         assert_eq!(r.select(3).unwrap().work, Work::Thread(11, Origin::Stolen));
@@ -448,14 +365,7 @@ mod tests {
         r.release(p(10, 1));
         assert_eq!(
             r.preempt_check(p(10, 1)),
-            Arrival::Run {
-                cpu: 1,
-                preempted: Some(Running {
-                    prio: p(50, 0),
-                    thread: 1,
-                    origin: Origin::Stolen
-                })
-            }
+            Arrival::Run { cpu: 1, preempted: Some(Running { prio: p(50, 0), thread: 1, origin: Origin::Stolen }) }
         );
         assert_eq!((r.waiting_global(), r.waiting_local(0)), (1, 0));
         r.fork(1, p(10, 1), &[5]);
@@ -464,14 +374,7 @@ mod tests {
         r.release(p(5, 2));
         assert_eq!(
             r.preempt_check(p(5, 2)),
-            Arrival::Run {
-                cpu: 0,
-                preempted: Some(Running {
-                    prio: p(50, 0),
-                    thread: 2,
-                    origin: Origin::Local
-                })
-            }
+            Arrival::Run { cpu: 0, preempted: Some(Running { prio: p(50, 0), thread: 2, origin: Origin::Local }) }
         );
         assert_eq!((r.waiting_global(), r.waiting_local(0)), (1, 1));
         r.fork(0, p(5, 2), &[6]);

@@ -17,7 +17,14 @@ fn limits(max_steps: u64) -> Limits {
     Limits { max_steps, ..Limits::default() }
 }
 
-fn gen_spec(n: Option<usize>, util: f64, generator: &str, periods: &str, umax: f64, deadlines: &str) -> Result<GenSpec, ModelError> {
+fn gen_spec(
+    n: Option<usize>,
+    util: f64,
+    generator: &str,
+    periods: &str,
+    umax: f64,
+    deadlines: &str,
+) -> Result<GenSpec, ModelError> {
     let spec = GenSpec {
         util: rtsched_gen::util_gen_from_name(generator, n, util, umax)?,
         periods: PeriodGen::parse(periods)?,
@@ -31,8 +38,18 @@ fn gen_spec(n: Option<usize>, util: f64, generator: &str, periods: &str, umax: f
 #[pyfunction]
 #[pyo3(signature = (n, util, generator, periods, umax, deadlines, seed, count, m=None))]
 #[allow(clippy::too_many_arguments)]
-fn generate(py: Python<'_>, n: Option<usize>, util: f64, generator: &str, periods: &str, umax: f64, deadlines: &str,
-            seed: u64, count: usize, m: Option<u32>) -> PyResult<Vec<TaskSet>> {
+fn generate(
+    py: Python<'_>,
+    n: Option<usize>,
+    util: f64,
+    generator: &str,
+    periods: &str,
+    umax: f64,
+    deadlines: &str,
+    seed: u64,
+    count: usize,
+    m: Option<u32>,
+) -> PyResult<Vec<TaskSet>> {
     if m == Some(0) {
         return Err(RtschedError::new_err("field 'm': the number of processors must be at least 1, got 0"));
     }
@@ -50,12 +67,22 @@ fn test_names() -> Vec<&'static str> {
 }
 
 fn check_m(m: u32) -> Result<u32, ModelError> {
-    if m == 0 { Err(ModelError::field("m", "the number of processors must be at least 1, got 0")) } else { Ok(m) }
+    if m == 0 {
+        Err(ModelError::field("m", "the number of processors must be at least 1, got 0"))
+    } else {
+        Ok(m)
+    }
 }
 
 /// analyze_sets(sets, ms, tests, max_steps) -> list[str]: one JSON report per set.
 #[pyfunction]
-fn analyze_sets(py: Python<'_>, sets: Vec<TaskSet>, ms: Vec<u32>, tests: Option<Vec<String>>, max_steps: u64) -> PyResult<Vec<String>> {
+fn analyze_sets(
+    py: Python<'_>,
+    sets: Vec<TaskSet>,
+    ms: Vec<u32>,
+    tests: Option<Vec<String>>,
+    max_steps: u64,
+) -> PyResult<Vec<String>> {
     if sets.len() != ms.len() {
         return Err(RtschedError::new_err("analyze_sets: one m per task set is required"));
     }
@@ -79,16 +106,30 @@ fn analyze_sets(py: Python<'_>, sets: Vec<TaskSet>, ms: Vec<u32>, tests: Option<
 /// invalid line gives {"error": ..., "line": k} in its place.
 #[pyfunction]
 #[pyo3(signature = (text, m, tests, max_steps))]
-fn analyze_jsonl(py: Python<'_>, text: &str, m: Option<u32>, tests: Option<Vec<String>>, max_steps: u64) -> PyResult<Vec<String>> {
+fn analyze_jsonl(
+    py: Python<'_>,
+    text: &str,
+    m: Option<u32>,
+    tests: Option<Vec<String>>,
+    max_steps: u64,
+) -> PyResult<Vec<String>> {
     if let Some(m) = m {
         check_m(m).map_err(err)?;
     }
     guarded(py, || {
         if let Some(t) = &tests {
             // Unknown names are an error for the whole call, not per line.
-            report::resolve_tests(Some(t), m.unwrap_or(1)).or_else(|e| {
-                if t.iter().all(|x| report::TEST_NAMES.contains(&x.as_str())) { Ok(vec![]) } else { Err(e) }
-            }).map_err(err)?;
+            report::resolve_tests(Some(t), m.unwrap_or(1))
+                .or_else(
+                    |e| {
+                        if t.iter().all(|x| report::TEST_NAMES.contains(&x.as_str())) {
+                            Ok(vec![])
+                        } else {
+                            Err(e)
+                        }
+                    },
+                )
+                .map_err(err)?;
         }
         let lim = limits(max_steps);
         let lines: Vec<(usize, &str)> = text
@@ -121,7 +162,15 @@ fn analyze_jsonl(py: Python<'_>, text: &str, m: Option<u32>, tests: Option<Vec<S
     })
 }
 
-fn partition_json(ts: &RTaskSet, m: u32, heuristic: &str, admission: &str, epsilon: u64, meta: bool, lim: &Limits) -> Result<Value, ModelError> {
+fn partition_json(
+    ts: &RTaskSet,
+    m: u32,
+    heuristic: &str,
+    admission: &str,
+    epsilon: u64,
+    meta: bool,
+    lim: &Limits,
+) -> Result<Value, ModelError> {
     check_m(m)?;
     let fit = match heuristic {
         "ffd" => Some(Fit::First),
@@ -135,7 +184,12 @@ fn partition_json(ts: &RTaskSet, m: u32, heuristic: &str, admission: &str, epsil
             "edf" => Admission::Edf,
             "fp-rm" => Admission::Fp(Priority::RateMonotonic),
             "fp-dm" => Admission::Fp(Priority::DeadlineMonotonic),
-            other => return Err(ModelError::field("admission", format!("unknown admission {other:?} (use edf, fp-rm or fp-dm)"))),
+            other => {
+                return Err(ModelError::field(
+                    "admission",
+                    format!("unknown admission {other:?} (use edf, fp-rm or fp-dm)"),
+                ))
+            }
         };
         let label = format!("{heuristic} ({admission})");
         return Ok(match partition_tasks(ts, m, fit, Order::DecreasingUtilization, adm, lim) {
@@ -144,7 +198,10 @@ fn partition_json(ts: &RTaskSet, m: u32, heuristic: &str, admission: &str, epsil
         });
     }
     if admission != "edf" {
-        return Err(ModelError::field("admission", "SP-RES reservations are scheduled by EDF; --admission applies only to ffd/wfd/bfd/nfd"));
+        return Err(ModelError::field(
+            "admission",
+            "SP-RES reservations are scheduled by EDF; --admission applies only to ffd/wfd/bfd/nfd",
+        ));
     }
     let cfg = semi::SemiConfig { epsilon, meta, ..semi::SemiConfig::default() };
     let placement = if heuristic == "spres" {
@@ -152,7 +209,13 @@ fn partition_json(ts: &RTaskSet, m: u32, heuristic: &str, admission: &str, epsil
     } else {
         let h = semi::Heuristic::from_name(heuristic).ok_or_else(|| {
             let names: Vec<String> = semi::Heuristic::all().iter().map(|h| h.name()).collect();
-            ModelError::field("heuristic", format!("unknown heuristic {heuristic:?}; use ffd, wfd, bfd, nfd, spres or one of: {}", names.join(", ")))
+            ModelError::field(
+                "heuristic",
+                format!(
+                    "unknown heuristic {heuristic:?}; use ffd, wfd, bfd, nfd, spres or one of: {}",
+                    names.join(", ")
+                ),
+            )
         })?;
         semi::place(ts, m, &h, &cfg)
     };
@@ -178,7 +241,8 @@ fn plain_placement(ts: &RTaskSet, m: u32, heuristic: &str, cpus: &[Vec<usize>], 
     let mut v = json!({"m": m, "schedulable": failed.is_none(), "heuristic": heuristic, "cpus": cpus_json});
     match failed {
         None => {
-            v["tasks"] = Value::Array((0..ts.len()).map(|i| json!({"task": i, "period_ratio": 1, "parts": 1})).collect());
+            v["tasks"] =
+                Value::Array((0..ts.len()).map(|i| json!({"task": i, "period_ratio": 1, "parts": 1})).collect());
         }
         Some(i) => {
             let t = &ts[i];
@@ -193,7 +257,15 @@ fn plain_placement(ts: &RTaskSet, m: u32, heuristic: &str, cpus: &[Vec<usize>], 
 
 /// partition(ts, m, heuristic, admission, epsilon, meta) -> str (placement JSON)
 #[pyfunction]
-fn partition(py: Python<'_>, ts: TaskSet, m: u32, heuristic: &str, admission: &str, epsilon: u64, meta: bool) -> PyResult<String> {
+fn partition(
+    py: Python<'_>,
+    ts: TaskSet,
+    m: u32,
+    heuristic: &str,
+    admission: &str,
+    epsilon: u64,
+    meta: bool,
+) -> PyResult<String> {
     guarded(py, || {
         partition_json(&ts.inner, m, heuristic, admission, epsilon, meta, &Limits::default())
             .map(|v| v.to_string())
@@ -205,8 +277,18 @@ fn partition(py: Python<'_>, ts: TaskSet, m: u32, heuristic: &str, admission: &s
 /// "accepted" and "gave_up": test -> list of counts, one per utilization.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-fn acceptance<'py>(py: Python<'py>, generator: &str, periods: &str, n: usize, utils: Vec<f64>, m: u32, count: usize, seed: u64,
-                   tests: Vec<String>, max_steps: u64) -> PyResult<Bound<'py, PyDict>> {
+fn acceptance<'py>(
+    py: Python<'py>,
+    generator: &str,
+    periods: &str,
+    n: usize,
+    utils: Vec<f64>,
+    m: u32,
+    count: usize,
+    seed: u64,
+    tests: Vec<String>,
+    max_steps: u64,
+) -> PyResult<Bound<'py, PyDict>> {
     let (acc, gave) = guarded(py, || {
         check_m(m).map_err(err)?;
         let tests = report::resolve_tests(Some(&tests), m).map_err(err)?;
@@ -216,10 +298,8 @@ fn acceptance<'py>(py: Python<'py>, generator: &str, periods: &str, n: usize, ut
         for (ui, &u) in utils.iter().enumerate() {
             let spec = gen_spec(Some(n), u, generator, periods, 1.0, "implicit").map_err(err)?;
             let sets = rtsched_gen::generate_many(&spec, seed, count).map_err(err)?;
-            let verdicts: Vec<Vec<Verdict>> = sets
-                .par_iter()
-                .map(|ts| tests.iter().map(|t| report::run_test(t, ts, m, &lim, 0)).collect())
-                .collect();
+            let verdicts: Vec<Vec<Verdict>> =
+                sets.par_iter().map(|ts| tests.iter().map(|t| report::run_test(t, ts, m, &lim, 0)).collect()).collect();
             for v in &verdicts {
                 for (ti, &verdict) in v.iter().enumerate() {
                     acc[ti][ui] += verdict.is_schedulable() as usize;
@@ -283,16 +363,20 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
     let rows = guarded(py, || {
         let p: Value = serde_json::from_str(point_json)
             .map_err(|e| RtschedError::new_err(format!("evaluate_point: invalid JSON: {e}")))?;
-        let get = |k: &str| p.get(k).ok_or_else(|| RtschedError::new_err(format!("evaluate_point: field '{k}': missing")));
+        let get =
+            |k: &str| p.get(k).ok_or_else(|| RtschedError::new_err(format!("evaluate_point: field '{k}': missing")));
         let as_u64 = |k: &str| -> PyResult<u64> {
-            get(k)?.as_u64().ok_or_else(|| RtschedError::new_err(format!("evaluate_point: field '{k}': expected a non-negative integer")))
+            get(k)?.as_u64().ok_or_else(|| {
+                RtschedError::new_err(format!("evaluate_point: field '{k}': expected a non-negative integer"))
+            })
         };
-        let as_str = |k: &str, d: &str| -> PyResult<String> {
-            Ok(p.get(k).and_then(Value::as_str).unwrap_or(d).to_owned())
-        };
+        let as_str =
+            |k: &str, d: &str| -> PyResult<String> { Ok(p.get(k).and_then(Value::as_str).unwrap_or(d).to_owned()) };
         let m = check_m(as_u64("m")? as u32).map_err(err)?;
         let n = as_u64("n")? as usize;
-        let util = get("util")?.as_f64().ok_or_else(|| RtschedError::new_err("evaluate_point: field 'util': expected a number"))?;
+        let util = get("util")?
+            .as_f64()
+            .ok_or_else(|| RtschedError::new_err("evaluate_point: field 'util': expected a number"))?;
         let umax = p.get("umax").and_then(Value::as_f64).unwrap_or(1.0);
         let count = as_u64("count")? as usize;
         let seed = as_u64("seed")?;
@@ -302,10 +386,21 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
             .as_array()
             .ok_or_else(|| RtschedError::new_err("evaluate_point: field 'methods': expected a list"))?
             .iter()
-            .map(|x| x.as_str().map(str::to_owned).ok_or_else(|| RtschedError::new_err("evaluate_point: field 'methods': expected strings")))
+            .map(|x| {
+                x.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| RtschedError::new_err("evaluate_point: field 'methods': expected strings"))
+            })
             .collect::<PyResult<_>>()?;
-        let spec = gen_spec(Some(n), util, &as_str("generator", "randfixedsum")?, &as_str("periods", "seed004")?, umax,
-                            &as_str("deadlines", "implicit")?).map_err(err)?;
+        let spec = gen_spec(
+            Some(n),
+            util,
+            &as_str("generator", "randfixedsum")?,
+            &as_str("periods", "seed004")?,
+            umax,
+            &as_str("deadlines", "implicit")?,
+        )
+        .map_err(err)?;
         let sets = rtsched_gen::generate_many(&spec, seed, count).map_err(err)?;
         let lim = limits(max_steps);
         // Fail fast on an unknown method, before the parallel part.
@@ -316,13 +411,22 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         }
         let rows: Vec<Vec<Row>> = sets
             .par_iter()
-            .map(|ts| methods.iter().map(|meth| evaluate_method(meth, ts, m, &lim, epsilon).unwrap_or(Row { verdict: Verdict::GaveUp, switch_rate: None })).collect())
+            .map(|ts| {
+                methods
+                    .iter()
+                    .map(|meth| {
+                        evaluate_method(meth, ts, m, &lim, epsilon)
+                            .unwrap_or(Row { verdict: Verdict::GaveUp, switch_rate: None })
+                    })
+                    .collect()
+            })
             .collect();
         let utils: Vec<f64> = sets.iter().map(RTaskSet::utilization_f64).collect();
         Ok((rows, utils, methods))
     })?;
     let (rows, utils, methods) = rows;
-    let (mut set, mut method, mut sched, mut gave, mut rate, mut util) = (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (mut set, mut method, mut sched, mut gave, mut rate, mut util) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
     for (i, r) in rows.iter().enumerate() {
         for (j, row) in r.iter().enumerate() {
             set.push(i);

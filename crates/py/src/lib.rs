@@ -28,15 +28,14 @@ pub(crate) fn err(e: rtsched_model::ModelError) -> PyErr {
 
 /// Runs `f` with the GIL released and turns a panic into an exception.
 pub(crate) fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> PyResult<T> + Send) -> PyResult<T> {
-    py.allow_threads(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)))
-        .unwrap_or_else(|p| {
-            let msg = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            Err(RtschedError::new_err(format!("internal error (a bug in rtsched, please report it): {msg}")))
-        })
+    py.allow_threads(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))).unwrap_or_else(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        Err(RtschedError::new_err(format!("internal error (a bug in rtsched, please report it): {msg}")))
+    })
 }
 
 #[pymodule]

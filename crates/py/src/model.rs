@@ -19,7 +19,12 @@ pub struct Task {
 impl Task {
     #[new]
     #[pyo3(signature = (wcet, period, deadline=None, name=None))]
-    fn new(wcet: &Bound<'_, PyAny>, period: &Bound<'_, PyAny>, deadline: Option<&Bound<'_, PyAny>>, name: Option<String>) -> PyResult<Self> {
+    fn new(
+        wcet: &Bound<'_, PyAny>,
+        period: &Bound<'_, PyAny>,
+        deadline: Option<&Bound<'_, PyAny>>,
+        name: Option<String>,
+    ) -> PyResult<Self> {
         let wcet = time_arg(wcet, "wcet")?;
         let period = time_arg(period, "period")?;
         let deadline = match deadline {
@@ -155,9 +160,7 @@ impl TaskSet {
 /// Parses JSON Lines text into a list of task sets (errors carry the line number).
 #[pyfunction]
 fn parse_jsonl(py: Python<'_>, text: &str) -> PyResult<Vec<TaskSet>> {
-    crate::guarded(py, || {
-        io::read_jsonl(text).map(|r| r.map(|f| TaskSet::wrap(f.taskset, f.m)).map_err(err)).collect()
-    })
+    crate::guarded(py, || io::read_jsonl(text).map(|r| r.map(|f| TaskSet::wrap(f.taskset, f.m)).map_err(err)).collect())
 }
 
 /// Parses a duration ("2ms", "250us", "1.5s", or an integer of ns) exactly.

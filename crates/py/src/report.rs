@@ -10,8 +10,20 @@ use serde_json::{json, Map, Value};
 
 /// Every test name `analyze` knows, in report order.
 pub const TEST_NAMES: [&str; 14] = [
-    "gfb", "bak", "bcl", "bcl_iterative", "rta", "bar", "ffdbf", "gedf", "gedf_srt",
-    "edf_uni", "fp_dm_uni", "pedf_ffd", "pfp_ffd", "spres",
+    "gfb",
+    "bak",
+    "bcl",
+    "bcl_iterative",
+    "rta",
+    "bar",
+    "ffdbf",
+    "gedf",
+    "gedf_srt",
+    "edf_uni",
+    "fp_dm_uni",
+    "pedf_ffd",
+    "pfp_ffd",
+    "spres",
 ];
 
 /// Tests that only make sense on one processor.
@@ -63,9 +75,21 @@ pub fn run_test(name: &str, ts: &TaskSet, m: u32, limits: &Limits, epsilon: u64)
         "gedf_srt" => Verdict::from_bool(global::srt::bounded_tardiness(ts, m)),
         "edf_uni" => edf::qpa(ts, limits),
         "fp_dm_uni" => fp::rta(ts, fp::Priority::DeadlineMonotonic, limits).0,
-        "pedf_ffd" => partition_verdict(partition::partition(ts, m, Fit::First, Order::DecreasingUtilization, Admission::Edf, limits)),
+        "pedf_ffd" => partition_verdict(partition::partition(
+            ts,
+            m,
+            Fit::First,
+            Order::DecreasingUtilization,
+            Admission::Edf,
+            limits,
+        )),
         "pfp_ffd" => partition_verdict(partition::partition(
-            ts, m, Fit::First, Order::DecreasingUtilization, Admission::Fp(fp::Priority::DeadlineMonotonic), limits,
+            ts,
+            m,
+            Fit::First,
+            Order::DecreasingUtilization,
+            Admission::Fp(fp::Priority::DeadlineMonotonic),
+            limits,
         )),
         "spres" => {
             let cfg = semi::SemiConfig { epsilon, ..semi::SemiConfig::default() };

@@ -26,7 +26,10 @@ use serde_json::{json, Value};
 /// configured amount" describes). `s = 0` is plain WCET execution. `s` must be in `[0, 1/2]`.
 pub(crate) fn slack_exec(slack: f64, seed: u64) -> Result<ExecTimes, ModelError> {
     if !slack.is_finite() || !(0.0..=0.5).contains(&slack) {
-        return Err(ModelError::field("slack", format!("an average slack must be in [0, 0.5] (a fraction of the WCET), got {slack}")));
+        return Err(ModelError::field(
+            "slack",
+            format!("an average slack must be in [0, 0.5] (a fraction of the WCET), got {slack}"),
+        ));
     }
     Ok(if slack == 0.0 { ExecTimes::Wcet } else { ExecTimes::UniformFraction { lo: 1.0 - 2.0 * slack, seed } })
 }
@@ -49,8 +52,17 @@ fn observed_slack(r: &SimResult, ts: &RTaskSet) -> Option<f64> {
 #[pyfunction]
 #[pyo3(signature = (ts, m, placement, horizon, slacks, seed=0, cash=true, soft_unsplit=false))]
 #[allow(clippy::too_many_arguments)]
-fn spres_slack_runs(py: Python<'_>, ts: TaskSet, m: u32, placement: &str, horizon: u64, slacks: Vec<f64>, seed: u64,
-                    cash: bool, soft_unsplit: bool) -> PyResult<Vec<String>> {
+fn spres_slack_runs(
+    py: Python<'_>,
+    ts: TaskSet,
+    m: u32,
+    placement: &str,
+    horizon: u64,
+    slacks: Vec<f64>,
+    seed: u64,
+    cash: bool,
+    soft_unsplit: bool,
+) -> PyResult<Vec<String>> {
     if m == 0 {
         return Err(RtschedError::new_err("field 'm': the number of processors must be at least 1, got 0"));
     }
@@ -63,7 +75,8 @@ fn spres_slack_runs(py: Python<'_>, ts: TaskSet, m: u32, placement: &str, horizo
         if placement.m != m {
             return Err(err(ModelError::field("m", format!("the placement is for m = {} but m is {m}", placement.m))));
         }
-        let execs: Vec<ExecTimes> = slacks.iter().map(|&s| slack_exec(s, seed)).collect::<Result<_, _>>().map_err(err)?;
+        let execs: Vec<ExecTimes> =
+            slacks.iter().map(|&s| slack_exec(s, seed)).collect::<Result<_, _>>().map_err(err)?;
         let sched = Scheduler::Spres(SpresConfig { placement, soft_unsplit, cash });
         let runs: Vec<Result<String, ModelError>> = slacks
             .par_iter()
@@ -95,7 +108,15 @@ fn spres_slack_runs(py: Python<'_>, ts: TaskSet, m: u32, placement: &str, horizo
 /// utilization window `[lo, hi]`, as fork-join JSON (docs/rtws.md) with "m".
 #[pyfunction]
 #[pyo3(signature = (m, lo, hi, seed, count, start=0))]
-fn forkjoin_generate(py: Python<'_>, m: u32, lo: f64, hi: f64, seed: u64, count: u64, start: u64) -> PyResult<Vec<String>> {
+fn forkjoin_generate(
+    py: Python<'_>,
+    m: u32,
+    lo: f64,
+    hi: f64,
+    seed: u64,
+    count: u64,
+    start: u64,
+) -> PyResult<Vec<String>> {
     guarded(py, || {
         let spec = rtsched_gen::forkjoin::ForkJoinGenSpec::seed003(m, lo, hi);
         (start..start.saturating_add(count))
@@ -142,8 +163,16 @@ fn spres_sequential(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Value, ModelEr
 #[pyfunction]
 #[pyo3(signature = (text, m, scheduler, horizon=None, sporadic=None, seed=0, check=false))]
 #[allow(clippy::too_many_arguments)]
-fn forkjoin_simulate(py: Python<'_>, text: &str, m: Option<u32>, scheduler: &str, horizon: Option<Time>, sporadic: Option<Time>,
-                     seed: u64, check: bool) -> PyResult<String> {
+fn forkjoin_simulate(
+    py: Python<'_>,
+    text: &str,
+    m: Option<u32>,
+    scheduler: &str,
+    horizon: Option<Time>,
+    sporadic: Option<Time>,
+    seed: u64,
+    check: bool,
+) -> PyResult<String> {
     let scheduler = scheduler.to_ascii_lowercase();
     if !FORKJOIN_SCHEDULERS.contains(&scheduler.as_str()) {
         return Err(RtschedError::new_err(format!(
@@ -153,7 +182,9 @@ fn forkjoin_simulate(py: Python<'_>, text: &str, m: Option<u32>, scheduler: &str
     }
     guarded(py, || {
         let file = read_json(text).map_err(err)?;
-        let m = m.or(file.m).ok_or_else(|| err(ModelError::field("m", "no processor count: pass m or put \"m\" in the file")))?;
+        let m = m
+            .or(file.m)
+            .ok_or_else(|| err(ModelError::field("m", "no processor count: pass m or put \"m\" in the file")))?;
         if m == 0 {
             return Err(err(ModelError::field("m", "the number of processors must be at least 1, got 0")));
         }
@@ -166,7 +197,8 @@ fn forkjoin_simulate(py: Python<'_>, text: &str, m: Option<u32>, scheduler: &str
         let v = match scheduler.as_str() {
             "rtws" => {
                 let r = rtsched_sim::simulate_rtws(&file.set, &cfg).map_err(err)?;
-                let mut v = serde_json::to_value(&r).map_err(|e| RtschedError::new_err(format!("internal error: {e}")))?;
+                let mut v =
+                    serde_json::to_value(&r).map_err(|e| RtschedError::new_err(format!("internal error: {e}")))?;
                 v["remote_starts"] = Value::Null;
                 v
             }

@@ -80,10 +80,13 @@ fn wfd_partition(py: Python<'_>, ts: TaskSet, m: u32) -> PyResult<Option<Vec<Vec
         return Err(RtschedError::new_err("the CPU list is empty"));
     }
     guarded(py, || {
-        Ok(match partition(&ts.inner, m, Fit::Worst, Order::DecreasingUtilization, Admission::Edf, &Limits::default()) {
-            PartitionOutcome::Placed(p) => Some(p.cpus),
-            PartitionOutcome::Failed { .. } => None,
-        })
+        Ok(
+            match partition(&ts.inner, m, Fit::Worst, Order::DecreasingUtilization, Admission::Edf, &Limits::default())
+            {
+                PartitionOutcome::Placed(p) => Some(p.cpus),
+                PartitionOutcome::Failed { .. } => None,
+            },
+        )
     })
 }
 
@@ -99,9 +102,20 @@ fn wfd_partition(py: Python<'_>, ts: TaskSet, m: u32) -> PyResult<Option<Vec<Vec
 #[pyo3(signature = (ts, scheduler, cpus, duration_ns, partition=None, dedicated_cpu=None, rt_priority=None,
                     idle="sleep", force=false, seed=0, exports=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
-fn run<'py>(py: Python<'py>, ts: TaskSet, scheduler: &str, cpus: Vec<usize>, duration_ns: u64,
-            partition: Option<Vec<Vec<usize>>>, dedicated_cpu: Option<usize>, rt_priority: Option<i32>,
-            idle: &str, force: bool, seed: u64, exports: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
+fn run<'py>(
+    py: Python<'py>,
+    ts: TaskSet,
+    scheduler: &str,
+    cpus: Vec<usize>,
+    duration_ns: u64,
+    partition: Option<Vec<Vec<usize>>>,
+    dedicated_cpu: Option<usize>,
+    rt_priority: Option<i32>,
+    idle: &str,
+    force: bool,
+    seed: u64,
+    exports: Vec<String>,
+) -> PyResult<Bound<'py, PyDict>> {
     let idle = match idle {
         "sleep" => IdleMode::Sleep,
         "spin" => IdleMode::Spin,

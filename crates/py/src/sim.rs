@@ -16,8 +16,8 @@ use rtsched_analysis::uni::fp::Priority;
 use rtsched_analysis::{semi, Limits};
 use rtsched_model::{ModelError, TaskSet as RTaskSet, Time};
 use rtsched_sim::{
-    Arrivals, ExecTimes, FpOrder, OverheadSpec, OverheadStat, Overheads, Scheduler, SimConfig,
-    SimResult, SpresConfig, SpresPlacement,
+    Arrivals, ExecTimes, FpOrder, OverheadSpec, OverheadStat, Overheads, Scheduler, SimConfig, SimResult, SpresConfig,
+    SpresPlacement,
 };
 use serde_json::{json, Value};
 
@@ -52,17 +52,10 @@ impl From<ModelError> for BuildError {
 }
 
 /// A plain partition from a placement JSON: every task must be one whole reservation.
-fn partition_from_placement(
-    text: &str,
-    ts: &RTaskSet,
-    m: u32,
-) -> Result<Vec<Vec<usize>>, ModelError> {
+fn partition_from_placement(text: &str, ts: &RTaskSet, m: u32) -> Result<Vec<Vec<usize>>, ModelError> {
     let p = SpresPlacement::from_json(text, ts)?;
     if p.m != m {
-        return Err(ModelError::field(
-            "m",
-            format!("the placement is for m = {} but --m is {m}", p.m),
-        ));
+        return Err(ModelError::field("m", format!("the placement is for m = {} but --m is {m}", p.m)));
     }
     let mut cpus = vec![Vec::new(); m as usize];
     for (i, parts) in p.parts.iter().enumerate() {
@@ -78,18 +71,14 @@ fn partition_from_placement(
 fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<String>), BuildError> {
     let mut notes = Vec::new();
     if a.quantum.is_some() && name != "gedf-quantum" {
-        return Err(ModelError::field(
-            "quantum",
-            format!("applies only to --scheduler gedf-quantum, not {name}"),
-        )
-        .into());
+        return Err(
+            ModelError::field("quantum", format!("applies only to --scheduler gedf-quantum, not {name}")).into()
+        );
     }
     if a.staggered && name != "gedf-quantum" {
-        return Err(ModelError::field(
-            "staggered",
-            format!("applies only to --scheduler gedf-quantum, not {name}"),
-        )
-        .into());
+        return Err(
+            ModelError::field("staggered", format!("applies only to --scheduler gedf-quantum, not {name}")).into()
+        );
     }
     for (on, field) in [(a.cash, "cash"), (a.soft, "soft")] {
         if on && name != "spres" {
@@ -97,11 +86,7 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
         }
     }
     if a.placement.is_some() && !matches!(name, "pedf" | "pfp" | "spres") {
-        return Err(ModelError::field(
-            "placement",
-            format!("applies only to pedf, pfp and spres, not {name}"),
-        )
-        .into());
+        return Err(ModelError::field("placement", format!("applies only to pedf, pfp and spres, not {name}")).into());
     }
     let plain = |fit_admission: Admission,
                  label: &str,
@@ -110,14 +95,7 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
         if let Some(text) = a.placement {
             return Ok(partition_from_placement(text, a.ts, a.m)?);
         }
-        match partition(
-            a.ts,
-            a.m,
-            Fit::Worst,
-            Order::DecreasingUtilization,
-            fit_admission,
-            &Limits::default(),
-        ) {
+        match partition(a.ts, a.m, Fit::Worst, Order::DecreasingUtilization, fit_admission, &Limits::default()) {
             PartitionOutcome::Placed(p) => {
                 notes.push(format!("no --placement given: partitioned by worst-fit decreasing utilization with exact {label} admission"));
                 Ok(p.cpus)
@@ -133,10 +111,7 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
     };
     let sched = match name {
         "gedf" => Scheduler::Gedf,
-        "gedf-quantum" => Scheduler::GedfQuantum {
-            quantum: a.quantum.unwrap_or(1_000_000),
-            staggered: a.staggered,
-        },
+        "gedf-quantum" => Scheduler::GedfQuantum { quantum: a.quantum.unwrap_or(1_000_000), staggered: a.staggered },
         "pedf" => Scheduler::Pedf(plain(Admission::Edf, "EDF (QPA)", &mut notes)?),
         "pfp" => Scheduler::Pfp(
             plain(
@@ -158,28 +133,18 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
                             p.reason.as_deref().unwrap_or("no reason given")
                         ))));
                     }
-                    notes.push(format!(
-                        "no --placement given: placed by the SP-RES cascade ({})",
-                        p.heuristic
-                    ));
+                    notes.push(format!("no --placement given: placed by the SP-RES cascade ({})", p.heuristic));
                     SpresPlacement::from_json(&p.to_json().to_string(), a.ts)?
                 }
             };
             if placement.m != a.m {
                 return Err(ModelError::field(
                     "m",
-                    format!(
-                        "the placement is for m = {} but --m is {}",
-                        placement.m, a.m
-                    ),
+                    format!("the placement is for m = {} but --m is {}", placement.m, a.m),
                 )
                 .into());
             }
-            Scheduler::Spres(SpresConfig {
-                placement,
-                soft_unsplit: a.soft,
-                cash: a.cash,
-            })
+            Scheduler::Spres(SpresConfig { placement, soft_unsplit: a.soft, cash: a.cash })
         }
         // A plain task set under RTWS: every job is one region of one thread (fork-join files
         // go through `simulate_forkjoin`).
@@ -187,10 +152,7 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
         other => {
             return Err(ModelError::field(
                 "scheduler",
-                format!(
-                    "unknown scheduler {other:?}; use one of: {}",
-                    SCHEDULERS.join(", ")
-                ),
+                format!("unknown scheduler {other:?}; use one of: {}", SCHEDULERS.join(", ")),
             )
             .into())
         }
@@ -243,7 +205,9 @@ fn resolve_overheads(
     let (model_scheduler, stat) = match &spec {
         OverheadSpec::Model(model) => {
             if let Some(mm) = model.m.filter(|&mm| mm != m) {
-                notes.push(format!("the overhead model was measured on m = {mm} processors; simulating m = {m} with its values"));
+                notes.push(format!(
+                    "the overhead model was measured on m = {mm} processors; simulating m = {m} with its values"
+                ));
             }
             (model.scheduler.clone(), Some(stat_v))
         }
@@ -320,9 +284,7 @@ impl Out {
             jsonl: export("jsonl", &|t| t.to_jsonl()),
             perfetto: export("perfetto", &|t| t.to_perfetto_json()),
             sched_trace: if want("sched_trace") {
-                tr.map(|t| t.to_sched_trace_bytes())
-                    .transpose()
-                    .map_err(err)?
+                tr.map(|t| t.to_sched_trace_bytes()).transpose().map_err(err)?
             } else {
                 None
             },
@@ -361,48 +323,30 @@ fn simulate<'py>(
     soft: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     if overhead_stat.is_some() && overheads.is_none() {
-        return Err(RtschedError::new_err(
-            "field 'overhead_stat': applies only with overheads (--overheads)",
-        ));
+        return Err(RtschedError::new_err("field 'overhead_stat': applies only with overheads (--overheads)"));
     }
     let m = m.or(ts.m).ok_or_else(|| {
-        RtschedError::new_err(
-            "field 'm': no processor count: pass m (--m) or put \"m\" in the task-set file",
-        )
+        RtschedError::new_err("field 'm': no processor count: pass m (--m) or put \"m\" in the task-set file")
     })?;
     if m == 0 {
-        return Err(RtschedError::new_err(
-            "field 'm': the number of processors must be at least 1, got 0",
-        ));
+        return Err(RtschedError::new_err("field 'm': the number of processors must be at least 1, got 0"));
     }
     let quantum = quantum.map(|q| time_arg(&q, "quantum")).transpose()?;
     let horizon = horizon.map(|h| time_arg(&h, "horizon")).transpose()?;
     let sporadic = sporadic.map(|s| time_arg(&s, "sporadic")).transpose()?;
     if let Some(f) = exec_fraction {
         if !(0.0..=1.0).contains(&f) || f == 0.0 {
-            return Err(RtschedError::new_err(format!(
-                "field 'exec_fraction': must be in (0, 1], got {f}"
-            )));
+            return Err(RtschedError::new_err(format!("field 'exec_fraction': must be in (0, 1], got {f}")));
         }
     }
     for o in &outputs {
         if !["jsonl", "perfetto", "sched_trace", "job_csv", "gantt_svg"].contains(&o.as_str()) {
-            return Err(RtschedError::new_err(format!(
-                "field 'outputs': unknown output {o:?}"
-            )));
+            return Err(RtschedError::new_err(format!("field 'outputs': unknown output {o:?}")));
         }
     }
     let scheduler = scheduler.to_ascii_lowercase();
     let out = guarded(py, || {
-        let args = SchedArgs {
-            ts: &ts.inner,
-            m,
-            placement: placement.as_deref(),
-            quantum,
-            staggered,
-            cash,
-            soft,
-        };
+        let args = SchedArgs { ts: &ts.inner, m, placement: placement.as_deref(), quantum, staggered, cash, soft };
         let (sched, mut notes) = match build_scheduler(&scheduler, &args) {
             Ok(x) => x,
             Err(BuildError::Input(e)) => return Err(err(e)),
@@ -423,45 +367,27 @@ fn simulate<'py>(
         let mut cfg = SimConfig::new(m);
         cfg.horizon = horizon;
         if let Some(d) = sporadic {
-            cfg.arrivals = Arrivals::Sporadic {
-                max_extra_delay: d,
-                seed,
-            };
+            cfg.arrivals = Arrivals::Sporadic { max_extra_delay: d, seed };
         }
         if let Some(lo) = exec_fraction {
-            cfg.exec = ExecTimes::UniformFraction {
-                lo,
-                seed: seed ^ 0x9e37_79b9_7f4a_7c15,
-            };
+            cfg.exec = ExecTimes::UniformFraction { lo, seed: seed ^ 0x9e37_79b9_7f4a_7c15 };
         }
         let origin = match &overheads {
             Some(text) => {
-                let (v, origin) = resolve_overheads(
-                    text,
-                    overhead_stat.as_deref(),
-                    ts.inner.len(),
-                    m,
-                    &mut notes,
-                )
-                .map_err(err)?;
+                let (v, origin) =
+                    resolve_overheads(text, overhead_stat.as_deref(), ts.inner.len(), m, &mut notes).map_err(err)?;
                 cfg.overheads = Some(v);
                 Some(origin)
             }
             None => None,
         };
         let want = |k: &str| outputs.iter().any(|o| o == k);
-        cfg.record_trace =
-            want("jsonl") || want("perfetto") || want("sched_trace") || want("gantt_svg");
+        cfg.record_trace = want("jsonl") || want("perfetto") || want("sched_trace") || want("gantt_svg");
         let r = rtsched_sim::simulate(&ts.inner, &sched, &cfg).map_err(err)?;
         let tr = r.trace.as_ref();
-        Out::with_exports(
-            summary(&r, origin.as_ref()).to_string(),
-            r.scheduler.clone(),
-            notes,
-            tr,
-            &outputs,
-            || r.to_job_csv(),
-        )
+        Out::with_exports(summary(&r, origin.as_ref()).to_string(), r.scheduler.clone(), notes, tr, &outputs, || {
+            r.to_job_csv()
+        })
     })?;
     out_dict(py, out)
 }
@@ -515,39 +441,26 @@ fn simulate_forkjoin<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     for o in &outputs {
         if !["jsonl", "perfetto", "sched_trace", "job_csv", "gantt_svg"].contains(&o.as_str()) {
-            return Err(RtschedError::new_err(format!(
-                "field 'outputs': unknown output {o:?}"
-            )));
+            return Err(RtschedError::new_err(format!("field 'outputs': unknown output {o:?}")));
         }
     }
     let out = crate::guarded(py, || {
         let file = rtsched_model::forkjoin::read_json(text).map_err(crate::err)?;
         let m = m.or(file.m).ok_or_else(|| {
-            crate::err(ModelError::field(
-                "m",
-                "no processor count: pass --m or put \"m\" in the file",
-            ))
+            crate::err(ModelError::field("m", "no processor count: pass --m or put \"m\" in the file"))
         })?;
         if m == 0 {
-            return Err(crate::err(ModelError::field(
-                "m",
-                "the number of processors must be at least 1, got 0",
-            )));
+            return Err(crate::err(ModelError::field("m", "the number of processors must be at least 1, got 0")));
         }
         let mut cfg = rtsched_sim::SimConfig::new(m);
         cfg.horizon = horizon;
         if let Some(d) = sporadic {
-            cfg.arrivals = rtsched_sim::Arrivals::Sporadic {
-                max_extra_delay: d,
-                seed,
-            };
+            cfg.arrivals = rtsched_sim::Arrivals::Sporadic { max_extra_delay: d, seed };
         }
         let want = |k: &str| outputs.iter().any(|o| o == k);
-        cfg.record_trace =
-            want("jsonl") || want("perfetto") || want("sched_trace") || want("gantt_svg");
+        cfg.record_trace = want("jsonl") || want("perfetto") || want("sched_trace") || want("gantt_svg");
         let r = rtsched_sim::simulate_rtws(&file.set, &cfg).map_err(crate::err)?;
-        let summary = serde_json::to_string(&r)
-            .map_err(|e| RtschedError::new_err(format!("internal error: {e}")))?;
+        let summary = serde_json::to_string(&r).map_err(|e| RtschedError::new_err(format!("internal error: {e}")))?;
         let tr = r.trace.as_ref();
         Out::with_exports(summary, "RTWS".into(), vec![], tr, &outputs, || r.to_job_csv())
     })?;

@@ -10,12 +10,7 @@ fn bench(c: &mut Criterion) {
             if buf.is_full() {
                 buf.clear();
             }
-            buf.record(
-                black_box(RecKind::JobStart),
-                black_box(1),
-                black_box(2),
-                black_box(3),
-            );
+            buf.record(black_box(RecKind::JobStart), black_box(1), black_box(2), black_box(3));
         })
     });
     let mut buf2 = TraceBuffer::new(0, 1 << 20);
@@ -24,21 +19,11 @@ fn bench(c: &mut Criterion) {
             if buf2.is_full() {
                 buf2.clear();
             }
-            buf2.record_at(
-                black_box(7),
-                black_box(RecKind::JobStart),
-                black_box(1),
-                black_box(2),
-                black_box(3),
-            );
+            buf2.record_at(black_box(7), black_box(RecKind::JobStart), black_box(1), black_box(2), black_box(3));
         })
     });
-    c.bench_function("counter_read", |b| {
-        b.iter(|| black_box(rtsched_runtime::clock::counter()))
-    });
-    c.bench_function("monotonic_ns", |b| {
-        b.iter(|| black_box(rtsched_runtime::clock::monotonic_ns()))
-    });
+    c.bench_function("counter_read", |b| b.iter(|| black_box(rtsched_runtime::clock::counter())));
+    c.bench_function("monotonic_ns", |b| b.iter(|| black_box(rtsched_runtime::clock::monotonic_ns())));
 }
 
 criterion_group!(benches, bench);

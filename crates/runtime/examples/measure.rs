@@ -9,44 +9,19 @@ fn main() {
     let ms: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(2000);
     let prio: Option<i32> = args.get(2).and_then(|s| s.parse().ok());
     // Six tasks, U = 0.9 in total: (C, T) in µs.
-    let ct: [(u64, u64); 6] = [
-        (1000, 10_000),
-        (2000, 20_000),
-        (1500, 15_000),
-        (3000, 25_000),
-        (800, 8_000),
-        (2500, 50_000),
-    ];
-    let ts = TaskSet::from_ct(
-        &ct.iter()
-            .map(|&(c, t)| (c * 1000, t * 1000))
-            .collect::<Vec<_>>(),
-    )
-    .unwrap();
+    let ct: [(u64, u64); 6] =
+        [(1000, 10_000), (2000, 20_000), (1500, 15_000), (3000, 25_000), (800, 8_000), (2500, 50_000)];
+    let ts = TaskSet::from_ct(&ct.iter().map(|&(c, t)| (c * 1000, t * 1000)).collect::<Vec<_>>()).unwrap();
     let all = rtsched_runtime::platform::allowed_cpus();
     let cases: Vec<(Mechanism, RunConfig)> = {
         let mut v = Vec::new();
         let mut c = RunConfig::new(vec![all[0]], ms * 1_000_000);
         c.rt_priority = prio;
         c.idle = IdleMode::Sleep;
-        c.start_delay_ns = std::env::var("START_MS")
-            .ok()
-            .and_then(|s| s.parse::<u64>().ok())
-            .unwrap_or(100)
-            * 1_000_000;
-        v.push((
-            Mechanism::Pedf {
-                partition: vec![(0..6).collect()],
-            },
-            c.clone(),
-        ));
-        v.push((
-            Mechanism::Pfp {
-                partition: vec![(0..6).collect()],
-                ranks: None,
-            },
-            c.clone(),
-        ));
+        c.start_delay_ns =
+            std::env::var("START_MS").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(100) * 1_000_000;
+        v.push((Mechanism::Pedf { partition: vec![(0..6).collect()] }, c.clone()));
+        v.push((Mechanism::Pfp { partition: vec![(0..6).collect()], ranks: None }, c.clone()));
         v.push((Mechanism::GsnEdf, c.clone()));
         if all.len() >= 2 {
             let mut d = c.clone();

@@ -44,9 +44,7 @@ impl ExecTime {
         match *self {
             ExecTime::Wcet => Ok(()),
             ExecTime::Uniform { min_fraction } if (0.0..=1.0).contains(&min_fraction) => Ok(()),
-            ExecTime::Uniform { min_fraction } => Err(format!(
-                "min_fraction must be in [0, 1], got {min_fraction}"
-            )),
+            ExecTime::Uniform { min_fraction } => Err(format!("min_fraction must be in [0, 1], got {min_fraction}")),
         }
     }
 
@@ -76,11 +74,7 @@ pub enum Stop {
 /// Runs for up to `budget_ns` of monotonic time, polling `poll(now)` between chunks;
 /// returns the time used, why it stopped, and the largest gap between polls.
 #[inline(never)]
-pub fn spin(
-    budget_ns: u64,
-    wss: &[AtomicU64],
-    mut poll: impl FnMut(u64) -> bool,
-) -> (u64, Stop, u64) {
+pub fn spin(budget_ns: u64, wss: &[AtomicU64], mut poll: impl FnMut(u64) -> bool) -> (u64, Stop, u64) {
     let start = crate::clock::monotonic_ns();
     let mut last = start;
     let mut max_gap = 0;
@@ -93,10 +87,7 @@ pub fn spin(
         if !wss.is_empty() {
             // One 64-byte line per iteration, walking the whole set.
             let w = &wss[line];
-            w.store(
-                w.load(Ordering::Relaxed).wrapping_add(x as u64),
-                Ordering::Relaxed,
-            );
+            w.store(w.load(Ordering::Relaxed).wrapping_add(x as u64), Ordering::Relaxed);
             line += 8;
             if line >= wss.len() {
                 line = 0;
@@ -132,10 +123,7 @@ mod tests {
         let (used, why, _) = spin(200_000, &ws, |_| false);
         assert_eq!(why, Stop::Done);
         assert!(used >= 200_000);
-        assert!(
-            ws.iter().any(|w| w.load(Ordering::Relaxed) != 0),
-            "working set not dirtied"
-        );
+        assert!(ws.iter().any(|w| w.load(Ordering::Relaxed) != 0), "working set not dirtied");
         let mut n = 0;
         let (_, why, _) = spin(10_000_000_000, &[], |_| {
             n += 1;

@@ -11,10 +11,7 @@
 /// Nanoseconds on `CLOCK_MONOTONIC`.
 #[inline]
 pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -23,10 +20,7 @@ pub fn monotonic_ns() -> u64 {
 /// Nanoseconds of CPU time consumed by the calling thread (`CLOCK_THREAD_CPUTIME_ID`).
 #[inline]
 pub fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: as above.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -62,10 +56,7 @@ impl ClockPair {
         let a = counter();
         let m = monotonic_ns();
         let b = counter();
-        ClockPair {
-            counter: a + (b.wrapping_sub(a)) / 2,
-            mono_ns: m,
-        }
+        ClockPair { counter: a + (b.wrapping_sub(a)) / 2, mono_ns: m }
     }
 }
 
@@ -83,15 +74,8 @@ impl TscCalibration {
     pub fn from_pairs(a: ClockPair, b: ClockPair) -> TscCalibration {
         let dc = b.counter.saturating_sub(a.counter) as u128;
         let dn = b.mono_ns.saturating_sub(a.mono_ns) as u128;
-        let ns_per_tick_q32 = if !COUNTER_IS_TSC || dc == 0 {
-            1u128 << 32
-        } else {
-            (dn << 32) / dc
-        };
-        TscCalibration {
-            base: a,
-            ns_per_tick_q32,
-        }
+        let ns_per_tick_q32 = if !COUNTER_IS_TSC || dc == 0 { 1u128 << 32 } else { (dn << 32) / dc };
+        TscCalibration { base: a, ns_per_tick_q32 }
     }
 
     /// Calibrates by busy-waiting `window_ns` (used before a run to know the rate early).
@@ -108,14 +92,10 @@ impl TscCalibration {
     pub fn to_ns(&self, c: u64) -> u64 {
         if c >= self.base.counter {
             let d = ((c - self.base.counter) as u128 * self.ns_per_tick_q32) >> 32;
-            self.base
-                .mono_ns
-                .saturating_add(d.min(u64::MAX as u128) as u64)
+            self.base.mono_ns.saturating_add(d.min(u64::MAX as u128) as u64)
         } else {
             let d = ((self.base.counter - c) as u128 * self.ns_per_tick_q32) >> 32;
-            self.base
-                .mono_ns
-                .saturating_sub(d.min(u64::MAX as u128) as u64)
+            self.base.mono_ns.saturating_sub(d.min(u64::MAX as u128) as u64)
         }
     }
 
@@ -127,18 +107,10 @@ impl TscCalibration {
 
 /// Sleeps until the absolute CLOCK_MONOTONIC time `t` (ns).
 pub fn sleep_until(t: u64) {
-    let ts = libc::timespec {
-        tv_sec: (t / 1_000_000_000) as _,
-        tv_nsec: (t % 1_000_000_000) as _,
-    };
+    let ts = libc::timespec { tv_sec: (t / 1_000_000_000) as _, tv_nsec: (t % 1_000_000_000) as _ };
     // SAFETY: `ts` is valid for the call; a null remainder is allowed with TIMER_ABSTIME.
     unsafe {
-        libc::clock_nanosleep(
-            libc::CLOCK_MONOTONIC,
-            libc::TIMER_ABSTIME,
-            &ts,
-            std::ptr::null_mut(),
-        );
+        libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut());
     }
 }
 
@@ -147,10 +119,7 @@ pub fn sleep_until(t: u64) {
 /// caller re-checks). A `FUTEX_WAIT_BITSET` with an absolute monotonic timeout: the same
 /// hrtimer expiry as `clock_nanosleep(TIMER_ABSTIME)`, but interruptible by a stop request.
 pub fn sleep_until_or(t: u64, word: &std::sync::atomic::AtomicU32) {
-    let ts = libc::timespec {
-        tv_sec: (t / 1_000_000_000) as _,
-        tv_nsec: (t % 1_000_000_000) as _,
-    };
+    let ts = libc::timespec { tv_sec: (t / 1_000_000_000) as _, tv_nsec: (t % 1_000_000_000) as _ };
     // SAFETY: `word` is a live, aligned u32 and `ts` a valid timespec for the call; the
     // second address is unused by FUTEX_WAIT_BITSET.
     unsafe {
@@ -171,12 +140,7 @@ pub fn wake_sleepers(word: &std::sync::atomic::AtomicU32) {
     word.store(1, std::sync::atomic::Ordering::SeqCst);
     // SAFETY: `word` is a live, aligned u32; FUTEX_WAKE reads no other pointer.
     unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
-            i32::MAX,
-        );
+        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, i32::MAX);
     }
 }
 
@@ -196,14 +160,8 @@ mod tests {
 
     #[test]
     fn calibration_maps_its_end_points() {
-        let a = ClockPair {
-            counter: 1_000,
-            mono_ns: 5_000,
-        };
-        let b = ClockPair {
-            counter: 3_000,
-            mono_ns: 6_000,
-        };
+        let a = ClockPair { counter: 1_000, mono_ns: 5_000 };
+        let b = ClockPair { counter: 3_000, mono_ns: 6_000 };
         let c = TscCalibration::from_pairs(a, b);
         if COUNTER_IS_TSC {
             assert_eq!(c.to_ns(1_000), 5_000);

@@ -62,10 +62,7 @@ pub enum Mechanism {
     Pedf { partition: Vec<Vec<usize>> },
     /// Partitioned fixed priority; `ranks[i]` = task i's priority (smaller = higher), or
     /// `None` for deadline-monotonic (D, then task index).
-    Pfp {
-        partition: Vec<Vec<usize>>,
-        ranks: Option<Vec<u64>>,
-    },
+    Pfp { partition: Vec<Vec<usize>>, ranks: Option<Vec<u64>> },
     /// Global EDF, one lock, releases handled by the workers (seed 001 CEm).
     GsnEdf,
     /// GSN-EDF with a dedicated release CPU (`RunConfig::dedicated_cpu`; seed 001 CE1).
@@ -83,22 +80,15 @@ impl Mechanism {
     pub fn parse(name: &str, partition: Option<Vec<Vec<usize>>>) -> Result<Mechanism, RunError> {
         let m = match (name, partition) {
             ("pedf", Some(p)) => Mechanism::Pedf { partition: p },
-            ("pfp", Some(p)) => Mechanism::Pfp {
-                partition: p,
-                ranks: None,
-            },
+            ("pfp", Some(p)) => Mechanism::Pfp { partition: p, ranks: None },
             ("pedf" | "pfp", None) => {
-                return Err(RunError::Config(format!(
-                    "{name} needs a partition (task indices per CPU)"
-                )))
+                return Err(RunError::Config(format!("{name} needs a partition (task indices per CPU)")))
             }
             ("gsn-edf", None) => Mechanism::GsnEdf,
             ("gsn-edf-di", None) => Mechanism::GsnEdfDi,
             ("kernel-sd", None) => Mechanism::KernelSd,
             ("gsn-edf" | "gsn-edf-di" | "kernel-sd", Some(_)) => {
-                return Err(RunError::Config(format!(
-                    "{name} is global and takes no partition"
-                )))
+                return Err(RunError::Config(format!("{name} is global and takes no partition")))
             }
             _ => {
                 return Err(RunError::Config(format!(
@@ -174,22 +164,16 @@ impl RunConfig {
 
     fn validate(&self, ts: &TaskSet, mech: &Mechanism) -> Result<(), RunError> {
         if self.duration_ns == 0 || self.duration_ns > MAX_DURATION_NS {
-            return Err(RunError::Config(format!(
-                "duration must be in 1 ns ..= 1 h, got {} ns",
-                self.duration_ns
-            )));
+            return Err(RunError::Config(format!("duration must be in 1 ns ..= 1 h, got {} ns", self.duration_ns)));
         }
         if ts.is_empty() {
             return Err(RunError::Config("the task set is empty".into()));
         }
         self.exec.validate().map_err(RunError::Config)?;
-        self.user_jobs
-            .validate(ts.len())
-            .map_err(RunError::Config)?;
+        self.user_jobs.validate(ts.len()).map_err(RunError::Config)?;
         if matches!(mech, Mechanism::KernelSd) && !self.user_jobs.is_empty() {
             return Err(RunError::Config(
-                "kernel-sd runs the synthetic body only; user jobs need one of our mechanisms"
-                    .into(),
+                "kernel-sd runs the synthetic body only; user jobs need one of our mechanisms".into(),
             ));
         }
         if let Some(p) = self.rt_priority {
@@ -201,9 +185,7 @@ impl RunConfig {
         }
         match mech {
             Mechanism::GsnEdfDi if self.dedicated_cpu.is_none() => {
-                return Err(RunError::Config(
-                    "gsn-edf-di needs a dedicated_cpu for release handling".into(),
-                ))
+                return Err(RunError::Config("gsn-edf-di needs a dedicated_cpu for release handling".into()))
             }
             Mechanism::GsnEdfDi | Mechanism::KernelSd => {}
             _ if self.dedicated_cpu.is_some() => {
@@ -216,9 +198,7 @@ impl RunConfig {
         }
         if let Mechanism::KernelSd = mech {
             if self.dedicated_cpu.is_some() {
-                return Err(RunError::Config(
-                    "kernel-sd does not use a dedicated CPU".into(),
-                ));
+                return Err(RunError::Config("kernel-sd does not use a dedicated CPU".into()));
             }
         }
         if let Mechanism::Pedf { partition } = mech {
@@ -228,11 +208,7 @@ impl RunConfig {
             validate_partition(partition, ts.len(), self.cpus.len())?;
             if let Some(r) = ranks {
                 if r.len() != ts.len() {
-                    return Err(RunError::Config(format!(
-                        "pfp has {} priorities for {} tasks",
-                        r.len(),
-                        ts.len()
-                    )));
+                    return Err(RunError::Config(format!("pfp has {} priorities for {} tasks", r.len(), ts.len())));
                 }
             }
         }
@@ -254,23 +230,16 @@ pub fn deadline_monotonic_ranks(ts: &TaskSet) -> Vec<u64> {
 /// Each task on exactly one of `m` CPUs.
 pub fn validate_partition(partition: &[Vec<usize>], n: usize, m: usize) -> Result<(), RunError> {
     if partition.len() != m {
-        return Err(RunError::Config(format!(
-            "the partition has {} CPUs but the CPU list has {m}",
-            partition.len()
-        )));
+        return Err(RunError::Config(format!("the partition has {} CPUs but the CPU list has {m}", partition.len())));
     }
     let mut seen = vec![None; n];
     for (c, tasks) in partition.iter().enumerate() {
         for &t in tasks {
             if t >= n {
-                return Err(RunError::Config(format!(
-                    "partition CPU {c} names task {t}, but there are {n} tasks"
-                )));
+                return Err(RunError::Config(format!("partition CPU {c} names task {t}, but there are {n} tasks")));
             }
             if let Some(c0) = seen[t] {
-                return Err(RunError::Config(format!(
-                    "task {t} is assigned to CPUs {c0} and {c}"
-                )));
+                return Err(RunError::Config(format!("task {t} is assigned to CPUs {c0} and {c}")));
             }
             seen[t] = Some(c);
         }
@@ -331,8 +300,7 @@ impl Shared<'_> {
     fn maybe_release(&self, ctx: &mut Ctx<'_>, domain: usize, now: u64) {
         let due = self.plugin.next_release(domain);
         if due <= now && self.plugin.try_claim_release(domain, due) {
-            ctx.trace
-                .record(RecKind::ReleaseStart, domain as u32, 0, due);
+            ctx.trace.record(RecKind::ReleaseStart, domain as u32, 0, due);
             self.plugin.release(ctx, domain, now);
             ctx.trace.record(RecKind::ReleaseEnd, domain as u32, 0, 0);
             ctx.flush_wakes();
@@ -353,13 +321,7 @@ fn setup_thread(sh: &Shared<'_>, idx: usize, cpu: usize, prio: Option<i32>) {
     }
 }
 
-
-fn worker(
-    sh: &Shared<'_>,
-    idx: usize,
-    mut trace: TraceBuffer,
-    barrier: &Barrier,
-) -> (TraceBuffer, u64) {
+fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier) -> (TraceBuffer, u64) {
     setup_thread(sh, idx, sh.cfg.cpus[idx], sh.cfg.rt_priority);
     barrier.wait();
     let mut max_gap = 0u64;
@@ -398,10 +360,7 @@ fn worker(
         let ex = &sh.exec[job.task as usize];
         let fresh = ex.seq.load(Ordering::Acquire) != job.seq;
         let mut remaining = if fresh {
-            let c = sh
-                .cfg
-                .exec
-                .cost(sh.cfg.seed, job.task, job.seq, sh.wcet[job.task as usize]);
+            let c = sh.cfg.exec.cost(sh.cfg.seed, job.task, job.seq, sh.wcet[job.task as usize]);
             ex.remaining.store(c, Ordering::Relaxed);
             ex.step.store(0, Ordering::Relaxed);
             ex.seq.store(job.seq, Ordering::Release);
@@ -410,18 +369,12 @@ fn worker(
             ex.remaining.load(Ordering::Acquire)
         };
         ctx.trace.record(RecKind::CxsEnd, job.task, job.seq, 0);
-        let kind = if fresh {
-            RecKind::JobStart
-        } else {
-            RecKind::JobResume
-        };
+        let kind = if fresh { RecKind::JobStart } else { RecKind::JobResume };
         ctx.trace.record(kind, job.task, job.seq, remaining);
         let user = sh.cfg.user_jobs.get(job.task as usize);
         let mut step = ex.step.load(Ordering::Acquire);
         loop {
-            let poll = |now: u64| {
-                sig.is_set() || now >= sh.end() || dom.is_some_and(|d| now >= plugin.next_release(d))
-            };
+            let poll = |now: u64| sig.is_set() || now >= sh.end() || dom.is_some_and(|d| now >= plugin.next_release(d));
             let done = match user {
                 None => {
                     let (used, why, gap) = body::spin(remaining, &ex.wss, poll);
@@ -452,8 +405,7 @@ fn worker(
                 sh.maybe_release(&mut ctx, d, now);
             }
             if sig.is_set() {
-                ctx.trace
-                    .record(RecKind::JobPreempt, job.task, job.seq, remaining);
+                ctx.trace.record(RecKind::JobPreempt, job.task, job.seq, remaining);
                 prev = Prev::Preempted(job);
                 break;
             }
@@ -492,13 +444,7 @@ fn idle(sh: &Shared<'_>, sig: &CpuSignal, dom: Option<usize>) {
 
 /// The dedicated release thread (GSN-EDF-DI): sleeps (or spins) until the next due release
 /// and runs the handlers; index `m` in traces.
-fn releaser(
-    sh: &Shared<'_>,
-    idx: usize,
-    cpu: usize,
-    mut trace: TraceBuffer,
-    barrier: &Barrier,
-) -> TraceBuffer {
+fn releaser(sh: &Shared<'_>, idx: usize, cpu: usize, mut trace: TraceBuffer, barrier: &Barrier) -> TraceBuffer {
     setup_thread(sh, idx, cpu, sh.cfg.rt_priority);
     barrier.wait();
     if sh.abort.load(Ordering::SeqCst) {
@@ -520,9 +466,7 @@ fn releaser(
         let wake = next.min(sh.end());
         match sh.cfg.idle {
             IdleMode::Spin => {
-                while clock::monotonic_ns() < wake.min(sh.end())
-                    && !sh.abort.load(Ordering::Relaxed)
-                {
+                while clock::monotonic_ns() < wake.min(sh.end()) && !sh.abort.load(Ordering::Relaxed) {
                     std::hint::spin_loop();
                 }
             }
@@ -541,22 +485,14 @@ pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult,
         return crate::kernel_sd::run(ts, cfg);
     }
     let m = cfg.cpus.len();
-    let params: Vec<TaskParams> = ts
-        .iter()
-        .map(|t| TaskParams {
-            deadline: t.deadline,
-            period: t.period,
-        })
-        .collect();
+    let params: Vec<TaskParams> = ts.iter().map(|t| TaskParams { deadline: t.deadline, period: t.period }).collect();
     let cal_a = ClockPair::now();
     let t0 = clock::monotonic_ns() + cfg.start_delay_ns;
     let end = t0 + cfg.duration_ns;
     let plugin: Box<dyn Plugin> = match mech {
         Mechanism::Pedf { partition } => Box::new(Pedf::new(&params, partition, t0, end)),
         Mechanism::Pfp { partition, ranks } => {
-            let ranks = ranks
-                .clone()
-                .unwrap_or_else(|| deadline_monotonic_ranks(ts));
+            let ranks = ranks.clone().unwrap_or_else(|| deadline_monotonic_ranks(ts));
             Box::new(Pedf::with_ranks(&params, partition, Some(ranks), t0, end))
         }
         Mechanism::GsnEdf => Box::new(GsnEdf::new(&params, m, false, t0, end)),
@@ -627,12 +563,7 @@ pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult,
         }
         (traces, max_gap)
     });
-    if let Some(e) = sh
-        .setup_error
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .take()
-    {
+    if let Some(e) = sh.setup_error.lock().unwrap_or_else(|p| p.into_inner()).take() {
         return Err(e);
     }
     if watchdog_fired {
@@ -662,21 +593,15 @@ pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult,
     // Sized for exactly the releases still missing (a worker descheduled by the host for
     // many periods leaves many), so the drain itself never drops a record.
     let before = plugin.accounting().released;
-    let missing: u64 = ts
-        .iter()
-        .zip(&before)
-        .map(|(t, &r)| (end - t0).div_ceil(t.period).saturating_sub(r as u64))
-        .sum();
-    let mut drain = TraceBuffer::new(
-        crate::tracer::RELEASE_CPU - 1,
-        missing as usize + 2 * plugin.release_domains() + 16,
-    );
+    let missing: u64 =
+        ts.iter().zip(&before).map(|(t, &r)| (end - t0).div_ceil(t.period).saturating_sub(r as u64)).sum();
+    let mut drain =
+        TraceBuffer::new(crate::tracer::RELEASE_CPU - 1, missing as usize + 2 * plugin.release_domains() + 16);
     {
         let mut ctx = Ctx::new(m, &mut drain, &sh.signals);
         for d in 0..plugin.release_domains() {
             if plugin.next_release(d) < end {
-                ctx.trace
-                    .record(RecKind::ReleaseStart, d as u32, 0, plugin.next_release(d));
+                ctx.trace.record(RecKind::ReleaseStart, d as u32, 0, plugin.next_release(d));
                 plugin.release(&mut ctx, d, end - 1);
                 ctx.trace.record(RecKind::ReleaseEnd, d as u32, 0, 0);
                 ctx.flush_wakes();
@@ -688,18 +613,7 @@ pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult,
     }
     let cal = TscCalibration::from_pairs(cal_a, ClockPair::now());
     let acc = plugin.accounting();
-    Ok(RunResult::build(
-        ts,
-        mech.name(),
-        cfg,
-        t0,
-        end - t0,
-        interrupted,
-        &cal,
-        traces,
-        acc,
-        max_gap,
-    ))
+    Ok(RunResult::build(ts, mech.name(), cfg, t0, end - t0, interrupted, &cal, traces, acc, max_gap))
 }
 
 /// Ends a run early when `cfg.stop` is set (moves the end to now and wakes the sleepers),

@@ -153,9 +153,7 @@ impl Plugin for GsnEdf {
         self.next_rel.load(Ordering::Acquire)
     }
     fn try_claim_release(&self, _domain: usize, due: u64) -> bool {
-        self.next_rel
-            .compare_exchange(due, u64::MAX, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok()
+        self.next_rel.compare_exchange(due, u64::MAX, Ordering::AcqRel, Ordering::Relaxed).is_ok()
     }
 
     fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
@@ -218,9 +216,7 @@ impl Plugin for GsnEdf {
         let mut consistent = Ok(());
         for t in 0..n {
             if let Some(h) = st.book.head(t) {
-                let found = keys.contains(&h)
-                    || st.linked.contains(&Some(h))
-                    || st.scheduled.contains(&Some(h));
+                let found = keys.contains(&h) || st.linked.contains(&Some(h)) || st.scheduled.contains(&Some(h));
                 if !found && consistent.is_ok() {
                     consistent = Err(format!("{}: job {}:{} is lost", self.name(), h.task, h.seq));
                 }
@@ -230,15 +226,11 @@ impl Plugin for GsnEdf {
         if consistent.is_ok() {
             let best_ready = keys.iter().filter(|j| !st.book.is_done(j)).min().copied();
             if let Some(b) = best_ready {
-                let worst =
-                    st.linked
-                        .iter()
-                        .map(|l| l.map(|j| j.key()))
-                        .min_by(|a, b| match (a, b) {
-                            (None, _) => std::cmp::Ordering::Less,
-                            (_, None) => std::cmp::Ordering::Greater,
-                            (Some(x), Some(y)) => y.cmp(x),
-                        });
+                let worst = st.linked.iter().map(|l| l.map(|j| j.key())).min_by(|a, b| match (a, b) {
+                    (None, _) => std::cmp::Ordering::Less,
+                    (_, None) => std::cmp::Ordering::Greater,
+                    (Some(x), Some(y)) => y.cmp(x),
+                });
                 if let Some(w) = worst {
                     if !matches!(w, Some(w) if b.key() >= w) {
                         consistent = Err(format!(
@@ -251,11 +243,7 @@ impl Plugin for GsnEdf {
                 }
             }
         }
-        Accounting {
-            released: st.book.released().to_vec(),
-            completed: st.book.completed().to_vec(),
-            consistent,
-        }
+        Accounting { released: st.book.released().to_vec(), completed: st.book.completed().to_vec(), consistent }
     }
 }
 
@@ -273,31 +261,22 @@ mod tests {
         let st = g.state.lock_untraced();
         let m = st.linked.len();
         // Oracle: the pending jobs are the heads of tasks with released > completed.
-        let mut pending: Vec<Job> = (0..st.linked_on.len())
-            .filter_map(|t| st.book.head(t))
-            .collect();
+        let mut pending: Vec<Job> = (0..st.linked_on.len()).filter_map(|t| st.book.head(t)).collect();
         pending.sort();
         let want: Vec<Job> = pending.iter().take(m).copied().collect();
         let mut got: Vec<Job> = st.linked.iter().flatten().copied().collect();
         got.sort();
         if got != want {
-            return Err(format!(
-                "linked {got:?} but the top-{m} pending jobs are {want:?}"
-            ));
+            return Err(format!("linked {got:?} but the top-{m} pending jobs are {want:?}"));
         }
         for (c, run) in running.iter().enumerate().take(m) {
             if st.scheduled[c] != *run {
-                return Err(format!(
-                    "cpu {c}: scheduled {:?} but runs {run:?}",
-                    st.scheduled[c]
-                ));
+                return Err(format!("cpu {c}: scheduled {:?} but runs {run:?}", st.scheduled[c]));
             }
             if let Some(l) = st.linked[c] {
                 if let Some(s) = st.sched_on[l.task as usize] {
                     if s != c && st.scheduled[s] == Some(l) {
-                        return Err(format!(
-                            "job {l:?} linked to {c} but still scheduled on {s}"
-                        ));
+                        return Err(format!("job {l:?} linked to {c} but still scheduled on {s}"));
                     }
                 }
             }

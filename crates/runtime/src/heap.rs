@@ -28,12 +28,7 @@ pub struct BinomialHeap<K> {
 
 impl<K: Ord + Copy> BinomialHeap<K> {
     pub fn with_capacity(cap: usize) -> Self {
-        BinomialHeap {
-            nodes: Vec::with_capacity(cap),
-            free: Vec::with_capacity(cap),
-            head: NIL,
-            len: 0,
-        }
+        BinomialHeap { nodes: Vec::with_capacity(cap), free: Vec::with_capacity(cap), head: NIL, len: 0 }
     }
 
     pub fn len(&self) -> usize {
@@ -45,12 +40,7 @@ impl<K: Ord + Copy> BinomialHeap<K> {
     }
 
     fn alloc(&mut self, key: K) -> u32 {
-        let n = Node {
-            key,
-            child: NIL,
-            sibling: NIL,
-            degree: 0,
-        };
+        let n = Node { key, child: NIL, sibling: NIL, degree: 0 };
         if let Some(i) = self.free.pop() {
             self.nodes[i as usize] = n;
             i
@@ -65,8 +55,7 @@ impl<K: Ord + Copy> BinomialHeap<K> {
         let mut head = NIL;
         let mut tail = NIL;
         while a != NIL || b != NIL {
-            let take_a = b == NIL
-                || (a != NIL && self.nodes[a as usize].degree <= self.nodes[b as usize].degree);
+            let take_a = b == NIL || (a != NIL && self.nodes[a as usize].degree <= self.nodes[b as usize].degree);
             let x = if take_a {
                 let x = a;
                 a = self.nodes[a as usize].sibling;
@@ -108,9 +97,7 @@ impl<K: Ord + Copy> BinomialHeap<K> {
         while next != NIL {
             let dx = self.nodes[x as usize].degree;
             let nn = self.nodes[next as usize].sibling;
-            if dx != self.nodes[next as usize].degree
-                || (nn != NIL && self.nodes[nn as usize].degree == dx)
-            {
+            if dx != self.nodes[next as usize].degree || (nn != NIL && self.nodes[nn as usize].degree == dx) {
                 prev = x;
                 x = next;
             } else if self.nodes[x as usize].key <= self.nodes[next as usize].key {
@@ -207,11 +194,7 @@ pub struct CpuHeap<P> {
 impl<P: Ord + Copy> CpuHeap<P> {
     /// All `m` CPUs idle.
     pub fn new(m: usize) -> Self {
-        CpuHeap {
-            heap: (0..m).collect(),
-            pos: (0..m).collect(),
-            key: vec![None; m],
-        }
+        CpuHeap { heap: (0..m).collect(), pos: (0..m).collect(), key: vec![None; m] }
     }
 
     /// True if CPU `a` should be nearer the top than `b` (lower priority).

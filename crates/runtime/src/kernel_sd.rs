@@ -48,10 +48,7 @@ struct SchedAttr {
 /// The kernel's real-time bandwidth limit, read from /proc (runtime_us, period_us).
 pub fn rt_bandwidth_limit() -> Option<(i64, i64)> {
     let rd = |p: &str| std::fs::read_to_string(p).ok()?.trim().parse::<i64>().ok();
-    Some((
-        rd("/proc/sys/kernel/sched_rt_runtime_us")?,
-        rd("/proc/sys/kernel/sched_rt_period_us")?,
-    ))
+    Some((rd("/proc/sys/kernel/sched_rt_runtime_us")?, rd("/proc/sys/kernel/sched_rt_period_us")?))
 }
 
 /// The reservation used for a task (ns): (runtime, deadline, period).
@@ -86,9 +83,9 @@ fn admission_message(task: usize, err: std::io::Error, ts: &TaskSet, m: usize) -
     match err.raw_os_error() {
         Some(libc::EBUSY) => {
             let limit = match rt_bandwidth_limit() {
-                Some((r, p)) if r < 0 => format!(
-                    "sched_rt_runtime_us = -1 disables the limit, so the root domain refused it: {r}/{p}"
-                ),
+                Some((r, p)) if r < 0 => {
+                    format!("sched_rt_runtime_us = -1 disables the limit, so the root domain refused it: {r}/{p}")
+                }
                 Some((r, p)) => {
                     let cap = m as f64 * r as f64 / p as f64;
                     let fair = match fair_server_bandwidth_per_cpu() {
@@ -116,23 +113,13 @@ fn admission_message(task: usize, err: std::io::Error, ts: &TaskSet, m: usize) -
                  or raise kernel.sched_rt_runtime_us (-1 turns deadline admission control off)"
             ))
         }
-        Some(libc::EPERM) => {
-            RunError::Admission("SCHED_DEADLINE needs root or CAP_SYS_NICE".into())
-        }
+        Some(libc::EPERM) => RunError::Admission("SCHED_DEADLINE needs root or CAP_SYS_NICE".into()),
         Some(libc::EINVAL) => {
-            let (q, d, p) = ts
-                .tasks()
-                .get(task)
-                .map_or((0, 0, 0), |t| reservation(t.wcet, t.deadline, t.period));
+            let (q, d, p) = ts.tasks().get(task).map_or((0, 0, 0), |t| reservation(t.wcet, t.deadline, t.period));
             let rd = |f: &str| {
-                std::fs::read_to_string(format!("/proc/sys/kernel/{f}"))
-                    .ok()
-                    .and_then(|x| x.trim().parse::<u64>().ok())
+                std::fs::read_to_string(format!("/proc/sys/kernel/{f}")).ok().and_then(|x| x.trim().parse::<u64>().ok())
             };
-            let bounds = match (
-                rd("sched_deadline_period_min_us"),
-                rd("sched_deadline_period_max_us"),
-            ) {
+            let bounds = match (rd("sched_deadline_period_min_us"), rd("sched_deadline_period_max_us")) {
                 (Some(lo), Some(hi)) => {
                     format!("{lo} µs ≤ period ≤ {hi} µs (sched_deadline_period_min_us / _max_us)")
                 }
@@ -143,9 +130,7 @@ fn admission_message(task: usize, err: std::io::Error, ts: &TaskSet, m: usize) -
                  period {p} ns must satisfy 1024 ns ≤ runtime ≤ deadline ≤ period and {bounds}"
             ))
         }
-        _ => RunError::Admission(format!(
-            "sched_setattr(SCHED_DEADLINE) failed for task {task}: {err}"
-        )),
+        _ => RunError::Admission(format!("sched_setattr(SCHED_DEADLINE) failed for task {task}: {err}")),
     }
 }
 
@@ -282,13 +267,7 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
                         if !finished {
                             break;
                         }
-                        tb.record_on(
-                            idx_of(platform::current_cpu()),
-                            RecKind::JobComplete,
-                            i as u32,
-                            k,
-                            0,
-                        );
+                        tb.record_on(idx_of(platform::current_cpu()), RecKind::JobComplete, i as u32, k, 0);
                         completed += 1;
                         k += 1;
                     }
@@ -310,11 +289,7 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
     if results.len() != n {
         return Err(RunError::Failed("a SCHED_DEADLINE thread panicked".into()));
     }
-    let mut acc = Accounting {
-        released: vec![0; n],
-        completed: vec![0; n],
-        consistent: Ok(()),
-    };
+    let mut acc = Accounting { released: vec![0; n], completed: vec![0; n], consistent: Ok(()) };
     let stopped_at = stopped_at.load(Ordering::SeqCst);
     let interrupted = stopped_at != u64::MAX;
     let end = if interrupted {
@@ -355,16 +330,5 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
         traces.push(drain);
     }
     let cal = TscCalibration::from_pairs(cal_a, ClockPair::now());
-    Ok(RunResult::build(
-        ts,
-        "kernel-sd",
-        cfg,
-        t0,
-        end - t0,
-        interrupted,
-        &cal,
-        traces,
-        acc,
-        0,
-    ))
+    Ok(RunResult::build(ts, "kernel-sd", cfg, t0, end - t0, interrupted, &cal, traces, acc, 0))
 }

@@ -35,10 +35,7 @@ pub enum Invariant {
     GlobalEdf { m: usize },
     /// Partitioned: `partition[c]` lists the tasks of CPU `c`; `ranks` = `Some(rank per task)`
     /// for fixed priority (smaller = higher), `None` for EDF.
-    Partitioned {
-        partition: Vec<Vec<usize>>,
-        ranks: Option<Vec<u64>>,
-    },
+    Partitioned { partition: Vec<Vec<usize>>, ranks: Option<Vec<u64>> },
 }
 
 /// Priority-inversion time (ns) of `trace` over `[0, trace.meta.horizon)` against `inv`.
@@ -74,26 +71,15 @@ pub struct PiReport {
 /// by any reaction the run measured — a lost or wrong decision, or interference the tracer
 /// cannot see.
 pub fn tracking_bound_ns(r: &RunResult) -> Time {
-    [
-        "release_event",
-        "release",
-        "lock_wait",
-        "schedule",
-        "context_switch",
-        "ipi",
-    ]
-    .iter()
-    .filter_map(|k| r.overheads.get(*k))
-    .map(|v| v.iter().copied().max().unwrap_or(0))
-    .fold(0, Time::saturating_add)
+    ["release_event", "release", "lock_wait", "schedule", "context_switch", "ipi"]
+        .iter()
+        .filter_map(|k| r.overheads.get(*k))
+        .map(|v| v.iter().copied().max().unwrap_or(0))
+        .fold(0, Time::saturating_add)
 }
 
 /// Like [`priority_inversion`], reporting the intervals against `bound_ns`.
-pub fn priority_inversion_report(
-    trace: &Trace,
-    inv: &Invariant,
-    bound_ns: Time,
-) -> Result<PiReport, String> {
+pub fn priority_inversion_report(trace: &Trace, inv: &Invariant, bound_ns: Time) -> Result<PiReport, String> {
     let mut rep = PiReport {
         total_ns: 0,
         intervals: 0,
@@ -118,9 +104,7 @@ pub fn priority_inversion_report(
         for (c, tasks) in partition.iter().enumerate() {
             for &t in tasks {
                 if t >= n {
-                    return Err(format!(
-                        "the partition names task {t}; the trace has {n} tasks"
-                    ));
+                    return Err(format!("the partition names task {t}; the trace has {n} tasks"));
                 }
                 cpu_of_task[t] = Some(c);
             }
@@ -129,10 +113,7 @@ pub fn priority_inversion_report(
             return Err(format!("task {i} is in no partition"));
         }
         if ranks.as_ref().is_some_and(|r| r.len() != n) {
-            return Err(format!(
-                "{} ranks for {n} tasks",
-                ranks.as_ref().map_or(0, |r| r.len())
-            ));
+            return Err(format!("{} ranks for {n} tasks", ranks.as_ref().map_or(0, |r| r.len())));
         }
     }
     let prio = |job: JobId, deadline: Time| -> Prio {
@@ -140,11 +121,7 @@ pub fn priority_inversion_report(
             Invariant::Partitioned { ranks: Some(r), .. } => r[job.task as usize],
             _ => deadline,
         };
-        Prio {
-            key,
-            task: job.task,
-            job: job.job,
-        }
+        Prio { key, task: job.task, job: job.job }
     };
     // Per task: released, not completed jobs in order (front = the eligible one).
     let mut backlog: Vec<std::collections::VecDeque<Prio>> = vec![Default::default(); n];
@@ -155,13 +132,7 @@ pub fn priority_inversion_report(
         Invariant::Partitioned { partition, .. } => partition.len(),
     };
     let mut ready: Vec<BTreeSet<Prio>> = vec![BTreeSet::new(); groups];
-    let group = |task: u32| {
-        cpu_of_task
-            .get(task as usize)
-            .copied()
-            .flatten()
-            .unwrap_or(0)
-    };
+    let group = |task: u32| cpu_of_task.get(task as usize).copied().flatten().unwrap_or(0);
     // Running jobs and where.
     let mut running: HashMap<(u32, u32), u32> = HashMap::new();
     let horizon = trace.meta.horizon;
@@ -189,10 +160,7 @@ pub fn priority_inversion_report(
                 }
                 Event::Run { cpu, job } => {
                     if !deadline.contains_key(&job) {
-                        return Err(format!(
-                            "job {}.{} runs at {t} before its release",
-                            job.task, job.job
-                        ));
+                        return Err(format!("job {}.{} runs at {t} before its release", job.task, job.job));
                     }
                     running.insert((job.task, job.job), cpu);
                 }
@@ -202,12 +170,9 @@ pub fn priority_inversion_report(
                 Event::Complete { job, .. } => {
                     running.remove(&(job.task, job.job));
                     let tk = job.task as usize;
-                    let d = *deadline.get(&job).ok_or_else(|| {
-                        format!(
-                            "job {}.{} completes at {t} before its release",
-                            job.task, job.job
-                        )
-                    })?;
+                    let d = *deadline
+                        .get(&job)
+                        .ok_or_else(|| format!("job {}.{} completes at {t} before its release", job.task, job.job))?;
                     let p = prio(job, d);
                     let g = group(job.task);
                     if backlog[tk].front() == Some(&p) {
@@ -217,10 +182,7 @@ pub fn priority_inversion_report(
                             ready[g].insert(next);
                         }
                     } else {
-                        return Err(format!(
-                            "job {}.{} completes at {t} before its predecessor",
-                            job.task, job.job
-                        ));
+                        return Err(format!("job {}.{} completes at {t} before its predecessor", job.task, job.job));
                     }
                 }
                 _ => {}
@@ -229,16 +191,11 @@ pub fn priority_inversion_report(
         }
         let next = recs.get(i).map_or(horizon, |r| r.time.min(horizon));
         let ok = match inv {
-            Invariant::GlobalEdf { m } => ready[0]
-                .iter()
-                .take(*m)
-                .all(|p| running.contains_key(&(p.task, p.job))),
-            Invariant::Partitioned { .. } => {
-                ready.iter().enumerate().all(|(c, r)| match r.first() {
-                    None => true,
-                    Some(p) => running.get(&(p.task, p.job)) == Some(&(c as u32)),
-                })
-            }
+            Invariant::GlobalEdf { m } => ready[0].iter().take(*m).all(|p| running.contains_key(&(p.task, p.job))),
+            Invariant::Partitioned { .. } => ready.iter().enumerate().all(|(c, r)| match r.first() {
+                None => true,
+                Some(p) => running.get(&(p.task, p.job)) == Some(&(c as u32)),
+            }),
         };
         if !ok {
             total += next - t;
@@ -261,17 +218,10 @@ pub fn priority_inversion_report(
 pub fn invariant_of(mech: &Mechanism, ts: &TaskSet, m: usize) -> Option<Invariant> {
     match mech {
         Mechanism::GsnEdf | Mechanism::GsnEdfDi => Some(Invariant::GlobalEdf { m }),
-        Mechanism::Pedf { partition } => Some(Invariant::Partitioned {
-            partition: partition.clone(),
-            ranks: None,
-        }),
+        Mechanism::Pedf { partition } => Some(Invariant::Partitioned { partition: partition.clone(), ranks: None }),
         Mechanism::Pfp { partition, ranks } => Some(Invariant::Partitioned {
             partition: partition.clone(),
-            ranks: Some(
-                ranks
-                    .clone()
-                    .unwrap_or_else(|| deadline_monotonic_ranks(ts)),
-            ),
+            ranks: Some(ranks.clone().unwrap_or_else(|| deadline_monotonic_ranks(ts))),
         }),
         Mechanism::KernelSd => None,
     }
@@ -285,9 +235,7 @@ pub fn summary_with_monitors(r: &RunResult, ts: &TaskSet, mech: &Mechanism) -> V
         None => (
             Value::Null,
             Value::Null,
-            Some(
-                "kernel-sd: the kernel's dispatching is not observable from user space".to_string(),
-            ),
+            Some("kernel-sd: the kernel's dispatching is not observable from user space".to_string()),
         ),
         Some(inv) => match crate::to_trace::to_trace(r, ts)
             .and_then(|t| priority_inversion_report(&t, &inv, tracking_bound_ns(r)))
@@ -331,79 +279,22 @@ mod tests {
             1,
             100,
             vec![
-                (
-                    0,
-                    Event::Release {
-                        job: j(0, 0),
-                        deadline: 100,
-                    },
-                ),
-                (
-                    0,
-                    Event::Run {
-                        cpu: 0,
-                        job: j(0, 0),
-                    },
-                ),
-                (
-                    20,
-                    Event::Release {
-                        job: j(1, 0),
-                        deadline: 50,
-                    },
-                ),
-                (
-                    27,
-                    Event::Preempt {
-                        cpu: 0,
-                        job: j(0, 0),
-                    },
-                ),
-                (
-                    27,
-                    Event::Run {
-                        cpu: 0,
-                        job: j(1, 0),
-                    },
-                ),
-                (
-                    40,
-                    Event::Complete {
-                        cpu: 0,
-                        job: j(1, 0),
-                    },
-                ),
-                (
-                    40,
-                    Event::Run {
-                        cpu: 0,
-                        job: j(0, 0),
-                    },
-                ),
-                (
-                    87,
-                    Event::Complete {
-                        cpu: 0,
-                        job: j(0, 0),
-                    },
-                ),
+                (0, Event::Release { job: j(0, 0), deadline: 100 }),
+                (0, Event::Run { cpu: 0, job: j(0, 0) }),
+                (20, Event::Release { job: j(1, 0), deadline: 50 }),
+                (27, Event::Preempt { cpu: 0, job: j(0, 0) }),
+                (27, Event::Run { cpu: 0, job: j(1, 0) }),
+                (40, Event::Complete { cpu: 0, job: j(1, 0) }),
+                (40, Event::Run { cpu: 0, job: j(0, 0) }),
+                (87, Event::Complete { cpu: 0, job: j(0, 0) }),
             ],
         );
-        assert_eq!(
-            priority_inversion(&tr, &Invariant::GlobalEdf { m: 1 }).unwrap(),
-            7
-        );
+        assert_eq!(priority_inversion(&tr, &Invariant::GlobalEdf { m: 1 }).unwrap(), 7);
         // The same trace as a partition of one CPU under EDF: the same 7 ns; under FP with
         // task 0 first it is never violated.
-        let p = Invariant::Partitioned {
-            partition: vec![vec![0, 1]],
-            ranks: None,
-        };
+        let p = Invariant::Partitioned { partition: vec![vec![0, 1]], ranks: None };
         assert_eq!(priority_inversion(&tr, &p).unwrap(), 7);
-        let fp = Invariant::Partitioned {
-            partition: vec![vec![0, 1]],
-            ranks: Some(vec![0, 1]),
-        };
+        let fp = Invariant::Partitioned { partition: vec![vec![0, 1]], ranks: Some(vec![0, 1]) };
         // Under FP (task 0 highest) the switch to 1.0 at 27 is itself an inversion until 40.
         assert_eq!(priority_inversion(&tr, &fp).unwrap(), 13);
     }
@@ -419,75 +310,18 @@ mod tests {
             2,
             40,
             vec![
-                (
-                    0,
-                    Event::Release {
-                        job: j(0, 0),
-                        deadline: 20,
-                    },
-                ),
-                (
-                    0,
-                    Event::Release {
-                        job: j(1, 0),
-                        deadline: 30,
-                    },
-                ),
-                (
-                    0,
-                    Event::Release {
-                        job: j(2, 0),
-                        deadline: 40,
-                    },
-                ),
-                (
-                    0,
-                    Event::Run {
-                        cpu: 1,
-                        job: j(1, 0),
-                    },
-                ),
-                (
-                    3,
-                    Event::Run {
-                        cpu: 0,
-                        job: j(0, 0),
-                    },
-                ),
-                (
-                    10,
-                    Event::Complete {
-                        cpu: 1,
-                        job: j(1, 0),
-                    },
-                ),
-                (
-                    13,
-                    Event::Complete {
-                        cpu: 0,
-                        job: j(0, 0),
-                    },
-                ),
-                (
-                    15,
-                    Event::Run {
-                        cpu: 1,
-                        job: j(2, 0),
-                    },
-                ),
-                (
-                    25,
-                    Event::Complete {
-                        cpu: 1,
-                        job: j(2, 0),
-                    },
-                ),
+                (0, Event::Release { job: j(0, 0), deadline: 20 }),
+                (0, Event::Release { job: j(1, 0), deadline: 30 }),
+                (0, Event::Release { job: j(2, 0), deadline: 40 }),
+                (0, Event::Run { cpu: 1, job: j(1, 0) }),
+                (3, Event::Run { cpu: 0, job: j(0, 0) }),
+                (10, Event::Complete { cpu: 1, job: j(1, 0) }),
+                (13, Event::Complete { cpu: 0, job: j(0, 0) }),
+                (15, Event::Run { cpu: 1, job: j(2, 0) }),
+                (25, Event::Complete { cpu: 1, job: j(2, 0) }),
             ],
         );
-        assert_eq!(
-            priority_inversion(&tr, &Invariant::GlobalEdf { m: 2 }).unwrap(),
-            3 + 5
-        );
+        assert_eq!(priority_inversion(&tr, &Invariant::GlobalEdf { m: 2 }).unwrap(), 3 + 5);
         // Two separate intervals, [0, 3) and [10, 15); against a bound of 4 only the second
         // goes beyond it, by 1.
         let rep = priority_inversion_report(&tr, &Invariant::GlobalEdf { m: 2 }, 4).unwrap();
@@ -508,54 +342,15 @@ mod tests {
             1,
             40,
             vec![
-                (
-                    0,
-                    Event::Release {
-                        job: j(0, 0),
-                        deadline: 20,
-                    },
-                ),
-                (
-                    0,
-                    Event::Release {
-                        job: j(2, 0),
-                        deadline: 40,
-                    },
-                ),
-                (
-                    0,
-                    Event::Run {
-                        cpu: 0,
-                        job: j(2, 0),
-                    },
-                ),
-                (
-                    10,
-                    Event::Complete {
-                        cpu: 0,
-                        job: j(2, 0),
-                    },
-                ),
-                (
-                    10,
-                    Event::Run {
-                        cpu: 0,
-                        job: j(0, 0),
-                    },
-                ),
-                (
-                    20,
-                    Event::Complete {
-                        cpu: 0,
-                        job: j(0, 0),
-                    },
-                ),
+                (0, Event::Release { job: j(0, 0), deadline: 20 }),
+                (0, Event::Release { job: j(2, 0), deadline: 40 }),
+                (0, Event::Run { cpu: 0, job: j(2, 0) }),
+                (10, Event::Complete { cpu: 0, job: j(2, 0) }),
+                (10, Event::Run { cpu: 0, job: j(0, 0) }),
+                (20, Event::Complete { cpu: 0, job: j(0, 0) }),
             ],
         );
-        assert_eq!(
-            priority_inversion(&bad, &Invariant::GlobalEdf { m: 1 }).unwrap(),
-            10
-        );
+        assert_eq!(priority_inversion(&bad, &Invariant::GlobalEdf { m: 1 }).unwrap(), 10);
         // One interval through the records at 0 and up to the switch at 10.
         let rep = priority_inversion_report(&bad, &Invariant::GlobalEdf { m: 1 }, 10).unwrap();
         assert_eq!((rep.intervals, rep.max_interval_ns, rep.beyond_tracking_ns), (1, 10, 0));
@@ -571,84 +366,30 @@ mod tests {
             1,
             20,
             vec![
-                (
-                    0,
-                    Event::Release {
-                        job: j(0, 0),
-                        deadline: 10,
-                    },
-                ),
-                (
-                    0,
-                    Event::Run {
-                        cpu: 0,
-                        job: j(0, 0),
-                    },
-                ),
-                (
-                    10,
-                    Event::Release {
-                        job: j(0, 1),
-                        deadline: 20,
-                    },
-                ),
-                (
-                    15,
-                    Event::Complete {
-                        cpu: 0,
-                        job: j(0, 0),
-                    },
-                ),
-                (
-                    15,
-                    Event::Run {
-                        cpu: 0,
-                        job: j(0, 1),
-                    },
-                ),
+                (0, Event::Release { job: j(0, 0), deadline: 10 }),
+                (0, Event::Run { cpu: 0, job: j(0, 0) }),
+                (10, Event::Release { job: j(0, 1), deadline: 20 }),
+                (15, Event::Complete { cpu: 0, job: j(0, 0) }),
+                (15, Event::Run { cpu: 0, job: j(0, 1) }),
             ],
         );
-        assert_eq!(
-            priority_inversion(&tr, &Invariant::GlobalEdf { m: 1 }).unwrap(),
-            0
-        );
+        assert_eq!(priority_inversion(&tr, &Invariant::GlobalEdf { m: 1 }).unwrap(), 0);
     }
 
     #[test]
     fn inconsistent_traces_are_errors() {
         let ts = TaskSet::from_cdt(&[(1, 10, 10)]).unwrap();
-        let tr = trace(
-            &ts,
-            1,
-            20,
-            vec![(
-                0,
-                Event::Run {
-                    cpu: 0,
-                    job: j(0, 0),
-                },
-            )],
-        );
-        assert!(priority_inversion(&tr, &Invariant::GlobalEdf { m: 1 })
-            .unwrap_err()
-            .contains("before its release"));
-        let p = Invariant::Partitioned {
-            partition: vec![vec![]],
-            ranks: None,
-        };
-        assert!(priority_inversion(&tr, &p)
-            .unwrap_err()
-            .contains("no partition"));
+        let tr = trace(&ts, 1, 20, vec![(0, Event::Run { cpu: 0, job: j(0, 0) })]);
+        assert!(priority_inversion(&tr, &Invariant::GlobalEdf { m: 1 }).unwrap_err().contains("before its release"));
+        let p = Invariant::Partitioned { partition: vec![vec![]], ranks: None };
+        assert!(priority_inversion(&tr, &p).unwrap_err().contains("no partition"));
     }
 
     fn sim_trace(ts: &TaskSet, sched: &rtsched_sim::Scheduler, m: u32, horizon: Time) -> Trace {
         let mut cfg = rtsched_sim::SimConfig::new(m);
         cfg.record_trace = true;
         cfg.horizon = Some(horizon);
-        rtsched_sim::simulate(ts, sched, &cfg)
-            .unwrap()
-            .trace
-            .unwrap()
+        rtsched_sim::simulate(ts, sched, &cfg).unwrap().trace.unwrap()
     }
 
     #[test]
@@ -666,15 +407,10 @@ mod tests {
                 let pi = priority_inversion(&tr, &Invariant::GlobalEdf { m: m as usize }).unwrap();
                 assert_eq!(pi, 0, "G-EDF m={m} {ts:?}");
             }
-            let part: Vec<Vec<usize>> = vec![
-                (0..ts.len()).filter(|i| i % 2 == 0).collect(),
-                (0..ts.len()).filter(|i| i % 2 == 1).collect(),
-            ];
+            let part: Vec<Vec<usize>> =
+                vec![(0..ts.len()).filter(|i| i % 2 == 0).collect(), (0..ts.len()).filter(|i| i % 2 == 1).collect()];
             let tr = sim_trace(ts, &rtsched_sim::Scheduler::Pedf(part.clone()), 2, 300);
-            let inv = Invariant::Partitioned {
-                partition: part.clone(),
-                ranks: None,
-            };
+            let inv = Invariant::Partitioned { partition: part.clone(), ranks: None };
             assert_eq!(priority_inversion(&tr, &inv).unwrap(), 0, "P-EDF {ts:?}");
             // The same P-EDF schedule checked against G-EDF on 2 CPUs is generally not
             // G-EDF: the monitor must be able to say so (a non-zero result on some set).
@@ -685,9 +421,6 @@ mod tests {
         let ts = TaskSet::from_ct(&[(5, 10), (5, 10), (1, 10)]).unwrap();
         let part = vec![vec![0, 1], vec![2]];
         let tr = sim_trace(&ts, &rtsched_sim::Scheduler::Pedf(part), 2, 10);
-        assert_eq!(
-            priority_inversion(&tr, &Invariant::GlobalEdf { m: 2 }).unwrap(),
-            5
-        );
+        assert_eq!(priority_inversion(&tr, &Invariant::GlobalEdf { m: 2 }).unwrap(), 5);
     }
 }

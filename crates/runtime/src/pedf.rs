@@ -60,16 +60,9 @@ impl Pedf {
                 ))
             })
             .collect();
-        let next_rel = cpus
-            .iter()
-            .map(|s| CachePadded::new(AtomicU64::new(s.lock_untraced().book.next_due())))
-            .collect();
-        Pedf {
-            ranks,
-            cpus,
-            next_rel,
-            n: params.len(),
-        }
+        let next_rel =
+            cpus.iter().map(|s| CachePadded::new(AtomicU64::new(s.lock_untraced().book.next_due()))).collect();
+        Pedf { ranks, cpus, next_rel, n: params.len() }
     }
 
     fn entry(&self, j: Job) -> Entry {
@@ -146,20 +139,11 @@ impl Plugin for Pedf {
                 completed[t] = st.book.completed()[t];
                 if let Some(h) = st.book.head(t) {
                     if st.scheduled != Some(h) && !keys.contains(&h) && consistent.is_ok() {
-                        consistent = Err(format!(
-                            "{}: job {}:{} of CPU {c} is lost",
-                            self.name(),
-                            h.task,
-                            h.seq
-                        ));
+                        consistent = Err(format!("{}: job {}:{} of CPU {c} is lost", self.name(), h.task, h.seq));
                     }
                 }
             }
         }
-        Accounting {
-            released,
-            completed,
-            consistent,
-        }
+        Accounting { released, completed, consistent }
     }
 }

@@ -16,9 +16,7 @@ pub fn allowed_cpus() -> Vec<usize> {
         if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
             return Vec::new();
         }
-        (0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| libc::CPU_ISSET(c, &set))
-            .collect()
+        (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
     }
 }
 
@@ -39,15 +37,9 @@ pub fn online_cpus() -> usize {
 /// dedicated CPU also used as a worker, and more threads than allowed cores — these last two
 /// are accepted only with `force`, because pinned threads that share a core measure the
 /// host's time slicing, not the scheduler, so timings would be meaningless.
-pub fn validate_cpus(
-    cpus: &[usize],
-    dedicated: Option<usize>,
-    force: bool,
-) -> Result<(), RunError> {
+pub fn validate_cpus(cpus: &[usize], dedicated: Option<usize>, force: bool) -> Result<(), RunError> {
     if cpus.is_empty() {
-        return Err(RunError::Cpus(
-            "the CPU list is empty: give at least one CPU".into(),
-        ));
+        return Err(RunError::Cpus("the CPU list is empty: give at least one CPU".into()));
     }
     let allowed = allowed_cpus();
     for &c in cpus.iter().chain(dedicated.iter()) {
@@ -121,25 +113,17 @@ pub fn current_cpu() -> u32 {
 /// Switches thread `tid` (0 = caller) to `SCHED_FIFO` at `prio` (1..=99).
 pub fn set_fifo(tid: i32, prio: i32) -> Result<(), RunError> {
     if !(1..=99).contains(&prio) {
-        return Err(RunError::Priority(format!(
-            "SCHED_FIFO priority must be in 1..=99, got {prio}"
-        )));
+        return Err(RunError::Priority(format!("SCHED_FIFO priority must be in 1..=99, got {prio}")));
     }
-    let p = libc::sched_param {
-        sched_priority: prio,
-    };
+    let p = libc::sched_param { sched_priority: prio };
     // SAFETY: `p` is a valid sched_param for the duration of the call.
     let r = unsafe { libc::sched_setscheduler(tid, libc::SCHED_FIFO, &p) };
     if r != 0 {
         let e = std::io::Error::last_os_error();
         if e.raw_os_error() == Some(libc::EPERM) {
-            return Err(RunError::Priority(
-                "SCHED_FIFO needs root or CAP_SYS_NICE".into(),
-            ));
+            return Err(RunError::Priority("SCHED_FIFO needs root or CAP_SYS_NICE".into()));
         }
-        return Err(RunError::Priority(format!(
-            "sched_setscheduler(SCHED_FIFO, {prio}) failed: {e}"
-        )));
+        return Err(RunError::Priority(format!("sched_setscheduler(SCHED_FIFO, {prio}) failed: {e}")));
     }
     Ok(())
 }
@@ -164,9 +148,7 @@ mod tests {
 
     #[test]
     fn unknown_cpu_is_refused_even_with_force() {
-        let e = validate_cpus(&[100_000], None, true)
-            .unwrap_err()
-            .to_string();
+        let e = validate_cpus(&[100_000], None, true).unwrap_err().to_string();
         assert!(e.contains("CPU 100000"), "{e}");
     }
 

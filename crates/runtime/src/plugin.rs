@@ -105,12 +105,7 @@ impl Drop for Ctx<'_> {
 
 impl<'a> Ctx<'a> {
     pub fn new(cpu: usize, trace: &'a mut TraceBuffer, signals: &'a [CpuSignal]) -> Ctx<'a> {
-        Ctx {
-            cpu,
-            trace,
-            signals,
-            wakes: 0,
-        }
+        Ctx { cpu, trace, signals, wakes: 0 }
     }
 
     /// Wakes the sleeping targets of the requests sent so far. The engine calls it after the
@@ -131,8 +126,7 @@ impl<'a> Ctx<'a> {
             self.signals[target].set_local();
         } else {
             let stamp = crate::clock::counter();
-            self.trace
-                .record_at(stamp, RecKind::IpiSent, target as u32, 0, 0);
+            self.trace.record_at(stamp, RecKind::IpiSent, target as u32, 0, 0);
             if self.signals[target].send_deferred(stamp) {
                 if target < 128 {
                     self.wakes |= 1 << target;
@@ -150,16 +144,14 @@ impl<'a> Ctx<'a> {
     pub fn ack_resched(&mut self) {
         if let Some(stamp) = self.signals[self.cpu].take() {
             if stamp != 0 {
-                self.trace
-                    .record(RecKind::IpiNoticed, self.cpu as u32, 0, stamp);
+                self.trace.record(RecKind::IpiNoticed, self.cpu as u32, 0, stamp);
             }
         }
     }
 
     /// Records a job's release (`arg` = its due time).
     pub fn record_release(&mut self, j: &Job) {
-        self.trace
-            .record(RecKind::JobRelease, j.task, j.seq, j.release);
+        self.trace.record(RecKind::JobRelease, j.task, j.seq, j.release);
     }
 }
 
@@ -245,12 +237,7 @@ impl TaskBook {
     fn job(&self, task: u32, seq: u32) -> Job {
         let p = self.params[task as usize];
         let release = self.t0 + seq as u64 * p.period;
-        Job {
-            task,
-            seq,
-            release,
-            deadline: release + p.deadline,
-        }
+        Job { task, seq, release, deadline: release + p.deadline }
     }
 
     /// Releases every job due by `now`; calls `f(job, ready)` for each in due order, where
@@ -287,8 +274,7 @@ impl TaskBook {
 
     /// The task's oldest incomplete released job, if any.
     pub fn head(&self, task: usize) -> Option<Job> {
-        (self.released[task] > self.completed[task])
-            .then(|| self.job(task as u32, self.completed[task]))
+        (self.released[task] > self.completed[task]).then(|| self.job(task as u32, self.completed[task]))
     }
 
     /// Whether `job` is already complete (a stale ready-queue entry).
@@ -310,21 +296,10 @@ mod tests {
 
     #[test]
     fn backlogged_jobs_wait_for_their_predecessor() {
-        let p = [
-            TaskParams {
-                deadline: 10,
-                period: 10,
-            },
-            TaskParams {
-                deadline: 5,
-                period: 20,
-            },
-        ];
+        let p = [TaskParams { deadline: 10, period: 10 }, TaskParams { deadline: 5, period: 20 }];
         let mut b = TaskBook::new(&p, &[0, 1], 100, 150);
         let mut got = vec![];
-        b.release_due(125, |j, r| {
-            got.push((j.task, j.seq, j.release, j.deadline, r))
-        });
+        b.release_due(125, |j, r| got.push((j.task, j.seq, j.release, j.deadline, r)));
         assert_eq!(
             got,
             vec![
@@ -336,12 +311,7 @@ mod tests {
             ]
         );
         assert_eq!(b.next_due(), 130);
-        let j0 = Job {
-            task: 0,
-            seq: 0,
-            release: 100,
-            deadline: 110,
-        };
+        let j0 = Job { task: 0, seq: 0, release: 100, deadline: 110 };
         assert_eq!(b.complete(&j0).map(|j| j.seq), Some(1));
         assert_eq!(b.head(0).map(|j| j.seq), Some(1));
         assert!(b.is_done(&j0));

@@ -54,13 +54,7 @@ pub struct Stats {
 impl Stats {
     pub fn of(samples: &[u64]) -> Stats {
         if samples.is_empty() {
-            return Stats {
-                count: 0,
-                avg_ns: 0.0,
-                p50_ns: 0,
-                p99_ns: 0,
-                max_ns: 0,
-            };
+            return Stats { count: 0, avg_ns: 0.0, p50_ns: 0, p99_ns: 0, max_ns: 0 };
         }
         let mut v = samples.to_vec();
         v.sort_unstable();
@@ -132,41 +126,21 @@ impl RunResult {
         let to_rel = |c: u64| cal.to_ns(c).saturating_sub(t0);
         let mut traces = Vec::with_capacity(buffers.len());
         let mut overheads: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-        for name in [
-            "release",
-            "release_event",
-            "schedule",
-            "lock_wait",
-            "context_switch",
-            "ipi",
-        ] {
+        for name in ["release", "release_event", "schedule", "lock_wait", "context_switch", "ipi"] {
             overheads.insert(name.into(), Vec::new());
         }
         for b in &buffers {
             // The end-of-run release drain is bookkeeping, not overhead.
             let drain = b.cpu() == crate::tracer::RELEASE_CPU - 1;
-            let recs: Vec<Record> = b
-                .records()
-                .iter()
-                .map(|r| Record {
-                    ts: to_rel(r.ts),
-                    ..*r
-                })
-                .collect();
+            let recs: Vec<Record> = b.records().iter().map(|r| Record { ts: to_rel(r.ts), ..*r }).collect();
             let mut open: HashMap<RecKind, u64> = HashMap::new();
             for (r, raw) in recs.iter().zip(b.records()) {
                 let pair = match r.kind {
-                    RecKind::ReleaseStart
-                    | RecKind::SchedStart
-                    | RecKind::LockWaitStart
-                    | RecKind::CxsStart => {
+                    RecKind::ReleaseStart | RecKind::SchedStart | RecKind::LockWaitStart | RecKind::CxsStart => {
                         open.insert(r.kind, r.ts);
                         if r.kind == RecKind::ReleaseStart && !drain {
                             let due = r.arg.saturating_sub(t0);
-                            overheads
-                                .get_mut("release_event")
-                                .unwrap()
-                                .push(r.ts.saturating_sub(due));
+                            overheads.get_mut("release_event").unwrap().push(r.ts.saturating_sub(due));
                         }
                         None
                     }
@@ -175,10 +149,7 @@ impl RunResult {
                     RecKind::LockWaitEnd => Some((RecKind::LockWaitStart, "lock_wait")),
                     RecKind::CxsEnd => Some((RecKind::CxsStart, "context_switch")),
                     RecKind::IpiNoticed => {
-                        overheads
-                            .get_mut("ipi")
-                            .unwrap()
-                            .push(cal.to_ns(raw.ts).saturating_sub(cal.to_ns(r.arg)));
+                        overheads.get_mut("ipi").unwrap().push(cal.to_ns(raw.ts).saturating_sub(cal.to_ns(r.arg)));
                         None
                     }
                     _ => None,
@@ -188,10 +159,7 @@ impl RunResult {
                         continue;
                     }
                     if let Some(s) = open.remove(&start) {
-                        overheads
-                            .get_mut(name)
-                            .unwrap()
-                            .push(r.ts.saturating_sub(s));
+                        overheads.get_mut(name).unwrap().push(r.ts.saturating_sub(s));
                     }
                 }
             }
@@ -209,12 +177,7 @@ impl RunResult {
             overheads,
             release_latency: Vec::new(),
             dropped_records: dropped,
-            accounting: JobAccounting {
-                released: 0,
-                completed: 0,
-                pending: 0,
-                error: None,
-            },
+            accounting: JobAccounting { released: 0, completed: 0, pending: 0, error: None },
             per_task: acc,
             max_poll_gap_ns,
             counter_hz: cal.ticks_per_second(),
@@ -289,32 +252,21 @@ impl RunResult {
         let pending = released - completed;
         let mut error = None;
         let acc = &self.per_task;
-        let (pr, pc): (u64, u64) = (
-            acc.released.iter().map(|&x| x as u64).sum(),
-            acc.completed.iter().map(|&x| x as u64).sum(),
-        );
+        let (pr, pc): (u64, u64) =
+            (acc.released.iter().map(|&x| x as u64).sum(), acc.completed.iter().map(|&x| x as u64).sum());
         if self.dropped_records == 0 && (pr != released || pc != completed) {
-            error = Some(format!(
-                "trace has {released} releases / {completed} completions, mechanism counts {pr} / {pc}"
-            ));
+            error =
+                Some(format!("trace has {released} releases / {completed} completions, mechanism counts {pr} / {pc}"));
         }
         for t in 0..acc.released.len() {
             if acc.completed[t] > acc.released[t] {
-                error = Some(format!(
-                    "task {t}: completed {} > released {}",
-                    acc.completed[t], acc.released[t]
-                ));
+                error = Some(format!("task {t}: completed {} > released {}", acc.completed[t], acc.released[t]));
             }
         }
         if let Err(e) = &acc.consistent {
             error = Some(e.clone());
         }
-        self.accounting = JobAccounting {
-            released,
-            completed,
-            pending,
-            error,
-        };
+        self.accounting = JobAccounting { released, completed, pending, error };
     }
 
     /// Checks the trace's well-formedness: per-buffer timestamps in order; every start or
@@ -324,10 +276,7 @@ impl RunResult {
     /// incomplete (dropped) trace.
     pub fn check_trace(&self) -> Result<(), String> {
         if self.dropped_records > 0 {
-            return Err(format!(
-                "the trace is incomplete: {} records dropped",
-                self.dropped_records
-            ));
+            return Err(format!("the trace is incomplete: {} records dropped", self.dropped_records));
         }
         let mut released: HashMap<(u32, u32), u64> = HashMap::new();
         for r in self.traces.iter().flatten() {
@@ -353,27 +302,17 @@ impl RunResult {
                 match r.kind {
                     RecKind::JobStart | RecKind::JobResume => {
                         if let Some((t, j, _)) = running {
-                            return Err(format!(
-                                "buffer {b}: {}:{} starts while {t}:{j} runs",
-                                r.task, r.job
-                            ));
+                            return Err(format!("buffer {b}: {}:{} starts while {t}:{j} runs", r.task, r.job));
                         }
                         match released.get(&key) {
                             Some(&rt) if rt <= r.ts => {}
-                            _ => {
-                                return Err(format!(
-                                    "job {}:{} starts at {} before its release",
-                                    r.task, r.job, r.ts
-                                ))
-                            }
+                            _ => return Err(format!("job {}:{} starts at {} before its release", r.task, r.job, r.ts)),
                         }
                         running = Some((r.task, r.job, r.ts));
                     }
                     RecKind::JobPreempt | RecKind::JobComplete => {
                         match running {
-                            Some((t, j, s)) if (t, j) == key => {
-                                intervals.entry(key).or_default().push((s, r.ts))
-                            }
+                            Some((t, j, s)) if (t, j) == key => intervals.entry(key).or_default().push((s, r.ts)),
                             _ => {
                                 return Err(format!(
                                     "buffer {b}: {} of {}:{} that is not running",
@@ -384,8 +323,7 @@ impl RunResult {
                             }
                         }
                         running = None;
-                        if r.kind == RecKind::JobComplete && completions.insert(key, r.ts).is_some()
-                        {
+                        if r.kind == RecKind::JobComplete && completions.insert(key, r.ts).is_some() {
                             return Err(format!("job {}:{} completes twice", r.task, r.job));
                         }
                     }
@@ -399,10 +337,7 @@ impl RunResult {
         for (k, iv) in intervals.iter_mut() {
             iv.sort_unstable();
             if let Some(w) = iv.windows(2).find(|w| w[1].0 < w[0].1) {
-                return Err(format!(
-                    "job {}:{} runs on two CPUs at once ({:?} and {:?})",
-                    k.0, k.1, w[0], w[1]
-                ));
+                return Err(format!("job {}:{} runs on two CPUs at once ({:?} and {:?})", k.0, k.1, w[0], w[1]));
             }
         }
         let mut by_task: BTreeMap<u32, Vec<(u64, u32)>> = BTreeMap::new();
@@ -413,9 +348,7 @@ impl RunResult {
             v.sort_unstable();
             for (i, &(_, j)) in v.iter().enumerate() {
                 if j != i as u32 {
-                    return Err(format!(
-                        "task {t}: completion #{i} is job {j} (out of order or missing)"
-                    ));
+                    return Err(format!("task {t}: completion #{i} is job {j} (out of order or missing)"));
                 }
             }
         }
@@ -428,19 +361,12 @@ impl RunResult {
 
     /// The run summary as JSON (field list in docs/runtime.md).
     pub fn summary_json(&self) -> Value {
-        let rt: Vec<u64> = self
-            .jobs
-            .iter()
-            .filter_map(|j| j.response_time_ns)
-            .collect();
+        let rt: Vec<u64> = self.jobs.iter().filter_map(|j| j.response_time_ns).collect();
         let rts = Stats::of(&rt);
         let rl = Stats::of(&self.release_latency);
         let mut ov = serde_json::Map::new();
         for (k, v) in &self.overheads {
-            ov.insert(
-                k.clone(),
-                serde_json::to_value(Stats::of(v)).unwrap_or(Value::Null),
-            );
+            ov.insert(k.clone(), serde_json::to_value(Stats::of(v)).unwrap_or(Value::Null));
         }
         json!({
             "scheduler": self.scheduler,

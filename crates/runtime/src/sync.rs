@@ -122,11 +122,7 @@ pub struct CpuSignal<B: Backend = Std> {
 
 impl<B: Backend> Default for CpuSignal<B> {
     fn default() -> Self {
-        CpuSignal {
-            flag: CachePadded::new(B::U32::new(0)),
-            sleeping: B::U32::new(0),
-            sent: B::U64::new(0),
-        }
+        CpuSignal { flag: CachePadded::new(B::U32::new(0)), sleeping: B::U32::new(0), sent: B::U64::new(0) }
     }
 }
 
@@ -167,9 +163,7 @@ impl<B: Backend> CpuSignal<B> {
         // here, loom finds an execution (legal in the language model, not on x86) in which
         // the request is consumed but its stamp is left behind, to be charged to the next,
         // unrelated request as a huge Δipi.
-        let _ = self
-            .sent
-            .compare_exchange(0, stamp.max(1), Ordering::Relaxed, Ordering::Relaxed);
+        let _ = self.sent.compare_exchange(0, stamp.max(1), Ordering::Relaxed, Ordering::Relaxed);
         self.flag.swap(1, Ordering::Release);
         B::fence(Ordering::SeqCst);
         self.sleeping.load(Ordering::Relaxed) != 0
@@ -217,10 +211,7 @@ impl<B: Backend> CpuSignal<B> {
 }
 
 fn futex_wait(word: &std::sync::atomic::AtomicU32, expected: u32, timeout_ns: u64) {
-    let ts = libc::timespec {
-        tv_sec: (timeout_ns / 1_000_000_000) as _,
-        tv_nsec: (timeout_ns % 1_000_000_000) as _,
-    };
+    let ts = libc::timespec { tv_sec: (timeout_ns / 1_000_000_000) as _, tv_nsec: (timeout_ns % 1_000_000_000) as _ };
     // SAFETY: `word` is a live, aligned u32 for the call; `ts` outlives the call; the other
     // pointer arguments are unused by FUTEX_WAIT.
     unsafe {
@@ -239,12 +230,7 @@ fn futex_wait(word: &std::sync::atomic::AtomicU32, expected: u32, timeout_ns: u6
 fn futex_wake(word: &std::sync::atomic::AtomicU32) {
     // SAFETY: `word` is a live, aligned u32; FUTEX_WAKE reads no other pointer.
     unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
-            i32::MAX,
-        );
+        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, i32::MAX);
     }
 }
 
@@ -265,11 +251,7 @@ unsafe impl<T: Send, B: Backend> Send for SpinLock<T, B> {}
 
 impl<T, B: Backend> SpinLock<T, B> {
     pub fn new(id: u32, data: T) -> SpinLock<T, B> {
-        SpinLock {
-            locked: CachePadded::new(B::Bool::new(false)),
-            id,
-            data: UnsafeCell::new(data),
-        }
+        SpinLock { locked: CachePadded::new(B::Bool::new(false)), id, data: UnsafeCell::new(data) }
     }
 
     /// Acquires, recording the wait in `trace`.
@@ -286,11 +268,7 @@ impl<T, B: Backend> SpinLock<T, B> {
         loop {
             // compare_exchange rather than swap: a failed attempt writes nothing (and loom's
             // exploration of a swap-based spin lock does not terminate).
-            if self
-                .locked
-                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-            {
+            if self.locked.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed).is_ok() {
                 return SpinGuard { lock: self };
             }
             while self.locked.load(Ordering::Relaxed) {
@@ -349,10 +327,7 @@ mod tests {
             })
             .collect();
         for h in hs {
-            assert!(
-                h.join().unwrap() > 0,
-                "lock waits must be recorded (and drops counted)"
-            );
+            assert!(h.join().unwrap() > 0, "lock waits must be recorded (and drops counted)");
         }
         assert_eq!(*l.lock_untraced(), 60_000);
     }
@@ -410,13 +385,7 @@ pub(crate) mod loom_model {
                 fn swap(&self, v: $t, o: Ordering) -> $t {
                     <$a>::swap(self, v, o)
                 }
-                fn compare_exchange(
-                    &self,
-                    c: $t,
-                    n: $t,
-                    s: Ordering,
-                    f: Ordering,
-                ) -> Result<$t, $t> {
+                fn compare_exchange(&self, c: $t, n: $t, s: Ordering, f: Ordering) -> Result<$t, $t> {
                     <$a>::compare_exchange(self, c, n, s, f)
                 }
             }
@@ -437,11 +406,7 @@ pub(crate) mod loom_model {
 
     impl Atom<u32> for FutexWord {
         fn new(v: u32) -> Self {
-            FutexWord {
-                v: LU32::new(v),
-                bucket: Mutex::new(false),
-                wake: Notify::new(),
-            }
+            FutexWord { v: LU32::new(v), bucket: Mutex::new(false), wake: Notify::new() }
         }
         fn load(&self, o: Ordering) -> u32 {
             self.v.load(o)
@@ -565,19 +530,12 @@ pub(crate) mod loom_model {
                 got.push(x);
             }
             assert!(!got.is_empty(), "a request was lost");
-            assert!(
-                got[0] == 11 || got[0] == 22,
-                "the first notice carries a stamp: {got:?}"
-            );
+            assert!(got[0] == 11 || got[0] == 22, "the first notice carries a stamp: {got:?}");
             let stamps: Vec<u64> = got.iter().copied().filter(|&x| x != 0).collect();
             assert!(stamps.iter().all(|x| [11, 22].contains(x)), "{got:?}");
             assert!(stamps.len() <= 2 && (stamps.len() < 2 || stamps[0] != stamps[1]));
             assert_eq!(s.flag.load(Ordering::Relaxed), 0);
-            assert_eq!(
-                s.sent.load(Ordering::Relaxed),
-                0,
-                "a stamp outlived its request"
-            );
+            assert_eq!(s.sent.load(Ordering::Relaxed), 0, "a stamp outlived its request");
         });
     }
 
@@ -601,11 +559,7 @@ pub(crate) mod loom_model {
             assert!(!got.is_empty());
             assert!(got.iter().filter(|&&x| x == 5).count() <= 1, "{got:?}");
             assert!(got.iter().all(|&x| x == 0 || x == 5), "{got:?}");
-            assert_eq!(
-                s.sent.load(Ordering::Relaxed),
-                0,
-                "a stamp outlived its request"
-            );
+            assert_eq!(s.sent.load(Ordering::Relaxed), 0, "a stamp outlived its request");
         });
     }
 
@@ -615,10 +569,7 @@ pub(crate) mod loom_model {
     #[test]
     fn loom_spin_lock_excludes() {
         loom::model(|| {
-            let l = leak(SpinLock::<loom::cell::UnsafeCell<u32>, Loom>::new(
-                0,
-                loom::cell::UnsafeCell::new(0),
-            ));
+            let l = leak(SpinLock::<loom::cell::UnsafeCell<u32>, Loom>::new(0, loom::cell::UnsafeCell::new(0)));
             let hs: Vec<_> = (0..2)
                 .map(|_| {
                     thread::spawn(move || {
@@ -650,9 +601,7 @@ pub(crate) mod loom_model {
             let s2 = s;
             let t = thread::spawn(move || sleeper(s2));
             let sleeping = s.sleeping.load(Ordering::Relaxed) != 0;
-            let _ = s
-                .sent
-                .compare_exchange(0, 7, Ordering::Relaxed, Ordering::Relaxed);
+            let _ = s.sent.compare_exchange(0, 7, Ordering::Relaxed, Ordering::Relaxed);
             s.flag.store(1, Ordering::Release);
             if sleeping {
                 Loom::futex_wake(&s.flag);
@@ -668,9 +617,7 @@ pub(crate) mod loom_model {
     #[should_panic(expected = "a stamp outlived its request")]
     fn loom_catches_a_stamp_left_behind_by_a_plain_flag_store() {
         fn send_with_store(s: &Sig, stamp: u64) {
-            let _ = s
-                .sent
-                .compare_exchange(0, stamp, Ordering::Relaxed, Ordering::Relaxed);
+            let _ = s.sent.compare_exchange(0, stamp, Ordering::Relaxed, Ordering::Relaxed);
             s.flag.store(1, Ordering::Release);
         }
         loom::model(|| {
@@ -681,11 +628,7 @@ pub(crate) mod loom_model {
             ta.join().unwrap();
             tb.join().unwrap();
             while s.take().is_some() {}
-            assert_eq!(
-                s.sent.load(Ordering::Relaxed),
-                0,
-                "a stamp outlived its request"
-            );
+            assert_eq!(s.sent.load(Ordering::Relaxed), 0, "a stamp outlived its request");
         });
     }
 

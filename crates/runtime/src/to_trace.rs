@@ -76,11 +76,8 @@ pub fn to_trace(r: &RunResult, ts: &TaskSet) -> Result<Trace, String> {
             None // the end-of-run drain
         }
     };
-    let jobs: HashMap<(u32, u32), (u64, u64)> = r
-        .jobs
-        .iter()
-        .map(|j| ((j.task, j.job), (j.release_ns, j.deadline_ns)))
-        .collect();
+    let jobs: HashMap<(u32, u32), (u64, u64)> =
+        r.jobs.iter().map(|j| ((j.task, j.job), (j.release_ns, j.deadline_ns))).collect();
     let empty = Vec::new();
     let samples = |k: &str| r.overheads.get(k).unwrap_or(&empty);
     let (ev_s, ipi_s) = (samples("release_event"), samples("ipi"));
@@ -104,15 +101,9 @@ pub fn to_trace(r: &RunResult, ts: &TaskSet) -> Result<Trace, String> {
                         | RecKind::JobComplete
                 )
             {
-                return Err(format!(
-                    "the trace names task {} but the task set has {n} tasks",
-                    x.task
-                ));
+                return Err(format!("the trace names task {} but the task set has {n} tasks", x.task));
             }
-            let job = JobId {
-                task: x.task,
-                job: x.job,
-            };
+            let job = JobId { task: x.task, job: x.job };
             let cpu = lane(x.cpu, x.task);
             let drain = cpu.is_none();
             let ov = |kind, start: u64, end: u64| Event::Overhead {
@@ -148,10 +139,7 @@ pub fn to_trace(r: &RunResult, ts: &TaskSet) -> Result<Trace, String> {
                 RecKind::SchedStart | RecKind::LockWaitStart | RecKind::CxsStart => {
                     open.insert(x.kind, x.ts);
                 }
-                RecKind::ReleaseEnd
-                | RecKind::SchedEnd
-                | RecKind::LockWaitEnd
-                | RecKind::CxsEnd => {
+                RecKind::ReleaseEnd | RecKind::SchedEnd | RecKind::LockWaitEnd | RecKind::CxsEnd => {
                     let (start, kind) = match x.kind {
                         RecKind::ReleaseEnd => (RecKind::ReleaseStart, OverheadKind::Release),
                         RecKind::SchedEnd => (RecKind::SchedStart, OverheadKind::Schedule),
@@ -174,17 +162,10 @@ pub fn to_trace(r: &RunResult, ts: &TaskSet) -> Result<Trace, String> {
         }
     }
     for (task, job) in released {
-        let &(rel, dl) = jobs
-            .get(&(task, job))
-            .ok_or_else(|| format!("job {task}:{job} is released but not in the job table"))?;
+        let &(rel, dl) =
+            jobs.get(&(task, job)).ok_or_else(|| format!("job {task}:{job} is released but not in the job table"))?;
         let t = first_run.get(&(task, job)).map_or(rel, |&f| f.min(rel));
-        out.push(Record::new(
-            t,
-            Event::Release {
-                job: JobId { task, job },
-                deadline: dl,
-            },
-        ));
+        out.push(Record::new(t, Event::Release { job: JobId { task, job }, deadline: dl }));
     }
     out.sort_by_key(|x| {
         let tie = match x.event {
@@ -207,10 +188,7 @@ pub fn to_trace(r: &RunResult, ts: &TaskSet) -> Result<Trace, String> {
         }
         records.push(x);
     }
-    Ok(Trace {
-        meta: TraceMeta::new(ts, meta_m, r.duration_ns),
-        records,
-    })
+    Ok(Trace { meta: TraceMeta::new(ts, meta_m, r.duration_ns), records })
 }
 
 #[cfg(test)]
@@ -229,18 +207,12 @@ mod tests {
         let cpu = crate::platform::allowed_cpus()[0];
         // Light and overloaded sets (U = 0.55 and U = 1.4 on one CPU).
         let light = TaskSet::from_ct(&[(MS, 10 * MS), (2 * MS, 20 * MS), (MS, 7 * MS)]).unwrap();
-        let over =
-            TaskSet::from_ct(&[(6 * MS, 10 * MS), (4 * MS, 10 * MS), (2 * MS, 5 * MS)]).unwrap();
+        let over = TaskSet::from_ct(&[(6 * MS, 10 * MS), (4 * MS, 10 * MS), (2 * MS, 5 * MS)]).unwrap();
         for ts in [&light, &over] {
             for mech in [
                 Mechanism::GsnEdf,
-                Mechanism::Pedf {
-                    partition: vec![(0..ts.len()).collect()],
-                },
-                Mechanism::Pfp {
-                    partition: vec![(0..ts.len()).collect()],
-                    ranks: None,
-                },
+                Mechanism::Pedf { partition: vec![(0..ts.len()).collect()] },
+                Mechanism::Pfp { partition: vec![(0..ts.len()).collect()], ranks: None },
             ] {
                 let r = run(ts, &mech, &RunConfig::new(vec![cpu], 200 * MS)).unwrap();
                 assert_eq!(r.accounting.error, None);
@@ -251,11 +223,7 @@ mod tests {
                 assert_eq!(mt.jobs as usize, r.jobs.len(), "{name}");
                 // Completions by the horizon (a completion recorded just after the end would
                 // be counted by the runtime only).
-                let done = r
-                    .jobs
-                    .iter()
-                    .filter(|j| j.finish_ns.is_some_and(|f| f <= r.duration_ns))
-                    .count();
+                let done = r.jobs.iter().filter(|j| j.finish_ns.is_some_and(|f| f <= r.duration_ns)).count();
                 assert_eq!(mt.completed as usize, done, "{name}");
                 assert_eq!(mt.jobs, mt.completed + mt.pending);
                 // Misses under the trace crate's definition (deadline <= horizon), from the
@@ -264,39 +232,17 @@ mod tests {
                 let misses = r
                     .jobs
                     .iter()
-                    .filter(|j| {
-                        j.deadline_ns <= h && !matches!(j.finish_ns, Some(f) if f <= j.deadline_ns)
-                    })
+                    .filter(|j| j.deadline_ns <= h && !matches!(j.finish_ns, Some(f) if f <= j.deadline_ns))
                     .count();
                 assert_eq!(mt.deadline_misses as usize, misses, "{name}");
                 if std::ptr::eq(ts, &over) {
                     assert!(misses > 0, "{name}: the overload must miss");
                 }
                 // Overhead totals are the run's samples.
-                let sch = mt
-                    .overheads
-                    .iter()
-                    .find(|o| o.kind == OverheadKind::Schedule)
-                    .unwrap();
-                let is_sch = |x: &&Record| {
-                    matches!(
-                        x.event,
-                        Event::Overhead {
-                            kind: OverheadKind::Schedule,
-                            ..
-                        }
-                    )
-                };
-                assert_eq!(
-                    tr.records.iter().filter(is_sch).count(),
-                    r.overheads["schedule"].len()
-                );
-                let by_h = tr
-                    .records
-                    .iter()
-                    .filter(is_sch)
-                    .filter(|x| x.time <= h)
-                    .count();
+                let sch = mt.overheads.iter().find(|o| o.kind == OverheadKind::Schedule).unwrap();
+                let is_sch = |x: &&Record| matches!(x.event, Event::Overhead { kind: OverheadKind::Schedule, .. });
+                assert_eq!(tr.records.iter().filter(is_sch).count(), r.overheads["schedule"].len());
+                let by_h = tr.records.iter().filter(is_sch).filter(|x| x.time <= h).count();
                 assert_eq!(sch.count as usize, by_h, "{name}");
                 // Exports parse.
                 let back = Trace::from_jsonl(&tr.to_jsonl()).unwrap();
@@ -306,10 +252,7 @@ mod tests {
                 let pf: serde_json::Value = serde_json::from_str(&tr.to_perfetto_json()).unwrap();
                 assert!(pf.is_object() || pf.is_array());
                 assert_eq!(tr.to_sched_trace_bytes().unwrap().len() % 24, 0);
-                assert!(
-                    tr.to_gantt_svg(None).starts_with("<svg")
-                        || tr.to_gantt_svg(None).contains("<svg")
-                );
+                assert!(tr.to_gantt_svg(None).starts_with("<svg") || tr.to_gantt_svg(None).contains("<svg"));
                 // The monitor runs and the summary carries it.
                 let inv = crate::monitor::invariant_of(&mech, ts, 1).unwrap();
                 let pi = priority_inversion(&tr, &inv).unwrap();

@@ -111,22 +111,10 @@ impl TraceBuffer {
     /// Allocates and pre-faults room for `capacity` records (so the first writes take no page
     /// fault on the hot path).
     pub fn new(cpu: u16, capacity: usize) -> TraceBuffer {
-        let blank = Record {
-            ts: 0,
-            arg: 0,
-            task: 0,
-            job: 0,
-            cpu,
-            kind: RecKind::JobRelease,
-        };
+        let blank = Record { ts: 0, arg: 0, task: 0, job: 0, cpu, kind: RecKind::JobRelease };
         let mut recs = vec![blank; capacity];
         recs.clear();
-        TraceBuffer {
-            cpu,
-            recs,
-            cap: capacity,
-            dropped: 0,
-        }
+        TraceBuffer { cpu, recs, cap: capacity, dropped: 0 }
     }
 
     /// Records an event now. Never allocates: past capacity the record is counted as dropped.
@@ -141,14 +129,7 @@ impl TraceBuffer {
     pub fn record_at(&mut self, ts: u64, kind: RecKind, task: u32, job: u32, arg: u64) {
         if self.recs.len() < self.cap {
             // Within the reserved capacity: Vec::push does not reallocate.
-            self.recs.push(Record {
-                ts,
-                arg,
-                task,
-                job,
-                cpu: self.cpu,
-                kind,
-            });
+            self.recs.push(Record { ts, arg, task, job, cpu: self.cpu, kind });
         } else {
             self.dropped += 1;
         }
@@ -160,14 +141,7 @@ impl TraceBuffer {
     pub fn record_on(&mut self, cpu: u16, kind: RecKind, task: u32, job: u32, arg: u64) {
         let ts = clock::counter();
         if self.recs.len() < self.cap {
-            self.recs.push(Record {
-                ts,
-                arg,
-                task,
-                job,
-                cpu,
-                kind,
-            });
+            self.recs.push(Record { ts, arg, task, job, cpu, kind });
         } else {
             self.dropped += 1;
         }
@@ -229,11 +203,7 @@ mod tests {
         assert_eq!(b.records().len(), 4);
         assert_eq!(b.dropped(), 6);
         assert_eq!(b.records().as_ptr(), ptr, "the buffer was reallocated");
-        assert_eq!(
-            b.records()[3].task,
-            3,
-            "a linear buffer keeps the first records"
-        );
+        assert_eq!(b.records()[3].task, 3, "a linear buffer keeps the first records");
         let mut z = TraceBuffer::new(0, 0);
         z.record(RecKind::JobRelease, 0, 0, 0);
         assert_eq!(z.dropped(), 1);
@@ -270,10 +240,7 @@ mod loom_tests {
                 let b = &*b;
                 assert_eq!(b.records().len(), 2);
                 assert_eq!(b.dropped(), 1, "the third record must be counted as dropped");
-                assert_eq!(
-                    b.records().iter().map(|r| (r.task, r.cpu)).collect::<Vec<_>>(),
-                    [(0, 1), (1, 1)]
-                );
+                assert_eq!(b.records().iter().map(|r| (r.task, r.cpu)).collect::<Vec<_>>(), [(0, 1), (1, 1)]);
             });
         });
     }

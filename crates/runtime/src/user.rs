@@ -112,13 +112,7 @@ pub(crate) fn run_steps(
     poll: &dyn Fn() -> bool,
 ) -> bool {
     loop {
-        let ctx = JobCtx {
-            task,
-            job,
-            step: *step,
-            cpu,
-            poll,
-        };
+        let ctx = JobCtx { task, job, step: *step, cpu, poll };
         let r = body(&ctx);
         *step += 1;
         if r == Step::Done {

@@ -20,13 +20,9 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 /// A tiny deterministic generator: n tasks with periods in [2, 20] ms and total utilization
 /// about `u` (split unevenly), implicit deadlines.
 fn random_set(seed: u64, n: usize, u: f64) -> TaskSet {
-    let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
+    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
     let mut next = || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (s >> 33) as f64 / (1u64 << 31) as f64
     };
     let w: Vec<f64> = (0..n).map(|_| 0.2 + next()).collect();
@@ -55,12 +51,8 @@ fn check_release_counts(ts: &TaskSet, r: &RunResult) {
 fn check(ts: &TaskSet, r: &RunResult) {
     assert_eq!(r.dropped_records, 0);
     assert_eq!(r.accounting.error, None, "{:?}", r.accounting);
-    assert_eq!(
-        r.accounting.released,
-        r.accounting.completed + r.accounting.pending
-    );
-    r.check_trace()
-        .unwrap_or_else(|e| panic!("{}: {e}", r.scheduler));
+    assert_eq!(r.accounting.released, r.accounting.completed + r.accounting.pending);
+    r.check_trace().unwrap_or_else(|e| panic!("{}: {e}", r.scheduler));
     check_release_counts(ts, r);
     assert!(r.accounting.completed > 0, "nothing completed");
     for j in &r.jobs {
@@ -85,14 +77,7 @@ fn pedf_accounts_every_job_and_traces_are_well_formed() {
         let mut cfg = one_cpu(150);
         cfg.exec = ExecTime::Uniform { min_fraction: 0.5 };
         cfg.wss_bytes = 16 * 1024;
-        let r = run(
-            &ts,
-            &Mechanism::Pedf {
-                partition: vec![(0..4).collect()],
-            },
-            &cfg,
-        )
-        .unwrap();
+        let r = run(&ts, &Mechanism::Pedf { partition: vec![(0..4).collect()] }, &cfg).unwrap();
         check(&ts, &r);
     }
 }
@@ -107,22 +92,11 @@ fn pedf_on_two_cpus_keeps_tasks_on_their_cpu() {
     let ts = random_set(11, 4, 0.8);
     let cfg = RunConfig::new(cpus[..2].to_vec(), 150 * MS);
     let part = vec![vec![0, 2], vec![1, 3]];
-    let r = run(
-        &ts,
-        &Mechanism::Pedf {
-            partition: part.clone(),
-        },
-        &cfg,
-    )
-    .unwrap();
+    let r = run(&ts, &Mechanism::Pedf { partition: part.clone() }, &cfg).unwrap();
     check(&ts, &r);
     for j in &r.jobs {
         if let Some(c) = j.cpu {
-            let home = if part[0].contains(&(j.task as usize)) {
-                cpus[0]
-            } else {
-                cpus[1]
-            };
+            let home = if part[0].contains(&(j.task as usize)) { cpus[0] } else { cpus[1] };
             assert_eq!(c, home, "task {} migrated under P-EDF", j.task);
         }
     }
@@ -133,46 +107,24 @@ fn pfp_never_preempts_the_top_priority_task() {
     let _serial = serial();
     // Task 0 is long with a long period, task 1 short and frequent: under EDF task 1's jobs
     // preempt task 0's; under P-FP with task 0 on top they never may.
-    let ts = TaskSet::from_ct(&[
-        (5 * MS, 40 * MS),
-        (MS, 4 * MS),
-        (MS / 2, 10 * MS),
-        (MS / 2, 15 * MS),
-    ])
-    .unwrap();
+    let ts = TaskSet::from_ct(&[(5 * MS, 40 * MS), (MS, 4 * MS), (MS / 2, 10 * MS), (MS / 2, 15 * MS)]).unwrap();
     for ranks in [None, Some(vec![0, 3, 2, 1])] {
         let top = match &ranks {
             Some(r) => r.iter().position(|&x| x == 0).unwrap() as u32,
             None => (0..4).min_by_key(|&i| (ts.tasks()[i].deadline, i)).unwrap() as u32,
         };
-        let mech = Mechanism::Pfp {
-            partition: vec![(0..4).collect()],
-            ranks,
-        };
+        let mech = Mechanism::Pfp { partition: vec![(0..4).collect()], ranks };
         let r = run(&ts, &mech, &one_cpu(150)).unwrap();
         assert_eq!(r.scheduler, "pfp");
         check(&ts, &r);
         let preempt = rtsched_runtime::tracer::RecKind::JobPreempt;
         assert!(
-            r.traces
-                .iter()
-                .flatten()
-                .all(|x| !(x.kind == preempt && x.task == top)),
+            r.traces.iter().flatten().all(|x| !(x.kind == preempt && x.task == top)),
             "the top-priority task {top} was preempted"
         );
     }
-    let e = run(
-        &ts,
-        &Mechanism::Pfp {
-            partition: vec![(0..4).collect()],
-            ranks: Some(vec![0]),
-        },
-        &one_cpu(10),
-    );
-    assert!(e
-        .unwrap_err()
-        .to_string()
-        .contains("1 priorities for 4 tasks"));
+    let e = run(&ts, &Mechanism::Pfp { partition: vec![(0..4).collect()], ranks: Some(vec![0]) }, &one_cpu(10));
+    assert!(e.unwrap_err().to_string().contains("1 priorities for 4 tasks"));
 }
 
 #[test]
@@ -181,11 +133,7 @@ fn gsn_edf_one_cpu_accounts_every_job() {
     for seed in 3..6 {
         let ts = random_set(seed, 5, 0.7);
         let mut cfg = one_cpu(150);
-        cfg.idle = if seed % 2 == 0 {
-            IdleMode::Spin
-        } else {
-            IdleMode::Sleep
-        };
+        cfg.idle = if seed % 2 == 0 { IdleMode::Spin } else { IdleMode::Sleep };
         let r = run(&ts, &Mechanism::GsnEdf, &cfg).unwrap();
         check(&ts, &r);
     }
@@ -222,10 +170,7 @@ fn gsn_edf_di_releases_on_the_dedicated_cpu() {
     let rel = rtsched_runtime::tracer::RecKind::JobRelease;
     assert!(r.traces[0].iter().all(|x| x.kind != rel));
     assert!(r.traces[1].iter().any(|x| x.kind == rel));
-    assert!(
-        !r.overheads["ipi"].is_empty(),
-        "a remote release must send IPIs"
-    );
+    assert!(!r.overheads["ipi"].is_empty(), "a remote release must send IPIs");
 }
 
 /// The one SCHED_FIFO run of the default suite, kept so CI covers that path: 100 ms at U = 0.4
@@ -248,15 +193,8 @@ fn overload_runs_to_the_end_and_accounts_every_job() {
     let _serial = serial();
     // U = 1.6 on one CPU: demand exceeds supply, so jobs must miss and pile up.
     let ts = TaskSet::from_ct(&[(4 * MS, 5 * MS), (3 * MS, 8 * MS), (2 * MS, 10 * MS)]).unwrap();
-    let mut cases = vec![
-        (Mechanism::GsnEdf, one_cpu(200)),
-        (
-            Mechanism::Pedf {
-                partition: vec![vec![0, 1, 2]],
-            },
-            one_cpu(200),
-        ),
-    ];
+    let mut cases =
+        vec![(Mechanism::GsnEdf, one_cpu(200)), (Mechanism::Pedf { partition: vec![vec![0, 1, 2]] }, one_cpu(200))];
     if allowed_cpus().len() >= 2 {
         let mut d = one_cpu(200);
         d.dedicated_cpu = Some(allowed_cpus()[1]);
@@ -265,20 +203,11 @@ fn overload_runs_to_the_end_and_accounts_every_job() {
     for (mech, cfg) in cases {
         let r = run(&ts, &mech, &cfg).unwrap();
         check(&ts, &r);
-        assert!(
-            r.deadline_misses() > 0,
-            "{}: an overloaded set must miss",
-            r.scheduler
-        );
+        assert!(r.deadline_misses() > 0, "{}: an overloaded set must miss", r.scheduler);
         assert!(r.accounting.pending > 0);
         // Jobs of one task never overtake each other (the next waits for the tardy one).
         for t in 0..3u32 {
-            let fin: Vec<u64> = r
-                .jobs
-                .iter()
-                .filter(|j| j.task == t)
-                .filter_map(|j| j.finish_ns)
-                .collect();
+            let fin: Vec<u64> = r.jobs.iter().filter(|j| j.task == t).filter_map(|j| j.finish_ns).collect();
             assert!(fin.windows(2).all(|w| w[0] <= w[1]));
         }
     }
@@ -293,10 +222,7 @@ fn a_tiny_trace_buffer_counts_drops() {
     let r = run(&ts, &Mechanism::GsnEdf, &cfg).unwrap();
     assert!(r.dropped_records > 0);
     assert!(r.check_trace().unwrap_err().contains("dropped"));
-    assert_eq!(
-        r.summary_json()["dropped_records"].as_u64(),
-        Some(r.dropped_records)
-    );
+    assert_eq!(r.summary_json()["dropped_records"].as_u64(), Some(r.dropped_records));
 }
 
 #[test]
@@ -322,22 +248,10 @@ fn bad_configurations_give_clear_errors() {
     let mut f = one_cpu(10);
     f.rt_priority = Some(0);
     assert!(err(&Mechanism::GsnEdf, &f).contains("rt_priority"));
-    assert!(Mechanism::parse("gedf", None)
-        .unwrap_err()
-        .to_string()
-        .contains("known: pedf, pfp"));
-    assert!(Mechanism::parse("pedf", None)
-        .unwrap_err()
-        .to_string()
-        .contains("needs a partition"));
-    assert!(Mechanism::parse("gsn-edf", Some(vec![]))
-        .unwrap_err()
-        .to_string()
-        .contains("no partition"));
-    assert_eq!(
-        Mechanism::parse("gsn-edf-di", None).unwrap(),
-        Mechanism::GsnEdfDi
-    );
+    assert!(Mechanism::parse("gedf", None).unwrap_err().to_string().contains("known: pedf, pfp"));
+    assert!(Mechanism::parse("pedf", None).unwrap_err().to_string().contains("needs a partition"));
+    assert!(Mechanism::parse("gsn-edf", Some(vec![])).unwrap_err().to_string().contains("no partition"));
+    assert_eq!(Mechanism::parse("gsn-edf-di", None).unwrap(), Mechanism::GsnEdfDi);
     let mut u = one_cpu(10);
     u.exec = ExecTime::Uniform { min_fraction: -1.0 };
     assert!(err(&Mechanism::GsnEdf, &u).contains("min_fraction"));
@@ -379,13 +293,8 @@ fn kernel_sd_admission_errors_name_the_limit() {
     // m + 1 tasks of utilization 0.9 exceed m × 0.95.
     let ts = TaskSet::from_ct(&vec![(9 * MS, 10 * MS); m as usize + 1]).unwrap();
     let cfg = RunConfig::new(allowed_cpus(), 50 * MS);
-    let e = run(&ts, &Mechanism::KernelSd, &cfg)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("sched_rt_runtime_us") || e.contains("CAP_SYS_NICE"),
-        "{e}"
-    );
+    let e = run(&ts, &Mechanism::KernelSd, &cfg).unwrap_err().to_string();
+    assert!(e.contains("sched_rt_runtime_us") || e.contains("CAP_SYS_NICE"), "{e}");
     // Reservations of 0.924 per CPU: under m × 0.95 but over m × 0.90, which is what Linux
     // ≥ 6.12 leaves after its fair-server reservations (0.05 per CPU). There the refusal must
     // say so; an older kernel (or a tuned fair server) admits the set.
@@ -394,9 +303,7 @@ fn kernel_sd_admission_errors_name_the_limit() {
         Ok(r) => assert_eq!(r.accounting.error, None),
         Err(e) => {
             let e = e.to_string();
-            if e.contains("EBUSY")
-                && rtsched_runtime::kernel_sd::fair_server_bandwidth_per_cpu().is_some()
-            {
+            if e.contains("EBUSY") && rtsched_runtime::kernel_sd::fair_server_bandwidth_per_cpu().is_some() {
                 assert!(e.contains("fair-server") && e.contains("leaving"), "{e}");
             } else {
                 assert!(e.contains("EBUSY") || e.contains("CAP_SYS_NICE"), "{e}");
@@ -406,18 +313,11 @@ fn kernel_sd_admission_errors_name_the_limit() {
     // A period above the kernel's maximum (4.19 s by default) is named with the bound.
     let long = TaskSet::from_ct(&[(MS, 10_000 * MS)]).unwrap();
     let e = run(&long, &Mechanism::KernelSd, &cfg).unwrap_err().to_string();
-    assert!(
-        e.contains("sched_deadline_period_min_us / _max_us") || e.contains("CAP_SYS_NICE"),
-        "{e}"
-    );
+    assert!(e.contains("sched_deadline_period_min_us / _max_us") || e.contains("CAP_SYS_NICE"), "{e}");
     let bad = TaskSet::from_cdt(&[(MS, 20 * MS, 10 * MS)]).unwrap();
-    let e = run(&bad, &Mechanism::KernelSd, &cfg)
-        .unwrap_err()
-        .to_string();
+    let e = run(&bad, &Mechanism::KernelSd, &cfg).unwrap_err().to_string();
     assert!(e.contains("deadline ≤ period"), "{e}");
-    let e = run(&ts, &Mechanism::KernelSd, &one_cpu(10))
-        .unwrap_err()
-        .to_string();
+    let e = run(&ts, &Mechanism::KernelSd, &one_cpu(10)).unwrap_err().to_string();
     if m > 1 {
         assert!(e.contains("root domain"), "{e}");
     }
@@ -446,12 +346,7 @@ fn stopped_run(ts: &TaskSet, mech: &Mechanism, mut cfg: RunConfig, after_ms: u64
 fn a_stop_request_ends_the_run_early_with_consistent_results() {
     let _serial = serial();
     let ts = random_set(31, 4, 0.7);
-    for mech in [
-        Mechanism::GsnEdf,
-        Mechanism::Pedf {
-            partition: vec![(0..4).collect()],
-        },
-    ] {
+    for mech in [Mechanism::GsnEdf, Mechanism::Pedf { partition: vec![(0..4).collect()] }] {
         let r = stopped_run(&ts, &mech, one_cpu(30_000), 300);
         // Every job due before the (shortened) end is released and accounted for.
         check(&ts, &r);

@@ -28,10 +28,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
 /// splitmix64: small, seedable, good enough for picking cases.
@@ -84,10 +81,7 @@ fn check(ts: &TaskSet, r: &RunResult, m: usize, per_cpu_buffers: bool) -> Result
     }
     let a = &r.accounting;
     if a.released != a.completed + a.pending {
-        return Err(format!(
-            "released {} != completed {} + pending {}",
-            a.released, a.completed, a.pending
-        ));
+        return Err(format!("released {} != completed {} + pending {}", a.released, a.completed, a.pending));
     }
     // Nothing lost: every job due in [0, duration) is released, and no other.
     for (i, t) in ts.iter().enumerate() {
@@ -114,13 +108,9 @@ fn check(ts: &TaskSet, r: &RunResult, m: usize, per_cpu_buffers: bool) -> Result
     for (b, recs) in r.traces.iter().enumerate() {
         for x in recs {
             // Worker CPUs 0..m, the dedicated release thread, the end-of-run release drain.
-            let valid_cpu =
-                (x.cpu as usize) < m || x.cpu == RELEASE_CPU || x.cpu == RELEASE_CPU - 1;
+            let valid_cpu = (x.cpu as usize) < m || x.cpu == RELEASE_CPU || x.cpu == RELEASE_CPU - 1;
             if !valid_cpu {
-                return Err(format!(
-                    "buffer {b}: record on CPU index {} (m = {m})",
-                    x.cpu
-                ));
+                return Err(format!("buffer {b}: record on CPU index {} (m = {m})", x.cpu));
             }
             let key = (x.task, x.job);
             match x.kind {
@@ -132,20 +122,11 @@ fn check(ts: &TaskSet, r: &RunResult, m: usize, per_cpu_buffers: bool) -> Result
                     j.due = Some(x.arg);
                     j.release_ts = Some(x.ts);
                 }
-                RecKind::JobStart
-                | RecKind::JobResume
-                | RecKind::JobPreempt
-                | RecKind::JobComplete => {
+                RecKind::JobStart | RecKind::JobResume | RecKind::JobPreempt | RecKind::JobComplete => {
                     if x.cpu as usize >= m {
-                        return Err(format!(
-                            "job {key:?} executes off the scheduling CPUs ({})",
-                            x.cpu
-                        ));
+                        return Err(format!("job {key:?} executes off the scheduling CPUs ({})", x.cpu));
                     }
-                    jobs.entry(key)
-                        .or_default()
-                        .events
-                        .push((x.ts, x.kind, x.cpu));
+                    jobs.entry(key).or_default().events.push((x.ts, x.kind, x.cpu));
                 }
                 _ => {}
             }
@@ -162,9 +143,7 @@ fn check(ts: &TaskSet, r: &RunResult, m: usize, per_cpu_buffers: bool) -> Result
         };
         let z = t0_of(due, key);
         if *t0.get_or_insert(z) != z {
-            return Err(format!(
-                "job {key:?}: due time {due} is not on its task's grid"
-            ));
+            return Err(format!("job {key:?}: due time {due} is not on its task's grid"));
         }
         let rel = key.1 as u64 * ts.tasks()[key.0 as usize].period;
         let mut ev = j.events.clone();
@@ -182,9 +161,7 @@ fn check(ts: &TaskSet, r: &RunResult, m: usize, per_cpu_buffers: bool) -> Result
                         return Err(format!("job {key:?}: {} out of order", k.name()));
                     }
                     if t < rel {
-                        return Err(format!(
-                            "job {key:?} starts at {t} before its release {rel}"
-                        ));
+                        return Err(format!("job {key:?} starts at {t} before its release {rel}"));
                     }
                     if per_cpu_buffers && t < j.release_ts.unwrap() {
                         return Err(format!("job {key:?} starts before its release handler ran"));
@@ -207,10 +184,7 @@ fn check(ts: &TaskSet, r: &RunResult, m: usize, per_cpu_buffers: bool) -> Result
             }
         }
         if let (Some((s, c)), true) = (running, per_cpu_buffers) {
-            runs_on_cpu
-                .entry(c)
-                .or_default()
-                .push((s, u64::MAX, key.0, key.1));
+            runs_on_cpu.entry(c).or_default().push((s, u64::MAX, key.0, key.1));
         }
     }
     // No overlapping execution on one CPU.
@@ -231,24 +205,15 @@ fn check(ts: &TaskSet, r: &RunResult, m: usize, per_cpu_buffers: bool) -> Result
         }
         for w in recs.windows(2) {
             if w[1].finish_ns.is_some() && w[0].finish_ns.is_none() {
-                return Err(format!(
-                    "task {i}: job {} completed before job {}",
-                    w[1].job, w[0].job
-                ));
+                return Err(format!("task {i}: job {} completed before job {}", w[1].job, w[0].job));
             }
             if let (Some(f), Some(s)) = (w[0].finish_ns, w[1].start_ns) {
                 if s < f {
-                    return Err(format!(
-                        "task {i}: job {} starts before job {} completes",
-                        w[1].job, w[0].job
-                    ));
+                    return Err(format!("task {i}: job {} starts before job {} completes", w[1].job, w[0].job));
                 }
             }
             if w[0].finish_ns.is_none() && w[1].start_ns.is_some() {
-                return Err(format!(
-                    "task {i}: job {} starts while job {} is pending",
-                    w[1].job, w[0].job
-                ));
+                return Err(format!("task {i}: job {} starts while job {} is pending", w[1].job, w[0].job));
             }
         }
     }
@@ -287,15 +252,9 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
     cfg.dedicated_cpu = dedicated;
     cfg.start_delay_ns = 30 * MS;
     cfg.seed = rng.next();
-    cfg.idle = if rng.below(3) == 0 {
-        IdleMode::Spin
-    } else {
-        IdleMode::Sleep
-    };
+    cfg.idle = if rng.below(3) == 0 { IdleMode::Spin } else { IdleMode::Sleep };
     if rng.below(2) == 0 {
-        cfg.exec = ExecTime::Uniform {
-            min_fraction: rng.unit(),
-        };
+        cfg.exec = ExecTime::Uniform { min_fraction: rng.unit() };
     }
     let stop_after = (rng.below(4) == 0).then(|| rng.range(0, 30 + duration / MS) * MS);
     let flag = Arc::new(AtomicBool::new(false));
@@ -318,18 +277,14 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
                     }
                     r
                 });
-                Mechanism::Pfp {
-                    partition: part,
-                    ranks,
-                }
+                Mechanism::Pfp { partition: part, ranks }
             }
         }
         Kind::Gsn => Mechanism::GsnEdf,
         Kind::GsnDi => Mechanism::GsnEdfDi,
         Kind::KernelSd => Mechanism::KernelSd,
     };
-    let desc =
-        format!(
+    let desc = format!(
         "{kind:?} m={m} n={n} U={u:.2} dur={}ms idle={:?} exec={:?} stop={stop_after:?} set={:?}",
         duration / MS,
         cfg.idle,
@@ -360,16 +315,10 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
         Err(e) => return Err(format!("{desc}: run failed: {e}")),
     };
     if stop_after.is_some() && r.interrupted != (r.duration_ns < duration) {
-        return Err(format!(
-            "{desc}: interrupted = {} with duration {} of {duration}",
-            r.interrupted, r.duration_ns
-        ));
+        return Err(format!("{desc}: interrupted = {} with duration {} of {duration}", r.interrupted, r.duration_ns));
     }
     if stop_after.is_none() && (r.interrupted || r.duration_ns != duration) {
-        return Err(format!(
-            "{desc}: not stopped, but interrupted = {} duration {}",
-            r.interrupted, r.duration_ns
-        ));
+        return Err(format!("{desc}: not stopped, but interrupted = {} duration {}", r.interrupted, r.duration_ns));
     }
     check(&ts, &r, m, !matches!(kind, Kind::KernelSd)).map_err(|e| format!("{desc}: {e}"))?;
     Ok(Some(format!(
@@ -389,25 +338,11 @@ fn every_mechanism_survives_random_runs() {
     let cpus = allowed_cpus();
     let t = std::time::Instant::now();
     let mut ran = 0;
-    for (k, kind) in [
-        Kind::Pedf,
-        Kind::Pfp,
-        Kind::Gsn,
-        Kind::GsnDi,
-        Kind::KernelSd,
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let count = if matches!(kind, Kind::KernelSd) {
-            cases.div_ceil(2)
-        } else {
-            cases
-        };
+    for (k, kind) in [Kind::Pedf, Kind::Pfp, Kind::Gsn, Kind::GsnDi, Kind::KernelSd].into_iter().enumerate() {
+        let count = if matches!(kind, Kind::KernelSd) { cases.div_ceil(2) } else { cases };
         for c in 0..count {
             // One generator per case, so a case reproduces alone.
-            let mut rng =
-                Rng(seed ^ ((k as u64) << 32 | c as u64).wrapping_mul(0x2545_F491_4F6C_DD1D));
+            let mut rng = Rng(seed ^ ((k as u64) << 32 | c as u64).wrapping_mul(0x2545_F491_4F6C_DD1D));
             match one_case(&mut rng, kind, &cpus) {
                 Ok(Some(line)) => {
                     ran += 1;
@@ -458,11 +393,7 @@ fn the_oracle_catches_corrupted_traces() {
     // Two jobs overlapping on the CPU: move a start before the previous completion.
     assert!(corrupt(&|r| {
         let c = first(r, RecKind::JobComplete);
-        let s = r.traces[0][c..]
-            .iter()
-            .position(|x| x.kind == RecKind::JobStart)
-            .unwrap()
-            + c;
+        let s = r.traces[0][c..].iter().position(|x| x.kind == RecKind::JobStart).unwrap() + c;
         let t = r.traces[0][c].ts;
         r.traces[0][s].ts = t.saturating_sub(1);
         let rec = r.traces[0].remove(s);

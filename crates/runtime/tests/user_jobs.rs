@@ -75,14 +75,7 @@ fn user_jobs_resume_at_their_next_step() {
     let pre = check(&ts, &Mechanism::GsnEdf, &mut cfg, &[40, 2]);
     assert!(pre > 0, "no preemption happened: the resume path was not exercised");
     let mut cfg = RunConfig::new(vec![cpus[0]], 200 * MS);
-    check(
-        &ts,
-        &Mechanism::Pedf {
-            partition: vec![vec![0, 1]],
-        },
-        &mut cfg,
-        &[40, 2],
-    );
+    check(&ts, &Mechanism::Pedf { partition: vec![vec![0, 1]] }, &mut cfg, &[40, 2]);
     if cpus.len() >= 2 {
         // Global on two CPUs: three tasks, so jobs also migrate between steps.
         let ts = TaskSet::from_ct(&[(4 * MS, 20 * MS), (MS / 5, MS), (2 * MS, 5 * MS)]).unwrap();

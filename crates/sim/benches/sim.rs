@@ -16,7 +16,12 @@ fn bench(c: &mut Criterion) {
     let r = simulate(&ts, &Scheduler::Gedf, &cfg).unwrap();
     eprintln!(
         "input: n=80 m=8 U={:.3} horizon=100s: {} jobs, {} events, {} preemptions, {} migrations, {} misses",
-        ts.utilization_f64(), r.jobs, r.events, r.preemptions, r.migrations, r.deadline_misses
+        ts.utilization_f64(),
+        r.jobs,
+        r.events,
+        r.preemptions,
+        r.migrations,
+        r.deadline_misses
     );
     let t0 = std::time::Instant::now();
     let reps = 5;
@@ -24,7 +29,12 @@ fn bench(c: &mut Criterion) {
         std::hint::black_box(simulate(&ts, &Scheduler::Gedf, &cfg).unwrap());
     }
     let s = t0.elapsed().as_secs_f64() / reps as f64;
-    eprintln!("per run {:.1} ms: {:.2} M jobs/s, {:.2} M events/s", s * 1e3, r.jobs as f64 / s / 1e6, r.events as f64 / s / 1e6);
+    eprintln!(
+        "per run {:.1} ms: {:.2} M jobs/s, {:.2} M events/s",
+        s * 1e3,
+        r.jobs as f64 / s / 1e6,
+        r.events as f64 / s / 1e6
+    );
     let mut g = c.benchmark_group("sim");
     g.sample_size(10);
     g.throughput(Throughput::Elements(r.jobs));
@@ -34,7 +44,9 @@ fn bench(c: &mut Criterion) {
     let mut cfg_t = cfg.clone();
     cfg_t.record_trace = true;
     g.throughput(Throughput::Elements(r.jobs));
-    g.bench_function("gedf_m8_n80_100s_jobs_with_trace", |b| b.iter(|| simulate(&ts, &Scheduler::Gedf, &cfg_t).unwrap()));
+    g.bench_function("gedf_m8_n80_100s_jobs_with_trace", |b| {
+        b.iter(|| simulate(&ts, &Scheduler::Gedf, &cfg_t).unwrap())
+    });
     g.finish();
 }
 

@@ -21,7 +21,11 @@ fn main() {
     let reps: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10);
     let trace = args.iter().any(|a| a == "trace");
     let ts = task_set(80, 4.8, 42);
-    let sched = if args.iter().any(|a| a == "quantum") { Scheduler::GedfQuantum { quantum: 1_000_000, staggered: false } } else { Scheduler::Gedf };
+    let sched = if args.iter().any(|a| a == "quantum") {
+        Scheduler::GedfQuantum { quantum: 1_000_000, staggered: false }
+    } else {
+        Scheduler::Gedf
+    };
     let mut cfg = SimConfig::new(8);
     cfg.horizon = Some(100_000_000_000);
     cfg.record_trace = trace;
@@ -39,7 +43,9 @@ fn main() {
     }
     let r = simulate(&ts, &sched, &cfg).unwrap();
     // Trace records (release, run, preempt, complete, migration, idle) of one run.
-    let records = if trace { r.trace.as_ref().map_or(0, |t| t.records.len()) } else {
+    let records = if trace {
+        r.trace.as_ref().map_or(0, |t| t.records.len())
+    } else {
         let mut c = cfg.clone();
         c.record_trace = true;
         simulate(&ts, &sched, &c).unwrap().trace.map_or(0, |t| t.records.len())
@@ -58,11 +64,19 @@ fn main() {
         println!("overheads {:?}: {} ns of CPU time charged", o.values, o.cpu_time_ns);
     }
     println!("{records} trace records per run");
-    println!("wall {:.1} ms/run: {:.2} M jobs/s, {:.2} M events/s", wall * 1e3, r.jobs as f64 / wall / 1e6, r.events as f64 / wall / 1e6);
+    println!(
+        "wall {:.1} ms/run: {:.2} M jobs/s, {:.2} M events/s",
+        wall * 1e3,
+        r.jobs as f64 / wall / 1e6,
+        r.events as f64 / wall / 1e6
+    );
     if let Some(c) = cpu {
         println!(
             "cpu  {:.1} ms/run: {:.2} M jobs/s, {:.2} M events/s, {:.2} M trace records/s (per core, on-CPU time)",
-            c * 1e3, r.jobs as f64 / c / 1e6, r.events as f64 / c / 1e6, records as f64 / c / 1e6
+            c * 1e3,
+            r.jobs as f64 / c / 1e6,
+            r.events as f64 / c / 1e6,
+            records as f64 / c / 1e6
         );
     }
 }

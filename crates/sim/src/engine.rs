@@ -2,13 +2,15 @@
 //! releases, quantum ticks, then dispatch (linked → scheduled), then optional invariant
 //! checks. Time never advances by less than one event.
 
+use crate::overheads::Overheads;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsched_model::{ModelError, TaskSet, Time, MAX_TIME};
 use rtsched_policy::{FpOrder, Gedf, GedfQuantum, Partitioned, Policy, Prio, PriorityRule};
-use crate::overheads::Overheads;
 use rtsched_trace::metrics::OverheadStats;
-use rtsched_trace::{Event, JobId, JobStats, Metrics, MetricsBuilder, OverheadKind, Record, TaskStats, Trace, TraceMeta};
+use rtsched_trace::{
+    Event, JobId, JobStats, Metrics, MetricsBuilder, OverheadKind, Record, TaskStats, Trace, TraceMeta,
+};
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -38,7 +40,11 @@ impl Scheduler {
         match self {
             Scheduler::Gedf => "G-EDF".into(),
             Scheduler::GedfQuantum { quantum, staggered } => {
-                format!("G-EDF quantum {} {}", rtsched_model::time::format_duration(*quantum), if *staggered { "staggered" } else { "aligned" })
+                format!(
+                    "G-EDF quantum {} {}",
+                    rtsched_model::time::format_duration(*quantum),
+                    if *staggered { "staggered" } else { "aligned" }
+                )
             }
             Scheduler::Pedf(_) => "P-EDF".into(),
             Scheduler::Pfp(_, FpOrder::RateMonotonic) => "P-FP (RM)".into(),
@@ -155,15 +161,23 @@ pub struct OverheadReport {
 impl OverheadReport {
     fn new(values: Overheads, all: &[OverheadStats]) -> OverheadReport {
         use OverheadKind::*;
-        let charged: Vec<OverheadStats> =
-            [Release, Schedule, ContextSwitch, Tick, Ipi].iter().filter_map(|k| all.iter().find(|s| s.kind == *k).copied()).collect();
+        let charged: Vec<OverheadStats> = [Release, Schedule, ContextSwitch, Tick, Ipi]
+            .iter()
+            .filter_map(|k| all.iter().find(|s| s.kind == *k).copied())
+            .collect();
         let cpu_time_ns = charged.iter().filter(|s| s.kind != Ipi).map(|s| s.total_ns).sum();
         OverheadReport { values, charged, cpu_time_ns }
     }
 }
 
 impl SimResult {
-    pub(crate) fn from_metrics(sched: &Scheduler, m: Metrics, capped: Option<String>, events: u64, trace: Option<Trace>) -> SimResult {
+    pub(crate) fn from_metrics(
+        sched: &Scheduler,
+        m: Metrics,
+        capped: Option<String>,
+        events: u64,
+        trace: Option<Trace>,
+    ) -> SimResult {
         SimResult::from_metrics_ovh(sched, m, capped, events, trace, None)
     }
 
@@ -295,7 +309,11 @@ pub(crate) fn setup(ts: &TaskSet, cfg: &SimConfig) -> Result<Setup, ModelError> 
             }
             for (i, (&x, t)) in v.iter().zip(ts.iter()).enumerate() {
                 if x == 0 || x > t.wcet {
-                    return Err(ModelError::task_field(i, "exec", format!("a fixed execution time must be in 1..=WCET ({}), got {x}", t.wcet)));
+                    return Err(ModelError::task_field(
+                        i,
+                        "exec",
+                        format!("a fixed execution time must be in 1..=WCET ({}), got {x}", t.wcet),
+                    ));
                 }
             }
         }
@@ -432,7 +450,9 @@ impl<'a, P: Policy, const OV: bool> Engine<'a, P, OV> {
     #[inline]
     fn emit(&mut self, time: Time, event: Event) -> Result<(), ModelError> {
         let r = Record { time, event };
-        self.builder.push(&r).map_err(|e| ModelError::new(format!("internal error: the simulator emitted an inconsistent record at {time} ns: {e}")))?;
+        self.builder.push(&r).map_err(|e| {
+            ModelError::new(format!("internal error: the simulator emitted an inconsistent record at {time} ns: {e}"))
+        })?;
         if let Some(v) = &mut self.records {
             v.push(r);
         }
@@ -455,7 +475,8 @@ impl<'a, P: Policy, const OV: bool> Engine<'a, P, OV> {
     fn release(&mut self, t: Time, i: usize) -> Result<(), ModelError> {
         let ts = &mut self.tasks[i];
         let seq = ts.next_seq;
-        ts.next_seq = seq.checked_add(1).ok_or_else(|| ModelError::task_field(i, "period", "more than 2^32 jobs of one task"))?;
+        ts.next_seq =
+            seq.checked_add(1).ok_or_else(|| ModelError::task_field(i, "period", "more than 2^32 jobs of one task"))?;
         let deadline = t + ts.deadline;
         let rem = self.draw.exec(self.exec, i, ts.wcet);
         let gap = self.draw.gap(self.arrivals, ts.period);
@@ -504,7 +525,10 @@ impl<'a, P: Policy, const OV: bool> Engine<'a, P, OV> {
         } else if !self.policy.job_done(j) {
             // Under IPI latency the job may finish on a CPU it was unlinked from (linked
             // elsewhere or queued) before that CPU's reschedule.
-            return Err(ModelError::new(format!("internal error: job {}.{} completed at {t} ns but the policy does not know it", j.task, j.job)));
+            return Err(ModelError::new(format!(
+                "internal error: job {}.{} completed at {t} ns but the policy does not know it",
+                j.task, j.job
+            )));
         }
         if let Some(p) = self.prio_of_front(j.task as usize) {
             self.policy.job_ready(p);
@@ -542,7 +566,10 @@ impl<'a, P: Policy, const OV: bool> Engine<'a, P, OV> {
                 Some(w) => {
                     let ts = &self.tasks[w.task as usize];
                     let front = ts.backlog.front().filter(|f| f.seq == w.job).ok_or_else(|| {
-                        ModelError::new(format!("internal error: policy linked job {}.{} which is not ready at {t} ns", w.task, w.job))
+                        ModelError::new(format!(
+                            "internal error: policy linked job {}.{} which is not ready at {t} ns",
+                            w.task, w.job
+                        ))
                     })?;
                     let (rem, last) = (front.rem, ts.last_cpu);
                     let job = JobId { task: w.task, job: w.job };
@@ -586,11 +613,17 @@ impl<'a, P: Policy, const OV: bool> Engine<'a, P, OV> {
             for (c, s) in self.sched.iter().enumerate() {
                 if let Some(j) = s {
                     if self.tasks[j.task as usize].on_cpu != c as u32 {
-                        return fail(format!("job {}.{} runs on cpu {c} but is recorded on cpu {}", j.task, j.job, self.tasks[j.task as usize].on_cpu));
+                        return fail(format!(
+                            "job {}.{} runs on cpu {c} but is recorded on cpu {}",
+                            j.task, j.job, self.tasks[j.task as usize].on_cpu
+                        ));
                     }
                 }
                 if *s != self.policy.linked(c) && self.ov.resched_at[c] == Time::MAX {
-                    return fail(format!("cpu {c} runs {s:?}, is linked to {:?}, and has no reschedule pending", self.policy.linked(c)));
+                    return fail(format!(
+                        "cpu {c} runs {s:?}, is linked to {:?}, and has no reschedule pending",
+                        self.policy.linked(c)
+                    ));
                 }
             }
         }
@@ -730,7 +763,14 @@ impl<'a, P: Policy, const OV: bool> Engine<'a, P, OV> {
     /// Charges `dur` ns of `kind` to CPU `c` at `t`: the piece starts now if the CPU serves
     /// no other piece, else after the last one; the job scheduled there is delayed by `dur`.
     /// Zero-length pieces are dropped unless they carry a release handler's action.
-    fn charge(&mut self, t: Time, c: usize, kind: OverheadKind, dur: Time, group: Option<(u32, Time)>) -> Result<(), ModelError> {
+    fn charge(
+        &mut self,
+        t: Time,
+        c: usize,
+        kind: OverheadKind,
+        dur: Time,
+        group: Option<(u32, Time)>,
+    ) -> Result<(), ModelError> {
         if dur == 0 && group.is_none() {
             return Ok(());
         }
@@ -809,7 +849,10 @@ impl<'a, P: Policy, const OV: bool> Engine<'a, P, OV> {
                 }
                 self.ov.resched_at[c] = when;
                 if when > t {
-                    self.emit(t, Event::Overhead { cpu: c as u32, kind: OverheadKind::Ipi, duration: self.ov.v.ipi_ns })?;
+                    self.emit(
+                        t,
+                        Event::Overhead { cpu: c as u32, kind: OverheadKind::Ipi, duration: self.ov.v.ipi_ns },
+                    )?;
                 }
             }
         }
@@ -877,9 +920,13 @@ impl<'a, P: Policy, const OV: bool> Engine<'a, P, OV> {
                         continue;
                     }
                     let ts = &self.tasks[w.task as usize];
-                    let front = ts.backlog.front().filter(|f| f.seq == w.job && f.seq < ts.handled).ok_or_else(|| {
-                        ModelError::new(format!("internal error: policy linked job {}.{} which is not ready at {t} ns", w.task, w.job))
-                    })?;
+                    let front =
+                        ts.backlog.front().filter(|f| f.seq == w.job && f.seq < ts.handled).ok_or_else(|| {
+                            ModelError::new(format!(
+                                "internal error: policy linked job {}.{} which is not ready at {t} ns",
+                                w.task, w.job
+                            ))
+                        })?;
                     let (rem, last) = (front.rem, ts.last_cpu);
                     let (sch, cxs) = (self.ov.v.schedule_ns, self.ov.v.context_switch_ns);
                     self.charge(t, c, OverheadKind::Schedule, sch, None)?;
@@ -991,10 +1038,17 @@ fn validate_partition(ts: &TaskSet, m: u32, part: &[Vec<usize>]) -> Result<Vec<u
     for (c, tasks) in part.iter().enumerate() {
         for &i in tasks {
             if i >= ts.len() {
-                return Err(ModelError::field("partition", format!("cpu {c} names task {i} but there are only {} tasks", ts.len())));
+                return Err(ModelError::field(
+                    "partition",
+                    format!("cpu {c} names task {i} but there are only {} tasks", ts.len()),
+                ));
             }
             if cpu_of[i] != NONE {
-                return Err(ModelError::task_field(i, "partition", format!("assigned twice (cpus {} and {c})", cpu_of[i])));
+                return Err(ModelError::task_field(
+                    i,
+                    "partition",
+                    format!("assigned twice (cpus {} and {c})", cpu_of[i]),
+                ));
             }
             cpu_of[i] = c as u32;
         }
@@ -1026,13 +1080,20 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
         }
         match sched {
             Scheduler::GedfQuantum { quantum, .. } if o.tick_ns >= *quantum && *quantum > 0 => {
-                return Err(ModelError::field("overheads.tick_ns", format!("the tick overhead ({} ns) must be below the quantum ({quantum} ns)", o.tick_ns)));
+                return Err(ModelError::field(
+                    "overheads.tick_ns",
+                    format!("the tick overhead ({} ns) must be below the quantum ({quantum} ns)", o.tick_ns),
+                ));
             }
             Scheduler::GedfQuantum { .. } => {}
             _ if o.tick_ns > 0 => {
                 return Err(ModelError::field(
                     "overheads.tick_ns",
-                    format!("applies only to gedf-quantum (the event-driven {} has no periodic tick), got {} ns", sched.name(), o.tick_ns),
+                    format!(
+                        "applies only to gedf-quantum (the event-driven {} has no periodic tick), got {} ns",
+                        sched.name(),
+                        o.tick_ns
+                    ),
                 ));
             }
             _ => {}
@@ -1053,10 +1114,17 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
             if *quantum == 0 || *quantum > MAX_TIME {
                 return Err(ModelError::field("quantum", format!("must be in 1..={MAX_TIME} ns, got {quantum}")));
             }
-            (PriorityRule::Edf, Some((*quantum, *staggered)), if *staggered { Check::None } else { Check::GlobalAtTicks }, vec![])
+            (
+                PriorityRule::Edf,
+                Some((*quantum, *staggered)),
+                if *staggered { Check::None } else { Check::GlobalAtTicks },
+                vec![],
+            )
         }
         Scheduler::Pedf(p) => (PriorityRule::Edf, None, Check::Partitioned, validate_partition(ts, m, p)?),
-        Scheduler::Pfp(p, order) => (PriorityRule::fixed(ts, *order), None, Check::Partitioned, validate_partition(ts, m, p)?),
+        Scheduler::Pfp(p, order) => {
+            (PriorityRule::fixed(ts, *order), None, Check::Partitioned, validate_partition(ts, m, p)?)
+        }
         Scheduler::Spres(_) | Scheduler::Rtws => unreachable!("handled above"),
     };
     let next_tick: Vec<Time> = match quantum {

@@ -105,9 +105,11 @@ struct Sim<'a> {
 impl Sim<'_> {
     fn emit(&mut self, time: Time, event: Event) -> Result<(), ModelError> {
         let r = Record { time, event };
-        self.builder
-            .push(&r)
-            .map_err(|e| ModelError::new(format!("internal error: the fork-join G-EDF simulator emitted an inconsistent record at {time} ns: {e}")))?;
+        self.builder.push(&r).map_err(|e| {
+            ModelError::new(format!(
+                "internal error: the fork-join G-EDF simulator emitted an inconsistent record at {time} ns: {e}"
+            ))
+        })?;
         if let Some(v) = &mut self.records {
             v.push(r);
         }
@@ -142,7 +144,8 @@ impl Sim<'_> {
         let costs = &set[task as usize].regions[r as usize];
         let mut ids = Vec::with_capacity(costs.len());
         for (k, &c) in costs.iter().enumerate() {
-            let id = u32::try_from(self.threads.len()).map_err(|_| ModelError::field("horizon", "more than 2^32 threads; shorten the horizon"))?;
+            let id = u32::try_from(self.threads.len())
+                .map_err(|_| ModelError::field("horizon", "more than 2^32 threads; shorten the horizon"))?;
             let trace_seq = self.thread_info[task as usize].len() as u32;
             self.threads.push(ThreadRt { job: j, trace_seq, rem: c, last_cpu: NONE, fork_cpu });
             self.thread_of[task as usize].push(id);
@@ -167,9 +170,20 @@ impl Sim<'_> {
     fn release(&mut self, t: Time, i: usize) -> Result<(), ModelError> {
         let task = &self.set[i];
         let seq = self.next_seq[i];
-        self.next_seq[i] = seq.checked_add(1).ok_or_else(|| ModelError::task_field(i, "period", "more than 2^32 jobs of one task"))?;
+        self.next_seq[i] =
+            seq.checked_add(1).ok_or_else(|| ModelError::task_field(i, "period", "more than 2^32 jobs of one task"))?;
         let j = self.jobs.len() as u32;
-        self.jobs.push(JobRt { task: i as u32, seq, release: t, deadline: t + task.deadline, region: 0, outstanding: 0, start: None, finish: None, first: None });
+        self.jobs.push(JobRt {
+            task: i as u32,
+            seq,
+            release: t,
+            deadline: t + task.deadline,
+            region: 0,
+            outstanding: 0,
+            start: None,
+            finish: None,
+            first: None,
+        });
         let ids = self.create_region(t, j, NONE)?;
         let gap = self.draw.gap(&self.cfg.arrivals, task.period);
         self.releases.push(Reverse((t + gap, i as u32)));
@@ -183,7 +197,8 @@ impl Sim<'_> {
     }
 
     fn complete(&mut self, t: Time, c: usize) -> Result<(), ModelError> {
-        let th = self.sched[c].take().ok_or_else(|| ModelError::new("internal error: a CPU completed but ran nothing"))?;
+        let th =
+            self.sched[c].take().ok_or_else(|| ModelError::new("internal error: a CPU completed but ran nothing"))?;
         let jid = self.jid(th);
         self.emit(t, Event::Complete { cpu: c as u32, job: jid })?;
         let p = self.prio(th);
@@ -347,14 +362,23 @@ impl Sim<'_> {
 /// `ExecTimes::Wcet` (thread costs are executed as given).
 pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<ForkJoinGedfResult, ModelError> {
     if cfg.exec != ExecTimes::Wcet {
-        return Err(ModelError::field("exec", "fork-join G-EDF executes the thread costs as given: use ExecTimes::Wcet"));
+        return Err(ModelError::field(
+            "exec",
+            "fork-join G-EDF executes the thread costs as given: use ExecTimes::Wcet",
+        ));
     }
     let seq = set.sequential()?;
     let Setup { offsets, horizon, capped, expected } = setup(&seq, cfg)?;
     let (m, n) = (cfg.m as usize, set.len());
     let threads_per_job: u128 = set.iter().map(|t| t.threads() as u128).max().unwrap_or(0);
     if (expected as u128) * threads_per_job > u32::MAX as u128 {
-        return Err(ModelError::field("horizon", format!("up to {} threads would be forked, above 2^32; shorten the horizon", expected as u128 * threads_per_job)));
+        return Err(ModelError::field(
+            "horizon",
+            format!(
+                "up to {} threads would be forked, above 2^32; shorten the horizon",
+                expected as u128 * threads_per_job
+            ),
+        ));
     }
     let mut sim = Sim {
         set,
@@ -405,7 +429,10 @@ pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Fork
     if cfg.check_invariants {
         let pending: u64 = sim.backlog.iter().map(|b| b.len() as u64).sum();
         if completed + pending != per_job.len() as u64 {
-            return Err(ModelError::new(format!("internal error: accounting mismatch: {} jobs released, {completed} completed, {pending} pending", per_job.len())));
+            return Err(ModelError::new(format!(
+                "internal error: accounting mismatch: {} jobs released, {completed} completed, {pending} pending",
+                per_job.len()
+            )));
         }
     }
     let result = RtwsResult {

@@ -41,7 +41,8 @@ pub struct Overheads {
 }
 
 /// The key names of a constants file, in order.
-pub const CONSTANT_KEYS: [&str; 6] = ["release_ns", "release_event_ns", "schedule_ns", "context_switch_ns", "ipi_ns", "tick_ns"];
+pub const CONSTANT_KEYS: [&str; 6] =
+    ["release_ns", "release_event_ns", "schedule_ns", "context_switch_ns", "ipi_ns", "tick_ns"];
 
 impl Overheads {
     /// All terms zero.
@@ -53,7 +54,14 @@ impl Overheads {
     }
 
     fn from_values(v: [Time; 6]) -> Overheads {
-        Overheads { release_ns: v[0], release_event_ns: v[1], schedule_ns: v[2], context_switch_ns: v[3], ipi_ns: v[4], tick_ns: v[5] }
+        Overheads {
+            release_ns: v[0],
+            release_event_ns: v[1],
+            schedule_ns: v[2],
+            context_switch_ns: v[3],
+            ipi_ns: v[4],
+            tick_ns: v[5],
+        }
     }
 
     /// True when every term is zero.
@@ -65,7 +73,10 @@ impl Overheads {
     pub fn validate(&self) -> Result<(), ModelError> {
         for (k, v) in CONSTANT_KEYS.iter().zip(self.values()) {
             if v > MAX_OVERHEAD {
-                return Err(ModelError::field(format!("overheads.{k}"), format!("must be at most {MAX_OVERHEAD} ns (1 s), got {v}")));
+                return Err(ModelError::field(
+                    format!("overheads.{k}"),
+                    format!("must be at most {MAX_OVERHEAD} ns (1 s), got {v}"),
+                ));
             }
         }
         Ok(())
@@ -140,7 +151,10 @@ fn field_err(field: &str, why: impl Into<String>) -> ModelError {
 /// A non-negative number of ns rounded up to an integer (the file may hold averages with
 /// fractions), at most [`MAX_OVERHEAD`].
 fn sample_ns(v: &Value, field: &str) -> Result<Time, ModelError> {
-    let x = v.as_f64().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| field_err(field, format!("must be a non-negative number of ns, got {v}")))?;
+    let x = v
+        .as_f64()
+        .filter(|x| x.is_finite() && *x >= 0.0)
+        .ok_or_else(|| field_err(field, format!("must be a non-negative number of ns, got {v}")))?;
     if x > MAX_OVERHEAD as f64 {
         return Err(field_err(field, format!("{x} ns exceeds the largest accepted overhead, {MAX_OVERHEAD} ns (1 s)")));
     }
@@ -150,9 +164,16 @@ fn sample_ns(v: &Value, field: &str) -> Result<Time, ModelError> {
 /// A constant: integer ns or a duration string.
 fn constant_ns(v: &Value, field: &str) -> Result<Time, ModelError> {
     let x = match v {
-        Value::Number(_) => v.as_u64().ok_or_else(|| field_err(field, format!("must be a non-negative integer number of ns or a duration string, got {v}")))?,
+        Value::Number(_) => v.as_u64().ok_or_else(|| {
+            field_err(field, format!("must be a non-negative integer number of ns or a duration string, got {v}"))
+        })?,
         Value::String(s) => parse_duration(s).map_err(|e| field_err(field, e.reason))?,
-        _ => return Err(field_err(field, format!("must be a non-negative integer number of ns or a duration string, got {v}"))),
+        _ => {
+            return Err(field_err(
+                field,
+                format!("must be a non-negative integer number of ns or a duration string, got {v}"),
+            ))
+        }
     };
     if x > MAX_OVERHEAD {
         return Err(field_err(field, format!("{x} ns exceeds the largest accepted overhead, {MAX_OVERHEAD} ns (1 s)")));
@@ -161,14 +182,18 @@ fn constant_ns(v: &Value, field: &str) -> Result<Time, ModelError> {
 }
 
 fn parse_term(name: &str, v: &Value) -> Result<TermTable, ModelError> {
-    let o = v.as_object().ok_or_else(|| field_err(&format!("terms.{name}"), "must be an object with arrays n, avg_ns, max_ns"))?;
+    let o = v
+        .as_object()
+        .ok_or_else(|| field_err(&format!("terms.{name}"), "must be an object with arrays n, avg_ns, max_ns"))?;
     for k in o.keys() {
         if !["n", "avg_ns", "max_ns", "count"].contains(&k.as_str()) {
             return Err(field_err(&format!("terms.{name}.{k}"), "unknown key (expected n, avg_ns, max_ns, count)"));
         }
     }
     let arr = |k: &str| -> Result<&Vec<Value>, ModelError> {
-        o.get(k).and_then(Value::as_array).ok_or_else(|| field_err(&format!("terms.{name}.{k}"), "missing or not an array"))
+        o.get(k)
+            .and_then(Value::as_array)
+            .ok_or_else(|| field_err(&format!("terms.{name}.{k}"), "missing or not an array"))
     };
     let nv = arr("n")?;
     if nv.is_empty() {
@@ -176,10 +201,15 @@ fn parse_term(name: &str, v: &Value) -> Result<TermTable, ModelError> {
     }
     let mut n = Vec::with_capacity(nv.len());
     for (i, x) in nv.iter().enumerate() {
-        let k = x.as_u64().filter(|&k| k >= 1).ok_or_else(|| field_err(&format!("terms.{name}.n[{i}]"), format!("must be a positive integer task count, got {x}")))?;
+        let k = x.as_u64().filter(|&k| k >= 1).ok_or_else(|| {
+            field_err(&format!("terms.{name}.n[{i}]"), format!("must be a positive integer task count, got {x}"))
+        })?;
         if let Some(&prev) = n.last() {
             if k <= prev {
-                return Err(field_err(&format!("terms.{name}.n[{i}]"), format!("task counts must increase strictly, got {k} after {prev}")));
+                return Err(field_err(
+                    &format!("terms.{name}.n[{i}]"),
+                    format!("task counts must increase strictly, got {k} after {prev}"),
+                ));
             }
         }
         n.push(k);
@@ -187,7 +217,10 @@ fn parse_term(name: &str, v: &Value) -> Result<TermTable, ModelError> {
     let col = |k: &str| -> Result<Vec<Time>, ModelError> {
         let a = arr(k)?;
         if a.len() != n.len() {
-            return Err(field_err(&format!("terms.{name}.{k}"), format!("has {} values for {} task counts in n", a.len(), n.len())));
+            return Err(field_err(
+                &format!("terms.{name}.{k}"),
+                format!("has {} values for {} task counts in n", a.len(), n.len()),
+            ));
         }
         a.iter().enumerate().map(|(i, x)| sample_ns(x, &format!("terms.{name}.{k}[{i}]"))).collect()
     };
@@ -196,12 +229,18 @@ fn parse_term(name: &str, v: &Value) -> Result<TermTable, ModelError> {
     if let Some(c) = o.get("count") {
         let ok = c.as_array().is_some_and(|a| a.len() == n.len() && a.iter().all(|x| x.as_u64().is_some()));
         if !ok {
-            return Err(field_err(&format!("terms.{name}.count"), format!("must be an array of {} non-negative integers", n.len())));
+            return Err(field_err(
+                &format!("terms.{name}.count"),
+                format!("must be an array of {} non-negative integers", n.len()),
+            ));
         }
     }
     for (i, (a, m)) in avg_ns.iter().zip(&max_ns).enumerate() {
         if a > m {
-            return Err(field_err(&format!("terms.{name}.avg_ns[{i}]"), format!("the average {a} ns exceeds the maximum {m} ns")));
+            return Err(field_err(
+                &format!("terms.{name}.avg_ns[{i}]"),
+                format!("the average {a} ns exceeds the maximum {m} ns"),
+            ));
         }
     }
     Ok(TermTable { n, avg_ns, max_ns })
@@ -220,9 +259,14 @@ fn parse_model(o: &Map<String, Value>) -> Result<OverheadModel, ModelError> {
     };
     let m = match o.get("m") {
         None | Some(Value::Null) => None,
-        Some(v) => Some(v.as_u64().filter(|&m| (1..=u32::MAX as u64).contains(&m)).ok_or_else(|| field_err("m", format!("must be a positive integer, got {v}")))? as u32),
+        Some(v) => Some(
+            v.as_u64()
+                .filter(|&m| (1..=u32::MAX as u64).contains(&m))
+                .ok_or_else(|| field_err("m", format!("must be a positive integer, got {v}")))? as u32,
+        ),
     };
-    let terms_v = o.get("terms").and_then(Value::as_object).ok_or_else(|| field_err("terms", "missing or not an object"))?;
+    let terms_v =
+        o.get("terms").and_then(Value::as_object).ok_or_else(|| field_err("terms", "missing or not an object"))?;
     let mut terms: [Option<TermTable>; 6] = Default::default();
     for (k, v) in terms_v {
         if IGNORED_TERMS.contains(&k.as_str()) {
@@ -241,11 +285,24 @@ impl OverheadSpec {
     /// object (`{"release_ns": 2000, "schedule_ns": "1us", ...}`, missing keys = 0, unknown
     /// keys rejected). Errors name the field, e.g. `field 'overheads.terms.ipi.max_ns[2]'`.
     pub fn from_json(text: &str) -> Result<OverheadSpec, ModelError> {
-        let v: Value = serde_json::from_str(text).map_err(|e| ModelError::field("overheads", format!("invalid JSON: {e}")))?;
-        let o = v.as_object().ok_or_else(|| ModelError::field("overheads", "must be a JSON object (an overhead model or constants like {\"release_ns\": 2000})"))?;
+        let v: Value =
+            serde_json::from_str(text).map_err(|e| ModelError::field("overheads", format!("invalid JSON: {e}")))?;
+        let o = v.as_object().ok_or_else(|| {
+            ModelError::field(
+                "overheads",
+                "must be a JSON object (an overhead model or constants like {\"release_ns\": 2000})",
+            )
+        })?;
         match o.get("format") {
-            Some(Value::String(f)) if f == "rtsched-overhead-model" => return Ok(OverheadSpec::Model(Box::new(parse_model(o)?))),
-            Some(f) => return Err(field_err("format", format!("expected \"rtsched-overhead-model\" (or no format for a constants object), got {f}"))),
+            Some(Value::String(f)) if f == "rtsched-overhead-model" => {
+                return Ok(OverheadSpec::Model(Box::new(parse_model(o)?)))
+            }
+            Some(f) => {
+                return Err(field_err(
+                    "format",
+                    format!("expected \"rtsched-overhead-model\" (or no format for a constants object), got {f}"),
+                ))
+            }
             None => {}
         }
         let mut vals = [0; 6];
@@ -338,7 +395,10 @@ mod tests {
         assert_eq!([1, 2, 3, 4, 5, 6, 8, 100].map(|n| t.eval(n, OverheadStat::Avg)), [10, 10, 20, 30, 28, 25, 20, 20]);
         // 30 + ceil(-10 * 1 / 4) = 30 - 2 = 28 (the exact 27.5 rounded up).
         // Max: running maximum 100, 100, 300 (the dip at n = 4 is lifted).
-        assert_eq!([1, 2, 3, 4, 5, 6, 7, 8, 9].map(|n| t.eval(n, OverheadStat::Max)), [100, 100, 100, 100, 150, 200, 250, 300, 300]);
+        assert_eq!(
+            [1, 2, 3, 4, 5, 6, 7, 8, 9].map(|n| t.eval(n, OverheadStat::Max)),
+            [100, 100, 100, 100, 150, 200, 250, 300, 300]
+        );
     }
 
     #[test]

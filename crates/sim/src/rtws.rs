@@ -153,9 +153,11 @@ struct Sim<'a> {
 impl Sim<'_> {
     fn emit(&mut self, time: Time, event: Event) -> Result<(), ModelError> {
         let r = Record { time, event };
-        self.builder
-            .push(&r)
-            .map_err(|e| ModelError::new(format!("internal error: the RTWS simulator emitted an inconsistent record at {time} ns: {e}")))?;
+        self.builder.push(&r).map_err(|e| {
+            ModelError::new(format!(
+                "internal error: the RTWS simulator emitted an inconsistent record at {time} ns: {e}"
+            ))
+        })?;
         if let Some(v) = &mut self.records {
             v.push(r);
         }
@@ -164,11 +166,7 @@ impl Sim<'_> {
 
     fn prio(&self, j: u32) -> Prio {
         let job = &self.jobs[j as usize];
-        Prio {
-            key: job.deadline,
-            task: job.task,
-            job: job.seq,
-        }
+        Prio { key: job.deadline, task: job.task, job: job.seq }
     }
 
     fn job_of_prio(&self, p: Prio) -> u32 {
@@ -185,33 +183,13 @@ impl Sim<'_> {
         let costs = &set[task as usize].regions[r as usize];
         let mut ids: Vec<ThreadId> = Vec::with_capacity(costs.len());
         for (k, &c) in costs.iter().enumerate() {
-            let id = u32::try_from(self.threads.len()).map_err(|_| {
-                ModelError::field("horizon", "more than 2^32 threads; shorten the horizon")
-            })?;
+            let id = u32::try_from(self.threads.len())
+                .map_err(|_| ModelError::field("horizon", "more than 2^32 threads; shorten the horizon"))?;
             let trace_seq = self.thread_info[task as usize].len() as u32;
-            self.threads.push(ThreadRt {
-                job: j,
-                trace_seq,
-                rem: c,
-                last_cpu: u32::MAX,
-            });
-            self.thread_info[task as usize].push(ThreadInfo {
-                task,
-                job: seq,
-                region: r,
-                thread: k as u32,
-            });
+            self.threads.push(ThreadRt { job: j, trace_seq, rem: c, last_cpu: u32::MAX });
+            self.thread_info[task as usize].push(ThreadInfo { task, job: seq, region: r, thread: k as u32 });
             ids.push(id);
-            self.emit(
-                t,
-                Event::Release {
-                    job: JobId {
-                        task,
-                        job: trace_seq,
-                    },
-                    deadline,
-                },
-            )?;
+            self.emit(t, Event::Release { job: JobId { task, job: trace_seq }, deadline })?;
         }
         self.jobs[j as usize].outstanding = costs.len() as u32;
         Ok(ids)
@@ -231,10 +209,7 @@ impl Sim<'_> {
 
     fn tid(&self, id: ThreadId) -> JobId {
         let th = &self.threads[id as usize];
-        JobId {
-            task: self.jobs[th.job as usize].task,
-            job: th.trace_seq,
-        }
+        JobId { task: self.jobs[th.job as usize].task, job: th.trace_seq }
     }
 
     /// An idle `cpu` selects (Rules C, D, E) until it runs a thread or finds nothing.
@@ -253,14 +228,7 @@ impl Sim<'_> {
                         if let Source::Steal { victim } = pick.source {
                             self.steals += 1;
                             let job = self.tid(id);
-                            self.emit(
-                                t,
-                                Event::Steal {
-                                    job,
-                                    from: victim,
-                                    to: cpu as u32,
-                                },
-                            )?;
+                            self.emit(t, Event::Steal { job, from: victim, to: cpu as u32 })?;
                         }
                         return self.start(t, cpu, id);
                     }
@@ -282,13 +250,7 @@ impl Sim<'_> {
         let jr = &mut self.jobs[th.job as usize];
         jr.start.get_or_insert(t);
         self.idle_announced[cpu] = false;
-        self.emit(
-            t,
-            Event::Run {
-                cpu: cpu as u32,
-                job,
-            },
-        )
+        self.emit(t, Event::Run { cpu: cpu as u32, job })
     }
 
     fn fill_idle(&mut self, t: Time) -> Result<(), ModelError> {
@@ -296,9 +258,7 @@ impl Sim<'_> {
         // CPUs with local work first, so that thieves find their victims busy (Rule E).
         for pass in 0..2 {
             for c in 0..m {
-                if self.policy.running(c).is_none()
-                    && ((pass == 0) == (self.policy.waiting_local(c) > 0))
-                {
+                if self.policy.running(c).is_none() && ((pass == 0) == (self.policy.waiting_local(c) > 0)) {
                     self.fill(t, c)?;
                 }
             }
@@ -309,9 +269,8 @@ impl Sim<'_> {
     fn release(&mut self, t: Time, i: usize) -> Result<(), ModelError> {
         let task = &self.set[i];
         let seq = self.tasks[i].next_seq;
-        self.tasks[i].next_seq = seq.checked_add(1).ok_or_else(|| {
-            ModelError::task_field(i, "period", "more than 2^32 jobs of one task")
-        })?;
+        self.tasks[i].next_seq =
+            seq.checked_add(1).ok_or_else(|| ModelError::task_field(i, "period", "more than 2^32 jobs of one task"))?;
         let j = self.jobs.len() as u32;
         self.jobs.push(JobRt {
             task: i as u32,
@@ -338,18 +297,10 @@ impl Sim<'_> {
     }
 
     fn complete(&mut self, t: Time, cpu: usize) -> Result<(), ModelError> {
-        let r = self
-            .policy
-            .stop(cpu)
-            .ok_or_else(|| ModelError::new("internal error: a CPU completed but ran nothing"))?;
+        let r =
+            self.policy.stop(cpu).ok_or_else(|| ModelError::new("internal error: a CPU completed but ran nothing"))?;
         let job = self.tid(r.thread);
-        self.emit(
-            t,
-            Event::Complete {
-                cpu: cpu as u32,
-                job,
-            },
-        )?;
+        self.emit(t, Event::Complete { cpu: cpu as u32, job })?;
         self.finish_at[cpu] = Time::MAX;
         self.threads[r.thread as usize].rem = 0;
         let j = self.threads[r.thread as usize].job;
@@ -464,11 +415,12 @@ impl Sim<'_> {
     /// Work conservation (§V: a CPU idles only when its local queue, the global queue and
     /// every eligible victim are empty): no CPU idle while any work waits.
     fn check(&self, t: Time) -> Result<(), ModelError> {
-        let idle = (0..self.finish_at.len())
-            .filter(|&c| self.policy.running(c).is_none())
-            .count();
+        let idle = (0..self.finish_at.len()).filter(|&c| self.policy.running(c).is_none()).count();
         if idle > 0 && self.policy.waiting_total() > 0 {
-            return Err(ModelError::new(format!("internal error: invariant violated at {t} ns: {idle} CPUs idle while {} work items wait", self.policy.waiting_total())));
+            return Err(ModelError::new(format!(
+                "internal error: invariant violated at {t} ns: {idle} CPUs idle while {} work items wait",
+                self.policy.waiting_total()
+            )));
         }
         for c in 0..self.finish_at.len() {
             if (self.policy.running(c).is_some()) != (self.finish_at[c] != Time::MAX) {
@@ -494,12 +446,7 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
         ));
     }
     let seq = set.sequential()?;
-    let Setup {
-        offsets,
-        horizon,
-        capped,
-        expected,
-    } = setup(&seq, cfg)?;
+    let Setup { offsets, horizon, capped, expected } = setup(&seq, cfg)?;
     let (m, n) = (cfg.m as usize, set.len());
     let threads_per_job: u128 = set.iter().map(|t| t.threads() as u128).max().unwrap_or(0);
     if (expected as u128) * threads_per_job > u32::MAX as u128 {
@@ -519,12 +466,7 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
         job_of: vec![Vec::new(); n],
         threads: Vec::new(),
         thread_info: vec![Vec::new(); n],
-        tasks: (0..n)
-            .map(|_| TaskRt {
-                backlog: VecDeque::new(),
-                next_seq: 0,
-            })
-            .collect(),
+        tasks: (0..n).map(|_| TaskRt { backlog: VecDeque::new(), next_seq: 0 }).collect(),
         finish_at: vec![Time::MAX; m],
         idle_announced: vec![true; m],
         releases: (0..n).map(|i| Reverse((offsets[i], i as u32))).collect(),
@@ -599,11 +541,7 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
         completed,
         pending: per_job.len() as u64 - completed,
         deadline_misses: per_job.iter().filter(|j| j.missed(horizon)).count() as u64,
-        max_tardiness_ns: per_job
-            .iter()
-            .filter_map(|j| j.tardiness(horizon))
-            .max()
-            .unwrap_or(0),
+        max_tardiness_ns: per_job.iter().filter_map(|j| j.tardiness(horizon)).max().unwrap_or(0),
         max_response_time_ns: per_job.iter().filter_map(JobStats::response_time).max(),
         threads: thread_metrics.jobs,
         threads_completed: thread_metrics.completed,
@@ -616,21 +554,14 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
         per_job,
         thread_metrics,
         thread_info: sim.thread_info,
-        trace: sim.records.map(|records| Trace {
-            meta: TraceMeta::new(&seq, cfg.m, horizon),
-            records,
-        }),
+        trace: sim.records.map(|records| Trace { meta: TraceMeta::new(&seq, cfg.m, horizon), records }),
     };
     Ok(result)
 }
 
 /// `Scheduler::Rtws` on a sequential task set: each task is a fork-join task of one region of
 /// one thread (RTWS then schedules like G-EDF), so trace jobs are jobs.
-pub(crate) fn simulate_sequential(
-    ts: &TaskSet,
-    sched: &Scheduler,
-    cfg: &SimConfig,
-) -> Result<SimResult, ModelError> {
+pub(crate) fn simulate_sequential(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimResult, ModelError> {
     let set = ForkJoinSet::new(
         ts.iter()
             .map(|t| rtsched_model::forkjoin::ForkJoinTask {
@@ -642,11 +573,5 @@ pub(crate) fn simulate_sequential(
             .collect(),
     )?;
     let r = simulate_rtws(&set, cfg)?;
-    Ok(SimResult::from_metrics(
-        sched,
-        r.thread_metrics,
-        r.horizon_message,
-        r.events,
-        r.trace,
-    ))
+    Ok(SimResult::from_metrics(sched, r.thread_metrics, r.horizon_message, r.events, r.trace))
 }

@@ -81,8 +81,11 @@ fn obj<'a>(v: &'a Value, what: &str, keys: &[&str]) -> Result<&'a Map<String, Va
 
 fn uint(o: &Map<String, Value>, key: &str, what: &str) -> Result<u64, ModelError> {
     match o.get(key) {
-        Some(Value::Number(n)) => n.as_u64().ok_or_else(|| ModelError::field(key, format!("in {what}: must be a non-negative integer"))),
-        Some(Value::String(s)) => rtsched_model::time::parse_duration(s).map_err(|e| ModelError::field(key, format!("in {what}: {}", e.reason))),
+        Some(Value::Number(n)) => {
+            n.as_u64().ok_or_else(|| ModelError::field(key, format!("in {what}: must be a non-negative integer")))
+        }
+        Some(Value::String(s)) => rtsched_model::time::parse_duration(s)
+            .map_err(|e| ModelError::field(key, format!("in {what}: {}", e.reason))),
         Some(_) => Err(ModelError::field(key, format!("in {what}: must be a non-negative integer"))),
         None => Err(ModelError::field(key, format!("missing in {what}"))),
     }
@@ -93,7 +96,8 @@ impl SpresPlacement {
     /// deadline`, `offset + deadline ≤ period ≤ T`, `period = ⌊T / period_ratio⌋`, every part
     /// present once, windows back to back from offset 0, every task placed.
     pub fn from_json(text: &str, ts: &TaskSet) -> Result<SpresPlacement, ModelError> {
-        let v: Value = serde_json::from_str(text).map_err(|e| ModelError::new(format!("placement: invalid JSON: {e}")))?;
+        let v: Value =
+            serde_json::from_str(text).map_err(|e| ModelError::new(format!("placement: invalid JSON: {e}")))?;
         let top = obj(&v, "placement", &["m", "schedulable", "heuristic", "cpus", "tasks", "reason"])?;
         let m = uint(top, "m", "placement")?;
         if m == 0 || m > u32::MAX as u64 {
@@ -102,11 +106,17 @@ impl SpresPlacement {
         let heuristic = top.get("heuristic").and_then(Value::as_str).unwrap_or("").to_owned();
         if top.get("schedulable").and_then(Value::as_bool) != Some(true) {
             let why = top.get("reason").and_then(Value::as_str).unwrap_or("no reason given");
-            return Err(ModelError::field("schedulable", format!("the placement is not schedulable ({why}); nothing to simulate")));
+            return Err(ModelError::field(
+                "schedulable",
+                format!("the placement is not schedulable ({why}); nothing to simulate"),
+            ));
         }
         let n = ts.len();
         let mut parts: Vec<Vec<Reservation>> = vec![Vec::new(); n];
-        let cpus = top.get("cpus").and_then(Value::as_array).ok_or_else(|| ModelError::field("cpus", "missing or not an array"))?;
+        let cpus = top
+            .get("cpus")
+            .and_then(Value::as_array)
+            .ok_or_else(|| ModelError::field("cpus", "missing or not an array"))?;
         let mut seen = vec![false; m as usize];
         for cv in cpus {
             let c = obj(cv, "cpu entry", &["cpu", "reservations"])?;
@@ -114,13 +124,19 @@ impl SpresPlacement {
             if cpu >= m || std::mem::replace(&mut seen[cpu as usize], true) {
                 return Err(ModelError::field("cpu", format!("cpu {cpu} is out of range (m = {m}) or listed twice")));
             }
-            let rs = c.get("reservations").and_then(Value::as_array).ok_or_else(|| ModelError::field("reservations", format!("cpu {cpu}: missing or not an array")))?;
+            let rs = c
+                .get("reservations")
+                .and_then(Value::as_array)
+                .ok_or_else(|| ModelError::field("reservations", format!("cpu {cpu}: missing or not an array")))?;
             for rv in rs {
                 let what = format!("a reservation of cpu {cpu}");
                 let r = obj(rv, &what, &["task", "budget", "period", "deadline", "offset", "part", "parts"])?;
                 let task = uint(r, "task", &what)? as usize;
                 if task >= n {
-                    return Err(ModelError::field("task", format!("{what} names task {task}, but there are {n} tasks")));
+                    return Err(ModelError::field(
+                        "task",
+                        format!("{what} names task {task}, but there are {n} tasks"),
+                    ));
                 }
                 let res = Reservation {
                     cpu: cpu as u32,
@@ -132,7 +148,9 @@ impl SpresPlacement {
                     part: u32::try_from(uint(r, "part", &what)?).unwrap_or(0),
                     parts: u32::try_from(uint(r, "parts", &what)?).unwrap_or(0),
                 };
-                let bad = |field: &str, why: String| Err(ModelError::task_field(task, field, format!("cpu {cpu}, part {}: {why}", res.part)));
+                let bad = |field: &str, why: String| {
+                    Err(ModelError::task_field(task, field, format!("cpu {cpu}, part {}: {why}", res.part)))
+                };
                 if res.budget == 0 || res.budget > res.deadline {
                     return bad("budget", format!("must be in 1..=deadline ({}), got {}", res.deadline, res.budget));
                 }
@@ -140,7 +158,13 @@ impl SpresPlacement {
                     return bad("budget", format!("exceeds the period {}", res.period));
                 }
                 if res.offset.checked_add(res.deadline).map_or(true, |e| e > res.period) {
-                    return bad("deadline", format!("window [offset {}, + deadline {}) leaves the period {}", res.offset, res.deadline, res.period));
+                    return bad(
+                        "deadline",
+                        format!(
+                            "window [offset {}, + deadline {}) leaves the period {}",
+                            res.offset, res.deadline, res.period
+                        ),
+                    );
                 }
                 if res.period > ts[task].period {
                     return bad("period", format!("exceeds the task's period {}", ts[task].period));
@@ -151,7 +175,10 @@ impl SpresPlacement {
                 parts[task].push(res);
             }
         }
-        let tasks = top.get("tasks").and_then(Value::as_array).ok_or_else(|| ModelError::field("tasks", "missing or not an array"))?;
+        let tasks = top
+            .get("tasks")
+            .and_then(Value::as_array)
+            .ok_or_else(|| ModelError::field("tasks", "missing or not an array"))?;
         let mut ratio = vec![0u64; n];
         for tv in tasks {
             let t = obj(tv, "task entry", &["task", "period_ratio", "parts"])?;
@@ -166,7 +193,11 @@ impl SpresPlacement {
             ratio[task] = k;
             let p = uint(t, "parts", "task entry")?;
             if p != parts[task].len() as u64 {
-                return Err(ModelError::task_field(task, "parts", format!("says {p} parts but {} reservations are placed", parts[task].len())));
+                return Err(ModelError::task_field(
+                    task,
+                    "parts",
+                    format!("says {p} parts but {} reservations are placed", parts[task].len()),
+                ));
             }
         }
         for (i, ps) in parts.iter_mut().enumerate() {
@@ -177,12 +208,25 @@ impl SpresPlacement {
             let period = ps[0].period;
             let k = if ratio[i] == 0 { 1 } else { ratio[i] };
             if period != ts[i].period / k {
-                return Err(ModelError::task_field(i, "period", format!("reservation period {period} is not ⌊T / period_ratio⌋ = {}", ts[i].period / k)));
+                return Err(ModelError::task_field(
+                    i,
+                    "period",
+                    format!("reservation period {period} is not ⌊T / period_ratio⌋ = {}", ts[i].period / k),
+                ));
             }
             let mut expect_offset = 0;
             for (j, r) in ps.iter().enumerate() {
                 if r.part != j as u32 + 1 || r.parts != ps.len() as u32 || r.period != period {
-                    return Err(ModelError::task_field(i, "part", format!("parts must be 1..={} exactly once with one period, found part {} of {}", ps.len(), r.part, r.parts)));
+                    return Err(ModelError::task_field(
+                        i,
+                        "part",
+                        format!(
+                            "parts must be 1..={} exactly once with one period, found part {} of {}",
+                            ps.len(),
+                            r.part,
+                            r.parts
+                        ),
+                    ));
                 }
                 if r.offset != expect_offset {
                     return Err(ModelError::task_field(i, "offset", format!("part {} starts at {} but the previous window ends at {expect_offset} (windows are back to back)", r.part, r.offset)));
@@ -251,14 +295,25 @@ enum Mode {
 }
 
 /// Simulates SP-RES. Same configuration, records and metrics as [`crate::simulate`].
-pub(crate) fn simulate_spres(ts: &TaskSet, sched: &Scheduler, sc: &SpresConfig, cfg: &SimConfig) -> Result<SimResult, ModelError> {
+pub(crate) fn simulate_spres(
+    ts: &TaskSet,
+    sched: &Scheduler,
+    sc: &SpresConfig,
+    cfg: &SimConfig,
+) -> Result<SimResult, ModelError> {
     let Setup { offsets, horizon: h, capped, expected } = setup(ts, cfg)?;
     let pl = &sc.placement;
     if pl.m != cfg.m {
-        return Err(ModelError::field("m", format!("the placement is for m = {} but the simulation has m = {}", pl.m, cfg.m)));
+        return Err(ModelError::field(
+            "m",
+            format!("the placement is for m = {} but the simulation has m = {}", pl.m, cfg.m),
+        ));
     }
     if pl.parts.len() != ts.len() {
-        return Err(ModelError::field("placement", format!("the placement has {} tasks, the task set {}", pl.parts.len(), ts.len())));
+        return Err(ModelError::field(
+            "placement",
+            format!("the placement has {} tasks, the task set {}", pl.parts.len(), ts.len()),
+        ));
     }
     let (m, n) = (cfg.m as usize, ts.len());
     let mut draw = Draw::new(cfg);
@@ -267,7 +322,9 @@ pub(crate) fn simulate_spres(ts: &TaskSet, sched: &Scheduler, sc: &SpresConfig, 
     let mut records: Option<Vec<Record>> = cfg.record_trace.then(Vec::new);
     let mut emit = |b: &mut MetricsBuilder, time: Time, event: Event| -> Result<(), ModelError> {
         let r = Record { time, event };
-        b.push(&r).map_err(|e| ModelError::new(format!("internal error: SP-RES emitted an inconsistent record at {time} ns: {e}")))?;
+        b.push(&r).map_err(|e| {
+            ModelError::new(format!("internal error: SP-RES emitted an inconsistent record at {time} ns: {e}"))
+        })?;
         if let Some(v) = &mut records {
             v.push(r);
         }
@@ -276,7 +333,13 @@ pub(crate) fn simulate_spres(ts: &TaskSet, sched: &Scheduler, sc: &SpresConfig, 
     let mut tasks: Vec<TaskState> = pl
         .parts
         .iter()
-        .map(|ps| TaskState { backlog: VecDeque::new(), base: 0, last_cpu: NONE, win: vec![Time::MAX; ps.len()], left: vec![0; ps.len()] })
+        .map(|ps| TaskState {
+            backlog: VecDeque::new(),
+            base: 0,
+            last_cpu: NONE,
+            win: vec![Time::MAX; ps.len()],
+            left: vec![0; ps.len()],
+        })
         .collect();
     let mut next_rel: Vec<Time> = offsets.clone();
     let mut next_seq = vec![0u32; n];
@@ -324,7 +387,11 @@ pub(crate) fn simulate_spres(ts: &TaskSet, sched: &Scheduler, sc: &SpresConfig, 
                     next_seq[i] += 1;
                     let rem = draw.exec(&cfg.exec, i, t.wcet);
                     next_rel[i] = now + draw.gap(&cfg.arrivals, t.period);
-                    emit(&mut b, now, Event::Release { job: JobId { task: i as u32, job: seq }, deadline: now + t.deadline })?;
+                    emit(
+                        &mut b,
+                        now,
+                        Event::Release { job: JobId { task: i as u32, job: seq }, deadline: now + t.deadline },
+                    )?;
                     let st = &mut tasks[i];
                     if st.backlog.is_empty() {
                         st.base = now;
@@ -371,7 +438,10 @@ pub(crate) fn simulate_spres(ts: &TaskSet, sched: &Scheduler, sc: &SpresConfig, 
         }
         // 4. Dispatch: preemptions first, then starts and idleness.
         let want: Vec<Option<JobId>> = (0..m)
-            .map(|c| best[c].map(|((_, i, _), _)| JobId { task: i as u32, job: tasks[i].backlog.front().expect("ready").seq }))
+            .map(|c| {
+                best[c]
+                    .map(|((_, i, _), _)| JobId { task: i as u32, job: tasks[i].backlog.front().expect("ready").seq })
+            })
             .collect();
         for c in 0..m {
             if let Some(h_job) = scheduled[c] {
@@ -428,7 +498,12 @@ pub(crate) fn simulate_spres(ts: &TaskSet, sched: &Scheduler, sc: &SpresConfig, 
                 // budget past the slack's deadline, starving a shorter window; found by the
                 // spres-table1 reproduction, crates/sim/tests/spres_cash_background.rs).
                 let own = best[c].map_or(0, |((we, _, _), _)| we);
-                let s = slack[c].iter().enumerate().filter(|(_, &(d, _))| mode == Mode::Background || d <= own).min_by_key(|(_, &(d, _))| d).map(|(k, _)| k);
+                let s = slack[c]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &(d, _))| mode == Mode::Background || d <= own)
+                    .min_by_key(|(_, &(d, _))| d)
+                    .map(|(k, _)| k);
                 match s {
                     Some(k) => {
                         let (d, a) = slack[c][k];
@@ -470,7 +545,10 @@ pub(crate) fn simulate_spres(ts: &TaskSet, sched: &Scheduler, sc: &SpresConfig, 
     let backlog: u64 = tasks.iter().map(|t| t.backlog.len() as u64).sum();
     let metrics = b.finish();
     if metrics.pending != backlog {
-        return Err(ModelError::new(format!("internal error: SP-RES accounting mismatch: pending {backlog}, metrics {}", metrics.pending)));
+        return Err(ModelError::new(format!(
+            "internal error: SP-RES accounting mismatch: pending {backlog}, metrics {}",
+            metrics.pending
+        )));
     }
     let trace = records.map(|records| Trace { meta: TraceMeta::new(ts, cfg.m, h), records });
     Ok(SimResult::from_metrics(sched, metrics, capped, events, trace))

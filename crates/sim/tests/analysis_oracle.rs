@@ -20,9 +20,7 @@ use rtsched_analysis::partition::{partition, Admission, Fit, Order, PartitionOut
 use rtsched_analysis::uni::edf;
 use rtsched_analysis::{semi, Limits, Verdict};
 use rtsched_model::{Task, TaskSet, Time};
-use rtsched_sim::{
-    simulate, Arrivals, ExecTimes, Scheduler, SimConfig, SpresConfig, SpresPlacement,
-};
+use rtsched_sim::{simulate, Arrivals, ExecTimes, Scheduler, SimConfig, SpresConfig, SpresPlacement};
 use std::collections::HashSet;
 
 /// Every LCM of a subset divides 120.
@@ -45,11 +43,7 @@ fn gen(rng: &mut ChaCha8Rng, n: usize, u: f64, constrained: bool) -> TaskSet {
         .map(|&ui| {
             let t = PERIODS[rng.random_range(0..PERIODS.len())];
             let c = ((ui * t as f64).round() as Time).clamp(1, t);
-            let d = if constrained && rng.random_bool(0.6) {
-                rng.random_range(c..=t)
-            } else {
-                t
-            };
+            let d = if constrained && rng.random_bool(0.6) { rng.random_range(c..=t) } else { t };
             Task::new(c, d, t).unwrap()
         })
         .collect();
@@ -74,22 +68,14 @@ fn periodic(m: u32, ts: &TaskSet) -> SimConfig {
 fn sporadic(m: u32, ts: &TaskSet, seed: u64) -> SimConfig {
     let mut cfg = SimConfig::new(m);
     cfg.horizon = Some(3 * ts.hyperperiod(1 << 20).unwrap() + max_deadline(ts));
-    cfg.arrivals = Arrivals::Sporadic {
-        max_extra_delay: 3,
-        seed,
-    };
-    cfg.exec = ExecTimes::UniformFraction {
-        lo: 0.5,
-        seed: seed.wrapping_add(1),
-    };
+    cfg.arrivals = Arrivals::Sporadic { max_extra_delay: 3, seed };
+    cfg.exec = ExecTimes::UniformFraction { lo: 0.5, seed: seed.wrapping_add(1) };
     cfg.check_invariants = true;
     cfg
 }
 
 fn misses(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> u64 {
-    simulate(ts, sched, cfg)
-        .unwrap_or_else(|e| panic!("simulation failed: {e}\n{ts:?}"))
-        .deadline_misses
+    simulate(ts, sched, cfg).unwrap_or_else(|e| panic!("simulation failed: {e}\n{ts:?}")).deadline_misses
 }
 
 /// The missed jobs and the records of the first one's window, for a failure message.
@@ -100,11 +86,7 @@ fn explain(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> String {
     let missed: Vec<_> = r.per_job.iter().filter(|j| j.missed(r.horizon)).collect();
     let mut out = format!("missed jobs: {missed:?}\n");
     if let (Some(j), Some(tr)) = (missed.first(), &r.trace) {
-        for rec in tr
-            .records
-            .iter()
-            .filter(|x| x.time + 12 >= j.release && x.time <= j.deadline + 2)
-        {
+        for rec in tr.records.iter().filter(|x| x.time + 12 >= j.release && x.time <= j.deadline + 2) {
             out += &format!("  {} {:?}\n", rec.time, rec.event);
         }
     }
@@ -112,10 +94,7 @@ fn explain(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> String {
 }
 
 fn describe(ts: &TaskSet) -> String {
-    let v: Vec<String> = ts
-        .iter()
-        .map(|t| format!("(C={}, D={}, T={})", t.wcet, t.deadline, t.period))
-        .collect();
+    let v: Vec<String> = ts.iter().map(|t| format!("(C={}, D={}, T={})", t.wcet, t.deadline, t.period)).collect();
     v.join(", ")
 }
 
@@ -165,19 +144,10 @@ fn qpa_rejects_and_edf_misses_when_overloaded() {
             continue; // rounding brought U back to <= 1
         }
         checked += 1;
-        assert_eq!(
-            edf::qpa(&ts, &lim),
-            Verdict::NotSchedulable,
-            "QPA accepts U > 1: {}",
-            describe(&ts)
-        );
+        assert_eq!(edf::qpa(&ts, &lim), Verdict::NotSchedulable, "QPA accepts U > 1: {}", describe(&ts));
         let mut cfg = periodic(1, &ts);
         cfg.horizon = Some(ts.hyperperiod(1 << 20).unwrap());
-        assert!(
-            misses(&ts, &Scheduler::Gedf, &cfg) > 0,
-            "EDF meets every deadline with U > 1: {}",
-            describe(&ts)
-        );
+        assert!(misses(&ts, &Scheduler::Gedf, &cfg) > 0, "EDF meets every deadline with U > 1: {}", describe(&ts));
     }
     println!("overload: {checked} sets with U > 1, all rejected by QPA and all missing under EDF");
     assert!(checked >= 8_000, "oracle too weak: {checked}");
@@ -195,10 +165,8 @@ fn global_edf_tests_accepted_sets_meet_deadlines() {
             let u = rng.random_range(0.15..0.75) * m as f64;
             let ts = gen(&mut rng, n, u, k % 2 == 0);
             total += 1;
-            let verdicts: Vec<bool> = GlobalTest::ALL
-                .iter()
-                .map(|&t| global::test(t, &ts, m, &lim) == Verdict::Schedulable)
-                .collect();
+            let verdicts: Vec<bool> =
+                GlobalTest::ALL.iter().map(|&t| global::test(t, &ts, m, &lim) == Verdict::Schedulable).collect();
             if !verdicts.iter().any(|&v| v) {
                 continue;
             }
@@ -206,30 +174,16 @@ fn global_edf_tests_accepted_sets_meet_deadlines() {
                 accepted[i] += v as u64;
             }
             let a = misses(&ts, &Scheduler::Gedf, &periodic(m, &ts));
-            let b = misses(
-                &ts,
-                &Scheduler::Gedf,
-                &sporadic(m, &ts, (m as u64) << 32 | k),
-            );
+            let b = misses(&ts, &Scheduler::Gedf, &sporadic(m, &ts, (m as u64) << 32 | k));
             if a + b > 0 {
-                let who: Vec<&str> = GlobalTest::ALL
-                    .iter()
-                    .zip(&verdicts)
-                    .filter(|(_, &v)| v)
-                    .map(|(t, _)| t.name())
-                    .collect();
-                panic!(
-                    "{who:?} accept but G-EDF misses (periodic {a}, sporadic {b}): m = {m}, {}",
-                    describe(&ts)
-                );
+                let who: Vec<&str> =
+                    GlobalTest::ALL.iter().zip(&verdicts).filter(|(_, &v)| v).map(|(t, _)| t.name()).collect();
+                panic!("{who:?} accept but G-EDF misses (periodic {a}, sporadic {b}): m = {m}, {}", describe(&ts));
             }
         }
     }
     for (t, a) in GlobalTest::ALL.iter().zip(&accepted) {
-        println!(
-            "global {}: {a} of {total} sets accepted, none missed",
-            t.name()
-        );
+        println!("global {}: {a} of {total} sets accepted, none missed", t.name());
     }
     for (t, &a) in GlobalTest::ALL.iter().zip(&accepted) {
         assert!(a >= 1_000, "oracle too weak for {}: {a} accepted", t.name());
@@ -248,41 +202,33 @@ fn partitioned_edf_placements_meet_deadlines() {
             let ts = gen(&mut rng, n, u, k % 2 == 0);
             total += 1;
             for (fit, count) in [(Fit::First, &mut placed_ffd), (Fit::Worst, &mut placed_wfd)] {
-                let PartitionOutcome::Placed(p) = partition(
-                    &ts,
-                    m,
-                    fit,
-                    Order::DecreasingUtilization,
-                    Admission::Edf,
-                    &lim,
-                ) else {
+                let PartitionOutcome::Placed(p) =
+                    partition(&ts, m, fit, Order::DecreasingUtilization, Admission::Edf, &lim)
+                else {
                     continue;
                 };
                 *count += 1;
                 let sched = Scheduler::Pedf(p.cpus.clone());
                 let a = misses(&ts, &sched, &periodic(m, &ts));
                 let b = misses(&ts, &sched, &sporadic(m, &ts, (m as u64) << 32 | k));
-                assert!(a + b == 0, "{fit:?} with EDF admission places {:?} but P-EDF misses (periodic {a}, sporadic {b}): m = {m}, {}", p.cpus, describe(&ts));
+                assert!(
+                    a + b == 0,
+                    "{fit:?} with EDF admission places {:?} but P-EDF misses (periodic {a}, sporadic {b}): m = {m}, {}",
+                    p.cpus,
+                    describe(&ts)
+                );
             }
         }
     }
-    println!(
-        "partition: {total} sets; FFD placed {placed_ffd}, WFD placed {placed_wfd}, none missed"
-    );
-    assert!(
-        placed_ffd >= 5_000 && placed_wfd >= 5_000,
-        "oracle too weak: ffd {placed_ffd}, wfd {placed_wfd}"
-    );
+    println!("partition: {total} sets; FFD placed {placed_ffd}, WFD placed {placed_wfd}, none missed");
+    assert!(placed_ffd >= 5_000 && placed_wfd >= 5_000, "oracle too weak: ffd {placed_ffd}, wfd {placed_wfd}");
 }
 
 /// Every SP-RES heuristic and the cascade; each distinct placement simulated with CASH `cash`.
 fn spres_oracle(cash: bool, per_m: u64, seed_base: u64) {
     let heuristics = semi::Heuristic::all();
     // rp_floor 2 ns so that RP transforms periods at this time scale.
-    let cfg = semi::SemiConfig {
-        rp_floor: 2,
-        ..semi::SemiConfig::default()
-    };
+    let cfg = semi::SemiConfig { rp_floor: 2, ..semi::SemiConfig::default() };
     let mut placed = vec![0u64; heuristics.len() + 1];
     let (mut total, mut split, mut transformed, mut simulated) = (0u64, 0u64, 0u64, 0u64);
     for m in 2..=4u32 {
@@ -293,10 +239,8 @@ fn spres_oracle(cash: bool, per_m: u64, seed_base: u64) {
             let ts = gen(&mut rng, n, u, k % 2 == 0);
             total += 1;
             let mut seen = HashSet::new();
-            let mut placements: Vec<(String, semi::Placement)> = heuristics
-                .iter()
-                .map(|h| (h.name(), semi::place(&ts, m, h, &cfg)))
-                .collect();
+            let mut placements: Vec<(String, semi::Placement)> =
+                heuristics.iter().map(|h| (h.name(), semi::place(&ts, m, h, &cfg))).collect();
             placements.push(("cascade".into(), semi::cascade(&ts, m, &cfg)));
             for (i, (name, p)) in placements.iter().enumerate() {
                 if !p.schedulable {
@@ -305,24 +249,18 @@ fn spres_oracle(cash: bool, per_m: u64, seed_base: u64) {
                 placed[i] += 1;
                 let text = p.to_json().to_string();
                 // Many heuristics agree; simulate each distinct set of reservations once.
-                let key =
-                    serde_json::json!({"cpus": p.to_json()["cpus"], "tasks": p.to_json()["tasks"]})
-                        .to_string();
+                let key = serde_json::json!({"cpus": p.to_json()["cpus"], "tasks": p.to_json()["tasks"]}).to_string();
                 if !seen.insert(key) {
                     continue;
                 }
                 simulated += 1;
                 split += p.tasks.iter().any(|t| t.parts > 1) as u64;
                 transformed += p.tasks.iter().any(|t| t.period_ratio > 1) as u64;
-                let placement = SpresPlacement::from_json(&text, &ts).unwrap_or_else(|e| {
-                    panic!("{name}: placement rejected by the simulator: {e}\n{text}")
-                });
+                let placement = SpresPlacement::from_json(&text, &ts)
+                    .unwrap_or_else(|e| panic!("{name}: placement rejected by the simulator: {e}\n{text}"));
                 {
-                    let sched = Scheduler::Spres(SpresConfig {
-                        placement: placement.clone(),
-                        soft_unsplit: false,
-                        cash,
-                    });
+                    let sched =
+                        Scheduler::Spres(SpresConfig { placement: placement.clone(), soft_unsplit: false, cash });
                     let (pc, sc) = (periodic(m, &ts), sporadic(m, &ts, (m as u64) << 32 | k));
                     let a = misses(&ts, &sched, &pc);
                     let b = misses(&ts, &sched, &sc);
@@ -332,11 +270,7 @@ fn spres_oracle(cash: bool, per_m: u64, seed_base: u64) {
             }
         }
     }
-    let names: Vec<String> = heuristics
-        .iter()
-        .map(|h| h.name())
-        .chain(["cascade".to_string()])
-        .collect();
+    let names: Vec<String> = heuristics.iter().map(|h| h.name()).chain(["cascade".to_string()]).collect();
     for (h, c) in names.iter().zip(&placed) {
         println!("spres (cash {cash}) {h}: {c} of {total} sets placed, none missed");
     }
@@ -344,10 +278,7 @@ fn spres_oracle(cash: bool, per_m: u64, seed_base: u64) {
     for (h, &c) in names.iter().zip(&placed) {
         assert!(c >= 200, "oracle too weak for {h}: {c} placed");
     }
-    assert!(
-        split >= 200,
-        "oracle too weak: only {split} placements split a task"
-    );
+    assert!(split >= 200, "oracle too weak: only {split} placements split a task");
 }
 
 #[test]
@@ -374,24 +305,13 @@ fn spres_placements_meet_deadlines_with_cash() {
 #[test]
 fn cash_counterexample() {
     let ts = TaskSet::new(
-        [
-            (11, 20, 20),
-            (1, 1, 8),
-            (3, 5, 12),
-            (1, 5, 60),
-            (2, 13, 15),
-            (1, 20, 20),
-            (1, 8, 8),
-        ]
-        .iter()
-        .map(|&(c, d, t)| Task::new(c, d, t).unwrap())
-        .collect(),
+        [(11, 20, 20), (1, 1, 8), (3, 5, 12), (1, 5, 60), (2, 13, 15), (1, 20, 20), (1, 8, 8)]
+            .iter()
+            .map(|&(c, d, t)| Task::new(c, d, t).unwrap())
+            .collect(),
     )
     .unwrap();
-    let cfg = semi::SemiConfig {
-        rp_floor: 2,
-        ..semi::SemiConfig::default()
-    };
+    let cfg = semi::SemiConfig { rp_floor: 2, ..semi::SemiConfig::default() };
     let p = semi::place(&ts, 2, &semi::Heuristic::Rp(semi::Basic::Fwfd), &cfg);
     assert!(p.schedulable);
     let placement = SpresPlacement::from_json(&p.to_json().to_string(), &ts).unwrap();
@@ -399,25 +319,10 @@ fn cash_counterexample() {
         let seed = 2u64 << 32 | k;
         let mut sc = SimConfig::new(2);
         sc.horizon = Some(3 * 120 + 20);
-        sc.arrivals = Arrivals::Sporadic {
-            max_extra_delay: 3,
-            seed,
-        };
-        sc.exec = ExecTimes::UniformFraction {
-            lo: 0.5,
-            seed: seed.wrapping_add(1),
-        };
+        sc.arrivals = Arrivals::Sporadic { max_extra_delay: 3, seed };
+        sc.exec = ExecTimes::UniformFraction { lo: 0.5, seed: seed.wrapping_add(1) };
         sc.check_invariants = true;
-        let sched = Scheduler::Spres(SpresConfig {
-            placement: placement.clone(),
-            soft_unsplit: false,
-            cash: true,
-        });
-        assert_eq!(
-            misses(&ts, &sched, &sc),
-            0,
-            "seed k = {k}\n{}",
-            explain(&ts, &sched, &sc)
-        );
+        let sched = Scheduler::Spres(SpresConfig { placement: placement.clone(), soft_unsplit: false, cash: true });
+        assert_eq!(misses(&ts, &sched, &sc), 0, "seed k = {k}\n{}", explain(&ts, &sched, &sc));
     }
 }

@@ -123,7 +123,10 @@ fn pedf_hand_computed() {
     assert_eq!(r.horizon, 10);
     // cpu 0: τ0 [0,2), τ1 [2,5), τ0.1 wins the deadline tie at 5 by task index [5,7), τ1 [7,8).
     // cpu 1: τ2 (d 3) [0,2), τ3 [2,4), τ3.1 [5,7).
-    assert_eq!(finishes(&r), vec![(0, 0, Some(2)), (1, 0, Some(8)), (2, 0, Some(2)), (3, 0, Some(4)), (0, 1, Some(7)), (3, 1, Some(7))]);
+    assert_eq!(
+        finishes(&r),
+        vec![(0, 0, Some(2)), (1, 0, Some(8)), (2, 0, Some(2)), (3, 0, Some(4)), (0, 1, Some(7)), (3, 1, Some(7))]
+    );
     assert_eq!((r.deadline_misses, r.preemptions, r.migrations, r.context_switches), (0, 1, 0, 10));
     assert_eq!(r.per_task[1].preemptions, 1);
 }
@@ -132,7 +135,10 @@ fn pedf_hand_computed() {
 fn pfp_rate_vs_deadline_monotonic_hand_computed() {
     let rm = partitioned(Scheduler::Pfp(vec![vec![0, 1], vec![2, 3]], FpOrder::RateMonotonic));
     // RM on cpu 1: τ3 (T 5) first [0,2), τ2 [2,4) finishes 1 after its deadline 3.
-    assert_eq!(finishes(&rm), vec![(0, 0, Some(2)), (1, 0, Some(8)), (2, 0, Some(4)), (3, 0, Some(2)), (0, 1, Some(7)), (3, 1, Some(7))]);
+    assert_eq!(
+        finishes(&rm),
+        vec![(0, 0, Some(2)), (1, 0, Some(8)), (2, 0, Some(4)), (3, 0, Some(2)), (0, 1, Some(7)), (3, 1, Some(7))]
+    );
     assert_eq!((rm.deadline_misses, rm.max_tardiness_ns), (1, 1));
     assert_eq!(rm.per_task[2].deadline_misses, 1);
     let dm = partitioned(Scheduler::Pfp(vec![vec![0, 1], vec![2, 3]], FpOrder::DeadlineMonotonic));
@@ -226,19 +232,21 @@ fn arb_divisor_taskset(max_n: usize) -> impl Strategy<Value = TaskSet> {
 }
 
 fn arb_cfg(m: u32) -> impl Strategy<Value = SimConfig> {
-    (any::<bool>(), 0u64..10, any::<u64>(), prop::option::of(0.0f64..=1.0), any::<bool>()).prop_map(move |(sporadic, extra, seed, lo, rec)| {
-        let mut cfg = SimConfig::new(m);
-        cfg.horizon = Some(400);
-        if sporadic {
-            cfg.arrivals = Arrivals::Sporadic { max_extra_delay: extra, seed };
-        }
-        if let Some(lo) = lo {
-            cfg.exec = ExecTimes::UniformFraction { lo, seed: seed ^ 7 };
-        }
-        cfg.record_trace = rec;
-        cfg.check_invariants = true;
-        cfg
-    })
+    (any::<bool>(), 0u64..10, any::<u64>(), prop::option::of(0.0f64..=1.0), any::<bool>()).prop_map(
+        move |(sporadic, extra, seed, lo, rec)| {
+            let mut cfg = SimConfig::new(m);
+            cfg.horizon = Some(400);
+            if sporadic {
+                cfg.arrivals = Arrivals::Sporadic { max_extra_delay: extra, seed };
+            }
+            if let Some(lo) = lo {
+                cfg.exec = ExecTimes::UniformFraction { lo, seed: seed ^ 7 };
+            }
+            cfg.record_trace = rec;
+            cfg.check_invariants = true;
+            cfg
+        },
+    )
 }
 
 /// Trace-metric consistency: metrics recomputed from the exported JSON Lines equal the
@@ -248,8 +256,28 @@ fn check_trace(ts: &TaskSet, r: &SimResult, cfg: &SimConfig) {
     let back = Trace::from_jsonl(&trace.to_jsonl()).unwrap();
     let m = back.metrics().unwrap();
     assert_eq!(
-        (m.jobs, m.completed, m.pending, m.deadline_misses, m.max_tardiness_ns, m.max_response_time_ns, m.preemptions, m.migrations, m.context_switches),
-        (r.jobs, r.completed, r.pending, r.deadline_misses, r.max_tardiness_ns, r.max_response_time_ns, r.preemptions, r.migrations, r.context_switches)
+        (
+            m.jobs,
+            m.completed,
+            m.pending,
+            m.deadline_misses,
+            m.max_tardiness_ns,
+            m.max_response_time_ns,
+            m.preemptions,
+            m.migrations,
+            m.context_switches
+        ),
+        (
+            r.jobs,
+            r.completed,
+            r.pending,
+            r.deadline_misses,
+            r.max_tardiness_ns,
+            r.max_response_time_ns,
+            r.preemptions,
+            r.migrations,
+            r.context_switches
+        )
     );
     assert_eq!(m.per_task, r.per_task);
     assert_eq!(m.per_job, r.per_job);

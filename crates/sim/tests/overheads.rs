@@ -6,7 +6,9 @@
 
 use proptest::prelude::*;
 use rtsched_model::{TaskSet, Time};
-use rtsched_sim::{simulate, Arrivals, ExecTimes, FpOrder, OverheadSpec, OverheadStat, Overheads, Scheduler, SimConfig, SimResult};
+use rtsched_sim::{
+    simulate, Arrivals, ExecTimes, FpOrder, OverheadSpec, OverheadStat, Overheads, Scheduler, SimConfig, SimResult,
+};
 use rtsched_trace::{Event, JobId, OverheadKind, Record};
 use std::collections::HashMap;
 
@@ -35,7 +37,9 @@ fn one_task_one_cpu_hand_computed() {
     cfg.record_trace = true;
     cfg.check_invariants = true;
     cfg.overheads = Some(ov(1, 1, 1, 0));
-    for sched in [Scheduler::Gedf, Scheduler::Pedf(vec![vec![0]]), Scheduler::Pfp(vec![vec![0]], FpOrder::RateMonotonic)] {
+    for sched in
+        [Scheduler::Gedf, Scheduler::Pedf(vec![vec![0]]), Scheduler::Pfp(vec![vec![0]], FpOrder::RateMonotonic)]
+    {
         let r = simulate(&ts, &sched, &cfg).unwrap();
         let f: Vec<_> = r.per_job.iter().map(|j| (j.start, j.finish)).collect();
         assert_eq!(f, vec![(Some(1), Some(5)), (Some(11), Some(15))], "{}", sched.name());
@@ -171,7 +175,7 @@ fn quantum_ticks_are_charged_on_every_cpu() {
     let rep = r.overheads.as_ref().unwrap();
     let tick = rep.charged.iter().find(|s| s.kind == OverheadKind::Tick).unwrap();
     assert_eq!((tick.count, tick.total_ns), (8, 16)); // ticks at 0, 10, 20, 30 on 2 CPUs
-    // Staggered: CPU 1 ticks at 5, 15, ...; the job is released at 0 and linked at CPU 0's tick.
+                                                      // Staggered: CPU 1 ticks at 5, 15, ...; the job is released at 0 and linked at CPU 0's tick.
     let r = simulate(&ts, &Scheduler::GedfQuantum { quantum: 10, staggered: true }, &cfg).unwrap();
     assert_eq!(r.per_job[0].finish, Some(8));
     // A tick as long as the quantum, and a tick under an event-driven scheduler, are refused.
@@ -204,7 +208,8 @@ fn tight_set_misses_only_with_overheads() {
     let mut cfg = SimConfig::new(2);
     cfg.check_invariants = true;
     let part = vec![vec![0], vec![1, 2]];
-    for sched in [Scheduler::Gedf, Scheduler::Pedf(part.clone()), Scheduler::Pfp(part.clone(), FpOrder::RateMonotonic)] {
+    for sched in [Scheduler::Gedf, Scheduler::Pedf(part.clone()), Scheduler::Pfp(part.clone(), FpOrder::RateMonotonic)]
+    {
         cfg.overheads = None;
         let r = simulate(&ts, &sched, &cfg).unwrap();
         assert_eq!(r.deadline_misses, 0, "{}", sched.name());
@@ -231,12 +236,30 @@ fn bad_model_files_name_the_field() {
         (r#"{"format": "other"}"#, "overheads.format"),
         (r#"{"format": "rtsched-overhead-model", "version": 2, "terms": {}}"#, "overheads.version"),
         (r#"{"format": "rtsched-overhead-model", "version": 1}"#, "overheads.terms"),
-        (r#"{"format": "rtsched-overhead-model", "version": 1, "terms": {"relase": {"n": [1], "avg_ns": [1], "max_ns": [1]}}}"#, "overheads.terms.relase"),
-        (r#"{"format": "rtsched-overhead-model", "version": 1, "terms": {"ipi": {"n": [2, 2], "avg_ns": [1, 1], "max_ns": [1, 1]}}}"#, "overheads.terms.ipi.n[1]"),
-        (r#"{"format": "rtsched-overhead-model", "version": 1, "terms": {"ipi": {"n": [2, 4], "avg_ns": [1], "max_ns": [1, 1]}}}"#, "overheads.terms.ipi.avg_ns"),
-        (r#"{"format": "rtsched-overhead-model", "version": 1, "terms": {"ipi": {"n": [2], "avg_ns": [1], "max_ns": [-3]}}}"#, "overheads.terms.ipi.max_ns[0]"),
-        (r#"{"format": "rtsched-overhead-model", "version": 1, "terms": {"schedule": {"n": [2], "avg_ns": [5], "max_ns": [3]}}}"#, "overheads.terms.schedule.avg_ns[0]"),
-        (r#"{"format": "rtsched-overhead-model", "version": 1, "terms": {"schedule": {"n": [], "avg_ns": [], "max_ns": []}}}"#, "overheads.terms.schedule.n"),
+        (
+            r#"{"format": "rtsched-overhead-model", "version": 1, "terms": {"relase": {"n": [1], "avg_ns": [1], "max_ns": [1]}}}"#,
+            "overheads.terms.relase",
+        ),
+        (
+            r#"{"format": "rtsched-overhead-model", "version": 1, "terms": {"ipi": {"n": [2, 2], "avg_ns": [1, 1], "max_ns": [1, 1]}}}"#,
+            "overheads.terms.ipi.n[1]",
+        ),
+        (
+            r#"{"format": "rtsched-overhead-model", "version": 1, "terms": {"ipi": {"n": [2, 4], "avg_ns": [1], "max_ns": [1, 1]}}}"#,
+            "overheads.terms.ipi.avg_ns",
+        ),
+        (
+            r#"{"format": "rtsched-overhead-model", "version": 1, "terms": {"ipi": {"n": [2], "avg_ns": [1], "max_ns": [-3]}}}"#,
+            "overheads.terms.ipi.max_ns[0]",
+        ),
+        (
+            r#"{"format": "rtsched-overhead-model", "version": 1, "terms": {"schedule": {"n": [2], "avg_ns": [5], "max_ns": [3]}}}"#,
+            "overheads.terms.schedule.avg_ns[0]",
+        ),
+        (
+            r#"{"format": "rtsched-overhead-model", "version": 1, "terms": {"schedule": {"n": [], "avg_ns": [], "max_ns": []}}}"#,
+            "overheads.terms.schedule.n",
+        ),
         (r#"[1, 2]"#, "overheads"),
     ];
     for (text, field) in cases {
@@ -308,7 +331,8 @@ fn canonical(r: &SimResult) -> (String, Vec<(Time, String)>) {
     let mut c = r.clone();
     c.overheads = None;
     c.trace = None;
-    let mut recs: Vec<(Time, String)> = r.trace.as_ref().unwrap().records.iter().map(|x| (x.time, format!("{:?}", x.event))).collect();
+    let mut recs: Vec<(Time, String)> =
+        r.trace.as_ref().unwrap().records.iter().map(|x| (x.time, format!("{:?}", x.event))).collect();
     recs.sort();
     (format!("{c:?}"), recs)
 }

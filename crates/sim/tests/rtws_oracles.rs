@@ -32,13 +32,7 @@ fn j(task: u32, job: u32) -> JobId {
 }
 
 fn records(r: &RtwsResult) -> Vec<(Time, Event)> {
-    r.trace
-        .as_ref()
-        .unwrap()
-        .records
-        .iter()
-        .map(|r| (r.time, r.event))
-        .collect()
+    r.trace.as_ref().unwrap().records.iter().map(|r| (r.time, r.event)).collect()
 }
 
 /// Fig. 2 with the parameters as stated (C3 = 4), on two CPUs over one period of τ2, record by
@@ -51,321 +45,56 @@ fn fig2_as_stated_record_by_record() {
     use Event::*;
     let r = simulate_rtws(&fig2_set(4), &cfg(2, 20)).unwrap();
     let expect = vec![
-        (
-            0,
-            Release {
-                job: j(0, 0),
-                deadline: 10,
-            },
-        ),
-        (
-            0,
-            Release {
-                job: j(1, 0),
-                deadline: 20,
-            },
-        ),
-        (
-            0,
-            Release {
-                job: j(2, 0),
-                deadline: 19,
-            },
-        ),
-        (
-            0,
-            Run {
-                cpu: 0,
-                job: j(0, 0),
-            },
-        ),
-        (
-            0,
-            Run {
-                cpu: 1,
-                job: j(2, 0),
-            },
-        ),
-        (
-            3,
-            Complete {
-                cpu: 0,
-                job: j(0, 0),
-            },
-        ),
-        (
-            3,
-            Release {
-                job: j(0, 1),
-                deadline: 10,
-            },
-        ),
-        (
-            3,
-            Release {
-                job: j(0, 2),
-                deadline: 10,
-            },
-        ),
-        (
-            3,
-            Run {
-                cpu: 0,
-                job: j(0, 2),
-            },
-        ),
-        (
-            4,
-            Complete {
-                cpu: 0,
-                job: j(0, 2),
-            },
-        ),
-        (
-            4,
-            Complete {
-                cpu: 1,
-                job: j(2, 0),
-            },
-        ),
-        (
-            4,
-            Run {
-                cpu: 0,
-                job: j(0, 1),
-            },
-        ),
-        (
-            4,
-            Run {
-                cpu: 1,
-                job: j(1, 0),
-            },
-        ),
-        (
-            5,
-            Complete {
-                cpu: 0,
-                job: j(0, 1),
-            },
-        ),
+        (0, Release { job: j(0, 0), deadline: 10 }),
+        (0, Release { job: j(1, 0), deadline: 20 }),
+        (0, Release { job: j(2, 0), deadline: 19 }),
+        (0, Run { cpu: 0, job: j(0, 0) }),
+        (0, Run { cpu: 1, job: j(2, 0) }),
+        (3, Complete { cpu: 0, job: j(0, 0) }),
+        (3, Release { job: j(0, 1), deadline: 10 }),
+        (3, Release { job: j(0, 2), deadline: 10 }),
+        (3, Run { cpu: 0, job: j(0, 2) }),
+        (4, Complete { cpu: 0, job: j(0, 2) }),
+        (4, Complete { cpu: 1, job: j(2, 0) }),
+        (4, Run { cpu: 0, job: j(0, 1) }),
+        (4, Run { cpu: 1, job: j(1, 0) }),
+        (5, Complete { cpu: 0, job: j(0, 1) }),
         (5, Idle { cpu: 0 }),
-        (
-            6,
-            Complete {
-                cpu: 1,
-                job: j(1, 0),
-            },
-        ),
-        (
-            6,
-            Release {
-                job: j(1, 1),
-                deadline: 20,
-            },
-        ),
-        (
-            6,
-            Release {
-                job: j(1, 2),
-                deadline: 20,
-            },
-        ),
-        (
-            6,
-            Release {
-                job: j(1, 3),
-                deadline: 20,
-            },
-        ),
-        (
-            6,
-            Release {
-                job: j(1, 4),
-                deadline: 20,
-            },
-        ),
-        (
-            6,
-            Run {
-                cpu: 1,
-                job: j(1, 4),
-            },
-        ),
-        (
-            6,
-            Steal {
-                job: j(1, 1),
-                from: 1,
-                to: 0,
-            },
-        ),
-        (
-            6,
-            Run {
-                cpu: 0,
-                job: j(1, 1),
-            },
-        ),
-        (
-            7,
-            Complete {
-                cpu: 0,
-                job: j(1, 1),
-            },
-        ),
-        (
-            7,
-            Steal {
-                job: j(1, 2),
-                from: 1,
-                to: 0,
-            },
-        ),
-        (
-            7,
-            Run {
-                cpu: 0,
-                job: j(1, 2),
-            },
-        ),
-        (
-            9,
-            Complete {
-                cpu: 1,
-                job: j(1, 4),
-            },
-        ),
-        (
-            9,
-            Run {
-                cpu: 1,
-                job: j(1, 3),
-            },
-        ),
-        (
-            10,
-            Complete {
-                cpu: 0,
-                job: j(1, 2),
-            },
-        ),
-        (
-            10,
-            Complete {
-                cpu: 1,
-                job: j(1, 3),
-            },
-        ),
-        (
-            10,
-            Release {
-                job: j(0, 3),
-                deadline: 20,
-            },
-        ),
-        (
-            10,
-            Run {
-                cpu: 0,
-                job: j(0, 3),
-            },
-        ),
+        (6, Complete { cpu: 1, job: j(1, 0) }),
+        (6, Release { job: j(1, 1), deadline: 20 }),
+        (6, Release { job: j(1, 2), deadline: 20 }),
+        (6, Release { job: j(1, 3), deadline: 20 }),
+        (6, Release { job: j(1, 4), deadline: 20 }),
+        (6, Run { cpu: 1, job: j(1, 4) }),
+        (6, Steal { job: j(1, 1), from: 1, to: 0 }),
+        (6, Run { cpu: 0, job: j(1, 1) }),
+        (7, Complete { cpu: 0, job: j(1, 1) }),
+        (7, Steal { job: j(1, 2), from: 1, to: 0 }),
+        (7, Run { cpu: 0, job: j(1, 2) }),
+        (9, Complete { cpu: 1, job: j(1, 4) }),
+        (9, Run { cpu: 1, job: j(1, 3) }),
+        (10, Complete { cpu: 0, job: j(1, 2) }),
+        (10, Complete { cpu: 1, job: j(1, 3) }),
+        (10, Release { job: j(0, 3), deadline: 20 }),
+        (10, Run { cpu: 0, job: j(0, 3) }),
         (10, Idle { cpu: 1 }),
-        (
-            13,
-            Complete {
-                cpu: 0,
-                job: j(0, 3),
-            },
-        ),
-        (
-            13,
-            Release {
-                job: j(0, 4),
-                deadline: 20,
-            },
-        ),
-        (
-            13,
-            Release {
-                job: j(0, 5),
-                deadline: 20,
-            },
-        ),
-        (
-            13,
-            Run {
-                cpu: 0,
-                job: j(0, 5),
-            },
-        ),
-        (
-            13,
-            Steal {
-                job: j(0, 4),
-                from: 0,
-                to: 1,
-            },
-        ),
-        (
-            13,
-            Run {
-                cpu: 1,
-                job: j(0, 4),
-            },
-        ),
-        (
-            14,
-            Complete {
-                cpu: 0,
-                job: j(0, 5),
-            },
-        ),
-        (
-            14,
-            Complete {
-                cpu: 1,
-                job: j(0, 4),
-            },
-        ),
+        (13, Complete { cpu: 0, job: j(0, 3) }),
+        (13, Release { job: j(0, 4), deadline: 20 }),
+        (13, Release { job: j(0, 5), deadline: 20 }),
+        (13, Run { cpu: 0, job: j(0, 5) }),
+        (13, Steal { job: j(0, 4), from: 0, to: 1 }),
+        (13, Run { cpu: 1, job: j(0, 4) }),
+        (14, Complete { cpu: 0, job: j(0, 5) }),
+        (14, Complete { cpu: 1, job: j(0, 4) }),
         (14, Idle { cpu: 0 }),
         (14, Idle { cpu: 1 }),
-        (
-            19,
-            Release {
-                job: j(2, 1),
-                deadline: 38,
-            },
-        ),
-        (
-            19,
-            Run {
-                cpu: 0,
-                job: j(2, 1),
-            },
-        ),
+        (19, Release { job: j(2, 1), deadline: 38 }),
+        (19, Run { cpu: 0, job: j(2, 1) }),
     ];
     assert_eq!(records(&r), expect);
-    assert_eq!(
-        (r.jobs, r.completed, r.pending, r.deadline_misses, r.steals),
-        (5, 4, 1, 0, 3)
-    );
-    let fin: Vec<_> = r
-        .per_job
-        .iter()
-        .map(|j| (j.task, j.job, j.finish))
-        .collect();
-    assert_eq!(
-        fin,
-        vec![
-            (0, 0, Some(5)),
-            (1, 0, Some(10)),
-            (2, 0, Some(4)),
-            (0, 1, Some(14)),
-            (2, 1, None)
-        ]
-    );
+    assert_eq!((r.jobs, r.completed, r.pending, r.deadline_misses, r.steals), (5, 4, 1, 0, 3));
+    let fin: Vec<_> = r.per_job.iter().map(|j| (j.task, j.job, j.finish)).collect();
+    assert_eq!(fin, vec![(0, 0, Some(5)), (1, 0, Some(10)), (2, 0, Some(4)), (0, 1, Some(14)), (2, 1, None)]);
 }
 
 /// Fig. 2's narrative ("in the interval t = [0, 5] none of the cores is idle", "at t = 5, τ2
@@ -384,343 +113,64 @@ fn fig2_narrative_record_by_record() {
     use Event::*;
     let r = simulate_rtws(&fig2_set(5), &cfg(2, 20)).unwrap();
     let expect = vec![
-        (
-            0,
-            Release {
-                job: j(0, 0),
-                deadline: 10,
-            },
-        ),
-        (
-            0,
-            Release {
-                job: j(1, 0),
-                deadline: 20,
-            },
-        ),
-        (
-            0,
-            Release {
-                job: j(2, 0),
-                deadline: 19,
-            },
-        ),
-        (
-            0,
-            Run {
-                cpu: 0,
-                job: j(0, 0),
-            },
-        ),
-        (
-            0,
-            Run {
-                cpu: 1,
-                job: j(2, 0),
-            },
-        ),
-        (
-            3,
-            Complete {
-                cpu: 0,
-                job: j(0, 0),
-            },
-        ),
-        (
-            3,
-            Release {
-                job: j(0, 1),
-                deadline: 10,
-            },
-        ),
-        (
-            3,
-            Release {
-                job: j(0, 2),
-                deadline: 10,
-            },
-        ),
-        (
-            3,
-            Run {
-                cpu: 0,
-                job: j(0, 2),
-            },
-        ),
-        (
-            4,
-            Complete {
-                cpu: 0,
-                job: j(0, 2),
-            },
-        ),
-        (
-            4,
-            Run {
-                cpu: 0,
-                job: j(0, 1),
-            },
-        ),
-        (
-            5,
-            Complete {
-                cpu: 0,
-                job: j(0, 1),
-            },
-        ),
-        (
-            5,
-            Complete {
-                cpu: 1,
-                job: j(2, 0),
-            },
-        ),
-        (
-            5,
-            Run {
-                cpu: 0,
-                job: j(1, 0),
-            },
-        ),
+        (0, Release { job: j(0, 0), deadline: 10 }),
+        (0, Release { job: j(1, 0), deadline: 20 }),
+        (0, Release { job: j(2, 0), deadline: 19 }),
+        (0, Run { cpu: 0, job: j(0, 0) }),
+        (0, Run { cpu: 1, job: j(2, 0) }),
+        (3, Complete { cpu: 0, job: j(0, 0) }),
+        (3, Release { job: j(0, 1), deadline: 10 }),
+        (3, Release { job: j(0, 2), deadline: 10 }),
+        (3, Run { cpu: 0, job: j(0, 2) }),
+        (4, Complete { cpu: 0, job: j(0, 2) }),
+        (4, Run { cpu: 0, job: j(0, 1) }),
+        (5, Complete { cpu: 0, job: j(0, 1) }),
+        (5, Complete { cpu: 1, job: j(2, 0) }),
+        (5, Run { cpu: 0, job: j(1, 0) }),
         (5, Idle { cpu: 1 }),
-        (
-            7,
-            Complete {
-                cpu: 0,
-                job: j(1, 0),
-            },
-        ),
-        (
-            7,
-            Release {
-                job: j(1, 1),
-                deadline: 20,
-            },
-        ),
-        (
-            7,
-            Release {
-                job: j(1, 2),
-                deadline: 20,
-            },
-        ),
-        (
-            7,
-            Release {
-                job: j(1, 3),
-                deadline: 20,
-            },
-        ),
-        (
-            7,
-            Release {
-                job: j(1, 4),
-                deadline: 20,
-            },
-        ),
-        (
-            7,
-            Run {
-                cpu: 0,
-                job: j(1, 4),
-            },
-        ),
-        (
-            7,
-            Steal {
-                job: j(1, 1),
-                from: 0,
-                to: 1,
-            },
-        ),
-        (
-            7,
-            Run {
-                cpu: 1,
-                job: j(1, 1),
-            },
-        ),
-        (
-            8,
-            Complete {
-                cpu: 1,
-                job: j(1, 1),
-            },
-        ),
-        (
-            8,
-            Steal {
-                job: j(1, 2),
-                from: 0,
-                to: 1,
-            },
-        ),
-        (
-            8,
-            Run {
-                cpu: 1,
-                job: j(1, 2),
-            },
-        ),
-        (
-            10,
-            Complete {
-                cpu: 0,
-                job: j(1, 4),
-            },
-        ),
-        (
-            10,
-            Run {
-                cpu: 0,
-                job: j(1, 3),
-            },
-        ),
-        (
-            10,
-            Release {
-                job: j(0, 3),
-                deadline: 20,
-            },
-        ),
-        (
-            10,
-            Preempt {
-                cpu: 1,
-                job: j(1, 2),
-            },
-        ),
-        (
-            10,
-            Run {
-                cpu: 1,
-                job: j(0, 3),
-            },
-        ),
-        (
-            11,
-            Complete {
-                cpu: 0,
-                job: j(1, 3),
-            },
-        ),
+        (7, Complete { cpu: 0, job: j(1, 0) }),
+        (7, Release { job: j(1, 1), deadline: 20 }),
+        (7, Release { job: j(1, 2), deadline: 20 }),
+        (7, Release { job: j(1, 3), deadline: 20 }),
+        (7, Release { job: j(1, 4), deadline: 20 }),
+        (7, Run { cpu: 0, job: j(1, 4) }),
+        (7, Steal { job: j(1, 1), from: 0, to: 1 }),
+        (7, Run { cpu: 1, job: j(1, 1) }),
+        (8, Complete { cpu: 1, job: j(1, 1) }),
+        (8, Steal { job: j(1, 2), from: 0, to: 1 }),
+        (8, Run { cpu: 1, job: j(1, 2) }),
+        (10, Complete { cpu: 0, job: j(1, 4) }),
+        (10, Run { cpu: 0, job: j(1, 3) }),
+        (10, Release { job: j(0, 3), deadline: 20 }),
+        (10, Preempt { cpu: 1, job: j(1, 2) }),
+        (10, Run { cpu: 1, job: j(0, 3) }),
+        (11, Complete { cpu: 0, job: j(1, 3) }),
         // The preempted stolen thread resumes on the other core: a migration record.
-        (
-            11,
-            Migration {
-                job: j(1, 2),
-                from: 1,
-                to: 0,
-            },
-        ),
-        (
-            11,
-            Run {
-                cpu: 0,
-                job: j(1, 2),
-            },
-        ),
-        (
-            12,
-            Complete {
-                cpu: 0,
-                job: j(1, 2),
-            },
-        ),
+        (11, Migration { job: j(1, 2), from: 1, to: 0 }),
+        (11, Run { cpu: 0, job: j(1, 2) }),
+        (12, Complete { cpu: 0, job: j(1, 2) }),
         (12, Idle { cpu: 0 }),
-        (
-            13,
-            Complete {
-                cpu: 1,
-                job: j(0, 3),
-            },
-        ),
-        (
-            13,
-            Release {
-                job: j(0, 4),
-                deadline: 20,
-            },
-        ),
-        (
-            13,
-            Release {
-                job: j(0, 5),
-                deadline: 20,
-            },
-        ),
-        (
-            13,
-            Run {
-                cpu: 1,
-                job: j(0, 5),
-            },
-        ),
-        (
-            13,
-            Steal {
-                job: j(0, 4),
-                from: 1,
-                to: 0,
-            },
-        ),
-        (
-            13,
-            Run {
-                cpu: 0,
-                job: j(0, 4),
-            },
-        ),
-        (
-            14,
-            Complete {
-                cpu: 0,
-                job: j(0, 4),
-            },
-        ),
-        (
-            14,
-            Complete {
-                cpu: 1,
-                job: j(0, 5),
-            },
-        ),
+        (13, Complete { cpu: 1, job: j(0, 3) }),
+        (13, Release { job: j(0, 4), deadline: 20 }),
+        (13, Release { job: j(0, 5), deadline: 20 }),
+        (13, Run { cpu: 1, job: j(0, 5) }),
+        (13, Steal { job: j(0, 4), from: 1, to: 0 }),
+        (13, Run { cpu: 0, job: j(0, 4) }),
+        (14, Complete { cpu: 0, job: j(0, 4) }),
+        (14, Complete { cpu: 1, job: j(0, 5) }),
         (14, Idle { cpu: 0 }),
         (14, Idle { cpu: 1 }),
-        (
-            19,
-            Release {
-                job: j(2, 1),
-                deadline: 38,
-            },
-        ),
-        (
-            19,
-            Run {
-                cpu: 0,
-                job: j(2, 1),
-            },
-        ),
+        (19, Release { job: j(2, 1), deadline: 38 }),
+        (19, Run { cpu: 0, job: j(2, 1) }),
     ];
     assert_eq!(records(&r), expect);
     assert_eq!((r.deadline_misses, r.steals), (0, 3));
     // The preempted stolen thread is τ2 region 1 thread 1 (w_2^2).
-    assert_eq!(
-        r.thread_info[1][2],
-        rtsched_sim::ThreadInfo {
-            task: 1,
-            job: 0,
-            region: 1,
-            thread: 1
-        }
-    );
+    assert_eq!(r.thread_info[1][2], rtsched_sim::ThreadInfo { task: 1, job: 0, region: 1, thread: 1 });
 }
 
 fn small_sets() -> impl Strategy<Value = (Vec<(Time, Time)>, u32)> {
-    (
-        prop::collection::vec((1u64..=12, 2u64..=30), 1..=6),
-        1u32..=3,
-    )
+    (prop::collection::vec((1u64..=12, 2u64..=30), 1..=6), 1u32..=3)
         .prop_map(|(v, m)| (v.into_iter().map(|(c, t)| (c.min(t + 3), t)).collect(), m))
 }
 
@@ -728,11 +178,7 @@ fn small_sets() -> impl Strategy<Value = (Vec<(Time, Time)>, u32)> {
 type FjCase = (Vec<(Time, Time, Vec<Vec<Time>>)>, u32);
 
 fn fj_sets() -> impl Strategy<Value = FjCase> {
-    let task = (
-        4u64..=40,
-        0u64..=10,
-        prop::collection::vec(prop::collection::vec(1u64..=6, 1..=5), 1..=4),
-    );
+    let task = (4u64..=40, 0u64..=10, prop::collection::vec(prop::collection::vec(1u64..=6, 1..=5), 1..=4));
     (prop::collection::vec(task, 1..=5), 1u32..=4)
 }
 
@@ -867,16 +313,10 @@ proptest! {
 fn rejects_bad_parameters() {
     let set = fig2_set(4);
     let mut c = cfg(0, 20);
-    assert_eq!(
-        simulate_rtws(&set, &c).unwrap_err().field.as_deref(),
-        Some("m")
-    );
+    assert_eq!(simulate_rtws(&set, &c).unwrap_err().field.as_deref(), Some("m"));
     c.m = 2;
     c.exec = rtsched_sim::ExecTimes::Fixed(vec![1, 1, 1]);
-    assert_eq!(
-        simulate_rtws(&set, &c).unwrap_err().field.as_deref(),
-        Some("exec")
-    );
+    assert_eq!(simulate_rtws(&set, &c).unwrap_err().field.as_deref(), Some("exec"));
     c.exec = rtsched_sim::ExecTimes::Wcet;
     c.horizon = Some(0);
     assert!(simulate_rtws(&set, &c).is_err());

@@ -11,7 +11,15 @@ fn j(task: u32, job: u32) -> JobId {
     JobId { task, job }
 }
 
-fn res(task: usize, budget: Time, period: Time, deadline: Time, offset: Time, part: u32, parts: u32) -> serde_json::Value {
+fn res(
+    task: usize,
+    budget: Time,
+    period: Time,
+    deadline: Time,
+    offset: Time,
+    part: u32,
+    parts: u32,
+) -> serde_json::Value {
     json!({"task": task, "budget": budget, "period": period, "deadline": deadline, "offset": offset, "part": part, "parts": parts})
 }
 
@@ -45,7 +53,10 @@ fn seed004_fig1_cd_split() {
     let ts = TaskSet::from_ct(&[(10, 15), (10, 15), (10, 15)]).unwrap();
     let pl = placement(
         2,
-        vec![vec![res(0, 10, 15, 15, 0, 1, 1), res(2, 5, 15, 5, 0, 1, 2)], vec![res(1, 10, 15, 15, 0, 1, 1), res(2, 5, 15, 10, 5, 2, 2)]],
+        vec![
+            vec![res(0, 10, 15, 15, 0, 1, 1), res(2, 5, 15, 5, 0, 1, 2)],
+            vec![res(1, 10, 15, 15, 0, 1, 1), res(2, 5, 15, 10, 5, 2, 2)],
+        ],
         vec![(0, 1, 1), (1, 1, 1), (2, 1, 2)],
     );
     let r = run(&ts, &pl, ExecTimes::Wcet, 15, true);
@@ -77,7 +88,10 @@ fn seed004_fig2_flipped_order_avoids_migration() {
     let ts = TaskSet::from_ct(&[(10, 15), (10, 15), (10, 15)]).unwrap();
     let pl = placement(
         2,
-        vec![vec![res(0, 10, 15, 15, 0, 1, 1), res(2, 5, 15, 5, 10, 2, 2)], vec![res(1, 10, 15, 15, 0, 1, 1), res(2, 5, 15, 10, 0, 1, 2)]],
+        vec![
+            vec![res(0, 10, 15, 15, 0, 1, 1), res(2, 5, 15, 5, 10, 2, 2)],
+            vec![res(1, 10, 15, 15, 0, 1, 1), res(2, 5, 15, 10, 0, 1, 2)],
+        ],
         vec![(0, 1, 1), (1, 1, 1), (2, 1, 2)],
     );
     let r = run(&ts, &pl, ExecTimes::Fixed(vec![10, 1, 6]), 15, true);
@@ -118,14 +132,19 @@ fn cash_slack_reclamation_hand_computed() {
 #[test]
 fn rejects_bad_placements() {
     let ts = TaskSet::from_ct(&[(10, 15), (10, 15)]).unwrap();
-    let good = placement(1, vec![vec![res(0, 10, 15, 15, 0, 1, 1), res(1, 10, 15, 15, 0, 1, 1)]], vec![(0, 1, 1), (1, 1, 1)]);
+    let good =
+        placement(1, vec![vec![res(0, 10, 15, 15, 0, 1, 1), res(1, 10, 15, 15, 0, 1, 1)]], vec![(0, 1, 1), (1, 1, 1)]);
     assert!(SpresPlacement::from_json(&good, &ts).is_ok());
     let bads = [
         placement(1, vec![vec![res(0, 16, 15, 15, 0, 1, 1), res(1, 10, 15, 15, 0, 1, 1)]], vec![(0, 1, 1), (1, 1, 1)]), // budget > period
         placement(1, vec![vec![res(0, 10, 15, 15, 0, 1, 1), res(7, 10, 15, 15, 0, 1, 1)]], vec![(0, 1, 1), (1, 1, 1)]), // unknown task
         placement(1, vec![vec![res(0, 10, 15, 15, 0, 1, 1)]], vec![(0, 1, 1), (1, 1, 1)]), // task 1 unplaced
         placement(1, vec![vec![res(0, 10, 15, 15, 1, 1, 1), res(1, 10, 15, 15, 0, 1, 1)]], vec![(0, 1, 1), (1, 1, 1)]), // window leaves period
-        placement(1, vec![vec![res(0, 5, 15, 5, 0, 1, 2), res(0, 5, 15, 5, 6, 2, 2), res(1, 10, 15, 15, 0, 1, 1)]], vec![(0, 1, 2), (1, 1, 1)]), // gap
+        placement(
+            1,
+            vec![vec![res(0, 5, 15, 5, 0, 1, 2), res(0, 5, 15, 5, 6, 2, 2), res(1, 10, 15, 15, 0, 1, 1)]],
+            vec![(0, 1, 2), (1, 1, 1)],
+        ), // gap
         placement(1, vec![vec![res(0, 10, 15, 15, 0, 2, 1), res(1, 10, 15, 15, 0, 1, 1)]], vec![(0, 1, 1), (1, 1, 1)]), // part > parts
         placement(1, vec![vec![res(0, 10, 15, 15, 0, 1, 1), res(1, 5, 7, 7, 0, 1, 1)]], vec![(0, 1, 1), (1, 1, 1)]), // period ≠ T/k
         r#"{"m":1,"schedulable":true,"heuristic":"x","cpus":[],"tasks":[],"extra":1}"#.to_string(),
@@ -138,7 +157,9 @@ fn rejects_bad_placements() {
     // m mismatch with the simulation.
     let p = SpresPlacement::from_json(&good, &ts).unwrap();
     let cfg = SimConfig::new(2);
-    assert!(simulate(&ts, &Scheduler::Spres(SpresConfig { placement: p, soft_unsplit: false, cash: true }), &cfg).is_err());
+    assert!(
+        simulate(&ts, &Scheduler::Spres(SpresConfig { placement: p, soft_unsplit: false, cash: true }), &cfg).is_err()
+    );
 }
 
 proptest! {

@@ -50,7 +50,11 @@ fn over_budget(tr: &Trace, ts: &TaskSet, res: &[(Time, Time)]) -> Option<(u32, u
             Event::Run { job, .. } => {
                 base.entry(job).or_insert_with(|| {
                     let rel = release[&job];
-                    if job.job == 0 { rel } else { rel.max(prev_done.get(&job.task).copied().unwrap_or(rel)) }
+                    if job.job == 0 {
+                        rel
+                    } else {
+                        rel.max(prev_done.get(&job.task).copied().unwrap_or(rel))
+                    }
                 });
                 running.insert(job, r.time);
             }

@@ -68,8 +68,14 @@ fn cascade_placements_meet_deadlines_under_cash_at_any_slack() {
             }
             let r = simulate(&ts, &sched, &c).unwrap();
             runs += 1;
-            assert_eq!(r.deadline_misses, 0, "set {k}, m = {m}, exec fraction in [{lo}, 1]: {} misses\ntasks {:?}\n{}",
-                       r.deadline_misses, ts.iter().map(|t| (t.wcet, t.period)).collect::<Vec<_>>(), p.to_json());
+            assert_eq!(
+                r.deadline_misses,
+                0,
+                "set {k}, m = {m}, exec fraction in [{lo}, 1]: {} misses\ntasks {:?}\n{}",
+                r.deadline_misses,
+                ts.iter().map(|t| (t.wcet, t.period)).collect::<Vec<_>>(),
+                p.to_json()
+            );
         }
     }
     assert!(split_sets >= 100, "oracle too weak: {split_sets} placements with a split");

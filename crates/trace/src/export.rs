@@ -66,7 +66,9 @@ impl Trace {
         for r in &self.records {
             let _ = write!(out, "{{\"t\":{},\"ev\":\"{}\"", r.time, event_name(&r.event));
             let _ = match r.event {
-                Event::Release { job, deadline } => write!(out, ",\"task\":{},\"job\":{},\"deadline\":{deadline}", job.task, job.job),
+                Event::Release { job, deadline } => {
+                    write!(out, ",\"task\":{},\"job\":{},\"deadline\":{deadline}", job.task, job.job)
+                }
                 Event::Run { cpu, job } | Event::Preempt { cpu, job } | Event::Complete { cpu, job } => {
                     write!(out, ",\"cpu\":{cpu},\"task\":{},\"job\":{}", job.task, job.job)
                 }
@@ -75,7 +77,9 @@ impl Trace {
                     write!(out, ",\"task\":{},\"job\":{},\"from\":{from},\"to\":{to}", job.task, job.job)
                 }
                 Event::Idle { cpu } => write!(out, ",\"cpu\":{cpu}"),
-                Event::Overhead { cpu, kind, duration } => write!(out, ",\"cpu\":{cpu},\"kind\":\"{}\",\"duration\":{duration}", kind.name()),
+                Event::Overhead { cpu, kind, duration } => {
+                    write!(out, ",\"cpu\":{cpu},\"kind\":\"{}\",\"duration\":{duration}", kind.name())
+                }
             };
             out.push_str("}\n");
         }
@@ -92,18 +96,25 @@ impl Trace {
             if line.trim().is_empty() {
                 continue;
             }
-            let v: Value = serde_json::from_str(line).map_err(|e| ModelError::new(format!("invalid JSON: {e}")).at_line(ln))?;
+            let v: Value =
+                serde_json::from_str(line).map_err(|e| ModelError::new(format!("invalid JSON: {e}")).at_line(ln))?;
             let Value::Object(mut obj) = v else {
                 return Err(ModelError::new("expected a JSON object").at_line(ln));
             };
-            let ev = obj.get("ev").and_then(Value::as_str).ok_or_else(|| ModelError::field("ev", "missing").at_line(ln))?.to_owned();
+            let ev = obj
+                .get("ev")
+                .and_then(Value::as_str)
+                .ok_or_else(|| ModelError::field("ev", "missing").at_line(ln))?
+                .to_owned();
             if ev == "meta" {
                 if meta.is_some() {
                     return Err(ModelError::new("a second meta line").at_line(ln));
                 }
                 let version = get_u64(&obj, "version", ln)?;
                 if version != JSONL_VERSION {
-                    return Err(ModelError::field("version", format!("unsupported trace version {version}")).at_line(ln));
+                    return Err(
+                        ModelError::field("version", format!("unsupported trace version {version}")).at_line(ln)
+                    );
                 }
                 obj.remove("ev");
                 obj.remove("version");
@@ -112,7 +123,8 @@ impl Trace {
                         return Err(ModelError::field(k.as_str(), "unknown key").at_line(ln));
                     }
                 }
-                let m: TraceMeta = serde_json::from_value(Value::Object(obj)).map_err(|e| ModelError::new(format!("bad meta line: {e}")).at_line(ln))?;
+                let m: TraceMeta = serde_json::from_value(Value::Object(obj))
+                    .map_err(|e| ModelError::new(format!("bad meta line: {e}")).at_line(ln))?;
                 meta = Some(m);
                 continue;
             }
@@ -120,15 +132,28 @@ impl Trace {
                 return Err(ModelError::new("the first line must be the meta line").at_line(ln));
             };
             let t = get_u64(&obj, "t", ln)?;
-            let job = |obj: &Map<String, Value>| -> Result<JobId, ModelError> { Ok(JobId { task: get_u32(obj, "task", ln)?, job: get_u32(obj, "job", ln)? }) };
+            let job = |obj: &Map<String, Value>| -> Result<JobId, ModelError> {
+                Ok(JobId { task: get_u32(obj, "task", ln)?, job: get_u32(obj, "job", ln)? })
+            };
             let (event, keys): (Event, &[&str]) = match ev.as_str() {
-                "release" => (Event::Release { job: job(&obj)?, deadline: get_u64(&obj, "deadline", ln)? }, &["task", "job", "deadline"]),
+                "release" => (
+                    Event::Release { job: job(&obj)?, deadline: get_u64(&obj, "deadline", ln)? },
+                    &["task", "job", "deadline"],
+                ),
                 "run" => (Event::Run { cpu: get_u32(&obj, "cpu", ln)?, job: job(&obj)? }, &["cpu", "task", "job"]),
-                "preempt" => (Event::Preempt { cpu: get_u32(&obj, "cpu", ln)?, job: job(&obj)? }, &["cpu", "task", "job"]),
-                "complete" => (Event::Complete { cpu: get_u32(&obj, "cpu", ln)?, job: job(&obj)? }, &["cpu", "task", "job"]),
+                "preempt" => {
+                    (Event::Preempt { cpu: get_u32(&obj, "cpu", ln)?, job: job(&obj)? }, &["cpu", "task", "job"])
+                }
+                "complete" => {
+                    (Event::Complete { cpu: get_u32(&obj, "cpu", ln)?, job: job(&obj)? }, &["cpu", "task", "job"])
+                }
                 "deadline_miss" => (Event::DeadlineMiss { job: job(&obj)? }, &["task", "job"]),
                 "migration" => (
-                    Event::Migration { job: job(&obj)?, from: get_u32(&obj, "from", ln)?, to: get_u32(&obj, "to", ln)? },
+                    Event::Migration {
+                        job: job(&obj)?,
+                        from: get_u32(&obj, "from", ln)?,
+                        to: get_u32(&obj, "to", ln)?,
+                    },
                     &["task", "job", "from", "to"],
                 ),
                 "steal" => (
@@ -137,8 +162,19 @@ impl Trace {
                 ),
                 "idle" => (Event::Idle { cpu: get_u32(&obj, "cpu", ln)? }, &["cpu"]),
                 "overhead" => {
-                    let kind = obj.get("kind").and_then(Value::as_str).and_then(OverheadKind::from_name).ok_or_else(|| ModelError::field("kind", "missing or unknown overhead kind").at_line(ln))?;
-                    (Event::Overhead { cpu: get_u32(&obj, "cpu", ln)?, kind, duration: get_u64(&obj, "duration", ln)? }, &["cpu", "kind", "duration"])
+                    let kind = obj
+                        .get("kind")
+                        .and_then(Value::as_str)
+                        .and_then(OverheadKind::from_name)
+                        .ok_or_else(|| ModelError::field("kind", "missing or unknown overhead kind").at_line(ln))?;
+                    (
+                        Event::Overhead {
+                            cpu: get_u32(&obj, "cpu", ln)?,
+                            kind,
+                            duration: get_u64(&obj, "duration", ln)?,
+                        },
+                        &["cpu", "kind", "duration"],
+                    )
                 }
                 other => return Err(ModelError::field("ev", format!("unknown event {other:?}")).at_line(ln)),
             };
@@ -193,16 +229,36 @@ impl Trace {
                     ev.push(format!(r#"{{"name":"release {}","ph":"i","s":"t","pid":2,"tid":{},"ts":{},"args":{{"deadline_us":{}}}}}"#, job.job, job.task, us(r.time), us(deadline)));
                 }
                 Event::DeadlineMiss { job } => {
-                    ev.push(format!(r#"{{"name":"deadline miss {}","ph":"i","s":"t","pid":2,"tid":{},"ts":{}}}"#, job.job, job.task, us(r.time)));
+                    ev.push(format!(
+                        r#"{{"name":"deadline miss {}","ph":"i","s":"t","pid":2,"tid":{},"ts":{}}}"#,
+                        job.job,
+                        job.task,
+                        us(r.time)
+                    ));
                 }
                 Event::Migration { job, from, to } => {
-                    ev.push(format!(r#"{{"name":"migration {} {from}->{to}","ph":"i","s":"t","pid":2,"tid":{},"ts":{}}}"#, job.job, job.task, us(r.time)));
+                    ev.push(format!(
+                        r#"{{"name":"migration {} {from}->{to}","ph":"i","s":"t","pid":2,"tid":{},"ts":{}}}"#,
+                        job.job,
+                        job.task,
+                        us(r.time)
+                    ));
                 }
                 Event::Steal { job, from, to } => {
-                    ev.push(format!(r#"{{"name":"steal {} {from}->{to}","ph":"i","s":"t","pid":2,"tid":{},"ts":{}}}"#, job.job, job.task, us(r.time)));
+                    ev.push(format!(
+                        r#"{{"name":"steal {} {from}->{to}","ph":"i","s":"t","pid":2,"tid":{},"ts":{}}}"#,
+                        job.job,
+                        job.task,
+                        us(r.time)
+                    ));
                 }
                 Event::Overhead { cpu, kind, duration } => {
-                    ev.push(format!(r#"{{"name":"{}","cat":"overhead","ph":"X","pid":1,"tid":{cpu},"ts":{},"dur":{}}}"#, kind.name(), us(r.time), us(duration)));
+                    ev.push(format!(
+                        r#"{{"name":"{}","cat":"overhead","ph":"X","pid":1,"tid":{cpu},"ts":{},"dur":{}}}"#,
+                        kind.name(),
+                        us(r.time),
+                        us(duration)
+                    ));
                 }
                 Event::Idle { .. } => {}
             }
@@ -253,17 +309,22 @@ impl Trace {
             out.extend_from_slice(&b.to_le_bytes());
         };
         for (i, t) in self.meta.tasks.iter().enumerate() {
-            let w = u32::try_from(t.wcet).map_err(|_| ModelError::task_field(i, "wcet", "exceeds sched_trace's u32 field (4.29 s)"))?;
-            let p = u32::try_from(t.period).map_err(|_| ModelError::task_field(i, "period", "exceeds sched_trace's u32 field (4.29 s)"))?;
+            let w = u32::try_from(t.wcet)
+                .map_err(|_| ModelError::task_field(i, "wcet", "exceeds sched_trace's u32 field (4.29 s)"))?;
+            let p = u32::try_from(t.period)
+                .map_err(|_| ModelError::task_field(i, "period", "exceeds sched_trace's u32 field (4.29 s)"))?;
             // st_param_data: u32 wcet, u32 period, u32 phase, u8 partition, u8 class, u8[2].
             rec(ST_PARAM, 0, i as u32, 0, w as u64 | (p as u64) << 32, 0);
         }
-        let first_release = self.records.iter().find_map(|r| matches!(r.event, Event::Release { .. }).then_some(r.time)).unwrap_or(0);
+        let first_release =
+            self.records.iter().find_map(|r| matches!(r.event, Event::Release { .. }).then_some(r.time)).unwrap_or(0);
         rec(ST_SYS_RELEASE, 0, u32::MAX, 0, 0, first_release); // pid 0
         let mut exec: HashMap<JobId, (Time, Time)> = HashMap::new(); // executed, running since
         for r in &self.records {
             match r.event {
-                Event::Release { job, deadline } => rec(ST_RELEASE, 0, job.task, job.job.wrapping_add(1), r.time, deadline),
+                Event::Release { job, deadline } => {
+                    rec(ST_RELEASE, 0, job.task, job.job.wrapping_add(1), r.time, deadline)
+                }
                 Event::Run { cpu, job } => {
                     let e = exec.entry(job).or_insert((0, 0));
                     e.1 = r.time;
@@ -304,16 +365,32 @@ impl Trace {
         let x = |t: Time| left + (t.clamp(from, to) - from) as f64 / (to - from) as f64 * width;
         let colour = |task: u32| format!("hsl({:.0},65%,60%)", (task as f64 * 137.508) % 360.0);
         let mut s = String::new();
-        let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{:.0}" height="{height:.0}" font-family="sans-serif" font-size="10">"#, left + width + 20.0);
+        let _ = writeln!(
+            s,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{:.0}" height="{height:.0}" font-family="sans-serif" font-size="10">"#,
+            left + width + 20.0
+        );
         let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
         for c in 0..m {
             let y = top + c as f64 * (row + gap);
-            let _ = writeln!(s, r##"<text x="4" y="{:.1}">CPU {c}</text><rect x="{left}" y="{y:.1}" width="{width}" height="{row}" fill="#f4f4f4" stroke="#ccc"/>"##, y + row * 0.65);
+            let _ = writeln!(
+                s,
+                r##"<text x="4" y="{:.1}">CPU {c}</text><rect x="{left}" y="{y:.1}" width="{width}" height="{row}" fill="#f4f4f4" stroke="#ccc"/>"##,
+                y + row * 0.65
+            );
         }
         let ty0 = top + cpu_h + 10.0;
         for i in 0..n {
             let y = ty0 + i as f64 * task_row;
-            let _ = writeln!(s, r##"<text x="4" y="{:.1}">{}</text><line x1="{left}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="#ddd"/>"##, y + 12.0, xml(&task_label(&self.meta, i as u32)), left + width, y + task_row, y + task_row);
+            let _ = writeln!(
+                s,
+                r##"<text x="4" y="{:.1}">{}</text><line x1="{left}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="#ddd"/>"##,
+                y + 12.0,
+                xml(&task_label(&self.meta, i as u32)),
+                left + width,
+                y + task_row,
+                y + task_row
+            );
         }
         let mut since: HashMap<JobId, (u32, Time)> = HashMap::new();
         let bar = |s: &mut String, c: u32, job: JobId, a: Time, b: Time| {
@@ -322,9 +399,25 @@ impl Trace {
             }
             let (xa, xb) = (x(a), x(b));
             let y = top + c as f64 * (row + gap);
-            let _ = write!(s, r##"<rect x="{xa:.2}" y="{:.1}" width="{:.2}" height="{:.1}" fill="{}" stroke="#333" stroke-width="0.5"><title>{}.{} [{a}, {b})</title></rect>"##, y + 2.0, (xb - xa).max(0.5), row - 4.0, colour(job.task), xml(&task_label(&self.meta, job.task)), job.job);
+            let _ = write!(
+                s,
+                r##"<rect x="{xa:.2}" y="{:.1}" width="{:.2}" height="{:.1}" fill="{}" stroke="#333" stroke-width="0.5"><title>{}.{} [{a}, {b})</title></rect>"##,
+                y + 2.0,
+                (xb - xa).max(0.5),
+                row - 4.0,
+                colour(job.task),
+                xml(&task_label(&self.meta, job.task)),
+                job.job
+            );
             if xb - xa > 28.0 {
-                let _ = write!(s, r#"<text x="{:.1}" y="{:.1}">{}.{}</text>"#, xa + 2.0, y + row * 0.65, xml(&task_label(&self.meta, job.task)), job.job);
+                let _ = write!(
+                    s,
+                    r#"<text x="{:.1}" y="{:.1}">{}.{}</text>"#,
+                    xa + 2.0,
+                    y + row * 0.65,
+                    xml(&task_label(&self.meta, job.task)),
+                    job.job
+                );
             }
             s.push('\n');
         };
@@ -340,22 +433,66 @@ impl Trace {
                     }
                     if matches!(r.event, Event::Complete { .. }) && t >= from && t < to {
                         let y = ty0 + job.task as f64 * task_row;
-                        let _ = writeln!(s, r##"<line x1="{0:.2}" x2="{0:.2}" y1="{1:.1}" y2="{2:.1}" stroke="#333"/><line x1="{3:.2}" x2="{4:.2}" y1="{1:.1}" y2="{1:.1}" stroke="#333"/>"##, x(t), y + 3.0, y + task_row - 3.0, x(t) - 3.0, x(t) + 3.0);
+                        let _ = writeln!(
+                            s,
+                            r##"<line x1="{0:.2}" x2="{0:.2}" y1="{1:.1}" y2="{2:.1}" stroke="#333"/><line x1="{3:.2}" x2="{4:.2}" y1="{1:.1}" y2="{1:.1}" stroke="#333"/>"##,
+                            x(t),
+                            y + 3.0,
+                            y + task_row - 3.0,
+                            x(t) - 3.0,
+                            x(t) + 3.0
+                        );
                     }
                 }
                 Event::Release { job, deadline } => {
                     let y = ty0 + job.task as f64 * task_row;
                     if t >= from && t < to {
-                        let _ = writeln!(s, r##"<path d="M{0:.2} {1:.1} L{0:.2} {2:.1} M{3:.2} {4:.1} L{0:.2} {2:.1} L{5:.2} {4:.1}" stroke="{6}" fill="none" stroke-width="1.5"><title>release {7}.{8} at {t}</title></path>"##, x(t), y + task_row - 1.0, y + 2.0, x(t) - 3.0, y + 6.0, x(t) + 3.0, colour(job.task), xml(&task_label(&self.meta, job.task)), job.job);
+                        let _ = writeln!(
+                            s,
+                            r##"<path d="M{0:.2} {1:.1} L{0:.2} {2:.1} M{3:.2} {4:.1} L{0:.2} {2:.1} L{5:.2} {4:.1}" stroke="{6}" fill="none" stroke-width="1.5"><title>release {7}.{8} at {t}</title></path>"##,
+                            x(t),
+                            y + task_row - 1.0,
+                            y + 2.0,
+                            x(t) - 3.0,
+                            y + 6.0,
+                            x(t) + 3.0,
+                            colour(job.task),
+                            xml(&task_label(&self.meta, job.task)),
+                            job.job
+                        );
                     }
                     if deadline >= from && deadline < to {
-                        let _ = writeln!(s, r##"<path d="M{0:.2} {1:.1} L{0:.2} {2:.1} M{3:.2} {4:.1} L{0:.2} {2:.1} L{5:.2} {4:.1}" stroke="#555" fill="none"><title>deadline {6}.{7} at {deadline}</title></path>"##, x(deadline), y + 2.0, y + task_row - 1.0, x(deadline) - 3.0, y + task_row - 5.0, x(deadline) + 3.0, xml(&task_label(&self.meta, job.task)), job.job);
+                        let _ = writeln!(
+                            s,
+                            r##"<path d="M{0:.2} {1:.1} L{0:.2} {2:.1} M{3:.2} {4:.1} L{0:.2} {2:.1} L{5:.2} {4:.1}" stroke="#555" fill="none"><title>deadline {6}.{7} at {deadline}</title></path>"##,
+                            x(deadline),
+                            y + 2.0,
+                            y + task_row - 1.0,
+                            x(deadline) - 3.0,
+                            y + task_row - 5.0,
+                            x(deadline) + 3.0,
+                            xml(&task_label(&self.meta, job.task)),
+                            job.job
+                        );
                     }
                 }
                 Event::DeadlineMiss { job } => {
                     if t >= from && t < to {
                         let y = ty0 + job.task as f64 * task_row;
-                        let _ = writeln!(s, r##"<g stroke="red" stroke-width="2"><line x1="{:.2}" x2="{:.2}" y1="{:.1}" y2="{:.1}"/><line x1="{:.2}" x2="{:.2}" y1="{:.1}" y2="{:.1}"/><title>deadline miss {}.{}</title></g>"##, x(t) - 4.0, x(t) + 4.0, y + 3.0, y + 13.0, x(t) + 4.0, x(t) - 4.0, y + 3.0, y + 13.0, xml(&task_label(&self.meta, job.task)), job.job);
+                        let _ = writeln!(
+                            s,
+                            r##"<g stroke="red" stroke-width="2"><line x1="{:.2}" x2="{:.2}" y1="{:.1}" y2="{:.1}"/><line x1="{:.2}" x2="{:.2}" y1="{:.1}" y2="{:.1}"/><title>deadline miss {}.{}</title></g>"##,
+                            x(t) - 4.0,
+                            x(t) + 4.0,
+                            y + 3.0,
+                            y + 13.0,
+                            x(t) + 4.0,
+                            x(t) - 4.0,
+                            y + 3.0,
+                            y + 13.0,
+                            xml(&task_label(&self.meta, job.task)),
+                            job.job
+                        );
                     }
                 }
                 _ => {}
@@ -368,10 +505,18 @@ impl Trace {
         }
         // Time axis with ten ticks.
         let ay = ty0 + n as f64 * task_row + 14.0;
-        let _ = writeln!(s, r##"<line x1="{left}" x2="{:.1}" y1="{ay:.1}" y2="{ay:.1}" stroke="#333"/>"##, left + width);
+        let _ =
+            writeln!(s, r##"<line x1="{left}" x2="{:.1}" y1="{ay:.1}" y2="{ay:.1}" stroke="#333"/>"##, left + width);
         for k in 0..=10u64 {
             let t = from + ((to - from) as u128 * k as u128 / 10) as Time;
-            let _ = writeln!(s, r##"<line x1="{0:.1}" x2="{0:.1}" y1="{ay:.1}" y2="{1:.1}" stroke="#333"/><text x="{0:.1}" y="{2:.1}" text-anchor="middle">{3}</text>"##, x(t), ay + 4.0, ay + 15.0, rtsched_model::time::format_duration(t));
+            let _ = writeln!(
+                s,
+                r##"<line x1="{0:.1}" x2="{0:.1}" y1="{ay:.1}" y2="{1:.1}" stroke="#333"/><text x="{0:.1}" y="{2:.1}" text-anchor="middle">{3}</text>"##,
+                x(t),
+                ay + 4.0,
+                ay + 15.0,
+                rtsched_model::time::format_duration(t)
+            );
         }
         s.push_str("</svg>\n");
         s

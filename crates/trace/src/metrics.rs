@@ -169,10 +169,17 @@ impl MetricsBuilder {
     fn job_index(&self, job: JobId) -> Result<usize, ModelError> {
         self.index
             .get(job.task as usize)
-            .ok_or_else(|| ModelError::field("task", format!("trace names task {} but there are only {} tasks", job.task, self.index.len())))?
+            .ok_or_else(|| {
+                ModelError::field(
+                    "task",
+                    format!("trace names task {} but there are only {} tasks", job.task, self.index.len()),
+                )
+            })?
             .get(job.job as usize)
             .map(|&i| i as usize)
-            .ok_or_else(|| ModelError::field("job", format!("trace names job {} of task {} before its release", job.job, job.task)))
+            .ok_or_else(|| {
+                ModelError::field("job", format!("trace names job {} of task {} before its release", job.job, job.task))
+            })
     }
 
     fn cpu(&self, cpu: u32) -> Result<usize, ModelError> {
@@ -198,7 +205,10 @@ impl MetricsBuilder {
     #[inline]
     pub fn push(&mut self, r: &Record) -> Result<(), ModelError> {
         if r.time < self.last_time {
-            return Err(ModelError::field("time", format!("records out of order: {} after {}", r.time, self.last_time)));
+            return Err(ModelError::field(
+                "time",
+                format!("records out of order: {} after {}", r.time, self.last_time),
+            ));
         }
         self.last_time = r.time;
         if r.time > self.horizon {
@@ -211,10 +221,17 @@ impl MetricsBuilder {
                     return Ok(());
                 }
                 let per = self.index.get_mut(job.task as usize).ok_or_else(|| {
-                    ModelError::field("task", format!("trace names task {} but there are only {} tasks", job.task, self.per_task.len()))
+                    ModelError::field(
+                        "task",
+                        format!("trace names task {} but there are only {} tasks", job.task, self.per_task.len()),
+                    )
                 })?;
                 if per.len() != job.job as usize {
-                    return Err(ModelError::task_field(job.task as usize, "job", format!("job {} released out of sequence (expected {})", job.job, per.len())));
+                    return Err(ModelError::task_field(
+                        job.task as usize,
+                        "job",
+                        format!("job {} released out of sequence (expected {})", job.job, per.len()),
+                    ));
                 }
                 per.push(self.jobs.len() as u32);
                 self.jobs.push(JobStats {
@@ -237,11 +254,17 @@ impl MetricsBuilder {
                 let c = self.cpu(cpu)?;
                 let i = self.job_index(job)?;
                 if self.running[c].is_some() {
-                    return Err(ModelError::field("cpu", format!("job {}.{} runs on cpu {cpu} at {t} while another job runs there", job.task, job.job)));
+                    return Err(ModelError::field(
+                        "cpu",
+                        format!("job {}.{} runs on cpu {cpu} at {t} while another job runs there", job.task, job.job),
+                    ));
                 }
                 let (js, lv) = (&mut self.jobs[i], &mut self.live[i]);
                 if lv.running_on != NONE || js.finish.is_some() {
-                    return Err(ModelError::field("job", format!("job {}.{} runs at {t} while running or complete", job.task, job.job)));
+                    return Err(ModelError::field(
+                        "job",
+                        format!("job {}.{} runs at {t} while running or complete", job.task, job.job),
+                    ));
                 }
                 let ts = &mut self.per_task[job.task as usize];
                 match js.last_cpu {
@@ -268,7 +291,10 @@ impl MetricsBuilder {
                 let c = self.cpu(cpu)?;
                 let i = self.job_index(job)?;
                 if self.live[i].running_on != cpu {
-                    return Err(ModelError::field("job", format!("job {}.{} stops on cpu {cpu} at {t} but does not run there", job.task, job.job)));
+                    return Err(ModelError::field(
+                        "job",
+                        format!("job {}.{} stops on cpu {cpu} at {t} but does not run there", job.task, job.job),
+                    ));
                 }
                 let js = &mut self.jobs[i];
                 js.executed += t - self.live[i].since;

@@ -207,7 +207,11 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
             }
         }
     }
-    if gave_up { Verdict::GaveUp } else { Verdict::Schedulable }
+    if gave_up {
+        Verdict::GaveUp
+    } else {
+        Verdict::Schedulable
+    }
 }
 
 /// The breakpoints in `[lo, tmax]` (`lo >= D_k`) and `lo` itself, sorted, deduplicated.

@@ -81,7 +81,11 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
             Some(false) => {}
         }
     }
-    if gave_up { Verdict::GaveUp } else { Verdict::NotSchedulable }
+    if gave_up {
+        Verdict::GaveUp
+    } else {
+        Verdict::NotSchedulable
+    }
 }
 
 /// `Some(true)`: the condition holds at every ramp end `<= tmax`; `Some(false)`: it fails at

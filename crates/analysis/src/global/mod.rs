@@ -143,7 +143,11 @@ pub fn combined_of(tests: &[GlobalTest], ts: &TaskSet, m: u32, limits: &Limits) 
             Verdict::NotSchedulable => {}
         }
     }
-    if gave_up { Verdict::GaveUp } else { Verdict::NotSchedulable }
+    if gave_up {
+        Verdict::GaveUp
+    } else {
+        Verdict::NotSchedulable
+    }
 }
 
 /// [`test`] over many task sets in parallel (rayon); results in input order.

@@ -73,7 +73,17 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
             for &k in &order {
                 let row = table.row(sys, k);
                 match fixed_point(
-                    sys, &table, row, &inv, &upper, k, start[k], &mut steps, limits, &mut gaps, &mut active,
+                    sys,
+                    &table,
+                    row,
+                    &inv,
+                    &upper,
+                    k,
+                    start[k],
+                    &mut steps,
+                    limits,
+                    &mut gaps,
+                    &mut active,
                 ) {
                     Err(()) => return Verdict::GaveUp,
                     Ok(None) => return Verdict::NotSchedulable,
@@ -96,9 +106,7 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
             seen[k] = Some(version);
             own[k] = 0;
             let row = table.row(sys, k);
-            match fixed_point(
-                sys, &table, row, &inv, &slack, k, start[k], &mut steps, limits, &mut gaps, &mut active,
-            ) {
+            match fixed_point(sys, &table, row, &inv, &slack, k, start[k], &mut steps, limits, &mut gaps, &mut active) {
                 Err(()) => return Verdict::GaveUp,
                 Ok(Some(r)) => {
                     let s = sys.d[k] - r;
@@ -173,11 +181,7 @@ fn fixed_point(
             // W_i(r) with R_i = D_i - S_i.
             let span = r + sys.d[i] - slack[i] - ci;
             let (q, rem) = divmod(span, sys.t[i], inv[i]);
-            let (w, ramp) = if rem < ci {
-                (q * ci + rem, ci - rem)
-            } else {
-                (q * ci + ci, 0)
-            };
+            let (w, ramp) = if rem < ci { (q * ci + rem, ci - rem) } else { (q * ci + ci, 0) };
             let j = table.workload(row + i, ci, slack[i]);
             if w.min(cap) >= j {
                 saturated += j as u128;
@@ -224,11 +228,7 @@ fn least_delta(base: u128, m: u128, gaps: &mut [u64]) -> u128 {
     let mut prev: u128 = 0;
     let mut idx = 0;
     loop {
-        let end = if idx < gaps.len() {
-            Some(gaps[idx] as u128)
-        } else {
-            None
-        };
+        let end = if idx < gaps.len() { Some(gaps[idx] as u128) } else { None };
         if m > active {
             // On [prev, end]: ψ(δ) = (m - active) δ - passed, increasing.
             let d = (base + passed) / (m - active) + 1;
@@ -291,11 +291,7 @@ mod tests {
                 // W_i(r) with R_i = D_i - S_i.
                 let span = r + sys.d[i] - slack[i] - ci;
                 let (q, rem) = divmod(span, sys.t[i], inv[i]);
-                let (w, ramp) = if rem < ci {
-                    (q * ci + rem, ci - rem)
-                } else {
-                    (q * ci + ci, 0)
-                };
+                let (w, ramp) = if rem < ci { (q * ci + rem, ci - rem) } else { (q * ci + ci, 0) };
                 let j = table.workload(row + i, ci, slack[i]);
                 let term = w.min(j).min(cap);
                 s0 += term as u128;
@@ -358,9 +354,8 @@ mod tests {
             };
             let mut table = PairTable::new(&sys);
             let inv: Vec<f64> = sys.t.iter().map(|&t| 1.0 / t as f64).collect();
-            let slack: Vec<u64> = (0..n)
-                .map(|i| if next() % 2 == 0 { 0 } else { next() % (sys.d[i] - sys.c[i] + 1) })
-                .collect();
+            let slack: Vec<u64> =
+                (0..n).map(|i| if next() % 2 == 0 { 0 } else { next() % (sys.d[i] - sys.c[i] + 1) }).collect();
             let limits = if next() % 4 == 0 {
                 Limits { max_steps: next() % 6 + 1, max_interval: 1 << 40 }
             } else {
@@ -370,12 +365,9 @@ mod tests {
                 let row = table.row(&sys, k);
                 let start = sys.c[k] + next() % (sys.d[k] - sys.c[k] + 1) * (next() % 2);
                 let (mut s1, mut s2) = (0u64, 0u64);
-                let a = fixed_point(
-                    &sys, &table, row, &inv, &slack, k, start, &mut s1, &limits, &mut gaps, &mut active,
-                );
-                let b = fixed_point_reference(
-                    &sys, &table, row, &inv, &slack, k, start, &mut s2, &limits, &mut gaps2,
-                );
+                let a =
+                    fixed_point(&sys, &table, row, &inv, &slack, k, start, &mut s1, &limits, &mut gaps, &mut active);
+                let b = fixed_point_reference(&sys, &table, row, &inv, &slack, k, start, &mut s2, &limits, &mut gaps2);
                 assert_eq!((a, s1), (b, s2), "m {m} {params:?} slack {slack:?} k {k} start {start}");
                 found += matches!(a, Ok(Some(_))) as u32;
                 compared += 1;
@@ -385,28 +377,20 @@ mod tests {
     }
 
     fn brute(base: u128, m: u128, gaps: &[u64]) -> u128 {
-        (1..)
-            .find(|&d: &u128| m * d > base + gaps.iter().map(|&g| d.min(g as u128)).sum::<u128>())
-            .unwrap()
+        (1..).find(|&d: &u128| m * d > base + gaps.iter().map(|&g| d.min(g as u128)).sum::<u128>()).unwrap()
     }
 
     #[test]
     fn least_delta_matches_brute_force() {
         let mut x: u64 = 12345;
         for _ in 0..5000 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let m = (x >> 60) as u128 % 4 + 1;
             let len = (x >> 50) as usize % 9;
             let mut gaps: Vec<u64> = (0..len).map(|j| ((x >> (j * 5)) % 40) + 1).collect();
             let base = (x >> 20) as u128 % 100;
             let want = brute(base, m, &gaps);
-            assert_eq!(
-                least_delta(base, m, &mut gaps),
-                want,
-                "base {base} m {m} gaps {gaps:?}"
-            );
+            assert_eq!(least_delta(base, m, &mut gaps), want, "base {base} m {m} gaps {gaps:?}");
         }
     }
 }

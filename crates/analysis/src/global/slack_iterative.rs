@@ -285,4 +285,3 @@ mod tests {
         assert!(sched > 1000, "too few schedulable sets to compare: {sched}");
     }
 }
-

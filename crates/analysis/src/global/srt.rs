@@ -49,11 +49,8 @@ pub fn tardiness_bounds(ts: &TaskSet, m: u32) -> Option<Vec<u64>> {
     let c_min = *costs.last().expect("non-empty") as u128;
     let mut utils: Vec<&rtsched_model::Task> = ts.iter().collect();
     utils.sort_by(|a, b| b.cmp_utilization(a));
-    let u_l: Rational = utils
-        .iter()
-        .take(lambda.saturating_sub(1))
-        .map(|t| ratio(t.wcet as u128, t.period as u128))
-        .sum();
+    let u_l: Rational =
+        utils.iter().take(lambda.saturating_sub(1)).map(|t| ratio(t.wcet as u128, t.period as u128)).sum();
     let x = (int(e_l as i128) - int(c_min as i128)) / (int(m as i128) - u_l);
     Some(
         ts.iter()

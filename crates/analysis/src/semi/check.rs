@@ -27,7 +27,10 @@ pub const BRUTE_POINTS: u64 = 2_000_000;
 /// Re-verifies `p` for `ts` from scratch; `Err` says what is wrong.
 pub fn check(ts: &TaskSet, p: &Placement) -> Result<(), String> {
     if !p.schedulable {
-        return Err(format!("the placement is marked not schedulable: {}", p.reason.as_deref().unwrap_or("no reason given")));
+        return Err(format!(
+            "the placement is marked not schedulable: {}",
+            p.reason.as_deref().unwrap_or("no reason given")
+        ));
     }
     if p.m == 0 {
         return Err("m = 0".into());
@@ -53,14 +56,20 @@ pub fn check(ts: &TaskSet, p: &Placement) -> Result<(), String> {
         let budget: u128 = rs.iter().map(|r| r.budget as u128).sum();
         let i = tp.task;
         if k * delta > task.period as u128 {
-            return Err(format!("task {i}: period ratio {k} times reservation period {delta} ns exceeds T = {} ns", task.period));
+            return Err(format!(
+                "task {i}: period ratio {k} times reservation period {delta} ns exceeds T = {} ns",
+                task.period
+            ));
         }
         if end > delta {
             return Err(format!("task {i}: windows end at {end} ns, after the reservation period {delta} ns"));
         }
         let dmin = task.deadline.min(task.period) as u128;
         if (k - 1) * delta + end > dmin {
-            return Err(format!("task {i}: the last slice ends at {} ns after the release, after min(D, T) = {dmin} ns", (k - 1) * delta + end));
+            return Err(format!(
+                "task {i}: the last slice ends at {} ns after the release, after min(D, T) = {dmin} ns",
+                (k - 1) * delta + end
+            ));
         }
         if k * budget < task.wcet as u128 {
             return Err(format!("task {i}: {k} slices of {budget} ns cover less than C = {} ns", task.wcet));
@@ -97,7 +106,8 @@ pub(crate) fn cpu_demand_ok(tasks: &[Task]) -> Result<(), String> {
     let dmax = tasks.iter().map(|t| t.deadline).max().unwrap_or(0) as u128;
     let mut bounds: Vec<u128> = Vec::new();
     if u < exact::one() {
-        let num = tasks.iter().fold(exact::zero(), |a, t| a + exact::int((t.period - t.deadline) as i128) * t.utilization());
+        let num =
+            tasks.iter().fold(exact::zero(), |a, t| a + exact::int((t.period - t.deadline) as i128) * t.utilization());
         let la = exact::ceil_u128(&(num / (exact::one() - u.clone())));
         bounds.push(la.max(dmax));
     }
@@ -132,10 +142,8 @@ pub(crate) fn cpu_demand_ok(tasks: &[Task]) -> Result<(), String> {
         return Err(format!("analysis interval {l} ns too long to verify"));
     }
     let l = l as Time;
-    let points: u128 = tasks
-        .iter()
-        .map(|t| if t.deadline <= l { ((l - t.deadline) / t.period) as u128 + 1 } else { 0 })
-        .sum();
+    let points: u128 =
+        tasks.iter().map(|t| if t.deadline <= l { ((l - t.deadline) / t.period) as u128 + 1 } else { 0 }).sum();
     if points <= BRUTE_POINTS as u128 {
         brute(tasks, l)
     } else {

@@ -63,10 +63,7 @@ pub(crate) enum Outcome {
 
 /// Exactly whether `sum c/t <= 1`, with `approx` a rigorous enclosure of the sum.
 pub(crate) fn util_le_one<'a>(rs: impl Iterator<Item = &'a Res> + Clone, approx: Interval) -> bool {
-    decide(
-        || approx.le(Interval::point(1.0)),
-        || rs.fold(exact::zero(), |acc, r| acc + r.util_exact()) <= exact::one(),
-    )
+    decide(|| approx.le(Interval::point(1.0)), || rs.fold(exact::zero(), |acc, r| acc + r.util_exact()) <= exact::one())
 }
 
 /// The exact EDF test of `rs` (every `d <= t` is assumed; `c > d` is reported as a miss).
@@ -105,9 +102,8 @@ fn bound(rs: &[Res], u: Interval, limits: &Limits) -> Option<Time> {
     // La, when U < 1 is proven by the enclosure.
     let den = Interval::point(1.0).sub(u);
     if den.lo > 0.0 {
-        let num = rs.iter().fold(Interval::point(0.0), |acc, r| {
-            acc.add(Interval::int((r.t - r.d) as u128).mul(r.util()))
-        });
+        let num =
+            rs.iter().fold(Interval::point(0.0), |acc, r| acc.add(Interval::int((r.t - r.d) as u128).mul(r.util())));
         if let Some(q) = num.div(den) {
             let la = q.hi.next_up().ceil();
             if la.is_finite() && la < cap as f64 {
@@ -148,10 +144,7 @@ fn bound(rs: &[Res], u: Interval, limits: &Limits) -> Option<Time> {
 /// Largest absolute deadline `<= at` (synchronous release), if any.
 #[inline]
 fn last_deadline_le(rs: &[Res], at: Time) -> Option<Time> {
-    rs.iter()
-        .filter(|r| r.d <= at)
-        .map(|r| r.d + (at - r.d) / r.t * r.t)
-        .max()
+    rs.iter().filter(|r| r.d <= at).map(|r| r.d + (at - r.d) / r.t * r.t).max()
 }
 
 /// QPA: walk backwards from the last deadline `<= l`.

@@ -54,9 +54,7 @@ struct Item {
 impl Ord for Item {
     fn cmp(&self, o: &Self) -> Ordering {
         // Max-heap: higher density first, then lower task index.
-        (self.c as u128 * o.d as u128)
-            .cmp(&(o.c as u128 * self.d as u128))
-            .then_with(|| o.task.cmp(&self.task))
+        (self.c as u128 * o.d as u128).cmp(&(o.c as u128 * self.d as u128)).then_with(|| o.task.cmp(&self.task))
     }
 }
 impl PartialOrd for Item {
@@ -321,7 +319,10 @@ fn run_cd(state: &mut State, tasks: &[usize], mode: CdMode, cfg: &SemiConfig) ->
                         heap.push(rest);
                     }
                     None => {
-                        state.fail(it, &format!("does not fit on CPU {k} (least loaded) and no admissible C=D split exists"));
+                        state.fail(
+                            it,
+                            &format!("does not fit on CPU {k} (least loaded) and no admissible C=D split exists"),
+                        );
                         failed.push(it.task);
                     }
                 }
@@ -399,7 +400,13 @@ pub(crate) fn basic(ts: &TaskSet, m: usize, h: Basic, cfg: &SemiConfig) -> RunRe
 /// `round0`, when given, is the outcome of the first round (2WFD-C=D on all tasks: the failed
 /// tasks and the reason), which does not depend on `h1`; the cascade computes it once for all
 /// six instantiations.
-pub(crate) fn paf(ts: &TaskSet, m: usize, h1: Basic, cfg: &SemiConfig, round0: Option<&(Vec<usize>, String)>) -> RunResult {
+pub(crate) fn paf(
+    ts: &TaskSet,
+    m: usize,
+    h1: Basic,
+    cfg: &SemiConfig,
+    round0: Option<&(Vec<usize>, String)>,
+) -> RunResult {
     let n = ts.len();
     let specs: Vec<Spec> = (0..n).map(|i| Spec::of(ts, i)).collect();
     let mut is_failure = vec![false; n];

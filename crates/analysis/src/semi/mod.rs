@@ -168,7 +168,12 @@ pub struct SemiConfig {
 
 impl Default for SemiConfig {
     fn default() -> Self {
-        SemiConfig { epsilon: 0, meta: true, rp_floor: 4_000_000, limits: Limits { max_steps: 20_000, max_interval: 1 << 62 } }
+        SemiConfig {
+            epsilon: 0,
+            meta: true,
+            rp_floor: 4_000_000,
+            limits: Limits { max_steps: 20_000, max_interval: 1 << 62 },
+        }
     }
 }
 

@@ -60,8 +60,7 @@ impl Placement {
     /// seed 004 §IV-A: the piece placed whole (the one with laxity) first at offset 0, then the
     /// zero-laxity chunks in reverse order of their creation, back to back.
     pub(crate) fn from_state(m: u32, heuristic: String, st: &State) -> Placement {
-        let mut cpus: Vec<CpuPlacement> =
-            (0..m).map(|cpu| CpuPlacement { cpu, reservations: Vec::new() }).collect();
+        let mut cpus: Vec<CpuPlacement> = (0..m).map(|cpu| CpuPlacement { cpu, reservations: Vec::new() }).collect();
         let mut tasks = Vec::with_capacity(st.pieces.len());
         for (task, pieces) in st.pieces.iter().enumerate() {
             let spec = st.specs[task];
@@ -166,14 +165,16 @@ impl Placement {
                 let ro = obj(rv, &w, &["task", "budget", "period", "deadline", "offset", "part", "parts"])?;
                 let task = uint(get(ro, "task", &w)?, "task").map_err(|e| ctx(e, &w))?;
                 if task >= n as u64 {
-                    return Err(ModelError::field("task", format!("{w}: unknown task {task} (the task set has {n} tasks)")));
+                    return Err(ModelError::field(
+                        "task",
+                        format!("{w}: unknown task {task} (the task set has {n} tasks)"),
+                    ));
                 }
                 let task = task as usize;
                 let terr = |field: &str, msg: String| ModelError::task_field(task, field, format!("{w}: {msg}"));
-                let time = |key: &str| -> Result<Time, ModelError> {
-                    dur(get(ro, key, &w)?).map_err(|e| terr(key, e))
-                };
-                let (budget, period, deadline, offset) = (time("budget")?, time("period")?, time("deadline")?, time("offset")?);
+                let time = |key: &str| -> Result<Time, ModelError> { dur(get(ro, key, &w)?).map_err(|e| terr(key, e)) };
+                let (budget, period, deadline, offset) =
+                    (time("budget")?, time("period")?, time("deadline")?, time("offset")?);
                 let part = uint(get(ro, "part", &w)?, "part").map_err(|e| ctx(e, &w).in_task(task, None))?;
                 let parts = uint(get(ro, "parts", &w)?, "parts").map_err(|e| ctx(e, &w).in_task(task, None))?;
                 if budget == 0 || period == 0 || deadline == 0 {
@@ -189,12 +190,23 @@ impl Placement {
                     return Err(terr("deadline", format!("deadline {deadline} ns exceeds the period {period} ns")));
                 }
                 if offset.checked_add(deadline).map_or(true, |e| e > period) {
-                    return Err(terr("offset", format!("window [{offset}, {offset}+{deadline}) leaves the period {period} ns")));
+                    return Err(terr(
+                        "offset",
+                        format!("window [{offset}, {offset}+{deadline}) leaves the period {period} ns"),
+                    ));
                 }
                 if parts == 0 || parts > u32::MAX as u64 || part == 0 || part > parts {
                     return Err(terr("part", format!("part {part} of {parts} is not in 1..=parts")));
                 }
-                reservations.push(Reservation { task, budget, period, deadline, offset, part: part as u32, parts: parts as u32 });
+                reservations.push(Reservation {
+                    task,
+                    budget,
+                    period,
+                    deadline,
+                    offset,
+                    part: part as u32,
+                    parts: parts as u32,
+                });
             }
             cpus.push(CpuPlacement { cpu: cpu as u32, reservations });
         }
@@ -206,7 +218,10 @@ impl Placement {
             let to = obj(tv, &w, &["task", "period_ratio", "parts"])?;
             let task = uint(get(to, "task", &w)?, "task").map_err(|e| ctx(e, &w))?;
             if task >= n as u64 {
-                return Err(ModelError::field("task", format!("{w}: unknown task {task} (the task set has {n} tasks)")));
+                return Err(ModelError::field(
+                    "task",
+                    format!("{w}: unknown task {task} (the task set has {n} tasks)"),
+                ));
             }
             let task = task as usize;
             let k = uint(get(to, "period_ratio", &w)?, "period_ratio").map_err(|e| ctx(e, &w).in_task(task, None))?;
@@ -277,22 +292,44 @@ pub(crate) fn validate_windows(ts: &TaskSet, p: &Placement) -> Result<(), ModelE
             return Err(ModelError::task_field(task, "parts", "parts and period_ratio must be at least 1"));
         }
         if rs.len() != ti.parts as usize {
-            return Err(ModelError::task_field(task, "parts", format!("'tasks' says {} parts but {} reservations serve it", ti.parts, rs.len())));
+            return Err(ModelError::task_field(
+                task,
+                "parts",
+                format!("'tasks' says {} parts but {} reservations serve it", ti.parts, rs.len()),
+            ));
         }
         rs.sort_by_key(|(_, r)| r.part);
         let mut end: Time = 0;
         for (j, (cpu, r)) in rs.iter().enumerate() {
             if r.part as usize != j + 1 || r.parts != ti.parts {
-                return Err(ModelError::task_field(task, "part", format!("CPU {cpu}: part {} of {} (expected parts 1..={} once each)", r.part, r.parts, ti.parts)));
+                return Err(ModelError::task_field(
+                    task,
+                    "part",
+                    format!("CPU {cpu}: part {} of {} (expected parts 1..={} once each)", r.part, r.parts, ti.parts),
+                ));
             }
             if r.period != rs[0].1.period {
-                return Err(ModelError::task_field(task, "period", format!("CPU {cpu}: part {} has period {} ns but part 1 has {} ns", r.part, r.period, rs[0].1.period)));
+                return Err(ModelError::task_field(
+                    task,
+                    "period",
+                    format!(
+                        "CPU {cpu}: part {} has period {} ns but part 1 has {} ns",
+                        r.part, r.period, rs[0].1.period
+                    ),
+                ));
             }
             if r.offset < end {
                 return Err(ModelError::task_field(task, "offset", format!("CPU {cpu}: the window of part {} starts at {} ns and overlaps the previous part's window ending at {end} ns", r.part, r.offset)));
             }
             if r.offset > end {
-                return Err(ModelError::task_field(task, "offset", format!("CPU {cpu}: gap before part {}: it starts at {} ns, the previous window ends at {end} ns", r.part, r.offset)));
+                return Err(ModelError::task_field(
+                    task,
+                    "offset",
+                    format!(
+                        "CPU {cpu}: gap before part {}: it starts at {} ns, the previous window ends at {end} ns",
+                        r.part, r.offset
+                    ),
+                ));
             }
             end = r.offset.saturating_add(r.deadline);
         }

@@ -229,7 +229,10 @@ pub fn busy_period(ts: &TaskSet, limits: &Limits) -> Result<Time, BusyPeriodErro
 ///
 /// Exact: decided by the interval filter, rationals on near-ties.
 pub fn utilization_test(ts: &TaskSet) -> Verdict {
-    Verdict::from_bool(exact::decide(|| ts.density_interval().le(Interval::point(1.0)), || ts.density() <= exact::one()))
+    Verdict::from_bool(exact::decide(
+        || ts.density_interval().le(Interval::point(1.0)),
+        || ts.density() <= exact::one(),
+    ))
 }
 
 /// QPA on parameters (see the module doc). Shortcuts, all exact: `U > 1` → no;

@@ -40,7 +40,9 @@ impl Priority {
     pub fn from_name(s: &str) -> Option<Priority> {
         match s.to_ascii_lowercase().as_str() {
             "rm" | "rate-monotonic" | "rate_monotonic" | "ratemonotonic" => Some(Priority::RateMonotonic),
-            "dm" | "deadline-monotonic" | "deadline_monotonic" | "deadlinemonotonic" => Some(Priority::DeadlineMonotonic),
+            "dm" | "deadline-monotonic" | "deadline_monotonic" | "deadlinemonotonic" => {
+                Some(Priority::DeadlineMonotonic)
+            }
             _ => None,
         }
     }
@@ -99,9 +101,7 @@ pub(crate) fn response_time(task: P, hp: &[P], limits: &Limits, steps: &mut u64)
             }
             *steps += 1;
             let w64 = w as u64; // w <= max_interval < 2^64
-            let next = hp
-                .iter()
-                .fold((q + 1) * c, |a, p| a.saturating_add(w64.div_ceil(p.t) as u128 * p.c as u128));
+            let next = hp.iter().fold((q + 1) * c, |a, p| a.saturating_add(w64.div_ceil(p.t) as u128 * p.c as u128));
             if next == w {
                 break;
             }
