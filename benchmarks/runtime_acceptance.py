@@ -28,9 +28,13 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default="runtime-acceptance")
     ap.add_argument("--schedulers", default="gsn-edf,gsn-edf-di,pedf,kernel-sd")
-    ap.add_argument("--high", type=float, default=0.9,
-                    help="U/m of the heavier set (default 0.9; on Linux ≥ 6.12 kernel-sd admits at most "
-                    "about 0.85m, since the fair server keeps 0.05 per CPU: docs/runtime.md)")
+    ap.add_argument(
+        "--high",
+        type=float,
+        default=0.9,
+        help="U/m of the heavier set (default 0.9; on Linux ≥ 6.12 kernel-sd admits at most "
+        "about 0.85m, since the fair server keeps 0.05 per CPU: docs/runtime.md)",
+    )
     a = ap.parse_args()
     cpus = parse_cpus(a.cpus)
     m = len(cpus)
@@ -42,9 +46,12 @@ def main() -> int:
         verdict = rtsched.analyze(ts, m=m, tests=["gfb", "gedf"])["results"]
         umax = max(t.utilization for t in ts)
         # GFB's margin: m − (m − 1)·u_max − U (positive = passes with that much to spare).
-        print(f"U={frac}m: n={len(ts)} U={ts.utilization:.3f}; G-EDF HRT test (combined): "
-              f"{verdict['gedf']['schedulable']}; GFB margin {m - (m - 1) * umax - ts.utilization:.3f}",
-              file=sys.stderr, flush=True)
+        print(
+            f"U={frac}m: n={len(ts)} U={ts.utilization:.3f}; G-EDF HRT test (combined): "
+            f"{verdict['gedf']['schedulable']}; GFB margin {m - (m - 1) * umax - ts.utilization:.3f}",
+            file=sys.stderr,
+            flush=True,
+        )
         for sched in a.schedulers.split(","):
             kw = {}
             use = cpus
@@ -59,14 +66,45 @@ def main() -> int:
                 json.dump(s, f, indent=1)
             rl, rt, ov = s["release_latency_ns"], s["response_time_ns"], s.get("overheads", {})
             sch = ov.get("schedule", {})
-            rows.append((frac, sched, s["m"], s["jobs"], s["deadline_misses"], rl.get("p50"), rl.get("p99"), rl.get("max"),
-                         rt.get("p99"), sch.get("p50_ns"), sch.get("p99_ns"), ov.get("release", {}).get("p99_ns"),
-                         ov.get("ipi", {}).get("p99_ns"), s.get("priority_inversion_ns"),
-                         (s.get("priority_inversion") or {}).get("tracking_bound_ns"),
-                         (s.get("priority_inversion") or {}).get("beyond_tracking_ns")))
+            rows.append(
+                (
+                    frac,
+                    sched,
+                    s["m"],
+                    s["jobs"],
+                    s["deadline_misses"],
+                    rl.get("p50"),
+                    rl.get("p99"),
+                    rl.get("max"),
+                    rt.get("p99"),
+                    sch.get("p50_ns"),
+                    sch.get("p99_ns"),
+                    ov.get("release", {}).get("p99_ns"),
+                    ov.get("ipi", {}).get("p99_ns"),
+                    s.get("priority_inversion_ns"),
+                    (s.get("priority_inversion") or {}).get("tracking_bound_ns"),
+                    (s.get("priority_inversion") or {}).get("beyond_tracking_ns"),
+                )
+            )
             print(f"U={frac}m {sched}: done", file=sys.stderr, flush=True)
-    hdr = ("U/m", "scheduler", "m", "jobs", "misses", "rel.lat p50", "p99", "max", "resp p99", "Δsch p50", "Δsch p99", "Δrel p99", "Δipi p99",
-           "PI ns", "tracking bound", "PI beyond bound")
+    hdr = (
+        "U/m",
+        "scheduler",
+        "m",
+        "jobs",
+        "misses",
+        "rel.lat p50",
+        "p99",
+        "max",
+        "resp p99",
+        "Δsch p50",
+        "Δsch p99",
+        "Δrel p99",
+        "Δipi p99",
+        "PI ns",
+        "tracking bound",
+        "PI beyond bound",
+    )
     print(" | ".join(hdr))
     for r in rows:
         print(" | ".join("-" if x is None else str(x) for x in r))

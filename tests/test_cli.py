@@ -4,7 +4,6 @@ import json
 from fractions import Fraction
 
 import pytest
-
 import rtsched
 
 
@@ -49,8 +48,18 @@ def test_generate_rejects_bad_parameters(cli):
 
 def test_analyze_json_shape(cli, tmp_path):
     f = tmp_path / "ts.json"
-    f.write_text(json.dumps({"m": 2, "tasks": [{"wcet": "2ms", "period": "10ms"}, {"wcet": "3ms", "period": "10ms"},
-                                                 {"wcet": "5ms", "period": "20ms", "deadline": "15ms"}]}))
+    f.write_text(
+        json.dumps(
+            {
+                "m": 2,
+                "tasks": [
+                    {"wcet": "2ms", "period": "10ms"},
+                    {"wcet": "3ms", "period": "10ms"},
+                    {"wcet": "5ms", "period": "20ms", "deadline": "15ms"},
+                ],
+            }
+        )
+    )
     code, out, err = cli("analyze", f, "--json")
     assert code == 0, err
     r = json.loads(out)

@@ -31,8 +31,12 @@ def test_seed004_fig1_split(cli):
     code, out, err = cli("partition", EXAMPLES / "fig1-seed004.json", "--heuristic", "spres", "--json")
     assert code == 0, err
     p = json.loads(out)
-    parts = sorted((r["part"], r["budget"], r["deadline"], r["offset"])
-                   for c in p["cpus"] for r in c["reservations"] if r["parts"] == 2)
+    parts = sorted(
+        (r["part"], r["budget"], r["deadline"], r["offset"])
+        for c in p["cpus"]
+        for r in c["reservations"]
+        if r["parts"] == 2
+    )
     ms = 1_000_000
     assert parts == [(1, 5 * ms, 10 * ms, 0), (2, 5 * ms, 5 * ms, 10 * ms)]
     code, out, _ = cli("partition", EXAMPLES / "fig1-seed004.json", "--heuristic", "spres")

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
 from rtsched.experiments import cli, run_sweep, store
 from rtsched.experiments.plot import plot_results
 from rtsched.experiments.registry import reproduce

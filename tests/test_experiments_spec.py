@@ -5,7 +5,6 @@ import json
 import random
 
 import pytest
-
 from rtsched.experiments import methods as M
 from rtsched.experiments.registry import available, lookup
 from rtsched.experiments.spec import SpecError, load_spec, parse_spec
@@ -40,8 +39,8 @@ def spec(extra_top="", grid=None, tail=""):
         ("sampels = 3\n" + BASE, "sampels", "top level"),
         (BASE.replace("periods =", "period ="), "period", "[generator]"),
         (BASE + "eps = [1]\n", "eps", "[grid]"),
-        (BASE.replace('util = [1.0, 2.0]', 'util = {from = 1, to = 2, stp = 1}'), "stp", "range"),
-        (BASE + "[plot]\npanel = \"n\"\n", "panel", "[plot]"),
+        (BASE.replace("util = [1.0, 2.0]", "util = {from = 1, to = 2, stp = 1}"), "stp", "range"),
+        (BASE + '[plot]\npanel = "n"\n', "panel", "[plot]"),
         (BASE + "[quick]\nsamples = 1\nseed = 3\n", "seed", "[quick]"),
         (BASE + "[quick.grid]\nk = [1]\n", "k", "[quick.grid]"),
     ],
@@ -64,16 +63,16 @@ def test_did_you_mean():
         ("m = [4]\nn = [5]\n", "exactly one of 'util'"),
         ("m = [4]\nn = [5]\nutil = [1.0]\nutil_frac = [0.5]\n", "exactly one of 'util'"),
         ("n = [5]\nutil = [1.0]\n", "'m' is required"),
-        ("m = [4]\nn = [\"m*m\"]\nutil = [1.0]\n", "expression of m"),
-        ("m = [3]\nn = [\"2.5m\"]\nutil = [1.0]\n", "not an integer for m = 3"),
-        ("m = [4]\nn = [\"m-9\"]\nutil = [1.0]\n", "must be >= 1"),
+        ('m = [4]\nn = ["m*m"]\nutil = [1.0]\n', "expression of m"),
+        ('m = [3]\nn = ["2.5m"]\nutil = [1.0]\n', "not an integer for m = 3"),
+        ('m = [4]\nn = ["m-9"]\nutil = [1.0]\n', "must be >= 1"),
         ("m = [0]\nn = [5]\nutil = [1.0]\n", "processor counts must be >= 1"),
         ("m = [4]\nn = [5]\nutil = [-1.0]\n", "must be > 0"),
-        ("m = [4]\nn = [5]\nutil = [1.0]\nepsilon = [\"5 parsecs\"]\n", "expected a duration"),
-        ("m = [4]\nn = [5]\nutil = [1.0]\nepsilon = [\"1.5ns\"]\n", "whole number of nanoseconds"),
+        ('m = [4]\nn = [5]\nutil = [1.0]\nepsilon = ["5 parsecs"]\n', "expected a duration"),
+        ('m = [4]\nn = [5]\nutil = [1.0]\nepsilon = ["1.5ns"]\n', "whole number of nanoseconds"),
         ("m = [4]\nn = [5]\nutil = {from = 2, to = 1, step = 0.5}\n", "below 'from'"),
         ("m = [4]\nn = [5]\nutil = {from = 1, to = 2, step = 0}\n", "step must be > 0"),
-        ("m = [4]\nn = {from = \"m\", to = \"2m\", step = 0.5}\nutil = [1.0]\n", "expected an integer"),
+        ('m = [4]\nn = {from = "m", to = "2m", step = 0.5}\nutil = [1.0]\n', "expected an integer"),
         ("m = [4]\nn = [true]\nutil = [1.0]\n", "task count"),
     ],
 )
@@ -102,8 +101,10 @@ def test_other_invalid_values():
 
 
 def test_expansion_and_expressions():
-    s = spec(grid='m = [8, 4]\nn = ["m+1", "2.5m", 12, {from = "m", to = "m+2", step = 2}]\n'
-             'util = [{from = 6.0, to = 8.0, step = 0.1}]\nepsilon = ["0us", "500us", 1000]\n')
+    s = spec(
+        grid='m = [8, 4]\nn = ["m+1", "2.5m", 12, {from = "m", to = "m+2", step = 2}]\n'
+        'util = [{from = 6.0, to = 8.0, step = 0.1}]\nepsilon = ["0us", "500us", 1000]\n'
+    )
     ns = {}
     for p in s.points:
         ns.setdefault(p.params["m"], [])
@@ -128,9 +129,21 @@ def test_util_frac_scales_with_m():
 
 def expected_seed(base, gen, n, m, util):
     """The derivation as docs/experiments.md states it, written out independently."""
-    key = json.dumps({"v": "rtsched-seed-v1", "seed": base, "generator": gen["name"], "periods": gen["periods"],
-                      "umax": gen["umax"], "deadlines": gen["deadlines"], "n": n, "m": m, "util": util},
-                     sort_keys=True, separators=(",", ":"))
+    key = json.dumps(
+        {
+            "v": "rtsched-seed-v1",
+            "seed": base,
+            "generator": gen["name"],
+            "periods": gen["periods"],
+            "umax": gen["umax"],
+            "deadlines": gen["deadlines"],
+            "n": n,
+            "m": m,
+            "util": util,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+    )
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") >> 1
 
 
@@ -159,7 +172,7 @@ def test_seed_derivation_matches_documentation_and_ignores_order():
 
 
 def test_quick_overrides_samples_and_grid():
-    text = BASE + '[quick]\nsamples = 3\n[quick.grid]\nutil_frac = [0.5]\n'
+    text = BASE + "[quick]\nsamples = 3\n[quick.grid]\nutil_frac = [0.5]\n"
     full, quick = parse_spec(text, "t.toml"), parse_spec(text, "t.toml", quick=True)
     assert {p.count for p in full.points} == {10} and {p.count for p in quick.points} == {3}
     assert {p.params["util"] for p in quick.points} == {2.0}
@@ -196,13 +209,19 @@ def test_fig3_matches_the_paper_setup():
     utils = sorted({p.params["util"] for p in s.points})
     assert utils[0] == 1.0 and utils[-1] == 7.9  # U = m left out (docs/experiments.md)
     top = [u for u in utils if u >= 6.0]
-    assert max(b - a for a, b in zip(top, top[1:])) <= 0.05 * 8 + 1e-9
-    assert list(s.plot.groups) == ["partitioning", "semi-partitioning", "semi-partitioning + PAF",
-                                   "semi-partitioning + PAF + RP"]
+    assert max(b - a for a, b in zip(top, top[1:], strict=False)) <= 0.05 * 8 + 1e-9
+    assert list(s.plot.groups) == [
+        "partitioning",
+        "semi-partitioning",
+        "semi-partitioning + PAF",
+        "semi-partitioning + PAF + RP",
+    ]
     assert s.plot.groups["partitioning"] == ["wfd", "ffd"]
     assert load_spec(lookup("spres-fig6")).plot.groups["semi-partitioning"] == ["wfd", "ffd", "spres-nometa"]
     f5 = load_spec(lookup("spres-fig5"))
-    assert sorted({p.params["epsilon"] for p in f5.points}) == [x * 1000 for x in (0, 100, 200, 300, 400, 500, 1000, 2000)]
+    assert sorted({p.params["epsilon"] for p in f5.points}) == [
+        x * 1000 for x in (0, 100, 200, 300, 400, 500, 1000, 2000)
+    ]
     f4 = load_spec(lookup("spres-fig4"))
     assert sorted({(p.params["m"], p.params["n"]) for p in f4.points}) == [(4, 8), (16, 32), (24, 48)]
 
@@ -211,8 +230,8 @@ def test_hash_is_order_independent_random():
     rng = random.Random(5)
     ms = [2, 3, 4]
     utils = [0.5, 1.0, 1.5]
-    a = spec(grid=f"m = {ms}\nn = [\"m+1\"]\nutil = {utils}\n")
+    a = spec(grid=f'm = {ms}\nn = ["m+1"]\nutil = {utils}\n')
     rng.shuffle(ms)
     rng.shuffle(utils)
-    b = spec(grid=f"m = {ms}\nn = [\"m+1\"]\nutil = {utils}\n")
+    b = spec(grid=f'm = {ms}\nn = ["m+1"]\nutil = {utils}\n')
     assert a.hash == b.hash

@@ -16,10 +16,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
 import rtsched
-from rtsched.experiments import run_sweep
-from rtsched.experiments import store
+from rtsched.experiments import run_sweep, store
 from rtsched.experiments.evaluate import EvaluatorMissing, core_evaluator, has_core_evaluator
 from rtsched.experiments.executors import LocalExecutor, parse_options
 from rtsched.experiments.spec import SpecError, parse_spec
@@ -72,8 +70,19 @@ def test_points_are_written_with_contract_columns_and_metadata(spec, tmp_path):
         path = store.point_path(tmp_path / "r", p)
         assert store.check_point(path, spec, p) is None
         t = pq.read_table(path)
-        assert t.column_names == ["point", "m", "n", "util", "epsilon", "set", "method", "schedulable", "gave_up",
-                                  "switch_rate", "utilization"]
+        assert t.column_names == [
+            "point",
+            "m",
+            "n",
+            "util",
+            "epsilon",
+            "set",
+            "method",
+            "schedulable",
+            "gave_up",
+            "switch_rate",
+            "utilization",
+        ]
         assert t.num_rows == 12 * 4
         meta = store.read_metadata(path)
         assert meta["rtsched.spec"] == SPEC
@@ -101,8 +110,9 @@ def test_dask_executor_gives_identical_parquet(spec, tmp_path):
     from rtsched.experiments.executors import DaskExecutor
 
     run_sweep(spec, tmp_path / "local", evaluator=fake_evaluate, jobs=2, progress=False)
-    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+    ) as cluster:
         ex = DaskExecutor(address=cluster.scheduler_address)
         try:
             run_sweep(spec, tmp_path / "dask", evaluator=fake_evaluate, executor=ex, progress=False)
@@ -174,8 +184,9 @@ def test_without_resume_same_spec_recomputes(spec, tmp_path):
     assert len(counter.ids) == 32
 
 
-KILL_SPEC = SPEC.replace("samples = 12", "samples = 5").replace("util_frac = [0.5, 0.8, 0.9, 1.0]",
-                                                                  "util_frac = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0]")
+KILL_SPEC = SPEC.replace("samples = 12", "samples = 5").replace(
+    "util_frac = [0.5, 0.8, 0.9, 1.0]", "util_frac = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0]"
+)
 CHILD = """
 import sys
 from rtsched.experiments import run_sweep, load_spec
@@ -205,9 +216,13 @@ def test_sigkill_then_resume_loses_and_redoes_nothing(tmp_path, monkeypatch):
     log1 = tmp_path / "eval1.log"
     errlog = tmp_path / "child.err"
     with open(errlog, "wb") as errf:
-        proc = subprocess.Popen([sys.executable, "-c", CHILD, str(spec_path), str(out)],
-                                env=child_env(RTSCHED_FAKE_EVAL_DELAY="0.15", RTSCHED_FAKE_EVAL_LOG=str(log1)),
-                                stdout=subprocess.DEVNULL, stderr=errf, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(spec_path), str(out)],
+            env=child_env(RTSCHED_FAKE_EVAL_DELAY="0.15", RTSCHED_FAKE_EVAL_LOG=str(log1)),
+            stdout=subprocess.DEVNULL,
+            stderr=errf,
+            start_new_session=True,
+        )
     deadline = time.monotonic() + 120
     pdir = out / "points"
     try:
@@ -231,8 +246,10 @@ def test_sigkill_then_resume_loses_and_redoes_nothing(tmp_path, monkeypatch):
     # the killed sweep's workers notice that their parent is gone and exit (executors._watch_parent)
     workers_gone = time.monotonic() + 30
     while time.monotonic() < workers_gone:
-        pids = [int(x) for x in subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True,
-                                                text=True).stdout.split()]
+        pids = [
+            int(x)
+            for x in subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        ]
         if not pids:
             break
         time.sleep(0.1)
@@ -256,7 +273,7 @@ def test_sigkill_then_resume_loses_and_redoes_nothing(tmp_path, monkeypatch):
         (lambda r: r["set"].pop(), "column 'set' has"),
         (lambda r: r.update(schedulable=["yes"] * len(r["set"])), "column 'schedulable' is not of type bool"),
         (lambda r: r["method"].__setitem__(0, "bfd"), "were not asked for"),
-        (lambda r: r["set"].__setitem__(4, 0), "missing or repeated")  # row 4 is (set 1, ffd),
+        (lambda r: r["set"].__setitem__(4, 0), "missing or repeated"),  # row 4 is (set 1, ffd),
     ],
 )
 def test_evaluator_contract_violations_are_reported(spec, tmp_path, mutate, match):
@@ -285,10 +302,12 @@ def test_default_evaluator(spec, tmp_path):
         with pytest.raises(EvaluatorMissing, match="no evaluate_point"):
             run_sweep(spec, tmp_path / "r", jobs=1, progress=False)
         pytest.skip("rtsched._core lacks evaluate_point (the Rust evaluator); the real-core sweep is not run")
-    real = parse_spec(SPEC.replace('["ffd", "wfd", "spres", "giveup-x"]', '["ffd", "wfd"]')
-                      .replace('epsilon = [0, "500us"]', "epsilon = [0]")
-                      .replace("[plot.groups]\npart = [\"ffd\", \"wfd\"]\nall = [\"ffd\", \"wfd\", \"spres\"]\n", ""),
-                      "t.toml")
+    real = parse_spec(
+        SPEC.replace('["ffd", "wfd", "spres", "giveup-x"]', '["ffd", "wfd"]')
+        .replace('epsilon = [0, "500us"]', "epsilon = [0]")
+        .replace('[plot.groups]\npart = ["ffd", "wfd"]\nall = ["ffd", "wfd", "spres"]\n', ""),
+        "t.toml",
+    )
     res = run_sweep(real, tmp_path / "r", jobs=2, progress=False)
     assert len(res.computed) == len(real.points)
     for p in real.points:
@@ -299,7 +318,9 @@ def test_default_evaluator(spec, tmp_path):
         # implicit-deadline set with U <= (beta*m + 1)/(beta + 1), beta = floor(1/umax) >= 1, so at
         # least every set with U <= (m + 1)/2; any reasonable allocation (worst fit included) places
         # every set with U <= m - (m - 1) * umax = 1 here.
-        sched = {mt: [ok for ok, x in zip(t["schedulable"], t["method"]) if x == mt] for mt in ("ffd", "wfd")}
+        sched = {
+            mt: [ok for ok, x in zip(t["schedulable"], t["method"], strict=True) if x == mt] for mt in ("ffd", "wfd")
+        }
         if p.params["util"] <= (p.params["m"] + 1) / 2:
             assert all(sched["ffd"]), f"FFD failed below the Lopez bound at {p.label}"
         if p.params["util"] <= 1:
@@ -310,10 +331,23 @@ def test_default_evaluator(spec, tmp_path):
 
 
 def test_slurm_options_parse():
-    assert parse_options(["cores=8", "memory=16GB", "walltime=01:00:00", "processes=1.5", "x=true",
-                          "job-extra-directives=[\"--exclusive\"]"]) == {
-        "cores": 8, "memory": "16GB", "walltime": "01:00:00", "processes": 1.5, "x": True,
-        "job_extra_directives": ["--exclusive"]}
+    assert parse_options(
+        [
+            "cores=8",
+            "memory=16GB",
+            "walltime=01:00:00",
+            "processes=1.5",
+            "x=true",
+            'job-extra-directives=["--exclusive"]',
+        ]
+    ) == {
+        "cores": 8,
+        "memory": "16GB",
+        "walltime": "01:00:00",
+        "processes": 1.5,
+        "x": True,
+        "job_extra_directives": ["--exclusive"],
+    }
     with pytest.raises(SpecError, match="KEY=VALUE"):
         parse_options(["cores"])
     with pytest.raises(SpecError, match="--jobs must be at least 1"):
@@ -321,10 +355,12 @@ def test_slurm_options_parse():
 
 
 def test_experiments_import_without_dask():
-    code = ("import sys; sys.modules['distributed'] = None; sys.modules['dask'] = None\n"
-            "import rtsched.experiments, rtsched.experiments.cli, rtsched.experiments.plot\n"
-            "from rtsched.experiments.executors import DaskExecutor\n"
-            "try:\n    DaskExecutor(address='tcp://x:1')\nexcept Exception as e:\n    print(type(e).__name__, e)\n")
+    code = (
+        "import sys; sys.modules['distributed'] = None; sys.modules['dask'] = None\n"
+        "import rtsched.experiments, rtsched.experiments.cli, rtsched.experiments.plot\n"
+        "from rtsched.experiments.executors import DaskExecutor\n"
+        "try:\n    DaskExecutor(address='tcp://x:1')\nexcept Exception as e:\n    print(type(e).__name__, e)\n"
+    )
     r = subprocess.run([sys.executable, "-c", code], env=child_env(), capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "SpecError" in r.stdout and "pip install 'rtsched[cluster]'" in r.stdout
@@ -365,9 +401,13 @@ def test_ctrl_c_exits_130_and_keeps_finished_points(tmp_path):
     spec_path.write_text(KILL_SPEC)
     spec = parse_spec(KILL_SPEC, str(spec_path))
     out = tmp_path / "r"
-    proc = subprocess.Popen([sys.executable, "-c", CTRL_C_CHILD, str(spec_path), str(out)],
-                            env=child_env(RTSCHED_FAKE_EVAL_DELAY="0.15"), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CTRL_C_CHILD, str(spec_path), str(out)],
+        env=child_env(RTSCHED_FAKE_EVAL_DELAY="0.15"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         if (out / "points").is_dir() and len(list((out / "points").glob("*.parquet"))) >= 3:

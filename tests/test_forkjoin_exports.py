@@ -30,11 +30,36 @@ def context_switches(recs, m):
 
 
 def test_forkjoin_exports_agree_with_summary(cli, tmp_path):
-    paths = {k: tmp_path / n for k, n in [("trace", "t.jsonl"), ("perfetto", "p.json"), ("sched", "s.bin"),
-                                          ("csv", "j.csv"), ("png", "g.png"), ("svg", "g.svg")]}
-    code, out, err = cli("simulate", FORKJOIN, "--scheduler", "rtws", "--horizon", "400ms", "--json",
-                         "--trace", paths["trace"], "--perfetto", paths["perfetto"], "--sched-trace", paths["sched"],
-                         "--job-csv", paths["csv"], "--gantt", paths["png"])
+    paths = {
+        k: tmp_path / n
+        for k, n in [
+            ("trace", "t.jsonl"),
+            ("perfetto", "p.json"),
+            ("sched", "s.bin"),
+            ("csv", "j.csv"),
+            ("png", "g.png"),
+            ("svg", "g.svg"),
+        ]
+    }
+    code, out, err = cli(
+        "simulate",
+        FORKJOIN,
+        "--scheduler",
+        "rtws",
+        "--horizon",
+        "400ms",
+        "--json",
+        "--trace",
+        paths["trace"],
+        "--perfetto",
+        paths["perfetto"],
+        "--sched-trace",
+        paths["sched"],
+        "--job-csv",
+        paths["csv"],
+        "--gantt",
+        paths["png"],
+    )
     assert code == 0, err
     s = json.loads(out)
     assert s["jobs"] == 70 and s["threads"] == 330
@@ -66,8 +91,10 @@ def test_forkjoin_exports_agree_with_summary(cli, tmp_path):
     assert sum(int(r["preemptions"]) for r in rows) == s["preemptions"]
     assert sum(int(r["migrations"]) for r in rows) == s["migrations"]
     doc = json.loads(FORKJOIN.read_text())
-    cost = [sum(rtsched.parse_duration(c) if isinstance(c, str) else c for reg in t["regions"] for c in reg)
-            for t in doc["tasks"]]
+    cost = [
+        sum(rtsched.parse_duration(c) if isinstance(c, str) else c for reg in t["regions"] for c in reg)
+        for t in doc["tasks"]
+    ]
     for r in rows:
         if r["finish"]:
             assert int(r["executed"]) == cost[int(r["task"])]
@@ -90,8 +117,11 @@ def test_python_forkjoin_matches_cli(cli, tmp_path):
 
 
 def test_forkjoin_refuses_what_rtws_cannot_do(cli, tmp_path):
-    for args, word in [(["--quantum", "1ms"], "--quantum"), (["--overheads", tmp_path / "o.json"], "--overheads"),
-                       (["--gantt", tmp_path / "g.pdf"], "gantt")]:
+    for args, word in [
+        (["--quantum", "1ms"], "--quantum"),
+        (["--overheads", tmp_path / "o.json"], "--overheads"),
+        (["--gantt", tmp_path / "g.pdf"], "gantt"),
+    ]:
         code, _, err = cli("simulate", FORKJOIN, "--scheduler", "rtws", *args)
         assert code == 2 and word in err, err
 
@@ -109,7 +139,9 @@ def test_forkjoin_gedf_and_spres_through_one_entry_point(cli, tmp_path):
         raise AssertionError("gedf wrote a fork-join trace")
     except rtsched.RtschedError as e:
         assert "trace" in str(e) and "rtws" in str(e)
-    code, _, err = cli("simulate", FORKJOIN, "--scheduler", "gedf", "--horizon", "400ms", "--trace", tmp_path / "t.jsonl")
+    code, _, err = cli(
+        "simulate", FORKJOIN, "--scheduler", "gedf", "--horizon", "400ms", "--trace", tmp_path / "t.jsonl"
+    )
     assert code == 2 and "rtws" in err
     code, out, err = cli("simulate", FORKJOIN, "--scheduler", "gedf", "--horizon", "400ms", "--json")
     assert code == 0, err

@@ -1,7 +1,6 @@
 """The model through Python: construction, validation messages, file formats."""
 
 import pytest
-
 import rtsched
 from rtsched import RtschedError, Task, TaskSet
 

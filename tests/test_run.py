@@ -5,18 +5,34 @@ import json
 import os
 
 import pytest
-
 import rtsched
 
 CPU = sorted(os.sched_getaffinity(0))[0]
 ALL = sorted(os.sched_getaffinity(0))
-SUMMARY_KEYS = {"scheduler", "m", "cpus", "duration_ns", "jobs", "deadline_misses", "max_tardiness_ns",
-                "response_time_ns", "release_latency_ns", "priority_inversion_ns", "dropped_records", "overheads"}
+SUMMARY_KEYS = {
+    "scheduler",
+    "m",
+    "cpus",
+    "duration_ns",
+    "jobs",
+    "deadline_misses",
+    "max_tardiness_ns",
+    "response_time_ns",
+    "release_latency_ns",
+    "priority_inversion_ns",
+    "dropped_records",
+    "overheads",
+}
 
 
 def light():
-    return rtsched.TaskSet([rtsched.Task(wcet="1ms", period="10ms"), rtsched.Task(wcet="2ms", period="20ms"),
-                            rtsched.Task(wcet="1ms", period="7ms")])
+    return rtsched.TaskSet(
+        [
+            rtsched.Task(wcet="1ms", period="10ms"),
+            rtsched.Task(wcet="2ms", period="20ms"),
+            rtsched.Task(wcet="1ms", period="7ms"),
+        ]
+    )
 
 
 def heavy():
@@ -77,8 +93,9 @@ def test_pedf_with_placement_file(cli, tmp_path):
     assert "worst-fit" not in err and json.loads(out)["scheduler"] == "pfp"
 
 
-@pytest.mark.parametrize("cpus, words", [("a,b", "bad CPU list"), ("0,,1", "bad CPU list"), ("3-1", "bad CPU list"),
-                                         ("100000", "CPU")])
+@pytest.mark.parametrize(
+    "cpus, words", [("a,b", "bad CPU list"), ("0,,1", "bad CPU list"), ("3-1", "bad CPU list"), ("100000", "CPU")]
+)
 def test_bad_cpus(cli, tmp_path, cpus, words):
     f = write_set(tmp_path, light())
     code, out, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", cpus, "--duration", "100ms")
@@ -91,8 +108,7 @@ def test_kernel_sd_admission_error(cli, tmp_path):
     m = len(ALL)
     ts = rtsched.TaskSet([rtsched.Task(wcet="9ms", period="10ms")] * (2 * m + 2))
     f = write_set(tmp_path, ts)
-    code, out, err = cli("run", f, "--scheduler", "kernel-sd", "--cpus", ",".join(map(str, ALL)),
-                         "--duration", "100ms")
+    code, out, err = cli("run", f, "--scheduler", "kernel-sd", "--cpus", ",".join(map(str, ALL)), "--duration", "100ms")
     assert code == 2, (out, err)
     # Either the kernel refused the bandwidth (EBUSY, with the numbers) or this environment
     # refuses SCHED_DEADLINE altogether; both must say so in one line.
@@ -103,8 +119,16 @@ def test_kernel_sd_admission_error(cli, tmp_path):
 
 def test_exports_of_the_converted_trace_parse(cli, tmp_path):
     f = write_set(tmp_path, light())
-    paths = {k: tmp_path / v for k, v in [("json", "s.json"), ("trace", "t.jsonl"), ("perfetto", "p.json"),
-                                          ("job-csv", "j.csv"), ("gantt", "g.svg")]}
+    paths = {
+        k: tmp_path / v
+        for k, v in [
+            ("json", "s.json"),
+            ("trace", "t.jsonl"),
+            ("perfetto", "p.json"),
+            ("job-csv", "j.csv"),
+            ("gantt", "g.svg"),
+        ]
+    }
     args = [x for k, p in paths.items() for x in (f"--{k}", p)]
     code, out, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "200ms", *args)
     assert code == 0, err
@@ -137,8 +161,9 @@ def test_api_errors_are_rtsched_errors():
 
 def test_measure_overheads_quick_writes_a_model(cli, tmp_path):
     out = tmp_path / "ov"
-    code, _, err = cli("measure-overheads", "--scheduler", "gsn-edf", "--quick", "--cpus", CPU, "--out", out,
-                       "--seconds", "0.1")
+    code, _, err = cli(
+        "measure-overheads", "--scheduler", "gsn-edf", "--quick", "--cpus", CPU, "--out", out, "--seconds", "0.1"
+    )
     assert code == 0, err
     assert err.count("n=") == 3  # progress lines
     model = json.loads((out / "overheads-gsn-edf.json").read_text())
@@ -146,7 +171,7 @@ def test_measure_overheads_quick_writes_a_model(cli, tmp_path):
     rel = model["terms"]["release"]
     assert rel["n"] == [1, 5, 10]
     assert len(rel["avg_ns"]) == len(rel["max_ns"]) == 3
-    assert all(a <= b for a, b in zip(rel["avg_ns"], rel["max_ns"]))
+    assert all(a <= b for a, b in zip(rel["avg_ns"], rel["max_ns"], strict=True))
     for stat in ("avg", "max"):
         assert (out / f"overheads-gsn-edf-{stat}.png").read_bytes()[:4] == b"\x89PNG"
 
@@ -163,11 +188,14 @@ def _start_and_interrupt(args, after_line=None, settle=1.0):
     import threading
     import time
 
-    p = subprocess.Popen([sys.executable, "-m", "rtsched", *map(str, args)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "rtsched", *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     out, err = [], []
-    readers = [threading.Thread(target=lambda f=f, acc=acc: acc.extend(f), daemon=True)
-               for f, acc in ((p.stdout, out), (p.stderr, err))]
+    readers = [
+        threading.Thread(target=lambda f=f, acc=acc: acc.extend(f), daemon=True)
+        for f, acc in ((p.stdout, out), (p.stderr, err))
+    ]
     for r in readers:
         r.start()
 
@@ -203,8 +231,9 @@ def test_ctrl_c_stops_a_run_early_and_writes_the_partial_results(tmp_path):
     ts = light()
     f = write_set(tmp_path, ts)
     js, tr = tmp_path / "out.json", tmp_path / "t.jsonl"
-    code, out, err = _start_and_interrupt(["run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "30s",
-                                           "--json", js, "--trace", tr])
+    code, out, err = _start_and_interrupt(
+        ["run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "30s", "--json", js, "--trace", tr]
+    )
     assert code == 130, (out, err)
     assert "interrupted after" in err
     s = json.loads(js.read_text())
@@ -223,14 +252,19 @@ def test_ctrl_c_stops_a_run_early_and_writes_the_partial_results(tmp_path):
 
 def test_ctrl_c_in_measure_overheads_writes_the_model_measured_so_far(tmp_path):
     out = tmp_path / "ov"
-    code, _, err = _start_and_interrupt(["measure-overheads", "--scheduler", "pedf", "--quick", "--cpus", CPU,
-                                         "--out", out, "--seconds", "30"], settle=0.5)
+    code, _, err = _start_and_interrupt(
+        ["measure-overheads", "--scheduler", "pedf", "--quick", "--cpus", CPU, "--out", out, "--seconds", "30"],
+        settle=0.5,
+    )
     # Interrupted during the first n: nothing measured, but the (empty) model is written.
     assert code == 130, err
     model = json.loads((out / "overheads-pedf.json").read_text())
     assert model["interrupted"] is True and model["runs"] == [] and model["terms"] == {}
-    code, _, err = _start_and_interrupt(["measure-overheads", "--scheduler", "pedf", "--quick", "--cpus", CPU,
-                                         "--out", out, "--seconds", "1"], after_line="(2/3", settle=0.4)
+    code, _, err = _start_and_interrupt(
+        ["measure-overheads", "--scheduler", "pedf", "--quick", "--cpus", CPU, "--out", out, "--seconds", "1"],
+        after_line="(2/3",
+        settle=0.4,
+    )
     assert code == 130, err
     assert "interrupted at n=5" in err
     model = json.loads((out / "overheads-pedf.json").read_text())

@@ -5,7 +5,6 @@ import csv
 import json
 
 import pytest
-
 import rtsched
 from rtsched import _core
 from rtsched.experiments import cli as exp_cli
@@ -38,7 +37,8 @@ def test_registered_specs_match_the_papers_setups(quick):
     assert s.params["slack"] == [0.0, 0.1, 0.25, 0.33, 0.5] and s.params["cash"] is True
     r = simrepro.load_sim_spec(lookup("rtws-tables"), quick=quick)
     assert sorted({(p["m"], p["lo"], p["hi"]) for _, p in r.points}) == [
-        (m, lo, hi) for m in (2, 4, 8) for lo, hi in simrepro.WINDOWS]
+        (m, lo, hi) for m in (2, 4, 8) for lo, hi in simrepro.WINDOWS
+    ]
     if not quick:
         assert r.params["samples"] == 20
     assert s.hash != simrepro.load_sim_spec(lookup("spres-table1"), quick=not quick).hash
@@ -53,15 +53,31 @@ def test_spres_table1_tiny_run(tmp_path):
     out = tmp_path / "t1"
     res = reproduce("spres-table1", quick=True, out=out, jobs=1, progress=False, override=TINY_SPRES)
     text = res["text"]
-    for col in ("average slack", "total migrations", "per sec. and core", "reduction", "paper: per sec. and core",
-                "observed slack", "deadline misses"):
+    for col in (
+        "average slack",
+        "total migrations",
+        "per sec. and core",
+        "reduction",
+        "paper: per sec. and core",
+        "observed slack",
+        "deadline misses",
+    ):
         assert col in text
     assert "8.23" in text and "5.0x" in text  # the paper's numbers beside ours
     assert "not placed (skipped)" in text and "NOTE:" in text
     rows = _csv(res["csv"])
     assert [float(r["slack"]) for r in rows] == [0.0, 0.1, 0.25, 0.33, 0.5]
-    assert set(rows[0]) >= {"slack", "simulated_sets", "total_migrations", "migrations_per_s_per_core", "reduction",
-                            "paper_per_s_per_core", "paper_reduction", "observed_slack", "deadline_misses"}
+    assert set(rows[0]) >= {
+        "slack",
+        "simulated_sets",
+        "total_migrations",
+        "migrations_per_s_per_core",
+        "reduction",
+        "paper_per_s_per_core",
+        "paper_reduction",
+        "observed_slack",
+        "deadline_misses",
+    }
     agg = res["result"]
     assert agg["sets"] == 1 and agg["not_placed"] + agg["simulated_sets"] <= 1
     if agg["simulated_sets"]:
@@ -86,15 +102,28 @@ def test_rtws_tables_tiny_run(tmp_path):
     assert "[50]" in text and "[2.75]" in text  # paper values beside ours (m = 2, 38-40%)
     rows = _csv(res["csv"])
     assert {r["scheduler"] for r in rows} == {"rtws", "gedf", "spres"}
-    assert set(rows[0]) >= {"m", "lo", "hi", "scheduler", "sets", "mean_migrations_table2", "mean_thread_migrations",
-                            "mean_steals", "mean_remote_starts", "mean_context_switches", "deadline_misses"}
+    assert set(rows[0]) >= {
+        "m",
+        "lo",
+        "hi",
+        "scheduler",
+        "sets",
+        "mean_migrations_table2",
+        "mean_thread_migrations",
+        "mean_steals",
+        "mean_remote_starts",
+        "mean_context_switches",
+        "deadline_misses",
+    }
     avg = res["result"]["avg"]
     w = (0.38, 0.40)
     # RTWS migrations as the paper counts them are its steals; the base of the ratios is RTWS on m = 2.
     assert avg[(2, w, "rtws")]["mig"] == avg[(2, w, "rtws")]["steals"]
     assert "| 2 | 1.00 [1.00] |" in text
     for m in (2, 4):
-        assert avg[(m, w, "gedf")]["mig"] == pytest.approx(avg[(m, w, "gedf")]["trace_mig"] + avg[(m, w, "gedf")]["remote"])
+        assert avg[(m, w, "gedf")]["mig"] == pytest.approx(
+            avg[(m, w, "gedf")]["trace_mig"] + avg[(m, w, "gedf")]["remote"]
+        )
         # Per-core utilization <= 0.4: nobody misses.
         assert all(avg[(m, w, s)]["misses"] == 0 for s in ("rtws", "gedf", "spres"))
 
@@ -137,8 +166,9 @@ def _fig1():
 
 def test_observed_slack_of_the_reproduction_path():
     ts, pl = _fig1()
-    runs = [json.loads(x) for x in _core.spres_slack_runs(ts, 2, json.dumps(pl), 15 * 10**9, [0.0, 0.1, 0.33, 0.5],
-                                                          seed=3)]
+    runs = [
+        json.loads(x) for x in _core.spres_slack_runs(ts, 2, json.dumps(pl), 15 * 10**9, [0.0, 0.1, 0.33, 0.5], seed=3)
+    ]
     assert [r["slack"] for r in runs] == [0.0, 0.1, 0.33, 0.5]
     assert runs[0]["observed_slack"] == 0.0 and runs[0]["exec_lo"] is None
     for r in runs[1:]:
@@ -157,8 +187,10 @@ def test_migrations_fall_with_slack_on_a_fixed_placement():
     lo = 0 (50%). 1,000 jobs; the tolerance is over four standard deviations."""
     ts, pl = _fig1()
     levels = [0.0, 0.10, 0.25, 0.33, 0.50]
-    runs = {r["slack"]: r for r in map(json.loads, _core.spres_slack_runs(ts, 2, json.dumps(pl), 1000 * 15_000_000,
-                                                                          levels, seed=11))}
+    runs = {
+        r["slack"]: r
+        for r in map(json.loads, _core.spres_slack_runs(ts, 2, json.dumps(pl), 1000 * 15_000_000, levels, seed=11))
+    }
     mig = {s: runs[s]["migrations"] for s in levels}
     assert mig[0.0] == mig[0.10] == mig[0.25] == 1000
     assert mig[0.33] == pytest.approx(728, abs=60)

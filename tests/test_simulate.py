@@ -4,18 +4,33 @@ global versus partitioned, the trace exports, and bad input (exit 2)."""
 import json
 
 import pytest
-
 import rtsched
 
-KEYS = {"jobs", "deadline_misses", "max_tardiness_ns", "max_response_time_ns", "preemptions", "migrations",
-        "context_switches", "steals", "horizon_ns", "horizon_capped", "horizon_message", "overheads", "per_task"}
+KEYS = {
+    "jobs",
+    "deadline_misses",
+    "max_tardiness_ns",
+    "max_response_time_ns",
+    "preemptions",
+    "migrations",
+    "context_switches",
+    "steals",
+    "horizon_ns",
+    "horizon_capped",
+    "horizon_message",
+    "overheads",
+    "per_task",
+}
 TASK_KEYS = {"task", "jobs", "deadline_misses", "max_response_time_ns", "preemptions", "migrations"}
 
 
 def write(tmp_path, tasks, m=None, name="ts.json"):
     p = tmp_path / name
-    obj = {"tasks": [{"wcet": c, "period": t} if d is None else {"wcet": c, "period": t, "deadline": d}
-                     for c, t, d in tasks]}
+    obj = {
+        "tasks": [
+            {"wcet": c, "period": t} if d is None else {"wcet": c, "period": t, "deadline": d} for c, t, d in tasks
+        ]
+    }
     if m is not None:
         obj["m"] = m
     p.write_text(json.dumps(obj))
@@ -79,7 +94,11 @@ def test_overload_misses(cli, tmp_path):
     assert code == 0, err
     s = json.loads(out)
     assert s["horizon_ns"] == 4 and s["deadline_misses"] == 1 and s["max_tardiness_ns"] == 0
-    for extra in [[], ["--scheduler", "gedf-quantum", "--quantum", "1"], ["--scheduler", "gedf-quantum", "--staggered"]]:
+    for extra in [
+        [],
+        ["--scheduler", "gedf-quantum", "--quantum", "1"],
+        ["--scheduler", "gedf-quantum", "--staggered"],
+    ]:
         code, out, err = cli("simulate", f, "--horizon", "40", "--json", *extra)
         assert code == 0, err
         s = json.loads(out)
@@ -99,13 +118,27 @@ def test_gedf_and_pedf_differ(cli, tmp_path):
     assert g["deadline_misses"] > 0 and g["per_task"][2]["deadline_misses"] > 0
     assert p["deadline_misses"] == 0 and p["migrations"] == 0
     # With an explicit placement putting the heavy task with a light one, P-EDF misses.
-    pl = {"m": 2, "schedulable": True, "heuristic": "hand",
-          "cpus": [{"cpu": 0, "reservations": [
-              {"task": 0, "budget": 2, "period": 20, "deadline": 20, "offset": 0, "part": 1, "parts": 1},
-              {"task": 2, "budget": 20, "period": 21, "deadline": 21, "offset": 0, "part": 1, "parts": 1}]},
-              {"cpu": 1, "reservations": [
-                  {"task": 1, "budget": 2, "period": 20, "deadline": 20, "offset": 0, "part": 1, "parts": 1}]}],
-          "tasks": [{"task": i, "period_ratio": 1, "parts": 1} for i in range(3)]}
+    pl = {
+        "m": 2,
+        "schedulable": True,
+        "heuristic": "hand",
+        "cpus": [
+            {
+                "cpu": 0,
+                "reservations": [
+                    {"task": 0, "budget": 2, "period": 20, "deadline": 20, "offset": 0, "part": 1, "parts": 1},
+                    {"task": 2, "budget": 20, "period": 21, "deadline": 21, "offset": 0, "part": 1, "parts": 1},
+                ],
+            },
+            {
+                "cpu": 1,
+                "reservations": [
+                    {"task": 1, "budget": 2, "period": 20, "deadline": 20, "offset": 0, "part": 1, "parts": 1}
+                ],
+            },
+        ],
+        "tasks": [{"task": i, "period_ratio": 1, "parts": 1} for i in range(3)],
+    }
     pf = tmp_path / "p.json"
     pf.write_text(json.dumps(pl))
     code, out, err = cli("simulate", f, "--scheduler", "pedf", "--placement", pf, "--json")
@@ -136,10 +169,32 @@ def test_spres_cascade_and_partition_placement(cli, tmp_path):
 
 def test_trace_files(cli, tmp_path):
     f = write(tmp_path, [(2, 5, None), (3, 7, None), (4, 10, None)], m=2)
-    paths = {k: tmp_path / n for k, n in [("trace", "t.jsonl"), ("perfetto", "p.json"), ("sched", "s.bin"),
-                                          ("csv", "j.csv"), ("png", "g.png"), ("svg", "g.svg")]}
-    code, out, err = cli("simulate", f, "--json", "--trace", paths["trace"], "--perfetto", paths["perfetto"],
-                         "--sched-trace", paths["sched"], "--job-csv", paths["csv"], "--gantt", paths["png"])
+    paths = {
+        k: tmp_path / n
+        for k, n in [
+            ("trace", "t.jsonl"),
+            ("perfetto", "p.json"),
+            ("sched", "s.bin"),
+            ("csv", "j.csv"),
+            ("png", "g.png"),
+            ("svg", "g.svg"),
+        ]
+    }
+    code, out, err = cli(
+        "simulate",
+        f,
+        "--json",
+        "--trace",
+        paths["trace"],
+        "--perfetto",
+        paths["perfetto"],
+        "--sched-trace",
+        paths["sched"],
+        "--job-csv",
+        paths["csv"],
+        "--gantt",
+        paths["png"],
+    )
     assert code == 0, err
     s = json.loads(out)
     lines = [json.loads(x) for x in paths["trace"].read_text().splitlines()]
@@ -190,13 +245,16 @@ def test_rtws_on_one_thread_jobs_matches_gedf(cli, tmp_path):
         assert a[k] == b[k], k
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--scheduler", "edf-magic"], ["scheduler", "edf-magic"]),
-    (["--scheduler", "gedf", "--quantum", "1ms"], ["quantum"]),
-    (["--horizon", "ten"], ["horizon"]),
-    (["--gantt", "x.pdf"], ["gantt"]),
-    (["--exec-fraction", "1.5"], ["exec_fraction"]),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--scheduler", "edf-magic"], ["scheduler", "edf-magic"]),
+        (["--scheduler", "gedf", "--quantum", "1ms"], ["quantum"]),
+        (["--horizon", "ten"], ["horizon"]),
+        (["--gantt", "x.pdf"], ["gantt"]),
+        (["--exec-fraction", "1.5"], ["exec_fraction"]),
+    ],
+)
 def test_bad_input_exits_2(cli, tmp_path, args, words):
     f = write(tmp_path, SMALL, m=1)
     code, out, err = cli("simulate", f, *args)
@@ -230,16 +288,28 @@ def test_spres_soft_and_cash_flags(cli, tmp_path):
     # One task (C 6, T 10) in a reservation of budget 2 per 10: hard, each job gets 2 per
     # window and misses; soft, the depleted reservation is served in background and finishes at 6.
     f = write(tmp_path, [(6, 10, None)], m=1)
-    pl = {"m": 1, "schedulable": True, "heuristic": "hand",
-          "cpus": [{"cpu": 0, "reservations": [
-              {"task": 0, "budget": 2, "period": 10, "deadline": 10, "offset": 0, "part": 1, "parts": 1}]}],
-          "tasks": [{"task": 0, "period_ratio": 1, "parts": 1}]}
+    pl = {
+        "m": 1,
+        "schedulable": True,
+        "heuristic": "hand",
+        "cpus": [
+            {
+                "cpu": 0,
+                "reservations": [
+                    {"task": 0, "budget": 2, "period": 10, "deadline": 10, "offset": 0, "part": 1, "parts": 1}
+                ],
+            }
+        ],
+        "tasks": [{"task": 0, "period_ratio": 1, "parts": 1}],
+    }
     pf = tmp_path / "p.json"
     pf.write_text(json.dumps(pl))
     code, out, err = cli("simulate", f, "--scheduler", "spres", "--placement", pf, "--horizon", "40", "--json")
     assert code == 0, err
     assert json.loads(out)["deadline_misses"] > 0
-    code, out, err = cli("simulate", f, "--scheduler", "spres", "--placement", pf, "--horizon", "40", "--soft", "--json")
+    code, out, err = cli(
+        "simulate", f, "--scheduler", "spres", "--placement", pf, "--horizon", "40", "--soft", "--json"
+    )
     assert code == 0, err
     s = json.loads(out)
     assert s["deadline_misses"] == 0 and s["max_response_time_ns"] == 6

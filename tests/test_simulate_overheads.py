@@ -4,7 +4,6 @@ object against hand-computed schedules and against the trace, and bad model file
 import json
 
 import pytest
-
 import rtsched
 
 
@@ -19,9 +18,14 @@ def taskset(tmp_path, tasks, m=1):
 
 
 MODEL = {
-    "format": "rtsched-overhead-model", "version": 1, "scheduler": "gsn-edf", "m": 2, "cpus": [0, 1],
+    "format": "rtsched-overhead-model",
+    "version": 1,
+    "scheduler": "gsn-edf",
+    "m": 2,
+    "cpus": [0, 1],
     "machine": {"hostname": "h", "platform": "p", "processor": "x", "cpu_count": 2},
-    "seconds_per_run": 1.0, "seed": 1,
+    "seconds_per_run": 1.0,
+    "seed": 1,
     "terms": {
         # At n = 2 (the sets below): release 3 (max) / 1 (avg, 0.4 rounded up), schedule 2 / 1,
         # context switch 1 / 1; lock_wait is part of schedule and not charged.
@@ -45,10 +49,21 @@ def test_constants_hand_computed(cli, tmp_path):
     assert s["max_response_time_ns"] == 5 and s["deadline_misses"] == 0
     ov = s["overheads"]
     assert ov["source"] == "constant" and ov["stat"] is None and ov["n"] == 1
-    assert ov["values"] == {"release_ns": 1, "release_event_ns": 0, "schedule_ns": 1, "context_switch_ns": 1,
-                            "ipi_ns": 0, "tick_ns": 0}
+    assert ov["values"] == {
+        "release_ns": 1,
+        "release_event_ns": 0,
+        "schedule_ns": 1,
+        "context_switch_ns": 1,
+        "ipi_ns": 0,
+        "tick_ns": 0,
+    }
     assert {k: (v["count"], v["total_ns"]) for k, v in ov["charged"].items()} == {
-        "release": (2, 2), "schedule": (2, 2), "context_switch": (2, 2), "tick": (0, 0), "ipi": (0, 0)}
+        "release": (2, 2),
+        "schedule": (2, 2),
+        "context_switch": (2, 2),
+        "tick": (0, 0),
+        "ipi": (0, 0),
+    }
     assert ov["cpu_time_ns"] == 6
     # The table says so too.
     code, table, _ = cli("simulate", f, "--horizon", "20ns", "--overheads", o)
@@ -112,19 +127,34 @@ def test_model_for_another_m_is_noted(cli, tmp_path):
     assert code == 0 and "measured on m = 2" in err
 
 
-@pytest.mark.parametrize("model, words", [
-    ({"format": "rtsched-overhead-model", "version": 1, "terms": {"ipi": {"n": [4, 2], "avg_ns": [1, 1],
-                                                                         "max_ns": [1, 1]}}},
-     ["overheads.terms.ipi.n[1]", "increase"]),
-    ({"format": "rtsched-overhead-model", "version": 1, "terms": {"release": {"n": [2], "avg_ns": [1]}}},
-     ["overheads.terms.release.max_ns", "missing"]),
-    ({"format": "rtsched-overhead-model", "version": 1, "terms": {"release": {"n": [2], "avg_ns": ["x"],
-                                                                             "max_ns": [1]}}},
-     ["overheads.terms.release.avg_ns[0]"]),
-    ({"format": "rtsched-overhead-model", "version": 3, "terms": {}}, ["overheads.version"]),
-    ({"schedule_us": 4}, ["overheads.schedule_us", "unknown key"]),
-    ({"ipi_ns": "fast"}, ["overheads.ipi_ns"]),
-])
+@pytest.mark.parametrize(
+    "model, words",
+    [
+        (
+            {
+                "format": "rtsched-overhead-model",
+                "version": 1,
+                "terms": {"ipi": {"n": [4, 2], "avg_ns": [1, 1], "max_ns": [1, 1]}},
+            },
+            ["overheads.terms.ipi.n[1]", "increase"],
+        ),
+        (
+            {"format": "rtsched-overhead-model", "version": 1, "terms": {"release": {"n": [2], "avg_ns": [1]}}},
+            ["overheads.terms.release.max_ns", "missing"],
+        ),
+        (
+            {
+                "format": "rtsched-overhead-model",
+                "version": 1,
+                "terms": {"release": {"n": [2], "avg_ns": ["x"], "max_ns": [1]}},
+            },
+            ["overheads.terms.release.avg_ns[0]"],
+        ),
+        ({"format": "rtsched-overhead-model", "version": 3, "terms": {}}, ["overheads.version"]),
+        ({"schedule_us": 4}, ["overheads.schedule_us", "unknown key"]),
+        ({"ipi_ns": "fast"}, ["overheads.ipi_ns"]),
+    ],
+)
 def test_bad_model_files_exit_2(cli, tmp_path, model, words):
     f = taskset(tmp_path, [(1, 4)])
     code, _, err = cli("simulate", f, "--overheads", write(tmp_path, "bad.json", model))

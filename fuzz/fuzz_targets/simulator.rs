@@ -37,7 +37,7 @@ impl Bytes<'_> {
 /// Small tasks (1..=64 ns mostly), so that horizons of a few thousand ns hold many jobs; now and
 /// then a huge parameter from `common::time` (overflow-prone sums).
 fn task_set(n: usize, b: &mut Bytes<'_>) -> TaskSet {
-    let t = |b: &mut Bytes<'_>| if b.u8() % 16 == 0 { common::time(&mut b.0) } else { b.small(63) + 1 };
+    let t = |b: &mut Bytes<'_>| if b.u8().is_multiple_of(16) { common::time(&mut b.0) } else { b.small(63) + 1 };
     let tasks: Vec<Task> = (0..n).map(|_| Task { name: None, wcet: t(b), deadline: t(b), period: t(b) }).collect();
     TaskSet::new(tasks).expect("parameters are in 1..=MAX_TIME")
 }
@@ -114,7 +114,7 @@ fn placement(ts: &TaskSet, m: u32, b: &mut Bytes<'_>) -> String {
     let sel = b.u8();
     let p = cascade(ts, m, &SemiConfig::default());
     let mut v = p.to_json();
-    if sel % 4 != 0 {
+    if !sel.is_multiple_of(4) {
         if sel % 4 == 1 {
             return v.to_string(); // as placed (maybe not schedulable: rejected)
         }
@@ -178,7 +178,7 @@ fuzz_target!(|data: &[u8]| {
     cfg.arrivals = match arr % 3 {
         0 => Arrivals::Periodic { offsets: vec![] },
         1 => {
-            Arrivals::Periodic { offsets: (0..n + (arr as usize / 3 % 5 == 0) as usize).map(|_| b.small(40)).collect() }
+            Arrivals::Periodic { offsets: (0..n + (arr as usize / 3).is_multiple_of(5) as usize).map(|_| b.small(40)).collect() }
         }
         _ => Arrivals::Sporadic { max_extra_delay: b.small(20), seed: b.u8() as u64 },
     };
@@ -190,7 +190,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let ov = b.u8();
     if ov % 3 != 0 {
-        let v = |b: &mut Bytes<'_>| if b.u8() % 32 == 0 { 1_000_000 } else { b.small(6) };
+        let v = |b: &mut Bytes<'_>| if b.u8().is_multiple_of(32) { 1_000_000 } else { b.small(6) };
         cfg.overheads = Some(Overheads {
             release_ns: v(&mut b),
             release_event_ns: v(&mut b),

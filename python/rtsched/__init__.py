@@ -18,10 +18,9 @@ from ._core import (  # noqa: F401
     format_duration,
     parse_duration,
 )
-from .io import load, loads, save  # noqa: F401
 from .api import analyze, analyze_many, generate, partition, tests_available  # noqa: F401
+from .io import load, loads, save  # noqa: F401
 from .run import run  # noqa: F401,E402
-
 from .simulate import simulate, simulate_forkjoin  # noqa: F401
 
 __all__ = [

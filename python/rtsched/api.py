@@ -7,7 +7,7 @@ a script gets and what a shell pipeline gets are the same thing.
 from __future__ import annotations
 
 import json
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from . import _core
 from ._core import RtschedError, TaskSet
@@ -39,8 +39,9 @@ def generate(
     only on ``(seed, i)``. Returns one TaskSet, or a list when ``count`` is given. ``m`` is
     stored in the task sets (as in their files).
     """
-    sets = _core.generate(n, float(util), generator, periods, float(umax), deadlines, int(seed),
-                          1 if count is None else int(count), m)
+    sets = _core.generate(
+        n, float(util), generator, periods, float(umax), deadlines, int(seed), 1 if count is None else int(count), m
+    )
     return sets[0] if count is None else sets
 
 
@@ -49,25 +50,31 @@ def _resolve_m(ts: TaskSet, m: int | None) -> int:
         return int(m)
     if ts.m is not None:
         return ts.m
-    raise RtschedError("no processor count: pass m (--m) or put \"m\" in the task-set file")
+    raise RtschedError('no processor count: pass m (--m) or put "m" in the task-set file')
 
 
-def analyze(ts: TaskSet, m: int | None = None, tests: Sequence[str] | None = None,
-            max_steps: int = 1_000_000) -> dict:
+def analyze(ts: TaskSet, m: int | None = None, tests: Sequence[str] | None = None, max_steps: int = 1_000_000) -> dict:
     """Runs schedulability tests on one task set; returns the documented JSON object as a dict."""
     return analyze_many([ts], m, tests, max_steps)[0]
 
 
-def analyze_many(sets: Iterable[TaskSet], m: int | None = None, tests: Sequence[str] | None = None,
-                 max_steps: int = 1_000_000) -> list[dict]:
+def analyze_many(
+    sets: Iterable[TaskSet], m: int | None = None, tests: Sequence[str] | None = None, max_steps: int = 1_000_000
+) -> list[dict]:
     """Runs the tests on many task sets in parallel (the GIL is released)."""
     sets = list(sets)
     ms = [_resolve_m(ts, m) for ts in sets]
     return [json.loads(s) for s in _core.analyze_sets(sets, ms, list(tests) if tests else None, int(max_steps))]
 
 
-def partition(ts: TaskSet, m: int | None = None, heuristic: str = "ffd", admission: str = "edf",
-              epsilon: int | str = 0, meta: bool = True) -> dict:
+def partition(
+    ts: TaskSet,
+    m: int | None = None,
+    heuristic: str = "ffd",
+    admission: str = "edf",
+    epsilon: int | str = 0,
+    meta: bool = True,
+) -> dict:
     """Places a task set on ``m`` processors.
 
     ``heuristic``: ``ffd``, ``wfd``, ``bfd``, ``nfd`` (plain partitioning with ``admission``

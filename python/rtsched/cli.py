@@ -23,19 +23,32 @@ def _add_generate(sub):
         "set as JSON, or --count of them as JSON Lines, to stdout or -o FILE (.json/.jsonl/.csv).",
     )
     p.add_argument("--m", type=int, help="processor count to record in the output (optional)")
-    p.add_argument("--n", type=int, help="number of tasks (required for randfixedsum and uunifast-discard; "
-                   "for the Baker distributions, omit it to add tasks until --util is exceeded and drop the last)")
+    p.add_argument(
+        "--n",
+        type=int,
+        help="number of tasks (required for randfixedsum and uunifast-discard; "
+        "for the Baker distributions, omit it to add tasks until --util is exceeded and drop the last)",
+    )
     p.add_argument("--util", type=float, required=True, help="total utilization U (e.g. 2.5)")
-    p.add_argument("--generator", default="randfixedsum",
-                   help="randfixedsum (default; alias emberson), uunifast-discard, uniform-light, uniform-medium, "
-                   "uniform-heavy, bimodal-light, bimodal-medium, bimodal-heavy, exp-light, exp-medium, exp-heavy")
-    p.add_argument("--periods", default="loguniform:10ms-100ms",
-                   help="period distribution: uniform:MIN-MAX, loguniform:MIN-MAX (default loguniform:10ms-100ms), "
-                   "integral:MIN-MAX[/GRAIN], set:T1,T2,..., or seed004")
+    p.add_argument(
+        "--generator",
+        default="randfixedsum",
+        help="randfixedsum (default; alias emberson), uunifast-discard, uniform-light, uniform-medium, "
+        "uniform-heavy, bimodal-light, bimodal-medium, bimodal-heavy, exp-light, exp-medium, exp-heavy",
+    )
+    p.add_argument(
+        "--periods",
+        default="loguniform:10ms-100ms",
+        help="period distribution: uniform:MIN-MAX, loguniform:MIN-MAX (default loguniform:10ms-100ms), "
+        "integral:MIN-MAX[/GRAIN], set:T1,T2,..., or seed004",
+    )
     p.add_argument("--umax", type=float, default=1.0, help="largest per-task utilization (default 1)")
-    p.add_argument("--deadlines", default="implicit", help="implicit (default) or a constrained-deadline spec "
-                   "(docs/generators.md)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0); set i of a stream depends only on (seed, i)")
+    p.add_argument(
+        "--deadlines", default="implicit", help="implicit (default) or a constrained-deadline spec (docs/generators.md)"
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, help="random seed (default 0); set i of a stream depends only on (seed, i)"
+    )
     p.add_argument("--count", type=int, help="number of task sets (writes JSON Lines)")
     p.add_argument("-o", "--output", help="output file (.json, .jsonl or .csv); default stdout")
     p.set_defaults(func=cmd_generate)
@@ -47,8 +60,17 @@ def cmd_generate(args) -> int:
 
     if args.count is not None and args.count < 1:
         raise RtschedError(f"--count must be at least 1, got {args.count}")
-    sets = generate(args.n, args.util, generator=args.generator, periods=args.periods, umax=args.umax,
-                    deadlines=args.deadlines, seed=args.seed, count=args.count or 1, m=args.m)
+    sets = generate(
+        args.n,
+        args.util,
+        generator=args.generator,
+        periods=args.periods,
+        umax=args.umax,
+        deadlines=args.deadlines,
+        seed=args.seed,
+        count=args.count or 1,
+        m=args.m,
+    )
     if args.output:
         save(args.output, sets if args.count is not None else sets[0])
     else:
@@ -68,13 +90,22 @@ def _add_analyze(sub):
         "table, or with --json one JSON object per task set (docs/cli.md). Tests: " + ", ".join(tests_available()),
     )
     p.add_argument("file", help="task-set file: .json (one set), .jsonl (one per line) or .csv")
-    p.add_argument("--m", type=int, help="processor count (overrides the file's \"m\")")
-    p.add_argument("--test", action="append", dest="tests", metavar="NAME",
-                   help="a test to run (repeatable); default: all that apply")
+    p.add_argument("--m", type=int, help='processor count (overrides the file\'s "m")')
+    p.add_argument(
+        "--test",
+        action="append",
+        dest="tests",
+        metavar="NAME",
+        help="a test to run (repeatable); default: all that apply",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object per task set instead of a table")
-    p.add_argument("--max-steps", type=int, default=1_000_000,
-                   help="work bound for pseudo-polynomial and iterative tests (default 1000000); a test that hits "
-                   "it reports gave_up")
+    p.add_argument(
+        "--max-steps",
+        type=int,
+        default=1_000_000,
+        help="work bound for pseudo-polynomial and iterative tests (default 1000000); a test that hits "
+        "it reports gave_up",
+    )
     p.set_defaults(func=cmd_analyze)
 
 
@@ -147,13 +178,20 @@ def _add_partition(sub):
         "processors and print the placement (docs/formats.md).",
     )
     p.add_argument("file", help="task-set file (.json or .csv; a .jsonl must hold one set)")
-    p.add_argument("--m", type=int, help="processor count (overrides the file's \"m\")")
-    p.add_argument("--heuristic", default="ffd",
-                   help="ffd, wfd, bfd, nfd (first/worst/best/next fit, decreasing utilization), "
-                   "spres (the SP-RES cascade of seed 004), or one SP-RES heuristic by name (docs/spres.md)")
-    p.add_argument("--admission", default="edf", choices=["edf", "fp-rm", "fp-dm"],
-                   help="per-processor admission test for ffd/wfd/bfd/nfd: exact EDF (default) or "
-                   "fixed-priority response-time analysis with rate- or deadline-monotonic priorities")
+    p.add_argument("--m", type=int, help='processor count (overrides the file\'s "m")')
+    p.add_argument(
+        "--heuristic",
+        default="ffd",
+        help="ffd, wfd, bfd, nfd (first/worst/best/next fit, decreasing utilization), "
+        "spres (the SP-RES cascade of seed 004), or one SP-RES heuristic by name (docs/spres.md)",
+    )
+    p.add_argument(
+        "--admission",
+        default="edf",
+        choices=["edf", "fp-rm", "fp-dm"],
+        help="per-processor admission test for ffd/wfd/bfd/nfd: exact EDF (default) or "
+        "fixed-priority response-time analysis with rate- or deadline-monotonic priorities",
+    )
     p.add_argument("--epsilon", default="0", help="SP-RES minimum slice size, e.g. 500us (default 0)")
     p.add_argument("--no-meta", action="store_true", help="SP-RES: skip the PAF and RP meta-heuristics")
     p.add_argument("--json", action="store_true", help="print the placement JSON instead of a table")
@@ -185,8 +223,10 @@ def cmd_partition(args) -> int:
             label = f"task {r['task']}" + (f" ({name})" if name else "")
             if r.get("parts", 1) > 1:
                 label += f" part {r['part']}/{r['parts']}"
-            print(f"    {label}: budget {fmt(r['budget'])}, period {fmt(r['period'])}, deadline {fmt(r['deadline'])}"
-                  + (f", offset {fmt(r['offset'])}" if r.get("offset") else ""))
+            print(
+                f"    {label}: budget {fmt(r['budget'])}, period {fmt(r['period'])}, deadline {fmt(r['deadline'])}"
+                + (f", offset {fmt(r['offset'])}" if r.get("offset") else "")
+            )
     return 0
 
 
@@ -200,28 +240,53 @@ def _add_simulate(sub):
         "admission; spres without --placement is placed by the SP-RES cascade.",
     )
     p.add_argument("file", help="task-set file")
-    p.add_argument("--m", type=int, help="processor count (overrides the file's \"m\")")
-    p.add_argument("--scheduler", default="gedf", help="gedf (default), gedf-quantum, pedf, pfp, spres, or rtws (a fork-join file with \"regions\" per task, docs/rtws.md, or a plain task set: one thread per job); a fork-join file also runs under gedf (G-EDF over its threads)")
-    p.add_argument("--placement", metavar="P.json", help="placement JSON (rtsched partition --json) for pedf, pfp, spres")
+    p.add_argument("--m", type=int, help='processor count (overrides the file\'s "m")')
+    p.add_argument(
+        "--scheduler",
+        default="gedf",
+        help=(
+            "gedf (default), gedf-quantum, pedf, pfp, spres, or rtws (a fork-join file with "
+            '"regions" per task, docs/rtws.md, or a plain task set: one thread per job); '
+            "a fork-join file also runs under gedf (G-EDF over its threads)"
+        ),
+    )
+    p.add_argument(
+        "--placement", metavar="P.json", help="placement JSON (rtsched partition --json) for pedf, pfp, spres"
+    )
     p.add_argument("--quantum", help="gedf-quantum: the quantum (default 1ms)")
     p.add_argument("--staggered", action="store_true", help="gedf-quantum: staggered instead of aligned quanta")
     p.add_argument("--cash", action="store_true", help="spres: CASH slack reclamation (seed 004 runs SP-RES with it)")
-    p.add_argument("--soft", action="store_true", help="spres: unsplit reservations soft too (background service "
-                   "once depleted; split parts always are)")
+    p.add_argument(
+        "--soft",
+        action="store_true",
+        help="spres: unsplit reservations soft too (background service once depleted; split parts always are)",
+    )
     p.add_argument("--horizon", help="simulated time (default one hyperperiod, capped at 1000s)")
-    p.add_argument("--sporadic", metavar="MAXDELAY", help="sporadic arrivals: each gap is the period plus a "
-                   "uniform delay in [0, MAXDELAY] (default periodic, synchronous)")
-    p.add_argument("--exec-fraction", type=float, metavar="LO", help="execution times uniform in [LO*C, C] "
-                   "(default: every job runs for its WCET)")
+    p.add_argument(
+        "--sporadic",
+        metavar="MAXDELAY",
+        help="sporadic arrivals: each gap is the period plus a "
+        "uniform delay in [0, MAXDELAY] (default periodic, synchronous)",
+    )
+    p.add_argument(
+        "--exec-fraction",
+        type=float,
+        metavar="LO",
+        help="execution times uniform in [LO*C, C] (default: every job runs for its WCET)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of --sporadic and --exec-fraction (default 0)")
     p.add_argument("--trace", metavar="OUT.jsonl", help="write the trace as JSON Lines (docs/trace.md)")
     p.add_argument("--perfetto", metavar="OUT.json", help="write a Perfetto / Chrome trace (ui.perfetto.dev)")
     p.add_argument("--sched-trace", metavar="OUT.bin", help="write LITMUS^RT sched_trace records")
     p.add_argument("--job-csv", metavar="OUT.csv", help="write one CSV row per job")
     p.add_argument("--gantt", metavar="OUT.png|OUT.svg", help="draw a Gantt chart")
-    p.add_argument("--overheads", metavar="MODEL.json", help="inject overheads: a model written by "
-                   "rtsched measure-overheads, or constants {\"release_ns\": ..., \"schedule_ns\": ...} "
-                   "(gedf, gedf-quantum, pedf, pfp; docs/simulator.md)")
+    p.add_argument(
+        "--overheads",
+        metavar="MODEL.json",
+        help="inject overheads: a model written by "
+        'rtsched measure-overheads, or constants {"release_ns": ..., "schedule_ns": ...} '
+        "(gedf, gedf-quantum, pedf, pfp; docs/simulator.md)",
+    )
     p.add_argument("--overhead-stat", choices=["max", "avg"], help="which statistic of the model (default max)")
     p.add_argument("--json", action="store_true", help="print the summary JSON instead of a table")
     p.set_defaults(func=cmd_simulate)
@@ -248,11 +313,28 @@ def cmd_simulate(args) -> int:
         print(f"rtsched simulate: {msg}", file=sys.stderr)
 
     try:
-        s = simulate(sets[0], args.m, args.scheduler, placement, args.horizon, quantum=args.quantum,
-                     staggered=args.staggered, sporadic=args.sporadic, exec_fraction=args.exec_fraction,
-                     seed=args.seed, trace=args.trace, perfetto=args.perfetto, sched_trace=args.sched_trace,
-                     job_csv=args.job_csv, gantt=args.gantt, overheads=_read_overheads(args),
-                     overhead_stat=args.overhead_stat, cash=args.cash, soft=args.soft, log=log)
+        s = simulate(
+            sets[0],
+            args.m,
+            args.scheduler,
+            placement,
+            args.horizon,
+            quantum=args.quantum,
+            staggered=args.staggered,
+            sporadic=args.sporadic,
+            exec_fraction=args.exec_fraction,
+            seed=args.seed,
+            trace=args.trace,
+            perfetto=args.perfetto,
+            sched_trace=args.sched_trace,
+            job_csv=args.job_csv,
+            gantt=args.gantt,
+            overheads=_read_overheads(args),
+            overhead_stat=args.overhead_stat,
+            cash=args.cash,
+            soft=args.soft,
+            log=log,
+        )
     except NotPlacedError as e:
         print(f"rtsched simulate: not placed: {e}", file=sys.stderr)
         return 1
@@ -291,13 +373,26 @@ def _is_forkjoin(path: str) -> bool:
 def _simulate_forkjoin(args) -> int:
     from .simulate import simulate_forkjoin
 
-    unsupported = [name for name, v in [("--placement", args.placement), ("--quantum", args.quantum),
-                                        ("--staggered", args.staggered), ("--exec-fraction", args.exec_fraction),
-                                        ("--cash", args.cash), ("--soft", args.soft),
-                                        ("--overheads", args.overheads), ("--overhead-stat", args.overhead_stat)] if v]
+    unsupported = [
+        name
+        for name, v in [
+            ("--placement", args.placement),
+            ("--quantum", args.quantum),
+            ("--staggered", args.staggered),
+            ("--exec-fraction", args.exec_fraction),
+            ("--cash", args.cash),
+            ("--soft", args.soft),
+            ("--overheads", args.overheads),
+            ("--overhead-stat", args.overhead_stat),
+        ]
+        if v
+    ]
     if unsupported:
-        raise RtschedError("fork-join files are simulated without " + ", ".join(unsupported)
-                           + " (RTWS executes the thread costs as given and has no overhead injection)")
+        raise RtschedError(
+            "fork-join files are simulated without "
+            + ", ".join(unsupported)
+            + " (RTWS executes the thread costs as given and has no overhead injection)"
+        )
     try:
         with open(args.file, encoding="utf-8") as f:
             text = f.read()
@@ -305,16 +400,37 @@ def _simulate_forkjoin(args) -> int:
         raise RtschedError(f"cannot read {args.file!r}: {e.strerror}") from None
     sched = args.scheduler.lower()
     # gedf: event-driven G-EDF over the threads (docs/rtws.md); trace files only under rtws.
-    r = simulate_forkjoin(text, args.m, args.horizon, scheduler=sched, sporadic=args.sporadic, seed=args.seed,
-                          trace=args.trace, perfetto=args.perfetto, sched_trace=args.sched_trace,
-                          job_csv=args.job_csv, gantt=args.gantt)
+    r = simulate_forkjoin(
+        text,
+        args.m,
+        args.horizon,
+        scheduler=sched,
+        sporadic=args.sporadic,
+        seed=args.seed,
+        trace=args.trace,
+        perfetto=args.perfetto,
+        sched_trace=args.sched_trace,
+        job_csv=args.job_csv,
+        gantt=args.gantt,
+    )
     if r.get("horizon_message"):
         print(f"rtsched simulate: {r['horizon_message']}", file=sys.stderr)
     if args.json:
         print(json.dumps(r))
     else:
-        keys = ["jobs", "completed", "pending", "deadline_misses", "max_tardiness_ns", "max_response_time_ns",
-                "threads", "steals", "preemptions", "migrations", "context_switches"]
+        keys = [
+            "jobs",
+            "completed",
+            "pending",
+            "deadline_misses",
+            "max_tardiness_ns",
+            "max_response_time_ns",
+            "threads",
+            "steals",
+            "preemptions",
+            "migrations",
+            "context_switches",
+        ]
         if sched == "gedf":
             keys[keys.index("steals")] = "remote_starts"
         print(f"{sched} on {r['m']} processors, horizon {r['horizon']} ns")
@@ -353,7 +469,7 @@ def _add_run(sub):
         description="Run the task set in FILE on real pinned threads under a scheduler mechanism (docs/runtime.md) "
         "and print the summary JSON. pedf/pfp without --placement are partitioned by worst-fit decreasing. "
         "Ctrl-C stops the run early; the results of the time run are still printed and written, marked "
-        "\"interrupted\": true, and the exit status is 130.",
+        '"interrupted": true, and the exit status is 130.',
     )
     p.add_argument("file", help="task-set file (.json or .csv; a .jsonl must hold one set)")
     p.add_argument("--scheduler", required=True, choices=["gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd"])
@@ -396,9 +512,19 @@ def cmd_run(args) -> int:
             exports.append(name)
     if args.gantt and not args.gantt.lower().endswith(".png"):
         exports.append("gantt_svg")
-    res = run_raw(sets[0], scheduler=args.scheduler, cpus=args.cpus, duration=args.duration, placement=args.placement,
-                  dedicated_cpu=args.dedicated_cpu, rt_priority=args.rt_priority, idle=args.idle, force=args.force,
-                  seed=args.seed, exports=exports)
+    res = run_raw(
+        sets[0],
+        scheduler=args.scheduler,
+        cpus=args.cpus,
+        duration=args.duration,
+        placement=args.placement,
+        dedicated_cpu=args.dedicated_cpu,
+        rt_priority=args.rt_priority,
+        idle=args.idle,
+        force=args.force,
+        seed=args.seed,
+        exports=exports,
+    )
     text = json.dumps(res["summary"], indent=1)
     print(text)
     if args.json:
@@ -440,9 +566,17 @@ def _add_measure(sub):
 def cmd_measure(args) -> int:
     from .run import measure_overheads
 
-    model = measure_overheads(args.scheduler, cpus=args.cpus, out=args.out, quick=args.quick, seconds=args.seconds,
-                              seed=args.seed, dedicated_cpu=args.dedicated_cpu, rt_priority=args.rt_priority,
-                              force=args.force)
+    model = measure_overheads(
+        args.scheduler,
+        cpus=args.cpus,
+        out=args.out,
+        quick=args.quick,
+        seconds=args.seconds,
+        seed=args.seed,
+        dedicated_cpu=args.dedicated_cpu,
+        rt_priority=args.rt_priority,
+        force=args.force,
+    )
     return 130 if model.get("interrupted") else 0
 
 

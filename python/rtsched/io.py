@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import os
-from typing import Iterable
+from collections.abc import Iterable
 
 from ._core import RtschedError, TaskSet, parse_jsonl
 

@@ -26,8 +26,7 @@ def acceptance_plot(utils, fractions: dict, path: str, title: str = "", m: int |
     fig, ax = plt.subplots(figsize=(7, 4.2))
     markers = "os^vD<>ph*x+"
     for i, (name, ys) in enumerate(fractions.items()):
-        ax.plot(utils, ys, marker=markers[i % len(markers)], markersize=3, linewidth=1.2,
-                label=LABELS.get(name, name))
+        ax.plot(utils, ys, marker=markers[i % len(markers)], markersize=3, linewidth=1.2, label=LABELS.get(name, name))
     ax.set_xlabel("total utilization U" + (f" (m = {m})" if m else ""))
     ax.set_ylabel("fraction of schedulable task sets")
     ax.set_ylim(-0.02, 1.02)

@@ -39,8 +39,10 @@ def run(m: int = 4, n: int = 12, sets: int = 300, step: float = 0.2, seed: int =
     frac = {t: [a / sets for a in res["accepted"][t]] for t in tests}
 
     header = f"{'U':>6} {'U/m':>5} " + " ".join(f"{t:>13}" for t in tests)
-    print(f"rtsched quickstart: m = {m}, n = {n}, {sets} task sets per step (RandFixedSum, log-uniform "
-          f"periods 10-100 ms, implicit deadlines), seed {seed}")
+    print(
+        f"rtsched quickstart: m = {m}, n = {n}, {sets} task sets per step (RandFixedSum, log-uniform "
+        f"periods 10-100 ms, implicit deadlines), seed {seed}"
+    )
     print("fraction of task sets each test accepts:")
     print(header)
     for i, u in enumerate(utils):

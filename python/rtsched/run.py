@@ -15,7 +15,7 @@ import os
 import platform
 import random
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import _core
 from ._core import RtschedError, TaskSet
@@ -46,8 +46,9 @@ def parse_cpus(spec) -> list[int]:
                 else:
                     items.append(int(part))
             except ValueError:
-                raise RtschedError(f"bad CPU list {spec!r}: {part!r} is not a CPU number or range "
-                                   "(use e.g. 0,1 or 0-3)") from None
+                raise RtschedError(
+                    f"bad CPU list {spec!r}: {part!r} is not a CPU number or range (use e.g. 0,1 or 0-3)"
+                ) from None
     for c in items:
         if not isinstance(c, int) or c < 0:
             raise RtschedError(f"bad CPU list {spec!r}: {c!r} is not a CPU number")
@@ -75,7 +76,7 @@ def _placement_partition(placement, ts: TaskSet, m: int) -> list[list[int]]:
             raise RtschedError("the placement failed (schedulable: false); nothing to run")
         cpus = placement.get("cpus")
         if not isinstance(cpus, list):
-            raise RtschedError("placement: missing \"cpus\" list")
+            raise RtschedError('placement: missing "cpus" list')
         part = []
         for c in cpus:
             res = c.get("reservations", []) if isinstance(c, dict) else c
@@ -92,9 +93,21 @@ def _placement_partition(placement, ts: TaskSet, m: int) -> list[list[int]]:
     raise RtschedError("placement must be a placement JSON object or a list of task lists")
 
 
-def run_raw(ts: TaskSet, *, scheduler: str = "gsn-edf", cpus=None, duration="1s", placement=None,
-            dedicated_cpu: int | None = None, rt_priority: int | None = None, idle: str = "sleep",
-            force: bool = False, seed: int = 0, exports: Sequence[str] = (), quiet: bool = False) -> dict:
+def run_raw(
+    ts: TaskSet,
+    *,
+    scheduler: str = "gsn-edf",
+    cpus=None,
+    duration="1s",
+    placement=None,
+    dedicated_cpu: int | None = None,
+    rt_priority: int | None = None,
+    idle: str = "sleep",
+    force: bool = False,
+    seed: int = 0,
+    exports: Sequence[str] = (),
+    quiet: bool = False,
+) -> dict:
     """Like :func:`run` but returns ``{"summary": dict, export name: text, "interrupted": bool}``.
 
     Ctrl-C during the run (in the main thread) stops it early: the Rust side notices within
@@ -112,20 +125,29 @@ def run_raw(ts: TaskSet, *, scheduler: str = "gsn-edf", cpus=None, duration="1s"
         else:
             partition = _core.wfd_partition(ts, len(cpu_list))
             if partition is None:
-                raise RtschedError(f"worst-fit decreasing cannot partition the task set onto {len(cpu_list)} CPU(s) "
-                                   "(exact EDF admission); pass --placement or more CPUs")
+                raise RtschedError(
+                    f"worst-fit decreasing cannot partition the task set onto {len(cpu_list)} CPU(s) "
+                    "(exact EDF admission); pass --placement or more CPUs"
+                )
             if not quiet:
-                print(f"rtsched run: {scheduler} without --placement: partitioned by worst-fit decreasing "
-                      f"utilization: {partition}", file=sys.stderr)
+                print(
+                    f"rtsched run: {scheduler} without --placement: partitioned by worst-fit decreasing "
+                    f"utilization: {partition}",
+                    file=sys.stderr,
+                )
     elif placement is not None:
         raise RtschedError(f"{scheduler} is global and takes no placement")
-    res = dict(_core.run(ts, scheduler, cpu_list, dur, partition, dedicated_cpu, rt_priority, idle, force, seed,
-                         list(exports)))
+    res = dict(
+        _core.run(ts, scheduler, cpu_list, dur, partition, dedicated_cpu, rt_priority, idle, force, seed, list(exports))
+    )
     res["summary"] = json.loads(res["summary"])
     res["interrupted"] = bool(res["summary"].get("interrupted"))
     if res["interrupted"] and not quiet:
-        print(f"rtsched run: interrupted after {res['summary']['duration_ns'] / 1e9:.3f} s of {dur / 1e9:g} s; "
-              "the results cover the time run", file=sys.stderr)
+        print(
+            f"rtsched run: interrupted after {res['summary']['duration_ns'] / 1e9:.3f} s of {dur / 1e9:g} s; "
+            "the results cover the time run",
+            file=sys.stderr,
+        )
     if partition is not None:
         res["summary"]["partition"] = partition
     return res
@@ -146,9 +168,19 @@ def run(ts: TaskSet, scheduler: str = "gsn-edf", cpus=None, duration="1s", **kw)
 TERMS = ["release", "release_event", "schedule", "lock_wait", "context_switch", "ipi"]
 
 
-def measure_overheads(scheduler: str, *, cpus=None, out: str = "overheads", quick: bool = False,
-                      seconds: float | None = None, seed: int = 1, dedicated_cpu: int | None = None,
-                      rt_priority: int | None = None, force: bool = False, log=sys.stderr) -> dict:
+def measure_overheads(
+    scheduler: str,
+    *,
+    cpus=None,
+    out: str = "overheads",
+    quick: bool = False,
+    seconds: float | None = None,
+    seed: int = 1,
+    dedicated_cpu: int | None = None,
+    rt_priority: int | None = None,
+    force: bool = False,
+    log=sys.stderr,
+) -> dict:
     """Runs the experiment and writes ``DIR/overheads-<scheduler>.json`` plus
     ``DIR/overheads-<scheduler>-avg.png`` and ``-max.png``; returns the model dict.
 
@@ -171,20 +203,42 @@ def measure_overheads(scheduler: str, *, cpus=None, out: str = "overheads", quic
         try:
             u = rng.uniform(0.4 * m, 0.8 * m)
             ts = generate(n, u, generator="randfixedsum", periods="loguniform:10ms-100ms", seed=seed * 1000 + i)
-            print(f"rtsched measure-overheads: {scheduler} n={n} U={u:.3f} ({i + 1}/{len(ns)}, {secs:g} s)", file=log,
-                  flush=True)
-            s = run_raw(ts, scheduler=scheduler, cpus=cpu_list, duration=int(secs * 1e9), dedicated_cpu=dedicated_cpu,
-                        rt_priority=rt_priority, force=force, seed=seed, quiet=True)["summary"]
+            print(
+                f"rtsched measure-overheads: {scheduler} n={n} U={u:.3f} ({i + 1}/{len(ns)}, {secs:g} s)",
+                file=log,
+                flush=True,
+            )
+            s = run_raw(
+                ts,
+                scheduler=scheduler,
+                cpus=cpu_list,
+                duration=int(secs * 1e9),
+                dedicated_cpu=dedicated_cpu,
+                rt_priority=rt_priority,
+                force=force,
+                seed=seed,
+                quiet=True,
+            )["summary"]
         except KeyboardInterrupt:  # Ctrl-C outside the run itself (e.g. while generating)
             s = {"interrupted": True}
         if s.get("interrupted"):
             interrupted = True
             done = [r["n"] for r in runs]
-            print(f"rtsched measure-overheads: interrupted at n={n}; writing the model for the n measured: {done}",
-                  file=log, flush=True)
+            print(
+                f"rtsched measure-overheads: interrupted at n={n}; writing the model for the n measured: {done}",
+                file=log,
+                flush=True,
+            )
             break
-        runs.append({"n": n, "utilization": u, "jobs": s["jobs"], "deadline_misses": s["deadline_misses"],
-                     "dropped_records": s["dropped_records"]})
+        runs.append(
+            {
+                "n": n,
+                "utilization": u,
+                "jobs": s["jobs"],
+                "deadline_misses": s["deadline_misses"],
+                "dropped_records": s["dropped_records"],
+            }
+        )
         for t in TERMS:
             o = s["overheads"].get(t)
             if not o or not o["count"]:
@@ -199,8 +253,12 @@ def measure_overheads(scheduler: str, *, cpus=None, out: str = "overheads", quic
         "scheduler": scheduler,
         "m": m,
         "cpus": cpu_list,
-        "machine": {"hostname": platform.node(), "platform": platform.platform(), "processor": platform.processor(),
-                    "cpu_count": os.cpu_count()},
+        "machine": {
+            "hostname": platform.node(),
+            "platform": platform.platform(),
+            "processor": platform.processor(),
+            "cpu_count": os.cpu_count(),
+        },
         "seconds_per_run": secs,
         "seed": seed,
         "interrupted": interrupted,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Callable
+from collections.abc import Callable
 
 from . import _core
 from ._core import RtschedError, TaskSet
@@ -65,11 +65,29 @@ def _write(path, data) -> None:
         raise RtschedError(f"cannot write {path!r}: {e.strerror}") from None
 
 
-def simulate(ts: TaskSet, m: int | None = None, scheduler: str = "gedf", placement=None, horizon=None, *,
-             quantum=None, staggered: bool = False, sporadic=None, exec_fraction: float | None = None,
-             seed: int = 0, trace=None, perfetto=None, sched_trace=None, job_csv=None, gantt=None,
-             overheads=None, overhead_stat: str | None = None, cash: bool = False, soft: bool = False,
-             log: Callable[[str], None] | None = None) -> dict:
+def simulate(
+    ts: TaskSet,
+    m: int | None = None,
+    scheduler: str = "gedf",
+    placement=None,
+    horizon=None,
+    *,
+    quantum=None,
+    staggered: bool = False,
+    sporadic=None,
+    exec_fraction: float | None = None,
+    seed: int = 0,
+    trace=None,
+    perfetto=None,
+    sched_trace=None,
+    job_csv=None,
+    gantt=None,
+    overheads=None,
+    overhead_stat: str | None = None,
+    cash: bool = False,
+    soft: bool = False,
+    log: Callable[[str], None] | None = None,
+) -> dict:
     """Simulates ``ts`` on ``m`` processors and returns the summary dict.
 
     ``scheduler``: ``gedf`` (event-driven global EDF), ``gedf-quantum`` (``quantum``, default
@@ -92,11 +110,23 @@ def simulate(ts: TaskSet, m: int | None = None, scheduler: str = "gedf", placeme
     parts always are).
     """
     outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt)
-    res = _core.simulate(ts, None if m is None else int(m), str(scheduler), _placement_text(placement), quantum,
-                         bool(staggered), horizon, sporadic,
-                         None if exec_fraction is None else float(exec_fraction), int(seed), outputs,
-                         _overheads_text(overheads), None if overhead_stat is None else str(overhead_stat),
-                         bool(cash), bool(soft))
+    res = _core.simulate(
+        ts,
+        None if m is None else int(m),
+        str(scheduler),
+        _placement_text(placement),
+        quantum,
+        bool(staggered),
+        horizon,
+        sporadic,
+        None if exec_fraction is None else float(exec_fraction),
+        int(seed),
+        outputs,
+        _overheads_text(overheads),
+        None if overhead_stat is None else str(overhead_stat),
+        bool(cash),
+        bool(soft),
+    )
     if res["not_placed"] is not None:
         raise NotPlacedError(res["not_placed"])
     summary = json.loads(res["summary"])
@@ -139,8 +169,20 @@ def _write_outputs(res: dict, trace, perfetto, sched_trace, job_csv, gantt, gant
             gantt_png(res["jsonl"], gantt, title=title)
 
 
-def simulate_forkjoin(text: str, m: int | None = None, horizon=None, *, scheduler: str = "rtws", sporadic=None,
-                      seed: int = 0, trace=None, perfetto=None, sched_trace=None, job_csv=None, gantt=None) -> dict:
+def simulate_forkjoin(
+    text: str,
+    m: int | None = None,
+    horizon=None,
+    *,
+    scheduler: str = "rtws",
+    sporadic=None,
+    seed: int = 0,
+    trace=None,
+    perfetto=None,
+    sched_trace=None,
+    job_csv=None,
+    gantt=None,
+) -> dict:
     """RTWS (seed 003) on a fork-join task-set file's JSON ``text`` (docs/rtws.md); returns the
     summary dict (``RtwsResult``: job-level jobs, misses and response times; thread-level
     preemptions, migrations, context switches and steals). ``trace`` (JSON Lines),
@@ -156,13 +198,22 @@ def simulate_forkjoin(text: str, m: int | None = None, horizon=None, *, schedule
     sporadic = _core.parse_duration(sporadic) if isinstance(sporadic, str) else sporadic
     scheduler = str(scheduler).lower()
     if scheduler != "rtws":
-        asked = [name for name, v in [("trace", trace), ("perfetto", perfetto), ("sched_trace", sched_trace),
-                                      ("job_csv", job_csv), ("gantt", gantt)] if v]
+        asked = [
+            name
+            for name, v in [
+                ("trace", trace),
+                ("perfetto", perfetto),
+                ("sched_trace", sched_trace),
+                ("job_csv", job_csv),
+                ("gantt", gantt),
+            ]
+            if v
+        ]
         if asked:
-            raise RtschedError(f"field '{asked[0]}': fork-join sets write trace files only under rtws, "
-                               f"not {scheduler}")
-        return json.loads(_core.forkjoin_simulate(text, None if m is None else int(m), scheduler, horizon,
-                                                  sporadic, int(seed)))
+            raise RtschedError(f"field '{asked[0]}': fork-join sets write trace files only under rtws, not {scheduler}")
+        return json.loads(
+            _core.forkjoin_simulate(text, None if m is None else int(m), scheduler, horizon, sporadic, int(seed))
+        )
     outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt)
     res = _core.simulate_forkjoin(text, None if m is None else int(m), horizon, sporadic, int(seed), outputs)
     summary = json.loads(res["summary"])
@@ -223,10 +274,18 @@ def gantt_png(jsonl: str, path, title: str = "") -> None:
         ax.plot(rel, [y] * len(rel), linestyle="", marker="^", color=color[task], markersize=6)
         ax.plot(dl, [y] * len(dl), linestyle="", marker="v", color="black", markersize=5, fillstyle="none")
         if misses[task]:
-            ax.plot(misses[task], [y] * len(misses[task]), linestyle="", marker="x", color="red", markersize=9,
-                    markeredgewidth=2)
+            ax.plot(
+                misses[task],
+                [y] * len(misses[task]),
+                linestyle="",
+                marker="x",
+                color="red",
+                markersize=9,
+                markeredgewidth=2,
+            )
     names = [f"CPU {c}" for c in range(m)] + [
-        f"τ{i}" + (f" {meta['tasks'][i]['name']}" if meta["tasks"][i].get("name") else "") for i in range(n)]
+        f"τ{i}" + (f" {meta['tasks'][i]['name']}" if meta["tasks"][i].get("name") else "") for i in range(n)
+    ]
     ax.set_yticks([rows - 1 - k for k in range(rows)])
     ax.set_yticklabels(names, fontsize=7)
     ax.axhline(rows - m - 0.5, color="grey", linewidth=0.6)
@@ -247,6 +306,7 @@ def gantt_png(jsonl: str, path, title: str = "") -> None:
 
 def format_table(s: dict) -> str:
     """The summary as a readable table (what ``rtsched simulate`` prints without --json)."""
+
     def ns(x):
         return "-" if x is None else f"{x} ns"
 
@@ -261,15 +321,19 @@ def format_table(s: dict) -> str:
     if o:
         v = o["values"]
         src = o["source"] + (f" {o['stat']} at n = {o['n']}" if o["stat"] else "")
-        out.append(f"overheads ({src}): release {v['release_ns']} ns, release latency {v['release_event_ns']} ns, "
-                   f"schedule {v['schedule_ns']} ns, context switch {v['context_switch_ns']} ns, ipi {v['ipi_ns']} ns, "
-                   f"tick {v['tick_ns']} ns; CPU time charged {o['cpu_time_ns']} ns")
+        out.append(
+            f"overheads ({src}): release {v['release_ns']} ns, release latency {v['release_event_ns']} ns, "
+            f"schedule {v['schedule_ns']} ns, context switch {v['context_switch_ns']} ns, ipi {v['ipi_ns']} ns, "
+            f"tick {v['tick_ns']} ns; CPU time charged {o['cpu_time_ns']} ns"
+        )
     out += [
         "",
         f"{'task':>6} {'jobs':>10} {'misses':>8} {'max response (ns)':>18} {'preemptions':>12} {'migrations':>11}",
     ]
     for t in s["per_task"]:
         rt = "-" if t["max_response_time_ns"] is None else str(t["max_response_time_ns"])
-        out.append(f"{t['task']:>6} {t['jobs']:>10} {t['deadline_misses']:>8} {rt:>18} {t['preemptions']:>12} "
-                   f"{t['migrations']:>11}")
+        out.append(
+            f"{t['task']:>6} {t['jobs']:>10} {t['deadline_misses']:>8} {rt:>18} {t['preemptions']:>12} "
+            f"{t['migrations']:>11}"
+        )
     return "\n".join(out)

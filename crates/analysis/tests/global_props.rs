@@ -88,7 +88,7 @@ fn soundness_against_simulation() {
     let mut checked = 0u32;
     while checked < 24_000 {
         let m = rng.random_range(1..=3u32);
-        let ts = random_set(&mut rng, checked % 2 == 0, m);
+        let ts = random_set(&mut rng, checked.is_multiple_of(2), m);
         if !ts.utilization_at_most(m as u64) {
             continue;
         }

@@ -24,6 +24,7 @@ fn round_trip_and_duration_strings() {
 }
 
 #[test]
+#[allow(clippy::type_complexity)] // a table of (name, mutation, expected message)
 fn errors_name_the_fault() {
     let (ts, v) = base();
     let cases: Vec<(&str, Box<dyn Fn(&mut Value)>, &str)> = vec![

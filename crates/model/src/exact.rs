@@ -83,14 +83,17 @@ impl Interval {
         Interval { lo: down(q, 4).max(0.0), hi: up(q, 4) }
     }
 
+    #[allow(clippy::should_implement_trait)] // outward-rounded, not the std operator
     pub fn add(self, o: Interval) -> Interval {
         Interval { lo: (self.lo + o.lo).next_down(), hi: (self.hi + o.hi).next_up() }
     }
 
+    #[allow(clippy::should_implement_trait)] // outward-rounded, not the std operator
     pub fn sub(self, o: Interval) -> Interval {
         Interval { lo: (self.lo - o.hi).next_down(), hi: (self.hi - o.lo).next_up() }
     }
 
+    #[allow(clippy::should_implement_trait)] // outward-rounded, not the std operator
     pub fn mul(self, o: Interval) -> Interval {
         let p = [self.lo * o.lo, self.lo * o.hi, self.hi * o.lo, self.hi * o.hi];
         let lo = p.iter().copied().fold(f64::INFINITY, f64::min);
@@ -99,6 +102,7 @@ impl Interval {
     }
 
     /// Division by an interval that does not contain zero; `None` if it does.
+    #[allow(clippy::should_implement_trait)] // partial (None when o contains 0), not the std operator
     pub fn div(self, o: Interval) -> Option<Interval> {
         if o.lo <= 0.0 && o.hi >= 0.0 {
             return None;

@@ -65,7 +65,7 @@ pub fn format_duration(t: Time) -> String {
         return "0ns".into();
     }
     for (unit, div) in [("s", 1_000_000_000u64), ("ms", 1_000_000), ("us", 1_000)] {
-        if t % div == 0 {
+        if t.is_multiple_of(div) {
             return format!("{}{unit}", t / div);
         }
     }

@@ -169,7 +169,7 @@ impl Gedf {
     /// CPU is idle or that job beats the CPU's linked job.
     pub fn link_one(&mut self, cpu: usize) {
         if let (Some(&Reverse(top)), Some(cur)) = (self.ready.peek(), self.linked.get(cpu)) {
-            if cur.map_or(true, |c| top.higher_than(&c)) {
+            if cur.is_none_or(|c| top.higher_than(&c)) {
                 self.ready.pop();
                 self.link(cpu, top);
             }

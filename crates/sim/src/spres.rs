@@ -157,7 +157,7 @@ impl SpresPlacement {
                 if res.budget > res.period {
                     return bad("budget", format!("exceeds the period {}", res.period));
                 }
-                if res.offset.checked_add(res.deadline).map_or(true, |e| e > res.period) {
+                if res.offset.checked_add(res.deadline).is_none_or(|e| e > res.period) {
                     return bad(
                         "deadline",
                         format!(
@@ -295,6 +295,7 @@ enum Mode {
 }
 
 /// Simulates SP-RES. Same configuration, records and metrics as [`crate::simulate`].
+#[allow(clippy::needless_range_loop, clippy::type_complexity)] // per-task state arrays; one local choice tuple
 pub(crate) fn simulate_spres(
     ts: &TaskSet,
     sched: &Scheduler,
@@ -355,7 +356,7 @@ pub(crate) fn simulate_spres(
         // 1. Completions at `now`.
         for c in 0..m {
             if let Some((i, j, _)) = served[c] {
-                if tasks[i].backlog.front().map_or(false, |f| f.rem == 0) {
+                if tasks[i].backlog.front().is_some_and(|f| f.rem == 0) {
                     let f = tasks[i].backlog.pop_front().expect("front exists");
                     events += 1;
                     emit(&mut b, now, Event::Complete { cpu: c as u32, job: JobId { task: i as u32, job: f.seq } })?;

@@ -476,24 +476,22 @@ impl Trace {
                         );
                     }
                 }
-                Event::DeadlineMiss { job } => {
-                    if t >= from && t < to {
-                        let y = ty0 + job.task as f64 * task_row;
-                        let _ = writeln!(
-                            s,
-                            r##"<g stroke="red" stroke-width="2"><line x1="{:.2}" x2="{:.2}" y1="{:.1}" y2="{:.1}"/><line x1="{:.2}" x2="{:.2}" y1="{:.1}" y2="{:.1}"/><title>deadline miss {}.{}</title></g>"##,
-                            x(t) - 4.0,
-                            x(t) + 4.0,
-                            y + 3.0,
-                            y + 13.0,
-                            x(t) + 4.0,
-                            x(t) - 4.0,
-                            y + 3.0,
-                            y + 13.0,
-                            xml(&task_label(&self.meta, job.task)),
-                            job.job
-                        );
-                    }
+                Event::DeadlineMiss { job } if t >= from && t < to => {
+                    let y = ty0 + job.task as f64 * task_row;
+                    let _ = writeln!(
+                        s,
+                        r##"<g stroke="red" stroke-width="2"><line x1="{:.2}" x2="{:.2}" y1="{:.1}" y2="{:.1}"/><line x1="{:.2}" x2="{:.2}" y1="{:.1}" y2="{:.1}"/><title>deadline miss {}.{}</title></g>"##,
+                        x(t) - 4.0,
+                        x(t) + 4.0,
+                        y + 3.0,
+                        y + 13.0,
+                        x(t) + 4.0,
+                        x(t) - 4.0,
+                        y + 3.0,
+                        y + 13.0,
+                        xml(&task_label(&self.meta, job.task)),
+                        job.job
+                    );
                 }
                 _ => {}
             }

@@ -41,7 +41,7 @@ impl JobStats {
     }
     /// Deadline miss per the definition above.
     pub fn missed(&self, horizon: Time) -> bool {
-        self.deadline <= horizon && self.finish.map_or(true, |f| f > self.deadline)
+        self.deadline <= horizon && self.finish.is_none_or(|f| f > self.deadline)
     }
     /// Tardiness (a lower bound for a job still incomplete at the horizon); `None` when the
     /// job is incomplete and its deadline lies beyond the horizon.

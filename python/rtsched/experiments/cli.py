@@ -15,12 +15,21 @@ from .spec import SpecError
 
 def _executor_args(p):
     p.add_argument("--jobs", type=int, help="local worker processes (default: the number of CPUs)")
-    p.add_argument("--dask", metavar="ADDR", help="run on the Dask cluster whose scheduler is at ADDR "
-                   "(e.g. tcp://host:8786) instead of local processes")
-    p.add_argument("--slurm", action="store_true", help="start a Dask cluster on Slurm (dask-jobqueue "
-                   "SLURMCluster) and run there")
-    p.add_argument("--slurm-opt", action="append", default=[], metavar="KEY=VALUE",
-                   help="a SLURMCluster option (repeatable), e.g. cores=8, memory=16GB, walltime=01:00:00, queue=NAME")
+    p.add_argument(
+        "--dask",
+        metavar="ADDR",
+        help="run on the Dask cluster whose scheduler is at ADDR (e.g. tcp://host:8786) instead of local processes",
+    )
+    p.add_argument(
+        "--slurm", action="store_true", help="start a Dask cluster on Slurm (dask-jobqueue SLURMCluster) and run there"
+    )
+    p.add_argument(
+        "--slurm-opt",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a SLURMCluster option (repeatable), e.g. cores=8, memory=16GB, walltime=01:00:00, queue=NAME",
+    )
     p.add_argument("--slurm-jobs", type=int, default=1, metavar="N", help="Slurm jobs to start (default 1)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
 
@@ -46,8 +55,10 @@ def _guard(name, fn, args) -> int:
         print(f"rtsched {name}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"rtsched {name}: interrupted; every finished point is saved, rerun with --resume to continue",
-              file=sys.stderr)
+        print(
+            f"rtsched {name}: interrupted; every finished point is saved, rerun with --resume to continue",
+            file=sys.stderr,
+        )
         return 130
 
 
@@ -64,8 +75,10 @@ def cmd_sweep(args) -> int:
         res = run_sweep(spec, out, resume=args.resume, executor=executor, progress=not args.quiet)
     finally:
         executor.close()
-    print(f"{out}: {len(res.computed)} point(s) computed, {len(res.kept)} kept, {len(res.invalid)} invalid "
-          f"recomputed; plot with: rtsched plot {out} -o {out / (spec.name + '.png')}")
+    print(
+        f"{out}: {len(res.computed)} point(s) computed, {len(res.kept)} kept, {len(res.invalid)} invalid "
+        f"recomputed; plot with: rtsched plot {out} -o {out / (spec.name + '.png')}"
+    )
     return 0
 
 
@@ -91,8 +104,9 @@ def cmd_reproduce(args) -> int:
         return 0
     executor = _make_executor(args)
     try:
-        res = reproduce(args.name, quick=args.quick, out=args.out, executor=executor, progress=not args.quiet,
-                        fmt=args.format)
+        res = reproduce(
+            args.name, quick=args.quick, out=args.out, executor=executor, progress=not args.quiet, fmt=args.format
+        )
     finally:
         executor.close()
     for note in res["notes"]:
@@ -108,32 +122,40 @@ def cmd_reproduce(args) -> int:
 def add_commands(subparsers) -> None:
     """Add ``sweep``, ``plot`` and ``reproduce`` to the main CLI's subparsers."""
     p = subparsers.add_parser(
-        "sweep", help="run a parameter sweep from a TOML spec",
+        "sweep",
+        help="run a parameter sweep from a TOML spec",
         description="Expand the grid of SPEC (docs/experiments.md) into points, evaluate each point with the Rust "
-        "core on local processes or a Dask cluster, and write one Parquet file per point under OUT/points/.")
+        "core on local processes or a Dask cluster, and write one Parquet file per point under OUT/points/.",
+    )
     p.add_argument("spec", help="the sweep spec (TOML)")
     p.add_argument("--out", help="results directory (default results/NAME, NAME from the spec)")
-    p.add_argument("--resume", action="store_true", help="keep valid finished points; recompute missing, "
-                   "partial or corrupt ones")
+    p.add_argument(
+        "--resume", action="store_true", help="keep valid finished points; recompute missing, partial or corrupt ones"
+    )
     p.add_argument("--quick", action="store_true", help="apply the spec's [quick] table (fewer samples, coarser grid)")
     _executor_args(p)
     p.set_defaults(func=lambda a: _guard("sweep", cmd_sweep, a))
 
     p = subparsers.add_parser(
-        "plot", help="plot the results of a sweep",
+        "plot",
+        help="plot the results of a sweep",
         description="Aggregate the points of RESULTS (fraction schedulable, or mean switch-rate bound, per panel, "
         "curve and x, as the spec's [plot] table says) and draw the figure; also writes a per-point CSV summary "
-        "beside it (same name, .csv).")
+        "beside it (same name, .csv).",
+    )
     p.add_argument("results", help="a results directory written by rtsched sweep")
     p.add_argument("-o", "--output", required=True, help="the figure: .png, .pdf or .svg")
     p.set_defaults(func=lambda a: _guard("plot", cmd_plot, a))
 
     p = subparsers.add_parser(
-        "reproduce", help="reproduce a paper's figure by name",
+        "reproduce",
+        help="reproduce a paper's figure by name",
         description="Run the named spec experiments/NAME.toml (resuming whatever OUT already holds) and draw its "
-        "figure to OUT/NAME.png (with a CSV beside it). --list shows the names.")
-    p.add_argument("name", nargs="?", help="e.g. spres-fig3, spres-fig4, spres-fig5, spres-fig6, spres-table1, "
-                   "rtws-tables")
+        "figure to OUT/NAME.png (with a CSV beside it). --list shows the names.",
+    )
+    p.add_argument(
+        "name", nargs="?", help="e.g. spres-fig3, spres-fig4, spres-fig5, spres-fig6, spres-table1, rtws-tables"
+    )
     p.add_argument("--list", action="store_true", help="list the available names")
     p.add_argument("--quick", action="store_true", help="the quick variant (the spec's [quick] table)")
     p.add_argument("--out", help="results directory (default results/NAME or results/NAME-quick)")

@@ -70,8 +70,12 @@ class LocalExecutor:
             return
         workers = min(self.jobs, len(items))
         threads = max(1, (os.cpu_count() or 1) // workers)
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_init_worker, initargs=(threads, os.getpid()))
+        pool = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(threads, os.getpid()),
+        )
         try:
             pending = {pool.submit(fn, arg): key for key, arg in items}
             while pending:
@@ -129,8 +133,10 @@ def _need(module: str, extra: str):
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise SpecError(f"this executor needs the Python package {module.split('.')[0]!r}; "
-                        f"install it with pip install 'rtsched[{extra}]'") from None
+        raise SpecError(
+            f"this executor needs the Python package {module.split('.')[0]!r}; "
+            f"install it with pip install 'rtsched[{extra}]'"
+        ) from None
 
 
 class DaskExecutor:

@@ -52,8 +52,9 @@ def expand(items, where: str) -> list[str]:
         if item.startswith("@"):
             name = item[1:]
             if name not in GROUPS:
-                raise SpecError(f"{where}: unknown method group {item!r} (known: "
-                                + ", ".join("@" + g for g in GROUPS) + ")")
+                raise SpecError(
+                    f"{where}: unknown method group {item!r} (known: " + ", ".join("@" + g for g in GROUPS) + ")"
+                )
             names = GROUPS[name]
         else:
             names = [item]

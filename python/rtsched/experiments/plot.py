@@ -93,17 +93,32 @@ def summarize(results_dir):
         sched = t["schedulable"].fill_null(False).to_numpy()
         gave = t["gave_up"].to_numpy()
         rate = t["switch_rate"].fill_null(math.nan).to_numpy()
-        base = {"point": p.id, "m": p.coords["m"], "n": p.coords["n"], "util": p.coords["util"],
-                "util_frac": p.coords["util_frac"], "epsilon": p.coords["epsilon"]}
+        base = {
+            "point": p.id,
+            "m": p.coords["m"],
+            "n": p.coords["n"],
+            "util": p.coords["util"],
+            "util_frac": p.coords["util_frac"],
+            "epsilon": p.coords["epsilon"],
+        }
         count = p.count
         masks = {mt: codes == code_of.get(mt, -1) for mt in p.params["methods"]}
         for mt, mask in masks.items():
             ok = sched[mask]
             r = rate[mask][ok]
             r = r[~np.isnan(r)]
-            rows.append({**base, "kind": "method", "name": mt, "sets": int(mask.sum()), "schedulable": int(ok.sum()),
-                         "gave_up": int(gave[mask].sum()), "placed_with_rate": int(r.size),
-                         "switch_rate_sum": float(r.sum())})
+            rows.append(
+                {
+                    **base,
+                    "kind": "method",
+                    "name": mt,
+                    "sets": int(mask.sum()),
+                    "schedulable": int(ok.sum()),
+                    "gave_up": int(gave[mask].sum()),
+                    "placed_with_rate": int(r.size),
+                    "switch_rate_sum": float(r.sum()),
+                }
+            )
         for label, members in spec.plot.groups.items():
             acc = np.zeros(count, dtype=bool)
             anygave = np.zeros(count, dtype=bool)
@@ -116,9 +131,18 @@ def summarize(results_dir):
                 anygave[s[gave[mask]]] = True
             placed_rates = grate[acc]
             placed_rates = placed_rates[~np.isnan(placed_rates)]
-            rows.append({**base, "kind": "group", "name": label, "sets": count, "schedulable": int(acc.sum()),
-                         "gave_up": int((anygave & ~acc).sum()), "placed_with_rate": int(placed_rates.size),
-                         "switch_rate_sum": float(placed_rates.sum())})
+            rows.append(
+                {
+                    **base,
+                    "kind": "group",
+                    "name": label,
+                    "sets": count,
+                    "schedulable": int(acc.sum()),
+                    "gave_up": int((anygave & ~acc).sum()),
+                    "placed_with_rate": int(placed_rates.size),
+                    "switch_rate_sum": float(placed_rates.sum()),
+                }
+            )
     if missing:
         notes.insert(0, f"{missing} of {len(spec.points)} points have no results yet (run the sweep with --resume)")
     if invalid:
@@ -127,16 +151,43 @@ def summarize(results_dir):
 
 
 def write_csv(rows, path: Path):
-    cols = ["point", "m", "n", "util", "util_frac", "epsilon_ns", "kind", "name", "sets", "schedulable",
-            "fraction_schedulable", "gave_up", "mean_switch_rate"]
+    cols = [
+        "point",
+        "m",
+        "n",
+        "util",
+        "util_frac",
+        "epsilon_ns",
+        "kind",
+        "name",
+        "sets",
+        "schedulable",
+        "fraction_schedulable",
+        "gave_up",
+        "mean_switch_rate",
+    ]
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(cols)
         for r in rows:
             mean = r["switch_rate_sum"] / r["placed_with_rate"] if r["placed_with_rate"] else ""
-            w.writerow([r["point"], r["m"], r["n"], r["util"], r["util_frac"], r["epsilon"], r["kind"], r["name"],
-                        r["sets"], r["schedulable"], r["schedulable"] / r["sets"] if r["sets"] else "",
-                        r["gave_up"], mean])
+            w.writerow(
+                [
+                    r["point"],
+                    r["m"],
+                    r["n"],
+                    r["util"],
+                    r["util_frac"],
+                    r["epsilon"],
+                    r["kind"],
+                    r["name"],
+                    r["sets"],
+                    r["schedulable"],
+                    r["schedulable"] / r["sets"] if r["sets"] else "",
+                    r["gave_up"],
+                    mean,
+                ]
+            )
 
 
 def curves(spec: Spec, rows):
@@ -199,10 +250,14 @@ def plot_results(results_dir, output) -> dict:
         for j, ck in enumerate(ckeys):
             pts = sorted(cdata[ck].items())
             xs = [x for x, (num, den) in pts]
-            ys = [(num / den) if den >= (pl.min_samples if pl.y == "switch_rate" else 1) else math.nan
-                  for x, (num, den) in pts]
-            label = " ".join(_dim_label(pl.curves, c) if k == 0 else str(c)
-                             for k, c in enumerate(ck if isinstance(ck, tuple) else (ck,)))
+            ys = [
+                (num / den) if den >= (pl.min_samples if pl.y == "switch_rate" else 1) else math.nan
+                for x, (num, den) in pts
+            ]
+            label = " ".join(
+                _dim_label(pl.curves, c) if k == 0 else str(c)
+                for k, c in enumerate(ck if isinstance(ck, tuple) else (ck,))
+            )
             ax.plot(xs, ys, marker=MARKERS[j % len(MARKERS)], markersize=3, linewidth=1.2, label=label or None)
         letter = chr(ord("a") + i) if npan > 1 else ""
         ptitle = _dim_label(pl.panels, panel)
@@ -233,5 +288,10 @@ def plot_results(results_dir, output) -> dict:
     plt.close(fig)
     csv_path = out.with_suffix(".csv")
     write_csv(rows, csv_path)
-    return {"figure": out, "csv": csv_path, "notes": notes, "points": len({r["point"] for r in rows}),
-            "total": len(spec.points)}
+    return {
+        "figure": out,
+        "csv": csv_path,
+        "notes": notes,
+        "points": len({r["point"] for r in rows}),
+        "total": len(spec.points),
+    }

@@ -20,8 +20,17 @@ def _fmt_time(s: float) -> str:
 
 
 class Progress:
-    def __init__(self, total_points: int, total_sets: int, done_points: int = 0, done_sets: int = 0,
-                 stream=None, interval: float = 30.0, label: str = "sweep", enabled: bool = True):
+    def __init__(
+        self,
+        total_points: int,
+        total_sets: int,
+        done_points: int = 0,
+        done_sets: int = 0,
+        stream=None,
+        interval: float = 30.0,
+        label: str = "sweep",
+        enabled: bool = True,
+    ):
         self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.total_points, self.total_sets = total_points, total_sets
@@ -43,8 +52,10 @@ class Progress:
             w = 24
             k = int(frac * w)
             bar = "[" + "#" * k + "." * (w - k) + "] "
-        return (f"{self.label}: {bar}{self.points}/{self.total_points} points ({100 * frac:.0f}%), "
-                f"{rate:,.0f} task sets/s, elapsed {_fmt_time(el)}, ETA {_fmt_time(eta)}")
+        return (
+            f"{self.label}: {bar}{self.points}/{self.total_points} points ({100 * frac:.0f}%), "
+            f"{rate:,.0f} task sets/s, elapsed {_fmt_time(el)}, ETA {_fmt_time(eta)}"
+        )
 
     def update(self, points: int = 1, sets: int = 0):
         self.points += points

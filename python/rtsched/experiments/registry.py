@@ -42,8 +42,10 @@ def lookup(name: str) -> Path:
     if name in names:
         return names[name]
     if not names:
-        raise SpecError(f"unknown experiment {name!r}: no experiments directory found (looked in "
-                        "$RTSCHED_EXPERIMENTS, the package's specs/ and ./experiments)")
+        raise SpecError(
+            f"unknown experiment {name!r}: no experiments directory found (looked in "
+            "$RTSCHED_EXPERIMENTS, the package's specs/ and ./experiments)"
+        )
     hint = difflib.get_close_matches(name, list(names), n=1)
     msg = f"unknown experiment {name!r}"
     if hint:
@@ -51,8 +53,19 @@ def lookup(name: str) -> Path:
     raise SpecError(msg + "; available: " + ", ".join(names))
 
 
-def reproduce(name: str, *, quick: bool = False, out=None, executor=None, jobs=None, evaluator=None,
-              progress: bool = True, log=None, fmt: str = "png", override: dict | None = None) -> dict:
+def reproduce(
+    name: str,
+    *,
+    quick: bool = False,
+    out=None,
+    executor=None,
+    jobs=None,
+    evaluator=None,
+    progress: bool = True,
+    log=None,
+    fmt: str = "png",
+    override: dict | None = None,
+) -> dict:
     """Run (resuming) the named spec and draw its figure; returns the paths written.
 
     Specs with a ``kind`` are simulation reproductions (``simrepro``: ``spres-table1``,
@@ -64,14 +77,25 @@ def reproduce(name: str, *, quick: bool = False, out=None, executor=None, jobs=N
 
     path = lookup(name)
     if simrepro.is_sim_spec_path(path):
-        return simrepro.reproduce(path, quick=quick, out=out, executor=executor, jobs=jobs, progress=progress,
-                                  log=log, fmt=fmt, override=override, evaluator=evaluator)
+        return simrepro.reproduce(
+            path,
+            quick=quick,
+            out=out,
+            executor=executor,
+            jobs=jobs,
+            progress=progress,
+            log=log,
+            fmt=fmt,
+            override=override,
+            evaluator=evaluator,
+        )
     if override:
         raise SpecError(f"{name}: override applies only to simulation reproductions")
     spec = load_spec(path, quick=quick)
     out = Path(out) if out else Path("results") / (name + ("-quick" if quick else ""))
-    res = run_sweep(spec, out, resume=True, evaluator=evaluator, executor=executor, jobs=jobs, progress=progress,
-                    log=log)
+    res = run_sweep(
+        spec, out, resume=True, evaluator=evaluator, executor=executor, jobs=jobs, progress=progress, log=log
+    )
     drawn = plot_results(out, out / f"{name}.{fmt}")
     drawn["sweep"] = res
     return drawn

@@ -37,8 +37,20 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import store
-from .spec import (SpecError, _check_keys, _dedupe, _int, _resolve_n, _values, NExpr, canonical_json,
-                   derive_seed, parse_duration_ns, point_id, tomllib)
+from .spec import (
+    NExpr,
+    SpecError,
+    _check_keys,
+    _dedupe,
+    _int,
+    _resolve_n,
+    _values,
+    canonical_json,
+    derive_seed,
+    parse_duration_ns,
+    point_id,
+    tomllib,
+)
 
 KINDS = ("spres-table1", "rtws-tables")
 
@@ -46,22 +58,36 @@ KINDS = ("spres-table1", "rtws-tables")
 # The paper's numbers.
 
 #: Seed 004 Table I: average slack -> (total migrations, per second and core, reduction).
-PAPER_SPRES_TABLE1 = {0.0: (412_637, 8.23, None), 0.10: (346_511, 6.91, 1.2), 0.25: (224_713, 4.48, 1.8),
-                      0.33: (165_660, 3.30, 2.5), 0.50: (82_406, 1.64, 5.0)}
+PAPER_SPRES_TABLE1 = {
+    0.0: (412_637, 8.23, None),
+    0.10: (346_511, 6.91, 1.2),
+    0.25: (224_713, 4.48, 1.8),
+    0.33: (165_660, 3.30, 2.5),
+    0.50: (82_406, 1.64, 5.0),
+}
 #: Sets the paper reran: 412,637 / (8.23 · 30 s · 44 cores) ≈ 38.0 (the table's own numbers).
 PAPER_SPRES_SETS = 412_637 / (8.23 * 30 * 44)
 
 WINDOWS = ((0.38, 0.40), (0.58, 0.60), (0.73, 0.75))
 #: Seed 003 Table I: m -> (total tasks per window, total threads per window), twenty sets each.
-PAPER_RTWS_TABLE1 = {2: ((50, 82, 98), (128, 218, 216)), 4: ((102, 158, 193), (457, 703, 866)),
-                     8: ((217, 320, 401), (1736, 2720, 3491))}
+PAPER_RTWS_TABLE1 = {
+    2: ((50, 82, 98), (128, 218, 216)),
+    4: ((102, 158, 193), (457, 703, 866)),
+    8: ((217, 320, 401), (1736, 2720, 3491)),
+}
 #: Seed 003 Tables II (migrations) and III (context switches): m -> (RTWS per window,
 #: SCHED_DEADLINE per window), scale-up relative to RTWS on two cores. None: illegible in our
 #: copy of the paper (the scan's table cells are garbled there).
-PAPER_RTWS_TABLE2 = {2: ((1.0, 1.0, 1.0), (2.75, 3.27, 3.08)), 4: ((5.88, 5.55, 5.92), (11.38, None, None)),
-                     8: ((36.38, None, 31.08), (45.38, 48.36, 55.08))}
-PAPER_RTWS_TABLE3 = {2: ((1.0, 1.0, 1.0), (1.35, 1.40, 1.33)), 4: ((2.91, 2.30, None), (None, 3.45, 4.74)),
-                     8: ((10.60, 9.97, 10.75), (15.93, 16.36, 18.31))}
+PAPER_RTWS_TABLE2 = {
+    2: ((1.0, 1.0, 1.0), (2.75, 3.27, 3.08)),
+    4: ((5.88, 5.55, 5.92), (11.38, None, None)),
+    8: ((36.38, None, 31.08), (45.38, 48.36, 55.08)),
+}
+PAPER_RTWS_TABLE3 = {
+    2: ((1.0, 1.0, 1.0), (1.35, 1.40, 1.33)),
+    4: ((2.91, 2.30, None), (None, 3.45, 4.74)),
+    8: ((10.60, 9.97, 10.75), (15.93, 16.36, 18.31)),
+}
 
 FJ_SCHEDULERS = ("rtws", "gedf", "spres")
 FJ_SEED_DERIVATION = "rtsched-forkjoin-seed-v1"
@@ -79,8 +105,21 @@ def slack_exec_fraction(slack: float) -> float:
 # ---------------------------------------------------------------------------------------------
 # Specs.
 
-SPRES_KEYS = ("name", "kind", "description", "seed", "samples", "horizon", "slack", "cash", "soft_unsplit",
-              "exec_scale", "generator", "grid", "quick")
+SPRES_KEYS = (
+    "name",
+    "kind",
+    "description",
+    "seed",
+    "samples",
+    "horizon",
+    "slack",
+    "cash",
+    "soft_unsplit",
+    "exec_scale",
+    "generator",
+    "grid",
+    "quick",
+)
 SPRES_GRID = ("m", "n", "util", "util_frac")
 RTWS_KEYS = ("name", "kind", "description", "seed", "samples", "horizon", "schedulers", "grid", "quick")
 RTWS_GRID = ("m", "window")
@@ -216,17 +255,37 @@ def parse_sim_spec(text: str, path: str | None = None, quick: bool = False, over
         ns = _dedupe(_values(grid["n"], f"{gw}.n", item=NExpr.parse))
         ukey = "util" if "util" in grid else "util_frac"
         uvals = _dedupe([float(v) for v in _values(grid[ukey], f"{gw}.{ukey}")])
-        spec.params = {"seed": seed, "samples": samples, "horizon": horizon, "slack": slack, "cash": cash,
-                       "soft_unsplit": soft, "exec_scale": scale, "generator": generator}
+        spec.params = {
+            "seed": seed,
+            "samples": samples,
+            "horizon": horizon,
+            "slack": slack,
+            "cash": cash,
+            "soft_unsplit": soft,
+            "exec_scale": scale,
+            "generator": generator,
+        }
         for m in ms:
             for n, n_expr in _resolve_n(ns, m, gw):
                 utils = uvals if ukey == "util" else [round(f * m, 10) for f in uvals]
                 for u in utils:
                     if u > n * generator["umax"] + 1e-9 or u > m:
                         raise SpecError(f"{gw}: U = {u} is infeasible for n = {n}, m = {m}")
-                    p = {"kind": kind, "m": m, "n": n, "n_expr": n_expr, "util": u, "util_frac": round(u / m, 10),
-                         "count": samples, "seed": derive_seed(seed, generator, n, m, u), "generator": generator,
-                         "horizon": horizon, "slack": slack, "cash": cash, "soft_unsplit": soft}
+                    p = {
+                        "kind": kind,
+                        "m": m,
+                        "n": n,
+                        "n_expr": n_expr,
+                        "util": u,
+                        "util_frac": round(u / m, 10),
+                        "count": samples,
+                        "seed": derive_seed(seed, generator, n, m, u),
+                        "generator": generator,
+                        "horizon": horizon,
+                        "slack": slack,
+                        "cash": cash,
+                        "soft_unsplit": soft,
+                    }
                     if scale != 1.0:  # only when set, so that the default points keep their ids
                         p["exec_scale"] = scale
                     spec.points.append((point_id(p), p))
@@ -241,8 +300,12 @@ def parse_sim_spec(text: str, path: str | None = None, quick: bool = False, over
             raise SpecError(f"{gw}.window: a list of [lo, hi] per-core utilization windows")
         windows = []
         for w in wins:
-            if (not isinstance(w, list) or len(w) != 2 or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in w)
-                    or not 0 < w[0] <= w[1] <= 1):
+            if (
+                not isinstance(w, list)
+                or len(w) != 2
+                or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in w)
+                or not 0 < w[0] <= w[1] <= 1
+            ):
                 raise SpecError(f"{gw}.window: each window is [lo, hi] with 0 < lo <= hi <= 1, got {w!r}")
             windows.append((float(w[0]), float(w[1])))
         windows = _dedupe(windows)
@@ -251,8 +314,16 @@ def parse_sim_spec(text: str, path: str | None = None, quick: bool = False, over
             for lo, hi in windows:
                 key = canonical_json({"v": FJ_SEED_DERIVATION, "seed": seed, "m": m, "window": [lo, hi]})
                 s = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") >> 1
-                p = {"kind": kind, "m": m, "lo": lo, "hi": hi, "count": samples, "seed": s, "horizon": horizon,
-                     "schedulers": list(scheds)}
+                p = {
+                    "kind": kind,
+                    "m": m,
+                    "lo": lo,
+                    "hi": hi,
+                    "count": samples,
+                    "seed": s,
+                    "horizon": horizon,
+                    "schedulers": list(scheds),
+                }
                 spec.points.append((point_id(p), p))
     if not spec.points:
         raise SpecError(f"{where}: the grid has no point")
@@ -271,21 +342,53 @@ def load_sim_spec(path, quick: bool = False, override: dict | None = None) -> Si
 # ---------------------------------------------------------------------------------------------
 # Evaluation of one point (runs in worker processes).
 
-SPRES_SCHEMA = pa.schema([
-    ("point", pa.string()), ("m", pa.int64()), ("n", pa.int64()), ("util", pa.float64()), ("set", pa.int64()),
-    ("placed", pa.bool_()), ("heuristic", pa.string()), ("split_tasks", pa.int64()), ("simulated", pa.bool_()),
-    ("slack", pa.float64()), ("exec_lo", pa.float64()), ("jobs", pa.int64()), ("deadline_misses", pa.int64()),
-    ("preemptions", pa.int64()), ("migrations", pa.int64()), ("context_switches", pa.int64()),
-    ("observed_slack", pa.float64()), ("horizon_ns", pa.int64()),
-])
-RTWS_SCHEMA = pa.schema([
-    ("point", pa.string()), ("m", pa.int64()), ("lo", pa.float64()), ("hi", pa.float64()), ("set", pa.int64()),
-    ("tasks", pa.int64()), ("par_threads", pa.int64()), ("utilization", pa.float64()), ("scheduler", pa.string()),
-    ("placed", pa.bool_()), ("split_tasks", pa.int64()), ("jobs", pa.int64()), ("completed", pa.int64()),
-    ("deadline_misses", pa.int64()), ("threads", pa.int64()), ("steals", pa.int64()), ("migrations", pa.int64()),
-    ("remote_starts", pa.int64()), ("preemptions", pa.int64()), ("context_switches", pa.int64()),
-    ("horizon_ns", pa.int64()),
-])
+SPRES_SCHEMA = pa.schema(
+    [
+        ("point", pa.string()),
+        ("m", pa.int64()),
+        ("n", pa.int64()),
+        ("util", pa.float64()),
+        ("set", pa.int64()),
+        ("placed", pa.bool_()),
+        ("heuristic", pa.string()),
+        ("split_tasks", pa.int64()),
+        ("simulated", pa.bool_()),
+        ("slack", pa.float64()),
+        ("exec_lo", pa.float64()),
+        ("jobs", pa.int64()),
+        ("deadline_misses", pa.int64()),
+        ("preemptions", pa.int64()),
+        ("migrations", pa.int64()),
+        ("context_switches", pa.int64()),
+        ("observed_slack", pa.float64()),
+        ("horizon_ns", pa.int64()),
+    ]
+)
+RTWS_SCHEMA = pa.schema(
+    [
+        ("point", pa.string()),
+        ("m", pa.int64()),
+        ("lo", pa.float64()),
+        ("hi", pa.float64()),
+        ("set", pa.int64()),
+        ("tasks", pa.int64()),
+        ("par_threads", pa.int64()),
+        ("utilization", pa.float64()),
+        ("scheduler", pa.string()),
+        ("placed", pa.bool_()),
+        ("split_tasks", pa.int64()),
+        ("jobs", pa.int64()),
+        ("completed", pa.int64()),
+        ("deadline_misses", pa.int64()),
+        ("threads", pa.int64()),
+        ("steals", pa.int64()),
+        ("migrations", pa.int64()),
+        ("remote_starts", pa.int64()),
+        ("preemptions", pa.int64()),
+        ("context_switches", pa.int64()),
+        ("horizon_ns", pa.int64()),
+    ]
+)
 
 
 def _schema(kind: str) -> pa.Schema:
@@ -303,8 +406,17 @@ def _eval_spres(p: dict) -> dict:
     from ..api import generate, partition
 
     g = p["generator"]
-    sets = generate(p["n"], p["util"], generator=g["name"], periods=g["periods"], umax=g["umax"],
-                    deadlines=g["deadlines"], seed=p["seed"], count=p["count"], m=p["m"])
+    sets = generate(
+        p["n"],
+        p["util"],
+        generator=g["name"],
+        periods=g["periods"],
+        umax=g["umax"],
+        deadlines=g["deadlines"],
+        seed=p["seed"],
+        count=p["count"],
+        m=p["m"],
+    )
     cols = {f.name: [] for f in SPRES_SCHEMA if f.name != "point"}
     for i, ts in enumerate(sets):
         pl = partition(ts, p["m"], heuristic="spres")
@@ -317,17 +429,43 @@ def _eval_spres(p: dict) -> dict:
             if scale != 1.0:
                 # rtspin's -s: every job runs scale × its drawn time; the reservations keep the
                 # budgets placed for the unscaled WCETs.
-                sim_ts = TaskSet([Task(wcet=max(1, round(t.wcet * scale)), deadline=t.deadline, period=t.period)
-                                  for t in ts])
-            runs = [json.loads(x) for x in _core.spres_slack_runs(sim_ts, p["m"], json.dumps(pl), p["horizon"], p["slack"],
-                                                                  _exec_seed(p["seed"], i), p["cash"],
-                                                                  p["soft_unsplit"])]
-        for s, r in zip(p["slack"], runs):
-            row = {"m": p["m"], "n": p["n"], "util": p["util"], "set": i, "placed": placed,
-                   "heuristic": pl.get("heuristic") if placed else None, "split_tasks": splits,
-                   "simulated": r is not None, "slack": s}
-            for k in ("exec_lo", "jobs", "deadline_misses", "preemptions", "migrations", "context_switches",
-                      "observed_slack"):
+                sim_ts = TaskSet(
+                    [Task(wcet=max(1, round(t.wcet * scale)), deadline=t.deadline, period=t.period) for t in ts]
+                )
+            runs = [
+                json.loads(x)
+                for x in _core.spres_slack_runs(
+                    sim_ts,
+                    p["m"],
+                    json.dumps(pl),
+                    p["horizon"],
+                    p["slack"],
+                    _exec_seed(p["seed"], i),
+                    p["cash"],
+                    p["soft_unsplit"],
+                )
+            ]
+        for s, r in zip(p["slack"], runs, strict=True):
+            row = {
+                "m": p["m"],
+                "n": p["n"],
+                "util": p["util"],
+                "set": i,
+                "placed": placed,
+                "heuristic": pl.get("heuristic") if placed else None,
+                "split_tasks": splits,
+                "simulated": r is not None,
+                "slack": s,
+            }
+            for k in (
+                "exec_lo",
+                "jobs",
+                "deadline_misses",
+                "preemptions",
+                "migrations",
+                "context_switches",
+                "observed_slack",
+            ):
                 row[k] = None if r is None else r[k]
             row["horizon_ns"] = None if r is None else r["horizon_ns"]
             for k, v in row.items():
@@ -348,10 +486,29 @@ def _eval_rtws(p: dict) -> dict:
         for sch in p["schedulers"]:
             r = json.loads(_core.forkjoin_simulate(text, p["m"], sch, p["horizon"]))
             placed = r.get("placed", True)
-            row = {"m": p["m"], "lo": p["lo"], "hi": p["hi"], "set": i, "tasks": len(tasks), "par_threads": par,
-                   "utilization": util, "scheduler": sch, "placed": placed, "split_tasks": r.get("split_tasks")}
-            for k in ("jobs", "completed", "deadline_misses", "threads", "steals", "migrations", "remote_starts",
-                      "preemptions", "context_switches"):
+            row = {
+                "m": p["m"],
+                "lo": p["lo"],
+                "hi": p["hi"],
+                "set": i,
+                "tasks": len(tasks),
+                "par_threads": par,
+                "utilization": util,
+                "scheduler": sch,
+                "placed": placed,
+                "split_tasks": r.get("split_tasks"),
+            }
+            for k in (
+                "jobs",
+                "completed",
+                "deadline_misses",
+                "threads",
+                "steals",
+                "migrations",
+                "remote_starts",
+                "preemptions",
+                "context_switches",
+            ):
                 row[k] = r.get(k) if placed else None
             row["horizon_ns"] = r.get("horizon") if placed else None
             for k, v in row.items():
@@ -367,6 +524,7 @@ def evaluate_point(point_json: str) -> dict:
 
 # ---------------------------------------------------------------------------------------------
 # Running: points on an executor, one Parquet file per point, resume.
+
 
 def _table(spec: SimSpec, pid: str, cols: dict) -> pa.Table:
     schema = _schema(spec.kind)
@@ -385,9 +543,14 @@ def _table(spec: SimSpec, pid: str, cols: dict) -> pa.Table:
 
 
 def _meta(spec: SimSpec, pid: str, params: dict) -> dict:
-    return {"rtsched.spec": spec.text, "rtsched.spec_hash": spec.hash, "rtsched.kind": spec.kind,
-            "rtsched.quick": "true" if spec.quick else "false", "rtsched.point_id": pid,
-            "rtsched.point": canonical_json(params)}
+    return {
+        "rtsched.spec": spec.text,
+        "rtsched.spec_hash": spec.hash,
+        "rtsched.kind": spec.kind,
+        "rtsched.quick": "true" if spec.quick else "false",
+        "rtsched.point_id": pid,
+        "rtsched.point": canonical_json(params),
+    }
 
 
 def _load(path: Path, spec: SimSpec, pid: str, params: dict):
@@ -406,8 +569,9 @@ def _load(path: Path, spec: SimSpec, pid: str, params: dict):
     return table, None
 
 
-def run_sim(spec: SimSpec, out, *, executor=None, jobs: int | None = None, progress: bool = True, log=None,
-            evaluator=None) -> dict:
+def run_sim(
+    spec: SimSpec, out, *, executor=None, jobs: int | None = None, progress: bool = True, log=None, evaluator=None
+) -> dict:
     """Run (resuming) every point of ``spec`` into ``out``; returns {"tables", "computed", "kept",
     "seconds"}."""
     from .executors import LocalExecutor, PointFailed
@@ -417,9 +581,11 @@ def run_sim(spec: SimSpec, out, *, executor=None, jobs: int | None = None, progr
     pdir = store.points_dir(out)
     others = {h: c for h, c in store.stored_spec_hashes(out).items() if h != spec.hash}
     if others:
-        raise SpecError(f"{str(out)!r} holds {sum(others.values())} point(s) of a different spec (spec hash "
-                        f"{', '.join(sorted(others))}; this spec is {spec.hash}); choose another --out directory "
-                        "or delete that one")
+        raise SpecError(
+            f"{str(out)!r} holds {sum(others.values())} point(s) of a different spec (spec hash "
+            f"{', '.join(sorted(others))}; this spec is {spec.hash}); choose another --out directory "
+            "or delete that one"
+        )
     pdir.mkdir(parents=True, exist_ok=True)
     for tmp in pdir.glob(f".*{store.TMP_SUFFIX}"):
         tmp.unlink(missing_ok=True)
@@ -439,8 +605,11 @@ def run_sim(spec: SimSpec, out, *, executor=None, jobs: int | None = None, progr
     fn = evaluator or evaluate_point
     t0 = time.monotonic()
     if progress:
-        print(f"{spec.name}: {len(spec.points)} points ({len(kept)} kept, {len(todo)} to compute on "
-              f"{executor.describe()}); results in {out}", file=log)
+        print(
+            f"{spec.name}: {len(spec.points)} points ({len(kept)} kept, {len(todo)} to compute on "
+            f"{executor.describe()}); results in {out}",
+            file=log,
+        )
     by_id = dict(todo)
     done = 0
     try:
@@ -452,9 +621,15 @@ def run_sim(spec: SimSpec, out, *, executor=None, jobs: int | None = None, progr
             if progress:
                 print(f"  [{done}/{len(todo)}] {_label(by_id[pid])} ({time.monotonic() - t0:.0f} s)", file=log)
     except PointFailed as e:
-        raise SpecError(f"point {e.key} ({_label(by_id.get(e.key, {}))}): {type(e.error).__name__}: {e.error}") from e.error
-    return {"tables": [tables[pid] for pid, _ in spec.points], "computed": done, "kept": len(kept),
-            "seconds": time.monotonic() - t0}
+        raise SpecError(
+            f"point {e.key} ({_label(by_id.get(e.key, {}))}): {type(e.error).__name__}: {e.error}"
+        ) from e.error
+    return {
+        "tables": [tables[pid] for pid, _ in spec.points],
+        "computed": done,
+        "kept": len(kept),
+        "seconds": time.monotonic() - t0,
+    }
 
 
 def _label(p: dict) -> str:
@@ -467,6 +642,7 @@ def _label(p: dict) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Tables.
+
 
 def _fmt(x, digits=2) -> str:
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
@@ -506,10 +682,17 @@ def spres_table1(spec: SimSpec, table: pa.Table) -> dict:
         core_seconds = sum(r["m"] * r["horizon_ns"] / 1e9 for r in rs)
         rate = mig / core_seconds if core_seconds else None
         obs = [r["observed_slack"] for r in rs if r["observed_slack"] is not None]
-        agg.append({"slack": s, "sets": len(rs), "migrations": mig, "rate": rate,
-                    "observed_slack": sum(obs) / len(obs) if obs else None,
-                    "deadline_misses": sum(r["deadline_misses"] for r in rs),
-                    "jobs": sum(r["jobs"] for r in rs)})
+        agg.append(
+            {
+                "slack": s,
+                "sets": len(rs),
+                "migrations": mig,
+                "rate": rate,
+                "observed_slack": sum(obs) / len(obs) if obs else None,
+                "deadline_misses": sum(r["deadline_misses"] for r in rs),
+                "jobs": sum(r["jobs"] for r in rs),
+            }
+        )
     base = agg[0]["rate"] if agg and agg[0]["slack"] == 0.0 else None
     for a in agg:
         a["reduction"] = (base / a["rate"]) if base and a["rate"] else None
@@ -528,46 +711,85 @@ def spres_table1(spec: SimSpec, table: pa.Table) -> dict:
         if r["simulated"]:
             d = by_n[r["n"]]["mig"]
             d[r["slack"]] = d.get(r["slack"], 0) + r["migrations"]
-    lines = [f"{spec.name}: seed 004 (Brandenburg & Gül, RTSS 2016) Table I in simulation — SP-RES "
-             f"({'CASH' if p['cash'] else 'no slack reclamation'}, "
-             f"{'all reservations soft' if p['soft_unsplit'] else 'split tasks in soft reservations'}), "
-             f"m = {', '.join(map(str, m_values))}, {_fmt(horizon_s, 3).rstrip('0').rstrip('.')} s of virtual time per set"]
+    lines = [
+        f"{spec.name}: seed 004 (Brandenburg & Gül, RTSS 2016) Table I in simulation — SP-RES "
+        f"({'CASH' if p['cash'] else 'no slack reclamation'}, "
+        f"{'all reservations soft' if p['soft_unsplit'] else 'split tasks in soft reservations'}), "
+        f"m = {', '.join(map(str, m_values))}, {_fmt(horizon_s, 3).rstrip('0').rstrip('.')} s of virtual time per set"
+    ]
     if spec.quick or spec.note:
         lines.append(f"NOTE: {spec.note or 'quick form'} — not the paper's full experiment.")
-    lines.append(f"task sets: {total} generated ({len(spec.points)} (n, U) points × {p['samples']}); "
-                 f"{placed} placed by the SP-RES cascade, {total - placed} not placed (skipped); "
-                 f"{n_sim} contain a split task and were simulated at each slack level "
-                 f"(the paper reran ≈ {PAPER_SPRES_SETS:.0f}); the other {placed - n_sim} are partitioned: no migrations.")
+    lines.append(
+        f"task sets: {total} generated ({len(spec.points)} (n, U) points × {p['samples']}); "
+        f"{placed} placed by the SP-RES cascade, {total - placed} not placed (skipped); "
+        f"{n_sim} contain a split task and were simulated at each slack level "
+        f"(the paper reran ≈ {PAPER_SPRES_SETS:.0f}); the other {placed - n_sim} are partitioned: no migrations."
+    )
     if p.get("exec_scale", 1.0) != 1.0:
-        lines.append(f"execution times: {p['exec_scale']:g} × uniform in [(1 − 2s)·C, C] (rtspin -s {p['exec_scale']:g}; "
-                     "observed slack is relative to the scaled WCET), the same random numbers at every level.")
+        lines.append(
+            f"execution times: {p['exec_scale']:g} × uniform in [(1 − 2s)·C, C] (rtspin -s {p['exec_scale']:g}; "
+            "observed slack is relative to the scaled WCET), the same random numbers at every level."
+        )
     else:
-        lines.append("execution times: uniform in [(1 − 2s)·C, C] (mean slack s), the same random numbers at every level.")
+        lines.append(
+            "execution times: uniform in [(1 − 2s)·C, C] (mean slack s), the same random numbers at every level."
+        )
     lines.append("")
-    header = ["average slack", "total migrations", "per sec. and core", "reduction", "paper: total",
-              "paper: per sec. and core", "paper: reduction", "observed slack", "deadline misses"]
+    header = [
+        "average slack",
+        "total migrations",
+        "per sec. and core",
+        "reduction",
+        "paper: total",
+        "paper: per sec. and core",
+        "paper: reduction",
+        "observed slack",
+        "deadline misses",
+    ]
     body = []
     for a in agg:
-        body.append([_pct(a["slack"]), _fmt(a["migrations"]), _fmt(a["rate"]),
-                     "" if a["slack"] == 0 else (_fmt(a["reduction"], 1) + "x" if a["reduction"] else "—"),
-                     _fmt(a["paper_total"]), _fmt(a["paper_rate"]),
-                     "" if a["slack"] == 0 else (_fmt(a["paper_reduction"], 1) + "x" if a["paper_reduction"] else "—"),
-                     _pct(round(a["observed_slack"], 4)) if a["observed_slack"] is not None else "—",
-                     _fmt(a["deadline_misses"])])
+        body.append(
+            [
+                _pct(a["slack"]),
+                _fmt(a["migrations"]),
+                _fmt(a["rate"]),
+                "" if a["slack"] == 0 else (_fmt(a["reduction"], 1) + "x" if a["reduction"] else "—"),
+                _fmt(a["paper_total"]),
+                _fmt(a["paper_rate"]),
+                "" if a["slack"] == 0 else (_fmt(a["paper_reduction"], 1) + "x" if a["paper_reduction"] else "—"),
+                _pct(round(a["observed_slack"], 4)) if a["observed_slack"] is not None else "—",
+                _fmt(a["deadline_misses"]),
+            ]
+        )
     lines += _md(header, body)
     lines.append("")
+
     def nrate(d, sl):
         return d["mig"].get(sl, 0) / d["cs"] if d["cs"] else None
 
-    lines += _md(["n", "sets", "not placed", "with a split (simulated)"]
-                 + [f"per sec. and core at {_pct(sl)}" for sl in slacks]
-                 + ([f"reduction at {_pct(slacks[-1])}"] if len(slacks) > 1 and slacks[0] == 0 else []),
-                 [[n, d["sets"], d["not_placed"], d["split"]] + [_fmt(nrate(d, sl)) for sl in slacks]
-                  + ([_fmt(nrate(d, 0.0) / nrate(d, slacks[-1]), 1) + "x" if nrate(d, slacks[-1]) else "—"]
-                     if len(slacks) > 1 and slacks[0] == 0 else [])
-                  for n, d in sorted(by_n.items())])
-    return {"text": "\n".join(lines), "rows": agg, "by_n": by_n, "simulated_sets": n_sim, "sets": total,
-            "not_placed": total - placed}
+    lines += _md(
+        ["n", "sets", "not placed", "with a split (simulated)"]
+        + [f"per sec. and core at {_pct(sl)}" for sl in slacks]
+        + ([f"reduction at {_pct(slacks[-1])}"] if len(slacks) > 1 and slacks[0] == 0 else []),
+        [
+            [n, d["sets"], d["not_placed"], d["split"]]
+            + [_fmt(nrate(d, sl)) for sl in slacks]
+            + (
+                [_fmt(nrate(d, 0.0) / nrate(d, slacks[-1]), 1) + "x" if nrate(d, slacks[-1]) else "—"]
+                if len(slacks) > 1 and slacks[0] == 0
+                else []
+            )
+            for n, d in sorted(by_n.items())
+        ],
+    )
+    return {
+        "text": "\n".join(lines),
+        "rows": agg,
+        "by_n": by_n,
+        "simulated_sets": n_sim,
+        "sets": total,
+        "not_placed": total - placed,
+    }
 
 
 def _mean(xs):
@@ -603,30 +825,40 @@ def rtws_tables(spec: SimSpec, table: pa.Table) -> dict:
             for sch in scheds:
                 rs = [r for r in cell(m, w, sch) if r["placed"]]
                 avg[(m, w, sch)] = {
-                    "sets": len(rs), "unplaced": len(cell(m, w, sch)) - len(rs),
-                    "mig": _mean([paper_mig(r) for r in rs]), "trace_mig": _mean([r["migrations"] for r in rs]),
-                    "steals": _mean([r["steals"] for r in rs]), "remote": _mean([r["remote_starts"] for r in rs]),
-                    "cs": _mean([r["context_switches"] for r in rs]), "misses": sum(r["deadline_misses"] for r in rs),
-                    "jobs": sum(r["jobs"] for r in rs)}
-    lines = [f"{spec.name}: seed 003 (RTWS) §VI Tables I–III and Figs. 3–4 in simulation — "
-             f"{p['samples']} fork-join sets per (m, window), {p['horizon'] / 1e9:g} s of virtual time each; "
-             f"schedulers: {', '.join(scheds)} (gedf = event-driven G-EDF over threads; spres = SP-RES with CASH over "
-             "the sequentialized tasks, contrast only)"]
+                    "sets": len(rs),
+                    "unplaced": len(cell(m, w, sch)) - len(rs),
+                    "mig": _mean([paper_mig(r) for r in rs]),
+                    "trace_mig": _mean([r["migrations"] for r in rs]),
+                    "steals": _mean([r["steals"] for r in rs]),
+                    "remote": _mean([r["remote_starts"] for r in rs]),
+                    "cs": _mean([r["context_switches"] for r in rs]),
+                    "misses": sum(r["deadline_misses"] for r in rs),
+                    "jobs": sum(r["jobs"] for r in rs),
+                }
+    lines = [
+        f"{spec.name}: seed 003 (RTWS) §VI Tables I–III and Figs. 3–4 in simulation — "
+        f"{p['samples']} fork-join sets per (m, window), {p['horizon'] / 1e9:g} s of virtual time each; "
+        f"schedulers: {', '.join(scheds)} (gedf = event-driven G-EDF over threads; spres = SP-RES with CASH over "
+        "the sequentialized tasks, contrast only)"
+    ]
     if spec.quick or spec.note:
         lines.append(f"NOTE: {spec.note or 'quick form'} — not the full experiment.")
     lines.append("")
-    lines.append("Table I — composition (totals over the sets; threads = Σ n_i, the parallel threads per task): "
-                 "ours [paper]")
+    lines.append(
+        "Table I — composition (totals over the sets; threads = Σ n_i, the parallel threads per task): ours [paper]"
+    )
     hdr = ["m"] + [f"tasks {w}" for w in wname] + [f"threads {w}" for w in wname]
     body = []
     for m in ms:
         tasks, threads = [], []
-        for k, w in enumerate(wins):
+        for w in wins:
             rs = cell(m, w, "rtws")
             pt = PAPER_RTWS_TABLE1.get(m)
             j = WINDOWS.index(w) if w in WINDOWS else None
             tasks.append(f"{sum(r['tasks'] for r in rs):,}" + (f" [{pt[0][j]}]" if pt and j is not None else ""))
-            threads.append(f"{sum(r['par_threads'] for r in rs):,}" + (f" [{pt[1][j]}]" if pt and j is not None else ""))
+            threads.append(
+                f"{sum(r['par_threads'] for r in rs):,}" + (f" [{pt[1][j]}]" if pt and j is not None else "")
+            )
         body.append([m] + tasks + threads)
     lines += _md(hdr, body)
     if p["samples"] != 20:
@@ -639,7 +871,7 @@ def rtws_tables(spec: SimSpec, table: pa.Table) -> dict:
         for m in ms:
             row = [m]
             for sch in scheds:
-                for k, w in enumerate(wins):
+                for w in wins:
                     base = avg.get((min(ms), w, "rtws"), {}).get(key)
                     v = avg[(m, w, sch)][key]
                     r = v / base if (v is not None and base) else None
@@ -653,33 +885,65 @@ def rtws_tables(spec: SimSpec, table: pa.Table) -> dict:
         return out + _md(hdr, body)
 
     base_m = min(ms)
-    lines += ratio_table(f"Table II — scale-up ratios on the number of migrations, relative to RTWS on m = {base_m} "
-                         "(RTWS: steals, as the paper counts them; G-EDF: thread migrations + remote starts, the "
-                         "paper's SCHED_DEADLINE column in brackets; SP-RES: job migrations): ours [paper]", "mig",
-                         PAPER_RTWS_TABLE2)
-    lines += ratio_table(f"Table III — scale-up ratios on the number of context switches, relative to RTWS on "
-                         f"m = {base_m}: ours [paper; G-EDF's bracket is SCHED_DEADLINE]", "cs", PAPER_RTWS_TABLE3)
+    lines += ratio_table(
+        f"Table II — scale-up ratios on the number of migrations, relative to RTWS on m = {base_m} "
+        "(RTWS: steals, as the paper counts them; G-EDF: thread migrations + remote starts, the "
+        "paper's SCHED_DEADLINE column in brackets; SP-RES: job migrations): ours [paper]",
+        "mig",
+        PAPER_RTWS_TABLE2,
+    )
+    lines += ratio_table(
+        f"Table III — scale-up ratios on the number of context switches, relative to RTWS on "
+        f"m = {base_m}: ours [paper; G-EDF's bracket is SCHED_DEADLINE]",
+        "cs",
+        PAPER_RTWS_TABLE3,
+    )
     lines.append("[?] = illegible in our copy of the paper.")
     lines.append("")
-    lines.append("Figs. 3–4 — averages per task set (all m; the paper plots m = 8): migrations as in Table II, "
-                 "thread-level migrations (resumption on another CPU), steals, remote starts, context switches")
-    hdr = ["m", "window", "scheduler", "sets", "migrations (Table II)", "thread migrations", "steals", "remote starts",
-           "context switches", "deadline misses", "not placed"]
+    lines.append(
+        "Figs. 3–4 — averages per task set (all m; the paper plots m = 8): migrations as in Table II, "
+        "thread-level migrations (resumption on another CPU), steals, remote starts, context switches"
+    )
+    hdr = [
+        "m",
+        "window",
+        "scheduler",
+        "sets",
+        "migrations (Table II)",
+        "thread migrations",
+        "steals",
+        "remote starts",
+        "context switches",
+        "deadline misses",
+        "not placed",
+    ]
     body = []
     for m in ms:
         for k, w in enumerate(wins):
             for sch in scheds:
                 a = avg[(m, w, sch)]
-                body.append([m, wname[k], sch, a["sets"], _fmt(a["mig"], 1), _fmt(a["trace_mig"], 1),
-                             _fmt(a["steals"], 1) if sch == "rtws" else "—",
-                             _fmt(a["remote"], 1) if sch == "gedf" else "—", _fmt(a["cs"], 1), a["misses"],
-                             a["unplaced"]])
+                body.append(
+                    [
+                        m,
+                        wname[k],
+                        sch,
+                        a["sets"],
+                        _fmt(a["mig"], 1),
+                        _fmt(a["trace_mig"], 1),
+                        _fmt(a["steals"], 1) if sch == "rtws" else "—",
+                        _fmt(a["remote"], 1) if sch == "gedf" else "—",
+                        _fmt(a["cs"], 1),
+                        a["misses"],
+                        a["unplaced"],
+                    ]
+                )
     lines += _md(hdr, body)
     return {"text": "\n".join(lines), "avg": avg, "ms": ms, "windows": wins}
 
 
 # ---------------------------------------------------------------------------------------------
 # Figures and files.
+
 
 def _figure_spres(res: dict, path: Path):
     import matplotlib
@@ -715,11 +979,17 @@ def _figure_rtws(res: dict, spec: SimSpec, path: Path):
     scheds = spec.params["schedulers"]
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     width = 0.8 / len(scheds)
-    for ax, key, title in ((axes[0], "mig", f"(a) migrations (RTWS: steals), m = {m}"),
-                           (axes[1], "cs", f"(b) context switches, m = {m}")):
+    for ax, key, title in (
+        (axes[0], "mig", f"(a) migrations (RTWS: steals), m = {m}"),
+        (axes[1], "cs", f"(b) context switches, m = {m}"),
+    ):
         for k, sch in enumerate(scheds):
-            ax.bar([i + (k - (len(scheds) - 1) / 2) * width for i in range(len(wins))],
-                   [res["avg"][(m, w, sch)][key] or 0 for w in wins], width=width, label=sch)
+            ax.bar(
+                [i + (k - (len(scheds) - 1) / 2) * width for i in range(len(wins))],
+                [res["avg"][(m, w, sch)][key] or 0 for w in wins],
+                width=width,
+                label=sch,
+            )
         ax.set_xticks(range(len(wins)))
         ax.set_xticklabels([f"{lo:g}–{hi:g}" for lo, hi in wins])
         ax.set_xlabel("per-core utilization window")
@@ -744,8 +1014,19 @@ def _write_csv(path: Path, header: list, rows: list):
     store.write_text_atomic(path, buf.getvalue())
 
 
-def reproduce(path, *, quick: bool = False, out=None, executor=None, jobs=None, progress: bool = True, log=None,
-              fmt: str = "png", override: dict | None = None, evaluator=None) -> dict:
+def reproduce(
+    path,
+    *,
+    quick: bool = False,
+    out=None,
+    executor=None,
+    jobs=None,
+    progress: bool = True,
+    log=None,
+    fmt: str = "png",
+    override: dict | None = None,
+    evaluator=None,
+) -> dict:
     """Run (resuming) a simulation reproduction and write its tables (``NAME.md``), CSV and figure."""
     spec = load_sim_spec(path, quick=quick, override=override)
     out = Path(out) if out else Path("results") / (spec.name + ("-quick" if quick else ""))
@@ -756,20 +1037,77 @@ def reproduce(path, *, quick: bool = False, out=None, executor=None, jobs=None, 
     if spec.kind == "spres-table1":
         res = spres_table1(spec, table)
         _figure_spres(res, fig)
-        _write_csv(csv_path, ["slack", "simulated_sets", "total_migrations", "migrations_per_s_per_core",
-                              "reduction", "paper_total", "paper_per_s_per_core", "paper_reduction",
-                              "observed_slack", "deadline_misses", "jobs"],
-                   [[r["slack"], r["sets"], r["migrations"], r["rate"], r["reduction"], r["paper_total"],
-                     r["paper_rate"], r["paper_reduction"], r["observed_slack"], r["deadline_misses"], r["jobs"]]
-                    for r in res["rows"]])
+        _write_csv(
+            csv_path,
+            [
+                "slack",
+                "simulated_sets",
+                "total_migrations",
+                "migrations_per_s_per_core",
+                "reduction",
+                "paper_total",
+                "paper_per_s_per_core",
+                "paper_reduction",
+                "observed_slack",
+                "deadline_misses",
+                "jobs",
+            ],
+            [
+                [
+                    r["slack"],
+                    r["sets"],
+                    r["migrations"],
+                    r["rate"],
+                    r["reduction"],
+                    r["paper_total"],
+                    r["paper_rate"],
+                    r["paper_reduction"],
+                    r["observed_slack"],
+                    r["deadline_misses"],
+                    r["jobs"],
+                ]
+                for r in res["rows"]
+            ],
+        )
     else:
         res = rtws_tables(spec, table)
         _figure_rtws(res, spec, fig)
-        _write_csv(csv_path, ["m", "lo", "hi", "scheduler", "sets", "not_placed", "mean_migrations_table2",
-                              "mean_thread_migrations", "mean_steals", "mean_remote_starts",
-                              "mean_context_switches", "deadline_misses", "jobs"],
-                   [[m, w[0], w[1], sch, a["sets"], a["unplaced"], a["mig"], a["trace_mig"], a["steals"],
-                     a["remote"], a["cs"], a["misses"], a["jobs"]] for (m, w, sch), a in res["avg"].items()])
+        _write_csv(
+            csv_path,
+            [
+                "m",
+                "lo",
+                "hi",
+                "scheduler",
+                "sets",
+                "not_placed",
+                "mean_migrations_table2",
+                "mean_thread_migrations",
+                "mean_steals",
+                "mean_remote_starts",
+                "mean_context_switches",
+                "deadline_misses",
+                "jobs",
+            ],
+            [
+                [
+                    m,
+                    w[0],
+                    w[1],
+                    sch,
+                    a["sets"],
+                    a["unplaced"],
+                    a["mig"],
+                    a["trace_mig"],
+                    a["steals"],
+                    a["remote"],
+                    a["cs"],
+                    a["misses"],
+                    a["jobs"],
+                ]
+                for (m, w, sch), a in res["avg"].items()
+            ],
+        )
     text = res["text"] + f"\n\n({run['computed']} point(s) computed in {run['seconds']:.1f} s, {run['kept']} kept)"
     md = out / f"{spec.name}.md"
     store.write_text_atomic(md, text + "\n")

@@ -41,20 +41,42 @@ class SpecError(_Base):
 
 SEED_DERIVATION = "rtsched-seed-v1"
 
-TOP_KEYS = ("name", "description", "samples", "seed", "max_steps", "overhead_model", "methods",
-            "generator", "grid", "plot", "quick")
+TOP_KEYS = (
+    "name",
+    "description",
+    "samples",
+    "seed",
+    "max_steps",
+    "overhead_model",
+    "methods",
+    "generator",
+    "grid",
+    "plot",
+    "quick",
+)
 GENERATOR_KEYS = ("name", "periods", "umax", "deadlines")
 GRID_KEYS = ("m", "n", "util", "util_frac", "epsilon")
 RANGE_KEYS = ("from", "to", "step")
 QUICK_KEYS = ("samples", "grid")
-PLOT_KEYS = ("title", "x", "y", "panels", "curves", "groups", "panel_xlim", "xlim", "ylim", "yscale",
-             "columns", "min_samples")
+PLOT_KEYS = (
+    "title",
+    "x",
+    "y",
+    "panels",
+    "curves",
+    "groups",
+    "panel_xlim",
+    "xlim",
+    "ylim",
+    "yscale",
+    "columns",
+    "min_samples",
+)
 PLOT_X = ("util", "util_frac", "n", "m", "epsilon")
 PLOT_DIMS = ("group", "m", "n", "epsilon", "none")
 PLOT_Y = ("schedulable", "switch_rate")
 
-DEFAULT_GENERATOR = {"name": "randfixedsum", "periods": "loguniform:10ms-100ms", "umax": 1.0,
-                     "deadlines": "implicit"}
+DEFAULT_GENERATOR = {"name": "randfixedsum", "periods": "loguniform:10ms-100ms", "umax": 1.0, "deadlines": "implicit"}
 DEFAULT_MAX_STEPS = 1_000_000
 
 
@@ -115,7 +137,7 @@ class NExpr:
     b: int
 
     @staticmethod
-    def parse(value, where: str) -> "NExpr":
+    def parse(value, where: str) -> NExpr:
         if isinstance(value, bool):
             raise SpecError(f"{where}: expected a task count, got {value!r}")
         if isinstance(value, int):
@@ -131,8 +153,10 @@ class NExpr:
                 a = Fraction(mt.group("a")) if mt.group("a") else Fraction(1)
                 b = int(mt.group("b") or 0) * (-1 if mt.group("s") == "-" else 1)
                 return NExpr(s.replace(" ", ""), a, b)
-        raise SpecError(f"{where}: expected a task count (an integer or an expression of m such as "
-                        f"'2m', 'm+1', '2.5m', '3*m-1'), got {value!r}")
+        raise SpecError(
+            f"{where}: expected a task count (an integer or an expression of m such as "
+            f"'2m', 'm+1', '2.5m', '3*m-1'), got {value!r}"
+        )
 
     def at(self, m: int, where: str) -> int:
         v = self.a * m + self.b
@@ -283,9 +307,19 @@ class Spec:
 
 def derive_seed(base_seed: int, generator: dict, n: int, m: int, util: float) -> int:
     """The seed of a point: SHA-256 over the base seed and the generator inputs, top 63 bits."""
-    key = canonical_json({"v": SEED_DERIVATION, "seed": base_seed, "generator": generator["name"],
-                          "periods": generator["periods"], "umax": generator["umax"],
-                          "deadlines": generator["deadlines"], "n": n, "m": m, "util": util})
+    key = canonical_json(
+        {
+            "v": SEED_DERIVATION,
+            "seed": base_seed,
+            "generator": generator["name"],
+            "periods": generator["periods"],
+            "umax": generator["umax"],
+            "deadlines": generator["deadlines"],
+            "n": n,
+            "m": m,
+            "util": util,
+        }
+    )
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") >> 1
 
 
@@ -308,8 +342,12 @@ def _int(value, where: str, lo: int) -> int:
 
 
 def _pair(value, where: str) -> tuple:
-    if (not isinstance(value, list) or len(value) != 2
-            or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in value) or value[0] >= value[1]):
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in value)
+        or value[0] >= value[1]
+    ):
         raise SpecError(f"{where}: expected [low, high] with low < high, got {value!r}")
     return (float(value[0]), float(value[1]))
 
@@ -326,8 +364,13 @@ def _parse_plot(table, methods: list, where: str) -> PlotSpec:
         if not isinstance(table["title"], str):
             raise SpecError(f"{w}.title: expected a string")
         p.title = table["title"]
-    for key, allowed in (("x", PLOT_X), ("y", PLOT_Y), ("panels", PLOT_DIMS), ("curves", PLOT_DIMS),
-                         ("yscale", ("linear", "log"))):
+    for key, allowed in (
+        ("x", PLOT_X),
+        ("y", PLOT_Y),
+        ("panels", PLOT_DIMS),
+        ("curves", PLOT_DIMS),
+        ("yscale", ("linear", "log")),
+    ):
         if key in table:
             if table[key] not in allowed:
                 raise SpecError(f"{w}.{key}: expected one of {', '.join(allowed)}, got {table[key]!r}")
@@ -341,12 +384,12 @@ def _parse_plot(table, methods: list, where: str) -> PlotSpec:
         p.groups = {mt: [mt] for mt in methods}
     else:
         if not isinstance(groups, dict) or not groups:
-            raise SpecError(f"{w}.groups: expected a non-empty table of label = [methods] or \"@group\"")
+            raise SpecError(f'{w}.groups: expected a non-empty table of label = [methods] or "@group"')
         for label, members in groups.items():
             gw = f"{w}.groups.{label}"
             members = [members] if isinstance(members, str) else members
             if not isinstance(members, list):
-                raise SpecError(f"{gw}: expected a list of methods or a \"@group\" string")
+                raise SpecError(f'{gw}: expected a list of methods or a "@group" string')
             expanded = method_names.expand(members, gw)
             missing = [mt for mt in expanded if mt not in methods]
             if missing:
@@ -356,7 +399,7 @@ def _parse_plot(table, methods: list, where: str) -> PlotSpec:
         if not isinstance(table["panel_xlim"], dict):
             raise SpecError(f"{w}.panel_xlim: expected a table of panel = [low, high]")
         if p.panels == "none":
-            raise SpecError(f"{w}.panel_xlim: there are no panels (panels = \"none\")")
+            raise SpecError(f'{w}.panel_xlim: there are no panels (panels = "none")')
         for key, v in table["panel_xlim"].items():
             if p.panels == "group" and key not in p.groups:
                 raise SpecError(f"{w}.panel_xlim: {key!r} is not a group (groups: {', '.join(p.groups)})")
@@ -380,8 +423,10 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{where}: not valid TOML: {e}") from None
     if "kind" in data:
-        raise SpecError(f"{where}: a simulation reproduction (kind = {data['kind']!r}), not a sweep; run it with "
-                        "rtsched reproduce NAME (docs/reproductions.md)")
+        raise SpecError(
+            f"{where}: a simulation reproduction (kind = {data['kind']!r}), not a sweep; run it with "
+            "rtsched reproduce NAME (docs/reproductions.md)"
+        )
     _check_keys(data, TOP_KEYS, f"the top level of {where}")
     q = data.get("quick")
     if q is not None:
@@ -431,7 +476,7 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
     if ("util" in grid) == ("util_frac" in grid):
         raise SpecError(f"{gw}: give exactly one of 'util' (total U) and 'util_frac' (U as a fraction of m)")
     ms = _dedupe(_values(grid["m"], f"{gw}.m", integer=True))
-    for i, m in enumerate(ms):
+    for m in ms:
         if m < 1:
             raise SpecError(f"{gw}.m: processor counts must be >= 1, got {m}")
     ns = _dedupe(_values(grid["n"], f"{gw}.n", item=NExpr.parse))
@@ -472,9 +517,25 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
         raise SpecError(f"{where} description: expected a string")
     plot = _parse_plot(data.get("plot", {}), methods, where)
 
-    spec = Spec(text=text, path=path, quick=quick, name=name, description=description, generator=generator,
-                m=ms, n=ns, util=util, util_frac=util_frac, epsilon=epsilon, methods=methods, samples=samples,
-                seed=seed, max_steps=max_steps, overhead_model=overhead, plot=plot)
+    spec = Spec(
+        text=text,
+        path=path,
+        quick=quick,
+        name=name,
+        description=description,
+        generator=generator,
+        m=ms,
+        n=ns,
+        util=util,
+        util_frac=util_frac,
+        epsilon=epsilon,
+        methods=methods,
+        samples=samples,
+        seed=seed,
+        max_steps=max_steps,
+        overhead_model=overhead,
+        plot=plot,
+    )
     _expand(spec, gw)
     if not spec.points:
         raise SpecError(f"{where}: the grid has no feasible point ({len(spec.skipped)} skipped)")
@@ -513,10 +574,20 @@ def _expand(spec: Spec, where: str):
                     continue
                 seed = derive_seed(spec.seed, spec.generator, n, m, u)
                 for eps in spec.epsilon:
-                    params = {"generator": spec.generator["name"], "periods": spec.generator["periods"],
-                              "umax": spec.generator["umax"], "deadlines": spec.generator["deadlines"],
-                              "n": n, "m": m, "util": u, "count": spec.samples, "seed": seed,
-                              "methods": list(spec.methods), "epsilon": eps, "max_steps": spec.max_steps}
+                    params = {
+                        "generator": spec.generator["name"],
+                        "periods": spec.generator["periods"],
+                        "umax": spec.generator["umax"],
+                        "deadlines": spec.generator["deadlines"],
+                        "n": n,
+                        "m": m,
+                        "util": u,
+                        "count": spec.samples,
+                        "seed": seed,
+                        "methods": list(spec.methods),
+                        "epsilon": eps,
+                        "max_steps": spec.max_steps,
+                    }
                     if spec.overhead_model is not None:
                         params["overhead_model"] = spec.overhead_model
                     pid = point_id(params)

@@ -21,19 +21,21 @@ import pyarrow.parquet as pq
 from .spec import Point, Spec, SpecError, canonical_json
 
 RESULT_COLUMNS = ("set", "method", "schedulable", "gave_up", "switch_rate", "utilization")
-SCHEMA = pa.schema([
-    ("point", pa.string()),
-    ("m", pa.int64()),
-    ("n", pa.int64()),
-    ("util", pa.float64()),
-    ("epsilon", pa.int64()),
-    ("set", pa.int64()),
-    ("method", pa.string()),
-    ("schedulable", pa.bool_()),
-    ("gave_up", pa.bool_()),
-    ("switch_rate", pa.float64()),
-    ("utilization", pa.float64()),
-])
+SCHEMA = pa.schema(
+    [
+        ("point", pa.string()),
+        ("m", pa.int64()),
+        ("n", pa.int64()),
+        ("util", pa.float64()),
+        ("epsilon", pa.int64()),
+        ("set", pa.int64()),
+        ("method", pa.string()),
+        ("schedulable", pa.bool_()),
+        ("gave_up", pa.bool_()),
+        ("switch_rate", pa.float64()),
+        ("utilization", pa.float64()),
+    ]
+)
 TMP_SUFFIX = ".tmp"
 
 
@@ -69,8 +71,10 @@ def result_table(point: Point, result) -> pa.Table:
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as e:
             raise EvaluatorError(f"{where}: column {col!r} is not of type {typ}: {e}") from None
         if len(arr) != rows:
-            raise EvaluatorError(f"{where}: column {col!r} has {len(arr)} rows; expected count x methods = "
-                                 f"{point.count} x {len(point.params['methods'])} = {rows}")
+            raise EvaluatorError(
+                f"{where}: column {col!r} has {len(arr)} rows; expected count x methods = "
+                f"{point.count} x {len(point.params['methods'])} = {rows}"
+            )
         if col in ("set", "method", "gave_up", "utilization") and arr.null_count:
             raise EvaluatorError(f"{where}: column {col!r} has null values")
         arrays[col] = arr
@@ -82,7 +86,7 @@ def result_table(point: Point, result) -> pa.Table:
         raise EvaluatorError(f"{where}: method(s) {sorted(bad)} were not asked for")
     if any(s < 0 or s >= point.count for s in sets):
         raise EvaluatorError(f"{where}: 'set' must be in [0, {point.count})")
-    if len(set(zip(sets, methods))) != rows:
+    if len(set(zip(sets, methods, strict=True))) != rows:
         raise EvaluatorError(f"{where}: some (set, method) pair is missing or repeated")
     c = point.coords
     head = {

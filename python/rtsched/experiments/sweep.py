@@ -56,8 +56,18 @@ def _write_spec(out: Path, spec: Spec):
     os.replace(tmp, out / "sweep.json")
 
 
-def run_sweep(spec, out_dir, *, resume: bool = False, evaluator=None, executor=None, jobs: int | None = None,
-              progress: bool = True, log=None, quick: bool = False) -> SweepResult:
+def run_sweep(
+    spec,
+    out_dir,
+    *,
+    resume: bool = False,
+    evaluator=None,
+    executor=None,
+    jobs: int | None = None,
+    progress: bool = True,
+    log=None,
+    quick: bool = False,
+) -> SweepResult:
     """Run (or resume) a sweep; returns what was computed, kept and found invalid.
 
     ``spec`` is a Spec or a path; ``evaluator`` defaults to ``rtsched._core.evaluate_point`` and
@@ -79,9 +89,11 @@ def run_sweep(spec, out_dir, *, resume: bool = False, evaluator=None, executor=N
     others = {h: c for h, c in store.stored_spec_hashes(out).items() if h != spec.hash}
     if others:
         count = sum(others.values())
-        raise SpecError(f"{str(out)!r} holds {count} point(s) of a different spec (spec hash "
-                        f"{', '.join(sorted(others))}; this spec is {spec.hash}); choose another --out "
-                        "directory or delete that one")
+        raise SpecError(
+            f"{str(out)!r} holds {count} point(s) of a different spec (spec hash "
+            f"{', '.join(sorted(others))}; this spec is {spec.hash}); choose another --out "
+            "directory or delete that one"
+        )
     pdir.mkdir(parents=True, exist_ok=True)
     for tmp in list(pdir.glob(f".*{store.TMP_SUFFIX}")) + list(out.glob(f".*{store.TMP_SUFFIX}")):
         print(f"removing {tmp.name}: left by an interrupted write", file=log)
@@ -108,21 +120,35 @@ def run_sweep(spec, out_dir, *, resume: bool = False, evaluator=None, executor=N
             result.invalid.append((p.id, why))
             todo.append(p)
     if existing and not resume:
-        print(f"{existing} point(s) of this spec already in {out}: recomputing them (use --resume to keep them)",
-              file=log)
+        print(
+            f"{existing} point(s) of this spec already in {out}: recomputing them (use --resume to keep them)", file=log
+        )
     if spec.skipped:
-        print(f"{len(spec.skipped)} grid point(s) skipped as infeasible, e.g. "
-              f"{spec.skipped[0][1]} (m={spec.skipped[0][0]['m']}, n={spec.skipped[0][0]['n']})", file=log)
+        print(
+            f"{len(spec.skipped)} grid point(s) skipped as infeasible, e.g. "
+            f"{spec.skipped[0][1]} (m={spec.skipped[0][0]['m']}, n={spec.skipped[0][0]['n']})",
+            file=log,
+        )
 
     if executor is None:
         executor = LocalExecutor(jobs)
     by_id = {p.id: p for p in todo}
     kept_sets = sum(p.count for p in spec.points if p.id not in by_id)
-    prog = Progress(len(spec.points), spec.total_sets, done_points=len(spec.points) - len(todo),
-                    done_sets=kept_sets, stream=log, label=spec.name, enabled=progress)
+    prog = Progress(
+        len(spec.points),
+        spec.total_sets,
+        done_points=len(spec.points) - len(todo),
+        done_sets=kept_sets,
+        stream=log,
+        label=spec.name,
+        enabled=progress,
+    )
     if progress:
-        print(f"{spec.name}: {len(spec.points)} points, {spec.total_sets:,} task sets; {len(result.kept)} kept, "
-              f"{len(todo)} to compute on {executor.describe()}; results in {out}", file=log)
+        print(
+            f"{spec.name}: {len(spec.points)} points, {spec.total_sets:,} task sets; {len(result.kept)} kept, "
+            f"{len(todo)} to compute on {executor.describe()}; results in {out}",
+            file=log,
+        )
     version = _version()
     try:
         for key, res in executor.run(evaluator, [(p.id, p.json) for p in todo]):

@@ -28,8 +28,20 @@ def _threshold(method: str) -> float:
 
 def fake_evaluate(point_json: str) -> dict:
     p = json.loads(point_json)
-    for key in ("generator", "periods", "umax", "deadlines", "n", "m", "util", "count", "seed", "methods",
-                "epsilon", "max_steps"):
+    for key in (
+        "generator",
+        "periods",
+        "umax",
+        "deadlines",
+        "n",
+        "m",
+        "util",
+        "count",
+        "seed",
+        "methods",
+        "epsilon",
+        "max_steps",
+    ):
         if key not in p:
             raise ValueError(f"fake evaluator: point lacks {key!r}")
     log = os.environ.get("RTSCHED_FAKE_EVAL_LOG")

@@ -90,6 +90,7 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
 
 /// `Some(true)`: the condition holds at every ramp end `<= tmax`; `Some(false)`: it fails at
 /// one; `None`: the point budget ran out.
+#[allow(clippy::needless_range_loop)] // several parallel arrays indexed by task
 fn check_sigma(sys: &System, p: u64, s: u128, tmax: u64, inv: &[f64], budget: &mut u64) -> Option<bool> {
     let n = sys.n();
     for h in 0..n {

@@ -20,6 +20,7 @@
 
 use super::{by_laxity, divmod, System};
 
+#[allow(clippy::needless_range_loop)] // several parallel arrays indexed by task
 pub(crate) fn check(sys: &System) -> bool {
     let n = sys.n();
     let inv: Vec<f64> = sys.t.iter().map(|&t| 1.0 / t as f64).collect();

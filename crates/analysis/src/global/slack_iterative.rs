@@ -61,6 +61,7 @@ fn update(sys: &System, table: &PairTable, row: usize, k: usize, slack: &[u64]) 
 
 /// The evaluation as it was before the branch-free loop (reference for the tests).
 #[cfg(test)]
+#[allow(clippy::needless_range_loop)] // several parallel arrays indexed by task
 fn update_reference(sys: &System, table: &PairTable, row: usize, k: usize, slack: &[u64]) -> Option<u64> {
     let x1 = sys.d[k] - sys.c[k] + 1;
     let mut sum: u128 = 0;

@@ -280,10 +280,10 @@ fn solve_at(rs: &[Res], t: Time, x: Time, tm: Time) -> Solved {
     if top > tm {
         return Solved::Max(top); // g(top) = 0 (cannot happen when tm was a violation for x)
     }
-    let mut q = (tm - top) / t;
-    for _ in 0..64 {
+    let q0 = (tm - top) / t;
+    for q in q0..q0 + 64 {
         // x' in [seg_lo, seg_hi] has floor((tm - x')/t) = q
-        let seg_hi = if q == (tm - top) / t { top } else { tm - q * t };
+        let seg_hi = if q == q0 { top } else { tm - q * t };
         let seg_lo = match (q + 1).checked_mul(t) {
             Some(v) if v <= tm => tm - v + 1,
             _ => 1,
@@ -295,7 +295,6 @@ fn solve_at(rs: &[Res], t: Time, x: Time, tm: Time) -> Solved {
         if seg_lo <= 1 {
             return Solved::None;
         }
-        q += 1;
     }
     Solved::TooLong
 }

@@ -306,7 +306,7 @@ fn run_cd(state: &mut State, tasks: &[usize], mode: CdMode, cfg: &SemiConfig) ->
                             }
                         }
                         if let Some(x) = state.chunk(b, it, cfg) {
-                            if best.map_or(true, |(_, bx)| x > bx) {
+                            if best.is_none_or(|(_, bx)| x > bx) {
                                 best = Some((b, x));
                             }
                         }

@@ -189,7 +189,7 @@ impl Placement {
                 if deadline > period {
                     return Err(terr("deadline", format!("deadline {deadline} ns exceeds the period {period} ns")));
                 }
-                if offset.checked_add(deadline).map_or(true, |e| e > period) {
+                if offset.checked_add(deadline).is_none_or(|e| e > period) {
                     return Err(terr(
                         "offset",
                         format!("window [{offset}, {offset}+{deadline}) leaves the period {period} ns"),
