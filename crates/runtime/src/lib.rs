@@ -23,47 +23,18 @@
 //! implicit, constrained or arbitrary deadlines; jobs of one task run in order (a tardy job
 //! delays its successor, which waits; no job is dropped); jobs never self-suspend.
 
-pub mod body;
-pub mod clock;
-pub mod engine;
-pub mod gsn;
-pub mod heap;
-pub mod kernel_sd;
+pub mod backend;
+pub mod config;
+pub mod error;
+pub mod mechanism;
 pub mod monitor;
-pub mod pedf;
 pub mod platform;
-pub mod plugin;
-pub mod result;
-pub mod sync;
-pub mod to_trace;
-pub mod tracer;
-pub mod user;
+pub mod queue;
 
-pub use body::ExecTime;
-pub use engine::{run, IdleMode, Mechanism, RunConfig};
-pub use result::{JobRecord, RunResult, Stats};
-
-use thiserror::Error;
-
-/// Why a run could not be started or finished.
-#[derive(Debug, Error)]
-pub enum RunError {
-    /// A bad CPU list or dedicated CPU.
-    #[error("bad CPU configuration: {0}")]
-    Cpus(String),
-    /// Real-time priority could not be set.
-    #[error("{0}")]
-    Priority(String),
-    /// A bad run parameter (duration, partition, ...).
-    #[error("bad run configuration: {0}")]
-    Config(String),
-    /// The kernel refused a `SCHED_DEADLINE` task.
-    #[error("{0}")]
-    Admission(String),
-    /// A worker thread failed (panicked) or the watchdog ended the run.
-    #[error("run failed: {0}")]
-    Failed(String),
-    /// The task set is invalid.
-    #[error(transparent)]
-    Model(#[from] rtsched_model::ModelError),
-}
+pub use backend::result::{JobRecord, RunResult, Stats};
+pub use backend::{kernel_sd, run, to_trace};
+pub use config::{IdleMode, RunConfig};
+pub use error::RunError;
+pub use mechanism::Mechanism;
+pub use platform::body::ExecTime;
+pub use platform::{body, clock, sync, tracer, user};

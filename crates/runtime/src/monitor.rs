@@ -20,8 +20,8 @@
 //!
 //! Assumptions: any deadline type; one job per task may run at a time.
 
-use crate::engine::{deadline_monotonic_ranks, Mechanism};
-use crate::result::RunResult;
+use crate::backend::result::RunResult;
+use crate::mechanism::{deadline_monotonic_ranks, Mechanism};
 use rtsched_model::{TaskSet, Time};
 use rtsched_policy::Prio;
 use rtsched_trace::{Event, JobId, Trace};
@@ -237,7 +237,7 @@ pub fn summary_with_monitors(r: &RunResult, ts: &TaskSet, mech: &Mechanism) -> V
             Value::Null,
             Some("kernel-sd: the kernel's dispatching is not observable from user space".to_string()),
         ),
-        Some(inv) => match crate::to_trace::to_trace(r, ts)
+        Some(inv) => match crate::backend::to_trace::to_trace(r, ts)
             .and_then(|t| priority_inversion_report(&t, &inv, tracking_bound_ns(r)))
         {
             Ok(x) => (json!(x.total_ns), json!(x), None),

@@ -23,7 +23,7 @@
 //! Assumptions: jobs of a task are numbered 0, 1, ... in release order (the runtime's
 //! numbering); the horizon is the run's duration (records after it are ignored by metrics).
 
-use crate::result::RunResult;
+use super::result::RunResult;
 use crate::tracer::{RecKind, RELEASE_CPU};
 use rtsched_model::TaskSet;
 use rtsched_trace::{Event, JobId, OverheadKind, Record, Trace, TraceMeta};

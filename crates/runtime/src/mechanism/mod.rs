@@ -35,46 +35,9 @@
 //! dedicated thread the scheduling processor and `schedule` a mailbox exchange; the RTSS'09
 //! plugins differ only in the ready-queue type and the release domain (CE1/FE1 = dedicated).
 
+pub use crate::queue::release::{Job, TaskBook, TaskParams};
 use crate::sync::CpuSignal;
 use crate::tracer::{RecKind, TraceBuffer};
-use std::cmp::Ordering;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
-/// A job: task index, 0-based sequence number, absolute due release time and deadline
-/// (monotonic ns). Jobs are ordered by EDF priority: earlier deadline first, ties by lower
-/// task index (then sequence number) — the tie-break LITMUS^RT uses (seed 001 §2 fn. 4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Job {
-    pub task: u32,
-    pub seq: u32,
-    pub release: u64,
-    pub deadline: u64,
-}
-
-impl Job {
-    /// Priority key; smaller = higher priority.
-    #[inline]
-    pub fn key(&self) -> (u64, u32, u32) {
-        (self.deadline, self.task, self.seq)
-    }
-    /// True if `self` has strictly higher priority than `other`.
-    #[inline]
-    pub fn higher_than(&self, other: &Job) -> bool {
-        self.key() < other.key()
-    }
-}
-
-impl PartialOrd for Job {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Job {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.key().cmp(&other.key())
-    }
-}
 
 /// What a worker stopped doing before calling [`Plugin::schedule`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,137 +150,134 @@ pub trait Plugin: Send + Sync {
     fn accounting(&self) -> Accounting;
 }
 
-/// Static task parameters a plugin needs (ns).
-#[derive(Debug, Clone, Copy)]
-pub struct TaskParams {
-    pub deadline: u64,
-    pub period: u64,
+pub mod gsn_edf;
+pub mod partitioned;
+
+use crate::config::RunConfig;
+use crate::{platform, RunError};
+use rtsched_model::TaskSet;
+
+/// The scheduler implementation to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mechanism {
+    /// Partitioned EDF; `partition[c]` = task indices of the `c`-th CPU of the list.
+    Pedf { partition: Vec<Vec<usize>> },
+    /// Partitioned fixed priority; `ranks[i]` = task i's priority (smaller = higher), or
+    /// `None` for deadline-monotonic (D, then task index).
+    Pfp { partition: Vec<Vec<usize>>, ranks: Option<Vec<u64>> },
+    /// Global EDF, one lock, releases handled by the workers (seed 001 CEm).
+    GsnEdf,
+    /// GSN-EDF with a dedicated release CPU (`RunConfig::dedicated_cpu`; seed 001 CE1).
+    GsnEdfDi,
+    /// The same workload as Linux SCHED_DEADLINE threads (see `backend::kernel_sd`).
+    KernelSd,
 }
 
-/// Release and completion bookkeeping for a subset of tasks (one release domain): the
-/// release queue (a min-heap of due times, seed 001 §3 "release queue"; coinciding releases
-/// are handled in one handler call, like LITMUS^RT's shared timers) and, per task, the
-/// counts of released and completed jobs. Jobs of a task run in order: a job released
-/// while its predecessor is incomplete is *backlogged* (released, recorded, not ready) and
-/// becomes ready when the predecessor completes — no job is ever dropped.
-#[derive(Debug)]
-pub struct TaskBook {
-    params: Vec<TaskParams>,
-    t0: u64,
-    end: u64,
-    released: Vec<u32>,
-    completed: Vec<u32>,
-    rq: BinaryHeap<Reverse<(u64, u32)>>,
-}
+impl Mechanism {
+    /// The scheduler names the CLI accepts.
+    pub const NAMES: [&'static str; 5] = ["pedf", "pfp", "gsn-edf", "gsn-edf-di", "kernel-sd"];
 
-impl TaskBook {
-    /// Tasks `subset` (global indices) release their first job at `t0`; no job is released
-    /// at or after `end`.
-    pub fn new(params: &[TaskParams], subset: &[usize], t0: u64, end: u64) -> TaskBook {
-        let mut rq = BinaryHeap::with_capacity(subset.len());
-        for &i in subset {
-            if t0 < end {
-                rq.push(Reverse((t0, i as u32)));
+    /// Builds a mechanism from its CLI name; `pedf` and `pfp` need a partition (P-FP then
+    /// uses deadline-monotonic priorities), the others refuse one.
+    pub fn parse(name: &str, partition: Option<Vec<Vec<usize>>>) -> Result<Mechanism, RunError> {
+        let m = match (name, partition) {
+            ("pedf", Some(p)) => Mechanism::Pedf { partition: p },
+            ("pfp", Some(p)) => Mechanism::Pfp { partition: p, ranks: None },
+            ("pedf" | "pfp", None) => {
+                return Err(RunError::Config(format!("{name} needs a partition (task indices per CPU)")))
+            }
+            ("gsn-edf", None) => Mechanism::GsnEdf,
+            ("gsn-edf-di", None) => Mechanism::GsnEdfDi,
+            ("kernel-sd", None) => Mechanism::KernelSd,
+            ("gsn-edf" | "gsn-edf-di" | "kernel-sd", Some(_)) => {
+                return Err(RunError::Config(format!("{name} is global and takes no partition")))
+            }
+            _ => {
+                return Err(RunError::Config(format!(
+                    "unknown scheduler {name:?}; known: {}",
+                    Mechanism::NAMES.join(", ")
+                )))
+            }
+        };
+        Ok(m)
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Mechanism::Pedf { .. } => "pedf",
+            Mechanism::Pfp { .. } => "pfp",
+            Mechanism::GsnEdf => "gsn-edf",
+            Mechanism::GsnEdfDi => "gsn-edf-di",
+            Mechanism::KernelSd => "kernel-sd",
+        }
+    }
+
+    /// Checks `cfg` and `ts` for this mechanism.
+    pub(crate) fn validate(&self, ts: &TaskSet, cfg: &RunConfig) -> Result<(), RunError> {
+        cfg.validate_common(ts)?;
+        if matches!(self, Mechanism::KernelSd) && !cfg.user_jobs.is_empty() {
+            return Err(RunError::Config(
+                "kernel-sd runs the synthetic body only; user jobs need one of our mechanisms".into(),
+            ));
+        }
+        match self {
+            Mechanism::GsnEdfDi if cfg.dedicated_cpu.is_none() => {
+                return Err(RunError::Config("gsn-edf-di needs a dedicated_cpu for release handling".into()))
+            }
+            Mechanism::GsnEdfDi => {}
+            _ if cfg.dedicated_cpu.is_some() => {
+                return Err(RunError::Config(format!(
+                    "{} does not use a dedicated CPU (only gsn-edf-di does)",
+                    self.name()
+                )))
+            }
+            _ => {}
+        }
+        if let Mechanism::Pedf { partition } = self {
+            validate_partition(partition, ts.len(), cfg.cpus.len())?;
+        }
+        if let Mechanism::Pfp { partition, ranks } = self {
+            validate_partition(partition, ts.len(), cfg.cpus.len())?;
+            if let Some(r) = ranks {
+                if r.len() != ts.len() {
+                    return Err(RunError::Config(format!("pfp has {} priorities for {} tasks", r.len(), ts.len())));
+                }
             }
         }
-        TaskBook {
-            params: params.to_vec(),
-            t0,
-            end,
-            released: vec![0; params.len()],
-            completed: vec![0; params.len()],
-            rq,
-        }
-    }
-
-    pub fn next_due(&self) -> u64 {
-        self.rq.peek().map_or(u64::MAX, |r| r.0 .0)
-    }
-
-    fn job(&self, task: u32, seq: u32) -> Job {
-        let p = self.params[task as usize];
-        let release = self.t0 + seq as u64 * p.period;
-        Job { task, seq, release, deadline: release + p.deadline }
-    }
-
-    /// Releases every job due by `now`; calls `f(job, ready)` for each in due order, where
-    /// `ready` is false for a backlogged job.
-    pub fn release_due(&mut self, now: u64, mut f: impl FnMut(Job, bool)) {
-        while let Some(&Reverse((due, task))) = self.rq.peek() {
-            if due > now {
-                break;
-            }
-            self.rq.pop();
-            let t = task as usize;
-            let seq = self.released[t];
-            self.released[t] += 1;
-            let next = due + self.params[t].period;
-            if next < self.end {
-                self.rq.push(Reverse((next, task)));
-            }
-            let ready = seq == self.completed[t];
-            f(self.job(task, seq), ready);
-        }
-    }
-
-    /// Marks `job` complete; returns its task's next job if it was backlogged (now ready).
-    pub fn complete(&mut self, job: &Job) -> Option<Job> {
-        let t = job.task as usize;
-        debug_assert_eq!(job.seq, self.completed[t]);
-        self.completed[t] += 1;
-        if self.released[t] > self.completed[t] {
-            Some(self.job(job.task, self.completed[t]))
-        } else {
-            None
-        }
-    }
-
-    /// The task's oldest incomplete released job, if any.
-    pub fn head(&self, task: usize) -> Option<Job> {
-        (self.released[task] > self.completed[task]).then(|| self.job(task as u32, self.completed[task]))
-    }
-
-    /// Whether `job` is already complete (a stale ready-queue entry).
-    pub fn is_done(&self, job: &Job) -> bool {
-        job.seq < self.completed[job.task as usize]
-    }
-
-    pub fn released(&self) -> &[u32] {
-        &self.released
-    }
-    pub fn completed(&self) -> &[u32] {
-        &self.completed
+        platform::validate_cpus(&cfg.cpus, cfg.dedicated_cpu, cfg.force)
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backlogged_jobs_wait_for_their_predecessor() {
-        let p = [TaskParams { deadline: 10, period: 10 }, TaskParams { deadline: 5, period: 20 }];
-        let mut b = TaskBook::new(&p, &[0, 1], 100, 150);
-        let mut got = vec![];
-        b.release_due(125, |j, r| got.push((j.task, j.seq, j.release, j.deadline, r)));
-        assert_eq!(
-            got,
-            vec![
-                (0, 0, 100, 110, true),
-                (1, 0, 100, 105, true),
-                (0, 1, 110, 120, false),
-                (0, 2, 120, 130, false),
-                (1, 1, 120, 125, false)
-            ]
-        );
-        assert_eq!(b.next_due(), 130);
-        let j0 = Job { task: 0, seq: 0, release: 100, deadline: 110 };
-        assert_eq!(b.complete(&j0).map(|j| j.seq), Some(1));
-        assert_eq!(b.head(0).map(|j| j.seq), Some(1));
-        assert!(b.is_done(&j0));
-        // nothing at or after `end`
-        b.release_due(10_000, |j, _| assert!(j.release < 150));
-        assert_eq!(b.released(), &[5, 3]);
-        assert_eq!(b.next_due(), u64::MAX);
+/// Deadline-monotonic ranks: position of each task when sorted by (D, index).
+pub fn deadline_monotonic_ranks(ts: &TaskSet) -> Vec<u64> {
+    let mut order: Vec<usize> = (0..ts.len()).collect();
+    order.sort_by_key(|&i| (ts.tasks()[i].deadline, i));
+    let mut ranks = vec![0; ts.len()];
+    for (r, &i) in order.iter().enumerate() {
+        ranks[i] = r as u64;
     }
+    ranks
+}
+
+/// Each task on exactly one of `m` CPUs.
+pub fn validate_partition(partition: &[Vec<usize>], n: usize, m: usize) -> Result<(), RunError> {
+    if partition.len() != m {
+        return Err(RunError::Config(format!("the partition has {} CPUs but the CPU list has {m}", partition.len())));
+    }
+    let mut seen = vec![None; n];
+    for (c, tasks) in partition.iter().enumerate() {
+        for &t in tasks {
+            if t >= n {
+                return Err(RunError::Config(format!("partition CPU {c} names task {t}, but there are {n} tasks")));
+            }
+            if let Some(c0) = seen[t] {
+                return Err(RunError::Config(format!("task {t} is assigned to CPUs {c0} and {c}")));
+            }
+            seen[t] = Some(c);
+        }
+    }
+    if let Some(t) = seen.iter().position(|s| s.is_none()) {
+        return Err(RunError::Config(format!("task {t} is assigned to no CPU")));
+    }
+    Ok(())
 }

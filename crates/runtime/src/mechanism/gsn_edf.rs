@@ -15,8 +15,9 @@
 //! being unlinked but before noticing the IPI) are removed lazily when they reach the top.
 //! Assumptions: sporadic tasks, any deadlines, EDF with ties by task index.
 
-use crate::heap::{BinomialHeap, CpuHeap};
-use crate::plugin::{Accounting, Ctx, Job, Plugin, Prev, TaskBook, TaskParams};
+use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskBook, TaskParams};
+use crate::queue::binomial::BinomialHeap;
+use crate::queue::cpu_heap::CpuHeap;
 use crate::sync::SpinLock;
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicU64, Ordering};

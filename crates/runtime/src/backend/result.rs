@@ -17,8 +17,8 @@
 //!   tick samples exist.
 
 use crate::clock::TscCalibration;
-use crate::engine::RunConfig;
-use crate::plugin::Accounting;
+use crate::config::RunConfig;
+use crate::mechanism::Accounting;
 use crate::tracer::{RecKind, Record, TraceBuffer};
 use rtsched_model::TaskSet;
 use serde::Serialize;
@@ -131,7 +131,7 @@ impl RunResult {
         }
         for b in &buffers {
             // The end-of-run release drain is bookkeeping, not overhead.
-            let drain = b.cpu() == crate::tracer::RELEASE_CPU - 1;
+            let drain = b.cpu() == super::lifecycle::DRAIN_CPU;
             let recs: Vec<Record> = b.records().iter().map(|r| Record { ts: to_rel(r.ts), ..*r }).collect();
             let mut open: HashMap<RecKind, u64> = HashMap::new();
             for (r, raw) in recs.iter().zip(b.records()) {

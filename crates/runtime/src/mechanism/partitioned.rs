@@ -6,8 +6,8 @@
 //! jobs by absolute deadline, P-FP by the task's fixed priority (a rank, smaller = higher;
 //! deadline-monotonic by default); ties by task index, then job number.
 
-use crate::heap::BinomialHeap;
-use crate::plugin::{Accounting, Ctx, Job, Plugin, Prev, TaskBook, TaskParams};
+use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskBook, TaskParams};
+use crate::queue::binomial::BinomialHeap;
 use crate::sync::SpinLock;
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicU64, Ordering};
