@@ -1,30 +1,38 @@
 //! rtsched-policy: scheduling *policies* as pure state machines — no clock, no threads, no
 //! allocation on the event path once the queues have grown. A driver (the simulator in
-//! virtual time; later the runtime in real time) tells a policy that a job became ready, that
-//! the job on a CPU completed, or that a CPU's quantum tick arrived; the policy answers with
-//! the job it *links* to each CPU. Dispatching (what a CPU really runs, "scheduled") is the
-//! driver's business: linked is kept apart from scheduled, as in LITMUS^RT's link-based
-//! G-EDF (Brandenburg & Anderson, "On the Implementation of Global Real-Time Schedulers",
-//! RTSS 2009, §3; Cerqueira, Vanga & Brandenburg, RTAS 2014, §III-B).
+//! virtual time; the runtime's mechanisms in real time) tells a policy that a job became
+//! ready, that the job on a CPU completed, or that a CPU's quantum tick arrived; the policy
+//! answers with the job it *links* to each CPU. Dispatching (what a CPU really runs,
+//! "scheduled") is the driver's business: linked is kept apart from scheduled, as in
+//! LITMUS^RT's link-based G-EDF (Brandenburg & Anderson, "On the Implementation of Global
+//! Real-Time Schedulers", RTSS 2009, §3; Cerqueira, Vanga & Brandenburg, RTAS 2014, §III-B).
 //!
 //! * [`prio`]: the one priority order of every policy (key, then task index, then job
 //!   sequence number).
 //! * [`gedf`]: global EDF, event-driven and quantum-driven (aligned or staggered quanta,
 //!   RTSS 2009 §2).
 //! * [`partitioned`]: P-EDF and P-FP over a given partition (uniprocessor EDF / FP per CPU).
+//! * [`queue`]: the ready-queue trait the policies are generic over (so a mechanism plugs in
+//!   its own queue structure without restating the policy).
+//! * [`invariant`]: the invariants the policies promise, checked by the simulator, the
+//!   runtime's monitor and the mechanisms' tests — the one definition.
 //! * [`rtws`]: RTWS, global EDF with priority-aware work stealing for fork-join jobs (seed 003).
 //!
 //! Assumptions: a policy sees at most one ready job per task (the driver enforces that jobs
 //! of a task execute in release order); deadlines may be implicit, constrained or arbitrary.
 
 pub mod gedf;
+pub mod invariant;
 pub mod partitioned;
 pub mod prio;
+pub mod queue;
 pub mod rtws;
 
 pub use gedf::{Gedf, GedfQuantum};
+pub use invariant::Invariant;
 pub use partitioned::Partitioned;
 pub use prio::{FpOrder, Prio, PriorityRule};
+pub use queue::ReadyQueue;
 pub use rtws::Rtws;
 
 /// What every policy offers its driver. `cpu` is 0-based and `< m()`; preconditions are

@@ -4,15 +4,16 @@
 //! Whether it is EDF or FP is only the [`crate::PriorityRule`] that made the jobs' keys.
 //! Any deadline kind; the partition itself is validated by the driver.
 
+use crate::queue::{BinaryReady, ReadyQueue};
 use crate::{Dirty, Policy, Prio};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
-/// Per-CPU uniprocessor scheduling of a fixed partition.
+/// Per-CPU uniprocessor scheduling of a fixed partition; `Q` is each CPU's ready queue
+/// (default: std's binary heap). A mechanism with per-CPU state (and locks) keeps one
+/// instance per CPU: `Partitioned::with_queues(1, ...)` is uniprocessor EDF or FP.
 #[derive(Debug, Clone)]
-pub struct Partitioned {
+pub struct Partitioned<Q: ReadyQueue = BinaryReady> {
     cpu_of: Vec<u32>,
-    ready: Vec<BinaryHeap<Reverse<Prio>>>,
+    ready: Vec<Q>,
     linked: Vec<Option<Prio>>,
     dirty: Dirty,
 }
@@ -20,11 +21,25 @@ pub struct Partitioned {
 impl Partitioned {
     /// `cpu_of[task]` is the CPU of each task; every entry must be `< m`.
     pub fn new(m: usize, cpu_of: Vec<u32>) -> Partitioned {
-        Partitioned { cpu_of, ready: vec![BinaryHeap::new(); m], linked: vec![None; m], dirty: Dirty::new(m) }
+        Partitioned::with_queues(cpu_of, (0..m).map(|_| BinaryReady::new()).collect())
     }
 }
 
-impl Policy for Partitioned {
+impl<Q: ReadyQueue> Partitioned<Q> {
+    /// One (empty) ready queue per CPU; `cpu_of[task]` is the CPU of each task. Jobs of tasks
+    /// without a CPU `< queues.len()` are ignored.
+    pub fn with_queues(cpu_of: Vec<u32>, queues: Vec<Q>) -> Partitioned<Q> {
+        let m = queues.len();
+        Partitioned { cpu_of, ready: queues, linked: vec![None; m], dirty: Dirty::new(m) }
+    }
+
+    /// CPU `cpu`'s ready queue (read-only: every change goes through the policy).
+    pub fn queue(&self, cpu: usize) -> Option<&Q> {
+        self.ready.get(cpu)
+    }
+}
+
+impl<Q: ReadyQueue> Policy for Partitioned<Q> {
     fn m(&self) -> usize {
         self.linked.len()
     }
@@ -35,10 +50,10 @@ impl Policy for Partitioned {
             return;
         }
         match self.linked[c] {
-            Some(cur) if !job.higher_than(&cur) => self.ready[c].push(Reverse(job)),
+            Some(cur) if !job.higher_than(&cur) => self.ready[c].push(job),
             cur => {
                 if let Some(old) = cur {
-                    self.ready[c].push(Reverse(old));
+                    self.ready[c].push(old);
                 }
                 self.linked[c] = Some(job);
                 self.dirty.mark(c);
@@ -47,7 +62,7 @@ impl Policy for Partitioned {
     }
     fn job_complete(&mut self, cpu: usize) {
         if cpu < self.linked.len() && self.linked[cpu].take().is_some() {
-            self.linked[cpu] = self.ready[cpu].pop().map(|Reverse(j)| j);
+            self.linked[cpu] = self.ready[cpu].pop();
             self.dirty.mark(cpu);
         }
     }
@@ -61,9 +76,7 @@ impl Policy for Partitioned {
             self.job_complete(c);
             return true;
         }
-        let before = self.ready[c].len();
-        self.ready[c].retain(|&Reverse(j)| j != job);
-        self.ready[c].len() != before
+        self.ready[c].remove(job)
     }
     fn linked(&self, cpu: usize) -> Option<Prio> {
         self.linked.get(cpu).copied().flatten()

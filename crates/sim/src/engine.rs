@@ -6,7 +6,7 @@ use crate::overheads::Overheads;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsched_model::{ModelError, TaskSet, Time, MAX_TIME};
-use rtsched_policy::{FpOrder, Gedf, GedfQuantum, Partitioned, Policy, Prio, PriorityRule};
+use rtsched_policy::{invariant, FpOrder, Gedf, GedfQuantum, Partitioned, Policy, Prio, PriorityRule};
 use rtsched_trace::metrics::OverheadStats;
 use rtsched_trace::{
     Event, JobId, JobStats, Metrics, MetricsBuilder, OverheadKind, Record, TaskStats, Trace, TraceMeta,
@@ -627,23 +627,14 @@ impl<'a, P: Policy, const OV: bool> Engine<'a, P, OV> {
                 }
             }
         }
+        // The policy's invariant, defined once (rtsched_policy::invariant).
+        let mut sorted = ready;
+        sorted.sort();
         match self.check {
             Check::Global | Check::GlobalAtTicks if self.check == Check::Global || ticked => {
-                let mut sorted = ready;
-                sorted.sort();
-                sorted.truncate(self.sched.len());
-                if sorted != running {
-                    return fail(format!("G-EDF runs {running:?} but the highest-priority ready jobs are {sorted:?}"));
-                }
+                invariant::check_global(self.sched.len(), &sorted, &self.sched).or_else(fail)?
             }
-            Check::Partitioned => {
-                for (c, s) in self.sched.iter().enumerate() {
-                    let best = ready.iter().filter(|p| self.cpu_of[p.task as usize] == c as u32).min().copied();
-                    if best != *s {
-                        return fail(format!("cpu {c} runs {s:?} but its highest-priority ready job is {best:?}"));
-                    }
-                }
-            }
+            Check::Partitioned => invariant::check_partitioned(&self.cpu_of, &sorted, &self.sched).or_else(fail)?,
             _ => {}
         }
         Ok(())
