@@ -21,9 +21,10 @@
 //! Assumptions: any deadline type; one job per task may run at a time.
 
 use crate::backend::result::RunResult;
-use crate::mechanism::{deadline_monotonic_ranks, Mechanism};
+use crate::mechanism::Mechanism;
 use rtsched_model::{TaskSet, Time};
 use rtsched_policy::Prio;
+use rtsched_policy::PriorityRule;
 use rtsched_trace::{Event, JobId, Trace};
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -219,9 +220,12 @@ pub fn invariant_of(mech: &Mechanism, ts: &TaskSet, m: usize) -> Option<Invarian
     match mech {
         Mechanism::GsnEdf | Mechanism::GsnEdfDi => Some(Invariant::GlobalEdf { m }),
         Mechanism::Pedf { partition } => Some(Invariant::Partitioned { partition: partition.clone(), ranks: None }),
-        Mechanism::Pfp { partition, ranks } => Some(Invariant::Partitioned {
+        Mechanism::Pfp { partition, .. } => Some(Invariant::Partitioned {
             partition: partition.clone(),
-            ranks: Some(ranks.clone().unwrap_or_else(|| deadline_monotonic_ranks(ts))),
+            ranks: match mech.rule(ts) {
+                PriorityRule::Fixed(r) => Some(r.into_iter().map(u64::from).collect()),
+                PriorityRule::Edf => None,
+            },
         }),
         Mechanism::KernelSd => None,
     }

@@ -28,7 +28,7 @@ use crate::clock::{self, ClockPair, TscCalibration};
 use crate::config::{IdleMode, RunConfig};
 use crate::mechanism::gsn_edf::GsnEdf;
 use crate::mechanism::partitioned::Pedf;
-use crate::mechanism::{deadline_monotonic_ranks, Ctx, Mechanism, Plugin, Prev, TaskParams};
+use crate::mechanism::{Ctx, Mechanism, Plugin, Prev, TaskParams};
 use crate::platform;
 use crate::sync::CpuSignal;
 use crate::tracer::{RecKind, TraceBuffer};
@@ -139,22 +139,22 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
             idle(sh, sig, dom);
             continue;
         };
-        ctx.trace.record(RecKind::CxsStart, job.task, job.seq, 0);
-        let ex = &sh.exec[job.task as usize];
-        let fresh = ex.seq.load(Ordering::Acquire) != job.seq;
+        ctx.trace.record(RecKind::CxsStart, job.task(), job.seq(), 0);
+        let ex = &sh.exec[job.task() as usize];
+        let fresh = ex.seq.load(Ordering::Acquire) != job.seq();
         let mut remaining = if fresh {
-            let c = sh.cfg.exec.cost(sh.cfg.seed, job.task, job.seq, sh.wcet[job.task as usize]);
+            let c = sh.cfg.exec.cost(sh.cfg.seed, job.task(), job.seq(), sh.wcet[job.task() as usize]);
             ex.remaining.store(c, Ordering::Relaxed);
             ex.step.store(0, Ordering::Relaxed);
-            ex.seq.store(job.seq, Ordering::Release);
+            ex.seq.store(job.seq(), Ordering::Release);
             c
         } else {
             ex.remaining.load(Ordering::Acquire)
         };
-        ctx.trace.record(RecKind::CxsEnd, job.task, job.seq, 0);
+        ctx.trace.record(RecKind::CxsEnd, job.task(), job.seq(), 0);
         let kind = if fresh { RecKind::JobStart } else { RecKind::JobResume };
-        ctx.trace.record(kind, job.task, job.seq, remaining);
-        let user = sh.cfg.user_jobs.get(job.task as usize);
+        ctx.trace.record(kind, job.task(), job.seq(), remaining);
+        let user = sh.cfg.user_jobs.get(job.task() as usize);
         let mut step = ex.step.load(Ordering::Acquire);
         loop {
             let poll = |now: u64| sig.is_set() || now >= sh.end() || dom.is_some_and(|d| now >= plugin.next_release(d));
@@ -166,7 +166,7 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
                     why == Stop::Done || remaining == 0
                 }
                 Some(b) => {
-                    let done = crate::user::run_steps(b, job.task as usize, job.seq, idx, &mut step, &|| {
+                    let done = crate::user::run_steps(b, job.task() as usize, job.seq(), idx, &mut step, &|| {
                         poll(clock::monotonic_ns())
                     });
                     ex.step.store(step, Ordering::Release);
@@ -174,7 +174,7 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
                 }
             };
             if done {
-                ctx.trace.record(RecKind::JobComplete, job.task, job.seq, 0);
+                ctx.trace.record(RecKind::JobComplete, job.task(), job.seq(), 0);
                 ex.remaining.store(0, Ordering::Release);
                 prev = Prev::Completed(job);
                 break;
@@ -188,7 +188,7 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
                 sh.maybe_release(&mut ctx, d, now);
             }
             if sig.is_set() {
-                ctx.trace.record(RecKind::JobPreempt, job.task, job.seq, remaining);
+                ctx.trace.record(RecKind::JobPreempt, job.task(), job.seq(), remaining);
                 prev = Prev::Preempted(job);
                 break;
             }
@@ -271,10 +271,7 @@ pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<Run
     let (t0, end) = (life.t0, life.planned_end);
     let plugin: Box<dyn Plugin> = match mech {
         Mechanism::Pedf { partition } => Box::new(Pedf::new(&params, partition, t0, end)),
-        Mechanism::Pfp { partition, ranks } => {
-            let ranks = ranks.clone().unwrap_or_else(|| deadline_monotonic_ranks(ts));
-            Box::new(Pedf::with_ranks(&params, partition, Some(ranks), t0, end))
-        }
+        Mechanism::Pfp { partition, .. } => Box::new(Pedf::with_rule(&params, partition, mech.rule(ts), t0, end)),
         Mechanism::GsnEdf => Box::new(GsnEdf::new(&params, m, false, t0, end)),
         Mechanism::GsnEdfDi => Box::new(GsnEdf::new(&params, m, true, t0, end)),
         Mechanism::KernelSd => unreachable!("kernel-sd runs on its own backend"),

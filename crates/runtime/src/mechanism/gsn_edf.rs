@@ -1,138 +1,122 @@
-//! GSN-EDF: global EDF with one global spin lock protecting a binomial-heap ready queue and
-//! the processor mapping, link-based (seed 000 §II-B; seed 001 §3, plugin CEm; the
-//! LITMUS^RT plugin `sched_gsn_edf.c`, Brandenburg 2007–). With `dedicated = true` it is
-//! GSN-EDF-DI (seed 000 §II-B, seed 001 plugin CE1): a dedicated CPU handles every release
-//! and the `m` workers only schedule.
+//! GSN-EDF: global EDF with one global spin lock protecting the ready queue (a binomial
+//! heap) and the processor mapping, link-based (seed 000 §II-B; seed 001 §3, plugin CEm; the
+//! LITMUS^RT plugin `sched_gsn_edf.c`, Brandenburg 2007–). With a dedicated CPU it is
+//! GSN-EDF-DI (seed 000 §II-B, seed 001 plugin CE1): the service thread on the dedicated CPU
+//! handles every release and the `m` workers only schedule.
 //!
-//! State under the lock: `linked[c]` (the job CPU `c` should run — the G-EDF decision),
-//! `scheduled[c]` (the job CPU `c` runs — changed only by `c` in `schedule`), the ready
-//! queue of pending jobs that are neither linked nor scheduled-and-linked, and a min-heap
-//! of CPUs keyed by the priority of their linked job (idle first). The invariant after every
-//! callback: the linked jobs are the min(m, pending) highest-priority pending jobs, and a
-//! job linked to `c` is scheduled nowhere but on `c` (a job still running on CPU `s` that
-//! gets linked elsewhere is linked to `s` instead, swapping with `s`'s linked job — LITMUS^RT's
-//! `link_task_to_cpu`). Completed jobs left in the ready queue (a job that completes after
-//! being unlinked but before noticing the IPI) are removed lazily when they reach the top.
-//! Assumptions: sporadic tasks, any deadlines, EDF with ties by task index.
+//! **The policy decides, the mechanism communicates.** What should run where is
+//! `rtsched_policy::Gedf` — its ready queue (here the runtime's binomial heap, a type
+//! parameter so that other queues plug in), its processor mapping (the policy's CPU heap) and
+//! its linking rule; this file adds what concurrency needs: the lock, `scheduled[c]` (what
+//! CPU `c`'s worker runs — changed only by `c`, in `schedule`), the "IPIs", and link swaps.
+//!
+//! State under the lock: the policy (ready queue, processor mapping, `linked`), the job book,
+//! `scheduled[]` and per task the CPU its current job is scheduled on. The invariant after
+//! every callback: the linked jobs are the `min(m, r)` highest-priority ready jobs (the
+//! policy's), and a job linked to `c` is scheduled nowhere but on `c`: when the policy links
+//! a job to `c` while it still runs on `s` (it was preempted there but `s` has not noticed
+//! yet), the mechanism swaps the links of `c` and `s` (LITMUS^RT's `link_task_to_cpu`). A job
+//! that completes while queued (after being unlinked, before noticing the IPI) is removed
+//! from the ready queue by the policy (`job_done`).
+//! Assumptions: sporadic tasks, any deadlines, EDF with ties by task index, then job number.
 
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskBook, TaskParams};
 use crate::queue::binomial::BinomialHeap;
-use crate::queue::cpu_heap::CpuHeap;
 use crate::sync::SpinLock;
 use crossbeam_utils::CachePadded;
+use rtsched_policy::{invariant, Gedf, Policy, Prio, PriorityRule, ReadyQueue};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-type Key = (u64, u32, u32);
-
-struct State {
+struct State<Q: ReadyQueue> {
     book: TaskBook,
-    ready: BinomialHeap<Job>,
-    cpus: CpuHeap<Key>,
-    linked: Vec<Option<Job>>,
+    policy: Gedf<Q>,
     scheduled: Vec<Option<Job>>,
-    /// Per task: the CPU its current job is linked to / scheduled on.
-    linked_on: Vec<Option<usize>>,
+    /// Per task: the CPU its current job is scheduled on.
     sched_on: Vec<Option<usize>>,
+    /// CPUs whose link changed (scratch, drained from the policy).
+    dirty: Vec<u32>,
     scratch: Vec<Job>,
 }
 
-pub struct GsnEdf {
+/// GSN-EDF (`dedicated = false`) or GSN-EDF-DI (`dedicated = true`) over the ready queue `Q`.
+pub struct GsnEdf<Q: ReadyQueue = BinomialHeap<Prio>> {
     dedicated: bool,
-    state: SpinLock<State>,
+    m: usize,
+    state: SpinLock<State<Q>>,
     next_rel: CachePadded<AtomicU64>,
 }
 
 impl GsnEdf {
+    /// `m` CPUs, tasks `params` released from `t0` until `end`, over a binomial heap.
     pub fn new(params: &[TaskParams], m: usize, dedicated: bool, t0: u64, end: u64) -> GsnEdf {
+        GsnEdf::with_queue(params, m, dedicated, t0, end, BinomialHeap::with_capacity(2 * params.len() + 4))
+    }
+}
+
+impl<Q: ReadyQueue + Send> GsnEdf<Q> {
+    /// As [`GsnEdf::new`] over the (empty) ready queue `ready`.
+    pub fn with_queue(params: &[TaskParams], m: usize, dedicated: bool, t0: u64, end: u64, ready: Q) -> GsnEdf<Q> {
         let n = params.len();
         let all: Vec<usize> = (0..n).collect();
-        let book = TaskBook::new(params, &all, t0, end);
+        let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
         let next = book.next_due();
         GsnEdf {
             dedicated,
+            m,
             state: SpinLock::new(
                 0,
                 State {
                     book,
-                    ready: BinomialHeap::with_capacity(2 * n + 4),
-                    cpus: CpuHeap::new(m),
-                    linked: vec![None; m],
+                    policy: Gedf::with_queue(m, ready),
                     scheduled: vec![None; m],
-                    linked_on: vec![None; n],
                     sched_on: vec![None; n],
+                    dirty: Vec::with_capacity(m),
                     scratch: Vec::with_capacity(n),
                 },
             ),
             next_rel: CachePadded::new(AtomicU64::new(next)),
         }
     }
+
+    /// The jobs linked to each CPU now (for tests against the policy).
+    pub fn linked(&self) -> Vec<Option<Job>> {
+        let st = self.state.lock_untraced();
+        (0..st.scheduled.len()).map(|c| st.policy.linked(c).map(|p| st.book.job_of(p))).collect()
+    }
 }
 
-impl State {
-    /// LITMUS^RT `link_task_to_cpu`. Precondition: `job` is in no queue and linked nowhere;
-    /// `linked[cpu]`'s previous job has been requeued or is being dropped by the caller.
-    fn link(&mut self, job: Option<Job>, cpu: usize) {
-        if let Some(old) = self.linked[cpu] {
-            if self.linked_on[old.task as usize] == Some(cpu) {
-                self.linked_on[old.task as usize] = None;
-            }
-        }
-        let mut job = job;
-        if let Some(j) = job {
-            if let Some(on) = self.sched_on[j.task as usize] {
-                if on != cpu && self.scheduled[on] == Some(j) {
-                    // j still runs on `on`: link it there, and give `on`'s linked job to `cpu`.
-                    let tmp = self.linked[on];
-                    self.linked[on] = Some(j);
-                    self.linked_on[j.task as usize] = Some(on);
-                    self.cpus.update(on, Some(j.key()));
-                    job = tmp;
+impl<Q: ReadyQueue> State<Q> {
+    /// Acts on the policy's link changes: a job linked to `c` that still runs on another CPU
+    /// `s` is linked to `s` instead (swapping with `s`'s linked job, which runs nowhere: the
+    /// invariant held before), and every changed CPU whose scheduled job differs from its
+    /// linked one is asked to reschedule.
+    fn enact(&mut self, ctx: &mut Ctx<'_>) {
+        let mut dirty = std::mem::take(&mut self.dirty);
+        self.policy.drain_dirty(&mut dirty);
+        for &c in &dirty {
+            let c = c as usize;
+            if let Some(j) = self.policy.linked(c) {
+                if let Some(s) = self.sched_on[j.task as usize] {
+                    if s != c && self.scheduled[s].is_some_and(|x| x.prio == j) {
+                        self.policy.swap_links(c, s);
+                    }
                 }
             }
-            if let Some(j2) = job {
-                self.linked_on[j2.task as usize] = Some(cpu);
-            }
         }
-        self.linked[cpu] = job;
-        self.cpus.update(cpu, job.map(|j| j.key()));
-    }
-
-    /// The highest-priority ready job, dropping completed (stale) entries.
-    fn peek_ready(&mut self) -> Option<Job> {
-        while let Some(&top) = self.ready.peek() {
-            if self.book.is_done(&top) {
-                self.ready.pop();
-            } else {
-                return Some(top);
-            }
-        }
-        None
-    }
-
-    /// LITMUS^RT `check_for_preemptions`: while the best ready job beats the lowest-priority
-    /// CPU's linked job, link it there and ask that CPU to reschedule.
-    fn check_for_preemptions(&mut self, ctx: &mut Ctx<'_>) {
-        while let Some(top) = self.peek_ready() {
-            let c = self.cpus.lowest();
-            if let Some(l) = self.linked[c] {
-                if !top.higher_than(&l) {
-                    break;
-                }
-            }
-            self.ready.pop();
-            if let Some(l) = self.linked[c] {
-                self.linked_on[l.task as usize] = None;
-                self.ready.push(l);
-            }
-            self.link(Some(top), c);
-            if self.scheduled[c] != self.linked[c] {
+        // The swaps marked their CPUs again.
+        self.policy.drain_dirty(&mut dirty);
+        for &c in &dirty {
+            let c = c as usize;
+            if self.scheduled[c].map(|j| j.prio) != self.policy.linked(c) {
                 ctx.preempt(c);
             }
         }
+        dirty.clear();
+        self.dirty = dirty;
     }
 }
 
-impl Plugin for GsnEdf {
+impl<Q: ReadyQueue + Send> Plugin for GsnEdf<Q> {
     fn name(&self) -> &'static str {
         if self.dedicated {
             "gsn-edf-di"
@@ -143,11 +127,12 @@ impl Plugin for GsnEdf {
     fn release_domains(&self) -> usize {
         1
     }
-    fn release_domain(&self, _cpu: usize) -> Option<usize> {
-        if self.dedicated {
-            None
-        } else {
-            Some(0)
+    fn release_domain(&self, cpu: usize) -> Option<usize> {
+        // Without DI every worker polls the one release queue; with DI only the service
+        // thread (index m) does.
+        match (self.dedicated, cpu < self.m) {
+            (false, true) | (true, false) => Some(0),
+            _ => None,
         }
     }
     fn next_release(&self, _domain: usize) -> u64 {
@@ -168,10 +153,10 @@ impl Plugin for GsnEdf {
             }
         });
         for j in scratch.drain(..) {
-            st.ready.push(j);
+            st.policy.job_ready(j.prio);
         }
         st.scratch = scratch;
-        st.check_for_preemptions(ctx);
+        st.enact(ctx);
         self.next_rel.store(st.book.next_due(), Ordering::Release);
     }
 
@@ -182,27 +167,27 @@ impl Plugin for GsnEdf {
         match prev {
             Prev::Idle => {}
             Prev::Preempted(j) => {
-                // If still linked here it simply continues below; otherwise it was requeued
-                // when it was unlinked and may now be linked elsewhere.
+                // Still linked here: it simply continues below; otherwise the policy requeued
+                // it when it was unlinked, and it may be linked elsewhere by now.
                 st.scheduled[cpu] = None;
-                st.sched_on[j.task as usize] = None;
+                st.sched_on[j.task() as usize] = None;
             }
             Prev::Completed(j) => {
                 st.scheduled[cpu] = None;
-                st.sched_on[j.task as usize] = None;
-                if st.linked[cpu] == Some(j) {
-                    st.link(None, cpu);
-                }
+                st.sched_on[j.task() as usize] = None;
+                // Linked here (the CPU is refilled) or, if it completed after being unlinked,
+                // queued (removed).
+                st.policy.job_done(j.prio);
                 if let Some(next) = st.book.complete(&j) {
-                    st.ready.push(next);
+                    st.policy.job_ready(next.prio);
                 }
             }
         }
-        st.check_for_preemptions(ctx);
-        let next = st.linked[cpu];
+        st.enact(ctx);
+        let next = st.policy.linked(cpu).map(|p| st.book.job_of(p));
         st.scheduled[cpu] = next;
         if let Some(n) = next {
-            st.sched_on[n.task as usize] = Some(cpu);
+            st.sched_on[n.task() as usize] = Some(cpu);
         }
         // Last, still under the lock: the requests so far (including one this very call may
         // have made to itself while linking) are answered by `next`.
@@ -212,37 +197,25 @@ impl Plugin for GsnEdf {
 
     fn accounting(&self) -> Accounting {
         let st = self.state.lock_untraced();
-        let n = st.linked_on.len();
-        let keys = st.ready.keys();
+        let n = st.sched_on.len();
+        let m = st.scheduled.len();
+        let linked: Vec<Option<Prio>> = (0..m).map(|c| st.policy.linked(c)).collect();
+        let queued = st.policy.ready_queue().len();
         let mut consistent = Ok(());
-        for t in 0..n {
-            if let Some(h) = st.book.head(t) {
-                let found = keys.contains(&h) || st.linked.contains(&Some(h)) || st.scheduled.contains(&Some(h));
-                if !found && consistent.is_ok() {
-                    consistent = Err(format!("{}: job {}:{} is lost", self.name(), h.task, h.seq));
-                }
-            }
+        // Every pending job (a task's head) is linked, scheduled or queued; nothing else is
+        // queued.
+        let mut pending: Vec<Prio> = (0..n).filter_map(|t| st.book.head(t)).map(|j| j.prio).collect();
+        pending.sort_unstable();
+        let unlinked = pending.iter().filter(|p| !linked.contains(&Some(**p))).count();
+        if unlinked != queued {
+            consistent = Err(format!(
+                "{}: {unlinked} pending jobs are unlinked but the ready queue holds {queued}",
+                self.name()
+            ));
         }
-        // The G-EDF invariant at rest: no ready job beats a linked job or an idle CPU.
+        // At rest the policy's invariant holds: the linked jobs are the top-m pending jobs.
         if consistent.is_ok() {
-            let best_ready = keys.iter().filter(|j| !st.book.is_done(j)).min().copied();
-            if let Some(b) = best_ready {
-                let worst = st.linked.iter().map(|l| l.map(|j| j.key())).min_by(|a, b| match (a, b) {
-                    (None, _) => std::cmp::Ordering::Less,
-                    (_, None) => std::cmp::Ordering::Greater,
-                    (Some(x), Some(y)) => y.cmp(x),
-                });
-                if let Some(w) = worst {
-                    if !matches!(w, Some(w) if b.key() >= w) {
-                        consistent = Err(format!(
-                            "{}: ready job {}:{} outranks a linked job or an idle CPU",
-                            self.name(),
-                            b.task,
-                            b.seq
-                        ));
-                    }
-                }
-            }
+            consistent = invariant::check_global(m, &pending, &linked).map_err(|e| format!("{}: {e}", self.name()));
         }
         Accounting { released: st.book.released().to_vec(), completed: st.book.completed().to_vec(), consistent }
     }
@@ -250,39 +223,74 @@ impl Plugin for GsnEdf {
 
 #[cfg(test)]
 mod tests {
-    //! The link-based logic driven without threads: random interleavings of releases,
-    //! preemption notices and completions on m = 3 CPUs, with the G-EDF invariant checked
-    //! against a brute-force oracle after every callback.
+    //! The mechanism driven without threads: random interleavings of releases, preemption
+    //! notices and completions on m = 3 CPUs. After every callback its links are checked
+    //! against `rtsched_policy::Gedf` driven by the same events (a reference instance fed from
+    //! an independent job model), against the G-EDF invariant, and against the mechanism's own
+    //! rule that a linked job runs nowhere else.
     use super::*;
     use crate::sync::CpuSignal;
-    use crate::tracer::TraceBuffer;
+    use crate::tracer::{RecKind, TraceBuffer};
     use proptest::prelude::*;
 
-    fn check_invariants(g: &GsnEdf, running: &[Option<Job>]) -> Result<(), String> {
-        let st = g.state.lock_untraced();
-        let m = st.linked.len();
-        // Oracle: the pending jobs are the heads of tasks with released > completed.
-        let mut pending: Vec<Job> = (0..st.linked_on.len()).filter_map(|t| st.book.head(t)).collect();
-        pending.sort();
-        let want: Vec<Job> = pending.iter().take(m).copied().collect();
-        let mut got: Vec<Job> = st.linked.iter().flatten().copied().collect();
-        got.sort();
-        if got != want {
-            return Err(format!("linked {got:?} but the top-{m} pending jobs are {want:?}"));
+    /// The reference: the policy fed job readiness from released/completed counts.
+    struct Reference {
+        policy: Gedf,
+        released: Vec<u32>,
+        completed: Vec<u32>,
+        deadline: Vec<u64>,
+        period: Vec<u64>,
+    }
+
+    impl Reference {
+        fn prio(&self, task: usize, seq: u32) -> Prio {
+            let d = seq as u64 * self.period[task] + self.deadline[task];
+            Prio { key: d, task: task as u32, job: seq }
         }
-        for (c, run) in running.iter().enumerate().take(m) {
+        fn release(&mut self, task: usize) {
+            self.released[task] += 1;
+            if self.released[task] == self.completed[task] + 1 {
+                let p = self.prio(task, self.completed[task]);
+                self.policy.job_ready(p);
+            }
+        }
+        fn complete(&mut self, j: Job) {
+            let t = j.task() as usize;
+            assert!(self.policy.job_done(self.prio(t, j.seq())), "the reference did not know {j:?}");
+            self.completed[t] += 1;
+            if self.released[t] > self.completed[t] {
+                let p = self.prio(t, self.completed[t]);
+                self.policy.job_ready(p);
+            }
+        }
+        fn linked_set(&self) -> Vec<Prio> {
+            let mut v: Vec<Prio> = (0..self.policy.m()).filter_map(|c| self.policy.linked(c)).collect();
+            v.sort();
+            v
+        }
+    }
+
+    fn check(g: &GsnEdf, r: &Reference, running: &[Option<Job>]) -> Result<(), String> {
+        let linked = g.linked();
+        let mut set: Vec<Prio> = linked.iter().flatten().map(|j| j.prio).collect();
+        set.sort();
+        if set != r.linked_set() {
+            return Err(format!("links {set:?}, the policy's {:?}", r.linked_set()));
+        }
+        let st = g.state.lock_untraced();
+        for (c, run) in running.iter().enumerate() {
             if st.scheduled[c] != *run {
                 return Err(format!("cpu {c}: scheduled {:?} but runs {run:?}", st.scheduled[c]));
             }
-            if let Some(l) = st.linked[c] {
-                if let Some(s) = st.sched_on[l.task as usize] {
-                    if s != c && st.scheduled[s] == Some(l) {
-                        return Err(format!("job {l:?} linked to {c} but still scheduled on {s}"));
+            if let Some(l) = linked[c] {
+                if let Some(s) = running.iter().position(|x| *x == Some(l)) {
+                    if s != c {
+                        return Err(format!("job {l:?} linked to {c} but still running on {s}"));
                     }
                 }
             }
         }
-        let mut runs: Vec<Job> = running.iter().flatten().copied().collect();
+        let mut runs: Vec<Prio> = running.iter().flatten().map(|j| j.prio).collect();
         runs.sort();
         if runs.windows(2).any(|w| w[0] == w[1]) {
             return Err(format!("a job runs twice: {runs:?}"));
@@ -294,18 +302,27 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
         #[test]
-        fn linking_keeps_the_gedf_invariant(
+        fn links_equal_the_policys(
             periods in proptest::collection::vec(5u64..40, 2..7),
             ops in proptest::collection::vec((0u8..3, 0usize..3, 1u64..15), 1..200),
         ) {
             let m = 3;
             let params: Vec<TaskParams> = periods.iter().map(|&p| TaskParams { deadline: p, period: p }).collect();
             let g = GsnEdf::new(&params, m, false, 0, 1_000_000);
+            let n = params.len();
+            let mut r = Reference {
+                policy: Gedf::new(m),
+                released: vec![0; n],
+                completed: vec![0; n],
+                deadline: periods.clone(),
+                period: periods.clone(),
+            };
             let signals: Vec<CpuSignal> = (0..m).map(|_| CpuSignal::new()).collect();
-            let mut tb = TraceBuffer::new(0, 0);
+            let mut tb = TraceBuffer::new(0, 100_000);
             let mut running: Vec<Option<Job>> = vec![None; m];
             let mut now = 0u64;
             for (op, c, dt) in ops {
+                let seen = tb.records().len();
                 let mut ctx = Ctx::new(c, &mut tb, &signals);
                 match op {
                     0 => {
@@ -323,12 +340,53 @@ mod tests {
                     }
                     _ => {
                         if let Some(j) = running[c] {
+                            r.complete(j);
                             running[c] = g.schedule(&mut ctx, Prev::Completed(j));
                         }
                     }
                 }
-                prop_assert_eq!(check_invariants(&g, &running), Ok(()));
+                drop(ctx);
+                for x in &tb.records()[seen..] {
+                    if x.kind == RecKind::JobRelease {
+                        r.release(x.task as usize);
+                    }
+                }
+                prop_assert_eq!(check(&g, &r, &running), Ok(()));
             }
         }
+    }
+
+    /// The swap: a job preempted on one CPU (which has not noticed yet) and then linked by
+    /// the policy to another CPU is linked back to the CPU where it still runs.
+    #[test]
+    fn a_still_running_job_is_relinked_where_it_runs() {
+        // A (D 30) and B (D 40) run on the two CPUs.
+        let p = |d| TaskParams { deadline: d, period: 1000 };
+        let g = GsnEdf::new(&[p(30), p(40)], 2, false, 0, 1_000_000);
+        let sig: Vec<CpuSignal> = (0..2).map(|_| CpuSignal::new()).collect();
+        let mut tb = TraceBuffer::new(0, 1000);
+        g.release(&mut Ctx::new(0, &mut tb, &sig), 0, 0);
+        let at = |t: u32| g.linked().iter().position(|x| x.is_some_and(|j| j.task() == t)).unwrap();
+        let (ca, cb) = (at(0), at(1));
+        let a = g.schedule(&mut Ctx::new(ca, &mut tb, &sig), Prev::Idle).unwrap();
+        let b = g.schedule(&mut Ctx::new(cb, &mut tb, &sig), Prev::Idle).unwrap();
+        // A job X of priority 1 becomes ready: the policy links it to the lowest CPU, cb,
+        // and queues B, which still runs on cb until cb notices.
+        let x = Prio { key: 1, task: 0, job: 7 };
+        let mut ctx = Ctx::new(ca, &mut tb, &sig);
+        let mut st = g.state.lock_untraced();
+        st.policy.job_ready(x);
+        st.enact(&mut ctx);
+        assert_eq!(st.policy.linked(cb), Some(x));
+        assert!(sig[cb].is_set(), "cb must be told");
+        // A completes on ca before cb noticed: the policy refills ca with B (the top queued
+        // job), but B still runs on cb, so the mechanism swaps the links of ca and cb.
+        st.scheduled[ca] = None;
+        st.sched_on[0] = None;
+        st.policy.job_done(a.prio);
+        st.enact(&mut ctx);
+        assert_eq!(st.policy.linked(cb), Some(b.prio), "B stays linked where it runs");
+        assert_eq!(st.policy.linked(ca), Some(x), "X goes to the freed CPU");
+        assert!(sig[ca].is_set(), "the freed CPU is told to pick X up");
     }
 }

@@ -114,7 +114,7 @@ impl<'a> Ctx<'a> {
 
     /// Records a job's release (`arg` = its due time).
     pub fn record_release(&mut self, j: &Job) {
-        self.trace.record(RecKind::JobRelease, j.task, j.seq, j.release);
+        self.trace.record(RecKind::JobRelease, j.task(), j.seq(), j.release);
     }
 }
 
@@ -156,6 +156,7 @@ pub mod partitioned;
 use crate::config::RunConfig;
 use crate::{platform, RunError};
 use rtsched_model::TaskSet;
+use rtsched_policy::{FpOrder, PriorityRule};
 
 /// The scheduler implementation to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -212,6 +213,15 @@ impl Mechanism {
         }
     }
 
+    /// The priority rule of the jobs: EDF, or P-FP's ranks (given, or deadline-monotonic).
+    pub fn rule(&self, ts: &TaskSet) -> PriorityRule {
+        match self {
+            Mechanism::Pfp { ranks: Some(r), .. } => PriorityRule::Fixed(r.iter().map(|&x| x as u32).collect()),
+            Mechanism::Pfp { ranks: None, .. } => PriorityRule::fixed(ts, FpOrder::DeadlineMonotonic),
+            _ => PriorityRule::Edf,
+        }
+    }
+
     /// Checks `cfg` and `ts` for this mechanism.
     pub(crate) fn validate(&self, ts: &TaskSet, cfg: &RunConfig) -> Result<(), RunError> {
         cfg.validate_common(ts)?;
@@ -242,21 +252,13 @@ impl Mechanism {
                 if r.len() != ts.len() {
                     return Err(RunError::Config(format!("pfp has {} priorities for {} tasks", r.len(), ts.len())));
                 }
+                if let Some(i) = r.iter().position(|&x| x > u32::MAX as u64) {
+                    return Err(RunError::Config(format!("pfp: task {i}'s priority {} exceeds {}", r[i], u32::MAX)));
+                }
             }
         }
         platform::validate_cpus(&cfg.cpus, cfg.dedicated_cpu, cfg.force)
     }
-}
-
-/// Deadline-monotonic ranks: position of each task when sorted by (D, index).
-pub fn deadline_monotonic_ranks(ts: &TaskSet) -> Vec<u64> {
-    let mut order: Vec<usize> = (0..ts.len()).collect();
-    order.sort_by_key(|&i| (ts.tasks()[i].deadline, i));
-    let mut ranks = vec![0; ts.len()];
-    for (r, &i) in order.iter().enumerate() {
-        ranks[i] = r as u64;
-    }
-    ranks
 }
 
 /// Each task on exactly one of `m` CPUs.

@@ -3,6 +3,8 @@
 //! the number of queued jobs stays within the initial capacity. Sequential: the caller's lock
 //! (e.g. GSN-EDF's global lock) serialises every operation.
 
+use rtsched_policy::{Prio, ReadyQueue};
+
 const NIL: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Copy)]
@@ -14,6 +16,9 @@ struct Node<K> {
 }
 
 /// A binomial min-heap (CLRS ch. 19) over an index arena.
+///
+/// As the ready queue of a policy ([`rtsched_policy::ReadyQueue`]) it holds job priorities;
+/// its caller's lock serialises every operation.
 #[derive(Debug, Clone)]
 pub struct BinomialHeap<K> {
     nodes: Vec<Node<K>>,
@@ -140,6 +145,11 @@ impl<K: Ord + Copy> BinomialHeap<K> {
 
     pub fn pop(&mut self) -> Option<K> {
         let (b, prev) = self.min_root()?;
+        Some(self.remove_root(b, prev))
+    }
+
+    /// Unlinks root `b` (whose predecessor in the root list is `prev`) and returns its key.
+    fn remove_root(&mut self, b: u32, prev: u32) -> K {
         let next = self.nodes[b as usize].sibling;
         if prev == NIL {
             self.head = next;
@@ -158,7 +168,60 @@ impl<K: Ord + Copy> BinomialHeap<K> {
         self.union(rev);
         self.len -= 1;
         self.free.push(b);
-        Some(self.nodes[b as usize].key)
+        self.nodes[b as usize].key
+    }
+
+    /// The path from a root to a node holding `key` (root first), if any: a depth-first
+    /// search that skips subtrees whose root is already larger, O(n).
+    fn path_to(&self, key: &K) -> Option<Vec<u32>> {
+        // `path[d]` is the node of depth d on the current branch.
+        let mut path: Vec<u32> = Vec::new();
+        let mut stack: Vec<(u32, usize)> = Vec::new();
+        let mut r = self.head;
+        while r != NIL {
+            stack.push((r, 0));
+            r = self.nodes[r as usize].sibling;
+        }
+        while let Some((x, d)) = stack.pop() {
+            path.truncate(d);
+            path.push(x);
+            let n = &self.nodes[x as usize];
+            if n.key == *key {
+                return Some(path);
+            }
+            if n.key > *key {
+                continue;
+            }
+            let mut c = n.child;
+            while c != NIL {
+                stack.push((c, d + 1));
+                c = self.nodes[c as usize].sibling;
+            }
+        }
+        None
+    }
+
+    /// Removes one entry equal to `key`; returns whether one was found. The found node's key
+    /// moves to its tree's root and each ancestor's key one level down, which keeps heap
+    /// order (the classic delete: decrease to the minimum, then extract; CLRS §19.2); then
+    /// that root is removed. O(n) to find, O(log n) to remove — for the rare removal of a job
+    /// that completed while queued.
+    pub fn remove(&mut self, key: &K) -> bool {
+        let Some(path) = self.path_to(key) else { return false };
+        let found = self.nodes[path[path.len() - 1] as usize].key;
+        for w in path.windows(2).rev() {
+            self.nodes[w[1] as usize].key = self.nodes[w[0] as usize].key;
+        }
+        let root = path[0];
+        self.nodes[root as usize].key = found;
+        let mut prev = NIL;
+        let mut x = self.head;
+        while x != root {
+            prev = x;
+            x = self.nodes[x as usize].sibling;
+        }
+        self.remove_root(root, prev);
+        true
     }
 
     /// Every key, in no particular order (for consistency checks).
@@ -177,27 +240,57 @@ impl<K: Ord + Copy> BinomialHeap<K> {
     }
 }
 
+impl ReadyQueue for BinomialHeap<Prio> {
+    #[inline]
+    fn push(&mut self, job: Prio) {
+        BinomialHeap::push(self, job)
+    }
+    #[inline]
+    fn peek(&self) -> Option<Prio> {
+        BinomialHeap::peek(self).copied()
+    }
+    #[inline]
+    fn pop(&mut self) -> Option<Prio> {
+        BinomialHeap::pop(self)
+    }
+    fn remove(&mut self, job: Prio) -> bool {
+        BinomialHeap::remove(self, &job)
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        BinomialHeap::len(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
 
     proptest! {
-        /// Oracle: std's BinaryHeap under the same random push/pop sequence.
+        /// Oracle: a sorted vector (a plain multiset) under the same random push / pop /
+        /// remove sequence, duplicates included.
         #[test]
-        fn binomial_heap_matches_binary_heap(ops in proptest::collection::vec((any::<bool>(), 0u32..50), 0..300)) {
+        fn binomial_heap_matches_a_sorted_vector(ops in proptest::collection::vec((0u8..3, 0u32..40), 0..300)) {
             let mut b = BinomialHeap::with_capacity(4);
-            let mut o = BinaryHeap::new();
-            for (push, k) in ops {
-                if push { b.push(k); o.push(Reverse(k)); }
-                else { prop_assert_eq!(b.pop(), o.pop().map(|r| r.0)); }
-                prop_assert_eq!(b.peek().copied(), o.peek().map(|r| r.0));
+            let mut o: Vec<u32> = Vec::new();
+            for (op, k) in ops {
+                match op {
+                    0 => { b.push(k); o.push(k); o.sort_unstable(); }
+                    1 => {
+                        let want = if o.is_empty() { None } else { Some(o.remove(0)) };
+                        prop_assert_eq!(b.pop(), want);
+                    }
+                    _ => {
+                        let pos = o.iter().position(|&x| x == k);
+                        prop_assert_eq!(b.remove(&k), pos.is_some());
+                        if let Some(i) = pos { o.remove(i); }
+                    }
+                }
+                prop_assert_eq!(b.peek().copied(), o.first().copied());
                 prop_assert_eq!(b.len(), o.len());
-                let mut ks = b.keys(); ks.sort();
-                let mut os: Vec<u32> = o.iter().map(|r| r.0).collect(); os.sort();
-                prop_assert_eq!(ks, os);
+                let mut ks = b.keys(); ks.sort_unstable();
+                prop_assert_eq!(&ks, &o);
             }
         }
     }

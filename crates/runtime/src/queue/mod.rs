@@ -3,9 +3,7 @@
 //! preconditions are written where they apply, as in Linux's `cpudeadline.c`.
 //!
 //! * [`binomial`]: the binomial-heap ready queue (seed 001 R1).
-//! * [`cpu_heap`]: the processor mapping (seed 001 §3).
 //! * [`release`]: the release queue and per-task job book of a release domain.
 
 pub mod binomial;
-pub mod cpu_heap;
 pub mod release;

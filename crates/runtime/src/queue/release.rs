@@ -3,42 +3,30 @@
 //! LITMUS^RT's shared release timers), and per task the counts of released and completed jobs.
 //! Sequential: the caller's lock serialises it.
 
-use std::cmp::Ordering;
+use rtsched_policy::{Prio, PriorityRule};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// A job: task index, 0-based sequence number, absolute due release time and deadline
-/// (monotonic ns). Jobs are ordered by EDF priority: earlier deadline first, ties by lower
-/// task index (then sequence number) — the tie-break LITMUS^RT uses (seed 001 §2 fn. 4).
+/// A job: its priority ([`Prio`]: key, task index, sequence number — the one priority
+/// order of the workspace, `rtsched_policy::prio`), and its absolute due release time and
+/// deadline (monotonic ns). Jobs are compared by `prio` only where priority matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Job {
-    pub task: u32,
-    pub seq: u32,
+    pub prio: Prio,
     pub release: u64,
     pub deadline: u64,
 }
 
 impl Job {
-    /// Priority key; smaller = higher priority.
-    #[inline]
-    pub fn key(&self) -> (u64, u32, u32) {
-        (self.deadline, self.task, self.seq)
+    /// Task index.
+    #[inline(always)]
+    pub fn task(&self) -> u32 {
+        self.prio.task
     }
-    /// True if `self` has strictly higher priority than `other`.
-    #[inline]
-    pub fn higher_than(&self, other: &Job) -> bool {
-        self.key() < other.key()
-    }
-}
-
-impl PartialOrd for Job {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Job {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.key().cmp(&other.key())
+    /// 0-based sequence number within the task.
+    #[inline(always)]
+    pub fn seq(&self) -> u32 {
+        self.prio.job
     }
 }
 
@@ -58,6 +46,7 @@ pub struct TaskParams {
 #[derive(Debug)]
 pub struct TaskBook {
     params: Vec<TaskParams>,
+    rule: PriorityRule,
     t0: u64,
     end: u64,
     released: Vec<u32>,
@@ -67,8 +56,8 @@ pub struct TaskBook {
 
 impl TaskBook {
     /// Tasks `subset` (global indices) release their first job at `t0`; no job is released
-    /// at or after `end`.
-    pub fn new(params: &[TaskParams], subset: &[usize], t0: u64, end: u64) -> TaskBook {
+    /// at or after `end`; jobs' priorities follow `rule` (EDF: the absolute deadline).
+    pub fn new(params: &[TaskParams], subset: &[usize], rule: PriorityRule, t0: u64, end: u64) -> TaskBook {
         let mut rq = BinaryHeap::with_capacity(subset.len());
         for &i in subset {
             if t0 < end {
@@ -77,6 +66,7 @@ impl TaskBook {
         }
         TaskBook {
             params: params.to_vec(),
+            rule,
             t0,
             end,
             released: vec![0; params.len()],
@@ -89,10 +79,19 @@ impl TaskBook {
         self.rq.peek().map_or(u64::MAX, |r| r.0 .0)
     }
 
-    fn job(&self, task: u32, seq: u32) -> Job {
+    /// Job `seq` of `task`.
+    #[inline]
+    pub fn job(&self, task: u32, seq: u32) -> Job {
         let p = self.params[task as usize];
         let release = self.t0 + seq as u64 * p.period;
-        Job { task, seq, release, deadline: release + p.deadline }
+        let deadline = release + p.deadline;
+        Job { prio: self.rule.prio(task, seq, deadline), release, deadline }
+    }
+
+    /// The job whose priority is `p`.
+    #[inline]
+    pub fn job_of(&self, p: Prio) -> Job {
+        self.job(p.task, p.job)
     }
 
     /// Releases every job due by `now`; calls `f(job, ready)` for each in due order, where
@@ -117,11 +116,11 @@ impl TaskBook {
 
     /// Marks `job` complete; returns its task's next job if it was backlogged (now ready).
     pub fn complete(&mut self, job: &Job) -> Option<Job> {
-        let t = job.task as usize;
-        debug_assert_eq!(job.seq, self.completed[t]);
+        let t = job.task() as usize;
+        debug_assert_eq!(job.seq(), self.completed[t]);
         self.completed[t] += 1;
         if self.released[t] > self.completed[t] {
-            Some(self.job(job.task, self.completed[t]))
+            Some(self.job(job.task(), self.completed[t]))
         } else {
             None
         }
@@ -130,11 +129,6 @@ impl TaskBook {
     /// The task's oldest incomplete released job, if any.
     pub fn head(&self, task: usize) -> Option<Job> {
         (self.released[task] > self.completed[task]).then(|| self.job(task as u32, self.completed[task]))
-    }
-
-    /// Whether `job` is already complete (a stale ready-queue entry).
-    pub fn is_done(&self, job: &Job) -> bool {
-        job.seq < self.completed[job.task as usize]
     }
 
     pub fn released(&self) -> &[u32] {
@@ -152,9 +146,9 @@ mod tests {
     #[test]
     fn backlogged_jobs_wait_for_their_predecessor() {
         let p = [TaskParams { deadline: 10, period: 10 }, TaskParams { deadline: 5, period: 20 }];
-        let mut b = TaskBook::new(&p, &[0, 1], 100, 150);
+        let mut b = TaskBook::new(&p, &[0, 1], PriorityRule::Edf, 100, 150);
         let mut got = vec![];
-        b.release_due(125, |j, r| got.push((j.task, j.seq, j.release, j.deadline, r)));
+        b.release_due(125, |j, r| got.push((j.task(), j.seq(), j.release, j.deadline, r)));
         assert_eq!(
             got,
             vec![
@@ -166,10 +160,15 @@ mod tests {
             ]
         );
         assert_eq!(b.next_due(), 130);
-        let j0 = Job { task: 0, seq: 0, release: 100, deadline: 110 };
-        assert_eq!(b.complete(&j0).map(|j| j.seq), Some(1));
-        assert_eq!(b.head(0).map(|j| j.seq), Some(1));
-        assert!(b.is_done(&j0));
+        let j0 = b.job(0, 0);
+        assert_eq!(j0, Job { prio: Prio { key: 110, task: 0, job: 0 }, release: 100, deadline: 110 });
+        assert_eq!(b.complete(&j0).map(|j| j.seq()), Some(1));
+        assert_eq!(b.head(0).map(|j| j.seq()), Some(1));
+        // Fixed priorities: the key is the task's rank, the deadline stays the deadline.
+        let fp = TaskBook::new(&p, &[0, 1], PriorityRule::Fixed(vec![1, 0]), 100, 150);
+        assert_eq!(fp.job(0, 2).prio, Prio { key: 1, task: 0, job: 2 });
+        assert_eq!(fp.job(0, 2).deadline, 130);
+        assert_eq!(fp.job_of(fp.job(1, 1).prio), fp.job(1, 1));
         // nothing at or after `end`
         b.release_due(10_000, |j, _| assert!(j.release < 150));
         assert_eq!(b.released(), &[5, 3]);
