@@ -90,9 +90,22 @@ fn wfd_partition(py: Python<'_>, ts: TaskSet, m: u32) -> PyResult<Option<Vec<Vec
     })
 }
 
+/// mechanisms() -> str: the mechanism registry as JSON, a list of entries (name, summary,
+/// params [{name, kind, default, help, flag}], placement, dedicated_cpu, dedicated_role,
+/// terms [{name, symbol, help, tracking}], invariant, user_jobs, backend) in registration
+/// order — what the CLI, the Python API and the benchmarks list mechanisms from.
+#[pyfunction]
+fn mechanisms() -> String {
+    let list: Vec<serde_json::Value> =
+        rtsched_runtime::mechanism::registry::entries().iter().map(|e| e.to_json()).collect();
+    serde_json::Value::Array(list).to_string()
+}
+
 /// run(ts, scheduler, cpus, duration_ns, partition=None, dedicated_cpu=None, rt_priority=None,
-///     idle="sleep", force=False, seed=0, exports=[]) -> dict
+///     idle="sleep", force=False, seed=0, exports=[], params={}) -> dict
 ///
+/// `params`: the mechanism's parameters as text (`{"priorities": "rm"}`), checked against its
+/// registry entry (unknown names and bad values raise RtschedError).
 /// Returns {"summary": JSON text (with priority_inversion_ns)} plus one entry per requested
 /// export of the converted trace: "jsonl", "perfetto", "job_csv", "gantt_svg" (text) and
 /// "sched_trace" (bytes). Errors (bad CPUs, privileges, kernel admission) raise RtschedError.
@@ -100,7 +113,7 @@ fn wfd_partition(py: Python<'_>, ts: TaskSet, m: u32) -> PyResult<Option<Vec<Vec
 /// `"interrupted": true` and the actual `duration_ns` in the summary.
 #[pyfunction]
 #[pyo3(signature = (ts, scheduler, cpus, duration_ns, partition=None, dedicated_cpu=None, rt_priority=None,
-                    idle="sleep", force=false, seed=0, exports=Vec::new()))]
+                    idle="sleep", force=false, seed=0, exports=Vec::new(), params=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -115,6 +128,7 @@ fn run<'py>(
     force: bool,
     seed: u64,
     exports: Vec<String>,
+    params: Vec<(String, String)>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let idle = match idle {
         "sleep" => IdleMode::Sleep,
@@ -126,7 +140,9 @@ fn run<'py>(
             return Err(RtschedError::new_err(format!("unknown export {e:?}")));
         }
     }
-    let mech = Mechanism::parse(scheduler, partition).map_err(|e| RtschedError::new_err(e.to_string()))?;
+    let mech = Mechanism::parse(scheduler, partition)
+        .and_then(|m| m.with_params(params.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
+        .map_err(|e| RtschedError::new_err(e.to_string()))?;
     let mut cfg = RunConfig::new(cpus, duration_ns);
     cfg.dedicated_cpu = dedicated_cpu;
     cfg.rt_priority = rt_priority;
@@ -168,6 +184,7 @@ fn run<'py>(
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(mechanisms, m)?)?;
     m.add_function(wrap_pyfunction!(wfd_partition, m)?)?;
     Ok(())
 }

@@ -13,7 +13,7 @@
 //! use rtsched_runtime::{run, Mechanism, RunConfig};
 //! // Two tasks (C, T) in ns, 0.5 s under GSN-EDF on CPUs 0 and 1.
 //! let ts = TaskSet::from_ct(&[(1_000_000, 10_000_000), (2_000_000, 20_000_000)]).unwrap();
-//! let r = run(&ts, &Mechanism::GsnEdf, &RunConfig::new(vec![0, 1], 500_000_000)).unwrap();
+//! let r = run(&ts, &Mechanism::named("gsn-edf").unwrap(), &RunConfig::new(vec![0, 1], 500_000_000)).unwrap();
 //! assert_eq!(r.accounting.error, None);
 //! r.check_trace().unwrap();
 //! println!("{}", r.summary_json());

@@ -23,6 +23,7 @@
 use crate::backend::result::RunResult;
 use crate::mechanism::Mechanism;
 use rtsched_model::{TaskSet, Time};
+use rtsched_policy::invariant::Scope;
 use rtsched_policy::Prio;
 use rtsched_policy::PriorityRule;
 use rtsched_trace::{Event, JobId, Trace};
@@ -217,18 +218,17 @@ pub fn priority_inversion_report(trace: &Trace, inv: &Invariant, bound_ns: Time)
 /// deadline-monotonic), and `None` for `kernel-sd`, whose dispatching is not observable
 /// from user space (the kernel preempts the threads invisibly).
 pub fn invariant_of(mech: &Mechanism, ts: &TaskSet, m: usize) -> Option<Invariant> {
-    match mech {
-        Mechanism::GsnEdf | Mechanism::GsnEdfDi => Some(Invariant::GlobalEdf { m }),
-        Mechanism::Pedf { partition } => Some(Invariant::Partitioned { partition: partition.clone(), ranks: None }),
-        Mechanism::Pfp { partition, .. } => Some(Invariant::Partitioned {
-            partition: partition.clone(),
-            ranks: match mech.rule(ts) {
+    let inv = mech.invariant(ts, m).ok()??;
+    Some(match inv.scope {
+        Scope::Global { m } => Invariant::GlobalEdf { m },
+        Scope::Partitioned { .. } => Invariant::Partitioned {
+            partition: mech.partition().map(<[_]>::to_vec).unwrap_or_default(),
+            ranks: match inv.rule {
                 PriorityRule::Fixed(r) => Some(r.into_iter().map(u64::from).collect()),
                 PriorityRule::Edf => None,
             },
-        }),
-        Mechanism::KernelSd => None,
-    }
+        },
+    })
 }
 
 /// `r.summary_json()` plus `priority_inversion_ns` (null when the mechanism's schedule is not
@@ -239,7 +239,10 @@ pub fn summary_with_monitors(r: &RunResult, ts: &TaskSet, mech: &Mechanism) -> V
         None => (
             Value::Null,
             Value::Null,
-            Some("kernel-sd: the kernel's dispatching is not observable from user space".to_string()),
+            Some(match mech.entry().invariant {
+                crate::mechanism::registry::InvariantKind::Unobservable(why) => why.to_string(),
+                _ => format!("{}: no invariant for this run", mech.name()),
+            }),
         ),
         Some(inv) => match crate::backend::to_trace::to_trace(r, ts)
             .and_then(|t| priority_inversion_report(&t, &inv, tracking_bound_ns(r)))

@@ -1,19 +1,26 @@
-//! The engine: builds a mechanism, starts one pinned worker per CPU (plus the dedicated
-//! release thread for GSN-EDF-DI, plus a watchdog), releases the task set synchronously at a
-//! common time zero (seed 000 App. A), runs for the configured duration, and turns the
-//! per-CPU traces into a [`RunResult`].
+//! The plugin engine: builds a mechanism's plugin, starts one pinned worker per CPU (plus a
+//! service thread on the dedicated CPU, if any, plus a watchdog), releases the task set
+//! synchronously at a common time zero (seed 000 App. A), runs for the configured duration,
+//! and turns the per-thread traces into a [`RunResult`]. The callbacks it makes and their
+//! happens-before contract: `mechanism::plugin`.
 //!
 //! Worker loop (one per CPU; `ctx.cpu` = index in the CPU list):
-//! 1. if this CPU polls a release domain and its next release is due, run the release
-//!    handler (the "timer interrupt"; traced as Δrel, with Δev = handler start − due time);
+//! 1. the events due on this CPU, each traced: its release domain's next release (the
+//!    "timer interrupt": Δrel, with Δev = handler start − due time), its quantum tick (Δtck;
+//!    aligned or staggered, when the plugin asks for ticks), its plugin timer (`timer`), and a
+//!    notification (`notified`);
 //! 2. consume a reschedule request (traced as `IpiNoticed` with the sender's stamp: Δipi);
 //! 3. call the plugin's `schedule` (Δsch, lock waits inside);
 //! 4. dispatch (Δcxs: load the job's saved budget) and run its body, which polls the CPU's
-//!    flag, the release timer and the end of the run between chunks of work; a release that
-//!    does not preempt lets the body continue; a preemption request stops it (its remaining
-//!    budget is saved) and the loop goes back to 1.
-//!    Idle workers sleep on their futex (with a timeout at the next due release or the end)
-//!    or spin, as configured.
+//!    request word, the release timer, the tick, the plugin timer and the end of the run
+//!    between chunks of work; events that do not reschedule let the body continue; a
+//!    reschedule request stops it (its remaining budget is saved) and the loop goes back to 1.
+//!    Idle workers sleep on their futex (with a timeout at the next due event or the end) or
+//!    spin, as configured.
+//!
+//! Service thread (index `m`, on the dedicated CPU; never runs a job): the same events without
+//! `schedule` — its release domain, its plugin timer and its notifications — then it sleeps
+//! on its futex until the next due event, a notification or the end (or spins).
 //!
 //! At the end of the run every thread stops where it is; a job that is running or waiting is
 //! *pending*, and `released = completed + pending` is checked per task against the
@@ -26,8 +33,7 @@ use super::result::RunResult;
 use crate::body::{self, Stop};
 use crate::clock::{self, ClockPair, TscCalibration};
 use crate::config::{IdleMode, RunConfig};
-use crate::mechanism::gsn_edf::GsnEdf;
-use crate::mechanism::partitioned::Pedf;
+use crate::mechanism::registry::{Builder, Setup};
 use crate::mechanism::{Ctx, Mechanism, Plugin, Prev, TaskParams};
 use crate::platform;
 use crate::sync::CpuSignal;
@@ -89,6 +95,86 @@ impl Shared<'_> {
             ctx.flush_wakes();
         }
     }
+
+    /// Runs the plugin timer of thread `ctx.cpu` if it is due.
+    fn maybe_timer(&self, ctx: &mut Ctx<'_>, now: u64) {
+        let due = self.plugin.next_timer(ctx.cpu);
+        if due <= now {
+            ctx.trace.record(RecKind::TimerStart, 0, 0, due);
+            self.plugin.timer(ctx, now);
+            ctx.trace.record(RecKind::TimerEnd, 0, 0, 0);
+            ctx.flush_wakes();
+        }
+    }
+
+    /// Runs the tick of worker `ctx.cpu` if it is due and advances `next` to the first tick
+    /// boundary after now (a tick handled late counts once).
+    fn maybe_tick(&self, ctx: &mut Ctx<'_>, next: &mut u64, quantum: u64, now: u64) {
+        if *next <= now {
+            let due = *next;
+            ctx.trace.record(RecKind::TickStart, 0, 0, due);
+            self.plugin.tick(ctx, due, now);
+            ctx.trace.record(RecKind::TickEnd, 0, 0, 0);
+            ctx.flush_wakes();
+            *next = due + quantum * ((now - due) / quantum + 1);
+        }
+    }
+
+    /// Delivers a pending notification to thread `ctx.cpu`.
+    fn maybe_notified(&self, ctx: &mut Ctx<'_>, sig: &CpuSignal, now: u64) {
+        if sig.take_notify() {
+            self.plugin.notified(ctx, now);
+            ctx.flush_wakes();
+        }
+    }
+
+    /// The thread's events due by `now` (release, tick, timer, notification), in that order.
+    #[inline]
+    fn events(&self, ctx: &mut Ctx<'_>, ev: &mut Events, sig: &CpuSignal, now: u64) {
+        if let Some(d) = ev.domain {
+            self.maybe_release(ctx, d, now);
+        }
+        if let Some(q) = ev.quantum {
+            self.maybe_tick(ctx, &mut ev.next_tick, q, now);
+        }
+        if ev.timers {
+            self.maybe_timer(ctx, now);
+        }
+        self.maybe_notified(ctx, sig, now);
+    }
+
+    /// The earliest time thread `idx` has something due (release, tick, timer) or the end.
+    fn next_due(&self, idx: usize, ev: &Events) -> u64 {
+        let mut due = ev.domain.map_or(u64::MAX, |d| self.plugin.next_release(d)).min(ev.next_tick);
+        if ev.timers {
+            due = due.min(self.plugin.next_timer(idx));
+        }
+        due.min(self.end())
+    }
+}
+
+/// What one thread polls besides its request word.
+struct Events {
+    /// Its release domain.
+    domain: Option<usize>,
+    /// The quantum (workers of a plugin that ticks).
+    quantum: Option<u64>,
+    /// Its next tick (`u64::MAX`: none).
+    next_tick: u64,
+    /// The plugin arms timers.
+    timers: bool,
+}
+
+impl Events {
+    fn of(sh: &Shared<'_>, idx: usize, worker: bool) -> Events {
+        let ticks = if worker { sh.plugin.ticks().filter(|t| t.quantum_ns > 0) } else { None };
+        Events {
+            domain: sh.plugin.release_domain(idx),
+            quantum: ticks.map(|t| t.quantum_ns),
+            next_tick: ticks.map_or(u64::MAX, |t| sh.life.t0 + t.offset(idx, sh.cfg.cpus.len())),
+            timers: sh.plugin.uses_timers(),
+        }
+    }
 }
 
 fn setup_thread(sh: &Shared<'_>, idx: usize, cpu: usize, prio: Option<i32>) {
@@ -113,7 +199,9 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
     }
     clock::sleep_until(sh.life.t0);
     let plugin = sh.plugin;
-    let dom = plugin.release_domain(idx);
+    let mut ev = Events::of(sh, idx, true);
+    let dom = ev.domain;
+    let timers = ev.timers;
     let sig = &sh.signals[idx];
     let mut ctx = Ctx::new(idx, &mut trace, &sh.signals);
     let mut prev = Prev::Idle;
@@ -122,9 +210,7 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
         if sh.stopped(now) {
             break;
         }
-        if let Some(d) = dom {
-            sh.maybe_release(&mut ctx, d, now);
-        }
+        sh.events(&mut ctx, &mut ev, sig, now);
         if let Some(stamp) = sig.take() {
             if stamp != 0 {
                 ctx.trace.record(RecKind::IpiNoticed, idx as u32, 0, stamp);
@@ -136,7 +222,7 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
         ctx.flush_wakes();
         prev = Prev::Idle;
         let Some(job) = next else {
-            idle(sh, sig, dom);
+            idle(sh, idx, sig, &ev);
             continue;
         };
         ctx.trace.record(RecKind::CxsStart, job.task(), job.seq(), 0);
@@ -157,7 +243,14 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
         let user = sh.cfg.user_jobs.get(job.task() as usize);
         let mut step = ex.step.load(Ordering::Acquire);
         loop {
-            let poll = |now: u64| sig.is_set() || now >= sh.end() || dom.is_some_and(|d| now >= plugin.next_release(d));
+            let next_tick = ev.next_tick;
+            let poll = |now: u64| {
+                sig.is_set()
+                    || now >= sh.end()
+                    || now >= next_tick
+                    || dom.is_some_and(|d| now >= plugin.next_release(d))
+                    || (timers && now >= plugin.next_timer(idx))
+            };
             let done = match user {
                 None => {
                     let (used, why, gap) = body::spin(remaining, &ex.wss, poll);
@@ -184,10 +277,8 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
             if sh.stopped(now) {
                 break 'outer;
             }
-            if let Some(d) = dom {
-                sh.maybe_release(&mut ctx, d, now);
-            }
-            if sig.is_set() {
+            sh.events(&mut ctx, &mut ev, sig, now);
+            if sig.resched_pending() {
                 ctx.trace.record(RecKind::JobPreempt, job.task(), job.seq(), remaining);
                 prev = Prev::Preempted(job);
                 break;
@@ -205,56 +296,63 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
     (trace, max_gap)
 }
 
-fn idle(sh: &Shared<'_>, sig: &CpuSignal, dom: Option<usize>) {
+/// Waits (sleeps on the futex or spins, as configured) until thread `idx` has a request, an
+/// event due, or the run ends.
+fn idle(sh: &Shared<'_>, idx: usize, sig: &CpuSignal, ev: &Events) {
     loop {
         let now = clock::monotonic_ns();
         if sh.stopped(now) || sig.is_set() {
             return;
         }
-        let due = dom.map_or(u64::MAX, |d| sh.plugin.next_release(d));
+        let due = sh.next_due(idx, ev);
         if due <= now {
             return;
         }
         match sh.cfg.idle {
             IdleMode::Spin => std::hint::spin_loop(),
-            IdleMode::Sleep => {
-                let wake = due.min(sh.end());
-                sig.sleep(wake.saturating_sub(now).min(1_000_000));
-            }
+            IdleMode::Sleep => sig.sleep((due - now).min(1_000_000)),
         }
     }
 }
 
-/// The dedicated release thread (GSN-EDF-DI): sleeps (or spins) until the next due release
-/// and runs the handlers; index `m` in traces.
-fn releaser(sh: &Shared<'_>, idx: usize, cpu: usize, mut trace: TraceBuffer, barrier: &Barrier) -> TraceBuffer {
+/// The service thread on the dedicated CPU (index `m`; GSN-EDF-DI's release thread, a
+/// dedicated scheduling processor): serves its release domain, its timer and its
+/// notifications, and never runs a job.
+fn service(sh: &Shared<'_>, idx: usize, cpu: usize, mut trace: TraceBuffer, barrier: &Barrier) -> TraceBuffer {
     setup_thread(sh, idx, cpu, sh.cfg.rt_priority);
     barrier.wait();
     if sh.abort.load(Ordering::SeqCst) {
         return trace;
     }
     clock::sleep_until(sh.life.t0);
-    let plugin = sh.plugin;
+    let mut ev = Events::of(sh, idx, false);
+    let sig = &sh.signals[idx];
     let mut ctx = Ctx::new(idx, &mut trace, &sh.signals);
     loop {
         let now = clock::monotonic_ns();
         if sh.stopped(now) {
             break;
         }
-        let mut next = u64::MAX;
-        for d in 0..plugin.release_domains() {
-            sh.maybe_release(&mut ctx, d, now);
-            next = next.min(plugin.next_release(d));
+        sh.events(&mut ctx, &mut ev, sig, now);
+        // A reschedule request means nothing here (no job runs); consume it.
+        let _ = sig.take();
+        if sig.is_set() {
+            continue;
         }
-        let wake = next.min(sh.end());
+        let wake = sh.next_due(idx, &ev);
         match sh.cfg.idle {
             IdleMode::Spin => {
-                while clock::monotonic_ns() < wake.min(sh.end()) && !sh.abort.load(Ordering::Relaxed) {
+                while clock::monotonic_ns() < wake.min(sh.end()) && !sig.is_set() && !sh.abort.load(Ordering::Relaxed) {
                     std::hint::spin_loop();
                 }
             }
-            // Slices of at most 10 ms, so an early stop is noticed.
-            IdleMode::Sleep => clock::sleep_until(wake.min(clock::monotonic_ns() + 10_000_000)),
+            // Slices of at most 10 ms (an early stop also wakes it).
+            IdleMode::Sleep => {
+                let now = clock::monotonic_ns();
+                if wake > now {
+                    sig.sleep((wake - now).min(10_000_000));
+                }
+            }
         }
     }
     drop(ctx);
@@ -263,24 +361,28 @@ fn releaser(sh: &Shared<'_>, idx: usize, cpu: usize, mut trace: TraceBuffer, bar
 
 /// Runs `ts` under `mech` on real cores (see the module docs); the configuration has been
 /// validated by the caller.
-pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult, RunError> {
+pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, build: Builder, cfg: &RunConfig) -> Result<RunResult, RunError> {
     let m = cfg.cpus.len();
     let params: Vec<TaskParams> = ts.iter().map(|t| TaskParams { deadline: t.deadline, period: t.period }).collect();
     let cal_a = ClockPair::now();
     let life = Lifecycle::new(cfg.start_delay_ns, cfg.duration_ns);
     let (t0, end) = (life.t0, life.planned_end);
-    let plugin: Box<dyn Plugin> = match mech {
-        Mechanism::Pedf { partition } => Box::new(Pedf::new(&params, partition, t0, end)),
-        Mechanism::Pfp { partition, .. } => Box::new(Pedf::with_rule(&params, partition, mech.rule(ts), t0, end)),
-        Mechanism::GsnEdf => Box::new(GsnEdf::new(&params, m, false, t0, end)),
-        Mechanism::GsnEdfDi => Box::new(GsnEdf::new(&params, m, true, t0, end)),
-        Mechanism::KernelSd => unreachable!("kernel-sd runs on its own backend"),
-    };
+    let plugin: Box<dyn Plugin> = build(&Setup {
+        ts,
+        tasks: &params,
+        m,
+        dedicated: cfg.dedicated_cpu.is_some(),
+        partition: mech.partition(),
+        rule: mech.rule(ts)?,
+        params: mech.params(),
+        t0,
+        end,
+    })?;
     let threads = m + usize::from(cfg.dedicated_cpu.is_some());
     let sh = Shared {
         plugin: plugin.as_ref(),
         cfg,
-        signals: (0..m).map(|_| CpuSignal::new()).collect(),
+        signals: (0..threads).map(|_| CpuSignal::new()).collect(),
         exec: ts
             .iter()
             .map(|_| TaskExec {
@@ -311,7 +413,7 @@ pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<Run
         let rel = cfg.dedicated_cpu.map(|c| {
             let tb = TraceBuffer::new(crate::tracer::RELEASE_CPU, cfg.trace_capacity);
             let (shr, b) = (&sh, &barrier);
-            s.spawn(move || releaser(shr, m, c, tb, b))
+            s.spawn(move || service(shr, m, c, tb, b))
         });
         let mut traces = Vec::new();
         let mut max_gap = 0;
@@ -371,7 +473,19 @@ pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<Run
     }
     let cal = TscCalibration::from_pairs(cal_a, ClockPair::now());
     let acc = plugin.accounting();
-    Ok(RunResult::build(ts, mech.name(), cfg, t0, end - t0, life.interrupted(), &cal, traces, acc, max_gap))
+    Ok(RunResult::build(
+        ts,
+        mech.name(),
+        &own_terms(mech),
+        cfg,
+        t0,
+        end - t0,
+        life.interrupted(),
+        &cal,
+        traces,
+        acc,
+        max_gap,
+    ))
 }
 
 /// Ends a run early when `cfg.stop` is set (moves the end to now and wakes the sleepers),
@@ -399,4 +513,9 @@ fn watchdog(sh: &Shared<'_>, done: &AtomicBool) -> bool {
         }
         true
     })
+}
+
+/// The names of the mechanism's own overhead terms (by term id).
+fn own_terms(mech: &Mechanism) -> Vec<&'static str> {
+    mech.entry().terms.iter().map(|t| t.name).collect()
 }

@@ -306,5 +306,5 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
         traces.push(drain);
     }
     let cal = TscCalibration::from_pairs(cal_a, ClockPair::now());
-    Ok(RunResult::build(ts, "kernel-sd", cfg, t0, end - t0, life.interrupted(), &cal, traces, acc, 0))
+    Ok(RunResult::build(ts, "kernel-sd", &[], cfg, t0, end - t0, life.interrupted(), &cal, traces, acc, 0))
 }

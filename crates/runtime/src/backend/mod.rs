@@ -14,6 +14,7 @@ pub mod result;
 pub mod to_trace;
 
 use crate::config::RunConfig;
+use crate::mechanism::registry::Backend;
 use crate::mechanism::Mechanism;
 use crate::RunError;
 use result::RunResult;
@@ -22,8 +23,8 @@ use rtsched_model::TaskSet;
 /// Runs `ts` under `mech` on real cores with `cfg` (see the crate docs).
 pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult, RunError> {
     mech.validate(ts, cfg)?;
-    match mech {
-        Mechanism::KernelSd => kernel_sd::run(ts, cfg),
-        _ => engine::run(ts, mech, cfg),
+    match mech.entry().backend {
+        Backend::KernelSd => kernel_sd::run(ts, cfg),
+        Backend::Engine(build) => engine::run(ts, mech, build, cfg),
     }
 }

@@ -113,6 +113,7 @@ impl RunResult {
     pub(crate) fn build(
         ts: &TaskSet,
         scheduler: &str,
+        terms: &[&'static str],
         cfg: &RunConfig,
         t0: u64,
         duration_ns: u64,
@@ -126,30 +127,50 @@ impl RunResult {
         let to_rel = |c: u64| cal.to_ns(c).saturating_sub(t0);
         let mut traces = Vec::with_capacity(buffers.len());
         let mut overheads: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-        for name in ["release", "release_event", "schedule", "lock_wait", "context_switch", "ipi"] {
+        for name in crate::mechanism::registry::ENGINE_TERMS.iter().map(|t| t.name).chain(terms.iter().copied()) {
             overheads.insert(name.into(), Vec::new());
         }
+        let term = |id: u32| terms.get(id as usize).copied().unwrap_or("unknown_term");
         for b in &buffers {
             // The end-of-run release drain is bookkeeping, not overhead.
             let drain = b.cpu() == super::lifecycle::DRAIN_CPU;
             let recs: Vec<Record> = b.records().iter().map(|r| Record { ts: to_rel(r.ts), ..*r }).collect();
-            let mut open: HashMap<RecKind, u64> = HashMap::new();
+            let mut open: HashMap<(RecKind, u32), u64> = HashMap::new();
             for (r, raw) in recs.iter().zip(b.records()) {
                 let pair = match r.kind {
-                    RecKind::ReleaseStart | RecKind::SchedStart | RecKind::LockWaitStart | RecKind::CxsStart => {
-                        open.insert(r.kind, r.ts);
+                    RecKind::ReleaseStart
+                    | RecKind::SchedStart
+                    | RecKind::LockWaitStart
+                    | RecKind::CxsStart
+                    | RecKind::TickStart
+                    | RecKind::TimerStart
+                    | RecKind::TermStart => {
+                        let id = if r.kind == RecKind::TermStart { r.task } else { 0 };
+                        open.insert((r.kind, id), r.ts);
                         if r.kind == RecKind::ReleaseStart && !drain {
                             let due = r.arg.saturating_sub(t0);
                             overheads.get_mut("release_event").unwrap().push(r.ts.saturating_sub(due));
                         }
                         None
                     }
-                    RecKind::ReleaseEnd => Some((RecKind::ReleaseStart, "release")),
-                    RecKind::SchedEnd => Some((RecKind::SchedStart, "schedule")),
-                    RecKind::LockWaitEnd => Some((RecKind::LockWaitStart, "lock_wait")),
-                    RecKind::CxsEnd => Some((RecKind::CxsStart, "context_switch")),
+                    RecKind::ReleaseEnd => Some(((RecKind::ReleaseStart, 0), "release")),
+                    RecKind::SchedEnd => Some(((RecKind::SchedStart, 0), "schedule")),
+                    RecKind::LockWaitEnd => Some(((RecKind::LockWaitStart, 0), "lock_wait")),
+                    RecKind::CxsEnd => Some(((RecKind::CxsStart, 0), "context_switch")),
+                    RecKind::TickEnd => Some(((RecKind::TickStart, 0), "tick")),
+                    RecKind::TimerEnd => Some(((RecKind::TimerStart, 0), "timer")),
+                    RecKind::TermEnd => Some(((RecKind::TermStart, r.task), term(r.task))),
                     RecKind::IpiNoticed => {
                         overheads.get_mut("ipi").unwrap().push(cal.to_ns(raw.ts).saturating_sub(cal.to_ns(r.arg)));
+                        None
+                    }
+                    RecKind::TermSince => {
+                        let v = cal.to_ns(raw.ts).saturating_sub(cal.to_ns(r.arg));
+                        overheads.entry(term(r.task).into()).or_default().push(v);
+                        None
+                    }
+                    RecKind::TermValue => {
+                        overheads.entry(term(r.task).into()).or_default().push(r.arg);
                         None
                     }
                     _ => None,
@@ -159,7 +180,7 @@ impl RunResult {
                         continue;
                     }
                     if let Some(s) = open.remove(&start) {
-                        overheads.get_mut(name).unwrap().push(r.ts.saturating_sub(s));
+                        overheads.entry(name.into()).or_default().push(r.ts.saturating_sub(s));
                     }
                 }
             }

@@ -157,7 +157,15 @@ pub fn to_trace(r: &RunResult, ts: &TaskSet) -> Result<Trace, String> {
                     }
                     ipi_i += 1;
                 }
-                RecKind::IpiSent => {}
+                RecKind::IpiSent
+                | RecKind::TickStart
+                | RecKind::TickEnd
+                | RecKind::TimerStart
+                | RecKind::TimerEnd
+                | RecKind::TermStart
+                | RecKind::TermEnd
+                | RecKind::TermSince
+                | RecKind::TermValue => {}
             }
         }
     }
@@ -210,9 +218,9 @@ mod tests {
         let over = TaskSet::from_ct(&[(6 * MS, 10 * MS), (4 * MS, 10 * MS), (2 * MS, 5 * MS)]).unwrap();
         for ts in [&light, &over] {
             for mech in [
-                Mechanism::GsnEdf,
-                Mechanism::Pedf { partition: vec![(0..ts.len()).collect()] },
-                Mechanism::Pfp { partition: vec![(0..ts.len()).collect()], ranks: None },
+                Mechanism::named("gsn-edf").unwrap(),
+                Mechanism::named("pedf").unwrap().with_partition(vec![(0..ts.len()).collect()]),
+                Mechanism::named("pfp").unwrap().with_partition(vec![(0..ts.len()).collect()]),
             ] {
                 let r = run(ts, &mech, &RunConfig::new(vec![cpu], 200 * MS)).unwrap();
                 assert_eq!(r.accounting.error, None);

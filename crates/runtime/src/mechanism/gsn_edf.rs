@@ -20,12 +20,51 @@
 //! from the ready queue by the policy (`job_done`).
 //! Assumptions: sporadic tasks, any deadlines, EDF with ties by task index, then job number.
 
-use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskBook, TaskParams};
+use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, Placement, Setup};
+use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
+use crate::queue::release::TaskBook;
+use crate::RunError;
 use crate::sync::SpinLock;
 use crossbeam_utils::CachePadded;
 use rtsched_policy::{invariant, Gedf, Policy, Prio, PriorityRule, ReadyQueue};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// GSN-EDF: releases handled by whichever worker sees them due (seed 001 CEm).
+pub static GSN_EDF: Entry = Entry {
+    name: "gsn-edf",
+    summary: "global EDF, one global lock over a binomial-heap ready queue and the CPU heap (LITMUS^RT \
+              GSN-EDF; Brandenburg & Anderson, RTSS 2009: CEm)",
+    ..GLOBAL
+};
+
+/// GSN-EDF-DI: releases on the dedicated CPU (seed 001 CE1).
+pub static GSN_EDF_DI: Entry = Entry {
+    name: "gsn-edf-di",
+    summary: "GSN-EDF with dedicated interrupt handling: a service thread on the dedicated CPU releases jobs \
+              (Cerqueira et al., RTAS 2014, §II-B; RTSS 2009: CE1)",
+    dedicated: DedicatedCpu::Required,
+    dedicated_role: "release handling",
+    ..GLOBAL
+};
+
+const GLOBAL: Entry = Entry {
+    name: "",
+    summary: "",
+    params: &[],
+    placement: Placement::None,
+    dedicated: DedicatedCpu::None,
+    dedicated_role: "",
+    terms: &[],
+    invariant: InvariantKind::Global,
+    priority: registry::edf,
+    user_jobs: true,
+    backend: Backend::Engine(build),
+};
+
+fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
+    Ok(Box::new(GsnEdf::new(s.tasks, s.m, s.dedicated, s.t0, s.end)))
+}
 
 struct State<Q: ReadyQueue> {
     book: TaskBook,

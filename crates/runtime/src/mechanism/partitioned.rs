@@ -10,12 +10,58 @@
 //! the policy's. P-EDF orders jobs by absolute deadline, P-FP by the task's rank (given, or
 //! deadline-monotonic); ties by task index, then job number ([`rtsched_policy::Prio`]).
 
-use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskBook, TaskParams};
+use crate::mechanism::registry::{
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, Placement, Setup,
+};
+use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
+use crate::queue::release::TaskBook;
+use crate::RunError;
 use crate::sync::SpinLock;
 use crossbeam_utils::CachePadded;
 use rtsched_policy::{Partitioned, Policy, Prio, PriorityRule, ReadyQueue};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// P-EDF.
+pub static PEDF: Entry = Entry {
+    name: "pedf",
+    summary: "partitioned EDF: per-CPU ready queue, release queue and lock, no migration (Calandrino et al., \
+              RTSS 2006)",
+    ..PARTITIONED
+};
+
+/// P-FP.
+pub static PFP: Entry = Entry {
+    name: "pfp",
+    summary: "partitioned fixed priority, deadline-monotonic by default: per-CPU queues and locks",
+    params: &[ParamSpec {
+        name: "priorities",
+        kind: ParamKind::Text,
+        default: "dm",
+        help: "dm (deadline-monotonic), rm (rate-monotonic), or one rank per task, comma-separated (0 = highest)",
+    }],
+    priority: registry::fixed_priorities,
+    ..PARTITIONED
+};
+
+const PARTITIONED: Entry = Entry {
+    name: "",
+    summary: "",
+    params: &[],
+    placement: Placement::Partition,
+    dedicated: DedicatedCpu::None,
+    dedicated_role: "",
+    terms: &[],
+    invariant: InvariantKind::Partitioned,
+    priority: registry::edf,
+    user_jobs: true,
+    backend: Backend::Engine(build),
+};
+
+fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
+    let part = s.partition.ok_or_else(|| RunError::Config("a partitioned mechanism needs a partition".into()))?;
+    Ok(Box::new(Pedf::with_rule(s.tasks, part, s.rule.clone(), s.t0, s.end)))
+}
 
 struct CpuState {
     book: TaskBook,

@@ -36,6 +36,8 @@ pub trait Atom<T: Copy>: Send + Sync {
     fn store(&self, v: T, o: Ordering);
     fn swap(&self, v: T, o: Ordering) -> T;
     fn compare_exchange(&self, cur: T, new: T, s: Ordering, f: Ordering) -> Result<T, T>;
+    fn fetch_or(&self, v: T, o: Ordering) -> T;
+    fn fetch_and(&self, v: T, o: Ordering) -> T;
 }
 
 /// Atomics, fences and the futex: what the primitives need from the platform.
@@ -76,6 +78,14 @@ macro_rules! std_atom {
             fn compare_exchange(&self, c: $t, n: $t, s: Ordering, f: Ordering) -> Result<$t, $t> {
                 <$a>::compare_exchange(self, c, n, s, f)
             }
+            #[inline(always)]
+            fn fetch_or(&self, v: $t, o: Ordering) -> $t {
+                <$a>::fetch_or(self, v, o)
+            }
+            #[inline(always)]
+            fn fetch_and(&self, v: $t, o: Ordering) -> $t {
+                <$a>::fetch_and(self, v, o)
+            }
         }
     };
 }
@@ -112,11 +122,17 @@ impl Backend for Std {
     }
 }
 
-/// One CPU's reschedule request word.
+/// Request bit: reschedule (the "IPI").
+const RESCHED: u32 = 1;
+/// Request bit: a notification (mailbox, timer change) that does not deschedule a running job.
+const NOTIFY: u32 = 2;
+
+/// One thread's request word: a reschedule request (the "IPI", bit 1) and a notification
+/// (bit 2) share one futex word, so that a sleeping thread wakes for either.
 pub struct CpuSignal<B: Backend = Std> {
     flag: CachePadded<B::U32>,
     sleeping: B::U32,
-    /// Counter value of the oldest unnoticed remote request (0 = none).
+    /// Counter value of the oldest unnoticed remote reschedule request (0 = none).
     sent: B::U64,
 }
 
@@ -158,13 +174,22 @@ impl<B: Backend> CpuSignal<B> {
     pub fn send_deferred(&self, stamp: u64) -> bool {
         // The stamp is published before the flag (Release). Every write of the flag is a
         // read-modify-write, so the flag's writes form one release sequence: the `take` whose
-        // swap consumes this request (Acquire) synchronises with this send even when a later
+        // RMW consumes this request (Acquire) synchronises with this send even when a later
         // request set the flag again, and so takes the stamp with it. With a plain store
         // here, loom finds an execution (legal in the language model, not on x86) in which
         // the request is consumed but its stamp is left behind, to be charged to the next,
         // unrelated request as a huge Δipi.
         let _ = self.sent.compare_exchange(0, stamp.max(1), Ordering::Relaxed, Ordering::Relaxed);
-        self.flag.swap(1, Ordering::Release);
+        self.flag.fetch_or(RESCHED, Ordering::Release);
+        B::fence(Ordering::SeqCst);
+        self.sleeping.load(Ordering::Relaxed) != 0
+    }
+
+    /// Notifies this thread (a mailbox has messages, a timer moved): it calls the plugin's
+    /// `notified` at its next poll point, without descheduling a running job. Returns whether
+    /// the target sleeps (then [`kick`](Self::kick) it, as for [`send_deferred`](Self::send_deferred)).
+    pub fn notify_deferred(&self) -> bool {
+        self.flag.fetch_or(NOTIFY, Ordering::Release);
         B::fence(Ordering::SeqCst);
         self.sleeping.load(Ordering::Relaxed) != 0
     }
@@ -177,26 +202,43 @@ impl<B: Backend> CpuSignal<B> {
 
     /// This CPU asks itself to reschedule (no IPI: it will notice at its next poll).
     pub fn set_local(&self) {
-        // A swap, not a store: a store would break the release sequence of the remote
-        // requests before it (see `send`).
-        self.flag.swap(1, Ordering::Release);
+        // A read-modify-write, not a store: a store would break the release sequence of the
+        // remote requests before it (see `send`).
+        self.flag.fetch_or(RESCHED, Ordering::Release);
     }
 
-    /// Whether a request is pending (cheap; polled by job bodies).
+    /// Whether any request (reschedule or notification) is pending (cheap; polled by bodies).
     #[inline(always)]
     pub fn is_set(&self) -> bool {
         self.flag.load(Ordering::Relaxed) != 0
     }
 
-    /// Consumes a pending request. Returns `Some(stamp)` if it came from a remote sender
-    /// (stamp = counter at send time), `Some(0)` for a local request (or a remote one whose
-    /// stamp an earlier, concurrent request's `take` consumed), `None` if none.
+    /// Whether a reschedule request is pending.
+    #[inline(always)]
+    pub fn resched_pending(&self) -> bool {
+        self.flag.load(Ordering::Relaxed) & RESCHED != 0
+    }
+
+    /// Consumes a pending reschedule request. Returns `Some(stamp)` if it came from a remote
+    /// sender (stamp = counter at send time), `Some(0)` for a local request (or a remote one
+    /// whose stamp an earlier, concurrent request's `take` consumed), `None` if none. A
+    /// pending notification stays pending.
     pub fn take(&self) -> Option<u64> {
-        if self.flag.load(Ordering::Relaxed) == 0 {
+        if self.flag.load(Ordering::Relaxed) & RESCHED == 0 {
             return None;
         }
-        self.flag.swap(0, Ordering::Acquire);
+        self.flag.fetch_and(!RESCHED, Ordering::Acquire);
         Some(self.sent.swap(0, Ordering::Relaxed))
+    }
+
+    /// Consumes a pending notification; returns whether there was one. Everything the
+    /// notifier wrote before [`notify_deferred`](Self::notify_deferred) is visible after it.
+    pub fn take_notify(&self) -> bool {
+        if self.flag.load(Ordering::Relaxed) & NOTIFY == 0 {
+            return false;
+        }
+        self.flag.fetch_and(!NOTIFY, Ordering::Acquire);
+        true
     }
 
     /// Sleeps until a request arrives or `timeout_ns` passes (spurious returns allowed).
@@ -354,6 +396,20 @@ mod tests {
         s.set_local();
         assert_eq!(s.take(), Some(0));
     }
+
+    #[test]
+    fn taking_one_kind_of_request_leaves_the_other() {
+        let s = CpuSignal::new();
+        assert!(!s.notify_deferred());
+        assert!(s.is_set() && !s.resched_pending());
+        assert_eq!(s.take(), None, "a notification is not a reschedule request");
+        s.send(5);
+        assert!(s.resched_pending());
+        assert_eq!(s.take(), Some(5));
+        assert!(s.is_set(), "the notification is still pending");
+        assert!(s.take_notify() && !s.take_notify());
+        assert!(!s.is_set());
+    }
 }
 
 /// The loom models (loom 0.7, a dev-dependency; they run under plain `cargo test`).
@@ -388,6 +444,12 @@ pub(crate) mod loom_model {
                 fn compare_exchange(&self, c: $t, n: $t, s: Ordering, f: Ordering) -> Result<$t, $t> {
                     <$a>::compare_exchange(self, c, n, s, f)
                 }
+                fn fetch_or(&self, v: $t, o: Ordering) -> $t {
+                    <$a>::fetch_or(self, v, o)
+                }
+                fn fetch_and(&self, v: $t, o: Ordering) -> $t {
+                    <$a>::fetch_and(self, v, o)
+                }
             }
         };
     }
@@ -419,6 +481,12 @@ pub(crate) mod loom_model {
         }
         fn compare_exchange(&self, c: u32, n: u32, s: Ordering, f: Ordering) -> Result<u32, u32> {
             self.v.compare_exchange(c, n, s, f)
+        }
+        fn fetch_or(&self, v: u32, o: Ordering) -> u32 {
+            self.v.fetch_or(v, o)
+        }
+        fn fetch_and(&self, v: u32, o: Ordering) -> u32 {
+            self.v.fetch_and(v, o)
         }
     }
 
@@ -589,7 +657,61 @@ pub(crate) mod loom_model {
         });
     }
 
+    /// A notification and a reschedule request race a sleeper: both are noticed (neither
+    /// wake-up is lost), the stamp comes with the reschedule request, and consuming one kind
+    /// leaves the other pending.
+    #[test]
+    fn loom_a_notification_and_a_reschedule_both_arrive() {
+        loom::model(|| {
+            let s = leak(Sig::default());
+            let s2 = s;
+            let t = thread::spawn(move || {
+                let (mut notified, mut stamp) = (false, None);
+                while !(notified && stamp.is_some()) {
+                    if !s2.is_set() {
+                        s2.sleep(u64::MAX);
+                    }
+                    notified |= s2.take_notify();
+                    if let Some(x) = s2.take() {
+                        stamp = Some(x);
+                    }
+                }
+                stamp
+            });
+            if s.notify_deferred() {
+                s.kick();
+            }
+            s.send(9);
+            assert_eq!(t.join().unwrap(), Some(9));
+            assert_eq!(s.flag.load(Ordering::Relaxed), 0);
+        });
+    }
+
     // ---- Deliberately broken variants: loom must catch each (the models can fail). ----
+
+    /// A notification kept in its own word, outside the futex word the thread sleeps on: the
+    /// sleeper can check it, the notifier can set it and see no sleeper yet, and the sleeper
+    /// then sleeps through it.
+    #[test]
+    #[should_panic(expected = "deadlock")]
+    fn loom_catches_a_notification_outside_the_futex_word() {
+        loom::model(|| {
+            let s = leak(Sig::default());
+            let notified = leak(LBool::new(false));
+            let s2 = s;
+            let t = thread::spawn(move || {
+                while !notified.load(Ordering::Acquire) {
+                    s2.sleep(u64::MAX);
+                }
+            });
+            notified.store(true, Ordering::Release);
+            Loom::fence(Ordering::SeqCst);
+            if s.sleeping.load(Ordering::Relaxed) != 0 {
+                s.kick();
+            }
+            t.join().unwrap();
+        });
+    }
 
     /// The sender reads `sleeping` before it sets the flag: a sleeper that announced itself
     /// in between sleeps through the request.
