@@ -8,7 +8,6 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rtsched_analysis::partition::{partition, Admission, Fit, Order, PartitionOutcome};
 use rtsched_analysis::Limits;
-use rtsched_runtime::monitor::summary_with_monitors;
 use rtsched_runtime::to_trace::to_trace;
 use rtsched_runtime::{IdleMode, Mechanism, RunConfig};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -106,7 +105,8 @@ fn mechanisms() -> String {
 ///
 /// `params`: the mechanism's parameters as text (`{"priorities": "rm"}`), checked against its
 /// registry entry (unknown names and bad values raise RtschedError).
-/// Returns {"summary": JSON text (with priority_inversion_ns)} plus one entry per requested
+/// Returns {"summary": JSON text (computed from the run's own trace, with the
+/// priority-inversion monitor's result)} plus one entry per requested
 /// export of the converted trace: "jsonl", "perfetto", "job_csv", "gantt_svg" (text) and
 /// "sched_trace" (bytes). Errors (bad CPUs, privileges, kernel admission) raise RtschedError.
 /// Ctrl-C (in the main thread) stops the run early and returns what it measured, with
@@ -154,7 +154,7 @@ fn run<'py>(
     let ts_inner = ts.inner.clone();
     let (summary, texts, bytes) = run_interruptibly(py, stop, move || {
         let r = rtsched_runtime::run(&ts_inner, &mech, &cfg).map_err(|e| RtschedError::new_err(e.to_string()))?;
-        let summary = summary_with_monitors(&r, &ts_inner, &mech).to_string();
+        let summary = r.summary_json().to_string();
         let mut texts: Vec<(String, String)> = Vec::new();
         let mut bytes: Option<Vec<u8>> = None;
         if !exports.is_empty() {

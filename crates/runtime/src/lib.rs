@@ -27,7 +27,6 @@ pub mod backend;
 pub mod config;
 pub mod error;
 pub mod mechanism;
-pub mod monitor;
 pub mod platform;
 pub mod queue;
 

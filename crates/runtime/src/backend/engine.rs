@@ -29,7 +29,7 @@
 //! Early stops, the effective end and the drain: `backend::lifecycle`.
 
 use super::lifecycle::{missing_releases, Lifecycle, DRAIN_CPU};
-use super::result::RunResult;
+use super::result::{RunInfo, RunResult};
 use crate::body::{self, Stop};
 use crate::clock::{self, ClockPair, TscCalibration};
 use crate::config::{IdleMode, RunConfig};
@@ -473,19 +473,8 @@ pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, build: Builder, cfg: &RunConfi
     }
     let cal = TscCalibration::from_pairs(cal_a, ClockPair::now());
     let acc = plugin.accounting();
-    Ok(RunResult::build(
-        ts,
-        mech.name(),
-        &own_terms(mech),
-        cfg,
-        t0,
-        end - t0,
-        life.interrupted(),
-        &cal,
-        traces,
-        acc,
-        max_gap,
-    ))
+    let info = RunInfo::of(mech, ts, m);
+    Ok(RunResult::build(ts, info, cfg, t0, end - t0, life.interrupted(), &cal, traces, acc, max_gap))
 }
 
 /// Ends a run early when `cfg.stop` is set (moves the end to now and wakes the sleepers),
@@ -513,9 +502,4 @@ fn watchdog(sh: &Shared<'_>, done: &AtomicBool) -> bool {
         }
         true
     })
-}
-
-/// The names of the mechanism's own overhead terms (by term id).
-fn own_terms(mech: &Mechanism) -> Vec<&'static str> {
-    mech.entry().terms.iter().map(|t| t.name).collect()
 }

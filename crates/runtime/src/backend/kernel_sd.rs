@@ -21,11 +21,11 @@
 //! tracing and are not reported (their samples are empty).
 
 use super::lifecycle::{missing_releases, Lifecycle, DRAIN_CPU};
-use super::result::RunResult;
+use super::result::{RunInfo, RunResult};
 use crate::body::CHUNK;
 use crate::clock::{self, ClockPair, TscCalibration};
 use crate::config::RunConfig;
-use crate::mechanism::Accounting;
+use crate::mechanism::{Accounting, Mechanism};
 use crate::tracer::{RecKind, TraceBuffer};
 use crate::{platform, RunError};
 use rtsched_model::TaskSet;
@@ -155,7 +155,7 @@ fn set_deadline(runtime: u64, deadline: u64, period: u64) -> Result<(), std::io:
 }
 
 /// Runs `ts` under SCHED_DEADLINE (called by `backend::run` after validation).
-pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> {
+pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult, RunError> {
     let allowed = platform::allowed_cpus();
     let mut cpus = cfg.cpus.clone();
     cpus.sort_unstable();
@@ -306,5 +306,6 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
         traces.push(drain);
     }
     let cal = TscCalibration::from_pairs(cal_a, ClockPair::now());
-    Ok(RunResult::build(ts, "kernel-sd", &[], cfg, t0, end - t0, life.interrupted(), &cal, traces, acc, 0))
+    let info = RunInfo::of(mech, ts, cfg.cpus.len());
+    Ok(RunResult::build(ts, info, cfg, t0, end - t0, life.interrupted(), &cal, traces, acc, 0))
 }

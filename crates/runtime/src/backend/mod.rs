@@ -4,7 +4,7 @@
 //!   that drive a [`crate::mechanism::Plugin`];
 //! * [`kernel_sd`]: the peer — the same workload as Linux `SCHED_DEADLINE` threads;
 //! * [`lifecycle`]: time zero, the end, early stops, the effective end and the drain;
-//! * [`result`]: what a run measured ([`RunResult`]), built from its trace;
+//! * [`result`]: what a run measured ([`RunResult`]), computed from its own trace;
 //! * [`to_trace`]: the conversion of a run's records to the `rtsched-trace` vocabulary.
 
 pub mod engine;
@@ -24,7 +24,7 @@ use rtsched_model::TaskSet;
 pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult, RunError> {
     mech.validate(ts, cfg)?;
     match mech.entry().backend {
-        Backend::KernelSd => kernel_sd::run(ts, cfg),
+        Backend::KernelSd => kernel_sd::run(ts, mech, cfg),
         Backend::Engine(build) => engine::run(ts, mech, build, cfg),
     }
 }

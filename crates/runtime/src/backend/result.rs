@@ -1,31 +1,47 @@
-//! What a run produces: per-job records, overhead samples per term, release latencies,
-//! dropped-record counts, job accounting, and a trace well-formedness check.
+//! What a run produces, computed from its own trace by `rtsched_trace` — exactly as the
+//! simulator's results are (the one metrics path): the run's records are converted into a
+//! [`Trace`] (`backend::to_trace`), and the per-job table, the job accounting, the deadline
+//! misses, tardiness and response times come from that trace's [`Metrics`], the overhead
+//! statistics from its overhead samples ([`SampleStats`]), and the priority-inversion time from
+//! the monitor over it ([`rtsched_trace::monitor`]) against the invariant the mechanism's
+//! registry entry promises. So the summary, the per-job CSV, Perfetto and the Gantt chart of a
+//! run always agree.
 //!
-//! Definitions (all ns, relative to the run's time zero):
+//! Definitions (all ns, relative to the run's time zero; the trace crate's, `docs/trace.md`):
 //! * release = the job's due release time; deadline = release + D;
-//! * start = first `JobStart`; finish = `JobComplete`; response time = finish − release;
-//! * deadline miss = completed after its deadline, or still pending at the end with its
-//!   deadline before the end; tardiness = max(0, finish − deadline) for completed jobs
-//!   (a pending tardy job's tardiness is unknown and not counted in `max_tardiness_ns`);
-//! * release latency = start − release (timer due → job starts, as the issue defines it;
-//!   it includes waiting for higher-priority jobs, so it is an overhead only when the job
-//!   is among the m highest-priority pending jobs at its release — true in light loads);
-//! * overhead terms (seed 000 §IV-A): `release` Δrel (handler start → end), `release_event`
-//!   Δev (due → handler start), `schedule` Δsch (scheduler entry → exit, lock waits
-//!   included), `lock_wait` (the waits alone), `context_switch` Δcxs (dispatch), `ipi` Δipi
-//!   (send → noticed). There is no periodic tick under these event-driven mechanisms, so no
-//!   tick samples exist.
+//! * start = first run; finish = completion (by the horizon); response time = finish − release;
+//! * a deadline miss: a job whose deadline is ≤ the horizon and that had not completed by it —
+//!   a job still pending past its deadline at the end is a miss, as in the simulator;
+//!   tardiness = max(0, finish − deadline), for a pending job past its deadline the lower bound
+//!   horizon − deadline;
+//! * release latency = start − release (timer due → job starts; it includes waiting for
+//!   higher-priority jobs, so it is an overhead only when the job is among the m
+//!   highest-priority pending jobs at its release — true in light loads);
+//! * overhead terms (seed 000 §IV-A, and each mechanism's own, by its registry entry):
+//!   `release` Δrel (handler start → end), `release_event` Δev (due → handler start),
+//!   `schedule` Δsch (scheduler entry → exit, lock waits included), `lock_wait` (the waits
+//!   alone), `context_switch` Δcxs (dispatch), `ipi` Δipi (send → noticed), `tick` Δtck and
+//!   `timer` where a mechanism uses them.
+//!
+//! A run that dropped trace records (a full buffer) keeps only a prefix of each overflowing
+//! buffer: its metrics are taken at the time of the first lost record (`metrics.horizon`), the
+//! last instant up to which the trace is complete, and its trace cannot be exported.
 
+use super::to_trace::{convert, Conversion};
 use crate::clock::TscCalibration;
 use crate::config::RunConfig;
-use crate::mechanism::Accounting;
+use crate::mechanism::registry::{Backend, InvariantKind, ENGINE_TERMS};
+use crate::mechanism::{Accounting, Mechanism};
 use crate::tracer::{RecKind, Record, TraceBuffer};
 use rtsched_model::TaskSet;
+use rtsched_policy::Invariant;
+use rtsched_trace::monitor::{priority_inversion_report, tracking_bound_ns, PiReport};
+use rtsched_trace::{Metrics, MetricsBuilder, SampleStats, Trace, TraceMeta};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 
-/// One job's outcome.
+/// One job's outcome (from the run's metrics).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct JobRecord {
     pub task: u32,
@@ -33,51 +49,41 @@ pub struct JobRecord {
     pub release_ns: u64,
     pub deadline_ns: u64,
     pub start_ns: Option<u64>,
+    /// Completion by the horizon.
     pub finish_ns: Option<u64>,
     /// OS CPU number of the completion (or of the last execution, if pending).
     pub cpu: Option<usize>,
     pub deadline_miss: bool,
+    /// For a completed job max(0, finish − deadline); for a job pending past its deadline at
+    /// the horizon, horizon − deadline (a lower bound); 0 otherwise.
     pub tardiness_ns: u64,
     pub response_time_ns: Option<u64>,
 }
 
-/// Summary statistics of a sample (nearest-rank percentiles).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Stats {
-    pub count: usize,
-    pub avg_ns: f64,
-    pub p50_ns: u64,
-    pub p99_ns: u64,
-    pub max_ns: u64,
-}
-
-impl Stats {
-    pub fn of(samples: &[u64]) -> Stats {
-        if samples.is_empty() {
-            return Stats { count: 0, avg_ns: 0.0, p50_ns: 0, p99_ns: 0, max_ns: 0 };
-        }
-        let mut v = samples.to_vec();
-        v.sort_unstable();
-        let rank = |p: f64| v[((p * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
-        Stats {
-            count: v.len(),
-            avg_ns: v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64,
-            p50_ns: rank(0.50),
-            p99_ns: rank(0.99),
-            max_ns: *v.last().unwrap(),
-        }
-    }
-}
+/// Summary statistics of a sample (nearest-rank percentiles): `rtsched_trace`'s.
+pub type Stats = SampleStats;
 
 /// Job accounting at the end of a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct JobAccounting {
+    /// Jobs released in `[0, horizon)` (every job due in `[0, duration)` is released).
     pub released: u64,
+    /// Completed by the horizon.
     pub completed: u64,
+    /// Released and not completed by the horizon.
     pub pending: u64,
-    /// `None` if released = completed + pending holds per task, the trace agrees with the
-    /// mechanism's own counts and the mechanism lost no job; otherwise what failed.
+    /// `None` if the trace's release and completion records agree with the mechanism's own
+    /// counts and the mechanism lost no job; otherwise what failed.
     pub error: Option<String>,
+}
+
+/// The mechanism's promise the monitor checks a run against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Promise {
+    /// The policy's invariant.
+    Invariant(Invariant),
+    /// None can be checked (why).
+    Unobservable(String),
 }
 
 /// Everything a run measured.
@@ -91,11 +97,18 @@ pub struct RunResult {
     pub duration_ns: u64,
     /// The run was stopped early (`RunConfig::stop`); its results cover `duration_ns`.
     pub interrupted: bool,
+    /// Per job, from the metrics.
     pub jobs: Vec<JobRecord>,
     /// Per-buffer trace records with `ts` converted to ns since time zero (saturating at 0).
     pub traces: Vec<Vec<Record>>,
-    /// Overhead samples (ns) per term name.
+    /// The run's trace in the `rtsched-trace` vocabulary (what every export writes).
+    pub trace: Trace,
+    /// The metrics of [`trace`](Self::trace), at its horizon.
+    pub metrics: Metrics,
+    /// Overhead samples (ns, or a term's unit) per term name, from the trace.
     pub overheads: BTreeMap<String, Vec<u64>>,
+    /// The terms the summary lists even without samples (the engine's and the mechanism's).
+    pub terms: Vec<String>,
     /// Release latency samples (ns), one per started job.
     pub release_latency: Vec<u64>,
     pub dropped_records: u64,
@@ -106,14 +119,66 @@ pub struct RunResult {
     pub max_poll_gap_ns: u64,
     /// Trace counter rate (Hz) found by calibration.
     pub counter_hz: f64,
+    /// What the monitor checked.
+    pub promise: Promise,
+    /// The priority-inversion report, or why there is none.
+    pub priority_inversion: Result<PiReport, String>,
+    /// The mechanism's parameters (JSON object).
+    pub params: Value,
+}
+
+/// What the backends hand to [`RunResult::build`] besides the records: what the mechanism's
+/// registry entry says about the run.
+pub(crate) struct RunInfo {
+    pub scheduler: &'static str,
+    /// The mechanism's own overhead terms by term id.
+    pub own_terms: Vec<&'static str>,
+    /// The terms the summary lists (the engine's, for a uniform schema, and the mechanism's).
+    pub declared: Vec<String>,
+    /// The declared terms on the path from an event to the dispatch that answers it.
+    pub tracking: Vec<String>,
+    pub promise: Promise,
+    pub params: Value,
+    /// Per-task lanes (kernel-sd).
+    pub kernel: bool,
+}
+
+impl RunInfo {
+    /// From the mechanism's registry entry, for a run of `ts` on `m` CPUs.
+    pub(crate) fn of(mech: &Mechanism, ts: &TaskSet, m: usize) -> RunInfo {
+        let e = mech.entry();
+        let mut declared: Vec<String> = ENGINE_TERMS.iter().map(|t| t.name.to_string()).collect();
+        for t in e.terms {
+            if !declared.iter().any(|d| d == t.name) {
+                declared.push(t.name.to_string());
+            }
+        }
+        let tracking = e.all_terms().iter().filter(|t| t.tracking).map(|t| t.name.to_string()).collect();
+        let promise = match mech.invariant(ts, m) {
+            Ok(Some(inv)) => Promise::Invariant(inv),
+            Ok(None) => Promise::Unobservable(match e.invariant {
+                InvariantKind::Unobservable(why) => why.to_string(),
+                _ => format!("{}: no invariant", e.name),
+            }),
+            Err(err) => Promise::Unobservable(err),
+        };
+        RunInfo {
+            scheduler: e.name,
+            own_terms: e.terms.iter().map(|t| t.name).collect(),
+            declared,
+            tracking,
+            promise,
+            params: mech.params().to_json(),
+            kernel: matches!(e.backend, Backend::KernelSd),
+        }
+    }
 }
 
 impl RunResult {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn build(
         ts: &TaskSet,
-        scheduler: &str,
-        terms: &[&'static str],
+        info: RunInfo,
         cfg: &RunConfig,
         t0: u64,
         duration_ns: u64,
@@ -125,69 +190,38 @@ impl RunResult {
     ) -> RunResult {
         let dropped: u64 = buffers.iter().map(|b| b.dropped()).sum();
         let to_rel = |c: u64| cal.to_ns(c).saturating_sub(t0);
-        let mut traces = Vec::with_capacity(buffers.len());
-        let mut overheads: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-        for name in crate::mechanism::registry::ENGINE_TERMS.iter().map(|t| t.name).chain(terms.iter().copied()) {
-            overheads.insert(name.into(), Vec::new());
-        }
-        let term = |id: u32| terms.get(id as usize).copied().unwrap_or("unknown_term");
-        for b in &buffers {
-            // The end-of-run release drain is bookkeeping, not overhead.
-            let drain = b.cpu() == super::lifecycle::DRAIN_CPU;
-            let recs: Vec<Record> = b.records().iter().map(|r| Record { ts: to_rel(r.ts), ..*r }).collect();
-            let mut open: HashMap<(RecKind, u32), u64> = HashMap::new();
-            for (r, raw) in recs.iter().zip(b.records()) {
-                let pair = match r.kind {
-                    RecKind::ReleaseStart
-                    | RecKind::SchedStart
-                    | RecKind::LockWaitStart
-                    | RecKind::CxsStart
-                    | RecKind::TickStart
-                    | RecKind::TimerStart
-                    | RecKind::TermStart => {
-                        let id = if r.kind == RecKind::TermStart { r.task } else { 0 };
-                        open.insert((r.kind, id), r.ts);
-                        if r.kind == RecKind::ReleaseStart && !drain {
-                            let due = r.arg.saturating_sub(t0);
-                            overheads.get_mut("release_event").unwrap().push(r.ts.saturating_sub(due));
-                        }
-                        None
-                    }
-                    RecKind::ReleaseEnd => Some(((RecKind::ReleaseStart, 0), "release")),
-                    RecKind::SchedEnd => Some(((RecKind::SchedStart, 0), "schedule")),
-                    RecKind::LockWaitEnd => Some(((RecKind::LockWaitStart, 0), "lock_wait")),
-                    RecKind::CxsEnd => Some(((RecKind::CxsStart, 0), "context_switch")),
-                    RecKind::TickEnd => Some(((RecKind::TickStart, 0), "tick")),
-                    RecKind::TimerEnd => Some(((RecKind::TimerStart, 0), "timer")),
-                    RecKind::TermEnd => Some(((RecKind::TermStart, r.task), term(r.task))),
-                    RecKind::IpiNoticed => {
-                        overheads.get_mut("ipi").unwrap().push(cal.to_ns(raw.ts).saturating_sub(cal.to_ns(r.arg)));
-                        None
-                    }
-                    RecKind::TermSince => {
-                        let v = cal.to_ns(raw.ts).saturating_sub(cal.to_ns(r.arg));
-                        overheads.entry(term(r.task).into()).or_default().push(v);
-                        None
-                    }
-                    RecKind::TermValue => {
-                        overheads.entry(term(r.task).into()).or_default().push(r.arg);
-                        None
-                    }
-                    _ => None,
-                };
-                if let Some((start, name)) = pair {
-                    if drain {
-                        continue;
-                    }
-                    if let Some(s) = open.remove(&start) {
-                        overheads.entry(name.into()).or_default().push(r.ts.saturating_sub(s));
-                    }
-                }
+        let traces: Vec<Vec<Record>> =
+            buffers.iter().map(|b| b.records().iter().map(|r| Record { ts: to_rel(r.ts), ..*r }).collect()).collect();
+        // With lost records the trace is complete only up to the first one lost.
+        let complete_until = buffers
+            .iter()
+            .zip(&traces)
+            .filter(|(b, _)| b.dropped() > 0)
+            .map(|(_, recs)| recs.last().map_or(0, |r| r.ts))
+            .min()
+            .unwrap_or(u64::MAX);
+        let horizon = duration_ns.min(complete_until);
+        let conv = Conversion { ts, kernel: info.kernel, m: cfg.cpus.len(), terms: &info.own_terms, horizon, t0, cal };
+        let mut errors: Vec<String> = Vec::new();
+        let trace = convert(&conv, &traces).unwrap_or_else(|e| {
+            errors.push(format!("the run's records do not convert to a trace: {e}"));
+            Trace { meta: TraceMeta::new(ts, cfg.cpus.len() as u32, horizon), records: Vec::new() }
+        });
+        let metrics = trace.metrics().unwrap_or_else(|e| {
+            errors.push(format!("the run's trace is inconsistent: {e}"));
+            MetricsBuilder::new(ts.len(), trace.meta.m, horizon).finish()
+        });
+        let overheads = trace.overhead_samples();
+        let priority_inversion = match &info.promise {
+            Promise::Unobservable(why) => Err(why.clone()),
+            _ if dropped > 0 => Err(format!("the trace is incomplete: {dropped} records dropped")),
+            Promise::Invariant(inv) => {
+                let bound = tracking_bound_ns(&trace, &info.tracking);
+                priority_inversion_report(&trace, inv, bound)
             }
-            traces.push(recs);
-        }
+        };
         let mut res = RunResult {
-            scheduler: scheduler.into(),
+            scheduler: info.scheduler.into(),
             m: cfg.cpus.len(),
             cpus: cfg.cpus.clone(),
             dedicated_cpu: cfg.dedicated_cpu,
@@ -195,15 +229,21 @@ impl RunResult {
             interrupted,
             jobs: Vec::new(),
             traces,
+            trace,
+            metrics,
             overheads,
+            terms: info.declared,
             release_latency: Vec::new(),
             dropped_records: dropped,
             accounting: JobAccounting { released: 0, completed: 0, pending: 0, error: None },
             per_task: acc,
             max_poll_gap_ns,
             counter_hz: cal.ticks_per_second(),
+            promise: info.promise,
+            priority_inversion,
+            params: info.params,
         };
-        res.build_jobs(ts, t0);
+        res.build_jobs(errors);
         res
     }
 
@@ -211,83 +251,64 @@ impl RunResult {
         self.cpus.get(b as usize).copied().or(self.dedicated_cpu)
     }
 
-    /// Per-job table and accounting from the (converted) records.
-    pub(crate) fn build_jobs(&mut self, ts: &TaskSet, t0: u64) {
-        let mut jobs: BTreeMap<(u32, u32), JobRecord> = BTreeMap::new();
-        let mut all: Vec<&Record> = self.traces.iter().flatten().collect();
-        all.sort_by_key(|r| r.ts);
-        for r in all {
-            let key = (r.task, r.job);
+    /// The per-job table, release latencies and accounting from the metrics; the accounting
+    /// check compares the raw records with the mechanism's own counts.
+    fn build_jobs(&mut self, mut errors: Vec<String>) {
+        let h = self.metrics.horizon;
+        // The CPU of each job's last record (OS numbering): not a metric, read from the records.
+        let mut cpu: HashMap<(u32, u32), usize> = HashMap::new();
+        let (mut raw_released, mut raw_completed) = (0u64, 0u64);
+        for r in self.traces.iter().flatten() {
             match r.kind {
-                RecKind::JobRelease => {
-                    let t = &ts.tasks()[r.task as usize];
-                    let rel = r.arg.saturating_sub(t0);
-                    jobs.insert(
-                        key,
-                        JobRecord {
-                            task: r.task,
-                            job: r.job,
-                            release_ns: rel,
-                            deadline_ns: rel + t.deadline,
-                            start_ns: None,
-                            finish_ns: None,
-                            cpu: None,
-                            deadline_miss: false,
-                            tardiness_ns: 0,
-                            response_time_ns: None,
-                        },
-                    );
-                }
+                RecKind::JobRelease => raw_released += 1,
                 RecKind::JobStart | RecKind::JobResume | RecKind::JobComplete => {
-                    let cpu = self.cpu_of_buffer(r.cpu);
-                    if let Some(j) = jobs.get_mut(&key) {
-                        if r.kind == RecKind::JobStart && j.start_ns.is_none() {
-                            j.start_ns = Some(r.ts);
-                        }
-                        if r.kind == RecKind::JobComplete {
-                            j.finish_ns = Some(r.ts);
-                        }
-                        j.cpu = cpu;
+                    raw_completed += u64::from(r.kind == RecKind::JobComplete);
+                    if let Some(c) = self.cpu_of_buffer(r.cpu) {
+                        cpu.insert((r.task, r.job), c);
                     }
                 }
                 _ => {}
             }
         }
-        let mut released = 0;
-        let mut completed = 0;
-        for j in jobs.values_mut() {
-            released += 1;
-            if let Some(s) = j.start_ns {
-                self.release_latency.push(s.saturating_sub(j.release_ns));
-            }
-            if let Some(f) = j.finish_ns {
-                completed += 1;
-                j.response_time_ns = Some(f.saturating_sub(j.release_ns));
-                j.tardiness_ns = f.saturating_sub(j.deadline_ns);
-                j.deadline_miss = f > j.deadline_ns;
-            } else {
-                j.deadline_miss = j.deadline_ns < self.duration_ns;
-            }
-        }
-        self.jobs = jobs.into_values().collect();
-        let pending = released - completed;
-        let mut error = None;
+        self.jobs = self
+            .metrics
+            .per_job
+            .iter()
+            .map(|j| JobRecord {
+                task: j.task,
+                job: j.job,
+                release_ns: j.release,
+                deadline_ns: j.deadline,
+                start_ns: j.start,
+                finish_ns: j.finish,
+                cpu: cpu.get(&(j.task, j.job)).copied(),
+                deadline_miss: j.missed(h),
+                tardiness_ns: j.tardiness(h).unwrap_or(0),
+                response_time_ns: j.response_time(),
+            })
+            .collect();
+        self.jobs.sort_by_key(|j| (j.task, j.job));
+        self.release_latency =
+            self.jobs.iter().filter_map(|j| j.start_ns.map(|s| s.saturating_sub(j.release_ns))).collect();
         let acc = &self.per_task;
         let (pr, pc): (u64, u64) =
             (acc.released.iter().map(|&x| x as u64).sum(), acc.completed.iter().map(|&x| x as u64).sum());
-        if self.dropped_records == 0 && (pr != released || pc != completed) {
-            error =
-                Some(format!("trace has {released} releases / {completed} completions, mechanism counts {pr} / {pc}"));
+        if self.dropped_records == 0 && (pr != raw_released || pc != raw_completed) {
+            errors.push(format!(
+                "trace has {raw_released} releases / {raw_completed} completions, mechanism counts {pr} / {pc}"
+            ));
         }
         for t in 0..acc.released.len() {
             if acc.completed[t] > acc.released[t] {
-                error = Some(format!("task {t}: completed {} > released {}", acc.completed[t], acc.released[t]));
+                errors.push(format!("task {t}: completed {} > released {}", acc.completed[t], acc.released[t]));
             }
         }
         if let Err(e) = &acc.consistent {
-            error = Some(e.clone());
+            errors.push(e.clone());
         }
-        self.accounting = JobAccounting { released, completed, pending, error };
+        let mt = &self.metrics;
+        self.accounting =
+            JobAccounting { released: mt.jobs, completed: mt.completed, pending: mt.pending, error: errors.pop() };
     }
 
     /// Checks the trace's well-formedness: per-buffer timestamps in order; every start or
@@ -377,38 +398,55 @@ impl RunResult {
     }
 
     pub fn deadline_misses(&self) -> usize {
-        self.jobs.iter().filter(|j| j.deadline_miss).count()
+        self.metrics.deadline_misses as usize
     }
 
-    /// The run summary as JSON (field list in docs/runtime.md).
+    /// The run summary as JSON (field list in docs/runtime.md): every schedule figure from the
+    /// run's own trace ([`metrics`](Self::metrics)), every overhead statistic from its samples,
+    /// the priority inversion from the monitor over it.
     pub fn summary_json(&self) -> Value {
+        let mt = &self.metrics;
         let rt: Vec<u64> = self.jobs.iter().filter_map(|j| j.response_time_ns).collect();
         let rts = Stats::of(&rt);
         let rl = Stats::of(&self.release_latency);
         let mut ov = serde_json::Map::new();
-        for (k, v) in &self.overheads {
-            ov.insert(k.clone(), serde_json::to_value(Stats::of(v)).unwrap_or(Value::Null));
+        for k in self.terms.iter().chain(self.overheads.keys()) {
+            if !ov.contains_key(k) {
+                let v = self.overheads.get(k).map_or_else(|| Stats::of(&[]), |v| Stats::of(v));
+                ov.insert(k.clone(), serde_json::to_value(v).unwrap_or(Value::Null));
+            }
         }
+        let (pi, pi_detail, pi_error) = match &self.priority_inversion {
+            Ok(r) => (json!(r.total_ns), json!(r), Value::Null),
+            Err(e) => (Value::Null, Value::Null, json!(e)),
+        };
         json!({
             "scheduler": self.scheduler,
+            "params": self.params,
             "m": self.m,
             "cpus": self.cpus,
             "dedicated_cpu": self.dedicated_cpu,
             "duration_ns": self.duration_ns,
             "interrupted": self.interrupted,
-            "jobs": self.jobs.len(),
+            "jobs": mt.jobs,
             "released": self.accounting.released,
             "completed": self.accounting.completed,
             "pending": self.accounting.pending,
             "accounting_error": self.accounting.error,
-            "deadline_misses": self.deadline_misses(),
-            "max_tardiness_ns": self.jobs.iter().map(|j| j.tardiness_ns).max().unwrap_or(0),
+            "deadline_misses": mt.deadline_misses,
+            "max_tardiness_ns": mt.max_tardiness_ns,
             "response_time_ns": {"avg": rts.avg_ns, "p99": rts.p99_ns, "max": rts.max_ns},
             "release_latency_ns": {"avg": rl.avg_ns, "p50": rl.p50_ns, "p99": rl.p99_ns, "max": rl.max_ns},
+            "preemptions": mt.preemptions,
+            "migrations": mt.migrations,
+            "metrics_horizon_ns": mt.horizon,
             "dropped_records": self.dropped_records,
             "overheads": ov,
             "max_poll_gap_ns": self.max_poll_gap_ns,
             "counter_hz": self.counter_hz,
+            "priority_inversion_ns": pi,
+            "priority_inversion": pi_detail,
+            "priority_inversion_error": pi_error,
         })
     }
 }
