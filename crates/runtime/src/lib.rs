@@ -2,6 +2,16 @@
 //! overhead tracing, and Linux `SCHED_DEADLINE` as a peer in the same harness
 //! (design note: `docs/runtime.md`).
 //!
+//! A *mechanism* computes and communicates the decisions of a *policy* of `rtsched_policy`
+//! (which job should run where) under concurrency; every mechanism is one file in
+//! [`mechanism`] and one entry in its [registry](mechanism::registry), looked up by name.
+//! Layout, bottom up: [`config`] and [`error`]; [`platform`] (threads, clocks, the spin lock
+//! and request words, the tracer, job bodies); [`queue`] (the structures mechanisms are built
+//! from, one per file); [`mechanism`] (the plugin trait with its happens-before contract, the
+//! registry, the mechanism families); [`backend`] (the plugin engine, the kernel-sd peer, the
+//! run lifecycle they share, and the run's result — computed by `rtsched_trace` from the run's
+//! own trace, exactly as for the simulator).
+//!
 //! Sources: Cerqueira, Vanga & Brandenburg, "Scaling Global Scheduling with Message Passing",
 //! RTAS 2014 (seed 000: §II-B GSN-EDF, §IV overhead terms, App. A synchronous-release
 //! workload); Brandenburg & Anderson, "On the Implementation of Global Real-Time
@@ -10,13 +20,24 @@
 //!
 //! ```no_run
 //! use rtsched_model::TaskSet;
+//! use rtsched_runtime::mechanism::registry;
 //! use rtsched_runtime::{run, Mechanism, RunConfig};
+//! // What is registered: one line per mechanism.
+//! for e in registry::entries() {
+//!     println!("{}", e.line());
+//! }
 //! // Two tasks (C, T) in ns, 0.5 s under GSN-EDF on CPUs 0 and 1.
 //! let ts = TaskSet::from_ct(&[(1_000_000, 10_000_000), (2_000_000, 20_000_000)]).unwrap();
-//! let r = run(&ts, &Mechanism::named("gsn-edf").unwrap(), &RunConfig::new(vec![0, 1], 500_000_000)).unwrap();
+//! let gsn = Mechanism::named("gsn-edf").unwrap();
+//! let r = run(&ts, &gsn, &RunConfig::new(vec![0, 1], 500_000_000)).unwrap();
 //! assert_eq!(r.accounting.error, None);
 //! r.check_trace().unwrap();
-//! println!("{}", r.summary_json());
+//! // The summary is the run's own trace's metrics.
+//! assert_eq!(r.summary_json()["deadline_misses"], r.trace.metrics().unwrap().deadline_misses);
+//! // P-FP with rate-monotonic priorities, tasks placed one per CPU.
+//! let pfp = Mechanism::named("pfp").unwrap().with_partition(vec![vec![0], vec![1]]);
+//! let r = run(&ts, &pfp.with_param("priorities", "rm").unwrap(), &RunConfig::new(vec![0, 1], 500_000_000));
+//! println!("{}", r.unwrap().summary_json());
 //! ```
 //!
 //! Assumptions: sporadic tasks released periodically (the densest legal pattern) with

@@ -4,7 +4,10 @@
 
 use rtsched_model::TaskSet;
 use rtsched_runtime::platform::allowed_cpus;
+use rtsched_runtime::tracer::RecKind;
 use rtsched_runtime::{run, ExecTime, IdleMode, Mechanism, RunConfig, RunResult};
+use rtsched_trace::Event;
+use std::collections::HashMap;
 
 /// The registered mechanism `name`.
 fn mech(name: &str) -> Mechanism {
@@ -158,12 +161,55 @@ fn gsn_edf_two_cpus_migrates_without_running_a_job_twice() {
     if cpus.len() < 2 {
         return;
     }
-    for seed in 6..8 {
-        let ts = random_set(seed, 6, 1.5);
+    let (mut migrations, mut preempted_checks) = (0, 0);
+    // Two random sets, and one built to preempt and migrate: two long jobs occupy both CPUs
+    // and short, frequent jobs preempt one of them at each release; the preempted job resumes
+    // on whichever CPU frees first.
+    let built = TaskSet::from_ct(&[(8 * MS, 40 * MS), (8 * MS, 40 * MS), (MS, 3 * MS), (MS, 4 * MS)]).unwrap();
+    for ts in [random_set(6, 6, 1.5), random_set(7, 6, 1.5), built] {
         let cfg = RunConfig::new(cpus[..2].to_vec(), 200 * MS);
         let r = run(&ts, &mech("gsn-edf"), &cfg).unwrap();
         check(&ts, &r);
+        // Migrations: counted by the metrics, recorded in the trace, and each a resumption on
+        // the other CPU of a job that last ran on this one.
+        let recorded = r.trace.records.iter().filter(|x| matches!(x.event, Event::Migration { .. })).count();
+        assert_eq!(recorded as u64, r.metrics.migrations);
+        for x in &r.trace.records {
+            if let Event::Migration { job, from, to } = x.event {
+                assert!(from != to && from < 2 && to < 2);
+                assert!(r.metrics.per_job.iter().any(|j| j.task == job.task && j.job == job.job && j.migrations > 0));
+            }
+        }
+        migrations += r.metrics.migrations;
+        // EDF order: a worker preempted from job J next runs J again (a link swap put it back)
+        // or a job of higher EDF priority (earlier deadline; ties by task, then job) — G-EDF
+        // preempts a running job only for a higher-priority one.
+        let deadline: HashMap<(u32, u32), u64> = r.jobs.iter().map(|j| ((j.task, j.job), j.deadline_ns)).collect();
+        let prio = |t: u32, k: u32| (deadline[&(t, k)], t, k);
+        for buf in &r.traces[..2] {
+            let mut after: Option<(u32, u32)> = None;
+            for x in buf {
+                match x.kind {
+                    RecKind::JobPreempt => after = Some((x.task, x.job)),
+                    RecKind::JobStart | RecKind::JobResume => {
+                        if let Some((t, k)) = after.take() {
+                            assert!(
+                                (x.task, x.job) == (t, k) || prio(x.task, x.job) < prio(t, k),
+                                "after preempting {t}.{k} the CPU ran {}.{} of lower EDF priority",
+                                x.task,
+                                x.job
+                            );
+                            preempted_checks += 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
     }
+    eprintln!("preemption checks {preempted_checks}, migrations {migrations}");
+    assert!(preempted_checks > 0, "no preemption happened: the EDF order was not exercised");
+    assert!(migrations > 0, "G-EDF on two CPUs never migrated a job");
 }
 
 #[test]

@@ -174,4 +174,56 @@ mod tests {
         assert_eq!(b.released(), &[5, 3]);
         assert_eq!(b.next_due(), u64::MAX);
     }
+
+    proptest::proptest! {
+        /// Oracle: each task's release times computed from the formula `t0 + k·T` (< end), and
+        /// per-task counts kept by hand, under random advances of time and completions.
+        #[test]
+        fn the_book_matches_the_release_formula(
+            periods in proptest::collection::vec(1u64..20, 1..6),
+            ops in proptest::collection::vec((proptest::bool::ANY, 0u64..15, 0usize..6), 1..80),
+        ) {
+            let (t0, end) = (100u64, 400u64);
+            let p: Vec<TaskParams> = periods.iter().map(|&t| TaskParams { deadline: t, period: t }).collect();
+            let all: Vec<usize> = (0..p.len()).collect();
+            let mut b = TaskBook::new(&p, &all, PriorityRule::Edf, t0, end);
+            let (mut released, mut completed) = (vec![0u32; p.len()], vec![0u32; p.len()]);
+            let mut now = t0;
+            for (advance, dt, t) in ops {
+                if advance {
+                    now += dt;
+                    let mut got = Vec::new();
+                    b.release_due(now, |j, ready| got.push((j.release, j.task(), j.seq(), ready)));
+                    let mut want = Vec::new();
+                    for (i, &per) in periods.iter().enumerate() {
+                        let due = |k: u32| t0 + k as u64 * per;
+                        while due(released[i]) <= now && due(released[i]) < end {
+                            let k = released[i];
+                            want.push((due(k), i as u32, k, k == completed[i]));
+                            released[i] += 1;
+                        }
+                    }
+                    got.sort_unstable();
+                    want.sort_unstable();
+                    proptest::prop_assert_eq!(got, want);
+                } else if t < p.len() && released[t] > completed[t] {
+                    let head = b.head(t).unwrap();
+                    proptest::prop_assert_eq!(head.seq(), completed[t]);
+                    let next = b.complete(&head);
+                    completed[t] += 1;
+                    proptest::prop_assert_eq!(next.map(|j| j.seq()), (released[t] > completed[t]).then_some(completed[t]));
+                }
+                proptest::prop_assert_eq!(b.released(), &released[..]);
+                proptest::prop_assert_eq!(b.completed(), &completed[..]);
+                let next_due = periods
+                    .iter()
+                    .zip(&released)
+                    .map(|(&per, &k)| t0 + k as u64 * per)
+                    .filter(|&d| d < end)
+                    .min()
+                    .unwrap_or(u64::MAX);
+                proptest::prop_assert_eq!(b.next_due(), next_due);
+            }
+        }
+    }
 }
