@@ -144,6 +144,13 @@ impl<Q: ReadyQueue> Gedf<Q> {
         self.dirty.mark(b);
     }
 
+    /// Calls `f` with each CPU whose link changed since the last drain (each once, in order)
+    /// and forgets them: [`Policy::drain_dirty`] without an output vector.
+    #[inline]
+    pub fn drain_dirty_with(&mut self, f: impl FnMut(u32)) {
+        self.dirty.drain_with(f)
+    }
+
     /// The CPU the policy would preempt next: the lowest-priority CPU (an idle one first).
     pub fn lowest_cpu(&self) -> usize {
         self.cpus.top()

@@ -72,8 +72,6 @@ struct State<Q: ReadyQueue> {
     scheduled: Vec<Option<Job>>,
     /// Per task: the CPU its current job is scheduled on.
     sched_on: Vec<Option<usize>>,
-    /// CPUs whose link changed (scratch, drained from the policy).
-    dirty: Vec<u32>,
     scratch: Vec<Job>,
 }
 
@@ -109,7 +107,6 @@ impl<Q: ReadyQueue + Send> GsnEdf<Q> {
                     policy: Gedf::with_queue(m, ready),
                     scheduled: vec![None; m],
                     sched_on: vec![None; n],
-                    dirty: Vec::with_capacity(m),
                     scratch: Vec::with_capacity(n),
                 },
             ),
@@ -130,28 +127,63 @@ impl<Q: ReadyQueue> State<Q> {
     /// invariant held before), and every changed CPU whose scheduled job differs from its
     /// linked one is asked to reschedule.
     fn enact(&mut self, ctx: &mut Ctx<'_>) {
-        let mut dirty = std::mem::take(&mut self.dirty);
-        self.policy.drain_dirty(&mut dirty);
-        for &c in &dirty {
-            let c = c as usize;
+        // The changed CPUs, on the stack: under the global lock every cache line written is
+        // one the next CPU to take the lock must fetch.
+        let mut changed = CpuList::new();
+        self.policy.drain_dirty_with(|c| changed.push(c));
+        let mut swapped = false;
+        for i in 0..changed.len() {
+            let c = changed.get(i);
             if let Some(j) = self.policy.linked(c) {
                 if let Some(s) = self.sched_on[j.task as usize] {
                     if s != c && self.scheduled[s].is_some_and(|x| x.prio == j) {
                         self.policy.swap_links(c, s);
+                        swapped = true;
                     }
                 }
             }
         }
-        // The swaps marked their CPUs again.
-        self.policy.drain_dirty(&mut dirty);
-        for &c in &dirty {
-            let c = c as usize;
+        if swapped {
+            // The swaps marked their CPUs again.
+            self.policy.drain_dirty_with(|c| changed.push(c));
+        }
+        for i in 0..changed.len() {
+            let c = changed.get(i);
             if self.scheduled[c].map(|j| j.prio) != self.policy.linked(c) {
                 ctx.preempt(c);
             }
         }
-        dirty.clear();
-        self.dirty = dirty;
+    }
+}
+
+/// A short list of CPU indices, inline up to 32 entries.
+struct CpuList {
+    n: usize,
+    inline: [u32; 32],
+    spill: Vec<u32>,
+}
+
+impl CpuList {
+    #[inline]
+    fn new() -> CpuList {
+        CpuList { n: 0, inline: [0; 32], spill: Vec::new() }
+    }
+    #[inline]
+    fn push(&mut self, c: u32) {
+        if self.n < 32 {
+            self.inline[self.n] = c;
+        } else {
+            self.spill.push(c);
+        }
+        self.n += 1;
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        self.n
+    }
+    #[inline]
+    fn get(&self, i: usize) -> usize {
+        (if i < 32 { self.inline[i] } else { self.spill[i - 32] }) as usize
     }
 }
 
@@ -214,12 +246,19 @@ impl<Q: ReadyQueue + Send> Plugin for GsnEdf<Q> {
             Prev::Completed(j) => {
                 st.scheduled[cpu] = None;
                 st.sched_on[j.task() as usize] = None;
-                // Linked here (the CPU is refilled) or, if it completed after being unlinked,
-                // queued (removed).
-                st.policy.job_done(j.prio);
-                if let Some(next) = st.book.complete(&j) {
-                    st.policy.job_ready(next.prio);
+                // Linked here: unlinked; if it completed after being unlinked: removed from
+                // the queue. Its successor (if released) joins the queue, and then the policy
+                // links the best ready jobs — one pass, as LITMUS^RT's job_completion followed
+                // by check_for_preemptions.
+                if st.policy.linked(cpu) == Some(j.prio) {
+                    st.policy.unlink(cpu);
+                } else {
+                    st.policy.job_done(j.prio);
                 }
+                if let Some(next) = st.book.complete(&j) {
+                    st.policy.enqueue(next.prio);
+                }
+                st.policy.link_all();
             }
         }
         st.enact(ctx);

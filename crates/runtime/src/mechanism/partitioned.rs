@@ -4,10 +4,10 @@
 //! baselines of seed 001). Each CPU handles its own partition's releases, so no IPIs are ever
 //! sent. Deadlines may be implicit, constrained or arbitrary.
 //!
-//! **The policy decides.** Each CPU's state holds its own instance of
-//! `rtsched_policy::Partitioned` restricted to that CPU (uniprocessor EDF or FP over the
-//! runtime's binomial heap), so the per-CPU locks of the mechanism are kept while what runs is
-//! the policy's. P-EDF orders jobs by absolute deadline, P-FP by the task's rank (given, or
+//! **The policy decides.** Each CPU's state holds that CPU's `rtsched_policy::Uniprocessor` —
+//! the rule each CPU of `rtsched_policy::Partitioned` follows (uniprocessor EDF or FP, here over
+//! the runtime's binomial heap) — so the per-CPU locks of the mechanism are kept while what runs
+//! is the policy's. P-EDF orders jobs by absolute deadline, P-FP by the task's rank (given, or
 //! deadline-monotonic); ties by task index, then job number ([`rtsched_policy::Prio`]).
 
 use crate::mechanism::registry::{
@@ -19,7 +19,7 @@ use crate::queue::release::TaskBook;
 use crate::RunError;
 use crate::sync::SpinLock;
 use crossbeam_utils::CachePadded;
-use rtsched_policy::{Partitioned, Policy, Prio, PriorityRule, ReadyQueue};
+use rtsched_policy::{Prio, PriorityRule, Uniprocessor};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// P-EDF.
@@ -65,8 +65,8 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
 
 struct CpuState {
     book: TaskBook,
-    /// This CPU's policy: `Partitioned` over one CPU (every task maps to its CPU 0).
-    policy: Partitioned<BinomialHeap<Prio>>,
+    /// This CPU's policy.
+    policy: Uniprocessor<BinomialHeap<Prio>>,
     scheduled: Option<Job>,
     tasks: Vec<usize>,
 }
@@ -87,7 +87,6 @@ impl Pedf {
 
     /// P-EDF (`rule` = EDF) or P-FP (`rule` = fixed ranks, smaller = higher priority).
     pub fn with_rule(params: &[TaskParams], partition: &[Vec<usize>], rule: PriorityRule, t0: u64, end: u64) -> Pedf {
-        let n = params.len();
         let name = if matches!(rule, PriorityRule::Edf) { "pedf" } else { "pfp" };
         let cpus: Vec<_> = partition
             .iter()
@@ -98,7 +97,7 @@ impl Pedf {
                     c as u32,
                     CpuState {
                         book: TaskBook::new(params, ts, rule.clone(), t0, end),
-                        policy: Partitioned::with_queues(vec![0; n], vec![queue]),
+                        policy: Uniprocessor::new(queue),
                         scheduled: None,
                         tasks: ts.clone(),
                     },
@@ -107,7 +106,7 @@ impl Pedf {
             .collect();
         let next_rel =
             cpus.iter().map(|s| CachePadded::new(AtomicU64::new(s.lock_untraced().book.next_due()))).collect();
-        Pedf { name, cpus, next_rel, n }
+        Pedf { name, cpus, next_rel, n: params.len() }
     }
 
     /// The job linked to each CPU now (for tests against the policy).
@@ -116,7 +115,7 @@ impl Pedf {
             .iter()
             .map(|s| {
                 let st = s.lock_untraced();
-                st.policy.linked(0).map(|p| st.book.job_of(p))
+                st.policy.linked().map(|p| st.book.job_of(p))
             })
             .collect()
     }
@@ -147,7 +146,7 @@ impl Plugin for Pedf {
             }
         });
         self.next_rel[domain].store(st.book.next_due(), Ordering::Release);
-        if st.scheduled.map(|j| j.prio) != st.policy.linked(0) {
+        if st.scheduled.map(|j| j.prio) != st.policy.linked() {
             ctx.preempt(domain);
         }
     }
@@ -166,7 +165,7 @@ impl Plugin for Pedf {
                 }
             }
         }
-        st.scheduled = st.policy.linked(0).map(|p| st.book.job_of(p));
+        st.scheduled = st.policy.linked().map(|p| st.book.job_of(p));
         ctx.ack_resched();
         st.scheduled
     }
@@ -186,7 +185,7 @@ impl Plugin for Pedf {
             pending.sort_unstable();
             // At rest the policy's invariant holds on this CPU, and every other pending job
             // is queued.
-            let linked = st.policy.linked(0);
+            let linked = st.policy.linked();
             if consistent.is_ok() && linked != pending.first().copied() {
                 consistent = Err(format!(
                     "{}: CPU {c} links {linked:?}, its best pending job is {:?}",
@@ -206,7 +205,7 @@ impl Plugin for Pedf {
 
 impl CpuState {
     fn policy_queue_len(&self) -> usize {
-        self.policy.queue(0).map_or(0, ReadyQueue::len)
+        self.policy.queue().len()
     }
 }
 
@@ -219,6 +218,7 @@ mod tests {
     use crate::sync::CpuSignal;
     use crate::tracer::{RecKind, TraceBuffer};
     use proptest::prelude::*;
+    use rtsched_policy::{Partitioned, Policy};
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]

@@ -171,32 +171,24 @@ impl<K: Ord + Copy> BinomialHeap<K> {
         self.nodes[b as usize].key
     }
 
-    /// The path from a root to a node holding `key` (root first), if any: a depth-first
-    /// search that skips subtrees whose root is already larger, O(n).
-    fn path_to(&self, key: &K) -> Option<Vec<u32>> {
-        // `path[d]` is the node of depth d on the current branch.
-        let mut path: Vec<u32> = Vec::new();
-        let mut stack: Vec<(u32, usize)> = Vec::new();
-        let mut r = self.head;
-        while r != NIL {
-            stack.push((r, 0));
-            r = self.nodes[r as usize].sibling;
+    /// Depth-first search below root-list entry `x` for a node holding `key`: fills `path`
+    /// (root first) and returns its length. Skips subtrees whose root is already larger.
+    /// No allocation: a binomial tree of n nodes has depth at most log2(n) < 64.
+    fn find(&self, x: u32, key: &K, path: &mut [u32; 64], depth: usize) -> Option<usize> {
+        let n = &self.nodes[x as usize];
+        if n.key > *key || depth >= 64 {
+            return None;
         }
-        while let Some((x, d)) = stack.pop() {
-            path.truncate(d);
-            path.push(x);
-            let n = &self.nodes[x as usize];
-            if n.key == *key {
-                return Some(path);
+        path[depth] = x;
+        if n.key == *key {
+            return Some(depth + 1);
+        }
+        let mut c = n.child;
+        while c != NIL {
+            if let Some(len) = self.find(c, key, path, depth + 1) {
+                return Some(len);
             }
-            if n.key > *key {
-                continue;
-            }
-            let mut c = n.child;
-            while c != NIL {
-                stack.push((c, d + 1));
-                c = self.nodes[c as usize].sibling;
-            }
+            c = self.nodes[c as usize].sibling;
         }
         None
     }
@@ -204,22 +196,26 @@ impl<K: Ord + Copy> BinomialHeap<K> {
     /// Removes one entry equal to `key`; returns whether one was found. The found node's key
     /// moves to its tree's root and each ancestor's key one level down, which keeps heap
     /// order (the classic delete: decrease to the minimum, then extract; CLRS §19.2); then
-    /// that root is removed. O(n) to find, O(log n) to remove — for the rare removal of a job
-    /// that completed while queued.
+    /// that root is removed. O(n) to find, O(log n) to remove, no allocation — for the rare
+    /// removal of a job that completed while queued.
     pub fn remove(&mut self, key: &K) -> bool {
-        let Some(path) = self.path_to(key) else { return false };
-        let found = self.nodes[path[path.len() - 1] as usize].key;
-        for w in path.windows(2).rev() {
-            self.nodes[w[1] as usize].key = self.nodes[w[0] as usize].key;
+        let mut path = [NIL; 64];
+        let (mut prev, mut root) = (NIL, self.head);
+        let len = loop {
+            if root == NIL {
+                return false;
+            }
+            if let Some(len) = self.find(root, key, &mut path, 0) {
+                break len;
+            }
+            prev = root;
+            root = self.nodes[root as usize].sibling;
+        };
+        let found = self.nodes[path[len - 1] as usize].key;
+        for d in (1..len).rev() {
+            self.nodes[path[d] as usize].key = self.nodes[path[d - 1] as usize].key;
         }
-        let root = path[0];
         self.nodes[root as usize].key = found;
-        let mut prev = NIL;
-        let mut x = self.head;
-        while x != root {
-            prev = x;
-            x = self.nodes[x as usize].sibling;
-        }
         self.remove_root(root, prev);
         true
     }
