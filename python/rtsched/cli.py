@@ -489,16 +489,9 @@ def _add_run(sub):
     p.set_defaults(func=cmd_run)
 
 
-def _write(path, text):
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as e:
-        raise RtschedError(f"cannot write {path!r}: {e.strerror}") from None
-
-
 def cmd_run(args) -> int:
     from .io import load
+    from .output import write_data
     from .run import gantt_png, run_raw
 
     sets = load(args.file)
@@ -528,18 +521,18 @@ def cmd_run(args) -> int:
     text = json.dumps(res["summary"], indent=1)
     print(text)
     if args.json:
-        _write(args.json, text + "\n")
+        write_data(args.json, text + "\n")
     if args.trace:
-        _write(args.trace, res["jsonl"])
+        write_data(args.trace, res["jsonl"])
     if args.perfetto:
-        _write(args.perfetto, res["perfetto"])
+        write_data(args.perfetto, res["perfetto"])
     if args.job_csv:
-        _write(args.job_csv, res["job_csv"])
+        write_data(args.job_csv, res["job_csv"])
     if args.gantt:
         if args.gantt.lower().endswith(".png"):
             gantt_png(res["jsonl"], args.gantt, title=f"{args.scheduler}: run on CPUs {res['summary']['cpus']}")
         else:
-            _write(args.gantt, res["gantt_svg"])
+            write_data(args.gantt, res["gantt_svg"])
     return 130 if res.get("interrupted") else 0
 
 

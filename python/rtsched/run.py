@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from . import _core
 from ._core import RtschedError, TaskSet
+from .output import save_figure, write_text
 
 SCHEDULERS = ["gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd"]
 EXPORTS = {"trace": "jsonl", "perfetto": "perfetto", "job_csv": "job_csv", "gantt": "gantt_svg"}
@@ -266,8 +267,7 @@ def measure_overheads(
         "runs": runs,
     }
     path = os.path.join(out, f"overheads-{scheduler}.json")
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(model, f, indent=1)
+    write_text(path, json.dumps(model, indent=1))
     print(f"rtsched measure-overheads: wrote {path}", file=log)
     for stat in ("avg", "max"):
         p = os.path.join(out, f"overheads-{scheduler}-{stat}.png")
@@ -294,8 +294,10 @@ def _plot(model: dict, stat: str, path: str) -> None:
     if model["terms"]:
         ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        save_figure(fig, path, dpi=120)
+    finally:
+        plt.close(fig)
 
 
 def gantt_png(jsonl: str, path: str, title: str = "") -> None:
