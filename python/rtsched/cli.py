@@ -467,7 +467,8 @@ def _add_run(sub):
         "run",
         help="run a task set on real cores under a scheduler mechanism",
         description="Run the task set in FILE on real pinned threads under a scheduler mechanism (docs/runtime.md) "
-        "and print the summary JSON. pedf/pfp without --placement are partitioned by worst-fit decreasing. "
+        "and print the summary JSON. pedf/pfp without --placement are partitioned by worst-fit decreasing with "
+        "the scheduler's exact admission test, as in simulate. "
         "Ctrl-C stops the run early; the results of the time run are still printed and written, marked "
         '"interrupted": true, and the exit status is 130.',
     )

@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 mod api;
 mod convert;
 mod model;
+mod partition;
 mod report;
 mod run;
 
@@ -45,6 +46,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     model::register(m)?;
     api::register(m)?;
     run::register(m)?;
+    partition::register(m)?;
 
     sim::register(m)?;
     repro::register(m)?;
