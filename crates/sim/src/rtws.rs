@@ -29,12 +29,15 @@
 //! relative deadline; thread costs are executed exactly (`ExecTimes::Wcet` only); jobs of a
 //! task execute in release order.
 
-use crate::engine::{setup, Draw, ExecTimes, Scheduler, Setup, SimConfig, SimResult};
+use crate::config::{ExecTimes, Scheduler, SimConfig};
+use crate::recorder::Recorder;
+use crate::result::SimResult;
+use crate::setup::{setup, Draw, Setup, NONE};
 use rtsched_model::forkjoin::ForkJoinSet;
 use rtsched_model::{ModelError, TaskSet, Time};
 use rtsched_policy::rtws::{Arrival, Rtws, Source, ThreadId, Work};
 use rtsched_policy::Prio;
-use rtsched_trace::{Event, JobId, JobStats, Metrics, MetricsBuilder, Record, Trace, TraceMeta};
+use rtsched_trace::{Event, JobId, JobStats, Metrics, Trace};
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -119,7 +122,7 @@ struct ThreadRt {
     trace_seq: u32,
     /// Remaining cost while not running.
     rem: Time,
-    /// CPU it last ran on (`u32::MAX`: never), for `Migration` records.
+    /// CPU it last ran on (`NONE`: never), for `Migration` records.
     last_cpu: u32,
 }
 
@@ -139,10 +142,8 @@ struct Sim<'a> {
     thread_info: Vec<Vec<ThreadInfo>>,
     tasks: Vec<TaskRt>,
     finish_at: Vec<Time>,
-    idle_announced: Vec<bool>,
     releases: BinaryHeap<Reverse<(Time, u32)>>,
-    builder: MetricsBuilder,
-    records: Option<Vec<Record>>,
+    rec: Recorder,
     draw: Draw,
     horizon: Time,
     steals: u64,
@@ -151,19 +152,6 @@ struct Sim<'a> {
 }
 
 impl Sim<'_> {
-    fn emit(&mut self, time: Time, event: Event) -> Result<(), ModelError> {
-        let r = Record { time, event };
-        self.builder.push(&r).map_err(|e| {
-            ModelError::new(format!(
-                "internal error: the RTWS simulator emitted an inconsistent record at {time} ns: {e}"
-            ))
-        })?;
-        if let Some(v) = &mut self.records {
-            v.push(r);
-        }
-        Ok(())
-    }
-
     fn prio(&self, j: u32) -> Prio {
         let job = &self.jobs[j as usize];
         Prio { key: job.deadline, task: job.task, job: job.seq }
@@ -186,10 +174,10 @@ impl Sim<'_> {
             let id = u32::try_from(self.threads.len())
                 .map_err(|_| ModelError::field("horizon", "more than 2^32 threads; shorten the horizon"))?;
             let trace_seq = self.thread_info[task as usize].len() as u32;
-            self.threads.push(ThreadRt { job: j, trace_seq, rem: c, last_cpu: u32::MAX });
+            self.threads.push(ThreadRt { job: j, trace_seq, rem: c, last_cpu: NONE });
             self.thread_info[task as usize].push(ThreadInfo { task, job: seq, region: r, thread: k as u32 });
             ids.push(id);
-            self.emit(t, Event::Release { job: JobId { task, job: trace_seq }, deadline })?;
+            self.rec.emit(t, Event::Release { job: JobId { task, job: trace_seq }, deadline })?;
         }
         self.jobs[j as usize].outstanding = costs.len() as u32;
         Ok(ids)
@@ -228,7 +216,7 @@ impl Sim<'_> {
                         if let Source::Steal { victim } = pick.source {
                             self.steals += 1;
                             let job = self.tid(id);
-                            self.emit(t, Event::Steal { job, from: victim, to: cpu as u32 })?;
+                            self.rec.emit(t, Event::Steal { job, from: victim, to: cpu as u32 })?;
                         }
                         return self.start(t, cpu, id);
                     }
@@ -239,18 +227,13 @@ impl Sim<'_> {
 
     fn start(&mut self, t: Time, cpu: usize, id: ThreadId) -> Result<(), ModelError> {
         let job = self.tid(id);
+        // A preempted thread (or job) resuming elsewhere is a migration, as in the other loops.
         let last = std::mem::replace(&mut self.threads[id as usize].last_cpu, cpu as u32);
-        if last != u32::MAX && last != cpu as u32 {
-            // A preempted thread (or job) resuming elsewhere: the vocabulary's record, as the
-            // other engines emit it.
-            self.emit(t, Event::Migration { job, from: last, to: cpu as u32 })?;
-        }
         let th = &self.threads[id as usize];
         self.finish_at[cpu] = t + th.rem;
         let jr = &mut self.jobs[th.job as usize];
         jr.start.get_or_insert(t);
-        self.idle_announced[cpu] = false;
-        self.emit(t, Event::Run { cpu: cpu as u32, job })
+        self.rec.run(t, cpu as u32, job, last)
     }
 
     fn fill_idle(&mut self, t: Time) -> Result<(), ModelError> {
@@ -300,7 +283,7 @@ impl Sim<'_> {
         let r =
             self.policy.stop(cpu).ok_or_else(|| ModelError::new("internal error: a CPU completed but ran nothing"))?;
         let job = self.tid(r.thread);
-        self.emit(t, Event::Complete { cpu: cpu as u32, job })?;
+        self.rec.emit(t, Event::Complete { cpu: cpu as u32, job })?;
         self.finish_at[cpu] = Time::MAX;
         self.threads[r.thread as usize].rem = 0;
         let j = self.threads[r.thread as usize].job;
@@ -339,7 +322,7 @@ impl Sim<'_> {
             let job = self.tid(r.thread);
             self.threads[r.thread as usize].rem = self.finish_at[c] - t;
             self.finish_at[c] = Time::MAX;
-            self.emit(t, Event::Preempt { cpu, job })?;
+            self.rec.preempt(t, cpu, job)?;
         }
         let j = self.job_of_prio(p);
         self.fork(t, c, j)?;
@@ -401,9 +384,8 @@ impl Sim<'_> {
             now.clear();
             self.arrivals_now = now;
             for c in 0..m {
-                if self.policy.running(c).is_none() && !self.idle_announced[c] {
-                    self.idle_announced[c] = true;
-                    self.emit(t, Event::Idle { cpu: c as u32 })?;
+                if self.policy.running(c).is_none() {
+                    self.rec.idle(t, c as u32)?;
                 }
             }
             if self.cfg.check_invariants {
@@ -468,10 +450,8 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
         thread_info: vec![Vec::new(); n],
         tasks: (0..n).map(|_| TaskRt { backlog: VecDeque::new(), next_seq: 0 }).collect(),
         finish_at: vec![Time::MAX; m],
-        idle_announced: vec![true; m],
         releases: (0..n).map(|i| Reverse((offsets[i], i as u32))).collect(),
-        builder: MetricsBuilder::new(n, cfg.m, horizon),
-        records: cfg.record_trace.then(Vec::new),
+        rec: Recorder::new(n, cfg.m, horizon, cfg.record_trace, 0, "the RTWS simulator"),
         draw: Draw::new(cfg),
         horizon,
         steals: 0,
@@ -479,7 +459,7 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
         arrivals_now: Vec::new(),
     };
     sim.run()?;
-    let thread_metrics = sim.builder.finish();
+    let (thread_metrics, trace) = sim.rec.finish(&seq, cfg.m, horizon);
     if cfg.check_invariants && thread_metrics.steals != sim.steals {
         return Err(ModelError::new(format!(
             "internal error: {} steals made, {} in the trace",
@@ -554,7 +534,7 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
         per_job,
         thread_metrics,
         thread_info: sim.thread_info,
-        trace: sim.records.map(|records| Trace { meta: TraceMeta::new(&seq, cfg.m, horizon), records }),
+        trace,
     };
     Ok(result)
 }
