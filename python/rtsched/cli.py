@@ -2,7 +2,9 @@
 
 Every command prints help with ``-h``. Errors in input are reported in one line naming the
 file, line, task and field, and exit with status 2; a run that completes but finds failures
-(e.g. an analysis batch with invalid lines) exits with status 1.
+(e.g. an analysis batch with invalid lines) exits with status 1; an internal error (a failed
+check of rtsched's own invariants: a bug, not bad input) is reported in one line asking for a
+report and exits with status 70.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ import json
 import sys
 
 from . import __version__
-from ._core import RtschedError
+from ._core import InternalError, RtschedError
+
+#: Exit status of an internal error (a bug in rtsched; sysexits' EX_SOFTWARE).
+EXIT_INTERNAL = 70
 
 
 def _add_generate(sub):
@@ -605,6 +610,9 @@ def main(argv: list[str] | None = None) -> int:
     except RtschedError as e:
         print(f"rtsched {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except InternalError as e:
+        print(f"rtsched {args.command}: {e}", file=sys.stderr)
+        return EXIT_INTERNAL
     except KeyboardInterrupt:
         print(f"rtsched {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -61,14 +61,7 @@ fn run_interruptibly(
             return Err(e);
         }
     }
-    out.unwrap_or_else(|p| {
-        let msg = p
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default();
-        Err(RtschedError::new_err(format!("internal error (a bug in rtsched, please report it): {msg}")))
-    })
+    out.unwrap_or_else(|p| Err(crate::internal_err(crate::panic_message(p.as_ref()))))
 }
 
 /// run(ts, scheduler, cpus, duration_ns, partition=None, dedicated_cpu=None, rt_priority=None,

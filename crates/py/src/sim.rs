@@ -361,7 +361,7 @@ fn simulate<'py>(
         };
         let want = |k: &str| outputs.iter().any(|o| o == k);
         cfg.record_trace = want("jsonl") || want("perfetto") || want("sched_trace") || want("gantt_svg");
-        let r = rtsched_sim::simulate(&ts.inner, &sched, &cfg).map_err(err)?;
+        let r = rtsched_sim::simulate(&ts.inner, &sched, &cfg).map_err(crate::sim_err)?;
         let tr = r.trace.as_ref();
         Out::with_exports(summary(&r, origin.as_ref()).to_string(), r.scheduler.clone(), notes, tr, &outputs, || {
             r.to_job_csv()
@@ -437,8 +437,8 @@ fn simulate_forkjoin<'py>(
         }
         let want = |k: &str| outputs.iter().any(|o| o == k);
         cfg.record_trace = want("jsonl") || want("perfetto") || want("sched_trace") || want("gantt_svg");
-        let r = rtsched_sim::simulate_rtws(&file.set, &cfg).map_err(crate::err)?;
-        let summary = serde_json::to_string(&r).map_err(|e| RtschedError::new_err(format!("internal error: {e}")))?;
+        let r = rtsched_sim::simulate_rtws(&file.set, &cfg).map_err(crate::sim_err)?;
+        let summary = serde_json::to_string(&r).map_err(crate::internal_err)?;
         let tr = r.trace.as_ref();
         Out::with_exports(summary, "RTWS".into(), vec![], tr, &outputs, || r.to_job_csv())
     })?;

@@ -28,6 +28,7 @@
 //! order.
 
 use crate::config::{ExecTimes, SimConfig};
+use crate::error::SimError;
 use crate::recorder::{DirtyCpus, Recorder};
 use crate::rtws::{RtwsResult, ThreadInfo};
 use crate::setup::{setup, Draw, Setup, NONE};
@@ -114,7 +115,7 @@ impl Sim<'_> {
     }
 
     /// Creates the threads of job `j`'s current region (their `Release` records at `t`).
-    fn create_region(&mut self, t: Time, j: u32, fork_cpu: u32) -> Result<Vec<u32>, ModelError> {
+    fn create_region(&mut self, t: Time, j: u32, fork_cpu: u32) -> Result<Vec<u32>, SimError> {
         let (task, seq, r, deadline) = {
             let job = &self.jobs[j as usize];
             (job.task, job.seq, job.region, job.deadline)
@@ -146,7 +147,7 @@ impl Sim<'_> {
         }
     }
 
-    fn release(&mut self, t: Time, i: usize) -> Result<(), ModelError> {
+    fn release(&mut self, t: Time, i: usize) -> Result<(), SimError> {
         let task = &self.set[i];
         let seq = self.next_seq[i];
         self.next_seq[i] =
@@ -175,9 +176,8 @@ impl Sim<'_> {
         Ok(())
     }
 
-    fn complete(&mut self, t: Time, c: usize) -> Result<(), ModelError> {
-        let th =
-            self.sched[c].take().ok_or_else(|| ModelError::new("internal error: a CPU completed but ran nothing"))?;
+    fn complete(&mut self, t: Time, c: usize) -> Result<(), SimError> {
+        let th = self.sched[c].take().ok_or_else(|| SimError::internal("a CPU completed but ran nothing"))?;
         let jid = self.jid(th);
         self.rec.emit(t, Event::Complete { cpu: c as u32, job: jid })?;
         let p = self.prio(th);
@@ -220,7 +220,7 @@ impl Sim<'_> {
     }
 
     /// Makes every CPU whose link changed (or that freed up) run its linked thread.
-    fn dispatch(&mut self, t: Time) -> Result<(), ModelError> {
+    fn dispatch(&mut self, t: Time) -> Result<(), SimError> {
         let mut drained = Vec::new();
         self.policy.drain_dirty(&mut drained);
         for c in drained {
@@ -270,18 +270,18 @@ impl Sim<'_> {
 
     /// G-EDF over threads: the running set is exactly the `min(m, r)` highest-priority ready
     /// threads (from the simulator's own ready set, not the policy's queues).
-    fn check(&self, t: Time) -> Result<(), ModelError> {
+    fn check(&self, t: Time) -> Result<(), SimError> {
         let Some(ready) = &self.ready else { return Ok(()) };
         let mut running: Vec<Prio> = self.sched.iter().flatten().map(|&th| self.prio(th)).collect();
         running.sort();
         let want: Vec<Prio> = ready.iter().take(self.sched.len()).copied().collect();
         if running != want {
-            return Err(ModelError::new(format!("internal error: invariant violated at {t} ns: G-EDF runs {running:?} but the highest-priority ready threads are {want:?}")));
+            return Err(SimError::internal(format!("invariant violated at {t} ns: G-EDF runs {running:?} but the highest-priority ready threads are {want:?}")));
         }
         Ok(())
     }
 
-    fn run(&mut self) -> Result<(), ModelError> {
+    fn run(&mut self) -> Result<(), SimError> {
         let h = self.horizon;
         let m = self.sched.len();
         loop {
@@ -330,12 +330,13 @@ impl Sim<'_> {
 ///
 /// Errors (never panics) on the parameters `simulate` rejects, and on `cfg.exec` other than
 /// `ExecTimes::Wcet` (thread costs are executed as given).
-pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<ForkJoinGedfResult, ModelError> {
+pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<ForkJoinGedfResult, SimError> {
     if cfg.exec != ExecTimes::Wcet {
         return Err(ModelError::field(
             "exec",
             "fork-join G-EDF executes the thread costs as given: use ExecTimes::Wcet",
-        ));
+        )
+        .into());
     }
     let seq = set.sequential()?;
     let Setup { offsets, horizon, capped, expected } = setup(&seq, cfg)?;
@@ -348,7 +349,8 @@ pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Fork
                 "up to {} threads would be forked, above 2^32; shorten the horizon",
                 expected as u128 * threads_per_job
             ),
-        ));
+        )
+        .into());
     }
     let mut sim = Sim {
         set,
@@ -396,8 +398,8 @@ pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Fork
     if cfg.check_invariants {
         let pending: u64 = sim.backlog.iter().map(|b| b.len() as u64).sum();
         if completed + pending != per_job.len() as u64 {
-            return Err(ModelError::new(format!(
-                "internal error: accounting mismatch: {} jobs released, {completed} completed, {pending} pending",
+            return Err(SimError::internal(format!(
+                "accounting mismatch: {} jobs released, {completed} completed, {pending} pending",
                 per_job.len()
             )));
         }

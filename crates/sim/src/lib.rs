@@ -27,6 +27,7 @@
 
 pub mod config;
 mod engine;
+pub mod error;
 pub mod fj_gedf;
 pub mod overheads;
 pub mod placement;
@@ -37,6 +38,7 @@ mod setup;
 pub mod spres;
 
 pub use config::{Arrivals, ExecTimes, Scheduler, SimConfig};
+pub use error::SimError;
 pub use fj_gedf::{simulate_forkjoin_gedf, ForkJoinGedfResult};
 pub use overheads::{OverheadModel, OverheadSpec, OverheadStat, Overheads};
 pub use placement::{Reservation, SpresConfig, SpresPlacement};
@@ -44,14 +46,14 @@ pub use result::{OverheadReport, SimResult};
 pub use rtsched_policy::FpOrder;
 pub use rtws::{simulate_rtws, RtwsResult, ThreadInfo};
 
-use rtsched_model::{ModelError, TaskSet};
+use rtsched_model::TaskSet;
 
 /// Simulates `ts` under `sched` on `cfg.m` CPUs from time 0 to the horizon.
 ///
 /// Errors (never panics) on invalid parameters: m = 0 or above 65,536, a bad partition, a
 /// zero quantum, offsets of the wrong length, a fraction outside [0, 1], a zero horizon, or a
 /// simulation that would release more than `cfg.max_jobs` jobs.
-pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimResult, ModelError> {
+pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimResult, SimError> {
     cfg.check_overheads(sched)?;
     match sched {
         Scheduler::Spres(sc) => spres::simulate_spres(ts, sched, sc, cfg),

@@ -5,8 +5,9 @@
 //! helpers in all loops. [`DirtyCpus`] is the set of CPUs whose link changed, for the loops
 //! that dispatch from a link-based policy.
 
+use crate::error::SimError;
 use crate::setup::NONE;
-use rtsched_model::{ModelError, TaskSet, Time};
+use rtsched_model::{TaskSet, Time};
 use rtsched_trace::{Event, JobId, Metrics, MetricsBuilder, Record, Trace, TraceMeta};
 
 pub(crate) struct Recorder {
@@ -35,10 +36,10 @@ impl Recorder {
 
     /// Records `event` at `time`.
     #[inline]
-    pub(crate) fn emit(&mut self, time: Time, event: Event) -> Result<(), ModelError> {
+    pub(crate) fn emit(&mut self, time: Time, event: Event) -> Result<(), SimError> {
         let r = Record { time, event };
         self.builder.push(&r).map_err(|e| {
-            ModelError::new(format!("internal error: {} emitted an inconsistent record at {time} ns: {e}", self.who))
+            SimError::internal(format!("{} emitted an inconsistent record at {time} ns: {e}", self.who))
         })?;
         if let Some(v) = &mut self.records {
             v.push(r);
@@ -49,7 +50,7 @@ impl Recorder {
     /// `job` starts on `cpu` at `t`; it last ran on `last` (`NONE`: never, or not since it
     /// completed a job): a start elsewhere is a migration, recorded first.
     #[inline]
-    pub(crate) fn run(&mut self, t: Time, cpu: u32, job: JobId, last: u32) -> Result<(), ModelError> {
+    pub(crate) fn run(&mut self, t: Time, cpu: u32, job: JobId, last: u32) -> Result<(), SimError> {
         if last != NONE && last != cpu {
             self.emit(t, Event::Migration { job, from: last, to: cpu })?;
         }
@@ -59,13 +60,13 @@ impl Recorder {
 
     /// `job` stops running on `cpu` at `t` without completing.
     #[inline]
-    pub(crate) fn preempt(&mut self, t: Time, cpu: u32, job: JobId) -> Result<(), ModelError> {
+    pub(crate) fn preempt(&mut self, t: Time, cpu: u32, job: JobId) -> Result<(), SimError> {
         self.emit(t, Event::Preempt { cpu, job })
     }
 
     /// `cpu` runs nothing at `t`: recorded once per idle stretch.
     #[inline]
-    pub(crate) fn idle(&mut self, t: Time, cpu: u32) -> Result<(), ModelError> {
+    pub(crate) fn idle(&mut self, t: Time, cpu: u32) -> Result<(), SimError> {
         if self.idle_announced[cpu as usize] {
             return Ok(());
         }

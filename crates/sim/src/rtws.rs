@@ -30,6 +30,7 @@
 //! task execute in release order.
 
 use crate::config::{ExecTimes, Scheduler, SimConfig};
+use crate::error::SimError;
 use crate::recorder::Recorder;
 use crate::result::SimResult;
 use crate::setup::{setup, Draw, Setup, NONE};
@@ -162,7 +163,7 @@ impl Sim<'_> {
     }
 
     /// Creates the threads of region `jobs[j].region` and emits their `Release` records.
-    fn create_region(&mut self, t: Time, j: u32) -> Result<Vec<ThreadId>, ModelError> {
+    fn create_region(&mut self, t: Time, j: u32) -> Result<Vec<ThreadId>, SimError> {
         let (task, seq, r, deadline) = {
             let job = &self.jobs[j as usize];
             (job.task, job.seq, job.region, job.deadline)
@@ -185,7 +186,7 @@ impl Sim<'_> {
 
     /// Job `j` forks its current region on `cpu` (Rule B). The first region's threads were
     /// created at the job's release (so that the trace's release times are the job's).
-    fn fork(&mut self, t: Time, cpu: usize, j: u32) -> Result<(), ModelError> {
+    fn fork(&mut self, t: Time, cpu: usize, j: u32) -> Result<(), SimError> {
         let ids = match self.jobs[j as usize].first.take() {
             Some(ids) => ids,
             None => self.create_region(t, j)?,
@@ -201,7 +202,7 @@ impl Sim<'_> {
     }
 
     /// An idle `cpu` selects (Rules C, D, E) until it runs a thread or finds nothing.
-    fn fill(&mut self, t: Time, cpu: usize) -> Result<(), ModelError> {
+    fn fill(&mut self, t: Time, cpu: usize) -> Result<(), SimError> {
         loop {
             match self.policy.select(cpu) {
                 // Idleness is announced at the end of the instant (a CPU idle in step 2 may
@@ -225,7 +226,7 @@ impl Sim<'_> {
         }
     }
 
-    fn start(&mut self, t: Time, cpu: usize, id: ThreadId) -> Result<(), ModelError> {
+    fn start(&mut self, t: Time, cpu: usize, id: ThreadId) -> Result<(), SimError> {
         let job = self.tid(id);
         // A preempted thread (or job) resuming elsewhere is a migration, as in the other loops.
         let last = std::mem::replace(&mut self.threads[id as usize].last_cpu, cpu as u32);
@@ -236,7 +237,7 @@ impl Sim<'_> {
         self.rec.run(t, cpu as u32, job, last)
     }
 
-    fn fill_idle(&mut self, t: Time) -> Result<(), ModelError> {
+    fn fill_idle(&mut self, t: Time) -> Result<(), SimError> {
         let m = self.finish_at.len();
         // CPUs with local work first, so that thieves find their victims busy (Rule E).
         for pass in 0..2 {
@@ -249,7 +250,7 @@ impl Sim<'_> {
         Ok(())
     }
 
-    fn release(&mut self, t: Time, i: usize) -> Result<(), ModelError> {
+    fn release(&mut self, t: Time, i: usize) -> Result<(), SimError> {
         let task = &self.set[i];
         let seq = self.tasks[i].next_seq;
         self.tasks[i].next_seq =
@@ -279,9 +280,8 @@ impl Sim<'_> {
         Ok(())
     }
 
-    fn complete(&mut self, t: Time, cpu: usize) -> Result<(), ModelError> {
-        let r =
-            self.policy.stop(cpu).ok_or_else(|| ModelError::new("internal error: a CPU completed but ran nothing"))?;
+    fn complete(&mut self, t: Time, cpu: usize) -> Result<(), SimError> {
+        let r = self.policy.stop(cpu).ok_or_else(|| SimError::internal("a CPU completed but ran nothing"))?;
         let job = self.tid(r.thread);
         self.rec.emit(t, Event::Complete { cpu: cpu as u32, job })?;
         self.finish_at[cpu] = Time::MAX;
@@ -313,7 +313,7 @@ impl Sim<'_> {
         Ok(())
     }
 
-    fn preempt_check(&mut self, t: Time, p: Prio) -> Result<bool, ModelError> {
+    fn preempt_check(&mut self, t: Time, p: Prio) -> Result<bool, SimError> {
         let Arrival::Run { cpu, preempted } = self.policy.preempt_check(p) else {
             return Ok(false);
         };
@@ -330,7 +330,7 @@ impl Sim<'_> {
         Ok(true)
     }
 
-    fn run(&mut self) -> Result<(), ModelError> {
+    fn run(&mut self) -> Result<(), SimError> {
         let h = self.horizon;
         let m = self.finish_at.len();
         loop {
@@ -396,18 +396,18 @@ impl Sim<'_> {
 
     /// Work conservation (§V: a CPU idles only when its local queue, the global queue and
     /// every eligible victim are empty): no CPU idle while any work waits.
-    fn check(&self, t: Time) -> Result<(), ModelError> {
+    fn check(&self, t: Time) -> Result<(), SimError> {
         let idle = (0..self.finish_at.len()).filter(|&c| self.policy.running(c).is_none()).count();
         if idle > 0 && self.policy.waiting_total() > 0 {
-            return Err(ModelError::new(format!(
-                "internal error: invariant violated at {t} ns: {idle} CPUs idle while {} work items wait",
+            return Err(SimError::internal(format!(
+                "invariant violated at {t} ns: {idle} CPUs idle while {} work items wait",
                 self.policy.waiting_total()
             )));
         }
         for c in 0..self.finish_at.len() {
             if (self.policy.running(c).is_some()) != (self.finish_at[c] != Time::MAX) {
-                return Err(ModelError::new(format!(
-                    "internal error: invariant violated at {t} ns: cpu {c} policy/driver disagree"
+                return Err(SimError::internal(format!(
+                    "invariant violated at {t} ns: cpu {c} policy/driver disagree"
                 )));
             }
         }
@@ -420,12 +420,13 @@ impl Sim<'_> {
 ///
 /// Errors (never panics) on the parameters `simulate` rejects, and on `cfg.exec` other than
 /// `ExecTimes::Wcet` (thread costs are executed as given).
-pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, ModelError> {
+pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, SimError> {
     if cfg.exec != ExecTimes::Wcet {
         return Err(ModelError::field(
             "exec",
             "RTWS executes the fork-join thread costs as given: use ExecTimes::Wcet",
-        ));
+        )
+        .into());
     }
     let seq = set.sequential()?;
     let Setup { offsets, horizon, capped, expected } = setup(&seq, cfg)?;
@@ -438,7 +439,8 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
                 "up to {} threads would be forked, above 2^32; shorten the horizon",
                 expected as u128 * threads_per_job
             ),
-        ));
+        )
+        .into());
     }
     let mut sim = Sim {
         set,
@@ -461,10 +463,7 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
     sim.run()?;
     let (thread_metrics, trace) = sim.rec.finish(&seq, cfg.m, horizon);
     if cfg.check_invariants && thread_metrics.steals != sim.steals {
-        return Err(ModelError::new(format!(
-            "internal error: {} steals made, {} in the trace",
-            sim.steals, thread_metrics.steals
-        )));
+        return Err(SimError::internal(format!("{} steals made, {} in the trace", sim.steals, thread_metrics.steals)));
     }
     let mut per_job: Vec<JobStats> = sim
         .jobs
@@ -541,7 +540,7 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
 
 /// `Scheduler::Rtws` on a sequential task set: each task is a fork-join task of one region of
 /// one thread (RTWS then schedules like G-EDF), so trace jobs are jobs.
-pub(crate) fn simulate_sequential(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimResult, ModelError> {
+pub(crate) fn simulate_sequential(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimResult, SimError> {
     let set = ForkJoinSet::new(
         ts.iter()
             .map(|t| rtsched_model::forkjoin::ForkJoinTask {

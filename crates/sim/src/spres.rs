@@ -27,6 +27,7 @@
 //! The placement it executes (and its JSON) is [`crate::placement`].
 
 use crate::config::{Scheduler, SimConfig};
+use crate::error::SimError;
 use crate::placement::{Reservation, SpresConfig};
 use crate::recorder::Recorder;
 use crate::result::SimResult;
@@ -98,20 +99,22 @@ pub(crate) fn simulate_spres(
     sched: &Scheduler,
     sc: &SpresConfig,
     cfg: &SimConfig,
-) -> Result<SimResult, ModelError> {
+) -> Result<SimResult, SimError> {
     let Setup { offsets, horizon: h, capped, expected } = setup(ts, cfg)?;
     let pl = &sc.placement;
     if pl.m != cfg.m {
         return Err(ModelError::field(
             "m",
             format!("the placement is for m = {} but the simulation has m = {}", pl.m, cfg.m),
-        ));
+        )
+        .into());
     }
     if pl.parts.len() != ts.len() {
         return Err(ModelError::field(
             "placement",
             format!("the placement has {} tasks, the task set {}", pl.parts.len(), ts.len()),
-        ));
+        )
+        .into());
     }
     let (m, n) = (cfg.m as usize, ts.len());
     let mut draw = Draw::new(cfg);
@@ -320,8 +323,8 @@ pub(crate) fn simulate_spres(
     let backlog: u64 = tasks.iter().map(|t| t.backlog.len() as u64).sum();
     let (metrics, trace) = rec.finish(ts, cfg.m, h);
     if metrics.pending != backlog {
-        return Err(ModelError::new(format!(
-            "internal error: SP-RES accounting mismatch: pending {backlog}, metrics {}",
+        return Err(SimError::internal(format!(
+            "SP-RES accounting mismatch: pending {backlog}, metrics {}",
             metrics.pending
         )));
     }

@@ -3,12 +3,13 @@
 //! the optional invariant check. Time never advances by less than one event.
 
 use super::state::{Check, Engine};
-use rtsched_model::{ModelError, Time};
+use crate::error::SimError;
+use rtsched_model::Time;
 use rtsched_policy::Policy;
 use rtsched_trace::JobId;
 
 impl<P: Policy> Engine<'_, P, false> {
-    pub(super) fn run(&mut self) -> Result<(), ModelError> {
+    pub(super) fn run(&mut self) -> Result<(), SimError> {
         let h = self.horizon;
         let m = self.sched.len();
         loop {
@@ -53,7 +54,7 @@ impl<P: Policy> Engine<'_, P, false> {
     }
 
     /// Makes `scheduled` follow `linked` on every CPU whose link changed or that freed up.
-    fn dispatch(&mut self, t: Time) -> Result<(), ModelError> {
+    fn dispatch(&mut self, t: Time) -> Result<(), SimError> {
         self.policy.drain_dirty(self.dirty.list_mut());
         // Pass 1: stop what must stop (so that a job moving between CPUs stops first).
         for k in 0..self.dirty.len() {
@@ -82,8 +83,8 @@ impl<P: Policy> Engine<'_, P, false> {
                 Some(w) => {
                     let ts = &self.tasks[w.task as usize];
                     let front = ts.backlog.front().filter(|f| f.seq == w.job).ok_or_else(|| {
-                        ModelError::new(format!(
-                            "internal error: policy linked job {}.{} which is not ready at {t} ns",
+                        SimError::internal(format!(
+                            "policy linked job {}.{} which is not ready at {t} ns",
                             w.task, w.job
                         ))
                     })?;

@@ -12,6 +12,7 @@ mod overhead;
 mod state;
 
 use crate::config::{Scheduler, SimConfig};
+use crate::error::SimError;
 use crate::recorder::{DirtyCpus, Recorder};
 use crate::result::SimResult;
 use crate::setup::{setup, Draw, Setup, NONE};
@@ -23,8 +24,8 @@ use std::collections::{BinaryHeap, VecDeque};
 
 /// A scheduler this engine does not run (SP-RES and RTWS have their own loops): a bug of the
 /// caller, not of the input.
-fn not_engine(sched: &Scheduler) -> ModelError {
-    ModelError::new(format!("internal error: the engine was asked to run {}", sched.name()))
+fn not_engine(sched: &Scheduler) -> SimError {
+    SimError::internal(format!("the engine was asked to run {}", sched.name()))
 }
 
 fn validate_partition(ts: &TaskSet, m: u32, part: &[Vec<usize>]) -> Result<Vec<u32>, ModelError> {
@@ -57,7 +58,7 @@ fn validate_partition(ts: &TaskSet, m: u32, part: &[Vec<usize>]) -> Result<Vec<u
 }
 
 /// Simulates `ts` under `sched` (G-EDF, quantum-driven G-EDF, P-EDF or P-FP) with `cfg`.
-pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimResult, ModelError> {
+pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimResult, SimError> {
     let Setup { offsets, horizon, capped, expected } = setup(ts, cfg)?;
     let (m, n) = (cfg.m, ts.len());
     let mu = m as usize;
@@ -65,7 +66,7 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
         Scheduler::Gedf => (PriorityRule::Edf, None, Check::Global, vec![]),
         Scheduler::GedfQuantum { quantum, staggered } => {
             if *quantum == 0 || *quantum > MAX_TIME {
-                return Err(ModelError::field("quantum", format!("must be in 1..={MAX_TIME} ns, got {quantum}")));
+                return Err(ModelError::field("quantum", format!("must be in 1..={MAX_TIME} ns, got {quantum}")).into());
             }
             (
                 PriorityRule::Edf,
@@ -155,9 +156,13 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
             e.run()?;
             let backlog: u64 = e.tasks.iter().map(|t| t.backlog.len() as u64).sum();
             let (metrics, trace) = e.rec.finish(ts, m, horizon);
-            if cfg.check_invariants && (metrics.jobs != e.released || metrics.pending != backlog || metrics.completed + backlog != e.released) {
-                return Err(ModelError::new(format!(
-                    "internal error: accounting mismatch: released {} (metrics {}), pending {backlog} (metrics {}), completed {}",
+            if cfg.check_invariants
+                && (metrics.jobs != e.released
+                    || metrics.pending != backlog
+                    || metrics.completed + backlog != e.released)
+            {
+                return Err(SimError::internal(format!(
+                    "accounting mismatch: released {} (metrics {}), pending {backlog} (metrics {}), completed {}",
                     e.released, metrics.jobs, metrics.pending, metrics.completed
                 )));
             }

@@ -5,13 +5,14 @@
 //! scheduled on the CPU does not progress.
 
 use super::state::{Check, Engine, Seg};
+use crate::error::SimError;
 use crate::setup::NONE;
-use rtsched_model::{ModelError, Time};
+use rtsched_model::Time;
 use rtsched_policy::Policy;
 use rtsched_trace::{Event, JobId, OverheadKind};
 
 impl<P: Policy> Engine<'_, P, true> {
-    pub(super) fn run(&mut self) -> Result<(), ModelError> {
+    pub(super) fn run(&mut self) -> Result<(), SimError> {
         let h = self.horizon;
         let m = self.sched.len();
         loop {
@@ -95,7 +96,7 @@ impl<P: Policy> Engine<'_, P, true> {
         kind: OverheadKind,
         dur: Time,
         group: Option<(u32, Time)>,
-    ) -> Result<(), ModelError> {
+    ) -> Result<(), SimError> {
         if dur == 0 && group.is_none() {
             return Ok(());
         }
@@ -115,7 +116,7 @@ impl<P: Policy> Engine<'_, P, true> {
 
     /// Ends the pieces that end at `t` (running release handlers' actions) and starts the
     /// next ones.
-    fn end_pieces(&mut self, t: Time) -> Result<(), ModelError> {
+    fn end_pieces(&mut self, t: Time) -> Result<(), SimError> {
         for c in 0..self.sched.len() {
             while self.ov.seg_end[c] == t {
                 let Some(s) = self.ov.segs[c].pop_front() else {
@@ -162,7 +163,7 @@ impl<P: Policy> Engine<'_, P, true> {
     /// Plans a reschedule for each CPU whose link changed: now if it handled an event at this
     /// instant, else when an IPI sent now arrives (Δipi later; no second IPI while one is
     /// pending).
-    fn plan_reschedules(&mut self, t: Time) -> Result<(), ModelError> {
+    fn plan_reschedules(&mut self, t: Time) -> Result<(), SimError> {
         self.policy.drain_dirty(self.dirty.list_mut());
         for k in 0..self.dirty.len() {
             let c = self.dirty.get(k) as usize;
@@ -193,7 +194,7 @@ impl<P: Policy> Engine<'_, P, true> {
     /// Reschedules every CPU whose reschedule is due: first all preemptions, then each idle
     /// CPU takes its linked job after Δsch + Δcxs of its own time. A job still scheduled on
     /// another CPU (whose reschedule is pending) is taken when that CPU lets it go.
-    fn reschedule(&mut self, t: Time) -> Result<(), ModelError> {
+    fn reschedule(&mut self, t: Time) -> Result<(), SimError> {
         let mut due = std::mem::take(&mut self.ov.due);
         due.clear();
         let mut k = 0;
@@ -235,8 +236,8 @@ impl<P: Policy> Engine<'_, P, true> {
                     if other != NONE {
                         let at = self.ov.resched_at[other as usize];
                         if at == Time::MAX {
-                            return Err(ModelError::new(format!(
-                                "internal error: job {}.{} is linked to cpu {c} but stays on cpu {other} with no reschedule pending at {t} ns",
+                            return Err(SimError::internal(format!(
+                                "job {}.{} is linked to cpu {c} but stays on cpu {other} with no reschedule pending at {t} ns",
                                 w.task, w.job
                             )));
                         }
@@ -247,8 +248,8 @@ impl<P: Policy> Engine<'_, P, true> {
                     let ts = &self.tasks[w.task as usize];
                     let front =
                         ts.backlog.front().filter(|f| f.seq == w.job && f.seq < ts.handled).ok_or_else(|| {
-                            ModelError::new(format!(
-                                "internal error: policy linked job {}.{} which is not ready at {t} ns",
+                            SimError::internal(format!(
+                                "policy linked job {}.{} which is not ready at {t} ns",
                                 w.task, w.job
                             ))
                         })?;

@@ -4,6 +4,7 @@
 //! The loops themselves are in `ideal.rs` (no overheads) and `overhead.rs` (overhead injection).
 
 use crate::config::{Arrivals, ExecTimes};
+use crate::error::SimError;
 use crate::overheads::Overheads;
 use crate::recorder::{DirtyCpus, Recorder};
 use crate::setup::{Draw, NONE};
@@ -132,7 +133,7 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
         ts.backlog.front().filter(|j| j.seq < ts.handled).map(|j| self.rule.prio(task as u32, j.seq, j.deadline))
     }
 
-    pub(super) fn release(&mut self, t: Time, i: usize) -> Result<(), ModelError> {
+    pub(super) fn release(&mut self, t: Time, i: usize) -> Result<(), SimError> {
         let ts = &mut self.tasks[i];
         let seq = ts.next_seq;
         ts.next_seq =
@@ -167,7 +168,7 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
         Ok(())
     }
 
-    pub(super) fn complete(&mut self, t: Time, c: usize, j: Prio) -> Result<(), ModelError> {
+    pub(super) fn complete(&mut self, t: Time, c: usize, j: Prio) -> Result<(), SimError> {
         self.rec.emit(t, Event::Complete { cpu: c as u32, job: JobId { task: j.task, job: j.job } })?;
         self.sched[c] = None;
         self.finish_at[c] = Time::MAX;
@@ -185,8 +186,8 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
         } else if !self.policy.job_done(j) {
             // Under IPI latency the job may finish on a CPU it was unlinked from (linked
             // elsewhere or queued) before that CPU's reschedule.
-            return Err(ModelError::new(format!(
-                "internal error: job {}.{} completed at {t} ns but the policy does not know it",
+            return Err(SimError::internal(format!(
+                "job {}.{} completed at {t} ns but the policy does not know it",
                 j.task, j.job
             )));
         }
@@ -198,8 +199,8 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
 
     /// Independent check of the policy's decision against the definition of the scheduler,
     /// from the simulator's own view of which jobs are ready.
-    pub(super) fn check_invariant(&self, t: Time, ticked: bool) -> Result<(), ModelError> {
-        let fail = |what: String| Err(ModelError::new(format!("internal error: invariant violated at {t} ns: {what}")));
+    pub(super) fn check_invariant(&self, t: Time, ticked: bool) -> Result<(), SimError> {
+        let fail = |what: String| Err(SimError::internal(format!("invariant violated at {t} ns: {what}")));
         let mut running: Vec<Prio> = self.sched.iter().flatten().copied().collect();
         running.sort();
         if running.windows(2).any(|w| w[0] == w[1]) {
@@ -278,7 +279,7 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
     }
 
     #[inline]
-    pub(super) fn deadline_records(&mut self, t: Time) -> Result<(), ModelError> {
+    pub(super) fn deadline_records(&mut self, t: Time) -> Result<(), SimError> {
         while let Some(&Reverse((d, i, seq))) = self.deadlines.peek() {
             if d > t {
                 break;
@@ -292,7 +293,7 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
     }
 
     #[inline]
-    pub(super) fn releases_at(&mut self, t: Time) -> Result<(), ModelError> {
+    pub(super) fn releases_at(&mut self, t: Time) -> Result<(), SimError> {
         while let Some(&Reverse(packed)) = self.releases.peek() {
             let (r, i) = ((packed >> 32) as Time, packed as u32);
             if r != t {
