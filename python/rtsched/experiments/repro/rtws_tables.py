@@ -1,5 +1,6 @@
-"""Seed 003 (RTWS: real-time work stealing for fork-join tasks), §VI, Tables I-III and Figs. 3-4,
-in simulation (``rtsched reproduce rtws-tables``; docs/reproductions.md, docs/rtws.md).
+"""RTWS: Real-Time Work-Stealing (global EDF with priority-aware work stealing for fork-join
+tasks), §VI, Tables I-III and Figs. 3-4, in simulation (``rtsched reproduce rtws-tables``;
+docs/reproductions.md, docs/rtws.md).
 
 Fork-join sets of the paper's generator on m cores and three per-core utilization windows,
 simulated under RTWS, G-EDF over threads and (for contrast) SP-RES over the sequentialized
@@ -36,7 +37,9 @@ from ._sim import (
     write_report,
 )
 
-DESCRIPTION = "RTWS (seed 003) Tables I-III and Figs. 3-4: migrations, steals, context switches, scale-up ratios"
+DESCRIPTION = (
+    "RTWS: Real-Time Work-Stealing, Tables I-III and Figs. 3-4: migrations, steals, context switches, scale-up ratios"
+)
 SPEC = "rtws-tables.toml"
 KIND = "rtws-tables"
 
