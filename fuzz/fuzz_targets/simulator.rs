@@ -182,9 +182,9 @@ fuzz_target!(|data: &[u8]| {
     let arr = b.u8();
     cfg.arrivals = match arr % 3 {
         0 => Arrivals::Periodic { offsets: vec![] },
-        1 => {
-            Arrivals::Periodic { offsets: (0..n + (arr as usize / 3).is_multiple_of(5) as usize).map(|_| b.small(40)).collect() }
-        }
+        1 => Arrivals::Periodic {
+            offsets: (0..n + (arr as usize / 3).is_multiple_of(5) as usize).map(|_| b.small(40)).collect(),
+        },
         _ => Arrivals::Sporadic { max_extra_delay: b.small(20), seed: b.u8() as u64 },
     };
     let ex = b.u8();
