@@ -25,7 +25,7 @@ pub mod spres;
 
 pub use engine::{simulate, Arrivals, ExecTimes, OverheadReport, Scheduler, SimConfig, SimResult};
 pub use fj_gedf::{simulate_forkjoin_gedf, ForkJoinGedfResult};
-pub use overheads::{OverheadModel, OverheadSpec, OverheadStat, Overheads};
+pub use overheads::{simulator_view, OverheadModel, OverheadSpec, OverheadStat, Overheads, Term};
 pub use rtsched_policy::FpOrder;
 pub use rtws::{simulate_rtws, RtwsResult, ThreadInfo};
 pub use spres::{SpresConfig, SpresPlacement};
