@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 mod api;
 mod convert;
 mod model;
+mod overheads;
 mod report;
 mod run;
 
@@ -48,5 +49,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
     sim::register(m)?;
     repro::register(m)?;
+    overheads::register(m)?;
     Ok(())
 }

@@ -47,8 +47,13 @@ TOP_KEYS = (
     "samples",
     "seed",
     "max_steps",
-    "overhead_model",
     "methods",
+    "overheads",
+    "mechanism",
+    "stat",
+    "cpd",
+    "quantum",
+    "extrapolate",
     "generator",
     "grid",
     "plot",
@@ -290,7 +295,7 @@ class Spec:
     samples: int
     seed: int
     max_steps: int
-    overhead_model: str | None
+    overheads: dict | None  # the points' "overheads" object (experiments/overheads.py)
     plot: PlotSpec
     points: list = field(default_factory=list)
     skipped: list = field(default_factory=list)  # (coords, reason) of grid points not run
@@ -352,8 +357,9 @@ def _pair(value, where: str) -> tuple:
     return (float(value[0]), float(value[1]))
 
 
-def _parse_plot(table, methods: list, where: str) -> PlotSpec:
+def _parse_plot(table, methods: list, where: str, mechanism: str | None = None) -> PlotSpec:
     from . import methods as method_names
+    from .overheads import with_mechanism
 
     if not isinstance(table, dict):
         raise SpecError(f"{where}: expected a table")
@@ -390,7 +396,7 @@ def _parse_plot(table, methods: list, where: str) -> PlotSpec:
             members = [members] if isinstance(members, str) else members
             if not isinstance(members, list):
                 raise SpecError(f'{gw}: expected a list of methods or a "@group" string')
-            expanded = method_names.expand(members, gw)
+            expanded = [with_mechanism(x, mechanism) for x in method_names.expand(members, gw)]
             missing = [mt for mt in expanded if mt not in methods]
             if missing:
                 raise SpecError(f"{gw}: method(s) {', '.join(map(repr, missing))} are not in the spec's methods")
@@ -500,22 +506,24 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
     if not isinstance(data["methods"], list) or not data["methods"]:
         raise SpecError(f"{where}: 'methods' must be a non-empty list")
     from . import methods as method_names
+    from . import overheads as ovh
 
-    methods = method_names.expand(data["methods"], f"{where} methods")
+    mechanism = data.get("mechanism")
+    if mechanism is not None and not isinstance(mechanism, str):
+        raise SpecError(f"{where} mechanism: expected a string")
+    methods = [ovh.with_mechanism(x, mechanism) for x in method_names.expand(data["methods"], f"{where} methods")]
     samples = _int(data.get("samples", 100), f"{where} samples", 1)
     seed = _int(data.get("seed", 0), f"{where} seed", 0)
     if seed >= 2**63:
         raise SpecError(f"{where} seed: must be < 2^63")
     max_steps = _int(data.get("max_steps", DEFAULT_MAX_STEPS), f"{where} max_steps", 1)
-    overhead = data.get("overhead_model")
-    if overhead is not None:
-        overhead = _str(overhead, f"{where} overhead_model")
+    overheads = ovh.parse(data, path, where, methods)
     name = data.get("name", Path(path).stem if path else "sweep")
     name = _str(name, f"{where} name")
     description = data.get("description", "")
     if not isinstance(description, str):
         raise SpecError(f"{where} description: expected a string")
-    plot = _parse_plot(data.get("plot", {}), methods, where)
+    plot = _parse_plot(data.get("plot", {}), methods, where, mechanism)
 
     spec = Spec(
         text=text,
@@ -533,7 +541,7 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
         samples=samples,
         seed=seed,
         max_steps=max_steps,
-        overhead_model=overhead,
+        overheads=overheads,
         plot=plot,
     )
     _expand(spec, gw)
@@ -588,8 +596,8 @@ def _expand(spec: Spec, where: str):
                         "epsilon": eps,
                         "max_steps": spec.max_steps,
                     }
-                    if spec.overhead_model is not None:
-                        params["overhead_model"] = spec.overhead_model
+                    if spec.overheads is not None:
+                        params["overheads"] = spec.overheads
                     pid = point_id(params)
                     if pid in seen:
                         continue
