@@ -256,6 +256,23 @@ pub struct TermTable {
     pub n: Vec<u64>,
     pub avg_ns: Vec<Time>,
     pub max_ns: Vec<Time>,
+    /// The running maximum of `max_ns` in n (computed once, at construction).
+    max_mono: Vec<Time>,
+}
+
+impl TermTable {
+    /// A table from its columns (equal lengths, `n` strictly increasing and non-empty: the
+    /// parser checks this for files).
+    pub fn new(n: Vec<u64>, avg_ns: Vec<Time>, max_ns: Vec<Time>) -> TermTable {
+        let max_mono = max_ns
+            .iter()
+            .scan(0, |run, &y| {
+                *run = (*run).max(y);
+                Some(*run)
+            })
+            .collect();
+        TermTable { n, avg_ns, max_ns, max_mono }
+    }
 }
 
 /// A measured overhead model (`"format": "rtsched-overhead-model"`, version 1), as
@@ -393,7 +410,7 @@ fn parse_term(name: &str, v: &Value) -> Result<TermTable, ModelError> {
             ));
         }
     }
-    Ok(TermTable { n, avg_ns, max_ns })
+    Ok(TermTable::new(n, avg_ns, max_ns))
 }
 
 fn machine_line(v: &Value) -> Option<String> {
@@ -588,17 +605,10 @@ fn div_ceil_i128(a: i128, b: i128) -> i128 {
 impl TermTable {
     /// The sample values of `stat`: averages as measured, maxima replaced by their running
     /// maximum in n (a monotone upper bound).
-    fn ys(&self, stat: OverheadStat) -> Vec<Time> {
+    fn ys(&self, stat: OverheadStat) -> &[Time] {
         match stat {
-            OverheadStat::Avg => self.avg_ns.clone(),
-            OverheadStat::Max => self
-                .max_ns
-                .iter()
-                .scan(0, |run, &y| {
-                    *run = (*run).max(y);
-                    Some(*run)
-                })
-                .collect(),
+            OverheadStat::Avg => &self.avg_ns,
+            OverheadStat::Max => &self.max_mono,
         }
     }
 
@@ -643,7 +653,7 @@ mod tests {
     use super::*;
 
     fn table() -> TermTable {
-        TermTable { n: vec![2, 4, 8], avg_ns: vec![10, 30, 20], max_ns: vec![100, 50, 300] }
+        TermTable::new(vec![2, 4, 8], vec![10, 30, 20], vec![100, 50, 300])
     }
 
     #[test]
@@ -669,16 +679,16 @@ mod tests {
         // Inside the range it is the interpolation.
         assert_eq!(t.eval_extrapolated(5, OverheadStat::Max), 150);
         // Fractional slope rounds up: (2, 0) -> (5, 1), at n = 6: 1 + ceil(1/3) = 2.
-        let f = TermTable { n: vec![2, 5], avg_ns: vec![0, 1], max_ns: vec![0, 1] };
+        let f = TermTable::new(vec![2, 5], vec![0, 1], vec![0, 1]);
         assert_eq!(f.eval_extrapolated(6, OverheadStat::Avg), 2);
         // Capped at 1 s.
-        let big = TermTable { n: vec![1, 2], avg_ns: vec![0, 1], max_ns: vec![0, 999_999_999] };
+        let big = TermTable::new(vec![1, 2], vec![0, 1], vec![0, 999_999_999]);
         assert_eq!(big.eval_extrapolated(1_000, OverheadStat::Max), MAX_OVERHEAD);
     }
 
     #[test]
     fn single_point_is_constant() {
-        let t = TermTable { n: vec![5], avg_ns: vec![7], max_ns: vec![9] };
+        let t = TermTable::new(vec![5], vec![7], vec![9]);
         assert_eq!([1, 5, 50].map(|n| t.eval(n, OverheadStat::Max)), [9, 9, 9]);
         assert_eq!(t.eval_extrapolated(500, OverheadStat::Max), 9);
     }

@@ -543,5 +543,53 @@ pub fn values(
     }
 }
 
+/// The values of one model for a mechanism and statistic at every n of a range, evaluated once:
+/// a sweep point judges many task sets of similar sizes with the same model, and evaluating a
+/// model (a search per term) costs as much as inflating a small set. Out-of-range n are
+/// evaluated on demand. Immutable, so it is shared by the threads of a batch.
+#[derive(Debug, Clone)]
+pub struct ValueTable<'a> {
+    spec: &'a OverheadSpec,
+    mech: &'a Mechanism,
+    m: u32,
+    stat: OverheadStat,
+    extrapolate: bool,
+    lo: usize,
+    vals: Vec<Overheads>,
+}
+
+impl<'a> ValueTable<'a> {
+    /// Evaluates `spec` for `n` in `lo..=hi` (see [`values`]).
+    pub fn new(
+        spec: &'a OverheadSpec,
+        mech: &'a Mechanism,
+        m: u32,
+        stat: OverheadStat,
+        extrapolate: bool,
+        lo: usize,
+        hi: usize,
+    ) -> ValueTable<'a> {
+        let mut t = ValueTable { spec, mech, m, stat, extrapolate, lo, vals: Vec::new() };
+        t.vals = (lo..=hi.max(lo)).map(|n| t.eval(n)).collect();
+        t
+    }
+
+    fn eval(&self, n: usize) -> Overheads {
+        if self.extrapolate {
+            self.spec.resolve_extrapolated(n, self.stat, &self.mech.extrapolation(self.m))
+        } else {
+            self.spec.resolve(n, self.stat)
+        }
+    }
+
+    /// The values at `n` tasks.
+    pub fn get(&self, n: usize) -> Overheads {
+        match n.checked_sub(self.lo).and_then(|i| self.vals.get(i)) {
+            Some(v) => *v,
+            None => self.eval(n),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;
