@@ -217,3 +217,46 @@ def test_sweep_spec_errors(tmp_path, edit, words):
         parse_spec(text)
     for w in words:
         assert w in str(e.value), str(e.value)
+
+
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parent.parent / "docs" / "examples"
+
+
+@pytest.mark.parametrize(
+    "name, mechanism",
+    [
+        ("overheads-gsn-edf-2cpu.json", "gsn-edf"),
+        ("overheads-gsn-edf-di-2cpu-quick.json", "gsn-edf-di"),
+        ("overheads-pedf-2cpu-quick.json", "pedf"),
+        ("overheads-kernel-sd-2cpu-quick.json", "kernel-sd"),
+    ],
+)
+def test_shipped_models(cli, name, mechanism):
+    models, _ = load_models(EXAMPLES / name)
+    (info,) = models.values()
+    assert info["scheduler"] == mechanism and info["machine"] and info["m"] in (1, 2)
+    code, out, err = cli("analyze", EXAMPLES / "control.json", "--m", 2, "--overheads", EXAMPLES / name)
+    assert code == 2 and "mechanism" in err  # --mechanism is required
+    code, out, err = cli(
+        "analyze",
+        EXAMPLES / "control.json",
+        "--m",
+        2,
+        "--overheads",
+        EXAMPLES / name,
+        "--mechanism",
+        mechanism,
+        "--json",
+    )
+    assert code == 0, err
+    o = json.loads(out)["overheads"]
+    assert o["model"]["scheduler"] == mechanism
+    if mechanism == "kernel-sd":
+        assert info["terms"] == [] and any("charged as 0" in n for n in o["notes"])
+    else:
+        assert o["soft"]["values"]["release_ns"] > 0
+
+
+def test_shipped_models_directory():
+    models, notes = load_models(EXAMPLES)
+    assert {"gsn-edf", "gsn-edf-di", "pedf", "kernel-sd"} <= set(models) and notes == []

@@ -414,7 +414,7 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         .map_err(err)?;
         let sets = rtsched_gen::generate_many(&spec, seed, count).map_err(err)?;
         let lim = limits(max_steps);
-        let ovh = crate::overheads::ctx_of_point(&p)?;
+        let ovh = crate::overheads::ctx_of_point(&p, m, &sets)?;
         let ovh = ovh.as_ref();
         // Fail fast on an unknown method, before the parallel part.
         if let Some(ts) = sets.first() {

@@ -35,6 +35,10 @@ pub(crate) struct OverheadCtx {
     stat: Option<OverheadStat>,
     params: Params,
     extrapolate: bool,
+    /// Values per (mechanism, statistic) for n in `n_lo..`, evaluated once per point
+    /// ([`OverheadCtx::prepare`]); other n are evaluated on demand.
+    cache: HashMap<(&'static str, OverheadStat), Vec<Overheads>>,
+    n_lo: usize,
 }
 
 fn field(k: &str, why: impl Into<String>) -> ModelError {
@@ -73,7 +77,40 @@ impl OverheadCtx {
         let params = Params { cpd: num("cpd", 0)?, quantum: num("quantum", Params::default().quantum)? };
         params.validate()?;
         let extrapolate = o.get("extrapolate").and_then(Value::as_bool).unwrap_or(false);
-        Ok(OverheadCtx { models, stat, params, extrapolate })
+        Ok(OverheadCtx { models, stat, params, extrapolate, cache: HashMap::new(), n_lo: 0 })
+    }
+
+    /// Evaluates the models once for every n of `sets` and every mechanism of `methods` on `m`
+    /// processors (a point's sets share the model; evaluating it per set would cost as much as
+    /// the inflation itself).
+    pub(crate) fn prepare(&mut self, methods: &[String], m: u32, sets: &[RTaskSet]) {
+        let (lo, hi) = sets.iter().fold((usize::MAX, 0), |(a, b), s| (a.min(s.len()), b.max(s.len())));
+        if lo > hi {
+            return;
+        }
+        self.n_lo = lo;
+        for method in methods {
+            let Some(Ok(parsed)) = parse_method(method) else { continue };
+            let (mech, hard) = match parsed {
+                Method::Hard(_, Target::Mech(mech)) => (mech, true),
+                Method::Soft(Target::Mech(mech)) => (mech, false),
+                _ => continue,
+            };
+            let (hs, ss) = oh::stats(self.stat);
+            let stat = if hard { hs } else { ss };
+            let Ok(spec) = self.spec_for(mech) else { continue };
+            let vals: Vec<Overheads> =
+                (lo..=hi).map(|n| oh::values_at(spec, n, m, mech, stat, self.extrapolate)).collect();
+            self.cache.insert((mech.name, stat), vals);
+        }
+    }
+
+    /// The values for `ts` (from the cache when prepared).
+    fn values(&self, ts: &RTaskSet, m: u32, mech: &Mechanism, stat: OverheadStat) -> Result<Overheads, ModelError> {
+        if let Some(v) = self.cache.get(&(mech.name, stat)).and_then(|v| v.get(ts.len().checked_sub(self.n_lo)?)) {
+            return Ok(*v);
+        }
+        Ok(oh::values(self.spec_for(mech)?, ts, m, mech, stat, self.extrapolate))
     }
 
     fn spec_for(&self, mech: &Mechanism) -> Result<&OverheadSpec, ModelError> {
@@ -162,13 +199,11 @@ pub(crate) fn evaluate_method(
             Ok(Verdict::from_bool(srt::bounded_tardiness(ts, ideal_m(dedicated))))
         }
         Method::Hard(tests, Target::Mech(mech)) => need().and_then(|ctx| {
-            let (hs, _) = oh::stats(ctx.stat);
-            let v = oh::values(ctx.spec_for(mech)?, ts, m, mech, hs, ctx.extrapolate);
+            let v = ctx.values(ts, m, mech, oh::stats(ctx.stat).0)?;
             Ok(oh::hard(ts, m, mech, &v, &ctx.params, tests, lim)?.verdict)
         }),
         Method::Soft(Target::Mech(mech)) => need().and_then(|ctx| {
-            let (_, ss) = oh::stats(ctx.stat);
-            let v = oh::values(ctx.spec_for(mech)?, ts, m, mech, ss, ctx.extrapolate);
+            let v = ctx.values(ts, m, mech, oh::stats(ctx.stat).1)?;
             Ok(oh::soft(ts, m, mech, &v, &ctx.params, lim)?.verdict)
         }),
     })
@@ -356,14 +391,18 @@ fn read_overhead_model<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, 
     Ok(d)
 }
 
-/// A point's `overheads` object as a context (for `evaluate_point`).
-pub(crate) fn ctx_of_point(p: &Value) -> PyResult<Option<OverheadCtx>> {
-    match p.get("overheads") {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => {
-            OverheadCtx::from_point(v).map(Some).map_err(|e| RtschedError::new_err(format!("evaluate_point: {e}")))
-        }
-    }
+/// A point's `overheads` object as a context for its `sets` on `m` processors (for
+/// `evaluate_point`).
+pub(crate) fn ctx_of_point(p: &Value, m: u32, sets: &[RTaskSet]) -> PyResult<Option<OverheadCtx>> {
+    let Some(v) = p.get("overheads").filter(|v| !v.is_null()) else { return Ok(None) };
+    let mut ctx = OverheadCtx::from_point(v).map_err(|e| RtschedError::new_err(format!("evaluate_point: {e}")))?;
+    let methods: Vec<String> = p
+        .get("methods")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
+        .unwrap_or_default();
+    ctx.prepare(&methods, m, sets);
+    Ok(Some(ctx))
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -536,10 +536,22 @@ pub fn values(
     stat: OverheadStat,
     extrapolate: bool,
 ) -> Overheads {
+    values_at(spec, ts.len(), m, mech, stat, extrapolate)
+}
+
+/// [`values`] at `n` tasks.
+pub fn values_at(
+    spec: &OverheadSpec,
+    n: usize,
+    m: u32,
+    mech: &Mechanism,
+    stat: OverheadStat,
+    extrapolate: bool,
+) -> Overheads {
     if extrapolate {
-        spec.resolve_extrapolated(ts.len(), stat, &mech.extrapolation(m))
+        spec.resolve_extrapolated(n, stat, &mech.extrapolation(m))
     } else {
-        spec.resolve(ts.len(), stat)
+        spec.resolve(n, stat)
     }
 }
 
@@ -575,11 +587,7 @@ impl<'a> ValueTable<'a> {
     }
 
     fn eval(&self, n: usize) -> Overheads {
-        if self.extrapolate {
-            self.spec.resolve_extrapolated(n, self.stat, &self.mech.extrapolation(self.m))
-        } else {
-            self.spec.resolve(n, self.stat)
-        }
+        values_at(self.spec, n, self.m, self.mech, self.stat, self.extrapolate)
     }
 
     /// The values at `n` tasks.
