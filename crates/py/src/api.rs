@@ -384,7 +384,12 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         let as_str =
             |k: &str, d: &str| -> PyResult<String> { Ok(p.get(k).and_then(Value::as_str).unwrap_or(d).to_owned()) };
         let m = check_m(as_u64("m")? as u32).map_err(err)?;
-        let n = as_u64("n")? as usize;
+        // `"n": null`: the Baker distributions add tasks until `util` is exceeded and drop the
+        // last (Brandenburg & Anderson, RTSS 2009, §4.2); the other generators need n.
+        let n = match p.get("n") {
+            Some(Value::Null) => None,
+            _ => Some(as_u64("n")? as usize),
+        };
         let util = get("util")?
             .as_f64()
             .ok_or_else(|| RtschedError::new_err("evaluate_point: field 'util': expected a number"))?;
@@ -404,7 +409,7 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
             })
             .collect::<PyResult<_>>()?;
         let spec = gen_spec(
-            Some(n),
+            n,
             util,
             &as_str("generator", "randfixedsum")?,
             &as_str("periods", "seed004")?,
