@@ -36,7 +36,7 @@ def _mechanisms() -> dict[str, dict]:
 def needed_models(methods, where: str) -> list[str]:
     """The model names (``Mechanism::model``) the methods need; unknown tests or mechanisms after
     ``@`` are errors naming the method."""
-    from .spec import SpecError
+    from .errors import SpecError
 
     table = _mechanisms()
     need = []
@@ -62,7 +62,8 @@ def parse(data: dict, path: str | None, where: str, methods: list) -> dict | Non
     """The point's ``overheads`` object, or None when no method needs models."""
     from .._core import RtschedError
     from ..overheads import load_models
-    from .spec import SpecError, parse_duration_ns
+    from .errors import SpecError
+    from .spec import parse_duration_ns
 
     need = needed_models(methods, f"{where} methods")
     src = data.get("overheads")
