@@ -33,13 +33,13 @@ def _mechanisms() -> dict[str, dict]:
     return {m["name"]: m for m in mechanisms()}
 
 
-def needed_models(methods, where: str) -> list[str]:
-    """The model names (``Mechanism::model``) the methods need; unknown tests or mechanisms after
+def needed_mechanisms(methods, where: str) -> list[dict]:
+    """The mechanisms (table rows) the methods need models for; unknown tests or mechanisms after
     ``@`` are errors naming the method."""
     from .errors import SpecError
 
     table = _mechanisms()
-    need = []
+    need: list[dict] = []
     for mt in methods:
         if "@" not in mt:
             continue
@@ -53,9 +53,18 @@ def needed_models(methods, where: str) -> list[str]:
         if mech not in table:
             known = ", ".join(list(table) + list(IDEAL))
             raise SpecError(f"{where}: method {mt!r}: unknown mechanism {mech!r} (known: {known})")
-        if table[mech]["model"] not in need:
-            need.append(table[mech]["model"])
+        if table[mech] not in need:
+            need.append(table[mech])
     return need
+
+
+def model_key(mech: dict, models: dict) -> str | None:
+    """Which of ``models`` (keyed by the mechanism they were measured under) serves ``mech``: one
+    measured under its own name (e.g. ``s-cqm``), else its model's (``cqm``); None if neither."""
+    for key in (mech["name"], mech["model"]):
+        if key in models:
+            return key
+    return None
 
 
 def parse(data: dict, path: str | None, where: str, methods: list) -> dict | None:
@@ -65,7 +74,7 @@ def parse(data: dict, path: str | None, where: str, methods: list) -> dict | Non
     from .errors import SpecError
     from .spec import parse_duration_ns
 
-    need = needed_models(methods, f"{where} methods")
+    need = needed_mechanisms(methods, f"{where} methods")
     src = data.get("overheads")
     if not need:
         if src is not None:
@@ -87,10 +96,11 @@ def parse(data: dict, path: str | None, where: str, methods: list) -> dict | Non
         only = next(iter(models.values()))
         chosen = {"*": json.loads(only["text"])}
     else:
-        missing = [n for n in need if n not in models]
+        missing = [m["name"] for m in need if model_key(m, models) is None]
         if missing:
             raise SpecError(f"{where} overheads: no model for {missing} in {p!r} (found: {sorted(models)})")
-        chosen = {n: json.loads(models[n]["text"]) for n in need}
+        keys = sorted({model_key(m, models) for m in need})
+        chosen = {k: json.loads(models[k]["text"]) for k in keys}
     stat = data.get("stat")
     if stat is not None and stat not in ("max", "avg"):
         raise SpecError(f'{where} stat: expected "max" or "avg", got {stat!r}')

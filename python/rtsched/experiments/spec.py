@@ -129,6 +129,13 @@ def format_duration_ns(ns: int) -> str:
 _NEXPR = re.compile(r"^\s*(?:(?P<a>\d+(?:\.\d+)?)\s*\*?\s*)?m\s*(?:(?P<s>[+-])\s*(?P<b>\d+))?\s*$")
 
 
+#: ``n = "auto"``: the Baker/LITMUS^RT distributions add tasks until the utilization cap is
+#: exceeded and drop the last (Brandenburg & Anderson, RTSS 2009, §4.2); the point's n is null.
+AUTO_N = "auto"
+#: Generators that need a fixed n.
+FIXED_N_GENERATORS = ("randfixedsum", "emberson", "uunifast-discard")
+
+
 @dataclass(frozen=True)
 class NExpr:
     """A task count, constant or affine in m: "12", "m+1", "2m", "2.5m", "3*m-1"."""
@@ -147,6 +154,8 @@ class NExpr:
             return NExpr(str(value), Fraction(0), value)
         if isinstance(value, str):
             s = value.strip()
+            if s == AUTO_N:
+                return NExpr(AUTO_N, Fraction(0), 0)
             if s.isdigit():
                 return NExpr.parse(int(s), where)
             mt = _NEXPR.match(s)
@@ -159,7 +168,9 @@ class NExpr:
             f"'2m', 'm+1', '2.5m', '3*m-1'), got {value!r}"
         )
 
-    def at(self, m: int, where: str) -> int:
+    def at(self, m: int, where: str) -> int | None:
+        if self.text == AUTO_N:
+            return None
         v = self.a * m + self.b
         if v.denominator != 1:
             raise SpecError(f"{where}: n = {self.text!r} is not an integer for m = {m} ({float(v)})")
@@ -509,6 +520,8 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
         if m < 1:
             raise SpecError(f"{gw}.m: processor counts must be >= 1, got {m}")
     ns = _dedupe(_values(grid["n"], f"{gw}.n", item=NExpr.parse))
+    if any(isinstance(e, NExpr) and e.text == AUTO_N for e in ns) and generator["name"] in FIXED_N_GENERATORS:
+        raise SpecError(f'{gw}.n: "auto" needs a Baker distribution; {generator["name"]!r} needs a fixed n')
     util = util_frac = None
     key = "util" if "util" in grid else "util_frac"
     vals = _dedupe([float(v) for v in _values(grid[key], f"{gw}.{key}")])
@@ -599,7 +612,7 @@ def _expand(spec: Spec, where: str):
             utils = spec.util if spec.util is not None else [round(f * m, 10) for f in spec.util_frac]
             for u in utils:
                 coords_base = {"m": m, "n": n, "n_expr": n_expr, "util": u, "util_frac": round(u / m, 10)}
-                if u > n * spec.generator["umax"] + 1e-9:
+                if n is not None and u > n * spec.generator["umax"] + 1e-9:
                     spec.skipped.append((coords_base, f"U = {u} exceeds n * umax = {n * spec.generator['umax']}"))
                     continue
                 seed = derive_seed(spec.seed, spec.generator, n, m, u)
