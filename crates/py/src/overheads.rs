@@ -126,61 +126,6 @@ impl OverheadCtx {
             )
         })
     }
-
-    /// Evaluates the models once for every n of `sets` and every mechanism of `methods` on `m`
-    /// processors (a point's sets share the model; evaluating it per set would cost as much as
-    /// the inflation itself).
-    pub(crate) fn prepare(&mut self, methods: &[String], m: u32, sets: &[RTaskSet]) {
-        let (lo, hi) = sets.iter().fold((usize::MAX, 0), |(a, b), s| (a.min(s.len()), b.max(s.len())));
-        if lo > hi {
-            return;
-        }
-        self.n_lo = lo;
-        for method in methods {
-            let Some(Ok(parsed)) = parse_method(method) else { continue };
-            let (mech, hard) = match parsed {
-                Method::Hard(_, Target::Mech(mech)) => (mech, true),
-                Method::Soft(Target::Mech(mech)) => (mech, false),
-                _ => continue,
-            };
-            let (hs, ss) = oh::stats(self.stat);
-            let stat = if hard { hs } else { ss };
-            let Ok(spec) = self.spec_for(mech) else { continue };
-            let vals: Vec<Overheads> =
-                (lo..=hi).map(|n| oh::values_at(spec, n, m, mech, stat, self.extrapolate)).collect();
-            self.cache.insert((mech.name, stat), vals);
-        }
-    }
-
-    /// The values for `ts` (from the cache when prepared).
-    fn values(&self, ts: &RTaskSet, m: u32, mech: &Mechanism, stat: OverheadStat) -> Result<Overheads, ModelError> {
-        if let Some(v) = self.cache.get(&(mech.name, stat)).and_then(|v| v.get(ts.len().checked_sub(self.n_lo)?)) {
-            return Ok(*v);
-        }
-        Ok(oh::values(self.spec_for(mech)?, ts, m, mech, stat, self.extrapolate))
-    }
-
-    /// The model of `mech`: one measured under its own name (e.g. `s-cqm`, staggered quanta),
-    /// else the one of its model (`cqm`), else the single model given for every mechanism.
-    fn spec_for(&self, mech: &Mechanism) -> Result<&OverheadSpec, ModelError> {
-        self.models.get(mech.name).or_else(|| self.models.get(mech.model)).or_else(|| self.models.get("*")).ok_or_else(
-            || {
-                ModelError::field(
-                    "methods",
-                    format!(
-                        "no overhead model for {} (it uses the model of {:?}; have: {:?})",
-                        mech.name,
-                        mech.model,
-                        {
-                            let mut k: Vec<&String> = self.models.keys().collect();
-                            k.sort();
-                            k
-                        }
-                    ),
-                )
-            },
-        )
-    }
 }
 
 /// A parsed sweep method `TEST@MECHANISM`.
