@@ -229,6 +229,7 @@ EXAMPLES = __import__("pathlib").Path(__file__).resolve().parent.parent / "docs"
         ("overheads-gsn-edf-di-2cpu-quick.json", "gsn-edf-di"),
         ("overheads-pedf-2cpu-quick.json", "pedf"),
         ("overheads-kernel-sd-2cpu-quick.json", "kernel-sd"),
+        ("overheads-gsn-edf-2cpu-quick.json", "gsn-edf"),
     ],
 )
 def test_shipped_models(cli, name, mechanism):
@@ -259,4 +260,9 @@ def test_shipped_models(cli, name, mechanism):
 
 def test_shipped_models_directory():
     models, notes = load_models(EXAMPLES)
-    assert {"gsn-edf", "gsn-edf-di", "pedf", "kernel-sd"} <= set(models) and notes == []
+    assert {"gsn-edf", "gsn-edf-di", "pedf", "kernel-sd"} <= set(models)
+    # Two gsn-edf models: the 30 s run wins over the --quick one, and a note says so.
+    assert models["gsn-edf"]["path"].endswith("overheads-gsn-edf-2cpu.json")
+    assert notes == [
+        "gsn-edf: using overheads-gsn-edf-2cpu.json (longest measurement), not overheads-gsn-edf-2cpu-quick.json"
+    ]
