@@ -281,8 +281,8 @@ impl TermTable {
 pub struct OverheadModel {
     /// The runtime mechanism it was measured under (e.g. `gsn-edf`), if given.
     pub scheduler: Option<String>,
-    /// The processor count it was measured on (all CPUs used, a dedicated one included), if
-    /// given.
+    /// The processors the measured mechanism scheduled on (`--cpus`; a dedicated release or
+    /// scheduling processor is not counted), if given.
     pub m: Option<u32>,
     /// The machine it was measured on (`hostname`, `cpu_count`, `platform` of the file's
     /// `machine` object, as one line), if given.
