@@ -111,6 +111,9 @@ def _add_analyze(sub):
         help="work bound for pseudo-polynomial and iterative tests (default 1000000); a test that hits "
         "it reports gave_up",
     )
+    from .overheads import add_analyze_options
+
+    add_analyze_options(p)
     p.set_defaults(func=cmd_analyze)
 
 
@@ -126,7 +129,11 @@ def cmd_analyze(args) -> int:
     from .io import _format, load
 
     fmt = _format(args.file)
-    if fmt == "jsonl" and args.json:
+    ovh = {}
+    if args.overheads is not None or args.mechanism is not None:
+        ovh = dict(overheads=args.overheads, mechanism=args.mechanism, stat=args.stat, cpd=args.cpd)
+        ovh.update(quantum=args.quantum, extrapolate=args.extrapolate)
+    if fmt == "jsonl" and args.json and not ovh:
         # The batch path: parse, analyse and serialise in Rust, in parallel.
         try:
             with open(args.file, encoding="utf-8") as f:
@@ -147,7 +154,7 @@ def cmd_analyze(args) -> int:
     from .api import analyze_many
 
     sets = load(args.file)
-    results = analyze_many(sets, args.m, args.tests, args.max_steps)
+    results = analyze_many(sets, args.m, args.tests, args.max_steps, **ovh)
     if args.json:
         for r in results:
             print(json.dumps(r))
@@ -163,6 +170,10 @@ def cmd_analyze(args) -> int:
                 if name == "gedf_srt" and res.get("tardiness_ns") is not None:
                     extra = f"  (max tardiness bound {max(res['tardiness_ns'], default=0)} ns)"
                 print(f"  {name:<{width}}  {_verdict_word(res)}{extra}")
+            if "overheads" in r:
+                from .overheads import table_lines
+
+                print("\n".join(table_lines(r["overheads"])))
         return 0
     names = list(results[0]["results"])
     width = max(len(k) for k in names)
@@ -172,6 +183,13 @@ def cmd_analyze(args) -> int:
         acc = sum(1 for r in results if r["results"][name].get("schedulable") is True)
         gave = sum(1 for r in results if r["results"][name].get("gave_up"))
         print(f"  {name:<{width}}  {acc:>9}  {len(results) - acc - gave:>9}  {gave:>8}")
+    if ovh:
+        for key in ("hard", "soft"):
+            side = [r["overheads"][key] for r in results]
+            acc = sum(1 for s in side if s["schedulable"] is True)
+            gave = sum(1 for s in side if s["gave_up"])
+            label = f"{args.mechanism} {key}"
+            print(f"  {label:<{width}}  {acc:>9}  {len(results) - acc - gave:>9}  {gave:>8}")
     return 0
 
 
