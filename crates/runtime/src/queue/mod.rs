@@ -4,6 +4,17 @@
 //!
 //! * [`binomial`]: the binomial-heap ready queue (seed 001 R1).
 //! * [`release`]: the release queue and per-task job book of a release domain.
+//! * [`runqueue`]: a per-CPU run-queue ordered by priority rank (push/pull, seed 002 §4).
+//! * [`cpumask`]: atomic bitmasks (free CPUs, overloaded run-queues, cpupri's levels).
+//! * [`find_cpu`]: the find-CPU contract of push/pull and its variants [`find_linear`],
+//!   [`fmask`], [`cpudl`] (Lelli et al., 2011, §4–§5) and [`cpupri`] (Linux SCHED_FIFO).
 
 pub mod binomial;
+pub mod cpudl;
+pub mod cpumask;
+pub mod cpupri;
+pub mod find_cpu;
+pub mod find_linear;
+pub mod fmask;
 pub mod release;
+pub mod runqueue;
