@@ -231,6 +231,9 @@ enum Kind {
     Gsn,
     GsnDi,
     KernelSd,
+    /// push-pull with the find-CPU variant `FIND_CPU[i]`, or push-pull-fp (cpupri).
+    PushPull(usize),
+    PushPullFp,
 }
 
 fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>, String> {
@@ -294,6 +297,15 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
         Kind::Gsn => mech("gsn-edf"),
         Kind::GsnDi => mech("gsn-edf-di"),
         Kind::KernelSd => mech("kernel-sd"),
+        Kind::PushPull(i) => {
+            let v = rtsched_runtime::mechanism::push_pull::FIND_CPU[i];
+            let retries = rng.range(1, 3).to_string();
+            mech("push-pull").with_params([("find_cpu", v), ("retries", retries.as_str())]).unwrap()
+        }
+        Kind::PushPullFp => {
+            let m = mech("push-pull-fp").with_param("op_spans", if rng.below(2) == 0 { "true" } else { "false" });
+            m.unwrap()
+        }
     };
     let desc = format!(
         "{kind:?} m={m} n={n} U={u:.2} dur={}ms idle={:?} exec={:?} stop={stop_after:?} set={:?}",
@@ -349,8 +361,21 @@ fn every_mechanism_survives_random_runs() {
     let cpus = allowed_cpus();
     let t = std::time::Instant::now();
     let mut ran = 0;
-    for (k, kind) in [Kind::Pedf, Kind::Pfp, Kind::Gsn, Kind::GsnDi, Kind::KernelSd].into_iter().enumerate() {
-        let count = if matches!(kind, Kind::KernelSd) { cases.div_ceil(2) } else { cases };
+    let kinds = [
+        Kind::Pedf,
+        Kind::Pfp,
+        Kind::Gsn,
+        Kind::GsnDi,
+        Kind::KernelSd,
+        Kind::PushPull(0),
+        Kind::PushPull(1),
+        Kind::PushPull(2),
+        Kind::PushPullFp,
+    ];
+    for (k, kind) in kinds.into_iter().enumerate() {
+        // kernel-sd, and each find-CPU variant of push-pull (three of one mechanism), get half.
+        let half = matches!(kind, Kind::KernelSd | Kind::PushPull(_));
+        let count = if half { cases.div_ceil(2) } else { cases };
         for c in 0..count {
             // One generator per case, so a case reproduces alone.
             let mut rng = Rng(seed ^ ((k as u64) << 32 | c as u64).wrapping_mul(0x2545_F491_4F6C_DD1D));

@@ -1,0 +1,470 @@
+//! Push/pull global scheduling as in Linux SCHED_DEADLINE (`push-pull`, global EDF) and
+//! SCHED_FIFO (`push-pull-fp`, global rate-monotonic): distributed per-CPU run-queues under
+//! their own spin locks, kept close to the global invariant by *pushing* and *pulling* jobs
+//! (Lelli, Lipari, Faggioli & Cucinotta, "An efficient and scalable implementation of global
+//! EDF in Linux", 2011, §3–§5; Cerqueira, Vanga & Brandenburg, RTAS 2014, §II-C, §II-D).
+//!
+//! * **Release**: each CPU is the release "timer" of the tasks `i ≡ cpu (mod m)` (its release
+//!   domain); released jobs are enqueued on the releasing CPU's run-queue, which reschedules if
+//!   its best job changed, and then pushes.
+//! * **Push** (`ops::Core::push_one`), whenever a run-queue's best job may have changed (after
+//!   a release, after every scheduling decision — Linux's `task_woken` and `post_schedule`):
+//!   its earliest pushable job goes to the CPU the find-CPU structure names (an idle CPU, else
+//!   the one whose earliest job is latest, if later than the job's), locked in CPU-id order and
+//!   re-checked; a target that changed meanwhile is retried up to `retries` times (3, as in the
+//!   SD V8 patch), then the push *fails*: counted, traced as `push_failure`, and the job stays.
+//! * **Pull** (`ops::Core::pull`), when a CPU's running job completes (Linux's
+//!   `pre_schedule`/`balance`) and when an idle CPU reschedules: take the earliest pushable
+//!   job of every overloaded run-queue whose second-best job (read without its lock) beats
+//!   this CPU's best. (Linux pulls only after a deadline task ran; pulling on idle too closes
+//!   a gap: a pull may take the job an idle CPU was woken to run, and that CPU must then look
+//!   for the next one itself.)
+//! * **Schedule**: completion (dequeue, the task's next job if backlogged, pull), then pick the
+//!   run-queue's best job, answer the reschedule requests, push.
+//!
+//! The find-CPU structure is a parameter (`--find-cpu linear|fmask|cpudl`, `queue::find_*`);
+//! `push-pull-fp` uses `cpupri` over rate-monotonic ranks (`--priorities`). **What the policy
+//! promises and what this mechanism keeps**: G-EDF (or global FP) — the `m` best ready jobs
+//! run — but only *eventually*: between a release or completion and the pushes, pulls and
+//! reschedules that answer it (the tracking delay), and without bound after a push failure,
+//! until a later push or pull repairs it. The registry entry promises the global invariant, so
+//! the priority-inversion monitor measures exactly that gap. Ties: jobs are compared by a rank
+//! order-isomorphic to `rtsched_policy::Prio` (deadline, then task index), so that the
+//! run-queues break ties as the policy does.
+//!
+//! Assumptions: sporadic tasks released periodically, one job per task ready at a time (a
+//! backlogged job waits for its predecessor), no self-suspension, no affinities (global).
+
+pub mod ops;
+pub mod replay;
+pub mod vtime;
+
+use self::ops::{Core, Env, Guard, Op};
+use crate::mechanism::registry::{
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, Placement, Setup, TermSpec,
+};
+use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
+use crate::queue::cpudl::Cpudl;
+use crate::queue::cpupri::Cpupri;
+use crate::queue::find_cpu::FindCpu;
+use crate::queue::find_linear::Linear;
+use crate::queue::fmask::Fmask;
+use crate::queue::release::TaskBook;
+use crate::sync::{SpinGuard, SpinLock};
+use crate::RunError;
+use crossbeam_utils::CachePadded;
+use rtsched_policy::PriorityRule;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The mechanism's own terms (ids = indices).
+const TERMS: &[TermSpec] = &[
+    TermSpec {
+        name: "push",
+        symbol: "push",
+        help: "one push attempt: find a CPU, lock it in CPU-id order, move the job (inside Δrel or Δsch)",
+        tracking: false,
+    },
+    TermSpec {
+        name: "pull",
+        symbol: "pull",
+        help: "one pull scan over the overloaded run-queues after a completion (inside Δsch)",
+        tracking: false,
+    },
+    TermSpec {
+        name: "push_failure",
+        symbol: "",
+        help: "a push abandoned after the retry limit (value: attempts made); a count, not a time",
+        tracking: false,
+    },
+    TermSpec {
+        name: "enqueue",
+        symbol: "",
+        help: "a job joins a run-queue (with op_spans only; inside Δrel, Δsch, push or pull)",
+        tracking: false,
+    },
+    TermSpec {
+        name: "dequeue",
+        symbol: "",
+        help: "a job leaves a run-queue (with op_spans only; inside Δsch, push or pull)",
+        tracking: false,
+    },
+];
+const T_PUSH: u32 = 0;
+const T_PULL: u32 = 1;
+const T_FAIL: u32 = 2;
+const T_ENQ: u32 = 3;
+const T_DEQ: u32 = 4;
+
+const OP_SPANS: ParamSpec = ParamSpec {
+    name: "op_spans",
+    kind: ParamKind::Bool,
+    default: "false",
+    help: "also trace every enqueue and dequeue as a span (terms enqueue, dequeue; costs two records each)",
+};
+
+const RETRIES: ParamSpec = ParamSpec {
+    name: "retries",
+    kind: ParamKind::Int { min: 1, max: 1000 },
+    default: "3",
+    help: "push attempts whose target changed before the push is abandoned (SD V8: 3)",
+};
+
+/// The find-CPU variants of `push-pull`.
+pub const FIND_CPU: &[&str] = &["linear", "fmask", "cpudl"];
+
+/// Push/pull global EDF (SCHED_DEADLINE).
+pub static PUSH_PULL: Entry = Entry {
+    name: "push-pull",
+    summary: "push/pull global EDF as in Linux SCHED_DEADLINE: per-CPU run-queues and locks, push on release \
+              and preemption, pull on completion, find-CPU linear / fmask / cpudl (Lelli et al., OSPERT 2011)",
+    params: &[
+        ParamSpec {
+            name: "find_cpu",
+            kind: ParamKind::Choice(FIND_CPU),
+            default: "cpudl",
+            help: "where a push looks for a CPU: linear (scan, original SCHED_DEADLINE), fmask (free-CPU mask, \
+                   then scan), cpudl (max-heap of CPU deadlines + free mask, mainline Linux)",
+        },
+        RETRIES,
+        OP_SPANS,
+    ],
+    placement: Placement::None,
+    dedicated: DedicatedCpu::None,
+    dedicated_role: "",
+    terms: TERMS,
+    invariant: InvariantKind::Global,
+    priority: registry::edf,
+    user_jobs: true,
+    backend: Backend::Engine(build),
+};
+
+/// Push/pull global fixed priority (SCHED_FIFO with cpupri), rate-monotonic by default.
+pub static PUSH_PULL_FP: Entry = Entry {
+    name: "push-pull-fp",
+    summary: "push/pull global fixed priority as in Linux SCHED_FIFO: cpupri's per-priority CPU masks, \
+              rate-monotonic by default (the baseline of Lelli et al., OSPERT 2011)",
+    params: &[
+        ParamSpec {
+            name: "priorities",
+            kind: ParamKind::Text,
+            default: "rm",
+            help: "rm (rate-monotonic), dm (deadline-monotonic), or one rank per task, comma-separated (0 = highest)",
+        },
+        RETRIES,
+        OP_SPANS,
+    ],
+    priority: registry::fixed_priorities,
+    backend: Backend::Engine(build_fp),
+    ..PUSH_PULL
+};
+
+fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
+    match s.params.text("find_cpu").unwrap_or("cpudl") {
+        "linear" => make(s, "push-pull", Linear::new(s.m)),
+        "fmask" => make(s, "push-pull", Fmask::new(s.m)),
+        "cpudl" => make(s, "push-pull", Cpudl::new(s.m)),
+        other => Err(RunError::Config(format!(
+            "push-pull: parameter find_cpu: expected one of {}, got {other:?}",
+            FIND_CPU.join(", ")
+        ))),
+    }
+}
+
+fn build_fp(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
+    make(s, "push-pull-fp", Cpupri::new(s.m, s.tasks.len()))
+}
+
+fn make<F: FindCpu + 'static>(s: &Setup<'_>, name: &'static str, find: F) -> Result<Box<dyn Plugin>, RunError> {
+    let retries = s.params.int("retries").unwrap_or(3) as u32;
+    let mut pp = PushPull::new(name, s.tasks, s.m, &s.rule, s.t0, s.end, find, retries)?;
+    pp.op_spans = s.params.flag("op_spans").unwrap_or(false);
+    Ok(Box::new(pp))
+}
+
+/// Rank bits: EDF ranks are `(deadline − t0) << TASK_BITS | task`.
+const TASK_BITS: u32 = 20;
+
+/// How a job's rank (the `u64` the run-queues and find-CPU structures order by) is made from
+/// the job: order-isomorphic to `rtsched_policy::Prio` among jobs of distinct tasks (one job
+/// per task is ready at a time), so that ties break as the policy breaks them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RankRule {
+    /// `(deadline − t0) · 2^20 + task`: deadline, then task index.
+    Edf { t0: u64 },
+    /// The task's position in the fixed-priority order (rank, then task index): `0..n`.
+    Fixed(Vec<u64>),
+}
+
+impl RankRule {
+    /// The rule for `n` tasks whose jobs' priorities follow `rule`; EDF ranks need every
+    /// deadline − `t0` below 2^44 ns (≈ 4.9 h) and fewer than 2^20 tasks.
+    pub fn new(rule: &PriorityRule, tasks: &[TaskParams], t0: u64, end: u64) -> Result<RankRule, RunError> {
+        let n = tasks.len();
+        if n >= 1 << TASK_BITS {
+            return Err(RunError::Config(format!("push/pull supports fewer than {} tasks, got {n}", 1u64 << TASK_BITS)));
+        }
+        match rule {
+            PriorityRule::Edf => {
+                let dmax = tasks.iter().map(|t| t.deadline).max().unwrap_or(0);
+                let span = (end.saturating_sub(t0)).saturating_add(dmax);
+                if span >= 1 << (64 - TASK_BITS) {
+                    return Err(RunError::Config(format!(
+                        "push-pull orders jobs by deadline − start in 44 bits: the run plus the largest deadline \
+                         ({span} ns) must stay below {} ns",
+                        1u64 << (64 - TASK_BITS)
+                    )));
+                }
+                Ok(RankRule::Edf { t0 })
+            }
+            PriorityRule::Fixed(ranks) => {
+                let mut order: Vec<usize> = (0..n).collect();
+                order.sort_by_key(|&t| (ranks.get(t).copied().unwrap_or(u32::MAX), t));
+                let mut pos = vec![0u64; n];
+                for (p, &t) in order.iter().enumerate() {
+                    pos[t] = p as u64;
+                }
+                Ok(RankRule::Fixed(pos))
+            }
+        }
+    }
+
+    /// The rank of `job`.
+    #[inline]
+    pub fn rank(&self, job: &Job) -> u64 {
+        match self {
+            RankRule::Edf { t0 } => (job.deadline - t0) << TASK_BITS | job.task() as u64,
+            RankRule::Fixed(pos) => pos[job.task() as usize],
+        }
+    }
+}
+
+/// The push/pull mechanism over the find-CPU structure `F`.
+pub struct PushPull<F: FindCpu> {
+    name: &'static str,
+    core: Core<F>,
+    /// Per release domain (CPU): the job book of its tasks (a leaf lock).
+    books: Box<[CachePadded<SpinLock<TaskBook>>]>,
+    next_rel: Box<[CachePadded<AtomicU64>]>,
+    rank: RankRule,
+    n: usize,
+    /// Trace enqueue and dequeue spans.
+    op_spans: bool,
+}
+
+impl<F: FindCpu> PushPull<F> {
+    /// `m` CPUs, tasks `params` (task `i` released by CPU `i mod m`) from `t0` until `end`, job
+    /// priorities by `rule`, find-CPU structure `find` (sized for `m`), `retries` per push.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: &'static str,
+        params: &[TaskParams],
+        m: usize,
+        rule: &PriorityRule,
+        t0: u64,
+        end: u64,
+        find: F,
+        retries: u32,
+    ) -> Result<PushPull<F>, RunError> {
+        if m == 0 {
+            return Err(RunError::Config(format!("{name} needs at least one CPU")));
+        }
+        let n = params.len();
+        let rank = RankRule::new(rule, params, t0, end)?;
+        let books: Box<[_]> = (0..m)
+            .map(|d| {
+                let mine: Vec<usize> = (d..n).step_by(m).collect();
+                CachePadded::new(SpinLock::new(1000 + d as u32, TaskBook::new(params, &mine, rule.clone(), t0, end)))
+            })
+            .collect();
+        let next_rel = books.iter().map(|b| CachePadded::new(AtomicU64::new(b.lock_untraced().next_due()))).collect();
+        Ok(PushPull { name, core: Core::new(m, n, find, retries), books, next_rel, rank, n, op_spans: false })
+    }
+
+    /// The core (run-queues and find-CPU structure).
+    pub fn core(&self) -> &Core<F> {
+        &self.core
+    }
+
+    pub fn rank_rule(&self) -> &RankRule {
+        &self.rank
+    }
+
+    /// Release domain `d`'s handler at `now`: every job due by then joins run-queue `d`
+    /// (`env.released` sees each, backlogged ones too); `d` reschedules if its best job
+    /// changed, then pushes.
+    pub fn release_with<E: Env>(&self, env: &mut E, d: usize, now: u64) {
+        let mut g = env.lock(self.core.rq(d));
+        {
+            let mut b = env.lock(&self.books[d]);
+            let (core, rank) = (&self.core, &self.rank);
+            b.release_due(now, |j, ready| {
+                env.released(&j);
+                if ready {
+                    core.enqueue(env, d, &mut g, rank.rank(&j), j);
+                }
+            });
+            self.next_rel[d].store(b.next_due(), Ordering::Release);
+        }
+        if g.needs_resched() {
+            env.resched(d);
+        }
+        let g = self.core.push_all(env, d, g);
+        drop(g);
+    }
+
+    /// CPU `cpu`'s scheduler after `prev`: completion (dequeue; the task's next job joins this
+    /// run-queue if it was backlogged; pull) or idle (pull), pick the best job, answer the
+    /// requests so far, push. Returns the job to run.
+    pub fn schedule_with<E: Env>(&self, env: &mut E, cpu: usize, prev: Prev) -> Option<Job> {
+        let mut g: Guard<'_, crate::sync::Std> = env.lock(self.core.rq(cpu));
+        match prev {
+            // An idle CPU pulls too: another CPU's pull may have taken the job this one was
+            // woken to run, leaving a later job here while an earlier one waits elsewhere
+            // (Linux pulls only after a deadline task; the property test found the gap).
+            Prev::Idle => g = self.core.pull(env, cpu, g),
+            Prev::Preempted(_) => self.core.put_prev(cpu, &mut g),
+            Prev::Completed(j) => {
+                self.core.dequeue_curr(env, cpu, &mut g);
+                let next = {
+                    let mut b = env.lock(&self.books[j.task() as usize % self.books.len()]);
+                    b.complete(&j)
+                };
+                if let Some(nj) = next {
+                    self.core.enqueue(env, cpu, &mut g, self.rank.rank(&nj), nj);
+                }
+                g = self.core.pull(env, cpu, g);
+            }
+        }
+        let next = self.core.pick(cpu, &mut g);
+        env.picked();
+        let g = self.core.push_all(env, cpu, g);
+        drop(g);
+        next
+    }
+
+    /// The jobs on each run-queue: (running, queued), for tests.
+    pub fn queues(&self) -> Vec<(Option<Job>, Vec<Job>)> {
+        (0..self.core.m())
+            .map(|c| {
+                let rq = self.core.rq(c).lock_untraced();
+                (rq.curr.map(|x| x.1), rq.queued.iter().map(|x| x.1).collect())
+            })
+            .collect()
+    }
+
+    /// The task's oldest pending job per task (the ready jobs), for tests and accounting.
+    pub fn heads(&self) -> Vec<Job> {
+        (0..self.n).filter_map(|t| self.books[t % self.books.len()].lock_untraced().head(t)).collect()
+    }
+}
+
+/// The plugin's [`Env`]: traced locks, "IPIs", the mechanism's terms.
+struct CtxEnv<'c, 'a> {
+    ctx: &'c mut Ctx<'a>,
+    op_spans: bool,
+}
+
+impl Env for CtxEnv<'_, '_> {
+    #[inline]
+    fn lock<'l, T>(&mut self, l: &'l SpinLock<T>) -> SpinGuard<'l, T> {
+        l.lock(self.ctx.trace)
+    }
+    #[inline]
+    fn resched(&mut self, cpu: usize) {
+        self.ctx.preempt(cpu);
+    }
+    #[inline]
+    fn begin(&mut self, op: Op) {
+        match op {
+            Op::Push => self.ctx.term_start(T_PUSH),
+            Op::Pull => self.ctx.term_start(T_PULL),
+            Op::Enqueue if self.op_spans => self.ctx.term_start(T_ENQ),
+            Op::Dequeue if self.op_spans => self.ctx.term_start(T_DEQ),
+            Op::Enqueue | Op::Dequeue => {}
+        }
+    }
+    #[inline]
+    fn end(&mut self, op: Op) {
+        match op {
+            Op::Push => self.ctx.term_end(T_PUSH),
+            Op::Pull => self.ctx.term_end(T_PULL),
+            Op::Enqueue if self.op_spans => self.ctx.term_end(T_ENQ),
+            Op::Dequeue if self.op_spans => self.ctx.term_end(T_DEQ),
+            Op::Enqueue | Op::Dequeue => {}
+        }
+    }
+    fn push_failed(&mut self, _job: &Job, tries: u32) {
+        self.ctx.term_value(T_FAIL, tries as u64);
+    }
+    #[inline]
+    fn picked(&mut self) {
+        self.ctx.ack_resched();
+    }
+    #[inline]
+    fn released(&mut self, job: &Job) {
+        self.ctx.record_release(job);
+    }
+}
+
+impl<F: FindCpu> Plugin for PushPull<F> {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn release_domains(&self) -> usize {
+        self.books.len()
+    }
+    fn release_domain(&self, thread: usize) -> Option<usize> {
+        (thread < self.books.len()).then_some(thread)
+    }
+    fn next_release(&self, domain: usize) -> u64 {
+        self.next_rel[domain].load(Ordering::Acquire)
+    }
+    fn release(&self, ctx: &mut Ctx<'_>, domain: usize, now: u64) {
+        self.release_with(&mut CtxEnv { ctx, op_spans: self.op_spans }, domain, now);
+    }
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+        let cpu = ctx.cpu;
+        self.schedule_with(&mut CtxEnv { ctx, op_spans: self.op_spans }, cpu, prev)
+    }
+
+    fn accounting(&self) -> Accounting {
+        let d = self.books.len();
+        let (released, completed) = (0..self.n)
+            .map(|t| {
+                let b = self.books[t % d].lock_untraced();
+                (b.released()[t], b.completed()[t])
+            })
+            .unzip();
+        Accounting { released, completed, consistent: self.consistent() }
+    }
+}
+
+impl<F: FindCpu> PushPull<F> {
+    /// At rest: every pending job (a task's oldest) is on exactly one run-queue with its rank
+    /// and nothing else is; the published state and the find-CPU structure agree with the
+    /// run-queues (`Core::check`). (The global invariant itself is the monitor's to measure:
+    /// push/pull keeps it only eventually.)
+    fn consistent(&self) -> Result<(), String> {
+        let mut on_rq: Vec<(u64, Job)> = Vec::new();
+        for c in 0..self.core.m() {
+            let rq = self.core.rq(c).lock_untraced();
+            on_rq.extend(rq.curr);
+            on_rq.extend(rq.queued.iter().copied());
+        }
+        let mut heads: Vec<(u64, Job)> = self.heads().into_iter().map(|j| (self.rank.rank(&j), j)).collect();
+        on_rq.sort_by_key(|x| x.0);
+        heads.sort_by_key(|x| x.0);
+        if on_rq != heads {
+            return Err(format!(
+                "{}: the run-queues hold {} jobs, {} are pending (or their ranks differ)",
+                self.name,
+                on_rq.len(),
+                heads.len()
+            ));
+        }
+        self.core.check().map_err(|e| format!("{}: {e}", self.name))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,367 @@
+//! The cost of the push/pull operations per find-CPU variant as a function of `m`, with the
+//! structures alone (Lelli et al., 2011, §6, measured here in the form the issue calls (a)):
+//!
+//! 1. [`record`] (`super::vtime`): the push/pull mechanism runs a task set in *virtual time* on `m` CPUs
+//!    (every job executes for its WCET, as the paper's synthetic tasks do), driven by the
+//!    events of the schedule — releases at `k·T`, completions when a running job's work is
+//!    done, reschedules when requested — single-threaded. The sequence of plugin calls it makes
+//!    (`release(d, now)`, `schedule(cpu, prev)` with the job returned) is the *recording*.
+//!    After every instant, once the reschedule requests have settled, the running jobs must be
+//!    exactly the `min(m, r)` best ready ones (`rtsched_policy::invariant::check_global`):
+//!    sequentially a push never fails, so push/pull is G-EDF (or global FP) there, and the
+//!    recording is a G-EDF run — `tests` also checks its completion times against the
+//!    simulator's (`rtsched_sim`, Scheduler::Gedf).
+//! 2. [`replay`]: the recording is replayed call by call against a fresh mechanism over each
+//!    find-CPU variant, timing every `push`, `pull`, `enqueue` and `dequeue` with the TSC
+//!    (nested spans: a push's own dequeue and enqueue are timed too, and the probe cost is
+//!    subtracted, see [`Probe`]). The variants answer every find identically (their oracle
+//!    tests), so each performs exactly the recorded sequence — checked: a replay that returns
+//!    a different job than the recording is an error.
+//!
+//! EDF recordings drive `linear`, `fmask` and `cpudl`; rate-monotonic recordings (global FP,
+//! SCHED_FIFO's policy) drive `cpupri`. Single-threaded, the structures' lines stay in one
+//! core's caches: these are the algorithmic costs (scan length, heap depth, level walks, lock
+//! acquisitions without contention), not the cross-core misses of the paper's 48-core machine.
+
+use super::ops::{Env, Op};
+use super::vtime::mechanism;
+pub use super::vtime::record;
+use super::PushPull;
+use crate::clock::{self, ClockPair};
+use crate::mechanism::{Job, Prev, TaskParams};
+use crate::queue::cpudl::Cpudl;
+use crate::queue::cpupri::Cpupri;
+use crate::queue::find_cpu::FindCpu;
+use crate::queue::find_linear::Linear;
+use crate::queue::fmask::Fmask;
+use crate::sync::{SpinGuard, SpinLock};
+use rtsched_model::TaskSet;
+use rtsched_policy::PriorityRule;
+
+/// A find-CPU variant of the cost experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Variant {
+    Linear,
+    Fmask,
+    Cpudl,
+    Cpupri,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 4] = [Variant::Linear, Variant::Fmask, Variant::Cpudl, Variant::Cpupri];
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Linear => "linear",
+            Variant::Fmask => "fmask",
+            Variant::Cpudl => "cpudl",
+            Variant::Cpupri => "cpupri",
+        }
+    }
+    /// The variant named `s`; the error lists the names.
+    pub fn parse(s: &str) -> Result<Variant, String> {
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| format!("unknown find-CPU variant {s:?}; known: linear, fmask, cpudl, cpupri"))
+    }
+    /// Whether it schedules by fixed priorities (rate-monotonic recordings).
+    pub fn fixed_priority(self) -> bool {
+        self == Variant::Cpupri
+    }
+}
+
+/// What a worker stopped doing, as recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrevKind {
+    Idle,
+    Preempted,
+    Completed,
+}
+
+/// One recorded plugin call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Call {
+    /// Release domain `cpu`'s handler at `now`.
+    Release { cpu: u32, now: u64 },
+    /// CPU `cpu`'s scheduler after `prev` (about the job it ran), which returned `got` (task, job).
+    Schedule { cpu: u32, prev: PrevKind, got: Option<(u32, u32)> },
+}
+
+/// A recorded run.
+#[derive(Debug, Clone)]
+pub struct Recording {
+    pub m: usize,
+    pub tasks: Vec<TaskParams>,
+    pub rule: PriorityRule,
+    pub horizon: u64,
+    pub calls: Vec<Call>,
+    /// Jobs released, and instants at which the global invariant was checked.
+    pub jobs: u64,
+    pub checks: u64,
+    /// Every completion: (task, job, time).
+    pub completed: Vec<(u32, u32, u64)>,
+}
+
+/// Cycle counts of one operation: exact counts below [`Hist::EXACT`] cycles, the rest kept.
+#[derive(Debug, Clone)]
+pub struct Hist {
+    counts: Vec<u64>,
+    over: Vec<u64>,
+    n: u64,
+    sum: u128,
+}
+
+impl Default for Hist {
+    fn default() -> Hist {
+        Hist { counts: vec![0; Hist::EXACT], over: Vec::new(), n: 0, sum: 0 }
+    }
+}
+
+impl Hist {
+    pub const EXACT: usize = 1 << 14;
+
+    #[inline]
+    pub fn add(&mut self, v: u64) {
+        if (v as usize) < Hist::EXACT {
+            self.counts[v as usize] += 1;
+        } else {
+            self.over.push(v);
+        }
+        self.n += 1;
+        self.sum += v as u128;
+    }
+
+    pub fn merge(&mut self, o: &Hist) {
+        for (a, b) in self.counts.iter_mut().zip(&o.counts) {
+            *a += b;
+        }
+        self.over.extend_from_slice(&o.over);
+        self.n += o.n;
+        self.sum += o.sum;
+    }
+
+    pub fn count(&self) -> u64 {
+        self.n
+    }
+
+    pub fn mean(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.sum as f64 / self.n as f64)
+    }
+
+    /// The nearest-rank quantile `q` in (0, 1].
+    pub fn quantile(&self, q: f64) -> Option<u64> {
+        if self.n == 0 {
+            return None;
+        }
+        let rank = ((q * self.n as f64).ceil() as u64).clamp(1, self.n);
+        let mut seen = 0u64;
+        for (v, &c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                return Some(v as u64);
+            }
+        }
+        let mut over = self.over.clone();
+        over.sort_unstable();
+        over.get((rank - seen - 1) as usize).copied()
+    }
+}
+
+/// The TSC probe: every `begin`/`end` pair is one span; a span's sample is its length minus the
+/// probe's own cost (`self_cost`, an empty span) and `child_cost` per span nested in it (what
+/// an empty inner span adds to the outer one), both calibrated by [`Probe::calibrate`].
+#[derive(Debug, Clone)]
+pub struct Probe {
+    pub hist: [Hist; 4],
+    stack: Vec<(Op, u64, u32)>,
+    pub self_cost: u64,
+    pub child_cost: u64,
+    enabled: bool,
+}
+
+impl Default for Probe {
+    fn default() -> Probe {
+        Probe { hist: Default::default(), stack: Vec::with_capacity(8), self_cost: 0, child_cost: 0, enabled: true }
+    }
+}
+
+impl Probe {
+    /// A probe that times nothing (criterion measures whole replays).
+    pub fn disabled() -> Probe {
+        Probe { enabled: false, ..Probe::default() }
+    }
+
+    #[inline]
+    fn begin(&mut self, op: Op) {
+        if self.enabled {
+            self.stack.push((op, clock::counter(), 0));
+        }
+    }
+
+    #[inline]
+    fn end(&mut self, _op: Op) {
+        if !self.enabled {
+            return;
+        }
+        let t = clock::counter();
+        if let Some((op, start, children)) = self.stack.pop() {
+            let raw = t.saturating_sub(start);
+            let v = raw.saturating_sub(self.self_cost + children as u64 * self.child_cost);
+            self.hist[op.index()].add(v);
+            if let Some(parent) = self.stack.last_mut() {
+                parent.2 += 1;
+            }
+        }
+    }
+
+    /// Measures the probe's own costs (medians of 20,000 empty spans and of 20,000 spans around
+    /// one empty span) and sets them; the histograms are cleared.
+    pub fn calibrate(&mut self) {
+        let median = |h: &Hist| h.quantile(0.5).unwrap_or(0);
+        let mut p = Probe::default();
+        for _ in 0..20_000 {
+            p.begin(Op::Push);
+            p.end(Op::Push);
+            p.begin(Op::Pull);
+            p.begin(Op::Enqueue);
+            p.end(Op::Enqueue);
+            p.end(Op::Pull);
+        }
+        self.self_cost = median(&p.hist[Op::Push.index()]);
+        self.child_cost = median(&p.hist[Op::Pull.index()]).saturating_sub(self.self_cost);
+        self.hist = Default::default();
+    }
+}
+
+/// The replay's env: untraced locks, requests as flags, every operation timed by the probe.
+struct TimingEnv<'p> {
+    resched: Vec<bool>,
+    probe: &'p mut Probe,
+}
+
+impl Env for TimingEnv<'_> {
+    #[inline]
+    fn lock<'a, T>(&mut self, l: &'a SpinLock<T>) -> SpinGuard<'a, T> {
+        l.lock_untraced()
+    }
+    #[inline]
+    fn resched(&mut self, cpu: usize) {
+        self.resched[cpu] = true;
+    }
+    #[inline]
+    fn begin(&mut self, op: Op) {
+        self.probe.begin(op);
+    }
+    #[inline]
+    fn end(&mut self, op: Op) {
+        self.probe.end(op);
+    }
+    fn push_failed(&mut self, _job: &Job, _tries: u32) {}
+}
+
+/// Replays `rec` against a fresh mechanism over the find-CPU structure `find` (sized for
+/// `rec.m`), adding each operation's cycles to `probe`. Errors if the replay diverges from the
+/// recording (a variant that decided differently).
+pub fn replay<F: FindCpu>(rec: &Recording, find: F, probe: &mut Probe) -> Result<(), String> {
+    let pp = mechanism(&rec.tasks, rec.m, &rec.rule, rec.horizon, find)?;
+    let mut running: Vec<Option<Job>> = vec![None; rec.m];
+    let mut env = TimingEnv { resched: vec![false; rec.m], probe };
+    for (i, call) in rec.calls.iter().enumerate() {
+        match *call {
+            Call::Release { cpu, now } => pp.release_with(&mut env, cpu as usize, now),
+            Call::Schedule { cpu, prev, got } => {
+                let c = cpu as usize;
+                let p = match (prev, running[c]) {
+                    (PrevKind::Idle, _) | (_, None) => Prev::Idle,
+                    (PrevKind::Preempted, Some(j)) => Prev::Preempted(j),
+                    (PrevKind::Completed, Some(j)) => Prev::Completed(j),
+                };
+                let r = pp.schedule_with(&mut env, c, p);
+                if r.map(|j| (j.task(), j.seq())) != got {
+                    return Err(format!(
+                        "replay over {}: call {i} (schedule on CPU {c}) returned {:?}, the recording {got:?}",
+                        find_name::<F>(&pp),
+                        r.map(|j| (j.task(), j.seq()))
+                    ));
+                }
+                running[c] = r;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn find_name<F: FindCpu>(pp: &PushPull<F>) -> &'static str {
+    pp.core().find().name()
+}
+
+/// The mean and p99 of each operation of one variant, in TSC cycles and ns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpCost {
+    pub op: &'static str,
+    pub count: u64,
+    pub avg_cycles: f64,
+    pub p99_cycles: u64,
+    pub avg_ns: f64,
+    pub p99_ns: f64,
+}
+
+/// The costs of every operation of `variant` over the sets `sets` on `m` CPUs: each set is
+/// recorded for `horizon` ns (EDF, or rate-monotonic for cpupri) and replayed once, timed.
+/// The TSC is calibrated against the monotonic clock over the whole measurement.
+pub fn measure(sets: &[TaskSet], m: usize, horizon: u64, variants: &[Variant], max_calls: usize) -> Result<Vec<(Variant, Vec<OpCost>)>, String> {
+    let mut probe = Probe::default();
+    probe.calibrate();
+    let a = ClockPair::now();
+    let mut hists: Vec<[Hist; 4]> = variants.iter().map(|_| Default::default()).collect();
+    for (k, ts) in sets.iter().enumerate() {
+        let edf = variants.iter().any(|v| !v.fixed_priority()).then(|| record(ts, m, false, horizon, max_calls)).transpose()?;
+        let fp = variants.iter().any(|v| v.fixed_priority()).then(|| record(ts, m, true, horizon, max_calls)).transpose()?;
+        // Rotate the order per set, so that no variant always runs first.
+        for i in 0..variants.len() {
+            let vi = (i + k) % variants.len();
+            let v = variants[vi];
+            probe.hist = Default::default();
+            let rec = if v.fixed_priority() { fp.as_ref() } else { edf.as_ref() };
+            let Some(rec) = rec else { continue };
+            match v {
+                Variant::Linear => replay(rec, Linear::new(m), &mut probe)?,
+                Variant::Fmask => replay(rec, Fmask::new(m), &mut probe)?,
+                Variant::Cpudl => replay(rec, Cpudl::new(m), &mut probe)?,
+                Variant::Cpupri => replay(rec, Cpupri::new(m, rec.tasks.len()), &mut probe)?,
+            }
+            for (h, p) in hists[vi].iter_mut().zip(&probe.hist) {
+                h.merge(p);
+            }
+        }
+    }
+    let b = ClockPair::now();
+    let ns_per_tick = if clock::COUNTER_IS_TSC && b.counter > a.counter {
+        b.mono_ns.saturating_sub(a.mono_ns) as f64 / (b.counter - a.counter) as f64
+    } else {
+        1.0
+    };
+    Ok(variants
+        .iter()
+        .zip(&hists)
+        .map(|(&v, hs)| {
+            let costs = Op::ALL
+                .iter()
+                .map(|&op| {
+                    let h = &hs[op.index()];
+                    let avg = h.mean().unwrap_or(0.0);
+                    let p99 = h.quantile(0.99).unwrap_or(0);
+                    OpCost {
+                        op: op.name(),
+                        count: h.count(),
+                        avg_cycles: avg,
+                        p99_cycles: p99,
+                        avg_ns: avg * ns_per_tick,
+                        p99_ns: p99 as f64 * ns_per_tick,
+                    }
+                })
+                .collect();
+            (v, costs)
+        })
+        .collect())
+}
