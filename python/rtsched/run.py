@@ -222,9 +222,12 @@ def run(ts: TaskSet, scheduler: str = "gsn-edf", cpus=None, duration="1s", **kw)
 
 
 def terms(scheduler: str) -> list[str]:
-    """The overhead terms ``scheduler`` traces, from its registry entry (the engine's terms and
-    the mechanism's own): the term list of its overhead model."""
-    return [t["name"] for t in find_scheduler(scheduler)["terms"]]
+    """The overhead terms ``scheduler`` traces that an overhead model holds, from its registry
+    entry (the engine's terms and the mechanism's own): the term list of its overhead model.
+    Traced terms outside the model vocabulary (docs/formats.md) stay in the run summaries only,
+    e.g. push-pull's ``push_failure`` count and its ``enqueue`` / ``dequeue`` spans."""
+    known = {t["name"] for t in _core.overhead_terms()}
+    return [t["name"] for t in find_scheduler(scheduler)["terms"] if t["name"] in known]
 
 
 def measure_overheads(

@@ -208,9 +208,13 @@ pub const MECHANISMS: &[Mechanism] = &[
         name: "push-pull",
         label: "SD (push/pull)",
         source: "Lelli et al., OSPERT 2011; the SD of Cerqueira et al., RTAS 2014",
-        rule: Rule::EventGlobal { push_pull: true },
+        // The runtime's push-pull traces every push and pull *inside* the release handler
+        // (Δrel) and the scheduler (Δsch) that make them: its release/schedule samples already
+        // contain them, so its rule does not add Δpush / Δpull again (they stay in the model
+        // as information). kernel-sd keeps the additive rule.
+        rule: Rule::EventGlobal { push_pull: false },
         model: "push-pull",
-        in_runtime: false,
+        in_runtime: true,
         contended: &[Term::Release, Term::Schedule, Term::LockWait, Term::Push, Term::Pull],
     },
     Mechanism {

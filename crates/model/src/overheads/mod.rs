@@ -27,8 +27,8 @@
 //! | `migration_timer` | — | CPU | spres (coming) | no | SP-RES |
 //! | `subtask_activation` | — | CPU | spres (coming) | no | SP-RES |
 //! | `budget_enforcement` | — | CPU | spres (coming) | no | SP-RES |
-//! | `push` | — | CPU | push-pull (coming) | no | push/pull (added to Δrel) |
-//! | `pull` | — | CPU | push-pull (coming) | no | push/pull (added to Δsch) |
+//! | `push` | — | CPU | push-pull, push-pull-fp (inside Δrel/Δsch) | no | kernel-sd (added to Δrel) |
+//! | `pull` | — | CPU | push-pull, push-pull-fp (inside Δsch) | no | kernel-sd (added to Δsch) |
 //! | `steal` | — | CPU | rtws (coming) | no | none (no RTWS inflation rule) |
 //!
 //! "Simulator charges it": [`SIMULATOR_TERMS`]. Which terms each inflation rule charges is in
