@@ -17,6 +17,7 @@ mod convert;
 mod model;
 mod overheads;
 mod partition;
+mod push_pull;
 mod report;
 mod run;
 
@@ -75,5 +76,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim::register(m)?;
     repro::register(m)?;
     overheads::register(m)?;
+    push_pull::register(m)?;
     Ok(())
 }

@@ -37,6 +37,7 @@ REPRODUCTIONS = {
     "rtss09-srt": "rtss09_srt",
     "gedfmp-soft-n": "gedfmp_soft_n",
     "gedfmp-hard-u": "gedfmp_hard_u",
+    "sd-push-cost": "sd_push_cost",
 }
 
 SHIPPED_SPECS = Path(__file__).resolve().parent / "specs"

@@ -116,7 +116,7 @@ pub const FIND_CPU: &[&str] = &["linear", "fmask", "cpudl"];
 pub static PUSH_PULL: Entry = Entry {
     name: "push-pull",
     summary: "push/pull global EDF as in Linux SCHED_DEADLINE: per-CPU run-queues and locks, push on release \
-              and preemption, pull on completion, find-CPU linear / fmask / cpudl (Lelli et al., OSPERT 2011)",
+              and preemption, pull on completion and idle, find-CPU linear / fmask / cpudl (Lelli et al., OSPERT 2011)",
     params: &[
         ParamSpec {
             name: "find_cpu",
