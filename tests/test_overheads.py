@@ -230,6 +230,7 @@ EXAMPLES = __import__("pathlib").Path(__file__).resolve().parent.parent / "docs"
         ("overheads-pedf-2cpu-quick.json", "pedf"),
         ("overheads-kernel-sd-2cpu-quick.json", "kernel-sd"),
         ("overheads-gsn-edf-2cpu-quick.json", "gsn-edf"),
+        ("overheads-push-pull-2cpu.json", "push-pull"),
     ],
 )
 def test_shipped_models(cli, name, mechanism):
@@ -260,7 +261,7 @@ def test_shipped_models(cli, name, mechanism):
 
 def test_shipped_models_directory():
     models, notes = load_models(EXAMPLES)
-    assert {"gsn-edf", "gsn-edf-di", "pedf", "kernel-sd"} <= set(models)
+    assert {"gsn-edf", "gsn-edf-di", "pedf", "kernel-sd", "push-pull"} <= set(models)
     # Two gsn-edf models: the 30 s run wins over the --quick one, and a note says so.
     assert models["gsn-edf"]["path"].endswith("overheads-gsn-edf-2cpu.json")
     assert notes == [

@@ -321,7 +321,11 @@ impl<F: FindCpu> PushPull<F> {
             // An idle CPU pulls too: another CPU's pull may have taken the job this one was
             // woken to run, leaving a later job here while an earlier one waits elsewhere
             // (Linux pulls only after a deadline task; the property test found the gap).
-            Prev::Idle => g = self.core.pull(env, cpu, g),
+            Prev::Idle => {
+                // Nothing runs here (a no-op unless the engine and the run-queue disagree).
+                self.core.put_prev(cpu, &mut g);
+                g = self.core.pull(env, cpu, g);
+            }
             Prev::Preempted(_) => self.core.put_prev(cpu, &mut g),
             Prev::Completed(j) => {
                 self.core.dequeue_curr(env, cpu, &mut g);
