@@ -344,7 +344,7 @@ fn evaluate_method(method: &str, ts: &RTaskSet, m: u32, lim: &Limits, epsilon: u
             Ok(placed(semi::cascade_of(ts, m, &order, &semi_cfg(false))))
         }
         "spres-paf" => {
-            let order: Vec<_> = semi::Heuristic::cascade_order(true).into_iter().filter(|h| !matches!(h, semi::Heuristic::Rp(_))).collect();
+            let order: Vec<_> = semi::Heuristic::cascade_order(semi::Variant::default(), true).into_iter().filter(|h| !matches!(h, semi::Heuristic::Rp(_))).collect();
             Ok(placed(semi::cascade_of(ts, m, &order, &semi_cfg(true))))
         }
         t if report::TEST_NAMES.contains(&t) => Ok(Row { verdict: report::run_test(t, ts, m, lim, epsilon), switch_rate: None }),
