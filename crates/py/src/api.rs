@@ -167,8 +167,7 @@ fn partition_json(
     m: u32,
     heuristic: &str,
     admission: &str,
-    epsilon: u64,
-    meta: bool,
+    cfg: &semi::SemiConfig,
     lim: &Limits,
 ) -> Result<Value, ModelError> {
     check_m(m)?;
@@ -203,9 +202,8 @@ fn partition_json(
             "SP-RES reservations are scheduled by EDF; --admission applies only to ffd/wfd/bfd/nfd",
         ));
     }
-    let cfg = semi::SemiConfig { epsilon, meta, ..semi::SemiConfig::default() };
     let placement = if heuristic == "spres" {
-        semi::cascade(ts, m, &cfg)
+        semi::cascade(ts, m, cfg)
     } else {
         let h = semi::Heuristic::from_name(heuristic).ok_or_else(|| {
             let names: Vec<String> = semi::Heuristic::all().iter().map(|h| h.name()).collect();
@@ -217,7 +215,7 @@ fn partition_json(
                 ),
             )
         })?;
-        semi::place(ts, m, &h, &cfg)
+        semi::place(ts, m, &h, cfg)
     };
     Ok(placement.to_json())
 }
@@ -255,8 +253,34 @@ fn plain_placement(ts: &RTaskSet, m: u32, heuristic: &str, cpus: &[Vec<usize>], 
     v
 }
 
-/// partition(ts, m, heuristic, admission, epsilon, meta) -> str (placement JSON)
+/// The SP-RES configuration of the bindings: `variant` ("text" or "artifact") picks the reading
+/// of the heuristics and, unless `rp` ("divisor" or "halving") is given, its RP mode; the RP
+/// floor defaults to 4 ms (the text's; the artifact's script used 2 ms).
+pub(crate) fn semi_config(
+    epsilon: u64,
+    meta: bool,
+    variant: &str,
+    rp: Option<&str>,
+    rp_floor: Option<u64>,
+) -> Result<semi::SemiConfig, ModelError> {
+    let variant = semi::Variant::parse(variant)?;
+    let rp = match rp {
+        Some(r) => semi::RpMode::parse(r)?,
+        None => semi::SemiConfig::for_variant(variant).rp,
+    };
+    let rp_floor = rp_floor.unwrap_or(semi::SemiConfig::default().rp_floor);
+    if rp_floor == 0 {
+        return Err(ModelError::field("rp_floor", "the RP floor must be at least 1 ns"));
+    }
+    Ok(semi::SemiConfig { epsilon, meta, variant, rp, rp_floor, ..semi::SemiConfig::default() })
+}
+
+/// partition(ts, m, heuristic, admission, epsilon, meta, variant="artifact", rp=None,
+/// rp_floor=None, slice_order="flipped", merge_same_core=False) -> str (placement JSON)
 #[pyfunction]
+#[pyo3(signature = (ts, m, heuristic, admission, epsilon, meta, variant="artifact", rp=None, rp_floor=None,
+                    slice_order="flipped", merge_same_core=false))]
+#[allow(clippy::too_many_arguments)]
 fn partition(
     py: Python<'_>,
     ts: TaskSet,
@@ -265,11 +289,17 @@ fn partition(
     admission: &str,
     epsilon: u64,
     meta: bool,
+    variant: &str,
+    rp: Option<&str>,
+    rp_floor: Option<u64>,
+    slice_order: &str,
+    merge_same_core: bool,
 ) -> PyResult<String> {
     guarded(py, || {
-        partition_json(&ts.inner, m, heuristic, admission, epsilon, meta, &Limits::default())
-            .map(|v| v.to_string())
-            .map_err(err)
+        let mut cfg = semi_config(epsilon, meta, variant, rp, rp_floor).map_err(err)?;
+        cfg.slice_order = semi::SliceOrder::parse(slice_order).map_err(err)?;
+        cfg.merge_same_core = merge_same_core;
+        partition_json(&ts.inner, m, heuristic, admission, &cfg, &Limits::default()).map(|v| v.to_string()).map_err(err)
     })
 }
 
@@ -327,8 +357,15 @@ struct Row {
     switch_rate: Option<f64>,
 }
 
-fn evaluate_method(method: &str, ts: &RTaskSet, m: u32, lim: &Limits, epsilon: u64) -> Result<Row, ModelError> {
-    let semi_cfg = |meta: bool| semi::SemiConfig { epsilon, meta, ..semi::SemiConfig::default() };
+fn evaluate_method(
+    method: &str,
+    ts: &RTaskSet,
+    m: u32,
+    lim: &Limits,
+    epsilon: u64,
+    semi_base: &semi::SemiConfig,
+) -> Result<Row, ModelError> {
+    let semi_cfg = |meta: bool| semi::SemiConfig { epsilon, meta, ..semi_base.clone() };
     let placed = |p: semi::Placement| Row {
         verdict: Verdict::from_bool(p.schedulable),
         switch_rate: p.schedulable.then(|| p.switch_rate_bound().into_iter().fold(0.0, f64::max)),
@@ -336,17 +373,22 @@ fn evaluate_method(method: &str, ts: &RTaskSet, m: u32, lim: &Limits, epsilon: u
     if let Some(h) = semi::Heuristic::from_name(method) {
         return Ok(placed(semi::place(ts, m, &h, &semi_cfg(true))));
     }
+    // The cumulative groups of the cascade, in the configured reading's order.
+    let upto = |last: semi::Group| -> Vec<semi::Heuristic> {
+        let mut order = Vec::new();
+        for (g, hs) in semi::cascade_groups(semi_base.variant) {
+            order.extend(hs);
+            if g == last {
+                break;
+            }
+        }
+        order
+    };
     match method {
         "spres" => Ok(placed(semi::cascade(ts, m, &semi_cfg(true)))),
-        "spres-nometa" => Ok(placed(semi::cascade(ts, m, &semi_cfg(false)))),
-        "spres-partition" => {
-            let order = [semi::Heuristic::Basic(semi::Basic::Wfd), semi::Heuristic::Basic(semi::Basic::Ffd)];
-            Ok(placed(semi::cascade_of(ts, m, &order, &semi_cfg(false))))
-        }
-        "spres-paf" => {
-            let order: Vec<_> = semi::Heuristic::cascade_order(semi::Variant::default(), true).into_iter().filter(|h| !matches!(h, semi::Heuristic::Rp(_))).collect();
-            Ok(placed(semi::cascade_of(ts, m, &order, &semi_cfg(true))))
-        }
+        "spres-nometa" => Ok(placed(semi::cascade_of(ts, m, &upto(semi::Group::Semi), &semi_cfg(false)))),
+        "spres-partition" => Ok(placed(semi::cascade_of(ts, m, &upto(semi::Group::Partitioning), &semi_cfg(false)))),
+        "spres-paf" => Ok(placed(semi::cascade_of(ts, m, &upto(semi::Group::Paf), &semi_cfg(true)))),
         t if report::TEST_NAMES.contains(&t) => Ok(Row { verdict: report::run_test(t, ts, m, lim, epsilon), switch_rate: None }),
         other => Err(ModelError::field("methods", format!(
             "unknown method {other:?}: use a test ({}), a cascade (spres-partition, spres-nometa, spres-paf, spres), or an SP-RES heuristic ({})",
@@ -381,6 +423,22 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         let count = as_u64("count")? as usize;
         let seed = as_u64("seed")?;
         let epsilon = p.get("epsilon").and_then(Value::as_u64).unwrap_or(0);
+        // SP-RES options (docs/experiments.md): the reading, the RP mode and floor.
+        let opt_str = |k: &str| -> PyResult<Option<&str>> {
+            match p.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.as_str())),
+                Some(_) => Err(RtschedError::new_err(format!("evaluate_point: field '{k}': expected a string"))),
+            }
+        };
+        let rp_floor = match p.get("rp_floor") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(v.as_u64().ok_or_else(|| {
+                RtschedError::new_err("evaluate_point: field 'rp_floor': expected a non-negative integer (ns)")
+            })?),
+        };
+        let semi_base = semi_config(epsilon, true, opt_str("variant")?.unwrap_or("artifact"), opt_str("rp")?, rp_floor)
+            .map_err(|e| RtschedError::new_err(format!("evaluate_point: {e}")))?;
         let max_steps = p.get("max_steps").and_then(Value::as_u64).unwrap_or(1_000_000);
         let methods: Vec<String> = get("methods")?
             .as_array()
@@ -406,7 +464,7 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         // Fail fast on an unknown method, before the parallel part.
         if let Some(ts) = sets.first() {
             for meth in &methods {
-                evaluate_method(meth, ts, m, &lim, epsilon).map_err(err)?;
+                evaluate_method(meth, ts, m, &lim, epsilon, &semi_base).map_err(err)?;
             }
         }
         let rows: Vec<Vec<Row>> = sets
@@ -415,7 +473,7 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
                 methods
                     .iter()
                     .map(|meth| {
-                        evaluate_method(meth, ts, m, &lim, epsilon)
+                        evaluate_method(meth, ts, m, &lim, epsilon, &semi_base)
                             .unwrap_or(Row { verdict: Verdict::GaveUp, switch_rate: None })
                     })
                     .collect()
