@@ -11,7 +11,7 @@
 //! FFD heuristic", §III-D): a processor that took a maximal zero-laxity chunk can still take
 //! whole pieces and pieces with longer deadlines, so the WFD heuristics never close one.
 
-use super::engine::{run_plain, sort_items, Item, Load, State};
+use super::engine::{run_plain, sort_items, Item, Load, Probe, State};
 use super::{Basic, SemiConfig, Variant};
 use rtsched_model::Time;
 use std::collections::BinaryHeap;
@@ -88,8 +88,9 @@ fn ffd_cd_text(st: &mut State, items: Vec<Item>, cfg: &SemiConfig) -> Vec<Item> 
             failed.push(it);
             continue;
         }
-        let r = it.res();
-        let fit = (0..m).find(|&b| !closed[b] && !st.bins[b].res.is_empty() && st.bins[b].fits(r, cfg, &mut scratch));
+        let probe = Probe::of(it.res());
+        let fit =
+            (0..m).find(|&b| !closed[b] && !st.bins[b].res.is_empty() && st.bins[b].admits(&probe, cfg, &mut scratch));
         if let Some(b) = fit {
             st.put(b, it);
             continue;
@@ -179,23 +180,29 @@ fn wfd_cd_text(st: &mut State, items: Vec<Item>, ms: bool, cfg: &SemiConfig) -> 
 /// decreasing density; each goes to the least-density processor that admits it whole; if none
 /// does and its budget is at least 2ε, it is split on the first processor by increasing density
 /// that admits a chunk of at least ε (-MS: the processor with the largest chunk, the highest
-/// index on ties, the chunk then capped at `c − ε`); after a split every unplaced item,
-/// earlier failures included, is tried again from the top. Ends when a pass makes no split.
+/// index on ties, the chunk then capped at `c − ε`); after a split the pass starts again from
+/// the top over the unplaced items, the remainder among them in density order. Ends when a
+/// pass makes no split.
+///
+/// The artifact also retries the items that already failed in an earlier pass. That cannot
+/// change the outcome: processors only fill up, so an item that fit on no processor and had
+/// no chunk of at least ε anywhere still has neither (the tests are exact and monotone in the
+/// processor's reservations). Such items are set aside instead: the same placement for less
+/// work (the reference test in `tests/semi_artifact_oracle.rs` retries them and agrees).
 fn wfd_cd_artifact(st: &mut State, items: Vec<Item>, ms: bool, cfg: &SemiConfig) -> Vec<Item> {
-    let prior = st.failure.clone();
     let mut todo = items;
+    let mut failed = Vec::new();
     let mut scratch = Vec::new();
     let mut order = Vec::with_capacity(st.bins.len());
     loop {
-        st.failure = prior.clone(); // the reason is the last pass's
         sort_items(&mut todo);
-        let mut left = Vec::with_capacity(todo.len());
+        let mut left = Vec::new();
         let mut split = false;
         let mut queue = todo.into_iter();
         while let Some(it) = queue.next() {
             if it.c > it.d {
                 st.fail(it, "has a budget larger than its deadline");
-                left.push(it);
+                failed.push(it);
                 continue;
             }
             st.by_load(Load::Density, &mut order);
@@ -213,12 +220,12 @@ fn wfd_cd_artifact(st: &mut State, items: Vec<Item>, ms: bool, cfg: &SemiConfig)
                 }
             }
             st.fail(it, "fits on no processor and no processor admits a C=D chunk of at least ε");
-            left.push(it);
+            failed.push(it);
+        }
+        if !split {
+            return failed;
         }
         todo = left;
-        if !split || todo.is_empty() {
-            return todo;
-        }
     }
 }
 

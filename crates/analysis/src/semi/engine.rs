@@ -96,18 +96,24 @@ impl Bin {
 
     /// Exact: does `r` fit whole on this processor?
     pub fn fits(&self, r: Res, cfg: &SemiConfig, scratch: &mut Vec<Res>) -> bool {
+        self.admits(&Probe::of(r), cfg, scratch)
+    }
+
+    /// [`Bin::fits`] with the piece's utilization and density enclosures computed once.
+    pub fn admits(&self, p: &Probe, cfg: &SemiConfig, scratch: &mut Vec<Res>) -> bool {
+        let r = p.r;
         if r.c > r.d {
             return false;
         }
-        let u = self.u.add(r.util());
+        let u = self.u.add(p.u);
+        if u.lo > 1.0 {
+            return false;
+        }
         if self.implicit && r.d == r.t {
             return util_le_one(self.res.iter().chain(std::iter::once(&r)), u);
         }
-        if u.hi <= 1.0 && self.dens.add(r.dens()).hi <= 1.0 {
+        if u.hi <= 1.0 && self.dens.add(p.dens).hi <= 1.0 {
             return true; // density test: sufficient
-        }
-        if u.lo > 1.0 {
-            return false;
         }
         scratch.clear();
         scratch.extend_from_slice(&self.res);
@@ -120,6 +126,20 @@ impl Bin {
         self.dens = self.dens.add(r.dens());
         self.implicit &= r.d == r.t;
         self.res.push(r);
+    }
+}
+
+/// A piece about to be tested on several processors, with its rigorous utilization and
+/// density enclosures.
+pub(crate) struct Probe {
+    pub r: Res,
+    u: Interval,
+    dens: Interval,
+}
+
+impl Probe {
+    pub fn of(r: Res) -> Probe {
+        Probe { r, u: r.util(), dens: r.dens() }
     }
 }
 
@@ -268,8 +288,8 @@ impl State {
 
     /// The first processor of `order` that admits `it` whole.
     pub fn first_fit(&self, order: &[usize], it: Item, cfg: &SemiConfig, scratch: &mut Vec<Res>) -> Option<usize> {
-        let r = it.res();
-        order.iter().copied().find(|&b| self.bins[b].fits(r, cfg, scratch))
+        let p = Probe::of(it.res());
+        order.iter().copied().find(|&b| self.bins[b].admits(&p, cfg, scratch))
     }
 }
 

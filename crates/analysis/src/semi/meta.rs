@@ -59,10 +59,10 @@ pub(crate) fn basic(ts: &TaskSet, m: usize, h: Basic, cfg: &SemiConfig, cache: &
     let all: Vec<usize> = (0..ts.len()).collect();
     let items = st.items(&all);
     let f = run_basic(h, &mut st, items, cfg);
-    cache.record(h, &st, &f);
     if f.is_empty() {
         Ok(st)
     } else {
+        cache.record(h, &st, &f);
         Err(reason(&st))
     }
 }

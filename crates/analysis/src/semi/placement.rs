@@ -68,6 +68,13 @@ impl Placement {
         let mut tasks = Vec::with_capacity(st.pieces.len());
         for (task, pieces) in st.pieces.iter().enumerate() {
             let spec = st.specs[task];
+            if let [p] = pieces.as_slice() {
+                // One piece: nothing to merge or order.
+                let r = Reservation { task, budget: p.c, period: spec.t, deadline: p.d, offset: 0, part: 1, parts: 1 };
+                cpus[p.cpu].reservations.push(r);
+                tasks.push(TaskPlacement { task, period_ratio: spec.k, parts: 1 });
+                continue;
+            }
             // (cpu, budget, deadline, creation index)
             let mut ps: Vec<(usize, Time, Time, usize)> =
                 pieces.iter().enumerate().map(|(i, p)| (p.cpu, p.c, p.d, i)).collect();
