@@ -357,18 +357,48 @@ struct Row {
     switch_rate: Option<f64>,
 }
 
+/// How the `switch_rate` column is computed (point keys `switch_rate` and `cascade_rate`,
+/// docs/experiments.md).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct RateOpts {
+    /// Per core: the largest core's bound (`"max-core"`, default) or the sum over the cores
+    /// divided by m (`"mean-core"`, what the published scripts of Brandenburg & Gül, RTSS
+    /// 2016, plot in Fig. 6).
+    mean_core: bool,
+    /// For the cascades (`spres-partition`, `spres-nometa`, `spres-paf`, `spres`): the rate of
+    /// the first heuristic that places the set (`"first"`, default) or the smallest rate over
+    /// every member that does (`"min"`, the published scripts' group aggregation).
+    min_over_members: bool,
+}
+
+/// What every method of a point shares.
+struct EvalCtx {
+    m: u32,
+    lim: Limits,
+    epsilon: u64,
+    semi_base: semi::SemiConfig,
+    rate: RateOpts,
+}
+
 fn evaluate_method(
     method: &str,
     ts: &RTaskSet,
-    m: u32,
-    lim: &Limits,
-    epsilon: u64,
-    semi_base: &semi::SemiConfig,
+    ctx: &EvalCtx,
+    memo: &mut Option<semi::Placement>,
 ) -> Result<Row, ModelError> {
+    let EvalCtx { m, ref lim, epsilon, ref semi_base, rate } = *ctx;
     let semi_cfg = |meta: bool| semi::SemiConfig { epsilon, meta, ..semi_base.clone() };
+    let bound = |p: &semi::Placement| -> f64 {
+        let per_cpu = p.switch_rate_bound();
+        if rate.mean_core {
+            per_cpu.iter().sum::<f64>() / per_cpu.len().max(1) as f64
+        } else {
+            per_cpu.into_iter().fold(0.0, f64::max)
+        }
+    };
     let placed = |p: semi::Placement| Row {
         verdict: Verdict::from_bool(p.schedulable),
-        switch_rate: p.schedulable.then(|| p.switch_rate_bound().into_iter().fold(0.0, f64::max)),
+        switch_rate: p.schedulable.then(|| bound(&p)),
     };
     if let Some(h) = semi::Heuristic::from_name(method) {
         return Ok(placed(semi::place(ts, m, &h, &semi_cfg(true))));
@@ -384,11 +414,28 @@ fn evaluate_method(
         }
         order
     };
+    let mut group = |last: semi::Group, meta: bool| -> Row {
+        let order = upto(last);
+        let cfg = semi_cfg(meta);
+        if !rate.min_over_members {
+            // The groups are cumulative: the whole cascade, run once per set, says for every
+            // group whether it places the set (its first success lies in that group or an
+            // earlier one) and with which placement (that same first success).
+            let full = memo.get_or_insert_with(|| semi::cascade_of(ts, m, &upto(semi::Group::Rp), &cfg));
+            if full.schedulable && order.iter().any(|h| h.name() == full.heuristic) {
+                return placed(full.clone());
+            }
+            return Row { verdict: Verdict::from_bool(false), switch_rate: None };
+        }
+        let rates: Vec<f64> =
+            order.iter().map(|h| semi::place(ts, m, h, &cfg)).filter(|p| p.schedulable).map(|p| bound(&p)).collect();
+        Row { verdict: Verdict::from_bool(!rates.is_empty()), switch_rate: rates.into_iter().reduce(f64::min) }
+    };
     match method {
-        "spres" => Ok(placed(semi::cascade(ts, m, &semi_cfg(true)))),
-        "spres-nometa" => Ok(placed(semi::cascade_of(ts, m, &upto(semi::Group::Semi), &semi_cfg(false)))),
-        "spres-partition" => Ok(placed(semi::cascade_of(ts, m, &upto(semi::Group::Partitioning), &semi_cfg(false)))),
-        "spres-paf" => Ok(placed(semi::cascade_of(ts, m, &upto(semi::Group::Paf), &semi_cfg(true)))),
+        "spres" => Ok(group(semi::Group::Rp, true)),
+        "spres-nometa" => Ok(group(semi::Group::Semi, false)),
+        "spres-partition" => Ok(group(semi::Group::Partitioning, false)),
+        "spres-paf" => Ok(group(semi::Group::Paf, true)),
         t if report::TEST_NAMES.contains(&t) => Ok(Row { verdict: report::run_test(t, ts, m, lim, epsilon), switch_rate: None }),
         other => Err(ModelError::field("methods", format!(
             "unknown method {other:?}: use a test ({}), a cascade (spres-partition, spres-nometa, spres-paf, spres), or an SP-RES heuristic ({})",
@@ -439,6 +486,26 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         };
         let semi_base = semi_config(epsilon, true, opt_str("variant")?.unwrap_or("artifact"), opt_str("rp")?, rp_floor)
             .map_err(|e| RtschedError::new_err(format!("evaluate_point: {e}")))?;
+        let rate = RateOpts {
+            mean_core: match opt_str("switch_rate")? {
+                None | Some("max-core") => false,
+                Some("mean-core") => true,
+                Some(o) => {
+                    return Err(RtschedError::new_err(format!(
+                        "evaluate_point: field 'switch_rate': {o:?} is neither \"max-core\" nor \"mean-core\""
+                    )))
+                }
+            },
+            min_over_members: match opt_str("cascade_rate")? {
+                None | Some("first") => false,
+                Some("min") => true,
+                Some(o) => {
+                    return Err(RtschedError::new_err(format!(
+                        "evaluate_point: field 'cascade_rate': {o:?} is neither \"first\" nor \"min\""
+                    )))
+                }
+            },
+        };
         let max_steps = p.get("max_steps").and_then(Value::as_u64).unwrap_or(1_000_000);
         let methods: Vec<String> = get("methods")?
             .as_array()
@@ -460,20 +527,21 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         )
         .map_err(err)?;
         let sets = rtsched_gen::generate_many(&spec, seed, count).map_err(err)?;
-        let lim = limits(max_steps);
+        let ctx = EvalCtx { m, lim: limits(max_steps), epsilon, semi_base, rate };
         // Fail fast on an unknown method, before the parallel part.
         if let Some(ts) = sets.first() {
             for meth in &methods {
-                evaluate_method(meth, ts, m, &lim, epsilon, &semi_base).map_err(err)?;
+                evaluate_method(meth, ts, &ctx, &mut None).map_err(err)?;
             }
         }
         let rows: Vec<Vec<Row>> = sets
             .par_iter()
             .map(|ts| {
+                let mut memo = None;
                 methods
                     .iter()
                     .map(|meth| {
-                        evaluate_method(meth, ts, m, &lim, epsilon, &semi_base)
+                        evaluate_method(meth, ts, &ctx, &mut memo)
                             .unwrap_or(Row { verdict: Verdict::GaveUp, switch_rate: None })
                     })
                     .collect()
