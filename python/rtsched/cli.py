@@ -2,7 +2,9 @@
 
 Every command prints help with ``-h``. Errors in input are reported in one line naming the
 file, line, task and field, and exit with status 2; a run that completes but finds failures
-(e.g. an analysis batch with invalid lines) exits with status 1.
+(e.g. an analysis batch with invalid lines) exits with status 1; an internal error (a failed
+check of rtsched's own invariants: a bug, not bad input) is reported in one line asking for a
+report and exits with status 70.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ import json
 import sys
 
 from . import __version__
-from ._core import RtschedError
+from ._core import InternalError, RtschedError
+
+#: Exit status of an internal error (a bug in rtsched; sysexits' EX_SOFTWARE).
+EXIT_INTERNAL = 70
 
 
 def _add_generate(sub):
@@ -498,7 +503,8 @@ def _add_run(sub):
         "run",
         help="run a task set on real cores under a scheduler mechanism",
         description="Run the task set in FILE on real pinned threads under a scheduler mechanism (docs/runtime.md) "
-        "and print the summary JSON. pedf/pfp without --placement are partitioned by worst-fit decreasing. "
+        "and print the summary JSON. pedf/pfp without --placement are partitioned by worst-fit decreasing with "
+        "the scheduler's exact admission test, as in simulate. "
         "Ctrl-C stops the run early; the results of the time run are still printed and written, marked "
         '"interrupted": true, and the exit status is 130.',
     )
@@ -520,16 +526,9 @@ def _add_run(sub):
     p.set_defaults(func=cmd_run)
 
 
-def _write(path, text):
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as e:
-        raise RtschedError(f"cannot write {path!r}: {e.strerror}") from None
-
-
 def cmd_run(args) -> int:
     from .io import load
+    from .output import write_data
     from .run import gantt_png, run_raw
 
     sets = load(args.file)
@@ -559,18 +558,18 @@ def cmd_run(args) -> int:
     text = json.dumps(res["summary"], indent=1)
     print(text)
     if args.json:
-        _write(args.json, text + "\n")
+        write_data(args.json, text + "\n")
     if args.trace:
-        _write(args.trace, res["jsonl"])
+        write_data(args.trace, res["jsonl"])
     if args.perfetto:
-        _write(args.perfetto, res["perfetto"])
+        write_data(args.perfetto, res["perfetto"])
     if args.job_csv:
-        _write(args.job_csv, res["job_csv"])
+        write_data(args.job_csv, res["job_csv"])
     if args.gantt:
         if args.gantt.lower().endswith(".png"):
             gantt_png(res["jsonl"], args.gantt, title=f"{args.scheduler}: run on CPUs {res['summary']['cpus']}")
         else:
-            _write(args.gantt, res["gantt_svg"])
+            write_data(args.gantt, res["gantt_svg"])
     return 130 if res.get("interrupted") else 0
 
 
@@ -642,6 +641,9 @@ def main(argv: list[str] | None = None) -> int:
     except RtschedError as e:
         print(f"rtsched {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except InternalError as e:
+        print(f"rtsched {args.command}: {e}", file=sys.stderr)
+        return EXIT_INTERNAL
     except KeyboardInterrupt:
         print(f"rtsched {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterable
 
 from ._core import RtschedError, TaskSet, parse_jsonl
+from .output import write_text
 
 
 def _format(path: str) -> str:
@@ -61,7 +62,4 @@ def save(path: str | os.PathLike, tasksets: TaskSet | Iterable[TaskSet]) -> None
         text = sets[0].to_csv()
     else:
         text = "".join(ts.to_json() + "\n" for ts in sets)
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    write_text(path, text)

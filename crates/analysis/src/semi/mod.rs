@@ -28,7 +28,7 @@ mod engine;
 mod meta;
 mod placement;
 
-pub use check::{check, BRUTE_POINTS};
+pub use check::{check, CheckError, BRUTE_POINTS};
 pub use config::{RpMode, SemiConfig, SliceOrder, Variant, PAPER_PERIODS_NS};
 pub use placement::{CpuPlacement, Placement, Reservation, TaskPlacement};
 
