@@ -371,6 +371,15 @@ struct RateOpts {
     min_over_members: bool,
 }
 
+/// What the methods of one task set share: the whole cascade's placement (the cumulative
+/// cascades read their answer off it) and, for `cascade_rate = "min"`, each heuristic's rate
+/// (`None`: it does not place the set).
+#[derive(Default)]
+struct SetMemo {
+    cascade: Option<semi::Placement>,
+    rates: std::collections::HashMap<semi::Heuristic, Option<f64>>,
+}
+
 /// What every method of a point shares.
 struct EvalCtx {
     m: u32,
@@ -380,12 +389,7 @@ struct EvalCtx {
     rate: RateOpts,
 }
 
-fn evaluate_method(
-    method: &str,
-    ts: &RTaskSet,
-    ctx: &EvalCtx,
-    memo: &mut Option<semi::Placement>,
-) -> Result<Row, ModelError> {
+fn evaluate_method(method: &str, ts: &RTaskSet, ctx: &EvalCtx, memo: &mut SetMemo) -> Result<Row, ModelError> {
     let EvalCtx { m, ref lim, epsilon, ref semi_base, rate } = *ctx;
     let semi_cfg = |meta: bool| semi::SemiConfig { epsilon, meta, ..semi_base.clone() };
     let bound = |p: &semi::Placement| -> f64 {
@@ -421,14 +425,21 @@ fn evaluate_method(
             // The groups are cumulative: the whole cascade, run once per set, says for every
             // group whether it places the set (its first success lies in that group or an
             // earlier one) and with which placement (that same first success).
-            let full = memo.get_or_insert_with(|| semi::cascade_of(ts, m, &upto(semi::Group::Rp), &cfg));
+            let full = memo.cascade.get_or_insert_with(|| semi::cascade_of(ts, m, &upto(semi::Group::Rp), &cfg));
             if full.schedulable && order.iter().any(|h| h.name() == full.heuristic) {
                 return placed(full.clone());
             }
             return Row { verdict: Verdict::from_bool(false), switch_rate: None };
         }
-        let rates: Vec<f64> =
-            order.iter().map(|h| semi::place(ts, m, h, &cfg)).filter(|p| p.schedulable).map(|p| bound(&p)).collect();
+        let rates: Vec<f64> = order
+            .iter()
+            .filter_map(|h| {
+                *memo.rates.entry(*h).or_insert_with(|| {
+                    let p = semi::place(ts, m, h, &cfg);
+                    p.schedulable.then(|| bound(&p))
+                })
+            })
+            .collect();
         Row { verdict: Verdict::from_bool(!rates.is_empty()), switch_rate: rates.into_iter().reduce(f64::min) }
     };
     match method {
@@ -531,13 +542,13 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         // Fail fast on an unknown method, before the parallel part.
         if let Some(ts) = sets.first() {
             for meth in &methods {
-                evaluate_method(meth, ts, &ctx, &mut None).map_err(err)?;
+                evaluate_method(meth, ts, &ctx, &mut SetMemo::default()).map_err(err)?;
             }
         }
         let rows: Vec<Vec<Row>> = sets
             .par_iter()
             .map(|ts| {
-                let mut memo = None;
+                let mut memo = SetMemo::default();
                 methods
                     .iter()
                     .map(|meth| {
