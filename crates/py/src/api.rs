@@ -381,16 +381,21 @@ struct SetMemo {
 }
 
 /// What every method of a point shares.
-struct EvalCtx {
+struct EvalCtx<'a> {
     m: u32,
     lim: Limits,
     epsilon: u64,
     semi_base: semi::SemiConfig,
     rate: RateOpts,
+    ovh: Option<&'a crate::overheads::OverheadCtx>,
 }
 
 fn evaluate_method(method: &str, ts: &RTaskSet, ctx: &EvalCtx, memo: &mut SetMemo) -> Result<Row, ModelError> {
-    let EvalCtx { m, ref lim, epsilon, ref semi_base, rate } = *ctx;
+    let EvalCtx { m, ref lim, epsilon, ref semi_base, rate, ovh } = *ctx;
+    // Overhead-aware methods `TEST@MECHANISM` (docs/overheads.md).
+    if let Some(v) = crate::overheads::evaluate_method(method, ts, m, lim, ovh) {
+        return v.map(|verdict| Row { verdict, switch_rate: None });
+    }
     let semi_cfg = |meta: bool| semi::SemiConfig { epsilon, meta, ..semi_base.clone() };
     let bound = |p: &semi::Placement| -> f64 {
         let per_cpu = p.switch_rate_bound();
@@ -473,7 +478,12 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         let as_str =
             |k: &str, d: &str| -> PyResult<String> { Ok(p.get(k).and_then(Value::as_str).unwrap_or(d).to_owned()) };
         let m = check_m(as_u64("m")? as u32).map_err(err)?;
-        let n = as_u64("n")? as usize;
+        // `"n": null`: the Baker distributions add tasks until `util` is exceeded and drop the
+        // last (Brandenburg & Anderson, RTSS 2009, §4.2); the other generators need n.
+        let n = match p.get("n") {
+            Some(Value::Null) => None,
+            _ => Some(as_u64("n")? as usize),
+        };
         let util = get("util")?
             .as_f64()
             .ok_or_else(|| RtschedError::new_err("evaluate_point: field 'util': expected a number"))?;
@@ -529,7 +539,7 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
             })
             .collect::<PyResult<_>>()?;
         let spec = gen_spec(
-            Some(n),
+            n,
             util,
             &as_str("generator", "randfixedsum")?,
             &as_str("periods", "seed004")?,
@@ -538,7 +548,8 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         )
         .map_err(err)?;
         let sets = rtsched_gen::generate_many(&spec, seed, count).map_err(err)?;
-        let ctx = EvalCtx { m, lim: limits(max_steps), epsilon, semi_base, rate };
+        let ovh = crate::overheads::ctx_of_point(&p, m, &sets)?;
+        let ctx = EvalCtx { m, lim: limits(max_steps), epsilon, semi_base, rate, ovh: ovh.as_ref() };
         // Fail fast on an unknown method, before the parallel part.
         if let Some(ts) = sets.first() {
             for meth in &methods {

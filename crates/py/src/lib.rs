@@ -15,6 +15,7 @@ use rtsched_sim::SimError;
 mod api;
 mod convert;
 mod model;
+mod overheads;
 mod partition;
 mod report;
 mod run;
@@ -73,5 +74,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
     sim::register(m)?;
     repro::register(m)?;
+    overheads::register(m)?;
     Ok(())
 }

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import inspect
 import os
 from pathlib import Path
 from types import ModuleType
@@ -33,6 +34,10 @@ REPRODUCTIONS = {
     "spres-fig6": "spres_fig6",
     "spres-table1": "spres_table1",
     "rtws-tables": "rtws_tables",
+    "rtss09-hrt": "rtss09_hrt",
+    "rtss09-srt": "rtss09_srt",
+    "gedfmp-soft-n": "gedfmp_soft_n",
+    "gedfmp-hard-u": "gedfmp_hard_u",
 }
 
 SHIPPED_SPECS = Path(__file__).resolve().parent / "specs"
@@ -146,7 +151,7 @@ def parse_experiment(
 ):
     """Parses any experiment spec (a sweep or a simulation reproduction) into the object the
     runner takes; ``variant`` picks one of its [variants.NAME] (variants.py)."""
-    return glue(text, path or "<spec>", name).parse(text, path, quick=quick, override=override, variant=variant)
+    return _parse(glue(text, path or "<spec>", name), text, path, quick, override, variant)
 
 
 def load_experiment(
@@ -158,6 +163,16 @@ def load_experiment(
     except OSError as e:
         raise SpecError(f"cannot read spec {str(p)!r}: {e.strerror}") from None
     return parse_experiment(text, str(p), quick=quick, override=override, name=name, variant=variant)
+
+
+def _parse(mod: ModuleType, text: str, path: str | None, quick: bool, override, variant):
+    """``mod.parse`` with ``variant`` passed only to the modules that take one (the others have
+    no variants: naming one is an error)."""
+    if variant is None:
+        return mod.parse(text, path, quick=quick, override=override)
+    if "variant" not in inspect.signature(mod.parse).parameters:
+        raise SpecError(f"{path or '<spec>'}: --variant {variant!r}: this reproduction has no variants")
+    return mod.parse(text, path, quick=quick, override=override, variant=variant)
 
 
 def variants_of(path) -> tuple[list, str | None]:
@@ -207,7 +222,7 @@ def reproduce(
     path = lookup(name)
     text = Path(path).read_text(encoding="utf-8")
     mod = glue(text, str(path), name)
-    spec = mod.parse(text, str(path), quick=quick, override=override, variant=variant)
+    spec = _parse(mod, text, str(path), quick, override, variant)
     out = Path(out) if out else results_dir(name, getattr(spec, "variant", None), quick)
     run = run_sweep(
         spec, out, resume=True, evaluator=evaluator, executor=executor, jobs=jobs, progress=progress, log=log
