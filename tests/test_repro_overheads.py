@@ -56,7 +56,8 @@ def test_registered_and_parsed_with_the_shipped_models(tmp_path, name):
             "GSN-EDF",
             "GSN-EDF-DI",
         ]
-        assert any("SD (push/pull): left out" in n for n in fig.notes)
+        # The push-pull model is shipped (docs/examples/overheads-push-pull-2cpu.json): SD is drawn.
+        assert "SD (push/pull)" in labels and not any("SD (push/pull): left out" in n for n in fig.notes)
         assert any("G-EDF-MP: left out" in n for n in fig.notes)
         # The kernel-sd model measures no term: left out, and said why.
         assert any("Linux SCHED_DEADLINE: left out" in n and "measures none" in n for n in fig.notes)
@@ -77,7 +78,7 @@ def test_new_models_are_picked_up(tmp_path):
     assert any(mt == "seed001@fe1" for p in hrt.points for mt in p.params["methods"])
     soft = parse("gedfmp-soft-n", d)
     assert "G-EDF-MP" in [c.label for c in soft.figure.curves]
-    assert sorted(soft.points[0].params["overheads"]["models"]) == ["gedf-mp", "gsn-edf", "gsn-edf-di"]
+    assert sorted(soft.points[0].params["overheads"]["models"]) == ["gedf-mp", "gsn-edf", "gsn-edf-di", "push-pull"]
 
 
 def test_missing_or_bad_directory(tmp_path):

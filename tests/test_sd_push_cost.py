@@ -66,7 +66,7 @@ def test_binding_rejects_bad_input():
 
 def test_bad_specs_have_clear_errors():
     text = lookup("sd-push-cost").read_text()
-    with pytest.raises(SpecError, match="variants"):
-        parse_experiment(text.replace('variants = ["linear", "fmask", "cpudl", "cpupri"]', 'variants = ["heap"]'), "x")
+    with pytest.raises(SpecError, match="find_cpu"):
+        parse_experiment(text.replace('find_cpu = ["linear", "fmask", "cpudl", "cpupri"]', 'find_cpu = ["heap"]'), "x")
     with pytest.raises(SpecError, match="load"):
         parse_experiment(text.replace("load = [0.6, 0.7, 0.8]", "load = [1.5]"), "x")

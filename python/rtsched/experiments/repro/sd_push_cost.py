@@ -13,8 +13,8 @@ the machine has — so they show how the costs scale with m, not the cross-core 
 lock contention of the paper's 48-core machine. One point per (m, load) measures all of its
 sets together (its p99 is over every operation of those sets).
 
-Spec keys besides the common ones (``_sim.COMMON_KEYS``): ``variants`` (a subset of linear,
-fmask, cpudl, cpupri) and ``[grid]`` m, ``load`` (U/m, in (0, 1]).
+Spec keys besides the common ones (``_sim.COMMON_KEYS``): ``find_cpu`` (the variants: a subset
+of linear, fmask, cpudl, cpupri) and ``[grid]`` m, ``load`` (U/m, in (0, 1]).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ LABELS = {
 }
 OPERATIONS = ("push", "pull", "enqueue", "dequeue")
 SEED_DERIVATION = "rtsched-sd-push-cost-v1"
-KEYS = (*COMMON_KEYS, "variants")
+KEYS = (*COMMON_KEYS, "find_cpu")
 GRID_KEYS = ("m", "load")
 
 
@@ -69,9 +69,9 @@ def parse(text: str, path: str | None = None, quick: bool = False, override: dic
         text, path, KIND, KEYS, GRID_KEYS, schema=SCHEMA, evaluator=evaluate_point, quick=quick, override=override
     )
     spec, data, grid, ms, where = c.spec, c.data, c.grid, c.ms, c.where
-    variants = data.get("variants", list(VARIANTS))
+    variants = data.get("find_cpu", list(VARIANTS))
     if not isinstance(variants, list) or not variants or any(v not in VARIANTS for v in variants):
-        raise SpecError(f"{where} variants: a non-empty list of {', '.join(VARIANTS)}, got {variants!r}")
+        raise SpecError(f"{where} find_cpu: a non-empty list of {', '.join(VARIANTS)}, got {variants!r}")
     if any(m > 4096 for m in ms):
         raise SpecError(f"{where} [grid].m: at most 4096 processors")
     loads = float_list(grid.get("load", [0.6, 0.7, 0.8]), f"{where} [grid].load", 0.01, 1.0)
