@@ -95,7 +95,7 @@ def test_spres_table1_tiny_run(tmp_path):
     assert res["figure"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert res["tables"].read_text().startswith("spres-table1")
     # Resume: nothing recomputed, same table.
-    again = reproduce("spres-table1", quick=True, out=out, jobs=1, progress=False, override=TINY_SPRES)
+    again = reproduce("spres-table1", quick=True, resume=True, out=out, jobs=1, progress=False, override=TINY_SPRES)
     assert again["run"]["computed"] == 0 and again["run"]["kept"] == 1
     assert again["result"]["rows"] == agg["rows"]
 

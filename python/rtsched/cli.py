@@ -20,6 +20,43 @@ from ._core import InternalError, RtschedError
 EXIT_INTERNAL = 70
 
 
+def _add_json_output(p, what: str) -> None:
+    """The output options every command that has a result object shares: ``--json`` prints it as
+    JSON instead of a table; ``-o/--output FILE`` writes the JSON to FILE as well (atomically)."""
+    p.add_argument("--json", action="store_true", help=f"print {what} as JSON instead of a table")
+    p.add_argument("-o", "--output", metavar="FILE", help=f"also write {what} as JSON to FILE")
+
+
+def _emit(args, obj, table, indent: int | None = None) -> None:
+    """Prints ``obj`` as JSON (``--json``) or ``table()``, and writes the JSON to ``-o FILE``."""
+    text = json.dumps(obj, indent=indent)
+    if getattr(args, "output", None):
+        from .output import write_text
+
+        write_text(args.output, text + "\n")
+    print(text if args.json else table())
+
+
+def _check_not_forkjoin(path: str, command: str) -> None:
+    """A fork-join file (tasks with "regions", docs/rtws.md) has its own simulator path."""
+    if _is_forkjoin(path):
+        raise RtschedError(
+            f"{path} is a fork-join task set (its tasks have regions); {command} takes sequential tasks. "
+            f"Simulate it with: rtsched simulate {path} --scheduler rtws (or gedf, spres)"
+        )
+
+
+def _load_one(path: str, command: str):
+    """The one task set of a file, for the commands that take one."""
+    from .io import load_many
+
+    _check_not_forkjoin(path, command)
+    sets = load_many(path)
+    if len(sets) != 1:
+        raise RtschedError(f"{path}: {command} takes one task set, the file holds {len(sets)}")
+    return sets[0]
+
+
 def _add_generate(sub):
     p = sub.add_parser(
         "generate",
@@ -123,8 +160,10 @@ def _verdict_word(r: dict) -> str:
 
 def cmd_analyze(args) -> int:
     from . import _core
-    from .io import _format, load
+    from .io import _format
+    from .io import load_many as load
 
+    _check_not_forkjoin(args.file, "analyze")
     fmt = _format(args.file)
     if fmt == "jsonl" and args.json:
         # The batch path: parse, analyse and serialise in Rust, in parallel.
@@ -161,7 +200,7 @@ def cmd_analyze(args) -> int:
             for name, res in r["results"].items():
                 extra = ""
                 if name == "gedf_srt" and res.get("tardiness_ns") is not None:
-                    extra = f"  (max tardiness bound {max(res['tardiness_ns'], default=0)} ns)"
+                    extra = f"  (max tardiness bound {_core.format_time(max(res['tardiness_ns'], default=0))})"
                 print(f"  {name:<{width}}  {_verdict_word(res)}{extra}")
         return 0
     names = list(results[0]["results"])
@@ -199,40 +238,36 @@ def _add_partition(sub):
     )
     p.add_argument("--epsilon", default="0", help="SP-RES minimum slice size, e.g. 500us (default 0)")
     p.add_argument("--no-meta", action="store_true", help="SP-RES: skip the PAF and RP meta-heuristics")
-    p.add_argument("--json", action="store_true", help="print the placement JSON instead of a table")
+    _add_json_output(p, "the placement (docs/spres.md#placement-json)")
     p.set_defaults(func=cmd_partition)
 
 
 def cmd_partition(args) -> int:
+    from ._core import format_time as fmt
     from .api import partition
-    from .io import load
 
-    sets = load(args.file)
-    if len(sets) != 1:
-        raise RtschedError(f"{args.file}: partition takes one task set, the file holds {len(sets)}")
-    ts = sets[0]
+    ts = _load_one(args.file, "partition")
     placement = partition(ts, args.m, args.heuristic, args.admission, args.epsilon, not args.no_meta)
-    if args.json:
-        print(json.dumps(placement, indent=1))
-        return 0 if placement["schedulable"] else 1
-    if not placement["schedulable"]:
-        print(f"not placed ({placement.get('heuristic', args.heuristic)}): {placement.get('reason', '')}")
-        return 1
-    from ._core import format_duration as fmt
 
-    print(f"placed by {placement['heuristic']} on {placement['m']} processors")
-    for cpu in placement["cpus"]:
-        print(f"  cpu {cpu['cpu']}:" + ("" if cpu["reservations"] else " idle"))
-        for r in cpu["reservations"]:
-            name = ts[r["task"]].name
-            label = f"task {r['task']}" + (f" ({name})" if name else "")
-            if r.get("parts", 1) > 1:
-                label += f" part {r['part']}/{r['parts']}"
-            print(
-                f"    {label}: budget {fmt(r['budget'])}, period {fmt(r['period'])}, deadline {fmt(r['deadline'])}"
-                + (f", offset {fmt(r['offset'])}" if r.get("offset") else "")
-            )
-    return 0
+    def table() -> str:
+        if not placement["schedulable"]:
+            return f"not placed ({placement.get('heuristic', args.heuristic)}): {placement.get('reason', '')}"
+        out = [f"placed by {placement['heuristic']} on {placement['m']} processors"]
+        for cpu in placement["cpus"]:
+            out.append(f"  cpu {cpu['cpu']}:" + ("" if cpu["reservations"] else " idle"))
+            for r in cpu["reservations"]:
+                name = ts[r["task"]].name
+                label = f"task {r['task']}" + (f" ({name})" if name else "")
+                if r.get("parts", 1) > 1:
+                    label += f" part {r['part']}/{r['parts']}"
+                out.append(
+                    f"    {label}: budget {fmt(r['budget'])}, period {fmt(r['period'])}, "
+                    f"deadline {fmt(r['deadline'])}" + (f", offset {fmt(r['offset'])}" if r.get("offset") else "")
+                )
+        return "\n".join(out)
+
+    _emit(args, placement, table, indent=1)
+    return 0 if placement["schedulable"] else 1
 
 
 def _add_simulate(sub):
@@ -286,6 +321,11 @@ def _add_simulate(sub):
     p.add_argument("--job-csv", metavar="OUT.csv", help="write one CSV row per job")
     p.add_argument("--gantt", metavar="OUT.png|OUT.svg", help="draw a Gantt chart")
     p.add_argument(
+        "--window",
+        metavar="START:END",
+        help="draw only [START, END) in the Gantt chart, e.g. 0:50ms or 1s:1.2s (either side may be empty)",
+    )
+    p.add_argument(
         "--overheads",
         metavar="MODEL.json",
         help="inject overheads: a model written by "
@@ -293,19 +333,18 @@ def _add_simulate(sub):
         "(gedf, gedf-quantum, pedf, pfp; docs/simulator.md)",
     )
     p.add_argument("--overhead-stat", choices=["max", "avg"], help="which statistic of the model (default max)")
-    p.add_argument("--json", action="store_true", help="print the summary JSON instead of a table")
+    _add_json_output(p, "the summary")
     p.set_defaults(func=cmd_simulate)
 
 
 def cmd_simulate(args) -> int:
-    from .io import load
-    from .simulate import NotPlacedError, format_table, simulate
+    from .simulation import NotPlacedError, format_table, simulate
 
+    if args.window and not args.gantt:
+        raise RtschedError("--window applies to the Gantt chart: give --gantt OUT.png|OUT.svg too")
     if args.scheduler.lower() in ("rtws", "gedf") and _is_forkjoin(args.file):
         return _simulate_forkjoin(args)
-    sets = load(args.file)
-    if len(sets) != 1:
-        raise RtschedError(f"{args.file}: simulate takes one task set, the file holds {len(sets)}")
+    ts = _load_one(args.file, "simulate")
     placement = None
     if args.placement:
         try:
@@ -319,7 +358,7 @@ def cmd_simulate(args) -> int:
 
     try:
         s = simulate(
-            sets[0],
+            ts,
             args.m,
             args.scheduler,
             placement,
@@ -334,6 +373,7 @@ def cmd_simulate(args) -> int:
             sched_trace=args.sched_trace,
             job_csv=args.job_csv,
             gantt=args.gantt,
+            gantt_window=args.window,
             overheads=_read_overheads(args),
             overhead_stat=args.overhead_stat,
             cash=args.cash,
@@ -343,10 +383,7 @@ def cmd_simulate(args) -> int:
     except NotPlacedError as e:
         print(f"rtsched simulate: not placed: {e}", file=sys.stderr)
         return 1
-    if args.json:
-        print(json.dumps(s))
-    else:
-        print(f"{args.scheduler.lower()} on {args.m or sets[0].m} processors, " + format_table(s))
+    _emit(args, s, lambda: f"{args.scheduler.lower()} on {args.m or ts.m} processors, " + format_table(s))
     return 0
 
 
@@ -376,7 +413,7 @@ def _is_forkjoin(path: str) -> bool:
 
 
 def _simulate_forkjoin(args) -> int:
-    from .simulate import simulate_forkjoin
+    from .simulation import simulate_forkjoin
 
     unsupported = [
         name
@@ -417,30 +454,40 @@ def _simulate_forkjoin(args) -> int:
         sched_trace=args.sched_trace,
         job_csv=args.job_csv,
         gantt=args.gantt,
+        gantt_window=args.window,
     )
     if r.get("horizon_message"):
         print(f"rtsched simulate: {r['horizon_message']}", file=sys.stderr)
-    if args.json:
-        print(json.dumps(r))
-    else:
-        keys = [
-            "jobs",
-            "completed",
-            "pending",
-            "deadline_misses",
-            "max_tardiness_ns",
-            "max_response_time_ns",
-            "threads",
-            "steals",
-            "preemptions",
-            "migrations",
-            "context_switches",
-        ]
-        if sched == "gedf":
-            keys[keys.index("steals")] = "remote_starts"
-        print(f"{sched} on {r['m']} processors, horizon {r['horizon']} ns")
-        for k in keys:
-            print(f"  {k:<22} {r[k]}")
+    from ._core import format_time
+
+    keys = [
+        "jobs",
+        "completed",
+        "pending",
+        "deadline_misses",
+        "max_tardiness_ns",
+        "max_response_time_ns",
+        "threads",
+        "steals",
+        "preemptions",
+        "migrations",
+        "context_switches",
+    ]
+    if sched == "gedf":
+        keys[keys.index("steals")] = "remote_starts"
+
+    def value(k: str) -> str:
+        v = r[k]
+        if k.endswith("_ns"):
+            return "-" if v is None else format_time(v)
+        return str(v)
+
+    def table() -> str:
+        out = [f"{sched} on {r['m']} processors, horizon {format_time(r['horizon'])}"]
+        out += [f"  {k.removesuffix('_ns'):<22} {value(k)}" for k in keys]
+        return "\n".join(out)
+
+    _emit(args, r, table)
     return 0
 
 
@@ -496,13 +543,10 @@ def _add_run(sub):
 
 
 def cmd_run(args) -> int:
-    from .io import load
     from .output import write_data
     from .run import gantt_png, run_raw
 
-    sets = load(args.file)
-    if len(sets) != 1:
-        raise RtschedError(f"{args.file}: run takes one task set, the file holds {len(sets)}")
+    sets = [_load_one(args.file, "run")]
     exports = []
     if args.trace or (args.gantt and args.gantt.lower().endswith(".png")):
         exports.append("jsonl")
@@ -596,8 +640,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_quickstart(sub)
     _add_run(sub)
     _add_measure(sub)
+    from .cli_exchange import add_commands as add_exchange
     from .experiments.cli import add_commands
 
+    add_exchange(sub)
     add_commands(sub)
     return parser
 

@@ -299,6 +299,6 @@ def _plot(model: dict, stat: str, path: str) -> None:
 def gantt_png(jsonl: str, path: str, title: str = "") -> None:
     """Draws a runtime trace (converted to the trace vocabulary) as a PNG: the simulator's
     Gantt chart, so runs and simulations look alike."""
-    from .simulate import gantt_png as draw
+    from .simulation import gantt_png as draw
 
     draw(jsonl, path, title=title)

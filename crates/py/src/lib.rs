@@ -18,6 +18,7 @@ mod model;
 mod partition;
 mod report;
 mod run;
+mod taskset;
 
 mod sim;
 
@@ -67,6 +68,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     model::register(m)?;
+    taskset::register(m)?;
     api::register(m)?;
     run::register(m)?;
     partition::register(m)?;

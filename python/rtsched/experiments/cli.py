@@ -101,8 +101,12 @@ def cmd_reproduce(args) -> int:
     from .registry import available, reproduce
 
     if args.list or not args.name:
-        for name, path in available().items():
-            print(f"{name:<16} {path}")
+        from .registry import description
+
+        names = available()
+        width = max((len(n) for n in names), default=0)
+        for name, path in names.items():
+            print(f"{name:<{width}}  {description(name) or f'(a spec without a module: {path})'}")
         if not args.list:
             print("rtsched reproduce: give a NAME (listed above)", file=sys.stderr)
             return 2
@@ -110,7 +114,13 @@ def cmd_reproduce(args) -> int:
     executor = _make_executor(args)
     try:
         res = reproduce(
-            args.name, quick=args.quick, out=args.out, executor=executor, progress=not args.quiet, fmt=args.format
+            args.name,
+            quick=args.quick,
+            resume=args.resume,
+            out=args.out,
+            executor=executor,
+            progress=not args.quiet,
+            fmt=args.format,
         )
     finally:
         executor.close()
@@ -155,14 +165,16 @@ def add_commands(subparsers) -> None:
     p = subparsers.add_parser(
         "reproduce",
         help="reproduce a paper's figure by name",
-        description="Run the named spec experiments/NAME.toml (resuming whatever OUT already holds) and draw its "
-        "figure to OUT/NAME.png (with a CSV beside it). --list shows the names.",
+        description="Run the named reproduction (its spec, experiments/NAME.toml) into OUT and draw its figure to "
+        "OUT/NAME.png (with a CSV beside it). --list shows the names with a line on each. --resume keeps the "
+        "points OUT already holds, as in rtsched sweep.",
     )
-    p.add_argument(
-        "name", nargs="?", help="e.g. spres-fig3, spres-fig4, spres-fig5, spres-fig6, spres-table1, rtws-tables"
-    )
-    p.add_argument("--list", action="store_true", help="list the available names")
+    p.add_argument("name", nargs="?", help="a reproduction, e.g. spres-fig3 (see --list)")
+    p.add_argument("--list", action="store_true", help="list the reproductions, one line each")
     p.add_argument("--quick", action="store_true", help="the quick variant (the spec's [quick] table)")
+    p.add_argument(
+        "--resume", action="store_true", help="keep valid finished points; recompute missing, partial or corrupt ones"
+    )
     p.add_argument("--out", help="results directory (default results/NAME or results/NAME-quick)")
     p.add_argument("--format", default="png", choices=["png", "pdf", "svg"], help="figure format (default png)")
     _executor_args(p)

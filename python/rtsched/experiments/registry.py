@@ -167,6 +167,7 @@ def reproduce(
     name: str,
     *,
     quick: bool = False,
+    resume: bool = False,
     out=None,
     executor=None,
     jobs=None,
@@ -176,8 +177,11 @@ def reproduce(
     fmt: str = "png",
     override: dict | None = None,
 ) -> dict:
-    """Runs (resuming) the named reproduction and draws its figure; returns the paths written
-    and the runner's result (``sweep``). Simulation reproductions also return their tables as
+    """Runs the named reproduction and draws its figure; returns the paths written and the
+    runner's result (``sweep``). ``resume`` keeps the valid points already in ``out`` and
+    computes only the others, exactly as ``run_sweep(resume=True)`` and ``rtsched sweep
+    --resume`` do; without it every point is computed again (a directory holding another spec's
+    points is refused either way). Simulation reproductions also return their tables as
     ``text`` and accept ``override`` (top-level keys and a ``grid`` table applied after
     ``--quick``, for tiny test runs)."""
     path = lookup(name)
@@ -186,6 +190,6 @@ def reproduce(
     spec = mod.parse(text, str(path), quick=quick, override=override)
     out = Path(out) if out else Path("results") / (name + ("-quick" if quick else ""))
     run = run_sweep(
-        spec, out, resume=True, evaluator=evaluator, executor=executor, jobs=jobs, progress=progress, log=log
+        spec, out, resume=resume, evaluator=evaluator, executor=executor, jobs=jobs, progress=progress, log=log
     )
     return mod.report(spec, out, run, fmt)
