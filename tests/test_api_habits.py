@@ -13,7 +13,6 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pytest
-
 import rtsched
 from rtsched import RtschedError, Task, TaskSet
 
