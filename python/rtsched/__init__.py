@@ -20,6 +20,7 @@ import sys as _sys
 import types as _types
 import warnings as _warnings
 
+from . import runtime as _runtime
 from . import simulation as _simulation
 from ._core import (
     InternalError,
@@ -35,7 +36,7 @@ from .api import analyze, analyze_many, generate, partition, tests_available
 from .experiments.errors import EvaluatorError, EvaluatorMissing, SpecError
 from .io import load, load_many, loads, loads_many, save
 from .plots import gantt
-from .run import run
+from .runtime import run
 from .simulation import NotPlacedError, simulate, simulate_forkjoin, simulate_trace
 
 __all__ = [
@@ -70,18 +71,24 @@ __all__ = [
 
 
 class _MovedModule(_types.ModuleType):
-    """``rtsched.simulate`` was a module and a function at once (the function won); the module is
-    ``rtsched.simulation`` now. ``from rtsched.simulate import X`` keeps working, with a warning."""
+    """``rtsched.simulate`` and ``rtsched.run`` were modules and functions at once (the functions
+    won); the modules are ``rtsched.simulation`` and ``rtsched.runtime`` now. ``from
+    rtsched.simulate import X`` and ``from rtsched.run import X`` keep working, with a warning."""
+
+    def __init__(self, name: str, target: _types.ModuleType) -> None:
+        super().__init__(name)
+        self._target = target
 
     def __getattr__(self, name: str) -> object:
         if name.startswith("__"):  # probes by inspect, pickle, IDEs: no warning, no attribute
             raise AttributeError(name)
         _warnings.warn(
-            "the module rtsched.simulate is now rtsched.simulation (rtsched.simulate is the function)",
+            f"the module {self.__name__} is now {self._target.__name__} ({self.__name__} is the function)",
             DeprecationWarning,
             stacklevel=2,
         )
-        return getattr(_simulation, name)
+        return getattr(self._target, name)
 
 
-_sys.modules.setdefault(__name__ + ".simulate", _MovedModule(__name__ + ".simulate"))
+for _old, _new in (("simulate", _simulation), ("run", _runtime)):
+    _sys.modules.setdefault(f"{__name__}.{_old}", _MovedModule(f"{__name__}.{_old}", _new))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from typing import Any, overload
 
 from . import _core
 from ._core import RtschedError, TaskSet
@@ -18,6 +19,36 @@ DEFAULT_PERIODS = "loguniform:10ms-100ms"
 def tests_available() -> list[str]:
     """Names accepted by ``analyze(tests=...)`` and ``rtsched analyze --test``."""
     return list(_core.test_names())
+
+
+@overload
+def generate(
+    n: int | None,
+    util: float,
+    *,
+    generator: str = ...,
+    periods: str = ...,
+    umax: float = ...,
+    deadlines: str = ...,
+    seed: int = ...,
+    count: None = ...,
+    m: int | None = ...,
+) -> TaskSet: ...
+
+
+@overload
+def generate(
+    n: int | None,
+    util: float,
+    *,
+    generator: str = ...,
+    periods: str = ...,
+    umax: float = ...,
+    deadlines: str = ...,
+    seed: int = ...,
+    count: int,
+    m: int | None = ...,
+) -> list[TaskSet]: ...
 
 
 def generate(
@@ -53,14 +84,16 @@ def _resolve_m(ts: TaskSet, m: int | None) -> int:
     raise RtschedError('no processor count: pass m (--m) or put "m" in the task-set file')
 
 
-def analyze(ts: TaskSet, m: int | None = None, tests: Sequence[str] | None = None, max_steps: int = 1_000_000) -> dict:
+def analyze(
+    ts: TaskSet, m: int | None = None, tests: Sequence[str] | None = None, max_steps: int = 1_000_000
+) -> dict[str, Any]:
     """Runs schedulability tests on one task set; returns the documented JSON object as a dict."""
     return analyze_many([ts], m, tests, max_steps)[0]
 
 
 def analyze_many(
     sets: Iterable[TaskSet], m: int | None = None, tests: Sequence[str] | None = None, max_steps: int = 1_000_000
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Runs the tests on many task sets in parallel (the GIL is released)."""
     sets = list(sets)
     ms = [_resolve_m(ts, m) for ts in sets]
@@ -74,12 +107,12 @@ def partition(
     admission: str = "edf",
     epsilon: int | str = 0,
     meta: bool = True,
-) -> dict:
+) -> dict[str, Any]:
     """Places a task set on ``m`` processors.
 
     ``heuristic``: ``ffd``, ``wfd``, ``bfd``, ``nfd`` (plain partitioning with ``admission``
     ``edf``, ``fp-rm`` or ``fp-dm``), ``spres`` (the semi-partitioned reservation cascade of
-    seed 004, ``epsilon`` = minimum slice, ``meta`` = use PAF/RP), or the name of one SP-RES
+    Brandenburg & Gül, RTSS 2016, ``epsilon`` = minimum slice, ``meta`` = use PAF/RP), or the name of one SP-RES
     heuristic. Returns the placement JSON (docs/formats.md) as a dict.
     """
     eps = _core.parse_duration(epsilon) if isinstance(epsilon, str) else int(epsilon)

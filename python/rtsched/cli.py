@@ -96,7 +96,7 @@ def _add_generate(sub):
     p.set_defaults(func=cmd_generate)
 
 
-def cmd_generate(args) -> int:
+def cmd_generate(args: argparse.Namespace) -> int:
     from .api import generate
     from .io import save
 
@@ -158,7 +158,7 @@ def _verdict_word(r: dict) -> str:
     return "schedulable" if s else ("not schedulable" if s is not None else "-")
 
 
-def cmd_analyze(args) -> int:
+def cmd_analyze(args: argparse.Namespace) -> int:
     from . import _core
     from .io import _format
     from .io import load_many as load
@@ -227,7 +227,7 @@ def _add_partition(sub):
         "--heuristic",
         default="ffd",
         help="ffd, wfd, bfd, nfd (first/worst/best/next fit, decreasing utilization), "
-        "spres (the SP-RES cascade of seed 004), or one SP-RES heuristic by name (docs/spres.md)",
+        "spres (the SP-RES cascade of Brandenburg & Gül, RTSS 2016), or one SP-RES heuristic by name (docs/spres.md)",
     )
     p.add_argument(
         "--admission",
@@ -242,7 +242,7 @@ def _add_partition(sub):
     p.set_defaults(func=cmd_partition)
 
 
-def cmd_partition(args) -> int:
+def cmd_partition(args: argparse.Namespace) -> int:
     from ._core import format_time as fmt
     from .api import partition
 
@@ -295,7 +295,11 @@ def _add_simulate(sub):
     )
     p.add_argument("--quantum", help="gedf-quantum: the quantum (default 1ms)")
     p.add_argument("--staggered", action="store_true", help="gedf-quantum: staggered instead of aligned quanta")
-    p.add_argument("--cash", action="store_true", help="spres: CASH slack reclamation (seed 004 runs SP-RES with it)")
+    p.add_argument(
+        "--cash",
+        action="store_true",
+        help="spres: CASH slack reclamation (Brandenburg & Gül, RTSS 2016 runs SP-RES with it)",
+    )
     p.add_argument(
         "--soft",
         action="store_true",
@@ -337,7 +341,7 @@ def _add_simulate(sub):
     p.set_defaults(func=cmd_simulate)
 
 
-def cmd_simulate(args) -> int:
+def cmd_simulate(args: argparse.Namespace) -> int:
     from .simulation import NotPlacedError, format_table, simulate
 
     if args.window and not args.gantt:
@@ -507,7 +511,7 @@ def _add_quickstart(sub):
     p.set_defaults(func=cmd_quickstart)
 
 
-def cmd_quickstart(args) -> int:
+def cmd_quickstart(args: argparse.Namespace) -> int:
     from .quickstart import run
 
     run(m=args.m, n=args.n, sets=args.sets, step=args.step, seed=args.seed, out=args.out)
@@ -542,9 +546,9 @@ def _add_run(sub):
     p.set_defaults(func=cmd_run)
 
 
-def cmd_run(args) -> int:
+def cmd_run(args: argparse.Namespace) -> int:
     from .output import write_data
-    from .run import gantt_png, run_raw
+    from .runtime import gantt_png, run_raw
 
     sets = [_load_one(args.file, "run")]
     exports = []
@@ -589,7 +593,7 @@ def cmd_run(args) -> int:
 def _add_measure(sub):
     p = sub.add_parser(
         "measure-overheads",
-        help="measure a mechanism's overheads as a function of n (seed 000 App. A)",
+        help="measure a mechanism's overheads as a function of n (Cerqueira et al., RTAS 2014 App. A)",
         description="Run RandFixedSum task sets of n = m, 2m, ..., 10m tasks (U uniform in [0.4m, 0.8m], periods "
         "log-uniform in [10, 100] ms, synchronous release), 30 s each, and write an overhead model JSON and plots "
         "(docs/runtime.md, Overhead model format). Ctrl-C writes the model for the n already measured (exit 130).",
@@ -606,8 +610,8 @@ def _add_measure(sub):
     p.set_defaults(func=cmd_measure)
 
 
-def cmd_measure(args) -> int:
-    from .run import measure_overheads
+def cmd_measure(args: argparse.Namespace) -> int:
+    from .runtime import measure_overheads
 
     model = measure_overheads(
         args.scheduler,

@@ -44,7 +44,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         _write(args.output, text)
         return 0
     from .rtapp import dumps, to_rtapp
-    from .run import parse_cpus
+    from .runtime import parse_cpus
 
     config, notes = to_rtapp(
         ts,

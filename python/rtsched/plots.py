@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _core
@@ -64,7 +64,6 @@ def curve_style(j: int, points: int = 0) -> dict[str, Any]:
         "markersize": 4,
         "linewidth": max(0.8, 2.0 - 0.15 * j),
         "zorder": 2 + j * 0.01,
-        "clip_on": False,
     }
     if points > 12:
         style["markevery"] = (j % 3, 3)
@@ -94,7 +93,7 @@ def time_unit(span_ns: float) -> tuple[str, float]:
 
 def acceptance_plot(
     utils: Sequence[float],
-    fractions: dict[str, Sequence[float]],
+    fractions: Mapping[str, Sequence[float]],
     path: str | os.PathLike | None = None,
     title: str = "",
     m: int | None = None,
@@ -277,9 +276,12 @@ def gantt(
     else:
         ax.set_xlabel(f"time ({unit})")
     ax.grid(True, axis="x", alpha=0.3)
-    handles = [Patch(facecolor=color[i], edgecolor="black", linewidth=0.3, label=task_name(i)) for i in range(n)]
+    from matplotlib.artist import Artist
     from matplotlib.lines import Line2D
 
+    handles: list[Artist] = [
+        Patch(facecolor=color[i], edgecolor="black", linewidth=0.3, label=task_name(i)) for i in range(n)
+    ]
     handles += [
         Line2D([], [], linestyle="", marker="^", color="grey", label="release"),
         Line2D([], [], linestyle="", marker="v", color="black", fillstyle="none", label="deadline"),

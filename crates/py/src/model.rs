@@ -54,6 +54,7 @@ impl Task {
     fn period(&self) -> u64 {
         self.inner.period
     }
+    /// The task's label, or None.
     #[getter]
     fn name(&self) -> Option<String> {
         self.inner.name.clone()

@@ -5,7 +5,7 @@
 //! placement get the default partition of [`crate::partition`] (the one `rtsched run` uses too:
 //! worst-fit decreasing utilization with exact admission, QPA for EDF, response-time analysis
 //! for FP), SP-RES without a placement the cascade of
-//! seed 004 (Brandenburg & Gül, RTSS 2016, §IV-B). The simulation runs with the GIL released.
+//! Brandenburg & Gül, RTSS 2016 (§IV-B). The simulation runs with the GIL released.
 
 use crate::convert::time_arg;
 use crate::model::TaskSet;
@@ -401,7 +401,7 @@ fn simulate_schedulers() -> Vec<&'static str> {
     SCHEDULERS.to_vec()
 }
 
-/// simulate_forkjoin(text, m, horizon, sporadic, seed, outputs) -> dict: RTWS (seed 003) on a
+/// simulate_forkjoin(text, m, horizon, sporadic, seed, outputs) -> dict: RTWS on a
 /// fork-join task-set file (docs/rtws.md). The dict has "summary" (the JSON text of
 /// `RtwsResult`) and one entry per requested output, as `simulate`: "jsonl", "perfetto",
 /// "sched_trace" (bytes) and "gantt_svg" of the thread-level trace, "job_csv" of the job-level

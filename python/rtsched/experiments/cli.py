@@ -10,12 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .._core import RtschedError as _InputError
 from .errors import SpecError
-
-try:
-    from .._core import RtschedError as _InputError
-except Exception:  # pragma: no cover - the core is always there in an installed package
-    _InputError = SpecError
 
 
 def _executor_args(p):
@@ -67,7 +63,7 @@ def _guard(name, fn, args) -> int:
         return 130
 
 
-def cmd_sweep(args) -> int:
+def cmd_sweep(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .spec import load_spec
@@ -87,7 +83,7 @@ def cmd_sweep(args) -> int:
     return 0
 
 
-def cmd_plot(args) -> int:
+def cmd_plot(args: argparse.Namespace) -> int:
     from .plot import plot_results
 
     res = plot_results(args.results, args.output)
@@ -97,7 +93,7 @@ def cmd_plot(args) -> int:
     return 0
 
 
-def cmd_reproduce(args) -> int:
+def cmd_reproduce(args: argparse.Namespace) -> int:
     from .registry import available, reproduce
 
     if args.list or not args.name:
@@ -134,7 +130,7 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
-def add_commands(subparsers) -> None:
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
     """Add ``sweep``, ``plot`` and ``reproduce`` to the main CLI's subparsers."""
     p = subparsers.add_parser(
         "sweep",
@@ -181,7 +177,7 @@ def add_commands(subparsers) -> None:
     p.set_defaults(func=lambda a: _guard("reproduce", cmd_reproduce, a))
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Stand-alone entry (``python -m rtsched.experiments.cli``) until the main CLI hooks these in."""
     parser = argparse.ArgumentParser(prog="rtsched")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -18,8 +18,10 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from .errors import SpecError
 from .spec import tomllib
@@ -138,13 +140,15 @@ def glue(text: str, where: str = "<spec>", name: str | None = None) -> ModuleTyp
 
 def parse_experiment(
     text: str, path: str | None = None, quick: bool = False, override: dict | None = None, name: str | None = None
-):
+) -> Any:
     """Parses any experiment spec (a sweep or a simulation reproduction) into the object the
     runner takes."""
     return glue(text, path or "<spec>", name).parse(text, path, quick=quick, override=override)
 
 
-def load_experiment(path, quick: bool = False, override: dict | None = None, name: str | None = None):
+def load_experiment(
+    path: str | os.PathLike, quick: bool = False, override: dict | None = None, name: str | None = None
+) -> Any:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -153,7 +157,7 @@ def load_experiment(path, quick: bool = False, override: dict | None = None, nam
     return parse_experiment(text, str(p), quick=quick, override=override, name=name)
 
 
-def is_simulation(path) -> bool:
+def is_simulation(path: str | os.PathLike) -> bool:
     """Whether the spec file at ``path`` is a simulation reproduction (it has a ``kind``; an
     unknown kind is an error naming the known ones)."""
     try:
@@ -168,12 +172,12 @@ def reproduce(
     *,
     quick: bool = False,
     resume: bool = False,
-    out=None,
-    executor=None,
-    jobs=None,
-    evaluator=None,
+    out: str | os.PathLike | None = None,
+    executor: Any = None,
+    jobs: int | None = None,
+    evaluator: Callable[[str], dict] | None = None,
     progress: bool = True,
-    log=None,
+    log: Any = None,
     fmt: str = "png",
     override: dict | None = None,
 ) -> dict:

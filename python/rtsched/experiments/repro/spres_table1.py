@@ -51,7 +51,7 @@ KIND = "spres-table1"
 # ---------------------------------------------------------------------------------------------
 # The paper's numbers.
 
-#: Seed 004 Table I: average slack -> (total migrations, per second and core, reduction).
+#: Brandenburg & Gül, RTSS 2016 Table I: average slack -> (total migrations, per second and core, reduction).
 PAPER_SPRES_TABLE1 = {
     0.0: (412_637, 8.23, None),
     0.10: (346_511, 6.91, 1.2),
@@ -264,7 +264,7 @@ def evaluate_point(point_json: str) -> dict:
 
 
 def summarize(spec: SimSpec, table: pa.Table) -> dict:
-    """Seed 004 Table I from the rows: per slack level, total migrations, migrations per second
+    """Brandenburg & Gül, RTSS 2016 Table I from the rows: per slack level, total migrations, migrations per second
     and core over the simulated sets, the reduction relative to 0% slack; counts of sets."""
     rows = table.to_pylist()
     p = spec.params
@@ -313,7 +313,7 @@ def summarize(spec: SimSpec, table: pa.Table) -> dict:
             d = by_n[r["n"]]["mig"]
             d[r["slack"]] = d.get(r["slack"], 0) + r["migrations"]
     lines = [
-        f"{spec.name}: seed 004 (Brandenburg & Gül, RTSS 2016) Table I in simulation — SP-RES "
+        f"{spec.name}: Brandenburg & Gül, RTSS 2016 Table I in simulation — SP-RES "
         f"({'CASH' if p['cash'] else 'no slack reclamation'}, "
         f"{'all reservations soft' if p['soft_unsplit'] else 'split tasks in soft reservations'}), "
         f"m = {', '.join(map(str, m_values))}, {fmt(horizon_s, 3).rstrip('0').rstrip('.')} s of virtual time per set"
@@ -404,7 +404,7 @@ def figure(res: dict, path: Path) -> Path:
     ax.set_xticklabels([pct(r["slack"]) for r in rows])
     ax.set_xlabel("average slack")
     ax.set_ylabel("migrations per second and core")
-    ax.set_title("SP-RES migration rate vs. slack (seed 004 Table I)", fontsize=9)
+    ax.set_title("SP-RES migration rate vs. slack (Brandenburg & Gül, RTSS 2016 Table I)", fontsize=9)
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()

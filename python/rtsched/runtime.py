@@ -2,10 +2,10 @@
 
 ``run(ts, scheduler=..., cpus=..., duration=...)`` returns the run's summary as a dict (keys in
 docs/runtime.md "Command line"). ``measure_overheads`` is the experiment of Cerqueira, Vanga &
-Brandenburg, RTAS 2014 (seed 000, Appendix A) scaled to this machine: RandFixedSum task sets
+Brandenburg, RTAS 2014 (Appendix A) scaled to this machine: RandFixedSum task sets
 of n = m, 2m, ..., 10m tasks with U uniform in [0.4m, 0.8m], log-uniform periods in
 [10, 100] ms, synchronous release, one run per n; it writes an overhead model JSON file and
-plots of average and maximum overhead against n (seed 000 Figs. 6-7).
+plots of average and maximum overhead against n (Cerqueira et al., RTAS 2014 Figs. 6-7).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import platform
 import random
 import sys
 from collections.abc import Sequence
+from typing import Any, TextIO
 
 from . import _core
 from ._core import RtschedError, TaskSet
@@ -25,7 +26,7 @@ SCHEDULERS = ["gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd"]
 EXPORTS = {"trace": "jsonl", "perfetto": "perfetto", "job_csv": "job_csv", "gantt": "gantt_svg"}
 
 
-def parse_cpus(spec) -> list[int]:
+def parse_cpus(spec: str | Sequence[int] | None) -> list[int]:
     """``"0,1"``, ``"0-3"``, ``[0, 1]`` -> a list of CPU numbers; a bad list raises RtschedError."""
     if spec is None:
         return [sorted(os.sched_getaffinity(0))[0]]
@@ -98,9 +99,9 @@ def run_raw(
     ts: TaskSet,
     *,
     scheduler: str = "gsn-edf",
-    cpus=None,
-    duration="1s",
-    placement=None,
+    cpus: str | Sequence[int] | None = None,
+    duration: int | str = "1s",
+    placement: dict | list | str | os.PathLike | None = None,
     dedicated_cpu: int | None = None,
     rt_priority: int | None = None,
     idle: str = "sleep",
@@ -149,7 +150,13 @@ def run_raw(
     return res
 
 
-def run(ts: TaskSet, scheduler: str = "gsn-edf", cpus=None, duration="1s", **kw) -> dict:
+def run(
+    ts: TaskSet,
+    scheduler: str = "gsn-edf",
+    cpus: str | Sequence[int] | None = None,
+    duration: int | str = "1s",
+    **kw: Any,
+) -> dict:
     """Runs ``ts`` on real cores under ``scheduler`` (gsn-edf, gsn-edf-di, pedf, pfp, kernel-sd)
     for ``duration`` and returns the summary dict (docs/runtime.md). ``cpus``: a list or
     ``"0,1"`` (default: the first CPU this process may use). Keywords: ``placement`` (pedf/pfp;
@@ -160,7 +167,7 @@ def run(ts: TaskSet, scheduler: str = "gsn-edf", cpus=None, duration="1s", **kw)
 
 
 # ---------------------------------------------------------------------------------------------
-# The overhead experiment (seed 000, Appendix A).
+# The overhead experiment (Cerqueira et al., RTAS 2014, Appendix A).
 
 TERMS = ["release", "release_event", "schedule", "lock_wait", "context_switch", "ipi"]
 
@@ -168,7 +175,7 @@ TERMS = ["release", "release_event", "schedule", "lock_wait", "context_switch", 
 def measure_overheads(
     scheduler: str,
     *,
-    cpus=None,
+    cpus: str | Sequence[int] | None = None,
     out: str = "overheads",
     quick: bool = False,
     seconds: float | None = None,
@@ -176,7 +183,7 @@ def measure_overheads(
     dedicated_cpu: int | None = None,
     rt_priority: int | None = None,
     force: bool = False,
-    log=sys.stderr,
+    log: TextIO = sys.stderr,
 ) -> dict:
     """Runs the experiment and writes ``DIR/overheads-<scheduler>.json`` plus
     ``DIR/overheads-<scheduler>-avg.png`` and ``-max.png``; returns the model dict.
@@ -192,7 +199,7 @@ def measure_overheads(
     rng = random.Random(seed)
     os.makedirs(out, exist_ok=True)
     terms: dict = {t: {"n": [], "avg_ns": [], "max_ns": [], "count": []} for t in TERMS}
-    runs = []
+    runs: list[dict] = []
     from .api import generate
 
     interrupted = False
@@ -278,9 +285,11 @@ def _plot(model: dict, stat: str, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for t, v in model["terms"].items():
-        ax.plot(v["n"], [x / 1000 for x in v[f"{stat}_ns"]], marker="o", label=t)
+    from .plots import curve_style, legend_outside
+
+    fig, ax = plt.subplots(figsize=(7.2, 4))
+    for j, (t, v) in enumerate(model["terms"].items()):
+        ax.plot(v["n"], [x / 1000 for x in v[f"{stat}_ns"]], label=t, **curve_style(j, len(v["n"])))
     if any(x > 0 for v in model["terms"].values() for x in v[f"{stat}_ns"]):
         ax.set_yscale("log")  # the terms span three orders of magnitude
     ax.set_xlabel("number of tasks n")
@@ -288,7 +297,7 @@ def _plot(model: dict, stat: str, path: str) -> None:
     ax.set_title(f"{model['scheduler']}, m = {model['m']}: {stat} overhead vs n")
     ax.grid(True, alpha=0.3)
     if model["terms"]:
-        ax.legend(fontsize=8)
+        legend_outside(ax, fontsize=8)
     fig.tight_layout()
     try:
         save_figure(fig, path, dpi=120)
