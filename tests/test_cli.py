@@ -204,7 +204,7 @@ def test_analyze_jsonl_batch_in_order(cli, tmp_path):
     assert [x["results"] for x in lines[:-1]] == [d["results"] for d in direct]
 
 
-@pytest.mark.parametrize("heuristic", ["ffd", "wfd", "bfd", "nfd"])
+@pytest.mark.parametrize("heuristic", ["pedf_ffd", "pedf_wfd", "pedf_bfd", "pedf_nfd", "ffd", "wfd"])
 def test_partition_placements_verified_independently(cli, tmp_path, heuristic):
     for seed in range(5):
         ts = rtsched.generate(10, 2.4, seed=seed, m=4)
@@ -258,4 +258,4 @@ def test_partition_table_matches_the_json(cli, tmp_path):
     assert sorted(len(v) for v in shown.values()) == [1, 1, 1]
     code, out, err = cli("partition", f, "--m", 2)
     assert code == 1 and err == ""
-    assert out.startswith("not placed (ffd") and "task 0" in out and "2 processors" in out
+    assert out.startswith("not placed (pedf_ffd") and "task 0" in out and "2 processors" in out

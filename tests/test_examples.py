@@ -23,10 +23,10 @@ def test_csv_and_json_examples_agree(cli):
 
 
 def test_seed004_fig1_split(cli):
-    # Seed 004 §III-D, Fig. 1: three tasks (C=10, T=15) on two processors. No partitioning
+    # Brandenburg & Gül, RTSS 2016, §III-D, Fig. 1: three tasks (C=10, T=15) on two processors. No partitioning
     # exists (two tasks of utilization 2/3 cannot share a processor); C=D splitting places the
     # third task as (5, 5, 15) plus (5, 10, 15), the part with laxity first.
-    code, out, _ = cli("partition", EXAMPLES / "fig1-seed004.json", "--heuristic", "ffd", "--json")
+    code, out, _ = cli("partition", EXAMPLES / "fig1-seed004.json", "--heuristic", "pedf_ffd", "--json")
     assert code == 1 and json.loads(out)["schedulable"] is False
     code, out, err = cli("partition", EXAMPLES / "fig1-seed004.json", "--heuristic", "spres", "--json")
     assert code == 0, err

@@ -87,7 +87,7 @@ def test_pedf_without_placement_partitions_by_wfd(cli, tmp_path):
 def test_pedf_with_placement_file(cli, tmp_path):
     f = write_set(tmp_path, light())
     pl = tmp_path / "p.json"
-    pl.write_text(json.dumps(rtsched.partition(light(), 1, "ffd")))
+    pl.write_text(json.dumps(rtsched.partition(light(), 1, "pedf_ffd")))
     code, out, err = cli("run", f, "--scheduler", "pfp", "--cpus", CPU, "--duration", "100ms", "--placement", pl)
     assert code == 0, err
     assert "worst-fit" not in err and json.loads(out)["scheduler"] == "pfp"

@@ -100,20 +100,55 @@ def analyze_many(
     return [json.loads(s) for s in _core.analyze_sets(sets, ms, list(tests) if tests else None, int(max_steps))]
 
 
+#: Old spellings of ``partition``'s heuristics (plain partitioning named by its fit alone, the
+#: admission test given apart) and what they are called now (docs/cli.md, "Method names").
+_LEGACY_ADMISSION = {"edf": "pedf", "fp-dm": "pfp", "fp-rm": "pfp_rm"}
+
+
+def _legacy_heuristic(heuristic: str, admission: str | None) -> tuple[str, str | None]:
+    """(method name, deprecation message or None) for ``partition``'s old arguments."""
+    h = heuristic.strip().lower()
+    if admission is not None:
+        if admission not in _LEGACY_ADMISSION:
+            raise RtschedError(f"field 'admission': unknown admission {admission!r} (use edf, fp-rm or fp-dm)")
+        if h in ("ffd", "wfd", "bfd", "nfd"):
+            new = f"{_LEGACY_ADMISSION[admission]}_{h}"
+            return new, f"heuristic {heuristic!r} with admission {admission!r} is now the method {new!r}"
+        if admission != "edf":
+            raise RtschedError(
+                "field 'admission': SP-RES reservations are scheduled by EDF; name a plain partitioning "
+                "method instead (pfp_ffd, pfp_rm_wfd, ...)"
+            )
+    if h in ("bfd", "nfd"):
+        return f"pedf_{h}", f"heuristic {heuristic!r} is now the method 'pedf_{h}'"
+    return heuristic, None
+
+
 def partition(
     ts: TaskSet,
     m: int | None = None,
-    heuristic: str = "ffd",
-    admission: str = "edf",
+    heuristic: str = "pedf_ffd",
+    admission: str | None = None,
     epsilon: int | str = 0,
     meta: bool = True,
 ) -> dict[str, Any]:
-    """Places a task set on ``m`` processors.
+    """Places a task set on ``m`` processors; returns the placement JSON (docs/spres.md,
+    "Placement JSON") as a dict.
 
-    ``heuristic``: ``ffd``, ``wfd``, ``bfd``, ``nfd`` (plain partitioning with ``admission``
-    ``edf``, ``fp-rm`` or ``fp-dm``), ``spres`` (the semi-partitioned reservation cascade of
-    Brandenburg & Gül, RTSS 2016, ``epsilon`` = minimum slice, ``meta`` = use PAF/RP), or the name of one SP-RES
-    heuristic. Returns the placement JSON (docs/formats.md) as a dict.
+    ``heuristic`` is a placement method (docs/cli.md, "Method names"): plain partitioning
+    ``pedf_ffd`` (default), ``pedf_wfd``, ``pedf_bfd``, ``pedf_nfd`` (EDF), ``pfp_ffd``, ...
+    (fixed priority, deadline monotonic), ``pfp_rm_ffd``, ... (rate monotonic) — whole tasks
+    in decreasing-utilization order, each processor admitted by its exact test; or SP-RES
+    (Brandenburg & Gül, RTSS 2016): the cascade ``spres`` (``epsilon`` = minimum slice,
+    ``meta`` = use PAF and RP), ``spres-nometa``, ``spres-paf``, ``spres-partition``, or one
+    heuristic by the paper's name (``ffd``, ``wfd``, ``wfd-c=d``, ``PAF(WWFD)``, ...). Case and
+    ``_``/``-`` do not matter. ``admission`` is deprecated: ``heuristic="ffd", admission="fp-dm"``
+    still works (with a DeprecationWarning) and means ``pfp_ffd``.
     """
+    import warnings
+
+    name, note = _legacy_heuristic(str(heuristic), admission)
+    if note is not None:
+        warnings.warn(f"rtsched.partition: {note}", DeprecationWarning, stacklevel=2)
     eps = _core.parse_duration(epsilon) if isinstance(epsilon, str) else int(epsilon)
-    return json.loads(_core.partition(ts, _resolve_m(ts, m), heuristic, admission, eps, bool(meta)))
+    return dict(json.loads(_core.partition(ts, _resolve_m(ts, m), name, "edf", eps, bool(meta))))

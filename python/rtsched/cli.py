@@ -218,23 +218,25 @@ def _add_partition(sub):
     p = sub.add_parser(
         "partition",
         help="place a task set on processors",
-        description="Partition (ffd, wfd, bfd, nfd) or semi-partition (spres) the task set in FILE onto --m "
-        "processors and print the placement (docs/formats.md).",
+        description="Partition (pedf_ffd, pfp_wfd, ...) or semi-partition (spres, or one SP-RES heuristic) the task "
+        "set in FILE onto --m processors and print the placement (docs/spres.md#placement-json). Method names are "
+        "the same as in analyze and sweeps (docs/cli.md, Method names).",
     )
     p.add_argument("file", help="task-set file (.json or .csv; a .jsonl must hold one set)")
     p.add_argument("--m", type=int, help='processor count (overrides the file\'s "m")')
     p.add_argument(
         "--heuristic",
-        default="ffd",
-        help="ffd, wfd, bfd, nfd (first/worst/best/next fit, decreasing utilization), "
-        "spres (the SP-RES cascade of Brandenburg & Gül, RTSS 2016), or one SP-RES heuristic by name (docs/spres.md)",
+        metavar="METHOD",
+        default="pedf_ffd",
+        help="plain partitioning pedf_ffd (default), pedf_wfd, pedf_bfd, pedf_nfd (EDF), pfp_ffd, ... (FP, deadline "
+        "monotonic), pfp_rm_ffd, ... (FP, rate monotonic): whole tasks, decreasing utilization, exact admission; or "
+        "SP-RES (Brandenburg & Gül, RTSS 2016): spres (the cascade), spres-nometa, spres-paf, or one heuristic by the "
+        "paper's name (ffd, wfd, wfd-c=d, PAF(WWFD), ...; docs/spres.md)",
     )
     p.add_argument(
         "--admission",
-        default="edf",
         choices=["edf", "fp-rm", "fp-dm"],
-        help="per-processor admission test for ffd/wfd/bfd/nfd: exact EDF (default) or "
-        "fixed-priority response-time analysis with rate- or deadline-monotonic priorities",
+        help="deprecated: --heuristic ffd --admission fp-dm is --heuristic pfp_ffd (and so on)",
     )
     p.add_argument("--epsilon", default="0", help="SP-RES minimum slice size, e.g. 500us (default 0)")
     p.add_argument("--no-meta", action="store_true", help="SP-RES: skip the PAF and RP meta-heuristics")
@@ -244,10 +246,19 @@ def _add_partition(sub):
 
 def cmd_partition(args: argparse.Namespace) -> int:
     from ._core import format_time as fmt
-    from .api import partition
+    from .api import _legacy_heuristic, partition
 
     ts = _load_one(args.file, "partition")
-    placement = partition(ts, args.m, args.heuristic, args.admission, args.epsilon, not args.no_meta)
+    method, note = _legacy_heuristic(args.heuristic, args.admission)
+    if note is not None:
+        print(f"rtsched partition: deprecated: {note}", file=sys.stderr)
+    elif method.strip().lower() in ("ffd", "wfd") and any(t.deadline != t.period for t in ts):
+        print(
+            f"rtsched partition: note: {method!r} is SP-RES's {method.upper()} (decreasing density); plain "
+            f"partitioned EDF in decreasing-utilization order is 'pedf_{method.strip().lower()}'",
+            file=sys.stderr,
+        )
+    placement = partition(ts, args.m, method, None, args.epsilon, not args.no_meta)
 
     def table() -> str:
         if not placement["schedulable"]:

@@ -14,6 +14,7 @@ use rtsched_sim::SimError;
 
 mod api;
 mod convert;
+mod methods;
 mod model;
 mod partition;
 mod report;
