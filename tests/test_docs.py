@@ -89,3 +89,27 @@ def test_python_examples_in_the_docs_run(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for block in blocks:
         exec(compile(block, page, "exec"), {})
+
+
+def test_json_and_output_mean_the_same_in_every_command(tmp_path, capsys):
+    """--json prints the JSON, -o FILE writes the same JSON (and the table is still printed)."""
+    import json
+
+    import rtsched
+    from rtsched.cli import main
+
+    f = tmp_path / "ts.json"
+    rtsched.save(f, rtsched.TaskSet([rtsched.Task(wcet="2ms", period="10ms"), rtsched.Task(wcet="3ms", period="7ms")]))
+    for cmd in (["analyze", str(f), "--m", "2"], ["partition", str(f), "--m", "2"], ["simulate", str(f), "--m", "2"]):
+        assert main([*cmd, "--json"]) == 0
+        printed = capsys.readouterr().out
+        out = tmp_path / f"{cmd[0]}.json"
+        assert main([*cmd, "-o", str(out)]) == 0
+        table = capsys.readouterr().out
+
+        def parse(text: str, lines: bool):
+            return [json.loads(x) for x in text.splitlines() if x.strip()] if lines else json.loads(text)
+
+        lines = cmd[0] == "analyze"
+        assert parse(out.read_text(), lines) == parse(printed, lines)
+        assert not table.lstrip().startswith(("{", "[")), f"{cmd[0]} -o without --json prints a table"

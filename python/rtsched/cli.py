@@ -140,7 +140,7 @@ def _add_analyze(sub):
         metavar="NAME",
         help="a test to run (repeatable); default: all that apply",
     )
-    p.add_argument("--json", action="store_true", help="print one JSON object per task set instead of a table")
+    _add_json_output(p, "one JSON object per task set (JSON Lines)")
     p.add_argument(
         "--max-steps",
         type=int,
@@ -173,11 +173,13 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         except OSError as e:
             raise RtschedError(f"cannot read {args.file!r}: {e.strerror}") from None
         lines = _core.analyze_jsonl(text, args.m, args.tests, args.max_steps)
-        bad = 0
+        bad = sum(1 for line in lines if line.startswith('{"error"'))
+        if args.output:
+            from .output import write_text
+
+            write_text(args.output, "".join(line + "\n" for line in lines))
         out = sys.stdout
         for line in lines:
-            if line.startswith('{"error"'):
-                bad += 1
             out.write(line + "\n")
         if bad:
             print(f"rtsched analyze: {bad} invalid task set(s) in {args.file}", file=sys.stderr)
@@ -187,6 +189,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
     sets = load(args.file)
     results = analyze_many(sets, args.m, args.tests, args.max_steps)
+    if args.output:
+        from .output import write_text
+
+        write_text(args.output, "".join(json.dumps(r) + "\n" for r in results))
     if args.json:
         for r in results:
             print(json.dumps(r))
