@@ -231,8 +231,9 @@ def gantt(
 
     from matplotlib import colormaps
 
-    cmap = colormaps["tab20"]
-    color = [cmap(i % 20) for i in range(n)]
+    # 60 distinct colours (tab20, tab20b, tab20c) before any repeats.
+    palette = [colormaps[name](k) for name in ("tab20", "tab20b", "tab20c") for k in range(20)]
+    color = [palette[i % len(palette)] for i in range(n)]
     rows = m + n
     row_in = 0.42 if rows <= 30 else 0.22
     fig = Figure(figsize=(11, row_in * rows + 1.5))
