@@ -82,7 +82,8 @@ def _add_generate(sub):
         "--periods",
         default="loguniform:10ms-100ms",
         help="period distribution: uniform:MIN-MAX, loguniform:MIN-MAX (default loguniform:10ms-100ms), "
-        "integral:MIN-MAX[/GRAIN], set:T1,T2,..., or seed004",
+        "integral:MIN-MAX[/GRAIN], set:T1,T2,..., or a preset: bg2016 (the period set of Brandenburg & Gül, "
+        "RTSS 2016), uni-short, uni-moderate, uni-long (Brandenburg & Anderson, RTSS 2009)",
     )
     p.add_argument("--umax", type=float, default=1.0, help="largest per-task utilization (default 1)")
     p.add_argument(

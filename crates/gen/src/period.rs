@@ -7,10 +7,11 @@
 //! * `Integral { min, max, granularity }`: uniform over the whole multiples of `granularity`
 //!   in `[min, max]` (seed 001 §4.2: "all periods were chosen to be integral", i.e. whole ms).
 //! * `Set(list)`: uniform over the list's entries (seed 004 §V draws from
-//!   {1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000} ms: preset `seed004`).
+//!   {1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000} ms: preset `bg2016`).
 //!
-//! Presets: `seed004`, and seed 001's three integral ranges `seed001-short` (3–33 ms),
-//! `seed001-moderate` (10–100 ms), `seed001-long` (50–250 ms).
+//! Presets: `bg2016` (Brandenburg & Gül, RTSS 2016), and the three integral ranges of
+//! Brandenburg & Anderson, RTSS 2009, `uni-short` (3–33 ms), `uni-moderate` (10–100 ms),
+//! `uni-long` (50–250 ms); the older names `seed004`, `seed001-short`, ... are accepted too.
 
 use crate::rng::{below, unit};
 use rand::RngCore;
@@ -138,7 +139,10 @@ impl PeriodGen {
     /// * `uniform:10ms-100ms`, `loguniform:10ms-100ms`
     /// * `integral:10ms-100ms` (granularity 1 ms) or `integral:10ms-100ms/5ms`
     /// * `set:1ms,2ms,4ms`
-    /// * presets `seed004`, `seed001-short`, `seed001-moderate`, `seed001-long`
+    /// * presets named by their paper: `bg2016`, the period set of Brandenburg & Gül, RTSS
+    ///   2016; `uni-short`, `uni-moderate`, `uni-long`, the integral ranges of Brandenburg &
+    ///   Anderson, RTSS 2009 (SchedCAT's names for them). The older names `seed004`,
+    ///   `seed001-short`, `seed001-moderate`, `seed001-long` are accepted too.
     ///
     /// The result is validated; errors name the field (`periods` for malformed text).
     pub fn parse(s: &str) -> Result<PeriodGen, ModelError> {
@@ -150,13 +154,13 @@ impl PeriodGen {
             Ok((dur(a)?, dur(b)?))
         };
         let g = match text.to_ascii_lowercase().as_str() {
-            "seed004" => PeriodGen::seed004(),
-            "seed001-short" => PeriodGen::Integral { min: 3 * MS, max: 33 * MS, granularity: MS },
-            "seed001-moderate" => PeriodGen::Integral { min: 10 * MS, max: 100 * MS, granularity: MS },
-            "seed001-long" => PeriodGen::Integral { min: 50 * MS, max: 250 * MS, granularity: MS },
+            "bg2016" | "seed004" => PeriodGen::seed004(),
+            "uni-short" | "seed001-short" => PeriodGen::Integral { min: 3 * MS, max: 33 * MS, granularity: MS },
+            "uni-moderate" | "seed001-moderate" => PeriodGen::Integral { min: 10 * MS, max: 100 * MS, granularity: MS },
+            "uni-long" | "seed001-long" => PeriodGen::Integral { min: 50 * MS, max: 250 * MS, granularity: MS },
             _ => {
                 let (kind, rest) = text.split_once(':').ok_or_else(|| {
-                    bad("expected uniform:MIN-MAX, loguniform:MIN-MAX, integral:MIN-MAX[/GRANULARITY], set:P1,P2,... or a preset (seed004, seed001-short, seed001-moderate, seed001-long)".into())
+                    bad("expected uniform:MIN-MAX, loguniform:MIN-MAX, integral:MIN-MAX[/GRANULARITY], set:P1,P2,... or a preset (bg2016, uni-short, uni-moderate, uni-long)".into())
                 })?;
                 match kind.trim().to_ascii_lowercase().as_str() {
                     "uniform" => {
@@ -221,6 +225,14 @@ mod tests {
         let p = PeriodGen::parse("seed004").unwrap();
         assert_eq!(p, PeriodGen::Set(SEED004_PERIODS_MS.iter().map(|x| x * MS).collect()));
         assert!(matches!(PeriodGen::parse("seed001-moderate").unwrap(), PeriodGen::Integral { .. }));
+        for (new, old) in [
+            ("bg2016", "seed004"),
+            ("uni-short", "seed001-short"),
+            ("UNI-MODERATE", "seed001-moderate"),
+            ("uni-long", "seed001-long"),
+        ] {
+            assert_eq!(PeriodGen::parse(new).unwrap(), PeriodGen::parse(old).unwrap(), "{new}");
+        }
     }
 
     #[test]

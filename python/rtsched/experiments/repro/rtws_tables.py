@@ -38,7 +38,8 @@ from ._sim import (
 )
 
 DESCRIPTION = (
-    "RTWS: Real-Time Work-Stealing, Tables I-III and Figs. 3-4: migrations, steals, context switches, scale-up ratios"
+    "Nogueira et al., EUC 2012 (RTWS), Tables I-III and Figs. 3-4: migrations, steals, context switches, "
+    "scale-up ratios"
 )
 SPEC = "rtws-tables.toml"
 KIND = "rtws-tables"
