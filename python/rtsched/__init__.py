@@ -36,7 +36,7 @@ from .api import analyze, analyze_many, generate, partition, tests_available
 from .experiments.errors import EvaluatorError, EvaluatorMissing, SpecError
 from .io import load, load_many, loads, loads_many, save
 from .plots import gantt
-from .runtime import run
+from .runtime import run, schedulers
 from .simulation import NotPlacedError, simulate, simulate_forkjoin, simulate_trace
 
 __all__ = [
@@ -63,6 +63,7 @@ __all__ = [
     "partition",
     "run",
     "save",
+    "schedulers",
     "simulate",
     "simulate_forkjoin",
     "simulate_trace",

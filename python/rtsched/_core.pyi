@@ -168,4 +168,20 @@ def run(
     force: bool = False,
     seed: int = 0,
     exports: Sequence[str] = ...,
+    params: Sequence[tuple[str, str]] = ...,
 ) -> dict[str, Any]: ...
+def mechanisms() -> str: ...
+def overhead_mechanisms() -> list[dict[str, Any]]: ...
+def overhead_terms() -> list[dict[str, Any]]: ...
+def read_overhead_model(text: str) -> dict[str, Any]: ...
+def analyze_overheads(
+    sets: Sequence[TaskSet],
+    ms: Sequence[int],
+    model_text: str,
+    mechanism: str,
+    stat: str | None = None,
+    cpd: int = 0,
+    quantum: int = 1000000,
+    extrapolate: bool = False,
+    max_steps: int = 1000000,
+) -> list[str]: ...

@@ -85,19 +85,41 @@ def _resolve_m(ts: TaskSet, m: int | None) -> int:
 
 
 def analyze(
-    ts: TaskSet, m: int | None = None, tests: Sequence[str] | None = None, max_steps: int = 1_000_000
+    ts: TaskSet,
+    m: int | None = None,
+    tests: Sequence[str] | None = None,
+    max_steps: int = 1_000_000,
+    **overheads: Any,
 ) -> dict[str, Any]:
-    """Runs schedulability tests on one task set; returns the documented JSON object as a dict."""
-    return analyze_many([ts], m, tests, max_steps)[0]
+    """Runs schedulability tests on one task set; returns the documented JSON object as a dict.
+
+    With ``overheads=MODEL`` (a model file, JSON text or dict) and ``mechanism=NAME`` (and
+    optionally ``stat``, ``cpd``, ``quantum``, ``extrapolate``) the result also has an
+    ``"overheads"`` object: hard and soft verdicts after task-parameter inflation
+    (docs/overheads.md)."""
+    return analyze_many([ts], m, tests, max_steps, **overheads)[0]
 
 
 def analyze_many(
-    sets: Iterable[TaskSet], m: int | None = None, tests: Sequence[str] | None = None, max_steps: int = 1_000_000
+    sets: Iterable[TaskSet],
+    m: int | None = None,
+    tests: Sequence[str] | None = None,
+    max_steps: int = 1_000_000,
+    **overheads: Any,
 ) -> list[dict[str, Any]]:
-    """Runs the tests on many task sets in parallel (the GIL is released)."""
+    """Runs the tests on many task sets in parallel (the GIL is released); ``overheads`` as in
+    :func:`analyze`."""
     sets = list(sets)
     ms = [_resolve_m(ts, m) for ts in sets]
-    return [json.loads(s) for s in _core.analyze_sets(sets, ms, list(tests) if tests else None, int(max_steps))]
+    out = [json.loads(s) for s in _core.analyze_sets(sets, ms, list(tests) if tests else None, int(max_steps))]
+    if overheads.get("overheads") is not None or overheads.get("mechanism") is not None:
+        from .overheads import analyze_overheads
+
+        for r, o in zip(out, analyze_overheads(sets, ms, max_steps=max_steps, **overheads), strict=True):
+            r["overheads"] = o
+    elif overheads:
+        raise RtschedError(f"unexpected arguments {sorted(overheads)} without overheads= and mechanism=")
+    return out
 
 
 #: Old spellings of ``partition``'s heuristics (plain partitioning named by its fit alone, the

@@ -15,6 +15,7 @@ from typing import Any
 from . import _core
 from ._core import RtschedError, TaskSet
 from .output import write_data
+from .overheads import overheads_text as _overheads_text  # one reader for simulate and analyze
 
 GANTT_FORMATS = (".svg", ".png")
 
@@ -43,23 +44,6 @@ def _placement_text(placement) -> str | None:
     if isinstance(placement, str):
         return placement
     raise RtschedError(f"field 'placement': expected a placement dict or JSON text, got {type(placement).__name__}")
-
-
-def _overheads_text(overheads) -> str | None:
-    """An overhead model or constants as JSON text: a dict, JSON text, or a path to a file."""
-    if overheads is None:
-        return None
-    if isinstance(overheads, dict):
-        return json.dumps(overheads)
-    if isinstance(overheads, str) and overheads.lstrip().startswith("{"):
-        return overheads
-    if isinstance(overheads, (str, os.PathLike)):
-        try:
-            with open(overheads, encoding="utf-8") as f:
-                return f.read()
-        except OSError as e:
-            raise RtschedError(f"field 'overheads': cannot read {os.fspath(overheads)!r}: {e.strerror}") from None
-    raise RtschedError(f"field 'overheads': expected a dict, JSON text or a file path, got {type(overheads).__name__}")
 
 
 def _simulate(

@@ -9,6 +9,8 @@
 //! * [`exact`] holds the arithmetic that verdicts use: exact rationals, and a rigorous
 //!   interval filter that decides fast when floats are provably enough.
 //! * [`io`] reads and writes the documented file formats (`docs/formats.md`).
+//! * [`overheads`] is the overhead model: the term vocabulary, per-term values and the measured
+//!   model file, shared by analysis, simulator and runtime.
 //!
 //! Invalid input is a [`ModelError`] whose message names the task and the field.
 
@@ -16,6 +18,7 @@ pub mod error;
 pub mod exact;
 pub mod forkjoin;
 pub mod io;
+pub mod overheads;
 pub mod task;
 pub mod taskset;
 pub mod time;

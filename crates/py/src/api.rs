@@ -319,7 +319,18 @@ struct Row {
     switch_rate: Option<f64>,
 }
 
-fn evaluate_method(method: &str, ts: &RTaskSet, m: u32, lim: &Limits, epsilon: u64) -> Result<Row, ModelError> {
+fn evaluate_method(
+    method: &str,
+    ts: &RTaskSet,
+    m: u32,
+    lim: &Limits,
+    epsilon: u64,
+    ovh: Option<&crate::overheads::OverheadCtx>,
+) -> Result<Row, ModelError> {
+    // Overhead-aware methods `TEST@MECHANISM` (docs/overheads.md).
+    if let Some(v) = crate::overheads::evaluate_method(method, ts, m, lim, ovh) {
+        return v.map(|verdict| Row { verdict, switch_rate: None });
+    }
     // One name per method in every spelling (crate::methods); the result rows keep the spec's.
     let canonical = crate::methods::resolve(method, &report::TEST_NAMES);
     if let Some((crate::methods::Method::Plain { fit, admission }, _)) = &canonical {
@@ -379,7 +390,12 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         let as_str =
             |k: &str, d: &str| -> PyResult<String> { Ok(p.get(k).and_then(Value::as_str).unwrap_or(d).to_owned()) };
         let m = check_m(as_u64("m")? as u32).map_err(err)?;
-        let n = as_u64("n")? as usize;
+        // `"n": null`: the Baker distributions add tasks until `util` is exceeded and drop the
+        // last (Brandenburg & Anderson, RTSS 2009, §4.2); the other generators need n.
+        let n = match p.get("n") {
+            Some(Value::Null) => None,
+            _ => Some(as_u64("n")? as usize),
+        };
         let util = get("util")?
             .as_f64()
             .ok_or_else(|| RtschedError::new_err("evaluate_point: field 'util': expected a number"))?;
@@ -399,7 +415,7 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
             })
             .collect::<PyResult<_>>()?;
         let spec = gen_spec(
-            Some(n),
+            n,
             util,
             &as_str("generator", "randfixedsum")?,
             &as_str("periods", "seed004")?,
@@ -409,10 +425,12 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         .map_err(err)?;
         let sets = rtsched_gen::generate_many(&spec, seed, count).map_err(err)?;
         let lim = limits(max_steps);
+        let ovh = crate::overheads::ctx_of_point(&p, m, &sets)?;
+        let ovh = ovh.as_ref();
         // Fail fast on an unknown method, before the parallel part.
         if let Some(ts) = sets.first() {
             for meth in &methods {
-                evaluate_method(meth, ts, m, &lim, epsilon).map_err(err)?;
+                evaluate_method(meth, ts, m, &lim, epsilon, ovh).map_err(err)?;
             }
         }
         let rows: Vec<Vec<Row>> = sets
@@ -421,7 +439,7 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
                 methods
                     .iter()
                     .map(|meth| {
-                        evaluate_method(meth, ts, m, &lim, epsilon)
+                        evaluate_method(meth, ts, m, &lim, epsilon, ovh)
                             .unwrap_or(Row { verdict: Verdict::GaveUp, switch_rate: None })
                     })
                     .collect()

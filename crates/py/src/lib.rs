@@ -16,6 +16,7 @@ mod api;
 mod convert;
 mod methods;
 mod model;
+mod overheads;
 mod partition;
 mod report;
 mod run;
@@ -76,5 +77,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
     sim::register(m)?;
     repro::register(m)?;
+    overheads::register(m)?;
     Ok(())
 }

@@ -107,6 +107,15 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             print("rtsched reproduce: give a NAME (listed above)", file=sys.stderr)
             return 2
         return 0
+    override = None
+    if args.overheads is not None:
+        from .registry import REPRODUCTIONS, module
+
+        if args.name not in REPRODUCTIONS or not getattr(module(args.name), "OVERHEADS", False):
+            takes = [n for n in REPRODUCTIONS if getattr(module(n), "OVERHEADS", False)]
+            print(f"rtsched reproduce: --overheads applies to {', '.join(takes)}", file=sys.stderr)
+            return 2
+        override = {"overheads": args.overheads}
     executor = _make_executor(args)
     try:
         res = reproduce(
@@ -117,6 +126,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             executor=executor,
             progress=not args.quiet,
             fmt=args.format,
+            override=override,
         )
     finally:
         executor.close()
@@ -173,6 +183,12 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", help="results directory (default results/NAME or results/NAME-quick)")
     p.add_argument("--format", default="png", choices=["png", "pdf", "svg"], help="figure format (default png)")
+    p.add_argument(
+        "--overheads",
+        metavar="DIR",
+        help="overhead models (overheads-*.json) for rtss09-hrt, rtss09-srt, gedfmp-soft-n, gedfmp-hard-u "
+        "(default: docs/examples, measured on the development machine)",
+    )
     _executor_args(p)
     p.set_defaults(func=lambda a: _guard("reproduce", cmd_reproduce, a))
 
