@@ -621,10 +621,20 @@ def _add_run(sub):
     p.add_argument("--idle", default="sleep", choices=["sleep", "spin"], help="what idle workers do (default sleep)")
     p.add_argument("--force", action="store_true", help="accept more threads than cores (timings meaningless)")
     p.add_argument("--seed", type=int, default=0, help="seed of execution-time draws (default 0)")
-    p.add_argument("--json", metavar="OUT", help="also write the summary JSON to OUT")
+    p.add_argument(
+        "--json",
+        nargs="?",
+        const=True,
+        metavar="OUT",
+        help="print the summary as JSON instead of a table (--json OUT, which also wrote OUT, is deprecated: -o OUT)",
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="also write the summary as JSON to FILE")
     p.add_argument("--trace", metavar="OUT", help="write the converted trace as JSON Lines (docs/trace.md)")
     p.add_argument("--perfetto", metavar="OUT", help="write a Perfetto / Chrome trace-event JSON")
     p.add_argument("--gantt", metavar="OUT", help="write a Gantt chart (.svg or .png)")
+    p.add_argument(
+        "--window", metavar="START:END", help="draw only [START, END) in the Gantt chart, e.g. 0:50ms or 1s:1.2s"
+    )
     p.add_argument("--job-csv", metavar="OUT", help="write the per-job CSV")
     _add_mechanism_options(p, registry)
     p.set_defaults(func=cmd_run)
@@ -632,24 +642,35 @@ def _add_run(sub):
 
 def cmd_run(args: argparse.Namespace) -> int:
     from .output import write_data
-    from .runtime import gantt_png, run_raw, schedulers
+    from .runtime import format_summary, gantt_png, run_raw, schedulers
 
     if args.list_schedulers:
         for e in schedulers():
             print(e["line"])
         return 0
+    if isinstance(args.json, str) and not args.file:  # `run --json FILE ...`: --json took the file
+        args.file, args.json = args.json, True
+    legacy_json = args.json if isinstance(args.json, str) else None
+    if legacy_json is not None:
+        print(f"rtsched run: deprecated: --json OUT; use -o {legacy_json} (and --json to print JSON)", file=sys.stderr)
+    if args.window and not args.gantt:
+        raise RtschedError("--window applies to the Gantt chart: give --gantt OUT.png|OUT.svg too")
+    if args.window:
+        from .plots import parse_window
+
+        parse_window(args.window)  # a bad window is an error before the run
     if not args.file:
         raise RtschedError("the task-set FILE is required (or --list-schedulers)")
     if not args.scheduler:
         raise RtschedError("--scheduler is required (rtsched run --list-schedulers lists them)")
     sets = [_load_one(args.file, "run")]
     exports = []
-    if args.trace or (args.gantt and args.gantt.lower().endswith(".png")):
+    if args.trace or (args.gantt and (args.gantt.lower().endswith(".png") or args.window)):
         exports.append("jsonl")
     for opt, name in [(args.perfetto, "perfetto"), (args.job_csv, "job_csv")]:
         if opt:
             exports.append(name)
-    if args.gantt and not args.gantt.lower().endswith(".png"):
+    if args.gantt and not args.gantt.lower().endswith(".png") and not args.window:
         exports.append("gantt_svg")
     res = run_raw(
         sets[0],
@@ -666,9 +687,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         params=_mechanism_params(args),
     )
     text = json.dumps(res["summary"], indent=1)
-    print(text)
-    if args.json:
-        write_data(args.json, text + "\n")
+    print(text if args.json else format_summary(res["summary"]))
+    for out in (args.output, legacy_json):
+        if out:
+            write_data(out, text + "\n")
     if args.trace:
         write_data(args.trace, res["jsonl"])
     if args.perfetto:
@@ -677,7 +699,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         write_data(args.job_csv, res["job_csv"])
     if args.gantt:
         if args.gantt.lower().endswith(".png"):
-            gantt_png(res["jsonl"], args.gantt, title=f"{args.scheduler}: run on CPUs {res['summary']['cpus']}")
+            title = f"{args.scheduler}: run on CPUs {res['summary']['cpus']}"
+            gantt_png(res["jsonl"], args.gantt, title=title, window=args.window)
+        elif args.window:
+            from .simulation import gantt_svg
+
+            write_data(args.gantt, gantt_svg(res["jsonl"], args.window))
         else:
             write_data(args.gantt, res["gantt_svg"])
     return 130 if res.get("interrupted") else 0

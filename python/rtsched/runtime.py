@@ -371,9 +371,57 @@ def _plot(model: dict, stat: str, path: str) -> None:
         plt.close(fig)
 
 
-def gantt_png(jsonl: str, path: str, title: str = "") -> None:
+def gantt_png(jsonl: str, path: str, title: str = "", window: Any = None) -> None:
     """Draws a runtime trace (converted to the trace vocabulary) as a PNG: the simulator's
     Gantt chart, so runs and simulations look alike."""
     from .simulation import gantt_png as draw
 
-    draw(jsonl, path, title=title)
+    draw(jsonl, path, title=title, window=window)
+
+
+def format_summary(s: dict) -> str:
+    """The summary of a run as a readable table (what ``rtsched run`` prints without
+    ``--json``): times in the unit that suits them, statistics as avg / p99 / max, the overhead
+    terms one per line. The JSON (``--json``, ``-o``) keeps every key, in integer ns."""
+    t = _core.format_time
+
+    def ns(v: Any) -> str:
+        return "-" if v is None else t(round(v))
+
+    def stats(d: dict, suffix: str = "") -> str:
+        keys = [k for k in ("avg", "p50", "p99", "max") if f"{k}{suffix}" in d]
+        return ", ".join(f"{k} {ns(d[f'{k}{suffix}'])}" for k in keys)
+
+    cpus = ",".join(str(c) for c in s.get("cpus", []))
+    head = f"{s.get('scheduler')} on CPUs {cpus}, {ns(s.get('duration_ns'))}"
+    if s.get("interrupted"):
+        head += " (interrupted)"
+    out = [
+        head,
+        f"jobs {s.get('jobs')} (released {s.get('released')}, completed {s.get('completed')}, "
+        f"pending {s.get('pending')}), deadline misses {s.get('deadline_misses')}, "
+        f"max tardiness {ns(s.get('max_tardiness_ns'))}",
+    ]
+    if isinstance(s.get("response_time_ns"), dict):
+        out.append(f"response time: {stats(s['response_time_ns'])}")
+    if isinstance(s.get("release_latency_ns"), dict):
+        out.append(f"release latency: {stats(s['release_latency_ns'])}")
+    out.append(f"preemptions {s.get('preemptions')}, migrations {s.get('migrations')}")
+    pi = s.get("priority_inversion")
+    if isinstance(pi, dict):
+        out.append(
+            f"priority inversion {ns(pi.get('total_ns'))} in {pi.get('intervals')} interval(s), longest "
+            f"{ns(pi.get('max_interval_ns'))}, beyond the tracking bound {ns(pi.get('beyond_tracking_ns'))}"
+        )
+    if s.get("max_poll_gap_ns") is not None:
+        out.append(f"longest poll gap {ns(s['max_poll_gap_ns'])}; dropped trace records {s.get('dropped_records')}")
+    ovh = s.get("overheads") or {}
+    if ovh:
+        width = max(len(k) for k in ovh)
+        out.append("overheads:")
+        for term, d in ovh.items():
+            if isinstance(d, dict) and d.get("count"):
+                out.append(f"  {term:<{width}}  {d['count']:>7} samples  {stats(d, '_ns')}")
+            elif isinstance(d, dict):
+                out.append(f"  {term:<{width}}  {0:>7} samples")
+    return "\n".join(out)
