@@ -54,10 +54,10 @@ LINESTYLES = ["-", "--", "-.", ":"]
 
 def curve_style(j: int, points: int = 0) -> dict[str, Any]:
     """Keyword arguments for ``ax.plot`` of curve ``j`` of a figure: a distinct marker, line
-    style and marker phase (with more than 12 points only every third marker is drawn, each
-    curve starting at a different one, so that the markers of coinciding curves do not sit on
-    top of each other), and a line width that decreases with ``j`` (a later curve drawn over an
-    earlier one leaves it visible on both sides)."""
+    style and marker phase (with more than 4 points only every second marker is drawn, with more
+    than 12 every third, each curve starting at a different one, so that the markers of
+    coinciding curves do not sit on top of each other), and a line width that decreases with
+    ``j`` (a later curve drawn over an earlier one leaves it visible on both sides)."""
     style: dict[str, Any] = {
         "marker": MARKERS[j % len(MARKERS)],
         "linestyle": LINESTYLES[(j // 2) % len(LINESTYLES)] if j % 2 else "-",
@@ -67,6 +67,8 @@ def curve_style(j: int, points: int = 0) -> dict[str, Any]:
     }
     if points > 12:
         style["markevery"] = (j % 3, 3)
+    elif points > 4:
+        style["markevery"] = (j % 2, 2)
     return style
 
 
