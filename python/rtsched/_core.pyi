@@ -95,7 +95,19 @@ def analyze_sets(
     sets: Sequence[TaskSet], ms: Sequence[int], tests: Sequence[str] | None, max_steps: int
 ) -> list[str]: ...
 def analyze_jsonl(text: str, m: int | None, tests: Sequence[str] | None, max_steps: int) -> list[str]: ...
-def partition(ts: TaskSet, m: int, heuristic: str, admission: str, epsilon: int, meta: bool) -> str: ...
+def partition(
+    ts: TaskSet,
+    m: int,
+    heuristic: str,
+    admission: str,
+    epsilon: int,
+    meta: bool,
+    variant: str = "artifact",
+    rp: str | None = None,
+    rp_floor: int | None = None,
+    slice_order: str = "flipped",
+    merge_same_core: bool = False,
+) -> str: ...
 def default_partition(ts: TaskSet, scheduler: str, m: int) -> dict[str, Any]: ...
 def acceptance(
     generator: str,

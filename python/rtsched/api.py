@@ -153,6 +153,11 @@ def partition(
     admission: str | None = None,
     epsilon: int | str = 0,
     meta: bool = True,
+    variant: str = "artifact",
+    rp: str | None = None,
+    rp_floor: int | str | None = None,
+    slice_order: str = "flipped",
+    merge_same_core: bool = False,
 ) -> dict[str, Any]:
     """Places a task set on ``m`` processors; returns the placement JSON (docs/spres.md,
     "Placement JSON") as a dict.
@@ -166,6 +171,13 @@ def partition(
     heuristic by the paper's name (``ffd``, ``wfd``, ``wfd-c=d``, ``PAF(WWFD)``, ...). Case and
     ``_``/``-`` do not matter. ``admission`` is deprecated: ``heuristic="ffd", admission="fp-dm"``
     still works (with a DeprecationWarning) and means ``pfp_ffd``.
+
+    SP-RES options (docs/spres.md): ``variant`` ``"artifact"`` (the heuristics as the paper's
+    published code runs them, the default) or ``"text"`` (as its text describes them); ``rp``
+    ``"divisor"`` or ``"halving"`` (default: the variant's, divisor for the artifact, halving
+    for the text); ``rp_floor`` the RP's minimum period (default 4 ms); ``slice_order``
+    ``"flipped"`` or ``"deadline-desc"`` and ``merge_same_core`` (the artifact's Table I
+    workloads) lay out split tasks.
     """
     import warnings
 
@@ -173,4 +185,23 @@ def partition(
     if note is not None:
         warnings.warn(f"rtsched.partition: {note}", DeprecationWarning, stacklevel=2)
     eps = _core.parse_duration(epsilon) if isinstance(epsilon, str) else int(epsilon)
-    return dict(json.loads(_core.partition(ts, _resolve_m(ts, m), name, "edf", eps, bool(meta))))
+    floor = None
+    if rp_floor is not None:
+        floor = _core.parse_duration(rp_floor) if isinstance(rp_floor, str) else int(rp_floor)
+    return dict(
+        json.loads(
+            _core.partition(
+                ts,
+                _resolve_m(ts, m),
+                name,
+                "edf",
+                eps,
+                bool(meta),
+                variant,
+                rp,
+                floor,
+                slice_order,
+                bool(merge_same_core),
+            )
+        )
+    )

@@ -265,6 +265,26 @@ def _add_partition(sub):
     )
     p.add_argument("--epsilon", default="0", help="SP-RES minimum slice size, e.g. 500us (default 0)")
     p.add_argument("--no-meta", action="store_true", help="SP-RES: skip the PAF and RP meta-heuristics")
+    p.add_argument(
+        "--variant",
+        default="artifact",
+        choices=["artifact", "text"],
+        help="SP-RES: the heuristics as the published code of Brandenburg & Gül (RTSS 2016) runs them "
+        "(artifact, default) or as the paper's text describes them (text); docs/spres.md lists the differences",
+    )
+    p.add_argument(
+        "--rp",
+        choices=["divisor", "halving"],
+        help="SP-RES: how the RP meta-heuristic transforms periods: divisor (the published code: periods from "
+        "the paper's set that divide T, only failed tasks) or halving (the text's threshold, halved each round); "
+        "default: divisor for --variant artifact, halving for text",
+    )
+    p.add_argument(
+        "--rp-floor",
+        default=None,
+        metavar="DURATION",
+        help="SP-RES: RP's minimum period (default 4ms, the text's; the published scripts use 2ms)",
+    )
     _add_json_output(p, "the placement (docs/spres.md#placement-json)")
     p.set_defaults(func=cmd_partition)
 
@@ -283,7 +303,17 @@ def cmd_partition(args: argparse.Namespace) -> int:
             f"partitioned EDF in decreasing-utilization order is 'pedf_{method.strip().lower()}'",
             file=sys.stderr,
         )
-    placement = partition(ts, args.m, method, None, args.epsilon, not args.no_meta)
+    placement = partition(
+        ts,
+        args.m,
+        method,
+        None,
+        args.epsilon,
+        not args.no_meta,
+        variant=args.variant,
+        rp=args.rp,
+        rp_floor=args.rp_floor,
+    )
 
     def table() -> str:
         if not placement["schedulable"]:

@@ -33,7 +33,7 @@ pub enum Cascade {
     NoMeta,
     /// The basic heuristics and PAF, without RP (`spres-paf`).
     Paf,
-    /// WFD then FFD (`spres-partition`).
+    /// The two plain heuristics, WFD and FFD, in the reading's order (`spres-partition`).
     Partition,
 }
 

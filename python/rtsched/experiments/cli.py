@@ -66,11 +66,12 @@ def _guard(name, fn, args) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from .registry import results_dir
     from .spec import load_spec
     from .sweep import run_sweep
 
-    spec = load_spec(args.spec, quick=args.quick)
-    out = Path(args.out) if args.out else Path("results") / (spec.name + ("-quick" if args.quick else ""))
+    spec = load_spec(args.spec, quick=args.quick, variant=args.variant)
+    out = Path(args.out) if args.out else results_dir(spec.name, spec.variant, args.quick)
     executor = _make_executor(args)
     try:
         res = run_sweep(spec, out, resume=args.resume, executor=executor, progress=not args.quiet)
@@ -94,15 +95,15 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from .registry import available, reproduce
+    from .registry import available, description, reproduce, variants_of
 
     if args.list or not args.name:
-        from .registry import description
-
         names = available()
         width = max((len(n) for n in names), default=0)
         for name, path in names.items():
-            print(f"{name:<{width}}  {description(name) or f'(a spec without a module: {path})'}")
+            vs, default = variants_of(path)
+            var = " [variants: " + ", ".join(f"{v} (default)" if v == default else v for v in vs) + "]"
+            print(f"{name:<{width}}  {description(name) or f'(a spec without a module: {path})'}{var if vs else ''}")
         if not args.list:
             print("rtsched reproduce: give a NAME (listed above)", file=sys.stderr)
             return 2
@@ -126,6 +127,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             executor=executor,
             progress=not args.quiet,
             fmt=args.format,
+            variant=args.variant,
             override=override,
         )
     finally:
@@ -136,7 +138,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(res["text"])
         print(f"wrote {res['tables']}, {res['figure']} and {res['csv']}")
         return 0
-    print(f"wrote {res['figure']} and {res['csv']}")
+    for line in res.get("crossings_text", []):
+        print(line)
+    extra = f" and {res['table']}" if res.get("table") else ""
+    print(f"wrote {res['figure']}, {res['csv']}{extra}")
     return 0
 
 
@@ -154,6 +159,9 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         "--resume", action="store_true", help="keep valid finished points; recompute missing, partial or corrupt ones"
     )
     p.add_argument("--quick", action="store_true", help="apply the spec's [quick] table (fewer samples, coarser grid)")
+    p.add_argument(
+        "--variant", help="apply the spec's [variants.NAME] table (default: its default_variant, if it has variants)"
+    )
     _executor_args(p)
     p.set_defaults(func=lambda a: _guard("sweep", cmd_sweep, a))
 
@@ -177,11 +185,19 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("name", nargs="?", help="a reproduction, e.g. spres-fig3 (see --list)")
     p.add_argument("--list", action="store_true", help="list the reproductions, one line each")
-    p.add_argument("--quick", action="store_true", help="the quick variant (the spec's [quick] table)")
+    p.add_argument("--quick", action="store_true", help="the quick form (the spec's [quick] table)")
+    p.add_argument(
+        "--variant",
+        help="which reading to reproduce where the paper's text and its published code differ: the spres "
+        "reproductions offer artifact (the published code, default: the figures were made with it) and text "
+        "(docs/reproductions.md)",
+    )
     p.add_argument(
         "--resume", action="store_true", help="keep valid finished points; recompute missing, partial or corrupt ones"
     )
-    p.add_argument("--out", help="results directory (default results/NAME or results/NAME-quick)")
+    p.add_argument(
+        "--out", help="results directory (default results/NAME[-VARIANT][-quick], e.g. results/spres-fig3-artifact)"
+    )
     p.add_argument("--format", default="png", choices=["png", "pdf", "svg"], help="figure format (default png)")
     p.add_argument(
         "--overheads",
