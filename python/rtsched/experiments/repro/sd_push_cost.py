@@ -179,7 +179,7 @@ def _avg(cell, v, m, load, op):
     return r["avg_cycles"] if r and r["count"] else None
 
 
-def trends(cell, ms, loads, variants) -> list:
+def trends(cell: dict, ms: list, loads: list, variants: list) -> list:
     """Each claim of §6.3 checked on our numbers, with the factor it is off by."""
     out = []
     lo, hi = min(loads), max(loads)
