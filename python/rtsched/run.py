@@ -206,6 +206,57 @@ def run_raw(
     return res
 
 
+def run_forkjoin_raw(
+    text: str,
+    *,
+    scheduler: str = "rtws",
+    cpus=None,
+    duration="1s",
+    rt_priority: int | None = None,
+    idle: str = "sleep",
+    force: bool = False,
+    seed: int = 0,
+    exports: Sequence[str] = (),
+    params=None,
+    quiet: bool = False,
+) -> dict:
+    """Like :func:`run_raw` for a fork-join task-set file's JSON ``text`` (docs/rtws.md) under a
+    mechanism that executes fork-join jobs (``rtws``; docs/runtime.md, "RTWS"). The summary has a
+    ``forkjoin`` object with the job-level results; trace exports are per thread, the job CSV
+    per fork-join job."""
+    find_scheduler(scheduler)
+    res = dict(
+        _core.run_forkjoin(
+            text,
+            scheduler,
+            parse_cpus(cpus),
+            _duration_ns(duration),
+            rt_priority,
+            idle,
+            force,
+            seed,
+            list(exports),
+            _param_pairs(params),
+        )
+    )
+    res["summary"] = json.loads(res["summary"])
+    res["interrupted"] = bool(res["summary"].get("interrupted"))
+    if res["interrupted"] and not quiet:
+        print(
+            f"rtsched run: interrupted after {res['summary']['duration_ns'] / 1e9:.3f} s; "
+            "the results cover the time run",
+            file=sys.stderr,
+        )
+    return res
+
+
+def run_forkjoin(text: str, scheduler: str = "rtws", cpus=None, duration="1s", **kw) -> dict:
+    """Runs the fork-join task set in the JSON ``text`` (docs/rtws.md) on real cores under
+    ``scheduler`` (``rtws``) and returns the summary dict; keywords as :func:`run` (no
+    placement, no dedicated CPU)."""
+    return run_forkjoin_raw(text, scheduler=scheduler, cpus=cpus, duration=duration, **kw)["summary"]
+
+
 def run(ts: TaskSet, scheduler: str = "gsn-edf", cpus=None, duration="1s", **kw) -> dict:
     """Runs ``ts`` on real cores under ``scheduler`` (a registered mechanism:
     :func:`scheduler_names`) for ``duration`` and returns the summary dict (docs/runtime.md).

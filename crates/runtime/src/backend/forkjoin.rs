@@ -8,9 +8,9 @@ use crate::mechanism::Mechanism;
 use crate::RunError;
 use rtsched_model::forkjoin::ForkJoinSet;
 use rtsched_model::{Task, TaskSet};
-use rtsched_trace::Event;
+use rtsched_trace::JobStats;
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 /// The run's task set for a fork-join workload (RTWS paper, §III): one sequential task per
 /// thread *slot* — task `i`, region `r`, thread `k`, in that order — with the thread's cost as
@@ -44,73 +44,90 @@ pub fn run_forkjoin(set: &ForkJoinSet, mech: &Mechanism, cfg: &RunConfig) -> Res
     run(&ts, mech, &cfg)
 }
 
-/// One fork-join job as the run's trace shows it (times in ns from time zero).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ForkJoinJob {
-    pub task: u32,
-    pub seq: u32,
-    pub release: u64,
-    pub deadline: u64,
-    /// When its last thread completed, if every thread of the job completed.
-    pub finish: Option<u64>,
-}
-
-/// The fork-join jobs of a run of `set` ([`run_forkjoin`]): a job completes when every one of
-/// its threads (slots) has completed, at the latest completion.
-pub fn forkjoin_jobs(set: &ForkJoinSet, r: &RunResult) -> Vec<ForkJoinJob> {
+/// The fork-join jobs of a run of `set` ([`run_forkjoin`]) as the trace crate's `JobStats`,
+/// aggregated from the run's per-thread statistics as the simulator's RTWS does: `start` = the
+/// first thread's start (`first_cpu` where it started), `finish` = the last thread's completion
+/// when every thread of the job completed (`last_cpu` where it completed), `executed`,
+/// `preemptions` and `migrations` summed over the threads. Sorted by task, then job.
+pub fn forkjoin_jobs(set: &ForkJoinSet, r: &RunResult) -> Vec<JobStats> {
     let mut task_of = Vec::new();
     for (i, t) in set.iter().enumerate() {
         task_of.extend(std::iter::repeat_n(i as u32, t.threads()));
     }
-    let mut jobs: HashMap<(u32, u32), (ForkJoinJob, usize)> = HashMap::new();
-    for x in &r.trace.records {
-        let (job, done) = match x.event {
-            Event::Release { job, deadline } => {
-                let Some(&i) = task_of.get(job.task as usize) else { continue };
-                let e = jobs
-                    .entry((i, job.job))
-                    .or_insert((ForkJoinJob { task: i, seq: job.job, release: x.time, deadline, finish: None }, 0));
-                e.0.release = e.0.release.min(x.time);
-                continue;
+    // (job stats, threads seen, threads completed)
+    let mut jobs: BTreeMap<(u32, u32), (JobStats, usize, usize)> = BTreeMap::new();
+    for th in &r.metrics.per_job {
+        let Some(&i) = task_of.get(th.task as usize) else { continue };
+        let e = jobs.entry((i, th.job)).or_insert_with(|| {
+            (
+                JobStats {
+                    task: i,
+                    job: th.job,
+                    release: th.release,
+                    deadline: th.deadline,
+                    start: None,
+                    finish: None,
+                    first_cpu: None,
+                    last_cpu: None,
+                    executed: 0,
+                    preemptions: 0,
+                    migrations: 0,
+                },
+                0,
+                0,
+            )
+        });
+        let (js, seen, done) = e;
+        *seen += 1;
+        js.release = js.release.min(th.release);
+        js.executed += th.executed;
+        js.preemptions += th.preemptions;
+        js.migrations += th.migrations;
+        if let Some(s) = th.start {
+            if js.start.is_none_or(|x| s < x) {
+                js.start = Some(s);
+                js.first_cpu = th.first_cpu;
             }
-            Event::Complete { job, .. } => (job, x.time),
-            _ => continue,
-        };
-        let Some(&i) = task_of.get(job.task as usize) else { continue };
-        if let Some(e) = jobs.get_mut(&(i, job.job)) {
-            e.1 += 1;
-            e.0.finish = Some(e.0.finish.map_or(done, |f| f.max(done)));
+        }
+        if let Some(f) = th.finish {
+            *done += 1;
+            if js.finish.is_none_or(|x| f >= x) {
+                js.finish = Some(f);
+                js.last_cpu = th.last_cpu;
+            }
         }
     }
-    let mut out: Vec<ForkJoinJob> = jobs
-        .into_values()
-        .map(|(mut j, n)| {
-            if n < set.tasks()[j.task as usize].threads() {
-                j.finish = None;
+    jobs.into_values()
+        .map(|(mut js, _, done)| {
+            if done < set.tasks()[js.task as usize].threads() {
+                js.finish = None;
+                js.last_cpu = None;
             }
-            j
+            js
         })
-        .collect();
-    out.sort_unstable_by_key(|j| (j.task, j.seq));
-    out
+        .collect()
+}
+
+/// The per-job CSV of a fork-join run, one row per fork-join job (the columns of the trace's
+/// job CSV; `rtsched run FJ.json --job-csv`).
+pub fn forkjoin_job_csv(set: &ForkJoinSet, r: &RunResult) -> String {
+    rtsched_trace::export::job_rows_csv(&forkjoin_jobs(set, r), r.duration_ns)
 }
 
 /// The job-level summary of a fork-join run (the summary's `forkjoin` object): jobs released,
-/// completed and pending, deadline misses (a job misses when it did not complete by its
-/// deadline, for deadlines up to the run's end), the largest response time, threads and steals.
+/// completed and pending, deadline misses (`JobStats::missed` at the run's end), the largest
+/// response time, threads and steals.
 pub fn forkjoin_summary(set: &ForkJoinSet, r: &RunResult) -> Value {
     let jobs = forkjoin_jobs(set, r);
     let end = r.duration_ns;
     let completed = jobs.iter().filter(|j| j.finish.is_some()).count();
-    let misses = jobs.iter().filter(|j| j.deadline <= end && j.finish.is_none_or(|f| f > j.deadline)).count();
-    let response = jobs.iter().filter_map(|j| j.finish.map(|f| f - j.release)).max();
     json!({
         "tasks": set.len(),
         "jobs": jobs.len(),
         "completed": completed,
         "pending": jobs.len() - completed,
-        "deadline_misses": misses,
-        "max_response_time_ns": response,
+        "deadline_misses": jobs.iter().filter(|j| j.missed(end)).count(),
+        "max_response_time_ns": jobs.iter().filter_map(JobStats::response_time).max(),
         "threads": r.metrics.jobs,
         "steals": r.metrics.steals,
     })
