@@ -399,3 +399,164 @@ impl Plugin for Rtws {
         Accounting { released, completed: st.completed_slot.clone(), consistent }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The mechanism driven without threads: random interleavings of releases, CPUs noticing
+    //! requests (or idling) and CPUs completing their thread, on m = 3 CPUs and random
+    //! fork-join shapes. After every callback: what each CPU runs is what the policy has it
+    //! run, and no thread runs on two CPUs (the plugin contract's rule 2, which the deferred
+    //! preemption check exists for); every thread handed out belongs to its task's current job
+    //! and current region and has not completed before (precedence and exactly once, against a
+    //! job model kept here from the completions alone); the accounting is consistent. After the
+    //! requests are drained: no CPU idles while work waits (work conservation, §V).
+    use super::*;
+    use crate::sync::CpuSignal;
+    use crate::tracer::TraceBuffer;
+    use proptest::prelude::*;
+    use std::collections::HashSet;
+
+    /// The driver's own view of each task: completed jobs, current region, threads of it done.
+    struct Model {
+        width: Vec<Vec<u32>>,
+        done_jobs: Vec<u32>,
+        region: Vec<u32>,
+        done_in_region: Vec<u32>,
+        completed: HashSet<(u32, u32)>,
+    }
+
+    impl Model {
+        fn slot(&self, s: u32) -> (usize, u32) {
+            let mut base = 0;
+            for (i, w) in self.width.iter().enumerate() {
+                for (r, &k) in w.iter().enumerate() {
+                    if s < base + k {
+                        return (i, r as u32);
+                    }
+                    base += k;
+                }
+            }
+            unreachable!("slot {s} out of range")
+        }
+        fn handed(&self, j: &Job) -> Result<(), String> {
+            let (i, r) = self.slot(j.task());
+            if j.seq() != self.done_jobs[i] {
+                return Err(format!("{j:?}: task {i} is at job {}", self.done_jobs[i]));
+            }
+            if r != self.region[i] {
+                return Err(format!("{j:?}: task {i} is at region {}, the thread is of region {r}", self.region[i]));
+            }
+            if self.completed.contains(&(j.task(), j.seq())) {
+                return Err(format!("{j:?} handed out after it completed"));
+            }
+            Ok(())
+        }
+        fn complete(&mut self, j: &Job) {
+            let (i, _) = self.slot(j.task());
+            self.completed.insert((j.task(), j.seq()));
+            self.done_in_region[i] += 1;
+            if self.done_in_region[i] == self.width[i][self.region[i] as usize] {
+                self.done_in_region[i] = 0;
+                self.region[i] += 1;
+                if self.region[i] as usize == self.width[i].len() {
+                    self.region[i] = 0;
+                    self.done_jobs[i] += 1;
+                }
+            }
+        }
+    }
+
+    fn check(p: &Rtws, running: &[Option<Job>]) -> Result<(), String> {
+        let st = p.state.lock_untraced();
+        for (c, run) in running.iter().enumerate() {
+            let pol = st.policy.running(c).map(|r| st.slot_job(r.thread, r.prio));
+            if pol != *run {
+                return Err(format!("cpu {c} runs {run:?}, the policy has it run {pol:?}"));
+            }
+        }
+        let mut seen = HashSet::new();
+        for j in running.iter().flatten() {
+            if !seen.insert((j.task(), j.seq())) {
+                return Err(format!("{j:?} runs on two CPUs"));
+            }
+        }
+        drop(st);
+        p.accounting().consistent
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        #[test]
+        fn threads_follow_the_policy_once_and_in_order(
+            shape in proptest::collection::vec(
+                (5u64..40, proptest::collection::vec(1usize..4, 1..4)), 1..4),
+            ops in proptest::collection::vec((0u8..3, 0usize..3, 1u64..15), 1..250),
+        ) {
+            let m = 3;
+            let params: Vec<TaskParams> = shape.iter().map(|&(p, _)| TaskParams { deadline: p, period: p }).collect();
+            let widths: Vec<Vec<usize>> = shape.iter().map(|(_, w)| w.clone()).collect();
+            let plugin = Rtws::new(Shape::of(widths.clone()), &params, m, 0, 1_000_000);
+            let n = params.len();
+            let mut model = Model {
+                width: widths.iter().map(|w| w.iter().map(|&k| k as u32).collect()).collect(),
+                done_jobs: vec![0; n],
+                region: vec![0; n],
+                done_in_region: vec![0; n],
+                completed: HashSet::new(),
+            };
+            let signals: Vec<CpuSignal> = (0..m).map(|_| CpuSignal::new()).collect();
+            let mut tb = TraceBuffer::new(0, 200_000);
+            let mut running: Vec<Option<Job>> = vec![None; m];
+            let mut now = 0u64;
+            let schedule = |c: usize, prev: Prev, tb: &mut TraceBuffer, running: &mut Vec<Option<Job>>, model: &Model| {
+                let mut ctx = Ctx::new(c, tb, &signals);
+                let next = plugin.schedule(&mut ctx, prev);
+                drop(ctx);
+                if let Some(j) = next {
+                    if running[c] != Some(j) {
+                        model.handed(&j)?;
+                    }
+                }
+                running[c] = next;
+                Ok::<(), String>(())
+            };
+            for (op, c, dt) in ops {
+                match op {
+                    0 => {
+                        now += dt;
+                        if plugin.next_release(0) <= now && plugin.try_claim_release(0, plugin.next_release(0)) {
+                            plugin.release(&mut Ctx::new(c, &mut tb, &signals), 0, now);
+                        }
+                    }
+                    1 => {
+                        // CPU c notices a request (or idles) and reschedules.
+                        if signals[c].take().is_some() || running[c].is_none() {
+                            let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
+                            schedule(c, prev, &mut tb, &mut running, &model).map_err(TestCaseError::fail)?;
+                        }
+                    }
+                    _ => {
+                        if let Some(j) = running[c] {
+                            model.complete(&j);
+                            schedule(c, Prev::Completed(j), &mut tb, &mut running, &model).map_err(TestCaseError::fail)?;
+                        }
+                    }
+                }
+                prop_assert_eq!(check(&plugin, &running), Ok(()));
+            }
+            // Drain the requests: every CPU with one reschedules until none is left.
+            for _ in 0..100 {
+                let Some(c) = (0..m).find(|&c| signals[c].is_set()) else { break };
+                signals[c].take();
+                let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
+                schedule(c, prev, &mut tb, &mut running, &model).map_err(TestCaseError::fail)?;
+                prop_assert_eq!(check(&plugin, &running), Ok(()));
+            }
+            prop_assert!((0..m).all(|c| !signals[c].is_set()), "requests do not settle");
+            let st = plugin.state.lock_untraced();
+            let idle = running.iter().filter(|r| r.is_none()).count();
+            prop_assert!(idle == 0 || st.policy.waiting_total() == 0,
+                "{idle} CPUs idle while {} work items wait", st.policy.waiting_total());
+        }
+    }
+}
