@@ -37,19 +37,19 @@ def test_cli_writes_every_output(cli, tmp_path):
     out = {
         k: tmp_path / n
         for k, n in [
-            ("json", "s.json"),
+            ("output", "s.json"),
             ("trace", "t.jsonl"),
             ("perfetto", "p.json"),
             ("gantt", "g.svg"),
             ("job-csv", "j.csv"),
         ]
     }
-    args = [f, "--scheduler", "rtws", "--cpus", CPU, "--duration", "100ms"]
+    args = [f, "--scheduler", "rtws", "--cpus", CPU, "--duration", "100ms", "--json"]
     for k, p in out.items():
         args += [f"--{k}", p]
     code, stdout, err = cli("run", *args)
     assert code == 0, err
-    s = json.loads(out["json"].read_text())
+    s = json.loads(out["output"].read_text())
     assert json.loads(stdout) == s
     assert s["forkjoin"]["jobs"] == 5 + 2
     rows = list(csv.DictReader(io.StringIO(out["job-csv"].read_text())))
