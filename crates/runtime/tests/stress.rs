@@ -233,6 +233,8 @@ enum Kind {
     Gsn,
     GsnDi,
     KernelSd,
+    /// RTWS on sequential tasks (one region of one thread each); fork-join sets: tests/rtws.rs.
+    Rtws,
     /// push-pull with the find-CPU variant `FIND_CPU[i]`, or push-pull-fp (cpupri).
     PushPull(usize),
     PushPullFp,
@@ -299,6 +301,7 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
         Kind::Gsn => mech("gsn-edf"),
         Kind::GsnDi => mech("gsn-edf-di"),
         Kind::KernelSd => mech("kernel-sd"),
+        Kind::Rtws => mech("rtws"),
         Kind::PushPull(i) => {
             let v = rtsched_runtime::mechanism::push_pull::FIND_CPU[i];
             let retries = rng.range(1, 3).to_string();
@@ -369,6 +372,7 @@ fn every_mechanism_survives_random_runs() {
         Kind::Gsn,
         Kind::GsnDi,
         Kind::KernelSd,
+        Kind::Rtws,
         Kind::PushPull(0),
         Kind::PushPull(1),
         Kind::PushPull(2),

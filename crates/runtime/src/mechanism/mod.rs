@@ -34,5 +34,6 @@ registry! {
     partitioned: [PEDF, PFP],
     gsn_edf: [GSN_EDF, GSN_EDF_DI],
     kernel_sd: [KERNEL_SD],
+    rtws: [RTWS],
     push_pull: [PUSH_PULL, PUSH_PULL_FP],
 }
