@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
         _ => MAX_TIME,
     };
     let cfg =
-        SemiConfig { epsilon, limits: Limits { max_steps: 5_000, max_interval: 1 << 40 }, ..SemiConfig::default() };
+        SemiConfig { epsilon, limits: Limits { max_steps: 5_000, max_interval: 1 << 40, ..Limits::default() }, ..SemiConfig::default() };
     let verify = |p: &Placement| {
         if p.schedulable {
             assert!(check(&ts, p).is_ok(), "{:?} on {ts:?}: {:?}", p.heuristic, check(&ts, p));

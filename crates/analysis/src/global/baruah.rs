@@ -125,6 +125,9 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     // Most failures show at A_k = 0: check that point for every task first (it is one of
     // the points below as well, so this only reorders the work).
     for &k in &order {
+        if limits.stop.requested() {
+            return Verdict::GaveUp;
+        }
         let t = sys.d[k];
         if !lhs_below(sys, k, t, sys.m as u128 * (t - sys.c[k] + 1) as u128, &inv, &mut diffs) {
             return Verdict::NotSchedulable;
@@ -162,7 +165,7 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
             let (k, ref mut lo, tmax, ref mut truncated) = *r;
             let rhs = |t: u64| sys.m as u128 * (t - sys.c[k] + 1) as u128;
             while *lo <= tmax {
-                if budget == 0 {
+                if budget == 0 || limits.stop.requested() {
                     *truncated = true;
                     break;
                 }

@@ -172,7 +172,7 @@ impl Default for SemiConfig {
             epsilon: 0,
             meta: true,
             rp_floor: 4_000_000,
-            limits: Limits { max_steps: 20_000, max_interval: 1 << 62 },
+            limits: Limits { max_steps: 20_000, max_interval: 1 << 62, ..Limits::default() },
         }
     }
 }
