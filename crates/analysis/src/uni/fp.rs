@@ -169,7 +169,7 @@ pub fn rta_many(sets: &[TaskSet], prio: Priority, limits: &Limits) -> Vec<(Verdi
 ///
 /// * a task with `D <= T` whose higher-priority tasks all meet their deadlines is proved to
 ///   meet its own when the linear response-time bound of Bini, Nguyen, Richard and Baruah
-///   (IEEE Trans. Computers 58(5), 2009, Theorem 1),
+///   (IEEE Trans. Computers 58(2), 2009),
 ///   `R <= (C_i + sum_hp C_j (1 - U_j)) / (1 - sum_hp U_j)`, evaluated in rigorous interval
 ///   arithmetic, is at most `D_i` (a sufficient test: when it proves, the exact analysis
 ///   agrees);
