@@ -64,7 +64,9 @@ def test_analyze_json_shape(cli, tmp_path):
     assert code == 0, err
     r = json.loads(out)
     assert r["m"] == 2 and r["n"] == 3
-    assert Fraction(r["utilization"]) == Fraction(3, 4)
+    assert r["utilization"] == 0.75 and "utilization_exact" not in r
+    code, out, _ = cli("analyze", f, "--json", "--exact-utilization", "--test", "gfb")
+    assert Fraction(json.loads(out)["utilization_exact"]) == Fraction(3, 4)
     for name in ["gfb", "bak", "bcl", "bcl_iterative", "rta", "bar", "gedf", "gedf_srt"]:
         assert name in r["results"], name
         assert set(r["results"][name]) >= {"schedulable", "gave_up"}

@@ -18,7 +18,7 @@ from ._core import (  # noqa: F401
     format_duration,
     parse_duration,
 )
-from .api import analyze, analyze_many, generate, partition, tests_available  # noqa: F401
+from .api import analyze, analyze_many, analyze_table, generate, partition, tests_available  # noqa: F401
 from .io import load, loads, save  # noqa: F401
 from .run import run  # noqa: F401,E402
 from .simulate import simulate, simulate_forkjoin  # noqa: F401
@@ -29,6 +29,7 @@ __all__ = [
     "TaskSet",
     "analyze",
     "analyze_many",
+    "analyze_table",
     "format_duration",
     "generate",
     "load",

@@ -12,7 +12,15 @@ import json
 import sys
 
 from . import __version__
+from . import validate as v
 from ._core import RtschedError
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (``rtsched CMD: error: ...``, no usage block), exit 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _add_generate(sub):
@@ -22,14 +30,16 @@ def _add_generate(sub):
         description="Generate task sets with a seeded generator (docs/generators.md). Writes one task "
         "set as JSON, or --count of them as JSON Lines, to stdout or -o FILE (.json/.jsonl/.csv).",
     )
-    p.add_argument("--m", type=int, help="processor count to record in the output (optional)")
+    p.add_argument("--m", type=v.CLI_M, help="processor count to record in the output (optional)")
     p.add_argument(
         "--n",
-        type=int,
+        type=v.CLI_N,
         help="number of tasks (required for randfixedsum and uunifast-discard; "
         "for the Baker distributions, omit it to add tasks until --util is exceeded and drop the last)",
     )
-    p.add_argument("--util", type=float, required=True, help="total utilization U (e.g. 2.5)")
+    p.add_argument(
+        "--util", type=v.cli_float(0.0, None, lo_open=True), required=True, help="total utilization U (e.g. 2.5)"
+    )
     p.add_argument(
         "--generator",
         default="randfixedsum",
@@ -38,46 +48,127 @@ def _add_generate(sub):
     )
     p.add_argument(
         "--periods",
+        type=v.cli_periods,
         default="loguniform:10ms-100ms",
         help="period distribution: uniform:MIN-MAX, loguniform:MIN-MAX (default loguniform:10ms-100ms), "
         "integral:MIN-MAX[/GRAIN], set:T1,T2,..., or seed004",
     )
-    p.add_argument("--umax", type=float, default=1.0, help="largest per-task utilization (default 1)")
+    p.add_argument(
+        "--umax", type=v.cli_float(0.0, 1.0, lo_open=True), default=1.0, help="largest per-task utilization (default 1)"
+    )
     p.add_argument(
         "--deadlines", default="implicit", help="implicit (default) or a constrained-deadline spec (docs/generators.md)"
     )
     p.add_argument(
-        "--seed", type=int, default=0, help="random seed (default 0); set i of a stream depends only on (seed, i)"
+        "--seed",
+        type=v.CLI_SEED,
+        default=0,
+        help="random seed, 0..2^64-1 (default 0); set i of a stream depends only on (seed, i)",
     )
-    p.add_argument("--count", type=int, help="number of task sets (writes JSON Lines)")
+    p.add_argument(
+        "--count", type=v.CLI_COUNT, help="number of task sets (writes JSON Lines, streamed: any count fits in memory)"
+    )
     p.add_argument("-o", "--output", help="output file (.json, .jsonl or .csv); default stdout")
+    p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     p.set_defaults(func=cmd_generate)
 
 
 def cmd_generate(args) -> int:
-    from .api import generate
-    from .io import save
+    import os
 
-    if args.count is not None and args.count < 1:
-        raise RtschedError(f"--count must be at least 1, got {args.count}")
-    sets = generate(
-        args.n,
-        args.util,
-        generator=args.generator,
-        periods=args.periods,
-        umax=args.umax,
-        deadlines=args.deadlines,
-        seed=args.seed,
-        count=args.count or 1,
-        m=args.m,
-    )
+    from . import _core
+    from .api import generate
+    from .io import _format, save
+
+    if args.count is None:
+        ts = generate(
+            args.n,
+            args.util,
+            generator=args.generator,
+            periods=args.periods,
+            umax=args.umax,
+            deadlines=args.deadlines,
+            seed=args.seed,
+            m=args.m,
+        )
+        if args.output:
+            save(args.output, ts)
+        else:
+            sys.stdout.write(ts.to_json() + "\n")
+        return 0
+    # --count: streamed to the output, chunk by chunk (bounded memory; Ctrl-C keeps what is written).
+    fmt = _format(args.output) if args.output else "jsonl"
+    if fmt != "jsonl":
+        raise RtschedError(f"--count writes JSON Lines: name the output .jsonl, not {args.output!r}")
+    tmp = None
     if args.output:
-        save(args.output, sets if args.count is not None else sets[0])
+        path = v.output_path(args.output, "output")
+        tmp = f"{path}.tmp-{os.getpid()}"
+        try:
+            out = open(tmp, "w", encoding="utf-8")
+        except OSError as e:
+            raise RtschedError(f"cannot write {path!r}: {e.strerror}") from None
     else:
         out = sys.stdout
-        for ts in sets:
-            out.write(ts.to_json() + "\n")
+    prog, close = _progress("generate", "task sets", args.quiet)
+    try:
+        written, interrupted = _core.generate_stream(
+            args.n,
+            args.util,
+            args.generator,
+            args.periods,
+            args.umax,
+            args.deadlines,
+            args.seed,
+            args.count,
+            args.m,
+            out.write,
+            (lambda done, total: prog(done, total)) if prog else None,
+        )
+    except BaseException:
+        close()
+        if tmp:
+            out.close()
+            os.unlink(tmp)
+        raise
+    close()
+    if tmp:
+        try:
+            out.close()
+            os.replace(tmp, args.output)
+        except OSError as e:
+            raise RtschedError(f"cannot write {args.output!r}: {e.strerror}") from None
+    if interrupted:
+        where = args.output or "stdout"
+        print(f"rtsched generate: interrupted; {where} holds the first {written} task set(s)", file=sys.stderr)
+        return 130
     return 0
+
+
+def _progress(label: str, unit: str, quiet: bool):
+    """A progress callback (done, total) for long runs (shown after 2 s), and its closer."""
+    if quiet:
+        return None, lambda: None
+    from .experiments.progress import Progress
+
+    state: dict = {}
+
+    def cb(done, total, sets=None):
+        p = state.get("p")
+        if p is None:
+            p = state["p"] = Progress(total or 0, total or 0, label=label, unit=unit, delay=2.0)
+        if sets is not None:  # a file read by bytes: estimate the sets from the bytes done
+            p.total_sets = int(sets * total / done) if done else 0
+            p.update(0, sets - p.sets)
+        else:
+            p.total_sets = total or 0
+            p.update(0, done - p.sets)
+
+    def close():
+        if "p" in state:
+            state["p"].close()
+
+    return cb, close
 
 
 def _add_analyze(sub):
@@ -90,7 +181,7 @@ def _add_analyze(sub):
         "table, or with --json one JSON object per task set (docs/cli.md). Tests: " + ", ".join(tests_available()),
     )
     p.add_argument("file", help="task-set file: .json (one set), .jsonl (one per line) or .csv")
-    p.add_argument("--m", type=int, help='processor count (overrides the file\'s "m")')
+    p.add_argument("--m", type=v.CLI_M, help='processor count (overrides the file\'s "m")')
     p.add_argument(
         "--test",
         action="append",
@@ -100,12 +191,19 @@ def _add_analyze(sub):
     )
     p.add_argument("--json", action="store_true", help="print one JSON object per task set instead of a table")
     p.add_argument(
+        "--exact-utilization",
+        action="store_true",
+        help='also report the exact total utilization as a fraction ("utilization_exact": "num/den"); slower, '
+        "since exact sums of many co-prime periods have hundreds of digits",
+    )
+    p.add_argument(
         "--max-steps",
-        type=int,
+        type=v.CLI_STEPS,
         default=1_000_000,
         help="work bound for pseudo-polynomial and iterative tests (default 1000000); a test that hits "
         "it reports gave_up",
     )
+    p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     p.set_defaults(func=cmd_analyze)
 
 
@@ -116,57 +214,79 @@ def _verdict_word(r: dict) -> str:
     return "schedulable" if s else ("not schedulable" if s is not None else "-")
 
 
+def _print_report_table(results: list[dict]) -> None:
+    for i, r in enumerate(results):
+        if len(results) > 1:
+            print(f"task set {i}")
+        if "error" in r:
+            print(f"  invalid: {r['error']}")
+            continue
+        exact = f" = {r['utilization_exact']}" if "utilization_exact" in r else ""
+        print(f"n = {r['n']}, m = {r['m']}, U = {r['utilization']:.4f}{exact}")
+        width = max(len(k) for k in r["results"])
+        for name, res in r["results"].items():
+            extra = ""
+            if name == "gedf_srt" and res.get("tardiness_ns") is not None:
+                extra = f"  (max tardiness bound {max(res['tardiness_ns'], default=0)} ns)"
+            print(f"  {name:<{width}}  {_verdict_word(res)}{extra}")
+
+
 def cmd_analyze(args) -> int:
     from . import _core
     from .io import _format, load
 
     fmt = _format(args.file)
-    if fmt == "jsonl" and args.json:
-        # The batch path: parse, analyse and serialise in Rust, in parallel.
-        try:
-            with open(args.file, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            raise RtschedError(f"cannot read {args.file!r}: {e.strerror}") from None
-        lines = _core.analyze_jsonl(text, args.m, args.tests, args.max_steps)
-        bad = 0
+    if fmt == "jsonl":
+        # The batch path: read, parse, analyse and serialise in Rust, chunk by chunk, in parallel.
+        prog, close = _progress("analyze", "task sets", args.quiet)
         out = sys.stdout
-        for line in lines:
-            if line.startswith('{"error"'):
-                bad += 1
-            out.write(line + "\n")
-        if bad:
-            print(f"rtsched analyze: {bad} invalid task set(s) in {args.file}", file=sys.stderr)
-        return 1 if bad else 0
+        try:
+            res = _core.analyze_file(
+                args.file,
+                args.m,
+                args.tests,
+                args.max_steps,
+                args.exact_utilization,
+                out.write if args.json else None,
+                prog,
+                0 if args.json else 21,
+            )
+        finally:
+            close()
+        if not args.json:
+            total = res["sets"] + res["invalid"]
+            if total <= 20:
+                _print_report_table([json.loads(x) for x in res["first"]])
+            else:
+                names = list(res["counts"])
+                width = max([len(k) for k in names] + [4])
+                print(f"{res['sets']} task sets" + (f" ({res['invalid']} invalid)" if res["invalid"] else ""))
+                print(f"  {'test':<{width}}  {'accepted':>9}  {'rejected':>9}  {'gave up':>8}")
+                for name in names:
+                    acc, rej, gave = res["counts"][name]
+                    print(f"  {name:<{width}}  {acc:>9}  {rej:>9}  {gave:>8}")
+            for e in res["errors"]:
+                print(f"rtsched analyze: {args.file}: {e}", file=sys.stderr)
+        if res["invalid"]:
+            print(f"rtsched analyze: {res['invalid']} invalid task set(s) in {args.file}", file=sys.stderr)
+        if res["interrupted"]:
+            print(
+                f"rtsched analyze: interrupted after {res['sets'] + res['invalid']} task set(s); "
+                "their results are above",
+                file=sys.stderr,
+            )
+            return 130
+        return 1 if res["invalid"] else 0
 
     from .api import analyze_many
 
     sets = load(args.file)
-    results = analyze_many(sets, args.m, args.tests, args.max_steps)
+    results = analyze_many(sets, args.m, args.tests, args.max_steps, exact_utilization=args.exact_utilization)
     if args.json:
         for r in results:
             print(json.dumps(r))
         return 0
-    if len(results) <= 20:
-        for i, r in enumerate(results):
-            if len(results) > 1:
-                print(f"task set {i}")
-            print(f"n = {r['n']}, m = {r['m']}, U = {r['utilization']} ({r['utilization_float']:.4f})")
-            width = max(len(k) for k in r["results"])
-            for name, res in r["results"].items():
-                extra = ""
-                if name == "gedf_srt" and res.get("tardiness_ns") is not None:
-                    extra = f"  (max tardiness bound {max(res['tardiness_ns'], default=0)} ns)"
-                print(f"  {name:<{width}}  {_verdict_word(res)}{extra}")
-        return 0
-    names = list(results[0]["results"])
-    width = max(len(k) for k in names)
-    print(f"{len(results)} task sets")
-    print(f"  {'test':<{width}}  {'accepted':>9}  {'rejected':>9}  {'gave up':>8}")
-    for name in names:
-        acc = sum(1 for r in results if r["results"][name].get("schedulable") is True)
-        gave = sum(1 for r in results if r["results"][name].get("gave_up"))
-        print(f"  {name:<{width}}  {acc:>9}  {len(results) - acc - gave:>9}  {gave:>8}")
+    _print_report_table(results)
     return 0
 
 
@@ -178,7 +298,7 @@ def _add_partition(sub):
         "processors and print the placement (docs/formats.md).",
     )
     p.add_argument("file", help="task-set file (.json or .csv; a .jsonl must hold one set)")
-    p.add_argument("--m", type=int, help='processor count (overrides the file\'s "m")')
+    p.add_argument("--m", type=v.CLI_M, help='processor count (overrides the file\'s "m")')
     p.add_argument(
         "--heuristic",
         default="ffd",
@@ -192,7 +312,12 @@ def _add_partition(sub):
         help="per-processor admission test for ffd/wfd/bfd/nfd: exact EDF (default) or "
         "fixed-priority response-time analysis with rate- or deadline-monotonic priorities",
     )
-    p.add_argument("--epsilon", default="0", help="SP-RES minimum slice size, e.g. 500us (default 0)")
+    p.add_argument(
+        "--epsilon",
+        type=v.cli_duration("us"),
+        default=0,
+        help="SP-RES minimum slice size with a unit, e.g. 500us (default 0)",
+    )
     p.add_argument("--no-meta", action="store_true", help="SP-RES: skip the PAF and RP meta-heuristics")
     p.add_argument("--json", action="store_true", help="print the placement JSON instead of a table")
     p.set_defaults(func=cmd_partition)
@@ -240,7 +365,7 @@ def _add_simulate(sub):
         "admission; spres without --placement is placed by the SP-RES cascade.",
     )
     p.add_argument("file", help="task-set file")
-    p.add_argument("--m", type=int, help='processor count (overrides the file\'s "m")')
+    p.add_argument("--m", type=v.CLI_M, help='processor count (overrides the file\'s "m")')
     p.add_argument(
         "--scheduler",
         default="gedf",
@@ -253,7 +378,7 @@ def _add_simulate(sub):
     p.add_argument(
         "--placement", metavar="P.json", help="placement JSON (rtsched partition --json) for pedf, pfp, spres"
     )
-    p.add_argument("--quantum", help="gedf-quantum: the quantum (default 1ms)")
+    p.add_argument("--quantum", type=v.cli_duration("ms"), help="gedf-quantum: the quantum with a unit (default 1ms)")
     p.add_argument("--staggered", action="store_true", help="gedf-quantum: staggered instead of aligned quanta")
     p.add_argument("--cash", action="store_true", help="spres: CASH slack reclamation (seed 004 runs SP-RES with it)")
     p.add_argument(
@@ -261,20 +386,25 @@ def _add_simulate(sub):
         action="store_true",
         help="spres: unsplit reservations soft too (background service once depleted; split parts always are)",
     )
-    p.add_argument("--horizon", help="simulated time (default one hyperperiod, capped at 1000s)")
+    p.add_argument(
+        "--horizon",
+        type=v.cli_duration("s"),
+        help="simulated time with a unit (default one hyperperiod, capped at 1000s)",
+    )
     p.add_argument(
         "--sporadic",
+        type=v.cli_duration("ms"),
         metavar="MAXDELAY",
         help="sporadic arrivals: each gap is the period plus a "
         "uniform delay in [0, MAXDELAY] (default periodic, synchronous)",
     )
     p.add_argument(
         "--exec-fraction",
-        type=float,
+        type=v.cli_float(0.0, 1.0, lo_open=True),
         metavar="LO",
         help="execution times uniform in [LO*C, C] (default: every job runs for its WCET)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of --sporadic and --exec-fraction (default 0)")
+    p.add_argument("--seed", type=v.CLI_SEED, default=0, help="seed of --sporadic and --exec-fraction (default 0)")
     p.add_argument("--trace", metavar="OUT.jsonl", help="write the trace as JSON Lines (docs/trace.md)")
     p.add_argument("--perfetto", metavar="OUT.json", help="write a Perfetto / Chrome trace (ui.perfetto.dev)")
     p.add_argument("--sched-trace", metavar="OUT.bin", help="write LITMUS^RT sched_trace records")
@@ -303,11 +433,12 @@ def cmd_simulate(args) -> int:
         raise RtschedError(f"{args.file}: simulate takes one task set, the file holds {len(sets)}")
     placement = None
     if args.placement:
+        from .io import read_text
+
         try:
-            with open(args.placement, encoding="utf-8") as f:
-                placement = f.read()
-        except OSError as e:
-            raise RtschedError(f"field 'placement': cannot read {args.placement!r}: {e.strerror}") from None
+            placement = read_text(args.placement, "placement")
+        except RtschedError as e:
+            raise RtschedError(f"field 'placement': {e}") from None
 
     def log(msg):
         print(f"rtsched simulate: {msg}", file=sys.stderr)
@@ -350,11 +481,12 @@ def _read_overheads(args) -> str | None:
         raise RtschedError("field 'overhead_stat': --overhead-stat applies only with --overheads")
     if not args.overheads:
         return None
+    from .io import read_text
+
     try:
-        with open(args.overheads, encoding="utf-8") as f:
-            return f.read()
-    except OSError as e:
-        raise RtschedError(f"field 'overheads': cannot read {args.overheads!r}: {e.strerror}") from None
+        return read_text(args.overheads, "overheads")
+    except RtschedError as e:
+        raise RtschedError(f"field 'overheads': {e}") from None
 
 
 def _is_forkjoin(path: str) -> bool:
@@ -393,11 +525,9 @@ def _simulate_forkjoin(args) -> int:
             + ", ".join(unsupported)
             + " (RTWS executes the thread costs as given and has no overhead injection)"
         )
-    try:
-        with open(args.file, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise RtschedError(f"cannot read {args.file!r}: {e.strerror}") from None
+    from .io import read_text
+
+    text = read_text(args.file)
     sched = args.scheduler.lower()
     # gedf: event-driven G-EDF over the threads (docs/rtws.md); trace files only under rtws.
     r = simulate_forkjoin(
@@ -446,11 +576,15 @@ def _add_quickstart(sub):
         description="Generate task sets per utilization step for one (m, n), run every test and "
         "partitioning, print the fraction each accepts, and plot the curves (PNG).",
     )
-    p.add_argument("--m", type=int, default=4, help="processors (default 4)")
-    p.add_argument("--n", type=int, default=12, help="tasks per set (default 12)")
-    p.add_argument("--sets", type=int, default=300, help="task sets per utilization step (default 300)")
-    p.add_argument("--step", type=float, default=0.2, help="utilization step (default 0.2)")
-    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--m", type=v.CLI_M, default=4, help="processors (default 4)")
+    p.add_argument("--n", type=v.CLI_N, default=12, help="tasks per set (default 12)")
+    p.add_argument(
+        "--sets", type=v.cli_int(1, 1_000_000), default=300, help="task sets per utilization step (default 300)"
+    )
+    p.add_argument(
+        "--step", type=v.cli_float(0.001, None), default=0.2, help="utilization step (default 0.2, at least 0.001)"
+    )
+    p.add_argument("--seed", type=v.CLI_SEED, default=1, help="random seed (default 1)")
     p.add_argument("--out", default="quickstart", help="output directory (default ./quickstart)")
     p.set_defaults(func=cmd_quickstart)
 
@@ -581,14 +715,14 @@ def cmd_measure(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rtsched",
         description="rtsched: multiprocessor real-time scheduling workbench — generate task sets, analyse "
         "them, place them on processors, simulate them, and run experiments. Times are integer ns or "
         "duration strings like 2ms.",
     )
     parser.add_argument("--version", action="version", version=f"rtsched {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     _add_generate(sub)
     _add_analyze(sub)

@@ -12,9 +12,11 @@ import os
 from collections.abc import Callable
 
 from . import _core
+from . import validate as v
 from ._core import RtschedError, TaskSet
 
 GANTT_FORMATS = (".svg", ".png")
+FORKJOIN = ("rtws", "gedf", "spres")
 
 
 class NotPlacedError(RtschedError):
@@ -45,24 +47,26 @@ def _overheads_text(overheads) -> str | None:
     if isinstance(overheads, str) and overheads.lstrip().startswith("{"):
         return overheads
     if isinstance(overheads, (str, os.PathLike)):
+        from .io import read_text
+
         try:
-            with open(overheads, encoding="utf-8") as f:
-                return f.read()
-        except OSError as e:
-            raise RtschedError(f"field 'overheads': cannot read {os.fspath(overheads)!r}: {e.strerror}") from None
+            return read_text(overheads, "overheads")
+        except RtschedError as e:
+            raise RtschedError(f"field 'overheads': {e}") from None
     raise RtschedError(f"field 'overheads': expected a dict, JSON text or a file path, got {type(overheads).__name__}")
 
 
 def _write(path, data) -> None:
-    path = os.fspath(path)
-    mode = "wb" if isinstance(data, bytes) else "w"
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except OSError as e:
-        raise RtschedError(f"cannot write {path!r}: {e.strerror}") from None
+    from .io import write_atomic
+
+    write_atomic(os.fspath(path), data)
+
+
+def _check_outputs(**paths) -> None:
+    """Every output path is checked before the simulation starts (folder exists, writable)."""
+    for name, p in paths.items():
+        if p is not None:
+            v.output_path(p, name)
 
 
 def simulate(
@@ -109,23 +113,36 @@ def simulate(
     (spres only): unsplit reservations soft too (served in background once depleted; split
     parts always are).
     """
+    ts = v.task_set(ts, "ts")
+    m = v.optional_processors(m)
+    scheduler = v.text(scheduler, "scheduler")
+    quantum = v.optional_duration(quantum, "quantum", 1)
+    horizon = v.optional_duration(horizon, "horizon", 1)
+    sporadic = v.optional_duration(sporadic, "sporadic")
+    if exec_fraction is not None:
+        exec_fraction = v.number(exec_fraction, "exec_fraction", 0.0, 1.0, lo_open=True)
+    if overhead_stat is not None:
+        overhead_stat = v.choice(overhead_stat, "overhead_stat", ["max", "avg"])
+    if log is not None and not callable(log):
+        raise RtschedError(f"argument 'log': expected a function of one string, got {type(log).__name__}")
+    _check_outputs(trace=trace, perfetto=perfetto, sched_trace=sched_trace, job_csv=job_csv, gantt=gantt)
     outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt)
     res = _core.simulate(
         ts,
-        None if m is None else int(m),
-        str(scheduler),
+        m,
+        scheduler,
         _placement_text(placement),
         quantum,
-        bool(staggered),
+        v.boolean(staggered, "staggered"),
         horizon,
         sporadic,
-        None if exec_fraction is None else float(exec_fraction),
-        int(seed),
+        exec_fraction,
+        v.seed(seed),
         outputs,
         _overheads_text(overheads),
-        None if overhead_stat is None else str(overhead_stat),
-        bool(cash),
-        bool(soft),
+        overhead_stat,
+        v.boolean(cash, "cash"),
+        v.boolean(soft, "soft"),
     )
     if res["not_placed"] is not None:
         raise NotPlacedError(res["not_placed"])
@@ -194,9 +211,15 @@ def simulate_forkjoin(
     ``scheduler="gedf"`` runs event-driven G-EDF over the threads instead (the seed-003
     baseline) and ``"spres"`` SP-RES over the sequentialized tasks (CASH on; contrast only);
     those two return the same summary keys plus ``remote_starts`` and write no trace files."""
-    horizon = _core.parse_duration(horizon) if isinstance(horizon, str) else horizon
-    sporadic = _core.parse_duration(sporadic) if isinstance(sporadic, str) else sporadic
-    scheduler = str(scheduler).lower()
+    text = v.text(text, "text")
+    m = v.optional_processors(m)
+    horizon = v.optional_duration(horizon, "horizon", 1)
+    sporadic = v.optional_duration(sporadic, "sporadic")
+    seed = v.seed(seed)
+    scheduler = v.choice(
+        str(scheduler).lower() if isinstance(scheduler, str) else scheduler, "scheduler", ["rtws", "gedf", "spres"]
+    )
+    _check_outputs(trace=trace, perfetto=perfetto, sched_trace=sched_trace, job_csv=job_csv, gantt=gantt)
     if scheduler != "rtws":
         asked = [
             name
@@ -211,11 +234,9 @@ def simulate_forkjoin(
         ]
         if asked:
             raise RtschedError(f"field '{asked[0]}': fork-join sets write trace files only under rtws, not {scheduler}")
-        return json.loads(
-            _core.forkjoin_simulate(text, None if m is None else int(m), scheduler, horizon, sporadic, int(seed))
-        )
+        return json.loads(_core.forkjoin_simulate(text, m, scheduler, horizon, sporadic, seed))
     outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt)
-    res = _core.simulate_forkjoin(text, None if m is None else int(m), horizon, sporadic, int(seed), outputs)
+    res = _core.simulate_forkjoin(text, m, horizon, sporadic, seed, outputs)
     summary = json.loads(res["summary"])
     _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, "RTWS (thread-level)")
     return summary

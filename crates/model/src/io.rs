@@ -200,7 +200,33 @@ pub fn to_value(ts: &TaskSet, m: Option<u32>) -> Value {
 
 /// One-line JSON of a task set (a JSON Lines record).
 pub fn to_json(ts: &TaskSet, m: Option<u32>) -> String {
-    to_value(ts, m).to_string()
+    let mut s = String::with_capacity(16 + 56 * ts.len());
+    write_json(&mut s, ts, m);
+    s
+}
+
+/// Appends the one-line JSON of a task set, as [`to_value`] would print it, without building
+/// the value (the streaming writers of `rtsched generate --count` write millions).
+pub fn write_json(out: &mut String, ts: &TaskSet, m: Option<u32>) {
+    use std::fmt::Write as _;
+    out.push('{');
+    if let Some(m) = m {
+        let _ = write!(out, "\"m\":{m},");
+    }
+    out.push_str("\"tasks\":[");
+    for (i, t) in ts.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('{');
+        if let Some(n) = &t.name {
+            out.push_str("\"name\":");
+            out.push_str(&Value::String(n.clone()).to_string());
+            out.push(',');
+        }
+        let _ = write!(out, "\"wcet\":{},\"period\":{},\"deadline\":{}}}", t.wcet, t.period, t.deadline);
+    }
+    out.push_str("]}");
 }
 
 #[cfg(test)]
@@ -405,6 +431,17 @@ mod tests {
             1 => format!("{{{m}\"tasks\": {t}}} x"),
             _ => format!("{{{m}\"tasks\": {t}}}"),
         })
+    }
+
+    #[test]
+    fn the_writer_prints_what_serde_prints() {
+        let ts =
+            TaskSet::new(vec![Task::new(1, 2, 3).unwrap().named("a \"b\"\n\u{1}é"), Task::implicit(4, 5).unwrap()])
+                .unwrap();
+        for m in [None, Some(7)] {
+            assert_eq!(to_json(&ts, m), to_value(&ts, m).to_string());
+        }
+        assert_eq!(to_json(&TaskSet::default(), None), r#"{"tasks":[]}"#);
     }
 
     #[test]

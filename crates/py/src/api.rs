@@ -50,14 +50,101 @@ fn generate(
     count: usize,
     m: Option<u32>,
 ) -> PyResult<Vec<TaskSet>> {
-    if m == Some(0) {
-        return Err(RtschedError::new_err("field 'm': the number of processors must be at least 1, got 0"));
+    if let Some(m) = m {
+        check_m(m).map_err(err)?;
     }
     let sets = guarded(py, || {
         let spec = gen_spec(n, util, generator, periods, umax, deadlines).map_err(err)?;
         rtsched_gen::generate_many(&spec, seed, count).map_err(err)
     })?;
     Ok(sets.into_iter().map(|s| TaskSet::wrap(s, m)).collect())
+}
+
+/// generate_stream(n, util, generator, periods, umax, deadlines, seed, count, m, write,
+/// progress) -> (int, bool)
+///
+/// `rtsched generate --count K`: task sets `0..count` of stream `seed`, generated in parallel
+/// in chunks and handed to `write(text)` as JSON Lines one chunk at a time, so that memory
+/// stays bounded whatever `count` is. Returns the number written and whether Ctrl-C stopped
+/// it (what was written before stays written). `progress(done, total)` every 50 ms.
+#[pyfunction]
+#[pyo3(signature = (n, util, generator, periods, umax, deadlines, seed, count, m, write, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn generate_stream(
+    py: Python<'_>,
+    n: Option<usize>,
+    util: f64,
+    generator: &str,
+    periods: &str,
+    umax: f64,
+    deadlines: &str,
+    seed: u64,
+    count: u64,
+    m: Option<u64>,
+    write: PyObject,
+    progress: Option<PyObject>,
+) -> PyResult<(u64, bool)> {
+    let m = m.map(|m| rtsched_model::check_m(m).map_err(err)).transpose()?;
+    let spec = gen_spec(n, util, generator, periods, umax, deadlines).map_err(err)?;
+    let stop = rtsched_model::Stop::new();
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let mut written = 0u64;
+    let fin = crate::interrupt::run(
+        py,
+        &stop,
+        |out: &crate::interrupt::Outbox<'_, (String, u64), Result<(), ModelError>>| {
+            let mut start = 0u64;
+            let mut chunk = 256u64;
+            while start < count && !stop.requested() {
+                let end = start.saturating_add(chunk).min(count);
+                let sets: Vec<Option<Result<String, ModelError>>> = (start..end)
+                    .into_par_iter()
+                    .map(|i| {
+                        if stop.requested() {
+                            return None;
+                        }
+                        let r = rtsched_gen::generate(&spec, seed, i).map(|ts| {
+                            let mut s = String::with_capacity(64 * ts.len());
+                            rtsched_model::io::write_json(&mut s, &ts, m);
+                            s.push('\n');
+                            s
+                        });
+                        done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        Some(r)
+                    })
+                    .collect();
+                let mut text = String::new();
+                let mut k = 0u64;
+                for s in sets {
+                    match s {
+                        Some(Ok(line)) => {
+                            text.push_str(&line);
+                            k += 1;
+                        }
+                        Some(Err(e)) => return Err(e),
+                        None => break,
+                    }
+                }
+                if !out.send((text, k)) || k < end - start {
+                    return Ok(());
+                }
+                start = end;
+                chunk = (chunk * 2).min(16_384);
+            }
+            Ok(())
+        },
+        |py, (text, k): (String, u64)| {
+            write.call1(py, (text,))?;
+            written += k;
+            Ok(())
+        },
+        |py| match &progress {
+            Some(cb) => cb.call1(py, (done.load(std::sync::atomic::Ordering::Relaxed), count)).map(|_| ()),
+            None => Ok(()),
+        },
+    )?;
+    fin.result.map_err(err)?;
+    Ok((written, fin.interrupt.is_some()))
 }
 
 /// test_names() -> list[str]
@@ -67,99 +154,7 @@ fn test_names() -> Vec<&'static str> {
 }
 
 fn check_m(m: u32) -> Result<u32, ModelError> {
-    if m == 0 {
-        Err(ModelError::field("m", "the number of processors must be at least 1, got 0"))
-    } else {
-        Ok(m)
-    }
-}
-
-/// analyze_sets(sets, ms, tests, max_steps) -> list[str]: one JSON report per set.
-#[pyfunction]
-fn analyze_sets(
-    py: Python<'_>,
-    sets: Vec<TaskSet>,
-    ms: Vec<u32>,
-    tests: Option<Vec<String>>,
-    max_steps: u64,
-) -> PyResult<Vec<String>> {
-    if sets.len() != ms.len() {
-        return Err(RtschedError::new_err("analyze_sets: one m per task set is required"));
-    }
-    guarded(py, || {
-        let lim = limits(max_steps);
-        let resolved = ms
-            .iter()
-            .map(|&m| check_m(m).and_then(|m| report::resolve_tests(tests.as_deref(), m)))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(err)?;
-        Ok(sets
-            .par_iter()
-            .zip(ms.par_iter())
-            .zip(resolved.par_iter())
-            .map(|((ts, &m), t)| report::report(&ts.inner, m, t, &lim).to_string())
-            .collect())
-    })
-}
-
-/// analyze_jsonl(text, m, tests, max_steps) -> list[str]: one JSON line per input line; an
-/// invalid line gives {"error": ..., "line": k} in its place.
-#[pyfunction]
-#[pyo3(signature = (text, m, tests, max_steps))]
-fn analyze_jsonl(
-    py: Python<'_>,
-    text: &str,
-    m: Option<u32>,
-    tests: Option<Vec<String>>,
-    max_steps: u64,
-) -> PyResult<Vec<String>> {
-    if let Some(m) = m {
-        check_m(m).map_err(err)?;
-    }
-    guarded(py, || {
-        if let Some(t) = &tests {
-            // Unknown names are an error for the whole call, not per line.
-            report::resolve_tests(Some(t), m.unwrap_or(1))
-                .or_else(
-                    |e| {
-                        if t.iter().all(|x| report::TEST_NAMES.contains(&x.as_str())) {
-                            Ok(vec![])
-                        } else {
-                            Err(e)
-                        }
-                    },
-                )
-                .map_err(err)?;
-        }
-        let lim = limits(max_steps);
-        let lines: Vec<(usize, &str)> = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-            .collect();
-        Ok(lines
-            .par_iter()
-            .map(|&(i, line)| {
-                let out = rtsched_model::io::read_jsonl(line)
-                    .next()
-                    .unwrap_or_else(|| Err(ModelError::new("empty line")))
-                    .and_then(|f| {
-                        let m = m.or(f.m).ok_or_else(|| {
-                            ModelError::field("m", "no processor count: pass --m or put \"m\" in the task set")
-                        })?;
-                        let t = report::resolve_tests(tests.as_deref(), m)?;
-                        Ok(report::report(&f.taskset, m, &t, &lim))
-                    });
-                match out {
-                    Ok(v) => v.to_string(),
-                    Err(mut e) => {
-                        e.line = Some(i + 1);
-                        json!({"error": e.to_string(), "line": i + 1}).to_string()
-                    }
-                }
-            })
-            .collect())
-    })
+    rtsched_model::check_m(m as u64)
 }
 
 fn partition_json(
@@ -361,8 +356,8 @@ fn evaluate_method(method: &str, ts: &RTaskSet, m: u32, lim: &Limits, epsilon: u
 #[pyfunction]
 fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py, PyDict>> {
     let rows = guarded(py, || {
-        let p: Value = serde_json::from_str(point_json)
-            .map_err(|e| RtschedError::new_err(format!("evaluate_point: invalid JSON: {e}")))?;
+        let p: Value = rtsched_model::json::parse(point_json)
+            .map_err(|e| RtschedError::new_err(format!("evaluate_point: {e}")))?;
         let get =
             |k: &str| p.get(k).ok_or_else(|| RtschedError::new_err(format!("evaluate_point: field '{k}': missing")));
         let as_u64 = |k: &str| -> PyResult<u64> {
@@ -372,7 +367,7 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         };
         let as_str =
             |k: &str, d: &str| -> PyResult<String> { Ok(p.get(k).and_then(Value::as_str).unwrap_or(d).to_owned()) };
-        let m = check_m(as_u64("m")? as u32).map_err(err)?;
+        let m = rtsched_model::check_m(as_u64("m")?).map_err(err)?;
         let n = as_u64("n")? as usize;
         let util = get("util")?
             .as_f64()
@@ -449,9 +444,8 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(generate, m)?)?;
+    m.add_function(wrap_pyfunction!(generate_stream, m)?)?;
     m.add_function(wrap_pyfunction!(test_names, m)?)?;
-    m.add_function(wrap_pyfunction!(analyze_sets, m)?)?;
-    m.add_function(wrap_pyfunction!(analyze_jsonl, m)?)?;
     m.add_function(wrap_pyfunction!(partition, m)?)?;
     m.add_function(wrap_pyfunction!(acceptance, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_point, m)?)?;

@@ -12,7 +12,7 @@ pub(crate) fn time_arg(v: &Bound<'_, PyAny>, field: &str) -> PyResult<Time> {
         return parse_duration(s.to_str()?)
             .map_err(|e| RtschedError::new_err(format!("field '{field}': {}", e.reason)));
     }
-    if v.is_instance_of::<PyInt>() {
+    if v.is_instance_of::<PyInt>() && !v.is_instance_of::<pyo3::types::PyBool>() {
         return v.extract::<u64>().map_err(|_| {
             RtschedError::new_err(format!("field '{field}': expected a non-negative integer number of ns, got {v}"))
         });
@@ -21,4 +21,56 @@ pub(crate) fn time_arg(v: &Bound<'_, PyAny>, field: &str) -> PyResult<Time> {
         "field '{field}': expected integer ns or a duration string like \"2ms\", got {}",
         v.repr().map(|r| r.to_string()).unwrap_or_default()
     )))
+}
+
+fn type_name(v: &Bound<'_, PyAny>) -> String {
+    v.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into())
+}
+
+fn short_repr(v: &Bound<'_, PyAny>) -> String {
+    let r = v.repr().map(|r| r.to_string()).unwrap_or_default();
+    if r.chars().count() > 40 {
+        format!("{}...", r.chars().take(37).collect::<String>())
+    } else {
+        r
+    }
+}
+
+/// A Python `str` argument (errors name it; lone surrogates are refused).
+pub(crate) fn arg_str(v: &Bound<'_, PyAny>, name: &str) -> PyResult<String> {
+    let s = v.downcast::<PyString>().map_err(|_| {
+        RtschedError::new_err(format!("argument '{name}': expected a string, got {} ({})", short_repr(v), type_name(v)))
+    })?;
+    s.to_str()
+        .map(str::to_owned)
+        .map_err(|_| RtschedError::new_err(format!("argument '{name}': the string is not valid Unicode")))
+}
+
+/// An integer argument in `lo..=hi` (bools and floats are refused, never truncated).
+pub(crate) fn arg_u64(v: &Bound<'_, PyAny>, name: &str, lo: u64, hi: u64) -> PyResult<u64> {
+    let bad = || {
+        RtschedError::new_err(format!(
+            "argument '{name}': expected an integer, got {} ({})",
+            short_repr(v),
+            type_name(v)
+        ))
+    };
+    if v.is_instance_of::<pyo3::types::PyBool>() || !v.is_instance_of::<PyInt>() {
+        return Err(bad());
+    }
+    let out_of_range = || RtschedError::new_err(format!("argument '{name}': must be in {lo}..={hi}, got {v}"));
+    let x: u64 = v.extract().map_err(|_| out_of_range())?;
+    if x < lo || x > hi {
+        return Err(out_of_range());
+    }
+    Ok(x)
+}
+
+/// An optional processor count `m` (None, or an integer in `1..=MAX_M`).
+pub(crate) fn arg_m(v: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<Option<u32>> {
+    match v {
+        None => Ok(None),
+        Some(v) if v.is_none() => Ok(None),
+        Some(v) => Ok(Some(arg_u64(v, name, 1, rtsched_model::MAX_M as u64)? as u32)),
+    }
 }

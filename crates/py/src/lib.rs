@@ -10,7 +10,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 mod api;
+mod batch;
 mod convert;
+mod interrupt;
 mod model;
 mod report;
 mod run;
@@ -42,8 +44,11 @@ pub(crate) fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> PyResult<T> +
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RtschedError", m.py().get_type::<RtschedError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MAX_M", rtsched_model::MAX_M)?;
+    m.add("MAX_TIME", rtsched_model::MAX_TIME)?;
     model::register(m)?;
     api::register(m)?;
+    batch::register(m)?;
     run::register(m)?;
 
     sim::register(m)?;

@@ -1,6 +1,6 @@
 //! `Task` and `TaskSet` classes and the file-format functions.
 
-use crate::convert::time_arg;
+use crate::convert::{arg_m, arg_str, arg_u64, time_arg};
 use crate::{err, RtschedError};
 use pyo3::prelude::*;
 use rtsched_model::{io, Task as RTask, TaskSet as RTaskSet};
@@ -23,13 +23,17 @@ impl Task {
         wcet: &Bound<'_, PyAny>,
         period: &Bound<'_, PyAny>,
         deadline: Option<&Bound<'_, PyAny>>,
-        name: Option<String>,
+        name: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let wcet = time_arg(wcet, "wcet")?;
         let period = time_arg(period, "period")?;
         let deadline = match deadline {
-            Some(d) => time_arg(d, "deadline")?,
-            None => period,
+            Some(d) if !d.is_none() => time_arg(d, "deadline")?,
+            _ => period,
+        };
+        let name = match name {
+            Some(n) if !n.is_none() => Some(arg_str(n, "name")?),
+            _ => None,
         };
         let inner = RTask { name, wcet, deadline, period };
         inner.validate().map_err(err)?;
@@ -89,11 +93,21 @@ impl TaskSet {
 impl TaskSet {
     #[new]
     #[pyo3(signature = (tasks, m=None))]
-    fn new(tasks: Vec<Task>, m: Option<u32>) -> PyResult<Self> {
-        if m == Some(0) {
-            return Err(RtschedError::new_err("field 'm': the number of processors must be at least 1, got 0"));
+    fn new(tasks: &Bound<'_, PyAny>, m: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let m = arg_m(m, "m")?;
+        let bad = || RtschedError::new_err("argument 'tasks': expected a list of Task objects");
+        if tasks.is_instance_of::<pyo3::types::PyString>() || tasks.is_none() {
+            return Err(bad());
         }
-        Ok(TaskSet { inner: RTaskSet::new(tasks.into_iter().map(|t| t.inner).collect()).map_err(err)?, m })
+        let mut out = Vec::new();
+        for (i, t) in tasks.try_iter().map_err(|_| bad())?.enumerate() {
+            let t = t?;
+            let t = t
+                .downcast::<Task>()
+                .map_err(|_| RtschedError::new_err(format!("argument 'tasks': item {i} is not a Task")))?;
+            out.push(t.get().inner.clone());
+        }
+        Ok(TaskSet { inner: RTaskSet::new(out).map_err(err)?, m })
     }
     /// Processor count stored with the task set (from its file), or None.
     #[getter]
@@ -115,8 +129,12 @@ impl TaskSet {
         (u.numer().to_string(), u.denom().to_string())
     }
     /// Least common multiple of the periods; raises if it exceeds `bound` ns.
-    #[pyo3(signature = (bound=1u64<<53))]
-    fn hyperperiod(&self, bound: u64) -> PyResult<u64> {
+    #[pyo3(signature = (bound=None))]
+    fn hyperperiod(&self, bound: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+        let bound = match bound {
+            Some(b) if !b.is_none() => arg_u64(b, "bound", 1, u64::MAX)?,
+            _ => 1u64 << 53,
+        };
         self.inner.hyperperiod(bound).map_err(err)
     }
     fn __len__(&self) -> usize {
@@ -146,33 +164,36 @@ impl TaskSet {
     }
     /// Parses a JSON task-set object.
     #[staticmethod]
-    fn from_json(text: &str) -> PyResult<TaskSet> {
-        let f = io::read_json(text).map_err(err)?;
+    fn from_json(text: &Bound<'_, PyAny>) -> PyResult<TaskSet> {
+        let f = io::read_json(&arg_str(text, "text")?).map_err(err)?;
         Ok(TaskSet { inner: f.taskset, m: f.m })
     }
     /// Parses a CSV task set.
     #[staticmethod]
-    fn from_csv(text: &str) -> PyResult<TaskSet> {
-        Ok(TaskSet { inner: io::read_csv(text).map_err(err)?, m: None })
+    fn from_csv(text: &Bound<'_, PyAny>) -> PyResult<TaskSet> {
+        Ok(TaskSet { inner: io::read_csv(&arg_str(text, "text")?).map_err(err)?, m: None })
     }
 }
 
 /// Parses JSON Lines text into a list of task sets (errors carry the line number).
 #[pyfunction]
-fn parse_jsonl(py: Python<'_>, text: &str) -> PyResult<Vec<TaskSet>> {
-    crate::guarded(py, || io::read_jsonl(text).map(|r| r.map(|f| TaskSet::wrap(f.taskset, f.m)).map_err(err)).collect())
+fn parse_jsonl(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Vec<TaskSet>> {
+    let text = arg_str(text, "text")?;
+    crate::guarded(py, || {
+        io::read_jsonl(&text).map(|r| r.map(|f| TaskSet::wrap(f.taskset, f.m)).map_err(err)).collect()
+    })
 }
 
 /// Parses a duration ("2ms", "250us", "1.5s", or an integer of ns) exactly.
 #[pyfunction]
-fn parse_duration(text: &str) -> PyResult<u64> {
-    rtsched_model::time::parse_duration(text).map_err(err)
+fn parse_duration(text: &Bound<'_, PyAny>) -> PyResult<u64> {
+    rtsched_model::time::parse_duration(&arg_str(text, "text")?).map_err(err)
 }
 
 /// Formats ns with the largest exact unit ("2ms").
 #[pyfunction]
-fn format_duration(ns: u64) -> String {
-    rtsched_model::time::format_duration(ns)
+fn format_duration(ns: &Bound<'_, PyAny>) -> PyResult<String> {
+    Ok(rtsched_model::time::format_duration(arg_u64(ns, "ns", 0, u64::MAX)?))
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
