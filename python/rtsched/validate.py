@@ -217,13 +217,14 @@ def test_names(v, name: str = "tests") -> list[str] | None:
     if v is None:
         return None
     if isinstance(v, str):
-        return [v]
+        return [text(v, name)]
     if isinstance(v, (bytes, dict)) or not isinstance(v, Iterable):
         raise _fail(name, f"expected a test name or a list of test names, got {_show(v)}")
     out = list(v)
     for i, t in enumerate(out):
         if not isinstance(t, str):
             raise _fail(name, f"item {i} is {_show(t)}, not a test name")
+        text(t, name)
     if not out:
         raise _fail(name, "the list of tests is empty (None runs every test that applies)")
     return out
@@ -236,6 +237,10 @@ def path(v, name: str) -> str:
         raise _fail(name, f"expected a file path, got {_show(v)}")
     if "\0" in v:
         raise _fail(name, "a file path cannot contain a NUL character")
+    try:
+        os.fsencode(v)
+    except UnicodeEncodeError:
+        raise _fail(name, f"{v!r} cannot be a file name here (it holds a lone surrogate)") from None
     return v
 
 

@@ -9,8 +9,10 @@ use rtsched_model::Time;
 /// A time given as an int (ns) or a duration string ("2ms").
 pub(crate) fn time_arg(v: &Bound<'_, PyAny>, field: &str) -> PyResult<Time> {
     if let Ok(s) = v.downcast::<PyString>() {
-        return parse_duration(s.to_str()?)
-            .map_err(|e| RtschedError::new_err(format!("field '{field}': {}", e.reason)));
+        let text = s
+            .to_str()
+            .map_err(|_| RtschedError::new_err(format!("field '{field}': the string is not valid Unicode")))?;
+        return parse_duration(text).map_err(|e| RtschedError::new_err(format!("field '{field}': {}", e.reason)));
     }
     if v.is_instance_of::<PyInt>() && !v.is_instance_of::<pyo3::types::PyBool>() {
         return v.extract::<u64>().map_err(|_| {

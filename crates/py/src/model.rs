@@ -96,7 +96,11 @@ impl TaskSet {
     fn new(tasks: &Bound<'_, PyAny>, m: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let m = arg_m(m, "m")?;
         let bad = || RtschedError::new_err("argument 'tasks': expected a list of Task objects");
-        if tasks.is_instance_of::<pyo3::types::PyString>() || tasks.is_none() {
+        if tasks.is_instance_of::<pyo3::types::PyString>()
+            || tasks.is_instance_of::<pyo3::types::PyDict>()
+            || tasks.is_instance_of::<pyo3::types::PyBytes>()
+            || tasks.is_none()
+        {
             return Err(bad());
         }
         let mut out = Vec::new();
