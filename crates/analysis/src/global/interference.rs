@@ -21,7 +21,7 @@
 //! Work: one step per task `τ_k` checked (each `O(n)`); `Limits::max_steps` bounds them
 //! (`GaveUp` past it), like the iterative tests, so that a huge set cannot run unbounded.
 
-use super::{by_laxity, divmod, System};
+use super::{divmod, LaxityOrder, System};
 use crate::{Limits, Verdict};
 
 #[allow(clippy::needless_range_loop)] // several parallel arrays indexed by task
@@ -30,7 +30,7 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     let mut steps: u64 = 0;
     let inv: Vec<f64> = sys.t.iter().map(|&t| 1.0 / t as f64).collect();
     // Most-likely-to-fail first: the test stops at the first failing task.
-    for k in by_laxity(sys) {
+    for k in LaxityOrder::new(sys) {
         steps += 1;
         if limits.exhausted(steps) {
             return Verdict::GaveUp;

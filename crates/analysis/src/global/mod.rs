@@ -343,12 +343,48 @@ impl PairTable {
 /// `τ_k` grows like `U D_k` plus carry-in, against a capacity of `m (D_k - C_k)`: sort by
 /// the float estimate `(m - U) D_k - m C_k`, ascending, then by index.
 pub(crate) fn by_laxity(sys: &System) -> Vec<usize> {
+    let mut keyed = laxity_keys(sys);
+    keyed.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    keyed.into_iter().map(|(_, k)| k).collect()
+}
+
+fn laxity_keys(sys: &System) -> Vec<(f64, usize)> {
     let u: f64 = (0..sys.n()).map(|i| sys.c[i] as f64 / sys.t[i] as f64).sum();
     let m = sys.m as f64;
-    let mut keyed: Vec<(f64, usize)> =
-        (0..sys.n()).map(|k| ((m - u) * sys.d[k] as f64 - m * sys.c[k] as f64, k)).collect();
-    keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    keyed.into_iter().map(|(_, k)| k).collect()
+    (0..sys.n()).map(|k| ((m - u) * sys.d[k] as f64 - m * sys.c[k] as f64, k)).collect()
+}
+
+/// [`by_laxity`]'s order as an iterator that sorts only when asked for a second task: most
+/// sets that fail, fail at the first (a single pass finds it), so one-pass tests such as BCL
+/// skip the sort then.
+pub(crate) struct LaxityOrder {
+    keyed: Vec<(f64, usize)>,
+    pos: usize,
+}
+
+impl LaxityOrder {
+    pub fn new(sys: &System) -> LaxityOrder {
+        LaxityOrder { keyed: laxity_keys(sys), pos: 0 }
+    }
+}
+
+impl Iterator for LaxityOrder {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        let cmp = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+        if self.pos == 0 {
+            let first = self.keyed.iter().min_by(|a, b| cmp(a, b))?.1;
+            self.pos = 1;
+            return Some(first);
+        }
+        if self.pos == 1 {
+            // The first one returned is the least, so it sorts to the front.
+            self.keyed.sort_unstable_by(cmp);
+        }
+        let k = self.keyed.get(self.pos)?.1;
+        self.pos += 1;
+        Some(k)
+    }
 }
 
 #[cfg(test)]
@@ -368,6 +404,23 @@ mod tests {
             assert_eq!(a.resid[ra..ra + 5], b.resid[..5], "k = {k}");
         }
         assert_eq!(b.base.len(), 5, "one row at a time");
+    }
+
+    #[test]
+    fn laxity_order_iterator_equals_the_sorted_order() {
+        let mut x: u64 = 99;
+        for n in 1..40 {
+            let params: Vec<(u64, u64, u64)> = (0..n)
+                .map(|_| {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    let t = x >> 58 | 1;
+                    (1.max((x >> 40) % t / 4), t, t) // repeated keys occur: ties by index
+                })
+                .collect();
+            let ts = TaskSet::from_cdt(&params).unwrap();
+            let Admission::Run(sys) = System::admit(&ts, 64) else { continue };
+            assert_eq!(LaxityOrder::new(&sys).collect::<Vec<_>>(), by_laxity(&sys), "{params:?}");
+        }
     }
 
     #[test]
