@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 import rtsched
 from rtsched.experiments import run_sweep, store
-from rtsched.experiments.evaluate import EvaluatorMissing, core_evaluator, has_core_evaluator
+from rtsched.experiments.evaluate import RESULT_COLUMNS, EvaluatorMissing, core_evaluator, has_core_evaluator
 from rtsched.experiments.executors import LocalExecutor, parse_options
 from rtsched.experiments.spec import SpecError, parse_spec
 from rtsched.experiments.testing import fake_evaluate
@@ -92,7 +92,7 @@ def test_points_are_written_with_contract_columns_and_metadata(spec, tmp_path):
         # the rows are the evaluator's, unchanged
         ref = fake_evaluate(p.json)
         got = t.to_pydict()
-        for col in store.RESULT_COLUMNS:
+        for col in RESULT_COLUMNS:
             assert got[col] == ref[col]
         assert set(got["point"]) == {p.id} and set(got["epsilon"]) == {p.coords["epsilon"]}
     assert not list((tmp_path / "r" / "points").glob(".*"))  # no temporary files left

@@ -8,8 +8,15 @@ import pytest
 import rtsched
 from rtsched import _core
 from rtsched.experiments import cli as exp_cli
-from rtsched.experiments import simrepro
-from rtsched.experiments.registry import available, lookup, reproduce
+from rtsched.experiments.registry import (
+    available,
+    is_simulation,
+    load_experiment,
+    lookup,
+    parse_experiment,
+    reproduce,
+)
+from rtsched.experiments.repro import rtws_tables, spres_table1
 from rtsched.experiments.spec import SpecError, load_spec
 
 TINY_SPRES = {"samples": 1, "horizon": "300ms", "grid": {"n": ["m+1"], "util_frac": [0.95]}}
@@ -20,28 +27,28 @@ def test_both_are_registered_and_not_sweeps():
     names = available()
     assert {"spres-table1", "rtws-tables"} <= set(names)
     for name in ("spres-table1", "rtws-tables"):
-        assert simrepro.is_sim_spec_path(lookup(name))
+        assert is_simulation(lookup(name))
         with pytest.raises(SpecError, match="rtsched reproduce"):
             load_spec(lookup(name))
 
 
 @pytest.mark.parametrize("quick", [False, True])
 def test_registered_specs_match_the_papers_setups(quick):
-    s = simrepro.load_sim_spec(lookup("spres-table1"), quick=quick)
-    pts = [p for _, p in s.points]
+    s = load_experiment(lookup("spres-table1"), quick=quick)
+    pts = [p.params for p in s.points]
     if not quick:
         assert {p["m"] for p in pts} == {44}
         assert sorted({p["n"] for p in pts}) == [45, 66, 88, 176, 264, 352, 440]
         assert sorted({p["util_frac"] for p in pts}) == [0.75, 0.8, 0.85, 0.9, 0.95]
         assert s.params["samples"] == 10 and s.params["horizon"] == 30 * 10**9
     assert s.params["slack"] == [0.0, 0.1, 0.25, 0.33, 0.5] and s.params["cash"] is True
-    r = simrepro.load_sim_spec(lookup("rtws-tables"), quick=quick)
-    assert sorted({(p["m"], p["lo"], p["hi"]) for _, p in r.points}) == [
-        (m, lo, hi) for m in (2, 4, 8) for lo, hi in simrepro.WINDOWS
+    r = load_experiment(lookup("rtws-tables"), quick=quick)
+    assert sorted({(p.params["m"], p.params["lo"], p.params["hi"]) for p in r.points}) == [
+        (m, lo, hi) for m in (2, 4, 8) for lo, hi in rtws_tables.WINDOWS
     ]
     if not quick:
         assert r.params["samples"] == 20
-    assert s.hash != simrepro.load_sim_spec(lookup("spres-table1"), quick=not quick).hash
+    assert s.hash != load_experiment(lookup("spres-table1"), quick=not quick).hash
 
 
 def _csv(path):
@@ -129,12 +136,12 @@ def test_rtws_tables_tiny_run(tmp_path):
 
 
 def test_slack_mapping():
-    assert simrepro.slack_exec_fraction(0) == 1.0
-    assert simrepro.slack_exec_fraction(0.25) == 0.5
-    assert simrepro.slack_exec_fraction(0.5) == 0.0
+    assert spres_table1.slack_exec_fraction(0) == 1.0
+    assert spres_table1.slack_exec_fraction(0.25) == 0.5
+    assert spres_table1.slack_exec_fraction(0.5) == 0.0
     for bad in (-0.1, 0.51, True, "0.1"):
         with pytest.raises(SpecError):
-            simrepro.slack_exec_fraction(bad)
+            spres_table1.slack_exec_fraction(bad)
 
 
 @pytest.mark.parametrize("slack", [0.10, 0.25, 0.33, 0.50])
@@ -142,7 +149,7 @@ def test_slack_distribution_matches_its_definition(slack, tmp_path):
     """Execution times uniform in [(1 - 2s) C, C]: mean slack s, bounds and quartiles, on 20,000
     jobs drawn by the simulator (P-EDF, light load, so every job completes)."""
     ts = rtsched.TaskSet([rtsched.Task(wcet="1ms", period="2ms"), rtsched.Task(wcet="3ms", period="4ms")])
-    lo = simrepro.slack_exec_fraction(slack)
+    lo = spres_table1.slack_exec_fraction(slack)
     path = tmp_path / "jobs.csv"
     rtsched.simulate(ts, 2, "pedf", horizon="16s", exec_fraction=lo if lo > 0 else 1e-12, seed=7, job_csv=path)
     wcet = {0: 1_000_000, 1: 3_000_000}
@@ -210,16 +217,16 @@ def test_bad_inputs_have_clear_errors(tmp_path):
         _core.forkjoin_simulate(text, 2, "pedf")
     spec = (lookup("spres-table1")).read_text()
     with pytest.raises(SpecError, match="slack"):
-        simrepro.parse_sim_spec(spec.replace("slack = [0.0,", "slack = [0.7,"), "x.toml")
+        parse_experiment(spec.replace("slack = [0.0,", "slack = [0.7,"), "x.toml")
     with pytest.raises(SpecError, match="unknown key 'horizn'"):
-        simrepro.parse_sim_spec(spec.replace('horizon = "30s"', 'horizn = "30s"'), "x.toml")
+        parse_experiment(spec.replace('horizon = "30s"', 'horizn = "30s"'), "x.toml")
     with pytest.raises(SpecError, match="exec_scale"):
-        simrepro.parse_sim_spec(spec.replace("cash = true", "cash = true\nexec_scale = 1.5"), "x.toml")
+        parse_experiment(spec.replace("cash = true", "cash = true\nexec_scale = 1.5"), "x.toml")
     with pytest.raises(SpecError, match="unknown kind"):
-        simrepro.parse_sim_spec(spec.replace('kind = "spres-table1"', 'kind = "table9"'), "x.toml")
+        parse_experiment(spec.replace('kind = "spres-table1"', 'kind = "table9"'), "x.toml")
     rt = lookup("rtws-tables").read_text()
     with pytest.raises(SpecError, match="rtws"):
-        simrepro.parse_sim_spec(rt.replace('schedulers = ["rtws", "gedf", "spres"]', 'schedulers = ["gedf"]'), "y.toml")
+        parse_experiment(rt.replace('schedulers = ["rtws", "gedf", "spres"]', 'schedulers = ["gedf"]'), "y.toml")
 
 
 def test_forkjoin_schedulers_agree_on_job_accounting():

@@ -3,10 +3,10 @@
 //! invalid — partitions, spres over the cascade's placement with one field mutated or over a
 //! placement made of bytes, rtws on the plain set and on a small fork-join set), random
 //! horizons, offsets, sporadic delays, execution times and overheads, with the simulator's own
-//! invariant checks on. A result must be `Ok` or a `ModelError` that is not an internal error
-//! (an invariant violation), never a panic or an overflow (fuzz builds have overflow checks);
-//! and every job must be accounted for: released = finished + pending at the horizon, from
-//! the result and recomputed from the trace.
+//! invariant checks on. A result must be `Ok` or an input error (`SimError::Input`), never an
+//! internal error (`SimError::Internal`: an invariant violation), a panic or an overflow (fuzz
+//! builds have overflow checks); and every job must be accounted for: released = finished +
+//! pending at the horizon, from the result and recomputed from the trace.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 #[path = "common.rs"]
@@ -16,8 +16,8 @@ use rtsched_analysis::semi::{cascade, SemiConfig};
 use rtsched_model::forkjoin::{ForkJoinSet, ForkJoinTask};
 use rtsched_model::{ModelError, Task, TaskSet, Time};
 use rtsched_sim::{
-    simulate, simulate_rtws, Arrivals, ExecTimes, FpOrder, Overheads, Scheduler, SimConfig, SimResult, SpresConfig,
-    SpresPlacement,
+    simulate, simulate_rtws, Arrivals, ExecTimes, FpOrder, Overheads, Scheduler, SimConfig, SimError, SimResult,
+    SpresConfig, SpresPlacement,
 };
 use rtsched_trace::{Event, JobId, Trace};
 use serde_json::{json, Value};
@@ -42,7 +42,12 @@ fn task_set(n: usize, b: &mut Bytes<'_>) -> TaskSet {
     TaskSet::new(tasks).expect("parameters are in 1..=MAX_TIME")
 }
 
-fn not_internal(e: &ModelError, what: &str) {
+fn not_internal(e: &SimError, what: &str) {
+    assert!(!e.is_internal(), "{what}: {e}");
+}
+
+/// Placement parsing reports input errors only (`ModelError`); none may claim to be internal.
+fn not_internal_input(e: &ModelError, what: &str) {
     assert!(!e.reason.contains("internal error"), "{what}: {e}");
 }
 
@@ -177,9 +182,9 @@ fuzz_target!(|data: &[u8]| {
     let arr = b.u8();
     cfg.arrivals = match arr % 3 {
         0 => Arrivals::Periodic { offsets: vec![] },
-        1 => {
-            Arrivals::Periodic { offsets: (0..n + (arr as usize / 3).is_multiple_of(5) as usize).map(|_| b.small(40)).collect() }
-        }
+        1 => Arrivals::Periodic {
+            offsets: (0..n + (arr as usize / 3).is_multiple_of(5) as usize).map(|_| b.small(40)).collect(),
+        },
         _ => Arrivals::Sporadic { max_extra_delay: b.small(20), seed: b.u8() as u64 },
     };
     let ex = b.u8();
@@ -215,7 +220,7 @@ fuzz_target!(|data: &[u8]| {
                 Ok(placement) => {
                     Scheduler::Spres(SpresConfig { placement, soft_unsplit: b.u8() % 2 == 0, cash: b.u8() % 2 == 0 })
                 }
-                Err(e) => return not_internal(&e, "placement"),
+                Err(e) => return not_internal_input(&e, "placement"),
             }
         }
         7 => Scheduler::Rtws,

@@ -11,6 +11,7 @@ True
 """
 
 from ._core import (  # noqa: F401
+    InternalError,
     RtschedError,
     Task,
     TaskSet,
@@ -24,6 +25,7 @@ from .run import run  # noqa: F401,E402
 from .simulate import simulate, simulate_forkjoin  # noqa: F401
 
 __all__ = [
+    "InternalError",
     "RtschedError",
     "Task",
     "TaskSet",

@@ -2,7 +2,9 @@
 
 Every command prints help with ``-h``. Errors in input are reported in one line naming the
 file, line, task and field, and exit with status 2; a run that completes but finds failures
-(e.g. an analysis batch with invalid lines) exits with status 1.
+(e.g. an analysis batch with invalid lines) exits with status 1; an internal error (a failed
+check of rtsched's own invariants: a bug, not bad input) is reported in one line asking for a
+report and exits with status 70.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ import sys
 
 from . import __version__
 from . import validate as v
-from ._core import RtschedError
+from ._core import InternalError, RtschedError
+
+#: Exit status of an internal error (a bug in rtsched; sysexits' EX_SOFTWARE).
+EXIT_INTERNAL = 70
 
 
 class _Parser(argparse.ArgumentParser):
@@ -74,11 +79,10 @@ def _add_generate(sub):
 
 
 def cmd_generate(args) -> int:
-    import os
-
     from . import _core
     from .api import generate
     from .io import _format, save
+    from .output import write_with
 
     if args.count is None:
         ts = generate(
@@ -100,19 +104,12 @@ def cmd_generate(args) -> int:
     fmt = _format(args.output) if args.output else "jsonl"
     if fmt != "jsonl":
         raise RtschedError(f"--count writes JSON Lines: name the output .jsonl, not {args.output!r}")
-    tmp = None
     if args.output:
-        path = v.output_path(args.output, "output")
-        tmp = f"{path}.tmp-{os.getpid()}"
-        try:
-            out = open(tmp, "w", encoding="utf-8")
-        except OSError as e:
-            raise RtschedError(f"cannot write {path!r}: {e.strerror}") from None
-    else:
-        out = sys.stdout
+        v.output_path(args.output, "output")
     prog, close = _progress("generate", "task sets", args.quiet)
-    try:
-        written, interrupted = _core.generate_stream(
+
+    def stream(write):
+        return _core.generate_stream(
             args.n,
             args.util,
             args.generator,
@@ -122,22 +119,19 @@ def cmd_generate(args) -> int:
             args.seed,
             args.count,
             args.m,
-            out.write,
-            (lambda done, total: prog(done, total)) if prog else None,
+            write,
+            prog,
         )
-    except BaseException:
+
+    result = {}
+    try:
+        if args.output:
+            write_with(args.output, lambda f: result.update(r=stream(lambda text: f.write(text.encode()))))
+        else:
+            result["r"] = stream(sys.stdout.write)
+    finally:
         close()
-        if tmp:
-            out.close()
-            os.unlink(tmp)
-        raise
-    close()
-    if tmp:
-        try:
-            out.close()
-            os.replace(tmp, args.output)
-        except OSError as e:
-            raise RtschedError(f"cannot write {args.output!r}: {e.strerror}") from None
+    written, interrupted = result["r"]
     if interrupted:
         where = args.output or "stdout"
         print(f"rtsched generate: interrupted; {where} holds the first {written} task set(s)", file=sys.stderr)
@@ -601,7 +595,8 @@ def _add_run(sub):
         "run",
         help="run a task set on real cores under a scheduler mechanism",
         description="Run the task set in FILE on real pinned threads under a scheduler mechanism (docs/runtime.md) "
-        "and print the summary JSON. pedf/pfp without --placement are partitioned by worst-fit decreasing. "
+        "and print the summary JSON. pedf/pfp without --placement are partitioned by worst-fit decreasing with "
+        "the scheduler's exact admission test, as in simulate. "
         "Ctrl-C stops the run early; the results of the time run are still printed and written, marked "
         '"interrupted": true, and the exit status is 130.',
     )
@@ -623,16 +618,9 @@ def _add_run(sub):
     p.set_defaults(func=cmd_run)
 
 
-def _write(path, text):
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as e:
-        raise RtschedError(f"cannot write {path!r}: {e.strerror}") from None
-
-
 def cmd_run(args) -> int:
     from .io import load
+    from .output import write_data
     from .run import gantt_png, run_raw
 
     sets = load(args.file)
@@ -662,18 +650,18 @@ def cmd_run(args) -> int:
     text = json.dumps(res["summary"], indent=1)
     print(text)
     if args.json:
-        _write(args.json, text + "\n")
+        write_data(args.json, text + "\n")
     if args.trace:
-        _write(args.trace, res["jsonl"])
+        write_data(args.trace, res["jsonl"])
     if args.perfetto:
-        _write(args.perfetto, res["perfetto"])
+        write_data(args.perfetto, res["perfetto"])
     if args.job_csv:
-        _write(args.job_csv, res["job_csv"])
+        write_data(args.job_csv, res["job_csv"])
     if args.gantt:
         if args.gantt.lower().endswith(".png"):
             gantt_png(res["jsonl"], args.gantt, title=f"{args.scheduler}: run on CPUs {res['summary']['cpus']}")
         else:
-            _write(args.gantt, res["gantt_svg"])
+            write_data(args.gantt, res["gantt_svg"])
     return 130 if res.get("interrupted") else 0
 
 
@@ -739,12 +727,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # usage errors (status 2, one line already printed) and --help (0)
+        return e.code if isinstance(e.code, int) else 2
     try:
         return args.func(args)
     except RtschedError as e:
         print(f"rtsched {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except InternalError as e:
+        print(f"rtsched {args.command}: {e}", file=sys.stderr)
+        return EXIT_INTERNAL
     except KeyboardInterrupt:
         print(f"rtsched {args.command}: interrupted", file=sys.stderr)
         return 130

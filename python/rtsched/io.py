@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from . import validate as v
 from ._core import RtschedError, TaskSet, parse_jsonl
+from .output import write_text
 
 
 def _format(path: str) -> str:
@@ -73,24 +74,6 @@ def load(path: str | os.PathLike) -> list[TaskSet]:
         raise RtschedError(f"{path}: {e}") from None
 
 
-def write_atomic(path: str, data: str | bytes, what: str = "path") -> None:
-    """Writes a file whole or not at all: a temporary file in the same folder, then a rename."""
-    path = v.output_path(path, what)
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(
-            tmp, "wb" if isinstance(data, bytes) else "w", **({} if isinstance(data, bytes) else {"encoding": "utf-8"})
-        ) as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise RtschedError(f"cannot write {path!r}: {e.strerror or e}") from None
-
-
 def save(path: str | os.PathLike, tasksets: TaskSet | Iterable[TaskSet]) -> None:
     """Writes one task set (.json, .csv) or many (.jsonl); the write is atomic."""
     path = v.path(path, "path")
@@ -107,4 +90,4 @@ def save(path: str | os.PathLike, tasksets: TaskSet | Iterable[TaskSet]) -> None
         text = sets[0].to_csv()
     else:
         text = "".join(ts.to_json() + "\n" for ts in sets)
-    write_atomic(path, text)
+    write_text(path, text)

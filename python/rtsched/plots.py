@@ -7,6 +7,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from .output import save_figure  # noqa: E402
+
 LABELS = {
     "gfb": "GFB",
     "bak": "BAK",
@@ -37,5 +39,7 @@ def acceptance_plot(utils, fractions: dict, path: str, title: str = "", m: int |
     if title:
         ax.set_title(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    try:
+        save_figure(fig, path, dpi=130)
+    finally:
+        plt.close(fig)

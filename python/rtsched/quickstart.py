@@ -13,6 +13,7 @@ import os
 import time
 
 from . import _core
+from .output import write_text
 
 QUICK_TESTS = ["gfb", "bak", "bcl", "bcl_iterative", "rta", "bar", "ffdbf", "gedf", "pedf_ffd", "spres"]
 
@@ -59,9 +60,8 @@ def run(m: int = 4, n: int = 12, sets: int = 300, step: float = 0.2, seed: int =
     path = os.path.join(out, "schedulability.png")
     acceptance_plot(utils, frac, path, title=f"Schedulability, m = {m}, n = {n} ({sets} sets per point)", m=m)
     csv_path = os.path.join(out, "schedulability.csv")
-    with open(csv_path, "w", encoding="utf-8") as f:
-        f.write("utilization," + ",".join(tests) + "\n")
-        for i, u in enumerate(utils):
-            f.write(f"{u}," + ",".join(f"{frac[t][i]:.6f}" for t in tests) + "\n")
+    lines = ["utilization," + ",".join(tests)]
+    lines += [f"{u}," + ",".join(f"{frac[t][i]:.6f}" for t in tests) for i, u in enumerate(utils)]
+    write_text(csv_path, "\n".join(lines) + "\n")
     print(f"wrote {path} and {csv_path}")
     return {"utils": utils, "fraction": frac, "seconds": elapsed}

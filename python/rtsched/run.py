@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from . import _core
 from ._core import RtschedError, TaskSet
+from .output import save_figure, write_text
 
 SCHEDULERS = ["gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd"]
 EXPORTS = {"trace": "jsonl", "perfetto": "perfetto", "job_csv": "job_csv", "gantt": "gantt_svg"}
@@ -123,18 +124,13 @@ def run_raw(
         if placement is not None:
             partition = _placement_partition(placement, ts, len(cpu_list))
         else:
-            partition = _core.wfd_partition(ts, len(cpu_list))
+            # The default partition, decided in one place for run and simulate (pfp: FP admission).
+            default = _core.default_partition(ts, scheduler, len(cpu_list))
+            partition = default["partition"]
             if partition is None:
-                raise RtschedError(
-                    f"worst-fit decreasing cannot partition the task set onto {len(cpu_list)} CPU(s) "
-                    "(exact EDF admission); pass --placement or more CPUs"
-                )
+                raise RtschedError(f"{default['reason']}; pass --placement or more CPUs")
             if not quiet:
-                print(
-                    f"rtsched run: {scheduler} without --placement: partitioned by worst-fit decreasing "
-                    f"utilization: {partition}",
-                    file=sys.stderr,
-                )
+                print(f"rtsched run: {scheduler} without --placement: {default['note']}: {partition}", file=sys.stderr)
     elif placement is not None:
         raise RtschedError(f"{scheduler} is global and takes no placement")
     res = dict(
@@ -157,7 +153,8 @@ def run(ts: TaskSet, scheduler: str = "gsn-edf", cpus=None, duration="1s", **kw)
     """Runs ``ts`` on real cores under ``scheduler`` (gsn-edf, gsn-edf-di, pedf, pfp, kernel-sd)
     for ``duration`` and returns the summary dict (docs/runtime.md). ``cpus``: a list or
     ``"0,1"`` (default: the first CPU this process may use). Keywords: ``placement`` (pedf/pfp;
-    default worst-fit decreasing), ``dedicated_cpu`` (gsn-edf-di), ``rt_priority``, ``idle``
+    default worst-fit decreasing with the scheduler's exact admission test, as in
+    ``simulate``), ``dedicated_cpu`` (gsn-edf-di), ``rt_priority``, ``idle``
     ("sleep"/"spin"), ``force``, ``seed``."""
     return run_raw(ts, scheduler=scheduler, cpus=cpus, duration=duration, **kw)["summary"]
 
@@ -266,8 +263,7 @@ def measure_overheads(
         "runs": runs,
     }
     path = os.path.join(out, f"overheads-{scheduler}.json")
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(model, f, indent=1)
+    write_text(path, json.dumps(model, indent=1))
     print(f"rtsched measure-overheads: wrote {path}", file=log)
     for stat in ("avg", "max"):
         p = os.path.join(out, f"overheads-{scheduler}-{stat}.png")
@@ -294,8 +290,10 @@ def _plot(model: dict, stat: str, path: str) -> None:
     if model["terms"]:
         ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        save_figure(fig, path, dpi=120)
+    finally:
+        plt.close(fig)
 
 
 def gantt_png(jsonl: str, path: str, title: str = "") -> None:

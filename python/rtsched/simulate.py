@@ -14,6 +14,7 @@ from collections.abc import Callable
 from . import _core
 from . import validate as v
 from ._core import RtschedError, TaskSet
+from .output import save_figure, write_data
 
 GANTT_FORMATS = (".svg", ".png")
 FORKJOIN = ("rtws", "gedf", "spres")
@@ -54,12 +55,6 @@ def _overheads_text(overheads) -> str | None:
         except RtschedError as e:
             raise RtschedError(f"field 'overheads': {e}") from None
     raise RtschedError(f"field 'overheads': expected a dict, JSON text or a file path, got {type(overheads).__name__}")
-
-
-def _write(path, data) -> None:
-    from .io import write_atomic
-
-    write_atomic(os.fspath(path), data)
 
 
 def _check_outputs(**paths) -> None:
@@ -172,16 +167,16 @@ def _outputs(trace, perfetto, sched_trace, job_csv, gantt) -> tuple[list[str], s
 
 def _write_outputs(res: dict, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, title: str) -> None:
     if trace is not None:
-        _write(trace, res["jsonl"])
+        write_data(trace, res["jsonl"])
     if perfetto is not None:
-        _write(perfetto, res["perfetto"])
+        write_data(perfetto, res["perfetto"])
     if sched_trace is not None:
-        _write(sched_trace, res["sched_trace"])
+        write_data(sched_trace, res["sched_trace"])
     if job_csv is not None:
-        _write(job_csv, res["job_csv"])
+        write_data(job_csv, res["job_csv"])
     if gantt is not None:
         if gantt_ext == ".svg":
-            _write(gantt, res["gantt_svg"])
+            write_data(gantt, res["gantt_svg"])
         else:
             gantt_png(res["jsonl"], gantt, title=title)
 
@@ -318,9 +313,7 @@ def gantt_png(jsonl: str, path, title: str = "") -> None:
     ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
     try:
-        fig.savefig(os.fspath(path), dpi=120)
-    except OSError as e:
-        raise RtschedError(f"cannot write {os.fspath(path)!r}: {e.strerror}") from None
+        save_figure(fig, path, dpi=120)
     finally:
         plt.close(fig)
 

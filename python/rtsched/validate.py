@@ -250,15 +250,16 @@ def output_path(v, name: str) -> str:
     Checked before long work starts; the write itself is still checked when it happens.
     """
     p = path(v, name)
+    where = f"cannot write {p!r} ({name})"
     if os.path.isdir(p):
-        raise _fail(name, f"{p!r} is a directory; give a file name")
+        raise RtschedError(f"{where}: it is a directory; give a file name")
     folder = os.path.dirname(os.path.abspath(p))
     if not os.path.isdir(folder):
-        raise _fail(name, f"cannot write {p!r}: the folder {folder!r} does not exist")
+        raise RtschedError(f"{where}: the folder {folder!r} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise _fail(name, f"cannot write {p!r}: the folder {folder!r} is not writable")
+        raise RtschedError(f"{where}: the folder {folder!r} is not writable")
     if os.path.exists(p) and not os.access(p, os.W_OK):
-        raise _fail(name, f"cannot write {p!r}: the file is not writable")
+        raise RtschedError(f"{where}: the file is not writable")
     return p
 
 

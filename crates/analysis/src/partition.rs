@@ -20,8 +20,9 @@ use crate::uni::{edf, P};
 use crate::{Limits, Verdict};
 use rayon::prelude::*;
 use rtsched_model::exact::{self, Interval, Rational};
-use rtsched_model::{Task, TaskSet};
+use rtsched_model::{ModelError, Task, TaskSet};
 use std::cmp::Ordering;
+use std::fmt;
 
 /// Which processor a task goes to, among those whose exact test admits it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -242,46 +243,94 @@ pub fn partition_many(
     sets.par_iter().map(|ts| partition(ts, m, fit, order, admission, limits)).collect()
 }
 
+/// Why a partition fails [`verify`] / [`verify_partial`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartitionError {
+    /// Processor `cpu` holds task `task`, but the set has only `n` tasks.
+    NoSuchTask { cpu: usize, task: usize, n: usize },
+    /// Task `task` is on processors `first` and `second`.
+    PlacedTwice { task: usize, first: usize, second: usize },
+    /// Task `task` is on no processor (complete partitions only).
+    Unplaced { task: usize },
+    /// The tasks of processor `cpu` do not form a valid task set.
+    Invalid { cpu: usize, error: ModelError },
+    /// Processor `cpu` (with `tasks`) fails its exact uniprocessor test (`verdict`: not
+    /// schedulable, or the test gave up).
+    FailsTest { cpu: usize, tasks: Vec<usize>, verdict: Verdict },
+}
+
+impl fmt::Display for PartitionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PartitionError::NoSuchTask { cpu, task, n } => {
+                write!(f, "processor {cpu} holds task {task}, but the set has {n} tasks")
+            }
+            PartitionError::PlacedTwice { task, first, second } => {
+                write!(f, "task {task} is placed twice (processors {first} and {second})")
+            }
+            PartitionError::Unplaced { task } => write!(f, "task {task} is on no processor"),
+            PartitionError::Invalid { cpu, error } => write!(f, "processor {cpu}: {error}"),
+            PartitionError::FailsTest { cpu, tasks, verdict } => {
+                write!(f, "processor {cpu} (tasks {tasks:?}) fails its exact test: {verdict:?}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PartitionError {}
+
 /// Independent re-check of a complete partition: every task index of `ts` appears exactly
 /// once, and each processor's task set passes the exact uniprocessor test from scratch
 /// ([`edf::qpa`] or [`fp::rta`], with the processor's tasks in global index order so that
 /// priority ties break as in the whole set). `Err` says what is wrong.
-pub fn verify(ts: &TaskSet, p: &Partition, admission: Admission, limits: &Limits) -> Result<(), String> {
+pub fn verify(ts: &TaskSet, p: &Partition, admission: Admission, limits: &Limits) -> Result<(), PartitionError> {
     check(ts, p, admission, limits, true)
 }
 
 /// [`verify`] for the `partial` partition of a failed run: no task twice, every processor
 /// passes its exact test, but tasks may be missing.
-pub fn verify_partial(ts: &TaskSet, p: &Partition, admission: Admission, limits: &Limits) -> Result<(), String> {
+pub fn verify_partial(
+    ts: &TaskSet,
+    p: &Partition,
+    admission: Admission,
+    limits: &Limits,
+) -> Result<(), PartitionError> {
     check(ts, p, admission, limits, false)
 }
 
-fn check(ts: &TaskSet, p: &Partition, admission: Admission, limits: &Limits, complete: bool) -> Result<(), String> {
+fn check(
+    ts: &TaskSet,
+    p: &Partition,
+    admission: Admission,
+    limits: &Limits,
+    complete: bool,
+) -> Result<(), PartitionError> {
     let mut seen = vec![None; ts.len()];
     for (k, cpu) in p.cpus.iter().enumerate() {
         for &i in cpu {
             if i >= ts.len() {
-                return Err(format!("processor {k} holds task {i}, but the set has {} tasks", ts.len()));
+                return Err(PartitionError::NoSuchTask { cpu: k, task: i, n: ts.len() });
             }
             if let Some(other) = seen[i] {
-                return Err(format!("task {i} is placed twice (processors {other} and {k})"));
+                return Err(PartitionError::PlacedTwice { task: i, first: other, second: k });
             }
             seen[i] = Some(k);
         }
     }
     if let Some(i) = seen.iter().position(Option::is_none).filter(|_| complete) {
-        return Err(format!("task {i} is on no processor"));
+        return Err(PartitionError::Unplaced { task: i });
     }
     for (k, cpu) in p.cpus.iter().enumerate() {
         let mut idx = cpu.clone();
         idx.sort_unstable();
-        let sub = TaskSet::new(idx.iter().map(|&i| ts[i].clone()).collect()).map_err(|e| e.to_string())?;
+        let sub = TaskSet::new(idx.iter().map(|&i| ts[i].clone()).collect())
+            .map_err(|error| PartitionError::Invalid { cpu: k, error })?;
         let v = match admission {
             Admission::Edf => edf::qpa(&sub, limits),
             Admission::Fp(prio) => fp::rta(&sub, prio, limits).0,
         };
         if v != Verdict::Schedulable {
-            return Err(format!("processor {k} (tasks {idx:?}) fails its exact test: {v:?}"));
+            return Err(PartitionError::FailsTest { cpu: k, tasks: idx, verdict: v });
         }
     }
     Ok(())

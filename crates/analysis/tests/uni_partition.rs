@@ -5,7 +5,8 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsched_analysis::partition::{
-    partition, partition_many, task_order, verify, verify_partial, Admission, Fit, Order, Partition, PartitionOutcome,
+    partition, partition_many, task_order, verify, verify_partial, Admission, Fit, Order, Partition, PartitionError,
+    PartitionOutcome,
 };
 use rtsched_analysis::uni::edf::qpa;
 use rtsched_analysis::uni::fp::{rta, Priority};
@@ -181,13 +182,13 @@ fn exact_admission_is_tighter_than_utilization() {
 fn verify_rejects_bad_partitions_and_names_and_batches_work() {
     let ts = TaskSet::from_ct(&[(3, 10), (6, 10), (2, 10)]).unwrap();
     let l = Limits::default();
-    let e = verify(&ts, &Partition { cpus: vec![vec![0, 1], vec![1, 2]] }, Admission::Edf, &l).unwrap_err();
+    let e = verify(&ts, &Partition { cpus: vec![vec![0, 1], vec![1, 2]] }, Admission::Edf, &l).unwrap_err().to_string();
     assert!(e.contains("twice"), "{e}");
-    let e = verify(&ts, &Partition { cpus: vec![vec![0, 1]] }, Admission::Edf, &l).unwrap_err();
+    let e = verify(&ts, &Partition { cpus: vec![vec![0, 1]] }, Admission::Edf, &l).unwrap_err().to_string();
     assert!(e.contains("task 2"), "{e}");
-    let e = verify(&ts, &Partition { cpus: vec![vec![0, 1, 2]] }, Admission::Edf, &l).unwrap_err();
+    let e = verify(&ts, &Partition { cpus: vec![vec![0, 1, 2]] }, Admission::Edf, &l).unwrap_err().to_string();
     assert!(e.contains("fails"), "{e}");
-    let e = verify(&ts, &Partition { cpus: vec![vec![0, 1, 7]] }, Admission::Edf, &l).unwrap_err();
+    let e = verify(&ts, &Partition { cpus: vec![vec![0, 1, 7]] }, Admission::Edf, &l).unwrap_err().to_string();
     assert!(e.contains("7"), "{e}");
     assert!(verify(&ts, &Partition { cpus: vec![vec![0, 1], vec![2]] }, Admission::Edf, &l).is_ok());
     for (name, fit) in [("ffd", Fit::First), ("WFD", Fit::Worst), ("bf", Fit::Best), ("nfd", Fit::Next)] {
@@ -205,4 +206,25 @@ fn verify_rejects_bad_partitions_and_names_and_batches_work() {
     for (ts, got) in sets.iter().zip(many) {
         assert_eq!(got, partition(ts, 3, Fit::Worst, Order::DecreasingDensity, Admission::Edf, &l));
     }
+}
+
+#[test]
+fn verify_errors_are_typed() {
+    let ts = TaskSet::from_ct(&[(3, 10), (6, 10), (2, 10)]).unwrap();
+    let l = Limits::default();
+    let v = |cpus: Vec<Vec<usize>>| verify(&ts, &Partition { cpus }, Admission::Edf, &l);
+    assert_eq!(v(vec![vec![0, 1], vec![1, 2]]), Err(PartitionError::PlacedTwice { task: 1, first: 0, second: 1 }));
+    assert_eq!(v(vec![vec![0, 1]]), Err(PartitionError::Unplaced { task: 2 }));
+    assert_eq!(v(vec![vec![0, 1, 7]]), Err(PartitionError::NoSuchTask { cpu: 0, task: 7, n: 3 }));
+    assert_eq!(
+        v(vec![vec![2, 1, 0]]),
+        Err(PartitionError::FailsTest { cpu: 0, tasks: vec![0, 1, 2], verdict: Verdict::NotSchedulable })
+    );
+    // A partial partition may leave tasks out, but not place one twice.
+    let partial = Partition { cpus: vec![vec![0]] };
+    assert_eq!(verify_partial(&ts, &partial, Admission::Edf, &l), Ok(()));
+    assert!(matches!(
+        verify_partial(&ts, &Partition { cpus: vec![vec![0], vec![0]] }, Admission::Edf, &l),
+        Err(PartitionError::PlacedTwice { task: 0, .. })
+    ));
 }

@@ -10,13 +10,13 @@
 //! Kept apart from `sim.rs` (the `simulate` binding) so that the two evolve independently.
 
 use crate::model::TaskSet;
-use crate::{err, guarded, RtschedError};
+use crate::{err, guarded, internal_err, sim_err, RtschedError};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 use rtsched_analysis::semi;
 use rtsched_model::forkjoin::{read_json, to_json, ForkJoinSet};
 use rtsched_model::{ModelError, TaskSet as RTaskSet, Time};
-use rtsched_sim::{Arrivals, ExecTimes, Scheduler, SimConfig, SimResult, SpresConfig, SpresPlacement};
+use rtsched_sim::{Arrivals, ExecTimes, Scheduler, SimConfig, SimError, SimResult, SpresConfig, SpresPlacement};
 use serde_json::{json, Value};
 
 /// The execution-time distribution of an average slack `s` (a fraction of the WCET): every
@@ -78,7 +78,7 @@ fn spres_slack_runs(
         let execs: Vec<ExecTimes> =
             slacks.iter().map(|&s| slack_exec(s, seed)).collect::<Result<_, _>>().map_err(err)?;
         let sched = Scheduler::Spres(SpresConfig { placement, soft_unsplit, cash });
-        let runs: Vec<Result<String, ModelError>> = slacks
+        let runs: Vec<Result<String, SimError>> = slacks
             .par_iter()
             .zip(execs.into_par_iter())
             .map(|(&s, exec)| {
@@ -99,7 +99,7 @@ fn spres_slack_runs(
                 .to_string())
             })
             .collect();
-        runs.into_iter().map(|r| r.map_err(err)).collect()
+        runs.into_iter().map(|r| r.map_err(sim_err)).collect()
     })
 }
 
@@ -130,7 +130,7 @@ fn forkjoin_generate(
 /// Names `forkjoin_simulate` accepts.
 const FORKJOIN_SCHEDULERS: [&str; 3] = ["rtws", "gedf", "spres"];
 
-fn spres_sequential(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Value, ModelError> {
+fn spres_sequential(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Value, SimError> {
     let ts = set.sequential()?;
     let p = semi::cascade(&ts, cfg.m, &semi::SemiConfig::default());
     if !p.schedulable {
@@ -196,17 +196,16 @@ fn forkjoin_simulate(
         }
         let v = match scheduler.as_str() {
             "rtws" => {
-                let r = rtsched_sim::simulate_rtws(&file.set, &cfg).map_err(err)?;
-                let mut v =
-                    serde_json::to_value(&r).map_err(|e| RtschedError::new_err(format!("internal error: {e}")))?;
+                let r = rtsched_sim::simulate_rtws(&file.set, &cfg).map_err(sim_err)?;
+                let mut v = serde_json::to_value(&r).map_err(internal_err)?;
                 v["remote_starts"] = Value::Null;
                 v
             }
             "gedf" => {
-                let r = rtsched_sim::simulate_forkjoin_gedf(&file.set, &cfg).map_err(err)?;
-                serde_json::to_value(&r).map_err(|e| RtschedError::new_err(format!("internal error: {e}")))?
+                let r = rtsched_sim::simulate_forkjoin_gedf(&file.set, &cfg).map_err(sim_err)?;
+                serde_json::to_value(&r).map_err(internal_err)?
             }
-            _ => spres_sequential(&file.set, &cfg).map_err(err)?,
+            _ => spres_sequential(&file.set, &cfg).map_err(sim_err)?,
         };
         let mut v = v;
         v["scheduler"] = Value::String(scheduler.clone());

@@ -1,13 +1,12 @@
 //! The runtime's bindings: `run` (real threads, docs/runtime.md) with the converted trace's
-//! exports, and worst-fit-decreasing partitioning for `pedf` / `pfp` without a placement.
+//! exports (`pedf` / `pfp` without a placement get the default partition of
+//! [`crate::partition`], through `_core.default_partition`, as in `rtsched simulate`).
 
 use crate::model::TaskSet;
-use crate::{guarded, RtschedError};
+use crate::RtschedError;
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rtsched_analysis::partition::{partition, Admission, Fit, Order, PartitionOutcome};
-use rtsched_analysis::Limits;
 use rtsched_runtime::monitor::summary_with_monitors;
 use rtsched_runtime::to_trace::to_trace;
 use rtsched_runtime::{IdleMode, Mechanism, RunConfig};
@@ -62,32 +61,7 @@ fn run_interruptibly(
             return Err(e);
         }
     }
-    out.unwrap_or_else(|p| {
-        let msg = p
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default();
-        Err(RtschedError::new_err(format!("internal error (a bug in rtsched, please report it): {msg}")))
-    })
-}
-
-/// wfd_partition(ts, m) -> list[list[int]] | None: worst-fit decreasing by utilization with
-/// the exact EDF admission test (None when some task fits nowhere).
-#[pyfunction]
-fn wfd_partition(py: Python<'_>, ts: TaskSet, m: u32) -> PyResult<Option<Vec<Vec<usize>>>> {
-    if m == 0 {
-        return Err(RtschedError::new_err("the CPU list is empty"));
-    }
-    guarded(py, || {
-        Ok(
-            match partition(&ts.inner, m, Fit::Worst, Order::DecreasingUtilization, Admission::Edf, &Limits::default())
-            {
-                PartitionOutcome::Placed(p) => Some(p.cpus),
-                PartitionOutcome::Failed { .. } => None,
-            },
-        )
-    })
+    out.unwrap_or_else(|p| Err(crate::internal_err(crate::panic_message(p.as_ref()))))
 }
 
 /// run(ts, scheduler, cpus, duration_ns, partition=None, dedicated_cpu=None, rt_priority=None,
@@ -168,6 +142,5 @@ fn run<'py>(
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
-    m.add_function(wrap_pyfunction!(wfd_partition, m)?)?;
     Ok(())
 }

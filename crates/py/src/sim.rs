@@ -2,18 +2,18 @@
 //! `rtsched.simulate` (docs/simulator.md, "Command line").
 //!
 //! The scheduler name is resolved in one place, [`build_scheduler`]; P-EDF / P-FP without a
-//! placement are partitioned here by worst-fit decreasing utilization with exact admission
-//! (QPA for EDF, response-time analysis for FP), SP-RES without a placement by the cascade of
+//! placement get the default partition of [`crate::partition`] (the one `rtsched run` uses too:
+//! worst-fit decreasing utilization with exact admission, QPA for EDF, response-time analysis
+//! for FP), SP-RES without a placement the cascade of
 //! seed 004 (Brandenburg & Gül, RTSS 2016, §IV-B). The simulation runs with the GIL released.
 
 use crate::convert::time_arg;
 use crate::model::TaskSet;
+use crate::partition::{default_partition, NotPlaced};
 use crate::{err, guarded, RtschedError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use rtsched_analysis::partition::{partition, Admission, Fit, Order, PartitionOutcome};
-use rtsched_analysis::uni::fp::Priority;
-use rtsched_analysis::{semi, Limits};
+use rtsched_analysis::semi;
 use rtsched_model::{ModelError, TaskSet as RTaskSet, Time};
 use rtsched_sim::{
     Arrivals, ExecTimes, FpOrder, OverheadSpec, OverheadStat, Overheads, Scheduler, SimConfig, SimResult, SpresConfig,
@@ -35,10 +35,6 @@ struct SchedArgs<'a> {
     cash: bool,
     soft: bool,
 }
-
-/// Why a well-formed request could not be simulated (exit status 1, not 2): the task set does
-/// not fit the processors.
-struct NotPlaced(String);
 
 enum BuildError {
     Input(ModelError),
@@ -88,39 +84,21 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
     if a.placement.is_some() && !matches!(name, "pedf" | "pfp" | "spres") {
         return Err(ModelError::field("placement", format!("applies only to pedf, pfp and spres, not {name}")).into());
     }
-    let plain = |fit_admission: Admission,
-                 label: &str,
-                 notes: &mut Vec<String>|
-     -> Result<Vec<Vec<usize>>, BuildError> {
+    // pedf / pfp: the given placement, or the default partition (crate::partition, shared with
+    // `rtsched run`).
+    let plain = |notes: &mut Vec<String>| -> Result<Vec<Vec<usize>>, BuildError> {
         if let Some(text) = a.placement {
             return Ok(partition_from_placement(text, a.ts, a.m)?);
         }
-        match partition(a.ts, a.m, Fit::Worst, Order::DecreasingUtilization, fit_admission, &Limits::default()) {
-            PartitionOutcome::Placed(p) => {
-                notes.push(format!("no --placement given: partitioned by worst-fit decreasing utilization with exact {label} admission"));
-                Ok(p.cpus)
-            }
-            PartitionOutcome::Failed { task, .. } => {
-                let t = &a.ts[task];
-                Err(BuildError::NotPlaced(NotPlaced(format!(
-                    "worst-fit decreasing with exact {label} admission cannot place task {task} (wcet {}, deadline {}, period {}) on any of the {} processors",
-                    t.wcet, t.deadline, t.period, a.m
-                ))))
-            }
-        }
+        let p = default_partition(a.ts, a.m, name).map_err(BuildError::NotPlaced)?;
+        notes.push(format!("no --placement given: {}", p.note));
+        Ok(p.cpus)
     };
     let sched = match name {
         "gedf" => Scheduler::Gedf,
         "gedf-quantum" => Scheduler::GedfQuantum { quantum: a.quantum.unwrap_or(1_000_000), staggered: a.staggered },
-        "pedf" => Scheduler::Pedf(plain(Admission::Edf, "EDF (QPA)", &mut notes)?),
-        "pfp" => Scheduler::Pfp(
-            plain(
-                Admission::Fp(Priority::DeadlineMonotonic),
-                "deadline-monotonic FP (response-time analysis)",
-                &mut notes,
-            )?,
-            FpOrder::DeadlineMonotonic,
-        ),
+        "pedf" => Scheduler::Pedf(plain(&mut notes)?),
+        "pfp" => Scheduler::Pfp(plain(&mut notes)?, FpOrder::DeadlineMonotonic),
         "spres" => {
             let placement = match a.placement {
                 Some(text) => SpresPlacement::from_json(text, a.ts)?,
@@ -383,7 +361,7 @@ fn simulate<'py>(
         };
         let want = |k: &str| outputs.iter().any(|o| o == k);
         cfg.record_trace = want("jsonl") || want("perfetto") || want("sched_trace") || want("gantt_svg");
-        let r = rtsched_sim::simulate(&ts.inner, &sched, &cfg).map_err(err)?;
+        let r = rtsched_sim::simulate(&ts.inner, &sched, &cfg).map_err(crate::sim_err)?;
         let tr = r.trace.as_ref();
         Out::with_exports(summary(&r, origin.as_ref()).to_string(), r.scheduler.clone(), notes, tr, &outputs, || {
             r.to_job_csv()
@@ -459,8 +437,8 @@ fn simulate_forkjoin<'py>(
         }
         let want = |k: &str| outputs.iter().any(|o| o == k);
         cfg.record_trace = want("jsonl") || want("perfetto") || want("sched_trace") || want("gantt_svg");
-        let r = rtsched_sim::simulate_rtws(&file.set, &cfg).map_err(crate::err)?;
-        let summary = serde_json::to_string(&r).map_err(|e| RtschedError::new_err(format!("internal error: {e}")))?;
+        let r = rtsched_sim::simulate_rtws(&file.set, &cfg).map_err(crate::sim_err)?;
+        let summary = serde_json::to_string(&r).map_err(crate::internal_err)?;
         let tr = r.trace.as_ref();
         Out::with_exports(summary, "RTWS".into(), vec![], tr, &outputs, || r.to_job_csv())
     })?;

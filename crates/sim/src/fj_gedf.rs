@@ -27,12 +27,15 @@
 //! deadline, thread costs executed exactly (`ExecTimes::Wcet` only), jobs of a task in release
 //! order.
 
-use crate::engine::{setup, Draw, ExecTimes, Setup, SimConfig, NONE};
+use crate::config::{ExecTimes, SimConfig};
+use crate::error::SimError;
+use crate::recorder::{DirtyCpus, Recorder};
 use crate::rtws::{RtwsResult, ThreadInfo};
+use crate::setup::{setup, Draw, Setup, NONE};
 use rtsched_model::forkjoin::ForkJoinSet;
 use rtsched_model::{ModelError, Time};
 use rtsched_policy::{Gedf, Policy, Prio};
-use rtsched_trace::{Event, JobId, JobStats, MetricsBuilder, Record, Trace, TraceMeta};
+use rtsched_trace::{Event, JobId, JobStats};
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, VecDeque};
@@ -85,12 +88,9 @@ struct Sim<'a> {
     next_seq: Vec<u32>,
     sched: Vec<Option<u32>>,
     finish_at: Vec<Time>,
-    idle_announced: Vec<bool>,
-    dirty: Vec<u32>,
-    dirty_flag: Vec<bool>,
+    dirty: DirtyCpus,
     releases: BinaryHeap<Reverse<(Time, u32)>>,
-    builder: MetricsBuilder,
-    records: Option<Vec<Record>>,
+    rec: Recorder,
     draw: Draw,
     horizon: Time,
     events: u64,
@@ -103,26 +103,6 @@ struct Sim<'a> {
 }
 
 impl Sim<'_> {
-    fn emit(&mut self, time: Time, event: Event) -> Result<(), ModelError> {
-        let r = Record { time, event };
-        self.builder.push(&r).map_err(|e| {
-            ModelError::new(format!(
-                "internal error: the fork-join G-EDF simulator emitted an inconsistent record at {time} ns: {e}"
-            ))
-        })?;
-        if let Some(v) = &mut self.records {
-            v.push(r);
-        }
-        Ok(())
-    }
-
-    fn mark(&mut self, c: u32) {
-        if !self.dirty_flag[c as usize] {
-            self.dirty_flag[c as usize] = true;
-            self.dirty.push(c);
-        }
-    }
-
     fn prio(&self, th: u32) -> Prio {
         let t = &self.threads[th as usize];
         let j = &self.jobs[t.job as usize];
@@ -135,7 +115,7 @@ impl Sim<'_> {
     }
 
     /// Creates the threads of job `j`'s current region (their `Release` records at `t`).
-    fn create_region(&mut self, t: Time, j: u32, fork_cpu: u32) -> Result<Vec<u32>, ModelError> {
+    fn create_region(&mut self, t: Time, j: u32, fork_cpu: u32) -> Result<Vec<u32>, SimError> {
         let (task, seq, r, deadline) = {
             let job = &self.jobs[j as usize];
             (job.task, job.seq, job.region, job.deadline)
@@ -151,7 +131,7 @@ impl Sim<'_> {
             self.thread_of[task as usize].push(id);
             self.thread_info[task as usize].push(ThreadInfo { task, job: seq, region: r, thread: k as u32 });
             ids.push(id);
-            self.emit(t, Event::Release { job: JobId { task, job: trace_seq }, deadline })?;
+            self.rec.emit(t, Event::Release { job: JobId { task, job: trace_seq }, deadline })?;
         }
         self.jobs[j as usize].outstanding = costs.len() as u32;
         Ok(ids)
@@ -167,7 +147,7 @@ impl Sim<'_> {
         }
     }
 
-    fn release(&mut self, t: Time, i: usize) -> Result<(), ModelError> {
+    fn release(&mut self, t: Time, i: usize) -> Result<(), SimError> {
         let task = &self.set[i];
         let seq = self.next_seq[i];
         self.next_seq[i] =
@@ -196,18 +176,17 @@ impl Sim<'_> {
         Ok(())
     }
 
-    fn complete(&mut self, t: Time, c: usize) -> Result<(), ModelError> {
-        let th =
-            self.sched[c].take().ok_or_else(|| ModelError::new("internal error: a CPU completed but ran nothing"))?;
+    fn complete(&mut self, t: Time, c: usize) -> Result<(), SimError> {
+        let th = self.sched[c].take().ok_or_else(|| SimError::internal("a CPU completed but ran nothing"))?;
         let jid = self.jid(th);
-        self.emit(t, Event::Complete { cpu: c as u32, job: jid })?;
+        self.rec.emit(t, Event::Complete { cpu: c as u32, job: jid })?;
         let p = self.prio(th);
         if let Some(r) = &mut self.ready {
             r.remove(&p);
         }
         self.finish_at[c] = Time::MAX;
         self.threads[th as usize].rem = 0;
-        self.mark(c as u32);
+        self.dirty.mark(c as u32);
         self.policy.job_complete(c);
         let j = self.threads[th as usize].job;
         let jr = &mut self.jobs[j as usize];
@@ -241,19 +220,19 @@ impl Sim<'_> {
     }
 
     /// Makes every CPU whose link changed (or that freed up) run its linked thread.
-    fn dispatch(&mut self, t: Time) -> Result<(), ModelError> {
+    fn dispatch(&mut self, t: Time) -> Result<(), SimError> {
         let mut drained = Vec::new();
         self.policy.drain_dirty(&mut drained);
         for c in drained {
-            self.mark(c);
+            self.dirty.mark(c);
         }
         for k in 0..self.dirty.len() {
-            let c = self.dirty[k] as usize;
+            let c = self.dirty.get(k) as usize;
             let want = self.policy.linked(c).map(|p| self.thread_of_prio(p));
             if let Some(h) = self.sched[c] {
                 if want != Some(h) {
                     let jid = self.jid(h);
-                    self.emit(t, Event::Preempt { cpu: c as u32, job: jid })?;
+                    self.rec.preempt(t, c as u32, jid)?;
                     self.threads[h as usize].rem = self.finish_at[c] - t;
                     self.sched[c] = None;
                     self.finish_at[c] = Time::MAX;
@@ -261,8 +240,8 @@ impl Sim<'_> {
             }
         }
         for k in 0..self.dirty.len() {
-            let c = self.dirty[k] as usize;
-            self.dirty_flag[c] = false;
+            let c = self.dirty.get(k) as usize;
+            self.dirty.unmark(c as u32);
             if self.sched[c].is_some() {
                 continue;
             }
@@ -273,25 +252,16 @@ impl Sim<'_> {
                         let x = &self.threads[th as usize];
                         (x.last_cpu, x.fork_cpu, x.rem, x.job)
                     };
-                    if last != NONE && last != c as u32 {
-                        self.emit(t, Event::Migration { job: jid, from: last, to: c as u32 })?;
-                    }
                     if last == NONE && fork != NONE && fork != c as u32 {
                         self.remote_starts += 1;
                     }
-                    self.emit(t, Event::Run { cpu: c as u32, job: jid })?;
+                    self.rec.run(t, c as u32, jid, last)?;
                     self.threads[th as usize].last_cpu = c as u32;
                     self.jobs[job as usize].start.get_or_insert(t);
                     self.sched[c] = Some(th);
                     self.finish_at[c] = t + rem;
-                    self.idle_announced[c] = false;
                 }
-                None => {
-                    if !self.idle_announced[c] {
-                        self.idle_announced[c] = true;
-                        self.emit(t, Event::Idle { cpu: c as u32 })?;
-                    }
-                }
+                None => self.rec.idle(t, c as u32)?,
             }
         }
         self.dirty.clear();
@@ -300,18 +270,18 @@ impl Sim<'_> {
 
     /// G-EDF over threads: the running set is exactly the `min(m, r)` highest-priority ready
     /// threads (from the simulator's own ready set, not the policy's queues).
-    fn check(&self, t: Time) -> Result<(), ModelError> {
+    fn check(&self, t: Time) -> Result<(), SimError> {
         let Some(ready) = &self.ready else { return Ok(()) };
         let mut running: Vec<Prio> = self.sched.iter().flatten().map(|&th| self.prio(th)).collect();
         running.sort();
         let want: Vec<Prio> = ready.iter().take(self.sched.len()).copied().collect();
         if running != want {
-            return Err(ModelError::new(format!("internal error: invariant violated at {t} ns: G-EDF runs {running:?} but the highest-priority ready threads are {want:?}")));
+            return Err(SimError::internal(format!("invariant violated at {t} ns: G-EDF runs {running:?} but the highest-priority ready threads are {want:?}")));
         }
         Ok(())
     }
 
-    fn run(&mut self) -> Result<(), ModelError> {
+    fn run(&mut self) -> Result<(), SimError> {
         let h = self.horizon;
         let m = self.sched.len();
         loop {
@@ -360,12 +330,13 @@ impl Sim<'_> {
 ///
 /// Errors (never panics) on the parameters `simulate` rejects, and on `cfg.exec` other than
 /// `ExecTimes::Wcet` (thread costs are executed as given).
-pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<ForkJoinGedfResult, ModelError> {
+pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<ForkJoinGedfResult, SimError> {
     if cfg.exec != ExecTimes::Wcet {
         return Err(ModelError::field(
             "exec",
             "fork-join G-EDF executes the thread costs as given: use ExecTimes::Wcet",
-        ));
+        )
+        .into());
     }
     let seq = set.sequential()?;
     let Setup { offsets, horizon, capped, expected } = setup(&seq, cfg)?;
@@ -378,7 +349,8 @@ pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Fork
                 "up to {} threads would be forked, above 2^32; shorten the horizon",
                 expected as u128 * threads_per_job
             ),
-        ));
+        )
+        .into());
     }
     let mut sim = Sim {
         set,
@@ -392,12 +364,9 @@ pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Fork
         next_seq: vec![0; n],
         sched: vec![None; m],
         finish_at: vec![Time::MAX; m],
-        idle_announced: vec![true; m],
-        dirty: Vec::with_capacity(m),
-        dirty_flag: vec![false; m],
+        dirty: DirtyCpus::new(m),
         releases: (0..n).map(|i| Reverse((offsets[i], i as u32))).collect(),
-        builder: MetricsBuilder::new(n, cfg.m, horizon),
-        records: cfg.record_trace.then(Vec::new),
+        rec: Recorder::new(n, cfg.m, horizon, cfg.record_trace, 0, "the fork-join G-EDF simulator"),
         draw: Draw::new(cfg),
         horizon,
         events: 0,
@@ -406,7 +375,7 @@ pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Fork
         ready: cfg.check_invariants.then(BTreeSet::new),
     };
     sim.run()?;
-    let thread_metrics = sim.builder.finish();
+    let (thread_metrics, trace) = sim.rec.finish(&seq, cfg.m, horizon);
     let per_job: Vec<JobStats> = sim
         .jobs
         .iter()
@@ -429,8 +398,8 @@ pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Fork
     if cfg.check_invariants {
         let pending: u64 = sim.backlog.iter().map(|b| b.len() as u64).sum();
         if completed + pending != per_job.len() as u64 {
-            return Err(ModelError::new(format!(
-                "internal error: accounting mismatch: {} jobs released, {completed} completed, {pending} pending",
+            return Err(SimError::internal(format!(
+                "accounting mismatch: {} jobs released, {completed} completed, {pending} pending",
                 per_job.len()
             )));
         }
@@ -457,7 +426,7 @@ pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Fork
         per_job,
         thread_metrics,
         thread_info: sim.thread_info,
-        trace: sim.records.map(|records| Trace { meta: TraceMeta::new(&seq, cfg.m, horizon), records }),
+        trace,
     };
     Ok(ForkJoinGedfResult { result, remote_starts: sim.remote_starts })
 }

@@ -17,15 +17,49 @@
 //! Every metric is computed by `rtsched_trace::MetricsBuilder` from the records the simulator
 //! emits, whether or not the trace is kept.
 
+//!
+//! Code layout: [`config`] (what is asked) and [`result`] (what is measured); `setup.rs` (the
+//! validation, horizon and seeded draws every loop shares) and `recorder.rs` (the one recorder
+//! of records and dispatch events); the loops: `engine/` (G-EDF, quantum G-EDF, P-EDF, P-FP:
+//! `engine/ideal.rs` without overheads, `engine/overhead.rs` with them, `engine/state.rs` what
+//! both share), [`spres`] (executing a [`placement`]), [`rtws`] and [`fj_gedf`]; [`overheads`]
+//! (the overhead values and models). [`simulate`] dispatches to the loop of the scheduler.
+
+pub mod config;
 mod engine;
+pub mod error;
 pub mod fj_gedf;
 pub mod overheads;
+pub mod placement;
+mod recorder;
+pub mod result;
 pub mod rtws;
+mod setup;
 pub mod spres;
 
-pub use engine::{simulate, Arrivals, ExecTimes, OverheadReport, Scheduler, SimConfig, SimResult};
+pub use config::{Arrivals, ExecTimes, Scheduler, SimConfig};
+pub use error::SimError;
 pub use fj_gedf::{simulate_forkjoin_gedf, ForkJoinGedfResult};
 pub use overheads::{OverheadModel, OverheadSpec, OverheadStat, Overheads};
+pub use placement::{Reservation, SpresConfig, SpresPlacement};
+pub use result::{OverheadReport, SimResult};
 pub use rtsched_policy::FpOrder;
 pub use rtws::{simulate_rtws, RtwsResult, ThreadInfo};
-pub use spres::{SpresConfig, SpresPlacement};
+
+use rtsched_model::TaskSet;
+
+/// Simulates `ts` under `sched` on `cfg.m` CPUs from time 0 to the horizon.
+///
+/// Errors (never panics) on invalid parameters: m = 0 or above 65,536, a bad partition, a
+/// zero quantum, offsets of the wrong length, a fraction outside [0, 1], a zero horizon, or a
+/// simulation that would release more than `cfg.max_jobs` jobs.
+pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimResult, SimError> {
+    cfg.check_overheads(sched)?;
+    match sched {
+        Scheduler::Spres(sc) => spres::simulate_spres(ts, sched, sc, cfg),
+        Scheduler::Rtws => rtws::simulate_sequential(ts, sched, cfg),
+        Scheduler::Gedf | Scheduler::GedfQuantum { .. } | Scheduler::Pedf(_) | Scheduler::Pfp(..) => {
+            engine::run(ts, sched, cfg)
+        }
+    }
+}

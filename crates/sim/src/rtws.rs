@@ -29,12 +29,16 @@
 //! relative deadline; thread costs are executed exactly (`ExecTimes::Wcet` only); jobs of a
 //! task execute in release order.
 
-use crate::engine::{setup, Draw, ExecTimes, Scheduler, Setup, SimConfig, SimResult};
+use crate::config::{ExecTimes, Scheduler, SimConfig};
+use crate::error::SimError;
+use crate::recorder::Recorder;
+use crate::result::SimResult;
+use crate::setup::{setup, Draw, Setup, NONE};
 use rtsched_model::forkjoin::ForkJoinSet;
 use rtsched_model::{ModelError, TaskSet, Time};
 use rtsched_policy::rtws::{Arrival, Rtws, Source, ThreadId, Work};
 use rtsched_policy::Prio;
-use rtsched_trace::{Event, JobId, JobStats, Metrics, MetricsBuilder, Record, Trace, TraceMeta};
+use rtsched_trace::{Event, JobId, JobStats, Metrics, Trace};
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -119,7 +123,7 @@ struct ThreadRt {
     trace_seq: u32,
     /// Remaining cost while not running.
     rem: Time,
-    /// CPU it last ran on (`u32::MAX`: never), for `Migration` records.
+    /// CPU it last ran on (`NONE`: never), for `Migration` records.
     last_cpu: u32,
 }
 
@@ -139,10 +143,8 @@ struct Sim<'a> {
     thread_info: Vec<Vec<ThreadInfo>>,
     tasks: Vec<TaskRt>,
     finish_at: Vec<Time>,
-    idle_announced: Vec<bool>,
     releases: BinaryHeap<Reverse<(Time, u32)>>,
-    builder: MetricsBuilder,
-    records: Option<Vec<Record>>,
+    rec: Recorder,
     draw: Draw,
     horizon: Time,
     steals: u64,
@@ -151,19 +153,6 @@ struct Sim<'a> {
 }
 
 impl Sim<'_> {
-    fn emit(&mut self, time: Time, event: Event) -> Result<(), ModelError> {
-        let r = Record { time, event };
-        self.builder.push(&r).map_err(|e| {
-            ModelError::new(format!(
-                "internal error: the RTWS simulator emitted an inconsistent record at {time} ns: {e}"
-            ))
-        })?;
-        if let Some(v) = &mut self.records {
-            v.push(r);
-        }
-        Ok(())
-    }
-
     fn prio(&self, j: u32) -> Prio {
         let job = &self.jobs[j as usize];
         Prio { key: job.deadline, task: job.task, job: job.seq }
@@ -174,7 +163,7 @@ impl Sim<'_> {
     }
 
     /// Creates the threads of region `jobs[j].region` and emits their `Release` records.
-    fn create_region(&mut self, t: Time, j: u32) -> Result<Vec<ThreadId>, ModelError> {
+    fn create_region(&mut self, t: Time, j: u32) -> Result<Vec<ThreadId>, SimError> {
         let (task, seq, r, deadline) = {
             let job = &self.jobs[j as usize];
             (job.task, job.seq, job.region, job.deadline)
@@ -186,10 +175,10 @@ impl Sim<'_> {
             let id = u32::try_from(self.threads.len())
                 .map_err(|_| ModelError::field("horizon", "more than 2^32 threads; shorten the horizon"))?;
             let trace_seq = self.thread_info[task as usize].len() as u32;
-            self.threads.push(ThreadRt { job: j, trace_seq, rem: c, last_cpu: u32::MAX });
+            self.threads.push(ThreadRt { job: j, trace_seq, rem: c, last_cpu: NONE });
             self.thread_info[task as usize].push(ThreadInfo { task, job: seq, region: r, thread: k as u32 });
             ids.push(id);
-            self.emit(t, Event::Release { job: JobId { task, job: trace_seq }, deadline })?;
+            self.rec.emit(t, Event::Release { job: JobId { task, job: trace_seq }, deadline })?;
         }
         self.jobs[j as usize].outstanding = costs.len() as u32;
         Ok(ids)
@@ -197,7 +186,7 @@ impl Sim<'_> {
 
     /// Job `j` forks its current region on `cpu` (Rule B). The first region's threads were
     /// created at the job's release (so that the trace's release times are the job's).
-    fn fork(&mut self, t: Time, cpu: usize, j: u32) -> Result<(), ModelError> {
+    fn fork(&mut self, t: Time, cpu: usize, j: u32) -> Result<(), SimError> {
         let ids = match self.jobs[j as usize].first.take() {
             Some(ids) => ids,
             None => self.create_region(t, j)?,
@@ -213,7 +202,7 @@ impl Sim<'_> {
     }
 
     /// An idle `cpu` selects (Rules C, D, E) until it runs a thread or finds nothing.
-    fn fill(&mut self, t: Time, cpu: usize) -> Result<(), ModelError> {
+    fn fill(&mut self, t: Time, cpu: usize) -> Result<(), SimError> {
         loop {
             match self.policy.select(cpu) {
                 // Idleness is announced at the end of the instant (a CPU idle in step 2 may
@@ -228,7 +217,7 @@ impl Sim<'_> {
                         if let Source::Steal { victim } = pick.source {
                             self.steals += 1;
                             let job = self.tid(id);
-                            self.emit(t, Event::Steal { job, from: victim, to: cpu as u32 })?;
+                            self.rec.emit(t, Event::Steal { job, from: victim, to: cpu as u32 })?;
                         }
                         return self.start(t, cpu, id);
                     }
@@ -237,23 +226,18 @@ impl Sim<'_> {
         }
     }
 
-    fn start(&mut self, t: Time, cpu: usize, id: ThreadId) -> Result<(), ModelError> {
+    fn start(&mut self, t: Time, cpu: usize, id: ThreadId) -> Result<(), SimError> {
         let job = self.tid(id);
+        // A preempted thread (or job) resuming elsewhere is a migration, as in the other loops.
         let last = std::mem::replace(&mut self.threads[id as usize].last_cpu, cpu as u32);
-        if last != u32::MAX && last != cpu as u32 {
-            // A preempted thread (or job) resuming elsewhere: the vocabulary's record, as the
-            // other engines emit it.
-            self.emit(t, Event::Migration { job, from: last, to: cpu as u32 })?;
-        }
         let th = &self.threads[id as usize];
         self.finish_at[cpu] = t + th.rem;
         let jr = &mut self.jobs[th.job as usize];
         jr.start.get_or_insert(t);
-        self.idle_announced[cpu] = false;
-        self.emit(t, Event::Run { cpu: cpu as u32, job })
+        self.rec.run(t, cpu as u32, job, last)
     }
 
-    fn fill_idle(&mut self, t: Time) -> Result<(), ModelError> {
+    fn fill_idle(&mut self, t: Time) -> Result<(), SimError> {
         let m = self.finish_at.len();
         // CPUs with local work first, so that thieves find their victims busy (Rule E).
         for pass in 0..2 {
@@ -266,7 +250,7 @@ impl Sim<'_> {
         Ok(())
     }
 
-    fn release(&mut self, t: Time, i: usize) -> Result<(), ModelError> {
+    fn release(&mut self, t: Time, i: usize) -> Result<(), SimError> {
         let task = &self.set[i];
         let seq = self.tasks[i].next_seq;
         self.tasks[i].next_seq =
@@ -296,11 +280,10 @@ impl Sim<'_> {
         Ok(())
     }
 
-    fn complete(&mut self, t: Time, cpu: usize) -> Result<(), ModelError> {
-        let r =
-            self.policy.stop(cpu).ok_or_else(|| ModelError::new("internal error: a CPU completed but ran nothing"))?;
+    fn complete(&mut self, t: Time, cpu: usize) -> Result<(), SimError> {
+        let r = self.policy.stop(cpu).ok_or_else(|| SimError::internal("a CPU completed but ran nothing"))?;
         let job = self.tid(r.thread);
-        self.emit(t, Event::Complete { cpu: cpu as u32, job })?;
+        self.rec.emit(t, Event::Complete { cpu: cpu as u32, job })?;
         self.finish_at[cpu] = Time::MAX;
         self.threads[r.thread as usize].rem = 0;
         let j = self.threads[r.thread as usize].job;
@@ -330,7 +313,7 @@ impl Sim<'_> {
         Ok(())
     }
 
-    fn preempt_check(&mut self, t: Time, p: Prio) -> Result<bool, ModelError> {
+    fn preempt_check(&mut self, t: Time, p: Prio) -> Result<bool, SimError> {
         let Arrival::Run { cpu, preempted } = self.policy.preempt_check(p) else {
             return Ok(false);
         };
@@ -339,7 +322,7 @@ impl Sim<'_> {
             let job = self.tid(r.thread);
             self.threads[r.thread as usize].rem = self.finish_at[c] - t;
             self.finish_at[c] = Time::MAX;
-            self.emit(t, Event::Preempt { cpu, job })?;
+            self.rec.preempt(t, cpu, job)?;
         }
         let j = self.job_of_prio(p);
         self.fork(t, c, j)?;
@@ -347,7 +330,7 @@ impl Sim<'_> {
         Ok(true)
     }
 
-    fn run(&mut self) -> Result<(), ModelError> {
+    fn run(&mut self) -> Result<(), SimError> {
         let h = self.horizon;
         let m = self.finish_at.len();
         loop {
@@ -401,9 +384,8 @@ impl Sim<'_> {
             now.clear();
             self.arrivals_now = now;
             for c in 0..m {
-                if self.policy.running(c).is_none() && !self.idle_announced[c] {
-                    self.idle_announced[c] = true;
-                    self.emit(t, Event::Idle { cpu: c as u32 })?;
+                if self.policy.running(c).is_none() {
+                    self.rec.idle(t, c as u32)?;
                 }
             }
             if self.cfg.check_invariants {
@@ -414,18 +396,18 @@ impl Sim<'_> {
 
     /// Work conservation (§V: a CPU idles only when its local queue, the global queue and
     /// every eligible victim are empty): no CPU idle while any work waits.
-    fn check(&self, t: Time) -> Result<(), ModelError> {
+    fn check(&self, t: Time) -> Result<(), SimError> {
         let idle = (0..self.finish_at.len()).filter(|&c| self.policy.running(c).is_none()).count();
         if idle > 0 && self.policy.waiting_total() > 0 {
-            return Err(ModelError::new(format!(
-                "internal error: invariant violated at {t} ns: {idle} CPUs idle while {} work items wait",
+            return Err(SimError::internal(format!(
+                "invariant violated at {t} ns: {idle} CPUs idle while {} work items wait",
                 self.policy.waiting_total()
             )));
         }
         for c in 0..self.finish_at.len() {
             if (self.policy.running(c).is_some()) != (self.finish_at[c] != Time::MAX) {
-                return Err(ModelError::new(format!(
-                    "internal error: invariant violated at {t} ns: cpu {c} policy/driver disagree"
+                return Err(SimError::internal(format!(
+                    "invariant violated at {t} ns: cpu {c} policy/driver disagree"
                 )));
             }
         }
@@ -438,12 +420,13 @@ impl Sim<'_> {
 ///
 /// Errors (never panics) on the parameters `simulate` rejects, and on `cfg.exec` other than
 /// `ExecTimes::Wcet` (thread costs are executed as given).
-pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, ModelError> {
+pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, SimError> {
     if cfg.exec != ExecTimes::Wcet {
         return Err(ModelError::field(
             "exec",
             "RTWS executes the fork-join thread costs as given: use ExecTimes::Wcet",
-        ));
+        )
+        .into());
     }
     let seq = set.sequential()?;
     let Setup { offsets, horizon, capped, expected } = setup(&seq, cfg)?;
@@ -456,7 +439,8 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
                 "up to {} threads would be forked, above 2^32; shorten the horizon",
                 expected as u128 * threads_per_job
             ),
-        ));
+        )
+        .into());
     }
     let mut sim = Sim {
         set,
@@ -468,10 +452,8 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
         thread_info: vec![Vec::new(); n],
         tasks: (0..n).map(|_| TaskRt { backlog: VecDeque::new(), next_seq: 0 }).collect(),
         finish_at: vec![Time::MAX; m],
-        idle_announced: vec![true; m],
         releases: (0..n).map(|i| Reverse((offsets[i], i as u32))).collect(),
-        builder: MetricsBuilder::new(n, cfg.m, horizon),
-        records: cfg.record_trace.then(Vec::new),
+        rec: Recorder::new(n, cfg.m, horizon, cfg.record_trace, 0, "the RTWS simulator"),
         draw: Draw::new(cfg),
         horizon,
         steals: 0,
@@ -479,12 +461,9 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
         arrivals_now: Vec::new(),
     };
     sim.run()?;
-    let thread_metrics = sim.builder.finish();
+    let (thread_metrics, trace) = sim.rec.finish(&seq, cfg.m, horizon);
     if cfg.check_invariants && thread_metrics.steals != sim.steals {
-        return Err(ModelError::new(format!(
-            "internal error: {} steals made, {} in the trace",
-            sim.steals, thread_metrics.steals
-        )));
+        return Err(SimError::internal(format!("{} steals made, {} in the trace", sim.steals, thread_metrics.steals)));
     }
     let mut per_job: Vec<JobStats> = sim
         .jobs
@@ -554,14 +533,14 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, M
         per_job,
         thread_metrics,
         thread_info: sim.thread_info,
-        trace: sim.records.map(|records| Trace { meta: TraceMeta::new(&seq, cfg.m, horizon), records }),
+        trace,
     };
     Ok(result)
 }
 
 /// `Scheduler::Rtws` on a sequential task set: each task is a fork-join task of one region of
 /// one thread (RTWS then schedules like G-EDF), so trace jobs are jobs.
-pub(crate) fn simulate_sequential(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimResult, ModelError> {
+pub(crate) fn simulate_sequential(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimResult, SimError> {
     let set = ForkJoinSet::new(
         ts.iter()
             .map(|t| rtsched_model::forkjoin::ForkJoinTask {

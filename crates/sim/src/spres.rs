@@ -24,219 +24,17 @@
 //! predecessor is unfinished is activated (its windows anchored) when the predecessor
 //! completes.
 //!
-//! Placement JSON (written by `rtsched-analysis`' placement heuristics):
-//! `{"m", "schedulable", "heuristic", "cpus": [{"cpu", "reservations": [{"task", "budget",
-//! "period", "deadline", "offset", "part", "parts"}]}], "tasks": [{"task", "period_ratio",
-//! "parts"}], "reason"?}` — `part` is 1-based, `period = ⌊T / period_ratio⌋`.
+//! The placement it executes (and its JSON) is [`crate::placement`].
 
-use crate::engine::{setup, Draw, Setup, SimConfig, SimResult, NONE};
-use crate::Scheduler;
+use crate::config::{Scheduler, SimConfig};
+use crate::error::SimError;
+use crate::placement::{Reservation, SpresConfig};
+use crate::recorder::Recorder;
+use crate::result::SimResult;
+use crate::setup::{setup, Draw, Setup, NONE};
 use rtsched_model::{ModelError, TaskSet, Time};
-use rtsched_trace::{Event, JobId, MetricsBuilder, Record, Trace, TraceMeta};
-use serde_json::{Map, Value};
+use rtsched_trace::{Event, JobId};
 use std::collections::VecDeque;
-
-/// One reservation of the placement.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reservation {
-    pub cpu: u32,
-    pub task: usize,
-    pub budget: Time,
-    pub period: Time,
-    pub deadline: Time,
-    pub offset: Time,
-    /// 1-based.
-    pub part: u32,
-    pub parts: u32,
-}
-
-/// A validated placement: per task, its parts in window order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpresPlacement {
-    pub m: u32,
-    pub heuristic: String,
-    /// `parts[task]` = the task's reservations ordered by part.
-    pub parts: Vec<Vec<Reservation>>,
-}
-
-/// SP-RES parameters.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpresConfig {
-    pub placement: SpresPlacement,
-    /// Unsplit tasks get soft reservations too (split tasks always do).
-    pub soft_unsplit: bool,
-    /// CASH slack reclamation on.
-    pub cash: bool,
-}
-
-fn obj<'a>(v: &'a Value, what: &str, keys: &[&str]) -> Result<&'a Map<String, Value>, ModelError> {
-    let o = v.as_object().ok_or_else(|| ModelError::field(what, "must be a JSON object"))?;
-    for k in o.keys() {
-        if !keys.contains(&k.as_str()) {
-            return Err(ModelError::field(k.as_str(), format!("unknown key in {what}")));
-        }
-    }
-    Ok(o)
-}
-
-fn uint(o: &Map<String, Value>, key: &str, what: &str) -> Result<u64, ModelError> {
-    match o.get(key) {
-        Some(Value::Number(n)) => {
-            n.as_u64().ok_or_else(|| ModelError::field(key, format!("in {what}: must be a non-negative integer")))
-        }
-        Some(Value::String(s)) => rtsched_model::time::parse_duration(s)
-            .map_err(|e| ModelError::field(key, format!("in {what}: {}", e.reason))),
-        Some(_) => Err(ModelError::field(key, format!("in {what}: must be a non-negative integer"))),
-        None => Err(ModelError::field(key, format!("missing in {what}"))),
-    }
-}
-
-impl SpresPlacement {
-    /// Parses and validates a placement for `ts`: known CPUs and tasks, `1 ≤ budget ≤
-    /// deadline`, `offset + deadline ≤ period ≤ T`, `period = ⌊T / period_ratio⌋`, every part
-    /// present once, windows back to back from offset 0, every task placed.
-    pub fn from_json(text: &str, ts: &TaskSet) -> Result<SpresPlacement, ModelError> {
-        let v: Value =
-            serde_json::from_str(text).map_err(|e| ModelError::new(format!("placement: invalid JSON: {e}")))?;
-        let top = obj(&v, "placement", &["m", "schedulable", "heuristic", "cpus", "tasks", "reason"])?;
-        let m = uint(top, "m", "placement")?;
-        if m == 0 || m > u32::MAX as u64 {
-            return Err(ModelError::field("m", "must be at least 1"));
-        }
-        let heuristic = top.get("heuristic").and_then(Value::as_str).unwrap_or("").to_owned();
-        if top.get("schedulable").and_then(Value::as_bool) != Some(true) {
-            let why = top.get("reason").and_then(Value::as_str).unwrap_or("no reason given");
-            return Err(ModelError::field(
-                "schedulable",
-                format!("the placement is not schedulable ({why}); nothing to simulate"),
-            ));
-        }
-        let n = ts.len();
-        let mut parts: Vec<Vec<Reservation>> = vec![Vec::new(); n];
-        let cpus = top
-            .get("cpus")
-            .and_then(Value::as_array)
-            .ok_or_else(|| ModelError::field("cpus", "missing or not an array"))?;
-        let mut seen = vec![false; m as usize];
-        for cv in cpus {
-            let c = obj(cv, "cpu entry", &["cpu", "reservations"])?;
-            let cpu = uint(c, "cpu", "cpu entry")?;
-            if cpu >= m || std::mem::replace(&mut seen[cpu as usize], true) {
-                return Err(ModelError::field("cpu", format!("cpu {cpu} is out of range (m = {m}) or listed twice")));
-            }
-            let rs = c
-                .get("reservations")
-                .and_then(Value::as_array)
-                .ok_or_else(|| ModelError::field("reservations", format!("cpu {cpu}: missing or not an array")))?;
-            for rv in rs {
-                let what = format!("a reservation of cpu {cpu}");
-                let r = obj(rv, &what, &["task", "budget", "period", "deadline", "offset", "part", "parts"])?;
-                let task = uint(r, "task", &what)? as usize;
-                if task >= n {
-                    return Err(ModelError::field(
-                        "task",
-                        format!("{what} names task {task}, but there are {n} tasks"),
-                    ));
-                }
-                let res = Reservation {
-                    cpu: cpu as u32,
-                    task,
-                    budget: uint(r, "budget", &what)?,
-                    period: uint(r, "period", &what)?,
-                    deadline: uint(r, "deadline", &what)?,
-                    offset: uint(r, "offset", &what)?,
-                    part: u32::try_from(uint(r, "part", &what)?).unwrap_or(0),
-                    parts: u32::try_from(uint(r, "parts", &what)?).unwrap_or(0),
-                };
-                let bad = |field: &str, why: String| {
-                    Err(ModelError::task_field(task, field, format!("cpu {cpu}, part {}: {why}", res.part)))
-                };
-                if res.budget == 0 || res.budget > res.deadline {
-                    return bad("budget", format!("must be in 1..=deadline ({}), got {}", res.deadline, res.budget));
-                }
-                if res.budget > res.period {
-                    return bad("budget", format!("exceeds the period {}", res.period));
-                }
-                if res.offset.checked_add(res.deadline).is_none_or(|e| e > res.period) {
-                    return bad(
-                        "deadline",
-                        format!(
-                            "window [offset {}, + deadline {}) leaves the period {}",
-                            res.offset, res.deadline, res.period
-                        ),
-                    );
-                }
-                if res.period > ts[task].period {
-                    return bad("period", format!("exceeds the task's period {}", ts[task].period));
-                }
-                if res.parts == 0 || res.part == 0 || res.part > res.parts {
-                    return bad("part", format!("part {} of {} is not valid (parts are 1-based)", res.part, res.parts));
-                }
-                parts[task].push(res);
-            }
-        }
-        let tasks = top
-            .get("tasks")
-            .and_then(Value::as_array)
-            .ok_or_else(|| ModelError::field("tasks", "missing or not an array"))?;
-        let mut ratio = vec![0u64; n];
-        for tv in tasks {
-            let t = obj(tv, "task entry", &["task", "period_ratio", "parts"])?;
-            let task = uint(t, "task", "task entry")? as usize;
-            if task >= n || ratio[task] != 0 {
-                return Err(ModelError::field("task", format!("task entry {task} is unknown or listed twice")));
-            }
-            let k = uint(t, "period_ratio", "task entry")?;
-            if k == 0 {
-                return Err(ModelError::task_field(task, "period_ratio", "must be at least 1"));
-            }
-            ratio[task] = k;
-            let p = uint(t, "parts", "task entry")?;
-            if p != parts[task].len() as u64 {
-                return Err(ModelError::task_field(
-                    task,
-                    "parts",
-                    format!("says {p} parts but {} reservations are placed", parts[task].len()),
-                ));
-            }
-        }
-        for (i, ps) in parts.iter_mut().enumerate() {
-            if ps.is_empty() {
-                return Err(ModelError::task_field(i, "placement", "task has no reservation"));
-            }
-            ps.sort_by_key(|r| r.part);
-            let period = ps[0].period;
-            let k = if ratio[i] == 0 { 1 } else { ratio[i] };
-            if period != ts[i].period / k {
-                return Err(ModelError::task_field(
-                    i,
-                    "period",
-                    format!("reservation period {period} is not ⌊T / period_ratio⌋ = {}", ts[i].period / k),
-                ));
-            }
-            let mut expect_offset = 0;
-            for (j, r) in ps.iter().enumerate() {
-                if r.part != j as u32 + 1 || r.parts != ps.len() as u32 || r.period != period {
-                    return Err(ModelError::task_field(
-                        i,
-                        "part",
-                        format!(
-                            "parts must be 1..={} exactly once with one period, found part {} of {}",
-                            ps.len(),
-                            r.part,
-                            r.parts
-                        ),
-                    ));
-                }
-                if r.offset != expect_offset {
-                    return Err(ModelError::task_field(i, "offset", format!("part {} starts at {} but the previous window ends at {expect_offset} (windows are back to back)", r.part, r.offset)));
-                }
-                expect_offset += r.deadline;
-            }
-        }
-        Ok(SpresPlacement { m: m as u32, heuristic, parts })
-    }
-}
 
 struct Pending {
     seq: u32,
@@ -301,36 +99,26 @@ pub(crate) fn simulate_spres(
     sched: &Scheduler,
     sc: &SpresConfig,
     cfg: &SimConfig,
-) -> Result<SimResult, ModelError> {
+) -> Result<SimResult, SimError> {
     let Setup { offsets, horizon: h, capped, expected } = setup(ts, cfg)?;
     let pl = &sc.placement;
     if pl.m != cfg.m {
         return Err(ModelError::field(
             "m",
             format!("the placement is for m = {} but the simulation has m = {}", pl.m, cfg.m),
-        ));
+        )
+        .into());
     }
     if pl.parts.len() != ts.len() {
         return Err(ModelError::field(
             "placement",
             format!("the placement has {} tasks, the task set {}", pl.parts.len(), ts.len()),
-        ));
+        )
+        .into());
     }
     let (m, n) = (cfg.m as usize, ts.len());
     let mut draw = Draw::new(cfg);
-    let mut b = MetricsBuilder::new(n, cfg.m, h);
-    b.reserve_jobs(expected as usize);
-    let mut records: Option<Vec<Record>> = cfg.record_trace.then(Vec::new);
-    let mut emit = |b: &mut MetricsBuilder, time: Time, event: Event| -> Result<(), ModelError> {
-        let r = Record { time, event };
-        b.push(&r).map_err(|e| {
-            ModelError::new(format!("internal error: SP-RES emitted an inconsistent record at {time} ns: {e}"))
-        })?;
-        if let Some(v) = &mut records {
-            v.push(r);
-        }
-        Ok(())
-    };
+    let mut rec = Recorder::new(n, cfg.m, h, cfg.record_trace, expected as usize, "SP-RES");
     let mut tasks: Vec<TaskState> = pl
         .parts
         .iter()
@@ -347,7 +135,6 @@ pub(crate) fn simulate_spres(
     // Per CPU: served (task, part, mode) and the job scheduled (for dispatch records).
     let mut served: Vec<Option<(usize, usize, Mode)>> = vec![None; m];
     let mut scheduled: Vec<Option<JobId>> = vec![None; m];
-    let mut idle_announced = vec![true; m];
     // CASH slack per CPU: (deadline, amount).
     let mut slack: Vec<Vec<(Time, Time)>> = vec![Vec::new(); m];
     let mut events = 0u64;
@@ -359,7 +146,7 @@ pub(crate) fn simulate_spres(
                 if tasks[i].backlog.front().is_some_and(|f| f.rem == 0) {
                     let f = tasks[i].backlog.pop_front().expect("front exists");
                     events += 1;
-                    emit(&mut b, now, Event::Complete { cpu: c as u32, job: JobId { task: i as u32, job: f.seq } })?;
+                    rec.emit(now, Event::Complete { cpu: c as u32, job: JobId { task: i as u32, job: f.seq } })?;
                     scheduled[c] = None;
                     served[c] = None;
                     let ts_i = &mut tasks[i];
@@ -388,8 +175,7 @@ pub(crate) fn simulate_spres(
                     next_seq[i] += 1;
                     let rem = draw.exec(&cfg.exec, i, t.wcet);
                     next_rel[i] = now + draw.gap(&cfg.arrivals, t.period);
-                    emit(
-                        &mut b,
+                    rec.emit(
                         now,
                         Event::Release { job: JobId { task: i as u32, job: seq }, deadline: now + t.deadline },
                     )?;
@@ -447,7 +233,7 @@ pub(crate) fn simulate_spres(
         for c in 0..m {
             if let Some(h_job) = scheduled[c] {
                 if want[c] != Some(h_job) {
-                    emit(&mut b, now, Event::Preempt { cpu: c as u32, job: h_job })?;
+                    rec.preempt(now, c as u32, h_job)?;
                     tasks[h_job.task as usize].last_cpu = c as u32;
                     scheduled[c] = None;
                 }
@@ -460,20 +246,11 @@ pub(crate) fn simulate_spres(
             }
             match want[c] {
                 Some(w) => {
-                    let last = tasks[w.task as usize].last_cpu;
-                    if last != NONE && last != c as u32 {
-                        emit(&mut b, now, Event::Migration { job: w, from: last, to: c as u32 })?;
-                    }
-                    emit(&mut b, now, Event::Run { cpu: c as u32, job: w })?;
+                    rec.run(now, c as u32, w, tasks[w.task as usize].last_cpu)?;
                     tasks[w.task as usize].last_cpu = c as u32;
                     scheduled[c] = Some(w);
-                    idle_announced[c] = false;
                 }
-                None if !idle_announced[c] => {
-                    emit(&mut b, now, Event::Idle { cpu: c as u32 })?;
-                    idle_announced[c] = true;
-                }
-                None => {}
+                None => rec.idle(now, c as u32)?,
             }
         }
         // 5. Next instant.
@@ -544,13 +321,12 @@ pub(crate) fn simulate_spres(
         now = t;
     }
     let backlog: u64 = tasks.iter().map(|t| t.backlog.len() as u64).sum();
-    let metrics = b.finish();
+    let (metrics, trace) = rec.finish(ts, cfg.m, h);
     if metrics.pending != backlog {
-        return Err(ModelError::new(format!(
-            "internal error: SP-RES accounting mismatch: pending {backlog}, metrics {}",
+        return Err(SimError::internal(format!(
+            "SP-RES accounting mismatch: pending {backlog}, metrics {}",
             metrics.pending
         )));
     }
-    let trace = records.map(|records| Trace { meta: TraceMeta::new(ts, cfg.m, h), records });
     Ok(SimResult::from_metrics(sched, metrics, capped, events, trace))
 }

@@ -183,10 +183,10 @@ proptest! {
 fn rejects_bad_parameters() {
     let set = ForkJoinSet::sequential_ct(&[(1, 4)]).unwrap();
     let mut c = cfg(0, 20);
-    assert_eq!(simulate_forkjoin_gedf(&set, &c).unwrap_err().field.as_deref(), Some("m"));
+    assert_eq!(simulate_forkjoin_gedf(&set, &c).unwrap_err().input().and_then(|e| e.field.as_deref()), Some("m"));
     c.m = 2;
     c.exec = rtsched_sim::ExecTimes::Fixed(vec![1]);
-    assert_eq!(simulate_forkjoin_gedf(&set, &c).unwrap_err().field.as_deref(), Some("exec"));
+    assert_eq!(simulate_forkjoin_gedf(&set, &c).unwrap_err().input().and_then(|e| e.field.as_deref()), Some("exec"));
     c.exec = rtsched_sim::ExecTimes::Wcet;
     c.horizon = Some(0);
     assert!(simulate_forkjoin_gedf(&set, &c).is_err());

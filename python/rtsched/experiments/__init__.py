@@ -6,7 +6,8 @@ engine reproduces the schedulability experiments of Brandenburg & Gül, RTSS 201
 Figs. 3-6). Dask is imported only when a Dask executor is asked for.
 """
 
-from .spec import Point, Spec, SpecError, load_spec, parse_spec  # noqa: F401
+from .errors import SpecError  # noqa: F401
+from .spec import Point, Spec, load_spec, parse_spec  # noqa: F401
 
 
 def __getattr__(name):

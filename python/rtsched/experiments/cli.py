@@ -10,7 +10,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .spec import SpecError
+from .errors import SpecError
+
+try:
+    from .._core import RtschedError as _InputError
+except Exception:  # pragma: no cover - the core is always there in an installed package
+    _InputError = SpecError
 
 
 def _executor_args(p):
@@ -51,7 +56,7 @@ def _make_executor(args):
 def _guard(name, fn, args) -> int:
     try:
         return fn(args)
-    except SpecError as e:
+    except (SpecError, _InputError) as e:  # a bad spec, or a file that cannot be written
         print(f"rtsched {name}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

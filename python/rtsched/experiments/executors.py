@@ -18,7 +18,7 @@ import multiprocessing
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-from .spec import SpecError
+from .errors import SpecError
 
 
 class PointFailed(Exception):

@@ -17,6 +17,8 @@ A spec refers to a group as ``"@name"`` wherever it lists methods (``methods`` a
 
 from __future__ import annotations
 
+from .errors import SpecError
+
 # WFD before FFD: the order of the cascade (§IV-B "starting with WFD and FFD"), so a group's
 # switch rate (that of its first member that placed the set) is the cascade's placement.
 PARTITIONING = ["wfd", "ffd"]
@@ -43,8 +45,6 @@ GROUPS: dict[str, list[str]] = {
 
 def expand(items, where: str) -> list[str]:
     """Expand ``"@group"`` references in a list of method names, keeping order, dropping repeats."""
-    from .spec import SpecError
-
     out: list[str] = []
     for item in items:
         if not isinstance(item, str) or not item.strip():

@@ -12,14 +12,17 @@ counts as not schedulable. ``y = "schedulable"`` plots the fraction of task sets
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from pathlib import Path
 
 import numpy as np
 
+from ..output import save_figure, write_text
 from . import store
-from .spec import Spec, SpecError, parse_spec
+from .errors import SpecError
+from .spec import Spec, parse_spec
 
 X_LABELS = {
     "util": "total utilization U",
@@ -166,28 +169,29 @@ def write_csv(rows, path: Path):
         "gave_up",
         "mean_switch_rate",
     ]
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(cols)
-        for r in rows:
-            mean = r["switch_rate_sum"] / r["placed_with_rate"] if r["placed_with_rate"] else ""
-            w.writerow(
-                [
-                    r["point"],
-                    r["m"],
-                    r["n"],
-                    r["util"],
-                    r["util_frac"],
-                    r["epsilon"],
-                    r["kind"],
-                    r["name"],
-                    r["sets"],
-                    r["schedulable"],
-                    r["schedulable"] / r["sets"] if r["sets"] else "",
-                    r["gave_up"],
-                    mean,
-                ]
-            )
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(cols)
+    for r in rows:
+        mean = r["switch_rate_sum"] / r["placed_with_rate"] if r["placed_with_rate"] else ""
+        w.writerow(
+            [
+                r["point"],
+                r["m"],
+                r["n"],
+                r["util"],
+                r["util_frac"],
+                r["epsilon"],
+                r["kind"],
+                r["name"],
+                r["sets"],
+                r["schedulable"],
+                r["schedulable"] / r["sets"] if r["sets"] else "",
+                r["gave_up"],
+                mean,
+            ]
+        )
+    write_text(path, buf.getvalue())
 
 
 def curves(spec: Spec, rows):
@@ -284,8 +288,10 @@ def plot_results(results_dir, output) -> dict:
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=150)
-    plt.close(fig)
+    try:
+        save_figure(fig, out, dpi=150)
+    finally:
+        plt.close(fig)
     csv_path = out.with_suffix(".csv")
     write_csv(rows, csv_path)
     return {

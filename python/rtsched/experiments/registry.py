@@ -1,36 +1,90 @@
-"""The figure registry: named specs (experiments/NAME.toml) that reproduce the seeds' figures.
+"""The figure registry: named reproductions, one module each under ``rtsched.experiments.repro``.
 
-``rtsched reproduce NAME [--quick]`` runs the spec (resuming whatever is already in the results
-directory) and draws its figure. Specs are looked up in, in order: the directories listed in
-``$RTSCHED_EXPERIMENTS`` (os.pathsep-separated), the specs shipped in the package
-(``rtsched/experiments/specs``, which the repository's ``experiments/`` links to), and
-``./experiments``.
+``rtsched reproduce NAME [--quick]`` runs the reproduction's spec through the one runner
+(``sweep.run_sweep``, resuming whatever is already in the results directory) and draws its
+figure and tables with the module's ``report``. A registered name's spec is the module's
+``SPEC`` file: looked up first in the directories of ``$RTSCHED_EXPERIMENTS``
+(os.pathsep-separated; a file there overrides the shipped one), then in the specs shipped in the
+package (``rtsched/experiments/specs``, which the repository's ``experiments/`` links to). A TOML
+file in those directories or in ``./experiments`` that no module registers runs too, by its
+``kind`` (none: a schedulability sweep).
+
+Adding a reproduction: a module in ``repro/`` and one line in :data:`REPRODUCTIONS`
+(docs/experiments.md, "Adding a reproduction").
 """
 
 from __future__ import annotations
 
 import difflib
+import importlib
 import os
 from pathlib import Path
+from types import ModuleType
 
-from .spec import SpecError, load_spec
+from .errors import SpecError
+from .spec import tomllib
+from .sweep import run_sweep
+
+#: The registered reproductions: name -> module of ``rtsched.experiments.repro``, one line each.
+REPRODUCTIONS = {
+    "spres-fig3": "spres_fig3",
+    "spres-fig4": "spres_fig4",
+    "spres-fig5": "spres_fig5",
+    "spres-fig6": "spres_fig6",
+    "spres-table1": "spres_table1",
+    "rtws-tables": "rtws_tables",
+}
+
+SHIPPED_SPECS = Path(__file__).resolve().parent / "specs"
 
 
-def search_dirs() -> list[Path]:
-    dirs = [Path(p) for p in os.environ.get("RTSCHED_EXPERIMENTS", "").split(os.pathsep) if p]
-    # The shipped specs live in the package (experiments/ at the repository root links here).
-    dirs.append(Path(__file__).resolve().parent / "specs")
-    dirs.append(Path.cwd() / "experiments")
-    out = []
+def module(name: str) -> ModuleType:
+    """The module of a registered reproduction."""
+    return importlib.import_module(f".repro.{REPRODUCTIONS[name]}", __package__)
+
+
+def kinds() -> dict:
+    """kind -> module, for the reproductions whose spec carries a ``kind`` (simulations)."""
+    out = {}
+    for name in REPRODUCTIONS:
+        mod = module(name)
+        if mod.KIND is not None:
+            out[mod.KIND] = mod
+    return out
+
+
+def description(name: str) -> str:
+    """The one-line description of a registered reproduction ("" for an unregistered spec)."""
+    return module(name).DESCRIPTION if name in REPRODUCTIONS else ""
+
+
+def _unique(dirs) -> list:
+    out: list = []
     for d in dirs:
         if d.is_dir() and d.resolve() not in [o.resolve() for o in out]:
             out.append(d)
     return out
 
 
+def _env_dirs() -> list:
+    return _unique(Path(p) for p in os.environ.get("RTSCHED_EXPERIMENTS", "").split(os.pathsep) if p)
+
+
+def search_dirs() -> list[Path]:
+    """Where specs are looked up, in order: $RTSCHED_EXPERIMENTS, the shipped specs, ./experiments."""
+    return _unique([*_env_dirs(), SHIPPED_SPECS, Path.cwd() / "experiments"])
+
+
 def available() -> dict:
-    """name -> path of every registered spec (the first directory that has a name wins)."""
+    """name -> spec path of every reproduction: the registered ones, then any other spec found
+    in the search directories (the first directory that has a name wins)."""
     names: dict = {}
+    for name in REPRODUCTIONS:
+        spec = module(name).SPEC
+        for d in [*_env_dirs(), SHIPPED_SPECS]:
+            if (d / spec).is_file():
+                names[name] = d / spec
+                break
     for d in search_dirs():
         for f in sorted(d.glob("*.toml")):
             names.setdefault(f.stem, f)
@@ -38,6 +92,7 @@ def available() -> dict:
 
 
 def lookup(name: str) -> Path:
+    """The spec path of a reproduction; an unknown name lists the known ones."""
     names = available()
     if name in names:
         return names[name]
@@ -53,6 +108,61 @@ def lookup(name: str) -> Path:
     raise SpecError(msg + "; available: " + ", ".join(names))
 
 
+def _kind(text: str, where: str) -> str | None:
+    try:
+        kind = tomllib.loads(text).get("kind")
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{where}: not valid TOML: {e}") from None
+    known = kinds()
+    if kind is not None and kind not in known:
+        raise SpecError(f"{where}: unknown kind {kind!r}; known kinds: {', '.join(known)}")
+    return kind
+
+
+def glue(text: str, where: str = "<spec>", name: str | None = None) -> ModuleType:
+    """The module that parses, evaluates and reports a spec: the registered module of ``name``,
+    else the one of the spec's ``kind``, else the schedulability sweep's."""
+    kind = _kind(text, where)
+    if name in REPRODUCTIONS:
+        mod = module(name)
+        if mod.KIND != kind:
+            raise SpecError(
+                f"{where}: the reproduction {name!r} takes a spec of kind {mod.KIND or 'sweep'}, "
+                f"this one is of kind {kind or 'sweep'}"
+            )
+        return mod
+    if kind is not None:
+        return kinds()[kind]
+    return importlib.import_module(".repro._sweep", __package__)
+
+
+def parse_experiment(
+    text: str, path: str | None = None, quick: bool = False, override: dict | None = None, name: str | None = None
+):
+    """Parses any experiment spec (a sweep or a simulation reproduction) into the object the
+    runner takes."""
+    return glue(text, path or "<spec>", name).parse(text, path, quick=quick, override=override)
+
+
+def load_experiment(path, quick: bool = False, override: dict | None = None, name: str | None = None):
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise SpecError(f"cannot read spec {str(p)!r}: {e.strerror}") from None
+    return parse_experiment(text, str(p), quick=quick, override=override, name=name)
+
+
+def is_simulation(path) -> bool:
+    """Whether the spec file at ``path`` is a simulation reproduction (it has a ``kind``; an
+    unknown kind is an error naming the known ones)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return _kind(text, str(path)) is not None
+
+
 def reproduce(
     name: str,
     *,
@@ -66,36 +176,16 @@ def reproduce(
     fmt: str = "png",
     override: dict | None = None,
 ) -> dict:
-    """Run (resuming) the named spec and draw its figure; returns the paths written.
-
-    Specs with a ``kind`` are simulation reproductions (``simrepro``: ``spres-table1``,
-    ``rtws-tables``); they also return the tables as ``text`` and accept ``override`` (top-level
-    keys and a ``grid`` table applied after ``--quick``, for tiny test runs)."""
-    from . import simrepro
-    from .plot import plot_results
-    from .sweep import run_sweep
-
+    """Runs (resuming) the named reproduction and draws its figure; returns the paths written
+    and the runner's result (``sweep``). Simulation reproductions also return their tables as
+    ``text`` and accept ``override`` (top-level keys and a ``grid`` table applied after
+    ``--quick``, for tiny test runs)."""
     path = lookup(name)
-    if simrepro.is_sim_spec_path(path):
-        return simrepro.reproduce(
-            path,
-            quick=quick,
-            out=out,
-            executor=executor,
-            jobs=jobs,
-            progress=progress,
-            log=log,
-            fmt=fmt,
-            override=override,
-            evaluator=evaluator,
-        )
-    if override:
-        raise SpecError(f"{name}: override applies only to simulation reproductions")
-    spec = load_spec(path, quick=quick)
+    text = Path(path).read_text(encoding="utf-8")
+    mod = glue(text, str(path), name)
+    spec = mod.parse(text, str(path), quick=quick, override=override)
     out = Path(out) if out else Path("results") / (name + ("-quick" if quick else ""))
-    res = run_sweep(
+    run = run_sweep(
         spec, out, resume=True, evaluator=evaluator, executor=executor, jobs=jobs, progress=progress, log=log
     )
-    drawn = plot_results(out, out / f"{name}.{fmt}")
-    drawn["sweep"] = res
-    return drawn
+    return mod.report(spec, out, run, fmt)

@@ -29,15 +29,11 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-try:  # a subclass of the package's error type, so the main CLI reports it like every other error
-    from .._core import RtschedError as _Base
-except Exception:  # pragma: no cover - the core is always there in an installed package
-    _Base = ValueError
+from . import evaluate
+from . import methods as method_names
+from .errors import SpecError
 
-
-class SpecError(_Base):
-    """An invalid sweep spec; the message names the file, table and key."""
-
+__all__ = ["NExpr", "Point", "PlotSpec", "Spec", "SpecError", "load_spec", "parse_spec"]
 
 SEED_DERIVATION = "rtsched-seed-v1"
 
@@ -269,12 +265,27 @@ class Point:
 
     @property
     def label(self) -> str:
+        """The point's grid coordinates in words (the ones it has), e.g. ``m=8 n=16 U=7.5 epsilon=0ns``."""
         c = self.coords
-        return f"m={c['m']} n={c['n']} U={c['util']:g} epsilon={format_duration_ns(c['epsilon'])}"
+        out = [f"{k}={c[k]}" for k in ("m", "n") if k in c]
+        if "util" in c:
+            out.append(f"U={c['util']:g}")
+        if "window" in c:
+            out.append(f"window=[{c['window'][0]:g}, {c['window'][1]:g}]")
+        if "epsilon" in c:
+            out.append(f"epsilon={format_duration_ns(c['epsilon'])}")
+        return " ".join(out)
 
 
 @dataclass
 class Spec:
+    """A schedulability sweep. Like every experiment spec the runner (``sweep.run_sweep``) takes,
+    it has ``name``, ``text``, ``quick``, ``hash``, ``points``, ``skipped``, ``kind`` and the
+    result contract: ``schema``, ``expected_rows(point)``, ``result_table(point, result)`` and
+    ``default_evaluator()`` (docs/experiments.md, "Experiment kinds")."""
+
+    kind = "sweep"
+
     text: str
     path: str | None
     quick: bool
@@ -303,6 +314,19 @@ class Spec:
     @property
     def total_sets(self) -> int:
         return sum(p.count for p in self.points)
+
+    # The result contract of a sweep point: the evaluator's columns (evaluate.py).
+    schema = evaluate.SCHEMA
+
+    def expected_rows(self, point: Point) -> int:
+        return point.count * len(point.params["methods"])
+
+    def result_table(self, point: Point, result):
+        return evaluate.result_table(point, result)
+
+    def default_evaluator(self):
+        evaluate.core_evaluator()  # fail here, with a clear message, not in every worker
+        return evaluate.evaluate_point
 
 
 def derive_seed(base_seed: int, generator: dict, n: int, m: int, util: float) -> int:
@@ -353,8 +377,6 @@ def _pair(value, where: str) -> tuple:
 
 
 def _parse_plot(table, methods: list, where: str) -> PlotSpec:
-    from . import methods as method_names
-
     if not isinstance(table, dict):
         raise SpecError(f"{where}: expected a table")
     _check_keys(table, PLOT_KEYS, f"table [plot] of {where}")
@@ -499,8 +521,6 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
         raise SpecError(f"{where}: 'methods' (a list of test or heuristic names) is required")
     if not isinstance(data["methods"], list) or not data["methods"]:
         raise SpecError(f"{where}: 'methods' must be a non-empty list")
-    from . import methods as method_names
-
     methods = method_names.expand(data["methods"], f"{where} methods")
     samples = _int(data.get("samples", 100), f"{where} samples", 1)
     seed = _int(data.get("seed", 0), f"{where} seed", 0)

@@ -1,10 +1,17 @@
-"""Running a sweep: fan points out to an executor, write each finished point atomically, resume.
+"""The one runner of experiments: fan points out to an executor, write each finished point
+atomically, resume.
+
+Every experiment kind goes through :func:`run_sweep`: schedulability sweeps (``spec.Spec``) and
+the simulation reproductions (``repro._sim.SimSpec``). A spec gives its points and its result
+contract (``schema``, ``expected_rows(point)``, ``result_table(point, result)``,
+``default_evaluator()``); everything else (the results directory, refusing another spec's
+results, progress, the atomic Parquet files with spec, seed and version, resume) is here, once.
 
 Resume semantics (docs/experiments.md): a point whose file exists and is valid (readable
-Parquet, metadata naming this spec and this point, the expected rows) is kept; a corrupt or
-partial file is reported and recomputed; temporary files of an interrupted write are removed. The
-parent process writes the files as results arrive, so a sweep killed at any moment (Ctrl-C,
-``kill -9``) loses at most the points in flight, never a written one.
+Parquet, metadata naming this spec and this point, the expected columns and rows) is kept; a
+corrupt or partial file is reported and recomputed; temporary files of an interrupted write are
+removed. The parent process writes the files as results arrive, so a run killed at any moment
+(Ctrl-C, ``kill -9``) loses at most the points in flight, never a written one.
 """
 
 from __future__ import annotations
@@ -12,13 +19,18 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..output import write_text
 from . import store
+from .errors import SpecError
 from .executors import LocalExecutor, PointFailed
 from .progress import Progress
-from .spec import Spec, SpecError, load_spec
+from .spec import load_spec
+
+__all__ = ["SweepResult", "load_tables", "run_sweep", "version"]
 
 
 @dataclass
@@ -28,9 +40,11 @@ class SweepResult:
     computed: list = field(default_factory=list)  # point ids evaluated in this run
     kept: list = field(default_factory=list)  # point ids found valid on disk and not recomputed
     invalid: list = field(default_factory=list)  # (point id, reason) found on disk and recomputed
+    seconds: float = 0.0  # wall time of the run
 
 
-def _version() -> str:
+def version() -> str:
+    """The rtsched version recorded in every point file."""
     try:
         from .. import __version__
 
@@ -39,21 +53,16 @@ def _version() -> str:
         return "unknown"
 
 
-def _write_spec(out: Path, spec: Spec):
-    final = out / "spec.toml"
-    tmp = out / f".spec.toml.{os.getpid()}{store.TMP_SUFFIX}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(spec.text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, final)
-    info = {"name": spec.name, "quick": spec.quick, "spec_hash": spec.hash, "points": len(spec.points)}
-    tmp = out / f".sweep.json.{os.getpid()}{store.TMP_SUFFIX}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(json.dumps(info, indent=1) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, out / "sweep.json")
+def _write_spec(out: Path, spec) -> None:
+    write_text(out / "spec.toml", spec.text)
+    info = {
+        "name": spec.name,
+        "kind": spec.kind,
+        "quick": spec.quick,
+        "spec_hash": spec.hash,
+        "points": len(spec.points),
+    }
+    write_text(out / "sweep.json", json.dumps(info, indent=1) + "\n")
 
 
 def run_sweep(
@@ -68,19 +77,19 @@ def run_sweep(
     log=None,
     quick: bool = False,
 ) -> SweepResult:
-    """Run (or resume) a sweep; returns what was computed, kept and found invalid.
+    """Run (or resume) the points of an experiment spec; returns what was computed, kept and
+    found invalid.
 
-    ``spec`` is a Spec or a path; ``evaluator`` defaults to ``rtsched._core.evaluate_point`` and
-    must be a module-level function when the executor runs it in other processes.
+    ``spec`` is a spec object (a sweep's ``Spec`` or a simulation reproduction's ``SimSpec``) or
+    the path of a sweep spec; ``evaluator`` defaults to the spec's (for sweeps
+    ``rtsched._core.evaluate_point``) and must be a module-level function when the executor runs
+    it in other processes.
     """
     log = log if log is not None else sys.stderr
-    if not isinstance(spec, Spec):
+    if isinstance(spec, (str, os.PathLike)):
         spec = load_spec(spec, quick=quick)
     if evaluator is None:
-        from .evaluate import core_evaluator, evaluate_point
-
-        core_evaluator()  # fail here, with a clear message, not in every worker
-        evaluator = evaluate_point
+        evaluator = spec.default_evaluator()
     out = Path(out_dir)
     pdir = store.points_dir(out)
     if out.exists() and not out.is_dir():
@@ -149,12 +158,13 @@ def run_sweep(
             f"{len(todo)} to compute on {executor.describe()}; results in {out}",
             file=log,
         )
-    version = _version()
+    ver = version()
+    t0 = time.monotonic()
     try:
         for key, res in executor.run(evaluator, [(p.id, p.json) for p in todo]):
             p = by_id[key]
-            table = store.result_table(p, res)
-            store.write_point(out, spec, p, table, version)
+            table = spec.result_table(p, res)
+            store.write_point(out, spec, p, table, ver)
             result.computed.append(p.id)
             prog.update(1, p.count)
     except PointFailed as e:
@@ -165,4 +175,17 @@ def run_sweep(
         raise SpecError(f"{what}: the evaluator failed: {type(e.error).__name__}: {e.error}") from e.error
     finally:
         prog.close()
+        result.seconds = time.monotonic() - t0
     return result
+
+
+def load_tables(spec, out_dir) -> list:
+    """The tables of every point of ``spec`` in ``out_dir``, in grid order (after a run; a point
+    without a valid file is an error naming it)."""
+    tables = []
+    for p in spec.points:
+        table, why = store.load_point(store.point_path(out_dir, p), spec, p)
+        if table is None:
+            raise SpecError(f"point {p.id} ({p.label}) in {str(out_dir)!r}: {why}")
+        tables.append(table)
+    return tables

@@ -6,6 +6,9 @@ Rust core. Its numbers mean nothing: a task set of "difficulty" d (uniform in [0
 the point's seed and the set index only) is "schedulable" by a method when U/m is below a
 method-specific threshold shifted by d, epsilon and n. It is no schedulability test.
 
+:func:`slowed_evaluate` is the *real* evaluator of a simulation reproduction's point (by its
+``kind``) under the same knobs, for the resume tests of the simulation reproductions.
+
 Environment knobs (for the kill/resume tests, which run sweeps in subprocesses):
 - ``RTSCHED_FAKE_EVAL_LOG``: a file to which each evaluation appends the point's seed, epsilon
   and count as one line (an evaluation counter);
@@ -26,6 +29,26 @@ def _threshold(method: str) -> float:
     return 0.80 + 0.18 * (h / 2**32)
 
 
+def _knobs(line: str) -> None:
+    log = os.environ.get("RTSCHED_FAKE_EVAL_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+    delay = float(os.environ.get("RTSCHED_FAKE_EVAL_DELAY", "0") or 0)
+    if delay:
+        time.sleep(delay)
+
+
+def slowed_evaluate(point_json: str) -> dict:
+    """The real evaluator of a simulation reproduction's point (chosen by the point's ``kind``),
+    logged and delayed by the environment knobs."""
+    from .registry import kinds
+
+    p = json.loads(point_json)
+    _knobs(f"{p['kind']} {p['seed']} {p['count']}")
+    return kinds()[p["kind"]].evaluate_point(point_json)
+
+
 def fake_evaluate(point_json: str) -> dict:
     p = json.loads(point_json)
     for key in (
@@ -44,15 +67,16 @@ def fake_evaluate(point_json: str) -> dict:
     ):
         if key not in p:
             raise ValueError(f"fake evaluator: point lacks {key!r}")
-    log = os.environ.get("RTSCHED_FAKE_EVAL_LOG")
-    if log:
-        with open(log, "a", encoding="utf-8") as f:
-            f.write(f"{p['seed']} {p['epsilon']} {p['count']}\n")
-    delay = float(os.environ.get("RTSCHED_FAKE_EVAL_DELAY", "0") or 0)
-    if delay:
-        time.sleep(delay)
+    _knobs(f"{p['seed']} {p['epsilon']} {p['count']}")
     m, n, u, eps = p["m"], p["n"], p["util"], p["epsilon"]
-    cols = {"set": [], "method": [], "schedulable": [], "gave_up": [], "switch_rate": [], "utilization": []}
+    cols: dict[str, list] = {
+        "set": [],
+        "method": [],
+        "schedulable": [],
+        "gave_up": [],
+        "switch_rate": [],
+        "utilization": [],
+    }
     for i in range(p["count"]):
         rng = random.Random(f"{p['seed']}:{i}")
         d = rng.random()

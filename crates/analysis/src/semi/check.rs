@@ -17,25 +17,49 @@
 
 use super::placement::{validate_windows, Placement, Reservation};
 use rtsched_model::exact::{self, Rational};
-use rtsched_model::{Task, TaskSet, Time};
+use rtsched_model::{ModelError, Task, TaskSet, Time};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::fmt;
 
 /// Most deadlines enumerated one by one per processor before switching to the QPA walk.
 pub const BRUTE_POINTS: u64 = 2_000_000;
 
+/// Why a placement fails [`check`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckError {
+    /// The placement is marked not schedulable (its reason).
+    NotSchedulable(String),
+    /// Its structure is invalid (m = 0, tasks missing or repeated, windows not back to back).
+    Structure(ModelError),
+    /// Task `task`'s slices do not serve it (`reason` names the condition violated).
+    Task { task: usize, reason: String },
+    /// The reservations of CPU `cpu` fail the processor demand criterion.
+    Cpu { cpu: u32, reason: String },
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckError::NotSchedulable(why) => write!(f, "the placement is marked not schedulable: {why}"),
+            CheckError::Structure(e) => e.fmt(f),
+            CheckError::Task { task, reason } => write!(f, "task {task}: {reason}"),
+            CheckError::Cpu { cpu, reason } => write!(f, "CPU {cpu}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
 /// Re-verifies `p` for `ts` from scratch; `Err` says what is wrong.
-pub fn check(ts: &TaskSet, p: &Placement) -> Result<(), String> {
+pub fn check(ts: &TaskSet, p: &Placement) -> Result<(), CheckError> {
     if !p.schedulable {
-        return Err(format!(
-            "the placement is marked not schedulable: {}",
-            p.reason.as_deref().unwrap_or("no reason given")
-        ));
+        return Err(CheckError::NotSchedulable(p.reason.as_deref().unwrap_or("no reason given").to_string()));
     }
     if p.m == 0 {
-        return Err("m = 0".into());
+        return Err(CheckError::Structure(ModelError::new("m = 0")));
     }
-    validate_windows(ts, p).map_err(|e| e.to_string())?;
+    validate_windows(ts, p).map_err(CheckError::Structure)?;
     // Coverage per task.
     let n = ts.len();
     let mut parts: Vec<Vec<&Reservation>> = vec![Vec::new(); n];
@@ -50,33 +74,34 @@ pub fn check(ts: &TaskSet, p: &Placement) -> Result<(), String> {
         let k = tp.period_ratio as u128;
         let delta = rs[0].period as u128;
         if delta == 0 {
-            return Err(format!("task {}: reservation period 0", tp.task));
+            return Err(CheckError::Task { task: tp.task, reason: "reservation period 0".into() });
         }
         let end = rs.iter().map(|r| r.offset as u128 + r.deadline as u128).max().unwrap_or(0);
         let budget: u128 = rs.iter().map(|r| r.budget as u128).sum();
         let i = tp.task;
+        let fail = |reason: String| Err(CheckError::Task { task: i, reason });
         if k * delta > task.period as u128 {
-            return Err(format!(
-                "task {i}: period ratio {k} times reservation period {delta} ns exceeds T = {} ns",
+            return fail(format!(
+                "period ratio {k} times reservation period {delta} ns exceeds T = {} ns",
                 task.period
             ));
         }
         if end > delta {
-            return Err(format!("task {i}: windows end at {end} ns, after the reservation period {delta} ns"));
+            return fail(format!("windows end at {end} ns, after the reservation period {delta} ns"));
         }
         let dmin = task.deadline.min(task.period) as u128;
         if (k - 1) * delta + end > dmin {
-            return Err(format!(
-                "task {i}: the last slice ends at {} ns after the release, after min(D, T) = {dmin} ns",
+            return fail(format!(
+                "the last slice ends at {} ns after the release, after min(D, T) = {dmin} ns",
                 (k - 1) * delta + end
             ));
         }
         if k * budget < task.wcet as u128 {
-            return Err(format!("task {i}: {k} slices of {budget} ns cover less than C = {} ns", task.wcet));
+            return fail(format!("{k} slices of {budget} ns cover less than C = {} ns", task.wcet));
         }
         for r in rs {
             if r.budget == 0 || r.budget > r.deadline || r.deadline > r.period {
-                return Err(format!("task {i} part {}: needs 1 <= budget <= deadline <= period", r.part));
+                return fail(format!("part {}: needs 1 <= budget <= deadline <= period", r.part));
             }
         }
     }
@@ -86,7 +111,7 @@ pub fn check(ts: &TaskSet, p: &Placement) -> Result<(), String> {
             .iter()
             .map(|r| Task { name: None, wcet: r.budget, deadline: r.deadline, period: r.period })
             .collect();
-        cpu_demand_ok(&tasks).map_err(|e| format!("CPU {}: {e}", c.cpu))?;
+        cpu_demand_ok(&tasks).map_err(|reason| CheckError::Cpu { cpu: c.cpu, reason })?;
     }
     Ok(())
 }

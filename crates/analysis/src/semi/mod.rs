@@ -22,7 +22,7 @@ mod demand;
 mod engine;
 mod placement;
 
-pub use check::{check, BRUTE_POINTS};
+pub use check::{check, CheckError, BRUTE_POINTS};
 pub use placement::{CpuPlacement, Placement, Reservation, TaskPlacement};
 
 use crate::Limits;

@@ -1,0 +1,94 @@
+//! The default partition of the partitioned schedulers, decided in one place for both
+//! `rtsched simulate` and `rtsched run`: without a placement, `pedf` and `pfp` are partitioned
+//! by worst-fit decreasing utilization with the scheduler's own exact admission test — the
+//! processor demand criterion via QPA for P-EDF, deadline-monotonic response-time analysis for
+//! P-FP (whose priorities are deadline monotonic in both engines).
+
+use crate::model::TaskSet;
+use crate::{guarded, RtschedError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rtsched_analysis::partition::{partition, Admission, Fit, Order, PartitionOutcome};
+use rtsched_analysis::uni::fp::Priority;
+use rtsched_analysis::Limits;
+use rtsched_model::TaskSet as RTaskSet;
+
+/// The partitioned schedulers that have a default partition.
+pub(crate) const PARTITIONED: [&str; 2] = ["pedf", "pfp"];
+
+/// The admission test of a partitioned scheduler and its name in messages.
+fn admission(scheduler: &str) -> Option<(Admission, &'static str)> {
+    match scheduler {
+        "pedf" => Some((Admission::Edf, "EDF (QPA)")),
+        "pfp" => Some((Admission::Fp(Priority::DeadlineMonotonic), "deadline-monotonic FP (response-time analysis)")),
+        _ => None,
+    }
+}
+
+/// Why the default partition could not place a task set (a well-formed request whose task set
+/// does not fit: `simulate` exits 1, `run` reports it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NotPlaced(pub String);
+
+/// A default partition and the note that says how it was made.
+pub(crate) struct DefaultPartition {
+    pub cpus: Vec<Vec<usize>>,
+    pub note: String,
+}
+
+/// Partitions `ts` onto `m` CPUs for `scheduler` (`pedf` or `pfp`; callers check the name).
+pub(crate) fn default_partition(ts: &RTaskSet, m: u32, scheduler: &str) -> Result<DefaultPartition, NotPlaced> {
+    let (adm, label) = admission(scheduler).unwrap_or((Admission::Edf, "EDF (QPA)"));
+    match partition(ts, m, Fit::Worst, Order::DecreasingUtilization, adm, &Limits::default()) {
+        PartitionOutcome::Placed(p) => Ok(DefaultPartition {
+            cpus: p.cpus,
+            note: format!("partitioned by worst-fit decreasing utilization with exact {label} admission"),
+        }),
+        PartitionOutcome::Failed { task, .. } => {
+            let t = &ts[task];
+            Err(NotPlaced(format!(
+                "worst-fit decreasing with exact {label} admission cannot place task {task} (wcet {}, deadline {}, period {}) on any of the {m} processors",
+                t.wcet, t.deadline, t.period
+            )))
+        }
+    }
+}
+
+/// default_partition(ts, scheduler, m) -> {"partition": list[list[int]] | None, "note": str,
+/// "reason": str | None}: the partition `pedf` / `pfp` use without a placement (the same in
+/// `rtsched run` and `rtsched simulate`); `partition` is None, with the reason, when some task
+/// fits nowhere.
+#[pyfunction]
+#[pyo3(name = "default_partition")]
+fn py_default_partition<'py>(py: Python<'py>, ts: TaskSet, scheduler: &str, m: u32) -> PyResult<Bound<'py, PyDict>> {
+    if m == 0 {
+        return Err(RtschedError::new_err("field 'm': the number of processors must be at least 1, got 0"));
+    }
+    if admission(scheduler).is_none() {
+        return Err(RtschedError::new_err(format!(
+            "field 'scheduler': {scheduler:?} has no default partition (partitioned schedulers: {})",
+            PARTITIONED.join(", ")
+        )));
+    }
+    let name = scheduler.to_string();
+    let out = guarded(py, move || Ok(default_partition(&ts.inner, m, &name)))?;
+    let d = PyDict::new(py);
+    match out {
+        Ok(p) => {
+            d.set_item("partition", p.cpus)?;
+            d.set_item("note", p.note)?;
+            d.set_item("reason", py.None())?;
+        }
+        Err(NotPlaced(why)) => {
+            d.set_item("partition", py.None())?;
+            d.set_item("note", "")?;
+            d.set_item("reason", why)?;
+        }
+    }
+    Ok(d)
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(py_default_partition, m)?)?;
+    Ok(())
+}

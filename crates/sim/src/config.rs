@@ -1,0 +1,151 @@
+//! What a simulation is asked to do: the scheduler ([`Scheduler`]), the arrivals
+//! ([`Arrivals`]), the execution times ([`ExecTimes`]) and the rest of [`SimConfig`].
+
+use crate::overheads::Overheads;
+use crate::placement::SpresConfig;
+use rtsched_model::{ModelError, Time};
+use rtsched_policy::FpOrder;
+
+/// Most CPUs a simulation accepts (memory is O(m)).
+pub const MAX_CPUS: u32 = 1 << 16;
+
+/// Which policy to simulate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scheduler {
+    /// Event-driven global EDF (link-based).
+    Gedf,
+    /// Quantum-driven global EDF; `staggered`: CPU `p` ticks at `k·Q + ⌊p·Q/m⌋`, else all at `k·Q`.
+    GedfQuantum { quantum: Time, staggered: bool },
+    /// Partitioned EDF: `partition[cpu]` lists the task indices of each CPU (length m).
+    Pedf(Vec<Vec<usize>>),
+    /// Partitioned fixed priority with rate- or deadline-monotonic priorities (ties by index).
+    Pfp(Vec<Vec<usize>>, FpOrder),
+    /// Semi-partitioned reservations executing a placement (seed 004).
+    Spres(SpresConfig),
+    /// RTWS (seed 003) with each task one sequential region; fork-join sets: `rtws::simulate_rtws`.
+    Rtws,
+}
+
+impl Scheduler {
+    pub fn name(&self) -> String {
+        match self {
+            Scheduler::Gedf => "G-EDF".into(),
+            Scheduler::GedfQuantum { quantum, staggered } => {
+                format!(
+                    "G-EDF quantum {} {}",
+                    rtsched_model::time::format_duration(*quantum),
+                    if *staggered { "staggered" } else { "aligned" }
+                )
+            }
+            Scheduler::Pedf(_) => "P-EDF".into(),
+            Scheduler::Pfp(_, FpOrder::RateMonotonic) => "P-FP (RM)".into(),
+            Scheduler::Pfp(_, FpOrder::DeadlineMonotonic) => "P-FP (DM)".into(),
+            Scheduler::Spres(c) => format!("SP-RES ({})", c.placement.heuristic),
+            Scheduler::Rtws => "RTWS".into(),
+        }
+    }
+}
+
+/// How jobs arrive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Arrivals {
+    /// Strictly periodic; `offsets[i]` is task i's first release (empty = all at 0).
+    Periodic { offsets: Vec<Time> },
+    /// Sporadic: first release at 0, then each gap is the period plus an integer delay drawn
+    /// uniformly from `[0, max_extra_delay]` (ChaCha8 seeded with `seed`).
+    Sporadic { max_extra_delay: Time, seed: u64 },
+}
+
+/// Actual execution times.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExecTimes {
+    /// Every job executes for its task's WCET.
+    Wcet,
+    /// `⌈C · f⌉` ns (at least 1, at most C) with `f` uniform in `[lo, 1]` (ChaCha8, `seed`).
+    UniformFraction { lo: f64, seed: u64 },
+    /// `Fixed[i]` ns for every job of task i (`1 ≤ Fixed[i] ≤ C_i`).
+    Fixed(Vec<Time>),
+}
+
+/// Simulation parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimConfig {
+    pub m: u32,
+    /// End of the simulation; `None` = one hyperperiod (plus the largest offset).
+    pub horizon: Option<Time>,
+    /// The horizon never exceeds this; when it would, the result says so.
+    pub horizon_cap: Time,
+    pub arrivals: Arrivals,
+    pub exec: ExecTimes,
+    /// Keep the trace records in the result (they cost 32 bytes each).
+    pub record_trace: bool,
+    /// Check the scheduling invariant after every instant (slow; for tests and debugging).
+    pub check_invariants: bool,
+    /// Refuse simulations that would release more jobs than this (memory bound).
+    pub max_jobs: u64,
+    /// Overheads to inject (docs/simulator.md, "Overhead injection"); `None` = an ideal
+    /// system. `Some(Overheads::ZERO)` runs the overhead-aware engine with nothing to charge
+    /// (the same schedule as `None`).
+    pub overheads: Option<Overheads>,
+}
+
+impl SimConfig {
+    /// Synchronous periodic arrivals, WCET execution, one hyperperiod capped at 1000 s, no
+    /// trace, no checks, at most 50 million jobs.
+    pub fn new(m: u32) -> SimConfig {
+        SimConfig {
+            m,
+            horizon: None,
+            horizon_cap: 1_000_000_000_000,
+            arrivals: Arrivals::Periodic { offsets: Vec::new() },
+            exec: ExecTimes::Wcet,
+            record_trace: false,
+            check_invariants: false,
+            max_jobs: 50_000_000,
+            overheads: None,
+        }
+    }
+
+    /// Whether the overheads (if any) apply to `sched`: only the engine's overhead loop injects
+    /// them (gedf, gedf-quantum, pedf, pfp), and a tick overhead only under quantum-driven
+    /// G-EDF, below the quantum.
+    pub(crate) fn check_overheads(&self, sched: &Scheduler) -> Result<(), ModelError> {
+        if let Some(o) = &self.overheads {
+            o.validate()?;
+            let unsupported = match sched {
+                Scheduler::Spres(_) => Some("spres"),
+                Scheduler::Rtws => Some("rtws"),
+                _ => None,
+            };
+            if let Some(name) = unsupported {
+                return Err(ModelError::field(
+                    "overheads",
+                    format!(
+                        "overhead injection is not supported for {name} (supported: gedf, gedf-quantum, pedf, pfp)"
+                    ),
+                ));
+            }
+            match sched {
+                Scheduler::GedfQuantum { quantum, .. } if o.tick_ns >= *quantum && *quantum > 0 => {
+                    return Err(ModelError::field(
+                        "overheads.tick_ns",
+                        format!("the tick overhead ({} ns) must be below the quantum ({quantum} ns)", o.tick_ns),
+                    ));
+                }
+                Scheduler::GedfQuantum { .. } => {}
+                _ if o.tick_ns > 0 => {
+                    return Err(ModelError::field(
+                        "overheads.tick_ns",
+                        format!(
+                            "applies only to gedf-quantum (the event-driven {} has no periodic tick), got {} ns",
+                            sched.name(),
+                            o.tick_ns
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}

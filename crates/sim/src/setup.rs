@@ -1,0 +1,131 @@
+//! The setup shared by every event loop (the engine's ideal and overhead loops, SP-RES, RTWS
+//! and fork-join G-EDF): the validated common parameters ([`setup`]: first releases, horizon
+//! and why it was capped, the memory bound on jobs) and the seeded draws of inter-arrival gaps
+//! and execution times ([`Draw`]).
+
+use crate::config::{Arrivals, ExecTimes, SimConfig, MAX_CPUS};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rtsched_model::{ModelError, TaskSet, Time, MAX_TIME};
+
+/// "No CPU" (and "no task") in the loops' `u32` fields.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Seeded draws of inter-arrival gaps and execution times (shared by all engines).
+pub(crate) struct Draw {
+    arr_rng: ChaCha8Rng,
+    exec_rng: ChaCha8Rng,
+}
+
+impl Draw {
+    pub(crate) fn new(cfg: &SimConfig) -> Draw {
+        let arr = match cfg.arrivals {
+            Arrivals::Sporadic { seed, .. } => seed,
+            _ => 0,
+        };
+        let exec = match cfg.exec {
+            ExecTimes::UniformFraction { seed, .. } => seed,
+            _ => 0,
+        };
+        Draw { arr_rng: ChaCha8Rng::seed_from_u64(arr), exec_rng: ChaCha8Rng::seed_from_u64(exec) }
+    }
+    #[inline]
+    pub(crate) fn exec(&mut self, exec: &ExecTimes, task: usize, wcet: Time) -> Time {
+        match exec {
+            ExecTimes::Wcet => wcet,
+            ExecTimes::UniformFraction { lo, .. } => {
+                let u: f64 = self.exec_rng.random();
+                let f = lo + (1.0 - lo) * u;
+                ((wcet as f64 * f).ceil() as Time).clamp(1, wcet)
+            }
+            ExecTimes::Fixed(v) => v.get(task).copied().unwrap_or(wcet).clamp(1, wcet),
+        }
+    }
+    #[inline]
+    pub(crate) fn gap(&mut self, arrivals: &Arrivals, period: Time) -> Time {
+        match arrivals {
+            Arrivals::Periodic { .. } => period,
+            Arrivals::Sporadic { max_extra_delay, .. } => period + self.arr_rng.random_range(0..=*max_extra_delay),
+        }
+    }
+}
+
+/// Validated common parameters: first releases, horizon, why it was capped, jobs expected.
+pub(crate) struct Setup {
+    pub(crate) offsets: Vec<Time>,
+    pub(crate) horizon: Time,
+    pub(crate) capped: Option<String>,
+    pub(crate) expected: u64,
+}
+
+pub(crate) fn setup(ts: &TaskSet, cfg: &SimConfig) -> Result<Setup, ModelError> {
+    let m = cfg.m;
+    if m == 0 || m > MAX_CPUS {
+        return Err(ModelError::field("m", format!("must be in 1..={MAX_CPUS}, got {m}")));
+    }
+    let n = ts.len();
+    if cfg.horizon_cap == 0 || cfg.horizon_cap > 1 << 60 {
+        return Err(ModelError::field("horizon_cap", "must be in 1..=2^60 ns"));
+    }
+    let offsets: Vec<Time> = match &cfg.arrivals {
+        Arrivals::Periodic { offsets } if offsets.is_empty() => vec![0; n],
+        Arrivals::Periodic { offsets } => {
+            if offsets.len() != n {
+                return Err(ModelError::field("offsets", format!("{} offsets for {n} tasks", offsets.len())));
+            }
+            if let Some(i) = offsets.iter().position(|&o| o > MAX_TIME) {
+                return Err(ModelError::task_field(i, "offset", format!("exceeds {MAX_TIME} ns")));
+            }
+            offsets.clone()
+        }
+        Arrivals::Sporadic { max_extra_delay, .. } => {
+            if *max_extra_delay > MAX_TIME {
+                return Err(ModelError::field("max_extra_delay", format!("exceeds {MAX_TIME} ns")));
+            }
+            vec![0; n]
+        }
+    };
+    match &cfg.exec {
+        ExecTimes::UniformFraction { lo, .. } if !(0.0..=1.0).contains(lo) => {
+            return Err(ModelError::field("lo", format!("the execution-time fraction must be in [0, 1], got {lo}")));
+        }
+        ExecTimes::Fixed(v) => {
+            if v.len() != n {
+                return Err(ModelError::field("exec", format!("{} fixed execution times for {n} tasks", v.len())));
+            }
+            for (i, (&x, t)) in v.iter().zip(ts.iter()).enumerate() {
+                if x == 0 || x > t.wcet {
+                    return Err(ModelError::task_field(
+                        i,
+                        "exec",
+                        format!("a fixed execution time must be in 1..=WCET ({}), got {x}", t.wcet),
+                    ));
+                }
+            }
+        }
+        _ => {}
+    }
+    let cap = cfg.horizon_cap;
+    let max_off = offsets.iter().copied().max().unwrap_or(0);
+    let (horizon, capped) = match cfg.horizon {
+        Some(0) => return Err(ModelError::field("horizon", "must be at least 1 ns")),
+        Some(h) if h > cap => (cap, Some(format!("the requested horizon {h} ns exceeds the cap of {cap} ns; simulated to the cap"))),
+        Some(h) => (h, None),
+        None => match ts.hyperperiod(cap) {
+            Ok(hp) if hp.saturating_add(max_off) <= cap => (hp + max_off, None),
+            Ok(hp) => (cap, Some(format!("one hyperperiod ({hp} ns) after the largest offset ({max_off} ns) exceeds the cap of {cap} ns; simulated to the cap"))),
+            Err(e) => (cap, Some(format!("{e}; simulated to the cap of {cap} ns"))),
+        },
+    };
+    // Memory bound: jobs released before the horizon.
+    let mut expected: u128 = 0;
+    for (i, t) in ts.iter().enumerate() {
+        if offsets[i] < horizon {
+            expected += ((horizon - offsets[i] - 1) / t.period) as u128 + 1;
+        }
+    }
+    if expected > cfg.max_jobs as u128 {
+        return Err(ModelError::field("horizon", format!("the simulation would release {expected} jobs, above max_jobs = {}; shorten the horizon or raise the bound", cfg.max_jobs)));
+    }
+    Ok(Setup { offsets, horizon, capped, expected: expected as u64 })
+}

@@ -1,0 +1,290 @@
+"""What the simulation reproductions share: their spec object, the parsing of their common keys,
+the result contract of their points, and the helpers of their tables and files.
+
+A simulation reproduction is a spec with a top-level ``kind`` (the registry name of the module
+that defines the kind, e.g. ``"spres-table1"``). It expands to points like a sweep, each point
+being one call of the kind module's ``evaluate_point`` (module level, so that worker processes
+can import it), and runs through the one runner, ``sweep.run_sweep``: one atomically written
+Parquet file per point with spec, seed and version, kept on resume.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import hashlib
+import io
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+
+from ...output import write_text
+from ..errors import EvaluatorError, SpecError
+from ..spec import (
+    Point,
+    _check_keys,
+    _dedupe,
+    _int,
+    _values,
+    canonical_json,
+    parse_duration_ns,
+    point_id,
+    tomllib,
+)
+
+QUICK_KEYS = ("samples", "horizon", "slack", "grid", "note")
+#: Keys every simulation reproduction accepts at the top level.
+COMMON_KEYS = ("name", "kind", "description", "seed", "samples", "horizon", "grid", "quick")
+
+
+@dataclass
+class SimSpec:
+    """A simulation reproduction's spec: the runner's protocol (``name``, ``text``, ``quick``,
+    ``hash``, ``points``, ``skipped``, ``kind``, ``schema``, ``expected_rows``, ``result_table``,
+    ``default_evaluator``) plus the kind's parameters."""
+
+    text: str
+    path: str | None
+    name: str
+    kind: str
+    quick: bool
+    description: str
+    params: dict
+    #: The point table's columns (``point`` first) and the rows each task set gives.
+    schema: pa.Schema
+    rows_per_set: int
+    #: The kind's evaluator (a module-level function of one point's JSON).
+    evaluator: Callable[[str], dict]
+    points: list = field(default_factory=list)  # spec.Point, in grid order
+    skipped: list = field(default_factory=list)  # always empty: infeasible grid points are errors
+    note: str = ""
+
+    @functools.cached_property
+    def hash(self) -> str:
+        return hashlib.sha256(canonical_json(sorted(p.id for p in self.points)).encode()).hexdigest()[:16]
+
+    @property
+    def total_sets(self) -> int:
+        return sum(p.count for p in self.points)
+
+    def expected_rows(self, point) -> int:
+        return point.count * self.rows_per_set
+
+    def default_evaluator(self) -> Callable[[str], dict]:
+        return self.evaluator
+
+    def result_table(self, point, cols) -> pa.Table:
+        """The point's table from the evaluator's columns (all of the schema but ``point``)."""
+        names = [f.name for f in self.schema if f.name != "point"]
+        if not isinstance(cols, dict) or set(cols) != set(names):
+            got = sorted(cols) if isinstance(cols, dict) else type(cols).__name__
+            raise EvaluatorError(f"point {point.id}: columns {got} differ from {names}")
+        rows = self.expected_rows(point)
+        arrays = [pa.array([point.id] * rows, pa.string())]
+        for f in self.schema:
+            if f.name == "point":
+                continue
+            if len(cols[f.name]) != rows:
+                raise EvaluatorError(
+                    f"point {point.id}: column {f.name!r} has {len(cols[f.name])} rows, expected {rows}"
+                )
+            arrays.append(pa.array(cols[f.name], f.type))
+        return pa.Table.from_arrays(arrays, schema=self.schema)
+
+
+def _merge(data: dict, over: dict, where: str, grid_keys) -> dict:
+    data = dict(data)
+    for k, v in over.items():
+        if k == "grid":
+            if not isinstance(v, dict):
+                raise SpecError(f"{where}: 'grid' must be a table")
+            _check_keys(v, grid_keys, f"the grid override of {where}")
+            grid = dict(data.get("grid", {}))
+            if "util" in v or "util_frac" in v:
+                grid.pop("util", None)
+                grid.pop("util_frac", None)
+            grid.update(v)
+            data["grid"] = grid
+        elif k != "note":
+            data[k] = v
+    return data
+
+
+def float_list(v, where: str, lo: float, hi: float) -> list:
+    vals = v if isinstance(v, list) else [v]
+    out = []
+    for x in vals:
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not lo <= x <= hi:
+            raise SpecError(f"{where}: expected numbers in [{lo}, {hi}], got {x!r}")
+        out.append(float(x))
+    if not out:
+        raise SpecError(f"{where}: the list is empty")
+    return _dedupe(out)
+
+
+@dataclass
+class Parsed:
+    """The common part of a simulation spec, parsed: the kind's module finishes it."""
+
+    spec: SimSpec
+    data: dict  # the TOML after [quick] and the override
+    grid: dict
+    ms: list
+    where: str
+    seed: int
+    samples: int
+    horizon: int
+
+
+def parse_common(
+    text: str,
+    path: str | None,
+    kind: str,
+    keys,
+    grid_keys,
+    *,
+    schema: pa.Schema,
+    evaluator: Callable[[str], dict],
+    quick: bool = False,
+    override: dict | None = None,
+) -> Parsed:
+    """Parses what every simulation spec has (unknown keys rejected with the table named):
+    ``quick`` applies its [quick] table, ``override`` (top-level keys and an optional ``grid``
+    table) is applied last (the tests' tiny forms)."""
+    where = path or "<spec>"
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{where}: not valid TOML: {e}") from None
+    _check_keys(data, keys, f"the top level of {where}")
+    q = data.get("quick")
+    if q is not None:
+        if not isinstance(q, dict):
+            raise SpecError(f"{where}: [quick] must be a table")
+        _check_keys(q, QUICK_KEYS, f"table [quick] of {where}")
+    note = ""
+    if quick:
+        if q is None:
+            raise SpecError(f"{where}: --quick needs a [quick] table in the spec")
+        data = _merge(data, q, f"[quick] of {where}", grid_keys)
+        note = str(q.get("note", "quick form"))
+    if override:
+        data = _merge(data, override, f"the override of {where}", grid_keys)
+        note = (note + "; " if note else "") + "override " + canonical_json(override)
+    data.pop("quick", None)
+    name = data.get("name", Path(path).stem if path else kind)
+    desc = data.get("description", "")
+    seed = _int(data.get("seed", 0), f"{where} seed", 0)
+    samples = _int(data.get("samples", 10), f"{where} samples", 1)
+    horizon = parse_duration_ns(data.get("horizon", "30s"), f"{where} horizon")
+    if horizon < 1:
+        raise SpecError(f"{where} horizon: must be at least 1 ns")
+    grid = data.get("grid")
+    if not isinstance(grid, dict):
+        raise SpecError(f"{where}: a [grid] table is required")
+    _check_keys(grid, grid_keys, f"table [grid] of {where}")
+    gw = f"{where} [grid]"
+    if "m" not in grid:
+        raise SpecError(f"{gw}: key 'm' is required")
+    ms = _dedupe(_values(grid["m"], f"{gw}.m", integer=True))
+    if any(m < 1 for m in ms):
+        raise SpecError(f"{gw}.m: processor counts must be >= 1")
+    spec = SimSpec(
+        text=text,
+        path=path,
+        name=name,
+        kind=kind,
+        quick=quick,
+        description=desc,
+        params={},
+        schema=schema,
+        rows_per_set=1,
+        evaluator=evaluator,
+        note=note,
+    )
+    return Parsed(spec, data, grid, ms, where, seed, samples, horizon)
+
+
+def add_point(spec: SimSpec, params: dict, coords: dict) -> None:
+    spec.points.append(Point(point_id(params), params, coords))
+
+
+def derive(seed_key: dict) -> int:
+    """A 63-bit seed from a canonical-JSON key (SHA-256, top 63 bits)."""
+    return int.from_bytes(hashlib.sha256(canonical_json(seed_key).encode()).digest()[:8], "big") >> 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables and files.
+
+
+def fmt(x, digits=2) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "—"
+    if isinstance(x, int):
+        return f"{x:,}"
+    return f"{x:.{digits}f}"
+
+
+def pct(s: float) -> str:
+    return f"{s * 100:g}%"
+
+
+def md(header: list, rows: list) -> list:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return out
+
+
+def mean(xs):
+    xs = [x for x in xs if x is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+def write_csv(path: Path, header: list, rows: list) -> Path:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(header)
+    w.writerows(rows)
+    return write_text(path, buf.getvalue())
+
+
+def figure_axes(*args, **kw):
+    """matplotlib's (figure, axes), drawn without a display."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(*args, **kw)
+
+
+def close(fig) -> None:
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def write_report(spec: SimSpec, out: Path, res: dict, run, figure: Path, csv_path: Path) -> dict:
+    """Writes the tables (``res["text"]`` and what the run did) to ``OUT/NAME.md``; returns the
+    paths written, the text, the kind's aggregates (``result``), the runner's ``SweepResult``
+    (``sweep``) and its counts (``run``)."""
+    counts = {"computed": len(run.computed), "kept": len(run.kept), "seconds": run.seconds}
+    text = (
+        res["text"]
+        + f"\n\n({counts['computed']} point(s) computed in {counts['seconds']:.1f} s, {counts['kept']} kept)"
+    )
+    tables = write_text(out / f"{spec.name}.md", text + "\n")
+    return {
+        "figure": figure,
+        "csv": csv_path,
+        "tables": tables,
+        "text": text,
+        "notes": [],
+        "result": res,
+        "sweep": run,
+        "run": counts,
+    }

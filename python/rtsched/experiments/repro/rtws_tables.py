@@ -1,0 +1,427 @@
+"""RTWS: Real-Time Work-Stealing (global EDF with priority-aware work stealing for fork-join
+tasks), §VI, Tables I-III and Figs. 3-4, in simulation (``rtsched reproduce rtws-tables``;
+docs/reproductions.md, docs/rtws.md).
+
+Fork-join sets of the paper's generator on m cores and three per-core utilization windows,
+simulated under RTWS, G-EDF over threads and (for contrast) SP-RES over the sequentialized
+tasks; migrations, steals, context switches and the scale-up ratios relative to RTWS on two
+cores. Point files hold one row per (set, scheduler): the set's composition and the counts.
+
+Spec keys besides the common ones (``_sim.COMMON_KEYS``): ``schedulers`` (a subset of rtws,
+gedf, spres, with rtws) and ``[grid]`` m, ``window`` (per-core utilization windows [lo, hi]).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+
+from ...output import save_figure
+from ..errors import SpecError
+from ..spec import _dedupe
+from ..sweep import SweepResult, load_tables
+from ._sim import (
+    COMMON_KEYS,
+    SimSpec,
+    add_point,
+    close,
+    derive,
+    figure_axes,
+    fmt,
+    md,
+    mean,
+    parse_common,
+    write_csv,
+    write_report,
+)
+
+DESCRIPTION = (
+    "RTWS: Real-Time Work-Stealing, Tables I-III and Figs. 3-4: migrations, steals, context switches, scale-up ratios"
+)
+SPEC = "rtws-tables.toml"
+KIND = "rtws-tables"
+
+# ---------------------------------------------------------------------------------------------
+# The paper's numbers.
+
+WINDOWS = ((0.38, 0.40), (0.58, 0.60), (0.73, 0.75))
+#: Seed 003 Table I: m -> (total tasks per window, total threads per window), twenty sets each.
+PAPER_RTWS_TABLE1 = {
+    2: ((50, 82, 98), (128, 218, 216)),
+    4: ((102, 158, 193), (457, 703, 866)),
+    8: ((217, 320, 401), (1736, 2720, 3491)),
+}
+#: Seed 003 Tables II (migrations) and III (context switches): m -> (RTWS per window,
+#: SCHED_DEADLINE per window), scale-up relative to RTWS on two cores. None: illegible in our
+#: copy of the paper (the scan's table cells are garbled there).
+PAPER_RTWS_TABLE2 = {
+    2: ((1.0, 1.0, 1.0), (2.75, 3.27, 3.08)),
+    4: ((5.88, 5.55, 5.92), (11.38, None, None)),
+    8: ((36.38, None, 31.08), (45.38, 48.36, 55.08)),
+}
+PAPER_RTWS_TABLE3 = {
+    2: ((1.0, 1.0, 1.0), (1.35, 1.40, 1.33)),
+    4: ((2.91, 2.30, None), (None, 3.45, 4.74)),
+    8: ((10.60, 9.97, 10.75), (15.93, 16.36, 18.31)),
+}
+
+FJ_SCHEDULERS = ("rtws", "gedf", "spres")
+FJ_SEED_DERIVATION = "rtsched-forkjoin-seed-v1"
+
+# ---------------------------------------------------------------------------------------------
+# The spec.
+
+KEYS = (*COMMON_KEYS, "schedulers")
+GRID_KEYS = ("m", "window")
+
+
+def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None) -> SimSpec:
+    """Parses an rtws-tables spec (``quick``: its [quick] table; ``override``: top-level keys and
+    a ``grid`` table, applied last)."""
+    c = parse_common(
+        text, path, KIND, KEYS, GRID_KEYS, schema=SCHEMA, evaluator=evaluate_point, quick=quick, override=override
+    )
+    spec, data, grid, ms, where = c.spec, c.data, c.grid, c.ms, c.where
+    seed, samples, horizon, kind = c.seed, c.samples, c.horizon, KIND
+    gw = f"{where} [grid]"
+    scheds = data.get("schedulers", list(FJ_SCHEDULERS))
+    if not isinstance(scheds, list) or not scheds or any(s not in FJ_SCHEDULERS for s in scheds):
+        raise SpecError(f"{where} schedulers: a non-empty list of {', '.join(FJ_SCHEDULERS)}, got {scheds!r}")
+    if "rtws" not in scheds:
+        raise SpecError(f"{where} schedulers: the scale-up ratios are relative to rtws, which must be listed")
+    wins = grid.get("window", [list(w) for w in WINDOWS])
+    if not isinstance(wins, list) or not wins:
+        raise SpecError(f"{gw}.window: a list of [lo, hi] per-core utilization windows")
+    windows = []
+    for w in wins:
+        if (
+            not isinstance(w, list)
+            or len(w) != 2
+            or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in w)
+            or not 0 < w[0] <= w[1] <= 1
+        ):
+            raise SpecError(f"{gw}.window: each window is [lo, hi] with 0 < lo <= hi <= 1, got {w!r}")
+        windows.append((float(w[0]), float(w[1])))
+    windows = _dedupe(windows)
+    spec.params = {"seed": seed, "samples": samples, "horizon": horizon, "schedulers": scheds}
+    for m in ms:
+        for lo, hi in windows:
+            s = derive({"v": FJ_SEED_DERIVATION, "seed": seed, "m": m, "window": [lo, hi]})
+            p = {
+                "kind": kind,
+                "m": m,
+                "lo": lo,
+                "hi": hi,
+                "count": samples,
+                "seed": s,
+                "horizon": horizon,
+                "schedulers": list(scheds),
+            }
+            add_point(spec, p, {"m": m, "window": [lo, hi]})
+    spec.rows_per_set = len(spec.params["schedulers"])
+    if not spec.points:
+        raise SpecError(f"{where}: the grid has no point")
+    return spec
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation of one point (runs in worker processes).
+
+SCHEMA = pa.schema(
+    [
+        ("point", pa.string()),
+        ("m", pa.int64()),
+        ("lo", pa.float64()),
+        ("hi", pa.float64()),
+        ("set", pa.int64()),
+        ("tasks", pa.int64()),
+        ("par_threads", pa.int64()),
+        ("utilization", pa.float64()),
+        ("scheduler", pa.string()),
+        ("placed", pa.bool_()),
+        ("split_tasks", pa.int64()),
+        ("jobs", pa.int64()),
+        ("completed", pa.int64()),
+        ("deadline_misses", pa.int64()),
+        ("threads", pa.int64()),
+        ("steals", pa.int64()),
+        ("migrations", pa.int64()),
+        ("remote_starts", pa.int64()),
+        ("preemptions", pa.int64()),
+        ("context_switches", pa.int64()),
+        ("horizon_ns", pa.int64()),
+    ]
+)
+
+
+def evaluate_point(point_json: str) -> dict:
+    """One point: its fork-join sets simulated under each scheduler; the columns (all of
+    :data:`SCHEMA` but ``point``)."""
+    from ... import _core
+
+    p = json.loads(point_json)
+    texts = _core.forkjoin_generate(p["m"], p["lo"], p["hi"], p["seed"], p["count"])
+    cols: dict[str, list] = {f.name: [] for f in SCHEMA if f.name != "point"}
+    for i, text in enumerate(texts):
+        doc = json.loads(text)
+        tasks = doc["tasks"]
+        par = sum(len(t["regions"][1]) if len(t["regions"]) > 1 else 0 for t in tasks)
+        util = sum(sum(sum(r) for r in t["regions"]) / t["period"] for t in tasks)
+        for sch in p["schedulers"]:
+            r = json.loads(_core.forkjoin_simulate(text, p["m"], sch, p["horizon"]))
+            placed = r.get("placed", True)
+            row = {
+                "m": p["m"],
+                "lo": p["lo"],
+                "hi": p["hi"],
+                "set": i,
+                "tasks": len(tasks),
+                "par_threads": par,
+                "utilization": util,
+                "scheduler": sch,
+                "placed": placed,
+                "split_tasks": r.get("split_tasks"),
+            }
+            for k in (
+                "jobs",
+                "completed",
+                "deadline_misses",
+                "threads",
+                "steals",
+                "migrations",
+                "remote_starts",
+                "preemptions",
+                "context_switches",
+            ):
+                row[k] = r.get(k) if placed else None
+            row["horizon_ns"] = r.get("horizon") if placed else None
+            for k, v in row.items():
+                cols[k].append(v)
+    return cols
+
+
+# ---------------------------------------------------------------------------------------------
+# The tables, the figure and the files.
+
+
+def summarize(spec: SimSpec, table: pa.Table) -> dict:
+    """Seed 003 Tables I–III (and the Fig. 3–4 averages) from the rows."""
+    rows = table.to_pylist()
+    p = spec.params
+    scheds = p["schedulers"]
+    ms = sorted({r["m"] for r in rows})
+    wins = sorted({(r["lo"], r["hi"]) for r in rows})
+    wname = [f"{round(lo * 100)}–{round(hi * 100)}%" for lo, hi in wins]
+
+    def cell(m, w, sch):
+        return [r for r in rows if r["m"] == m and (r["lo"], r["hi"]) == w and r["scheduler"] == sch]
+
+    # "Migrations" as the paper counts them: RTWS steals; G-EDF (SCHED_DEADLINE in the paper)
+    # moves of threads between cores: resumptions elsewhere plus threads started away from the
+    # CPU they were forked on; SP-RES: job migrations.
+    def paper_mig(r):
+        if r["scheduler"] == "rtws":
+            return r["steals"]
+        if r["scheduler"] == "gedf":
+            return r["migrations"] + (r["remote_starts"] or 0)
+        return r["migrations"]
+
+    avg = {}
+    for m in ms:
+        for w in wins:
+            for sch in scheds:
+                rs = [r for r in cell(m, w, sch) if r["placed"]]
+                avg[(m, w, sch)] = {
+                    "sets": len(rs),
+                    "unplaced": len(cell(m, w, sch)) - len(rs),
+                    "mig": mean([paper_mig(r) for r in rs]),
+                    "trace_mig": mean([r["migrations"] for r in rs]),
+                    "steals": mean([r["steals"] for r in rs]),
+                    "remote": mean([r["remote_starts"] for r in rs]),
+                    "cs": mean([r["context_switches"] for r in rs]),
+                    "misses": sum(r["deadline_misses"] for r in rs),
+                    "jobs": sum(r["jobs"] for r in rs),
+                }
+    lines = [
+        f"{spec.name}: seed 003 (RTWS) §VI Tables I–III and Figs. 3–4 in simulation — "
+        f"{p['samples']} fork-join sets per (m, window), {p['horizon'] / 1e9:g} s of virtual time each; "
+        f"schedulers: {', '.join(scheds)} (gedf = event-driven G-EDF over threads; spres = SP-RES with CASH over "
+        "the sequentialized tasks, contrast only)"
+    ]
+    if spec.quick or spec.note:
+        lines.append(f"NOTE: {spec.note or 'quick form'} — not the full experiment.")
+    lines.append("")
+    lines.append(
+        "Table I — composition (totals over the sets; threads = Σ n_i, the parallel threads per task): ours [paper]"
+    )
+    hdr = ["m"] + [f"tasks {w}" for w in wname] + [f"threads {w}" for w in wname]
+    body = []
+    for m in ms:
+        tasks, threads = [], []
+        for w in wins:
+            rs = cell(m, w, "rtws")
+            pt = PAPER_RTWS_TABLE1.get(m)
+            j = WINDOWS.index(w) if w in WINDOWS else None
+            tasks.append(f"{sum(r['tasks'] for r in rs):,}" + (f" [{pt[0][j]}]" if pt and j is not None else ""))
+            threads.append(
+                f"{sum(r['par_threads'] for r in rs):,}" + (f" [{pt[1][j]}]" if pt and j is not None else "")
+            )
+        body.append([m] + tasks + threads)
+    lines += md(hdr, body)
+    if p["samples"] != 20:
+        lines.append(f"(the paper's totals are over 20 sets per cell, ours over {p['samples']})")
+
+    def ratio_table(title, key, paper):
+        out = ["", title]
+        hdr = ["m"] + [f"{s} {w}" for s in scheds for w in wname]
+        body = []
+        for m in ms:
+            row = [m]
+            for sch in scheds:
+                for w in wins:
+                    base = avg.get((min(ms), w, "rtws"), {}).get(key)
+                    v = avg[(m, w, sch)][key]
+                    r = v / base if (v is not None and base) else None
+                    pr = paper.get(m)
+                    cellv = fmt(r)
+                    if pr and sch in ("rtws", "gedf") and w in WINDOWS and min(ms) == 2:
+                        ref = pr[0 if sch == "rtws" else 1][WINDOWS.index(w)]
+                        cellv += f" [{fmt(ref) if ref is not None else '?'}]"
+                    row.append(cellv)
+            body.append(row)
+        return out + md(hdr, body)
+
+    base_m = min(ms)
+    lines += ratio_table(
+        f"Table II — scale-up ratios on the number of migrations, relative to RTWS on m = {base_m} "
+        "(RTWS: steals, as the paper counts them; G-EDF: thread migrations + remote starts, the "
+        "paper's SCHED_DEADLINE column in brackets; SP-RES: job migrations): ours [paper]",
+        "mig",
+        PAPER_RTWS_TABLE2,
+    )
+    lines += ratio_table(
+        f"Table III — scale-up ratios on the number of context switches, relative to RTWS on "
+        f"m = {base_m}: ours [paper; G-EDF's bracket is SCHED_DEADLINE]",
+        "cs",
+        PAPER_RTWS_TABLE3,
+    )
+    lines.append("[?] = illegible in our copy of the paper.")
+    lines.append("")
+    lines.append(
+        "Figs. 3–4 — averages per task set (all m; the paper plots m = 8): migrations as in Table II, "
+        "thread-level migrations (resumption on another CPU), steals, remote starts, context switches"
+    )
+    hdr = [
+        "m",
+        "window",
+        "scheduler",
+        "sets",
+        "migrations (Table II)",
+        "thread migrations",
+        "steals",
+        "remote starts",
+        "context switches",
+        "deadline misses",
+        "not placed",
+    ]
+    body = []
+    for m in ms:
+        for k, w in enumerate(wins):
+            for sch in scheds:
+                a = avg[(m, w, sch)]
+                body.append(
+                    [
+                        m,
+                        wname[k],
+                        sch,
+                        a["sets"],
+                        fmt(a["mig"], 1),
+                        fmt(a["trace_mig"], 1),
+                        fmt(a["steals"], 1) if sch == "rtws" else "—",
+                        fmt(a["remote"], 1) if sch == "gedf" else "—",
+                        fmt(a["cs"], 1),
+                        a["misses"],
+                        a["unplaced"],
+                    ]
+                )
+    lines += md(hdr, body)
+    return {"text": "\n".join(lines), "avg": avg, "ms": ms, "windows": wins}
+
+
+def figure(res: dict, spec: SimSpec, path: Path) -> Path:
+    """Figs. 3-4: migrations and context switches per task set at the largest m, per window."""
+    m = max(res["ms"])
+    wins = res["windows"]
+    scheds = spec.params["schedulers"]
+    fig, axes = figure_axes(1, 2, figsize=(10, 3.6))
+    width = 0.8 / len(scheds)
+    for ax, key, title in (
+        (axes[0], "mig", f"(a) migrations (RTWS: steals), m = {m}"),
+        (axes[1], "cs", f"(b) context switches, m = {m}"),
+    ):
+        for k, sch in enumerate(scheds):
+            ax.bar(
+                [i + (k - (len(scheds) - 1) / 2) * width for i in range(len(wins))],
+                [res["avg"][(m, w, sch)][key] or 0 for w in wins],
+                width=width,
+                label=sch,
+            )
+        ax.set_xticks(range(len(wins)))
+        ax.set_xticklabels([f"{lo:g}–{hi:g}" for lo, hi in wins])
+        ax.set_xlabel("per-core utilization window")
+        ax.set_ylabel("average per task set")
+        ax.set_title(title, fontsize=9)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("seed 003 Figs. 3–4 in simulation", fontsize=9)
+    fig.tight_layout()
+    try:
+        return save_figure(fig, path, dpi=120)
+    finally:
+        close(fig)
+
+
+def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
+    """The tables (printed and written to ``NAME.md``), the CSV of the averages per (m, window,
+    scheduler) and the figure, from the point files of a finished run."""
+    res = summarize(spec, pa.concat_tables(load_tables(spec, out)))
+    fig = figure(res, spec, out / f"{spec.name}.{fmt_}")
+    csv_path = write_csv(
+        out / f"{spec.name}.csv",
+        [
+            "m",
+            "lo",
+            "hi",
+            "scheduler",
+            "sets",
+            "not_placed",
+            "mean_migrations_table2",
+            "mean_thread_migrations",
+            "mean_steals",
+            "mean_remote_starts",
+            "mean_context_switches",
+            "deadline_misses",
+            "jobs",
+        ],
+        [
+            [
+                m,
+                w[0],
+                w[1],
+                sch,
+                a["sets"],
+                a["unplaced"],
+                a["mig"],
+                a["trace_mig"],
+                a["steals"],
+                a["remote"],
+                a["cs"],
+                a["misses"],
+                a["jobs"],
+            ]
+            for (m, w, sch), a in res["avg"].items()
+        ],
+    )
+    return write_report(spec, out, res, run, fig, csv_path)

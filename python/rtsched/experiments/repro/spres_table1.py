@@ -1,0 +1,454 @@
+"""Brandenburg & Gül, RTSS 2016, §VII-C, Table I, in simulation: the SP-RES migration rate at
+0-50% average slack (``rtsched reproduce spres-table1``; docs/reproductions.md).
+
+Task sets of the paper's first experiment (RandFixedSum, the paper's period set; grid m, n,
+U/m) are placed by the SP-RES cascade; those whose placement splits a task are simulated for
+``horizon`` under SP-RES with CASH at each slack level (execution times uniform in
+[(1 − 2s)·C, C]: mean slack s). Sets that the cascade cannot place are skipped and counted; sets
+without a split have no migrations under SP-RES and are not simulated (as the paper reran only
+sets "that contained at least one semi-partitioned reservation"). Point files hold one row per
+(set, slack level): the placement (placed, heuristic, split tasks), simulated or not, and the
+simulator's counts.
+
+Spec keys besides the common ones (``_sim.COMMON_KEYS``): ``slack`` (average slacks in
+[0, 0.5]), ``cash``, ``soft_unsplit``, ``exec_scale`` (rtspin's ``-s``: jobs run this fraction of
+their drawn time, budgets stay those placed for the WCETs; default 1), ``[generator]`` and
+``[grid]`` m, n, ``util`` or ``util_frac``: the task sets are those a sweep with the same
+generator, seed and grid point would test.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+
+from ...output import save_figure
+from ..errors import SpecError
+from ..spec import NExpr, _check_keys, _dedupe, _resolve_n, _values, derive_seed
+from ..sweep import SweepResult, load_tables
+from ._sim import (
+    COMMON_KEYS,
+    SimSpec,
+    add_point,
+    close,
+    derive,
+    figure_axes,
+    float_list,
+    fmt,
+    md,
+    parse_common,
+    pct,
+    write_csv,
+    write_report,
+)
+
+DESCRIPTION = "Brandenburg & Gül, RTSS 2016, Table I: SP-RES migrations per second and core vs. average slack"
+SPEC = "spres-table1.toml"
+KIND = "spres-table1"
+
+# ---------------------------------------------------------------------------------------------
+# The paper's numbers.
+
+#: Seed 004 Table I: average slack -> (total migrations, per second and core, reduction).
+PAPER_SPRES_TABLE1 = {
+    0.0: (412_637, 8.23, None),
+    0.10: (346_511, 6.91, 1.2),
+    0.25: (224_713, 4.48, 1.8),
+    0.33: (165_660, 3.30, 2.5),
+    0.50: (82_406, 1.64, 5.0),
+}
+#: Sets the paper reran: 412,637 / (8.23 · 30 s · 44 cores) ≈ 38.0 (the table's own numbers).
+PAPER_SPRES_SETS = 412_637 / (8.23 * 30 * 44)
+
+
+def slack_exec_fraction(slack: float) -> float:
+    """The lower end ``lo`` of the execution-time fraction for an average slack ``slack``:
+    execution times are uniform in ``[lo·C, C]`` with ``lo = 1 − 2·slack``, so their mean is
+    ``(1 − slack)·C`` (``rtspin -U 2·slack`` in LITMUS^RT). ``slack`` must be in [0, 0.5]."""
+    if isinstance(slack, bool) or not isinstance(slack, (int, float)) or not 0 <= slack <= 0.5:
+        raise SpecError(f"field 'slack': an average slack must be in [0, 0.5], got {slack!r}")
+    return 1.0 - 2.0 * float(slack)
+
+
+# ---------------------------------------------------------------------------------------------
+# The spec.
+
+KEYS = (*COMMON_KEYS, "slack", "cash", "soft_unsplit", "exec_scale", "generator")
+GRID_KEYS = ("m", "n", "util", "util_frac")
+GEN_KEYS = ("name", "periods", "umax", "deadlines")
+
+
+def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None) -> SimSpec:
+    """Parses an spres-table1 spec (``quick``: its [quick] table; ``override``: top-level keys and
+    a ``grid`` table, applied last)."""
+    c = parse_common(
+        text, path, KIND, KEYS, GRID_KEYS, schema=SCHEMA, evaluator=evaluate_point, quick=quick, override=override
+    )
+    spec, data, grid, ms, where = c.spec, c.data, c.grid, c.ms, c.where
+    seed, samples, horizon, kind = c.seed, c.samples, c.horizon, KIND
+    gw = f"{where} [grid]"
+    gen = data.get("generator", {})
+    if not isinstance(gen, dict):
+        raise SpecError(f"{where}: [generator] must be a table")
+    _check_keys(gen, GEN_KEYS, f"table [generator] of {where}")
+    generator: dict = {"name": "randfixedsum", "periods": "seed004", "umax": 1.0, "deadlines": "implicit"}
+    generator.update({k: v for k, v in gen.items()})
+    generator["umax"] = float(generator["umax"])
+    slack = float_list(data.get("slack", [0.0, 0.1, 0.25, 0.33, 0.5]), f"{where} slack", 0.0, 0.5)
+    for k in ("cash", "soft_unsplit"):
+        if k in data and not isinstance(data[k], bool):
+            raise SpecError(f"{where} {k}: expected true or false")
+    cash, soft = data.get("cash", True), data.get("soft_unsplit", False)
+    scale = data.get("exec_scale", 1.0)
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale <= 1:
+        raise SpecError(f"{where} exec_scale: must be in (0, 1], got {scale!r}")
+    scale = float(scale)
+    if "n" not in grid:
+        raise SpecError(f"{gw}: key 'n' is required")
+    if ("util" in grid) == ("util_frac" in grid):
+        raise SpecError(f"{gw}: give exactly one of 'util' (total U) and 'util_frac' (U as a fraction of m)")
+    ns = _dedupe(_values(grid["n"], f"{gw}.n", item=NExpr.parse))
+    ukey = "util" if "util" in grid else "util_frac"
+    uvals = _dedupe([float(v) for v in _values(grid[ukey], f"{gw}.{ukey}")])
+    spec.params = {
+        "seed": seed,
+        "samples": samples,
+        "horizon": horizon,
+        "slack": slack,
+        "cash": cash,
+        "soft_unsplit": soft,
+        "exec_scale": scale,
+        "generator": generator,
+    }
+    for m in ms:
+        for n, n_expr in _resolve_n(ns, m, gw):
+            utils = uvals if ukey == "util" else [round(f * m, 10) for f in uvals]
+            for u in utils:
+                if u > n * generator["umax"] + 1e-9 or u > m:
+                    raise SpecError(f"{gw}: U = {u} is infeasible for n = {n}, m = {m}")
+                p = {
+                    "kind": kind,
+                    "m": m,
+                    "n": n,
+                    "n_expr": n_expr,
+                    "util": u,
+                    "util_frac": round(u / m, 10),
+                    "count": samples,
+                    "seed": derive_seed(seed, generator, n, m, u),
+                    "generator": generator,
+                    "horizon": horizon,
+                    "slack": slack,
+                    "cash": cash,
+                    "soft_unsplit": soft,
+                }
+                if scale != 1.0:  # only when set, so that the default points keep their ids
+                    p["exec_scale"] = scale
+                add_point(spec, p, {k: p[k] for k in ("m", "n", "n_expr", "util", "util_frac")})
+    spec.rows_per_set = len(spec.params["slack"])
+    if not spec.points:
+        raise SpecError(f"{where}: the grid has no point")
+    return spec
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation of one point (runs in worker processes).
+
+SCHEMA = pa.schema(
+    [
+        ("point", pa.string()),
+        ("m", pa.int64()),
+        ("n", pa.int64()),
+        ("util", pa.float64()),
+        ("set", pa.int64()),
+        ("placed", pa.bool_()),
+        ("heuristic", pa.string()),
+        ("split_tasks", pa.int64()),
+        ("simulated", pa.bool_()),
+        ("slack", pa.float64()),
+        ("exec_lo", pa.float64()),
+        ("jobs", pa.int64()),
+        ("deadline_misses", pa.int64()),
+        ("preemptions", pa.int64()),
+        ("migrations", pa.int64()),
+        ("context_switches", pa.int64()),
+        ("observed_slack", pa.float64()),
+        ("horizon_ns", pa.int64()),
+    ]
+)
+
+
+def _exec_seed(point_seed: int, index: int) -> int:
+    return derive({"v": "rtsched-exec-seed-v1", "seed": point_seed, "set": index})
+
+
+def evaluate_point(point_json: str) -> dict:
+    """One point: its task sets placed by the SP-RES cascade and, those with a split task,
+    simulated at every slack level; the columns (all of :data:`SCHEMA` but ``point``)."""
+    from ... import _core
+    from ..._core import Task, TaskSet
+    from ...api import generate, partition
+
+    p = json.loads(point_json)
+    g = p["generator"]
+    sets = generate(
+        p["n"],
+        p["util"],
+        generator=g["name"],
+        periods=g["periods"],
+        umax=g["umax"],
+        deadlines=g["deadlines"],
+        seed=p["seed"],
+        count=p["count"],
+        m=p["m"],
+    )
+    cols: dict[str, list] = {f.name: [] for f in SCHEMA if f.name != "point"}
+    for i, ts in enumerate(sets):
+        pl = partition(ts, p["m"], heuristic="spres")
+        placed = bool(pl["schedulable"])
+        splits = sum(1 for t in pl["tasks"] if t["parts"] > 1) if placed else 0
+        runs = [None] * len(p["slack"])
+        if placed and splits:
+            sim_ts = ts
+            scale = p.get("exec_scale", 1.0)
+            if scale != 1.0:
+                # rtspin's -s: every job runs scale × its drawn time; the reservations keep the
+                # budgets placed for the unscaled WCETs.
+                sim_ts = TaskSet(
+                    [Task(wcet=max(1, round(t.wcet * scale)), deadline=t.deadline, period=t.period) for t in ts]
+                )
+            runs = [
+                json.loads(x)
+                for x in _core.spres_slack_runs(
+                    sim_ts,
+                    p["m"],
+                    json.dumps(pl),
+                    p["horizon"],
+                    p["slack"],
+                    _exec_seed(p["seed"], i),
+                    p["cash"],
+                    p["soft_unsplit"],
+                )
+            ]
+        for s, r in zip(p["slack"], runs, strict=True):
+            row = {
+                "m": p["m"],
+                "n": p["n"],
+                "util": p["util"],
+                "set": i,
+                "placed": placed,
+                "heuristic": pl.get("heuristic") if placed else None,
+                "split_tasks": splits,
+                "simulated": r is not None,
+                "slack": s,
+            }
+            for k in (
+                "exec_lo",
+                "jobs",
+                "deadline_misses",
+                "preemptions",
+                "migrations",
+                "context_switches",
+                "observed_slack",
+            ):
+                row[k] = None if r is None else r[k]
+            row["horizon_ns"] = None if r is None else r["horizon_ns"]
+            for k, v in row.items():
+                cols[k].append(v)
+    return cols
+
+
+# ---------------------------------------------------------------------------------------------
+# The tables, the figure and the files.
+
+
+def summarize(spec: SimSpec, table: pa.Table) -> dict:
+    """Seed 004 Table I from the rows: per slack level, total migrations, migrations per second
+    and core over the simulated sets, the reduction relative to 0% slack; counts of sets."""
+    rows = table.to_pylist()
+    p = spec.params
+    slacks = p["slack"]
+    first = [r for r in rows if r["slack"] == slacks[0]]
+    m_values = sorted({r["m"] for r in rows})
+    total = len(first)
+    placed = sum(r["placed"] for r in first)
+    sim = [r for r in first if r["simulated"]]
+    n_sim = len(sim)
+    horizon_s = p["horizon"] / 1e9
+    agg = []
+    for s in slacks:
+        rs = [r for r in rows if r["slack"] == s and r["simulated"]]
+        mig = sum(r["migrations"] for r in rs)
+        core_seconds = sum(r["m"] * r["horizon_ns"] / 1e9 for r in rs)
+        rate = mig / core_seconds if core_seconds else None
+        obs = [r["observed_slack"] for r in rs if r["observed_slack"] is not None]
+        agg.append(
+            {
+                "slack": s,
+                "sets": len(rs),
+                "migrations": mig,
+                "rate": rate,
+                "observed_slack": sum(obs) / len(obs) if obs else None,
+                "deadline_misses": sum(r["deadline_misses"] for r in rs),
+                "jobs": sum(r["jobs"] for r in rs),
+            }
+        )
+    base = agg[0]["rate"] if agg and agg[0]["slack"] == 0.0 else None
+    for a in agg:
+        a["reduction"] = (base / a["rate"]) if base and a["rate"] else None
+        paper = PAPER_SPRES_TABLE1.get(round(a["slack"], 2))
+        a["paper_total"], a["paper_rate"], a["paper_reduction"] = paper if paper else (None, None, None)
+    # Per n: sets placed, not placed, with a split; migration rate per slack level.
+    by_n: dict = {}
+    for r in first:
+        d = by_n.setdefault(r["n"], {"sets": 0, "not_placed": 0, "split": 0, "mig": {}, "cs": 0.0})
+        d["sets"] += 1
+        d["not_placed"] += not r["placed"]
+        d["split"] += r["simulated"]
+        if r["simulated"]:
+            d["cs"] += r["m"] * r["horizon_ns"] / 1e9
+    for r in rows:
+        if r["simulated"]:
+            d = by_n[r["n"]]["mig"]
+            d[r["slack"]] = d.get(r["slack"], 0) + r["migrations"]
+    lines = [
+        f"{spec.name}: seed 004 (Brandenburg & Gül, RTSS 2016) Table I in simulation — SP-RES "
+        f"({'CASH' if p['cash'] else 'no slack reclamation'}, "
+        f"{'all reservations soft' if p['soft_unsplit'] else 'split tasks in soft reservations'}), "
+        f"m = {', '.join(map(str, m_values))}, {fmt(horizon_s, 3).rstrip('0').rstrip('.')} s of virtual time per set"
+    ]
+    if spec.quick or spec.note:
+        lines.append(f"NOTE: {spec.note or 'quick form'} — not the paper's full experiment.")
+    lines.append(
+        f"task sets: {total} generated ({len(spec.points)} (n, U) points × {p['samples']}); "
+        f"{placed} placed by the SP-RES cascade, {total - placed} not placed (skipped); "
+        f"{n_sim} contain a split task and were simulated at each slack level "
+        f"(the paper reran ≈ {PAPER_SPRES_SETS:.0f}); the other {placed - n_sim} are partitioned: no migrations."
+    )
+    if p.get("exec_scale", 1.0) != 1.0:
+        lines.append(
+            f"execution times: {p['exec_scale']:g} × uniform in [(1 − 2s)·C, C] (rtspin -s {p['exec_scale']:g}; "
+            "observed slack is relative to the scaled WCET), the same random numbers at every level."
+        )
+    else:
+        lines.append(
+            "execution times: uniform in [(1 − 2s)·C, C] (mean slack s), the same random numbers at every level."
+        )
+    lines.append("")
+    header = [
+        "average slack",
+        "total migrations",
+        "per sec. and core",
+        "reduction",
+        "paper: total",
+        "paper: per sec. and core",
+        "paper: reduction",
+        "observed slack",
+        "deadline misses",
+    ]
+    body = []
+    for a in agg:
+        body.append(
+            [
+                pct(a["slack"]),
+                fmt(a["migrations"]),
+                fmt(a["rate"]),
+                "" if a["slack"] == 0 else (fmt(a["reduction"], 1) + "x" if a["reduction"] else "—"),
+                fmt(a["paper_total"]),
+                fmt(a["paper_rate"]),
+                "" if a["slack"] == 0 else (fmt(a["paper_reduction"], 1) + "x" if a["paper_reduction"] else "—"),
+                pct(round(a["observed_slack"], 4)) if a["observed_slack"] is not None else "—",
+                fmt(a["deadline_misses"]),
+            ]
+        )
+    lines += md(header, body)
+    lines.append("")
+
+    def nrate(d, sl):
+        return d["mig"].get(sl, 0) / d["cs"] if d["cs"] else None
+
+    lines += md(
+        ["n", "sets", "not placed", "with a split (simulated)"]
+        + [f"per sec. and core at {pct(sl)}" for sl in slacks]
+        + ([f"reduction at {pct(slacks[-1])}"] if len(slacks) > 1 and slacks[0] == 0 else []),
+        [
+            [n, d["sets"], d["not_placed"], d["split"]]
+            + [fmt(nrate(d, sl)) for sl in slacks]
+            + (
+                [fmt(nrate(d, 0.0) / nrate(d, slacks[-1]), 1) + "x" if nrate(d, slacks[-1]) else "—"]
+                if len(slacks) > 1 and slacks[0] == 0
+                else []
+            )
+            for n, d in sorted(by_n.items())
+        ],
+    )
+    return {
+        "text": "\n".join(lines),
+        "rows": agg,
+        "by_n": by_n,
+        "simulated_sets": n_sim,
+        "sets": total,
+        "not_placed": total - placed,
+    }
+
+
+def figure(res: dict, path: Path) -> Path:
+    """A bar chart of the migration rate per slack level, ours beside the paper's."""
+    rows = res["rows"]
+    x = list(range(len(rows)))
+    fig, ax = figure_axes(figsize=(6, 3.6))
+    ax.bar([i - 0.2 for i in x], [r["rate"] or 0 for r in rows], width=0.4, label="rtsched simulation")
+    ax.bar([i + 0.2 for i in x], [r["paper_rate"] or 0 for r in rows], width=0.4, label="paper (LITMUS^RT)")
+    ax.set_xticks(x)
+    ax.set_xticklabels([pct(r["slack"]) for r in rows])
+    ax.set_xlabel("average slack")
+    ax.set_ylabel("migrations per second and core")
+    ax.set_title("SP-RES migration rate vs. slack (seed 004 Table I)", fontsize=9)
+    ax.legend(fontsize=8)
+    ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    try:
+        return save_figure(fig, path, dpi=120)
+    finally:
+        close(fig)
+
+
+def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
+    """The tables (printed and written to ``NAME.md``), the CSV of the aggregated rows and the
+    figure, from the point files of a finished run."""
+    res = summarize(spec, pa.concat_tables(load_tables(spec, out)))
+    fig = figure(res, out / f"{spec.name}.{fmt_}")
+    csv_path = write_csv(
+        out / f"{spec.name}.csv",
+        [
+            "slack",
+            "simulated_sets",
+            "total_migrations",
+            "migrations_per_s_per_core",
+            "reduction",
+            "paper_total",
+            "paper_per_s_per_core",
+            "paper_reduction",
+            "observed_slack",
+            "deadline_misses",
+            "jobs",
+        ],
+        [
+            [
+                r["slack"],
+                r["sets"],
+                r["migrations"],
+                r["rate"],
+                r["reduction"],
+                r["paper_total"],
+                r["paper_rate"],
+                r["paper_reduction"],
+                r["observed_slack"],
+                r["deadline_misses"],
+                r["jobs"],
+            ]
+            for r in res["rows"]
+        ],
+    )
+    return write_report(spec, out, res, run, fig, csv_path)

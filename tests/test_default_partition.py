@@ -1,0 +1,60 @@
+"""pedf and pfp without a placement: one helper (`_core.default_partition`) decides the partition
+for both `rtsched run` and `rtsched simulate` — worst-fit decreasing with the scheduler's own exact
+admission test (EDF for pedf, deadline-monotonic FP for pfp)."""
+
+import json
+import os
+
+import rtsched
+from rtsched import _core
+
+CPU = sorted(os.sched_getaffinity(0))[0]
+
+
+def edf_only():
+    """U = 1 on one processor: EDF admits it; deadline-monotonic FP does not (τ1's response time
+    is 3 + 2·⌈7/4⌉ = 7 > 6)."""
+    return rtsched.TaskSet([rtsched.Task(wcet=2, period=4), rtsched.Task(wcet=3, period=6)])
+
+
+def write_set(tmp_path, ts):
+    f = tmp_path / "ts.json"
+    f.write_text(ts.to_json())
+    return f
+
+
+def test_the_helper_uses_the_schedulers_admission_test():
+    ts = edf_only()
+    pedf = _core.default_partition(ts, "pedf", 1)
+    assert pedf["partition"] == [[0, 1]] and pedf["reason"] is None and "EDF" in pedf["note"]
+    pfp = _core.default_partition(ts, "pfp", 1)
+    assert pfp["partition"] is None and pfp["note"] == ""
+    assert "deadline-monotonic FP" in pfp["reason"] and "cannot place task 1" in pfp["reason"]
+    # Two processors: both place one task per processor (worst fit spreads them).
+    assert sorted(_core.default_partition(ts, "pfp", 2)["partition"]) == [[0], [1]]
+
+
+def test_run_and_simulate_agree_on_the_pfp_default(cli, tmp_path):
+    f = write_set(tmp_path, edf_only())
+    reason = _core.default_partition(edf_only(), "pfp", 1)["reason"]
+    # simulate: not placed (exit 1), with the helper's reason
+    code, out, err = cli("simulate", f, "--m", 1, "--scheduler", "pfp")
+    assert code == 1 and reason in err, err
+    # run: refused before any thread starts, with the same reason
+    code, out, err = cli("run", f, "--scheduler", "pfp", "--cpus", CPU, "--duration", "50ms")
+    assert code == 2 and reason in err and "pass --placement or more CPUs" in err, err
+    # pedf places the set in both, and both say how
+    code, out, err = cli("simulate", f, "--m", 1, "--scheduler", "pedf", "--json")
+    assert code == 0 and json.loads(out)["deadline_misses"] == 0
+    assert "no --placement given: partitioned by worst-fit decreasing utilization with exact EDF (QPA) admission" in err
+    note = _core.default_partition(edf_only(), "pedf", 1)["note"]
+    assert note in err
+
+
+def test_bad_requests_are_refused():
+    import pytest
+
+    with pytest.raises(rtsched.RtschedError, match="no default partition"):
+        _core.default_partition(edf_only(), "gedf", 2)
+    with pytest.raises(rtsched.RtschedError, match="at least 1"):
+        _core.default_partition(edf_only(), "pedf", 0)
