@@ -221,3 +221,35 @@ def test_generate_count_streams_the_same_sets(cli, tmp_path):
     assert code == 2 and ".jsonl" in err
     code, _, err = cli("generate", "--n", 7, "--util", 2.0, "--count", 3, "-o", tmp_path / "nodir" / "x.jsonl")
     assert code == 2 and "does not exist" in err
+
+
+def interrupt_after(seconds):
+    t = threading.Timer(seconds, lambda: os.kill(os.getpid(), signal.SIGINT))
+    t.start()
+    return t
+
+
+def test_ctrl_c_stops_a_simulation_and_keeps_the_part_simulated(tmp_path):
+    ts = rtsched.generate(200, 5.0, periods="uniform:10ms-100ms", seed=2, m=8)
+    out = tmp_path / "jobs.csv"
+    timer = interrupt_after(0.4)
+    try:
+        with pytest.raises(KeyboardInterrupt) as e:
+            rtsched.simulate(ts, horizon="1000s", job_csv=out)
+    finally:
+        timer.cancel()
+    s = e.value.partial
+    assert s["interrupted"] and 0 < s["horizon_ns"] < 1000 * 10**9
+    assert "interrupted" in s["horizon_message"]
+    rows = out.read_text().splitlines()
+    assert len(rows) - 1 == s["jobs"] > 0, "the job CSV holds the jobs of the part simulated"
+
+
+def test_ctrl_c_stops_partitioning():
+    ts = rtsched.generate(20_000, 4.8, generator="uunifast-discard", periods="uniform:10ms-100ms", seed=1, m=8)
+    timer = interrupt_after(0.5)
+    try:
+        with pytest.raises(KeyboardInterrupt, match="partitioning interrupted"):
+            rtsched.partition(ts, heuristic="ffd", admission="fp-rm")
+    finally:
+        timer.cancel()

@@ -126,9 +126,9 @@ def cmd_generate(args) -> int:
     result = {}
     try:
         if args.output:
-            write_with(args.output, lambda f: result.update(r=stream(lambda text: f.write(text.encode()))))
+            write_with(args.output, lambda f: result.update(r=stream(f.write)))
         else:
-            result["r"] = stream(sys.stdout.write)
+            result["r"] = stream(_stdout_sink())
     finally:
         close()
     written, interrupted = result["r"]
@@ -137,6 +137,17 @@ def cmd_generate(args) -> int:
         print(f"rtsched generate: interrupted; {where} holds the first {written} task set(s)", file=sys.stderr)
         return 130
     return 0
+
+
+def _stdout_sink():
+    """Where the Rust batch writers put their output: stdout's file descriptor (written from
+    Rust, so that Ctrl-C cannot tear a line), or a function when stdout is not a real file."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return lambda data: sys.stdout.write(data.decode())
+    sys.stdout.flush()
+    return fd
 
 
 def _progress(label: str, unit: str, quiet: bool):
@@ -233,7 +244,6 @@ def cmd_analyze(args) -> int:
     if fmt == "jsonl":
         # The batch path: read, parse, analyse and serialise in Rust, chunk by chunk, in parallel.
         prog, close = _progress("analyze", "task sets", args.quiet)
-        out = sys.stdout
         try:
             res = _core.analyze_file(
                 args.file,
@@ -241,7 +251,7 @@ def cmd_analyze(args) -> int:
                 args.tests,
                 args.max_steps,
                 args.exact_utilization,
-                out.write if args.json else None,
+                _stdout_sink() if args.json else None,
                 prog,
                 0 if args.json else 21,
             )
@@ -463,10 +473,26 @@ def cmd_simulate(args) -> int:
     except NotPlacedError as e:
         print(f"rtsched simulate: not placed: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt as e:
+        s = getattr(e, "partial", None)
+        if s is None:
+            raise
     if args.json:
         print(json.dumps(s))
     else:
         print(f"{args.scheduler.lower()} on {args.m or sets[0].m} processors, " + format_table(s))
+    return _interrupted(s)
+
+
+def _interrupted(s: dict) -> int:
+    """Exit status 130 after Ctrl-C, with a note: the summary and outputs cover the part simulated."""
+    if s.get("interrupted"):
+        print(
+            f"rtsched simulate: interrupted at {s.get('horizon_ns', s.get('horizon'))} ns; the summary and the "
+            "outputs cover the time simulated",
+            file=sys.stderr,
+        )
+        return 130
     return 0
 
 
@@ -524,19 +550,24 @@ def _simulate_forkjoin(args) -> int:
     text = read_text(args.file)
     sched = args.scheduler.lower()
     # gedf: event-driven G-EDF over the threads (docs/rtws.md); trace files only under rtws.
-    r = simulate_forkjoin(
-        text,
-        args.m,
-        args.horizon,
-        scheduler=sched,
-        sporadic=args.sporadic,
-        seed=args.seed,
-        trace=args.trace,
-        perfetto=args.perfetto,
-        sched_trace=args.sched_trace,
-        job_csv=args.job_csv,
-        gantt=args.gantt,
-    )
+    try:
+        r = simulate_forkjoin(
+            text,
+            args.m,
+            args.horizon,
+            scheduler=sched,
+            sporadic=args.sporadic,
+            seed=args.seed,
+            trace=args.trace,
+            perfetto=args.perfetto,
+            sched_trace=args.sched_trace,
+            job_csv=args.job_csv,
+            gantt=args.gantt,
+        )
+    except KeyboardInterrupt as e:
+        r = getattr(e, "partial", None)
+        if r is None:
+            raise
     if r.get("horizon_message"):
         print(f"rtsched simulate: {r['horizon_message']}", file=sys.stderr)
     if args.json:
@@ -560,7 +591,7 @@ def _simulate_forkjoin(args) -> int:
         print(f"{sched} on {r['m']} processors, horizon {r['horizon']} ns")
         for k in keys:
             print(f"  {k:<22} {r[k]}")
-    return 0
+    return _interrupted(r)
 
 
 def _add_quickstart(sub):

@@ -148,6 +148,17 @@ def simulate(
         if summary["horizon_capped"]:
             log(f"horizon capped: {summary['horizon_message']}")
     _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, res["scheduler"])
+    return _finish(summary, res)
+
+
+def _finish(summary: dict, res: dict) -> dict:
+    """The summary; after Ctrl-C (the outputs hold the part simulated) a KeyboardInterrupt
+    whose ``.partial`` is that summary, so that a script stops as it should."""
+    summary["interrupted"] = bool(res.get("interrupted"))
+    if summary["interrupted"]:
+        e = KeyboardInterrupt(summary.get("horizon_message") or "interrupted")
+        e.partial = summary
+        raise e
     return summary
 
 
@@ -234,7 +245,7 @@ def simulate_forkjoin(
     res = _core.simulate_forkjoin(text, m, horizon, sporadic, seed, outputs)
     summary = json.loads(res["summary"])
     _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, "RTWS (thread-level)")
-    return summary
+    return _finish(summary, res)
 
 
 def gantt_png(jsonl: str, path, title: str = "") -> None:

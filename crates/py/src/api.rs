@@ -89,6 +89,9 @@ fn generate_stream(
     let stop = rtsched_model::Stop::new();
     let done = std::sync::atomic::AtomicU64::new(0);
     let mut written = 0u64;
+    let Some(mut sink) = crate::interrupt::Sink::new(Some(write), py)? else {
+        return Err(RtschedError::new_err("argument 'write': required"));
+    };
     let fin = crate::interrupt::run(
         py,
         &stop,
@@ -134,7 +137,7 @@ fn generate_stream(
             Ok(())
         },
         |py, (text, k): (String, u64)| {
-            write.call1(py, (text,))?;
+            sink.write(py, text.as_bytes())?;
             written += k;
             Ok(())
         },
@@ -198,7 +201,8 @@ fn partition_json(
             "SP-RES reservations are scheduled by EDF; --admission applies only to ffd/wfd/bfd/nfd",
         ));
     }
-    let cfg = semi::SemiConfig { epsilon, meta, ..semi::SemiConfig::default() };
+    let mut cfg = semi::SemiConfig { epsilon, meta, ..semi::SemiConfig::default() };
+    cfg.limits.stop = lim.stop.clone();
     let placement = if heuristic == "spres" {
         semi::cascade(ts, m, &cfg)
     } else {
@@ -261,11 +265,16 @@ fn partition(
     epsilon: u64,
     meta: bool,
 ) -> PyResult<String> {
-    guarded(py, || {
-        partition_json(&ts.inner, m, heuristic, admission, epsilon, meta, &Limits::default())
-            .map(|v| v.to_string())
-            .map_err(err)
-    })
+    let stop = rtsched_model::Stop::new();
+    let lim = Limits { stop: stop.clone(), ..Limits::default() };
+    let (out, interrupted) = crate::interrupt::stoppable(py, &stop, || {
+        partition_json(&ts.inner, m, heuristic, admission, epsilon, meta, &lim).map(|v| v.to_string()).map_err(err)
+    })?;
+    if interrupted {
+        // A placement cut short is no placement: nothing to keep.
+        return Err(pyo3::exceptions::PyKeyboardInterrupt::new_err("partitioning interrupted"));
+    }
+    Ok(out)
 }
 
 /// acceptance(generator, periods, n, utils, m, count, seed, tests, max_steps) -> dict with

@@ -323,7 +323,8 @@ pub(crate) fn analyze_file<'py>(
     let head =
         reader.fill_buf().map_err(|e| RtschedError::new_err(format!("cannot read {path:?}: {}", os_reason(&e))))?;
     check_text(path, &head[..head.len().min(64 * 1024)])?;
-    let want_text = write.is_some();
+    let mut sink = crate::interrupt::Sink::new(write, py)?;
+    let want_text = sink.is_some();
     let mut acc = Acc { counts: vec![[0; 3]; names.len()], ..Acc::default() };
     let done_bytes = AtomicUsize::new(0);
     let done_sets = AtomicUsize::new(0);
@@ -417,12 +418,13 @@ pub(crate) fn analyze_file<'py>(
             }
         },
         |py, c: Chunk| {
-            if let Some(w) = &write {
-                if !c.text.is_empty() {
-                    w.call1(py, (c.text.as_str(),))?;
+            let text = c.text.clone();
+            acc.add(c);
+            if let Some(w) = &mut sink {
+                if !text.is_empty() {
+                    w.write(py, text.as_bytes())?;
                 }
             }
-            acc.add(c);
             Ok(())
         },
         |py| {

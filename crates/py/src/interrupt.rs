@@ -71,7 +71,12 @@ pub(crate) fn run<M: Send, R: Send>(
                     if failed.is_none() {
                         if let Err(e) = on_message(py, m) {
                             stop.request();
-                            failed = Some(e);
+                            // Ctrl-C can surface inside the callback too.
+                            if e.is_instance_of::<PyKeyboardInterrupt>(py) {
+                                interrupt.get_or_insert(e);
+                            } else {
+                                failed = Some(e);
+                            }
                         }
                     }
                 }
@@ -110,6 +115,60 @@ pub(crate) fn run<M: Send, R: Send>(
                 .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
             Err(RtschedError::new_err(format!("internal error (a bug in rtsched, please report it): {msg}")))
+        }
+    }
+}
+
+/// [`crate::guarded`] for long work that polls `stop` (a simulation, a partitioning): Ctrl-C
+/// requests it, and the work's result — partial, ended early — comes back with `true`.
+pub(crate) fn stoppable<T: Send>(
+    py: Python<'_>,
+    stop: &Stop,
+    work: impl FnOnce() -> PyResult<T> + Send,
+) -> PyResult<(T, bool)> {
+    let fin = run(py, stop, |_: &Outbox<'_, (), PyResult<T>>| work(), |_, ()| Ok(()), |_| Ok(()))?;
+    Ok((fin.result?, fin.interrupt.is_some()))
+}
+
+/// Where the batch paths write their output: a Python callable taking `bytes` (called once
+/// per chunk), or an open file descriptor (an `int`, e.g. `sys.stdout.fileno()`), written
+/// from Rust with `write_all`, which retries a write interrupted by a signal: Ctrl-C cannot
+/// tear a line in half.
+pub(crate) enum Sink {
+    Call(PyObject),
+    Fd(std::mem::ManuallyDrop<std::fs::File>),
+}
+
+impl Sink {
+    pub(crate) fn new(obj: Option<PyObject>, py: Python<'_>) -> PyResult<Option<Sink>> {
+        let Some(obj) = obj else { return Ok(None) };
+        if let Ok(fd) = obj.extract::<i32>(py) {
+            if fd < 0 {
+                return Err(RtschedError::new_err(format!("argument 'write': not a file descriptor: {fd}")));
+            }
+            use std::os::fd::FromRawFd;
+            // SAFETY: the caller passes a descriptor it keeps open for the whole call (the
+            // process's stdout); ManuallyDrop never closes it, and only this call writes to it
+            // meanwhile (Python's buffer was flushed before).
+            let f = unsafe { std::fs::File::from_raw_fd(fd) };
+            return Ok(Some(Sink::Fd(std::mem::ManuallyDrop::new(f))));
+        }
+        if !obj.bind(py).is_callable() {
+            return Err(RtschedError::new_err("argument 'write': expected a function of bytes or a file descriptor"));
+        }
+        Ok(Some(Sink::Call(obj)))
+    }
+
+    pub(crate) fn write(&mut self, py: Python<'_>, bytes: &[u8]) -> PyResult<()> {
+        match self {
+            Sink::Call(f) => f.call1(py, (pyo3::types::PyBytes::new(py, bytes),)).map(|_| ()),
+            Sink::Fd(f) => {
+                use std::io::Write;
+                py.allow_threads(|| (&**f).write_all(bytes)).map_err(|e| match e.kind() {
+                    std::io::ErrorKind::BrokenPipe => pyo3::exceptions::PyBrokenPipeError::new_err(e.to_string()),
+                    _ => RtschedError::new_err(format!("cannot write the output: {e}")),
+                })
+            }
         }
     }
 }

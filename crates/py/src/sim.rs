@@ -10,7 +10,7 @@
 use crate::convert::time_arg;
 use crate::model::TaskSet;
 use crate::partition::{default_partition, NotPlaced};
-use crate::{err, guarded, RtschedError};
+use crate::{err, RtschedError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use rtsched_analysis::semi;
@@ -34,6 +34,8 @@ struct SchedArgs<'a> {
     /// SP-RES: CASH slack reclamation; soft unsplit reservations.
     cash: bool,
     soft: bool,
+    /// Ctrl-C, for the default partition (thousands of tasks take seconds).
+    stop: &'a rtsched_model::Stop,
 }
 
 enum BuildError {
@@ -90,7 +92,7 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
         if let Some(text) = a.placement {
             return Ok(partition_from_placement(text, a.ts, a.m)?);
         }
-        let p = default_partition(a.ts, a.m, name).map_err(BuildError::NotPlaced)?;
+        let p = default_partition(a.ts, a.m, name, a.stop).map_err(BuildError::NotPlaced)?;
         notes.push(format!("no --placement given: {}", p.note));
         Ok(p.cpus)
     };
@@ -306,9 +308,7 @@ fn simulate<'py>(
     let m = m.or(ts.m).ok_or_else(|| {
         RtschedError::new_err("field 'm': no processor count: pass m (--m) or put \"m\" in the task-set file")
     })?;
-    if m == 0 {
-        return Err(RtschedError::new_err("field 'm': the number of processors must be at least 1, got 0"));
-    }
+    rtsched_model::check_m(m as u64).map_err(err)?;
     let quantum = quantum.map(|q| time_arg(&q, "quantum")).transpose()?;
     let horizon = horizon.map(|h| time_arg(&h, "horizon")).transpose()?;
     let sporadic = sporadic.map(|s| time_arg(&s, "sporadic")).transpose()?;
@@ -323,8 +323,18 @@ fn simulate<'py>(
         }
     }
     let scheduler = scheduler.to_ascii_lowercase();
-    let out = guarded(py, || {
-        let args = SchedArgs { ts: &ts.inner, m, placement: placement.as_deref(), quantum, staggered, cash, soft };
+    let stop = rtsched_model::Stop::new();
+    let (out, interrupted) = crate::interrupt::stoppable(py, &stop, || {
+        let args = SchedArgs {
+            ts: &ts.inner,
+            m,
+            placement: placement.as_deref(),
+            quantum,
+            staggered,
+            cash,
+            soft,
+            stop: &stop,
+        };
         let (sched, mut notes) = match build_scheduler(&scheduler, &args) {
             Ok(x) => x,
             Err(BuildError::Input(e)) => return Err(err(e)),
@@ -344,6 +354,7 @@ fn simulate<'py>(
         };
         let mut cfg = SimConfig::new(m);
         cfg.horizon = horizon;
+        cfg.stop = stop.clone();
         if let Some(d) = sporadic {
             cfg.arrivals = Arrivals::Sporadic { max_extra_delay: d, seed };
         }
@@ -367,7 +378,9 @@ fn simulate<'py>(
             r.to_job_csv()
         })
     })?;
-    out_dict(py, out)
+    let d = out_dict(py, out)?;
+    d.set_item("interrupted", interrupted)?;
+    Ok(d)
 }
 
 /// The result dict of `simulate` and `simulate_forkjoin`.
@@ -422,16 +435,16 @@ fn simulate_forkjoin<'py>(
             return Err(RtschedError::new_err(format!("field 'outputs': unknown output {o:?}")));
         }
     }
-    let out = crate::guarded(py, || {
+    let stop = rtsched_model::Stop::new();
+    let (out, interrupted) = crate::interrupt::stoppable(py, &stop, || {
         let file = rtsched_model::forkjoin::read_json(text).map_err(crate::err)?;
         let m = m.or(file.m).ok_or_else(|| {
             crate::err(ModelError::field("m", "no processor count: pass --m or put \"m\" in the file"))
         })?;
-        if m == 0 {
-            return Err(crate::err(ModelError::field("m", "the number of processors must be at least 1, got 0")));
-        }
+        rtsched_model::check_m(m as u64).map_err(crate::err)?;
         let mut cfg = rtsched_sim::SimConfig::new(m);
         cfg.horizon = horizon;
+        cfg.stop = stop.clone();
         if let Some(d) = sporadic {
             cfg.arrivals = rtsched_sim::Arrivals::Sporadic { max_extra_delay: d, seed };
         }
@@ -442,7 +455,9 @@ fn simulate_forkjoin<'py>(
         let tr = r.trace.as_ref();
         Out::with_exports(summary, "RTWS".into(), vec![], tr, &outputs, || r.to_job_csv())
     })?;
-    out_dict(py, out)
+    let d = out_dict(py, out)?;
+    d.set_item("interrupted", interrupted)?;
+    Ok(d)
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
