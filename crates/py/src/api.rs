@@ -348,17 +348,59 @@ fn evaluate_method(method: &str, ts: &RTaskSet, m: u32, lim: &Limits, epsilon: u
             Ok(placed(semi::cascade_of(ts, m, &order, &semi_cfg(false))))
         }
         "spres-paf" => {
-            let order: Vec<_> = semi::Heuristic::cascade_order(true).into_iter().filter(|h| !matches!(h, semi::Heuristic::Rp(_))).collect();
+            let order: Vec<_> = semi::Heuristic::cascade_order(true)
+                .into_iter()
+                .filter(|h| !matches!(h, semi::Heuristic::Rp(_)))
+                .collect();
             Ok(placed(semi::cascade_of(ts, m, &order, &semi_cfg(true))))
         }
-        t if report::TEST_NAMES.contains(&t) => Ok(Row { verdict: report::run_test(t, ts, m, lim, epsilon), switch_rate: None }),
-        other => Err(ModelError::field("methods", format!(
-            "unknown method {other:?}: use a test ({}), a cascade (spres-partition, spres-nometa, spres-paf, spres), or an SP-RES heuristic ({})",
-            report::TEST_NAMES.join(", "),
-            semi::Heuristic::all().iter().map(|h| h.name()).collect::<Vec<_>>().join(", ")
-        ))),
+        t if report::TEST_NAMES.contains(&t) => {
+            Ok(Row { verdict: report::run_test(t, ts, m, lim, epsilon), switch_rate: None })
+        }
+        other => Err(unknown_method(other)),
     }
 }
+
+/// The cascades `evaluate_point` runs by name, besides tests and single heuristics.
+const CASCADES: [&str; 4] = ["spres-partition", "spres-nometa", "spres-paf", "spres"];
+
+fn unknown_method(name: &str) -> ModelError {
+    ModelError::field(
+        "methods",
+        format!(
+            "unknown method {name:?}: use a test ({}), a cascade ({}), or an SP-RES heuristic ({})",
+            report::TEST_NAMES.join(", "),
+            CASCADES.join(", "),
+            semi::Heuristic::all().iter().map(|h| h.name()).collect::<Vec<_>>().join(", ")
+        ),
+    )
+}
+
+/// check_point_names(generator, periods, deadlines, umax, methods) -> None
+///
+/// Checks the names a sweep spec gives before any point runs (the experiment engine calls it
+/// when the evaluator is the core's): the generator, period and deadline specifications, and
+/// every method. The error names the first unknown one.
+#[pyfunction]
+fn check_point_names(generator: &str, periods: &str, deadlines: &str, umax: f64, methods: Vec<String>) -> PyResult<()> {
+    rtsched_gen::util_gen_from_name(generator, Some(1), umax.min(1.0) / 2.0, umax).map_err(err)?;
+    PeriodGen::parse(periods).map_err(err)?;
+    DeadlineGen::parse(deadlines).map_err(err)?;
+    for m in &methods {
+        let known = semi::Heuristic::from_name(m).is_some()
+            || CASCADES.contains(&m.as_str())
+            || report::TEST_NAMES.contains(&m.as_str());
+        if !known {
+            return Err(err(unknown_method(m)));
+        }
+    }
+    Ok(())
+}
+
+/// Bounds of one sweep point (docs/experiments.md): its sets are held in memory together.
+const MAX_POINT_N: u64 = 1_000_000;
+const MAX_POINT_SETS: u64 = 1_000_000;
+const MAX_POINT_TASKS: u64 = 50_000_000;
 
 /// evaluate_point(point_json) -> dict of columns (docs/experiments.md): one row per
 /// (task set, method).
@@ -377,12 +419,25 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         let as_str =
             |k: &str, d: &str| -> PyResult<String> { Ok(p.get(k).and_then(Value::as_str).unwrap_or(d).to_owned()) };
         let m = rtsched_model::check_m(as_u64("m")?).map_err(err)?;
-        let n = as_u64("n")? as usize;
+        // Bounds before anything is allocated: a point holds count sets of n tasks in memory.
+        let n = as_u64("n")?;
+        if n == 0 || n > MAX_POINT_N {
+            return Err(RtschedError::new_err(format!(
+                "evaluate_point: field 'n': must be in 1..={MAX_POINT_N}, got {n}"
+            )));
+        }
+        let n = n as usize;
         let util = get("util")?
             .as_f64()
             .ok_or_else(|| RtschedError::new_err("evaluate_point: field 'util': expected a number"))?;
         let umax = p.get("umax").and_then(Value::as_f64).unwrap_or(1.0);
-        let count = as_u64("count")? as usize;
+        let count = as_u64("count")?;
+        if count == 0 || count > MAX_POINT_SETS || count.saturating_mul(n as u64) > MAX_POINT_TASKS {
+            return Err(RtschedError::new_err(format!(
+                "evaluate_point: field 'count': {count} sets of {n} tasks exceed the bound of a point ({MAX_POINT_SETS} sets, {MAX_POINT_TASKS} tasks in all)"
+            )));
+        }
+        let count = count as usize;
         let seed = as_u64("seed")?;
         let epsilon = p.get("epsilon").and_then(Value::as_u64).unwrap_or(0);
         let max_steps = p.get("max_steps").and_then(Value::as_u64).unwrap_or(1_000_000);
@@ -458,5 +513,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(partition, m)?)?;
     m.add_function(wrap_pyfunction!(acceptance, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_point, m)?)?;
+    m.add_function(wrap_pyfunction!(check_point_names, m)?)?;
     Ok(())
 }

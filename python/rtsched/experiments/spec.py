@@ -72,6 +72,30 @@ PLOT_X = ("util", "util_frac", "n", "m", "epsilon")
 PLOT_DIMS = ("group", "m", "n", "epsilon", "none")
 PLOT_Y = ("schedulable", "switch_rate")
 
+#: Bounds of a spec (docs/experiments.md), checked before the grid is expanded: points of a
+#: grid, task sets per point (a point's sets are held in memory together), task sets in all,
+#: tasks per set, processors.
+MAX_POINTS = 1_000_000
+MAX_SAMPLES = 1_000_000
+MAX_TOTAL_SETS = 1_000_000_000
+MAX_N = 1_000_000
+MAX_M = 16_384
+
+#: A sweep's name names its results folder: letters, digits, ``.``, ``_``, ``-``, starting with a
+#: letter or digit, at most 100 characters — never a path.
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def check_name(name, where: str) -> str:
+    """A spec's ``name``: a folder name, never a path (no separator, no ``..``, not absolute)."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise SpecError(
+            f"{where} name: {name!r} is not a valid name (letters, digits, '.', '_', '-', starting with a "
+            "letter or digit, at most 100 characters; no path separators)"
+        )
+    return name
+
+
 DEFAULT_GENERATOR = {"name": "randfixedsum", "periods": "loguniform:10ms-100ms", "umax": 1.0, "deadlines": "implicit"}
 DEFAULT_MAX_STEPS = 1_000_000
 
@@ -220,9 +244,11 @@ def _values(value, where: str, *, integer=False, item=None) -> list:
 
 
 def _dedupe(xs):
-    out = []
+    """The values in order, each once (linear: an axis may hold 100,000 values)."""
+    out, seen = [], set()
     for x in xs:
-        if x not in out:
+        if x not in seen:
+            seen.add(x)
             out.append(x)
     return out
 
@@ -325,7 +351,18 @@ class Spec:
         return evaluate.result_table(point, result)
 
     def default_evaluator(self):
-        evaluate.core_evaluator()  # fail here, with a clear message, not in every worker
+        from .. import _core
+
+        fn = evaluate.core_evaluator()  # fail here, with a clear message, not in every worker
+        # Unknown generator, period, deadline and method names are errors before any point
+        # runs (not in the first worker, minutes later) — when the core evaluates them.
+        check = getattr(_core, "check_point_names", None)
+        if check is not None and fn is getattr(_core, "evaluate_point", None):
+            g = self.generator
+            try:
+                check(g["name"], g["periods"], g["deadlines"], float(g["umax"]), list(self.methods))
+            except ValueError as e:
+                raise SpecError(f"{self.path or self.name}: {e}") from None
         return evaluate.evaluate_point
 
 
@@ -499,8 +536,8 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
         raise SpecError(f"{gw}: give exactly one of 'util' (total U) and 'util_frac' (U as a fraction of m)")
     ms = _dedupe(_values(grid["m"], f"{gw}.m", integer=True))
     for m in ms:
-        if m < 1:
-            raise SpecError(f"{gw}.m: processor counts must be >= 1, got {m}")
+        if m < 1 or m > MAX_M:
+            raise SpecError(f"{gw}.m: processor counts must be in 1..={MAX_M}, got {m}")
     ns = _dedupe(_values(grid["n"], f"{gw}.n", item=NExpr.parse))
     util = util_frac = None
     key = "util" if "util" in grid else "util_frac"
@@ -523,6 +560,8 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
         raise SpecError(f"{where}: 'methods' must be a non-empty list")
     methods = method_names.expand(data["methods"], f"{where} methods")
     samples = _int(data.get("samples", 100), f"{where} samples", 1)
+    if samples > MAX_SAMPLES:
+        raise SpecError(f"{where} samples: at most {MAX_SAMPLES:,} task sets per point, got {samples:,}")
     seed = _int(data.get("seed", 0), f"{where} seed", 0)
     if seed >= 2**63:
         raise SpecError(f"{where} seed: must be < 2^63")
@@ -530,8 +569,7 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
     overhead = data.get("overhead_model")
     if overhead is not None:
         overhead = _str(overhead, f"{where} overhead_model")
-    name = data.get("name", Path(path).stem if path else "sweep")
-    name = _str(name, f"{where} name")
+    name = check_name(data.get("name", Path(path).stem if path else "sweep"), where)
     description = data.get("description", "")
     if not isinstance(description, str):
         raise SpecError(f"{where} description: expected a string")
@@ -568,11 +606,16 @@ def _resolve_n(nexprs, m: int, where: str) -> list:
         if isinstance(e, tuple):  # ("range", lo, hi, step)
             _, lo, hi, step = e
             a, b = lo.at(m, f"{where}.n"), hi.at(m, f"{where}.n")
+            if b > MAX_N:
+                raise SpecError(f"{where}.n: n = {b} for m = {m}; at most {MAX_N:,} tasks per set")
             if b < a:
                 raise SpecError(f"{where}.n: range from {lo.text!r} = {a} to {hi.text!r} = {b} is empty for m = {m}")
             out.extend((x, f"{lo.text}..{hi.text}") for x in range(a, b + 1, step))
         else:
-            out.append((e.at(m, f"{where}.n"), e.text))
+            n = e.at(m, f"{where}.n")
+            if n > MAX_N:
+                raise SpecError(f"{where}.n: n = {n} for m = {m}; at most {MAX_N:,} tasks per set")
+            out.append((n, e.text))
     seen, res = set(), []
     for n, text in out:
         if n not in seen:
@@ -581,8 +624,33 @@ def _resolve_n(nexprs, m: int, where: str) -> list:
     return res
 
 
+def _count_n(nexprs, m: int, where: str) -> int:
+    """How many task counts `_resolve_n` gives for `m` (at most), without listing them."""
+    k = 0
+    for e in nexprs:
+        if isinstance(e, tuple):
+            _, lo, hi, step = e
+            a, b = lo.at(m, f"{where}.n"), hi.at(m, f"{where}.n")
+            k += max(0, (b - a) // step + 1)
+        else:
+            k += 1
+    return k
+
+
 def _expand(spec: Spec, where: str):
-    """Expand the grid in the order m, n, utilization, epsilon; compute ids and seeds."""
+    """Expand the grid in the order m, n, utilization, epsilon; compute ids and seeds.
+
+    The grid's size is checked first (points, and points times samples), so that a typo such
+    as ``step = 0.0000001`` is an error, not an exhausted memory."""
+    per_m = (len(spec.util) if spec.util is not None else len(spec.util_frac)) * len(spec.epsilon)
+    points = sum(_count_n(spec.n, m, where) for m in spec.m) * per_m
+    if points > MAX_POINTS:
+        raise SpecError(f"{where}: the grid has {points:,} points; at most {MAX_POINTS:,} are allowed")
+    if points * spec.samples > MAX_TOTAL_SETS:
+        raise SpecError(
+            f"{where}: {points:,} points of {spec.samples:,} samples are {points * spec.samples:,} task sets; "
+            f"at most {MAX_TOTAL_SETS:,} are allowed"
+        )
     seen = set()
     for m in spec.m:
         for n, n_expr in _resolve_n(spec.n, m, where):
