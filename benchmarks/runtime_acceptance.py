@@ -1,11 +1,13 @@
 """The runtime's acceptance run (docs/runtime.md): one task set at U ≈ 0.6m and one at U ≈ 0.9m,
-each under gsn-edf, gsn-edf-di, pedf and kernel-sd on the same machine, side by side.
+each under every registered mechanism (or those given with --schedulers) on the same machine,
+side by side; the list comes from the mechanism registry (rtsched.schedulers()).
 
     python benchmarks/runtime_acceptance.py --cpus 0-15 --duration 5s --rt-priority 50 [--out DIR]
 
 Prints release latency, response times and the overhead terms per mechanism and writes every
-summary as JSON. gsn-edf-di uses the last CPU of --cpus for releases (so it schedules on one
-fewer). kernel-sd needs every online CPU (SCHED_DEADLINE's global admission).
+summary as JSON. A mechanism that needs a dedicated CPU (gsn-edf-di) uses the last CPU of --cpus
+for it (so it schedules on one fewer). kernel-sd needs every online CPU (SCHED_DEADLINE's global
+admission).
 """
 
 from __future__ import annotations
@@ -27,7 +29,11 @@ def main() -> int:
     ap.add_argument("--n-per-cpu", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default="runtime-acceptance")
-    ap.add_argument("--schedulers", default="gsn-edf,gsn-edf-di,pedf,kernel-sd")
+    ap.add_argument(
+        "--schedulers",
+        default=",".join(e["name"] for e in rtsched.schedulers()),
+        help="comma-separated registered mechanisms (default: every one in the registry)",
+    )
     ap.add_argument(
         "--high",
         type=float,
@@ -52,10 +58,14 @@ def main() -> int:
             file=sys.stderr,
             flush=True,
         )
+        registry = {e["name"]: e for e in rtsched.schedulers()}
         for sched in a.schedulers.split(","):
+            if sched not in registry:
+                print(f"unknown scheduler {sched!r}; known: {', '.join(registry)}", file=sys.stderr)
+                return 2
             kw = {}
             use = cpus
-            if sched == "gsn-edf-di":
+            if registry[sched]["dedicated_cpu"] == "required":
                 use, kw["dedicated_cpu"] = cpus[:-1], cpus[-1]
             try:
                 s = rtsched.run(ts, scheduler=sched, cpus=use, duration=a.duration, rt_priority=a.rt_priority, **kw)

@@ -22,6 +22,10 @@ SUMMARY_KEYS = {
     "priority_inversion_ns",
     "dropped_records",
     "overheads",
+    "params",
+    "metrics_horizon_ns",
+    "preemptions",
+    "migrations",
 }
 
 
@@ -46,19 +50,50 @@ def write_set(tmp_path, ts, name="ts.json"):
     return p
 
 
+def _stats_ok(st: dict, what: str) -> None:
+    """A statistics dict (count, avg_ns, p50_ns, p99_ns, max_ns) holds consistent values."""
+    assert set(st) == {"count", "avg_ns", "p50_ns", "p99_ns", "max_ns"}, what
+    assert st["count"] >= 0 and all(isinstance(st[k], int) and st[k] >= 0 for k in ("p50_ns", "p99_ns", "max_ns"))
+    if st["count"] == 0:
+        assert st == {"count": 0, "avg_ns": 0.0, "p50_ns": 0, "p99_ns": 0, "max_ns": 0}, what
+    else:
+        assert st["p50_ns"] <= st["p99_ns"] <= st["max_ns"], what
+        assert 0 <= st["avg_ns"] <= st["max_ns"], what
+
+
 @pytest.mark.parametrize("sched", ["gsn-edf", "pedf", "pfp"])
 def test_summary_keys_and_accounting(sched):
     s = rtsched.run(light(), scheduler=sched, cpus=[CPU], duration="200ms")
     assert SUMMARY_KEYS <= set(s)
     assert s["scheduler"] == sched and s["m"] == 1 and s["cpus"] == [CPU] and s["duration_ns"] == 200_000_000
+    assert s["dedicated_cpu"] is None and s["interrupted"] is False
+    assert s["params"] == ({"priorities": "dm"} if sched == "pfp" else {})
+    assert s["metrics_horizon_ns"] == s["duration_ns"]
     assert set(s["response_time_ns"]) == {"avg", "p99", "max"}
     assert set(s["release_latency_ns"]) == {"avg", "p50", "p99", "max"}
+    # Values, not only keys. Every completed job ran its WCET (>= 1 ms) after its release and
+    # finished by the end; percentiles are ordered.
+    rt, rl = s["response_time_ns"], s["release_latency_ns"]
+    assert s["completed"] > 0
+    assert 1_000_000 <= rt["avg"] <= rt["max"] and rt["p99"] <= rt["max"] <= s["duration_ns"]
+    assert rl["p50"] <= rl["p99"] <= rl["max"] and 0 <= rl["avg"] <= rl["max"] <= s["duration_ns"]
     for term in ("release", "schedule", "context_switch"):
         assert set(s["overheads"][term]) == {"count", "avg_ns", "p50_ns", "p99_ns", "max_ns"}
+    for term, st in s["overheads"].items():
+        _stats_ok(st, term)
+    ov = s["overheads"]
+    # Each completion is followed by a scheduler call and each dispatch by a context switch;
+    # coinciding releases share one handler call.
+    assert ov["schedule"]["count"] >= s["completed"] and ov["context_switch"]["count"] >= s["completed"]
+    assert 1 <= ov["release"]["count"] <= s["jobs"] and ov["release_event"]["count"] == ov["release"]["count"]
+    assert ov["ipi"]["count"] == 0, "one CPU: no remote reschedule request"
     assert s["released"] == s["completed"] + s["pending"] == s["jobs"]
     assert s["accounting_error"] is None and s["dropped_records"] == 0
     # ceil(200 / T) releases per task: 20 + 10 + 29.
     assert s["jobs"] == 20 + 10 + 29
+    assert 0 <= s["deadline_misses"] <= s["jobs"]
+    assert (s["max_tardiness_ns"] == 0) == (s["deadline_misses"] == 0)
+    assert s["migrations"] == 0 and 0 <= s["preemptions"]
     assert isinstance(s["priority_inversion_ns"], int) and 0 <= s["priority_inversion_ns"] <= s["duration_ns"]
     pi = s["priority_inversion"]
     assert pi["total_ns"] == s["priority_inversion_ns"]
@@ -73,6 +108,28 @@ def test_overload_terminates_and_misses():
     assert s["deadline_misses"] > 0
     assert s["released"] == s["completed"] + s["pending"]
     assert s["accounting_error"] is None
+    # U = 1.5 on one CPU: a job pending past its deadline at the end is a miss, so at least
+    # the jobs still pending whose deadline passed count, and tardiness is positive.
+    assert s["max_tardiness_ns"] > 0 and s["pending"] > 0
+    assert s["deadline_misses"] <= s["jobs"]
+
+
+def test_overloaded_run_exports_mark_every_miss(cli, tmp_path):
+    f = write_set(tmp_path, heavy())
+    names = [("json", "s.json"), ("trace", "t.jsonl"), ("gantt", "g.svg"), ("job-csv", "j.csv")]
+    out = {k: tmp_path / v for k, v in names}
+    args = [x for k, p in out.items() for x in (f"--{k}", p)]
+    code, _, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "200ms", *args)
+    assert code == 0, err
+    s = json.loads(out["json"].read_text())
+    misses = s["deadline_misses"]
+    assert misses > 0
+    lines = [json.loads(x) for x in out["trace"].read_text().splitlines()]
+    assert sum(1 for x in lines if x["ev"] == "deadline_miss") == misses
+    rows = out["job-csv"].read_text().splitlines()
+    col = rows[0].split(",").index("missed")
+    assert sum(int(r.split(",")[col]) for r in rows[1:]) == misses
+    assert out["gantt"].read_text().count("<title>deadline miss") == misses
 
 
 def test_pedf_without_placement_partitions_by_wfd(cli, tmp_path):
@@ -137,13 +194,23 @@ def test_exports_of_the_converted_trace_parse(cli, tmp_path):
     lines = [json.loads(x) for x in paths["trace"].read_text().splitlines()]
     assert lines[0]["ev"] == "meta" and lines[0]["m"] == 1 and lines[0]["horizon"] == 200_000_000
     assert sum(1 for x in lines if x["ev"] == "release") == s["jobs"]
-    assert sum(1 for x in lines if x["ev"] == "complete" and x["t"] <= s["duration_ns"]) <= s["completed"]
+    # The summary is computed from this very trace: its numbers are the trace's.
+    assert sum(1 for x in lines if x["ev"] == "complete" and x["t"] <= s["duration_ns"]) == s["completed"]
+    assert sum(1 for x in lines if x["ev"] == "deadline_miss") == s["deadline_misses"]
+    overheads = [x for x in lines if x["ev"] == "overhead"]
+    for term, st in s["overheads"].items():
+        samples = [x["duration"] for x in overheads if x["kind"] == term]
+        assert len(samples) == st["count"], term
+        assert max(samples, default=0) == st["max_ns"], term
     ts_ = [x["t"] for x in lines[1:]]
     assert ts_ == sorted(ts_)
     pf = json.loads(paths["perfetto"].read_text())
-    assert pf
+    assert len([e for e in pf["traceEvents"] if e.get("cat") == "job"]) >= s["completed"]
     rows = paths["job-csv"].read_text().splitlines()
     assert len(rows) == s["jobs"] + 1
+    header = rows[0].split(",")
+    resp = [int(r.split(",")[header.index("response_time")]) for r in rows[1:] if r.split(",")[header.index("finish")]]
+    assert len(resp) == s["completed"] and max(resp) == s["response_time_ns"]["max"]
     assert "<svg" in paths["gantt"].read_text()
     # The same trace as a PNG Gantt chart.
     png = tmp_path / "g.png"
@@ -157,6 +224,59 @@ def test_api_errors_are_rtsched_errors():
         rtsched.run(light(), scheduler="fifo", cpus=[CPU], duration="10ms")
     with pytest.raises(rtsched.RtschedError, match="global and takes no placement"):
         rtsched.run(light(), scheduler="gsn-edf", cpus=[CPU], duration="10ms", placement=[[0, 1, 2]])
+    with pytest.raises(rtsched.RtschedError, match='gsn-edf has no parameter "priorities"'):
+        rtsched.run(light(), scheduler="gsn-edf", cpus=[CPU], duration="10ms", params={"priorities": "rm"})
+    with pytest.raises(rtsched.RtschedError, match="parameter priorities"):
+        rtsched.run(light(), scheduler="pfp", cpus=[CPU], duration="10ms", params={"priorities": "1,2"})
+    with pytest.raises(rtsched.RtschedError, match="needs a dedicated_cpu for release handling"):
+        rtsched.run(light(), scheduler="gsn-edf-di", cpus=[CPU], duration="10ms")
+
+
+def test_the_registry_lists_every_mechanism_with_its_declarations():
+    reg = rtsched.schedulers()
+    names = [e["name"] for e in reg]
+    assert names[:5] == ["pedf", "pfp", "gsn-edf", "gsn-edf-di", "kernel-sd"] and len(set(names)) == len(names)
+    by = {e["name"]: e for e in reg}
+    assert by["pedf"]["placement"] == by["pfp"]["placement"] == "partition"
+    assert by["gsn-edf"]["placement"] == "none" and by["gsn-edf"]["dedicated_cpu"] == "none"
+    assert by["gsn-edf-di"]["dedicated_cpu"] == "required" and by["gsn-edf-di"]["dedicated_role"] == "release handling"
+    assert [p["name"] for p in by["pfp"]["params"]] == ["priorities"] and by["pfp"]["params"][0]["default"] == "dm"
+    assert by["gsn-edf"]["invariant"] == "global" and by["pedf"]["invariant"] == "partitioned"
+    assert by["kernel-sd"]["invariant"].startswith("none:") and by["kernel-sd"]["user_jobs"] is False
+    terms = [t["name"] for t in by["gsn-edf"]["terms"]]
+    assert terms == ["release", "release_event", "schedule", "lock_wait", "context_switch", "ipi"]
+    assert by["kernel-sd"]["terms"] == [], "the kernel's overheads are not observable from user space"
+    from rtsched.run import terms as model_terms
+
+    assert model_terms("gsn-edf") == terms
+
+
+def test_list_schedulers_prints_one_line_per_registered_mechanism(cli):
+    code, out, err = cli("run", "--list-schedulers")
+    assert code == 0, err
+    lines = out.splitlines()
+    reg = rtsched.schedulers()
+    assert len(lines) == len(reg)
+    for line, e in zip(lines, reg, strict=True):
+        assert line.split()[0] == e["name"] and line == e["line"]
+    assert "params priorities=dm" in lines[1] and "needs a dedicated CPU" in lines[3]
+    code, out, err = cli("run", "--scheduler", "gsn-edf")
+    assert code == 2 and "FILE is required" in err and len(err.splitlines()) == 1
+
+
+def test_mechanism_parameters_reach_the_builder_from_the_cli(cli, tmp_path):
+    # Task 0 (T = 10 ms) and task 2 (T = 7 ms): deadline- and rate-monotonic agree here, so
+    # give the ranks explicitly to make task 0 the top priority, by name and by --param.
+    f = write_set(tmp_path, light())
+    for args in (["--priorities", "0,2,1"], ["--param", "priorities=0,2,1"]):
+        code, out, err = cli("run", f, "--scheduler", "pfp", "--cpus", CPU, "--duration", "100ms", *args)
+        assert code == 0, err
+        s = json.loads(out)
+        assert s["params"] == {"priorities": "0,2,1"} and s["accounting_error"] is None
+    code, out, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "100ms", "--priorities", "rm")
+    assert code == 2 and 'gsn-edf has no parameter "priorities"' in err and len(err.splitlines()) == 1
+    code, out, err = cli("run", f, "--scheduler", "pfp", "--cpus", CPU, "--duration", "100ms", "--param", "priorities")
+    assert code == 2 and "KEY=VALUE" in err
 
 
 def test_measure_overheads_quick_writes_a_model(cli, tmp_path):
@@ -168,6 +288,15 @@ def test_measure_overheads_quick_writes_a_model(cli, tmp_path):
     assert err.count("n=") == 3  # progress lines
     model = json.loads((out / "overheads-gsn-edf.json").read_text())
     assert model["scheduler"] == "gsn-edf" and model["m"] == 1 and "machine" in model
+    assert model["params"] == {} and model["seconds_per_run"] == 0.1 and model["interrupted"] is False
+    # The model's terms are the mechanism's, from the registry, and each has a value per n run.
+    from rtsched.run import terms
+
+    assert set(model["terms"]) <= set(terms("gsn-edf")) and {"release", "schedule"} <= set(model["terms"])
+    assert [r["n"] for r in model["runs"]] == [1, 5, 10]
+    for t, v in model["terms"].items():
+        assert len(v["n"]) == len(v["avg_ns"]) == len(v["max_ns"]) == len(v["count"]), t
+        assert all(c > 0 for c in v["count"]), t
     rel = model["terms"]["release"]
     assert rel["n"] == [1, 5, 10]
     assert len(rel["avg_ns"]) == len(rel["max_ns"]) == 3

@@ -19,6 +19,7 @@ KEYS = {
     "horizon_capped",
     "horizon_message",
     "overheads",
+    "interrupted",
     "per_task",
 }
 TASK_KEYS = {"task", "jobs", "deadline_misses", "max_response_time_ns", "preemptions", "migrations"}

@@ -21,7 +21,7 @@ from ._core import (  # noqa: F401
 )
 from .api import analyze, analyze_many, analyze_table, generate, partition, tests_available  # noqa: F401
 from .io import load, loads, save  # noqa: F401
-from .run import run  # noqa: F401,E402
+from .run import run, schedulers  # noqa: F401,E402
 from .simulate import simulate, simulate_forkjoin  # noqa: F401
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "partition",
     "run",
     "save",
+    "schedulers",
     "simulate",
     "simulate_forkjoin",
     "tests_available",

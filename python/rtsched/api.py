@@ -83,15 +83,21 @@ def analyze(
     max_steps: int = 1_000_000,
     *,
     exact_utilization: bool = False,
+    **overheads,
 ) -> dict:
     """Runs schedulability tests on one task set; returns the documented JSON object as a dict.
 
     ``utilization`` is a float for reading; with ``exact_utilization=True`` the report also
     holds ``utilization_exact``, the exact total as a ``"num/den"`` string (verdicts never
     depend on it: every test decides exactly on its own).
+
+    With ``overheads=MODEL`` (a model file, JSON text or dict) and ``mechanism=NAME`` (and
+    optionally ``stat``, ``cpd``, ``quantum``, ``extrapolate``) the result also has an
+    ``"overheads"`` object: hard and soft verdicts after task-parameter inflation
+    (docs/overheads.md).
     """
     ts = v.task_set(ts, "ts")
-    return analyze_many([ts], m, tests, max_steps, exact_utilization=exact_utilization)[0]
+    return analyze_many([ts], m, tests, max_steps, exact_utilization=exact_utilization, **overheads)[0]
 
 
 def analyze_many(
@@ -102,13 +108,18 @@ def analyze_many(
     *,
     exact_utilization: bool = False,
     progress: bool = False,
+    **overheads,
 ) -> list[dict]:
     """Runs the tests on many task sets in parallel in Rust (the GIL is released).
 
     ``m`` overrides each set's own processor count. ``progress=True`` draws sets/s and an ETA
     on stderr. Ctrl-C stops within a fraction of a second: the ``KeyboardInterrupt`` raised
     carries the reports of the sets finished before it as ``.partial`` (a list, in order).
+    ``overheads`` as in :func:`analyze`.
     """
+    with_overheads = overheads.get("overheads") is not None or overheads.get("mechanism") is not None
+    if overheads and not with_overheads:
+        raise RtschedError(f"unexpected arguments {sorted(overheads)} without overheads= and mechanism=")
     sets = v.task_sets(sets, "sets")
     m = v.optional_processors(m)
     tests = v.test_names(tests)
@@ -123,6 +134,12 @@ def analyze_many(
         e = KeyboardInterrupt(f"interrupted after {len(out)} of {len(sets)} task sets")
         e.partial = out
         raise e
+    if with_overheads:
+        from .overheads import analyze_overheads
+
+        ms = [_resolve_m(ts, m) for ts in sets]
+        for r, o in zip(out, analyze_overheads(sets, ms, max_steps=max_steps, **overheads), strict=True):
+            r["overheads"] = o
     return out
 
 

@@ -209,6 +209,9 @@ def _add_analyze(sub):
         "it reports gave_up",
     )
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    from .overheads import add_analyze_options
+
+    add_analyze_options(p)
     p.set_defaults(func=cmd_analyze)
 
 
@@ -234,6 +237,10 @@ def _print_report_table(results: list[dict]) -> None:
             if name == "gedf_srt" and res.get("tardiness_ns") is not None:
                 extra = f"  (max tardiness bound {max(res['tardiness_ns'], default=0)} ns)"
             print(f"  {name:<{width}}  {_verdict_word(res)}{extra}")
+        if "overheads" in r:
+            from .overheads import table_lines
+
+            print("\n".join(table_lines(r["overheads"])))
 
 
 def cmd_analyze(args) -> int:
@@ -241,7 +248,11 @@ def cmd_analyze(args) -> int:
     from .io import _format, load
 
     fmt = _format(args.file)
-    if fmt == "jsonl":
+    ovh = {}
+    if args.overheads is not None or args.mechanism is not None:
+        ovh = dict(overheads=args.overheads, mechanism=args.mechanism, stat=args.stat, cpd=args.cpd)
+        ovh.update(quantum=args.quantum, extrapolate=args.extrapolate)
+    if fmt == "jsonl" and not ovh:
         # The batch path: read, parse, analyse and serialise in Rust, chunk by chunk, in parallel.
         prog, close = _progress("analyze", "task sets", args.quiet)
         try:
@@ -285,12 +296,29 @@ def cmd_analyze(args) -> int:
     from .api import analyze_many
 
     sets = load(args.file)
-    results = analyze_many(sets, args.m, args.tests, args.max_steps, exact_utilization=args.exact_utilization)
+    results = analyze_many(sets, args.m, args.tests, args.max_steps, exact_utilization=args.exact_utilization, **ovh)
     if args.json:
         for r in results:
             print(json.dumps(r))
         return 0
-    _print_report_table(results)
+    if len(results) <= 20:
+        _print_report_table(results)
+        return 0
+    names = list(results[0]["results"])
+    width = max([len(k) for k in names] + [len(f"{args.mechanism} hard")] if ovh else [len(k) for k in names])
+    print(f"{len(results)} task sets")
+    print(f"  {'test':<{width}}  {'accepted':>9}  {'rejected':>9}  {'gave up':>8}")
+    for name in names:
+        acc = sum(1 for r in results if r["results"][name].get("schedulable") is True)
+        gave = sum(1 for r in results if r["results"][name].get("gave_up"))
+        print(f"  {name:<{width}}  {acc:>9}  {len(results) - acc - gave:>9}  {gave:>8}")
+    if ovh:
+        for key in ("hard", "soft"):
+            side = [r["overheads"][key] for r in results]
+            acc = sum(1 for s in side if s["schedulable"] is True)
+            gave = sum(1 for s in side if s["gave_up"])
+            label = f"{args.mechanism} {key}"
+            print(f"  {label:<{width}}  {acc:>9}  {len(results) - acc - gave:>9}  {gave:>8}")
     return 0
 
 
@@ -621,21 +649,68 @@ def cmd_quickstart(args) -> int:
     return 0
 
 
+def _registry() -> list[dict]:
+    from .run import schedulers
+
+    return schedulers()
+
+
+def _add_mechanism_options(p, registry: list[dict]) -> None:
+    """--scheduler (choices from the registry), --dedicated-cpu, --param KEY=VALUE, and one
+    named option per parameter declared in the registry (e.g. --priorities for pfp)."""
+    names = [e["name"] for e in registry]
+    p.add_argument("--scheduler", choices=names, help="the mechanism (rtsched run --list-schedulers)")
+    roles = [f"{e['name']}: {e['dedicated_role']}" for e in registry if e["dedicated_cpu"] != "none"]
+    p.add_argument(
+        "--dedicated-cpu", type=int, help="the dedicated CPU of mechanisms that have one (" + "; ".join(roles) + ")"
+    )
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a mechanism parameter (repeatable); the registry lists each mechanism's (--list-schedulers)",
+    )
+    declared: dict[str, list[tuple[str, dict]]] = {}
+    for e in registry:
+        for prm in e["params"]:
+            declared.setdefault(prm["name"], []).append((e["name"], prm))
+    group = p.add_argument_group("mechanism parameters (from the registry; the same as --param NAME=VALUE)")
+    for name, users in declared.items():
+        opt = "--" + name.replace("_", "-")
+        if opt in p._option_string_actions:  # never shadow a run option; --param still works
+            continue
+        flag = any(prm["flag"] for _, prm in users)
+        helps = "; ".join(f"{m}: {prm['help']} (default {prm['default']})" for m, prm in users)
+        kw = {"nargs": "?", "const": "true"} if flag else {"metavar": "VALUE"}
+        group.add_argument(opt, dest=f"param__{name}", default=None, help=helps, **kw)
+
+
+def _mechanism_params(args) -> list[str]:
+    """The --param pairs plus the named parameter options that were given."""
+    pairs = list(args.param)
+    for k, val in vars(args).items():
+        if k.startswith("param__") and val is not None:
+            pairs.append(f"{k[len('param__') :]}={val}")
+    return pairs
+
+
 def _add_run(sub):
+    registry = _registry()
     p = sub.add_parser(
         "run",
         help="run a task set on real cores under a scheduler mechanism",
         description="Run the task set in FILE on real pinned threads under a scheduler mechanism (docs/runtime.md) "
-        "and print the summary JSON. pedf/pfp without --placement are partitioned by worst-fit decreasing with "
-        "the scheduler's exact admission test, as in simulate. "
+        "and print the summary JSON. Mechanisms that need a placement are partitioned by worst-fit decreasing "
+        "with the scheduler's exact admission test, as in simulate, when --placement is not given. "
+        "--list-schedulers prints the registered mechanisms, one line each. "
         "Ctrl-C stops the run early; the results of the time run are still printed and written, marked "
         '"interrupted": true, and the exit status is 130.',
     )
-    p.add_argument("file", help="task-set file (.json or .csv; a .jsonl must hold one set)")
-    p.add_argument("--scheduler", required=True, choices=["gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd"])
-    p.add_argument("--placement", help="pedf/pfp: placement JSON (rtsched partition --json)")
+    p.add_argument("file", nargs="?", help="task-set file (.json or .csv; a .jsonl must hold one set)")
+    p.add_argument("--list-schedulers", action="store_true", help="print the registered mechanisms and exit")
+    p.add_argument("--placement", help="placement JSON (rtsched partition --json) for mechanisms that need one")
     p.add_argument("--cpus", help="CPU list, e.g. 0,1 or 0-3 (default: the first allowed CPU)")
-    p.add_argument("--dedicated-cpu", type=int, help="gsn-edf-di: the release CPU")
     p.add_argument("--duration", default="10s", help="run length (default 10s)")
     p.add_argument("--rt-priority", type=int, help="run at SCHED_FIFO priority P (needs root or CAP_SYS_NICE)")
     p.add_argument("--idle", default="sleep", choices=["sleep", "spin"], help="what idle workers do (default sleep)")
@@ -646,14 +721,23 @@ def _add_run(sub):
     p.add_argument("--perfetto", metavar="OUT", help="write a Perfetto / Chrome trace-event JSON")
     p.add_argument("--gantt", metavar="OUT", help="write a Gantt chart (.svg or .png)")
     p.add_argument("--job-csv", metavar="OUT", help="write the per-job CSV")
+    _add_mechanism_options(p, registry)
     p.set_defaults(func=cmd_run)
 
 
 def cmd_run(args) -> int:
     from .io import load
     from .output import write_data
-    from .run import gantt_png, run_raw
+    from .run import gantt_png, run_raw, schedulers
 
+    if args.list_schedulers:
+        for e in schedulers():
+            print(e["line"])
+        return 0
+    if not args.file:
+        raise RtschedError("the task-set FILE is required (or --list-schedulers)")
+    if not args.scheduler:
+        raise RtschedError("--scheduler is required (rtsched run --list-schedulers lists them)")
     sets = load(args.file)
     if len(sets) != 1:
         raise RtschedError(f"{args.file}: run takes one task set, the file holds {len(sets)}")
@@ -677,6 +761,7 @@ def cmd_run(args) -> int:
         force=args.force,
         seed=args.seed,
         exports=exports,
+        params=_mechanism_params(args),
     )
     text = json.dumps(res["summary"], indent=1)
     print(text)
@@ -702,23 +787,25 @@ def _add_measure(sub):
         help="measure a mechanism's overheads as a function of n (seed 000 App. A)",
         description="Run RandFixedSum task sets of n = m, 2m, ..., 10m tasks (U uniform in [0.4m, 0.8m], periods "
         "log-uniform in [10, 100] ms, synchronous release), 30 s each, and write an overhead model JSON and plots "
-        "(docs/runtime.md, Overhead model format). Ctrl-C writes the model for the n already measured (exit 130).",
+        "(docs/runtime.md, Overhead model format) with every overhead term the mechanism's registry entry declares. "
+        "Ctrl-C writes the model for the n already measured (exit 130).",
     )
-    p.add_argument("--scheduler", required=True, choices=["gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd"])
     p.add_argument("--quick", action="store_true", help="1 s per run and n in {m, 5m, 10m}")
     p.add_argument("--cpus", help="CPU list, e.g. 0,1 (default: the first allowed CPU)")
-    p.add_argument("--dedicated-cpu", type=int, help="gsn-edf-di: the release CPU")
     p.add_argument("--rt-priority", type=int, help="SCHED_FIFO priority (needs root or CAP_SYS_NICE)")
     p.add_argument("--force", action="store_true", help="accept more threads than cores")
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     p.add_argument("--out", default="overheads", help="output directory (default ./overheads)")
     p.add_argument("--seconds", type=float, help=argparse.SUPPRESS)
+    _add_mechanism_options(p, _registry())
     p.set_defaults(func=cmd_measure)
 
 
 def cmd_measure(args) -> int:
     from .run import measure_overheads
 
+    if not args.scheduler:
+        raise RtschedError("--scheduler is required (rtsched run --list-schedulers lists them)")
     model = measure_overheads(
         args.scheduler,
         cpus=args.cpus,
@@ -729,6 +816,7 @@ def cmd_measure(args) -> int:
         dedicated_cpu=args.dedicated_cpu,
         rt_priority=args.rt_priority,
         force=args.force,
+        params=_mechanism_params(args),
     )
     return 130 if model.get("interrupted") else 0
 

@@ -21,8 +21,51 @@ from . import _core
 from ._core import RtschedError, TaskSet
 from .output import save_figure, write_text
 
-SCHEDULERS = ["gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd"]
 EXPORTS = {"trace": "jsonl", "perfetto": "perfetto", "job_csv": "job_csv", "gantt": "gantt_svg"}
+
+
+def schedulers() -> list[dict]:
+    """The mechanism registry (docs/runtime.md, "Mechanism registry"), in registration order:
+    one dict per mechanism with ``name``, ``summary``, ``line`` (what ``rtsched run
+    --list-schedulers`` prints), ``params`` (``name``, ``kind``, ``default``, ``help``, ``flag``),
+    ``placement`` (``"none"`` or ``"partition"``), ``dedicated_cpu`` (``"none"``, ``"optional"``,
+    ``"required"``), ``dedicated_role``, ``terms`` (the overhead terms it traces: ``name``,
+    ``symbol``, ``help``, ``tracking``), ``invariant``, ``user_jobs`` and ``backend``."""
+    return json.loads(_core.mechanisms())
+
+
+def scheduler_names() -> list[str]:
+    """The registered mechanism names."""
+    return [e["name"] for e in schedulers()]
+
+
+def find_scheduler(name: str) -> dict:
+    """The registry entry of ``name``; an unknown name raises RtschedError listing the known ones."""
+    for e in schedulers():
+        if e["name"] == name:
+            return e
+    raise RtschedError(f"unknown scheduler {name!r}; known: {', '.join(scheduler_names())}")
+
+
+def _param_pairs(params) -> list[tuple[str, str]]:
+    """``{"priorities": "rm", "staggered": True}`` or ``["k=v", ...]`` -> ``[(k, text), ...]``."""
+    if params is None:
+        return []
+    if isinstance(params, dict):
+        items = list(params.items())
+    else:
+        items = []
+        for kv in params:
+            k, sep, v = str(kv).partition("=")
+            if not sep or not k.strip():
+                raise RtschedError(f"bad parameter {kv!r}: use KEY=VALUE")
+            items.append((k.strip(), v))
+    out = []
+    for k, v in items:
+        if isinstance(v, bool):
+            v = "true" if v else "false"
+        out.append((str(k), str(v)))
+    return out
 
 
 def parse_cpus(spec) -> list[int]:
@@ -107,6 +150,7 @@ def run_raw(
     force: bool = False,
     seed: int = 0,
     exports: Sequence[str] = (),
+    params=None,
     quiet: bool = False,
 ) -> dict:
     """Like :func:`run` but returns ``{"summary": dict, export name: text, "interrupted": bool}``.
@@ -115,12 +159,12 @@ def run_raw(
     50 ms, the run winds down in a few ms, and this returns what it measured with
     ``interrupted`` true (also in the summary) and the summary's ``duration_ns`` the time
     actually run."""
-    if scheduler not in SCHEDULERS:
-        raise RtschedError(f"unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")
+    entry = find_scheduler(scheduler)
     cpu_list = parse_cpus(cpus)
     dur = _duration_ns(duration)
+    pairs = _param_pairs(params)
     partition = None
-    if scheduler in ("pedf", "pfp"):
+    if entry["placement"] == "partition":
         if placement is not None:
             partition = _placement_partition(placement, ts, len(cpu_list))
         else:
@@ -134,7 +178,20 @@ def run_raw(
     elif placement is not None:
         raise RtschedError(f"{scheduler} is global and takes no placement")
     res = dict(
-        _core.run(ts, scheduler, cpu_list, dur, partition, dedicated_cpu, rt_priority, idle, force, seed, list(exports))
+        _core.run(
+            ts,
+            scheduler,
+            cpu_list,
+            dur,
+            partition,
+            dedicated_cpu,
+            rt_priority,
+            idle,
+            force,
+            seed,
+            list(exports),
+            pairs,
+        )
     )
     res["summary"] = json.loads(res["summary"])
     res["interrupted"] = bool(res["summary"].get("interrupted"))
@@ -150,19 +207,24 @@ def run_raw(
 
 
 def run(ts: TaskSet, scheduler: str = "gsn-edf", cpus=None, duration="1s", **kw) -> dict:
-    """Runs ``ts`` on real cores under ``scheduler`` (gsn-edf, gsn-edf-di, pedf, pfp, kernel-sd)
-    for ``duration`` and returns the summary dict (docs/runtime.md). ``cpus``: a list or
-    ``"0,1"`` (default: the first CPU this process may use). Keywords: ``placement`` (pedf/pfp;
-    default worst-fit decreasing with the scheduler's exact admission test, as in
-    ``simulate``), ``dedicated_cpu`` (gsn-edf-di), ``rt_priority``, ``idle``
-    ("sleep"/"spin"), ``force``, ``seed``."""
+    """Runs ``ts`` on real cores under ``scheduler`` (a registered mechanism:
+    :func:`scheduler_names`) for ``duration`` and returns the summary dict (docs/runtime.md).
+    ``cpus``: a list or ``"0,1"`` (default: the first CPU this process may use). Keywords:
+    ``placement`` (mechanisms that need one; default worst-fit decreasing with the scheduler's
+    exact admission test, as in ``simulate``), ``dedicated_cpu`` (mechanisms with a dedicated
+    CPU), ``params`` (the mechanism's parameters, e.g. ``{"priorities": "rm"}`` for pfp),
+    ``rt_priority``, ``idle`` ("sleep"/"spin"), ``force``, ``seed``."""
     return run_raw(ts, scheduler=scheduler, cpus=cpus, duration=duration, **kw)["summary"]
 
 
 # ---------------------------------------------------------------------------------------------
 # The overhead experiment (seed 000, Appendix A).
 
-TERMS = ["release", "release_event", "schedule", "lock_wait", "context_switch", "ipi"]
+
+def terms(scheduler: str) -> list[str]:
+    """The overhead terms ``scheduler`` traces, from its registry entry (the engine's terms and
+    the mechanism's own): the term list of its overhead model."""
+    return [t["name"] for t in find_scheduler(scheduler)["terms"]]
 
 
 def measure_overheads(
@@ -176,6 +238,7 @@ def measure_overheads(
     dedicated_cpu: int | None = None,
     rt_priority: int | None = None,
     force: bool = False,
+    params=None,
     log=sys.stderr,
 ) -> dict:
     """Runs the experiment and writes ``DIR/overheads-<scheduler>.json`` plus
@@ -183,6 +246,7 @@ def measure_overheads(
 
     Ctrl-C stops the experiment: the model and plots are written for the n fully measured
     (the interrupted run is left out) and the model has ``"interrupted": true``."""
+    term_names = terms(scheduler)
     cpu_list = parse_cpus(cpus)
     m = len(cpu_list)
     ns = [m, 5 * m, 10 * m] if quick else [k * m for k in range(1, 11)]
@@ -191,7 +255,7 @@ def measure_overheads(
         raise RtschedError(f"seconds must be positive, got {secs}")
     rng = random.Random(seed)
     os.makedirs(out, exist_ok=True)
-    terms: dict = {t: {"n": [], "avg_ns": [], "max_ns": [], "count": []} for t in TERMS}
+    table: dict = {t: {"n": [], "avg_ns": [], "max_ns": [], "count": []} for t in term_names}
     runs = []
     from .api import generate
 
@@ -214,6 +278,7 @@ def measure_overheads(
                 rt_priority=rt_priority,
                 force=force,
                 seed=seed,
+                params=params,
                 quiet=True,
             )["summary"]
         except KeyboardInterrupt:  # Ctrl-C outside the run itself (e.g. while generating)
@@ -236,18 +301,19 @@ def measure_overheads(
                 "dropped_records": s["dropped_records"],
             }
         )
-        for t in TERMS:
+        for t in term_names:
             o = s["overheads"].get(t)
             if not o or not o["count"]:
                 continue
-            terms[t]["n"].append(n)
-            terms[t]["avg_ns"].append(o["avg_ns"])
-            terms[t]["max_ns"].append(o["max_ns"])
-            terms[t]["count"].append(o["count"])
+            table[t]["n"].append(n)
+            table[t]["avg_ns"].append(o["avg_ns"])
+            table[t]["max_ns"].append(o["max_ns"])
+            table[t]["count"].append(o["count"])
     model = {
         "format": "rtsched-overhead-model",
         "version": 1,
         "scheduler": scheduler,
+        "params": dict(_param_pairs(params)),
         "m": m,
         "cpus": cpu_list,
         "machine": {
@@ -259,7 +325,7 @@ def measure_overheads(
         "seconds_per_run": secs,
         "seed": seed,
         "interrupted": interrupted,
-        "terms": {t: v for t, v in terms.items() if v["n"]},
+        "terms": {t: v for t, v in table.items() if v["n"]},
         "runs": runs,
     }
     path = os.path.join(out, f"overheads-{scheduler}.json")

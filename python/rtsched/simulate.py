@@ -15,6 +15,7 @@ from . import _core
 from . import validate as v
 from ._core import RtschedError, TaskSet
 from .output import save_figure, write_data
+from .overheads import overheads_text as _overheads_text  # one reader for simulate and analyze
 
 GANTT_FORMATS = (".svg", ".png")
 FORKJOIN = ("rtws", "gedf", "spres")
@@ -37,24 +38,6 @@ def _placement_text(placement) -> str | None:
     if isinstance(placement, str):
         return placement
     raise RtschedError(f"field 'placement': expected a placement dict or JSON text, got {type(placement).__name__}")
-
-
-def _overheads_text(overheads) -> str | None:
-    """An overhead model or constants as JSON text: a dict, JSON text, or a path to a file."""
-    if overheads is None:
-        return None
-    if isinstance(overheads, dict):
-        return json.dumps(overheads)
-    if isinstance(overheads, str) and overheads.lstrip().startswith("{"):
-        return overheads
-    if isinstance(overheads, (str, os.PathLike)):
-        from .io import read_text
-
-        try:
-            return read_text(overheads, "overheads")
-        except RtschedError as e:
-            raise RtschedError(f"field 'overheads': {e}") from None
-    raise RtschedError(f"field 'overheads': expected a dict, JSON text or a file path, got {type(overheads).__name__}")
 
 
 def _check_outputs(**paths) -> None:

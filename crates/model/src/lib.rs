@@ -12,6 +12,8 @@
 //!   strict JSON reader behind every JSON input (duplicate keys are errors).
 //! * [`Stop`] lets a caller end long work early (Ctrl-C).
 //! * [`MAX_M`] bounds the processor count everywhere, before anything is allocated per processor.
+//! * [`overheads`] is the overhead model: the term vocabulary, per-term values and the measured
+//!   model file, shared by analysis, simulator and runtime.
 //!
 //! Invalid input is a [`ModelError`] whose message names the task and the field.
 
@@ -20,6 +22,7 @@ pub mod exact;
 pub mod forkjoin;
 pub mod io;
 pub mod json;
+pub mod overheads;
 pub mod stop;
 pub mod task;
 pub mod taskset;

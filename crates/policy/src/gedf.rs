@@ -18,9 +18,8 @@
 //! Ties: [`Prio`] order (deadline, task index, job sequence). Idle CPUs are taken lowest index
 //! first, which reproduces Fig. 1 of the paper.
 
+use crate::queue::{BinaryReady, ReadyQueue};
 use crate::{Dirty, Policy, Prio};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// Processor mapping: an indexed binary max-heap of CPUs keyed by "lowness", whose top is the
 /// lowest-priority CPU (an idle CPU with the smallest index if any is idle). Keys are packed
@@ -98,10 +97,11 @@ impl CpuHeap {
 }
 
 /// Event-driven global EDF (or global FP, if given fixed-priority keys: the policy only
-/// compares [`Prio`]s).
+/// compares [`Prio`]s). `Q` is the ready queue (default: std's binary heap); the processor
+/// mapping is the policy's own CPU heap — the one in the workspace.
 #[derive(Debug, Clone)]
-pub struct Gedf {
-    ready: BinaryHeap<Reverse<Prio>>,
+pub struct Gedf<Q: ReadyQueue = BinaryReady> {
+    ready: Q,
     linked: Vec<Option<Prio>>,
     cpus: CpuHeap,
     dirty: Dirty,
@@ -109,17 +109,56 @@ pub struct Gedf {
 
 impl Gedf {
     pub fn new(m: usize) -> Gedf {
-        Gedf { ready: BinaryHeap::new(), linked: vec![None; m], cpus: CpuHeap::new(m), dirty: Dirty::new(m) }
+        Gedf::with_queue(m, BinaryReady::new())
+    }
+}
+
+impl<Q: ReadyQueue> Gedf<Q> {
+    /// `m` idle CPUs over the (empty) ready queue `ready`.
+    pub fn with_queue(m: usize, ready: Q) -> Gedf<Q> {
+        Gedf { ready, linked: vec![None; m], cpus: CpuHeap::new(m), dirty: Dirty::new(m) }
     }
 
     /// Links `job` to `cpu`; a job displaced from `cpu` goes back to the ready queue.
     #[inline]
     fn link(&mut self, cpu: usize, job: Prio) {
         if let Some(old) = self.linked[cpu].replace(job) {
-            self.ready.push(Reverse(old));
+            self.ready.push(old);
         }
         self.cpus.update(self.linked[cpu], cpu);
         self.dirty.mark(cpu);
+    }
+
+    /// Exchanges the jobs linked to CPUs `a` and `b` (both marked changed). The linked *set*
+    /// is unchanged, so the invariant still holds; a mechanism swaps when the policy links a
+    /// job to one CPU while it is still running on another (LITMUS^RT's `link_task_to_cpu`;
+    /// the link swaps of Cerqueira et al., RTAS 2014, §III-C "Concurrency challenges").
+    pub fn swap_links(&mut self, a: usize, b: usize) {
+        if a == b || a >= self.linked.len() || b >= self.linked.len() {
+            return;
+        }
+        self.linked.swap(a, b);
+        self.cpus.update(self.linked[a], a);
+        self.cpus.update(self.linked[b], b);
+        self.dirty.mark(a);
+        self.dirty.mark(b);
+    }
+
+    /// Calls `f` with each CPU whose link changed since the last drain (each once, in order)
+    /// and forgets them: [`Policy::drain_dirty`] without an output vector.
+    #[inline]
+    pub fn drain_dirty_with(&mut self, f: impl FnMut(u32)) {
+        self.dirty.drain_with(f)
+    }
+
+    /// The CPU the policy would preempt next: the lowest-priority CPU (an idle one first).
+    pub fn lowest_cpu(&self) -> usize {
+        self.cpus.top()
+    }
+
+    /// The ready queue (read-only: every change goes through the policy).
+    pub fn ready_queue(&self) -> &Q {
+        &self.ready
     }
 
     /// The CPU `job` should be linked to now, if any: the lowest-priority CPU, when it is idle
@@ -136,7 +175,7 @@ impl Gedf {
 
     /// Adds a ready job to the ready queue without linking (quantum-driven use).
     pub fn enqueue(&mut self, job: Prio) {
-        self.ready.push(Reverse(job));
+        self.ready.push(job);
     }
 
     /// Unlinks the job of `cpu` (it completed) without refilling the CPU.
@@ -154,7 +193,7 @@ impl Gedf {
     /// it, the `min(m, r)` highest-priority ready jobs are linked.
     #[inline]
     pub fn link_all(&mut self) {
-        while let Some(&Reverse(top)) = self.ready.peek() {
+        while let Some(top) = self.ready.peek() {
             match self.target(&top) {
                 Some(c) => {
                     self.ready.pop();
@@ -168,7 +207,7 @@ impl Gedf {
     /// One CPU's own decision (staggered tick): take the highest-priority ready job if the
     /// CPU is idle or that job beats the CPU's linked job.
     pub fn link_one(&mut self, cpu: usize) {
-        if let (Some(&Reverse(top)), Some(cur)) = (self.ready.peek(), self.linked.get(cpu)) {
+        if let (Some(top), Some(cur)) = (self.ready.peek(), self.linked.get(cpu)) {
             if cur.is_none_or(|c| top.higher_than(&c)) {
                 self.ready.pop();
                 self.link(cpu, top);
@@ -183,13 +222,11 @@ impl Gedf {
 
     /// Removes `job` from the ready queue (O(r); only for the rare [`Policy::job_done`]).
     fn dequeue(&mut self, job: Prio) -> bool {
-        let before = self.ready.len();
-        self.ready.retain(|&Reverse(j)| j != job);
-        self.ready.len() != before
+        self.ready.remove(job)
     }
 }
 
-impl Policy for Gedf {
+impl<Q: ReadyQueue> Policy for Gedf<Q> {
     fn m(&self) -> usize {
         self.linked.len()
     }
@@ -197,7 +234,7 @@ impl Policy for Gedf {
     fn job_ready(&mut self, job: Prio) {
         match self.target(&job) {
             Some(c) => self.link(c, job),
-            None => self.ready.push(Reverse(job)),
+            None => self.ready.push(job),
         }
     }
     #[inline]
@@ -226,10 +263,10 @@ impl Policy for Gedf {
     }
 }
 
-/// Quantum-driven global EDF: links change only at ticks.
+/// Quantum-driven global EDF: links change only at ticks. `Q` as for [`Gedf`].
 #[derive(Debug, Clone)]
-pub struct GedfQuantum {
-    inner: Gedf,
+pub struct GedfQuantum<Q: ReadyQueue = BinaryReady> {
+    inner: Gedf<Q>,
 }
 
 impl GedfQuantum {
@@ -238,7 +275,14 @@ impl GedfQuantum {
     }
 }
 
-impl Policy for GedfQuantum {
+impl<Q: ReadyQueue> GedfQuantum<Q> {
+    /// `m` idle CPUs over the (empty) ready queue `ready`.
+    pub fn with_queue(m: usize, ready: Q) -> GedfQuantum<Q> {
+        GedfQuantum { inner: Gedf::with_queue(m, ready) }
+    }
+}
+
+impl<Q: ReadyQueue> Policy for GedfQuantum<Q> {
     fn m(&self) -> usize {
         self.inner.m()
     }
@@ -362,6 +406,23 @@ mod tests {
         assert_eq!(q.linked(0), None); // quantum-driven: no refill before the next tick
         q.tick(None);
         assert_eq!(q.linked(0), None);
+    }
+
+    #[test]
+    fn swapped_links_keep_the_set_and_the_cpu_order() {
+        let mut g = Gedf::new(3);
+        for (k, t) in [(10, 0), (20, 1)] {
+            g.job_ready(p(k, t));
+        }
+        let (a, b) = ((0..3).find(|&c| g.linked(c) == Some(p(10, 0))).unwrap(), 2);
+        g.swap_links(a, b);
+        assert_eq!(g.linked(b), Some(p(10, 0)));
+        assert_eq!(g.lowest_cpu(), a, "the idle CPU is still the one to preempt");
+        g.job_ready(p(5, 2)); // goes to the idle CPU
+        assert_eq!(g.linked(a), Some(p(5, 2)));
+        g.job_ready(p(1, 3)); // preempts the lowest, 20
+        invariant(&g, &[p(10, 0), p(5, 2), p(1, 3), p(20, 1)]);
+        assert_eq!(ReadyQueue::peek(g.ready_queue()), Some(p(20, 1)));
     }
 
     #[test]

@@ -1,30 +1,38 @@
 //! rtsched-policy: scheduling *policies* as pure state machines — no clock, no threads, no
 //! allocation on the event path once the queues have grown. A driver (the simulator in
-//! virtual time; later the runtime in real time) tells a policy that a job became ready, that
-//! the job on a CPU completed, or that a CPU's quantum tick arrived; the policy answers with
-//! the job it *links* to each CPU. Dispatching (what a CPU really runs, "scheduled") is the
-//! driver's business: linked is kept apart from scheduled, as in LITMUS^RT's link-based
-//! G-EDF (Brandenburg & Anderson, "On the Implementation of Global Real-Time Schedulers",
-//! RTSS 2009, §3; Cerqueira, Vanga & Brandenburg, RTAS 2014, §III-B).
+//! virtual time; the runtime's mechanisms in real time) tells a policy that a job became
+//! ready, that the job on a CPU completed, or that a CPU's quantum tick arrived; the policy
+//! answers with the job it *links* to each CPU. Dispatching (what a CPU really runs,
+//! "scheduled") is the driver's business: linked is kept apart from scheduled, as in
+//! LITMUS^RT's link-based G-EDF (Brandenburg & Anderson, "On the Implementation of Global
+//! Real-Time Schedulers", RTSS 2009, §3; Cerqueira, Vanga & Brandenburg, RTAS 2014, §III-B).
 //!
 //! * [`prio`]: the one priority order of every policy (key, then task index, then job
 //!   sequence number).
 //! * [`gedf`]: global EDF, event-driven and quantum-driven (aligned or staggered quanta,
 //!   RTSS 2009 §2).
 //! * [`partitioned`]: P-EDF and P-FP over a given partition (uniprocessor EDF / FP per CPU).
+//! * [`queue`]: the ready-queue trait the policies are generic over (so a mechanism plugs in
+//!   its own queue structure without restating the policy).
+//! * [`invariant`]: the invariants the policies promise, checked by the simulator, the
+//!   runtime's monitor and the mechanisms' tests — the one definition.
 //! * [`rtws`]: RTWS, global EDF with priority-aware work stealing for fork-join jobs (seed 003).
 //!
 //! Assumptions: a policy sees at most one ready job per task (the driver enforces that jobs
 //! of a task execute in release order); deadlines may be implicit, constrained or arbitrary.
 
 pub mod gedf;
+pub mod invariant;
 pub mod partitioned;
 pub mod prio;
+pub mod queue;
 pub mod rtws;
 
 pub use gedf::{Gedf, GedfQuantum};
-pub use partitioned::Partitioned;
+pub use invariant::Invariant;
+pub use partitioned::{Partitioned, Uniprocessor};
 pub use prio::{FpOrder, Prio, PriorityRule};
+pub use queue::ReadyQueue;
 pub use rtws::Rtws;
 
 /// What every policy offers its driver. `cpu` is 0-based and `< m()`; preconditions are
@@ -62,29 +70,113 @@ pub trait Policy {
     fn drain_dirty(&mut self, out: &mut Vec<u32>);
 }
 
-/// Which CPUs changed their link; no allocation after construction.
+/// Which CPUs changed their link, in the order they changed; no allocation after
+/// construction. The first [`Dirty::INLINE`] entries and the flags of the first 128 CPUs live
+/// inline (in the policy's own memory), so that marking and draining touch no separate
+/// allocation on the common sizes — under a mechanism's lock every extra cache line written
+/// is one more line another CPU must fetch (the runtime's GSN-EDF measured it).
 #[derive(Debug, Clone)]
 pub(crate) struct Dirty {
-    list: Vec<u32>,
-    flag: Vec<bool>,
+    n: usize,
+    inline: [u32; Dirty::INLINE],
+    spill: Vec<u32>,
+    /// Flags of CPUs 0..128.
+    small: u128,
+    /// Flags of CPUs 128.. (empty for m <= 128).
+    big: Vec<bool>,
 }
 
 impl Dirty {
+    const INLINE: usize = 16;
+
     pub(crate) fn new(m: usize) -> Dirty {
-        Dirty { list: Vec::with_capacity(m), flag: vec![false; m] }
+        Dirty {
+            n: 0,
+            inline: [0; Dirty::INLINE],
+            spill: Vec::with_capacity(m.saturating_sub(Dirty::INLINE)),
+            small: 0,
+            big: vec![false; m.saturating_sub(128)],
+        }
     }
+
+    /// Sets CPU `cpu`'s flag; returns whether it was clear.
+    #[inline]
+    fn set(&mut self, cpu: usize) -> bool {
+        if cpu < 128 {
+            let was = self.small & (1 << cpu) == 0;
+            self.small |= 1 << cpu;
+            was
+        } else {
+            !std::mem::replace(&mut self.big[cpu - 128], true)
+        }
+    }
+
     #[inline]
     pub(crate) fn mark(&mut self, cpu: usize) {
-        if !self.flag[cpu] {
-            self.flag[cpu] = true;
-            self.list.push(cpu as u32);
+        if self.set(cpu) {
+            if self.n < Dirty::INLINE {
+                self.inline[self.n] = cpu as u32;
+            } else {
+                self.spill.push(cpu as u32);
+            }
+            self.n += 1;
         }
     }
+
+    /// Calls `f` with each marked CPU, in marking order, and forgets them.
+    #[inline]
+    pub(crate) fn drain_with(&mut self, mut f: impl FnMut(u32)) {
+        let k = self.n.min(Dirty::INLINE);
+        for i in 0..k {
+            f(self.inline[i]);
+        }
+        for &c in &self.spill {
+            f(c);
+        }
+        self.small = 0;
+        if !self.big.is_empty() {
+            for &c in self.inline[..k].iter().chain(&self.spill) {
+                if c >= 128 {
+                    self.big[c as usize - 128] = false;
+                }
+            }
+        }
+        self.spill.clear();
+        self.n = 0;
+    }
+
     #[inline]
     pub(crate) fn drain(&mut self, out: &mut Vec<u32>) {
-        for &c in &self.list {
-            self.flag[c as usize] = false;
+        self.drain_with(|c| out.push(c));
+    }
+}
+
+#[cfg(test)]
+mod dirty_tests {
+    use super::Dirty;
+
+    #[test]
+    fn dirty_keeps_order_and_each_cpu_once_at_every_size() {
+        for m in [1usize, 3, 16, 17, 40, 130, 300] {
+            let mut d = Dirty::new(m);
+            // A high CPU first (an inline entry with a flag beyond 128), then a scatter.
+            let marks: Vec<usize> = std::iter::once(m - 1).chain((0..3 * m).map(|i| (i * 7 + 3) % m)).collect();
+            let mut want: Vec<u32> = Vec::new();
+            for &c in &marks {
+                d.mark(c);
+                if !want.contains(&(c as u32)) {
+                    want.push(c as u32);
+                }
+            }
+            let mut got = Vec::new();
+            d.drain(&mut got);
+            assert_eq!(got, want, "m = {m}");
+            // Drained: everything can be marked again, once.
+            d.mark(m - 1);
+            d.mark(m - 1);
+            let mut again = Vec::new();
+            d.drain(&mut again);
+            assert_eq!(again, vec![(m - 1) as u32]);
         }
-        out.append(&mut self.list);
     }
 }

@@ -331,7 +331,18 @@ struct Row {
     switch_rate: Option<f64>,
 }
 
-fn evaluate_method(method: &str, ts: &RTaskSet, m: u32, lim: &Limits, epsilon: u64) -> Result<Row, ModelError> {
+fn evaluate_method(
+    method: &str,
+    ts: &RTaskSet,
+    m: u32,
+    lim: &Limits,
+    epsilon: u64,
+    ovh: Option<&crate::overheads::OverheadCtx>,
+) -> Result<Row, ModelError> {
+    // Overhead-aware methods `TEST@MECHANISM` (docs/overheads.md).
+    if let Some(v) = crate::overheads::evaluate_method(method, ts, m, lim, ovh) {
+        return v.map(|verdict| Row { verdict, switch_rate: None });
+    }
     let semi_cfg = |meta: bool| semi::SemiConfig { epsilon, meta, ..semi::SemiConfig::default() };
     let placed = |p: semi::Placement| Row {
         verdict: Verdict::from_bool(p.schedulable),
@@ -387,6 +398,10 @@ fn check_point_names(generator: &str, periods: &str, deadlines: &str, umax: f64,
     PeriodGen::parse(periods).map_err(err)?;
     DeadlineGen::parse(deadlines).map_err(err)?;
     for m in &methods {
+        if let Some(r) = crate::overheads::check_method(m) {
+            r.map_err(err)?;
+            continue;
+        }
         let known = semi::Heuristic::from_name(m).is_some()
             || CASCADES.contains(&m.as_str())
             || report::TEST_NAMES.contains(&m.as_str());
@@ -419,22 +434,30 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         let as_str =
             |k: &str, d: &str| -> PyResult<String> { Ok(p.get(k).and_then(Value::as_str).unwrap_or(d).to_owned()) };
         let m = rtsched_model::check_m(as_u64("m")?).map_err(err)?;
-        // Bounds before anything is allocated: a point holds count sets of n tasks in memory.
-        let n = as_u64("n")?;
-        if n == 0 || n > MAX_POINT_N {
-            return Err(RtschedError::new_err(format!(
-                "evaluate_point: field 'n': must be in 1..={MAX_POINT_N}, got {n}"
-            )));
-        }
-        let n = n as usize;
+        // `"n": null`: the Baker distributions add tasks until `util` is exceeded and drop the
+        // last (Brandenburg & Anderson, RTSS 2009, §4.2); the other generators need n. Bounds
+        // before anything is allocated: a point holds count sets of n tasks in memory.
+        let n = match p.get("n") {
+            Some(Value::Null) => None,
+            _ => {
+                let n = as_u64("n")?;
+                if n == 0 || n > MAX_POINT_N {
+                    return Err(RtschedError::new_err(format!(
+                        "evaluate_point: field 'n': must be in 1..={MAX_POINT_N}, got {n}"
+                    )));
+                }
+                Some(n as usize)
+            }
+        };
         let util = get("util")?
             .as_f64()
             .ok_or_else(|| RtschedError::new_err("evaluate_point: field 'util': expected a number"))?;
         let umax = p.get("umax").and_then(Value::as_f64).unwrap_or(1.0);
         let count = as_u64("count")?;
-        if count == 0 || count > MAX_POINT_SETS || count.saturating_mul(n as u64) > MAX_POINT_TASKS {
+        if count == 0 || count > MAX_POINT_SETS || count.saturating_mul(n.map_or(1, |n| n as u64)) > MAX_POINT_TASKS {
             return Err(RtschedError::new_err(format!(
-                "evaluate_point: field 'count': {count} sets of {n} tasks exceed the bound of a point ({MAX_POINT_SETS} sets, {MAX_POINT_TASKS} tasks in all)"
+                "evaluate_point: field 'count': {count} sets of {} tasks exceed the bound of a point ({MAX_POINT_SETS} sets, {MAX_POINT_TASKS} tasks in all)",
+                n.map_or("auto".to_string(), |n| n.to_string())
             )));
         }
         let count = count as usize;
@@ -452,7 +475,7 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
             })
             .collect::<PyResult<_>>()?;
         let spec = gen_spec(
-            Some(n),
+            n,
             util,
             &as_str("generator", "randfixedsum")?,
             &as_str("periods", "seed004")?,
@@ -462,10 +485,12 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         .map_err(err)?;
         let sets = rtsched_gen::generate_many(&spec, seed, count).map_err(err)?;
         let lim = limits(max_steps);
+        let ovh = crate::overheads::ctx_of_point(&p, m, &sets)?;
+        let ovh = ovh.as_ref();
         // Fail fast on an unknown method, before the parallel part.
         if let Some(ts) = sets.first() {
             for meth in &methods {
-                evaluate_method(meth, ts, m, &lim, epsilon).map_err(err)?;
+                evaluate_method(meth, ts, m, &lim, epsilon, ovh).map_err(err)?;
             }
         }
         let rows: Vec<Vec<Row>> = sets
@@ -474,7 +499,7 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
                 methods
                     .iter()
                     .map(|meth| {
-                        evaluate_method(meth, ts, m, &lim, epsilon)
+                        evaluate_method(meth, ts, m, &lim, epsilon, ovh)
                             .unwrap_or(Row { verdict: Verdict::GaveUp, switch_rate: None })
                     })
                     .collect()

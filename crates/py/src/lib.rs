@@ -17,6 +17,7 @@ mod batch;
 mod convert;
 mod interrupt;
 mod model;
+mod overheads;
 mod partition;
 mod report;
 mod run;
@@ -83,5 +84,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
     sim::register(m)?;
     repro::register(m)?;
+    overheads::register(m)?;
     Ok(())
 }

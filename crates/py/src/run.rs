@@ -7,7 +7,6 @@ use crate::RtschedError;
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rtsched_runtime::monitor::summary_with_monitors;
 use rtsched_runtime::to_trace::to_trace;
 use rtsched_runtime::{IdleMode, Mechanism, RunConfig};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,17 +63,31 @@ fn run_interruptibly(
     out.unwrap_or_else(|p| Err(crate::internal_err(crate::panic_message(p.as_ref()))))
 }
 
+/// mechanisms() -> str: the mechanism registry as JSON, a list of entries (name, summary,
+/// params [{name, kind, default, help, flag}], placement, dedicated_cpu, dedicated_role,
+/// terms [{name, symbol, help, tracking}], invariant, user_jobs, backend) in registration
+/// order — what the CLI, the Python API and the benchmarks list mechanisms from.
+#[pyfunction]
+fn mechanisms() -> String {
+    let list: Vec<serde_json::Value> =
+        rtsched_runtime::mechanism::registry::entries().iter().map(|e| e.to_json()).collect();
+    serde_json::Value::Array(list).to_string()
+}
+
 /// run(ts, scheduler, cpus, duration_ns, partition=None, dedicated_cpu=None, rt_priority=None,
-///     idle="sleep", force=False, seed=0, exports=[]) -> dict
+///     idle="sleep", force=False, seed=0, exports=[], params={}) -> dict
 ///
-/// Returns {"summary": JSON text (with priority_inversion_ns)} plus one entry per requested
+/// `params`: the mechanism's parameters as text (`{"priorities": "rm"}`), checked against its
+/// registry entry (unknown names and bad values raise RtschedError).
+/// Returns {"summary": JSON text (computed from the run's own trace, with the
+/// priority-inversion monitor's result)} plus one entry per requested
 /// export of the converted trace: "jsonl", "perfetto", "job_csv", "gantt_svg" (text) and
 /// "sched_trace" (bytes). Errors (bad CPUs, privileges, kernel admission) raise RtschedError.
 /// Ctrl-C (in the main thread) stops the run early and returns what it measured, with
 /// `"interrupted": true` and the actual `duration_ns` in the summary.
 #[pyfunction]
 #[pyo3(signature = (ts, scheduler, cpus, duration_ns, partition=None, dedicated_cpu=None, rt_priority=None,
-                    idle="sleep", force=false, seed=0, exports=Vec::new()))]
+                    idle="sleep", force=false, seed=0, exports=Vec::new(), params=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -89,6 +102,7 @@ fn run<'py>(
     force: bool,
     seed: u64,
     exports: Vec<String>,
+    params: Vec<(String, String)>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let idle = match idle {
         "sleep" => IdleMode::Sleep,
@@ -100,7 +114,9 @@ fn run<'py>(
             return Err(RtschedError::new_err(format!("unknown export {e:?}")));
         }
     }
-    let mech = Mechanism::parse(scheduler, partition).map_err(|e| RtschedError::new_err(e.to_string()))?;
+    let mech = Mechanism::parse(scheduler, partition)
+        .and_then(|m| m.with_params(params.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
+        .map_err(|e| RtschedError::new_err(e.to_string()))?;
     let mut cfg = RunConfig::new(cpus, duration_ns);
     cfg.dedicated_cpu = dedicated_cpu;
     cfg.rt_priority = rt_priority;
@@ -112,7 +128,7 @@ fn run<'py>(
     let ts_inner = ts.inner.clone();
     let (summary, texts, bytes) = run_interruptibly(py, stop, move || {
         let r = rtsched_runtime::run(&ts_inner, &mech, &cfg).map_err(|e| RtschedError::new_err(e.to_string()))?;
-        let summary = summary_with_monitors(&r, &ts_inner, &mech).to_string();
+        let summary = r.summary_json().to_string();
         let mut texts: Vec<(String, String)> = Vec::new();
         let mut bytes: Option<Vec<u8>> = None;
         if !exports.is_empty() {
@@ -142,5 +158,6 @@ fn run<'py>(
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(mechanisms, m)?)?;
     Ok(())
 }

@@ -165,7 +165,7 @@ fn overhead_summary(r: &SimResult, origin: &OverheadOrigin) -> Value {
         "model_scheduler": origin.model_scheduler,
         "stat": origin.stat.map(OverheadStat::name),
         "n": origin.n,
-        "values": rep.values,
+        "values": rep.values.to_json_terms(&rtsched_model::overheads::SIMULATOR_TERMS),
         "charged": charged,
         "cpu_time_ns": u64::try_from(rep.cpu_time_ns).unwrap_or(u64::MAX),
     })
@@ -193,7 +193,11 @@ fn resolve_overheads(
         }
         OverheadSpec::Constant(_) => (None, None),
     };
-    let v = spec.resolve(n, stat_v);
+    let (v, dropped) = rtsched_sim::simulator_view(&spec.resolve(n, stat_v));
+    if !dropped.is_empty() {
+        let names: Vec<&str> = dropped.iter().map(|t| t.name()).collect();
+        notes.push(format!("the simulator does not charge the overhead terms {} (left out)", names.join(", ")));
+    }
     Ok((v, OverheadOrigin { source: spec.source(), model_scheduler, stat, n }))
 }
 

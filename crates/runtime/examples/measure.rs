@@ -4,6 +4,11 @@
 use rtsched_model::TaskSet;
 use rtsched_runtime::{run, IdleMode, Mechanism, RunConfig};
 
+/// The registered mechanism `name`.
+fn mech(name: &str) -> Mechanism {
+    Mechanism::named(name).unwrap()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let ms: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(2000);
@@ -20,17 +25,17 @@ fn main() {
         c.idle = IdleMode::Sleep;
         c.start_delay_ns =
             std::env::var("START_MS").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(100) * 1_000_000;
-        v.push((Mechanism::Pedf { partition: vec![(0..6).collect()] }, c.clone()));
-        v.push((Mechanism::Pfp { partition: vec![(0..6).collect()], ranks: None }, c.clone()));
-        v.push((Mechanism::GsnEdf, c.clone()));
+        v.push((mech("pedf").with_partition(vec![(0..6).collect()]), c.clone()));
+        v.push((mech("pfp").with_partition(vec![(0..6).collect()]), c.clone()));
+        v.push((mech("gsn-edf"), c.clone()));
         if all.len() >= 2 {
             let mut d = c.clone();
             d.dedicated_cpu = Some(all[1]);
-            v.push((Mechanism::GsnEdfDi, d));
+            v.push((mech("gsn-edf-di"), d));
             let mut g = c.clone();
             g.cpus = all.clone();
-            v.push((Mechanism::GsnEdf, g.clone()));
-            v.push((Mechanism::KernelSd, g));
+            v.push((mech("gsn-edf"), g.clone()));
+            v.push((mech("kernel-sd"), g));
         }
         v
     };

@@ -2,6 +2,16 @@
 //! overhead tracing, and Linux `SCHED_DEADLINE` as a peer in the same harness
 //! (design note: `docs/runtime.md`).
 //!
+//! A *mechanism* computes and communicates the decisions of a *policy* of `rtsched_policy`
+//! (which job should run where) under concurrency; every mechanism is one file in
+//! [`mechanism`] and one entry in its [registry](mechanism::registry), looked up by name.
+//! Layout, bottom up: [`config`] and [`error`]; [`platform`] (threads, clocks, the spin lock
+//! and request words, the tracer, job bodies); [`queue`] (the structures mechanisms are built
+//! from, one per file); [`mechanism`] (the plugin trait with its happens-before contract, the
+//! registry, the mechanism families); [`backend`] (the plugin engine, the kernel-sd peer, the
+//! run lifecycle they share, and the run's result — computed by `rtsched_trace` from the run's
+//! own trace, exactly as for the simulator).
+//!
 //! Sources: Cerqueira, Vanga & Brandenburg, "Scaling Global Scheduling with Message Passing",
 //! RTAS 2014 (seed 000: §II-B GSN-EDF, §IV overhead terms, App. A synchronous-release
 //! workload); Brandenburg & Anderson, "On the Implementation of Global Real-Time
@@ -10,60 +20,41 @@
 //!
 //! ```no_run
 //! use rtsched_model::TaskSet;
+//! use rtsched_runtime::mechanism::registry;
 //! use rtsched_runtime::{run, Mechanism, RunConfig};
+//! // What is registered: one line per mechanism.
+//! for e in registry::entries() {
+//!     println!("{}", e.line());
+//! }
 //! // Two tasks (C, T) in ns, 0.5 s under GSN-EDF on CPUs 0 and 1.
 //! let ts = TaskSet::from_ct(&[(1_000_000, 10_000_000), (2_000_000, 20_000_000)]).unwrap();
-//! let r = run(&ts, &Mechanism::GsnEdf, &RunConfig::new(vec![0, 1], 500_000_000)).unwrap();
+//! let gsn = Mechanism::named("gsn-edf").unwrap();
+//! let r = run(&ts, &gsn, &RunConfig::new(vec![0, 1], 500_000_000)).unwrap();
 //! assert_eq!(r.accounting.error, None);
 //! r.check_trace().unwrap();
-//! println!("{}", r.summary_json());
+//! // The summary is the run's own trace's metrics.
+//! assert_eq!(r.summary_json()["deadline_misses"], r.trace.metrics().unwrap().deadline_misses);
+//! // P-FP with rate-monotonic priorities, tasks placed one per CPU.
+//! let pfp = Mechanism::named("pfp").unwrap().with_partition(vec![vec![0], vec![1]]);
+//! let r = run(&ts, &pfp.with_param("priorities", "rm").unwrap(), &RunConfig::new(vec![0, 1], 500_000_000));
+//! println!("{}", r.unwrap().summary_json());
 //! ```
 //!
 //! Assumptions: sporadic tasks released periodically (the densest legal pattern) with
 //! implicit, constrained or arbitrary deadlines; jobs of one task run in order (a tardy job
 //! delays its successor, which waits; no job is dropped); jobs never self-suspend.
 
-pub mod body;
-pub mod clock;
-pub mod engine;
-pub mod gsn;
-pub mod heap;
-pub mod kernel_sd;
-pub mod monitor;
-pub mod pedf;
+pub mod backend;
+pub mod config;
+pub mod error;
+pub mod mechanism;
 pub mod platform;
-pub mod plugin;
-pub mod result;
-pub mod sync;
-pub mod to_trace;
-pub mod tracer;
-pub mod user;
+pub mod queue;
 
-pub use body::ExecTime;
-pub use engine::{run, IdleMode, Mechanism, RunConfig};
-pub use result::{JobRecord, RunResult, Stats};
-
-use thiserror::Error;
-
-/// Why a run could not be started or finished.
-#[derive(Debug, Error)]
-pub enum RunError {
-    /// A bad CPU list or dedicated CPU.
-    #[error("bad CPU configuration: {0}")]
-    Cpus(String),
-    /// Real-time priority could not be set.
-    #[error("{0}")]
-    Priority(String),
-    /// A bad run parameter (duration, partition, ...).
-    #[error("bad run configuration: {0}")]
-    Config(String),
-    /// The kernel refused a `SCHED_DEADLINE` task.
-    #[error("{0}")]
-    Admission(String),
-    /// A worker thread failed (panicked) or the watchdog ended the run.
-    #[error("run failed: {0}")]
-    Failed(String),
-    /// The task set is invalid.
-    #[error(transparent)]
-    Model(#[from] rtsched_model::ModelError),
-}
+pub use backend::result::{JobRecord, RunResult, Stats};
+pub use backend::{kernel_sd, run, to_trace};
+pub use config::{IdleMode, RunConfig};
+pub use error::RunError;
+pub use mechanism::Mechanism;
+pub use platform::body::ExecTime;
+pub use platform::{body, clock, sync, tracer, user};

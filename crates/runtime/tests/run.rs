@@ -4,8 +4,15 @@
 
 use rtsched_model::TaskSet;
 use rtsched_runtime::platform::allowed_cpus;
+use rtsched_runtime::tracer::RecKind;
 use rtsched_runtime::{run, ExecTime, IdleMode, Mechanism, RunConfig, RunResult};
+use rtsched_trace::Event;
+use std::collections::HashMap;
 
+/// The registered mechanism `name`.
+fn mech(name: &str) -> Mechanism {
+    Mechanism::named(name).unwrap()
+}
 const MS: u64 = 1_000_000;
 
 /// Runs take turns: two runs pinned to the same core would slow each other's jobs (cost is
@@ -77,7 +84,7 @@ fn pedf_accounts_every_job_and_traces_are_well_formed() {
         let mut cfg = one_cpu(150);
         cfg.exec = ExecTime::Uniform { min_fraction: 0.5 };
         cfg.wss_bytes = 16 * 1024;
-        let r = run(&ts, &Mechanism::Pedf { partition: vec![(0..4).collect()] }, &cfg).unwrap();
+        let r = run(&ts, &mech("pedf").with_partition(vec![(0..4).collect()]), &cfg).unwrap();
         check(&ts, &r);
     }
 }
@@ -92,7 +99,7 @@ fn pedf_on_two_cpus_keeps_tasks_on_their_cpu() {
     let ts = random_set(11, 4, 0.8);
     let cfg = RunConfig::new(cpus[..2].to_vec(), 150 * MS);
     let part = vec![vec![0, 2], vec![1, 3]];
-    let r = run(&ts, &Mechanism::Pedf { partition: part.clone() }, &cfg).unwrap();
+    let r = run(&ts, &mech("pedf").with_partition(part.clone()), &cfg).unwrap();
     check(&ts, &r);
     for j in &r.jobs {
         if let Some(c) = j.cpu {
@@ -113,7 +120,11 @@ fn pfp_never_preempts_the_top_priority_task() {
             Some(r) => r.iter().position(|&x| x == 0).unwrap() as u32,
             None => (0..4).min_by_key(|&i| (ts.tasks()[i].deadline, i)).unwrap() as u32,
         };
-        let mech = Mechanism::Pfp { partition: vec![(0..4).collect()], ranks };
+        let mut mech = mech("pfp").with_partition(vec![(0..4).collect()]);
+        if let Some(r) = &ranks {
+            let list: Vec<String> = r.iter().map(|x| x.to_string()).collect();
+            mech = mech.with_param("priorities", &list.join(",")).unwrap();
+        }
         let r = run(&ts, &mech, &one_cpu(150)).unwrap();
         assert_eq!(r.scheduler, "pfp");
         check(&ts, &r);
@@ -123,7 +134,11 @@ fn pfp_never_preempts_the_top_priority_task() {
             "the top-priority task {top} was preempted"
         );
     }
-    let e = run(&ts, &Mechanism::Pfp { partition: vec![(0..4).collect()], ranks: Some(vec![0]) }, &one_cpu(10));
+    let e = run(
+        &ts,
+        &mech("pfp").with_partition(vec![(0..4).collect()]).with_param("priorities", "0").unwrap(),
+        &one_cpu(10),
+    );
     assert!(e.unwrap_err().to_string().contains("1 priorities for 4 tasks"));
 }
 
@@ -134,7 +149,7 @@ fn gsn_edf_one_cpu_accounts_every_job() {
         let ts = random_set(seed, 5, 0.7);
         let mut cfg = one_cpu(150);
         cfg.idle = if seed % 2 == 0 { IdleMode::Spin } else { IdleMode::Sleep };
-        let r = run(&ts, &Mechanism::GsnEdf, &cfg).unwrap();
+        let r = run(&ts, &mech("gsn-edf"), &cfg).unwrap();
         check(&ts, &r);
     }
 }
@@ -146,12 +161,55 @@ fn gsn_edf_two_cpus_migrates_without_running_a_job_twice() {
     if cpus.len() < 2 {
         return;
     }
-    for seed in 6..8 {
-        let ts = random_set(seed, 6, 1.5);
+    let (mut migrations, mut preempted_checks) = (0, 0);
+    // Two random sets, and one built to preempt and migrate: two long jobs occupy both CPUs
+    // and short, frequent jobs preempt one of them at each release; the preempted job resumes
+    // on whichever CPU frees first.
+    let built = TaskSet::from_ct(&[(8 * MS, 40 * MS), (8 * MS, 40 * MS), (MS, 3 * MS), (MS, 4 * MS)]).unwrap();
+    for ts in [random_set(6, 6, 1.5), random_set(7, 6, 1.5), built] {
         let cfg = RunConfig::new(cpus[..2].to_vec(), 200 * MS);
-        let r = run(&ts, &Mechanism::GsnEdf, &cfg).unwrap();
+        let r = run(&ts, &mech("gsn-edf"), &cfg).unwrap();
         check(&ts, &r);
+        // Migrations: counted by the metrics, recorded in the trace, and each a resumption on
+        // the other CPU of a job that last ran on this one.
+        let recorded = r.trace.records.iter().filter(|x| matches!(x.event, Event::Migration { .. })).count();
+        assert_eq!(recorded as u64, r.metrics.migrations);
+        for x in &r.trace.records {
+            if let Event::Migration { job, from, to } = x.event {
+                assert!(from != to && from < 2 && to < 2);
+                assert!(r.metrics.per_job.iter().any(|j| j.task == job.task && j.job == job.job && j.migrations > 0));
+            }
+        }
+        migrations += r.metrics.migrations;
+        // EDF order: a worker preempted from job J next runs J again (a link swap put it back)
+        // or a job of higher EDF priority (earlier deadline; ties by task, then job) — G-EDF
+        // preempts a running job only for a higher-priority one.
+        let deadline: HashMap<(u32, u32), u64> = r.jobs.iter().map(|j| ((j.task, j.job), j.deadline_ns)).collect();
+        let prio = |t: u32, k: u32| (deadline[&(t, k)], t, k);
+        for buf in &r.traces[..2] {
+            let mut after: Option<(u32, u32)> = None;
+            for x in buf {
+                match x.kind {
+                    RecKind::JobPreempt => after = Some((x.task, x.job)),
+                    RecKind::JobStart | RecKind::JobResume => {
+                        if let Some((t, k)) = after.take() {
+                            assert!(
+                                (x.task, x.job) == (t, k) || prio(x.task, x.job) < prio(t, k),
+                                "after preempting {t}.{k} the CPU ran {}.{} of lower EDF priority",
+                                x.task,
+                                x.job
+                            );
+                            preempted_checks += 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
     }
+    eprintln!("preemption checks {preempted_checks}, migrations {migrations}");
+    assert!(preempted_checks > 0, "no preemption happened: the EDF order was not exercised");
+    assert!(migrations > 0, "G-EDF on two CPUs never migrated a job");
 }
 
 #[test]
@@ -164,7 +222,7 @@ fn gsn_edf_di_releases_on_the_dedicated_cpu() {
     let ts = random_set(9, 5, 0.7);
     let mut cfg = RunConfig::new(vec![cpus[0]], 150 * MS);
     cfg.dedicated_cpu = Some(cpus[1]);
-    let r = run(&ts, &Mechanism::GsnEdfDi, &cfg).unwrap();
+    let r = run(&ts, &mech("gsn-edf-di"), &cfg).unwrap();
     check(&ts, &r);
     // Every release record is in the release thread's buffer (the last one).
     let rel = rtsched_runtime::tracer::RecKind::JobRelease;
@@ -182,7 +240,7 @@ fn sched_fifo_runs_are_bounded_and_account_every_job() {
     let ts = random_set(21, 3, 0.4);
     let mut cfg = one_cpu(100);
     cfg.rt_priority = Some(10);
-    match run(&ts, &Mechanism::GsnEdf, &cfg) {
+    match run(&ts, &mech("gsn-edf"), &cfg) {
         Ok(r) => check(&ts, &r),
         Err(e) => assert!(e.to_string().contains("CAP_SYS_NICE"), "{e}"),
     }
@@ -194,11 +252,11 @@ fn overload_runs_to_the_end_and_accounts_every_job() {
     // U = 1.6 on one CPU: demand exceeds supply, so jobs must miss and pile up.
     let ts = TaskSet::from_ct(&[(4 * MS, 5 * MS), (3 * MS, 8 * MS), (2 * MS, 10 * MS)]).unwrap();
     let mut cases =
-        vec![(Mechanism::GsnEdf, one_cpu(200)), (Mechanism::Pedf { partition: vec![vec![0, 1, 2]] }, one_cpu(200))];
+        vec![(mech("gsn-edf"), one_cpu(200)), (mech("pedf").with_partition(vec![vec![0, 1, 2]]), one_cpu(200))];
     if allowed_cpus().len() >= 2 {
         let mut d = one_cpu(200);
         d.dedicated_cpu = Some(allowed_cpus()[1]);
-        cases.push((Mechanism::GsnEdfDi, d));
+        cases.push((mech("gsn-edf-di"), d));
     }
     for (mech, cfg) in cases {
         let r = run(&ts, &mech, &cfg).unwrap();
@@ -219,7 +277,7 @@ fn a_tiny_trace_buffer_counts_drops() {
     let ts = random_set(1, 3, 0.5);
     let mut cfg = one_cpu(50);
     cfg.trace_capacity = 16;
-    let r = run(&ts, &Mechanism::GsnEdf, &cfg).unwrap();
+    let r = run(&ts, &mech("gsn-edf"), &cfg).unwrap();
     assert!(r.dropped_records > 0);
     assert!(r.check_trace().unwrap_err().contains("dropped"));
     assert_eq!(r.summary_json()["dropped_records"].as_u64(), Some(r.dropped_records));
@@ -231,30 +289,32 @@ fn bad_configurations_give_clear_errors() {
     let ts = random_set(2, 3, 0.5);
     let c0 = allowed_cpus()[0];
     let err = |m: &Mechanism, cfg: &RunConfig| run(&ts, m, cfg).unwrap_err().to_string();
-    assert!(err(&Mechanism::GsnEdf, &RunConfig::new(vec![], MS)).contains("empty"));
-    assert!(err(&Mechanism::GsnEdf, &RunConfig::new(vec![99_999], MS)).contains("CPU 99999"));
+    assert!(err(&mech("gsn-edf"), &RunConfig::new(vec![], MS)).contains("empty"));
+    assert!(err(&mech("gsn-edf"), &RunConfig::new(vec![99_999], MS)).contains("CPU 99999"));
     let many = vec![c0; allowed_cpus().len() + 1];
-    assert!(err(&Mechanism::GsnEdf, &RunConfig::new(many, MS)).contains("meaningless"));
-    assert!(err(&Mechanism::GsnEdf, &RunConfig::new(vec![c0], 0)).contains("duration"));
-    assert!(err(&Mechanism::GsnEdfDi, &one_cpu(10)).contains("dedicated"));
+    assert!(err(&mech("gsn-edf"), &RunConfig::new(many, MS)).contains("meaningless"));
+    assert!(err(&mech("gsn-edf"), &RunConfig::new(vec![c0], 0)).contains("duration"));
+    assert!(err(&mech("gsn-edf-di"), &one_cpu(10)).contains("dedicated"));
     let mut d = one_cpu(10);
     d.dedicated_cpu = Some(c0);
-    assert!(err(&Mechanism::GsnEdf, &d).contains("only gsn-edf-di"));
-    let p = |part: Vec<Vec<usize>>| err(&Mechanism::Pedf { partition: part }, &one_cpu(10));
+    assert!(err(&mech("gsn-edf"), &d).contains("only gsn-edf-di"));
+    let p = |part: Vec<Vec<usize>>| err(&mech("pedf").with_partition(part), &one_cpu(10));
     assert!(p(vec![vec![0, 1]]).contains("task 2 is assigned to no CPU"));
     assert!(p(vec![vec![0, 1, 2, 2]]).contains("task 2 is assigned to CPUs 0 and 0"));
     assert!(p(vec![vec![0, 1, 7]]).contains("names task 7"));
     assert!(p(vec![vec![0], vec![1, 2]]).contains("partition has 2 CPUs"));
     let mut f = one_cpu(10);
     f.rt_priority = Some(0);
-    assert!(err(&Mechanism::GsnEdf, &f).contains("rt_priority"));
+    assert!(err(&mech("gsn-edf"), &f).contains("rt_priority"));
     assert!(Mechanism::parse("gedf", None).unwrap_err().to_string().contains("known: pedf, pfp"));
     assert!(Mechanism::parse("pedf", None).unwrap_err().to_string().contains("needs a partition"));
     assert!(Mechanism::parse("gsn-edf", Some(vec![])).unwrap_err().to_string().contains("no partition"));
-    assert_eq!(Mechanism::parse("gsn-edf-di", None).unwrap(), Mechanism::GsnEdfDi);
+    assert_eq!(Mechanism::parse("gsn-edf-di", None).unwrap(), mech("gsn-edf-di"));
+    assert_ne!(mech("pfp"), mech("pfp").with_param("priorities", "rm").unwrap());
+    assert!(mech("pfp").with_param("order", "rm").unwrap_err().to_string().contains("no parameter \"order\""));
     let mut u = one_cpu(10);
     u.exec = ExecTime::Uniform { min_fraction: -1.0 };
-    assert!(err(&Mechanism::GsnEdf, &u).contains("min_fraction"));
+    assert!(err(&mech("gsn-edf"), &u).contains("min_fraction"));
 }
 
 #[test]
@@ -262,7 +322,7 @@ fn kernel_sd_runs_the_same_workload() {
     let _serial = serial();
     let ts = random_set(4, 3, 0.3);
     let cfg = RunConfig::new(allowed_cpus(), 200 * MS);
-    match run(&ts, &Mechanism::KernelSd, &cfg) {
+    match run(&ts, &mech("kernel-sd"), &cfg) {
         Ok(r) => check(&ts, &r),
         // Without CAP_SYS_NICE the error must say so (this machine runs the tests as root).
         Err(e) => assert!(e.to_string().contains("CAP_SYS_NICE"), "{e}"),
@@ -277,7 +337,7 @@ fn kernel_sd_overload_runs_to_the_end_and_accounts_every_job() {
     // every release.
     let ts = TaskSet::from_ct(&[(10 * MS, 10 * MS)]).unwrap();
     let cfg = RunConfig::new(allowed_cpus(), 200 * MS);
-    match run(&ts, &Mechanism::KernelSd, &cfg) {
+    match run(&ts, &mech("kernel-sd"), &cfg) {
         Ok(r) => {
             check(&ts, &r);
             assert!(r.deadline_misses() > 0);
@@ -293,13 +353,13 @@ fn kernel_sd_admission_errors_name_the_limit() {
     // m + 1 tasks of utilization 0.9 exceed m × 0.95.
     let ts = TaskSet::from_ct(&vec![(9 * MS, 10 * MS); m as usize + 1]).unwrap();
     let cfg = RunConfig::new(allowed_cpus(), 50 * MS);
-    let e = run(&ts, &Mechanism::KernelSd, &cfg).unwrap_err().to_string();
+    let e = run(&ts, &mech("kernel-sd"), &cfg).unwrap_err().to_string();
     assert!(e.contains("sched_rt_runtime_us") || e.contains("CAP_SYS_NICE"), "{e}");
     // Reservations of 0.924 per CPU: under m × 0.95 but over m × 0.90, which is what Linux
     // ≥ 6.12 leaves after its fair-server reservations (0.05 per CPU). There the refusal must
     // say so; an older kernel (or a tuned fair server) admits the set.
     let between = TaskSet::from_ct(&vec![(8_800_000, 10 * MS); m as usize]).unwrap();
-    match run(&between, &Mechanism::KernelSd, &cfg) {
+    match run(&between, &mech("kernel-sd"), &cfg) {
         Ok(r) => assert_eq!(r.accounting.error, None),
         Err(e) => {
             let e = e.to_string();
@@ -312,12 +372,12 @@ fn kernel_sd_admission_errors_name_the_limit() {
     }
     // A period above the kernel's maximum (4.19 s by default) is named with the bound.
     let long = TaskSet::from_ct(&[(MS, 10_000 * MS)]).unwrap();
-    let e = run(&long, &Mechanism::KernelSd, &cfg).unwrap_err().to_string();
+    let e = run(&long, &mech("kernel-sd"), &cfg).unwrap_err().to_string();
     assert!(e.contains("sched_deadline_period_min_us / _max_us") || e.contains("CAP_SYS_NICE"), "{e}");
     let bad = TaskSet::from_cdt(&[(MS, 20 * MS, 10 * MS)]).unwrap();
-    let e = run(&bad, &Mechanism::KernelSd, &cfg).unwrap_err().to_string();
+    let e = run(&bad, &mech("kernel-sd"), &cfg).unwrap_err().to_string();
     assert!(e.contains("deadline ≤ period"), "{e}");
-    let e = run(&ts, &Mechanism::KernelSd, &one_cpu(10)).unwrap_err().to_string();
+    let e = run(&ts, &mech("kernel-sd"), &one_cpu(10)).unwrap_err().to_string();
     if m > 1 {
         assert!(e.contains("root domain"), "{e}");
     }
@@ -346,7 +406,7 @@ fn stopped_run(ts: &TaskSet, mech: &Mechanism, mut cfg: RunConfig, after_ms: u64
 fn a_stop_request_ends_the_run_early_with_consistent_results() {
     let _serial = serial();
     let ts = random_set(31, 4, 0.7);
-    for mech in [Mechanism::GsnEdf, Mechanism::Pedf { partition: vec![(0..4).collect()] }] {
+    for mech in [mech("gsn-edf"), mech("pedf").with_partition(vec![(0..4).collect()])] {
         let r = stopped_run(&ts, &mech, one_cpu(30_000), 300);
         // Every job due before the (shortened) end is released and accounted for.
         check(&ts, &r);
@@ -354,16 +414,16 @@ fn a_stop_request_ends_the_run_early_with_consistent_results() {
     if allowed_cpus().len() >= 2 {
         let mut cfg = one_cpu(30_000);
         cfg.dedicated_cpu = Some(allowed_cpus()[1]);
-        let r = stopped_run(&ts, &Mechanism::GsnEdfDi, cfg, 300);
+        let r = stopped_run(&ts, &mech("gsn-edf-di"), cfg, 300);
         check(&ts, &r);
     }
     // A stop before time zero: nothing ran, the synchronous releases are all pending.
-    let r = stopped_run(&ts, &Mechanism::GsnEdf, one_cpu(30_000), 0);
+    let r = stopped_run(&ts, &mech("gsn-edf"), one_cpu(30_000), 0);
     assert_eq!(r.accounting.error, None);
     assert_eq!(r.accounting.released, r.accounting.completed + r.accounting.pending);
     r.check_trace().unwrap();
     check_release_counts(&ts, &r);
-    let unset = run(&ts, &Mechanism::GsnEdf, &{
+    let unset = run(&ts, &mech("gsn-edf"), &{
         let mut c = one_cpu(100);
         c.stop = Some(Default::default());
         c
@@ -387,7 +447,7 @@ fn a_stop_request_wakes_kernel_sd_threads_sleeping_towards_a_long_period() {
         std::thread::sleep(std::time::Duration::from_millis(300));
         f.store(true, std::sync::atomic::Ordering::SeqCst);
     });
-    let res = run(&ts, &Mechanism::KernelSd, &c2);
+    let res = run(&ts, &mech("kernel-sd"), &c2);
     h.join().unwrap();
     match res {
         Ok(r) => {

@@ -16,6 +16,10 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+/// The registered mechanism `name`.
+fn mech(name: &str) -> Mechanism {
+    Mechanism::named(name).unwrap()
+}
 const MS: u64 = 1_000_000;
 const DEFAULT_SEED: u64 = 0x5eed_2026;
 const DEFAULT_CASES: usize = 12;
@@ -268,7 +272,7 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
                 part[rng.below(m as u64) as usize].push(t);
             }
             if let Kind::Pedf = kind {
-                Mechanism::Pedf { partition: part }
+                mech("pedf").with_partition(part)
             } else {
                 let ranks = (rng.below(2) == 0).then(|| {
                     let mut r: Vec<u64> = (0..n as u64).collect();
@@ -277,12 +281,19 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
                     }
                     r
                 });
-                Mechanism::Pfp { partition: part, ranks }
+                let m = mech("pfp").with_partition(part);
+                match ranks {
+                    Some(r) => {
+                        let list: Vec<String> = r.iter().map(|x| x.to_string()).collect();
+                        m.with_param("priorities", &list.join(",")).unwrap()
+                    }
+                    None => m,
+                }
             }
         }
-        Kind::Gsn => Mechanism::GsnEdf,
-        Kind::GsnDi => Mechanism::GsnEdfDi,
-        Kind::KernelSd => Mechanism::KernelSd,
+        Kind::Gsn => mech("gsn-edf"),
+        Kind::GsnDi => mech("gsn-edf-di"),
+        Kind::KernelSd => mech("kernel-sd"),
     };
     let desc = format!(
         "{kind:?} m={m} n={n} U={u:.2} dur={}ms idle={:?} exec={:?} stop={stop_after:?} set={:?}",
@@ -365,7 +376,7 @@ fn the_oracle_catches_corrupted_traces() {
     let ts = TaskSet::from_ct(&[(MS, 4 * MS), (2 * MS, 6 * MS)]).unwrap();
     let mut cfg = RunConfig::new(vec![cpus[0]], 60 * MS);
     cfg.start_delay_ns = 30 * MS;
-    let good = run(&ts, &Mechanism::GsnEdf, &cfg).unwrap();
+    let good = run(&ts, &mech("gsn-edf"), &cfg).unwrap();
     check(&ts, &good, 1, true).unwrap();
     let corrupt = |f: &dyn Fn(&mut RunResult)| {
         let mut r = good.clone();

@@ -38,7 +38,7 @@ fn main() {
             schedule_ns: 1_000,
             context_switch_ns: 500,
             ipi_ns: 10_000,
-            tick_ns: 0,
+            ..Overheads::ZERO
         });
     }
     let r = simulate(&ts, &sched, &cfg).unwrap();

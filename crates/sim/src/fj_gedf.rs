@@ -34,7 +34,7 @@ use crate::rtws::{RtwsResult, ThreadInfo};
 use crate::setup::{setup, Draw, EarlyEnd, Setup, NONE};
 use rtsched_model::forkjoin::ForkJoinSet;
 use rtsched_model::{ModelError, Time};
-use rtsched_policy::{Gedf, Policy, Prio};
+use rtsched_policy::{invariant, Gedf, Policy, Prio};
 use rtsched_trace::{Event, JobId, JobStats};
 use serde::Serialize;
 use std::cmp::Reverse;
@@ -273,13 +273,10 @@ impl Sim<'_> {
     /// threads (from the simulator's own ready set, not the policy's queues).
     fn check(&self, t: Time) -> Result<(), SimError> {
         let Some(ready) = &self.ready else { return Ok(()) };
-        let mut running: Vec<Prio> = self.sched.iter().flatten().map(|&th| self.prio(th)).collect();
-        running.sort();
-        let want: Vec<Prio> = ready.iter().take(self.sched.len()).copied().collect();
-        if running != want {
-            return Err(SimError::internal(format!("invariant violated at {t} ns: G-EDF runs {running:?} but the highest-priority ready threads are {want:?}")));
-        }
-        Ok(())
+        let running: Vec<Option<Prio>> = self.sched.iter().map(|th| th.map(|th| self.prio(th))).collect();
+        let ready: Vec<Prio> = ready.iter().copied().collect();
+        invariant::check_global(self.sched.len(), &ready, &running)
+            .map_err(|e| SimError::internal(format!("invariant violated at {t} ns (over threads): {e}")))
     }
 
     fn run(&mut self) -> Result<(), SimError> {

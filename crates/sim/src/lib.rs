@@ -40,7 +40,7 @@ pub mod spres;
 pub use config::{Arrivals, ExecTimes, Scheduler, SimConfig};
 pub use error::SimError;
 pub use fj_gedf::{simulate_forkjoin_gedf, ForkJoinGedfResult};
-pub use overheads::{OverheadModel, OverheadSpec, OverheadStat, Overheads};
+pub use overheads::{simulator_view, OverheadModel, OverheadSpec, OverheadStat, Overheads, Term};
 pub use placement::{Reservation, SpresConfig, SpresPlacement};
 pub use result::{OverheadReport, SimResult};
 pub use rtsched_policy::FpOrder;

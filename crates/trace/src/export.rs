@@ -78,7 +78,8 @@ impl Trace {
                 }
                 Event::Idle { cpu } => write!(out, ",\"cpu\":{cpu}"),
                 Event::Overhead { cpu, kind, duration } => {
-                    write!(out, ",\"cpu\":{cpu},\"kind\":\"{}\",\"duration\":{duration}", kind.name())
+                    let name = serde_json::to_string(&self.term_name(kind)).unwrap_or_else(|_| "\"term\"".into());
+                    write!(out, ",\"cpu\":{cpu},\"kind\":{name},\"duration\":{duration}")
                 }
             };
             out.push_str("}\n");
@@ -119,7 +120,7 @@ impl Trace {
                 obj.remove("ev");
                 obj.remove("version");
                 for k in obj.keys() {
-                    if !["m", "horizon", "tasks"].contains(&k.as_str()) {
+                    if !["m", "horizon", "tasks", "terms"].contains(&k.as_str()) {
                         return Err(ModelError::field(k.as_str(), "unknown key").at_line(ln));
                     }
                 }
@@ -128,7 +129,7 @@ impl Trace {
                 meta = Some(m);
                 continue;
             }
-            let Some(_) = meta else {
+            let Some(meta) = &meta else {
                 return Err(ModelError::new("the first line must be the meta line").at_line(ln));
             };
             let t = get_u64(&obj, "t", ln)?;
@@ -165,7 +166,11 @@ impl Trace {
                     let kind = obj
                         .get("kind")
                         .and_then(Value::as_str)
-                        .and_then(OverheadKind::from_name)
+                        .and_then(|k| {
+                            OverheadKind::from_name(k).filter(|k| !matches!(k, OverheadKind::Term(_))).or_else(|| {
+                                meta.terms.iter().position(|t| t == k).map(|i| OverheadKind::Term(i as u16))
+                            })
+                        })
                         .ok_or_else(|| ModelError::field("kind", "missing or unknown overhead kind").at_line(ln))?;
                     (
                         Event::Overhead {
@@ -254,8 +259,8 @@ impl Trace {
                 }
                 Event::Overhead { cpu, kind, duration } => {
                     ev.push(format!(
-                        r#"{{"name":"{}","cat":"overhead","ph":"X","pid":1,"tid":{cpu},"ts":{},"dur":{}}}"#,
-                        kind.name(),
+                        r#"{{"name":{},"cat":"overhead","ph":"X","pid":1,"tid":{cpu},"ts":{},"dur":{}}}"#,
+                        serde_json::to_string(&self.term_name(kind)).unwrap_or_default(),
                         us(r.time),
                         us(duration)
                     ));
@@ -476,7 +481,8 @@ impl Trace {
                         );
                     }
                 }
-                Event::DeadlineMiss { job } if t >= from && t < to => {
+                // A miss at the horizon itself counts (deadline ≤ horizon): drawn at the edge.
+                Event::DeadlineMiss { job } if t >= from && t <= to => {
                     let y = ty0 + job.task as f64 * task_row;
                     let _ = writeln!(
                         s,
@@ -568,6 +574,7 @@ mod tests {
         let j = |task, job| JobId { task, job };
         Trace {
             meta: TraceMeta {
+                terms: vec!["request".into()],
                 m: 2,
                 horizon: 20,
                 tasks: vec![
@@ -586,6 +593,7 @@ mod tests {
                 Record::new(5, Complete { cpu: 0, job: j(1, 0) }),
                 Record::new(5, Idle { cpu: 0 }),
                 Record::new(5, Overhead { cpu: 0, kind: OverheadKind::Schedule, duration: 1 }),
+                Record::new(5, Overhead { cpu: 1, kind: OverheadKind::Term(0), duration: 3 }),
                 Record::new(10, DeadlineMiss { job: j(0, 0) }),
                 Record::new(12, Complete { cpu: 1, job: j(0, 0) }),
                 Record::new(12, Idle { cpu: 1 }),

@@ -1,6 +1,7 @@
 //! rtsched-trace: the one vocabulary of schedule events and overhead samples that the
-//! simulator (and later the runtime) emit, the one place where schedule metrics are computed,
-//! and the exports (JSON Lines, per-job CSV, Perfetto, LITMUS^RT sched_trace, SVG Gantt).
+//! simulator and the runtime emit, the one place where schedule metrics and sample statistics
+//! are computed (a run's summary and its exported trace agree by construction), and the
+//! exports (JSON Lines, per-job CSV, Perfetto, LITMUS^RT sched_trace, SVG Gantt).
 //!
 //! Design note and every definition: `docs/trace.md`. The per-job statistics follow
 //! LITMUS^RT's `st-job-stats` tool (Brandenburg et al., the LITMUS^RT feather-trace tools);
@@ -13,7 +14,10 @@
 
 pub mod export;
 pub mod metrics;
+pub mod monitor;
 pub mod record;
+pub mod stats;
 
 pub use metrics::{JobStats, Metrics, MetricsBuilder, TaskStats};
 pub use record::{Event, JobId, OverheadKind, Record, TaskInfo, Trace, TraceMeta};
+pub use stats::SampleStats;

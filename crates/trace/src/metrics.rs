@@ -328,7 +328,17 @@ impl MetricsBuilder {
             }
             Event::Overhead { cpu, kind, duration } => {
                 self.cpu(cpu)?;
-                let o = &mut self.overheads[kind as usize];
+                let i = kind.index();
+                while self.overheads.len() <= i {
+                    let t = (self.overheads.len() - OverheadKind::ALL.len()) as u16;
+                    self.overheads.push(OverheadStats {
+                        kind: OverheadKind::Term(t),
+                        count: 0,
+                        total_ns: 0,
+                        max_ns: 0,
+                    });
+                }
+                let o = &mut self.overheads[i];
                 o.count += 1;
                 o.total_ns += duration as u128;
                 o.max_ns = o.max_ns.max(duration);

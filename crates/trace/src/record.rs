@@ -26,8 +26,11 @@ pub enum OverheadKind {
     Tick,
     /// Cache-related preemption/migration delay (Δcpd).
     Cpmd,
-    /// Anything else the runtime measures (e.g. mailbox/DSP terms of seed 000).
+    /// Anything else the runtime measures, unnamed.
     Other,
+    /// A named term of the run (`TraceMeta::terms[i]`): the runtime's own terms (release
+    /// latency Δev, lock waits, plugin timers) and a mechanism's (e.g. Δreq, Δdsp of seed 000).
+    Term(u16),
 }
 
 impl OverheadKind {
@@ -40,6 +43,8 @@ impl OverheadKind {
         OverheadKind::Cpmd,
         OverheadKind::Other,
     ];
+    /// The name of a fixed kind (`term` for [`OverheadKind::Term`]: its name is in the trace's
+    /// meta, see [`Trace::term_name`]).
     pub fn name(self) -> &'static str {
         match self {
             OverheadKind::Release => "release",
@@ -49,8 +54,19 @@ impl OverheadKind {
             OverheadKind::Tick => "tick",
             OverheadKind::Cpmd => "cpmd",
             OverheadKind::Other => "other",
+            OverheadKind::Term(_) => "term",
         }
     }
+
+    /// A dense index: the fixed kinds in [`OverheadKind::ALL`] order, then the terms.
+    #[inline]
+    pub fn index(self) -> usize {
+        match self {
+            OverheadKind::Term(i) => OverheadKind::ALL.len() + i as usize,
+            k => OverheadKind::ALL.iter().position(|&x| x == k).unwrap_or(0),
+        }
+    }
+    /// The fixed kind named `s`.
     pub fn from_name(s: &str) -> Option<OverheadKind> {
         OverheadKind::ALL.into_iter().find(|k| k.name() == s)
     }
@@ -104,13 +120,17 @@ pub struct TaskInfo {
     pub period: Time,
 }
 
-/// What a trace covers: the platform size, the horizon and the tasks.
+/// What a trace covers: the platform size, the horizon, the tasks, and the names of its
+/// overhead terms beyond the fixed kinds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TraceMeta {
     pub m: u32,
     /// Jobs released in `[0, horizon)` count; metrics are taken at the horizon.
     pub horizon: Time,
     pub tasks: Vec<TaskInfo>,
+    /// `terms[i]` names [`OverheadKind::Term`]`(i)` (empty for simulator traces).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub terms: Vec<String>,
 }
 
 impl TraceMeta {
@@ -122,6 +142,7 @@ impl TraceMeta {
                 .iter()
                 .map(|t| TaskInfo { name: t.name.clone(), wcet: t.wcet, deadline: t.deadline, period: t.period })
                 .collect(),
+            terms: Vec::new(),
         }
     }
 }
@@ -134,6 +155,34 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// The name of an overhead kind in this trace: a fixed kind's name, or a term's from the
+    /// meta (`term<i>` if the meta lacks it).
+    pub fn term_name(&self, kind: OverheadKind) -> String {
+        match kind {
+            OverheadKind::Term(i) => self.meta.terms.get(i as usize).cloned().unwrap_or_else(|| format!("term{i}")),
+            k => k.name().to_string(),
+        }
+    }
+
+    /// The kind named `name` in this trace (a fixed kind or one of its terms).
+    pub fn kind_named(&self, name: &str) -> Option<OverheadKind> {
+        OverheadKind::from_name(name)
+            .filter(|k| !matches!(k, OverheadKind::Term(_)))
+            .or_else(|| self.meta.terms.iter().position(|t| t == name).map(|i| OverheadKind::Term(i as u16)))
+    }
+
+    /// Every overhead sample (ns) by term name, in record order — all of them, the horizon
+    /// does not apply (a sample is a measurement, not a schedule event).
+    pub fn overhead_samples(&self) -> std::collections::BTreeMap<String, Vec<Time>> {
+        let mut out: std::collections::BTreeMap<String, Vec<Time>> = std::collections::BTreeMap::new();
+        for r in &self.records {
+            if let Event::Overhead { kind, duration, .. } = r.event {
+                out.entry(self.term_name(kind)).or_default().push(duration);
+            }
+        }
+        out
+    }
+
     /// Recomputes every metric from the records (the only way metrics are computed).
     pub fn metrics(&self) -> Result<crate::Metrics, rtsched_model::ModelError> {
         let mut b = crate::MetricsBuilder::new(self.meta.tasks.len(), self.meta.m, self.meta.horizon);

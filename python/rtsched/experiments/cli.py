@@ -107,10 +107,25 @@ def cmd_reproduce(args) -> int:
             print("rtsched reproduce: give a NAME (listed above)", file=sys.stderr)
             return 2
         return 0
+    override = None
+    if args.overheads is not None:
+        from .registry import REPRODUCTIONS, module
+
+        if args.name not in REPRODUCTIONS or not getattr(module(args.name), "OVERHEADS", False):
+            takes = [n for n in REPRODUCTIONS if getattr(module(n), "OVERHEADS", False)]
+            print(f"rtsched reproduce: --overheads applies to {', '.join(takes)}", file=sys.stderr)
+            return 2
+        override = {"overheads": args.overheads}
     executor = _make_executor(args)
     try:
         res = reproduce(
-            args.name, quick=args.quick, out=args.out, executor=executor, progress=not args.quiet, fmt=args.format
+            args.name,
+            quick=args.quick,
+            out=args.out,
+            executor=executor,
+            progress=not args.quiet,
+            fmt=args.format,
+            override=override,
         )
     finally:
         executor.close()
@@ -159,12 +174,21 @@ def add_commands(subparsers) -> None:
         "figure to OUT/NAME.png (with a CSV beside it). --list shows the names.",
     )
     p.add_argument(
-        "name", nargs="?", help="e.g. spres-fig3, spres-fig4, spres-fig5, spres-fig6, spres-table1, rtws-tables"
+        "name",
+        nargs="?",
+        help="e.g. spres-fig3, spres-fig4, spres-fig5, spres-fig6, spres-table1, rtws-tables, rtss09-hrt, rtss09-srt, "
+        "gedfmp-soft-n, gedfmp-hard-u",
     )
     p.add_argument("--list", action="store_true", help="list the available names")
     p.add_argument("--quick", action="store_true", help="the quick variant (the spec's [quick] table)")
     p.add_argument("--out", help="results directory (default results/NAME or results/NAME-quick)")
     p.add_argument("--format", default="png", choices=["png", "pdf", "svg"], help="figure format (default png)")
+    p.add_argument(
+        "--overheads",
+        metavar="DIR",
+        help="overhead models (overheads-*.json) for rtss09-hrt, rtss09-srt, gedfmp-soft-n, gedfmp-hard-u "
+        "(default: docs/examples, measured on the development machine)",
+    )
     _executor_args(p)
     p.set_defaults(func=lambda a: _guard("reproduce", cmd_reproduce, a))
 

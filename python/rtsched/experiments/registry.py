@@ -33,6 +33,10 @@ REPRODUCTIONS = {
     "spres-fig6": "spres_fig6",
     "spres-table1": "spres_table1",
     "rtws-tables": "rtws_tables",
+    "rtss09-hrt": "rtss09_hrt",
+    "rtss09-srt": "rtss09_srt",
+    "gedfmp-soft-n": "gedfmp_soft_n",
+    "gedfmp-hard-u": "gedfmp_hard_u",
 }
 
 SHIPPED_SPECS = Path(__file__).resolve().parent / "specs"

@@ -43,8 +43,13 @@ TOP_KEYS = (
     "samples",
     "seed",
     "max_steps",
-    "overhead_model",
     "methods",
+    "overheads",
+    "mechanism",
+    "stat",
+    "cpd",
+    "quantum",
+    "extrapolate",
     "generator",
     "grid",
     "plot",
@@ -148,6 +153,13 @@ def format_duration_ns(ns: int) -> str:
 _NEXPR = re.compile(r"^\s*(?:(?P<a>\d+(?:\.\d+)?)\s*\*?\s*)?m\s*(?:(?P<s>[+-])\s*(?P<b>\d+))?\s*$")
 
 
+#: ``n = "auto"``: the Baker/LITMUS^RT distributions add tasks until the utilization cap is
+#: exceeded and drop the last (Brandenburg & Anderson, RTSS 2009, §4.2); the point's n is null.
+AUTO_N = "auto"
+#: Generators that need a fixed n.
+FIXED_N_GENERATORS = ("randfixedsum", "emberson", "uunifast-discard")
+
+
 @dataclass(frozen=True)
 class NExpr:
     """A task count, constant or affine in m: "12", "m+1", "2m", "2.5m", "3*m-1"."""
@@ -166,6 +178,8 @@ class NExpr:
             return NExpr(str(value), Fraction(0), value)
         if isinstance(value, str):
             s = value.strip()
+            if s == AUTO_N:
+                return NExpr(AUTO_N, Fraction(0), 0)
             if s.isdigit():
                 return NExpr.parse(int(s), where)
             mt = _NEXPR.match(s)
@@ -178,7 +192,9 @@ class NExpr:
             f"'2m', 'm+1', '2.5m', '3*m-1'), got {value!r}"
         )
 
-    def at(self, m: int, where: str) -> int:
+    def at(self, m: int, where: str) -> int | None:
+        if self.text == AUTO_N:
+            return None
         v = self.a * m + self.b
         if v.denominator != 1:
             raise SpecError(f"{where}: n = {self.text!r} is not an integer for m = {m} ({float(v)})")
@@ -327,7 +343,7 @@ class Spec:
     samples: int
     seed: int
     max_steps: int
-    overhead_model: str | None
+    overheads: dict | None  # the points' "overheads" object (experiments/overheads.py)
     plot: PlotSpec
     points: list = field(default_factory=list)
     skipped: list = field(default_factory=list)  # (coords, reason) of grid points not run
@@ -413,7 +429,9 @@ def _pair(value, where: str) -> tuple:
     return (float(value[0]), float(value[1]))
 
 
-def _parse_plot(table, methods: list, where: str) -> PlotSpec:
+def _parse_plot(table, methods: list, where: str, mechanism: str | None = None) -> PlotSpec:
+    from .overheads import with_mechanism
+
     if not isinstance(table, dict):
         raise SpecError(f"{where}: expected a table")
     _check_keys(table, PLOT_KEYS, f"table [plot] of {where}")
@@ -449,7 +467,7 @@ def _parse_plot(table, methods: list, where: str) -> PlotSpec:
             members = [members] if isinstance(members, str) else members
             if not isinstance(members, list):
                 raise SpecError(f'{gw}: expected a list of methods or a "@group" string')
-            expanded = method_names.expand(members, gw)
+            expanded = [with_mechanism(x, mechanism) for x in method_names.expand(members, gw)]
             missing = [mt for mt in expanded if mt not in methods]
             if missing:
                 raise SpecError(f"{gw}: method(s) {', '.join(map(repr, missing))} are not in the spec's methods")
@@ -539,6 +557,8 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
         if m < 1 or m > MAX_M:
             raise SpecError(f"{gw}.m: processor counts must be in 1..={MAX_M}, got {m}")
     ns = _dedupe(_values(grid["n"], f"{gw}.n", item=NExpr.parse))
+    if any(isinstance(e, NExpr) and e.text == AUTO_N for e in ns) and generator["name"] in FIXED_N_GENERATORS:
+        raise SpecError(f'{gw}.n: "auto" needs a Baker distribution; {generator["name"]!r} needs a fixed n')
     util = util_frac = None
     key = "util" if "util" in grid else "util_frac"
     vals = _dedupe([float(v) for v in _values(grid[key], f"{gw}.{key}")])
@@ -558,7 +578,12 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
         raise SpecError(f"{where}: 'methods' (a list of test or heuristic names) is required")
     if not isinstance(data["methods"], list) or not data["methods"]:
         raise SpecError(f"{where}: 'methods' must be a non-empty list")
-    methods = method_names.expand(data["methods"], f"{where} methods")
+    from . import overheads as ovh
+
+    mechanism = data.get("mechanism")
+    if mechanism is not None and not isinstance(mechanism, str):
+        raise SpecError(f"{where} mechanism: expected a string")
+    methods = [ovh.with_mechanism(x, mechanism) for x in method_names.expand(data["methods"], f"{where} methods")]
     samples = _int(data.get("samples", 100), f"{where} samples", 1)
     if samples > MAX_SAMPLES:
         raise SpecError(f"{where} samples: at most {MAX_SAMPLES:,} task sets per point, got {samples:,}")
@@ -566,14 +591,12 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
     if seed >= 2**63:
         raise SpecError(f"{where} seed: must be < 2^63")
     max_steps = _int(data.get("max_steps", DEFAULT_MAX_STEPS), f"{where} max_steps", 1)
-    overhead = data.get("overhead_model")
-    if overhead is not None:
-        overhead = _str(overhead, f"{where} overhead_model")
+    overheads = ovh.parse(data, path, where, methods)
     name = check_name(data.get("name", Path(path).stem if path else "sweep"), where)
     description = data.get("description", "")
     if not isinstance(description, str):
         raise SpecError(f"{where} description: expected a string")
-    plot = _parse_plot(data.get("plot", {}), methods, where)
+    plot = _parse_plot(data.get("plot", {}), methods, where, mechanism)
 
     spec = Spec(
         text=text,
@@ -591,7 +614,7 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
         samples=samples,
         seed=seed,
         max_steps=max_steps,
-        overhead_model=overhead,
+        overheads=overheads,
         plot=plot,
     )
     _expand(spec, gw)
@@ -606,14 +629,14 @@ def _resolve_n(nexprs, m: int, where: str) -> list:
         if isinstance(e, tuple):  # ("range", lo, hi, step)
             _, lo, hi, step = e
             a, b = lo.at(m, f"{where}.n"), hi.at(m, f"{where}.n")
-            if b > MAX_N:
+            if b is not None and b > MAX_N:
                 raise SpecError(f"{where}.n: n = {b} for m = {m}; at most {MAX_N:,} tasks per set")
             if b < a:
                 raise SpecError(f"{where}.n: range from {lo.text!r} = {a} to {hi.text!r} = {b} is empty for m = {m}")
             out.extend((x, f"{lo.text}..{hi.text}") for x in range(a, b + 1, step))
         else:
             n = e.at(m, f"{where}.n")
-            if n > MAX_N:
+            if n is not None and n > MAX_N:
                 raise SpecError(f"{where}.n: n = {n} for m = {m}; at most {MAX_N:,} tasks per set")
             out.append((n, e.text))
     seen, res = set(), []
@@ -631,7 +654,7 @@ def _count_n(nexprs, m: int, where: str) -> int:
         if isinstance(e, tuple):
             _, lo, hi, step = e
             a, b = lo.at(m, f"{where}.n"), hi.at(m, f"{where}.n")
-            k += max(0, (b - a) // step + 1)
+            k += 1 if a is None or b is None else max(0, (b - a) // step + 1)
         else:
             k += 1
     return k
@@ -657,7 +680,7 @@ def _expand(spec: Spec, where: str):
             utils = spec.util if spec.util is not None else [round(f * m, 10) for f in spec.util_frac]
             for u in utils:
                 coords_base = {"m": m, "n": n, "n_expr": n_expr, "util": u, "util_frac": round(u / m, 10)}
-                if u > n * spec.generator["umax"] + 1e-9:
+                if n is not None and u > n * spec.generator["umax"] + 1e-9:
                     spec.skipped.append((coords_base, f"U = {u} exceeds n * umax = {n * spec.generator['umax']}"))
                     continue
                 seed = derive_seed(spec.seed, spec.generator, n, m, u)
@@ -676,8 +699,8 @@ def _expand(spec: Spec, where: str):
                         "epsilon": eps,
                         "max_steps": spec.max_steps,
                     }
-                    if spec.overhead_model is not None:
-                        params["overhead_model"] = spec.overhead_model
+                    if spec.overheads is not None:
+                        params["overheads"] = spec.overheads
                     pid = point_id(params)
                     if pid in seen:
                         continue

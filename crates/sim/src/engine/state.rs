@@ -9,7 +9,7 @@ use crate::overheads::Overheads;
 use crate::recorder::{DirtyCpus, Recorder};
 use crate::setup::{Draw, EarlyEnd, NONE};
 use rtsched_model::{ModelError, Time};
-use rtsched_policy::{Policy, Prio, PriorityRule};
+use rtsched_policy::{invariant, Policy, Prio, PriorityRule};
 use rtsched_trace::{Event, JobId, OverheadKind};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -232,23 +232,14 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
                 }
             }
         }
+        // The policy's invariant, defined once (rtsched_policy::invariant).
+        let mut sorted = ready;
+        sorted.sort();
         match self.check {
             Check::Global | Check::GlobalAtTicks if self.check == Check::Global || ticked => {
-                let mut sorted = ready;
-                sorted.sort();
-                sorted.truncate(self.sched.len());
-                if sorted != running {
-                    return fail(format!("G-EDF runs {running:?} but the highest-priority ready jobs are {sorted:?}"));
-                }
+                invariant::check_global(self.sched.len(), &sorted, &self.sched).or_else(fail)?
             }
-            Check::Partitioned => {
-                for (c, s) in self.sched.iter().enumerate() {
-                    let best = ready.iter().filter(|p| self.cpu_of[p.task as usize] == c as u32).min().copied();
-                    if best != *s {
-                        return fail(format!("cpu {c} runs {s:?} but its highest-priority ready job is {best:?}"));
-                    }
-                }
-            }
+            Check::Partitioned => invariant::check_partitioned(&self.cpu_of, &sorted, &self.sched).or_else(fail)?,
             _ => {}
         }
         Ok(())

@@ -1,11 +1,9 @@
-//! The two queues of a global scheduler (seed 001 §3): the ready queue, a binomial heap
-//! (LITMUS^RT's choice because of its O(log n) merge; R1 of seed 001), and the processor
-//! mapping, a min-heap of CPUs ordered so that the CPU whose linked job has the *lowest*
-//! priority (an idle CPU first) is on top — the heap that LITMUS^RT's sorted CPU list
-//! "really should be" (DESIGN.md).
-//!
-//! Both are preallocated arenas: no allocation while the number of queued jobs stays within
-//! the initial capacity.
+//! The ready queue of a global scheduler (seed 001 §3): a binomial heap, LITMUS^RT's choice
+//! because of its O(log n) merge (R1 of seed 001). A preallocated arena: no allocation while
+//! the number of queued jobs stays within the initial capacity. Sequential: the caller's lock
+//! (e.g. GSN-EDF's global lock) serialises every operation.
+
+use rtsched_policy::{Prio, ReadyQueue};
 
 const NIL: u32 = u32::MAX;
 
@@ -18,6 +16,9 @@ struct Node<K> {
 }
 
 /// A binomial min-heap (CLRS ch. 19) over an index arena.
+///
+/// As the ready queue of a policy ([`rtsched_policy::ReadyQueue`]) it holds job priorities;
+/// its caller's lock serialises every operation.
 #[derive(Debug, Clone)]
 pub struct BinomialHeap<K> {
     nodes: Vec<Node<K>>,
@@ -144,6 +145,11 @@ impl<K: Ord + Copy> BinomialHeap<K> {
 
     pub fn pop(&mut self) -> Option<K> {
         let (b, prev) = self.min_root()?;
+        Some(self.remove_root(b, prev))
+    }
+
+    /// Unlinks root `b` (whose predecessor in the root list is `prev`) and returns its key.
+    fn remove_root(&mut self, b: u32, prev: u32) -> K {
         let next = self.nodes[b as usize].sibling;
         if prev == NIL {
             self.head = next;
@@ -162,7 +168,56 @@ impl<K: Ord + Copy> BinomialHeap<K> {
         self.union(rev);
         self.len -= 1;
         self.free.push(b);
-        Some(self.nodes[b as usize].key)
+        self.nodes[b as usize].key
+    }
+
+    /// Depth-first search below root-list entry `x` for a node holding `key`: fills `path`
+    /// (root first) and returns its length. Skips subtrees whose root is already larger.
+    /// No allocation: a binomial tree of n nodes has depth at most log2(n) < 64.
+    fn find(&self, x: u32, key: &K, path: &mut [u32; 64], depth: usize) -> Option<usize> {
+        let n = &self.nodes[x as usize];
+        if n.key > *key || depth >= 64 {
+            return None;
+        }
+        path[depth] = x;
+        if n.key == *key {
+            return Some(depth + 1);
+        }
+        let mut c = n.child;
+        while c != NIL {
+            if let Some(len) = self.find(c, key, path, depth + 1) {
+                return Some(len);
+            }
+            c = self.nodes[c as usize].sibling;
+        }
+        None
+    }
+
+    /// Removes one entry equal to `key`; returns whether one was found. The found node's key
+    /// moves to its tree's root and each ancestor's key one level down, which keeps heap
+    /// order (the classic delete: decrease to the minimum, then extract; CLRS §19.2); then
+    /// that root is removed. O(n) to find, O(log n) to remove, no allocation — for the rare
+    /// removal of a job that completed while queued.
+    pub fn remove(&mut self, key: &K) -> bool {
+        let mut path = [NIL; 64];
+        let (mut prev, mut root) = (NIL, self.head);
+        let len = loop {
+            if root == NIL {
+                return false;
+            }
+            if let Some(len) = self.find(root, key, &mut path, 0) {
+                break len;
+            }
+            prev = root;
+            root = self.nodes[root as usize].sibling;
+        };
+        let found = self.nodes[path[len - 1] as usize].key;
+        for d in (1..len).rev() {
+            self.nodes[path[d] as usize].key = self.nodes[path[d - 1] as usize].key;
+        }
+        self.nodes[root as usize].key = found;
+        self.remove_root(root, prev);
+        true
     }
 
     /// Every key, in no particular order (for consistency checks).
@@ -181,76 +236,25 @@ impl<K: Ord + Copy> BinomialHeap<K> {
     }
 }
 
-/// The processor mapping: an indexed binary heap of CPUs; the top is the CPU whose linked
-/// job has the lowest priority, idle CPUs (key `None`) first; ties by lower CPU index.
-/// A key is a job's priority key where smaller = higher priority.
-#[derive(Debug, Clone)]
-pub struct CpuHeap<P> {
-    heap: Vec<usize>,
-    pos: Vec<usize>,
-    key: Vec<Option<P>>,
-}
-
-impl<P: Ord + Copy> CpuHeap<P> {
-    /// All `m` CPUs idle.
-    pub fn new(m: usize) -> Self {
-        CpuHeap { heap: (0..m).collect(), pos: (0..m).collect(), key: vec![None; m] }
+impl ReadyQueue for BinomialHeap<Prio> {
+    #[inline]
+    fn push(&mut self, job: Prio) {
+        BinomialHeap::push(self, job)
     }
-
-    /// True if CPU `a` should be nearer the top than `b` (lower priority).
-    fn above(&self, a: usize, b: usize) -> bool {
-        match (&self.key[a], &self.key[b]) {
-            (None, None) => a < b,
-            (None, Some(_)) => true,
-            (Some(_), None) => false,
-            (Some(x), Some(y)) => x > y || (x == y && a < b),
-        }
+    #[inline]
+    fn peek(&self) -> Option<Prio> {
+        BinomialHeap::peek(self).copied()
     }
-
-    fn swap(&mut self, i: usize, j: usize) {
-        self.heap.swap(i, j);
-        self.pos[self.heap[i]] = i;
-        self.pos[self.heap[j]] = j;
+    #[inline]
+    fn pop(&mut self) -> Option<Prio> {
+        BinomialHeap::pop(self)
     }
-
-    /// Sets CPU `cpu`'s linked-job key and restores the heap.
-    pub fn update(&mut self, cpu: usize, key: Option<P>) {
-        self.key[cpu] = key;
-        let mut i = self.pos[cpu];
-        while i > 0 {
-            let p = (i - 1) / 2;
-            if self.above(self.heap[i], self.heap[p]) {
-                self.swap(i, p);
-                i = p;
-            } else {
-                break;
-            }
-        }
-        loop {
-            let l = 2 * i + 1;
-            let r = l + 1;
-            let mut best = i;
-            if l < self.heap.len() && self.above(self.heap[l], self.heap[best]) {
-                best = l;
-            }
-            if r < self.heap.len() && self.above(self.heap[r], self.heap[best]) {
-                best = r;
-            }
-            if best == i {
-                break;
-            }
-            self.swap(i, best);
-            i = best;
-        }
+    fn remove(&mut self, job: Prio) -> bool {
+        BinomialHeap::remove(self, &job)
     }
-
-    /// The lowest-priority CPU.
-    pub fn lowest(&self) -> usize {
-        self.heap[0]
-    }
-
-    pub fn key(&self, cpu: usize) -> Option<P> {
-        self.key[cpu]
+    #[inline]
+    fn len(&self) -> usize {
+        BinomialHeap::len(self)
     }
 }
 
@@ -258,40 +262,31 @@ impl<P: Ord + Copy> CpuHeap<P> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
 
     proptest! {
-        /// Oracle: std's BinaryHeap under the same random push/pop sequence.
+        /// Oracle: a sorted vector (a plain multiset) under the same random push / pop /
+        /// remove sequence, duplicates included.
         #[test]
-        fn binomial_heap_matches_binary_heap(ops in proptest::collection::vec((any::<bool>(), 0u32..50), 0..300)) {
+        fn binomial_heap_matches_a_sorted_vector(ops in proptest::collection::vec((0u8..3, 0u32..40), 0..300)) {
             let mut b = BinomialHeap::with_capacity(4);
-            let mut o = BinaryHeap::new();
-            for (push, k) in ops {
-                if push { b.push(k); o.push(Reverse(k)); }
-                else { prop_assert_eq!(b.pop(), o.pop().map(|r| r.0)); }
-                prop_assert_eq!(b.peek().copied(), o.peek().map(|r| r.0));
+            let mut o: Vec<u32> = Vec::new();
+            for (op, k) in ops {
+                match op {
+                    0 => { b.push(k); o.push(k); o.sort_unstable(); }
+                    1 => {
+                        let want = if o.is_empty() { None } else { Some(o.remove(0)) };
+                        prop_assert_eq!(b.pop(), want);
+                    }
+                    _ => {
+                        let pos = o.iter().position(|&x| x == k);
+                        prop_assert_eq!(b.remove(&k), pos.is_some());
+                        if let Some(i) = pos { o.remove(i); }
+                    }
+                }
+                prop_assert_eq!(b.peek().copied(), o.first().copied());
                 prop_assert_eq!(b.len(), o.len());
-                let mut ks = b.keys(); ks.sort();
-                let mut os: Vec<u32> = o.iter().map(|r| r.0).collect(); os.sort();
-                prop_assert_eq!(ks, os);
-            }
-        }
-
-        /// Oracle: a linear scan for the lowest-priority CPU.
-        #[test]
-        fn cpu_heap_top_is_the_lowest_priority(ups in proptest::collection::vec((0usize..6, proptest::option::of(0u32..20)), 0..200)) {
-            let mut h = CpuHeap::new(6);
-            let mut keys = [None; 6];
-            for (c, k) in ups {
-                h.update(c, k);
-                keys[c] = k;
-                let best = (0..6).min_by(|&a, &b| {
-                    // lowest priority first: None, then larger key; ties by index
-                    let ka = keys[a].map(Reverse); let kb = keys[b].map(Reverse);
-                    ka.cmp(&kb).then(a.cmp(&b))
-                }).unwrap();
-                prop_assert_eq!(h.lowest(), best);
+                let mut ks = b.keys(); ks.sort_unstable();
+                prop_assert_eq!(&ks, &o);
             }
         }
     }

@@ -57,6 +57,23 @@ pub enum RecKind {
     JobPreempt,
     /// Job completes on this CPU.
     JobComplete,
+    /// Quantum tick handler entered (`arg` = the tick's due time, monotonic ns).
+    TickStart,
+    /// Quantum tick handler left (Δtck = end − start).
+    TickEnd,
+    /// Plugin timer handler entered (`arg` = the timer's due time, monotonic ns).
+    TimerStart,
+    /// Plugin timer handler left.
+    TimerEnd,
+    /// A span of a mechanism's own overhead term begins (`task` = term id).
+    TermStart,
+    /// The span of term `task` ends.
+    TermEnd,
+    /// A latency of term `task` from a counter stamp taken elsewhere (`arg` = the stamp), e.g.
+    /// a message written by a client and handled here.
+    TermSince,
+    /// A sample of term `task` with the value `arg` (e.g. a count).
+    TermValue,
 }
 
 impl RecKind {
@@ -77,6 +94,14 @@ impl RecKind {
             RecKind::JobResume => "job_resume",
             RecKind::JobPreempt => "job_preempt",
             RecKind::JobComplete => "job_complete",
+            RecKind::TickStart => "tick_start",
+            RecKind::TickEnd => "tick_end",
+            RecKind::TimerStart => "timer_start",
+            RecKind::TimerEnd => "timer_end",
+            RecKind::TermStart => "term_start",
+            RecKind::TermEnd => "term_end",
+            RecKind::TermSince => "term_since",
+            RecKind::TermValue => "term_value",
         }
     }
 }
@@ -95,7 +120,8 @@ pub struct Record {
     pub kind: RecKind,
 }
 
-/// Buffer id of the dedicated release thread.
+/// Buffer id of the service thread on the dedicated CPU (thread index `m`; under GSN-EDF-DI
+/// the release thread).
 pub const RELEASE_CPU: u16 = u16::MAX;
 
 /// A per-CPU, single-writer, preallocated linear trace buffer.

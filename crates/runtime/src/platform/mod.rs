@@ -1,9 +1,21 @@
-//! The platform: which CPUs the workers use, pinning, real-time priority, and thread ids.
+//! The platform: what every mechanism runs on — which CPUs the workers use, pinning,
+//! real-time priority and thread ids (this file), and the submodules:
+//!
+//! * [`clock`]: the monotonic clock and the trace counter (TSC);
+//! * [`sync`]: the spin lock and the per-thread signal ("IPI"), with their loom models;
+//! * [`tracer`]: per-CPU Feather-Trace-style record buffers;
+//! * [`body`]: the synthetic `rtspin`-like job body; [`user`]: user jobs (closures).
 //!
 //! One worker thread per scheduling CPU, pinned with `sched_setaffinity` (the user-space
 //! analogue of LITMUS^RT's per-CPU scheduler state, seed 001 §3). Workers run at normal
 //! priority unless `SCHED_FIFO` is requested; a FIFO run is always bounded by the run's
-//! duration and a watchdog (see `engine`).
+//! duration and a watchdog (see `backend::engine`).
+
+pub mod body;
+pub mod clock;
+pub mod sync;
+pub mod tracer;
+pub mod user;
 
 use crate::RunError;
 

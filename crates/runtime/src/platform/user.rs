@@ -25,7 +25,7 @@
 //!     std::hint::black_box((0..10_000u64).sum::<u64>());
 //!     if ctx.step + 1 == 10 { Step::Done } else { Step::Continue }
 //! }))]);
-//! let r = run(&ts, &Mechanism::GsnEdf, &cfg).unwrap();
+//! let r = run(&ts, &Mechanism::named("gsn-edf").unwrap(), &cfg).unwrap();
 //! assert_eq!(r.accounting.error, None);
 //! ```
 

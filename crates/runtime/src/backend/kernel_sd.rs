@@ -20,15 +20,16 @@
 //! context switch together) and the schedule; Δsch and Δcxs inside the kernel need kernel
 //! tracing and are not reported (their samples are empty).
 
+use super::lifecycle::{missing_releases, Lifecycle, DRAIN_CPU};
+use super::result::{RunInfo, RunResult};
 use crate::body::CHUNK;
 use crate::clock::{self, ClockPair, TscCalibration};
-use crate::engine::RunConfig;
-use crate::plugin::Accounting;
-use crate::result::RunResult;
-use crate::tracer::{RecKind, TraceBuffer, RELEASE_CPU};
+use crate::config::RunConfig;
+use crate::mechanism::{Accounting, Mechanism};
+use crate::tracer::{RecKind, TraceBuffer};
 use crate::{platform, RunError};
 use rtsched_model::TaskSet;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Barrier, Mutex};
 
 const SCHED_DEADLINE: u32 = 6;
@@ -153,8 +154,8 @@ fn set_deadline(runtime: u64, deadline: u64, period: u64) -> Result<(), std::io:
     Ok(())
 }
 
-/// Runs `ts` under SCHED_DEADLINE (called by `engine::run` after validation).
-pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> {
+/// Runs `ts` under SCHED_DEADLINE (called by `backend::run` after validation).
+pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult, RunError> {
     let allowed = platform::allowed_cpus();
     let mut cpus = cfg.cpus.clone();
     cpus.sort_unstable();
@@ -175,12 +176,10 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
     }
     let n = ts.len();
     let cal_a = ClockPair::now();
-    let t0 = clock::monotonic_ns() + cfg.start_delay_ns;
-    let planned_end = t0 + cfg.duration_ns;
-    // The end of the run, lowered to the stop time by an early stop (`cfg.stop`); a thread
+    // The end of the run is lowered to the stop time by an early stop (`cfg.stop`); a thread
     // sleeping towards its next release is woken through `stop_word`.
-    let end = AtomicU64::new(planned_end);
-    let stopped_at = AtomicU64::new(u64::MAX);
+    let life = Lifecycle::new(cfg.start_delay_ns, cfg.duration_ns);
+    let t0 = life.t0;
     let stop_word = AtomicU32::new(0);
     let done = AtomicBool::new(false);
     let abort = AtomicBool::new(false);
@@ -189,29 +188,16 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
     let idx_of = |c: u32| cfg.cpus.iter().position(|&x| x == c as usize).unwrap_or(0) as u16;
     let per_thread = (cfg.trace_capacity / n.max(1)).max(1024);
     let results: Vec<(TraceBuffer, u32, u32)> = std::thread::scope(|s| {
-        let watcher = cfg.stop.as_ref().map(|flag| {
-            let (end, stopped_at, stop_word, done) = (&end, &stopped_at, &stop_word, &done);
-            s.spawn(move || {
-                while !done.load(Ordering::SeqCst) {
-                    if flag.load(Ordering::SeqCst) {
-                        let at = clock::monotonic_ns().max(t0);
-                        if at < end.load(Ordering::SeqCst) {
-                            stopped_at.store(at, Ordering::SeqCst);
-                            end.store(at, Ordering::SeqCst);
-                        }
-                        clock::wake_sleepers(stop_word);
-                        return;
-                    }
-                    std::thread::sleep(std::time::Duration::from_millis(5));
-                }
-            })
+        let watcher = cfg.stop.as_deref().map(|flag| {
+            let (life, stop_word, done) = (&life, &stop_word, &done);
+            s.spawn(move || life.watch(Some(flag), done, || clock::wake_sleepers(stop_word), |_| false))
         });
         let hs: Vec<_> = ts
             .iter()
             .enumerate()
             .map(|(i, t)| {
                 let (abort, err, barrier, idx_of) = (&abort, &err, &barrier, &idx_of);
-                let (end, stop_word) = (&end, &stop_word);
+                let (life, stop_word) = (&life, &stop_word);
                 s.spawn(move || {
                     let mut tb = TraceBuffer::new(i as u16, per_thread);
                     // The release sleep is a futex wait (so a stop can interrupt it); with
@@ -231,7 +217,7 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
                     if abort.load(Ordering::SeqCst) {
                         return (tb, released, completed);
                     }
-                    let end_now = || end.load(Ordering::Relaxed);
+                    let end_now = || life.end();
                     let mut k = 0u32;
                     let mut x = 1.000_000_1f64;
                     loop {
@@ -290,36 +276,26 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
         return Err(RunError::Failed("a SCHED_DEADLINE thread panicked".into()));
     }
     let mut acc = Accounting { released: vec![0; n], completed: vec![0; n], consistent: Ok(()) };
-    let stopped_at = stopped_at.load(Ordering::SeqCst);
-    let interrupted = stopped_at != u64::MAX;
-    let end = if interrupted {
-        // A thread that raced with the stop may have released a job due after the stop time.
-        let last_due = results
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, r, _))| *r > 0)
-            .map(|(i, (_, r, _))| t0 + (*r as u64 - 1) * ts.tasks()[i].period)
-            .max()
-            .unwrap_or(t0);
-        stopped_at.max(last_due + 1).clamp(t0 + 1, planned_end)
-    } else {
-        planned_end
-    };
+    // A thread that raced with the stop may have released a job due after the stop time.
+    let last_due = results
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, r, _))| *r > 0)
+        .map(|(i, (_, r, _))| t0 + (*r as u64 - 1) * ts.tasks()[i].period)
+        .max();
+    let end = life.effective_end(last_due);
     // Jobs due before the end that a thread never reached (it was still busy with a tardy
     // job, or stopped) are released now, and stay pending; their records go to a drain
     // buffer sized for exactly them.
-    let missing: u64 = results
-        .iter()
-        .zip(ts.iter())
-        .map(|((_, r, _), t)| (end - t0).div_ceil(t.period).saturating_sub(*r as u64))
-        .sum();
-    let mut drain = TraceBuffer::new(RELEASE_CPU - 1, missing as usize);
+    let released: Vec<u32> = results.iter().map(|(_, r, _)| *r).collect();
+    let missing = missing_releases(ts, t0, end, &released);
+    let mut drain = TraceBuffer::new(DRAIN_CPU, missing as usize);
     let mut traces = Vec::with_capacity(n + 1);
     for (i, (tb, mut r, c)) in results.into_iter().enumerate() {
         let period = ts.tasks()[i].period;
         while t0 + r as u64 * period < end {
             let due = t0 + r as u64 * period;
-            drain.record_on(RELEASE_CPU - 1, RecKind::JobRelease, i as u32, r, due);
+            drain.record_on(DRAIN_CPU, RecKind::JobRelease, i as u32, r, due);
             r += 1;
         }
         acc.released[i] = r;
@@ -330,5 +306,6 @@ pub(crate) fn run(ts: &TaskSet, cfg: &RunConfig) -> Result<RunResult, RunError> 
         traces.push(drain);
     }
     let cal = TscCalibration::from_pairs(cal_a, ClockPair::now());
-    Ok(RunResult::build(ts, "kernel-sd", cfg, t0, end - t0, interrupted, &cal, traces, acc, 0))
+    let info = RunInfo::of(mech, ts, cfg.cpus.len());
+    Ok(RunResult::build(ts, info, cfg, t0, end - t0, life.interrupted(), &cal, traces, acc, 0))
 }

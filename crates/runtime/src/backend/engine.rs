@@ -1,0 +1,505 @@
+//! The plugin engine: builds a mechanism's plugin, starts one pinned worker per CPU (plus a
+//! service thread on the dedicated CPU, if any, plus a watchdog), releases the task set
+//! synchronously at a common time zero (seed 000 App. A), runs for the configured duration,
+//! and turns the per-thread traces into a [`RunResult`]. The callbacks it makes and their
+//! happens-before contract: `mechanism::plugin`.
+//!
+//! Worker loop (one per CPU; `ctx.cpu` = index in the CPU list):
+//! 1. the events due on this CPU, each traced: its release domain's next release (the
+//!    "timer interrupt": Δrel, with Δev = handler start − due time), its quantum tick (Δtck;
+//!    aligned or staggered, when the plugin asks for ticks), its plugin timer (`timer`), and a
+//!    notification (`notified`);
+//! 2. consume a reschedule request (traced as `IpiNoticed` with the sender's stamp: Δipi);
+//! 3. call the plugin's `schedule` (Δsch, lock waits inside);
+//! 4. dispatch (Δcxs: load the job's saved budget) and run its body, which polls the CPU's
+//!    request word, the release timer, the tick, the plugin timer and the end of the run
+//!    between chunks of work; events that do not reschedule let the body continue; a
+//!    reschedule request stops it (its remaining budget is saved) and the loop goes back to 1.
+//!    Idle workers sleep on their futex (with a timeout at the next due event or the end) or
+//!    spin, as configured.
+//!
+//! Service thread (index `m`, on the dedicated CPU; never runs a job): the same events without
+//! `schedule` — its release domain, its plugin timer and its notifications — then it sleeps
+//! on its futex until the next due event, a notification or the end (or spins).
+//!
+//! At the end of the run every thread stops where it is; a job that is running or waiting is
+//! *pending*, and `released = completed + pending` is checked per task against the
+//! plugin's own accounting.
+//!
+//! Early stops, the effective end and the drain: `backend::lifecycle`.
+
+use super::lifecycle::{missing_releases, Lifecycle, DRAIN_CPU};
+use super::result::{RunInfo, RunResult};
+use crate::body::{self, Stop};
+use crate::clock::{self, ClockPair, TscCalibration};
+use crate::config::{IdleMode, RunConfig};
+use crate::mechanism::registry::{Builder, Setup};
+use crate::mechanism::{Ctx, Mechanism, Plugin, Prev, TaskParams};
+use crate::platform;
+use crate::sync::CpuSignal;
+use crate::tracer::{RecKind, TraceBuffer};
+use crate::RunError;
+use rtsched_model::TaskSet;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
+use std::sync::Barrier;
+
+/// Per-task execution state, written by the worker that runs the task's current job.
+/// Ordering across CPUs comes from the plugin's synchronisation (the saved budget is
+/// stored before the worker enters `schedule`, and read after another worker's `schedule`
+/// returned the job); Release/Acquire make it explicit.
+struct TaskExec {
+    seq: AtomicU32,
+    remaining: AtomicU64,
+    /// A user job's next step (its resume point).
+    step: AtomicU64,
+    wss: Vec<std::sync::atomic::AtomicU64>,
+}
+
+struct Shared<'a> {
+    plugin: &'a dyn Plugin,
+    cfg: &'a RunConfig,
+    signals: Vec<CpuSignal>,
+    exec: Vec<TaskExec>,
+    wcet: Vec<u64>,
+    life: &'a Lifecycle,
+    abort: AtomicBool,
+    tids: Vec<AtomicI32>,
+    setup_error: std::sync::Mutex<Option<RunError>>,
+}
+
+impl Shared<'_> {
+    fn fail(&self, e: RunError) {
+        self.abort.store(true, Ordering::SeqCst);
+        let mut g = self.setup_error.lock().unwrap_or_else(|p| p.into_inner());
+        if g.is_none() {
+            *g = Some(e);
+        }
+    }
+
+    #[inline(always)]
+    fn end(&self) -> u64 {
+        self.life.end()
+    }
+
+    fn stopped(&self, now: u64) -> bool {
+        now >= self.end() || self.abort.load(Ordering::Relaxed)
+    }
+
+    /// Runs the release handler of `domain` if it is due and this CPU wins it.
+    fn maybe_release(&self, ctx: &mut Ctx<'_>, domain: usize, now: u64) {
+        let due = self.plugin.next_release(domain);
+        if due <= now && self.plugin.try_claim_release(domain, due) {
+            ctx.trace.record(RecKind::ReleaseStart, domain as u32, 0, due);
+            self.plugin.release(ctx, domain, now);
+            ctx.trace.record(RecKind::ReleaseEnd, domain as u32, 0, 0);
+            ctx.flush_wakes();
+        }
+    }
+
+    /// Runs the plugin timer of thread `ctx.cpu` if it is due.
+    fn maybe_timer(&self, ctx: &mut Ctx<'_>, now: u64) {
+        let due = self.plugin.next_timer(ctx.cpu);
+        if due <= now {
+            ctx.trace.record(RecKind::TimerStart, 0, 0, due);
+            self.plugin.timer(ctx, now);
+            ctx.trace.record(RecKind::TimerEnd, 0, 0, 0);
+            ctx.flush_wakes();
+        }
+    }
+
+    /// Runs the tick of worker `ctx.cpu` if it is due and advances `next` to the first tick
+    /// boundary after now (a tick handled late counts once).
+    fn maybe_tick(&self, ctx: &mut Ctx<'_>, next: &mut u64, quantum: u64, now: u64) {
+        if *next <= now {
+            let due = *next;
+            ctx.trace.record(RecKind::TickStart, 0, 0, due);
+            self.plugin.tick(ctx, due, now);
+            ctx.trace.record(RecKind::TickEnd, 0, 0, 0);
+            ctx.flush_wakes();
+            *next = due + quantum * ((now - due) / quantum + 1);
+        }
+    }
+
+    /// Delivers a pending notification to thread `ctx.cpu`.
+    fn maybe_notified(&self, ctx: &mut Ctx<'_>, sig: &CpuSignal, now: u64) {
+        if sig.take_notify() {
+            self.plugin.notified(ctx, now);
+            ctx.flush_wakes();
+        }
+    }
+
+    /// The thread's events due by `now` (release, tick, timer, notification), in that order.
+    #[inline]
+    fn events(&self, ctx: &mut Ctx<'_>, ev: &mut Events, sig: &CpuSignal, now: u64) {
+        if let Some(d) = ev.domain {
+            self.maybe_release(ctx, d, now);
+        }
+        if let Some(q) = ev.quantum {
+            self.maybe_tick(ctx, &mut ev.next_tick, q, now);
+        }
+        if ev.timers {
+            self.maybe_timer(ctx, now);
+        }
+        self.maybe_notified(ctx, sig, now);
+    }
+
+    /// The earliest time thread `idx` has something due (release, tick, timer) or the end.
+    fn next_due(&self, idx: usize, ev: &Events) -> u64 {
+        let mut due = ev.domain.map_or(u64::MAX, |d| self.plugin.next_release(d)).min(ev.next_tick);
+        if ev.timers {
+            due = due.min(self.plugin.next_timer(idx));
+        }
+        due.min(self.end())
+    }
+}
+
+/// What one thread polls besides its request word.
+struct Events {
+    /// Its release domain.
+    domain: Option<usize>,
+    /// The quantum (workers of a plugin that ticks).
+    quantum: Option<u64>,
+    /// Its next tick (`u64::MAX`: none).
+    next_tick: u64,
+    /// The plugin arms timers.
+    timers: bool,
+}
+
+impl Events {
+    fn of(sh: &Shared<'_>, idx: usize, worker: bool) -> Events {
+        let ticks = if worker { sh.plugin.ticks().filter(|t| t.quantum_ns > 0) } else { None };
+        Events {
+            domain: sh.plugin.release_domain(idx),
+            quantum: ticks.map(|t| t.quantum_ns),
+            next_tick: ticks.map_or(u64::MAX, |t| sh.life.t0 + t.offset(idx, sh.cfg.cpus.len())),
+            timers: sh.plugin.uses_timers(),
+        }
+    }
+}
+
+fn setup_thread(sh: &Shared<'_>, idx: usize, cpu: usize, prio: Option<i32>) {
+    if let Err(e) = platform::pin_to(cpu) {
+        sh.fail(e);
+        return;
+    }
+    sh.tids[idx].store(platform::gettid(), Ordering::SeqCst);
+    if let Some(p) = prio {
+        if let Err(e) = platform::set_fifo(0, p) {
+            sh.fail(e);
+        }
+    }
+}
+
+fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier) -> (TraceBuffer, u64) {
+    setup_thread(sh, idx, sh.cfg.cpus[idx], sh.cfg.rt_priority);
+    barrier.wait();
+    let mut max_gap = 0u64;
+    if sh.abort.load(Ordering::SeqCst) {
+        return (trace, max_gap);
+    }
+    clock::sleep_until(sh.life.t0);
+    let plugin = sh.plugin;
+    let mut ev = Events::of(sh, idx, true);
+    let dom = ev.domain;
+    let timers = ev.timers;
+    let sig = &sh.signals[idx];
+    let mut ctx = Ctx::new(idx, &mut trace, &sh.signals);
+    let mut prev = Prev::Idle;
+    'outer: loop {
+        let now = clock::monotonic_ns();
+        if sh.stopped(now) {
+            break;
+        }
+        sh.events(&mut ctx, &mut ev, sig, now);
+        if let Some(stamp) = sig.take() {
+            if stamp != 0 {
+                ctx.trace.record(RecKind::IpiNoticed, idx as u32, 0, stamp);
+            }
+        }
+        ctx.trace.record(RecKind::SchedStart, 0, 0, 0);
+        let next = plugin.schedule(&mut ctx, prev);
+        ctx.trace.record(RecKind::SchedEnd, 0, 0, 0);
+        ctx.flush_wakes();
+        prev = Prev::Idle;
+        let Some(job) = next else {
+            idle(sh, idx, sig, &ev);
+            continue;
+        };
+        ctx.trace.record(RecKind::CxsStart, job.task(), job.seq(), 0);
+        let ex = &sh.exec[job.task() as usize];
+        let fresh = ex.seq.load(Ordering::Acquire) != job.seq();
+        let mut remaining = if fresh {
+            let c = sh.cfg.exec.cost(sh.cfg.seed, job.task(), job.seq(), sh.wcet[job.task() as usize]);
+            ex.remaining.store(c, Ordering::Relaxed);
+            ex.step.store(0, Ordering::Relaxed);
+            ex.seq.store(job.seq(), Ordering::Release);
+            c
+        } else {
+            ex.remaining.load(Ordering::Acquire)
+        };
+        ctx.trace.record(RecKind::CxsEnd, job.task(), job.seq(), 0);
+        let kind = if fresh { RecKind::JobStart } else { RecKind::JobResume };
+        ctx.trace.record(kind, job.task(), job.seq(), remaining);
+        let user = sh.cfg.user_jobs.get(job.task() as usize);
+        let mut step = ex.step.load(Ordering::Acquire);
+        loop {
+            let next_tick = ev.next_tick;
+            let poll = |now: u64| {
+                sig.is_set()
+                    || now >= sh.end()
+                    || now >= next_tick
+                    || dom.is_some_and(|d| now >= plugin.next_release(d))
+                    || (timers && now >= plugin.next_timer(idx))
+            };
+            let done = match user {
+                None => {
+                    let (used, why, gap) = body::spin(remaining, &ex.wss, poll);
+                    max_gap = max_gap.max(gap);
+                    remaining = remaining.saturating_sub(used);
+                    why == Stop::Done || remaining == 0
+                }
+                Some(b) => {
+                    let done = crate::user::run_steps(b, job.task() as usize, job.seq(), idx, &mut step, &|| {
+                        poll(clock::monotonic_ns())
+                    });
+                    ex.step.store(step, Ordering::Release);
+                    done
+                }
+            };
+            if done {
+                ctx.trace.record(RecKind::JobComplete, job.task(), job.seq(), 0);
+                ex.remaining.store(0, Ordering::Release);
+                prev = Prev::Completed(job);
+                break;
+            }
+            ex.remaining.store(remaining, Ordering::Release);
+            let now = clock::monotonic_ns();
+            if sh.stopped(now) {
+                break 'outer;
+            }
+            sh.events(&mut ctx, &mut ev, sig, now);
+            if sig.resched_pending() {
+                ctx.trace.record(RecKind::JobPreempt, job.task(), job.seq(), remaining);
+                prev = Prev::Preempted(job);
+                break;
+            }
+        }
+    }
+    // A completion must reach the plugin, or its accounting would miss it.
+    if let Prev::Completed(_) = prev {
+        ctx.trace.record(RecKind::SchedStart, 0, 0, 0);
+        plugin.schedule(&mut ctx, prev);
+        ctx.trace.record(RecKind::SchedEnd, 0, 0, 0);
+        ctx.flush_wakes();
+    }
+    drop(ctx);
+    (trace, max_gap)
+}
+
+/// Waits (sleeps on the futex or spins, as configured) until thread `idx` has a request, an
+/// event due, or the run ends.
+fn idle(sh: &Shared<'_>, idx: usize, sig: &CpuSignal, ev: &Events) {
+    loop {
+        let now = clock::monotonic_ns();
+        if sh.stopped(now) || sig.is_set() {
+            return;
+        }
+        let due = sh.next_due(idx, ev);
+        if due <= now {
+            return;
+        }
+        match sh.cfg.idle {
+            IdleMode::Spin => std::hint::spin_loop(),
+            IdleMode::Sleep => sig.sleep((due - now).min(1_000_000)),
+        }
+    }
+}
+
+/// The service thread on the dedicated CPU (index `m`; GSN-EDF-DI's release thread, a
+/// dedicated scheduling processor): serves its release domain, its timer and its
+/// notifications, and never runs a job.
+fn service(sh: &Shared<'_>, idx: usize, cpu: usize, mut trace: TraceBuffer, barrier: &Barrier) -> TraceBuffer {
+    setup_thread(sh, idx, cpu, sh.cfg.rt_priority);
+    barrier.wait();
+    if sh.abort.load(Ordering::SeqCst) {
+        return trace;
+    }
+    clock::sleep_until(sh.life.t0);
+    let mut ev = Events::of(sh, idx, false);
+    let sig = &sh.signals[idx];
+    let mut ctx = Ctx::new(idx, &mut trace, &sh.signals);
+    loop {
+        let now = clock::monotonic_ns();
+        if sh.stopped(now) {
+            break;
+        }
+        sh.events(&mut ctx, &mut ev, sig, now);
+        // A reschedule request means nothing here (no job runs); consume it.
+        let _ = sig.take();
+        if sig.is_set() {
+            continue;
+        }
+        let wake = sh.next_due(idx, &ev);
+        match sh.cfg.idle {
+            IdleMode::Spin => {
+                while clock::monotonic_ns() < wake.min(sh.end()) && !sig.is_set() && !sh.abort.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            }
+            // Slices of at most 10 ms (an early stop also wakes it).
+            IdleMode::Sleep => {
+                let now = clock::monotonic_ns();
+                if wake > now {
+                    sig.sleep((wake - now).min(10_000_000));
+                }
+            }
+        }
+    }
+    drop(ctx);
+    trace
+}
+
+/// Runs `ts` under `mech` on real cores (see the module docs); the configuration has been
+/// validated by the caller.
+pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, build: Builder, cfg: &RunConfig) -> Result<RunResult, RunError> {
+    let m = cfg.cpus.len();
+    let params: Vec<TaskParams> = ts.iter().map(|t| TaskParams { deadline: t.deadline, period: t.period }).collect();
+    let cal_a = ClockPair::now();
+    let life = Lifecycle::new(cfg.start_delay_ns, cfg.duration_ns);
+    let (t0, end) = (life.t0, life.planned_end);
+    let plugin: Box<dyn Plugin> = build(&Setup {
+        ts,
+        tasks: &params,
+        m,
+        dedicated: cfg.dedicated_cpu.is_some(),
+        partition: mech.partition(),
+        rule: mech.rule(ts)?,
+        params: mech.params(),
+        t0,
+        end,
+    })?;
+    let threads = m + usize::from(cfg.dedicated_cpu.is_some());
+    let sh = Shared {
+        plugin: plugin.as_ref(),
+        cfg,
+        signals: (0..threads).map(|_| CpuSignal::new()).collect(),
+        exec: ts
+            .iter()
+            .map(|_| TaskExec {
+                seq: AtomicU32::new(u32::MAX),
+                remaining: AtomicU64::new(0),
+                step: AtomicU64::new(0),
+                wss: body::working_set(cfg.wss_bytes),
+            })
+            .collect(),
+        wcet: ts.iter().map(|t| t.wcet).collect(),
+        life: &life,
+        abort: AtomicBool::new(false),
+        tids: (0..threads).map(|_| AtomicI32::new(0)).collect(),
+        setup_error: std::sync::Mutex::new(None),
+    };
+    let barrier = Barrier::new(threads);
+    let done = AtomicBool::new(false);
+    let mut watchdog_fired = false;
+    let (traces, max_gap) = std::thread::scope(|s| {
+        let wd = s.spawn(|| watchdog(&sh, &done));
+        let hs: Vec<_> = (0..m)
+            .map(|i| {
+                let tb = TraceBuffer::new(i as u16, cfg.trace_capacity);
+                let (shr, b) = (&sh, &barrier);
+                s.spawn(move || worker(shr, i, tb, b))
+            })
+            .collect();
+        let rel = cfg.dedicated_cpu.map(|c| {
+            let tb = TraceBuffer::new(crate::tracer::RELEASE_CPU, cfg.trace_capacity);
+            let (shr, b) = (&sh, &barrier);
+            s.spawn(move || service(shr, m, c, tb, b))
+        });
+        let mut traces = Vec::new();
+        let mut max_gap = 0;
+        let mut panicked = false;
+        for h in hs {
+            match h.join() {
+                Ok((t, g)) => {
+                    traces.push(t);
+                    max_gap = max_gap.max(g);
+                }
+                Err(_) => panicked = true,
+            }
+        }
+        if let Some(h) = rel {
+            match h.join() {
+                Ok(t) => traces.push(t),
+                Err(_) => panicked = true,
+            }
+        }
+        done.store(true, Ordering::SeqCst);
+        watchdog_fired = wd.join().unwrap_or(true);
+        if panicked {
+            sh.fail(RunError::Failed("a worker thread panicked".into()));
+        }
+        (traces, max_gap)
+    });
+    if let Some(e) = sh.setup_error.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        return Err(e);
+    }
+    if watchdog_fired {
+        return Err(RunError::Failed(
+            "the watchdog ended the run: a thread did not stop within 1 s after the end".into(),
+        ));
+    }
+    let mut traces = traces;
+    let last_due =
+        traces.iter().flat_map(|b| b.records()).filter(|r| r.kind == RecKind::JobRelease).map(|r| r.arg).max();
+    let end = life.effective_end(last_due);
+    // Jobs due before the end whose release handler had not run when the threads stopped
+    // (a worker descheduled by the host near the end) are released now, as pending jobs:
+    // every job due in [0, duration) is released, however late its handler ran.
+    let missing = missing_releases(ts, t0, end, &plugin.accounting().released);
+    let mut drain = TraceBuffer::new(DRAIN_CPU, missing as usize + 2 * plugin.release_domains() + 16);
+    {
+        let mut ctx = Ctx::new(m, &mut drain, &sh.signals);
+        for d in 0..plugin.release_domains() {
+            if plugin.next_release(d) < end {
+                ctx.trace.record(RecKind::ReleaseStart, d as u32, 0, plugin.next_release(d));
+                plugin.release(&mut ctx, d, end - 1);
+                ctx.trace.record(RecKind::ReleaseEnd, d as u32, 0, 0);
+                ctx.flush_wakes();
+            }
+        }
+    }
+    if !drain.records().is_empty() {
+        traces.push(drain);
+    }
+    let cal = TscCalibration::from_pairs(cal_a, ClockPair::now());
+    let acc = plugin.accounting();
+    let info = RunInfo::of(mech, ts, m);
+    Ok(RunResult::build(ts, info, cfg, t0, end - t0, life.interrupted(), &cal, traces, acc, max_gap))
+}
+
+/// Ends a run early when `cfg.stop` is set (moves the end to now and wakes the sleepers),
+/// and ends a run that overstays: one second after the end it sets the abort flag and demotes
+/// every thread to SCHED_OTHER; returns whether it had to.
+fn watchdog(sh: &Shared<'_>, done: &AtomicBool) -> bool {
+    if let Some(p) = sh.cfg.rt_priority {
+        let _ = platform::set_fifo(0, p + 1);
+    }
+    let wake = || {
+        for s in &sh.signals {
+            s.kick();
+        }
+    };
+    sh.life.watch(sh.cfg.stop.as_deref(), done, wake, |now| {
+        if now < sh.end() + 1_000_000_000 {
+            return false;
+        }
+        sh.abort.store(true, Ordering::SeqCst);
+        for t in &sh.tids {
+            let tid = t.load(Ordering::SeqCst);
+            if tid != 0 {
+                platform::set_normal(tid);
+            }
+        }
+        true
+    })
+}

@@ -1,0 +1,95 @@
+//! What every run is configured with, whatever its mechanism: [`RunConfig`]. At the bottom of
+//! the crate: it depends only on the platform's job-body types.
+
+use crate::body::ExecTime;
+use crate::RunError;
+use rtsched_model::TaskSet;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// The longest run accepted (one hour): a run is never unbounded.
+pub const MAX_DURATION_NS: u64 = 3_600_000_000_000;
+
+/// What an idle worker does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IdleMode {
+    /// Sleep on the CPU's futex until a request, the next due release or the end.
+    Sleep,
+    /// Busy-poll (lowest latency; burns the core).
+    Spin,
+}
+
+/// Run parameters.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// Scheduling CPUs (OS CPU numbers); worker `i` is pinned to `cpus[i]`.
+    pub cpus: Vec<usize>,
+    /// Jobs are released in `[0, duration)`; every thread stops at `duration`.
+    pub duration_ns: u64,
+    /// `Some(p)`: run every thread at SCHED_FIFO priority `p` (1..=98; the watchdog one
+    /// higher); `None`: normal priority.
+    pub rt_priority: Option<i32>,
+    pub idle: IdleMode,
+    /// The dedicated CPU of a mechanism that has one (its service thread runs there).
+    pub dedicated_cpu: Option<usize>,
+    /// Accept more threads than cores (timings would be meaningless).
+    pub force: bool,
+    pub exec: ExecTime,
+    /// Bytes of working set each task dirties while it runs (0 = none).
+    pub wss_bytes: usize,
+    /// Seed of the execution-time draws.
+    pub seed: u64,
+    /// Trace records per CPU buffer.
+    pub trace_capacity: usize,
+    /// Delay from the call to time zero (threads start, pin and wait in it).
+    pub start_delay_ns: u64,
+    /// Real code per task instead of the synthetic body (see [`crate::user`]).
+    pub user_jobs: crate::user::UserJobs,
+    /// Set it (from any thread) to end the run early: it is polled every 5 ms, every thread
+    /// then stops within milliseconds (sleepers are woken), and the run returns what it
+    /// measured, marked `interrupted`, with `duration_ns` = the time actually run.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl RunConfig {
+    pub fn new(cpus: Vec<usize>, duration_ns: u64) -> RunConfig {
+        RunConfig {
+            cpus,
+            duration_ns,
+            rt_priority: None,
+            idle: IdleMode::Sleep,
+            dedicated_cpu: None,
+            force: false,
+            exec: ExecTime::Wcet,
+            wss_bytes: 0,
+            seed: 0,
+            trace_capacity: 1 << 18,
+            start_delay_ns: 100_000_000,
+            user_jobs: Default::default(),
+            stop: None,
+        }
+    }
+
+    /// The checks that do not depend on the mechanism: duration, task set, execution-time
+    /// model, user jobs, priority.
+    pub(crate) fn validate_common(&self, ts: &TaskSet) -> Result<(), RunError> {
+        if self.duration_ns == 0 || self.duration_ns > MAX_DURATION_NS {
+            return Err(RunError::Config(format!("duration must be in 1 ns ..= 1 h, got {} ns", self.duration_ns)));
+        }
+        if ts.is_empty() {
+            return Err(RunError::Config("the task set is empty".into()));
+        }
+        self.exec.validate().map_err(RunError::Config)?;
+        self.user_jobs.validate(ts.len()).map_err(RunError::Config)?;
+        if let Some(p) = self.rt_priority {
+            if !(1..=98).contains(&p) {
+                return Err(RunError::Priority(format!(
+                    "rt_priority must be in 1..=98 (the watchdog runs one above), got {p}"
+                )));
+            }
+        }
+        Ok(())
+    }
+}

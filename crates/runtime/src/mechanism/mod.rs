@@ -1,0 +1,37 @@
+//! Mechanisms: how a policy's decisions are computed and communicated under concurrency
+//! (DESIGN.md, "Policy versus mechanism"), one file per mechanism family, each registered by
+//! name.
+//!
+//! * [`plugin`]: the interface every engine mechanism implements ([`Plugin`]) and its
+//!   context, with the happens-before contract between the engine and a plugin;
+//! * [`registry`]: the table of mechanisms ([`Entry`]: parameters, placement and
+//!   dedicated-CPU needs, overhead terms, invariant, builder) and its lookup;
+//! * [`spec`]: a mechanism chosen for a run ([`Mechanism`]: entry, placement, parameters);
+//! * the families: [`partitioned`] (P-EDF, P-FP), [`gsn_edf`] (GSN-EDF, GSN-EDF-DI),
+//!   [`kernel_sd`] (Linux `SCHED_DEADLINE`, run by the peer backend).
+//!
+//! **Adding a mechanism**: one new file here with its plugin and a `pub static` [`Entry`],
+//! and one line in the `registry!` list below.
+
+pub mod plugin;
+pub mod registry;
+pub mod spec;
+
+pub use plugin::*;
+pub use registry::{Entry, Params};
+pub use spec::{validate_partition, Mechanism};
+
+/// Declares the mechanism files and the registry's order: `module: [ENTRY, ...]`.
+macro_rules! registry {
+    ($($module:ident: [$($entry:ident),+ $(,)?]),+ $(,)?) => {
+        $(pub mod $module;)+
+        /// Every registered mechanism, in order (see [`registry::entries`]).
+        pub(crate) static ENTRIES: &[&registry::Entry] = &[$($(&$module::$entry),+),+];
+    };
+}
+
+registry! {
+    partitioned: [PEDF, PFP],
+    gsn_edf: [GSN_EDF, GSN_EDF_DI],
+    kernel_sd: [KERNEL_SD],
+}

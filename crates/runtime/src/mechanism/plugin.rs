@@ -1,0 +1,276 @@
+//! The mechanism interface: a table of callbacks in the spirit of LITMUS^RT's
+//! `struct sched_plugin` (Brandenburg, "Scheduling and Locking in Multiprocessor Real-Time
+//! Operating Systems", PhD thesis, UNC 2011, ch. 3; seed 001 §2 "event handlers": release,
+//! schedule, tick).
+//!
+//! The engine (`backend::engine`) owns the threads, the clocks, the job bodies and the
+//! tracer; a [`Plugin`] owns the scheduling state and decides (by driving a policy of
+//! `rtsched_policy`). The split follows seed 001 §3 "processor mapping": a plugin keeps
+//! *linked* (which job each CPU should run — the decision, changeable by any thread under the
+//! plugin's synchronisation) apart from *scheduled* (which job each CPU's worker actually runs
+//! — changed only by that worker, inside [`Plugin::schedule`]).
+//!
+//! **Threads.** Workers `0..m`, one per scheduling CPU, run jobs; with a dedicated CPU
+//! (`RunConfig::dedicated_cpu`) a *service thread* with index `m` runs there and never runs a
+//! job: it serves releases, timers and notifications (GSN-EDF-DI's release CPU, a dedicated
+//! scheduling processor). `ctx.cpu` is the calling thread's index.
+//!
+//! **Callbacks** (each on the thread named by `ctx.cpu`; one thread's callbacks never overlap):
+//! * [`release`](Plugin::release) — the release "timer interrupt" of one release domain:
+//!   called when `now >= next_release(domain)` by the thread that polls the domain
+//!   ([`release_domain`](Plugin::release_domain)) after it won
+//!   [`try_claim_release`](Plugin::try_claim_release). Releases every job due by `now`,
+//!   records `JobRelease` for each ([`Ctx::record_release`]), requests preemptions. Traced by
+//!   the engine as Δrel (and Δev from the due time).
+//! * [`schedule`](Plugin::schedule) — the scheduler of worker `ctx.cpu`. `prev` says what the
+//!   worker just stopped: nothing, a job it was preempted from (its remaining budget already
+//!   saved by the engine), or a job that completed (completion is handled here, as LITMUS^RT's
+//!   `schedule` calls `job_completion`). Returns the job to run next (it becomes
+//!   `scheduled`). Calls [`Ctx::ack_resched`] last, under the lock that serialises
+//!   reschedule requests to this CPU. Traced as Δsch.
+//! * [`tick`](Plugin::tick) — a quantum boundary on worker `ctx.cpu`, for quantum-driven
+//!   plugins that ask for ticks with [`ticks`](Plugin::ticks): every `Q`, aligned on all
+//!   workers or staggered by `c·Q/m` on worker `c` (seed 001 §2, S2). Traced as Δtck.
+//! * [`timer`](Plugin::timer) — a plugin timer of thread `ctx.cpu` fired: called when `now >=
+//!   next_timer(ctx.cpu)` (budget enforcement, migration timers, ...). Traced as `timer`.
+//! * [`notified`](Plugin::notified) — thread `ctx.cpu` took a notification sent with
+//!   [`Ctx::notify`] (a client wrote a mailbox; a timer moved). On a worker it does not
+//!   deschedule the running job.
+//! * [`accounting`](Plugin::accounting) — after every thread has stopped.
+//!
+//! **The happens-before contract.**
+//! 1. Everything a thread wrote before [`Ctx::preempt`] or [`Ctx::notify`] of thread `t`
+//!    happens-before `t`'s `schedule` answering that request (`ack_resched`) or its
+//!    `notified` call: the request word is written with release and consumed with acquire.
+//!    A plugin needs no other synchronisation to hand `t` data through memory it publishes
+//!    before signalling, provided `t` reads it after taking the request.
+//! 2. A job returned by `schedule` on worker `a` must not be returned on another worker `b`
+//!    before `a`'s `schedule(Preempted(job) | Completed(job))`, and that call must
+//!    happen-before `b`'s `schedule` returning the job (e.g. both under one lock, or a lock
+//!    per CPU plus a handshake). The engine saves a preempted job's remaining budget before
+//!    `a`'s call and reads it after `b`'s returns; the trace check verifies no job runs twice.
+//! 3. `next_release`, `next_timer` and `ticks` are read without a lock, at every poll of a
+//!    running job's body and before an idle thread sleeps. A value may be stale: a later due
+//!    time only costs a spurious poll, but a thread that sleeps or runs a job re-reads them
+//!    only at its polls, so a plugin that makes thread `t`'s next release or timer *earlier*
+//!    from another thread must [`notify`](Ctx::notify) `t` (or preempt it).
+//! 4. [`Ctx::preempt`] and [`Ctx::notify`] only set request bits and defer the futex wake-up
+//!    of a sleeping target until the plugin call returns (outside the plugin's lock and the
+//!    traced section): a callback may signal while holding its locks.
+//! 5. `accounting` happens after every thread has been joined.
+//!
+//! Block / wake: the synthetic jobs never self-suspend, so no such callbacks exist yet; a
+//! suspension workload (locks, RTWS joins) adds `task_block(job)` / `task_wake(job)` with the
+//! preconditions of LITMUS^RT's.
+//!
+//! How the next mechanisms fit: push/pull (seed 002) keeps one ready queue and lock per CPU
+//! and pushes/pulls inside `release`/`schedule`, tracing push/pull counts as its own terms;
+//! G-EDF-MP (seed 000 §III) runs its scheduling processor as the service thread (mailboxes
+//! served in `notified`, releases as its release domain, `schedule` a per-client handshake);
+//! the quantum-driven RTSS'09 plugins (seed 001 §3) link in `tick`; SP-RES arms budget and
+//! migration timers.
+
+pub use crate::queue::release::{Job, TaskParams};
+use crate::sync::CpuSignal;
+use crate::tracer::{RecKind, TraceBuffer};
+
+/// What a worker stopped doing before calling [`Plugin::schedule`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prev {
+    /// It ran nothing.
+    Idle,
+    /// It stopped running this job before completion (preemption request noticed).
+    Preempted(Job),
+    /// This job completed.
+    Completed(Job),
+}
+
+/// Quantum ticks a plugin asks for (seed 001 §2: aligned or staggered quanta).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ticks {
+    /// The quantum `Q` (ns, > 0). Worker `c` ticks at `t0 + offset(c) + k·Q`.
+    pub quantum_ns: u64,
+    /// Staggered: `offset(c) = c·Q/m`; aligned: 0 on every worker.
+    pub staggered: bool,
+}
+
+impl Ticks {
+    /// The first tick of worker `c` of `m` (relative to time zero).
+    pub fn offset(&self, c: usize, m: usize) -> u64 {
+        if self.staggered && m > 0 {
+            (self.quantum_ns as u128 * c as u128 / m as u128) as u64
+        } else {
+            0
+        }
+    }
+}
+
+/// Per-call context: which thread (index into the run's CPU list; the service thread on the
+/// dedicated CPU has index `m`), its trace buffer, and every thread's request word.
+pub struct Ctx<'a> {
+    pub cpu: usize,
+    pub trace: &'a mut TraceBuffer,
+    pub signals: &'a [CpuSignal],
+    /// Sleeping threads sent a request by this call and not yet woken (bit = thread index).
+    wakes: u128,
+}
+
+impl Drop for Ctx<'_> {
+    fn drop(&mut self) {
+        self.flush_wakes();
+    }
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(cpu: usize, trace: &'a mut TraceBuffer, signals: &'a [CpuSignal]) -> Ctx<'a> {
+        Ctx { cpu, trace, signals, wakes: 0 }
+    }
+
+    /// Wakes the sleeping targets of the requests sent so far. The engine calls it after the
+    /// plugin call returns, i.e. outside the plugin's lock and outside the traced Δsch / Δrel
+    /// section: waking a sleeping worker is a futex system call, the user-space price of an
+    /// IPI, and it belongs to Δipi (send → noticed), not to the lock hold time.
+    pub fn flush_wakes(&mut self) {
+        while self.wakes != 0 {
+            let t = self.wakes.trailing_zeros() as usize;
+            self.wakes &= self.wakes - 1;
+            self.signals[t].kick();
+        }
+    }
+
+    fn wake_later(&mut self, target: usize) {
+        if target < 128 {
+            self.wakes |= 1 << target;
+        } else {
+            self.signals[target].kick();
+        }
+    }
+
+    /// Asks worker `target` to call `schedule` soon: locally a flag, remotely a traced "IPI".
+    pub fn preempt(&mut self, target: usize) {
+        if target == self.cpu {
+            self.signals[target].set_local();
+        } else {
+            let stamp = crate::clock::counter();
+            self.trace.record_at(stamp, RecKind::IpiSent, target as u32, 0, 0);
+            if self.signals[target].send_deferred(stamp) {
+                self.wake_later(target);
+            }
+        }
+    }
+
+    /// Notifies thread `target` (any worker or the service thread): it calls
+    /// [`Plugin::notified`] at its next poll point, after what this thread wrote before.
+    pub fn notify(&mut self, target: usize) {
+        if self.signals[target].notify_deferred() && target != self.cpu {
+            self.wake_later(target);
+        }
+    }
+
+    /// Clears this CPU's pending reschedule request (recording `IpiNoticed` for a remote
+    /// one). `schedule` calls it while holding the lock under which requests to this CPU are
+    /// sent: every request made before is answered by the decision being taken, so the
+    /// worker is not sent back to reschedule for a decision it already follows.
+    pub fn ack_resched(&mut self) {
+        if let Some(stamp) = self.signals[self.cpu].take() {
+            if stamp != 0 {
+                self.trace.record(RecKind::IpiNoticed, self.cpu as u32, 0, stamp);
+            }
+        }
+    }
+
+    /// Records a job's release (`arg` = its due time).
+    pub fn record_release(&mut self, j: &Job) {
+        self.trace.record(RecKind::JobRelease, j.task(), j.seq(), j.release);
+    }
+
+    /// The trace counter now: a stamp to send along (e.g. in a message) for
+    /// [`term_since`](Self::term_since).
+    #[inline(always)]
+    pub fn stamp(&self) -> u64 {
+        crate::clock::counter()
+    }
+
+    /// Starts a span of the mechanism's own overhead term `term` (its index in the registry
+    /// entry's `terms`).
+    #[inline(always)]
+    pub fn term_start(&mut self, term: u32) {
+        self.trace.record(RecKind::TermStart, term, 0, 0);
+    }
+
+    /// Ends the span of `term` started on this thread.
+    #[inline(always)]
+    pub fn term_end(&mut self, term: u32) {
+        self.trace.record(RecKind::TermEnd, term, 0, 0);
+    }
+
+    /// A sample of `term`: the time from `stamp` ([`stamp`](Self::stamp), taken on any
+    /// thread) to now — e.g. a request's latency from its sender to its handling here.
+    #[inline(always)]
+    pub fn term_since(&mut self, term: u32, stamp: u64) {
+        self.trace.record(RecKind::TermSince, term, 0, stamp);
+    }
+
+    /// A sample of `term` with the value `value` (e.g. a count of pushed jobs).
+    #[inline(always)]
+    pub fn term_value(&mut self, term: u32, value: u64) {
+        self.trace.record(RecKind::TermValue, term, 0, value);
+    }
+}
+
+/// End-of-run accounting from the plugin's own state (the trace is checked against it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Accounting {
+    /// Jobs released per task.
+    pub released: Vec<u32>,
+    /// Jobs completed per task.
+    pub completed: Vec<u32>,
+    /// Result of the plugin's consistency check: every released, incomplete job's head job
+    /// (the task's oldest) is findable in the plugin's structures (ready, linked or scheduled),
+    /// and the policy's invariant holds at rest.
+    pub consistent: Result<(), String>,
+}
+
+/// A scheduler mechanism (see the module docs for each callback's precondition and the
+/// happens-before contract).
+pub trait Plugin: Send + Sync {
+    fn name(&self) -> &'static str;
+    /// Number of release domains (release queues with their own "timer").
+    fn release_domains(&self) -> usize;
+    /// The release domain thread `thread` polls, if any (workers `0..m`, the service thread
+    /// `m`). Each domain must be polled by some thread, or its jobs are released only by the
+    /// end-of-run drain.
+    fn release_domain(&self, thread: usize) -> Option<usize>;
+    /// Earliest due release of `domain` (`u64::MAX` if none before the end); lock-free.
+    fn next_release(&self, domain: usize) -> u64;
+    /// Called before `release` by a poller that saw `next_release(domain) == due`; returns
+    /// false if another thread already took this release (the default suits a single poller).
+    fn try_claim_release(&self, _domain: usize, _due: u64) -> bool {
+        true
+    }
+    fn release(&self, ctx: &mut Ctx<'_>, domain: usize, now: u64);
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job>;
+    /// The quantum ticks this plugin wants on its workers (`None`: event-driven, no tick).
+    /// Read once at the start of the run.
+    fn ticks(&self) -> Option<Ticks> {
+        None
+    }
+    /// A quantum boundary on worker `ctx.cpu` (its due time is `due`, monotonic ns).
+    fn tick(&self, _ctx: &mut Ctx<'_>, _due: u64, _now: u64) {}
+    /// Whether this plugin arms timers ([`next_timer`](Plugin::next_timer)); read once at the
+    /// start of the run, so that plugins without timers cost the poll loop nothing.
+    fn uses_timers(&self) -> bool {
+        false
+    }
+    /// The earliest armed timer of thread `thread` (`u64::MAX`: none); lock-free.
+    fn next_timer(&self, _thread: usize) -> u64 {
+        u64::MAX
+    }
+    /// Thread `ctx.cpu`'s timer fired (`now >= next_timer(ctx.cpu)`); the plugin disarms or
+    /// re-arms it.
+    fn timer(&self, _ctx: &mut Ctx<'_>, _now: u64) {}
+    /// Thread `ctx.cpu` took a notification ([`Ctx::notify`]).
+    fn notified(&self, _ctx: &mut Ctx<'_>, _now: u64) {}
+    /// Called after every thread has stopped.
+    fn accounting(&self) -> Accounting;
+}

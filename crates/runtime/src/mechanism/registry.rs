@@ -1,0 +1,493 @@
+//! The mechanism registry, keyed by name — LITMUS^RT's `register_sched_plugin` /
+//! `find_sched_plugin` (Calandrino et al., RTSS 2006; Brandenburg, PhD thesis, UNC 2011, ch. 3):
+//! every mechanism is one [`Entry`] that declares what the rest of the system needs to know
+//! about it, so that nothing else lists mechanisms. The CLI (`rtsched run --scheduler`,
+//! `--list-schedulers`, `measure-overheads`), the Python API, the benchmarks and the monitor
+//! all read this table (through [`entries`] / [`find`], and in Python `rtsched.schedulers()`).
+//!
+//! An entry declares:
+//! * its **parameters** ([`ParamSpec`]: name, kind, default, help), which reach its builder
+//!   validated and typed ([`Params`]); the CLI takes them as `--param KEY=VALUE` or as named
+//!   options generated from the table, Python as `params={...}`;
+//! * whether it needs a **placement** (a partition of the tasks onto the CPUs);
+//! * its **dedicated-CPU** need (none, optional, required) — a service thread runs there;
+//! * the **overhead terms** it traces ([`TermSpec`]), in the run summary's `overheads` and in
+//!   `measure-overheads`' model file, each marked if it lies on the path from an event to the
+//!   dispatch that answers it (the run's tracking delay, for the priority-inversion monitor);
+//! * the **invariant** it promises ([`InvariantKind`]), which the monitor checks its trace
+//!   against;
+//! * its **builder** ([`Backend`]): a plugin for the engine, or the kernel-sd peer.
+//!
+//! Adding a mechanism: write one file in `mechanism/` with a `pub static` [`Entry`] and its
+//! plugin, and add one line to the `registry!` list in `mechanism/mod.rs`.
+
+use super::{Plugin, TaskParams};
+use crate::RunError;
+use rtsched_model::TaskSet;
+use rtsched_policy::{FpOrder, Invariant, PriorityRule};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// What values a parameter takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// An integer in `min..=max`.
+    Int { min: u64, max: u64 },
+    /// A duration (integer ns or a string such as `1ms`), at least 1 ns.
+    Duration,
+    /// `true`/`false` (also `1`/`0`, `yes`/`no`); a bare `--name` on the command line is true.
+    Bool,
+    /// One of the listed words.
+    Choice(&'static [&'static str]),
+    /// Free text, checked by the mechanism (e.g. a list of per-task priorities).
+    Text,
+}
+
+/// One declared parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    /// The default, written as a user would (parsed like a user's value).
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+/// A parsed parameter value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamValue {
+    Int(u64),
+    /// Nanoseconds.
+    Duration(u64),
+    Bool(bool),
+    Text(String),
+}
+
+impl ParamSpec {
+    /// Parses `text` as a value of this parameter; the error names the parameter.
+    pub fn parse(&self, text: &str) -> Result<ParamValue, String> {
+        let t = text.trim();
+        let bad = |what: &str| format!("parameter {}: {what}, got {text:?}", self.name);
+        match self.kind {
+            ParamKind::Int { min, max } => match t.parse::<u64>() {
+                Ok(v) if (min..=max).contains(&v) => Ok(ParamValue::Int(v)),
+                _ => Err(bad(&format!("expected an integer in {min}..={max}"))),
+            },
+            ParamKind::Duration => match rtsched_model::time::parse_duration(t) {
+                Ok(v) if v > 0 => Ok(ParamValue::Duration(v)),
+                _ => Err(bad("expected a positive duration such as 1ms or 250us")),
+            },
+            ParamKind::Bool => match t.to_ascii_lowercase().as_str() {
+                "true" | "1" | "yes" | "on" => Ok(ParamValue::Bool(true)),
+                "false" | "0" | "no" | "off" => Ok(ParamValue::Bool(false)),
+                _ => Err(bad("expected true or false")),
+            },
+            ParamKind::Choice(words) => match words.iter().find(|w| **w == t) {
+                Some(_) => Ok(ParamValue::Text(t.to_string())),
+                None => Err(bad(&format!("expected one of {}", words.join(", ")))),
+            },
+            ParamKind::Text => Ok(ParamValue::Text(t.to_string())),
+        }
+    }
+
+    /// The kind in words (for listings).
+    pub fn kind_name(&self) -> String {
+        match self.kind {
+            ParamKind::Int { min, max } => format!("integer {min}..={max}"),
+            ParamKind::Duration => "duration".into(),
+            ParamKind::Bool => "flag".into(),
+            ParamKind::Choice(w) => w.join("|"),
+            ParamKind::Text => "text".into(),
+        }
+    }
+}
+
+/// The validated parameters of one mechanism: every declared one, defaults filled in.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Params(pub(crate) BTreeMap<&'static str, ParamValue>);
+
+impl Params {
+    fn get(&self, name: &str) -> Option<&ParamValue> {
+        self.0.get(name)
+    }
+    /// An integer parameter (`None` if not declared or of another kind).
+    pub fn int(&self, name: &str) -> Option<u64> {
+        match self.get(name)? {
+            ParamValue::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+    /// A duration parameter, ns.
+    pub fn duration(&self, name: &str) -> Option<u64> {
+        match self.get(name)? {
+            ParamValue::Duration(v) => Some(*v),
+            _ => None,
+        }
+    }
+    /// A flag.
+    pub fn flag(&self, name: &str) -> Option<bool> {
+        match self.get(name)? {
+            ParamValue::Bool(v) => Some(*v),
+            _ => None,
+        }
+    }
+    /// A choice or text parameter.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        match self.get(name)? {
+            ParamValue::Text(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// `name=value` pairs as JSON (for summaries).
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut o = serde_json::Map::new();
+        for (k, v) in &self.0 {
+            let v = match v {
+                ParamValue::Int(x) | ParamValue::Duration(x) => serde_json::json!(x),
+                ParamValue::Bool(b) => serde_json::json!(b),
+                ParamValue::Text(t) => serde_json::json!(t),
+            };
+            o.insert((*k).to_string(), v);
+        }
+        serde_json::Value::Object(o)
+    }
+}
+
+/// Whether a mechanism needs the tasks placed on CPUs beforehand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// Global: no placement (one is refused).
+    None,
+    /// Partitioned: `partition[c]` lists the tasks of the `c`-th CPU of the list (required).
+    Partition,
+}
+
+/// Whether a mechanism uses a dedicated CPU (its service thread runs there, outside the
+/// scheduling CPUs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DedicatedCpu {
+    None,
+    Optional,
+    Required,
+}
+
+/// One overhead term a mechanism traces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TermSpec {
+    /// The name in summaries, traces and overhead models (e.g. `schedule`).
+    pub name: &'static str,
+    /// The paper's symbol (e.g. `Δsch`).
+    pub symbol: &'static str,
+    pub help: &'static str,
+    /// On the path from an event (a release, a completion) to the dispatch that answers it:
+    /// its largest sample counts in the run's tracking delay (the monitor's bound).
+    pub tracking: bool,
+}
+
+/// The terms the engine traces for every plugin (seed 000 §IV-A, seed 001 §2).
+pub const ENGINE_TERMS: &[TermSpec] = &[
+    TermSpec {
+        name: "release", symbol: "Δrel", help: "release handler (releases, preemption checks)", tracking: true
+    },
+    TermSpec {
+        name: "release_event",
+        symbol: "Δev",
+        help: "release timer latency (due time to handler start)",
+        tracking: true,
+    },
+    TermSpec { name: "schedule", symbol: "Δsch", help: "scheduler, lock waits included", tracking: true },
+    TermSpec {
+        name: "lock_wait",
+        symbol: "",
+        help: "waiting for a scheduler lock (inside Δsch or Δrel)",
+        tracking: true,
+    },
+    TermSpec { name: "context_switch", symbol: "Δcxs", help: "dispatch of the chosen job", tracking: true },
+    TermSpec { name: "ipi", symbol: "Δipi", help: "reschedule request: sent to noticed", tracking: true },
+];
+
+/// The invariant a mechanism promises about its schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InvariantKind {
+    /// The `min(m, r)` highest-priority ready jobs run (G-EDF; seed 000 §II-A).
+    Global,
+    /// On each CPU the best ready job of its partition runs.
+    Partitioned,
+    /// The schedule cannot be observed (the reason): no monitor.
+    Unobservable(&'static str),
+}
+
+/// What a builder gets.
+pub struct Setup<'a> {
+    pub ts: &'a TaskSet,
+    /// Deadline and period per task.
+    pub tasks: &'a [TaskParams],
+    /// Scheduling CPUs (workers).
+    pub m: usize,
+    /// A service thread runs on a dedicated CPU (thread index `m`).
+    pub dedicated: bool,
+    /// The partition, for mechanisms that need one (validated).
+    pub partition: Option<&'a [Vec<usize>]>,
+    /// The jobs' priority rule (from [`Entry::priority`]).
+    pub rule: PriorityRule,
+    pub params: &'a Params,
+    /// Time zero and the end of the run (monotonic ns).
+    pub t0: u64,
+    pub end: u64,
+}
+
+/// Builds a mechanism's plugin for one run.
+pub type Builder = fn(&Setup<'_>) -> Result<Box<dyn Plugin>, RunError>;
+
+/// What executes a mechanism.
+#[derive(Clone, Copy)]
+pub enum Backend {
+    /// The plugin engine (`backend::engine`) with the plugin this builds.
+    Engine(Builder),
+    /// Linux `SCHED_DEADLINE` threads (`backend::kernel_sd`).
+    KernelSd,
+}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Backend::Engine(_) => "Engine",
+            Backend::KernelSd => "KernelSd",
+        })
+    }
+}
+
+/// The jobs' priority rule from the task set and the parameters (an error names the parameter).
+pub type PriorityFn = fn(&TaskSet, &Params) -> Result<PriorityRule, String>;
+
+/// EDF: the absolute deadline.
+pub fn edf(_: &TaskSet, _: &Params) -> Result<PriorityRule, String> {
+    Ok(PriorityRule::Edf)
+}
+
+/// Fixed priorities from a `priorities` parameter: `dm` (deadline-monotonic), `rm`
+/// (rate-monotonic) or a comma-separated rank per task (smaller = higher).
+pub fn fixed_priorities(ts: &TaskSet, p: &Params) -> Result<PriorityRule, String> {
+    match p.text("priorities").unwrap_or("dm") {
+        "dm" => Ok(PriorityRule::fixed(ts, FpOrder::DeadlineMonotonic)),
+        "rm" => Ok(PriorityRule::fixed(ts, FpOrder::RateMonotonic)),
+        list => {
+            let ranks: Vec<u32> = list
+                .split(',')
+                .map(|x| x.trim().parse::<u32>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| format!("parameter priorities: dm, rm or one integer rank per task, got {list:?}"))?;
+            if ranks.len() != ts.len() {
+                return Err(format!("parameter priorities: {} priorities for {} tasks", ranks.len(), ts.len()));
+            }
+            Ok(PriorityRule::Fixed(ranks))
+        }
+    }
+}
+
+/// One registered mechanism.
+#[derive(Debug)]
+pub struct Entry {
+    /// The name users type (`--scheduler NAME`).
+    pub name: &'static str,
+    /// One line: what it is, with its source.
+    pub summary: &'static str,
+    pub params: &'static [ParamSpec],
+    pub placement: Placement,
+    pub dedicated: DedicatedCpu,
+    /// What the dedicated CPU does (for messages), e.g. "release handling".
+    pub dedicated_role: &'static str,
+    /// The overhead terms it traces beyond the engine's ([`ENGINE_TERMS`], traced for every
+    /// engine mechanism); a plugin traces term `i` of this list as its term id `i`.
+    pub terms: &'static [TermSpec],
+    pub invariant: InvariantKind,
+    /// The priority rule of its jobs.
+    pub priority: PriorityFn,
+    /// Whether it runs user jobs (closures) as well as the synthetic body.
+    pub user_jobs: bool,
+    pub backend: Backend,
+}
+
+impl Entry {
+    /// The declared parameter `name`.
+    pub fn param(&self, name: &str) -> Option<&'static ParamSpec> {
+        self.params.iter().find(|p| p.name == name)
+    }
+
+    /// Every declared parameter at its default, overridden by `given` (name, text) pairs;
+    /// an unknown name or a bad value is an error naming the mechanism and the parameter.
+    pub fn resolve<'a>(&self, given: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Params, RunError> {
+        let mut out = BTreeMap::new();
+        for p in self.params {
+            let v = p.parse(p.default).map_err(|e| RunError::Config(format!("{}: bad default: {e}", self.name)))?;
+            out.insert(p.name, v);
+        }
+        for (k, v) in given {
+            let Some(spec) = self.param(k) else {
+                let known: Vec<&str> = self.params.iter().map(|p| p.name).collect();
+                return Err(RunError::Config(format!(
+                    "{} has no parameter {k:?} ({})",
+                    self.name,
+                    if known.is_empty() { "it takes none".to_string() } else { format!("known: {}", known.join(", ")) }
+                )));
+            };
+            let val = spec.parse(v).map_err(|e| RunError::Config(format!("{}: {e}", self.name)))?;
+            out.insert(spec.name, val);
+        }
+        Ok(Params(out))
+    }
+
+    /// The invariant this mechanism promises for a run of `ts` on `m` CPUs with `partition`
+    /// and `params` (`None` when its schedule is unobservable).
+    pub fn invariant_for(
+        &self,
+        ts: &TaskSet,
+        m: usize,
+        partition: Option<&[Vec<usize>]>,
+        params: &Params,
+    ) -> Result<Option<Invariant>, String> {
+        let rule = (self.priority)(ts, params)?;
+        Ok(match self.invariant {
+            InvariantKind::Global => Some(Invariant { scope: rtsched_policy::invariant::Scope::Global { m }, rule }),
+            InvariantKind::Partitioned => {
+                let part = partition.ok_or_else(|| format!("{} needs a partition", self.name))?;
+                let mut cpu_of = vec![u32::MAX; ts.len()];
+                for (c, tasks) in part.iter().enumerate() {
+                    for &t in tasks {
+                        if let Some(x) = cpu_of.get_mut(t) {
+                            *x = c as u32;
+                        }
+                    }
+                }
+                Some(Invariant::partitioned(cpu_of, rule))
+            }
+            InvariantKind::Unobservable(_) => None,
+        })
+    }
+
+    /// Every term a run of this mechanism can trace: the engine's (engine mechanisms) and its
+    /// own, in that order.
+    pub fn all_terms(&self) -> Vec<&'static TermSpec> {
+        let engine: &'static [TermSpec] = match self.backend {
+            Backend::Engine(_) => ENGINE_TERMS,
+            Backend::KernelSd => &[],
+        };
+        engine.iter().chain(self.terms.iter()).collect()
+    }
+
+    /// One line for `--list-schedulers`.
+    pub fn line(&self) -> String {
+        let mut s = format!("{:<12} {}", self.name, self.summary);
+        let mut needs = Vec::new();
+        if self.placement == Placement::Partition {
+            needs.push("a placement".to_string());
+        }
+        match self.dedicated {
+            DedicatedCpu::Required => needs.push("a dedicated CPU".into()),
+            DedicatedCpu::Optional => needs.push("optionally a dedicated CPU".into()),
+            DedicatedCpu::None => {}
+        }
+        if !needs.is_empty() {
+            let _ = write!(s, "; needs {}", needs.join(" and "));
+        }
+        if !self.params.is_empty() {
+            let ps: Vec<String> = self.params.iter().map(|p| format!("{}={}", p.name, p.default)).collect();
+            let _ = write!(s, "; params {}", ps.join(", "));
+        }
+        s
+    }
+
+    /// The entry as JSON (for the Python bindings and `--list-schedulers --json`).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "name": self.name,
+            "summary": self.summary,
+            "line": self.line(),
+            "params": self.params.iter().map(|p| serde_json::json!({
+                "name": p.name, "kind": p.kind_name(), "default": p.default, "help": p.help,
+                "flag": p.kind == ParamKind::Bool,
+            })).collect::<Vec<_>>(),
+            "placement": match self.placement { Placement::None => "none", Placement::Partition => "partition" },
+            "dedicated_cpu": match self.dedicated {
+                DedicatedCpu::None => "none", DedicatedCpu::Optional => "optional", DedicatedCpu::Required => "required",
+            },
+            "dedicated_role": self.dedicated_role,
+            "terms": self.all_terms().iter().map(|t| serde_json::json!({
+                "name": t.name, "symbol": t.symbol, "help": t.help, "tracking": t.tracking,
+            })).collect::<Vec<_>>(),
+            "invariant": match self.invariant {
+                InvariantKind::Global => "global".to_string(),
+                InvariantKind::Partitioned => "partitioned".to_string(),
+                InvariantKind::Unobservable(why) => format!("none: {why}"),
+            },
+            "user_jobs": self.user_jobs,
+            "backend": format!("{:?}", self.backend),
+        })
+    }
+}
+
+/// Every registered mechanism, in registration order.
+pub fn entries() -> &'static [&'static Entry] {
+    super::ENTRIES
+}
+
+/// The registered names, in registration order.
+pub fn names() -> Vec<&'static str> {
+    entries().iter().map(|e| e.name).collect()
+}
+
+/// The mechanism registered as `name`; the error lists the known names.
+pub fn find(name: &str) -> Result<&'static Entry, RunError> {
+    entries()
+        .iter()
+        .copied()
+        .find(|e| e.name == name)
+        .ok_or_else(|| RunError::Config(format!("unknown scheduler {name:?}; known: {}", names().join(", "))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_every_default_parses() {
+        let mut n = names();
+        n.sort_unstable();
+        let before = n.len();
+        n.dedup();
+        assert_eq!(n.len(), before, "two mechanisms share a name");
+        for e in entries() {
+            e.resolve([]).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+            assert!(!e.summary.is_empty() && e.line().starts_with(e.name));
+            let mut t: Vec<&str> = e.terms.iter().map(|t| t.name).collect();
+            t.sort_unstable();
+            let k = t.len();
+            t.dedup();
+            assert_eq!(t.len(), k, "{}: a term is declared twice", e.name);
+        }
+        assert!(find("no-such").unwrap_err().to_string().contains("known: pedf, pfp"));
+    }
+
+    #[test]
+    fn parameters_are_parsed_by_their_kind() {
+        let spec = |kind| ParamSpec { name: "x", kind, default: "", help: "" };
+        assert_eq!(spec(ParamKind::Int { min: 1, max: 5 }).parse("3"), Ok(ParamValue::Int(3)));
+        assert!(spec(ParamKind::Int { min: 1, max: 5 }).parse("9").unwrap_err().contains("1..=5"));
+        assert_eq!(spec(ParamKind::Duration).parse("2ms"), Ok(ParamValue::Duration(2_000_000)));
+        assert!(spec(ParamKind::Duration).parse("0").is_err());
+        assert_eq!(spec(ParamKind::Bool).parse("yes"), Ok(ParamValue::Bool(true)));
+        assert!(spec(ParamKind::Choice(&["a", "b"])).parse("c").unwrap_err().contains("one of a, b"));
+        let pfp = find("pfp").unwrap();
+        let e = pfp.resolve([("prio", "dm")]).unwrap_err().to_string();
+        assert!(e.contains("no parameter \"prio\"") && e.contains("known: priorities"), "{e}");
+        let e = find("gsn-edf").unwrap().resolve([("x", "1")]).unwrap_err().to_string();
+        assert!(e.contains("it takes none"), "{e}");
+        let ts = TaskSet::from_cdt(&[(1, 9, 10), (1, 5, 20)]).unwrap();
+        let p = pfp.resolve([("priorities", "rm")]).unwrap();
+        assert_eq!((pfp.priority)(&ts, &p), Ok(PriorityRule::Fixed(vec![0, 1])));
+        let p = pfp.resolve([]).unwrap();
+        assert_eq!((pfp.priority)(&ts, &p), Ok(PriorityRule::Fixed(vec![1, 0])));
+        let p = pfp.resolve([("priorities", "1,0,2")]).unwrap();
+        assert!((pfp.priority)(&ts, &p).unwrap_err().contains("3 priorities for 2 tasks"));
+    }
+}

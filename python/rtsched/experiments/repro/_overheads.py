@@ -1,0 +1,368 @@
+"""What the overhead-aware schedulability reproductions share (``rtss09-hrt``, ``rtss09-srt``,
+``gedfmp-soft-n``, ``gedfmp-hard-u``; docs/reproductions.md).
+
+Each is a schedulability sweep over several panels (a Baker distribution per panel for RTSS
+2009, a processor count per panel for RTAS 2014), one curve per mechanism. The curves use the
+overhead models found in a directory (``rtsched reproduce NAME --overheads DIR``; default: the
+models measured on the development machine and shipped in ``docs/examples``): a mechanism whose
+model is absent — or measures none of the terms its rule charges — is left out of the legend,
+with a note; when one appears in the directory (``rtsched measure-overheads --out DIR``), the next
+run picks it up. The panels are sub-specs (ordinary sweep specs, generated here) whose points are
+run as one spec by the one runner; a module provides the panels and curves, this one the rest.
+
+Spec keys (TOML): ``name``, ``kind`` (the registry name), ``description``, ``samples``, ``seed``,
+``max_steps``, ``m`` (processors of the measured panels; default: from the models), ``points``
+(grid points per panel), ``cpd``, ``quantum``, and a ``[quick]`` table with ``samples``,
+``points``. The modules add their own keys (``_check_keys``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..._core import RtschedError
+from ...overheads import load_models, mechanisms
+from ..errors import SpecError
+from ..spec import Spec, _check_keys, _int, parse_spec, tomllib
+from ..sweep import SweepResult, load_tables
+from ._sim import close, figure_axes, md, write_csv
+
+COMMON_KEYS = ("name", "kind", "description", "samples", "seed", "max_steps", "m", "points", "cpd", "quantum", "quick")
+QUICK_KEYS = ("samples", "points", "note")
+
+#: Where the default models are looked for: $RTSCHED_OVERHEADS, the repository's docs/examples
+#: (when rtsched runs from a checkout), ./docs/examples.
+OVERHEADS_ENV = "RTSCHED_OVERHEADS"
+
+
+def default_overheads_dir() -> Path:
+    env = os.environ.get(OVERHEADS_ENV)
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve()
+    for cand in (here.parents[4] / "docs" / "examples", Path.cwd() / "docs" / "examples"):
+        if cand.is_dir() and any(cand.glob("overheads-*.json")):
+            return cand
+    raise SpecError(
+        "no overhead models found: pass --overheads DIR (a directory of overheads-*.json written by "
+        f"`rtsched measure-overheads --out DIR`), set ${OVERHEADS_ENV}, or run from the repository, whose "
+        "docs/examples ships the models measured on its development machine"
+    )
+
+
+@dataclass
+class Curve:
+    """One curve: a label, and the method that draws it in each panel (None: not in that panel)."""
+
+    key: str
+    label: str
+    methods: dict  # panel key -> method name
+
+
+@dataclass
+class Panel:
+    key: str
+    title: str
+    toml: str  # the sub-spec
+
+
+@dataclass
+class Figure:
+    """What the report needs beyond the points: panels, curves, notes, how to read x."""
+
+    title: str
+    x: str  # "util" or "n"
+    xlabel: str
+    ylabel: str
+    panels: list
+    curves: list
+    notes: list = field(default_factory=list)
+    columns: int = 2
+    point_panel: dict = field(default_factory=dict)  # point id -> panel key
+    models: dict = field(default_factory=dict)  # model key -> info (scheduler, m, machine, path)
+
+
+def read(text: str, path: str | None, quick: bool, keys: tuple, override: dict | None):
+    """The spec's table with ``[quick]`` applied, and the overheads directory and its models."""
+    where = path or "<spec>"
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{where}: not valid TOML: {e}") from None
+    _check_keys(data, COMMON_KEYS + keys, f"the top level of {where}")
+    over = dict(override or {})
+    src = over.pop("overheads", None)
+    if over:
+        raise SpecError(f"{where}: override takes only 'overheads' for this reproduction, got {sorted(over)}")
+    if quick and "quick" in data:
+        q = data["quick"]
+        if not isinstance(q, dict):
+            raise SpecError(f"{where}: [quick] must be a table")
+        _check_keys(q, QUICK_KEYS, f"table [quick] of {where}")
+        data = {**data, **{k: v for k, v in q.items() if k != "note"}}
+    d = Path(src) if src else default_overheads_dir()
+    try:
+        models, notes = load_models(d)
+    except (RtschedError, OSError) as e:
+        raise SpecError(f"overheads {str(d)!r}: {e}") from None
+    return data, d.resolve(), models, notes
+
+
+def mechanism_table() -> dict:
+    return {m["name"]: m for m in mechanisms()}
+
+
+def pick_model(mech: dict, models: dict) -> str | None:
+    """The model of ``models`` that serves ``mech`` (its own name first, then its model's)."""
+    for key in (mech["name"], mech["model"]):
+        if key in models:
+            return key
+    return None
+
+
+def available(candidates: list, models: dict, notes: list, what: str) -> tuple[str, str] | None:
+    """The first mechanism of ``candidates`` whose model is in ``models`` and measures a term
+    its rule charges: (mechanism name, model key). Otherwise None, with a note."""
+    table = mechanism_table()
+    empty = []
+    for name in candidates:
+        key = pick_model(table[name], models)
+        if key is None:
+            continue
+        if not set(models[key]["terms"]) & set(table[name]["terms"]):
+            empty.append(f"{name} (model {os.path.basename(models[key]['path'])} measures none of its terms)")
+            continue
+        return name, key
+    why = "; ".join(empty) if empty else "no model in the overheads directory (its mechanism is not measured yet)"
+    notes.append(f"{what}: left out — {why}")
+    return None
+
+
+def platform_m(mech_names: list, models: dict, keys: dict) -> int:
+    """The processors of the measured platform: each model's m (scheduling CPUs) plus its
+    mechanism's dedicated processor; the largest."""
+    table = mechanism_table()
+    ms = [
+        int(models[keys[n]]["m"]) + (1 if table[n]["dedicated_cpu"] else 0)
+        for n in mech_names
+        if keys.get(n) and models[keys[n]]["m"]
+    ]
+    return max(ms) if ms else 2
+
+
+def sub_spec_toml(
+    name: str,
+    samples: int,
+    seed: int,
+    max_steps: int,
+    methods: list,
+    overheads: Path,
+    generator: str,
+    periods: str,
+    m: int,
+    ns: list,
+    utils: list,
+    extrapolate: bool,
+    cpd,
+    quantum,
+) -> str:
+    def lst(xs):
+        return "[" + ", ".join(json.dumps(x) for x in xs) + "]"
+
+    return "\n".join(
+        [
+            f"name = {json.dumps(name)}",
+            f"samples = {samples}",
+            f"seed = {seed}",
+            f"max_steps = {max_steps}",
+            f"methods = {lst(methods)}",
+            f"overheads = {json.dumps(str(overheads))}",
+            f"extrapolate = {'true' if extrapolate else 'false'}",
+            f"cpd = {json.dumps(cpd)}",
+            f"quantum = {json.dumps(quantum)}",
+            "[generator]",
+            f"name = {json.dumps(generator)}",
+            f"periods = {json.dumps(periods)}",
+            "[grid]",
+            f"m = [{m}]",
+            f"n = {lst(ns)}",
+            f"util = {lst(utils)}",
+        ]
+    )
+
+
+def compose(text: str, path: str | None, quick: bool, name: str, fig: Figure) -> Spec:
+    """One sweep spec holding the points of every panel's sub-spec (the runner's object)."""
+    spec = None
+    for panel in fig.panels:
+        sub = parse_spec(panel.toml, None, False)
+        for p in sub.points:
+            fig.point_panel[p.id] = panel.key
+        if spec is None:
+            spec = sub
+        else:
+            spec.points.extend(sub.points)
+            spec.skipped.extend(sub.skipped)
+    assert spec is not None
+    spec.text = text
+    spec.path = path
+    spec.name = name
+    spec.quick = quick
+    spec.figure = fig  # type: ignore[attr-defined]
+    return spec
+
+
+def common(data: dict, where: str) -> dict:
+    return {
+        "samples": _int(data.get("samples", 100), f"{where} samples", 1),
+        "seed": _int(data.get("seed", 0), f"{where} seed", 0),
+        "max_steps": _int(data.get("max_steps", 1_000_000), f"{where} max_steps", 1),
+        "points": _int(data.get("points", 11), f"{where} points", 2),
+        "cpd": data.get("cpd", 0),
+        "quantum": data.get("quantum", "1ms"),
+    }
+
+
+def machines(fig: Figure) -> str:
+    seen = []
+    for info in fig.models.values():
+        mch = info.get("machine") or "unknown machine"
+        if mch not in seen:
+            seen.append(mch)
+    return "; ".join(seen)
+
+
+# ---------------------------------------------------------------------------------------------
+# The report.
+
+
+def aggregate(spec: Spec, out: Path) -> dict:
+    """(panel, method, x) -> [schedulable, sets]."""
+    fig: Figure = spec.figure  # type: ignore[attr-defined]
+    cells: dict = defaultdict(lambda: [0, 0])
+    by_id = {p.id: p for p in spec.points}
+    for table in load_tables(spec, out):
+        d = table.to_pydict()
+        pid = d["point"][0]
+        panel = fig.point_panel[pid]
+        x = by_id[pid].coords["util"] if fig.x == "util" else by_id[pid].coords["n"]
+        for mt, s in zip(d["method"], d["schedulable"], strict=True):
+            c = cells[(panel, mt, x)]
+            c[0] += s is True
+            c[1] += 1
+    return cells
+
+
+def _fmt_x(x) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def summary_rows(fig: Figure, cells: dict, level: float) -> list:
+    """Per panel and curve: the largest x up to which at least ``level`` of the sets are
+    schedulable at every grid point (None: not even at the first)."""
+    rows = []
+    for panel in fig.panels:
+        for c in fig.curves:
+            mt = c.methods.get(panel.key)
+            if mt is None:
+                continue
+            xs = sorted(x for (pk, m, x) in cells if pk == panel.key and m == mt)
+            best = None
+            for x in xs:
+                s, n = cells[(panel.key, mt, x)]
+                if n and s / n >= level:
+                    best = x
+                else:
+                    break
+            rows.append((panel.title, c.label, "—" if best is None else _fmt_x(best)))
+    return rows
+
+
+def report(spec: Spec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
+    from ...output import save_figure
+
+    fig: Figure = spec.figure  # type: ignore[attr-defined]
+    cells = aggregate(spec, out)
+    # CSV: one row per (panel, curve, x).
+    rows = []
+    for panel in fig.panels:
+        for c in fig.curves:
+            mt = c.methods.get(panel.key)
+            if mt is None:
+                continue
+            for x in sorted(x for (pk, m, x) in cells if pk == panel.key and m == mt):
+                s, n = cells[(panel.key, mt, x)]
+                rows.append([panel.title, c.label, mt, x, n, s, f"{s / n:.4f}" if n else ""])
+    csv_path = write_csv(
+        out / f"{spec.name}.csv",
+        ["panel", "curve", "method", fig.x, "sets", "schedulable", "fraction_schedulable"],
+        rows,
+    )
+    # The figure.
+    k = len(fig.panels)
+    cols = min(fig.columns, k)
+    nrows = (k + cols - 1) // cols
+    f, axes = figure_axes(nrows, cols, figsize=(5.2 * cols, 3.6 * nrows + 0.9), squeeze=False)
+    markers = "osd^v<>pxh*+"
+    for i, panel in enumerate(fig.panels):
+        ax = axes[i // cols][i % cols]
+        for j, c in enumerate(fig.curves):
+            mt = c.methods.get(panel.key)
+            if mt is None:
+                continue
+            xs = sorted(x for (pk, m, x) in cells if pk == panel.key and m == mt)
+            ys = [cells[(panel.key, mt, x)][0] / max(1, cells[(panel.key, mt, x)][1]) for x in xs]
+            style = "--" if c.key.startswith("ideal") else "-"
+            ax.plot(xs, ys, style, marker=markers[j % len(markers)], markersize=3.5, linewidth=1.3, label=c.label)
+        ax.set_title(f"({chr(ord('a') + i)}) {panel.title}", fontsize=10)
+        ax.set_xlabel(fig.xlabel)
+        ax.set_ylabel(fig.ylabel)
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7, loc="best")
+    for i in range(k, nrows * cols):
+        axes[i // cols][i % cols].axis("off")
+    f.suptitle(fig.title, fontsize=11)
+    foot = f"overheads measured on: {machines(fig)}"
+    left_out = [n for n in fig.notes if "left out" in n]
+    if left_out:
+        foot += "\n" + "\n".join(left_out)
+    f.text(0.01, 0.005, foot, fontsize=6.5, va="bottom", ha="left", wrap=True)
+    f.tight_layout(rect=(0, 0.02 + 0.018 * (1 + len(left_out)), 1, 0.95))
+    figure = save_figure(f, out / f"{spec.name}.{fmt_}", dpi=130)
+    close(f)
+    # Tables: where each curve stops being mostly schedulable.
+    lines = [f"# {fig.title.replace(chr(10), ' ')}", "", f"Overheads measured on: {machines(fig)}", ""]
+    lines += ["Models:", ""] + [
+        f"- {k}: {os.path.basename(v['path'])} (m = {v['m']}, {v.get('machine') or 'machine unknown'})"
+        for k, v in sorted(fig.models.items())
+    ]
+    lines += ["", "Notes:", ""] + [f"- {n}" for n in fig.notes]
+    for level in (0.5, 0.9):
+        lines += [
+            "",
+            f"Largest {fig.x} with at least {level:.0%} of the sets schedulable at every grid point up to it:",
+            "",
+        ]
+        lines += md(["panel", "curve", fig.x], summary_rows(fig, cells, level))
+    counts = {"computed": len(run.computed), "kept": len(run.kept), "seconds": run.seconds}
+    text = "\n".join(lines) + (
+        f"\n\n({counts['computed']} point(s) computed in {counts['seconds']:.1f} s, {counts['kept']} kept)"
+    )
+    from ...output import write_text
+
+    tables = write_text(out / f"{spec.name}.md", text + "\n")
+    return {
+        "figure": figure,
+        "csv": csv_path,
+        "tables": tables,
+        "text": text,
+        "notes": [],
+        "sweep": run,
+        "run": counts,
+        "cells": cells,
+    }

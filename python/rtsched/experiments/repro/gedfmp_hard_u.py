@@ -1,0 +1,83 @@
+"""Cerqueira, Vanga & Brandenburg, RTAS 2014, Fig. 8(b): hard real-time schedulability (the
+combined G-EDF test after inflation with maximum overheads) versus the total utilization, for
+Emberson et al.'s generator with n = 5m and periods log-uniform in [1, 1000] ms; curves as
+``gedfmp_soft_n``, in two panels: the processor count the models were measured on, and m = 64
+with the models extrapolated in n and m (labelled)."""
+
+from __future__ import annotations
+
+from ._overheads import (
+    Figure,
+    Panel,
+    common,
+    compose,
+    read,
+    report,  # noqa: F401  (the module's report)
+    sub_spec_toml,
+)
+from .gedfmp_soft_n import panels_and_curves
+
+DESCRIPTION = (
+    "Cerqueira, Vanga & Brandenburg, RTAS 2014, Fig. 8(b): HRT schedulability vs. U (n = 5m), GSN-EDF, "
+    "GSN-EDF-DI, SD, G-EDF-MP, measured and extrapolated to m = 64"
+)
+SPEC = "gedfmp-hard-u.toml"
+KIND = "gedfmp-hard-u"
+OVERHEADS = True
+KEYS = ("m_large", "n_per_m", "util_frac", "periods")
+
+
+def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None):
+    where = path or "<spec>"
+    data, odir, models, notes = read(text, path, quick, KEYS, override)
+    c = common(data, where)
+    fig_notes = list(notes)
+    m_meas, m_large, curves, methods, keys = panels_and_curves(data, where, models, fig_notes, soft=False)
+    per_m = data.get("n_per_m", 5)
+    lo, hi = data.get("util_frac", [0.05, 1.0])
+    periods = data.get("periods", "loguniform:1ms-1000ms")
+    panels = []
+    for m, extrapolate in ((m_meas, False), (m_large, True)):
+        k = c["points"]
+        utils = sorted({round(m * (lo + (hi - lo) * i / (k - 1)), 4) for i in range(k)})
+        key = f"m{m}"
+        title = f"m = {m}, n = {per_m * m}" + (" (models extrapolated in n and m)" if extrapolate else " (measured)")
+        for cv, mt in zip(curves, methods, strict=True):
+            cv.methods[key] = mt
+        toml = sub_spec_toml(
+            f"gedfmp-hard-u-{key}",
+            c["samples"],
+            c["seed"],
+            c["max_steps"],
+            methods,
+            odir,
+            "randfixedsum",
+            periods,
+            m,
+            [per_m * m],
+            utils,
+            extrapolate,
+            c["cpd"],
+            c["quantum"],
+        )
+        panels.append(Panel(key, title, toml))
+    fig_notes.append(
+        f"m = {m_large}: every model extrapolated beyond its measured n and its contended terms scaled linearly "
+        "to m (docs/overheads.md) — an extrapolation"
+    )
+    fig_notes.append(
+        "hard real-time: maximum overheads, the combined G-EDF test (GFB, BAK, BCL-iterative, BAR, RTA, FF-DBF)"
+    )
+    fig = Figure(
+        title="Cerqueira, Vanga & Brandenburg, RTAS 2014, Fig. 8(b): hard schedulability vs. U\n"
+        f"(Emberson, n = {per_m}m, "
+        f"periods log-uniform [1, 1000] ms), m = {m_meas} and {m_large}",
+        x="util",
+        xlabel="total utilization U",
+        ylabel="fraction HRT schedulable",
+        panels=panels,
+        curves=curves,
+        notes=fig_notes,
+        models={key: models[key] for key in keys.values()},
+    )
+    return compose(text, path, quick, "gedfmp-hard-u", fig)

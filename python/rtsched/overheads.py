@@ -1,0 +1,183 @@
+"""Overhead-aware analysis from Python and the CLI (docs/overheads.md).
+
+The model format, its evaluation and the inflation rules are Rust (``rtsched_model::overheads``,
+``rtsched_analysis::overheads``); this module reads model files and directories, and adds the
+``--overheads``/``--mechanism``/``--stat`` options to ``rtsched analyze``.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+from collections.abc import Sequence
+
+from . import _core
+from ._core import RtschedError
+
+
+def overheads_text(overheads) -> str | None:
+    """An overhead model or constants as JSON text: a dict, JSON text, or a path to a file."""
+    if overheads is None:
+        return None
+    if isinstance(overheads, dict):
+        return json.dumps(overheads)
+    if isinstance(overheads, str) and overheads.lstrip().startswith("{"):
+        return overheads
+    if isinstance(overheads, (str, os.PathLike)):
+        from .io import read_text  # one reader: binary and non-UTF-8 files are one-line errors
+
+        try:
+            return read_text(overheads, "overheads")
+        except RtschedError as e:
+            raise RtschedError(f"field 'overheads': {e}") from None
+    raise RtschedError(f"field 'overheads': expected a dict, JSON text or a file path, got {type(overheads).__name__}")
+
+
+def mechanisms() -> list[dict]:
+    """The mechanism table: name, label, rule, model, in_runtime, dedicated_cpu, terms, contended,
+    source (``rtsched_analysis::overheads::MECHANISMS``)."""
+    return list(_core.overhead_mechanisms())
+
+
+def mechanism_names() -> list[str]:
+    return [m["name"] for m in mechanisms()]
+
+
+def terms() -> list[dict]:
+    """The overhead-term vocabulary: name, symbol, kind, description."""
+    return list(_core.overhead_terms())
+
+
+def read_model(path: str) -> dict:
+    """Reads and validates one measured model file; returns ``{"path", "text", "scheduler", "m",
+    "machine", "interrupted", "terms", "max_n", "seconds_per_run"}``. Errors name the file and field."""
+    text = overheads_text(os.fspath(path))
+    try:
+        info = dict(_core.read_overhead_model(text))
+    except RtschedError as e:
+        raise RtschedError(f"{path}: {e}") from None
+    info["path"] = os.fspath(path)
+    info["text"] = text
+    try:
+        info["seconds_per_run"] = float(json.loads(text).get("seconds_per_run") or 0.0)
+    except (ValueError, TypeError):
+        info["seconds_per_run"] = 0.0
+    return info
+
+
+def load_models(source) -> tuple[dict[str, dict], list[str]]:
+    """The measured models of ``source`` keyed by the mechanism they were measured under (the
+    file's ``scheduler``; the file name ``overheads-NAME[-...].json`` when it has none).
+
+    ``source`` is a model file or a directory; in a directory every ``overheads-*.json`` is read
+    (what ``rtsched measure-overheads --out DIR`` writes). When several files measure the same
+    mechanism, the longest measurement wins (``seconds_per_run``, then the largest n). Returns
+    the models and notes saying which file was chosen where there was a choice.
+    """
+    path = os.fspath(source)
+    if os.path.isdir(path):
+        files = sorted(glob.glob(os.path.join(path, "overheads-*.json")))
+    elif os.path.isfile(path):
+        files = [path]
+    else:
+        raise RtschedError(f"field 'overheads': {path!r} is neither a model file nor a directory")
+    found: dict[str, list[dict]] = {}
+    for f in files:
+        info = read_model(f)
+        name = info["scheduler"] or os.path.basename(f)[len("overheads-") : -len(".json")]
+        found.setdefault(name, []).append(info)
+    models, notes = {}, []
+    for name, infos in sorted(found.items()):
+        infos.sort(key=lambda i: (i["seconds_per_run"], i["max_n"], i["path"]), reverse=True)
+        models[name] = infos[0]
+        if len(infos) > 1:
+            others = ", ".join(os.path.basename(i["path"]) for i in infos[1:])
+            notes.append(f"{name}: using {os.path.basename(infos[0]['path'])} (longest measurement), not {others}")
+    return models, notes
+
+
+def _duration(x) -> int:
+    return _core.parse_duration(x) if isinstance(x, str) else int(x)
+
+
+def analyze_overheads(
+    sets: Sequence,
+    ms: Sequence[int],
+    overheads,
+    mechanism: str,
+    stat: str | None = None,
+    cpd=0,
+    quantum="1ms",
+    extrapolate: bool = False,
+    max_steps: int = 1_000_000,
+) -> list[dict]:
+    """The ``overheads`` object of each set's analysis report (docs/cli.md, "analyze")."""
+    text = overheads_text(overheads)
+    if text is None:
+        raise RtschedError("field 'overheads': an overhead model or constants are required")
+    if mechanism is None:
+        raise RtschedError(f"field 'mechanism': required with overheads; one of {', '.join(mechanism_names())}")
+    out = _core.analyze_overheads(
+        list(sets),
+        [int(m) for m in ms],
+        text,
+        str(mechanism),
+        None if stat is None else str(stat),
+        _duration(cpd),
+        _duration(quantum),
+        bool(extrapolate),
+        int(max_steps),
+    )
+    return [json.loads(s) for s in out]
+
+
+# ---------------------------------------------------------------------------------------------
+# `rtsched analyze` options (kept here so that the CLI module needs only two calls).
+
+
+def add_analyze_options(p) -> None:
+    """Adds --overheads, --mechanism, --stat, --cpd, --quantum, --extrapolate to ``analyze``."""
+    g = p.add_argument_group("overhead-aware analysis (docs/overheads.md)")
+    g.add_argument(
+        "--overheads",
+        metavar="MODEL.json",
+        help="an overhead model written by `rtsched measure-overheads` (or constants); adds hard and soft "
+        "verdicts after task-parameter inflation",
+    )
+    g.add_argument(
+        "--mechanism",
+        metavar="NAME",
+        help="the mechanism whose inflation rule applies: " + ", ".join(mechanism_names()),
+    )
+    g.add_argument(
+        "--stat",
+        choices=["max", "avg"],
+        help="overhead statistic for both verdicts (default: max for hard, avg for soft real-time)",
+    )
+    g.add_argument("--cpd", default="0", help="cache-related preemption/migration delay per job (default 0)")
+    g.add_argument("--quantum", default="1ms", help="tick period / scheduling quantum (default 1ms)")
+    g.add_argument(
+        "--extrapolate",
+        action="store_true",
+        help="extrapolate the model beyond its measured n and processor count (labelled as such)",
+    )
+
+
+def _word(side: dict) -> str:
+    if side.get("gave_up"):
+        return "gave up"
+    return "schedulable" if side.get("schedulable") else "not schedulable"
+
+
+def table_lines(o: dict) -> list[str]:
+    """Lines of the ``analyze`` table for one set's ``overheads`` object."""
+    lines = [f"  overheads: {o['mechanism']} ({o['rule']}), capacity {o['capacity']}"]
+    for key, what in (("hard", "hard real-time, combined G-EDF test"), ("soft", "soft real-time, U <= capacity")):
+        s = o[key]
+        u = "" if s["utilization"] is None else f", inflated U = {s['utilization']:.4f}"
+        why = f" ({s['reason']})" if s.get("reason") else ""
+        lines.append(f"    {key} ({what}, {s['stat']} overheads{u}): {_word(s)}{why}")
+    for n in o["notes"]:
+        lines.append(f"    note: {n}")
+    return lines
