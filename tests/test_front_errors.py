@@ -266,6 +266,21 @@ def test_api_errors_name_the_argument(call, words):
         (["simulate", "X", "--quantum", "1.5"], ["--quantum", "did you mean 1.5ms"]),
         (["simulate", "X", "--sporadic", "3"], ["--sporadic", "did you mean 3ms"]),
         (["quickstart", "--sets", -1], ["--sets"]),
+        (["run", "X", "--scheduler", "gsn-edf", "--rt-priority", 99999999999], ["--rt-priority", "1..=99"]),
+        (["run", "X", "--scheduler", "gsn-edf", "--rt-priority", 0], ["--rt-priority"]),
+        (["run", "X", "--scheduler", "gsn-edf", "--cpus", "0-4294967295"], ["--cpus", "largest CPU id"]),
+        (["run", "X", "--scheduler", "gsn-edf", "--cpus", "3-1"], ["--cpus", "empty"]),
+        (["run", "X", "--scheduler", "gsn-edf", "--duration", 2], ["--duration", "did you mean 2s"]),
+        (["run", "X", "--scheduler", "gsn-edf", "--seed", -1], ["--seed"]),
+        (["run", "X", "--scheduler", "gsn-edf", "--dedicated-cpu", -1], ["--dedicated-cpu"]),
+        (["measure-overheads", "--scheduler", "gsn-edf", "--cpus", "0-4294967295"], ["--cpus"]),
+        (["measure-overheads", "--scheduler", "gsn-edf", "--rt-priority", 100], ["--rt-priority"]),
+        (
+            ["analyze", "X", "--overheads", "o.json", "--mechanism", "gsn-edf", "--cpd", 5],
+            ["--cpd", "did you mean 5us"],
+        ),
+        (["analyze", "X", "--overheads", "o.json", "--mechanism", "gsn-edf", "--quantum", 1], ["--quantum", "1ms"]),
+        (["sweep", "X", "--jobs", 0], ["--jobs"]),
     ],
 )
 def test_cli_numbers_are_range_checked(cli, args, words):
@@ -344,3 +359,48 @@ def test_outputs_are_checked_before_the_simulation(cli, tmp_path):
         assert "does not exist" in err, err
     with pytest.raises(RtschedError, match="is a directory"):
         rtsched.simulate(TS, horizon="10ms", trace=tmp_path)
+
+
+def test_run_outputs_and_placement_are_checked_before_the_run(cli, tmp_path):
+    """`run` refuses a bad output path or placement before any thread starts (exit 2, one line)."""
+    f = tmp_path / "t.json"
+    rtsched.save(f, TS)
+    for opt in ["--json", "--trace", "--perfetto", "--job-csv", "--gantt"]:
+        target = tmp_path / "no" / "such" / ("x.svg" if opt == "--gantt" else "x.out")
+        code, out, err = cli("run", f, "--scheduler", "gsn-edf", "--duration", "1000s", opt, target)
+        assert code == 2 and out == "", (opt, err)
+        assert "does not exist" in err and err.count("\n") == 1, err
+    # The strict placement parser of simulate: duplicate keys, a placement for another m.
+    code, out, err = cli("partition", f, "--m", 1, "--heuristic", "ffd", "--json")
+    assert code == 0, err
+    placement = json.loads(out)
+    good = tmp_path / "p.json"
+    good.write_text(out)
+    dup = tmp_path / "dup.json"
+    dup.write_text('{"m": 1, ' + json.dumps(placement)[1:])
+    code, out, err = cli("run", f, "--scheduler", "pedf", "--placement", dup, "--duration", "1000s")
+    assert code == 2 and "duplicate key" in err and err.count("\n") == 1, err
+    code, out, err = cli("run", f, "--scheduler", "pedf", "--placement", good, "--cpus", "0,1", "--duration", "1000s")
+    assert code == 2 and "the placement is for m = 1" in err and "--cpus" in err, err
+    from rtsched.run import _placement_partition
+
+    assert _placement_partition(placement, TS, 1) == [[0, 1]]
+    with pytest.raises(RtschedError, match="each of the 2 tasks once"):
+        _placement_partition([[0, 0]], TS, 1)
+    with pytest.raises(RtschedError, match="argument 'placement'"):
+        _placement_partition([[0, 5]], TS, 1)
+
+
+def test_run_api_rejects_wrong_values():
+    from rtsched.run import run
+
+    for kw, words in [
+        ({"duration": 1.5}, "argument 'duration'"),
+        ({"rt_priority": 100}, "argument 'rt_priority'"),
+        ({"cpus": "0-4294967295"}, "largest CPU id"),
+        ({"cpus": [0, 0]}, "distinct"),
+        ({"seed": -1}, "argument 'seed'"),
+        ({"idle": "busy"}, "argument 'idle'"),
+    ]:
+        with pytest.raises(RtschedError, match=words):
+            run(TS, "gsn-edf", **kw)

@@ -662,7 +662,9 @@ def _add_mechanism_options(p, registry: list[dict]) -> None:
     p.add_argument("--scheduler", choices=names, help="the mechanism (rtsched run --list-schedulers)")
     roles = [f"{e['name']}: {e['dedicated_role']}" for e in registry if e["dedicated_cpu"] != "none"]
     p.add_argument(
-        "--dedicated-cpu", type=int, help="the dedicated CPU of mechanisms that have one (" + "; ".join(roles) + ")"
+        "--dedicated-cpu",
+        type=v.CLI_CPU,
+        help="the dedicated CPU of mechanisms that have one (" + "; ".join(roles) + ")",
     )
     p.add_argument(
         "--param",
@@ -710,12 +712,16 @@ def _add_run(sub):
     p.add_argument("file", nargs="?", help="task-set file (.json or .csv; a .jsonl must hold one set)")
     p.add_argument("--list-schedulers", action="store_true", help="print the registered mechanisms and exit")
     p.add_argument("--placement", help="placement JSON (rtsched partition --json) for mechanisms that need one")
-    p.add_argument("--cpus", help="CPU list, e.g. 0,1 or 0-3 (default: the first allowed CPU)")
-    p.add_argument("--duration", default="10s", help="run length (default 10s)")
-    p.add_argument("--rt-priority", type=int, help="run at SCHED_FIFO priority P (needs root or CAP_SYS_NICE)")
+    p.add_argument("--cpus", type=v.cli_cpus, help="CPU list, e.g. 0,1 or 0-3 (default: the first allowed CPU)")
+    p.add_argument("--duration", type=v.cli_duration("s"), default="10s", help="run length with a unit (default 10s)")
+    p.add_argument(
+        "--rt-priority",
+        type=v.CLI_RT_PRIORITY,
+        help="run at SCHED_FIFO priority P in 1..99 (needs root or CAP_SYS_NICE)",
+    )
     p.add_argument("--idle", default="sleep", choices=["sleep", "spin"], help="what idle workers do (default sleep)")
     p.add_argument("--force", action="store_true", help="accept more threads than cores (timings meaningless)")
-    p.add_argument("--seed", type=int, default=0, help="seed of execution-time draws (default 0)")
+    p.add_argument("--seed", type=v.CLI_SEED, default=0, help="seed of execution-time draws (default 0)")
     p.add_argument("--json", metavar="OUT", help="also write the summary JSON to OUT")
     p.add_argument("--trace", metavar="OUT", help="write the converted trace as JSON Lines (docs/trace.md)")
     p.add_argument("--perfetto", metavar="OUT", help="write a Perfetto / Chrome trace-event JSON")
@@ -741,6 +747,10 @@ def cmd_run(args) -> int:
     sets = load(args.file)
     if len(sets) != 1:
         raise RtschedError(f"{args.file}: run takes one task set, the file holds {len(sets)}")
+    # Every output is checked before the run starts: a typo must not throw the run away.
+    for opt in ("json", "trace", "perfetto", "gantt", "job_csv"):
+        if getattr(args, opt) is not None:
+            v.output_path(getattr(args, opt), "--" + opt.replace("_", "-"))
     exports = []
     if args.trace or (args.gantt and args.gantt.lower().endswith(".png")):
         exports.append("jsonl")
@@ -791,10 +801,12 @@ def _add_measure(sub):
         "Ctrl-C writes the model for the n already measured (exit 130).",
     )
     p.add_argument("--quick", action="store_true", help="1 s per run and n in {m, 5m, 10m}")
-    p.add_argument("--cpus", help="CPU list, e.g. 0,1 (default: the first allowed CPU)")
-    p.add_argument("--rt-priority", type=int, help="SCHED_FIFO priority (needs root or CAP_SYS_NICE)")
+    p.add_argument("--cpus", type=v.cli_cpus, help="CPU list, e.g. 0,1 (default: the first allowed CPU)")
+    p.add_argument(
+        "--rt-priority", type=v.CLI_RT_PRIORITY, help="SCHED_FIFO priority 1..99 (needs root or CAP_SYS_NICE)"
+    )
     p.add_argument("--force", action="store_true", help="accept more threads than cores")
-    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--seed", type=v.CLI_SEED, default=1, help="random seed (default 1)")
     p.add_argument("--out", default="overheads", help="output directory (default ./overheads)")
     p.add_argument("--seconds", type=float, help=argparse.SUPPRESS)
     _add_mechanism_options(p, _registry())

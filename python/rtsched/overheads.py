@@ -13,6 +13,7 @@ import os
 from collections.abc import Sequence
 
 from . import _core
+from . import validate as v
 from ._core import RtschedError
 
 
@@ -97,10 +98,6 @@ def load_models(source) -> tuple[dict[str, dict], list[str]]:
     return models, notes
 
 
-def _duration(x) -> int:
-    return _core.parse_duration(x) if isinstance(x, str) else int(x)
-
-
 def analyze_overheads(
     sets: Sequence,
     ms: Sequence[int],
@@ -119,15 +116,15 @@ def analyze_overheads(
     if mechanism is None:
         raise RtschedError(f"field 'mechanism': required with overheads; one of {', '.join(mechanism_names())}")
     out = _core.analyze_overheads(
-        list(sets),
-        [int(m) for m in ms],
+        v.task_sets(sets, "sets"),
+        [v.processors(m) for m in ms],
         text,
-        str(mechanism),
-        None if stat is None else str(stat),
-        _duration(cpd),
-        _duration(quantum),
-        bool(extrapolate),
-        int(max_steps),
+        v.text(mechanism, "mechanism"),
+        None if stat is None else v.choice(stat, "stat", ["max", "avg"]),
+        v.duration(cpd, "cpd"),
+        v.duration(quantum, "quantum", 1),
+        v.boolean(extrapolate, "extrapolate"),
+        v.max_steps(max_steps),
     )
     return [json.loads(s) for s in out]
 
@@ -155,8 +152,15 @@ def add_analyze_options(p) -> None:
         choices=["max", "avg"],
         help="overhead statistic for both verdicts (default: max for hard, avg for soft real-time)",
     )
-    g.add_argument("--cpd", default="0", help="cache-related preemption/migration delay per job (default 0)")
-    g.add_argument("--quantum", default="1ms", help="tick period / scheduling quantum (default 1ms)")
+    g.add_argument(
+        "--cpd",
+        type=v.cli_duration("us"),
+        default=0,
+        help="cache-related preemption/migration delay per job, with a unit (default 0)",
+    )
+    g.add_argument(
+        "--quantum", type=v.cli_duration("ms"), default="1ms", help="tick period / scheduling quantum (default 1ms)"
+    )
     g.add_argument(
         "--extrapolate",
         action="store_true",

@@ -49,11 +49,13 @@ impl From<ModelError> for BuildError {
     }
 }
 
-/// A plain partition from a placement JSON: every task must be one whole reservation.
-fn partition_from_placement(text: &str, ts: &RTaskSet, m: u32) -> Result<Vec<Vec<usize>>, ModelError> {
+/// A plain partition from a placement JSON: every task must be one whole reservation. The
+/// one placement parser of `simulate` and `run` (strict JSON, validated against `ts`);
+/// `m_is` names where `m` came from in the error (`"--m is"`).
+fn partition_from_placement(text: &str, ts: &RTaskSet, m: u32, m_is: &str) -> Result<Vec<Vec<usize>>, ModelError> {
     let p = SpresPlacement::from_json(text, ts)?;
     if p.m != m {
-        return Err(ModelError::field("m", format!("the placement is for m = {} but --m is {m}", p.m)));
+        return Err(ModelError::field("m", format!("the placement is for m = {} but {m_is} {m}", p.m)));
     }
     let mut cpus = vec![Vec::new(); m as usize];
     for (i, parts) in p.parts.iter().enumerate() {
@@ -90,7 +92,7 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
     // `rtsched run`).
     let plain = |notes: &mut Vec<String>| -> Result<Vec<Vec<usize>>, BuildError> {
         if let Some(text) = a.placement {
-            return Ok(partition_from_placement(text, a.ts, a.m)?);
+            return Ok(partition_from_placement(text, a.ts, a.m, "--m is")?);
         }
         let p = default_partition(a.ts, a.m, name, a.stop).map_err(BuildError::NotPlaced)?;
         notes.push(format!("no --placement given: {}", p.note));
@@ -464,7 +466,18 @@ fn simulate_forkjoin<'py>(
     Ok(d)
 }
 
+/// placement_partition(ts, text, m) -> list of task-index lists, one per CPU
+///
+/// The placement parser of `simulate` for `rtsched run --placement`: strict JSON (duplicate
+/// keys are errors), validated against `ts`, `m` equal to the run's CPU count, every task one
+/// whole reservation (runtime mechanisms run plain partitions).
+#[pyfunction]
+fn placement_partition(ts: &TaskSet, text: &str, m: u32) -> PyResult<Vec<Vec<usize>>> {
+    partition_from_placement(text, &ts.inner, m, "the number of CPUs of the run (--cpus) is").map_err(err)
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(placement_partition, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_forkjoin, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_schedulers, m)?)?;

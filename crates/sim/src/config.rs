@@ -6,8 +6,8 @@ use crate::placement::SpresConfig;
 use rtsched_model::{ModelError, Stop, Time};
 use rtsched_policy::FpOrder;
 
-/// Most CPUs a simulation accepts (memory is O(m)).
-pub const MAX_CPUS: u32 = 1 << 16;
+/// Most CPUs a simulation accepts (memory is O(m)): the model's bound, [`rtsched_model::MAX_M`].
+pub const MAX_CPUS: u32 = rtsched_model::MAX_M;
 
 /// Which policy to simulate.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! inter-arrival gaps and execution times ([`Draw`]), and [`EarlyEnd`], which ends a loop
 //! before its horizon on Ctrl-C or when a work bound is reached.
 
-use crate::config::{Arrivals, ExecTimes, SimConfig, MAX_CPUS};
+use crate::config::{Arrivals, ExecTimes, SimConfig};
 use crate::error::SimError;
 use crate::recorder::Recorder;
 use rand::{Rng, SeedableRng};
@@ -63,9 +63,7 @@ pub(crate) struct Setup {
 
 pub(crate) fn setup(ts: &TaskSet, cfg: &SimConfig) -> Result<Setup, ModelError> {
     let m = cfg.m;
-    if m == 0 || m > MAX_CPUS {
-        return Err(ModelError::field("m", format!("must be in 1..={MAX_CPUS}, got {m}")));
-    }
+    rtsched_model::check_m(u64::from(m))?;
     let n = ts.len();
     if cfg.horizon_cap == 0 || cfg.horizon_cap > 1 << 60 {
         return Err(ModelError::field("horizon_cap", "must be in 1..=2^60 ns"));
