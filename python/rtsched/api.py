@@ -281,13 +281,25 @@ def partition(
     admission: str = "edf",
     epsilon: int | str = 0,
     meta: bool = True,
+    variant: str = "artifact",
+    rp: str | None = None,
+    rp_floor: int | str | None = None,
+    slice_order: str = "flipped",
+    merge_same_core: bool = False,
 ) -> dict:
     """Places a task set on ``m`` processors.
 
     ``heuristic``: ``ffd``, ``wfd``, ``bfd``, ``nfd`` (plain partitioning with ``admission``
     ``edf``, ``fp-rm`` or ``fp-dm``), ``spres`` (the semi-partitioned reservation cascade of
-    Brandenburg & Gül, RTSS 2016; ``epsilon`` = minimum slice, ``meta`` = use PAF/RP), or the
-    name of one SP-RES heuristic. Returns the placement JSON (docs/formats.md) as a dict.
+    Brandenburg & Gül, RTSS 2016, ``epsilon`` = minimum slice, ``meta`` = use PAF/RP), or the
+    name of one SP-RES heuristic. SP-RES options (docs/spres.md): ``variant`` ``"artifact"``
+    (the heuristics as the paper's published code runs them, the default) or ``"text"`` (as
+    its text describes them); ``rp`` ``"divisor"`` or ``"halving"`` (default: the variant's,
+    divisor for the artifact, halving for the text); ``rp_floor`` the RP's minimum period
+    (default 4 ms); ``slice_order`` ``"flipped"`` or ``"deadline-desc"`` and
+    ``merge_same_core`` (the artifact's Table I workloads) lay out split tasks. Returns the
+    placement JSON (docs/formats.md) as a dict. Ctrl-C stops a long partitioning
+    (``KeyboardInterrupt``; a placement cut short is none).
     """
     ts = v.task_set(ts, "ts")
     m = _resolve_m(ts, m)
@@ -295,4 +307,11 @@ def partition(
     admission = v.choice(admission, "admission", ["edf", "fp-rm", "fp-dm"])
     eps = v.duration(epsilon, "epsilon")
     meta = v.boolean(meta, "meta")
-    return json.loads(_core.partition(ts, m, heuristic, admission, eps, meta))
+    variant = v.text(variant, "variant")  # the names are checked by the core (one list)
+    rp = v.optional_text(rp, "rp")
+    floor = v.optional_duration(rp_floor, "rp_floor", 1)
+    slice_order = v.text(slice_order, "slice_order")
+    merge_same_core = v.boolean(merge_same_core, "merge_same_core")
+    return json.loads(
+        _core.partition(ts, m, heuristic, admission, eps, meta, variant, rp, floor, slice_order, merge_same_core)
+    )
