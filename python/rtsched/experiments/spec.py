@@ -29,7 +29,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-from . import evaluate
 from . import methods as method_names
 from .errors import SpecError
 from .variants import apply_variant, parse_semi
@@ -365,17 +364,25 @@ class Spec:
     def total_sets(self) -> int:
         return sum(p.count for p in self.points)
 
-    # The result contract of a sweep point: the evaluator's columns (evaluate.py).
-    schema = evaluate.SCHEMA
+    # The result contract of a sweep point: the evaluator's columns (evaluate.py). evaluate.py
+    # imports pyarrow (80-200 ms): only when a sweep runs, so that every command starts fast.
+    @property
+    def schema(self):
+        from . import evaluate
+
+        return evaluate.SCHEMA
 
     def expected_rows(self, point: Point) -> int:
         return point.count * len(point.params["methods"])
 
     def result_table(self, point: Point, result):
+        from . import evaluate
+
         return evaluate.result_table(point, result)
 
     def default_evaluator(self):
         from .. import _core
+        from . import evaluate
 
         fn = evaluate.core_evaluator()  # fail here, with a clear message, not in every worker
         # Unknown generator, period, deadline and method names are errors before any point
