@@ -90,7 +90,7 @@ def test_binary_and_non_utf8_files_are_one_line_errors(cli, tmp_path):
         for w in words:
             assert w in err, (name, err)
         with pytest.raises(RtschedError):
-            rtsched.load(f)
+            rtsched.load_many(f)
 
 
 def test_analyze_table_matches_analyze_many():
@@ -213,7 +213,7 @@ def test_generate_count_streams_the_same_sets(cli, tmp_path):
     f = tmp_path / "g.jsonl"
     code, out, err = cli("generate", "--n", 7, "--util", 2.0, "--count", 2500, "--seed", 11, "--m", 4, "-o", f)
     assert code == 0 and out == "", err
-    got = rtsched.load(f)
+    got = rtsched.load_many(f)
     assert got == rtsched.generate(7, 2.0, seed=11, count=2500, m=4)
     code, out, _ = cli("generate", "--n", 7, "--util", 2.0, "--count", 3, "--seed", 11, "--m", 4)
     assert [rtsched.TaskSet.from_json(x) for x in out.splitlines()] == got[:3]

@@ -87,8 +87,8 @@ def api(tmp_path):
             {
                 "ts": (TS, []),
                 "m": (2, [None]),
-                "heuristic": ("ffd", []),
-                "admission": ("edf", []),
+                "heuristic": ("pedf_ffd", []),
+                "admission": (None, [None]),
                 "epsilon": (0, [0]),
                 "meta": (True, [True]),
             },
@@ -125,12 +125,29 @@ def api(tmp_path):
             },
         ),
         "load": (rtsched.load, {"path": (str(good_csv), [])}),
+        "load_many": (rtsched.load_many, {"path": (str(good_csv), [])}),
         "loads": (rtsched.loads, {"text": ("wcet,period\n1,2\n", []), "fmt": ("csv", [])}),
+        "loads_many": (rtsched.loads_many, {"text": ("wcet,period\n1,2\n", []), "fmt": ("csv", [])}),
+        "format_time": (rtsched.format_time, {"ns": (5, [0])}),
+        "simulate_trace": (
+            rtsched.simulate_trace,
+            {
+                "ts": (TS, []),
+                "m": (2, [None]),
+                "scheduler": ("gedf", []),
+                "horizon": ("20ms", [None]),
+                "staggered": (False, [True]),
+                "sporadic": (None, [None, 0]),
+                "seed": (0, [0]),
+                "cash": (False, [True]),
+                "soft": (False, [True]),
+            },
+        ),
         "save": (rtsched.save, {"path": (tmp_out(tmp_path), []), "tasksets": ([TS], [[]])}),
         "parse_duration": (rtsched.parse_duration, {"text": ("2ms", ["0"])}),
         "format_duration": (rtsched.format_duration, {"ns": (5, [0])}),
         "Task": (Task, {"wcet": (1, []), "period": (2, []), "deadline": (2, [None]), "name": ("a", [None, "x", ""])}),
-        "TaskSet": (TaskSet, {"tasks": ([Task(wcet=1, period=2)], [[]]), "m": (2, [None])}),
+        "TaskSet": (TaskSet, {"tasks": ([Task(wcet=1, period=2)], [[], None]), "m": (2, [None])}),
         "TaskSet.from_json": (TaskSet.from_json, {"text": ('{"tasks": []}', [])}),
         "TaskSet.from_csv": (TaskSet.from_csv, {"text": ("1,2\n", [])}),
         "TaskSet.hyperperiod": (TS.hyperperiod, {"bound": (10**9, [None])}),
@@ -147,17 +164,23 @@ def test_every_public_function_is_listed():
         "simulate",
         "simulate_forkjoin",
         "load",
+        "load_many",
         "loads",
+        "loads_many",
+        "format_time",
+        "simulate_trace",
         "save",
         "parse_duration",
         "format_duration",
         "Task",
         "TaskSet",
     }
-    # run is covered by tests/test_run.py's argument checks (it starts real threads);
-    # tests_available and schedulers take no arguments; the error classes are not functions.
-    no_args = {"tests_available", "schedulers", "RtschedError", "InternalError"}
-    assert set(rtsched.__all__) - {"run"} - no_args == listed
+    # run is covered by test_run_api_rejects_wrong_values (a valid call starts real threads);
+    # gantt draws a trace (tests/test_api_habits.py); tests_available and schedulers take no
+    # arguments; the error classes and __version__ are not functions.
+    no_args = {"tests_available", "schedulers", "__version__"}
+    errors = {n for n in rtsched.__all__ if n.endswith(("Error", "Missing"))}
+    assert set(rtsched.__all__) - {"run", "gantt"} - no_args - errors == listed
 
 
 def call_with(fn, params, name, value):
@@ -230,8 +253,8 @@ def test_generated_wrong_values_raise_the_package_error(tmp_path_factory, fname,
         (lambda: rtsched.simulate(TS, seed=-1), ["argument 'seed'"]),
         (lambda: Task(wcet=True, period=2), ["wcet"]),
         (lambda: Task(wcet=1, period=2, name=5), ["argument 'name'"]),
-        (lambda: TaskSet(None), ["argument 'tasks'"]),
-        (lambda: TaskSet([Task(wcet=1, period=2)], m=10**9), ["argument 'm'", "1..=16384"]),
+        (lambda: TaskSet("ab"), ["argument 'tasks'"]),
+        (lambda: TaskSet([Task(wcet=1, period=2)], m=10**9), ["field 'm'", "1..=16384"]),
         (lambda: rtsched.format_duration(-5), ["argument 'ns'"]),
         (lambda: Task(wcet=1, period=2, name="a\0b"), ["field 'name'", "NUL"]),
     ],
@@ -318,10 +341,10 @@ def test_file_formats_are_strict(cli, tmp_path):
             assert w in err, (name, err)
     bom = tmp_path / "bom.csv"
     bom.write_bytes("\ufeffwcet,period\n1ms,10ms\n".encode())
-    assert rtsched.load(bom)[0][0].wcet == 1_000_000
+    assert rtsched.load(bom)[0].wcet == 1_000_000
     bom = tmp_path / "bom.json"
     bom.write_bytes(("\ufeff" + TS.to_json()).encode())
-    assert rtsched.load(bom) == [TS]
+    assert rtsched.load(bom) == TS
 
 
 names = st.one_of(
@@ -342,11 +365,11 @@ def test_load_save_round_trip(tmp_path_factory, task_list, m):
     d = tmp_path_factory.mktemp("rt")
     ts = TaskSet(task_list, m=m)
     rtsched.save(d / "x.csv", TaskSet(task_list))
-    assert rtsched.load(d / "x.csv") == [TaskSet(task_list)]  # CSV has no place for m
+    assert rtsched.load(d / "x.csv") == TaskSet(task_list)  # CSV has no place for m
     rtsched.save(d / "x.json", ts)
-    assert rtsched.load(d / "x.json") == [ts]
+    assert rtsched.load(d / "x.json") == ts
     rtsched.save(d / "x.jsonl", [ts, ts])
-    assert rtsched.load(d / "x.jsonl") == [ts, ts]
+    assert rtsched.load_many(d / "x.jsonl") == [ts, ts]
 
 
 def test_outputs_are_checked_before_the_simulation(cli, tmp_path):
@@ -365,7 +388,7 @@ def test_run_outputs_and_placement_are_checked_before_the_run(cli, tmp_path):
     """`run` refuses a bad output path or placement before any thread starts (exit 2, one line)."""
     f = tmp_path / "t.json"
     rtsched.save(f, TS)
-    for opt in ["--json", "--trace", "--perfetto", "--job-csv", "--gantt"]:
+    for opt in ["-o", "--trace", "--perfetto", "--job-csv", "--gantt"]:
         target = tmp_path / "no" / "such" / ("x.svg" if opt == "--gantt" else "x.out")
         code, out, err = cli("run", f, "--scheduler", "gsn-edf", "--duration", "1000s", opt, target)
         assert code == 2 and out == "", (opt, err)
@@ -382,7 +405,7 @@ def test_run_outputs_and_placement_are_checked_before_the_run(cli, tmp_path):
     assert code == 2 and "duplicate key" in err and err.count("\n") == 1, err
     code, out, err = cli("run", f, "--scheduler", "pedf", "--placement", good, "--cpus", "0,1", "--duration", "1000s")
     assert code == 2 and "the placement is for m = 1" in err and "--cpus" in err, err
-    from rtsched.run import _placement_partition
+    from rtsched.runtime import _placement_partition
 
     assert _placement_partition(placement, TS, 1) == [[0, 1]]
     with pytest.raises(RtschedError, match="each of the 2 tasks once"):
@@ -392,7 +415,7 @@ def test_run_outputs_and_placement_are_checked_before_the_run(cli, tmp_path):
 
 
 def test_run_api_rejects_wrong_values():
-    from rtsched.run import run
+    from rtsched.runtime import run
 
     for kw, words in [
         ({"duration": 1.5}, "argument 'duration'"),

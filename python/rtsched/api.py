@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Sequence
+from typing import Any, overload
 
 from . import _core
 from . import validate as v
@@ -21,6 +22,36 @@ DEFAULT_PERIODS = "loguniform:10ms-100ms"
 def tests_available() -> list[str]:
     """Names accepted by ``analyze(tests=...)`` and ``rtsched analyze --test``."""
     return list(_core.test_names())
+
+
+@overload
+def generate(
+    n: int | None,
+    util: float,
+    *,
+    generator: str = ...,
+    periods: str = ...,
+    umax: float = ...,
+    deadlines: str = ...,
+    seed: int = ...,
+    count: None = ...,
+    m: int | None = ...,
+) -> TaskSet: ...
+
+
+@overload
+def generate(
+    n: int | None,
+    util: float,
+    *,
+    generator: str = ...,
+    periods: str = ...,
+    umax: float = ...,
+    deadlines: str = ...,
+    seed: int = ...,
+    count: int,
+    m: int | None = ...,
+) -> list[TaskSet]: ...
 
 
 def generate(
@@ -83,8 +114,8 @@ def analyze(
     max_steps: int = 1_000_000,
     *,
     exact_utilization: bool = False,
-    **overheads,
-) -> dict:
+    **overheads: Any,
+) -> dict[str, Any]:
     """Runs schedulability tests on one task set; returns the documented JSON object as a dict.
 
     ``utilization`` is a float for reading; with ``exact_utilization=True`` the report also
@@ -108,8 +139,8 @@ def analyze_many(
     *,
     exact_utilization: bool = False,
     progress: bool = False,
-    **overheads,
-) -> list[dict]:
+    **overheads: Any,
+) -> list[dict[str, Any]]:
     """Runs the tests on many task sets in parallel in Rust (the GIL is released).
 
     ``m`` overrides each set's own processor count. ``progress=True`` draws sets/s and an ETA
@@ -132,7 +163,7 @@ def analyze_many(
         close()
     if interrupted:
         e = KeyboardInterrupt(f"interrupted after {len(out)} of {len(sets)} task sets")
-        e.partial = out
+        e.partial = out  # type: ignore[attr-defined]
         raise e
     if with_overheads:
         from .overheads import analyze_overheads
@@ -144,13 +175,13 @@ def analyze_many(
 
 
 def analyze_table(
-    table,
+    table: Any,
     m: int | None = None,
     tests: Sequence[str] | str | None = None,
     max_steps: int = 1_000_000,
     *,
     progress: bool = False,
-):
+) -> Any:
     """The array form of :func:`analyze_many`: task sets as columns in, a verdict table out.
 
     ``table`` holds one row per task: a pyarrow ``Table``, a pandas ``DataFrame`` or a dict of
@@ -208,7 +239,8 @@ def analyze_table(
     elif "m" in arrs:
         per_row = arrs["m"]
         ms = per_row[starts[:-1].astype(np.int64)] if sets else per_row[:0]
-        if sets and np.any(np.repeat(ms, np.diff(starts.astype(np.int64))) != per_row):
+        counts = np.diff(starts.astype(np.int64)).astype(np.int64)
+        if sets and np.any(np.repeat(ms, counts) != per_row):
             raise RtschedError("argument 'table': column 'm' differs within a set")
         ms = ms.astype(np.uint64)
     else:
@@ -274,11 +306,35 @@ def _resolve_m(ts: TaskSet, m: int | None) -> int:
     raise RtschedError("argument 'm': no processor count: pass m (--m) or put \"m\" in the task-set file")
 
 
+#: Old spellings of ``partition``'s heuristics (plain partitioning named by its fit alone, the
+#: admission test given apart) and what they are called now (docs/cli.md, "Method names").
+_LEGACY_ADMISSION = {"edf": "pedf", "fp-dm": "pfp", "fp-rm": "pfp_rm"}
+
+
+def _legacy_heuristic(heuristic: str, admission: str | None) -> tuple[str, str | None]:
+    """(method name, deprecation message or None) for ``partition``'s old arguments."""
+    h = heuristic.strip().lower()
+    if admission is not None:
+        if admission not in _LEGACY_ADMISSION:
+            raise RtschedError(f"field 'admission': unknown admission {admission!r} (use edf, fp-rm or fp-dm)")
+        if h in ("ffd", "wfd", "bfd", "nfd"):
+            new = f"{_LEGACY_ADMISSION[admission]}_{h}"
+            return new, f"heuristic {heuristic!r} with admission {admission!r} is now the method {new!r}"
+        if admission != "edf":
+            raise RtschedError(
+                "field 'admission': SP-RES reservations are scheduled by EDF; name a plain partitioning "
+                "method instead (pfp_ffd, pfp_rm_wfd, ...)"
+            )
+    if h in ("bfd", "nfd"):
+        return f"pedf_{h}", f"heuristic {heuristic!r} is now the method 'pedf_{h}'"
+    return heuristic, None
+
+
 def partition(
     ts: TaskSet,
     m: int | None = None,
-    heuristic: str = "ffd",
-    admission: str = "edf",
+    heuristic: str = "pedf_ffd",
+    admission: str | None = None,
     epsilon: int | str = 0,
     meta: bool = True,
     variant: str = "artifact",
@@ -286,32 +342,51 @@ def partition(
     rp_floor: int | str | None = None,
     slice_order: str = "flipped",
     merge_same_core: bool = False,
-) -> dict:
-    """Places a task set on ``m`` processors.
+) -> dict[str, Any]:
+    """Places a task set on ``m`` processors; returns the placement JSON (docs/spres.md,
+    "Placement JSON") as a dict.
 
-    ``heuristic``: ``ffd``, ``wfd``, ``bfd``, ``nfd`` (plain partitioning with ``admission``
-    ``edf``, ``fp-rm`` or ``fp-dm``), ``spres`` (the semi-partitioned reservation cascade of
-    Brandenburg & Gül, RTSS 2016, ``epsilon`` = minimum slice, ``meta`` = use PAF/RP), or the
-    name of one SP-RES heuristic. SP-RES options (docs/spres.md): ``variant`` ``"artifact"``
-    (the heuristics as the paper's published code runs them, the default) or ``"text"`` (as
-    its text describes them); ``rp`` ``"divisor"`` or ``"halving"`` (default: the variant's,
-    divisor for the artifact, halving for the text); ``rp_floor`` the RP's minimum period
-    (default 4 ms); ``slice_order`` ``"flipped"`` or ``"deadline-desc"`` and
-    ``merge_same_core`` (the artifact's Table I workloads) lay out split tasks. Returns the
-    placement JSON (docs/formats.md) as a dict. Ctrl-C stops a long partitioning
-    (``KeyboardInterrupt``; a placement cut short is none).
+    ``heuristic`` is a placement method (docs/cli.md, "Method names"): plain partitioning
+    ``pedf_ffd`` (default), ``pedf_wfd``, ``pedf_bfd``, ``pedf_nfd`` (EDF), ``pfp_ffd``, ...
+    (fixed priority, deadline monotonic), ``pfp_rm_ffd``, ... (rate monotonic) — whole tasks
+    in decreasing-utilization order, each processor admitted by its exact test; or SP-RES
+    (Brandenburg & Gül, RTSS 2016): the cascade ``spres`` (``epsilon`` = minimum slice,
+    ``meta`` = use PAF and RP), ``spres-nometa``, ``spres-paf``, ``spres-partition``, or one
+    heuristic by the paper's name (``ffd``, ``wfd``, ``wfd-c=d``, ``PAF(WWFD)``, ...). Case and
+    ``_``/``-`` do not matter. ``admission`` is deprecated: ``heuristic="ffd", admission="fp-dm"``
+    still works (with a DeprecationWarning) and means ``pfp_ffd``.
+
+    SP-RES options (docs/spres.md): ``variant`` ``"artifact"`` (the heuristics as the paper's
+    published code runs them, the default) or ``"text"`` (as its text describes them); ``rp``
+    ``"divisor"`` or ``"halving"`` (default: the variant's, divisor for the artifact, halving
+    for the text); ``rp_floor`` the RP's minimum period (default 4 ms); ``slice_order``
+    ``"flipped"`` or ``"deadline-desc"`` and ``merge_same_core`` (the artifact's Table I
+    workloads) lay out split tasks. Ctrl-C stops a long partitioning (``KeyboardInterrupt``; a
+    placement cut short is none).
     """
+    import warnings
+
     ts = v.task_set(ts, "ts")
     m = _resolve_m(ts, m)
-    heuristic = v.text(heuristic, "heuristic")
-    admission = v.choice(admission, "admission", ["edf", "fp-rm", "fp-dm"])
+    name, note = _legacy_heuristic(v.text(heuristic, "heuristic"), v.optional_text(admission, "admission"))
+    if note is not None:
+        warnings.warn(f"rtsched.partition: {note}", DeprecationWarning, stacklevel=2)
     eps = v.duration(epsilon, "epsilon")
-    meta = v.boolean(meta, "meta")
-    variant = v.text(variant, "variant")  # the names are checked by the core (one list)
-    rp = v.optional_text(rp, "rp")
     floor = v.optional_duration(rp_floor, "rp_floor", 1)
-    slice_order = v.text(slice_order, "slice_order")
-    merge_same_core = v.boolean(merge_same_core, "merge_same_core")
-    return json.loads(
-        _core.partition(ts, m, heuristic, admission, eps, meta, variant, rp, floor, slice_order, merge_same_core)
+    return dict(
+        json.loads(
+            _core.partition(
+                ts,
+                m,
+                name,
+                "edf",
+                eps,
+                v.boolean(meta, "meta"),
+                v.text(variant, "variant"),  # the names are checked by the core (one list)
+                v.optional_text(rp, "rp"),
+                floor,
+                v.text(slice_order, "slice_order"),
+                v.boolean(merge_same_core, "merge_same_core"),
+            )
+        )
     )

@@ -57,7 +57,8 @@ import math
 import operator
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from ._core import MAX_M, RtschedError, TaskSet, parse_duration
 
@@ -68,7 +69,7 @@ MAX_STEPS = 2**63 - 1
 MAX_COUNT = 2**63 - 1
 
 
-def _show(v) -> str:
+def _show(v: Any) -> str:
     r = repr(v)
     if len(r) > 40:
         r = r[:37] + "..."
@@ -83,7 +84,7 @@ def _fail(name: str, why: str) -> RtschedError:
 # API checks
 
 
-def integer(v, name: str, lo: int | None = None, hi: int | None = None) -> int:
+def integer(v: Any, name: str, lo: int | None = None, hi: int | None = None) -> int:
     """An integer in ``[lo, hi]`` (``int`` or a numpy integer; never a float, bool or str)."""
     if isinstance(v, bool) or isinstance(v, (float, str, bytes)) or v is None:
         raise _fail(name, f"expected an integer, got {_show(v)}")
@@ -97,12 +98,12 @@ def integer(v, name: str, lo: int | None = None, hi: int | None = None) -> int:
     return x
 
 
-def optional_integer(v, name: str, lo: int | None = None, hi: int | None = None) -> int | None:
+def optional_integer(v: Any, name: str, lo: int | None = None, hi: int | None = None) -> int | None:
     return None if v is None else integer(v, name, lo, hi)
 
 
 def number(
-    v, name: str, lo: float | None = None, hi: float | None = None, lo_open: bool = False, hi_open: bool = False
+    v: Any, name: str, lo: float | None = None, hi: float | None = None, lo_open: bool = False, hi_open: bool = False
 ) -> float:
     """A finite real number in a range (``lo_open``/``hi_open``: the end is excluded)."""
     if isinstance(v, bool) or v is None or isinstance(v, (str, bytes)):
@@ -125,7 +126,7 @@ def number(
     return x
 
 
-def duration(v, name: str, lo: int = 0) -> int:
+def duration(v: Any, name: str, lo: int = 0) -> int:
     """Integer ns (``>= lo``) or a duration string such as ``"2ms"``; returns ns."""
     if isinstance(v, str):
         try:
@@ -144,34 +145,34 @@ def duration(v, name: str, lo: int = 0) -> int:
     return ns
 
 
-def optional_duration(v, name: str, lo: int = 0) -> int | None:
+def optional_duration(v: Any, name: str, lo: int = 0) -> int | None:
     return None if v is None else duration(v, name, lo)
 
 
-def processors(v, name: str = "m") -> int:
+def processors(v: Any, name: str = "m") -> int:
     """A processor count: an integer in ``1 ..= MAX_M``."""
     return integer(v, name, 1, MAX_M)
 
 
-def optional_processors(v, name: str = "m") -> int | None:
+def optional_processors(v: Any, name: str = "m") -> int | None:
     return None if v is None else processors(v, name)
 
 
-def seed(v, name: str = "seed") -> int:
+def seed(v: Any, name: str = "seed") -> int:
     return integer(v, name, 0, MAX_SEED)
 
 
-def max_steps(v, name: str = "max_steps") -> int:
+def max_steps(v: Any, name: str = "max_steps") -> int:
     return integer(v, name, 1, MAX_STEPS)
 
 
-def boolean(v, name: str) -> bool:
+def boolean(v: Any, name: str) -> bool:
     if not isinstance(v, bool):
         raise _fail(name, f"expected True or False, got {_show(v)}")
     return v
 
 
-def text(v, name: str) -> str:
+def text(v: Any, name: str) -> str:
     if not isinstance(v, str):
         raise _fail(name, f"expected a string, got {_show(v)}")
     try:
@@ -181,25 +182,25 @@ def text(v, name: str) -> str:
     return v
 
 
-def optional_text(v, name: str) -> str | None:
+def optional_text(v: Any, name: str) -> str | None:
     return None if v is None else text(v, name)
 
 
-def choice(v, name: str, choices: Iterable[str]) -> str:
+def choice(v: Any, name: str, choices: Iterable[str]) -> str:
     choices = list(choices)
     if not isinstance(v, str) or v not in choices:
         raise _fail(name, f"expected one of {', '.join(choices)}, got {_show(v)}")
     return v
 
 
-def task_set(v, name: str = "ts") -> TaskSet:
+def task_set(v: Any, name: str = "ts") -> TaskSet:
     if not isinstance(v, TaskSet):
         hint = " (rtsched.load returns a list: take one element)" if isinstance(v, list) else ""
         raise _fail(name, f"expected a TaskSet, got {_show(v)}{hint}")
     return v
 
 
-def task_sets(v, name: str = "sets") -> list:
+def task_sets(v: Any, name: str = "sets") -> list:
     """An iterable of TaskSets (a single TaskSet is refused: wrap it in a list)."""
     if isinstance(v, TaskSet):
         raise _fail(name, "expected a list of TaskSets, got one TaskSet (use analyze(ts) or [ts])")
@@ -212,7 +213,7 @@ def task_sets(v, name: str = "sets") -> list:
     return out
 
 
-def test_names(v, name: str = "tests") -> list[str] | None:
+def test_names(v: Any, name: str = "tests") -> list[str] | None:
     """None (every test that applies), one test name, or a list of names."""
     if v is None:
         return None
@@ -230,7 +231,7 @@ def test_names(v, name: str = "tests") -> list[str] | None:
     return out
 
 
-def path(v, name: str) -> str:
+def path(v: Any, name: str) -> str:
     if isinstance(v, os.PathLike):
         v = os.fspath(v)
     if not isinstance(v, str) or not v:
@@ -244,7 +245,7 @@ def path(v, name: str) -> str:
     return v
 
 
-def output_path(v, name: str) -> str:
+def output_path(v: Any, name: str) -> str:
     """A path we will write: its folder must exist and be writable, and it must not be a folder.
 
     Checked before long work starts; the write itself is still checked when it happens.
@@ -267,10 +268,10 @@ def output_path(v, name: str) -> str:
 # CLI types
 
 
-def _cli(check, label: str):
+def _cli(check: Callable[[str], Any], label: str) -> Callable[[str], Any]:
     """Wraps an API check as an argparse type (its name shows in argparse's messages)."""
 
-    def conv(s: str):
+    def conv(s: str) -> Any:
         try:
             return check(s)
         except RtschedError as e:
@@ -291,11 +292,13 @@ def _parse_int(s: str) -> int:
     return int(t)
 
 
-def cli_int(lo: int | None = None, hi: int | None = None, label: str = "integer"):
+def cli_int(lo: int | None = None, hi: int | None = None, label: str = "integer") -> Callable[[str], Any]:
     return _cli(lambda s: integer(_parse_int(s), "value", lo, hi), label)
 
 
-def cli_float(lo: float | None = None, hi: float | None = None, lo_open: bool = False, hi_open: bool = False):
+def cli_float(
+    lo: float | None = None, hi: float | None = None, lo_open: bool = False, hi_open: bool = False
+) -> Callable[[str], Any]:
     def check(s: str) -> float:
         try:
             x = float(s)
@@ -338,7 +341,7 @@ def check_cli_duration(s: str, default_unit: str = "s", allow_zero: bool = True)
         raise _fail("value", str(e)) from None
 
 
-def cli_duration(default_unit: str = "s"):
+def cli_duration(default_unit: str = "s") -> Callable[[str], Any]:
     """An argparse type for a duration; ``default_unit`` only shapes the hint."""
     return _cli(lambda s: check_cli_duration(s, default_unit), "duration")
 

@@ -164,9 +164,19 @@ pub(crate) fn analyze_sets<'py>(
             })
         })
         .collect::<PyResult<_>>()?;
+    // TaskSets are mutable (append, m setter): hold a shared borrow of each for the whole
+    // call, so that no other thread can change one while the analysis reads it.
+    let refs: Vec<PyRef<'py, TaskSet>> = objs
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            o.try_borrow().map_err(|_| {
+                RtschedError::new_err(format!("argument 'sets': item {i} is being modified by another thread"))
+            })
+        })
+        .collect::<PyResult<_>>()?;
     let mut work: Vec<(&RTaskSet, u32, &[TestId])> = Vec::with_capacity(objs.len());
-    for (i, o) in objs.iter().enumerate() {
-        let ts = o.get();
+    for (i, ts) in refs.iter().enumerate() {
         let mi = m.or(ts.m).ok_or_else(|| {
             RtschedError::new_err(format!(
                 "task set {i}: field 'm': no processor count: pass m (--m) or put \"m\" in the task-set file"

@@ -16,11 +16,13 @@ mod api;
 mod batch;
 mod convert;
 mod interrupt;
+mod methods;
 mod model;
 mod overheads;
 mod partition;
 mod report;
 mod run;
+mod taskset;
 
 mod sim;
 
@@ -77,6 +79,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_M", rtsched_model::MAX_M)?;
     m.add("MAX_TIME", rtsched_model::MAX_TIME)?;
     model::register(m)?;
+    taskset::register(m)?;
     api::register(m)?;
     batch::register(m)?;
     run::register(m)?;

@@ -98,7 +98,8 @@ impl Selection {
             Some(list) => {
                 let mut out: Vec<TestId> = Vec::new();
                 for t in list {
-                    let id = TestId::from_name(t).ok_or_else(|| {
+                    // Any spelling of a name (case, `_` or `-`): crate::methods.
+                    let id = crate::methods::test(t, &TEST_NAMES).and_then(TestId::from_name).ok_or_else(|| {
                         ModelError::field("test", format!("unknown test {t:?}; available: {}", TEST_NAMES.join(", ")))
                     })?;
                     if !out.contains(&id) {

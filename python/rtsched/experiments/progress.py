@@ -74,7 +74,7 @@ class Progress:
             f"{rate:,.0f} task sets/s, elapsed {_fmt_time(el)}, ETA {_fmt_time(eta)}"
         )
 
-    def update(self, points: int = 1, sets: int = 0):
+    def update(self, points: int = 1, sets: int = 0) -> None:
         self.points += points
         self.sets += sets
         now = time.monotonic()
@@ -91,6 +91,6 @@ class Progress:
             self.stream.write(self.line() + "\n")
         self.stream.flush()
 
-    def close(self):
+    def close(self) -> None:
         if self.enabled and (self.shown or not self.delay):
             self._emit(final=True)

@@ -7,7 +7,7 @@ parameters only (never from its position in the grid or the order of evaluation)
 
 - the same spec gives the same task sets on any executor, in any order, and after a resume;
 - points that differ only in the methods or in epsilon test the *same* task sets (a paired
-  comparison, as in seed 004 Fig. 5, where one set of task sets is tested with eight ε values);
+  comparison, as in Brandenburg & Gül, RTSS 2016 Fig. 5, where one set of task sets is tested with eight ε values);
 - raising ``samples`` keeps the first task sets (set i depends only on the seed and i).
 """
 
@@ -18,11 +18,14 @@ import functools
 import hashlib
 import json
 import math
+import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -96,7 +99,7 @@ MAX_M = 16_384
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
-def check_name(name, where: str) -> str:
+def check_name(name: Any, where: str) -> str:
     """A spec's ``name``: a folder name, never a path (no separator, no ``..``, not absolute)."""
     if not isinstance(name, str) or not _NAME.match(name):
         raise SpecError(
@@ -110,7 +113,7 @@ DEFAULT_GENERATOR = {"name": "randfixedsum", "periods": "loguniform:10ms-100ms",
 DEFAULT_MAX_STEPS = 1_000_000
 
 
-def canonical_json(obj) -> str:
+def canonical_json(obj: Any) -> str:
     """The one serialisation that ids and seeds are hashed from (sorted keys, no spaces)."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
@@ -130,7 +133,7 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|µs|ms|s)?\s*$")
 _UNIT_NS = {None: 1, "ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 
 
-def parse_duration_ns(value, where: str) -> int:
+def parse_duration_ns(value: Any, where: str) -> int:
     """An integer number of ns, or a string such as "500us" (ns, us, ms, s); exact, never rounded."""
     if isinstance(value, bool):
         raise SpecError(f"{where}: expected a duration, got {value!r}")
@@ -375,12 +378,12 @@ class Spec:
     def expected_rows(self, point: Point) -> int:
         return point.count * len(point.params["methods"])
 
-    def result_table(self, point: Point, result):
+    def result_table(self, point: Point, result: Any) -> Any:
         from . import evaluate
 
         return evaluate.result_table(point, result)
 
-    def default_evaluator(self):
+    def default_evaluator(self) -> Callable[[str], dict]:
         from .. import _core
         from . import evaluate
 
@@ -538,12 +541,12 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False, variant:
         if "samples" in q:
             data["samples"] = q["samples"]
         if "grid" in q:
-            grid = dict(data.get("grid", {}))
+            qgrid = dict(data.get("grid", {}))
             if "util" in q["grid"] or "util_frac" in q["grid"]:
-                grid.pop("util", None)
-                grid.pop("util_frac", None)
-            grid.update(q["grid"])
-            data["grid"] = grid
+                qgrid.pop("util", None)
+                qgrid.pop("util_frac", None)
+            qgrid.update(q["grid"])
+            data["grid"] = qgrid
 
     gen = data.get("generator", {})
     if not isinstance(gen, dict):
@@ -643,8 +646,8 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False, variant:
     return spec
 
 
-def _resolve_n(nexprs, m: int, where: str) -> list:
-    out = []
+def _resolve_n(nexprs: list, m: int, where: str) -> list[tuple[int, str]]:
+    out: list[tuple[int, str]] = []
     for e in nexprs:
         if isinstance(e, tuple):  # ("range", lo, hi, step)
             _, lo, hi, step = e
@@ -685,7 +688,7 @@ def _expand(spec: Spec, where: str):
 
     The grid's size is checked first (points, and points times samples), so that a typo such
     as ``step = 0.0000001`` is an error, not an exhausted memory."""
-    per_m = (len(spec.util) if spec.util is not None else len(spec.util_frac)) * len(spec.epsilon)
+    per_m = len(spec.util if spec.util is not None else spec.util_frac or []) * len(spec.epsilon)
     points = sum(_count_n(spec.n, m, where) for m in spec.m) * per_m
     if points > MAX_POINTS:
         raise SpecError(f"{where}: the grid has {points:,} points; at most {MAX_POINTS:,} are allowed")
@@ -697,7 +700,7 @@ def _expand(spec: Spec, where: str):
     seen = set()
     for m in spec.m:
         for n, n_expr in _resolve_n(spec.n, m, where):
-            utils = spec.util if spec.util is not None else [round(f * m, 10) for f in spec.util_frac]
+            utils = spec.util if spec.util is not None else [round(f * m, 10) for f in spec.util_frac or []]
             for u in utils:
                 coords_base = {"m": m, "n": n, "n_expr": n_expr, "util": u, "util_frac": round(u / m, 10)}
                 if n is not None and u > n * spec.generator["umax"] + 1e-9:
@@ -729,7 +732,7 @@ def _expand(spec: Spec, where: str):
                     spec.points.append(Point(pid, params, dict(coords_base, epsilon=eps)))
 
 
-def load_spec(path, quick: bool = False, variant: str | None = None) -> Spec:
+def load_spec(path: str | os.PathLike, quick: bool = False, variant: str | None = None) -> Spec:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")

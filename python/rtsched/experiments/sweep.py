@@ -21,9 +21,11 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..output import write_text
 from . import store
@@ -83,7 +85,7 @@ def _alive(pid: int) -> bool:
 
 
 @contextmanager
-def lock(out: Path, log=None):
+def lock(out: Path, log: Any = None) -> Iterator[None]:
     """Holds ``out/.lock`` (the owner's pid and host) for a run: two runs cannot write one
     results folder at once. A lock left by a process of this host that is gone (``kill -9``) is
     taken over, with a note; any other lock is an error naming its owner."""
@@ -124,15 +126,15 @@ def lock(out: Path, log=None):
 
 
 def run_sweep(
-    spec,
-    out_dir,
+    spec: Any,
+    out_dir: str | os.PathLike,
     *,
     resume: bool = False,
-    evaluator=None,
-    executor=None,
+    evaluator: Callable[[str], dict] | None = None,
+    executor: Any = None,
     jobs: int | None = None,
     progress: bool = True,
-    log=None,
+    log: Any = None,
     quick: bool = False,
     variant: str | None = None,
 ) -> SweepResult:
@@ -246,7 +248,7 @@ def _run_locked(spec, out, pdir, resume, evaluator, executor, jobs, progress, lo
     return result
 
 
-def load_tables(spec, out_dir) -> list:
+def load_tables(spec: Any, out_dir: str | os.PathLike) -> list:
     """The tables of every point of ``spec`` in ``out_dir``, in grid order (after a run; a point
     without a valid file is an error naming it)."""
     tables = []

@@ -1,0 +1,240 @@
+# Type stub of the Rust extension module rtsched._core (crates/py). Every name the module
+# exports is declared here (tests/test_typing.py checks both ways); keep it in step with the
+# bindings. Times are integer nanoseconds, or duration strings ("2ms") where `Time` is taken.
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, overload
+
+Time = int | str
+
+__version__: str
+MAX_M: int
+MAX_TIME: int
+
+class RtschedError(ValueError): ...
+class InternalError(RuntimeError): ...
+
+class Task:
+    def __init__(self, wcet: Time, period: Time, deadline: Time | None = None, name: str | None = None) -> None: ...
+    @property
+    def wcet(self) -> int: ...
+    @property
+    def deadline(self) -> int: ...
+    @property
+    def period(self) -> int: ...
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def utilization(self) -> float: ...
+    @property
+    def density(self) -> float: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]: ...
+    def __copy__(self) -> Task: ...
+    def __deepcopy__(self, memo: Any) -> Task: ...
+
+class TaskSet:
+    def __init__(self, tasks: Iterable[Task] | None = None, m: int | None = None) -> None: ...
+    @property
+    def m(self) -> int | None: ...
+    @m.setter
+    def m(self, m: int | None) -> None: ...
+    @property
+    def tasks(self) -> list[Task]: ...
+    @property
+    def utilization(self) -> float: ...
+    def append(self, task: Task) -> None: ...
+    def extend(self, tasks: Iterable[Task]) -> None: ...
+    def utilization_exact(self) -> tuple[str, str]: ...
+    def hyperperiod(self, bound: int | None = None) -> int: ...
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: int) -> Task: ...
+    @overload
+    def __getitem__(self, index: slice) -> TaskSet: ...
+    def __iter__(self) -> Iterator[Task]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]: ...
+    def __copy__(self) -> TaskSet: ...
+    def __deepcopy__(self, memo: Any) -> TaskSet: ...
+    def copy(self) -> TaskSet: ...
+    def to_json(self) -> str: ...
+    def to_csv(self) -> str: ...
+    def to_pandas(self) -> Any: ...
+    @staticmethod
+    def from_json(text: str) -> TaskSet: ...
+    @staticmethod
+    def from_csv(text: str) -> TaskSet: ...
+    @staticmethod
+    def from_lists(
+        wcet: Iterable[Any],
+        period: Iterable[Any],
+        deadline: Iterable[Any] | None = None,
+        name: Iterable[str | None] | None = None,
+        m: int | None = None,
+    ) -> TaskSet: ...
+    @staticmethod
+    def from_pandas(df: Any, m: int | None = None) -> TaskSet: ...
+
+def parse_jsonl(text: str) -> list[TaskSet]: ...
+def parse_duration(text: str) -> int: ...
+def format_duration(ns: int) -> str: ...
+def format_time(ns: int) -> str: ...
+def test_names() -> list[str]: ...
+def generate(
+    n: int | None,
+    util: float,
+    generator: str,
+    periods: str,
+    umax: float,
+    deadlines: str,
+    seed: int,
+    count: int,
+    m: int | None = None,
+) -> list[TaskSet]: ...
+def analyze_sets(
+    sets: Sequence[TaskSet],
+    m: int | None,
+    tests: Sequence[str] | None,
+    max_steps: int,
+    exact_utilization: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[dict[str, Any]], bool]: ...
+def analyze_file(
+    path: str,
+    m: int | None,
+    tests: Sequence[str] | None,
+    max_steps: int,
+    exact_utilization: bool = False,
+    write: Callable[[bytes], Any] | int | None = None,
+    progress: Callable[..., None] | None = None,
+    keep_first: int = 0,
+) -> dict[str, Any]: ...
+def analyze_columns(
+    wcet: bytes,
+    period: bytes,
+    deadline: bytes | None,
+    starts: bytes,
+    ms: bytes,
+    tests: Sequence[str] | None,
+    max_steps: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, bytes]: ...
+def generate_stream(
+    n: int | None,
+    util: float,
+    generator: str,
+    periods: str,
+    umax: float,
+    deadlines: str,
+    seed: int,
+    count: int,
+    m: int | None,
+    write: Callable[[bytes], Any] | int,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[int, bool]: ...
+def check_point_names(generator: str, periods: str, deadlines: str, umax: float, methods: Sequence[str]) -> None: ...
+def placement_partition(ts: TaskSet, text: str, m: int) -> list[list[int]]: ...
+def partition(
+    ts: TaskSet,
+    m: int,
+    heuristic: str,
+    admission: str,
+    epsilon: int,
+    meta: bool,
+    variant: str = "artifact",
+    rp: str | None = None,
+    rp_floor: int | None = None,
+    slice_order: str = "flipped",
+    merge_same_core: bool = False,
+) -> str: ...
+def default_partition(ts: TaskSet, scheduler: str, m: int) -> dict[str, Any]: ...
+def acceptance(
+    generator: str,
+    periods: str,
+    n: int,
+    utils: Sequence[float],
+    m: int,
+    count: int,
+    seed: int,
+    tests: Sequence[str],
+    max_steps: int,
+) -> dict[str, dict[str, list[int]]]: ...
+def evaluate_point(point_json: str) -> dict[str, list[Any]]: ...
+def simulate_schedulers() -> list[str]: ...
+def simulate(
+    ts: TaskSet,
+    m: int | None,
+    scheduler: str,
+    placement: str | None = None,
+    quantum: Time | None = None,
+    staggered: bool = False,
+    horizon: Time | None = None,
+    sporadic: Time | None = None,
+    exec_fraction: float | None = None,
+    seed: int = 0,
+    outputs: Sequence[str] = ...,
+    overheads: str | None = None,
+    overhead_stat: str | None = None,
+    cash: bool = False,
+    soft: bool = False,
+) -> dict[str, Any]: ...
+def simulate_forkjoin(
+    text: str,
+    m: int | None,
+    horizon: int | None = None,
+    sporadic: int | None = None,
+    seed: int = 0,
+    outputs: Sequence[str] = ...,
+) -> dict[str, Any]: ...
+def forkjoin_simulate(
+    text: str,
+    m: int | None,
+    scheduler: str,
+    horizon: int | None = None,
+    sporadic: int | None = None,
+    seed: int = 0,
+    check: bool = False,
+) -> str: ...
+def forkjoin_generate(m: int, lo: float, hi: float, seed: int, count: int, start: int = 0) -> list[str]: ...
+def spres_slack_runs(
+    ts: TaskSet,
+    m: int,
+    placement: str,
+    horizon: int,
+    slacks: Sequence[float],
+    seed: int = 0,
+    cash: bool = True,
+    soft_unsplit: bool = False,
+) -> list[str]: ...
+def trace_gantt_svg(jsonl: str, start: int | None = None, end: int | None = None) -> str: ...
+def run(
+    ts: TaskSet,
+    scheduler: str,
+    cpus: Sequence[int],
+    duration_ns: int,
+    partition: Sequence[Sequence[int]] | None = None,
+    dedicated_cpu: int | None = None,
+    rt_priority: int | None = None,
+    idle: str = "sleep",
+    force: bool = False,
+    seed: int = 0,
+    exports: Sequence[str] = ...,
+    params: Sequence[tuple[str, str]] = ...,
+) -> dict[str, Any]: ...
+def mechanisms() -> str: ...
+def overhead_mechanisms() -> list[dict[str, Any]]: ...
+def overhead_terms() -> list[dict[str, Any]]: ...
+def read_overhead_model(text: str) -> dict[str, Any]: ...
+def analyze_overheads(
+    sets: Sequence[TaskSet],
+    ms: Sequence[int],
+    model_text: str,
+    mechanism: str,
+    stat: str | None = None,
+    cpd: int = 0,
+    quantum: int = 1000000,
+    extrapolate: bool = False,
+    max_steps: int = 1000000,
+) -> list[str]: ...
