@@ -175,12 +175,13 @@ def test_every_public_function_is_listed():
         "Task",
         "TaskSet",
     }
-    # run is covered by test_run_api_rejects_wrong_values (a valid call starts real threads);
+    # run is covered by test_run_api_rejects_wrong_values and run_forkjoin by
+    # test_run_forkjoin_api_rejects_wrong_values (a valid call starts real threads);
     # gantt draws a trace (tests/test_api_habits.py); tests_available and schedulers take no
     # arguments; the error classes and __version__ are not functions.
     no_args = {"tests_available", "schedulers", "__version__"}
     errors = {n for n in rtsched.__all__ if n.endswith(("Error", "Missing"))}
-    assert set(rtsched.__all__) - {"run", "gantt"} - no_args - errors == listed
+    assert set(rtsched.__all__) - {"run", "run_forkjoin", "gantt"} - no_args - errors == listed
 
 
 def call_with(fn, params, name, value):
@@ -427,3 +428,15 @@ def test_run_api_rejects_wrong_values():
     ]:
         with pytest.raises(RtschedError, match=words):
             run(TS, "gsn-edf", **kw)
+
+
+def test_run_forkjoin_api_rejects_wrong_values():
+    fj = json.dumps({"m": 1, "tasks": [{"period": "10ms", "regions": [["1ms"]]}]})
+    for kw, words in [
+        ({"duration": 1.5}, "argument 'duration'"),
+        ({"rt_priority": 100}, "argument 'rt_priority'"),
+        ({"seed": -1}, "argument 'seed'"),
+        ({"idle": "busy"}, "argument 'idle'"),
+    ]:
+        with pytest.raises(RtschedError, match=words):
+            rtsched.run_forkjoin(fj, **kw)

@@ -36,7 +36,7 @@ from .api import analyze, analyze_many, analyze_table, generate, partition, test
 from .experiments.errors import EvaluatorError, EvaluatorMissing, SpecError
 from .io import load, load_many, loads, loads_many, save
 from .plots import gantt
-from .runtime import run, schedulers
+from .runtime import run, run_forkjoin, schedulers
 from .simulation import NotPlacedError, simulate, simulate_forkjoin, simulate_trace
 
 __all__ = [
@@ -63,6 +63,7 @@ __all__ = [
     "parse_duration",
     "partition",
     "run",
+    "run_forkjoin",
     "save",
     "schedulers",
     "simulate",

@@ -233,6 +233,8 @@ enum Kind {
     Gsn,
     GsnDi,
     KernelSd,
+    /// RTWS on sequential tasks (one region of one thread each); fork-join sets: tests/rtws.rs.
+    Rtws,
 }
 
 fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>, String> {
@@ -296,6 +298,7 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
         Kind::Gsn => mech("gsn-edf"),
         Kind::GsnDi => mech("gsn-edf-di"),
         Kind::KernelSd => mech("kernel-sd"),
+        Kind::Rtws => mech("rtws"),
     };
     let desc = format!(
         "{kind:?} m={m} n={n} U={u:.2} dur={}ms idle={:?} exec={:?} stop={stop_after:?} set={:?}",
@@ -351,7 +354,8 @@ fn every_mechanism_survives_random_runs() {
     let cpus = allowed_cpus();
     let t = std::time::Instant::now();
     let mut ran = 0;
-    for (k, kind) in [Kind::Pedf, Kind::Pfp, Kind::Gsn, Kind::GsnDi, Kind::KernelSd].into_iter().enumerate() {
+    for (k, kind) in [Kind::Pedf, Kind::Pfp, Kind::Gsn, Kind::GsnDi, Kind::KernelSd, Kind::Rtws].into_iter().enumerate()
+    {
         let count = if matches!(kind, Kind::KernelSd) { cases.div_ceil(2) } else { cases };
         for c in 0..count {
             // One generator per case, so a case reproduces alone.

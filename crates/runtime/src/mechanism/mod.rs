@@ -34,4 +34,5 @@ registry! {
     partitioned: [PEDF, PFP],
     gsn_edf: [GSN_EDF, GSN_EDF_DI],
     kernel_sd: [KERNEL_SD],
+    rtws: [RTWS],
 }
