@@ -127,7 +127,9 @@ def test_analyze_json_shape(cli, tmp_path):
     assert code == 0, err
     r = json.loads(out)
     assert r["m"] == 2 and r["n"] == 3
-    assert Fraction(r["utilization"]) == Fraction(3, 4)
+    assert r["utilization"] == 0.75 and "utilization_exact" not in r
+    code, out, _ = cli("analyze", f, "--json", "--exact-utilization", "--test", "gfb")
+    assert Fraction(json.loads(out)["utilization_exact"]) == Fraction(3, 4)
     for name in ["gfb", "bak", "bcl", "bcl_iterative", "rta", "bar", "gedf", "gedf_srt"]:
         assert name in r["results"], name
         assert set(r["results"][name]) >= {"schedulable", "gave_up"}
@@ -164,7 +166,7 @@ def test_analyze_table_and_errors(cli, tmp_path):
     code, out, err = cli("analyze", f)
     assert code == 2 and out == "" and "processor count" in one_error_line(err, "analyze")
     code, out, _ = cli("analyze", f, "--m", 2)
-    assert code == 0 and out.splitlines()[0].startswith("n = 1, m = 2, U = 1/5")
+    assert code == 0 and out.splitlines()[0].startswith("n = 1, m = 2, U = 0.2000")
     api = rtsched.analyze(rtsched.load(f), m=2)["results"]
     assert table_verdicts(out) == {name: api_word(r) for name, r in api.items()}
     assert table_verdicts(out)["gfb"] == "schedulable"  # U = 0.2 on two processors
@@ -173,7 +175,7 @@ def test_analyze_table_and_errors(cli, tmp_path):
     h.write_text(json.dumps(HEAVY))
     code, out, _ = cli("analyze", h, "--m", 2)
     verdicts = table_verdicts(out)
-    assert code == 0 and out.splitlines()[0].startswith("n = 3, m = 2, U = 2/1")
+    assert code == 0 and out.splitlines()[0].startswith("n = 3, m = 2, U = 2.0000")
     assert all(verdicts[t] == "not schedulable" for t in ("gfb", "bak", "bcl", "rta", "gedf", "pedf_ffd"))
     assert verdicts["gedf_srt"] == "schedulable" and verdicts["spres"] == "schedulable"
     heavy = rtsched.analyze(rtsched.load(h), m=2, tests=["gedf_srt"])["results"]["gedf_srt"]

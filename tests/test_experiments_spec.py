@@ -66,7 +66,7 @@ def test_did_you_mean():
         ('m = [4]\nn = ["m*m"]\nutil = [1.0]\n', "expression of m"),
         ('m = [3]\nn = ["2.5m"]\nutil = [1.0]\n', "not an integer for m = 3"),
         ('m = [4]\nn = ["m-9"]\nutil = [1.0]\n', "must be >= 1"),
-        ("m = [0]\nn = [5]\nutil = [1.0]\n", "processor counts must be >= 1"),
+        ("m = [0]\nn = [5]\nutil = [1.0]\n", "processor counts must be in 1..=16384"),
         ("m = [4]\nn = [5]\nutil = [-1.0]\n", "must be > 0"),
         ('m = [4]\nn = [5]\nutil = [1.0]\nepsilon = ["5 parsecs"]\n', "expected a duration"),
         ('m = [4]\nn = [5]\nutil = [1.0]\nepsilon = ["1.5ns"]\n', "whole number of nanoseconds"),

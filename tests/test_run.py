@@ -154,7 +154,7 @@ def test_pedf_with_placement_file(cli, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "cpus, words", [("a,b", "bad CPU list"), ("0,,1", "bad CPU list"), ("3-1", "bad CPU list"), ("100000", "CPU")]
+    "cpus, words", [("a,b", "CPU list"), ("0,,1", "CPU list"), ("3-1", "is empty"), ("100000", "largest CPU id")]
 )
 def test_bad_cpus(cli, tmp_path, cpus, words):
     f = write_set(tmp_path, light())

@@ -19,6 +19,7 @@ KEYS = {
     "horizon_capped",
     "horizon_message",
     "overheads",
+    "interrupted",
     "per_task",
 }
 TASK_KEYS = {"task", "jobs", "deadline_misses", "max_response_time_ns", "preemptions", "migrations"}
@@ -96,10 +97,10 @@ def test_overload_misses(cli, tmp_path):
     assert s["horizon_ns"] == 4 and s["deadline_misses"] == 1 and s["max_tardiness_ns"] == 0
     for extra in [
         [],
-        ["--scheduler", "gedf-quantum", "--quantum", "1"],
+        ["--scheduler", "gedf-quantum", "--quantum", "1ns"],
         ["--scheduler", "gedf-quantum", "--staggered"],
     ]:
-        code, out, err = cli("simulate", f, "--horizon", "40", "--json", *extra)
+        code, out, err = cli("simulate", f, "--horizon", "40ns", "--json", *extra)
         assert code == 0, err
         s = json.loads(out)
         assert s["deadline_misses"] > 3 and s["max_tardiness_ns"] > 0
@@ -252,7 +253,7 @@ def test_rtws_on_one_thread_jobs_matches_gedf(cli, tmp_path):
         (["--scheduler", "gedf", "--quantum", "1ms"], ["quantum"]),
         (["--horizon", "ten"], ["horizon"]),
         (["--gantt", "x.pdf"], ["gantt"]),
-        (["--exec-fraction", "1.5"], ["exec_fraction"]),
+        (["--exec-fraction", "1.5"], ["exec-fraction", "(0.0, 1.0]"]),
     ],
 )
 def test_bad_input_exits_2(cli, tmp_path, args, words):
@@ -304,11 +305,11 @@ def test_spres_soft_and_cash_flags(cli, tmp_path):
     }
     pf = tmp_path / "p.json"
     pf.write_text(json.dumps(pl))
-    code, out, err = cli("simulate", f, "--scheduler", "spres", "--placement", pf, "--horizon", "40", "--json")
+    code, out, err = cli("simulate", f, "--scheduler", "spres", "--placement", pf, "--horizon", "40ns", "--json")
     assert code == 0, err
     assert json.loads(out)["deadline_misses"] > 0
     code, out, err = cli(
-        "simulate", f, "--scheduler", "spres", "--placement", pf, "--horizon", "40", "--soft", "--json"
+        "simulate", f, "--scheduler", "spres", "--placement", pf, "--horizon", "40ns", "--soft", "--json"
     )
     assert code == 0, err
     s = json.loads(out)

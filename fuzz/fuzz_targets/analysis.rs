@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
     let n = (head % 6) as usize + 1;
     let m = (head / 6 % 4) as u32 + 1;
     let ts = common::task_set(n, &mut bytes);
-    let limits = Limits { max_steps: 20_000, max_interval: 1 << 40 };
+    let limits = Limits { max_steps: 20_000, max_interval: 1 << 40, ..Limits::default() };
 
     let q = edf::qpa(&ts, &limits);
     let b = edf::dbf_brute(&ts, &limits);
@@ -45,7 +45,7 @@ fuzz_target!(|data: &[u8]| {
     let adm = [Admission::Edf, Admission::Fp(Priority::RateMonotonic), Admission::Fp(Priority::DeadlineMonotonic)]
         [(sel / 8 % 3) as usize];
     // Re-verification may need more steps than one admission (FP analyses a whole CPU).
-    let vlimits = Limits { max_steps: 1_000_000, ..limits };
+    let vlimits = Limits { max_steps: 1_000_000, ..limits.clone() };
     let ok = |r: Result<(), PartitionError>| {
         let gave_up = matches!(r, Err(PartitionError::FailsTest { verdict: Verdict::GaveUp, .. }));
         assert!(r.is_ok() || gave_up, "{r:?} on {ts:?}")

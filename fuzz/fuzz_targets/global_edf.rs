@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let n = (head % 8) as usize + 1;
     let m = (head / 8 % 4) as u32 + 1;
     let ts = common::task_set(n, &mut bytes);
-    let limits = Limits { max_steps: 20_000, max_interval: 1 << 40 };
+    let limits = Limits { max_steps: 20_000, max_interval: 1 << 40, ..Limits::default() };
     let infeasible = !ts.utilization_at_most(m as u64) || ts.iter().any(|t| t.wcet > t.period || t.wcet > t.deadline);
     let mut any = false;
     let mut gave_up = false;

@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
         merge_same_core: opt & 8 != 0,
         rp_floor: [1, 2, 4, 4_000_000][(opt >> 4 & 3) as usize],
         rp_periods,
-        limits: Limits { max_steps: 5_000, max_interval: 1 << 40 },
+        limits: Limits { max_steps: 5_000, max_interval: 1 << 40, ..Limits::default() },
         ..SemiConfig::default()
     };
     let verify = |p: &Placement| {

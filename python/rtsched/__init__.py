@@ -32,7 +32,7 @@ from ._core import (
     format_time,
     parse_duration,
 )
-from .api import analyze, analyze_many, generate, partition, tests_available
+from .api import analyze, analyze_many, analyze_table, generate, partition, tests_available
 from .experiments.errors import EvaluatorError, EvaluatorMissing, SpecError
 from .io import load, load_many, loads, loads_many, save
 from .plots import gantt
@@ -51,6 +51,7 @@ __all__ = [
     "__version__",
     "analyze",
     "analyze_many",
+    "analyze_table",
     "format_duration",
     "format_time",
     "gantt",

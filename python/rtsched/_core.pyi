@@ -2,12 +2,14 @@
 # exports is declared here (tests/test_typing.py checks both ways); keep it in step with the
 # bindings. Times are integer nanoseconds, or duration strings ("2ms") where `Time` is taken.
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, overload
 
 Time = int | str
 
 __version__: str
+MAX_M: int
+MAX_TIME: int
 
 class RtschedError(ValueError): ...
 class InternalError(RuntimeError): ...
@@ -45,7 +47,7 @@ class TaskSet:
     def append(self, task: Task) -> None: ...
     def extend(self, tasks: Iterable[Task]) -> None: ...
     def utilization_exact(self) -> tuple[str, str]: ...
-    def hyperperiod(self, bound: int = ...) -> int: ...
+    def hyperperiod(self, bound: int | None = None) -> int: ...
     def __len__(self) -> int: ...
     @overload
     def __getitem__(self, index: int) -> Task: ...
@@ -92,9 +94,48 @@ def generate(
     m: int | None = None,
 ) -> list[TaskSet]: ...
 def analyze_sets(
-    sets: Sequence[TaskSet], ms: Sequence[int], tests: Sequence[str] | None, max_steps: int
-) -> list[str]: ...
-def analyze_jsonl(text: str, m: int | None, tests: Sequence[str] | None, max_steps: int) -> list[str]: ...
+    sets: Sequence[TaskSet],
+    m: int | None,
+    tests: Sequence[str] | None,
+    max_steps: int,
+    exact_utilization: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[dict[str, Any]], bool]: ...
+def analyze_file(
+    path: str,
+    m: int | None,
+    tests: Sequence[str] | None,
+    max_steps: int,
+    exact_utilization: bool = False,
+    write: Callable[[bytes], Any] | int | None = None,
+    progress: Callable[..., None] | None = None,
+    keep_first: int = 0,
+) -> dict[str, Any]: ...
+def analyze_columns(
+    wcet: bytes,
+    period: bytes,
+    deadline: bytes | None,
+    starts: bytes,
+    ms: bytes,
+    tests: Sequence[str] | None,
+    max_steps: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, bytes]: ...
+def generate_stream(
+    n: int | None,
+    util: float,
+    generator: str,
+    periods: str,
+    umax: float,
+    deadlines: str,
+    seed: int,
+    count: int,
+    m: int | None,
+    write: Callable[[bytes], Any] | int,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[int, bool]: ...
+def check_point_names(generator: str, periods: str, deadlines: str, umax: float, methods: Sequence[str]) -> None: ...
+def placement_partition(ts: TaskSet, text: str, m: int) -> list[list[int]]: ...
 def partition(
     ts: TaskSet,
     m: int,

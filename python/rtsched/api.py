@@ -1,16 +1,19 @@
 """The Python API over the Rust core: generation, analysis and partitioning.
 
 Results are plain dicts shaped exactly like the CLI's ``--json`` output (docs/cli.md), so what
-a script gets and what a shell pipeline gets are the same thing.
+a script gets and what a shell pipeline gets are the same thing. Every argument is checked by
+:mod:`rtsched.validate`: a wrong value raises :class:`rtsched.RtschedError` naming it.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, overload
 
 from . import _core
+from . import validate as v
 from ._core import RtschedError, TaskSet
 
 DEFAULT_PERIODS = "loguniform:10ms-100ms"
@@ -70,56 +73,237 @@ def generate(
     only on ``(seed, i)``. Returns one TaskSet, or a list when ``count`` is given. ``m`` is
     stored in the task sets (as in their files).
     """
-    sets = _core.generate(
-        n, float(util), generator, periods, float(umax), deadlines, int(seed), 1 if count is None else int(count), m
-    )
+    n = v.optional_integer(n, "n", 1, v.MAX_N)
+    util = v.number(util, "util", 0.0, None, lo_open=True)
+    generator = v.text(generator, "generator")
+    periods = v.text(periods, "periods")
+    umax = v.number(umax, "umax", 0.0, 1.0, lo_open=True)
+    deadlines = v.text(deadlines, "deadlines")
+    seed = v.seed(seed)
+    k = 1 if count is None else v.integer(count, "count", 1, 10_000_000)
+    m = v.optional_processors(m)
+    sets = _core.generate(n, util, generator, periods, umax, deadlines, seed, k, m)
     return sets[0] if count is None else sets
 
 
-def _resolve_m(ts: TaskSet, m: int | None) -> int:
-    if m is not None:
-        return int(m)
-    if ts.m is not None:
-        return ts.m
-    raise RtschedError('no processor count: pass m (--m) or put "m" in the task-set file')
+def _progress_bar(label: str):
+    """A progress callback (done, total) drawing on stderr, for long batches."""
+    from .experiments.progress import Progress
+
+    state: dict = {}
+
+    def cb(done, total):
+        p = state.get("p")
+        if p is None:
+            p = state["p"] = Progress(
+                total or 0, total or 0, stream=sys.stderr, label=label, unit="task sets", delay=0.5
+            )
+        p.update(done - p.points, done - p.sets)
+
+    def close():
+        if "p" in state:
+            state["p"].close()
+
+    return cb, close
 
 
 def analyze(
     ts: TaskSet,
     m: int | None = None,
-    tests: Sequence[str] | None = None,
+    tests: Sequence[str] | str | None = None,
     max_steps: int = 1_000_000,
+    *,
+    exact_utilization: bool = False,
     **overheads: Any,
 ) -> dict[str, Any]:
     """Runs schedulability tests on one task set; returns the documented JSON object as a dict.
 
+    ``utilization`` is a float for reading; with ``exact_utilization=True`` the report also
+    holds ``utilization_exact``, the exact total as a ``"num/den"`` string (verdicts never
+    depend on it: every test decides exactly on its own).
+
     With ``overheads=MODEL`` (a model file, JSON text or dict) and ``mechanism=NAME`` (and
     optionally ``stat``, ``cpd``, ``quantum``, ``extrapolate``) the result also has an
     ``"overheads"`` object: hard and soft verdicts after task-parameter inflation
-    (docs/overheads.md)."""
-    return analyze_many([ts], m, tests, max_steps, **overheads)[0]
+    (docs/overheads.md).
+    """
+    ts = v.task_set(ts, "ts")
+    return analyze_many([ts], m, tests, max_steps, exact_utilization=exact_utilization, **overheads)[0]
 
 
 def analyze_many(
     sets: Iterable[TaskSet],
     m: int | None = None,
-    tests: Sequence[str] | None = None,
+    tests: Sequence[str] | str | None = None,
     max_steps: int = 1_000_000,
+    *,
+    exact_utilization: bool = False,
+    progress: bool = False,
     **overheads: Any,
 ) -> list[dict[str, Any]]:
-    """Runs the tests on many task sets in parallel (the GIL is released); ``overheads`` as in
-    :func:`analyze`."""
-    sets = list(sets)
-    ms = [_resolve_m(ts, m) for ts in sets]
-    out = [json.loads(s) for s in _core.analyze_sets(sets, ms, list(tests) if tests else None, int(max_steps))]
-    if overheads.get("overheads") is not None or overheads.get("mechanism") is not None:
+    """Runs the tests on many task sets in parallel in Rust (the GIL is released).
+
+    ``m`` overrides each set's own processor count. ``progress=True`` draws sets/s and an ETA
+    on stderr. Ctrl-C stops within a fraction of a second: the ``KeyboardInterrupt`` raised
+    carries the reports of the sets finished before it as ``.partial`` (a list, in order).
+    ``overheads`` as in :func:`analyze`.
+    """
+    with_overheads = overheads.get("overheads") is not None or overheads.get("mechanism") is not None
+    if overheads and not with_overheads:
+        raise RtschedError(f"unexpected arguments {sorted(overheads)} without overheads= and mechanism=")
+    sets = v.task_sets(sets, "sets")
+    m = v.optional_processors(m)
+    tests = v.test_names(tests)
+    max_steps = v.max_steps(max_steps)
+    exact_utilization = v.boolean(exact_utilization, "exact_utilization")
+    cb, close = _progress_bar("analyze") if v.boolean(progress, "progress") else (None, lambda: None)
+    try:
+        out, interrupted = _core.analyze_sets(sets, m, tests, max_steps, exact_utilization, cb)
+    finally:
+        close()
+    if interrupted:
+        e = KeyboardInterrupt(f"interrupted after {len(out)} of {len(sets)} task sets")
+        e.partial = out  # type: ignore[attr-defined]
+        raise e
+    if with_overheads:
         from .overheads import analyze_overheads
 
+        ms = [_resolve_m(ts, m) for ts in sets]
         for r, o in zip(out, analyze_overheads(sets, ms, max_steps=max_steps, **overheads), strict=True):
             r["overheads"] = o
-    elif overheads:
-        raise RtschedError(f"unexpected arguments {sorted(overheads)} without overheads= and mechanism=")
     return out
+
+
+def analyze_table(
+    table: Any,
+    m: int | None = None,
+    tests: Sequence[str] | str | None = None,
+    max_steps: int = 1_000_000,
+    *,
+    progress: bool = False,
+) -> Any:
+    """The array form of :func:`analyze_many`: task sets as columns in, a verdict table out.
+
+    ``table`` holds one row per task: a pyarrow ``Table``, a pandas ``DataFrame`` or a dict of
+    equal-length 1-D arrays (numpy arrays or sequences) with columns ``set`` (the task set each
+    task belongs to; a set's rows must be contiguous), ``wcet``, ``period``, optional
+    ``deadline`` (implicit when absent) — integer ns — and, when ``m`` is not given, ``m``
+    (constant within a set). No Python object is made per task or per set, so a million sets
+    cost a few arrays.
+
+    Returns the same kind of table as given (a dict of numpy arrays for a dict) with one row per
+    task set, in order: ``set`` (its label), ``n``, ``m``, ``utilization`` (float64) and, per
+    test ``NAME``, ``NAME`` (bool: proved schedulable) and ``NAME_gave_up`` (bool: the test hit
+    ``max_steps``). Verdicts are exact, as everywhere.
+    """
+    import numpy as np
+
+    cols, kind = _columns(table)
+    for need in ("set", "wcet", "period"):
+        if need not in cols:
+            raise RtschedError(f"argument 'table': no column {need!r} (columns: {', '.join(cols) or 'none'})")
+    unknown = [c for c in cols if c not in ("set", "wcet", "period", "deadline", "m")]
+    if unknown:
+        raise RtschedError(
+            f"argument 'table': unknown column(s) {', '.join(map(repr, unknown))} (set, wcet, period, deadline, m)"
+        )
+    rows = len(np.asarray(cols["set"]))
+    arrs = {}
+    for name, col in cols.items():
+        a = np.asarray(col)
+        if a.ndim != 1 or len(a) != rows:
+            raise RtschedError(f"argument 'table': column {name!r} is not a 1-D column of {rows} rows")
+        if name != "set" and a.dtype.kind not in "iu":
+            raise RtschedError(
+                f"argument 'table': column {name!r} must hold integers (ns), got dtype {a.dtype}"
+                + (" (floats are not times: convert to integer ns)" if a.dtype.kind == "f" else "")
+            )
+        if name != "set" and a.dtype.kind == "i" and rows and a.min() < 0:
+            bad = int(np.argmax(a < 0))
+            raise RtschedError(f"argument 'table': row {bad}: field {name!r}: must be at least 0, got {int(a[bad])}")
+        arrs[name] = a
+    labels = arrs["set"]
+    if rows == 0:
+        starts = np.zeros(1, dtype=np.uint64)
+        group_labels = labels[:0]
+    else:
+        change = np.flatnonzero(labels[1:] != labels[:-1]) + 1
+        first = np.concatenate(([0], change))
+        group_labels = labels[first]
+        if len(np.unique(group_labels)) != len(group_labels):
+            raise RtschedError("argument 'table': the rows of each set must be contiguous (sort the table by 'set')")
+        starts = np.concatenate((first, [rows])).astype(np.uint64)
+    sets = len(starts) - 1
+    if m is not None:
+        ms = np.full(sets, v.processors(m), dtype=np.uint64)
+    elif "m" in arrs:
+        per_row = arrs["m"]
+        ms = per_row[starts[:-1].astype(np.int64)] if sets else per_row[:0]
+        counts = np.diff(starts.astype(np.int64)).astype(np.int64)
+        if sets and np.any(np.repeat(ms, counts) != per_row):
+            raise RtschedError("argument 'table': column 'm' differs within a set")
+        ms = ms.astype(np.uint64)
+    else:
+        raise RtschedError("argument 'm': no processor count: pass m or give an 'm' column")
+    tests = v.test_names(tests)
+    cb, close = _progress_bar("analyze") if v.boolean(progress, "progress") else (None, lambda: None)
+
+    def buf(a):
+        return np.ascontiguousarray(a, dtype=np.uint64).tobytes()
+
+    try:
+        res = _core.analyze_columns(
+            buf(arrs["wcet"]),
+            buf(arrs["period"]),
+            buf(arrs["deadline"]) if "deadline" in arrs else None,
+            starts.tobytes(),
+            ms.tobytes(),
+            tests,
+            v.max_steps(max_steps),
+            cb,
+        )
+    finally:
+        close()
+    out = {"set": group_labels, "n": np.diff(starts.astype(np.int64)), "m": ms.astype(np.int64)}
+    out["utilization"] = np.frombuffer(res.pop("utilization"), dtype=np.float64)
+    for name, b in res.items():
+        out[name] = np.frombuffer(b, dtype=np.uint8).astype(bool)
+    return _as_kind(out, kind)
+
+
+def _columns(table) -> tuple[dict, str]:
+    """The columns of a pyarrow Table, a pandas DataFrame or a dict, and which it was."""
+    mod = type(table).__module__
+    if mod.startswith("pyarrow"):
+        return {name: table.column(name).to_numpy() for name in table.column_names}, "arrow"
+    if mod.startswith("pandas"):
+        return {str(c): table[c].to_numpy() for c in table.columns}, "pandas"
+    if isinstance(table, dict):
+        return dict(table), "dict"
+    raise RtschedError(
+        f"argument 'table': expected a pyarrow Table, a pandas DataFrame or a dict of columns, got "
+        f"{type(table).__name__}"
+    )
+
+
+def _as_kind(out: dict, kind: str):
+    if kind == "arrow":
+        import pyarrow as pa
+
+        return pa.table(out)
+    if kind == "pandas":
+        import pandas as pd
+
+        return pd.DataFrame(out)
+    return out
+
+
+def _resolve_m(ts: TaskSet, m: int | None) -> int:
+    if m is not None:
+        return v.processors(m)
+    if ts.m is not None:
+        return ts.m
+    raise RtschedError("argument 'm': no processor count: pass m (--m) or put \"m\" in the task-set file")
 
 
 #: Old spellings of ``partition``'s heuristics (plain partitioning named by its fit alone, the
@@ -177,31 +361,32 @@ def partition(
     ``"divisor"`` or ``"halving"`` (default: the variant's, divisor for the artifact, halving
     for the text); ``rp_floor`` the RP's minimum period (default 4 ms); ``slice_order``
     ``"flipped"`` or ``"deadline-desc"`` and ``merge_same_core`` (the artifact's Table I
-    workloads) lay out split tasks.
+    workloads) lay out split tasks. Ctrl-C stops a long partitioning (``KeyboardInterrupt``; a
+    placement cut short is none).
     """
     import warnings
 
-    name, note = _legacy_heuristic(str(heuristic), admission)
+    ts = v.task_set(ts, "ts")
+    m = _resolve_m(ts, m)
+    name, note = _legacy_heuristic(v.text(heuristic, "heuristic"), v.optional_text(admission, "admission"))
     if note is not None:
         warnings.warn(f"rtsched.partition: {note}", DeprecationWarning, stacklevel=2)
-    eps = _core.parse_duration(epsilon) if isinstance(epsilon, str) else int(epsilon)
-    floor = None
-    if rp_floor is not None:
-        floor = _core.parse_duration(rp_floor) if isinstance(rp_floor, str) else int(rp_floor)
+    eps = v.duration(epsilon, "epsilon")
+    floor = v.optional_duration(rp_floor, "rp_floor", 1)
     return dict(
         json.loads(
             _core.partition(
                 ts,
-                _resolve_m(ts, m),
+                m,
                 name,
                 "edf",
                 eps,
-                bool(meta),
-                variant,
-                rp,
+                v.boolean(meta, "meta"),
+                v.text(variant, "variant"),  # the names are checked by the core (one list)
+                v.optional_text(rp, "rp"),
                 floor,
-                slice_order,
-                bool(merge_same_core),
+                v.text(slice_order, "slice_order"),
+                v.boolean(merge_same_core, "merge_same_core"),
             )
         )
     )

@@ -14,10 +14,18 @@ import json
 import sys
 
 from . import __version__
+from . import validate as v
 from ._core import InternalError, RtschedError
 
 #: Exit status of an internal error (a bug in rtsched; sysexits' EX_SOFTWARE).
 EXIT_INTERNAL = 70
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (``rtsched CMD: error: ...``, no usage block), exit 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _add_json_output(p, what: str) -> None:
@@ -64,14 +72,16 @@ def _add_generate(sub):
         description="Generate task sets with a seeded generator (docs/generators.md). Writes one task "
         "set as JSON, or --count of them as JSON Lines, to stdout or -o FILE (.json/.jsonl/.csv).",
     )
-    p.add_argument("--m", type=int, help="processor count to record in the output (optional)")
+    p.add_argument("--m", type=v.CLI_M, help="processor count to record in the output (optional)")
     p.add_argument(
         "--n",
-        type=int,
+        type=v.CLI_N,
         help="number of tasks (required for randfixedsum and uunifast-discard; "
         "for the Baker distributions, omit it to add tasks until --util is exceeded and drop the last)",
     )
-    p.add_argument("--util", type=float, required=True, help="total utilization U (e.g. 2.5)")
+    p.add_argument(
+        "--util", type=v.cli_float(0.0, None, lo_open=True), required=True, help="total utilization U (e.g. 2.5)"
+    )
     p.add_argument(
         "--generator",
         default="randfixedsum",
@@ -80,47 +90,128 @@ def _add_generate(sub):
     )
     p.add_argument(
         "--periods",
+        type=v.cli_periods,
         default="loguniform:10ms-100ms",
         help="period distribution: uniform:MIN-MAX, loguniform:MIN-MAX (default loguniform:10ms-100ms), "
         "integral:MIN-MAX[/GRAIN], set:T1,T2,..., or a preset: bg2016 (the period set of Brandenburg & Gül, "
         "RTSS 2016), uni-short, uni-moderate, uni-long (Brandenburg & Anderson, RTSS 2009)",
     )
-    p.add_argument("--umax", type=float, default=1.0, help="largest per-task utilization (default 1)")
+    p.add_argument(
+        "--umax", type=v.cli_float(0.0, 1.0, lo_open=True), default=1.0, help="largest per-task utilization (default 1)"
+    )
     p.add_argument(
         "--deadlines", default="implicit", help="implicit (default) or a constrained-deadline spec (docs/generators.md)"
     )
     p.add_argument(
-        "--seed", type=int, default=0, help="random seed (default 0); set i of a stream depends only on (seed, i)"
+        "--seed",
+        type=v.CLI_SEED,
+        default=0,
+        help="random seed, 0..2^64-1 (default 0); set i of a stream depends only on (seed, i)",
     )
-    p.add_argument("--count", type=int, help="number of task sets (writes JSON Lines)")
+    p.add_argument(
+        "--count", type=v.CLI_COUNT, help="number of task sets (writes JSON Lines, streamed: any count fits in memory)"
+    )
     p.add_argument("-o", "--output", help="output file (.json, .jsonl or .csv); default stdout")
+    p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     p.set_defaults(func=cmd_generate)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
+    from . import _core
     from .api import generate
-    from .io import save
+    from .io import _format, save
+    from .output import write_with
 
-    if args.count is not None and args.count < 1:
-        raise RtschedError(f"--count must be at least 1, got {args.count}")
-    sets = generate(
-        args.n,
-        args.util,
-        generator=args.generator,
-        periods=args.periods,
-        umax=args.umax,
-        deadlines=args.deadlines,
-        seed=args.seed,
-        count=args.count or 1,
-        m=args.m,
-    )
+    if args.count is None:
+        ts = generate(
+            args.n,
+            args.util,
+            generator=args.generator,
+            periods=args.periods,
+            umax=args.umax,
+            deadlines=args.deadlines,
+            seed=args.seed,
+            m=args.m,
+        )
+        if args.output:
+            save(args.output, ts)
+        else:
+            sys.stdout.write(ts.to_json() + "\n")
+        return 0
+    # --count: streamed to the output, chunk by chunk (bounded memory; Ctrl-C keeps what is written).
+    fmt = _format(args.output) if args.output else "jsonl"
+    if fmt != "jsonl":
+        raise RtschedError(f"--count writes JSON Lines: name the output .jsonl, not {args.output!r}")
     if args.output:
-        save(args.output, sets if args.count is not None else sets[0])
-    else:
-        out = sys.stdout
-        for ts in sets:
-            out.write(ts.to_json() + "\n")
+        v.output_path(args.output, "output")
+    prog, close = _progress("generate", "task sets", args.quiet)
+
+    def stream(write):
+        return _core.generate_stream(
+            args.n,
+            args.util,
+            args.generator,
+            args.periods,
+            args.umax,
+            args.deadlines,
+            args.seed,
+            args.count,
+            args.m,
+            write,
+            prog,
+        )
+
+    result: dict = {}
+    try:
+        if args.output:
+            write_with(args.output, lambda f: result.update(r=stream(f.write)))
+        else:
+            result["r"] = stream(_stdout_sink())
+    finally:
+        close()
+    written, interrupted = result["r"]
+    if interrupted:
+        where = args.output or "stdout"
+        print(f"rtsched generate: interrupted; {where} holds the first {written} task set(s)", file=sys.stderr)
+        return 130
     return 0
+
+
+def _stdout_sink():
+    """Where the Rust batch writers put their output: stdout's file descriptor (written from
+    Rust, so that Ctrl-C cannot tear a line), or a function when stdout is not a real file."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return lambda data: sys.stdout.write(data.decode())
+    sys.stdout.flush()
+    return fd
+
+
+def _progress(label: str, unit: str, quiet: bool):
+    """A progress callback (done, total) for long runs (shown after 2 s), and its closer."""
+    if quiet:
+        return None, lambda: None
+    from .experiments.progress import Progress
+
+    state: dict = {}
+
+    def cb(done, total, sets=None):
+        p = state.get("p")
+        if p is None:
+            p = state["p"] = Progress(total or 0, total or 0, label=label, unit=unit, delay=2.0)
+        if sets is not None:  # a file read by bytes: estimate the sets from the bytes done
+            p.total_sets = int(sets * total / done) if done else 0
+            p.update(0, sets - p.sets)
+        else:
+            p.total_sets = total or 0
+            p.update(0, done - p.sets)
+
+    def close():
+        if "p" in state:
+            state["p"].close()
+
+    return cb, close
 
 
 def _add_analyze(sub):
@@ -133,7 +224,7 @@ def _add_analyze(sub):
         "table, or with --json one JSON object per task set (docs/cli.md). Tests: " + ", ".join(tests_available()),
     )
     p.add_argument("file", help="task-set file: .json (one set), .jsonl (one per line) or .csv")
-    p.add_argument("--m", type=int, help='processor count (overrides the file\'s "m")')
+    p.add_argument("--m", type=v.CLI_M, help='processor count (overrides the file\'s "m")')
     p.add_argument(
         "--test",
         action="append",
@@ -143,12 +234,19 @@ def _add_analyze(sub):
     )
     _add_json_output(p, "one JSON object per task set (JSON Lines)")
     p.add_argument(
+        "--exact-utilization",
+        action="store_true",
+        help='also report the exact total utilization as a fraction ("utilization_exact": "num/den"); slower, '
+        "since exact sums of many co-prime periods have hundreds of digits",
+    )
+    p.add_argument(
         "--max-steps",
-        type=int,
+        type=v.CLI_STEPS,
         default=1_000_000,
         help="work bound for pseudo-polynomial and iterative tests (default 1000000); a test that hits "
         "it reports gave_up",
     )
+    p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     from .overheads import add_analyze_options
 
     add_analyze_options(p)
@@ -162,6 +260,29 @@ def _verdict_word(r: dict) -> str:
     return "schedulable" if s else ("not schedulable" if s is not None else "-")
 
 
+def _print_report_table(results: list[dict]) -> None:
+    from . import _core
+
+    for i, r in enumerate(results):
+        if len(results) > 1:
+            print(f"task set {i}")
+        if "error" in r:
+            print(f"  invalid: {r['error']}")
+            continue
+        exact = f" = {r['utilization_exact']}" if "utilization_exact" in r else ""
+        print(f"n = {r['n']}, m = {r['m']}, U = {r['utilization']:.4f}{exact}")
+        width = max(len(k) for k in r["results"])
+        for name, res in r["results"].items():
+            extra = ""
+            if name == "gedf_srt" and res.get("tardiness_ns") is not None:
+                extra = f"  (max tardiness bound {_core.format_time(max(res['tardiness_ns'], default=0))})"
+            print(f"  {name:<{width}}  {_verdict_word(res)}{extra}")
+        if "overheads" in r:
+            from .overheads import table_lines
+
+            print("\n".join(table_lines(r["overheads"])))
+
+
 def cmd_analyze(args: argparse.Namespace) -> int:
     from . import _core
     from .io import _format
@@ -173,30 +294,78 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if args.overheads is not None or args.mechanism is not None:
         ovh = dict(overheads=args.overheads, mechanism=args.mechanism, stat=args.stat, cpd=args.cpd)
         ovh.update(quantum=args.quantum, extrapolate=args.extrapolate)
-    if fmt == "jsonl" and args.json and not ovh:
-        # The batch path: parse, analyse and serialise in Rust, in parallel.
+    if fmt == "jsonl" and not ovh:
+        # The batch path: read, parse, analyse and serialise in Rust, chunk by chunk, in parallel.
+        prog, close = _progress("analyze", "task sets", args.quiet)
         try:
-            with open(args.file, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            raise RtschedError(f"cannot read {args.file!r}: {e.strerror}") from None
-        lines = _core.analyze_jsonl(text, args.m, args.tests, args.max_steps)
-        bad = sum(1 for line in lines if line.startswith('{"error"'))
-        if args.output:
-            from .output import write_text
 
-            write_text(args.output, "".join(line + "\n" for line in lines))
-        out = sys.stdout
-        for line in lines:
-            out.write(line + "\n")
-        if bad:
-            print(f"rtsched analyze: {bad} invalid task set(s) in {args.file}", file=sys.stderr)
-        return 1 if bad else 0
+            def batch(sink) -> dict:
+                return _core.analyze_file(
+                    args.file,
+                    args.m,
+                    args.tests,
+                    args.max_steps,
+                    args.exact_utilization,
+                    sink,
+                    prog,
+                    0 if sink is not None else 21,
+                )
+
+            if args.output:
+                # -o FILE: every line goes to FILE (atomically; what was done before a Ctrl-C
+                # is kept), and to stdout too with --json.
+                from .output import write_with
+
+                box: dict = {}
+
+                def into(f) -> None:
+                    if args.json:
+                        out = sys.stdout.buffer
+
+                        def both(data: bytes) -> None:
+                            f.write(data)
+                            out.write(data)
+
+                        sink = both
+                    else:
+                        sink = f.write
+                    box["res"] = batch(sink)
+
+                write_with(args.output, into)
+                res = box["res"]
+            else:
+                res = batch(_stdout_sink() if args.json else None)
+        finally:
+            close()
+        if not args.json:
+            total = res["sets"] + res["invalid"]
+            if total <= 20 and not args.output:
+                _print_report_table([json.loads(x) for x in res["first"]])
+            else:
+                names = list(res["counts"])
+                width = max([len(k) for k in names] + [4])
+                print(f"{res['sets']} task sets" + (f" ({res['invalid']} invalid)" if res["invalid"] else ""))
+                print(f"  {'test':<{width}}  {'accepted':>9}  {'rejected':>9}  {'gave up':>8}")
+                for name in names:
+                    acc, rej, gave = res["counts"][name]
+                    print(f"  {name:<{width}}  {acc:>9}  {rej:>9}  {gave:>8}")
+            for e in res["errors"]:
+                print(f"rtsched analyze: {args.file}: {e}", file=sys.stderr)
+        if res["invalid"]:
+            print(f"rtsched analyze: {res['invalid']} invalid task set(s) in {args.file}", file=sys.stderr)
+        if res["interrupted"]:
+            print(
+                f"rtsched analyze: interrupted after {res['sets'] + res['invalid']} task set(s); "
+                "their results are above" + (f" and in {args.output}" if args.output else ""),
+                file=sys.stderr,
+            )
+            return 130
+        return 1 if res["invalid"] else 0
 
     from .api import analyze_many
 
     sets = load(args.file)
-    results = analyze_many(sets, args.m, args.tests, args.max_steps, **ovh)
+    results = analyze_many(sets, args.m, args.tests, args.max_steps, exact_utilization=args.exact_utilization, **ovh)
     if args.output:
         from .output import write_text
 
@@ -206,23 +375,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             print(json.dumps(r))
         return 0
     if len(results) <= 20:
-        for i, r in enumerate(results):
-            if len(results) > 1:
-                print(f"task set {i}")
-            print(f"n = {r['n']}, m = {r['m']}, U = {r['utilization']} ({r['utilization_float']:.4f})")
-            width = max(len(k) for k in r["results"])
-            for name, res in r["results"].items():
-                extra = ""
-                if name == "gedf_srt" and res.get("tardiness_ns") is not None:
-                    extra = f"  (max tardiness bound {_core.format_time(max(res['tardiness_ns'], default=0))})"
-                print(f"  {name:<{width}}  {_verdict_word(res)}{extra}")
-            if "overheads" in r:
-                from .overheads import table_lines
-
-                print("\n".join(table_lines(r["overheads"])))
+        _print_report_table(results)
         return 0
     names = list(results[0]["results"])
-    width = max(len(k) for k in names)
+    width = max([len(k) for k in names] + [len(f"{args.mechanism} hard")] if ovh else [len(k) for k in names])
     print(f"{len(results)} task sets")
     print(f"  {'test':<{width}}  {'accepted':>9}  {'rejected':>9}  {'gave up':>8}")
     for name in names:
@@ -248,7 +404,7 @@ def _add_partition(sub):
         "the same as in analyze and sweeps (docs/cli.md, Method names).",
     )
     p.add_argument("file", help="task-set file (.json or .csv; a .jsonl must hold one set)")
-    p.add_argument("--m", type=int, help='processor count (overrides the file\'s "m")')
+    p.add_argument("--m", type=v.CLI_M, help='processor count (overrides the file\'s "m")')
     p.add_argument(
         "--heuristic",
         metavar="METHOD",
@@ -263,7 +419,12 @@ def _add_partition(sub):
         choices=["edf", "fp-rm", "fp-dm"],
         help="deprecated: --heuristic ffd --admission fp-dm is --heuristic pfp_ffd (and so on)",
     )
-    p.add_argument("--epsilon", default="0", help="SP-RES minimum slice size, e.g. 500us (default 0)")
+    p.add_argument(
+        "--epsilon",
+        type=v.cli_duration("us"),
+        default=0,
+        help="SP-RES minimum slice size with a unit, e.g. 500us (default 0)",
+    )
     p.add_argument("--no-meta", action="store_true", help="SP-RES: skip the PAF and RP meta-heuristics")
     p.add_argument(
         "--variant",
@@ -346,7 +507,7 @@ def _add_simulate(sub):
         "admission; spres without --placement is placed by the SP-RES cascade.",
     )
     p.add_argument("file", help="task-set file")
-    p.add_argument("--m", type=int, help='processor count (overrides the file\'s "m")')
+    p.add_argument("--m", type=v.CLI_M, help='processor count (overrides the file\'s "m")')
     p.add_argument(
         "--scheduler",
         default="gedf",
@@ -359,7 +520,7 @@ def _add_simulate(sub):
     p.add_argument(
         "--placement", metavar="P.json", help="placement JSON (rtsched partition --json) for pedf, pfp, spres"
     )
-    p.add_argument("--quantum", help="gedf-quantum: the quantum (default 1ms)")
+    p.add_argument("--quantum", type=v.cli_duration("ms"), help="gedf-quantum: the quantum with a unit (default 1ms)")
     p.add_argument("--staggered", action="store_true", help="gedf-quantum: staggered instead of aligned quanta")
     p.add_argument(
         "--cash",
@@ -371,20 +532,25 @@ def _add_simulate(sub):
         action="store_true",
         help="spres: unsplit reservations soft too (background service once depleted; split parts always are)",
     )
-    p.add_argument("--horizon", help="simulated time (default one hyperperiod, capped at 1000s)")
+    p.add_argument(
+        "--horizon",
+        type=v.cli_duration("s"),
+        help="simulated time with a unit (default one hyperperiod, capped at 1000s)",
+    )
     p.add_argument(
         "--sporadic",
+        type=v.cli_duration("ms"),
         metavar="MAXDELAY",
         help="sporadic arrivals: each gap is the period plus a "
         "uniform delay in [0, MAXDELAY] (default periodic, synchronous)",
     )
     p.add_argument(
         "--exec-fraction",
-        type=float,
+        type=v.cli_float(0.0, 1.0, lo_open=True),
         metavar="LO",
         help="execution times uniform in [LO*C, C] (default: every job runs for its WCET)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of --sporadic and --exec-fraction (default 0)")
+    p.add_argument("--seed", type=v.CLI_SEED, default=0, help="seed of --sporadic and --exec-fraction (default 0)")
     p.add_argument("--trace", metavar="OUT.jsonl", help="write the trace as JSON Lines (docs/trace.md)")
     p.add_argument("--perfetto", metavar="OUT.json", help="write a Perfetto / Chrome trace (ui.perfetto.dev)")
     p.add_argument("--sched-trace", metavar="OUT.bin", help="write LITMUS^RT sched_trace records")
@@ -417,11 +583,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     ts = _load_one(args.file, "simulate")
     placement = None
     if args.placement:
+        from .io import read_text
+
         try:
-            with open(args.placement, encoding="utf-8") as f:
-                placement = f.read()
-        except OSError as e:
-            raise RtschedError(f"field 'placement': cannot read {args.placement!r}: {e.strerror}") from None
+            placement = read_text(args.placement, "placement")
+        except RtschedError as e:
+            raise RtschedError(f"field 'placement': {e}") from None
 
     def log(msg):
         print(f"rtsched simulate: {msg}", file=sys.stderr)
@@ -453,7 +620,24 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     except NotPlacedError as e:
         print(f"rtsched simulate: not placed: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt as e:
+        partial = getattr(e, "partial", None)
+        if partial is None:
+            raise
+        s = partial
     _emit(args, s, lambda: f"{args.scheduler.lower()} on {args.m or ts.m} processors, " + format_table(s))
+    return _interrupted(s)
+
+
+def _interrupted(s: dict) -> int:
+    """Exit status 130 after Ctrl-C, with a note: the summary and outputs cover the part simulated."""
+    if s.get("interrupted"):
+        print(
+            f"rtsched simulate: interrupted at {s.get('horizon_ns', s.get('horizon'))} ns; the summary and the "
+            "outputs cover the time simulated",
+            file=sys.stderr,
+        )
+        return 130
     return 0
 
 
@@ -462,11 +646,12 @@ def _read_overheads(args) -> str | None:
         raise RtschedError("field 'overhead_stat': --overhead-stat applies only with --overheads")
     if not args.overheads:
         return None
+    from .io import read_text
+
     try:
-        with open(args.overheads, encoding="utf-8") as f:
-            return f.read()
-    except OSError as e:
-        raise RtschedError(f"field 'overheads': cannot read {args.overheads!r}: {e.strerror}") from None
+        return read_text(args.overheads, "overheads")
+    except RtschedError as e:
+        raise RtschedError(f"field 'overheads': {e}") from None
 
 
 def _is_forkjoin(path: str) -> bool:
@@ -505,27 +690,31 @@ def _simulate_forkjoin(args) -> int:
             + ", ".join(unsupported)
             + " (RTWS executes the thread costs as given and has no overhead injection)"
         )
-    try:
-        with open(args.file, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise RtschedError(f"cannot read {args.file!r}: {e.strerror}") from None
+    from .io import read_text
+
+    text = read_text(args.file)
     sched = args.scheduler.lower()
     # gedf: event-driven G-EDF over the threads (docs/rtws.md); trace files only under rtws.
-    r = simulate_forkjoin(
-        text,
-        args.m,
-        args.horizon,
-        scheduler=sched,
-        sporadic=args.sporadic,
-        seed=args.seed,
-        trace=args.trace,
-        perfetto=args.perfetto,
-        sched_trace=args.sched_trace,
-        job_csv=args.job_csv,
-        gantt=args.gantt,
-        gantt_window=args.window,
-    )
+    try:
+        r = simulate_forkjoin(
+            text,
+            args.m,
+            args.horizon,
+            scheduler=sched,
+            sporadic=args.sporadic,
+            seed=args.seed,
+            trace=args.trace,
+            perfetto=args.perfetto,
+            sched_trace=args.sched_trace,
+            job_csv=args.job_csv,
+            gantt=args.gantt,
+            gantt_window=args.window,
+        )
+    except KeyboardInterrupt as e:
+        partial = getattr(e, "partial", None)
+        if partial is None:
+            raise
+        r = partial
     if r.get("horizon_message"):
         print(f"rtsched simulate: {r['horizon_message']}", file=sys.stderr)
     from ._core import format_time
@@ -558,7 +747,7 @@ def _simulate_forkjoin(args) -> int:
         return "\n".join(out)
 
     _emit(args, r, table)
-    return 0
+    return _interrupted(r)
 
 
 def _add_quickstart(sub):
@@ -568,11 +757,15 @@ def _add_quickstart(sub):
         description="Generate task sets per utilization step for one (m, n), run every test and "
         "partitioning, print the fraction each accepts, and plot the curves (PNG).",
     )
-    p.add_argument("--m", type=int, default=4, help="processors (default 4)")
-    p.add_argument("--n", type=int, default=12, help="tasks per set (default 12)")
-    p.add_argument("--sets", type=int, default=300, help="task sets per utilization step (default 300)")
-    p.add_argument("--step", type=float, default=0.2, help="utilization step (default 0.2)")
-    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--m", type=v.CLI_M, default=4, help="processors (default 4)")
+    p.add_argument("--n", type=v.CLI_N, default=12, help="tasks per set (default 12)")
+    p.add_argument(
+        "--sets", type=v.cli_int(1, 1_000_000), default=300, help="task sets per utilization step (default 300)"
+    )
+    p.add_argument(
+        "--step", type=v.cli_float(0.001, None), default=0.2, help="utilization step (default 0.2, at least 0.001)"
+    )
+    p.add_argument("--seed", type=v.CLI_SEED, default=1, help="random seed (default 1)")
     p.add_argument("--out", default="quickstart", help="output directory (default ./quickstart)")
     p.set_defaults(func=cmd_quickstart)
 
@@ -597,7 +790,9 @@ def _add_mechanism_options(p, registry: list[dict]) -> None:
     p.add_argument("--scheduler", choices=names, help="the mechanism (rtsched run --list-schedulers)")
     roles = [f"{e['name']}: {e['dedicated_role']}" for e in registry if e["dedicated_cpu"] != "none"]
     p.add_argument(
-        "--dedicated-cpu", type=int, help="the dedicated CPU of mechanisms that have one (" + "; ".join(roles) + ")"
+        "--dedicated-cpu",
+        type=v.CLI_CPU,
+        help="the dedicated CPU of mechanisms that have one (" + "; ".join(roles) + ")",
     )
     p.add_argument(
         "--param",
@@ -624,9 +819,9 @@ def _add_mechanism_options(p, registry: list[dict]) -> None:
 def _mechanism_params(args) -> list[str]:
     """The --param pairs plus the named parameter options that were given."""
     pairs = list(args.param)
-    for k, v in vars(args).items():
-        if k.startswith("param__") and v is not None:
-            pairs.append(f"{k[len('param__') :]}={v}")
+    for k, val in vars(args).items():
+        if k.startswith("param__") and val is not None:
+            pairs.append(f"{k[len('param__') :]}={val}")
     return pairs
 
 
@@ -653,10 +848,15 @@ def _add_run(sub):
     p.add_argument("--placement", help="placement JSON (rtsched partition --json) for mechanisms that need one")
     p.add_argument(
         "--cpus",
+        type=v.cli_cpus,
         help="CPU list, e.g. 0,1 or 0-3 (default: the first m allowed CPUs, m from the file; one CPU if it has none)",
     )
-    p.add_argument("--duration", default="10s", help="run length (default 10s)")
-    p.add_argument("--rt-priority", type=int, help="run at SCHED_FIFO priority P (needs root or CAP_SYS_NICE)")
+    p.add_argument("--duration", type=v.cli_duration("s"), default="10s", help="run length with a unit (default 10s)")
+    p.add_argument(
+        "--rt-priority",
+        type=v.CLI_RT_PRIORITY,
+        help="run at SCHED_FIFO priority P in 1..99 (needs root or CAP_SYS_NICE)",
+    )
     p.add_argument("--idle", default="sleep", choices=["sleep", "spin"], help="what idle workers do (default sleep)")
     p.add_argument(
         "--force",
@@ -664,7 +864,7 @@ def _add_run(sub):
         help="run a set made for more CPUs than given (its m or utilization), or more threads than cores, "
         "with a warning (misses and timings then say little about the scheduler)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of execution-time draws (default 0)")
+    p.add_argument("--seed", type=v.CLI_SEED, default=0, help="seed of execution-time draws (default 0)")
     p.add_argument(
         "--json",
         nargs="?",
@@ -710,6 +910,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     forkjoin = _is_forkjoin(args.file)
     if not forkjoin:
         sets = [_load_one(args.file, "run")]
+    # Every output is checked before the run starts: a typo must not throw the run away.
+    for opt in ("trace", "perfetto", "gantt", "job_csv"):
+        if getattr(args, opt) is not None:
+            v.output_path(getattr(args, opt), "--" + opt.replace("_", "-"))
+    if isinstance(args.json, str):
+        v.output_path(args.json, "--json")
     exports = []
     if args.trace or (args.gantt and (args.gantt.lower().endswith(".png") or args.window)):
         exports.append("jsonl")
@@ -763,8 +969,8 @@ def _run_forkjoin(args: argparse.Namespace, exports: list[str]) -> dict:
     """``rtsched run FJ.json --scheduler rtws``: a fork-join file (docs/rtws.md) on real cores."""
     from .runtime import run_forkjoin_raw
 
-    for name, v in [("--placement", args.placement), ("--dedicated-cpu", args.dedicated_cpu)]:
-        if v is not None:
+    for name, given in [("--placement", args.placement), ("--dedicated-cpu", args.dedicated_cpu)]:
+        if given is not None:
             raise RtschedError(f"fork-join files run without {name} (RTWS is global and uses no dedicated CPU)")
     try:
         with open(args.file, encoding="utf-8") as f:
@@ -795,10 +1001,12 @@ def _add_measure(sub):
         "Ctrl-C writes the model for the n already measured (exit 130).",
     )
     p.add_argument("--quick", action="store_true", help="1 s per run and n in {m, 5m, 10m}")
-    p.add_argument("--cpus", help="CPU list, e.g. 0,1 (default: the first allowed CPU)")
-    p.add_argument("--rt-priority", type=int, help="SCHED_FIFO priority (needs root or CAP_SYS_NICE)")
+    p.add_argument("--cpus", type=v.cli_cpus, help="CPU list, e.g. 0,1 (default: the first allowed CPU)")
+    p.add_argument(
+        "--rt-priority", type=v.CLI_RT_PRIORITY, help="SCHED_FIFO priority 1..99 (needs root or CAP_SYS_NICE)"
+    )
     p.add_argument("--force", action="store_true", help="accept more threads than cores")
-    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--seed", type=v.CLI_SEED, default=1, help="random seed (default 1)")
     p.add_argument("--out", default="overheads", help="output directory (default ./overheads)")
     p.add_argument("--seconds", type=float, help=argparse.SUPPRESS)
     _add_mechanism_options(p, _registry())
@@ -826,14 +1034,14 @@ def cmd_measure(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rtsched",
         description="rtsched: multiprocessor real-time scheduling workbench — generate task sets, analyse "
         "them, place them on processors, simulate them, and run experiments. Times are integer ns or "
         "duration strings like 2ms.",
     )
     parser.add_argument("--version", action="version", version=f"rtsched {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     _add_generate(sub)
     _add_analyze(sub)
@@ -852,8 +1060,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # usage errors (status 2, one line already printed) and --help (0)
+        return e.code if isinstance(e.code, int) else 2
+    try:
+        if getattr(args, "output", None):
+            # -o/--output FILE, in every command: checked before any work starts (folder
+            # exists and is writable), so that a typo never throws a long run away.
+            v.output_path(args.output, "--output")
         return args.func(args)
     except RtschedError as e:
         print(f"rtsched {args.command}: error: {e}", file=sys.stderr)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import _core
+from . import validate as v
 from ._core import RtschedError
 
 
@@ -27,11 +28,12 @@ def overheads_text(overheads: dict | str | os.PathLike | None) -> str | None:
     if isinstance(overheads, str) and overheads.lstrip().startswith("{"):
         return overheads
     if isinstance(overheads, (str, os.PathLike)):
+        from .io import read_text  # one reader: binary and non-UTF-8 files are one-line errors
+
         try:
-            with open(overheads, encoding="utf-8") as f:
-                return f.read()
-        except OSError as e:
-            raise RtschedError(f"field 'overheads': cannot read {os.fspath(overheads)!r}: {e.strerror}") from None
+            return read_text(overheads, "overheads")
+        except RtschedError as e:
+            raise RtschedError(f"field 'overheads': {e}") from None
     raise RtschedError(f"field 'overheads': expected a dict, JSON text or a file path, got {type(overheads).__name__}")
 
 
@@ -98,10 +100,6 @@ def load_models(source: Any) -> tuple[dict[str, dict], list[str]]:
     return models, notes
 
 
-def _duration(x) -> int:
-    return _core.parse_duration(x) if isinstance(x, str) else int(x)
-
-
 def analyze_overheads(
     sets: Sequence,
     ms: Sequence[int],
@@ -120,15 +118,15 @@ def analyze_overheads(
     if mechanism is None:
         raise RtschedError(f"field 'mechanism': required with overheads; one of {', '.join(mechanism_names())}")
     out = _core.analyze_overheads(
-        list(sets),
-        [int(m) for m in ms],
+        v.task_sets(sets, "sets"),
+        [v.processors(m) for m in ms],
         text,
-        str(mechanism),
-        None if stat is None else str(stat),
-        _duration(cpd),
-        _duration(quantum),
-        bool(extrapolate),
-        int(max_steps),
+        v.text(mechanism, "mechanism"),
+        None if stat is None else v.choice(stat, "stat", ["max", "avg"]),
+        v.duration(cpd, "cpd"),
+        v.duration(quantum, "quantum", 1),
+        v.boolean(extrapolate, "extrapolate"),
+        v.max_steps(max_steps),
     )
     return [json.loads(s) for s in out]
 
@@ -156,8 +154,15 @@ def add_analyze_options(p: argparse.ArgumentParser) -> None:
         choices=["max", "avg"],
         help="overhead statistic for both verdicts (default: max for hard, avg for soft real-time)",
     )
-    g.add_argument("--cpd", default="0", help="cache-related preemption/migration delay per job (default 0)")
-    g.add_argument("--quantum", default="1ms", help="tick period / scheduling quantum (default 1ms)")
+    g.add_argument(
+        "--cpd",
+        type=v.cli_duration("us"),
+        default=0,
+        help="cache-related preemption/migration delay per job, with a unit (default 0)",
+    )
+    g.add_argument(
+        "--quantum", type=v.cli_duration("ms"), default="1ms", help="tick period / scheduling quantum (default 1ms)"
+    )
     g.add_argument(
         "--extrapolate",
         action="store_true",

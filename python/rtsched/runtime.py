@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Any, TextIO
 
 from . import _core
+from . import validate as v
 from ._core import RtschedError, TaskSet
 from .output import save_figure, write_text
 
@@ -58,85 +59,60 @@ def _param_pairs(params) -> list[tuple[str, str]]:
     else:
         items = []
         for kv in params:
-            k, sep, v = str(kv).partition("=")
+            k, sep, val = str(kv).partition("=")
             if not sep or not k.strip():
                 raise RtschedError(f"bad parameter {kv!r}: use KEY=VALUE")
-            items.append((k.strip(), v))
+            items.append((k.strip(), val))
     out = []
-    for k, v in items:
-        if isinstance(v, bool):
-            v = "true" if v else "false"
-        out.append((str(k), str(v)))
+    for k, val in items:
+        if isinstance(val, bool):
+            val = "true" if val else "false"
+        out.append((str(k), str(val)))
     return out
 
 
 def parse_cpus(spec: str | Sequence[int] | None) -> list[int]:
-    """``"0,1"``, ``"0-3"``, ``[0, 1]`` -> a list of CPU numbers; a bad list raises RtschedError."""
+    """``"0,1"``, ``"0-3"``, ``[0, 1]`` -> a list of CPU numbers (default: the first CPU this
+    process may use); a bad list raises RtschedError. Text goes through the one CPU-list rule
+    (:func:`rtsched.validate.parse_cpus`: ranges checked before they are expanded)."""
     if spec is None:
         return [sorted(os.sched_getaffinity(0))[0]]
     if isinstance(spec, (list, tuple)):
-        items = list(spec)
-    else:
-        items = []
-        for part in str(spec).split(","):
-            part = part.strip()
-            if not part:
-                raise RtschedError(f"bad CPU list {spec!r}: empty item (use e.g. 0,1 or 0-3)")
-            lo, sep, hi = part.partition("-")
-            try:
-                if sep:
-                    a, b = int(lo), int(hi)
-                    if b < a:
-                        raise ValueError
-                    items.extend(range(a, b + 1))
-                else:
-                    items.append(int(part))
-            except ValueError:
-                raise RtschedError(
-                    f"bad CPU list {spec!r}: {part!r} is not a CPU number or range (use e.g. 0,1 or 0-3)"
-                ) from None
-    for c in items:
-        if not isinstance(c, int) or c < 0:
-            raise RtschedError(f"bad CPU list {spec!r}: {c!r} is not a CPU number")
-    return items
-
-
-def _duration_ns(d) -> int:
-    if isinstance(d, (int, float)) and not isinstance(d, bool):
-        return int(d)
-    return int(_core.parse_duration(str(d)))
+        items = [v.integer(c, "cpus", 0, v.MAX_CPU) for c in spec]
+        if not items or len(set(items)) != len(items):
+            raise RtschedError(f"argument 'cpus': expected distinct CPU numbers, got {list(spec)!r}")
+        return items
+    return v.parse_cpus(v.text(spec, "cpus"), "cpus")
 
 
 def _placement_partition(placement, ts: TaskSet, m: int) -> list[list[int]]:
-    """Task indices per CPU from a placement dict (``rtsched partition --json``) or a plain list."""
-    if isinstance(placement, (str, os.PathLike)):
-        try:
-            with open(placement, encoding="utf-8") as f:
-                placement = json.load(f)
-        except OSError as e:
-            raise RtschedError(f"cannot read placement {str(placement)!r}: {e.strerror}") from None
-        except ValueError as e:
-            raise RtschedError(f"placement is not JSON: {e}") from None
-    if isinstance(placement, dict):
-        if not placement.get("schedulable", True):
-            raise RtschedError("the placement failed (schedulable: false); nothing to run")
-        cpus = placement.get("cpus")
-        if not isinstance(cpus, list):
-            raise RtschedError('placement: missing "cpus" list')
-        part = []
-        for c in cpus:
-            res = c.get("reservations", []) if isinstance(c, dict) else c
-            tasks = []
-            for r in res:
-                t = r["task"] if isinstance(r, dict) else r
-                if isinstance(r, dict) and r.get("parts", 1) > 1:
-                    raise RtschedError(f"placement splits task {t}; the runtime runs partitioned placements only")
-                tasks.append(int(t))
-            part.append(tasks)
-        return part
+    """Task indices per CPU from a placement (``rtsched partition --json``: a dict, its JSON text
+    or a file path), read by the placement parser of ``simulate`` (strict JSON, validated
+    against the task set); or, from Python, a plain list of task-index lists."""
     if isinstance(placement, list):
-        return [[int(t) for t in c] for c in placement]
-    raise RtschedError("placement must be a placement JSON object or a list of task lists")
+        part = []
+        for c in placement:
+            if not isinstance(c, (list, tuple)):
+                raise RtschedError(f"argument 'placement': expected a list of task-index lists, got {placement!r}")
+            part.append([v.integer(t, "placement", 0, len(ts) - 1) for t in c])
+        placed = sorted(t for c in part for t in c)
+        if placed != list(range(len(ts))) or len(part) != m:
+            raise RtschedError(
+                f"argument 'placement': {len(part)} CPU lists must place each of the {len(ts)} tasks once "
+                f"on the run's {m} CPUs"
+            )
+        return part
+    if isinstance(placement, dict):
+        text = json.dumps(placement)
+    elif isinstance(placement, str) and placement.lstrip().startswith("{"):
+        text = placement
+    elif isinstance(placement, (str, os.PathLike)):
+        from .io import read_text
+
+        text = read_text(v.path(placement, "placement"), "placement")
+    else:
+        raise RtschedError("placement must be a placement JSON object, its text or file, or a list of task lists")
+    return _core.placement_partition(ts, text, m)
 
 
 def _cpu_text(cpus: Sequence[int]) -> str:
@@ -254,12 +230,18 @@ def run_raw(
     50 ms, the run winds down in a few ms, and this returns what it measured with
     ``interrupted`` true (also in the summary) and the summary's ``duration_ns`` the time
     actually run."""
-    entry = find_scheduler(scheduler)
+    ts = v.task_set(ts, "ts")
+    entry = find_scheduler(v.text(scheduler, "scheduler"))
+    dedicated_cpu = v.optional_integer(dedicated_cpu, "dedicated_cpu", 0, v.MAX_CPU)
+    rt_priority = v.optional_integer(rt_priority, "rt_priority", 1, 99)
+    idle = v.choice(idle, "idle", ["sleep", "spin"])
+    force = v.boolean(force, "force")
+    seed = v.seed(seed)
+    dur = v.duration(duration, "duration", 1)
     cpu_list, warns = run_cpus(ts, cpus, dedicated_cpu, force)
     if not quiet:
         for w in warns:
             print(f"rtsched run: warning: {w}", file=sys.stderr)
-    dur = _duration_ns(duration)
     pairs = _param_pairs(params)
     partition = None
     if entry["placement"] == "partition":
@@ -331,7 +313,13 @@ def run_forkjoin_raw(
     ``forkjoin`` object with the job-level results; trace exports are per thread, the job CSV
     per fork-join job. Without ``cpus`` the file's ``m`` decides (the first ``m`` CPUs this
     process may use; one if the file has no ``m``)."""
-    entry = find_scheduler(scheduler)
+    text = v.text(text, "text")
+    entry = find_scheduler(v.text(scheduler, "scheduler"))
+    dur = v.duration(duration, "duration", 1)
+    rt_priority = v.optional_integer(rt_priority, "rt_priority", 1, 99)
+    idle = v.choice(idle, "idle", ["sleep", "spin"])
+    force = v.boolean(force, "force")
+    seed = v.seed(seed)
     if cpus is None:
         try:
             m = json.loads(text).get("m")
@@ -348,7 +336,7 @@ def run_forkjoin_raw(
             text,
             scheduler,
             parse_cpus(cpus),
-            _duration_ns(duration),
+            dur,
             rt_priority,
             idle,
             force,
@@ -442,8 +430,11 @@ def measure_overheads(
 
     Ctrl-C stops the experiment: the model and plots are written for the n fully measured
     (the interrupted run is left out) and the model has ``"interrupted": true``."""
-    term_names = terms(scheduler)
+    term_names = terms(v.text(scheduler, "scheduler"))
     cpu_list = parse_cpus(cpus)
+    seed = v.seed(seed)
+    rt_priority = v.optional_integer(rt_priority, "rt_priority", 1, 99)
+    dedicated_cpu = v.optional_integer(dedicated_cpu, "dedicated_cpu", 0, v.MAX_CPU)
     m = len(cpu_list)
     ns = [m, 5 * m, 10 * m] if quick else [k * m for k in range(1, 11)]
     secs = seconds if seconds is not None else (1.0 if quick else 30.0)
@@ -524,7 +515,7 @@ def measure_overheads(
         "seconds_per_run": secs,
         "seed": seed,
         "interrupted": interrupted,
-        "terms": {t: v for t, v in table.items() if v["n"]},
+        "terms": {t: row for t, row in table.items() if row["n"]},
         "runs": runs,
     }
     path = os.path.join(out, f"overheads-{scheduler}.json")
@@ -546,9 +537,9 @@ def _plot(model: dict, stat: str, path: str) -> None:
     from .plots import curve_style, legend_outside
 
     fig, ax = plt.subplots(figsize=(7.2, 4))
-    for j, (t, v) in enumerate(model["terms"].items()):
-        ax.plot(v["n"], [x / 1000 for x in v[f"{stat}_ns"]], label=t, **curve_style(j, len(v["n"])))
-    if any(x > 0 for v in model["terms"].values() for x in v[f"{stat}_ns"]):
+    for j, (t, row) in enumerate(model["terms"].items()):
+        ax.plot(row["n"], [x / 1000 for x in row[f"{stat}_ns"]], label=t, **curve_style(j, len(row["n"])))
+    if any(x > 0 for row in model["terms"].values() for x in row[f"{stat}_ns"]):
         ax.set_yscale("log")  # the terms span three orders of magnitude
     ax.set_xlabel("number of tasks n")
     ax.set_ylabel(f"{'average' if stat == 'avg' else 'maximum'} overhead (µs)")

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _core
+from . import validate as v
 from ._core import RtschedError, TaskSet
 from .output import write_data
 from .overheads import overheads_text as _overheads_text  # one reader for simulate and analyze
@@ -64,23 +65,36 @@ def _simulate(
     soft: bool,
     log: Callable[[str], None] | None,
 ) -> tuple[dict, dict]:
-    """Runs the simulator; returns (the raw result with the requested exports, the summary)."""
+    """Runs the simulator; returns (the raw result with the requested exports, the summary).
+    Every argument is checked first (rtsched.validate: no float truncated, numbers in range)."""
+    ts = v.task_set(ts, "ts")
+    m = v.optional_processors(m)
+    scheduler = v.text(scheduler, "scheduler")
+    quantum = v.optional_duration(quantum, "quantum", 1)
+    horizon = v.optional_duration(horizon, "horizon", 1)
+    sporadic = v.optional_duration(sporadic, "sporadic")
+    if exec_fraction is not None:
+        exec_fraction = v.number(exec_fraction, "exec_fraction", 0.0, 1.0, lo_open=True)
+    if overhead_stat is not None:
+        overhead_stat = v.choice(overhead_stat, "overhead_stat", ["max", "avg"])
+    if log is not None and not callable(log):
+        raise RtschedError(f"argument 'log': expected a function of one string, got {type(log).__name__}")
     res = _core.simulate(
         ts,
-        None if m is None else int(m),
-        str(scheduler),
+        m,
+        scheduler,
         _placement_text(placement),
         quantum,
-        bool(staggered),
+        v.boolean(staggered, "staggered"),
         horizon,
         sporadic,
-        None if exec_fraction is None else float(exec_fraction),
-        int(seed),
+        exec_fraction,
+        v.seed(seed),
         outputs,
         _overheads_text(overheads),
-        None if overhead_stat is None else str(overhead_stat),
-        bool(cash),
-        bool(soft),
+        overhead_stat,
+        v.boolean(cash, "cash"),
+        v.boolean(soft, "soft"),
     )
     if res["not_placed"] is not None:
         raise NotPlacedError(res["not_placed"])
@@ -140,6 +154,7 @@ def simulate(
     depleted; split parts always are). For a chart in a notebook, see :func:`simulate_trace`
     and :func:`rtsched.gantt`.
     """
+    _check_outputs(trace=trace, perfetto=perfetto, sched_trace=sched_trace, job_csv=job_csv, gantt=gantt)
     outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt, gantt_window)
     res, summary = _simulate(
         ts, m, scheduler, placement, horizon, outputs, quantum, staggered, sporadic, exec_fraction, seed,
@@ -147,6 +162,24 @@ def simulate(
     )  # fmt: skip
     title = f"{res['scheduler']} on {m if m is not None else ts.m} processors (simulation)"
     _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, title, gantt_window)
+    return _finish(summary, res)
+
+
+def _check_outputs(**paths: Any) -> None:
+    """Every output path is checked before the simulation starts (folder exists, writable)."""
+    for name, p in paths.items():
+        if p is not None:
+            v.output_path(p, name)
+
+
+def _finish(summary: dict, res: dict) -> dict:
+    """The summary; after Ctrl-C (the outputs hold the part simulated) a KeyboardInterrupt
+    whose ``.partial`` is that summary, so that a script stops as it should."""
+    summary["interrupted"] = bool(res.get("interrupted"))
+    if summary["interrupted"]:
+        e = KeyboardInterrupt(summary.get("horizon_message") or "interrupted")
+        e.partial = summary  # type: ignore[attr-defined]
+        raise e
     return summary
 
 
@@ -172,10 +205,11 @@ def simulate_trace(
 
     >>> fig = rtsched.gantt(rtsched.simulate_trace(ts, m=2, horizon="100ms"), window="0:50ms")
     """
-    res, _ = _simulate(
+    res, summary = _simulate(
         ts, m, scheduler, placement, horizon, ["jsonl"], quantum, staggered, sporadic, exec_fraction, seed,
         overheads, overhead_stat, cash, soft, None,
     )  # fmt: skip
+    _finish(summary, res)
     return str(res["jsonl"])
 
 
@@ -258,34 +292,36 @@ def simulate_forkjoin(
     ``scheduler="gedf"`` runs event-driven G-EDF over the threads instead (the paper's
     baseline) and ``"spres"`` SP-RES over the sequentialized tasks (CASH on; contrast only);
     those two return the same summary keys plus ``remote_starts`` and write no trace files."""
-    horizon = _core.parse_duration(horizon) if isinstance(horizon, str) else horizon
-    sporadic = _core.parse_duration(sporadic) if isinstance(sporadic, str) else sporadic
-    scheduler = str(scheduler).lower()
+    text = v.text(text, "text")
+    m = v.optional_processors(m)
+    horizon = v.optional_duration(horizon, "horizon", 1)
+    sporadic = v.optional_duration(sporadic, "sporadic")
+    seed = v.seed(seed)
+    scheduler = v.choice(
+        str(scheduler).lower() if isinstance(scheduler, str) else scheduler, "scheduler", ["rtws", "gedf", "spres"]
+    )
+    _check_outputs(trace=trace, perfetto=perfetto, sched_trace=sched_trace, job_csv=job_csv, gantt=gantt)
     if scheduler != "rtws":
         asked = [
             name
-            for name, v in [
+            for name, val in [
                 ("trace", trace),
                 ("perfetto", perfetto),
                 ("sched_trace", sched_trace),
                 ("job_csv", job_csv),
                 ("gantt", gantt),
             ]
-            if v
+            if val
         ]
         if asked:
             raise RtschedError(f"field '{asked[0]}': fork-join sets write trace files only under rtws, not {scheduler}")
-        return dict(
-            json.loads(
-                _core.forkjoin_simulate(text, None if m is None else int(m), scheduler, horizon, sporadic, int(seed))
-            )
-        )
+        return dict(json.loads(_core.forkjoin_simulate(text, m, scheduler, horizon, sporadic, seed)))
     outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt, gantt_window)
-    res = _core.simulate_forkjoin(text, None if m is None else int(m), horizon, sporadic, int(seed), outputs)
+    res = _core.simulate_forkjoin(text, m, horizon, sporadic, seed, outputs)
     summary = dict(json.loads(res["summary"]))
     title = f"RTWS on {summary.get('m', m)} processors (simulation, thread level)"
     _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, title, gantt_window)
-    return summary
+    return _finish(summary, res)
 
 
 def gantt_png(jsonl: str, path: str | os.PathLike, title: str = "", window: Window = None) -> None:

@@ -19,4 +19,4 @@ pub mod semi;
 pub mod uni;
 mod verdict;
 
-pub use verdict::{Limits, Verdict};
+pub use verdict::{Limits, Stop, Verdict};

@@ -185,6 +185,13 @@ pub fn partition(
     let mut next = 0usize;
     let mut by_load: Vec<usize> = Vec::with_capacity(m as usize);
     for i in task_order(ts, order) {
+        if limits.stop.requested() {
+            // Stopped early (Ctrl-C): the caller discards this answer.
+            return PartitionOutcome::Failed {
+                task: i,
+                partial: Partition { cpus: cpus.into_iter().map(|c| c.members).collect() },
+            };
+        }
         let task = &ts[i];
         let p = P::of(task);
         let chosen = match fit {

@@ -12,7 +12,7 @@ fn cdt(v: &[(u64, u64, u64)]) -> TaskSet {
 }
 
 fn small_limits() -> Limits {
-    Limits { max_steps: 20_000, max_interval: 10_000 }
+    Limits { max_steps: 20_000, max_interval: 10_000, ..Limits::default() }
 }
 
 fn v(t: GlobalTest, ts: &TaskSet, m: u32) -> Verdict {
@@ -191,9 +191,9 @@ fn bar_unbounded_horizon_stays_bounded() {
     // U = m with a non-negative numerator: no finite horizon. With a large step budget and
     // interval the search must still end (GaveUp) in bounded memory (points are generated in
     // windows).
-    let l = Limits { max_steps: 3_000_000, max_interval: 1 << 50 };
+    let l = Limits { max_steps: 3_000_000, max_interval: 1 << 50, ..Limits::default() };
     assert_eq!(global::test(Bar, &cdt(&[(1, 2, 2); 4]), 2, &l), GaveUp);
-    let l = Limits { max_steps: 10, max_interval: 1 << 50 };
+    let l = Limits { max_steps: 10, max_interval: 1 << 50, ..Limits::default() };
     assert_eq!(global::test(Bar, &cdt(&[(1, 2, 2); 4]), 2, &l), GaveUp);
 }
 

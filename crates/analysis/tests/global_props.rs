@@ -9,7 +9,7 @@ use rtsched_analysis::{Limits, Verdict};
 use rtsched_model::TaskSet;
 
 fn limits() -> Limits {
-    Limits { max_steps: 50_000, max_interval: 1 << 40 }
+    Limits { max_steps: 50_000, max_interval: 1 << 40, ..Limits::default() }
 }
 
 /// Unit-time G-EDF on `m` processors, synchronous periodic release of every task at
@@ -181,7 +181,7 @@ proptest! {
     /// conservative: a scaled set they accept is accepted unscaled.
     #[test]
     fn scaling_invariance(ts in arb_set(60, 8), m in 1u32..=4, f in 2u64..=1000) {
-        let l = Limits { max_steps: 200_000, max_interval: 1 << 50 };
+        let l = Limits { max_steps: 200_000, max_interval: 1 << 50, ..Limits::default() };
         let scaled = TaskSet::from_cdt(&ts.iter().map(|t| (t.wcet * f, t.deadline * f, t.period * f)).collect::<Vec<_>>()).unwrap();
         for t in GlobalTest::ALL {
             let (a, b) = (global::test(t, &ts, m, &l), global::test(t, &scaled, m, &l));
@@ -205,7 +205,7 @@ proptest! {
     /// accepted at the coarser one (f).
     #[test]
     fn scaling_discrete_monotone(ts in arb_set(60, 8), m in 1u32..=4, f in 2u64..=50) {
-        let l = Limits { max_steps: 200_000, max_interval: 1 << 50 };
+        let l = Limits { max_steps: 200_000, max_interval: 1 << 50, ..Limits::default() };
         let s1 = TaskSet::from_cdt(&ts.iter().map(|t| (t.wcet * f, t.deadline * f, t.period * f)).collect::<Vec<_>>()).unwrap();
         let s2 = TaskSet::from_cdt(&ts.iter().map(|t| (t.wcet * f * 7, t.deadline * f * 7, t.period * f * 7)).collect::<Vec<_>>()).unwrap();
         for t in [GlobalTest::BclIterative, GlobalTest::Rta, GlobalTest::Bar] {

@@ -109,7 +109,7 @@ fn random_set(rng: &mut ChaCha8Rng) -> TaskSet {
 }
 
 fn check_many(count: usize, seed: u64) {
-    let limits = Limits { max_steps: 10_000_000, max_interval: 1 << 40 };
+    let limits = Limits { max_steps: 10_000_000, max_interval: 1 << 40, ..Limits::default() };
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (mut sched, mut unsched, mut u_one, mut oracle_checked) = (0, 0, 0, 0);
     for k in 0..count {
@@ -213,13 +213,13 @@ fn limits_give_up_or_still_find_misses() {
     let ts = set(&[(499_990, 900_000, 1_000_003), (499_990, 999_983, 999_983)]);
     let u = u_exact(&ts);
     assert!(u < one());
-    let tiny = Limits { max_steps: 1, max_interval: 1 << 53 };
+    let tiny = Limits { max_steps: 1, max_interval: 1 << 53, ..Limits::default() };
     assert_eq!(qpa(&ts, &Limits::default()), Verdict::Schedulable);
     assert_eq!(qpa(&ts, &tiny), Verdict::GaveUp);
     assert_eq!(dbf_brute(&ts, &tiny), Verdict::GaveUp);
     // A violation early (h(2) = 3 > 2) is still found when the bound is cut short.
     let ts = set(&[(1, 2, 1_000_000), (2, 2, 1_000_001), (1, 1_000_000, 1_000_000)]);
-    let short = Limits { max_steps: 1_000_000, max_interval: 100 };
+    let short = Limits { max_steps: 1_000_000, max_interval: 100, ..Limits::default() };
     assert_eq!(qpa(&ts, &short), Verdict::NotSchedulable);
     assert_eq!(dbf_brute(&ts, &short), Verdict::NotSchedulable);
     // ... and a schedulable set whose bound exceeds max_interval gives up.
@@ -229,7 +229,7 @@ fn limits_give_up_or_still_find_misses() {
     assert_eq!(dbf_brute(&ts, &short), Verdict::GaveUp);
     assert_eq!(qpa(&ts, &Limits::default()), Verdict::Schedulable);
     // L_a = 300 exceeds max_interval = 130 but the busy period (120) does not: decided.
-    let mid = Limits { max_steps: 1_000_000, max_interval: 130 };
+    let mid = Limits { max_steps: 1_000_000, max_interval: 130, ..Limits::default() };
     assert_eq!(qpa(&ts, &mid), Verdict::Schedulable);
     assert_eq!(dbf_brute(&ts, &mid), Verdict::Schedulable);
 }

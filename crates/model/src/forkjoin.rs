@@ -259,10 +259,9 @@ pub fn from_value(v: &Value) -> Result<ForkJoinFile, ModelError> {
     let m = match obj.get("m") {
         None | Some(Value::Null) => None,
         Some(v) => {
-            let m = v.as_u64().filter(|&m| m >= 1 && m <= u32::MAX as u64);
-            Some(m.ok_or_else(|| {
-                ModelError::field("m", format!("the number of processors must be in 1..=2^32-1, got {v}"))
-            })? as u32)
+            let m =
+                v.as_u64().ok_or_else(|| ModelError::field("m", format!("expected a positive integer, got {v}")))?;
+            Some(crate::taskset::check_m(m)?)
         }
     };
     let tasks = obj
@@ -276,9 +275,7 @@ pub fn from_value(v: &Value) -> Result<ForkJoinFile, ModelError> {
 
 /// Reads a JSON fork-join file.
 pub fn read_json(text: &str) -> Result<ForkJoinFile, ModelError> {
-    let v: Value = serde_json::from_str(text)
-        .map_err(|e| ModelError::new(format!("invalid JSON at column {}: {e}", e.column())).at_line(e.line()))?;
-    from_value(&v)
+    from_value(&crate::json::parse(text)?)
 }
 
 /// Writes the JSON format (integer ns; `deadline` always written).

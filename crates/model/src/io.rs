@@ -2,11 +2,18 @@
 //!
 //! * JSON: `{"m": 4, "tasks": [{"name": "a", "wcet": 1000000, "period": "10ms", "deadline": "8ms"}]}`;
 //!   `m`, `name` and `deadline` (defaults to `period`) are optional; times are integer ns or
-//!   duration strings. Unknown keys are errors (a misspelled `dedline` must not be ignored).
+//!   duration strings. Unknown and repeated keys are errors (a misspelled `dedline` must not be
+//!   ignored, nor the first of two `wcet`s). A leading byte-order mark is skipped.
 //! * JSON Lines: one such object per line; blank lines and lines starting with `#` are skipped
 //!   (line numbers in errors still count them).
-//! * CSV: `wcet,period,deadline` per row, optional header row, optional `deadline` column,
-//!   optional trailing `name` column, `#` comments.
+//! * CSV ([`csv`]): `wcet,period,deadline` per row, optional header row, optional `deadline`
+//!   column, optional trailing `name` column (quoted when it holds commas, quotes or line
+//!   breaks), `#` comments. A CSV without task rows is an error.
+
+mod csv;
+mod fast;
+
+pub use csv::{read_csv, to_csv};
 
 use crate::task::Task;
 use crate::taskset::TaskSet;
@@ -93,10 +100,7 @@ fn parse_task(index: usize, v: &Value) -> Result<Task, ModelError> {
 
 fn parse_m(v: &Value) -> Result<u32, ModelError> {
     let m = v.as_u64().ok_or_else(|| ModelError::field("m", format!("expected a positive integer, got {v}")))?;
-    if m == 0 || m > u32::MAX as u64 {
-        return Err(ModelError::field("m", format!("the number of processors must be in 1..=2^32-1, got {m}")));
-    }
-    Ok(m as u32)
+    crate::taskset::check_m(m)
 }
 
 /// Reads one task-set object from a parsed JSON value.
@@ -131,93 +135,44 @@ fn short(v: &Value) -> String {
     }
 }
 
-fn json_syntax(e: serde_json::Error) -> ModelError {
-    ModelError::new(format!("invalid JSON at column {}: {e}", e.column())).at_line(e.line())
+/// Reads a JSON task-set file (one object; a leading byte-order mark is skipped).
+pub fn read_json(text: &str) -> Result<TaskSetFile, ModelError> {
+    let text = crate::json::strip_bom(text);
+    match fast::read(text) {
+        Some(f) => Ok(f),
+        None => read_json_reference(text),
+    }
 }
 
-/// Reads a JSON task-set file.
-pub fn read_json(text: &str) -> Result<TaskSetFile, ModelError> {
-    let v: Value = serde_json::from_str(text).map_err(json_syntax)?;
-    from_value(&v)
+/// The reference reader: strict JSON to a value, then [`from_value`]. [`read_json`] gives the
+/// same answer faster; this one words every error.
+pub fn read_json_reference(text: &str) -> Result<TaskSetFile, ModelError> {
+    from_value(&crate::json::parse(text)?)
+}
+
+/// Reads one line of a JSON Lines file (`None` for a blank or `#` comment line); errors carry
+/// the 1-based `line_no`. Line 1 may start with a byte-order mark.
+pub fn read_jsonl_line(line: &str, line_no: usize) -> Option<Result<TaskSetFile, ModelError>> {
+    let line = if line_no == 1 { crate::json::strip_bom(line) } else { line };
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return None;
+    }
+    let parsed = match fast::read(line) {
+        Some(f) => Ok(f),
+        None => read_json_reference(line).map_err(|mut e| {
+            // One line holds one object: its column is the useful part.
+            e.reason = e.reason.replace("at line 1, column", "at column");
+            e
+        }),
+    };
+    Some(parsed.map_err(|e| e.at_line(line_no)))
 }
 
 /// Reads a JSON Lines file: one result per non-blank, non-comment line, each error carrying
 /// its 1-based line number. Yields lazily so that huge batches stream.
 pub fn read_jsonl(text: &str) -> impl Iterator<Item = Result<TaskSetFile, ModelError>> + '_ {
-    text.lines().enumerate().filter_map(|(i, line)| {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            return None;
-        }
-        let parsed = serde_json::from_str::<Value>(line)
-            .map_err(|e| ModelError::new(format!("invalid JSON at column {}: {e}", e.column())))
-            .and_then(|v| from_value(&v));
-        Some(parsed.map_err(|e| e.at_line(i + 1)))
-    })
-}
-
-/// Reads a CSV task set (see the module doc).
-pub fn read_csv(text: &str) -> Result<TaskSet, ModelError> {
-    let mut columns: Vec<String> = vec!["wcet".into(), "period".into(), "deadline".into(), "name".into()];
-    let mut tasks = Vec::new();
-    let mut seen_row = false;
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
-        if !seen_row && cells.first().is_some_and(|c| c.chars().next().is_some_and(|ch| ch.is_ascii_alphabetic())) {
-            // A header row: it may reorder the columns.
-            columns = cells.iter().map(|c| c.to_ascii_lowercase()).collect();
-            for c in &columns {
-                if !matches!(c.as_str(), "wcet" | "period" | "deadline" | "name") {
-                    return Err(ModelError::field(c.clone(), "unknown CSV column (use wcet, period, deadline, name)")
-                        .at_line(i + 1));
-                }
-            }
-            for need in ["wcet", "period"] {
-                if !columns.iter().any(|c| c == need) {
-                    return Err(ModelError::field(need, "the CSV header lacks this column").at_line(i + 1));
-                }
-            }
-            seen_row = true;
-            continue;
-        }
-        seen_row = true;
-        let index = tasks.len();
-        if cells.len() > columns.len() || cells.len() < 2 {
-            return Err(ModelError::new(format!(
-                "expected {} comma-separated values ({}), got {}",
-                columns.len(),
-                columns.join(","),
-                cells.len()
-            ))
-            .in_task(index, None)
-            .at_line(i + 1));
-        }
-        let mut task = Task { name: None, wcet: 0, deadline: 0, period: 0 };
-        let mut deadline = None;
-        for (col, cell) in columns.iter().zip(&cells) {
-            let err = |e: ModelError| ModelError::field(col.clone(), e.reason).in_task(index, None).at_line(i + 1);
-            match col.as_str() {
-                "name" => task.name = (!cell.is_empty()).then(|| cell.to_string()),
-                "deadline" if cell.is_empty() => {}
-                field => {
-                    let v = parse_duration(cell).map_err(err)?;
-                    match field {
-                        "wcet" => task.wcet = v,
-                        "period" => task.period = v,
-                        _ => deadline = Some(v),
-                    }
-                }
-            }
-        }
-        task.deadline = deadline.unwrap_or(task.period);
-        task.validate().map_err(|e| e.in_task(index, task.name.as_deref()).at_line(i + 1))?;
-        tasks.push(task);
-    }
-    TaskSet::new(tasks)
+    text.lines().enumerate().filter_map(|(i, line)| read_jsonl_line(line, i + 1))
 }
 
 /// The JSON value of a task set (times as integer ns).
@@ -245,27 +200,39 @@ pub fn to_value(ts: &TaskSet, m: Option<u32>) -> Value {
 
 /// One-line JSON of a task set (a JSON Lines record).
 pub fn to_json(ts: &TaskSet, m: Option<u32>) -> String {
-    to_value(ts, m).to_string()
+    let mut s = String::with_capacity(16 + 56 * ts.len());
+    write_json(&mut s, ts, m);
+    s
 }
 
-/// CSV with a `wcet,period,deadline[,name]` header.
-pub fn to_csv(ts: &TaskSet) -> String {
-    let named = ts.iter().any(|t| t.name.is_some());
-    let mut s = String::from(if named { "wcet,period,deadline,name\n" } else { "wcet,period,deadline\n" });
-    for t in ts {
-        s.push_str(&format!("{},{},{}", t.wcet, t.period, t.deadline));
-        if named {
-            s.push(',');
-            s.push_str(t.name.as_deref().unwrap_or(""));
-        }
-        s.push('\n');
+/// Appends the one-line JSON of a task set, as [`to_value`] would print it, without building
+/// the value (the streaming writers of `rtsched generate --count` write millions).
+pub fn write_json(out: &mut String, ts: &TaskSet, m: Option<u32>) {
+    use std::fmt::Write as _;
+    out.push('{');
+    if let Some(m) = m {
+        let _ = write!(out, "\"m\":{m},");
     }
-    s
+    out.push_str("\"tasks\":[");
+    for (i, t) in ts.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('{');
+        if let Some(n) = &t.name {
+            out.push_str("\"name\":");
+            out.push_str(&Value::String(n.clone()).to_string());
+            out.push(',');
+        }
+        let _ = write!(out, "\"wcet\":{},\"period\":{},\"deadline\":{}}}", t.wcet, t.period, t.deadline);
+    }
+    out.push_str("]}");
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn reads_json_with_units_and_defaults() {
@@ -324,6 +291,157 @@ mod tests {
         assert!(read_csv("wcet,perod\n1,2\n").is_err());
         let named = TaskSet::new(vec![Task::implicit(1, 2).unwrap().named("a")]).unwrap();
         assert_eq!(read_csv(&to_csv(&named)).unwrap(), named);
+    }
+
+    #[test]
+    fn duplicate_keys_bom_and_m_bound() {
+        let e = read_json(r#"{"tasks": [{"wcet": 1, "period": 2, "wcet": 3}]}"#).unwrap_err();
+        assert!(e.to_string().starts_with("field 'wcet': duplicate key (in tasks[0]"), "{e}");
+        let e = read_json(r#"{"m": 2, "tasks": [], "m": 2}"#).unwrap_err();
+        assert!(e.to_string().starts_with("field 'm': duplicate key"), "{e}");
+        let f = read_json("\u{feff}{\"tasks\": [{\"wcet\": 1, \"period\": 2}]}").unwrap();
+        assert_eq!(f.taskset.len(), 1);
+        let r: Vec<_> = read_jsonl("\u{feff}{\"tasks\": []}\n{\"m\": 1000000000, \"tasks\": []}\n").collect();
+        assert!(r[0].is_ok());
+        let e = r[1].as_ref().unwrap_err();
+        assert!(e.to_string().starts_with("line 2: field 'm': the number of processors must be in 1..=16384"), "{e}");
+        assert!(read_csv("\u{feff}wcet,period\n1,2\n").is_ok());
+    }
+
+    #[test]
+    fn fast_reader_takes_the_common_documents() {
+        for doc in [
+            r#"{"m": 4, "tasks": [{"name": "a \"q\"", "wcet": "2ms", "period": 10000000, "deadline": null}]}"#,
+            r#"{"tasks": [{"wcet": 1, "period": 2, "deadline": "1ns"}], "m": null}"#,
+            r#"{"tasks": []}"#,
+        ] {
+            let f = fast::read(doc).expect("the fast path reads it");
+            assert_eq!(Ok(f), read_json_reference(doc));
+        }
+        for doc in [r#"{"tasks": [{"wcet": 1, "period": 2, "wcet": 1}]}"#, r#"{"tasks": [], "x": 1}"#, "[]"] {
+            assert!(fast::read(doc).is_none(), "{doc}");
+        }
+    }
+
+    #[test]
+    fn csv_quoting_and_empty_files() {
+        let ts = read_csv("wcet,period,deadline,name\n1,2,2,\"a, \"\"b\"\"\nc\"\n3,4,,\"\"\n5,6,6,\n").unwrap();
+        assert_eq!(ts[0].name.as_deref(), Some("a, \"b\"\nc"));
+        assert_eq!(ts[1].name.as_deref(), Some(""));
+        assert_eq!(ts[2].name, None);
+        assert_eq!(read_csv(&to_csv(&ts)).unwrap(), ts);
+        for empty in ["", "\n\n", "# only a comment\n", "wcet,period,deadline\n"] {
+            let e = read_csv(empty).unwrap_err();
+            assert!(e.to_string().contains("no task rows"), "{empty:?}: {e}");
+        }
+        let e = read_csv("wcet,period,name\n1,2,\"open\n").unwrap_err();
+        assert!(e.to_string().contains("never closed"), "{e}");
+        let e = read_csv("wcet,period,name\n1,2,\"a\"b\n").unwrap_err();
+        assert!(e.to_string().starts_with("line 2: unexpected text after a closing quote"), "{e}");
+        let e = read_csv("wcet,period,period\n1,2,3\n").unwrap_err();
+        assert!(e.to_string().contains("named twice"), "{e}");
+    }
+
+    fn name_strategy() -> impl Strategy<Value = Option<String>> {
+        prop_oneof![
+            Just(None),
+            "[ -~]{0,6}".prop_map(Some),
+            proptest::collection::vec(
+                prop_oneof![
+                    Just(','),
+                    Just('"'),
+                    Just('\n'),
+                    Just('\r'),
+                    Just(' '),
+                    Just('#'),
+                    Just('é'),
+                    Just('\u{feff}'),
+                    Just('a')
+                ],
+                0..6
+            )
+            .prop_map(|v| Some(v.into_iter().collect())),
+        ]
+    }
+
+    fn taskset_strategy() -> impl Strategy<Value = TaskSet> {
+        proptest::collection::vec(
+            (1u64..=crate::MAX_TIME, 1u64..=crate::MAX_TIME, 1u64..=crate::MAX_TIME, name_strategy()),
+            1..6,
+        )
+        .prop_map(|v| {
+            TaskSet::new(v.into_iter().map(|(c, d, t, name)| Task { name, wcet: c, deadline: d, period: t }).collect())
+                .unwrap()
+        })
+    }
+
+    proptest! {
+        /// load(save(x)) == x for every task set, in both formats.
+        #[test]
+        fn csv_and_json_round_trip(ts in taskset_strategy(), m in proptest::option::of(1u32..=crate::MAX_M)) {
+            prop_assert_eq!(read_csv(&to_csv(&ts)).unwrap(), ts.clone());
+            let f = read_json(&to_json(&ts, m)).unwrap();
+            prop_assert_eq!(f, TaskSetFile { m, taskset: ts });
+        }
+
+        /// The fast reader and the reference reader agree on every input: the same task set,
+        /// or the fast reader defers and the reference reader decides.
+        #[test]
+        fn fast_reader_agrees_with_reference(doc in json_doc()) {
+            let reference = read_json_reference(&doc);
+            if let Some(f) = fast::read(&doc) {
+                prop_assert_eq!(Ok(f), reference, "{}", doc);
+            }
+        }
+    }
+
+    /// Task-set-like JSON documents with mistakes mixed in (wrong types, unknown and repeated
+    /// keys, bad times, big numbers).
+    fn json_doc() -> impl Strategy<Value = String> {
+        let time = prop_oneof![
+            (0u64..20).prop_map(|v| v.to_string()),
+            Just("9007199254740993".to_string()),
+            Just("18446744073709551616".to_string()),
+            Just("-1".to_string()),
+            Just("1.5".to_string()),
+            Just("\"2ms\"".to_string()),
+            Just("\"0.5ns\"".to_string()),
+            Just("null".to_string()),
+            Just("true".to_string()),
+            Just("[1]".to_string()),
+        ];
+        let key = prop_oneof![Just("wcet"), Just("period"), Just("deadline"), Just("name"), Just("dedline")];
+        let field = (key, time, "[a-z]{0,3}").prop_map(|(k, v, n)| {
+            if k == "name" {
+                format!("\"name\": \"{n}\"")
+            } else {
+                format!("\"{k}\": {v}")
+            }
+        });
+        let task = proptest::collection::vec(field, 0..5).prop_map(|f| format!("{{{}}}", f.join(", ")));
+        let tasks = proptest::collection::vec(task, 0..4).prop_map(|t| format!("[{}]", t.join(", ")));
+        let m = prop_oneof![
+            Just(String::new()),
+            (0u64..5).prop_map(|m| format!("\"m\": {m}, ")),
+            Just("\"m\": 99999, ".to_string()),
+            Just("\"m\": null, ".to_string())
+        ];
+        (m, tasks, 0u8..4).prop_map(|(m, t, extra)| match extra {
+            0 => format!("{{{m}\"tasks\": {t}, \"tasks\": []}}"),
+            1 => format!("{{{m}\"tasks\": {t}}} x"),
+            _ => format!("{{{m}\"tasks\": {t}}}"),
+        })
+    }
+
+    #[test]
+    fn the_writer_prints_what_serde_prints() {
+        let ts =
+            TaskSet::new(vec![Task::new(1, 2, 3).unwrap().named("a \"b\"\n\u{1}é"), Task::implicit(4, 5).unwrap()])
+                .unwrap();
+        for m in [None, Some(7)] {
+            assert_eq!(to_json(&ts, m), to_value(&ts, m).to_string());
+        }
+        assert_eq!(to_json(&TaskSet::default(), None), r#"{"tasks":[]}"#);
     }
 
     #[test]

@@ -8,7 +8,10 @@
 //!   every result (placements, traces, per-task metrics).
 //! * [`exact`] holds the arithmetic that verdicts use: exact rationals, and a rigorous
 //!   interval filter that decides fast when floats are provably enough.
-//! * [`io`] reads and writes the documented file formats (`docs/formats.md`).
+//! * [`io`] reads and writes the documented file formats (`docs/formats.md`); [`json`] is the
+//!   strict JSON reader behind every JSON input (duplicate keys are errors).
+//! * [`Stop`] lets a caller end long work early (Ctrl-C).
+//! * [`MAX_M`] bounds the processor count everywhere, before anything is allocated per processor.
 //! * [`overheads`] is the overhead model: the term vocabulary, per-term values and the measured
 //!   model file, shared by analysis, simulator and runtime.
 //!
@@ -18,12 +21,15 @@ pub mod error;
 pub mod exact;
 pub mod forkjoin;
 pub mod io;
+pub mod json;
 pub mod overheads;
+pub mod stop;
 pub mod task;
 pub mod taskset;
 pub mod time;
 
 pub use error::ModelError;
+pub use stop::Stop;
 pub use task::{DeadlineKind, Task};
-pub use taskset::{Platform, TaskSet};
+pub use taskset::{check_m, Platform, TaskSet, MAX_M};
 pub use time::{Time, MAX_TIME};

@@ -55,6 +55,10 @@ impl Task {
     /// Checks every parameter; errors name the field (and the task's name, not its index: a
     /// [`crate::TaskSet`] adds the index).
     pub fn validate(&self) -> Result<(), ModelError> {
+        if self.name.as_deref().is_some_and(|n| n.contains('\0')) {
+            // A label for reports: a NUL would make text files look binary and break C tools.
+            return Err(self.err("name", "must not contain a NUL character"));
+        }
         for (field, v) in [("wcet", self.wcet), ("period", self.period), ("deadline", self.deadline)] {
             if v == 0 {
                 return Err(self.err(field, "must be at least 1 ns, got 0"));

@@ -49,14 +49,104 @@ fn generate(
     count: usize,
     m: Option<u32>,
 ) -> PyResult<Vec<TaskSet>> {
-    if m == Some(0) {
-        return Err(RtschedError::new_err("field 'm': the number of processors must be at least 1, got 0"));
+    if let Some(m) = m {
+        check_m(m).map_err(err)?;
     }
     let sets = guarded(py, || {
         let spec = gen_spec(n, util, generator, periods, umax, deadlines).map_err(err)?;
         rtsched_gen::generate_many(&spec, seed, count).map_err(err)
     })?;
     Ok(sets.into_iter().map(|s| TaskSet::wrap(s, m)).collect())
+}
+
+/// generate_stream(n, util, generator, periods, umax, deadlines, seed, count, m, write,
+/// progress) -> (int, bool)
+///
+/// `rtsched generate --count K`: task sets `0..count` of stream `seed`, generated in parallel
+/// in chunks and handed to `write(text)` as JSON Lines one chunk at a time, so that memory
+/// stays bounded whatever `count` is. Returns the number written and whether Ctrl-C stopped
+/// it (what was written before stays written). `progress(done, total)` every 50 ms.
+#[pyfunction]
+#[pyo3(signature = (n, util, generator, periods, umax, deadlines, seed, count, m, write, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn generate_stream(
+    py: Python<'_>,
+    n: Option<usize>,
+    util: f64,
+    generator: &str,
+    periods: &str,
+    umax: f64,
+    deadlines: &str,
+    seed: u64,
+    count: u64,
+    m: Option<u64>,
+    write: PyObject,
+    progress: Option<PyObject>,
+) -> PyResult<(u64, bool)> {
+    let m = m.map(|m| rtsched_model::check_m(m).map_err(err)).transpose()?;
+    let spec = gen_spec(n, util, generator, periods, umax, deadlines).map_err(err)?;
+    let stop = rtsched_model::Stop::new();
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let mut written = 0u64;
+    let Some(mut sink) = crate::interrupt::Sink::new(Some(write), py)? else {
+        return Err(RtschedError::new_err("argument 'write': required"));
+    };
+    let fin = crate::interrupt::run(
+        py,
+        &stop,
+        |out: &crate::interrupt::Outbox<'_, (String, u64), Result<(), ModelError>>| {
+            let mut start = 0u64;
+            let mut chunk = 256u64;
+            while start < count && !stop.requested() {
+                let end = start.saturating_add(chunk).min(count);
+                let sets: Vec<Option<Result<String, ModelError>>> = (start..end)
+                    .into_par_iter()
+                    .map(|i| {
+                        if stop.requested() {
+                            return None;
+                        }
+                        let r = rtsched_gen::generate(&spec, seed, i).map(|ts| {
+                            let mut s = String::with_capacity(64 * ts.len());
+                            rtsched_model::io::write_json(&mut s, &ts, m);
+                            s.push('\n');
+                            s
+                        });
+                        done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        Some(r)
+                    })
+                    .collect();
+                let mut text = String::new();
+                let mut k = 0u64;
+                for s in sets {
+                    match s {
+                        Some(Ok(line)) => {
+                            text.push_str(&line);
+                            k += 1;
+                        }
+                        Some(Err(e)) => return Err(e),
+                        None => break,
+                    }
+                }
+                if !out.send((text, k)) || k < end - start {
+                    return Ok(());
+                }
+                start = end;
+                chunk = (chunk * 2).min(16_384);
+            }
+            Ok(())
+        },
+        |py, (text, k): (String, u64)| {
+            sink.write(py, text.as_bytes())?;
+            written += k;
+            Ok(())
+        },
+        |py| match &progress {
+            Some(cb) => cb.call1(py, (done.load(std::sync::atomic::Ordering::Relaxed), count)).map(|_| ()),
+            None => Ok(()),
+        },
+    )?;
+    fin.result.map_err(err)?;
+    Ok((written, fin.interrupt.is_some()))
 }
 
 /// test_names() -> list[str]
@@ -66,99 +156,7 @@ fn test_names() -> Vec<&'static str> {
 }
 
 fn check_m(m: u32) -> Result<u32, ModelError> {
-    if m == 0 {
-        Err(ModelError::field("m", "the number of processors must be at least 1, got 0"))
-    } else {
-        Ok(m)
-    }
-}
-
-/// analyze_sets(sets, ms, tests, max_steps) -> list[str]: one JSON report per set.
-#[pyfunction]
-fn analyze_sets(
-    py: Python<'_>,
-    sets: Vec<TaskSet>,
-    ms: Vec<u32>,
-    tests: Option<Vec<String>>,
-    max_steps: u64,
-) -> PyResult<Vec<String>> {
-    if sets.len() != ms.len() {
-        return Err(RtschedError::new_err("analyze_sets: one m per task set is required"));
-    }
-    guarded(py, || {
-        let lim = limits(max_steps);
-        let resolved = ms
-            .iter()
-            .map(|&m| check_m(m).and_then(|m| report::resolve_tests(tests.as_deref(), m)))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(err)?;
-        Ok(sets
-            .par_iter()
-            .zip(ms.par_iter())
-            .zip(resolved.par_iter())
-            .map(|((ts, &m), t)| report::report(&ts.inner, m, t, &lim).to_string())
-            .collect())
-    })
-}
-
-/// analyze_jsonl(text, m, tests, max_steps) -> list[str]: one JSON line per input line; an
-/// invalid line gives {"error": ..., "line": k} in its place.
-#[pyfunction]
-#[pyo3(signature = (text, m, tests, max_steps))]
-fn analyze_jsonl(
-    py: Python<'_>,
-    text: &str,
-    m: Option<u32>,
-    tests: Option<Vec<String>>,
-    max_steps: u64,
-) -> PyResult<Vec<String>> {
-    if let Some(m) = m {
-        check_m(m).map_err(err)?;
-    }
-    guarded(py, || {
-        if let Some(t) = &tests {
-            // Unknown names are an error for the whole call, not per line.
-            report::resolve_tests(Some(t), m.unwrap_or(1))
-                .or_else(
-                    |e| {
-                        if t.iter().all(|x| report::TEST_NAMES.contains(&x.as_str())) {
-                            Ok(vec![])
-                        } else {
-                            Err(e)
-                        }
-                    },
-                )
-                .map_err(err)?;
-        }
-        let lim = limits(max_steps);
-        let lines: Vec<(usize, &str)> = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-            .collect();
-        Ok(lines
-            .par_iter()
-            .map(|&(i, line)| {
-                let out = rtsched_model::io::read_jsonl(line)
-                    .next()
-                    .unwrap_or_else(|| Err(ModelError::new("empty line")))
-                    .and_then(|f| {
-                        let m = m.or(f.m).ok_or_else(|| {
-                            ModelError::field("m", "no processor count: pass --m or put \"m\" in the task set")
-                        })?;
-                        let t = report::resolve_tests(tests.as_deref(), m)?;
-                        Ok(report::report(&f.taskset, m, &t, &lim))
-                    });
-                match out {
-                    Ok(v) => v.to_string(),
-                    Err(mut e) => {
-                        e.line = Some(i + 1);
-                        json!({"error": e.to_string(), "line": i + 1}).to_string()
-                    }
-                }
-            })
-            .collect())
-    })
+    rtsched_model::check_m(m as u64)
 }
 
 fn partition_json(
@@ -280,12 +278,20 @@ fn partition(
     slice_order: &str,
     merge_same_core: bool,
 ) -> PyResult<String> {
-    guarded(py, || {
+    let stop = rtsched_model::Stop::new();
+    let lim = Limits { stop: stop.clone(), ..Limits::default() };
+    let (out, interrupted) = crate::interrupt::stoppable(py, &stop, || {
         let mut cfg = semi_config(epsilon, meta, variant, rp, rp_floor).map_err(err)?;
         cfg.slice_order = semi::SliceOrder::parse(slice_order).map_err(err)?;
         cfg.merge_same_core = merge_same_core;
-        partition_json(&ts.inner, m, heuristic, admission, &cfg, &Limits::default()).map(|v| v.to_string()).map_err(err)
-    })
+        cfg.limits.stop = stop.clone(); // SP-RES polls its own limits
+        partition_json(&ts.inner, m, heuristic, admission, &cfg, &lim).map(|v| v.to_string()).map_err(err)
+    })?;
+    if interrupted {
+        // A placement cut short is no placement: nothing to keep.
+        return Err(pyo3::exceptions::PyKeyboardInterrupt::new_err("partitioning interrupted"));
+    }
+    Ok(out)
 }
 
 /// acceptance(generator, periods, n, utils, m, count, seed, tests, max_steps) -> dict with
@@ -453,20 +459,52 @@ fn evaluate_method(method: &str, ts: &RTaskSet, ctx: &EvalCtx, memo: &mut SetMem
         t if report::TEST_NAMES.contains(&t) => {
             Ok(Row { verdict: report::run_test(t, ts, m, lim, epsilon), switch_rate: None })
         }
-        other => Err(ModelError::field(
-            "methods",
-            format!("unknown method {other:?}: use one of the {}", crate::methods::help(&report::TEST_NAMES)),
-        )),
+        other => Err(unknown_method(other)),
     }
 }
+
+fn unknown_method(name: &str) -> ModelError {
+    ModelError::field(
+        "methods",
+        format!("unknown method {name:?}: use one of the {}", crate::methods::help(&report::TEST_NAMES)),
+    )
+}
+
+/// check_point_names(generator, periods, deadlines, umax, methods) -> None
+///
+/// Checks the names a sweep spec gives before any point runs (the experiment engine calls it
+/// when the evaluator is the core's): the generator, period and deadline specifications, and
+/// every method. The error names the first unknown one.
+#[pyfunction]
+fn check_point_names(generator: &str, periods: &str, deadlines: &str, umax: f64, methods: Vec<String>) -> PyResult<()> {
+    rtsched_gen::util_gen_from_name(generator, Some(1), umax.min(1.0) / 2.0, umax).map_err(err)?;
+    PeriodGen::parse(periods).map_err(err)?;
+    DeadlineGen::parse(deadlines).map_err(err)?;
+    for m in &methods {
+        if let Some(r) = crate::overheads::check_method(m) {
+            r.map_err(err)?;
+            continue;
+        }
+        // The names evaluate_method resolves (crate::methods: any spelling).
+        if crate::methods::resolve(m, &report::TEST_NAMES).is_none() {
+            return Err(err(unknown_method(m)));
+        }
+    }
+    Ok(())
+}
+
+/// Bounds of one sweep point (docs/experiments.md): its sets are held in memory together.
+const MAX_POINT_N: u64 = 1_000_000;
+const MAX_POINT_SETS: u64 = 1_000_000;
+const MAX_POINT_TASKS: u64 = 50_000_000;
 
 /// evaluate_point(point_json) -> dict of columns (docs/experiments.md): one row per
 /// (task set, method).
 #[pyfunction]
 fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py, PyDict>> {
     let rows = guarded(py, || {
-        let p: Value = serde_json::from_str(point_json)
-            .map_err(|e| RtschedError::new_err(format!("evaluate_point: invalid JSON: {e}")))?;
+        let p: Value = rtsched_model::json::parse(point_json)
+            .map_err(|e| RtschedError::new_err(format!("evaluate_point: {e}")))?;
         let get =
             |k: &str| p.get(k).ok_or_else(|| RtschedError::new_err(format!("evaluate_point: field '{k}': missing")));
         let as_u64 = |k: &str| -> PyResult<u64> {
@@ -476,18 +514,34 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         };
         let as_str =
             |k: &str, d: &str| -> PyResult<String> { Ok(p.get(k).and_then(Value::as_str).unwrap_or(d).to_owned()) };
-        let m = check_m(as_u64("m")? as u32).map_err(err)?;
+        let m = rtsched_model::check_m(as_u64("m")?).map_err(err)?;
         // `"n": null`: the Baker distributions add tasks until `util` is exceeded and drop the
-        // last (Brandenburg & Anderson, RTSS 2009, §4.2); the other generators need n.
+        // last (Brandenburg & Anderson, RTSS 2009, §4.2); the other generators need n. Bounds
+        // before anything is allocated: a point holds count sets of n tasks in memory.
         let n = match p.get("n") {
             Some(Value::Null) => None,
-            _ => Some(as_u64("n")? as usize),
+            _ => {
+                let n = as_u64("n")?;
+                if n == 0 || n > MAX_POINT_N {
+                    return Err(RtschedError::new_err(format!(
+                        "evaluate_point: field 'n': must be in 1..={MAX_POINT_N}, got {n}"
+                    )));
+                }
+                Some(n as usize)
+            }
         };
         let util = get("util")?
             .as_f64()
             .ok_or_else(|| RtschedError::new_err("evaluate_point: field 'util': expected a number"))?;
         let umax = p.get("umax").and_then(Value::as_f64).unwrap_or(1.0);
-        let count = as_u64("count")? as usize;
+        let count = as_u64("count")?;
+        if count == 0 || count > MAX_POINT_SETS || count.saturating_mul(n.map_or(1, |n| n as u64)) > MAX_POINT_TASKS {
+            return Err(RtschedError::new_err(format!(
+                "evaluate_point: field 'count': {count} sets of {} tasks exceed the bound of a point ({MAX_POINT_SETS} sets, {MAX_POINT_TASKS} tasks in all)",
+                n.map_or("auto".to_string(), |n| n.to_string())
+            )));
+        }
+        let count = count as usize;
         let seed = as_u64("seed")?;
         let epsilon = p.get("epsilon").and_then(Value::as_u64).unwrap_or(0);
         // SP-RES options (docs/experiments.md): the reading, the RP mode and floor.
@@ -596,11 +650,11 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(generate, m)?)?;
+    m.add_function(wrap_pyfunction!(generate_stream, m)?)?;
     m.add_function(wrap_pyfunction!(test_names, m)?)?;
-    m.add_function(wrap_pyfunction!(analyze_sets, m)?)?;
-    m.add_function(wrap_pyfunction!(analyze_jsonl, m)?)?;
     m.add_function(wrap_pyfunction!(partition, m)?)?;
     m.add_function(wrap_pyfunction!(acceptance, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_point, m)?)?;
+    m.add_function(wrap_pyfunction!(check_point_names, m)?)?;
     Ok(())
 }

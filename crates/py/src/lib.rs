@@ -13,7 +13,9 @@ use pyo3::prelude::*;
 use rtsched_sim::SimError;
 
 mod api;
+mod batch;
 mod convert;
+mod interrupt;
 mod methods;
 mod model;
 mod overheads;
@@ -67,12 +69,20 @@ pub(crate) fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> PyResult<T> +
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The classes live in `rtsched._core` (not `_core`), so that their instances pickle: an
+    // error raised in a sweep's worker process reaches the parent as itself.
+    for t in [m.py().get_type::<RtschedError>(), m.py().get_type::<InternalError>()] {
+        t.setattr("__module__", "rtsched._core")?;
+    }
     m.add("RtschedError", m.py().get_type::<RtschedError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MAX_M", rtsched_model::MAX_M)?;
+    m.add("MAX_TIME", rtsched_model::MAX_TIME)?;
     model::register(m)?;
     taskset::register(m)?;
     api::register(m)?;
+    batch::register(m)?;
     run::register(m)?;
     partition::register(m)?;
 

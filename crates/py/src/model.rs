@@ -1,6 +1,6 @@
 //! The `Task` class and the file-format and duration functions (`TaskSet` is in taskset.rs).
 
-use crate::convert::time_arg;
+use crate::convert::{arg_str, arg_u64, time_arg};
 use crate::err;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -27,13 +27,17 @@ impl Task {
         wcet: &Bound<'_, PyAny>,
         period: &Bound<'_, PyAny>,
         deadline: Option<&Bound<'_, PyAny>>,
-        name: Option<String>,
+        name: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let wcet = time_arg(wcet, "wcet")?;
         let period = time_arg(period, "period")?;
         let deadline = match deadline {
-            Some(d) => time_arg(d, "deadline")?,
-            None => period,
+            Some(d) if !d.is_none() => time_arg(d, "deadline")?,
+            _ => period,
+        };
+        let name = match name {
+            Some(n) if !n.is_none() => Some(arg_str(n, "name")?),
+            _ => None,
         };
         let inner = RTask { name, wcet, deadline, period };
         inner.validate().map_err(err)?;
@@ -118,27 +122,30 @@ fn py_str(s: &str) -> String {
 
 /// Parses JSON Lines text into a list of task sets (errors carry the line number).
 #[pyfunction]
-fn parse_jsonl(py: Python<'_>, text: &str) -> PyResult<Vec<TaskSet>> {
-    crate::guarded(py, || io::read_jsonl(text).map(|r| r.map(|f| TaskSet::wrap(f.taskset, f.m)).map_err(err)).collect())
+fn parse_jsonl(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Vec<TaskSet>> {
+    let text = arg_str(text, "text")?;
+    crate::guarded(py, || {
+        io::read_jsonl(&text).map(|r| r.map(|f| TaskSet::wrap(f.taskset, f.m)).map_err(err)).collect()
+    })
 }
 
 /// Parses a duration ("2ms", "250us", "1.5s", or an integer of ns) exactly.
 #[pyfunction]
-fn parse_duration(text: &str) -> PyResult<u64> {
-    rtsched_model::time::parse_duration(text).map_err(err)
+fn parse_duration(text: &Bound<'_, PyAny>) -> PyResult<u64> {
+    rtsched_model::time::parse_duration(&arg_str(text, "text")?).map_err(err)
 }
 
 /// Formats ns with the largest exact unit ("2ms").
 #[pyfunction]
-fn format_duration(ns: u64) -> String {
-    rtsched_model::time::format_duration(ns)
+fn format_duration(ns: &Bound<'_, PyAny>) -> PyResult<String> {
+    Ok(rtsched_model::time::format_duration(arg_u64(ns, "ns", 0, u64::MAX)?))
 }
 
 /// Formats ns for people: three significant digits in a unit suited to the magnitude
 /// ("83.6 ms"); tables and axes use it, files keep integer ns.
 #[pyfunction]
-fn format_time(ns: u64) -> String {
-    rtsched_model::time::format_time(ns)
+fn format_time(ns: &Bound<'_, PyAny>) -> PyResult<String> {
+    Ok(rtsched_model::time::format_time(arg_u64(ns, "ns", 0, u64::MAX)?))
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

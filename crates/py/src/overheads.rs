@@ -142,6 +142,11 @@ enum Target {
     Mech(&'static Mechanism),
 }
 
+/// Checks a method name `TEST@MECHANISM` (`None`: not of that form).
+pub(crate) fn check_method(method: &str) -> Option<Result<(), ModelError>> {
+    parse_method(method).map(|r| r.map(|_| ()))
+}
+
 fn parse_method(method: &str) -> Option<Result<Method, ModelError>> {
     let (test, target) = method.split_once('@')?;
     let target = match target {

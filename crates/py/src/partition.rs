@@ -5,13 +5,13 @@
 //! P-FP (whose priorities are deadline monotonic in both engines).
 
 use crate::model::TaskSet;
-use crate::{guarded, RtschedError};
+use crate::{err, RtschedError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rtsched_analysis::partition::{partition, Admission, Fit, Order, PartitionOutcome};
 use rtsched_analysis::uni::fp::Priority;
 use rtsched_analysis::Limits;
-use rtsched_model::TaskSet as RTaskSet;
+use rtsched_model::{Stop, TaskSet as RTaskSet};
 
 /// The partitioned schedulers that have a default partition.
 pub(crate) const PARTITIONED: [&str; 2] = ["pedf", "pfp"];
@@ -37,9 +37,17 @@ pub(crate) struct DefaultPartition {
 }
 
 /// Partitions `ts` onto `m` CPUs for `scheduler` (`pedf` or `pfp`; callers check the name).
-pub(crate) fn default_partition(ts: &RTaskSet, m: u32, scheduler: &str) -> Result<DefaultPartition, NotPlaced> {
+/// A requested `stop` (Ctrl-C) ends it early; the caller, which requested it, discards the
+/// answer.
+pub(crate) fn default_partition(
+    ts: &RTaskSet,
+    m: u32,
+    scheduler: &str,
+    stop: &Stop,
+) -> Result<DefaultPartition, NotPlaced> {
     let (adm, label) = admission(scheduler).unwrap_or((Admission::Edf, "EDF (QPA)"));
-    match partition(ts, m, Fit::Worst, Order::DecreasingUtilization, adm, &Limits::default()) {
+    let lim = Limits { stop: stop.clone(), ..Limits::default() };
+    match partition(ts, m, Fit::Worst, Order::DecreasingUtilization, adm, &lim) {
         PartitionOutcome::Placed(p) => Ok(DefaultPartition {
             cpus: p.cpus,
             note: format!("partitioned by worst-fit decreasing utilization with exact {label} admission"),
@@ -61,9 +69,7 @@ pub(crate) fn default_partition(ts: &RTaskSet, m: u32, scheduler: &str) -> Resul
 #[pyfunction]
 #[pyo3(name = "default_partition")]
 fn py_default_partition<'py>(py: Python<'py>, ts: TaskSet, scheduler: &str, m: u32) -> PyResult<Bound<'py, PyDict>> {
-    if m == 0 {
-        return Err(RtschedError::new_err("field 'm': the number of processors must be at least 1, got 0"));
-    }
+    rtsched_model::check_m(m as u64).map_err(err)?;
     if admission(scheduler).is_none() {
         return Err(RtschedError::new_err(format!(
             "field 'scheduler': {scheduler:?} has no default partition (partitioned schedulers: {})",
@@ -71,7 +77,12 @@ fn py_default_partition<'py>(py: Python<'py>, ts: TaskSet, scheduler: &str, m: u
         )));
     }
     let name = scheduler.to_string();
-    let out = guarded(py, move || Ok(default_partition(&ts.inner, m, &name)))?;
+    let stop = Stop::new();
+    let (out, interrupted) =
+        crate::interrupt::stoppable(py, &stop, || Ok(default_partition(&ts.inner, m, &name, &stop)))?;
+    if interrupted {
+        return Err(pyo3::exceptions::PyKeyboardInterrupt::new_err("partitioning interrupted"));
+    }
     let d = PyDict::new(py);
     match out {
         Ok(p) => {

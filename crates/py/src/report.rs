@@ -1,12 +1,21 @@
 //! The analysis report: named tests run on one task set, as the documented JSON object
 //! (docs/cli.md#analyze). Shared by `rtsched analyze`, the Python API and the experiments.
+//!
+//! A report is a plain struct ([`Report`]) written straight to JSON text
+//! ([`Report::write_json`]) or to a Python dict (`batch.rs`), without an intermediate
+//! `serde_json::Value`. The total utilization is reported as a decimal (`utilization`, a float
+//! for reading only); the exact fraction (`utilization_exact`, `"num/den"`) is computed only
+//! when asked for, since summing 40 co-prime periods exactly gives 140-digit fractions and
+//! costs a hundred times more than the tests. Verdicts never depend on it: every test decides
+//! exactly on its own (integer cross-multiplication, or a rigorous float filter with exact
+//! rationals on near-ties).
 
 use rtsched_analysis::global::{self, GlobalTest};
 use rtsched_analysis::partition::{self, Admission, Fit, Order, PartitionOutcome};
 use rtsched_analysis::uni::{edf, fp};
 use rtsched_analysis::{semi, Limits, Verdict};
-use rtsched_model::{ModelError, TaskSet};
-use serde_json::{json, Map, Value};
+use rtsched_model::{ModelError, TaskSet, Time};
+use std::fmt::Write as _;
 
 /// Every test name `analyze` knows, in report order.
 pub const TEST_NAMES: [&str; 14] = [
@@ -26,74 +35,112 @@ pub const TEST_NAMES: [&str; 14] = [
     "spres",
 ];
 
-/// Tests that only make sense on one processor.
-fn uniprocessor_only(name: &str) -> bool {
-    matches!(name, "edf_uni" | "fp_dm_uni")
+/// A test of [`TEST_NAMES`], resolved once per call rather than matched by name per set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TestId {
+    Global(GlobalTest),
+    Gedf,
+    GedfSrt,
+    EdfUni,
+    FpDmUni,
+    PedfFfd,
+    PfpFfd,
+    Spres,
 }
 
-/// The default selection: everything that applies to `m`.
-pub fn default_tests(m: u32) -> Vec<&'static str> {
-    TEST_NAMES.iter().copied().filter(|t| m == 1 || !uniprocessor_only(t)).collect()
+impl TestId {
+    pub fn from_name(name: &str) -> Option<TestId> {
+        if let Some(t) = GlobalTest::from_name(name) {
+            return Some(TestId::Global(t));
+        }
+        Some(match name {
+            "gedf" => TestId::Gedf,
+            "gedf_srt" => TestId::GedfSrt,
+            "edf_uni" => TestId::EdfUni,
+            "fp_dm_uni" => TestId::FpDmUni,
+            "pedf_ffd" => TestId::PedfFfd,
+            "pfp_ffd" => TestId::PfpFfd,
+            "spres" => TestId::Spres,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TestId::Global(t) => t.name(),
+            TestId::Gedf => "gedf",
+            TestId::GedfSrt => "gedf_srt",
+            TestId::EdfUni => "edf_uni",
+            TestId::FpDmUni => "fp_dm_uni",
+            TestId::PedfFfd => "pedf_ffd",
+            TestId::PfpFfd => "pfp_ffd",
+            TestId::Spres => "spres",
+        }
+    }
+
+    /// Tests that only make sense on one processor.
+    fn uniprocessor_only(self) -> bool {
+        matches!(self, TestId::EdfUni | TestId::FpDmUni)
+    }
 }
 
-/// Validates a requested test list against `m`.
-pub fn resolve_tests(requested: Option<&[String]>, m: u32) -> Result<Vec<String>, ModelError> {
-    match requested {
-        None => Ok(default_tests(m).into_iter().map(String::from).collect()),
-        Some(list) => {
-            let mut out: Vec<String> = Vec::new();
-            for name in list {
-                // Any spelling of a name (case, `_` or `-`): crate::methods.
-                let t = crate::methods::test(name, &TEST_NAMES).ok_or_else(|| {
-                    ModelError::field("test", format!("unknown test {name:?}; available: {}", TEST_NAMES.join(", ")))
-                })?;
-                if uniprocessor_only(t) && m != 1 {
-                    return Err(ModelError::field("test", format!("{t} applies only to m = 1, got m = {m}")));
+/// Checks the requested names (unknown ones are an error for the whole call); `None` asks
+/// for every test. The result still depends on `m` through [`Selection::for_m`].
+#[derive(Debug, Clone)]
+pub struct Selection {
+    requested: Option<Vec<TestId>>,
+}
+
+impl Selection {
+    pub fn new(requested: Option<&[String]>) -> Result<Selection, ModelError> {
+        let requested = match requested {
+            None => None,
+            Some(list) => {
+                let mut out: Vec<TestId> = Vec::new();
+                for t in list {
+                    // Any spelling of a name (case, `_` or `-`): crate::methods.
+                    let id = crate::methods::test(t, &TEST_NAMES).and_then(TestId::from_name).ok_or_else(|| {
+                        ModelError::field("test", format!("unknown test {t:?}; available: {}", TEST_NAMES.join(", ")))
+                    })?;
+                    if !out.contains(&id) {
+                        out.push(id);
+                    }
                 }
-                if !out.iter().any(|o| o == t) {
-                    out.push(t.to_string());
-                }
+                Some(out)
             }
-            Ok(out)
+        };
+        Ok(Selection { requested })
+    }
+
+    /// The tests to run on a set for `m` processors: every test that applies by default; a
+    /// uniprocessor-only test asked for with `m != 1` is an error (of that set).
+    pub fn for_m(&self, m: u32) -> Result<Vec<TestId>, ModelError> {
+        match &self.requested {
+            None => Ok(TEST_NAMES
+                .iter()
+                .filter_map(|n| TestId::from_name(n))
+                .filter(|t| m == 1 || !t.uniprocessor_only())
+                .collect()),
+            Some(list) => {
+                if let Some(t) = list.iter().find(|t| t.uniprocessor_only() && m != 1) {
+                    return Err(ModelError::field("test", format!("{} applies only to m = 1, got m = {m}", t.name())));
+                }
+                Ok(list.clone())
+            }
         }
     }
 }
 
-fn verdict_json(v: Verdict) -> Value {
-    json!({"schedulable": v.decided(), "gave_up": v == Verdict::GaveUp})
+/// Validates a requested test list against `m` (names as strings, for the experiment engine).
+pub fn resolve_tests(requested: Option<&[String]>, m: u32) -> Result<Vec<String>, ModelError> {
+    Ok(Selection::new(requested)?.for_m(m)?.into_iter().map(|t| t.name().to_string()).collect())
 }
 
 /// Runs one named test; `Verdict` for the experiment engine.
 pub fn run_test(name: &str, ts: &TaskSet, m: u32, limits: &Limits, epsilon: u64) -> Verdict {
-    if let Some(t) = GlobalTest::from_name(name) {
-        return global::test(t, ts, m, limits);
-    }
-    match name {
-        "gedf" => global::combined(ts, m, limits),
-        "gedf_srt" => Verdict::from_bool(global::srt::bounded_tardiness(ts, m)),
-        "edf_uni" => edf::qpa(ts, limits),
-        "fp_dm_uni" => fp::rta(ts, fp::Priority::DeadlineMonotonic, limits).0,
-        "pedf_ffd" => partition_verdict(partition::partition(
-            ts,
-            m,
-            Fit::First,
-            Order::DecreasingUtilization,
-            Admission::Edf,
-            limits,
-        )),
-        "pfp_ffd" => partition_verdict(partition::partition(
-            ts,
-            m,
-            Fit::First,
-            Order::DecreasingUtilization,
-            Admission::Fp(fp::Priority::DeadlineMonotonic),
-            limits,
-        )),
-        "spres" => {
-            let cfg = semi::SemiConfig { epsilon, ..semi::SemiConfig::default() };
-            Verdict::from_bool(semi::cascade(ts, m, &cfg).schedulable)
-        }
-        other => match semi::Heuristic::from_name(other) {
+    match TestId::from_name(name) {
+        Some(t) => verdict(t, ts, m, limits, epsilon),
+        None => match semi::Heuristic::from_name(name) {
             Some(h) => {
                 let cfg = semi::SemiConfig { epsilon, ..semi::SemiConfig::default() };
                 Verdict::from_bool(semi::place(ts, m, &h, &cfg).schedulable)
@@ -103,35 +150,163 @@ pub fn run_test(name: &str, ts: &TaskSet, m: u32, limits: &Limits, epsilon: u64)
     }
 }
 
-fn partition_verdict(p: PartitionOutcome) -> Verdict {
-    Verdict::from_bool(matches!(p, PartitionOutcome::Placed(_)))
+/// The verdict of one test.
+pub fn verdict(t: TestId, ts: &TaskSet, m: u32, limits: &Limits, epsilon: u64) -> Verdict {
+    let partitioned = |adm| {
+        let p = partition::partition(ts, m, Fit::First, Order::DecreasingUtilization, adm, limits);
+        Verdict::from_bool(matches!(p, PartitionOutcome::Placed(_)))
+    };
+    match t {
+        TestId::Global(g) => global::test(g, ts, m, limits),
+        TestId::Gedf => global::combined(ts, m, limits),
+        TestId::GedfSrt => Verdict::from_bool(global::srt::bounded_tardiness(ts, m)),
+        TestId::EdfUni => edf::qpa(ts, limits),
+        TestId::FpDmUni => fp::rta(ts, fp::Priority::DeadlineMonotonic, limits).0,
+        TestId::PedfFfd => partitioned(Admission::Edf),
+        TestId::PfpFfd => partitioned(Admission::Fp(fp::Priority::DeadlineMonotonic)),
+        TestId::Spres => {
+            let mut cfg = semi::SemiConfig { epsilon, ..semi::SemiConfig::default() };
+            cfg.limits.stop = limits.stop.clone();
+            Verdict::from_bool(semi::cascade(ts, m, &cfg).schedulable)
+        }
+    }
 }
 
-/// The report object for one task set.
-pub fn report(ts: &TaskSet, m: u32, tests: &[String], limits: &Limits) -> Value {
-    let u = ts.utilization();
-    let mut results = Map::new();
-    for name in tests {
-        let value = match name.as_str() {
-            "gedf_srt" => {
-                let bounds = global::srt::tardiness_bounds(ts, m);
-                json!({"schedulable": global::srt::bounded_tardiness(ts, m), "gave_up": false, "tardiness_ns": bounds})
-            }
-            "fp_dm_uni" => {
+/// What a test adds to its verdict in the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Extra {
+    None,
+    /// `gedf_srt`: Devi–Anderson bounds per task (`None`: unbounded or not implicit).
+    Tardiness(Option<Vec<u64>>),
+    /// `fp_dm_uni`: exact response times per task (`None` where a job misses or gave up).
+    ResponseTimes(Vec<Option<Time>>),
+}
+
+/// One test's entry of a report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestResult {
+    pub test: TestId,
+    pub verdict: Verdict,
+    pub extra: Extra,
+}
+
+/// The report of one task set (docs/cli.md#analyze).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub m: u32,
+    pub n: usize,
+    /// Total utilization, a float for reading (verdicts never use it).
+    pub utilization: f64,
+    /// `"num/den"`, only when asked for.
+    pub utilization_exact: Option<String>,
+    pub results: Vec<TestResult>,
+}
+
+/// Runs `tests` on one task set.
+pub fn report(ts: &TaskSet, m: u32, tests: &[TestId], limits: &Limits, exact_utilization: bool) -> Report {
+    let results = tests
+        .iter()
+        .map(|&t| match t {
+            TestId::GedfSrt => TestResult {
+                test: t,
+                verdict: Verdict::from_bool(global::srt::bounded_tardiness(ts, m)),
+                extra: Extra::Tardiness(global::srt::tardiness_bounds(ts, m)),
+            },
+            TestId::FpDmUni => {
                 let (v, rts) = fp::rta(ts, fp::Priority::DeadlineMonotonic, limits);
-                let mut o = verdict_json(v);
-                o["response_times_ns"] = json!(rts);
-                o
+                TestResult { test: t, verdict: v, extra: Extra::ResponseTimes(rts) }
             }
-            other => verdict_json(run_test(other, ts, m, limits, 0)),
-        };
-        results.insert(name.clone(), value);
+            _ => TestResult { test: t, verdict: verdict(t, ts, m, limits, 0), extra: Extra::None },
+        })
+        .collect();
+    Report {
+        m,
+        n: ts.len(),
+        utilization: ts.utilization_f64(),
+        utilization_exact: exact_utilization.then(|| {
+            let u = ts.utilization();
+            format!("{}/{}", u.numer(), u.denom())
+        }),
+        results,
     }
-    json!({
-        "m": m,
-        "n": ts.len(),
-        "utilization": format!("{}/{}", u.numer(), u.denom()),
-        "utilization_float": ts.utilization_f64(),
-        "results": Value::Object(results),
-    })
+}
+
+/// Appends a JSON number for a finite float (`2.0`, `4.800000050210976`, `1e-7`).
+pub fn write_f64(out: &mut String, x: f64) {
+    if x.is_finite() {
+        // Debug prints the shortest representation that reads back exactly, always with a
+        // decimal point or an exponent: valid JSON.
+        let _ = write!(out, "{x:?}");
+    } else {
+        out.push_str("null");
+    }
+}
+
+fn write_opt_bool(out: &mut String, v: Option<bool>) {
+    out.push_str(match v {
+        Some(true) => "true",
+        Some(false) => "false",
+        None => "null",
+    });
+}
+
+impl Report {
+    /// Appends the report as one line of compact JSON (no newline).
+    pub fn write_json(&self, out: &mut String) {
+        let _ = write!(out, "{{\"m\":{},\"n\":{},\"utilization\":", self.m, self.n);
+        write_f64(out, self.utilization);
+        if let Some(e) = &self.utilization_exact {
+            let _ = write!(out, ",\"utilization_exact\":\"{e}\"");
+        }
+        out.push_str(",\"results\":{");
+        for (i, r) in self.results.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            let _ = write!(out, "\"{}\":{{\"schedulable\":", r.test.name());
+            write_opt_bool(out, r.verdict.decided());
+            out.push_str(",\"gave_up\":");
+            out.push_str(if r.verdict == Verdict::GaveUp { "true" } else { "false" });
+            match &r.extra {
+                Extra::None => {}
+                Extra::Tardiness(b) => {
+                    out.push_str(",\"tardiness_ns\":");
+                    write_list(out, b.as_deref().map(|b| b.iter().map(|&x| Some(x))));
+                }
+                Extra::ResponseTimes(rts) => {
+                    out.push_str(",\"response_times_ns\":");
+                    write_list(out, Some(rts.iter().copied()));
+                }
+            }
+            out.push('}');
+        }
+        out.push_str("}}");
+    }
+}
+
+fn write_list(out: &mut String, items: Option<impl Iterator<Item = Option<u64>>>) {
+    let Some(items) = items else {
+        out.push_str("null");
+        return;
+    };
+    out.push('[');
+    for (i, x) in items.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match x {
+            Some(v) => {
+                let _ = write!(out, "{v}");
+            }
+            None => out.push_str("null"),
+        }
+    }
+    out.push(']');
+}
+
+/// Appends `{"error": message, "line": k}` (the batch format's invalid-line record).
+pub fn write_error_json(out: &mut String, message: &str, line: usize) {
+    out.push_str("{\"error\":");
+    out.push_str(&serde_json::Value::String(message.to_string()).to_string());
+    let _ = write!(out, ",\"line\":{line}}}");
 }

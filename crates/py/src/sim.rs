@@ -34,6 +34,8 @@ struct SchedArgs<'a> {
     /// SP-RES: CASH slack reclamation; soft unsplit reservations.
     cash: bool,
     soft: bool,
+    /// Ctrl-C, for the default partition (thousands of tasks take seconds).
+    stop: &'a rtsched_model::Stop,
 }
 
 enum BuildError {
@@ -47,11 +49,13 @@ impl From<ModelError> for BuildError {
     }
 }
 
-/// A plain partition from a placement JSON: every task must be one whole reservation.
-fn partition_from_placement(text: &str, ts: &RTaskSet, m: u32) -> Result<Vec<Vec<usize>>, ModelError> {
+/// A plain partition from a placement JSON: every task must be one whole reservation. The
+/// one placement parser of `simulate` and `run` (strict JSON, validated against `ts`);
+/// `m_is` names where `m` came from in the error (`"--m is"`).
+fn partition_from_placement(text: &str, ts: &RTaskSet, m: u32, m_is: &str) -> Result<Vec<Vec<usize>>, ModelError> {
     let p = SpresPlacement::from_json(text, ts)?;
     if p.m != m {
-        return Err(ModelError::field("m", format!("the placement is for m = {} but --m is {m}", p.m)));
+        return Err(ModelError::field("m", format!("the placement is for m = {} but {m_is} {m}", p.m)));
     }
     let mut cpus = vec![Vec::new(); m as usize];
     for (i, parts) in p.parts.iter().enumerate() {
@@ -88,9 +92,9 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
     // `rtsched run`).
     let plain = |notes: &mut Vec<String>| -> Result<Vec<Vec<usize>>, BuildError> {
         if let Some(text) = a.placement {
-            return Ok(partition_from_placement(text, a.ts, a.m)?);
+            return Ok(partition_from_placement(text, a.ts, a.m, "--m is")?);
         }
-        let p = default_partition(a.ts, a.m, name).map_err(BuildError::NotPlaced)?;
+        let p = default_partition(a.ts, a.m, name, a.stop).map_err(BuildError::NotPlaced)?;
         notes.push(format!("no --placement given: {}", p.note));
         Ok(p.cpus)
     };
@@ -310,9 +314,7 @@ fn simulate<'py>(
     let m = m.or(ts.m).ok_or_else(|| {
         RtschedError::new_err("field 'm': no processor count: pass m (--m) or put \"m\" in the task-set file")
     })?;
-    if m == 0 {
-        return Err(RtschedError::new_err("field 'm': the number of processors must be at least 1, got 0"));
-    }
+    rtsched_model::check_m(m as u64).map_err(err)?;
     let quantum = quantum.map(|q| time_arg(&q, "quantum")).transpose()?;
     let horizon = horizon.map(|h| time_arg(&h, "horizon")).transpose()?;
     let sporadic = sporadic.map(|s| time_arg(&s, "sporadic")).transpose()?;
@@ -327,8 +329,18 @@ fn simulate<'py>(
         }
     }
     let scheduler = scheduler.to_ascii_lowercase();
-    let out = guarded(py, || {
-        let args = SchedArgs { ts: &ts.inner, m, placement: placement.as_deref(), quantum, staggered, cash, soft };
+    let stop = rtsched_model::Stop::new();
+    let (out, interrupted) = crate::interrupt::stoppable(py, &stop, || {
+        let args = SchedArgs {
+            ts: &ts.inner,
+            m,
+            placement: placement.as_deref(),
+            quantum,
+            staggered,
+            cash,
+            soft,
+            stop: &stop,
+        };
         let (sched, mut notes) = match build_scheduler(&scheduler, &args) {
             Ok(x) => x,
             Err(BuildError::Input(e)) => return Err(err(e)),
@@ -348,6 +360,7 @@ fn simulate<'py>(
         };
         let mut cfg = SimConfig::new(m);
         cfg.horizon = horizon;
+        cfg.stop = stop.clone();
         if let Some(d) = sporadic {
             cfg.arrivals = Arrivals::Sporadic { max_extra_delay: d, seed };
         }
@@ -371,7 +384,9 @@ fn simulate<'py>(
             r.to_job_csv()
         })
     })?;
-    out_dict(py, out)
+    let d = out_dict(py, out)?;
+    d.set_item("interrupted", interrupted)?;
+    Ok(d)
 }
 
 /// The result dict of `simulate` and `simulate_forkjoin`.
@@ -426,16 +441,16 @@ fn simulate_forkjoin<'py>(
             return Err(RtschedError::new_err(format!("field 'outputs': unknown output {o:?}")));
         }
     }
-    let out = crate::guarded(py, || {
+    let stop = rtsched_model::Stop::new();
+    let (out, interrupted) = crate::interrupt::stoppable(py, &stop, || {
         let file = rtsched_model::forkjoin::read_json(text).map_err(crate::err)?;
         let m = m.or(file.m).ok_or_else(|| {
             crate::err(ModelError::field("m", "no processor count: pass --m or put \"m\" in the file"))
         })?;
-        if m == 0 {
-            return Err(crate::err(ModelError::field("m", "the number of processors must be at least 1, got 0")));
-        }
+        rtsched_model::check_m(m as u64).map_err(crate::err)?;
         let mut cfg = rtsched_sim::SimConfig::new(m);
         cfg.horizon = horizon;
+        cfg.stop = stop.clone();
         if let Some(d) = sporadic {
             cfg.arrivals = rtsched_sim::Arrivals::Sporadic { max_extra_delay: d, seed };
         }
@@ -446,7 +461,19 @@ fn simulate_forkjoin<'py>(
         let tr = r.trace.as_ref();
         Out::with_exports(summary, "RTWS".into(), vec![], tr, &outputs, || r.to_job_csv())
     })?;
-    out_dict(py, out)
+    let d = out_dict(py, out)?;
+    d.set_item("interrupted", interrupted)?;
+    Ok(d)
+}
+
+/// placement_partition(ts, text, m) -> list of task-index lists, one per CPU
+///
+/// The placement parser of `simulate` for `rtsched run --placement`: strict JSON (duplicate
+/// keys are errors), validated against `ts`, `m` equal to the run's CPU count, every task one
+/// whole reservation (runtime mechanisms run plain partitions).
+#[pyfunction]
+fn placement_partition(ts: &TaskSet, text: &str, m: u32) -> PyResult<Vec<Vec<usize>>> {
+    partition_from_placement(text, &ts.inner, m, "the number of CPUs of the run (--cpus) is").map_err(err)
 }
 
 /// trace_gantt_svg(jsonl, start=None, end=None) -> str: the SVG Gantt chart of a JSON Lines
@@ -468,6 +495,7 @@ fn trace_gantt_svg(py: Python<'_>, jsonl: &str, start: Option<Time>, end: Option
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(placement_partition, m)?)?;
     m.add_function(wrap_pyfunction!(trace_gantt_svg, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_forkjoin, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;

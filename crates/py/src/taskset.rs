@@ -34,27 +34,31 @@ impl TaskSet {
     }
 }
 
-/// The processor count: None, or an integer in `1..=2^32-1` (a float or anything else is an
-/// error naming the field, never truncated).
+/// The processor count: None, or an integer in `1..=MAX_M` (a float or anything else is an
+/// error naming the argument, never truncated; the bound is checked before anything is
+/// allocated per processor).
 fn m_arg(m: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u32>> {
-    let Some(v) = m.filter(|v| !v.is_none()) else { return Ok(None) };
-    let bad = || {
+    crate::convert::arg_m(m, "m").map_err(|_| {
+        let got = m.and_then(|v| v.repr().ok()).map(|r| r.to_string()).unwrap_or_default();
         RtschedError::new_err(format!(
-            "field 'm': the number of processors must be an integer in 1..=2^32-1, got {}",
-            v.repr().map(|r| r.to_string()).unwrap_or_default()
+            "field 'm': the number of processors must be an integer in 1..={}, got {got}",
+            rtsched_model::MAX_M
         ))
-    };
-    if v.is_instance_of::<pyo3::types::PyBool>() || !v.hasattr("__index__").unwrap_or(false) {
-        return Err(bad());
-    }
-    match v.call_method0("__index__").and_then(|i| i.extract::<u32>()) {
-        Ok(m) if m >= 1 => Ok(Some(m)),
-        _ => Err(bad()),
-    }
+    })
 }
 
 /// The items of any iterable (list, tuple, numpy array, pandas Series).
 fn items<'py>(v: &Bound<'py, PyAny>, field: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    // Text and mappings iterate too, but are never what was meant.
+    if v.is_instance_of::<pyo3::types::PyString>()
+        || v.is_instance_of::<pyo3::types::PyBytes>()
+        || v.is_instance_of::<pyo3::types::PyDict>()
+    {
+        return Err(RtschedError::new_err(format!(
+            "argument '{field}': expected a list, tuple or array, got {}",
+            v.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        )));
+    }
     let iter = v.try_iter().map_err(|_| {
         RtschedError::new_err(format!(
             "field '{field}': expected a list, tuple or array, got {}",
@@ -186,8 +190,12 @@ impl TaskSet {
         (u.numer().to_string(), u.denom().to_string())
     }
     /// Least common multiple of the periods; raises if it exceeds `bound` ns.
-    #[pyo3(signature = (bound=1u64<<53))]
-    fn hyperperiod(&self, bound: u64) -> PyResult<u64> {
+    #[pyo3(signature = (bound=None))]
+    fn hyperperiod(&self, bound: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+        let bound = match bound {
+            Some(b) if !b.is_none() => crate::convert::arg_u64(b, "bound", 1, u64::MAX)?,
+            _ => 1u64 << 53,
+        };
         self.inner.hyperperiod(bound).map_err(err)
     }
     fn __len__(&self) -> usize {
@@ -260,14 +268,14 @@ impl TaskSet {
     }
     /// Parses a JSON task-set object.
     #[staticmethod]
-    fn from_json(text: &str) -> PyResult<TaskSet> {
-        let f = io::read_json(text).map_err(err)?;
+    fn from_json(text: &Bound<'_, PyAny>) -> PyResult<TaskSet> {
+        let f = io::read_json(&crate::convert::arg_str(text, "text")?).map_err(err)?;
         Ok(TaskSet { inner: f.taskset, m: f.m })
     }
     /// Parses a CSV task set.
     #[staticmethod]
-    fn from_csv(text: &str) -> PyResult<TaskSet> {
-        Ok(TaskSet { inner: io::read_csv(text).map_err(err)?, m: None })
+    fn from_csv(text: &Bound<'_, PyAny>) -> PyResult<TaskSet> {
+        Ok(TaskSet { inner: io::read_csv(&crate::convert::arg_str(text, "text")?).map_err(err)?, m: None })
     }
     /// Builds a task set from columns: `wcet` and `period` (and optionally `deadline`, default
     /// the period, and `name`) are equal-length lists, tuples or numpy arrays of integer ns or

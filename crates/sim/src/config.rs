@@ -3,11 +3,11 @@
 
 use crate::overheads::Overheads;
 use crate::placement::SpresConfig;
-use rtsched_model::{ModelError, Time};
+use rtsched_model::{ModelError, Stop, Time};
 use rtsched_policy::FpOrder;
 
-/// Most CPUs a simulation accepts (memory is O(m)).
-pub const MAX_CPUS: u32 = 1 << 16;
+/// Most CPUs a simulation accepts (memory is O(m)): the model's bound, [`rtsched_model::MAX_M`].
+pub const MAX_CPUS: u32 = rtsched_model::MAX_M;
 
 /// Which policy to simulate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,8 +81,19 @@ pub struct SimConfig {
     pub record_trace: bool,
     /// Check the scheduling invariant after every instant (slow; for tests and debugging).
     pub check_invariants: bool,
-    /// Refuse simulations that would release more jobs than this (memory bound).
+    /// Refuse simulations that would release more jobs than this (memory bound: each job
+    /// keeps a row of about 80 bytes of metrics).
     pub max_jobs: u64,
+    /// Work bound in scheduling events (releases, completions, quantum ticks, reservation
+    /// boundaries, overhead pieces): a simulation known to need more is refused (a 1 ns quantum
+    /// over 1,000 s is 10^12 ticks), one that reaches it ends there and says so.
+    pub max_events: u64,
+    /// Memory bound of a kept trace, in records (32 bytes each, about 4 per job): a simulation
+    /// expected to need more is refused, one that reaches it ends there and says so.
+    pub max_trace_records: u64,
+    /// Ends the simulation early when requested (Ctrl-C): it ends at the current instant as
+    /// if that were the horizon, and the result says so.
+    pub stop: Stop,
     /// Overheads to inject (docs/simulator.md, "Overhead injection"); `None` = an ideal
     /// system. `Some(Overheads::ZERO)` runs the overhead-aware engine with nothing to charge
     /// (the same schedule as `None`).
@@ -91,7 +102,7 @@ pub struct SimConfig {
 
 impl SimConfig {
     /// Synchronous periodic arrivals, WCET execution, one hyperperiod capped at 1000 s, no
-    /// trace, no checks, at most 50 million jobs.
+    /// trace, no checks, at most 50 million jobs, 2·10^9 events and 10^8 trace records (3.2 GB).
     pub fn new(m: u32) -> SimConfig {
         SimConfig {
             m,
@@ -102,7 +113,10 @@ impl SimConfig {
             record_trace: false,
             check_invariants: false,
             max_jobs: 50_000_000,
+            max_events: 2_000_000_000,
+            max_trace_records: 100_000_000,
             overheads: None,
+            stop: Stop::never(),
         }
     }
 

@@ -31,7 +31,7 @@ use crate::config::{ExecTimes, SimConfig};
 use crate::error::SimError;
 use crate::recorder::{DirtyCpus, Recorder};
 use crate::rtws::{RtwsResult, ThreadInfo};
-use crate::setup::{setup, Draw, Setup, NONE};
+use crate::setup::{setup, Draw, EarlyEnd, Setup, NONE};
 use rtsched_model::forkjoin::ForkJoinSet;
 use rtsched_model::{ModelError, Time};
 use rtsched_policy::{invariant, Gedf, Policy, Prio};
@@ -93,6 +93,7 @@ struct Sim<'a> {
     rec: Recorder,
     draw: Draw,
     horizon: Time,
+    early: EarlyEnd,
     events: u64,
     remote_starts: u64,
     /// Threads that became ready during the completions of this instant; handed to the
@@ -279,7 +280,7 @@ impl Sim<'_> {
     }
 
     fn run(&mut self) -> Result<(), SimError> {
-        let h = self.horizon;
+        let mut h = self.horizon;
         let m = self.sched.len();
         loop {
             let mut t = self.finish_at.iter().copied().min().unwrap_or(Time::MAX);
@@ -290,6 +291,10 @@ impl Sim<'_> {
             }
             if t > h {
                 return Ok(());
+            }
+            if self.early.check(self.cfg, t, h, self.events, &mut self.rec)? {
+                h = t; // end at t (Ctrl-C or a work bound): only completions are processed there
+                self.horizon = t;
             }
             // Completions first, all of them, before any new thread reaches the policy: a
             // thread made ready at once could be linked to a CPU whose thread completes at
@@ -366,12 +371,15 @@ pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Fork
         rec: Recorder::new(n, cfg.m, horizon, cfg.record_trace, 0, "the fork-join G-EDF simulator"),
         draw: Draw::new(cfg),
         horizon,
+        early: EarlyEnd::new(),
         events: 0,
         remote_starts: 0,
         newly_ready: Vec::new(),
         ready: cfg.check_invariants.then(BTreeSet::new),
     };
     sim.run()?;
+    let horizon = sim.horizon;
+    let capped = std::mem::replace(&mut sim.early, EarlyEnd::new()).message(capped);
     let (thread_metrics, trace) = sim.rec.finish(&seq, cfg.m, horizon);
     let per_job: Vec<JobStats> = sim
         .jobs

@@ -68,15 +68,18 @@ fn uint(o: &Map<String, Value>, key: &str, what: &str) -> Result<u64, ModelError
 impl SpresPlacement {
     /// Parses and validates a placement for `ts`: known CPUs and tasks, `1 ≤ budget ≤
     /// deadline`, `offset + deadline ≤ period ≤ T`, `period = ⌊T / period_ratio⌋`, every part
-    /// present once, windows back to back from offset 0, every task placed.
+    /// present once, windows back to back from offset 0, every task placed, and the parts of a
+    /// split or period-transformed task summing to its WCET (`⌈C / period_ratio⌉` per
+    /// reservation period).
+    /// Duplicate keys are errors (the strict reader, `rtsched_model::json`), and `m` is bounded
+    /// (`MAX_M`) before anything is allocated per CPU.
     pub fn from_json(text: &str, ts: &TaskSet) -> Result<SpresPlacement, ModelError> {
-        let v: Value =
-            serde_json::from_str(text).map_err(|e| ModelError::new(format!("placement: invalid JSON: {e}")))?;
+        let v: Value = rtsched_model::json::parse(text).map_err(|mut e| {
+            e.reason = format!("placement: {}", e.reason);
+            e
+        })?;
         let top = obj(&v, "placement", &["m", "schedulable", "heuristic", "cpus", "tasks", "reason"])?;
-        let m = uint(top, "m", "placement")?;
-        if m == 0 || m > u32::MAX as u64 {
-            return Err(ModelError::field("m", "must be at least 1"));
-        }
+        let m = rtsched_model::check_m(uint(top, "m", "placement")?)? as u64;
         let heuristic = top.get("heuristic").and_then(Value::as_str).unwrap_or("").to_owned();
         if top.get("schedulable").and_then(Value::as_bool) != Some(true) {
             let why = top.get("reason").and_then(Value::as_str).unwrap_or("no reason given");
@@ -206,6 +209,22 @@ impl SpresPlacement {
                     return Err(ModelError::task_field(i, "offset", format!("part {} starts at {} but the previous window ends at {expect_offset} (windows are back to back)", r.part, r.offset)));
                 }
                 expect_offset += r.deadline;
+            }
+            // A split (or period-transformed) task's parts deliver its WCET: ⌈C / k⌉ per
+            // reservation period, k periods per job. (An unsplit reservation may have any
+            // budget: budget enforcement is what some experiments study.)
+            let sum: u128 = ps.iter().map(|r| r.budget as u128).sum();
+            let need = (ts[i].wcet as u128).div_ceil(k as u128);
+            if (ps.len() > 1 || k > 1) && sum != need {
+                return Err(ModelError::task_field(
+                    i,
+                    "budget",
+                    format!(
+                        "the budgets of its {} part(s) sum to {sum} ns, but the task needs {need} ns per reservation period (C = {} ns, period_ratio {k})",
+                        ps.len(),
+                        ts[i].wcet
+                    ),
+                ));
             }
         }
         Ok(SpresPlacement { m: m as u32, heuristic, parts })

@@ -28,6 +28,19 @@ impl Recorder {
         Recorder { builder, records: trace.then(Vec::new), idle_announced: vec![true; m as usize], who }
     }
 
+    /// Ends the measurement at `t` instead of the planned horizon (see `setup::EarlyEnd`).
+    pub(crate) fn shorten_horizon(&mut self, t: Time) -> Result<(), SimError> {
+        self.builder
+            .shorten_horizon(t)
+            .map_err(|e| SimError::internal(format!("{} could not end early at {t} ns: {e}", self.who)))
+    }
+
+    /// Records kept so far (0 without a trace).
+    #[inline]
+    pub(crate) fn trace_len(&self) -> u64 {
+        self.records.as_ref().map_or(0, |r| r.len() as u64)
+    }
+
     /// Whether the trace is kept (loops then also record deadline misses as they pass).
     #[inline]
     pub(crate) fn tracing(&self) -> bool {

@@ -33,7 +33,7 @@ use crate::config::{ExecTimes, Scheduler, SimConfig};
 use crate::error::SimError;
 use crate::recorder::Recorder;
 use crate::result::SimResult;
-use crate::setup::{setup, Draw, Setup, NONE};
+use crate::setup::{setup, Draw, EarlyEnd, Setup, NONE};
 use rtsched_model::forkjoin::ForkJoinSet;
 use rtsched_model::{ModelError, TaskSet, Time};
 use rtsched_policy::rtws::{Arrival, Rtws, Source, ThreadId, Work};
@@ -147,6 +147,7 @@ struct Sim<'a> {
     rec: Recorder,
     draw: Draw,
     horizon: Time,
+    early: EarlyEnd,
     steals: u64,
     events: u64,
     arrivals_now: Vec<Prio>,
@@ -331,7 +332,7 @@ impl Sim<'_> {
     }
 
     fn run(&mut self) -> Result<(), SimError> {
-        let h = self.horizon;
+        let mut h = self.horizon;
         let m = self.finish_at.len();
         loop {
             let mut t = self.finish_at.iter().copied().min().unwrap_or(Time::MAX);
@@ -342,6 +343,10 @@ impl Sim<'_> {
             }
             if t > h {
                 return Ok(());
+            }
+            if self.early.check(self.cfg, t, h, self.events, &mut self.rec)? {
+                h = t; // end at t (Ctrl-C or a work bound): only completions are processed there
+                self.horizon = t;
             }
             // 1. Completions.
             for c in 0..m {
@@ -456,11 +461,14 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, S
         rec: Recorder::new(n, cfg.m, horizon, cfg.record_trace, 0, "the RTWS simulator"),
         draw: Draw::new(cfg),
         horizon,
+        early: EarlyEnd::new(),
         steals: 0,
         events: 0,
         arrivals_now: Vec::new(),
     };
     sim.run()?;
+    let horizon = sim.horizon;
+    let capped = std::mem::replace(&mut sim.early, EarlyEnd::new()).message(capped);
     let (thread_metrics, trace) = sim.rec.finish(&seq, cfg.m, horizon);
     if cfg.check_invariants && thread_metrics.steals != sim.steals {
         return Err(SimError::internal(format!("{} steals made, {} in the trace", sim.steals, thread_metrics.steals)));

@@ -1,9 +1,12 @@
 //! The setup shared by every event loop (the engine's ideal and overhead loops, SP-RES, RTWS
 //! and fork-join G-EDF): the validated common parameters ([`setup`]: first releases, horizon
-//! and why it was capped, the memory bound on jobs) and the seeded draws of inter-arrival gaps
-//! and execution times ([`Draw`]).
+//! and why it was capped, the memory bounds on jobs and on the trace) and the seeded draws of
+//! inter-arrival gaps and execution times ([`Draw`]), and [`EarlyEnd`], which ends a loop
+//! before its horizon on Ctrl-C or when a work bound is reached.
 
-use crate::config::{Arrivals, ExecTimes, SimConfig, MAX_CPUS};
+use crate::config::{Arrivals, ExecTimes, SimConfig};
+use crate::error::SimError;
+use crate::recorder::Recorder;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsched_model::{ModelError, TaskSet, Time, MAX_TIME};
@@ -60,9 +63,7 @@ pub(crate) struct Setup {
 
 pub(crate) fn setup(ts: &TaskSet, cfg: &SimConfig) -> Result<Setup, ModelError> {
     let m = cfg.m;
-    if m == 0 || m > MAX_CPUS {
-        return Err(ModelError::field("m", format!("must be in 1..={MAX_CPUS}, got {m}")));
-    }
+    rtsched_model::check_m(u64::from(m))?;
     let n = ts.len();
     if cfg.horizon_cap == 0 || cfg.horizon_cap > 1 << 60 {
         return Err(ModelError::field("horizon_cap", "must be in 1..=2^60 ns"));
@@ -127,5 +128,65 @@ pub(crate) fn setup(ts: &TaskSet, cfg: &SimConfig) -> Result<Setup, ModelError> 
     if expected > cfg.max_jobs as u128 {
         return Err(ModelError::field("horizon", format!("the simulation would release {expected} jobs, above max_jobs = {}; shorten the horizon or raise the bound", cfg.max_jobs)));
     }
+    // A kept trace holds at least 3 records per job (release, run, completion; about 4 with
+    // preemptions, migrations and idles), 32 bytes each: refused when certain to overflow,
+    // ended early (`EarlyEnd`) when it does.
+    if cfg.record_trace && 3 * expected > cfg.max_trace_records as u128 {
+        return Err(ModelError::field("horizon", format!(
+            "keeping the trace of {expected} jobs needs at least {} records ({} MB), above max_trace_records = {} ({} MB); shorten the horizon or ask for no trace output",
+            3 * expected, 3 * expected * 32 / 1_000_000, cfg.max_trace_records, cfg.max_trace_records as u128 * 32 / 1_000_000
+        )));
+    }
     Ok(Setup { offsets, horizon, capped, expected: expected as u64 })
+}
+
+/// Ends a loop before its horizon: on Ctrl-C ([`SimConfig::stop`]), or when it has processed
+/// [`SimConfig::max_events`] events or kept [`SimConfig::max_trace_records`] trace records.
+/// The loop then ends at the instant it was about to process, as if that were the horizon
+/// (only completions are processed there), and the result's horizon message says why.
+pub(crate) struct EarlyEnd {
+    why: Option<String>,
+}
+
+impl EarlyEnd {
+    pub(crate) fn new() -> EarlyEnd {
+        EarlyEnd { why: None }
+    }
+
+    /// Called before processing instant `t < h`: `true` (and the recorder's horizon moved to
+    /// `t`) when the loop must end at `t`; the caller then sets its horizon to `t`.
+    #[inline]
+    pub(crate) fn check(
+        &mut self,
+        cfg: &SimConfig,
+        t: Time,
+        h: Time,
+        events: u64,
+        rec: &mut Recorder,
+    ) -> Result<bool, SimError> {
+        if t >= h || self.why.is_some() {
+            return Ok(false);
+        }
+        let why = if cfg.stop.requested() {
+            format!("interrupted (Ctrl-C): simulated up to {t} ns")
+        } else if events >= cfg.max_events {
+            format!("stopped at {t} ns after {events} events, the bound max_events = {}; shorten the horizon (or use a larger quantum)", cfg.max_events)
+        } else if rec.trace_len() >= cfg.max_trace_records {
+            format!(
+                "stopped at {t} ns: the trace reached max_trace_records = {} records ({} MB); shorten the horizon or ask for no trace output",
+                cfg.max_trace_records,
+                cfg.max_trace_records as u128 * 32 / 1_000_000
+            )
+        } else {
+            return Ok(false);
+        };
+        rec.shorten_horizon(t)?;
+        self.why = Some(why);
+        Ok(true)
+    }
+
+    /// The horizon message: why the loop ended early, else why the horizon was capped.
+    pub(crate) fn message(self, capped: Option<String>) -> Option<String> {
+        self.why.or(capped)
+    }
 }

@@ -31,7 +31,7 @@ use crate::error::SimError;
 use crate::placement::{Reservation, SpresConfig};
 use crate::recorder::Recorder;
 use crate::result::SimResult;
-use crate::setup::{setup, Draw, Setup, NONE};
+use crate::setup::{setup, Draw, EarlyEnd, Setup, NONE};
 use rtsched_model::{ModelError, TaskSet, Time};
 use rtsched_trace::{Event, JobId};
 use std::collections::VecDeque;
@@ -100,7 +100,8 @@ pub(crate) fn simulate_spres(
     sc: &SpresConfig,
     cfg: &SimConfig,
 ) -> Result<SimResult, SimError> {
-    let Setup { offsets, horizon: h, capped, expected } = setup(ts, cfg)?;
+    let Setup { offsets, horizon: mut h, capped, expected } = setup(ts, cfg)?;
+    let mut early = EarlyEnd::new();
     let pl = &sc.placement;
     if pl.m != cfg.m {
         return Err(ModelError::field(
@@ -304,6 +305,9 @@ pub(crate) fn simulate_spres(
         if t > h {
             break;
         }
+        if early.check(cfg, t, h, events, &mut rec)? {
+            h = t; // end at t (Ctrl-C or a work bound): only completions are processed there
+        }
         // Advance to t.
         let dt = t - now;
         for c in 0..m {
@@ -328,5 +332,5 @@ pub(crate) fn simulate_spres(
             metrics.pending
         )));
     }
-    Ok(SimResult::from_metrics(sched, metrics, capped, events, trace))
+    Ok(SimResult::from_metrics(sched, metrics, early.message(capped), events, trace))
 }

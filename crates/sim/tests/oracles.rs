@@ -376,7 +376,7 @@ fn edge_cases_do_not_panic() {
     assert_eq!((r.jobs, r.context_switches), (0, 0));
     // Many CPUs, few tasks; an overloaded task with sporadic arrivals; a huge period.
     let ts = TaskSet::from_cdt(&[(7, 3, 5), (1, 1, 1 << 53)]).unwrap();
-    let mut cfg = SimConfig::new(1 << 16);
+    let mut cfg = SimConfig::new(rtsched_model::MAX_M);
     cfg.horizon = Some(1000);
     cfg.arrivals = Arrivals::Sporadic { max_extra_delay: 1 << 53, seed: 3 };
     cfg.check_invariants = true;
@@ -386,6 +386,6 @@ fn edge_cases_do_not_panic() {
     cfg.horizon = Some(u64::MAX);
     cfg.max_jobs = 10;
     assert!(simulate(&ts, &Scheduler::Gedf, &cfg).is_err()); // capped at 1000 s: too many jobs
-    cfg.m = (1 << 16) + 1;
+    cfg.m = rtsched_model::MAX_M + 1;
     assert!(simulate(&ts, &Scheduler::Gedf, &cfg).is_err());
 }

@@ -347,6 +347,22 @@ impl MetricsBuilder {
         Ok(())
     }
 
+    /// Moves the horizon earlier, to `horizon` (a simulation that ends early: stopped by
+    /// Ctrl-C or by a work bound). No record after `horizon` may have been pushed yet.
+    pub fn shorten_horizon(&mut self, horizon: Time) -> Result<(), ModelError> {
+        if horizon > self.horizon || horizon < self.last_time {
+            return Err(ModelError::field(
+                "horizon",
+                format!(
+                    "cannot end at {horizon} ns: horizon {} ns, last record at {} ns",
+                    self.horizon, self.last_time
+                ),
+            ));
+        }
+        self.horizon = horizon;
+        Ok(())
+    }
+
     /// Closes the books at the horizon.
     pub fn finish(mut self) -> Metrics {
         let h = self.horizon;

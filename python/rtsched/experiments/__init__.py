@@ -8,6 +8,16 @@ Dask is imported only when a Dask executor is asked for.
 
 from .errors import SpecError  # noqa: F401
 from .spec import Point, Spec, load_spec, parse_spec  # noqa: F401
-from .sweep import SweepResult, run_sweep  # noqa: F401
+
+
+def __getattr__(name):
+    # The sweep runner imports pyarrow (80 ms): only when asked for, so that `rtsched analyze`
+    # and the other commands start fast.
+    if name in ("SweepResult", "run_sweep"):
+        from . import sweep
+
+        return getattr(sweep, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["Point", "Spec", "SpecError", "SweepResult", "load_spec", "parse_spec", "run_sweep"]

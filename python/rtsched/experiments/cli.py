@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .. import validate as v
 from .._core import RtschedError as _InputError
 from .errors import SpecError
 
 
 def _executor_args(p):
-    p.add_argument("--jobs", type=int, help="local worker processes (default: the number of CPUs)")
+    p.add_argument("--jobs", type=v.CLI_JOBS, help="local worker processes (default: the number of CPUs)")
     p.add_argument(
         "--dask",
         metavar="ADDR",
@@ -31,7 +32,7 @@ def _executor_args(p):
         metavar="KEY=VALUE",
         help="a SLURMCluster option (repeatable), e.g. cores=8, memory=16GB, walltime=01:00:00, queue=NAME",
     )
-    p.add_argument("--slurm-jobs", type=int, default=1, metavar="N", help="Slurm jobs to start (default 1)")
+    p.add_argument("--slurm-jobs", type=v.CLI_JOBS, default=1, metavar="N", help="Slurm jobs to start (default 1)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
 
 

@@ -2,6 +2,10 @@
 
 On a terminal the line is redrawn in place (at most 10 times a second); otherwise (a log file, a
 batch job) a full line is printed every ``interval`` seconds and once at the end.
+
+With ``unit`` (e.g. ``"task sets"``) the line counts those instead of sweep points (the batch
+analysis of ``rtsched analyze`` and ``rtsched.analyze_many(progress=True)``); with ``delay`` it
+stays silent for short runs and only appears once the run has lasted that long.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ class Progress:
         interval: float = 30.0,
         label: str = "sweep",
         enabled: bool = True,
+        unit: str | None = None,
+        delay: float = 0.0,
     ):
         self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
@@ -40,18 +46,29 @@ class Progress:
         self.interval = interval if not self.tty else 0.1
         self.label = label
         self.enabled = enabled
+        self.unit = unit
+        self.delay = delay
+        self.shown = False
 
     def line(self) -> str:
         el = time.monotonic() - self.t0
         new = self.sets - self.start_sets
         rate = new / el if el > 0 else 0.0
         eta = (self.total_sets - self.sets) / rate if rate > 0 else float("nan")
-        frac = self.points / self.total_points if self.total_points else 1.0
+        if self.unit:
+            frac = min(1.0, self.sets / self.total_sets) if self.total_sets else 1.0
+        else:
+            frac = self.points / self.total_points if self.total_points else 1.0
         bar = ""
         if self.tty:
             w = 24
             k = int(frac * w)
             bar = "[" + "#" * k + "." * (w - k) + "] "
+        if self.unit:
+            return (
+                f"{self.label}: {bar}{self.sets:,}/{self.total_sets:,} {self.unit} ({100 * frac:.0f}%), "
+                f"{rate:,.0f} {self.unit}/s, elapsed {_fmt_time(el)}, ETA {_fmt_time(eta)}"
+            )
         return (
             f"{self.label}: {bar}{self.points}/{self.total_points} points ({100 * frac:.0f}%), "
             f"{rate:,.0f} task sets/s, elapsed {_fmt_time(el)}, ETA {_fmt_time(eta)}"
@@ -61,11 +78,13 @@ class Progress:
         self.points += points
         self.sets += sets
         now = time.monotonic()
-        if self.enabled and now - self.last >= self.interval:
+        first = self.delay > 0 and not self.shown
+        if self.enabled and now - self.t0 >= self.delay and (now - self.last >= self.interval or first):
             self.last = now
             self._emit()
 
     def _emit(self, final: bool = False):
+        self.shown = True
         if self.tty:
             self.stream.write("\r\x1b[K" + self.line() + ("\n" if final else ""))
         else:
@@ -73,5 +92,5 @@ class Progress:
         self.stream.flush()
 
     def close(self) -> None:
-        if self.enabled:
+        if self.enabled and (self.shown or not self.delay):
             self._emit(final=True)

@@ -32,7 +32,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-from . import evaluate
 from . import methods as method_names
 from .errors import SpecError
 from .variants import apply_variant, parse_semi
@@ -85,6 +84,30 @@ PLOT_KEYS = (
 PLOT_X = ("util", "util_frac", "n", "m", "epsilon")
 PLOT_DIMS = ("group", "m", "n", "epsilon", "none")
 PLOT_Y = ("schedulable", "switch_rate")
+
+#: Bounds of a spec (docs/experiments.md), checked before the grid is expanded: points of a
+#: grid, task sets per point (a point's sets are held in memory together), task sets in all,
+#: tasks per set, processors.
+MAX_POINTS = 1_000_000
+MAX_SAMPLES = 1_000_000
+MAX_TOTAL_SETS = 1_000_000_000
+MAX_N = 1_000_000
+MAX_M = 16_384
+
+#: A sweep's name names its results folder: letters, digits, ``.``, ``_``, ``-``, starting with a
+#: letter or digit, at most 100 characters — never a path.
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def check_name(name: Any, where: str) -> str:
+    """A spec's ``name``: a folder name, never a path (no separator, no ``..``, not absolute)."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise SpecError(
+            f"{where} name: {name!r} is not a valid name (letters, digits, '.', '_', '-', starting with a "
+            "letter or digit, at most 100 characters; no path separators)"
+        )
+    return name
+
 
 DEFAULT_GENERATOR = {"name": "randfixedsum", "periods": "loguniform:10ms-100ms", "umax": 1.0, "deadlines": "implicit"}
 DEFAULT_MAX_STEPS = 1_000_000
@@ -245,9 +268,11 @@ def _values(value, where: str, *, integer=False, item=None) -> list:
 
 
 def _dedupe(xs):
-    out = []
+    """The values in order, each once (linear: an axis may hold 100,000 values)."""
+    out, seen = [], set()
     for x in xs:
-        if x not in out:
+        if x not in seen:
+            seen.add(x)
             out.append(x)
     return out
 
@@ -342,17 +367,36 @@ class Spec:
     def total_sets(self) -> int:
         return sum(p.count for p in self.points)
 
-    # The result contract of a sweep point: the evaluator's columns (evaluate.py).
-    schema = evaluate.SCHEMA
+    # The result contract of a sweep point: the evaluator's columns (evaluate.py). evaluate.py
+    # imports pyarrow (80-200 ms): only when a sweep runs, so that every command starts fast.
+    @property
+    def schema(self):
+        from . import evaluate
+
+        return evaluate.SCHEMA
 
     def expected_rows(self, point: Point) -> int:
         return point.count * len(point.params["methods"])
 
     def result_table(self, point: Point, result: Any) -> Any:
+        from . import evaluate
+
         return evaluate.result_table(point, result)
 
     def default_evaluator(self) -> Callable[[str], dict]:
-        evaluate.core_evaluator()  # fail here, with a clear message, not in every worker
+        from .. import _core
+        from . import evaluate
+
+        fn = evaluate.core_evaluator()  # fail here, with a clear message, not in every worker
+        # Unknown generator, period, deadline and method names are errors before any point
+        # runs (not in the first worker, minutes later) — when the core evaluates them.
+        check = getattr(_core, "check_point_names", None)
+        if check is not None and fn is getattr(_core, "evaluate_point", None):
+            g = self.generator
+            try:
+                check(g["name"], g["periods"], g["deadlines"], float(g["umax"]), list(self.methods))
+            except ValueError as e:
+                raise SpecError(f"{self.path or self.name}: {e}") from None
         return evaluate.evaluate_point
 
 
@@ -530,8 +574,8 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False, variant:
         raise SpecError(f"{gw}: give exactly one of 'util' (total U) and 'util_frac' (U as a fraction of m)")
     ms = _dedupe(_values(grid["m"], f"{gw}.m", integer=True))
     for m in ms:
-        if m < 1:
-            raise SpecError(f"{gw}.m: processor counts must be >= 1, got {m}")
+        if m < 1 or m > MAX_M:
+            raise SpecError(f"{gw}.m: processor counts must be in 1..={MAX_M}, got {m}")
     ns = _dedupe(_values(grid["n"], f"{gw}.n", item=NExpr.parse))
     if any(isinstance(e, NExpr) and e.text == AUTO_N for e in ns) and generator["name"] in FIXED_N_GENERATORS:
         raise SpecError(f'{gw}.n: "auto" needs a Baker distribution; {generator["name"]!r} needs a fixed n')
@@ -561,13 +605,14 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False, variant:
         raise SpecError(f"{where} mechanism: expected a string")
     methods = [ovh.with_mechanism(x, mechanism) for x in method_names.expand(data["methods"], f"{where} methods")]
     samples = _int(data.get("samples", 100), f"{where} samples", 1)
+    if samples > MAX_SAMPLES:
+        raise SpecError(f"{where} samples: at most {MAX_SAMPLES:,} task sets per point, got {samples:,}")
     seed = _int(data.get("seed", 0), f"{where} seed", 0)
     if seed >= 2**63:
         raise SpecError(f"{where} seed: must be < 2^63")
     max_steps = _int(data.get("max_steps", DEFAULT_MAX_STEPS), f"{where} max_steps", 1)
     overheads = ovh.parse(data, path, where, methods)
-    name = data.get("name", Path(path).stem if path else "sweep")
-    name = _str(name, f"{where} name")
+    name = check_name(data.get("name", Path(path).stem if path else "sweep"), where)
     description = data.get("description", "")
     if not isinstance(description, str):
         raise SpecError(f"{where} description: expected a string")
@@ -607,11 +652,16 @@ def _resolve_n(nexprs: list, m: int, where: str) -> list[tuple[int, str]]:
         if isinstance(e, tuple):  # ("range", lo, hi, step)
             _, lo, hi, step = e
             a, b = lo.at(m, f"{where}.n"), hi.at(m, f"{where}.n")
+            if b is not None and b > MAX_N:
+                raise SpecError(f"{where}.n: n = {b} for m = {m}; at most {MAX_N:,} tasks per set")
             if b < a:
                 raise SpecError(f"{where}.n: range from {lo.text!r} = {a} to {hi.text!r} = {b} is empty for m = {m}")
             out.extend((x, f"{lo.text}..{hi.text}") for x in range(a, b + 1, step))
         else:
-            out.append((e.at(m, f"{where}.n"), e.text))
+            n = e.at(m, f"{where}.n")
+            if n is not None and n > MAX_N:
+                raise SpecError(f"{where}.n: n = {n} for m = {m}; at most {MAX_N:,} tasks per set")
+            out.append((n, e.text))
     seen, res = set(), []
     for n, text in out:
         if n not in seen:
@@ -620,8 +670,33 @@ def _resolve_n(nexprs: list, m: int, where: str) -> list[tuple[int, str]]:
     return res
 
 
+def _count_n(nexprs, m: int, where: str) -> int:
+    """How many task counts `_resolve_n` gives for `m` (at most), without listing them."""
+    k = 0
+    for e in nexprs:
+        if isinstance(e, tuple):
+            _, lo, hi, step = e
+            a, b = lo.at(m, f"{where}.n"), hi.at(m, f"{where}.n")
+            k += 1 if a is None or b is None else max(0, (b - a) // step + 1)
+        else:
+            k += 1
+    return k
+
+
 def _expand(spec: Spec, where: str):
-    """Expand the grid in the order m, n, utilization, epsilon; compute ids and seeds."""
+    """Expand the grid in the order m, n, utilization, epsilon; compute ids and seeds.
+
+    The grid's size is checked first (points, and points times samples), so that a typo such
+    as ``step = 0.0000001`` is an error, not an exhausted memory."""
+    per_m = len(spec.util if spec.util is not None else spec.util_frac or []) * len(spec.epsilon)
+    points = sum(_count_n(spec.n, m, where) for m in spec.m) * per_m
+    if points > MAX_POINTS:
+        raise SpecError(f"{where}: the grid has {points:,} points; at most {MAX_POINTS:,} are allowed")
+    if points * spec.samples > MAX_TOTAL_SETS:
+        raise SpecError(
+            f"{where}: {points:,} points of {spec.samples:,} samples are {points * spec.samples:,} task sets; "
+            f"at most {MAX_TOTAL_SETS:,} are allowed"
+        )
     seen = set()
     for m in spec.m:
         for n, n_expr in _resolve_n(spec.n, m, where):

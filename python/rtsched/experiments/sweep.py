@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,6 +70,61 @@ def _write_spec(out: Path, spec) -> None:
     write_text(out / "sweep.json", json.dumps(info, indent=1) + "\n")
 
 
+#: The lock file of a results folder: the pid and host of the run that owns it.
+LOCK = ".lock"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextmanager
+def lock(out: Path, log: Any = None) -> Iterator[None]:
+    """Holds ``out/.lock`` (the owner's pid and host) for a run: two runs cannot write one
+    results folder at once. A lock left by a process of this host that is gone (``kill -9``) is
+    taken over, with a note; any other lock is an error naming its owner."""
+    path = out / LOCK
+    me = f"{os.getpid()} {socket.gethostname()}"
+    for _ in range(3):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            try:
+                owner = path.read_text(encoding="utf-8").split()
+            except OSError:
+                owner = []
+            pid = int(owner[0]) if owner and owner[0].isdigit() else None
+            host = owner[1] if len(owner) > 1 else "?"
+            if pid is not None and host == socket.gethostname() and not _alive(pid):
+                print(f"{path}: taking over the lock of process {pid}, which is gone", file=log or sys.stderr)
+                path.unlink(missing_ok=True)
+                continue
+            raise SpecError(
+                f"{str(out)!r} is in use by another run (process {pid if pid is not None else '?'} on {host}, "
+                f"see {str(path)!r}); wait for it to finish, or delete that file if the process is gone"
+            ) from None
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(me + "\n")
+            break
+    else:  # pragma: no cover - a lock that keeps reappearing
+        raise SpecError(f"cannot take the lock {str(path)!r}")
+    try:
+        yield
+    finally:
+        try:
+            if path.read_text(encoding="utf-8").strip() == me:
+                path.unlink()
+        except OSError:
+            pass
+
+
 def run_sweep(
     spec: Any,
     out_dir: str | os.PathLike,
@@ -98,7 +155,15 @@ def run_sweep(
     pdir = store.points_dir(out)
     if out.exists() and not out.is_dir():
         raise SpecError(f"--out {str(out)!r} exists and is not a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise SpecError(f"cannot create the results folder {str(out)!r}: {e.strerror or e}") from None
+    with lock(out, log):
+        return _run_locked(spec, out, pdir, resume, evaluator, executor, jobs, progress, log)
 
+
+def _run_locked(spec, out, pdir, resume, evaluator, executor, jobs, progress, log) -> SweepResult:
     others = {h: c for h, c in store.stored_spec_hashes(out).items() if h != spec.hash}
     if others:
         count = sum(others.values())

@@ -22,8 +22,10 @@
 use rtsched_model::exact::{int, one, ratio, zero, Rational};
 
 use super::{decide_le, System, EPS};
+use crate::{Limits, Verdict};
 
-pub(crate) fn check(sys: &System) -> bool {
+/// One step per task `τ_k` (each `O(n)`), bounded by `Limits::max_steps` (`GaveUp` past it).
+pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     let n = sys.n();
     let m = sys.m as f64;
     let u: Vec<f64> = (0..n).map(|i| sys.c[i] as f64 / sys.t[i] as f64).collect();
@@ -31,6 +33,9 @@ pub(crate) fn check(sys: &System) -> bool {
     let cf: Vec<f64> = sys.c.iter().map(|&c| c as f64).collect();
     let tf: Vec<f64> = sys.t.iter().map(|&t| t as f64).collect();
     for k in 0..n {
+        if limits.exhausted(k as u64 + 1) {
+            return Verdict::GaveUp;
+        }
         let inv_dk = 1.0 / sys.d[k] as f64;
         let lambda = sys.c[k] as f64 * inv_dk;
         let mut sum = 0.0;
@@ -46,10 +51,10 @@ pub(crate) fn check(sys: &System) -> bool {
         // Summation: <= (n+1) EPS sum. Right-hand side: <= 4 EPS (m + (m-1) λ).
         let err = 8.0 * EPS * mag + (n as f64 + 1.0) * EPS * sum + 4.0 * EPS * (m + (m - 1.0) * lambda);
         if !decide_le(sum, rhs, err, || exact_task(sys, k)) {
-            return false;
+            return Verdict::NotSchedulable;
         }
     }
-    true
+    Verdict::Schedulable
 }
 
 fn exact_task(sys: &System, k: usize) -> bool {

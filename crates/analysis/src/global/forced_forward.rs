@@ -75,7 +75,7 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
         } else {
             (tmax_f.ceil() as u64, false)
         };
-        match check_sigma(sys, p, s, tmax, &inv, &mut budget) {
+        match check_sigma(sys, p, s, tmax, &inv, &mut budget, &limits.stop) {
             Some(true) if !truncated => return Verdict::Schedulable,
             Some(true) | None => gave_up = true,
             Some(false) => {}
@@ -91,12 +91,20 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
 /// `Some(true)`: the condition holds at every ramp end `<= tmax`; `Some(false)`: it fails at
 /// one; `None`: the point budget ran out.
 #[allow(clippy::needless_range_loop)] // several parallel arrays indexed by task
-fn check_sigma(sys: &System, p: u64, s: u128, tmax: u64, inv: &[f64], budget: &mut u64) -> Option<bool> {
+fn check_sigma(
+    sys: &System,
+    p: u64,
+    s: u128,
+    tmax: u64,
+    inv: &[f64],
+    budget: &mut u64,
+    stop: &crate::Stop,
+) -> Option<bool> {
     let n = sys.n();
     for h in 0..n {
         let mut t = sys.d[h];
         while t <= tmax {
-            if *budget == 0 {
+            if *budget == 0 || stop.requested() {
                 return None;
             }
             *budget -= 1;

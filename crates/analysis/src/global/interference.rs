@@ -17,15 +17,24 @@
 //!
 //! Assumptions: sporadic tasks, constrained deadlines (`D_i <= T_i` makes `N_i >= 0`); `D > T`
 //! is answered `NotSchedulable` by the common admission.
+//!
+//! Work: one step per task `τ_k` checked (each `O(n)`); `Limits::max_steps` bounds them
+//! (`GaveUp` past it), like the iterative tests, so that a huge set cannot run unbounded.
 
-use super::{by_laxity, divmod, System};
+use super::{divmod, LaxityOrder, System};
+use crate::{Limits, Verdict};
 
 #[allow(clippy::needless_range_loop)] // several parallel arrays indexed by task
-pub(crate) fn check(sys: &System) -> bool {
+pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
     let n = sys.n();
+    let mut steps: u64 = 0;
     let inv: Vec<f64> = sys.t.iter().map(|&t| 1.0 / t as f64).collect();
     // Most-likely-to-fail first: the test stops at the first failing task.
-    for k in by_laxity(sys) {
+    for k in LaxityOrder::new(sys) {
+        steps += 1;
+        if limits.exhausted(steps) {
+            return Verdict::GaveUp;
+        }
         let dk = sys.d[k];
         let x = dk - sys.c[k];
         let cap = sys.m as u128 * x as u128;
@@ -46,12 +55,12 @@ pub(crate) fn check(sys: &System) -> bool {
             sum += w.min(x) as u128;
             witness |= w > 0 && w <= x;
             if sum > cap {
-                return false; // the sum only grows
+                return Verdict::NotSchedulable; // the sum only grows
             }
         }
         if !(sum < cap || (sum == cap && witness)) {
-            return false;
+            return Verdict::NotSchedulable;
         }
     }
-    true
+    Verdict::Schedulable
 }

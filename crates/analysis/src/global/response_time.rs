@@ -165,7 +165,7 @@ fn fixed_point(
     let mut saturated: u128 = 0; // sum of the terms fixed at J_k(i)
     loop {
         *steps += 1;
-        if *steps > limits.max_steps {
+        if limits.exhausted(*steps) {
             return Err(());
         }
         let cap = r - ck + 1;
@@ -357,7 +357,7 @@ mod tests {
             let slack: Vec<u64> =
                 (0..n).map(|i| if next() % 2 == 0 { 0 } else { next() % (sys.d[i] - sys.c[i] + 1) }).collect();
             let limits = if next() % 4 == 0 {
-                Limits { max_steps: next() % 6 + 1, max_interval: 1 << 40 }
+                Limits { max_steps: next() % 6 + 1, max_interval: 1 << 40, ..Limits::default() }
             } else {
                 Limits::default()
             };

@@ -15,8 +15,9 @@
 //! passes keeps passing, once every task has passed); the test fails when a round changes no
 //! slack, or at once when a task fails even against the largest possible slacks
 //! `S_i = D_i - C_i` of the others (it would fail in every round). Slacks only grow (the bounds `J` shrink as slacks grow), so the
-//! procedure terminates; `Limits::max_steps` bounds the number of task updates
-//! (`rounds * n`) and the test answers `GaveUp` when it is reached.
+//! procedure terminates; `Limits::max_steps` bounds the number of task evaluations (those of
+//! the rounds and of the downward rounds against the largest slacks) and the test answers
+//! `GaveUp` when it is reached.
 //!
 //! Integer time throughout (the `+ 1` and the floor are the paper's discrete-time form): exact.
 //! Assumptions: sporadic tasks, constrained deadlines; `D > T` is answered `NotSchedulable` by
@@ -104,7 +105,12 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
         if failed && !upper_stable {
             upper_stable = true;
             for &k in &order {
+                // Bounded like every evaluation (as in `response_time`): a downward round
+                // over a huge set is n evaluations of O(n) each.
                 steps += 1;
+                if limits.exhausted(steps) {
+                    return Verdict::GaveUp;
+                }
                 let row = table.row(sys, k);
                 match update(sys, &table, row, k, &upper) {
                     None => return Verdict::NotSchedulable,
@@ -126,7 +132,7 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
             seen[k] = Some(version);
             own[k] = 0;
             steps += 1;
-            if steps > limits.max_steps {
+            if limits.exhausted(steps) {
                 return Verdict::GaveUp;
             }
             let row = table.row(sys, k);
@@ -191,6 +197,9 @@ mod tests {
                 upper_stable = true;
                 for &k in &order {
                     steps += 1;
+                    if steps > limits.max_steps {
+                        return Verdict::GaveUp;
+                    }
                     let row = table.row(sys, k);
                     match update_reference(sys, &table, row, k, &upper) {
                         None => return Verdict::NotSchedulable,
@@ -273,7 +282,7 @@ mod tests {
                 Admission::Run(s) => s,
             };
             let limits = if next() % 4 == 0 {
-                Limits { max_steps: next() % 40 + 1, max_interval: 1 << 40 }
+                Limits { max_steps: next() % 40 + 1, max_interval: 1 << 40, ..Limits::default() }
             } else {
                 Limits::default()
             };

@@ -195,7 +195,7 @@ impl Default for SemiConfig {
             rp_periods: PAPER_PERIODS_NS.to_vec(),
             slice_order: SliceOrder::Flipped,
             merge_same_core: false,
-            limits: Limits { max_steps: 20_000, max_interval: 1 << 62 },
+            limits: Limits { max_steps: 20_000, max_interval: 1 << 62, ..Limits::default() },
         }
     }
 }

@@ -205,7 +205,7 @@ fn qpa(rs: &[Res], l: Time, limits: &Limits) -> Outcome {
     let mut steps = 0u64;
     loop {
         steps += 1;
-        if steps > limits.max_steps {
+        if limits.exhausted(steps) {
             return Outcome::GaveUp;
         }
         let ht = h(t);

@@ -155,13 +155,13 @@ enum Busy {
 
 /// `w_0 = sum C_i`, `w_{k+1} = sum ceil(w_k / T_i) C_i` until a fixed point; stops once
 /// `w >= cap`. Requires `U <= 1` for termination (guaranteed then, by `cap` otherwise).
-fn busy_iter(ps: &[P], cap: u64, steps: &mut u64, max_steps: u64) -> Busy {
+fn busy_iter(ps: &[P], cap: u64, steps: &mut u64, limits: &Limits) -> Busy {
     let mut w: u128 = ps.iter().fold(0u128, |a, p| a + p.c as u128);
     loop {
         if w >= cap as u128 {
             return Busy::AtLeast;
         }
-        if *steps >= max_steps {
+        if *steps >= limits.max_steps || limits.stop.requested() {
             return Busy::OutOfSteps;
         }
         *steps += 1;
@@ -179,7 +179,7 @@ fn busy_iter(ps: &[P], cap: u64, steps: &mut u64, max_steps: u64) -> Busy {
 fn analysis_bound(ps: &[P], u_cmp: Ordering, limits: &Limits, steps: &mut u64) -> Result<(u64, bool), Verdict> {
     let la = if u_cmp == Ordering::Less { Some(bound_la(ps)) } else { None };
     let cap = la.unwrap_or(u64::MAX).min(limits.max_interval);
-    let l = match busy_iter(ps, cap, steps, limits.max_steps) {
+    let l = match busy_iter(ps, cap, steps, limits) {
         Busy::Len(lb) => lb.min(la.unwrap_or(u64::MAX)),
         Busy::AtLeast => la.unwrap_or(u64::MAX),
         Busy::OutOfSteps => match la {
@@ -214,7 +214,7 @@ pub fn busy_period(ts: &TaskSet, limits: &Limits) -> Result<Time, BusyPeriodErro
         return Err(BusyPeriodError::Overloaded);
     }
     let mut steps = 0;
-    match busy_iter(&ps, limits.max_interval.saturating_add(1), &mut steps, limits.max_steps) {
+    match busy_iter(&ps, limits.max_interval.saturating_add(1), &mut steps, limits) {
         Busy::Len(l) => Ok(l),
         _ => Err(BusyPeriodError::LimitReached),
     }
@@ -271,7 +271,7 @@ pub(crate) fn qpa_params(ps: &[P], limits: &Limits) -> Verdict {
             return Verdict::Schedulable;
         }
         // [0, max_interval] is clean; schedulable iff L_b <= max_interval.
-        match busy_iter(ps, limits.max_interval.saturating_add(1), steps, max_steps) {
+        match busy_iter(ps, limits.max_interval.saturating_add(1), steps, limits) {
             Busy::Len(_) => Verdict::Schedulable,
             _ => Verdict::GaveUp,
         }
@@ -286,7 +286,7 @@ pub(crate) fn qpa_params(ps: &[P], limits: &Limits) -> Verdict {
             if w >= t as u128 {
                 busy = None; // L_b >= t: it cannot shorten the walk any more.
             } else {
-                if steps >= max_steps {
+                if steps >= max_steps || limits.stop.requested() {
                     return Verdict::GaveUp;
                 }
                 steps += 1;
@@ -305,7 +305,7 @@ pub(crate) fn qpa_params(ps: &[P], limits: &Limits) -> Verdict {
                 }
             }
         }
-        if steps >= max_steps {
+        if steps >= max_steps || limits.stop.requested() {
             return Verdict::GaveUp;
         }
         steps += 1;
@@ -375,7 +375,7 @@ pub fn dbf_brute(ts: &TaskSet, limits: &Limits) -> Verdict {
     for task in ts.iter() {
         let mut d = task.deadline;
         while d <= l {
-            if steps >= limits.max_steps {
+            if steps >= limits.max_steps || limits.stop.requested() {
                 return Verdict::GaveUp;
             }
             steps += 1;
@@ -472,12 +472,16 @@ impl EdfBin {
             return Verdict::NotSchedulable;
         }
         let all_d_ge_t = self.all_d_ge_t && p.d >= p.t;
+        if all_d_ge_t && u.hi <= 1.0 {
+            // Decided by the enclosure, without copying the processor's tasks: partitioning
+            // thousands of tasks tests every almost-full processor again and again.
+            return Verdict::Schedulable;
+        }
         let mut ps = Vec::with_capacity(self.tasks.len() + 1);
         ps.extend_from_slice(&self.tasks);
         ps.push(p);
         if all_d_ge_t {
-            let ok = u.hi <= 1.0 || cmp_util_one(&ps) != Ordering::Greater;
-            return Verdict::from_bool(ok);
+            return Verdict::from_bool(cmp_util_one(&ps) != Ordering::Greater);
         }
         qpa_params(&ps, limits)
     }

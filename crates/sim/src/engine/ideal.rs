@@ -10,12 +10,16 @@ use rtsched_trace::JobId;
 
 impl<P: Policy> Engine<'_, P, false> {
     pub(super) fn run(&mut self) -> Result<(), SimError> {
-        let h = self.horizon;
+        let mut h = self.horizon;
         let m = self.sched.len();
         loop {
             let t = self.next_instant(h);
             if t > h {
                 break;
+            }
+            if self.early.check(self.cfg, t, h, self.events, &mut self.rec)? {
+                h = t; // end here (Ctrl-C or a work bound): t is the horizon now
+                self.horizon = t;
             }
             // 1. Completions.
             for c in 0..m {

@@ -15,7 +15,7 @@ use crate::config::{Scheduler, SimConfig};
 use crate::error::SimError;
 use crate::recorder::{DirtyCpus, Recorder};
 use crate::result::SimResult;
-use crate::setup::{setup, Draw, Setup, NONE};
+use crate::setup::{setup, Draw, EarlyEnd, Setup, NONE};
 use rtsched_model::{ModelError, TaskSet, Time, MAX_TIME};
 use rtsched_policy::{Gedf, GedfQuantum, Partitioned, PriorityRule};
 use state::{Check, Engine, Ovh, TaskState};
@@ -81,6 +81,23 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
         }
         Scheduler::Spres(_) | Scheduler::Rtws => return Err(not_engine(sched)),
     };
+    if let Some((q, staggered)) = quantum {
+        // Quantum ticks are work without jobs: bounded before the run, not only during it.
+        let ticks = (horizon / q) as u128 + 1;
+        let instants = if staggered { ticks * mu as u128 } else { ticks };
+        if instants > cfg.max_events as u128 {
+            return Err(ModelError::field(
+                "quantum",
+                format!(
+                    "a quantum of {} over a horizon of {} is {instants} scheduling instants, above the bound of max_events = {}; use a larger quantum or a shorter horizon",
+                    rtsched_model::time::format_duration(q),
+                    rtsched_model::time::format_duration(horizon),
+                    cfg.max_events
+                ),
+            )
+            .into());
+        }
+    }
     let next_tick: Vec<Time> = match quantum {
         None => vec![],
         Some((_, false)) => vec![0],
@@ -152,10 +169,12 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
                 events: 0,
                 released: 0,
                 ov: ov_state,
+                cfg,
+                early: EarlyEnd::new(),
             };
             e.run()?;
             let backlog: u64 = e.tasks.iter().map(|t| t.backlog.len() as u64).sum();
-            let (metrics, trace) = e.rec.finish(ts, m, horizon);
+            let (metrics, trace) = e.rec.finish(ts, m, e.horizon);
             if cfg.check_invariants
                 && (metrics.jobs != e.released
                     || metrics.pending != backlog
@@ -166,7 +185,8 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
                     e.released, metrics.jobs, metrics.pending, metrics.completed
                 )));
             }
-            Ok(SimResult::from_metrics_ovh(sched, metrics, capped, e.events, trace, cfg.overheads))
+            let message = e.early.message(capped);
+            Ok(SimResult::from_metrics_ovh(sched, metrics, message, e.events, trace, cfg.overheads))
         }};
     }
     let ov = cfg.overheads.is_some();

@@ -13,7 +13,7 @@ use rtsched_trace::{Event, JobId, OverheadKind};
 
 impl<P: Policy> Engine<'_, P, true> {
     pub(super) fn run(&mut self) -> Result<(), SimError> {
-        let h = self.horizon;
+        let mut h = self.horizon;
         let m = self.sched.len();
         loop {
             let mut t = self.next_instant(h);
@@ -26,6 +26,10 @@ impl<P: Policy> Engine<'_, P, true> {
             }
             if t > h {
                 break;
+            }
+            if self.early.check(self.cfg, t, h, self.events, &mut self.rec)? {
+                h = t; // end here (Ctrl-C or a work bound): t is the horizon now
+                self.horizon = t;
             }
             // 1. Completions (the CPU reschedules itself).
             for c in 0..m {

@@ -3,11 +3,11 @@
 //! completions, deadline records, the next instant, and the independent invariant check.
 //! The loops themselves are in `ideal.rs` (no overheads) and `overhead.rs` (overhead injection).
 
-use crate::config::{Arrivals, ExecTimes};
+use crate::config::{Arrivals, ExecTimes, SimConfig};
 use crate::error::SimError;
 use crate::overheads::Overheads;
 use crate::recorder::{DirtyCpus, Recorder};
-use crate::setup::{Draw, NONE};
+use crate::setup::{Draw, EarlyEnd, NONE};
 use rtsched_model::{ModelError, Time};
 use rtsched_policy::{invariant, Policy, Prio, PriorityRule};
 use rtsched_trace::{Event, JobId, OverheadKind};
@@ -125,6 +125,8 @@ pub(super) struct Engine<'a, P: Policy, const OV: bool> {
     pub(super) events: u64,
     pub(super) released: u64,
     pub(super) ov: Ovh,
+    pub(super) cfg: &'a SimConfig,
+    pub(super) early: EarlyEnd,
 }
 
 impl<P: Policy, const OV: bool> Engine<'_, P, OV> {

@@ -24,12 +24,15 @@ import pyarrow as pa
 from ...output import write_text
 from ..errors import EvaluatorError, SpecError
 from ..spec import (
+    MAX_M,
+    MAX_SAMPLES,
     Point,
     _check_keys,
     _dedupe,
     _int,
     _values,
     canonical_json,
+    check_name,
     parse_duration_ns,
     point_id,
     tomllib,
@@ -192,10 +195,12 @@ def parse_common(
         data = _merge(data, override, f"the override of {where}", grid_keys)
         note = (note + "; " if note else "") + "override " + canonical_json(override)
     data.pop("quick", None)
-    name = data.get("name", Path(path).stem if path else kind)
+    name = check_name(data.get("name", Path(path).stem if path else kind), where)
     desc = data.get("description", "")
     seed = _int(data.get("seed", 0), f"{where} seed", 0)
     samples = _int(data.get("samples", 10), f"{where} samples", 1)
+    if samples > MAX_SAMPLES:
+        raise SpecError(f"{where} samples: at most {MAX_SAMPLES:,} task sets per point, got {samples:,}")
     horizon = parse_duration_ns(data.get("horizon", "30s"), f"{where} horizon")
     if horizon < 1:
         raise SpecError(f"{where} horizon: must be at least 1 ns")
@@ -207,8 +212,8 @@ def parse_common(
     if "m" not in grid:
         raise SpecError(f"{gw}: key 'm' is required")
     ms = _dedupe(_values(grid["m"], f"{gw}.m", integer=True))
-    if any(m < 1 for m in ms):
-        raise SpecError(f"{gw}.m: processor counts must be >= 1")
+    if any(m < 1 or m > MAX_M for m in ms):
+        raise SpecError(f"{gw}.m: processor counts must be in 1..={MAX_M}")
     spec = SimSpec(
         text=text,
         path=path,
