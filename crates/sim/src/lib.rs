@@ -36,8 +36,6 @@ pub mod result;
 pub mod rtws;
 mod setup;
 pub mod spres;
-#[doc(hidden)]
-pub mod spres_old;
 
 pub use config::{Arrivals, ExecTimes, Scheduler, SimConfig};
 pub use error::SimError;
