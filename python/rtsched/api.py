@@ -94,13 +94,41 @@ def partition(
     admission: str = "edf",
     epsilon: int | str = 0,
     meta: bool = True,
+    variant: str = "artifact",
+    rp: str | None = None,
+    rp_floor: int | str | None = None,
+    slice_order: str = "flipped",
+    merge_same_core: bool = False,
 ) -> dict:
     """Places a task set on ``m`` processors.
 
     ``heuristic``: ``ffd``, ``wfd``, ``bfd``, ``nfd`` (plain partitioning with ``admission``
     ``edf``, ``fp-rm`` or ``fp-dm``), ``spres`` (the semi-partitioned reservation cascade of
-    seed 004, ``epsilon`` = minimum slice, ``meta`` = use PAF/RP), or the name of one SP-RES
-    heuristic. Returns the placement JSON (docs/formats.md) as a dict.
+    Brandenburg & Gül, RTSS 2016, ``epsilon`` = minimum slice, ``meta`` = use PAF/RP), or the
+    name of one SP-RES heuristic. SP-RES options (docs/spres.md): ``variant`` ``"artifact"``
+    (the heuristics as the paper's published code runs them, the default) or ``"text"`` (as
+    its text describes them); ``rp`` ``"divisor"`` or ``"halving"`` (default: the variant's,
+    divisor for the artifact, halving for the text); ``rp_floor`` the RP's minimum period
+    (default 4 ms); ``slice_order`` ``"flipped"`` or ``"deadline-desc"`` and
+    ``merge_same_core`` (the artifact's Table I workloads) lay out split tasks. Returns the
+    placement JSON (docs/formats.md) as a dict.
     """
     eps = _core.parse_duration(epsilon) if isinstance(epsilon, str) else int(epsilon)
-    return json.loads(_core.partition(ts, _resolve_m(ts, m), heuristic, admission, eps, bool(meta)))
+    floor = None
+    if rp_floor is not None:
+        floor = _core.parse_duration(rp_floor) if isinstance(rp_floor, str) else int(rp_floor)
+    return json.loads(
+        _core.partition(
+            ts,
+            _resolve_m(ts, m),
+            heuristic,
+            admission,
+            eps,
+            bool(meta),
+            variant,
+            rp,
+            floor,
+            slice_order,
+            bool(merge_same_core),
+        )
+    )

@@ -206,7 +206,8 @@ def _add_partition(sub):
         "--heuristic",
         default="ffd",
         help="ffd, wfd, bfd, nfd (first/worst/best/next fit, decreasing utilization), "
-        "spres (the SP-RES cascade of seed 004), or one SP-RES heuristic by name (docs/spres.md)",
+        "spres (the SP-RES cascade of Brandenburg & Gül, RTSS 2016), or one SP-RES heuristic by name "
+        "(docs/spres.md)",
     )
     p.add_argument(
         "--admission",
@@ -217,6 +218,26 @@ def _add_partition(sub):
     )
     p.add_argument("--epsilon", default="0", help="SP-RES minimum slice size, e.g. 500us (default 0)")
     p.add_argument("--no-meta", action="store_true", help="SP-RES: skip the PAF and RP meta-heuristics")
+    p.add_argument(
+        "--variant",
+        default="artifact",
+        choices=["artifact", "text"],
+        help="SP-RES: the heuristics as the published code of Brandenburg & Gül (RTSS 2016) runs them "
+        "(artifact, default) or as the paper's text describes them (text); docs/spres.md lists the differences",
+    )
+    p.add_argument(
+        "--rp",
+        choices=["divisor", "halving"],
+        help="SP-RES: how the RP meta-heuristic transforms periods: divisor (the published code: periods from "
+        "the paper's set that divide T, only failed tasks) or halving (the text's threshold, halved each round); "
+        "default: divisor for --variant artifact, halving for text",
+    )
+    p.add_argument(
+        "--rp-floor",
+        default=None,
+        metavar="DURATION",
+        help="SP-RES: RP's minimum period (default 4ms, the text's; the published scripts use 2ms)",
+    )
     p.add_argument("--json", action="store_true", help="print the placement JSON instead of a table")
     p.set_defaults(func=cmd_partition)
 
@@ -229,7 +250,17 @@ def cmd_partition(args) -> int:
     if len(sets) != 1:
         raise RtschedError(f"{args.file}: partition takes one task set, the file holds {len(sets)}")
     ts = sets[0]
-    placement = partition(ts, args.m, args.heuristic, args.admission, args.epsilon, not args.no_meta)
+    placement = partition(
+        ts,
+        args.m,
+        args.heuristic,
+        args.admission,
+        args.epsilon,
+        not args.no_meta,
+        variant=args.variant,
+        rp=args.rp,
+        rp_floor=args.rp_floor,
+    )
     if args.json:
         print(json.dumps(placement, indent=1))
         return 0 if placement["schedulable"] else 1

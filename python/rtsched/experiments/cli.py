@@ -70,11 +70,12 @@ def _guard(name, fn, args) -> int:
 def cmd_sweep(args) -> int:
     from pathlib import Path
 
+    from .registry import results_dir
     from .spec import load_spec
     from .sweep import run_sweep
 
-    spec = load_spec(args.spec, quick=args.quick)
-    out = Path(args.out) if args.out else Path("results") / (spec.name + ("-quick" if args.quick else ""))
+    spec = load_spec(args.spec, quick=args.quick, variant=args.variant)
+    out = Path(args.out) if args.out else results_dir(spec.name, spec.variant, args.quick)
     executor = _make_executor(args)
     try:
         res = run_sweep(spec, out, resume=args.resume, executor=executor, progress=not args.quiet)
@@ -98,11 +99,13 @@ def cmd_plot(args) -> int:
 
 
 def cmd_reproduce(args) -> int:
-    from .registry import available, reproduce
+    from .registry import available, description, reproduce, variants_of
 
     if args.list or not args.name:
         for name, path in available().items():
-            print(f"{name:<16} {path}")
+            names, default = variants_of(path)
+            var = " [variants: " + ", ".join(f"{v} (default)" if v == default else v for v in names) + "]"
+            print(f"{name:<16} {description(name) or path}{var if names else ''}")
         if not args.list:
             print("rtsched reproduce: give a NAME (listed above)", file=sys.stderr)
             return 2
@@ -125,6 +128,7 @@ def cmd_reproduce(args) -> int:
             executor=executor,
             progress=not args.quiet,
             fmt=args.format,
+            variant=args.variant,
             override=override,
         )
     finally:
@@ -135,7 +139,10 @@ def cmd_reproduce(args) -> int:
         print(res["text"])
         print(f"wrote {res['tables']}, {res['figure']} and {res['csv']}")
         return 0
-    print(f"wrote {res['figure']} and {res['csv']}")
+    for line in res.get("crossings_text", []):
+        print(line)
+    extra = f" and {res['table']}" if res.get("table") else ""
+    print(f"wrote {res['figure']}, {res['csv']}{extra}")
     return 0
 
 
@@ -153,6 +160,9 @@ def add_commands(subparsers) -> None:
         "--resume", action="store_true", help="keep valid finished points; recompute missing, partial or corrupt ones"
     )
     p.add_argument("--quick", action="store_true", help="apply the spec's [quick] table (fewer samples, coarser grid)")
+    p.add_argument(
+        "--variant", help="apply the spec's [variants.NAME] table (default: its default_variant, if it has variants)"
+    )
     _executor_args(p)
     p.set_defaults(func=lambda a: _guard("sweep", cmd_sweep, a))
 
@@ -180,8 +190,16 @@ def add_commands(subparsers) -> None:
         "gedfmp-soft-n, gedfmp-hard-u",
     )
     p.add_argument("--list", action="store_true", help="list the available names")
-    p.add_argument("--quick", action="store_true", help="the quick variant (the spec's [quick] table)")
-    p.add_argument("--out", help="results directory (default results/NAME or results/NAME-quick)")
+    p.add_argument("--quick", action="store_true", help="the quick form (the spec's [quick] table)")
+    p.add_argument(
+        "--variant",
+        help="which reading to reproduce where the paper's text and its published code differ: the spres "
+        "reproductions offer artifact (the published code, default: the figures were made with it) and text "
+        "(docs/reproductions.md)",
+    )
+    p.add_argument(
+        "--out", help="results directory (default results/NAME[-VARIANT][-quick], e.g. results/spres-fig3-artifact)"
+    )
     p.add_argument("--format", default="png", choices=["png", "pdf", "svg"], help="figure format (default png)")
     p.add_argument(
         "--overheads",

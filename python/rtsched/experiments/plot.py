@@ -45,12 +45,13 @@ def load_results_spec(results_dir) -> Spec:
         text = (d / "spec.toml").read_text(encoding="utf-8")
     except OSError as e:
         raise SpecError(f"{str(d)!r} is not a results directory (cannot read spec.toml: {e.strerror})") from None
-    quick = False
+    quick, variant = False, None
     try:
-        quick = bool(json.loads((d / "sweep.json").read_text(encoding="utf-8")).get("quick", False))
-    except (OSError, ValueError):
+        info = json.loads((d / "sweep.json").read_text(encoding="utf-8"))
+        quick, variant = bool(info.get("quick", False)), info.get("variant")
+    except (OSError, ValueError, AttributeError):
         pass
-    return parse_spec(text, str(d / "spec.toml"), quick)
+    return parse_spec(text, str(d / "spec.toml"), quick, variant)
 
 
 def _dim_value(dim: str, coords: dict, group: str):
@@ -217,6 +218,130 @@ def curves(spec: Spec, rows):
     return data
 
 
+def _curve_label(pl, ck) -> str:
+    return " ".join(
+        _dim_label(pl.curves, c) if k == 0 else str(c) for k, c in enumerate(ck if isinstance(ck, tuple) else (ck,))
+    )
+
+
+def _ms_by_curve(spec: Spec, rows) -> dict:
+    """{(panel, curve): set of m} over the group rows (to express x as a fraction of m)."""
+    pl = spec.plot
+    out: dict = {}
+    for r in rows:
+        if r["kind"] != "group":
+            continue
+        panel = _dim_value(pl.panels, r, r["name"])
+        curve = _dim_value(pl.curves, r, r["name"])
+        if pl.panels != "group" and pl.curves != "group" and len(pl.groups) > 1:
+            curve = (curve, r["name"]) if curve is not None else r["name"]
+        out.setdefault((panel, curve), set()).add(r["m"])
+    return out
+
+
+#: The thresholds of :func:`crossings`: U99 (the paper's "schedulable utilization" at 99%),
+#: and where a curve falls below 95% and 50%.
+THRESHOLDS = (0.99, 0.95, 0.5)
+
+
+def crossings(spec: Spec, data: dict, rows) -> list:
+    """Per (panel, curve) of a fraction-schedulable figure: ``x99``, the largest grid x up to
+    which every grid point has at least 99% of its sets placed (Brandenburg & Gül's
+    "schedulable utilization", measured at 99%); ``x95`` and ``x50``, where the curve first
+    falls below 95% and 50%, linearly interpolated between the two grid points around it
+    (None: it never does on the grid); each also as a percentage of m when the curve has one m
+    and x is the total utilization."""
+    pl = spec.plot
+    if pl.y != "schedulable":
+        return []
+    ms = _ms_by_curve(spec, rows)
+    out = []
+    for panel in _order(pl.panels, list(data), spec):
+        cdata = data[panel]
+        ckeys = list(cdata)
+        if pl.curves == "group":
+            ckeys = _order("group", ckeys, spec)
+        elif all(not isinstance(k, tuple) for k in ckeys):
+            ckeys = _order(pl.curves, ckeys, spec)
+        for ck in ckeys:
+            pts = [(x, num / den) for x, (num, den) in sorted(cdata[ck].items()) if den]
+            if not pts:
+                continue
+            res = {"panel": _dim_label(pl.panels, panel), "curve": _curve_label(pl, ck), "points": len(pts)}
+            x99 = None
+            for x, f in pts:
+                if f < 0.99:
+                    break
+                x99 = x
+            res["x99"] = x99
+            for th, key in ((0.95, "x95"), (0.5, "x50")):
+                res[key] = None
+                for (xa, fa), (xb, fb) in zip(pts, pts[1:], strict=False):
+                    if fa >= th > fb:
+                        res[key] = xa + (xb - xa) * (fa - th) / (fa - fb)
+                        break
+                else:
+                    if pts[0][1] < th:
+                        res[key] = pts[0][0]
+            m = ms.get((panel, ck), set())
+            res["m"] = next(iter(m)) if len(m) == 1 else None
+            for key in ("x99", "x95", "x50"):
+                v = res[key]
+                res[key + "_pct_of_m"] = 100 * v / res["m"] if (v is not None and res["m"] and pl.x == "util") else None
+            out.append(res)
+    return out
+
+
+def crossings_lines(spec: Spec, cross: list) -> list:
+    """The crossings as text lines (printed by ``rtsched reproduce``)."""
+    if not cross:
+        return []
+
+    def f(v, pct):
+        if v is None:
+            return "—"
+        return f"{v:.3f}" + (f" ({pct:.2f}%)" if pct is not None else "")
+
+    lines = [f"{spec.name}: U99 (all points up to it >= 99% placed), and where each curve falls below 95% and 50%:"]
+    for c in cross:
+        where = " / ".join(x for x in (c["panel"], c["curve"]) if x)
+        lines.append(
+            f"  {where}: U99 {f(c['x99'], c['x99_pct_of_m'])}, 95% {f(c['x95'], c['x95_pct_of_m'])}, "
+            f"50% {f(c['x50'], c['x50_pct_of_m'])}"
+        )
+    return lines
+
+
+def write_figure_table(spec: Spec, data: dict, path: Path) -> Path:
+    """The figure's numbers, one row per (panel, curve, x): the plotted value (fraction
+    schedulable, or mean switch-rate bound) and the sets behind it."""
+    pl = spec.plot
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["panel", "curve", "x", "value", "sets"])
+    for panel in _order(pl.panels, list(data), spec):
+        cdata = data[panel]
+        ckeys = list(cdata)
+        if pl.curves == "group":
+            ckeys = _order("group", ckeys, spec)
+        elif all(not isinstance(k, tuple) for k in ckeys):
+            ckeys = _order(pl.curves, ckeys, spec)
+        for ck in ckeys:
+            for x, (num, den) in sorted(cdata[ck].items()):
+                w.writerow([_dim_label(pl.panels, panel), _curve_label(pl, ck), x, num / den if den else "", den])
+    return write_text(path, buf.getvalue())
+
+
+def write_crossings(cross: list, path: Path) -> Path:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    cols = ["panel", "curve", "m", "x99", "x95", "x50", "x99_pct_of_m", "x95_pct_of_m", "x50_pct_of_m", "points"]
+    w.writerow(cols)
+    for c in cross:
+        w.writerow(["" if c[k] is None else c[k] for k in cols])
+    return write_text(path, buf.getvalue())
+
+
 def _order(dim: str, keys, spec: Spec):
     if dim == "group":
         return [g for g in spec.plot.groups if g in keys]
@@ -300,4 +425,7 @@ def plot_results(results_dir, output) -> dict:
         "notes": notes,
         "points": len({r["point"] for r in rows}),
         "total": len(spec.points),
+        "spec": spec,
+        "rows": rows,
+        "data": data,
     }

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import inspect
 import os
 from pathlib import Path
 from types import ModuleType
@@ -141,20 +142,52 @@ def glue(text: str, where: str = "<spec>", name: str | None = None) -> ModuleTyp
 
 
 def parse_experiment(
-    text: str, path: str | None = None, quick: bool = False, override: dict | None = None, name: str | None = None
+    text: str,
+    path: str | None = None,
+    quick: bool = False,
+    override: dict | None = None,
+    name: str | None = None,
+    variant: str | None = None,
 ):
     """Parses any experiment spec (a sweep or a simulation reproduction) into the object the
-    runner takes."""
-    return glue(text, path or "<spec>", name).parse(text, path, quick=quick, override=override)
+    runner takes; ``variant`` picks one of its [variants.NAME] (variants.py)."""
+    return _parse(glue(text, path or "<spec>", name), text, path, quick, override, variant)
 
 
-def load_experiment(path, quick: bool = False, override: dict | None = None, name: str | None = None):
+def load_experiment(
+    path, quick: bool = False, override: dict | None = None, name: str | None = None, variant: str | None = None
+):
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise SpecError(f"cannot read spec {str(p)!r}: {e.strerror}") from None
-    return parse_experiment(text, str(p), quick=quick, override=override, name=name)
+    return parse_experiment(text, str(p), quick=quick, override=override, name=name, variant=variant)
+
+
+def _parse(mod: ModuleType, text: str, path: str | None, quick: bool, override, variant):
+    """``mod.parse`` with ``variant`` passed only to the modules that take one (the others have
+    no variants: naming one is an error)."""
+    if variant is None:
+        return mod.parse(text, path, quick=quick, override=override)
+    if "variant" not in inspect.signature(mod.parse).parameters:
+        raise SpecError(f"{path or '<spec>'}: --variant {variant!r}: this reproduction has no variants")
+    return mod.parse(text, path, quick=quick, override=override, variant=variant)
+
+
+def variants_of(path) -> tuple[list, str | None]:
+    """The variant names of a spec file and its default (``[]``, None when it has none)."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return [], None
+    v = data.get("variants")
+    return (list(v) if isinstance(v, dict) else []), data.get("default_variant")
+
+
+def results_dir(name: str, variant: str | None, quick: bool) -> Path:
+    """The default results directory of a reproduction: ``results/NAME[-VARIANT][-quick]``."""
+    return Path("results") / (name + (f"-{variant}" if variant else "") + ("-quick" if quick else ""))
 
 
 def is_simulation(path) -> bool:
@@ -179,16 +212,18 @@ def reproduce(
     log=None,
     fmt: str = "png",
     override: dict | None = None,
+    variant: str | None = None,
 ) -> dict:
     """Runs (resuming) the named reproduction and draws its figure; returns the paths written
-    and the runner's result (``sweep``). Simulation reproductions also return their tables as
+    and the runner's result (``sweep``). ``variant`` picks one of the spec's [variants.NAME]
+    (default: its ``default_variant``). Simulation reproductions also return their tables as
     ``text`` and accept ``override`` (top-level keys and a ``grid`` table applied after
     ``--quick``, for tiny test runs)."""
     path = lookup(name)
     text = Path(path).read_text(encoding="utf-8")
     mod = glue(text, str(path), name)
-    spec = mod.parse(text, str(path), quick=quick, override=override)
-    out = Path(out) if out else Path("results") / (name + ("-quick" if quick else ""))
+    spec = _parse(mod, text, str(path), quick, override, variant)
+    out = Path(out) if out else results_dir(name, getattr(spec, "variant", None), quick)
     run = run_sweep(
         spec, out, resume=True, evaluator=evaluator, executor=executor, jobs=jobs, progress=progress, log=log
     )

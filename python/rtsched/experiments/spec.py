@@ -32,6 +32,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 from . import evaluate
 from . import methods as method_names
 from .errors import SpecError
+from .variants import apply_variant, parse_semi
 
 __all__ = ["NExpr", "Point", "PlotSpec", "Spec", "SpecError", "load_spec", "parse_spec"]
 
@@ -54,7 +55,12 @@ TOP_KEYS = (
     "grid",
     "plot",
     "quick",
+    "semi",
+    "variants",
+    "default_variant",
 )
+#: What a [variants.NAME] table of a sweep spec may set (variants.py).
+VARIANT_KEYS = ("description", "samples", "generator", "grid", "plot", "semi")
 GENERATOR_KEYS = ("name", "periods", "umax", "deadlines")
 GRID_KEYS = ("m", "n", "util", "util_frac", "epsilon")
 RANGE_KEYS = ("from", "to", "step")
@@ -319,6 +325,8 @@ class Spec:
     max_steps: int
     overheads: dict | None  # the points' "overheads" object (experiments/overheads.py)
     plot: PlotSpec
+    semi: dict = field(default_factory=dict)  # SP-RES options for the evaluator ([semi] table)
+    variant: str | None = None  # the [variants.NAME] applied, if the spec has variants
     points: list = field(default_factory=list)
     skipped: list = field(default_factory=list)  # (coords, reason) of grid points not run
 
@@ -455,8 +463,9 @@ def _parse_plot(table, methods: list, where: str, mechanism: str | None = None) 
     return p
 
 
-def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
-    """Parse and validate a spec; with ``quick``, apply its [quick] table (samples, grid keys)."""
+def parse_spec(text: str, path: str | None = None, quick: bool = False, variant: str | None = None) -> Spec:
+    """Parse and validate a spec; ``variant`` applies its [variants.NAME] table (default: its
+    ``default_variant``, variants.py), then ``quick`` its [quick] table (samples, grid keys)."""
     where = path or "<spec>"
     try:
         data = tomllib.loads(text)
@@ -468,6 +477,7 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
             "rtsched reproduce NAME (docs/reproductions.md)"
         )
     _check_keys(data, TOP_KEYS, f"the top level of {where}")
+    data, variant = apply_variant(data, variant, where, VARIANT_KEYS)
     q = data.get("quick")
     if q is not None:
         if not isinstance(q, dict):
@@ -559,6 +569,7 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
     if not isinstance(description, str):
         raise SpecError(f"{where} description: expected a string")
     plot = _parse_plot(data.get("plot", {}), methods, where, mechanism)
+    semi = parse_semi(data.get("semi"), where)
 
     spec = Spec(
         text=text,
@@ -578,6 +589,8 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
         max_steps=max_steps,
         overheads=overheads,
         plot=plot,
+        semi=semi,
+        variant=variant,
     )
     _expand(spec, gw)
     if not spec.points:
@@ -633,6 +646,7 @@ def _expand(spec: Spec, where: str):
                     }
                     if spec.overheads is not None:
                         params["overheads"] = spec.overheads
+                    params.update(spec.semi)  # only the keys given: other specs keep their ids
                     pid = point_id(params)
                     if pid in seen:
                         continue
@@ -640,10 +654,10 @@ def _expand(spec: Spec, where: str):
                     spec.points.append(Point(pid, params, dict(coords_base, epsilon=eps)))
 
 
-def load_spec(path, quick: bool = False) -> Spec:
+def load_spec(path, quick: bool = False, variant: str | None = None) -> Spec:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise SpecError(f"cannot read spec {str(p)!r}: {e.strerror}") from None
-    return parse_spec(text, str(p), quick)
+    return parse_spec(text, str(p), quick, variant)

@@ -3,7 +3,7 @@
 Layout of a results directory (docs/experiments.md):
 
     spec.toml                   the spec as given (TOML text)
-    sweep.json                  {"name", "kind", "quick", "spec_hash", "points"}
+    sweep.json                  {"name", "kind", "quick", "spec_hash", "points", "variant"}
     points/<point-id>.parquet   one finished point each
 
 The same layout serves every experiment kind (schedulability sweeps and the simulation

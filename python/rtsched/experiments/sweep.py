@@ -61,6 +61,7 @@ def _write_spec(out: Path, spec) -> None:
         "quick": spec.quick,
         "spec_hash": spec.hash,
         "points": len(spec.points),
+        "variant": getattr(spec, "variant", None),
     }
     write_text(out / "sweep.json", json.dumps(info, indent=1) + "\n")
 
@@ -76,6 +77,7 @@ def run_sweep(
     progress: bool = True,
     log=None,
     quick: bool = False,
+    variant: str | None = None,
 ) -> SweepResult:
     """Run (or resume) the points of an experiment spec; returns what was computed, kept and
     found invalid.
@@ -87,7 +89,7 @@ def run_sweep(
     """
     log = log if log is not None else sys.stderr
     if isinstance(spec, (str, os.PathLike)):
-        spec = load_spec(spec, quick=quick)
+        spec = load_spec(spec, quick=quick, variant=variant)
     if evaluator is None:
         evaluator = spec.default_evaluator()
     out = Path(out_dir)

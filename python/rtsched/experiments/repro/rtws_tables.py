@@ -77,11 +77,22 @@ KEYS = (*COMMON_KEYS, "schedulers")
 GRID_KEYS = ("m", "window")
 
 
-def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None) -> SimSpec:
+def parse(
+    text: str, path: str | None = None, quick: bool = False, override: dict | None = None, variant: str | None = None
+) -> SimSpec:
     """Parses an rtws-tables spec (``quick``: its [quick] table; ``override``: top-level keys and
-    a ``grid`` table, applied last)."""
+    a ``grid`` table, applied last; it has no variants)."""
     c = parse_common(
-        text, path, KIND, KEYS, GRID_KEYS, schema=SCHEMA, evaluator=evaluate_point, quick=quick, override=override
+        text,
+        path,
+        KIND,
+        KEYS,
+        GRID_KEYS,
+        schema=SCHEMA,
+        evaluator=evaluate_point,
+        quick=quick,
+        override=override,
+        variant=variant,
     )
     spec, data, grid, ms, where = c.spec, c.data, c.grid, c.ms, c.where
     seed, samples, horizon, kind = c.seed, c.samples, c.horizon, KIND
