@@ -231,6 +231,7 @@ enum Kind {
     Gsn,
     GsnDi,
     KernelSd,
+    Spres,
 }
 
 fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>, String> {
@@ -294,6 +295,23 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
         Kind::Gsn => mech("gsn-edf"),
         Kind::GsnDi => mech("gsn-edf-di"),
         Kind::KernelSd => mech("kernel-sd"),
+        Kind::Spres => {
+            // The SP-RES cascade's placement (split tasks where it must), or, when it cannot
+            // place the set (overload), a random partition as whole reservations.
+            let p = rtsched_analysis::semi::cascade(&ts, m as u32, &rtsched_analysis::semi::SemiConfig::default());
+            let base = if p.schedulable {
+                mech("spres").with_reservations(p.to_json().to_string())
+            } else {
+                let mut part = vec![Vec::new(); m];
+                for t in 0..n {
+                    part[rng.below(m as u64) as usize].push(t);
+                }
+                mech("spres").with_partition(part)
+            };
+            let cash = if rng.below(2) == 0 { "true" } else { "false" };
+            let soft = if rng.below(2) == 0 { "true" } else { "false" };
+            base.with_params([("cash", cash), ("soft", soft), ("rr_quantum", "500us")]).unwrap()
+        }
     };
     let desc = format!(
         "{kind:?} m={m} n={n} U={u:.2} dur={}ms idle={:?} exec={:?} stop={stop_after:?} set={:?}",
@@ -349,7 +367,9 @@ fn every_mechanism_survives_random_runs() {
     let cpus = allowed_cpus();
     let t = std::time::Instant::now();
     let mut ran = 0;
-    for (k, kind) in [Kind::Pedf, Kind::Pfp, Kind::Gsn, Kind::GsnDi, Kind::KernelSd].into_iter().enumerate() {
+    for (k, kind) in
+        [Kind::Pedf, Kind::Pfp, Kind::Gsn, Kind::GsnDi, Kind::KernelSd, Kind::Spres].into_iter().enumerate()
+    {
         let count = if matches!(kind, Kind::KernelSd) { cases.div_ceil(2) } else { cases };
         for c in 0..count {
             // One generator per case, so a case reproduces alone.

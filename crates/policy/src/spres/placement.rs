@@ -56,6 +56,35 @@ fn uint(o: &Map<String, Value>, key: &str, what: &str) -> Result<u64, ModelError
 }
 
 impl SpresPlacement {
+    /// A plain partition as a placement: task `t` of `partition[c]` is one whole reservation
+    /// on CPU `c` (budget C, replenishment period T, deadline D, offset 0). `None` if the
+    /// partition does not place every task of `ts` exactly once.
+    pub fn whole(ts: &TaskSet, partition: &[Vec<usize>]) -> Option<SpresPlacement> {
+        let mut parts: Vec<Vec<Reservation>> = vec![Vec::new(); ts.len()];
+        for (c, tasks) in partition.iter().enumerate() {
+            for &t in tasks {
+                let task = ts.tasks().get(t)?;
+                if !parts[t].is_empty() {
+                    return None;
+                }
+                parts[t].push(Reservation {
+                    cpu: c as u32,
+                    task: t,
+                    budget: task.wcet,
+                    period: task.period,
+                    deadline: task.deadline.min(task.period),
+                    offset: 0,
+                    part: 1,
+                    parts: 1,
+                });
+            }
+        }
+        if parts.iter().any(Vec::is_empty) {
+            return None;
+        }
+        Some(SpresPlacement { m: partition.len() as u32, heuristic: "partition".into(), parts })
+    }
+
     /// Parses and validates a placement for `ts`: known CPUs and tasks, `1 ≤ budget ≤
     /// deadline`, `offset + deadline ≤ period ≤ T`, `period = ⌊T / period_ratio⌋`, every part
     /// present once, windows back to back from offset 0, every task placed.
