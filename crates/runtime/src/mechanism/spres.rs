@@ -313,40 +313,7 @@ impl Plugin for SpresMech {
     }
 
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
-        let c = ctx.cpu;
-        let now = crate::clock::monotonic_ns();
-        let mut out = Vec::new();
-        let mut done_elsewhere = None;
-        let next = {
-            let mut g = self.cpus[c].lock(ctx.trace);
-            let st = &mut *g;
-            st.rules.advance(now);
-            if let Prev::Completed(j) = prev {
-                // Held here, or it left while it ran (then it never reaches the target).
-                if st.rules.complete(j.task(), now).is_none() {
-                    st.outgoing.retain(|d| !(d.task == j.task() && d.seq == j.seq()));
-                }
-                if self.home[j.task() as usize] as usize == c {
-                    if let Some(nx) = st.book.complete(&j) {
-                        Self::activate_first(st, c, &nx, nx.release.max(now));
-                    }
-                } else {
-                    done_elsewhere = Some(j);
-                }
-            }
-            // The worker runs nothing now: jobs that left while it ran them go.
-            out.append(&mut st.outgoing);
-            st.scheduled = None;
-            self.refresh(ctx, c, st, now, true, &mut out);
-            st.scheduled = Self::wanted(st);
-            ctx.ack_resched();
-            st.scheduled
-        };
-        if let Some(j) = done_elsewhere {
-            self.complete_at_home(ctx, &j, now, &mut out);
-        }
-        self.hand_over(ctx, &mut out);
-        next
+        self.schedule_at(ctx, prev, crate::clock::monotonic_ns())
     }
 
     fn timer(&self, ctx: &mut Ctx<'_>, now: u64) {
@@ -365,7 +332,6 @@ impl Plugin for SpresMech {
         self.hand_over(ctx, &mut out);
         ctx.term_since(if migrated { MIGRATION_TIMER } else { BUDGET_ENFORCEMENT }, stamp);
     }
-
     fn notified(&self, ctx: &mut Ctx<'_>, now: u64) {
         let c = ctx.cpu;
         if c >= self.cpus.len() {
@@ -425,5 +391,195 @@ impl Plugin for SpresMech {
             }
         }
         Accounting { released, completed, consistent }
+    }
+}
+
+impl SpresMech {
+    /// [`Plugin::schedule`] at `now` (the property test drives it in virtual time).
+    fn schedule_at(&self, ctx: &mut Ctx<'_>, prev: Prev, now: u64) -> Option<Job> {
+        let c = ctx.cpu;
+        let mut out = Vec::new();
+        let mut done_elsewhere = None;
+        let next = {
+            let mut g = self.cpus[c].lock(ctx.trace);
+            let st = &mut *g;
+            st.rules.advance(now);
+            if let Prev::Completed(j) = prev {
+                // Held here, or it left while it ran (then it never reaches the target).
+                if st.rules.complete(j.task(), now).is_none() {
+                    st.outgoing.retain(|d| !(d.task == j.task() && d.seq == j.seq()));
+                }
+                if self.home[j.task() as usize] as usize == c {
+                    if let Some(nx) = st.book.complete(&j) {
+                        Self::activate_first(st, c, &nx, nx.release.max(now));
+                    }
+                } else {
+                    done_elsewhere = Some(j);
+                }
+            }
+            // The worker runs nothing now: jobs that left while it ran them go.
+            out.append(&mut st.outgoing);
+            st.scheduled = None;
+            self.refresh(ctx, c, st, now, true, &mut out);
+            st.scheduled = Self::wanted(st);
+            ctx.ack_resched();
+            st.scheduled
+        };
+        if let Some(j) = done_elsewhere {
+            self.complete_at_home(ctx, &j, now, &mut out);
+        }
+        self.hand_over(ctx, &mut out);
+        next
+    }
+
+}
+
+#[cfg(test)]
+mod tests {
+    //! The mechanism driven without threads, in virtual time, on placements of random sets by
+    //! the SP-RES heuristics (split tasks included): releases, budget and migration timers,
+    //! hand-overs (the notification delivered at once), preemption notices and random
+    //! completions. After every instant has settled, each CPU serves what the synchronous
+    //! driver of the same rules (`rtsched_policy::spres::Spres`, the simulator's) serves, fed
+    //! the same events, with the same CASH slack. Background by earliest window end: with
+    //! round-robin, an intermediate decision at an instant (before a job arrives there) may
+    //! advance the rotation where the synchronous driver does not — the same rules, a different
+    //! interleaving.
+    use super::*;
+    use crate::sync::CpuSignal;
+    use crate::tracer::TraceBuffer;
+    use proptest::prelude::*;
+    use rtsched_analysis::semi;
+    use rtsched_model::TaskSet;
+    use rtsched_policy::spres::Spres;
+
+    const PERIODS: [u64; 8] = [20, 30, 40, 50, 60, 80, 100, 120];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        #[allow(clippy::needless_range_loop)] // per-CPU arrays of the mechanism and the reference
+        #[test]
+        fn served_equals_the_synchronous_rules(
+            m in 2u32..=3,
+            tasks in proptest::collection::vec((0usize..8, 30u64..100), 3..9),
+            h in 0usize..64,
+            cash in any::<bool>(),
+            soft in any::<bool>(),
+            ops in proptest::collection::vec((0u8..4, 0usize..3, 1u64..15), 1..150),
+        ) {
+            let ct: Vec<(u64, u64)> = tasks.iter().map(|&(p, f)| {
+                let t = PERIODS[p];
+                ((t * f / 100).max(1), t)
+            }).collect();
+            let ts = TaskSet::from_ct(&ct).unwrap();
+            let hs = semi::Heuristic::all();
+            let p = semi::place(&ts, m, &hs[h % hs.len()], &semi::SemiConfig { rp_floor: 10, ..Default::default() });
+            prop_assume!(p.schedulable);
+            let pl = SpresPlacement::from_json(&p.to_json().to_string(), &ts).unwrap();
+            let rules = Rules { soft_unsplit: soft, cash, background: Background::EarliestEnd };
+            let params: Vec<TaskParams> = ct.iter().map(|&(_, t)| TaskParams { deadline: t, period: t }).collect();
+            let end = 100_000;
+            let g = SpresMech::new(&params, &pl, rules, PriorityRule::Edf, 0, end);
+            let mut reference = Spres::new(&pl, rules);
+            let n = ct.len();
+            let (mut released, mut completed) = (vec![0u32; n], vec![0u32; n]);
+            let m = m as usize;
+            let signals: Vec<CpuSignal> = (0..m).map(|_| CpuSignal::new()).collect();
+            let mut tb = TraceBuffer::new(0, 1_000_000);
+            let mut running: Vec<Option<Job>> = vec![None; m];
+            let mut now = 0u64;
+            let mut ops = ops.into_iter();
+            // Jobs that ran on one CPU and later on another (for the statistics line).
+            let mut migrations = 0u32;
+            let mut last_cpu = std::collections::HashMap::new();
+            loop {
+                // The mechanism: every callback due at `now`, until nothing is pending.
+                for _ in 0..64 {
+                    let mut busy = false;
+                    for c in 0..m {
+                        let mut ctx = Ctx::new(c, &mut tb, &signals);
+                        if g.next_release(c) <= now {
+                            g.release(&mut ctx, c, now);
+                            busy = true;
+                        }
+                        if g.next_timer(c) <= now {
+                            g.timer(&mut ctx, now);
+                            busy = true;
+                        }
+                        if signals[c].take_notify() {
+                            g.notified(&mut ctx, now);
+                            busy = true;
+                        }
+                        if signals[c].resched_pending() {
+                            let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
+                            let before = running[c];
+                            running[c] = g.schedule_at(&mut ctx, prev, now);
+                            if let Some(b) = running[c] {
+                                let moved = last_cpu.insert((b.task(), b.seq()), c).is_some_and(|x| x != c);
+                                migrations += u32::from(moved && before != Some(b));
+                            }
+                            busy = true;
+                        }
+                    }
+                    if !busy {
+                        break;
+                    }
+                }
+                // The reference at `now`: releases, then one synchronous step.
+                reference.advance(now);
+                for t in 0..n {
+                    let period = params[t].period;
+                    while (released[t] as u64) * period <= now && (released[t] as u64) * period < end {
+                        let seq = released[t];
+                        released[t] += 1;
+                        if seq == completed[t] {
+                            reference.activate(t as u32, seq, seq as u64 * period);
+                        }
+                    }
+                }
+                reference.step(now);
+                for c in 0..m {
+                    let mut st = g.cpus[c].lock_untraced();
+                    // Service is charged lazily, at the CPU's next callback: charge it now to
+                    // compare the slack (charging twice up to one instant is a no-op).
+                    st.rules.advance(now);
+                    let mine = st.rules.served().map(|(t, h, md)| (t, h.seq, md));
+                    prop_assert_eq!(mine, reference.served(c), "CPU {} at {}", c, now);
+                    prop_assert_eq!(st.rules.slack_total(), reference.cpu(c).slack_total(), "CPU {} slack at {}", c, now);
+                    prop_assert_eq!(running[c], SpresMech::wanted(&st), "CPU {} runs what it serves", c);
+                    prop_assert!(st.fault.is_none(), "{:?}", st.fault);
+                }
+                prop_assert_eq!(g.accounting().consistent, Ok(()));
+                let Some((op, c, dt)) = ops.next() else { break };
+                // A completion of what CPU c runs, or time passes to the next event.
+                let c = c % m;
+                if op == 0 {
+                    if let Some(j) = running[c] {
+                        let t = j.task() as usize;
+                        let mut ctx = Ctx::new(c, &mut tb, &signals);
+                        running[c] = g.schedule_at(&mut ctx, Prev::Completed(j), now);
+                        drop(ctx);
+                        reference.advance(now);
+                        prop_assert!(reference.complete(t as u32, now).is_some());
+                        completed[t] += 1;
+                        if released[t] > completed[t] {
+                            let seq = completed[t];
+                            reference.activate(t as u32, seq, (seq as u64 * params[t].period).max(now));
+                        }
+                        reference.step(now);
+                        continue;
+                    }
+                }
+                let mut next = now + dt;
+                for c in 0..m {
+                    next = next.min(g.next_release(c)).min(g.next_timer(c));
+                }
+                prop_assert!(next > now, "an event at {} was not handled", next);
+                now = next;
+            }
+            if std::env::var("SPRES_PROP_STATS").is_ok() {
+                eprintln!("case: {} split tasks, {migrations} job changes", pl.parts.iter().filter(|x| x.len() > 1).count());
+            }
+        }
     }
 }
