@@ -124,7 +124,7 @@ def test_vocabulary_and_table():
         assert t in names
     mech = {m["name"]: m for m in mechanisms()}
     # in_runtime = registered as a runtime mechanism.
-    runtime = set(rtsched.scheduler_names()) & set(mech)
+    runtime = {e["name"] for e in rtsched.schedulers()} & set(mech)
     assert {"gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd", "spres"} <= runtime
     assert {n for n, m in mech.items() if m["in_runtime"]} == runtime
     for coming in ("gedf-mp", "push-pull", "cqm", "cem", "fem", "hem", "cq1", "ce1", "fe1"):
