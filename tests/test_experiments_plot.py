@@ -143,7 +143,9 @@ def test_reproduce_quick_with_the_fake(tmp_path):
     res = reproduce("spres-fig5", quick=True, out=tmp_path / "f5", evaluator=fake_evaluate, jobs=1, progress=False)
     assert res["figure"] == tmp_path / "f5" / "spres-fig5.png" and res["figure"].stat().st_size > 0
     assert res["points"] == res["total"] == len(res["sweep"].computed)
-    again = reproduce("spres-fig5", quick=True, out=tmp_path / "f5", evaluator=fake_evaluate, jobs=1, progress=False)
+    again = reproduce(
+        "spres-fig5", quick=True, resume=True, out=tmp_path / "f5", evaluator=fake_evaluate, jobs=1, progress=False
+    )
     assert not again["sweep"].computed and len(again["sweep"].kept) == res["total"]
     rows = list(csv.DictReader(open(res["csv"])))
     assert {r["epsilon_ns"] for r in rows} == {"100000", "500000", "2000000"}

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 import rtsched
-from rtsched.run import run_raw
+from rtsched.runtime import run_raw
 
 ALL = sorted(os.sched_getaffinity(0))
 CPU = ALL[0]
@@ -83,7 +83,7 @@ def test_cli_runs_a_placement_file(tmp_path):
     assert out.returncode == 0, out.stderr
     p_file.write_text(out.stdout)
     cmd = [sys.executable, "-m", "rtsched", "run", str(ts_file), "--scheduler", "spres", "--placement", str(p_file)]
-    cmd += ["--cpus", str(CPU), "--duration", "100ms", "--param", "cash=false", "--gantt", str(tmp_path / "g.svg")]
+    cmd += ["--cpus", str(CPU), "--duration", "100ms", "--param", "cash=false", "--gantt", str(tmp_path / "g.svg"), "--json"]
     out = subprocess.run(cmd, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     s = json.loads(out.stdout)

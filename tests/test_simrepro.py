@@ -101,7 +101,7 @@ def test_spres_table1_tiny_run(tmp_path):
     if agg["simulated_sets"]:
         assert float(table[0]["migrations_per_s_per_core"]) == pytest.approx(agg["rows"][0]["rate"])
     # Resume: nothing recomputed, same table.
-    again = reproduce("spres-table1", quick=True, out=out, jobs=1, progress=False, override=TINY_SPRES)
+    again = reproduce("spres-table1", quick=True, resume=True, out=out, jobs=1, progress=False, override=TINY_SPRES)
     assert again["run"]["computed"] == 0 and again["run"]["kept"] == 1
     assert again["result"]["rows"] == agg["rows"]
 

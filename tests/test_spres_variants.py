@@ -27,13 +27,13 @@ def test_fig1_under_each_variant(cli):
     # as in the paper's Fig. 1. Artifact: the script's order tries FFD-C=D first, which fills
     # CPU 0 with task 0 and splits task 1 there.
     code, out, err = cli(
-        "partition", EXAMPLES / "fig1-seed004.json", "--heuristic", "spres", "--variant", "text", "--json"
+        "partition", EXAMPLES / "spres-fig1.json", "--heuristic", "spres", "--variant", "text", "--json"
     )
     assert code == 0, err
     p = json.loads(out)
     assert p["heuristic"] == "WFD-C=D"
     assert _split_parts(p) == [(2, 1, 5 * MS, 10 * MS, 0), (2, 2, 5 * MS, 5 * MS, 10 * MS)]
-    code, out, err = cli("partition", EXAMPLES / "fig1-seed004.json", "--heuristic", "spres", "--json")
+    code, out, err = cli("partition", EXAMPLES / "spres-fig1.json", "--heuristic", "spres", "--json")
     assert code == 0, err
     p = json.loads(out)
     assert p["heuristic"] == "FFD-C=D"
@@ -80,14 +80,14 @@ def test_rp_options_place_a_set_that_needs_rp(cli, tmp_path):
     ],
 )
 def test_bad_options_are_refused(cli, args, field):
-    code, _, err = cli("partition", EXAMPLES / "fig1-seed004.json", "--heuristic", "spres", *args)
+    code, _, err = cli("partition", EXAMPLES / "spres-fig1.json", "--heuristic", "spres", *args)
     assert code == 2
     # argparse prints its usage first; the error itself is the last line.
     assert field in err.strip().splitlines()[-1] and "Traceback" not in err
 
 
 def test_api_options_and_layout():
-    ts = rtsched.load(EXAMPLES / "fig1-seed004.json")[0]
+    ts = rtsched.load(EXAMPLES / "spres-fig1.json")
     p = rtsched.partition(ts, 2, "spres", variant="text", slice_order="deadline-desc")
     assert p["schedulable"] and p["heuristic"] == "WFD-C=D"
     # Deadline order: the 10 ms window (part with laxity) before the 5 ms chunk either way here.

@@ -6,8 +6,7 @@ use crate::{err, guarded, RtschedError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
-use rtsched_analysis::partition::{partition as partition_tasks, Admission, Fit, Order, PartitionOutcome};
-use rtsched_analysis::uni::fp::Priority;
+use rtsched_analysis::partition::{partition as partition_tasks, Order, PartitionOutcome};
 use rtsched_analysis::{semi, Limits, Verdict};
 use rtsched_gen::{DeadlineGen, GenSpec, PeriodGen};
 use rtsched_model::{ModelError, TaskSet as RTaskSet};
@@ -171,27 +170,16 @@ fn partition_json(
     lim: &Limits,
 ) -> Result<Value, ModelError> {
     check_m(m)?;
-    let fit = match heuristic {
-        "ffd" => Some(Fit::First),
-        "wfd" => Some(Fit::Worst),
-        "bfd" => Some(Fit::Best),
-        "nfd" => Some(Fit::Next),
-        _ => None,
-    };
-    if let Some(fit) = fit {
-        let adm = match admission {
-            "edf" => Admission::Edf,
-            "fp-rm" => Admission::Fp(Priority::RateMonotonic),
-            "fp-dm" => Admission::Fp(Priority::DeadlineMonotonic),
-            other => {
-                return Err(ModelError::field(
-                    "admission",
-                    format!("unknown admission {other:?} (use edf, fp-rm or fp-dm)"),
-                ))
-            }
-        };
-        let label = format!("{heuristic} ({admission})");
-        return Ok(match partition_tasks(ts, m, fit, Order::DecreasingUtilization, adm, lim) {
+    use crate::methods::{resolve, Cascade, Method};
+    let (method, canonical) = resolve(heuristic, &[]).ok_or_else(|| {
+        ModelError::field(
+            "heuristic",
+            format!("unknown placement method {heuristic:?}; use {}", crate::methods::help(&[])),
+        )
+    })?;
+    if let Method::Plain { fit, admission } = method {
+        let label = canonical.clone();
+        return Ok(match partition_tasks(ts, m, fit, Order::DecreasingUtilization, admission, lim) {
             PartitionOutcome::Placed(p) => plain_placement(ts, m, &label, &p.cpus, None),
             PartitionOutcome::Failed { task, partial } => plain_placement(ts, m, &label, &partial.cpus, Some(task)),
         });
@@ -199,23 +187,20 @@ fn partition_json(
     if admission != "edf" {
         return Err(ModelError::field(
             "admission",
-            "SP-RES reservations are scheduled by EDF; --admission applies only to ffd/wfd/bfd/nfd",
+            "SP-RES reservations are scheduled by EDF; name a plain partitioning method (pfp_ffd, ...) for FP",
         ));
     }
-    let placement = if heuristic == "spres" {
-        semi::cascade(ts, m, cfg)
-    } else {
-        let h = semi::Heuristic::from_name(heuristic).ok_or_else(|| {
-            let names: Vec<String> = semi::Heuristic::all().iter().map(|h| h.name()).collect();
-            ModelError::field(
-                "heuristic",
-                format!(
-                    "unknown heuristic {heuristic:?}; use ffd, wfd, bfd, nfd, spres or one of: {}",
-                    names.join(", ")
-                ),
-            )
-        })?;
-        semi::place(ts, m, &h, cfg)
+    let placement = match method {
+        Method::Cascade(Cascade::Full) => semi::cascade(ts, m, cfg),
+        Method::Cascade(Cascade::NoMeta) => semi::cascade(ts, m, &semi::SemiConfig { meta: false, ..cfg.clone() }),
+        Method::Cascade(Cascade::Paf) => semi::cascade_of(ts, m, &cascade_upto(cfg.variant, semi::Group::Paf), cfg),
+        Method::Cascade(Cascade::Partition) => {
+            semi::cascade_of(ts, m, &cascade_upto(cfg.variant, semi::Group::Partitioning), cfg)
+        }
+        Method::Heuristic(h) => semi::place(ts, m, &h, cfg),
+        Method::Plain { .. } | Method::Test(_) => {
+            return Err(ModelError::field("heuristic", format!("{heuristic:?} is not a placement method")))
+        }
     };
     Ok(placement.to_json())
 }
@@ -351,6 +336,19 @@ fn acceptance<'py>(
     Ok(d)
 }
 
+/// The cumulative groups of the SP-RES cascade up to `last`, in the order of `variant`'s
+/// reading (`spres-partition`, `spres-nometa`, `spres-paf`, `spres`).
+fn cascade_upto(variant: semi::Variant, last: semi::Group) -> Vec<semi::Heuristic> {
+    let mut order = Vec::new();
+    for (g, hs) in semi::cascade_groups(variant) {
+        order.extend(hs);
+        if g == last {
+            break;
+        }
+    }
+    order
+}
+
 /// One method's outcome on one task set, for the experiment engine.
 struct Row {
     verdict: Verdict,
@@ -396,6 +394,16 @@ fn evaluate_method(method: &str, ts: &RTaskSet, ctx: &EvalCtx, memo: &mut SetMem
     if let Some(v) = crate::overheads::evaluate_method(method, ts, m, lim, ovh) {
         return v.map(|verdict| Row { verdict, switch_rate: None });
     }
+    // One name per method in every spelling (crate::methods); the result rows keep the spec's.
+    let canonical = crate::methods::resolve(method, &report::TEST_NAMES);
+    if let Some((crate::methods::Method::Plain { fit, admission }, _)) = &canonical {
+        let placed = partition_tasks(ts, m, *fit, Order::DecreasingUtilization, *admission, lim);
+        return Ok(Row {
+            verdict: Verdict::from_bool(matches!(placed, PartitionOutcome::Placed(_))),
+            switch_rate: None,
+        });
+    }
+    let method = canonical.as_ref().map_or(method, |(_, c)| c.as_str());
     let semi_cfg = |meta: bool| semi::SemiConfig { epsilon, meta, ..semi_base.clone() };
     let bound = |p: &semi::Placement| -> f64 {
         let per_cpu = p.switch_rate_bound();
@@ -412,17 +420,7 @@ fn evaluate_method(method: &str, ts: &RTaskSet, ctx: &EvalCtx, memo: &mut SetMem
     if let Some(h) = semi::Heuristic::from_name(method) {
         return Ok(placed(semi::place(ts, m, &h, &semi_cfg(true))));
     }
-    // The cumulative groups of the cascade, in the configured reading's order.
-    let upto = |last: semi::Group| -> Vec<semi::Heuristic> {
-        let mut order = Vec::new();
-        for (g, hs) in semi::cascade_groups(semi_base.variant) {
-            order.extend(hs);
-            if g == last {
-                break;
-            }
-        }
-        order
-    };
+    let upto = |last: semi::Group| cascade_upto(semi_base.variant, last);
     let mut group = |last: semi::Group, meta: bool| -> Row {
         let order = upto(last);
         let cfg = semi_cfg(meta);
@@ -452,12 +450,13 @@ fn evaluate_method(method: &str, ts: &RTaskSet, ctx: &EvalCtx, memo: &mut SetMem
         "spres-nometa" => Ok(group(semi::Group::Semi, false)),
         "spres-partition" => Ok(group(semi::Group::Partitioning, false)),
         "spres-paf" => Ok(group(semi::Group::Paf, true)),
-        t if report::TEST_NAMES.contains(&t) => Ok(Row { verdict: report::run_test(t, ts, m, lim, epsilon), switch_rate: None }),
-        other => Err(ModelError::field("methods", format!(
-            "unknown method {other:?}: use a test ({}), a cascade (spres-partition, spres-nometa, spres-paf, spres), or an SP-RES heuristic ({})",
-            report::TEST_NAMES.join(", "),
-            semi::Heuristic::all().iter().map(|h| h.name()).collect::<Vec<_>>().join(", ")
-        ))),
+        t if report::TEST_NAMES.contains(&t) => {
+            Ok(Row { verdict: report::run_test(t, ts, m, lim, epsilon), switch_rate: None })
+        }
+        other => Err(ModelError::field(
+            "methods",
+            format!("unknown method {other:?}: use one of the {}", crate::methods::help(&report::TEST_NAMES)),
+        )),
     }
 }
 

@@ -10,12 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .._core import RtschedError as _InputError
 from .errors import SpecError
-
-try:
-    from .._core import RtschedError as _InputError
-except Exception:  # pragma: no cover - the core is always there in an installed package
-    _InputError = SpecError
 
 
 def _executor_args(p):
@@ -67,7 +63,7 @@ def _guard(name, fn, args) -> int:
         return 130
 
 
-def cmd_sweep(args) -> int:
+def cmd_sweep(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .registry import results_dir
@@ -88,7 +84,7 @@ def cmd_sweep(args) -> int:
     return 0
 
 
-def cmd_plot(args) -> int:
+def cmd_plot(args: argparse.Namespace) -> int:
     from .plot import plot_results
 
     res = plot_results(args.results, args.output)
@@ -98,14 +94,16 @@ def cmd_plot(args) -> int:
     return 0
 
 
-def cmd_reproduce(args) -> int:
+def cmd_reproduce(args: argparse.Namespace) -> int:
     from .registry import available, description, reproduce, variants_of
 
     if args.list or not args.name:
-        for name, path in available().items():
-            names, default = variants_of(path)
-            var = " [variants: " + ", ".join(f"{v} (default)" if v == default else v for v in names) + "]"
-            print(f"{name:<16} {description(name) or path}{var if names else ''}")
+        names = available()
+        width = max((len(n) for n in names), default=0)
+        for name, path in names.items():
+            vs, default = variants_of(path)
+            var = " [variants: " + ", ".join(f"{v} (default)" if v == default else v for v in vs) + "]"
+            print(f"{name:<{width}}  {description(name) or f'(a spec without a module: {path})'}{var if vs else ''}")
         if not args.list:
             print("rtsched reproduce: give a NAME (listed above)", file=sys.stderr)
             return 2
@@ -124,6 +122,7 @@ def cmd_reproduce(args) -> int:
         res = reproduce(
             args.name,
             quick=args.quick,
+            resume=args.resume,
             out=args.out,
             executor=executor,
             progress=not args.quiet,
@@ -146,7 +145,7 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
-def add_commands(subparsers) -> None:
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
     """Add ``sweep``, ``plot`` and ``reproduce`` to the main CLI's subparsers."""
     p = subparsers.add_parser(
         "sweep",
@@ -180,22 +179,21 @@ def add_commands(subparsers) -> None:
     p = subparsers.add_parser(
         "reproduce",
         help="reproduce a paper's figure by name",
-        description="Run the named spec experiments/NAME.toml (resuming whatever OUT already holds) and draw its "
-        "figure to OUT/NAME.png (with a CSV beside it). --list shows the names.",
+        description="Run the named reproduction (its spec, experiments/NAME.toml) into OUT and draw its figure to "
+        "OUT/NAME.png (with a CSV beside it). --list shows the names with a line on each. --resume keeps the "
+        "points OUT already holds, as in rtsched sweep.",
     )
-    p.add_argument(
-        "name",
-        nargs="?",
-        help="e.g. spres-fig3, spres-fig4, spres-fig5, spres-fig6, spres-table1, rtws-tables, rtss09-hrt, rtss09-srt, "
-        "gedfmp-soft-n, gedfmp-hard-u",
-    )
-    p.add_argument("--list", action="store_true", help="list the available names")
+    p.add_argument("name", nargs="?", help="a reproduction, e.g. spres-fig3 (see --list)")
+    p.add_argument("--list", action="store_true", help="list the reproductions, one line each")
     p.add_argument("--quick", action="store_true", help="the quick form (the spec's [quick] table)")
     p.add_argument(
         "--variant",
         help="which reading to reproduce where the paper's text and its published code differ: the spres "
         "reproductions offer artifact (the published code, default: the figures were made with it) and text "
         "(docs/reproductions.md)",
+    )
+    p.add_argument(
+        "--resume", action="store_true", help="keep valid finished points; recompute missing, partial or corrupt ones"
     )
     p.add_argument(
         "--out", help="results directory (default results/NAME[-VARIANT][-quick], e.g. results/spres-fig3-artifact)"
@@ -211,7 +209,7 @@ def add_commands(subparsers) -> None:
     p.set_defaults(func=lambda a: _guard("reproduce", cmd_reproduce, a))
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Stand-alone entry (``python -m rtsched.experiments.cli``) until the main CLI hooks these in."""
     parser = argparse.ArgumentParser(prog="rtsched")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

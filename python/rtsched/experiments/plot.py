@@ -1,12 +1,15 @@
-"""Plots of sweep results, drawn like the figures of seed 004 §V (Brandenburg & Gül, RTSS 2016).
+"""Plots of sweep results, drawn like the figures of Brandenburg & Gül, RTSS 2016, §V.
+
+Curves that coincide stay distinguishable (markers, line styles and marker phases of
+``rtsched.plots.curve_style``), legends sit beside the panels, fractions are plotted from 0.
 
 Aggregation: for a *group* of methods (``[plot.groups]``), a task set counts as schedulable when
-any method of the group placed it (seed 004 Fig. 3: "the fraction of task sets for which either
+any method of the group placed it (Brandenburg & Gül, RTSS 2016 Fig. 3: "the fraction of task sets for which either
 the WFD or FFD heuristic could find a valid mapping"); its switch rate is that of the first method
 of the group, in the group's order, that placed it (the cascade's answer). A method that gave up
 counts as not schedulable. ``y = "schedulable"`` plots the fraction of task sets schedulable;
 ``y = "switch_rate"`` the mean per-core context-switch-rate bound over the placed task sets
-(seed 004 Fig. 6), drawn only where at least ``min_samples`` sets were placed.
+(Brandenburg & Gül, RTSS 2016 Fig. 6), drawn only where at least ``min_samples`` sets were placed.
 """
 
 from __future__ import annotations
@@ -15,11 +18,14 @@ import csv
 import io
 import json
 import math
+import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..output import save_figure, write_text
+from ..plots import curve_style, fraction_axis, legend_outside
 from . import store
 from .errors import SpecError
 from .spec import Spec, parse_spec
@@ -35,11 +41,10 @@ Y_LABELS = {
     "schedulable": "fraction schedulable",
     "switch_rate": "context switches / s / core (bound)",
 }
-MARKERS = "os^vD<>phx*+"
 FORMATS = (".png", ".pdf", ".svg")
 
 
-def load_results_spec(results_dir) -> Spec:
+def load_results_spec(results_dir: str | os.PathLike) -> Spec:
     d = Path(results_dir)
     try:
         text = (d / "spec.toml").read_text(encoding="utf-8")
@@ -75,7 +80,7 @@ def _x_value(x: str, coords: dict):
     return v / 1000 if x == "epsilon" else v
 
 
-def summarize(results_dir):
+def summarize(results_dir: str | os.PathLike) -> tuple[Spec, list[dict[str, Any]], list[str]]:
     """Per-point rows (one per method and one per group) and the notes on missing/invalid points."""
     spec = load_results_spec(results_dir)
     rows, notes = [], []
@@ -154,7 +159,7 @@ def summarize(results_dir):
     return spec, rows, notes
 
 
-def write_csv(rows, path: Path):
+def write_csv(rows: list[dict[str, Any]], path: Path) -> None:
     cols = [
         "point",
         "m",
@@ -195,7 +200,7 @@ def write_csv(rows, path: Path):
     write_text(path, buf.getvalue())
 
 
-def curves(spec: Spec, rows):
+def curves(spec: Spec, rows: list[dict[str, Any]]) -> dict:
     """{panel: {curve: {x: (numerator, denominator)}}} pooled over points that share (panel, curve, x)."""
     pl = spec.plot
     data: dict = {}
@@ -244,7 +249,7 @@ def _ms_by_curve(spec: Spec, rows) -> dict:
 THRESHOLDS = (0.99, 0.95, 0.5)
 
 
-def crossings(spec: Spec, data: dict, rows) -> list:
+def crossings(spec: Spec, data: dict, rows: list[dict[str, Any]]) -> list:
     """Per (panel, curve) of a fraction-schedulable figure: ``x99``, the largest grid x up to
     which every grid point has at least 99% of its sets placed (Brandenburg & Gül's
     "schedulable utilization", measured at 99%); ``x95`` and ``x50``, where the curve first
@@ -267,7 +272,11 @@ def crossings(spec: Spec, data: dict, rows) -> list:
             pts = [(x, num / den) for x, (num, den) in sorted(cdata[ck].items()) if den]
             if not pts:
                 continue
-            res = {"panel": _dim_label(pl.panels, panel), "curve": _curve_label(pl, ck), "points": len(pts)}
+            res: dict[str, Any] = {
+                "panel": _dim_label(pl.panels, panel),
+                "curve": _curve_label(pl, ck),
+                "points": len(pts),
+            }
             x99 = None
             for x, f in pts:
                 if f < 0.99:
@@ -348,7 +357,7 @@ def _order(dim: str, keys, spec: Spec):
     return sorted(keys, key=lambda k: (str(type(k)), k))
 
 
-def plot_results(results_dir, output) -> dict:
+def plot_results(results_dir: str | os.PathLike, output: str | os.PathLike) -> dict[str, Any]:
     """Draw the figure of a results dir to ``output`` (.png, .pdf or .svg) plus a CSV beside it."""
     import matplotlib
 
@@ -367,7 +376,7 @@ def plot_results(results_dir, output) -> dict:
     npan = len(panels)
     ncols = pl.columns or (npan if npan <= 3 else 2)
     nrows = math.ceil(npan / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.6 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols + 1.4, 3.6 * nrows), squeeze=False)
     for i, panel in enumerate(panels):
         ax = axes[i // ncols][i % ncols]
         cdata = data[panel]
@@ -387,7 +396,7 @@ def plot_results(results_dir, output) -> dict:
                 _dim_label(pl.curves, c) if k == 0 else str(c)
                 for k, c in enumerate(ck if isinstance(ck, tuple) else (ck,))
             )
-            ax.plot(xs, ys, marker=MARKERS[j % len(MARKERS)], markersize=3, linewidth=1.2, label=label or None)
+            ax.plot(xs, ys, label=label or None, **curve_style(j, len(xs)))
         letter = chr(ord("a") + i) if npan > 1 else ""
         ptitle = _dim_label(pl.panels, panel)
         ax.set_title(f"({letter}) {ptitle}".strip() if letter else ptitle, fontsize=10)
@@ -398,20 +407,31 @@ def plot_results(results_dir, output) -> dict:
         if pl.ylim:
             ax.set_ylim(*pl.ylim)
         elif pl.y == "schedulable":
-            ax.set_ylim(-0.02, 1.02)
+            fraction_axis(ax, Y_LABELS[pl.y])
+        elif pl.yscale != "log":
+            ax.set_ylim(bottom=0)
         xl = pl.panel_xlim.get(str(panel)) or pl.xlim
         if xl:
             ax.set_xlim(*xl)
         ax.grid(True, alpha=0.3)
-        if ckeys and any(cdata.values()):
-            ax.legend(fontsize=7, loc="best")
     for k in range(npan, nrows * ncols):
         axes[k // ncols][k % ncols].set_visible(False)
     title = pl.title or spec.name
     if spec.quick:
         title += " (quick)"
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+    # One legend beside the figure when every panel has the same curves, else one beside each
+    # panel: never on top of the curves.
+    used = [axes[i // ncols][i % ncols] for i in range(npan)]
+    labels = [tuple(a.get_legend_handles_labels()[1]) for a in used]
+    if labels and labels[0] and all(lb == labels[0] for lb in labels):
+        handles, names = used[0].get_legend_handles_labels()
+        fig.legend(handles, names, fontsize=7, loc="center right")
+        fig.tight_layout(rect=(0, 0, 1 - min(0.3, 1.3 / fig.get_figwidth()), 1))
+    else:
+        for a in used:
+            legend_outside(a)
+        fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     try:
         save_figure(fig, out, dpi=150)

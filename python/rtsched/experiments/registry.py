@@ -19,8 +19,10 @@ import difflib
 import importlib
 import inspect
 import os
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from .errors import SpecError
 from .spec import tomllib
@@ -148,15 +150,19 @@ def parse_experiment(
     override: dict | None = None,
     name: str | None = None,
     variant: str | None = None,
-):
+) -> Any:
     """Parses any experiment spec (a sweep or a simulation reproduction) into the object the
     runner takes; ``variant`` picks one of its [variants.NAME] (variants.py)."""
     return _parse(glue(text, path or "<spec>", name), text, path, quick, override, variant)
 
 
 def load_experiment(
-    path, quick: bool = False, override: dict | None = None, name: str | None = None, variant: str | None = None
-):
+    path: str | os.PathLike,
+    quick: bool = False,
+    override: dict | None = None,
+    name: str | None = None,
+    variant: str | None = None,
+) -> Any:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -165,7 +171,9 @@ def load_experiment(
     return parse_experiment(text, str(p), quick=quick, override=override, name=name, variant=variant)
 
 
-def _parse(mod: ModuleType, text: str, path: str | None, quick: bool, override, variant):
+def _parse(
+    mod: ModuleType, text: str, path: str | None, quick: bool, override: dict | None, variant: str | None
+) -> Any:
     """``mod.parse`` with ``variant`` passed only to the modules that take one (the others have
     no variants: naming one is an error)."""
     if variant is None:
@@ -175,7 +183,7 @@ def _parse(mod: ModuleType, text: str, path: str | None, quick: bool, override, 
     return mod.parse(text, path, quick=quick, override=override, variant=variant)
 
 
-def variants_of(path) -> tuple[list, str | None]:
+def variants_of(path: str | os.PathLike) -> tuple[list[str], str | None]:
     """The variant names of a spec file and its default (``[]``, None when it has none)."""
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
@@ -190,7 +198,7 @@ def results_dir(name: str, variant: str | None, quick: bool) -> Path:
     return Path("results") / (name + (f"-{variant}" if variant else "") + ("-quick" if quick else ""))
 
 
-def is_simulation(path) -> bool:
+def is_simulation(path: str | os.PathLike) -> bool:
     """Whether the spec file at ``path`` is a simulation reproduction (it has a ``kind``; an
     unknown kind is an error naming the known ones)."""
     try:
@@ -204,19 +212,23 @@ def reproduce(
     name: str,
     *,
     quick: bool = False,
-    out=None,
-    executor=None,
-    jobs=None,
-    evaluator=None,
+    resume: bool = False,
+    out: str | os.PathLike | None = None,
+    executor: Any = None,
+    jobs: int | None = None,
+    evaluator: Callable[[str], dict] | None = None,
     progress: bool = True,
-    log=None,
+    log: Any = None,
     fmt: str = "png",
     override: dict | None = None,
     variant: str | None = None,
 ) -> dict:
-    """Runs (resuming) the named reproduction and draws its figure; returns the paths written
-    and the runner's result (``sweep``). ``variant`` picks one of the spec's [variants.NAME]
-    (default: its ``default_variant``). Simulation reproductions also return their tables as
+    """Runs the named reproduction and draws its figure; returns the paths written and the
+    runner's result (``sweep``). ``variant`` picks one of the spec's [variants.NAME] (default:
+    its ``default_variant``). ``resume`` keeps the valid points already in ``out`` and computes
+    only the others, exactly as ``run_sweep(resume=True)`` and ``rtsched sweep --resume`` do;
+    without it every point is computed again (a directory holding another spec's points is
+    refused either way). Simulation reproductions also return their tables as
     ``text`` and accept ``override`` (top-level keys and a ``grid`` table applied after
     ``--quick``, for tiny test runs)."""
     path = lookup(name)
@@ -225,6 +237,6 @@ def reproduce(
     spec = _parse(mod, text, str(path), quick, override, variant)
     out = Path(out) if out else results_dir(name, getattr(spec, "variant", None), quick)
     run = run_sweep(
-        spec, out, resume=True, evaluator=evaluator, executor=executor, jobs=jobs, progress=progress, log=log
+        spec, out, resume=resume, evaluator=evaluator, executor=executor, jobs=jobs, progress=progress, log=log
     )
     return mod.report(spec, out, run, fmt)

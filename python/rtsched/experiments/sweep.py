@@ -20,8 +20,10 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..output import write_text
 from . import store
@@ -67,15 +69,15 @@ def _write_spec(out: Path, spec) -> None:
 
 
 def run_sweep(
-    spec,
-    out_dir,
+    spec: Any,
+    out_dir: str | os.PathLike,
     *,
     resume: bool = False,
-    evaluator=None,
-    executor=None,
+    evaluator: Callable[[str], dict] | None = None,
+    executor: Any = None,
     jobs: int | None = None,
     progress: bool = True,
-    log=None,
+    log: Any = None,
     quick: bool = False,
     variant: str | None = None,
 ) -> SweepResult:
@@ -181,7 +183,7 @@ def run_sweep(
     return result
 
 
-def load_tables(spec, out_dir) -> list:
+def load_tables(spec: Any, out_dir: str | os.PathLike) -> list:
     """The tables of every point of ``spec`` in ``out_dir``, in grid order (after a run; a point
     without a valid file is an error naming it)."""
     tables = []

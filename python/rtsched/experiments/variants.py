@@ -16,6 +16,8 @@ Also the ``[semi]`` table of SP-RES options shared by sweeps and simulations.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Collection
+from typing import Any
 
 from .errors import SpecError
 
@@ -37,7 +39,7 @@ def _merge_grid(grid: dict, over: dict) -> dict:
     return grid
 
 
-def apply_variant(data: dict, variant: str | None, where: str, allowed) -> tuple[dict, str | None]:
+def apply_variant(data: dict, variant: str | None, where: str, allowed: Collection[str]) -> tuple[dict, str | None]:
     """``data`` (a spec's TOML, as parsed) with the chosen variant applied, and the variant's
     name (None when the spec has no variants). ``allowed`` are the keys a variant may set."""
     data = dict(data)
@@ -83,7 +85,7 @@ def apply_variant(data: dict, variant: str | None, where: str, allowed) -> tuple
     return data, name
 
 
-def parse_semi(table, where: str) -> dict:
+def parse_semi(table: Any, where: str) -> dict:
     """The ``[semi]`` table: SP-RES options passed to the evaluator (docs/experiments.md);
     ``rp_floor`` becomes integer ns. Only the keys given appear, so that specs without them
     keep their point ids."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
@@ -45,6 +46,9 @@ from ._sim import (
     write_report,
 )
 
+if TYPE_CHECKING:
+    from ..._core import TaskSet
+
 DESCRIPTION = "Brandenburg & Gül, RTSS 2016, Table I: SP-RES migrations per second and core vs. average slack"
 SPEC = "spres-table1.toml"
 KIND = "spres-table1"
@@ -52,7 +56,7 @@ KIND = "spres-table1"
 # ---------------------------------------------------------------------------------------------
 # The paper's numbers.
 
-#: Seed 004 Table I: average slack -> (total migrations, per second and core, reduction).
+#: Brandenburg & Gül, RTSS 2016 Table I: average slack -> (total migrations, per second and core, reduction).
 PAPER_SPRES_TABLE1 = {
     0.0: (412_637, 8.23, None),
     0.10: (346_511, 6.91, 1.2),
@@ -253,7 +257,7 @@ def _exec_seed(point_seed: int, index: int) -> int:
     return derive({"v": "rtsched-exec-seed-v1", "seed": point_seed, "set": index})
 
 
-def scale_short_tasks(ts, threshold: int):
+def scale_short_tasks(ts: TaskSet, threshold: int) -> tuple[TaskSet, int]:
     """The published workload writer's rule for "unrealistically small budgets": a task of WCET
     at most ``threshold`` ns gets the smallest period of :data:`SCALE_PERIODS_MS` that is a
     multiple of its own and makes its WCET (scaled with it) at least ``threshold``, else the
@@ -395,7 +399,7 @@ def fmt_ns(ns: int) -> str:
 
 
 def summarize(spec: SimSpec, table: pa.Table) -> dict:
-    """Seed 004 Table I from the rows: per slack level, total migrations, migrations per second
+    """Brandenburg & Gül, RTSS 2016 Table I from the rows: per slack level, total migrations, migrations per second
     and core over the simulated sets, the reduction relative to 0% slack; counts of sets."""
     rows = table.to_pylist()
     p = spec.params
