@@ -83,7 +83,8 @@ def test_cli_runs_a_placement_file(tmp_path):
     assert out.returncode == 0, out.stderr
     p_file.write_text(out.stdout)
     cmd = [sys.executable, "-m", "rtsched", "run", str(ts_file), "--scheduler", "spres", "--placement", str(p_file)]
-    cmd += ["--cpus", str(CPU), "--duration", "100ms", "--param", "cash=false", "--gantt", str(tmp_path / "g.svg"), "--json"]
+    cmd += ["--cpus", str(CPU), "--duration", "100ms", "--param", "cash=false", "--json"]
+    cmd += ["--gantt", str(tmp_path / "g.svg")]
     out = subprocess.run(cmd, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     s = json.loads(out.stdout)
