@@ -636,7 +636,11 @@ def _add_run(sub):
         "run",
         help="run a task set on real cores under a scheduler mechanism",
         description="Run the task set in FILE on real pinned threads under a scheduler mechanism (docs/runtime.md) "
-        "and print the summary JSON. Mechanisms that need a placement are partitioned by worst-fit decreasing "
+        "and print a summary (--json: the summary JSON). Without --cpus it runs on the first m CPUs this process may "
+        "use, m from the file; a set made for more CPUs than the run has, or whose utilization exceeds them, is "
+        "refused unless --force. The summary says whether the timing is trustworthy (poll gaps and timer latency "
+        "within 10x the mechanism's reaction time); at normal priority other processes preempt the run, so "
+        "measure with --rt-priority 50. Mechanisms that need a placement are partitioned by worst-fit decreasing "
         "with the scheduler's exact admission test, as in simulate, when --placement is not given; spres runs any "
         "SP-RES placement (split tasks migrate) or, without one, the SP-RES cascade's. "
         "--list-schedulers prints the registered mechanisms, one line each. "
@@ -646,11 +650,19 @@ def _add_run(sub):
     p.add_argument("file", nargs="?", help="task-set file (.json or .csv; a .jsonl must hold one set)")
     p.add_argument("--list-schedulers", action="store_true", help="print the registered mechanisms and exit")
     p.add_argument("--placement", help="placement JSON (rtsched partition --json) for mechanisms that need one")
-    p.add_argument("--cpus", help="CPU list, e.g. 0,1 or 0-3 (default: the first allowed CPU)")
+    p.add_argument(
+        "--cpus",
+        help="CPU list, e.g. 0,1 or 0-3 (default: the first m allowed CPUs, m from the file; one CPU if it has none)",
+    )
     p.add_argument("--duration", default="10s", help="run length (default 10s)")
     p.add_argument("--rt-priority", type=int, help="run at SCHED_FIFO priority P (needs root or CAP_SYS_NICE)")
     p.add_argument("--idle", default="sleep", choices=["sleep", "spin"], help="what idle workers do (default sleep)")
-    p.add_argument("--force", action="store_true", help="accept more threads than cores (timings meaningless)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="run a set made for more CPUs than given (its m or utilization), or more threads than cores, "
+        "with a warning (misses and timings then say little about the scheduler)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of execution-time draws (default 0)")
     p.add_argument(
         "--json",

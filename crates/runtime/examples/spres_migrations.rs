@@ -42,8 +42,11 @@ fn split_set(rng: &mut Rng, m: u32) -> (TaskSet, String, SpresPlacement) {
         let sum: f64 = w.iter().sum();
         let periods: Vec<u64> =
             (0..n).map(|_| ((10.0f64.ln() + rng.unit() * 10.0f64.ln()).exp() as u64).max(10) * MS).collect();
-        let ct: Vec<(u64, u64)> =
-            periods.iter().zip(&w).map(|(&t, wi)| ((((u * wi / sum) * t as f64) as u64).clamp(MS / 10, t), t)).collect();
+        let ct: Vec<(u64, u64)> = periods
+            .iter()
+            .zip(&w)
+            .map(|(&t, wi)| ((((u * wi / sum) * t as f64) as u64).clamp(MS / 10, t), t))
+            .collect();
         let Ok(ts) = TaskSet::from_ct(&ct) else { continue };
         let p = semi::cascade(&ts, m, &semi::SemiConfig::default());
         if !p.schedulable || semi::check(&ts, &p).is_err() {
