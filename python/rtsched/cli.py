@@ -643,7 +643,9 @@ def _add_run(sub):
         "measure with --rt-priority 50. Mechanisms that need a placement are partitioned by worst-fit decreasing "
         "with the scheduler's exact admission test, as in simulate, when --placement is not given; spres runs any "
         "SP-RES placement (split tasks migrate) or, without one, the SP-RES cascade's. "
-        "--list-schedulers prints the registered mechanisms, one line each. "
+        "--list-schedulers prints the registered mechanisms, one line each. A fork-join task-set file "
+        "(docs/rtws.md) runs under rtws (RTWS: global EDF with work stealing, docs/runtime.md); its summary adds "
+        'the job-level results under "forkjoin". '
         "Ctrl-C stops the run early; the results of the time run are still printed and written, marked "
         '"interrupted": true, and the exit status is 130.',
     )
@@ -706,7 +708,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise RtschedError("the task-set FILE is required (or --list-schedulers)")
     if not args.scheduler:
         raise RtschedError("--scheduler is required (rtsched run --list-schedulers lists them)")
-    sets = [_load_one(args.file, "run")]
+    forkjoin = _is_forkjoin(args.file)
+    if not forkjoin:
+        sets = [_load_one(args.file, "run")]
     exports = []
     if args.trace or (args.gantt and (args.gantt.lower().endswith(".png") or args.window)):
         exports.append("jsonl")
@@ -715,20 +719,23 @@ def cmd_run(args: argparse.Namespace) -> int:
             exports.append(name)
     if args.gantt and not args.gantt.lower().endswith(".png") and not args.window:
         exports.append("gantt_svg")
-    res = run_raw(
-        sets[0],
-        scheduler=args.scheduler,
-        cpus=args.cpus,
-        duration=args.duration,
-        placement=args.placement,
-        dedicated_cpu=args.dedicated_cpu,
-        rt_priority=args.rt_priority,
-        idle=args.idle,
-        force=args.force,
-        seed=args.seed,
-        exports=exports,
-        params=_mechanism_params(args),
-    )
+    if forkjoin:
+        res = _run_forkjoin(args, exports)
+    else:
+        res = run_raw(
+            sets[0],
+            scheduler=args.scheduler,
+            cpus=args.cpus,
+            duration=args.duration,
+            placement=args.placement,
+            dedicated_cpu=args.dedicated_cpu,
+            rt_priority=args.rt_priority,
+            idle=args.idle,
+            force=args.force,
+            seed=args.seed,
+            exports=exports,
+            params=_mechanism_params(args),
+        )
     text = json.dumps(res["summary"], indent=1)
     print(text if args.json else format_summary(res["summary"]))
     for out in (args.output, legacy_json):
@@ -751,6 +758,32 @@ def cmd_run(args: argparse.Namespace) -> int:
         else:
             write_data(args.gantt, res["gantt_svg"])
     return 130 if res.get("interrupted") else 0
+
+
+def _run_forkjoin(args: argparse.Namespace, exports: list[str]) -> dict:
+    """``rtsched run FJ.json --scheduler rtws``: a fork-join file (docs/rtws.md) on real cores."""
+    from .runtime import run_forkjoin_raw
+
+    for name, v in [("--placement", args.placement), ("--dedicated-cpu", args.dedicated_cpu)]:
+        if v is not None:
+            raise RtschedError(f"fork-join files run without {name} (RTWS is global and uses no dedicated CPU)")
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise RtschedError(f"cannot read {args.file!r}: {e.strerror}") from None
+    return run_forkjoin_raw(
+        text,
+        scheduler=args.scheduler,
+        cpus=args.cpus,
+        duration=args.duration,
+        rt_priority=args.rt_priority,
+        idle=args.idle,
+        force=args.force,
+        seed=args.seed,
+        exports=exports,
+        params=_mechanism_params(args),
+    )
 
 
 def _add_measure(sub):

@@ -234,6 +234,8 @@ enum Kind {
     GsnDi,
     KernelSd,
     Spres,
+    /// RTWS on sequential tasks (one region of one thread each); fork-join sets: tests/rtws.rs.
+    Rtws,
 }
 
 fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>, String> {
@@ -314,6 +316,7 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
             let soft = if rng.below(2) == 0 { "true" } else { "false" };
             base.with_params([("cash", cash), ("soft", soft), ("rr_quantum", "500us")]).unwrap()
         }
+        Kind::Rtws => mech("rtws"),
     };
     let desc = format!(
         "{kind:?} m={m} n={n} U={u:.2} dur={}ms idle={:?} exec={:?} stop={stop_after:?} set={:?}",
@@ -370,7 +373,7 @@ fn every_mechanism_survives_random_runs() {
     let t = std::time::Instant::now();
     let mut ran = 0;
     for (k, kind) in
-        [Kind::Pedf, Kind::Pfp, Kind::Gsn, Kind::GsnDi, Kind::KernelSd, Kind::Spres].into_iter().enumerate()
+        [Kind::Pedf, Kind::Pfp, Kind::Gsn, Kind::GsnDi, Kind::KernelSd, Kind::Spres, Kind::Rtws].into_iter().enumerate()
     {
         let count = if matches!(kind, Kind::KernelSd) { cases.div_ceil(2) } else { cases };
         for c in 0..count {

@@ -35,4 +35,5 @@ registry! {
     gsn_edf: [GSN_EDF, GSN_EDF_DI],
     kernel_sd: [KERNEL_SD],
     spres: [SPRES],
+    rtws: [RTWS],
 }
