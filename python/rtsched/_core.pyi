@@ -222,6 +222,7 @@ def run(
     seed: int = 0,
     exports: Sequence[str] = ...,
     params: Sequence[tuple[str, str]] = ...,
+    reservations: str | None = None,
 ) -> dict[str, Any]: ...
 def run_forkjoin(
     text: str,

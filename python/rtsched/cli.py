@@ -836,7 +836,8 @@ def _add_run(sub):
         "refused unless --force. The summary says whether the timing is trustworthy (poll gaps and timer latency "
         "within 10x the mechanism's reaction time); at normal priority other processes preempt the run, so "
         "measure with --rt-priority 50. Mechanisms that need a placement are partitioned by worst-fit decreasing "
-        "with the scheduler's exact admission test, as in simulate, when --placement is not given. "
+        "with the scheduler's exact admission test, as in simulate, when --placement is not given; spres runs any "
+        "SP-RES placement (split tasks migrate) or, without one, the SP-RES cascade's. "
         "--list-schedulers prints the registered mechanisms, one line each. A fork-join task-set file "
         "(docs/rtws.md) runs under rtws (RTWS: global EDF with work stealing, docs/runtime.md); its summary adds "
         'the job-level results under "forkjoin". '

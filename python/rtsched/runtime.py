@@ -31,7 +31,7 @@ def schedulers() -> list[dict]:
     """The mechanism registry (docs/runtime.md, "Mechanism registry"), in registration order:
     one dict per mechanism with ``name``, ``summary``, ``line`` (what ``rtsched run
     --list-schedulers`` prints), ``params`` (``name``, ``kind``, ``default``, ``help``, ``flag``),
-    ``placement`` (``"none"`` or ``"partition"``), ``dedicated_cpu`` (``"none"``, ``"optional"``,
+    ``placement`` (``"none"``, ``"partition"`` or ``"reservations"``), ``dedicated_cpu`` (``"none"``, ``"optional"``,
     ``"required"``), ``dedicated_role``, ``terms`` (the overhead terms it traces: ``name``,
     ``symbol``, ``help``, ``tracking``), ``invariant``, ``user_jobs`` and ``backend``."""
     return json.loads(_core.mechanisms())
@@ -113,6 +113,21 @@ def _placement_partition(placement, ts: TaskSet, m: int) -> list[list[int]]:
     else:
         raise RtschedError("placement must be a placement JSON object, its text or file, or a list of task lists")
     return _core.placement_partition(ts, text, m)
+
+
+def _placement_text(placement) -> str:
+    """A reservation placement (path, dict or JSON text) as JSON text."""
+    if isinstance(placement, dict):
+        return json.dumps(placement)
+    if isinstance(placement, os.PathLike) or (isinstance(placement, str) and not placement.lstrip().startswith("{")):
+        try:
+            with open(placement, encoding="utf-8") as f:
+                return f.read()
+        except OSError as e:
+            raise RtschedError(f"cannot read placement {str(placement)!r}: {e.strerror}") from None
+    if isinstance(placement, str):
+        return placement
+    raise RtschedError("placement must be a placement JSON object, its text or a file path")
 
 
 def _cpu_text(cpus: Sequence[int]) -> str:
@@ -244,7 +259,26 @@ def run_raw(
             print(f"rtsched run: warning: {w}", file=sys.stderr)
     pairs = _param_pairs(params)
     partition = None
-    if entry["placement"] == "partition":
+    reservations = None
+    if entry["placement"] == "reservations":
+        if isinstance(placement, list):
+            partition = _placement_partition(placement, ts, len(cpu_list))
+        elif placement is not None:
+            reservations = _placement_text(placement)
+        else:
+            # As in simulate: the SP-RES cascade (Brandenburg & Gül, RTSS 2016).
+            from .api import partition as place
+
+            p = place(ts, len(cpu_list), "spres")
+            if not p.get("schedulable"):
+                raise RtschedError(
+                    f"the SP-RES cascade cannot place the task set on {len(cpu_list)} CPUs: "
+                    f"{p.get('reason', 'no reason given')}; pass --placement or more CPUs"
+                )
+            reservations = json.dumps(p)
+            if not quiet:
+                print(f"rtsched run: {scheduler} without --placement: placed by the SP-RES cascade", file=sys.stderr)
+    elif entry["placement"] == "partition":
         if placement is not None:
             partition = _placement_partition(placement, ts, len(cpu_list))
         else:
@@ -271,6 +305,7 @@ def run_raw(
             seed,
             list(exports),
             pairs,
+            reservations,
         )
     )
     res["summary"] = json.loads(res["summary"])
@@ -291,6 +326,8 @@ def run_raw(
         )
     if partition is not None:
         res["summary"]["partition"] = partition
+    if reservations is not None:
+        res["summary"]["placement"] = json.loads(reservations)
     return res
 
 
@@ -392,7 +429,8 @@ def run(
     and ``trustworthy_reason`` say whether the host disturbed the timing (:func:`assess_timing`);
     ``warnings`` lists what was printed to stderr. Keywords:
     ``placement`` (mechanisms that need one; default worst-fit decreasing with the scheduler's
-    exact admission test, as in ``simulate``), ``dedicated_cpu`` (mechanisms with a dedicated
+    exact admission test, as in ``simulate``; for ``spres`` a reservation placement dict, its
+    JSON text or a file, default the SP-RES cascade), ``dedicated_cpu`` (mechanisms with a dedicated
     CPU), ``params`` (the mechanism's parameters, e.g. ``{"priorities": "rm"}`` for pfp),
     ``rt_priority``, ``idle`` ("sleep"/"spin"), ``force``, ``seed``."""
     return run_raw(ts, scheduler=scheduler, cpus=cpus, duration=duration, **kw)["summary"]

@@ -17,6 +17,9 @@
 //! * [`invariant`]: the invariants the policies promise, checked by the simulator, the
 //!   runtime's monitor and the mechanisms' tests — the one definition.
 //! * [`rtws`]: RTWS, global EDF with priority-aware work stealing for fork-join jobs (seed 003).
+//! * [`spres`]: SP-RES, per-CPU EDF over polling reservations with CASH, executing a
+//!   semi-partitioned placement (seed 004). Unlike the others its operations take `now`:
+//!   budgets are time.
 //!
 //! Assumptions: a policy sees at most one ready job per task (the driver enforces that jobs
 //! of a task execute in release order); deadlines may be implicit, constrained or arbitrary.
@@ -27,6 +30,7 @@ pub mod partitioned;
 pub mod prio;
 pub mod queue;
 pub mod rtws;
+pub mod spres;
 
 pub use gedf::{Gedf, GedfQuantum};
 pub use invariant::Invariant;
@@ -34,6 +38,7 @@ pub use partitioned::{Partitioned, Uniprocessor};
 pub use prio::{FpOrder, Prio, PriorityRule};
 pub use queue::ReadyQueue;
 pub use rtws::Rtws;
+pub use spres::Spres;
 
 /// What every policy offers its driver. `cpu` is 0-based and `< m()`; preconditions are
 /// stated per method and violated ones are ignored (never a panic), so a faulty driver shows

@@ -75,7 +75,10 @@ fn mechanisms() -> String {
 }
 
 /// run(ts, scheduler, cpus, duration_ns, partition=None, dedicated_cpu=None, rt_priority=None,
-///     idle="sleep", force=False, seed=0, exports=[], params={}) -> dict
+///     idle="sleep", force=False, seed=0, exports=[], params={}, reservations=None) -> dict
+///
+/// `reservations`: a reservation placement's JSON text (`rtsched partition --json`), for
+/// mechanisms whose registry entry says `"placement": "reservations"` (spres).
 ///
 /// `params`: the mechanism's parameters as text (`{"priorities": "rm"}`), checked against its
 /// registry entry (unknown names and bad values raise RtschedError).
@@ -87,7 +90,7 @@ fn mechanisms() -> String {
 /// `"interrupted": true` and the actual `duration_ns` in the summary.
 #[pyfunction]
 #[pyo3(signature = (ts, scheduler, cpus, duration_ns, partition=None, dedicated_cpu=None, rt_priority=None,
-                    idle="sleep", force=false, seed=0, exports=Vec::new(), params=Vec::new()))]
+                    idle="sleep", force=false, seed=0, exports=Vec::new(), params=Vec::new(), reservations=None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -103,6 +106,7 @@ fn run<'py>(
     seed: u64,
     exports: Vec<String>,
     params: Vec<(String, String)>,
+    reservations: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let idle = match idle {
         "sleep" => IdleMode::Sleep,
@@ -116,6 +120,10 @@ fn run<'py>(
     }
     let mech = Mechanism::parse(scheduler, partition)
         .and_then(|m| m.with_params(params.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
+        .map(|m| match reservations {
+            Some(text) => m.with_reservations(text),
+            None => m,
+        })
         .map_err(|e| RtschedError::new_err(e.to_string()))?;
     let mut cfg = RunConfig::new(cpus, duration_ns);
     cfg.dedicated_cpu = dedicated_cpu;

@@ -20,7 +20,7 @@ fn check_one(name: &str, ts: &TaskSet, overloaded: bool) -> Option<String> {
     let cpus = allowed_cpus();
     let mut mech = Mechanism::from_entry(entry);
     let mut cfg = RunConfig::new(vec![cpus[0]], 200 * MS);
-    if entry.placement == Placement::Partition {
+    if matches!(entry.placement, Placement::Partition | Placement::Reservations) {
         mech = mech.with_partition(vec![(0..ts.len()).collect()]);
     }
     if entry.dedicated == DedicatedCpu::Required {

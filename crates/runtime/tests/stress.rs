@@ -233,6 +233,7 @@ enum Kind {
     Gsn,
     GsnDi,
     KernelSd,
+    Spres,
     /// RTWS on sequential tasks (one region of one thread each); fork-join sets: tests/rtws.rs.
     Rtws,
     /// push-pull with the find-CPU variant `FIND_CPU[i]`, or push-pull-fp (cpupri).
@@ -301,6 +302,23 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
         Kind::Gsn => mech("gsn-edf"),
         Kind::GsnDi => mech("gsn-edf-di"),
         Kind::KernelSd => mech("kernel-sd"),
+        Kind::Spres => {
+            // The SP-RES cascade's placement (split tasks where it must), or, when it cannot
+            // place the set (overload), a random partition as whole reservations.
+            let p = rtsched_analysis::semi::cascade(&ts, m as u32, &rtsched_analysis::semi::SemiConfig::default());
+            let base = if p.schedulable {
+                mech("spres").with_reservations(p.to_json().to_string())
+            } else {
+                let mut part = vec![Vec::new(); m];
+                for t in 0..n {
+                    part[rng.below(m as u64) as usize].push(t);
+                }
+                mech("spres").with_partition(part)
+            };
+            let cash = if rng.below(2) == 0 { "true" } else { "false" };
+            let soft = if rng.below(2) == 0 { "true" } else { "false" };
+            base.with_params([("cash", cash), ("soft", soft), ("rr_quantum", "500us")]).unwrap()
+        }
         Kind::Rtws => mech("rtws"),
         Kind::PushPull(i) => {
             let v = rtsched_runtime::mechanism::push_pull::FIND_CPU[i];
@@ -377,6 +395,7 @@ fn every_mechanism_survives_random_runs() {
         Kind::PushPull(1),
         Kind::PushPull(2),
         Kind::PushPullFp,
+        Kind::Spres,
     ];
     for (k, kind) in kinds.into_iter().enumerate() {
         // kernel-sd, and each find-CPU variant of push-pull (three of one mechanism), get half.

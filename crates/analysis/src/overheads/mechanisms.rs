@@ -259,7 +259,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         source: "Brandenburg & Gül, RTSS 2016, §IV, §VII-A",
         rule: Rule::SemiPartitioned,
         model: "spres",
-        in_runtime: false,
+        in_runtime: true,
         contended: &[],
     },
 ];

@@ -373,6 +373,7 @@ pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, build: Builder, cfg: &RunConfi
         m,
         dedicated: cfg.dedicated_cpu.is_some(),
         partition: mech.partition(),
+        reservations: mech.reservations(),
         rule: mech.rule(ts)?,
         params: mech.params(),
         t0,

@@ -7,7 +7,7 @@
 //! * [`registry`]: the table of mechanisms ([`Entry`]: parameters, placement and
 //!   dedicated-CPU needs, overhead terms, invariant, builder) and its lookup;
 //! * [`spec`]: a mechanism chosen for a run ([`Mechanism`]: entry, placement, parameters);
-//! * the families: [`partitioned`] (P-EDF, P-FP), [`gsn_edf`] (GSN-EDF, GSN-EDF-DI),
+//! * the families: [`partitioned`] (P-EDF, P-FP), [`gsn_edf`] (GSN-EDF, GSN-EDF-DI), [`spres`] (SP-RES),
 //!   [`kernel_sd`] (Linux `SCHED_DEADLINE`, run by the peer backend).
 //!
 //! **Adding a mechanism**: one new file here with its plugin and a `pub static` [`Entry`],
@@ -34,6 +34,7 @@ registry! {
     partitioned: [PEDF, PFP],
     gsn_edf: [GSN_EDF, GSN_EDF_DI],
     kernel_sd: [KERNEL_SD],
+    spres: [SPRES],
     rtws: [RTWS],
     push_pull: [PUSH_PULL, PUSH_PULL_FP],
 }

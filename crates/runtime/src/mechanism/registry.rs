@@ -160,6 +160,9 @@ pub enum Placement {
     None,
     /// Partitioned: `partition[c]` lists the tasks of the `c`-th CPU of the list (required).
     Partition,
+    /// Reservations (SP-RES): a reservation placement (`rtsched partition --json`, split and
+    /// period-transformed tasks allowed), or a partition (each task one whole reservation).
+    Reservations,
 }
 
 /// Whether a mechanism uses a dedicated CPU (its service thread runs there, outside the
@@ -228,6 +231,9 @@ pub struct Setup<'a> {
     pub dedicated: bool,
     /// The partition, for mechanisms that need one (validated).
     pub partition: Option<&'a [Vec<usize>]>,
+    /// The reservation placement JSON, for [`Placement::Reservations`] mechanisms given one
+    /// (validated against `ts`; else `partition` is set).
+    pub reservations: Option<&'a str>,
     /// The jobs' priority rule (from [`Entry::priority`]).
     pub rule: PriorityRule,
     pub params: &'a Params,
@@ -382,8 +388,10 @@ impl Entry {
     pub fn line(&self) -> String {
         let mut s = format!("{:<12} {}", self.name, self.summary);
         let mut needs = Vec::new();
-        if self.placement == Placement::Partition {
-            needs.push("a placement".to_string());
+        match self.placement {
+            Placement::Partition => needs.push("a placement".to_string()),
+            Placement::Reservations => needs.push("a reservation placement".to_string()),
+            Placement::None => {}
         }
         match self.dedicated {
             DedicatedCpu::Required => needs.push("a dedicated CPU".into()),
@@ -410,7 +418,9 @@ impl Entry {
                 "name": p.name, "kind": p.kind_name(), "default": p.default, "help": p.help,
                 "flag": p.kind == ParamKind::Bool,
             })).collect::<Vec<_>>(),
-            "placement": match self.placement { Placement::None => "none", Placement::Partition => "partition" },
+            "placement": match self.placement {
+                Placement::None => "none", Placement::Partition => "partition", Placement::Reservations => "reservations",
+            },
             "dedicated_cpu": match self.dedicated {
                 DedicatedCpu::None => "none", DedicatedCpu::Optional => "optional", DedicatedCpu::Required => "required",
             },

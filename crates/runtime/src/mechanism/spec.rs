@@ -13,12 +13,17 @@ use rtsched_policy::{Invariant, PriorityRule};
 pub struct Mechanism {
     entry: &'static Entry,
     partition: Option<Vec<Vec<usize>>>,
+    /// A reservation placement's JSON text ([`Placement::Reservations`] mechanisms).
+    reservations: Option<String>,
     params: Params,
 }
 
 impl PartialEq for Mechanism {
     fn eq(&self, o: &Mechanism) -> bool {
-        self.entry.name == o.entry.name && self.partition == o.partition && self.params == o.params
+        self.entry.name == o.entry.name
+            && self.partition == o.partition
+            && self.reservations == o.reservations
+            && self.params == o.params
     }
 }
 
@@ -31,7 +36,7 @@ impl Mechanism {
     /// A mechanism from an entry (registered or not: a test or a user can run its own).
     pub fn from_entry(entry: &'static Entry) -> Mechanism {
         let params = entry.resolve([]).unwrap_or_default();
-        Mechanism { entry, partition: None, params }
+        Mechanism { entry, partition: None, reservations: None, params }
     }
 
     /// The mechanism registered as `name` with `partition` (required by the partitioned
@@ -39,10 +44,12 @@ impl Mechanism {
     pub fn parse(name: &str, partition: Option<Vec<Vec<usize>>>) -> Result<Mechanism, RunError> {
         let m = Mechanism::named(name)?;
         match (m.entry.placement, partition) {
-            (Placement::Partition, Some(p)) => Ok(m.with_partition(p)),
+            (Placement::Partition | Placement::Reservations, Some(p)) => Ok(m.with_partition(p)),
             (Placement::Partition, None) => {
                 Err(RunError::Config(format!("{name} needs a partition (task indices per CPU)")))
             }
+            // The reservation placement is set with `with_reservations`.
+            (Placement::Reservations, None) => Ok(m),
             (Placement::None, Some(_)) => Err(RunError::Config(format!("{name} is global and takes no partition"))),
             (Placement::None, None) => Ok(m),
         }
@@ -51,6 +58,14 @@ impl Mechanism {
     /// Sets the placement: `partition[c]` = task indices of the `c`-th CPU of the list.
     pub fn with_partition(mut self, partition: Vec<Vec<usize>>) -> Mechanism {
         self.partition = Some(partition);
+        self
+    }
+
+    /// Sets the reservation placement (its JSON text, `rtsched partition --json`), for
+    /// [`Placement::Reservations`] mechanisms; validated against the task set when run.
+    pub fn with_reservations(mut self, json: impl Into<String>) -> Mechanism {
+        self.reservations = Some(json.into());
+        self.partition = None;
         self
     }
 
@@ -85,6 +100,9 @@ impl Mechanism {
     }
     pub fn partition(&self) -> Option<&[Vec<usize>]> {
         self.partition.as_deref()
+    }
+    pub fn reservations(&self) -> Option<&str> {
+        self.reservations.as_deref()
     }
     pub fn params(&self) -> &Params {
         &self.params
@@ -130,10 +148,28 @@ impl Mechanism {
             (Placement::Partition, None) => {
                 return Err(RunError::Config(format!("{name} needs a partition (task indices per CPU)")))
             }
+            (Placement::Reservations, Some(p)) => validate_partition(p, ts.len(), cfg.cpus.len())?,
+            (Placement::Reservations, None) => {
+                let text = self.reservations.as_deref().ok_or_else(|| {
+                    RunError::Config(format!("{name} needs a reservation placement (rtsched partition --json)"))
+                })?;
+                let p = rtsched_policy::spres::SpresPlacement::from_json(text, ts)
+                    .map_err(|e| RunError::Config(format!("placement: {e}")))?;
+                if p.m as usize != cfg.cpus.len() {
+                    return Err(RunError::Config(format!(
+                        "the placement is for m = {} but the CPU list has {}",
+                        p.m,
+                        cfg.cpus.len()
+                    )));
+                }
+            }
             (Placement::None, Some(_)) => {
                 return Err(RunError::Config(format!("{name} is global and takes no partition")))
             }
             (Placement::None, None) => {}
+        }
+        if self.entry.placement != Placement::Reservations && self.reservations.is_some() {
+            return Err(RunError::Config(format!("{name} takes no reservation placement")));
         }
         self.rule(ts)?;
         platform::validate_cpus(&cfg.cpus, cfg.dedicated_cpu, cfg.force)

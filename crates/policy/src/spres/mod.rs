@@ -1,0 +1,175 @@
+//! SP-RES: semi-partitioned reservations (Brandenburg & Gül, "Global Scheduling Not Required",
+//! RTSS 2016, §III-A and §IV-A), executing a placement — the rules defined once, driven by the
+//! simulator (`rtsched_sim`, in virtual time) and by the runtime's `spres` mechanism (on real
+//! threads, one CPU's rules under that CPU's lock).
+//!
+//! Each CPU runs EDF over *polling reservations* (budget Q, replenishment period Δ, scheduling
+//! deadline). A reservation of part `p` of task i is active, per replenishment period
+//! `[a, a + Δ)` of the task's current job (`a` = the job's activation + k·Δ), during its
+//! window `[a + offset, a + offset + deadline)`, with budget Q refilled at the window start
+//! and scheduling deadline at the window end. Parts of a split task have back-to-back windows
+//! on different CPUs, so the job migrates at window boundaries; the placement's order is the
+//! flipped C=D order (§IV-A: the part with laxity first, the zero-laxity chunks last), so a job
+//! that completes within its first window never migrates.
+//!
+//! The rules are *not* clock-free like the other policies: budgets are time. Every operation
+//! takes `now` (integer ns, any origin), and the driver calls them at every event instant —
+//! a release, a completion, and the instants [`SpresCpu::next_event`] names (window
+//! boundaries, budget or slack exhaustion, slack deadlines, round-robin quanta):
+//!
+//! 1. [`SpresCpu::advance`]`(now)` — charge the service since the last call (budget or CASH
+//!    slack of the reservation served, or slack burnt by an idle CPU);
+//! 2. completions ([`SpresCpu::complete`]) and activations ([`SpresCpu::activate`]: a job
+//!    released with its predecessor complete, or a backlogged job when its predecessor
+//!    completes; it enters the slot of its first part);
+//! 3. [`SpresCpu::expire`]`(now)`, then [`SpresCpu::departures`]`(now)` — jobs whose window
+//!    moved to a part on another CPU leave (the driver delivers them, [`Departure`]), and the
+//!    target activates them in that part's slot;
+//! 4. [`SpresCpu::decide`]`(now)` — what the CPU serves ([`SpresCpu::served`]).
+//!
+//! [`Spres`] is the synchronous driver of all CPUs (departures delivered at once): the
+//! simulator runs it, and the runtime mechanism's property test holds the mechanism's
+//! asynchronous hand-offs (migration timer on the source, activation by signal on the target)
+//! to it.
+//!
+//! Selection per CPU (§III-A): the active, non-depleted reservation with the earliest
+//! scheduling deadline (ties: task index, then part); otherwise, background service for *soft*
+//! reservations whose job is on this CPU (depleted, or after their window): earliest window end
+//! first ([`Background::EarliestEnd`], exact, the simulator's) or round-robin with a quantum
+//! ([`Background::RoundRobin`], the paper's "in a round-robin fashion", the runtime's).
+//! Split-task reservations are always soft (§IV-A); unsplit ones are hard unless
+//! `soft_unsplit`. CASH slack reclamation (Caccamo, Buttazzo & Sha, RTSS 2000): when a job
+//! completes inside its window, its reservation's remaining budget becomes slack with the
+//! window's deadline; the reservation a CPU serves consumes the earliest-deadline unexpired
+//! slack whose deadline is no later than its own scheduling deadline before its own budget;
+//! an idle CPU, and a CPU serving in background, consumes its earliest-deadline slack (CASH's
+//! idle rule); slack expires at its deadline.
+
+mod cpu;
+mod driver;
+pub mod placement;
+
+pub use cpu::{Held, SpresCpu};
+pub use driver::Spres;
+pub use placement::{Reservation, SpresPlacement};
+
+use rtsched_model::Time;
+
+/// How depleted soft reservations share the background.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Background {
+    /// The earliest window end first (an exact simulation has no quantum to rotate on).
+    EarliestEnd,
+    /// Round-robin among them, switching every `quantum` ns (> 0) or when the served one
+    /// leaves (seed 004 §III-A: "in a round-robin fashion").
+    RoundRobin { quantum: Time },
+}
+
+/// The rules' parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    /// Unsplit tasks get soft reservations too (split tasks always do, §IV-A).
+    pub soft_unsplit: bool,
+    /// CASH slack reclamation.
+    pub cash: bool,
+    pub background: Background,
+}
+
+impl Rules {
+    /// The simulator's rules: hard unsplit reservations unless `soft_unsplit`, background by
+    /// earliest window end.
+    pub fn new(soft_unsplit: bool, cash: bool) -> Rules {
+        Rules { soft_unsplit, cash, background: Background::EarliestEnd }
+    }
+}
+
+/// How a CPU serves its chosen reservation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// In its window with budget left (or on CASH slack).
+    Budget,
+    /// Depleted or after its window, soft: background service.
+    Background,
+}
+
+/// A job leaving a CPU because its window moved to a part on another CPU (or to another part on
+/// the same CPU): the driver activates it on `cpu` in the slot of `part`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Departure {
+    pub task: u32,
+    pub seq: u32,
+    /// The job's activation (window anchor).
+    pub base: Time,
+    /// 0-based part index where it is now.
+    pub part: u32,
+    pub cpu: u32,
+}
+
+/// Where a task's current job is at some instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Located {
+    /// 0-based part index.
+    pub part: usize,
+    /// The part's window in the current replenishment period.
+    pub start: Time,
+    pub end: Time,
+    /// Inside the window (else: after the last window of the period, on the last part).
+    pub in_window: bool,
+    /// Start of the replenishment period.
+    pub period_start: Time,
+}
+
+/// Where the job anchored at `base` is at `t` (`t ≥ base`; an earlier `t` counts as `base`).
+pub fn locate(parts: &[Reservation], base: Time, t: Time) -> Located {
+    let delta = parts[0].period;
+    let t = t.max(base);
+    let k = (t - base) / delta;
+    let a = base + k * delta;
+    let u = t - a;
+    for (j, r) in parts.iter().enumerate() {
+        if u >= r.offset && u < r.offset + r.deadline {
+            return Located {
+                part: j,
+                start: a + r.offset,
+                end: a + r.offset + r.deadline,
+                in_window: true,
+                period_start: a,
+            };
+        }
+    }
+    // After the last window of this period (before the first is impossible: offset 0).
+    let j = parts.len() - 1;
+    let r = &parts[j];
+    Located { part: j, start: a + r.offset, end: a + r.offset + r.deadline, in_window: false, period_start: a }
+}
+
+/// The next window boundary strictly after `t` of the job anchored at `base`.
+pub fn next_boundary(parts: &[Reservation], base: Time, t: Time) -> Time {
+    let delta = parts[0].period;
+    let t = t.max(base);
+    let k = (t - base) / delta;
+    let a = base + k * delta;
+    let u = t - a;
+    let mut best = a + delta;
+    for r in parts {
+        for b in [r.offset, r.offset + r.deadline] {
+            if b > u {
+                best = best.min(a + b);
+            }
+        }
+    }
+    best
+}
+
+/// When the job anchored at `base`, located at `loc`, next leaves its part: the end of its
+/// window when a later part follows, else the next replenishment period (where part 1 starts
+/// again); never for a task with one part.
+pub fn next_departure(parts: &[Reservation], loc: &Located) -> Time {
+    if parts.len() == 1 {
+        Time::MAX
+    } else if loc.part + 1 < parts.len() && loc.in_window {
+        loc.end
+    } else {
+        loc.period_start + parts[0].period
+    }
+}
