@@ -102,32 +102,21 @@ def _placement_partition(placement, ts: TaskSet, m: int) -> list[list[int]]:
                 f"on the run's {m} CPUs"
             )
         return part
-    if isinstance(placement, dict):
-        text = json.dumps(placement)
-    elif isinstance(placement, str) and placement.lstrip().startswith("{"):
-        text = placement
-    elif isinstance(placement, (str, os.PathLike)):
-        from .io import read_text
-
-        text = read_text(v.path(placement, "placement"), "placement")
-    else:
-        raise RtschedError("placement must be a placement JSON object, its text or file, or a list of task lists")
+    text = _placement_text(placement)
     return _core.placement_partition(ts, text, m)
 
 
 def _placement_text(placement) -> str:
-    """A reservation placement (path, dict or JSON text) as JSON text."""
+    """A placement (``rtsched partition --json``: a dict, its JSON text or a file path) as JSON text."""
     if isinstance(placement, dict):
         return json.dumps(placement)
-    if isinstance(placement, os.PathLike) or (isinstance(placement, str) and not placement.lstrip().startswith("{")):
-        try:
-            with open(placement, encoding="utf-8") as f:
-                return f.read()
-        except OSError as e:
-            raise RtschedError(f"cannot read placement {str(placement)!r}: {e.strerror}") from None
-    if isinstance(placement, str):
+    if isinstance(placement, str) and placement.lstrip().startswith("{"):
         return placement
-    raise RtschedError("placement must be a placement JSON object, its text or a file path")
+    if isinstance(placement, (str, os.PathLike)):
+        from .io import read_text
+
+        return read_text(v.path(placement, "placement"), "placement")
+    raise RtschedError("placement must be a placement JSON object, its text or file, or a list of task lists")
 
 
 def _cpu_text(cpus: Sequence[int]) -> str:
