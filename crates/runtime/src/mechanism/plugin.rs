@@ -70,6 +70,7 @@
 //! the quantum-driven RTSS'09 plugins (seed 001 §3) link in `tick`; SP-RES arms budget and
 //! migration timers.
 
+use crate::config::IdleMode;
 pub use crate::queue::release::{Job, TaskParams};
 use crate::sync::CpuSignal;
 use crate::tracer::{RecKind, TraceBuffer};
@@ -271,6 +272,13 @@ pub trait Plugin: Send + Sync {
     fn timer(&self, _ctx: &mut Ctx<'_>, _now: u64) {}
     /// Thread `ctx.cpu` took a notification ([`Ctx::notify`]).
     fn notified(&self, _ctx: &mut Ctx<'_>, _now: u64) {}
+    /// How the service thread waits for its next event: `None` (the default) as the run's
+    /// idle mode (`RunConfig::idle`), `Some(mode)` the plugin's own choice — a dedicated
+    /// scheduling processor that runs no real-time job may spin on the clock instead of
+    /// sleeping on a timer (G-EDF-MP's `dsp` parameter). Read once at the start of the run.
+    fn service_idle(&self) -> Option<IdleMode> {
+        None
+    }
     /// Called after every thread has stopped.
     fn accounting(&self) -> Accounting;
 }
