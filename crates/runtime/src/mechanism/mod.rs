@@ -8,7 +8,8 @@
 //!   dedicated-CPU needs, overhead terms, invariant, builder) and its lookup;
 //! * [`spec`]: a mechanism chosen for a run ([`Mechanism`]: entry, placement, parameters);
 //! * the families: [`partitioned`] (P-EDF, P-FP), [`gsn_edf`] (GSN-EDF, GSN-EDF-DI),
-//!   [`kernel_sd`] (Linux `SCHED_DEADLINE`, run by the peer backend).
+//!   [`gedf_mp`] (G-EDF-MP, a dedicated scheduling processor), [`kernel_sd`] (Linux
+//!   `SCHED_DEADLINE`, run by the peer backend).
 //!
 //! **Adding a mechanism**: one new file here with its plugin and a `pub static` [`Entry`],
 //! and one line in the `registry!` list below.
@@ -33,5 +34,6 @@ macro_rules! registry {
 registry! {
     partitioned: [PEDF, PFP],
     gsn_edf: [GSN_EDF, GSN_EDF_DI],
+    gedf_mp: [GEDF_MP],
     kernel_sd: [KERNEL_SD],
 }
