@@ -279,6 +279,14 @@ pub trait Plugin: Send + Sync {
     fn service_idle(&self) -> Option<IdleMode> {
         None
     }
+    /// With a spinning service thread: how long before its next due event it starts to spin
+    /// (ns); until then it sleeps on its request word (notifications wake it). `u64::MAX` (the
+    /// default) spins all the time. A SCHED_FIFO thread that never sleeps is throttled by
+    /// Linux (RT tasks get `sched_rt_runtime_us` = 95% of each second, or the fair server's
+    /// share on Linux ≥ 6.12), losing up to 50 ms at a time. Read once at the start of the run.
+    fn service_spin_window_ns(&self) -> u64 {
+        u64::MAX
+    }
     /// Called after every thread has stopped.
     fn accounting(&self) -> Accounting;
 }
