@@ -230,14 +230,15 @@ enum Kind {
     Pfp,
     Gsn,
     GsnDi,
+    GedfMp,
     KernelSd,
 }
 
 fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>, String> {
     let two = cpus.len() >= 2;
     let (m, worker_cpus, dedicated) = match kind {
-        Kind::GsnDi if two => (1, vec![cpus[0]], Some(cpus[1])),
-        Kind::GsnDi => return Ok(None),
+        Kind::GsnDi | Kind::GedfMp if two => (1, vec![cpus[0]], Some(cpus[1])),
+        Kind::GsnDi | Kind::GedfMp => return Ok(None),
         Kind::KernelSd => (cpus.len(), cpus.to_vec(), None),
         _ if two && rng.below(2) == 0 => (2, cpus[..2].to_vec(), None),
         _ => (1, vec![cpus[0]], None),
@@ -293,6 +294,11 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
         }
         Kind::Gsn => mech("gsn-edf"),
         Kind::GsnDi => mech("gsn-edf-di"),
+        // The scheduling processor spins or sleeps; one or two mailboxes of a few slots.
+        Kind::GedfMp => mech("gedf-mp")
+            .with_param("dsp", if rng.below(2) == 0 { "spin" } else { "sleep" })
+            .and_then(|m| m.with_param("mailbox_size", &rng.range(4, 16).to_string()))
+            .map_err(|e| e.to_string())?,
         Kind::KernelSd => mech("kernel-sd"),
     };
     let desc = format!(
@@ -349,7 +355,9 @@ fn every_mechanism_survives_random_runs() {
     let cpus = allowed_cpus();
     let t = std::time::Instant::now();
     let mut ran = 0;
-    for (k, kind) in [Kind::Pedf, Kind::Pfp, Kind::Gsn, Kind::GsnDi, Kind::KernelSd].into_iter().enumerate() {
+    for (k, kind) in
+        [Kind::Pedf, Kind::Pfp, Kind::Gsn, Kind::GsnDi, Kind::GedfMp, Kind::KernelSd].into_iter().enumerate()
+    {
         let count = if matches!(kind, Kind::KernelSd) { cases.div_ceil(2) } else { cases };
         for c in 0..count {
             // One generator per case, so a case reproduces alone.

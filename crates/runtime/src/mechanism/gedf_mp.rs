@@ -43,7 +43,11 @@
 //!
 //! The DSP waits for its next release either spinning on the clock (`dsp=spin`, the
 //! default: no timer wake-up latency on the release path, which a processor that runs no
-//! real-time job can afford) or sleeping on a timer (`dsp=sleep`).
+//! real-time job can afford) or sleeping on a timer (`dsp=sleep`). Spinning starts
+//! `spin_window` (default 500 µs) before each release; until then the DSP sleeps on its request
+//! word (a client's notification wakes it): a SCHED_FIFO thread that never sleeps is throttled
+//! by Linux (`sched_rt_runtime_us`, 95% of each second; the fair server on Linux ≥ 6.12),
+//! which on this machine stalled an always-spinning DSP for ~30–45 ms once a second.
 //!
 //! Overhead terms beyond the engine's (§IV-A): `request` (Δreq: a message's latency from its
 //! write to its dequeue by the DSP) and `dsp` (Δdsp: the DSP's handling of one message,
@@ -82,6 +86,13 @@ pub static GEDF_MP: Entry = Entry {
             default: "spin",
             help: "how the scheduling processor waits for its next release: spin on the clock (no timer wake-up \
                    latency) or sleep on a timer",
+        },
+        ParamSpec {
+            name: "spin_window",
+            kind: ParamKind::Duration,
+            default: "500us",
+            help: "with dsp=spin: the scheduling processor sleeps until this long before its next release and spins \
+                   from there (a SCHED_FIFO thread that never sleeps is throttled by Linux for up to 50 ms a second)",
         },
         ParamSpec {
             name: "mailboxes",
@@ -134,9 +145,12 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
         Some("sleep") => IdleMode::Sleep,
         _ => IdleMode::Spin,
     };
+    let window = s.params.duration("spin_window").unwrap_or(500_000);
     let boxes = s.params.int("mailboxes").unwrap_or(1) as usize;
     let size = s.params.int("mailbox_size").unwrap_or(256) as usize;
-    Ok(Box::new(GedfMp::new(s.tasks, s.m, s.t0, s.end, idle, boxes, size)))
+    let mut g = GedfMp::new(s.tasks, s.m, s.t0, s.end, idle, boxes, size);
+    g.spin_window = window;
+    Ok(Box::new(g))
 }
 
 /// The DSP's state (§III-B "DSP state").
@@ -153,6 +167,8 @@ struct Dsp {
 pub struct GedfMp {
     m: usize,
     idle: IdleMode,
+    /// With `IdleMode::Spin`: spin from this long before the next release (ns).
+    spin_window: u64,
     dsp: SpinLock<Dsp>,
     links: Links,
     boxes: Vec<Mailbox>,
@@ -172,6 +188,7 @@ impl GedfMp {
         GedfMp {
             m,
             idle,
+            spin_window: u64::MAX,
             dsp: SpinLock::new(
                 u32::MAX,
                 Dsp {
@@ -341,6 +358,9 @@ impl Plugin for GedfMp {
 
     fn service_idle(&self) -> Option<IdleMode> {
         Some(self.idle)
+    }
+    fn service_spin_window_ns(&self) -> u64 {
+        self.spin_window
     }
 
     /// After the threads stopped: the messages still in the mailboxes (completions the DSP
