@@ -123,9 +123,9 @@ def test_vocabulary_and_table():
     for t in ("request", "dsp", "migration_timer", "subtask_activation", "budget_enforcement", "push", "pull", "steal"):
         assert t in names
     mech = {m["name"]: m for m in mechanisms()}
-    runtime = {"gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd"}
+    runtime = {"gsn-edf", "gsn-edf-di", "gedf-mp", "pedf", "pfp", "kernel-sd"}
     assert {n for n, m in mech.items() if m["in_runtime"]} == runtime
-    for coming in ("gedf-mp", "push-pull", "cqm", "cem", "fem", "hem", "cq1", "ce1", "fe1", "spres"):
+    for coming in ("push-pull", "cqm", "cem", "fem", "hem", "cq1", "ce1", "fe1", "spres"):
         assert coming in mech and not mech[coming]["in_runtime"]
     assert mech["s-cqm"]["model"] == "cqm" and mech["gsn-edf-di"]["dedicated_cpu"]
 
@@ -227,6 +227,7 @@ EXAMPLES = __import__("pathlib").Path(__file__).resolve().parent.parent / "docs"
     [
         ("overheads-gsn-edf-2cpu.json", "gsn-edf"),
         ("overheads-gsn-edf-di-2cpu-quick.json", "gsn-edf-di"),
+        ("overheads-gedf-mp-2cpu.json", "gedf-mp"),
         ("overheads-pedf-2cpu-quick.json", "pedf"),
         ("overheads-kernel-sd-2cpu-quick.json", "kernel-sd"),
         ("overheads-gsn-edf-2cpu-quick.json", "gsn-edf"),
@@ -256,11 +257,15 @@ def test_shipped_models(cli, name, mechanism):
         assert info["terms"] == [] and any("charged as 0" in n for n in o["notes"])
     else:
         assert o["soft"]["values"]["release_ns"] > 0
+    if mechanism == "gedf-mp":
+        # The message-passing terms are measured and charged (RTAS 2014, App. B).
+        assert {"request", "dsp"} <= set(info["terms"])
+        assert o["soft"]["values"]["request_ns"] > 0 and o["soft"]["values"]["dsp_ns"] > 0
 
 
 def test_shipped_models_directory():
     models, notes = load_models(EXAMPLES)
-    assert {"gsn-edf", "gsn-edf-di", "pedf", "kernel-sd"} <= set(models)
+    assert {"gsn-edf", "gsn-edf-di", "gedf-mp", "pedf", "kernel-sd"} <= set(models)
     # Two gsn-edf models: the 30 s run wins over the --quick one, and a note says so.
     assert models["gsn-edf"]["path"].endswith("overheads-gsn-edf-2cpu.json")
     assert notes == [

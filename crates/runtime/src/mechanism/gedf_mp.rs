@@ -28,7 +28,7 @@
 //!    client ever sends a resume message.
 //! 2. *rescheduling signal* — the client's `schedule`: takes `linked` as `scheduled` (never a
 //!    job already completed) and acknowledges the request under its lock.
-//! 3–4. *suspension* — not applicable: jobs never self-suspend here (the plugin trait has no
+//! 3. and 4. *suspension* — not applicable: jobs never self-suspend here (the plugin trait has no
 //!    block/wake callbacks; see `mechanism::plugin`).
 //! 5. *completion* — the client invalidates `linked` (if still that job), records the
 //!    completion in the task's counter, and sends {complete, itself, job}.

@@ -164,7 +164,7 @@ mod tests {
             let mut k = 0;
             for push in ops {
                 if push && reference.len() < cap {
-                    let m = msg((k % 4) as u32, k);
+                    let m = msg(k % 4, k);
                     mb.push(m);
                     reference.push_back(m);
                     k += 1;
