@@ -34,6 +34,6 @@ macro_rules! registry {
 registry! {
     partitioned: [PEDF, PFP],
     gsn_edf: [GSN_EDF, GSN_EDF_DI],
-    gedf_mp: [GEDF_MP],
     kernel_sd: [KERNEL_SD],
+    gedf_mp: [GEDF_MP],
 }
