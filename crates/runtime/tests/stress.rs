@@ -8,6 +8,8 @@
 //! user-space mechanism; kernel-sd gets half) pick the cases; a failure names its seed and
 //! case. About 10 s of wall time with the defaults (54 runs) on this 2-core machine.
 
+mod common;
+
 use rtsched_model::TaskSet;
 use rtsched_runtime::platform::allowed_cpus;
 use rtsched_runtime::tracer::{RecKind, RELEASE_CPU};
@@ -232,6 +234,8 @@ enum Kind {
     GsnDi,
     GedfMp,
     KernelSd,
+    /// RTWS on sequential tasks (one region of one thread each); fork-join sets: tests/rtws.rs.
+    Rtws,
 }
 
 fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>, String> {
@@ -300,6 +304,7 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
             .and_then(|m| m.with_param("mailbox_size", &rng.range(4, 16).to_string()))
             .map_err(|e| e.to_string())?,
         Kind::KernelSd => mech("kernel-sd"),
+        Kind::Rtws => mech("rtws"),
     };
     let desc = format!(
         "{kind:?} m={m} n={n} U={u:.2} dur={}ms idle={:?} exec={:?} stop={stop_after:?} set={:?}",
@@ -355,8 +360,9 @@ fn every_mechanism_survives_random_runs() {
     let cpus = allowed_cpus();
     let t = std::time::Instant::now();
     let mut ran = 0;
-    for (k, kind) in
-        [Kind::Pedf, Kind::Pfp, Kind::Gsn, Kind::GsnDi, Kind::GedfMp, Kind::KernelSd].into_iter().enumerate()
+    for (k, kind) in [Kind::Pedf, Kind::Pfp, Kind::Gsn, Kind::GsnDi, Kind::KernelSd, Kind::Rtws, Kind::GedfMp]
+        .into_iter()
+        .enumerate()
     {
         let count = if matches!(kind, Kind::KernelSd) { cases.div_ceil(2) } else { cases };
         for c in 0..count {
@@ -384,7 +390,7 @@ fn the_oracle_catches_corrupted_traces() {
     let ts = TaskSet::from_ct(&[(MS, 4 * MS), (2 * MS, 6 * MS)]).unwrap();
     let mut cfg = RunConfig::new(vec![cpus[0]], 60 * MS);
     cfg.start_delay_ns = 30 * MS;
-    let good = run(&ts, &mech("gsn-edf"), &cfg).unwrap();
+    let good = common::run_rt_if_permitted(&ts, &mech("gsn-edf"), &mut cfg);
     check(&ts, &good, 1, true).unwrap();
     let corrupt = |f: &dyn Fn(&mut RunResult)| {
         let mut r = good.clone();

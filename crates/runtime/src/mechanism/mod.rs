@@ -35,5 +35,6 @@ registry! {
     partitioned: [PEDF, PFP],
     gsn_edf: [GSN_EDF, GSN_EDF_DI],
     kernel_sd: [KERNEL_SD],
+    rtws: [RTWS],
     gedf_mp: [GEDF_MP],
 }

@@ -289,4 +289,9 @@ pub trait Plugin: Send + Sync {
     }
     /// Called after every thread has stopped.
     fn accounting(&self) -> Accounting;
+    /// Whether this plugin executes fork-join jobs (`Setup::forkjoin`; the run's tasks are
+    /// then thread slots). The engine refuses a fork-join workload for plugins that do not.
+    fn forkjoin(&self) -> bool {
+        false
+    }
 }
