@@ -144,7 +144,7 @@ def test_gedf_mp_runs_with_every_output(cli, tmp_path, dsp):
     args = [x for k, p in out.items() for x in (f"--{k}", p)]
     code, _, err = cli(
         "run", f, "--scheduler", "gedf-mp", "--cpus", ALL[1], "--dedicated-cpu", ALL[0], "--dsp", dsp,
-        "--duration", "200ms", *args,
+        "--duration", "200ms", "--force", *args,
     )  # fmt: skip
     assert code == 0, err
     s = json.loads(out["output"].read_text())
@@ -163,7 +163,8 @@ def test_gedf_mp_runs_with_every_output(cli, tmp_path, dsp):
     assert out["gantt"].read_text().count("<title>deadline miss") == misses
     pf = json.loads(out["perfetto"].read_text())
     assert sum(1 for e in pf["traceEvents"] if str(e.get("name", "")).startswith("deadline miss")) == misses
-    code, _, err = cli("run", f, "--scheduler", "gedf-mp", "--cpus", ALL[1], "--duration", "10ms")
+    lf = write_set(tmp_path, light(), "light.json")
+    code, _, err = cli("run", lf, "--scheduler", "gedf-mp", "--cpus", ALL[1], "--duration", "10ms")
     assert code == 2 and "dedicated" in err and len(err.strip().splitlines()) == 1, err
 
 
