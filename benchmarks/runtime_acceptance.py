@@ -32,7 +32,8 @@ def main() -> int:
     ap.add_argument(
         "--schedulers",
         default=",".join(e["name"] for e in rtsched.schedulers()),
-        help="comma-separated registered mechanisms (default: every one in the registry)",
+        help="comma-separated registered mechanisms (default: every one in the registry); NAME@KEY=VALUE[@...] "
+        "runs NAME with those parameters (e.g. gedf-mp@dsp=sleep)",
     )
     ap.add_argument(
         "--high",
@@ -41,11 +42,19 @@ def main() -> int:
         help="U/m of the heavier set (default 0.9; on Linux ≥ 6.12 kernel-sd admits at most "
         "about 0.85m, since the fair server keeps 0.05 per CPU: docs/runtime.md)",
     )
+    ap.add_argument(
+        "--set-m",
+        type=int,
+        default=None,
+        help="generate the sets for this many processors (default: the number of --cpus); e.g. 1 on 2 CPUs, so "
+        "that mechanisms with a dedicated CPU (one scheduling CPU left) get a feasible set too",
+    )
     a = ap.parse_args()
     cpus = parse_cpus(a.cpus)
-    m = len(cpus)
+    m = a.set_m or len(cpus)
     os.makedirs(a.out, exist_ok=True)
     rows = []
+    terms = []
     for frac in (0.6, a.high):
         ts = rtsched.generate(a.n_per_cpu * m, frac * m, periods="loguniform:10ms-100ms", seed=a.seed, m=m)
         rtsched.save(os.path.join(a.out, f"taskset-{frac}.json"), ts)
@@ -59,7 +68,9 @@ def main() -> int:
             flush=True,
         )
         registry = {e["name"]: e for e in rtsched.schedulers()}
-        for sched in a.schedulers.split(","):
+        for label in a.schedulers.split(","):
+            sched, *given = label.split("@")
+            params = dict(g.split("=", 1) for g in given if "=" in g)
             if sched not in registry:
                 print(f"unknown scheduler {sched!r}; known: {', '.join(registry)}", file=sys.stderr)
                 return 2
@@ -69,18 +80,21 @@ def main() -> int:
                 use, kw["dedicated_cpu"] = cpus[:-1], cpus[-1]
                 kw["force"] = True  # the same set on m - 1 clients, by design: rtsched run would refuse it
             try:
-                s = rtsched.run(ts, scheduler=sched, cpus=use, duration=a.duration, rt_priority=a.rt_priority, **kw)
+                s = rtsched.run(
+                    ts, scheduler=sched, cpus=use, duration=a.duration, rt_priority=a.rt_priority, params=params, **kw
+                )
             except rtsched.RtschedError as e:
-                print(f"U={frac}m {sched}: error: {e}", file=sys.stderr)
+                print(f"U={frac}m {label}: error: {e}", file=sys.stderr)
                 continue
-            with open(os.path.join(a.out, f"{sched}-{frac}.json"), "w") as f:
+            terms.append((frac, label, s.get("overheads", {})))
+            with open(os.path.join(a.out, f"{label.replace('@', '_')}-{frac}.json"), "w") as f:
                 json.dump(s, f, indent=1)
             rl, rt, ov = s["release_latency_ns"], s["response_time_ns"], s.get("overheads", {})
             sch = ov.get("schedule", {})
             rows.append(
                 (
                     frac,
-                    sched,
+                    label,
                     s["m"],
                     s["jobs"],
                     s["deadline_misses"],
@@ -97,7 +111,7 @@ def main() -> int:
                     (s.get("priority_inversion") or {}).get("beyond_tracking_ns"),
                 )
             )
-            print(f"U={frac}m {sched}: done", file=sys.stderr, flush=True)
+            print(f"U={frac}m {label}: done", file=sys.stderr, flush=True)
     hdr = (
         "U/m",
         "scheduler",
@@ -119,6 +133,13 @@ def main() -> int:
     print(" | ".join(hdr))
     for r in rows:
         print(" | ".join("-" if x is None else str(x) for x in r))
+    # Every traced term, median and p99 (ns), per run.
+    names = sorted({t for _, _, ov in terms for t, v in ov.items() if v.get("count")})
+    print()
+    print(" | ".join(["U/m", "scheduler"] + [f"{t} p50 / p99" for t in names]))
+    for frac, label, ov in terms:
+        cells = [f"{ov[t]['p50_ns']} / {ov[t]['p99_ns']}" if ov.get(t, {}).get("count") else "-" for t in names]
+        print(" | ".join([str(frac), label] + cells))
     return 0
 
 

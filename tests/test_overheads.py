@@ -125,7 +125,7 @@ def test_vocabulary_and_table():
     mech = {m["name"]: m for m in mechanisms()}
     # in_runtime = registered as a runtime mechanism.
     runtime = {e["name"] for e in rtsched.schedulers()} & set(mech)
-    assert {"gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd", "spres", "push-pull"} <= runtime
+    assert {"gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd", "spres", "push-pull", "gedf-mp"} <= runtime
     assert {n for n, m in mech.items() if m["in_runtime"]} == runtime
     for coming in set(mech) - runtime:
         assert coming in mech and not mech[coming]["in_runtime"]
@@ -229,6 +229,7 @@ EXAMPLES = __import__("pathlib").Path(__file__).resolve().parent.parent / "docs"
     [
         ("overheads-gsn-edf-2cpu.json", "gsn-edf"),
         ("overheads-gsn-edf-di-2cpu-quick.json", "gsn-edf-di"),
+        ("overheads-gedf-mp-2cpu.json", "gedf-mp"),
         ("overheads-pedf-2cpu-quick.json", "pedf"),
         ("overheads-kernel-sd-2cpu-quick.json", "kernel-sd"),
         ("overheads-gsn-edf-2cpu-quick.json", "gsn-edf"),
@@ -259,11 +260,15 @@ def test_shipped_models(cli, name, mechanism):
         assert info["terms"] == [] and any("charged as 0" in n for n in o["notes"])
     else:
         assert o["soft"]["values"]["release_ns"] > 0
+    if mechanism == "gedf-mp":
+        # The message-passing terms are measured and charged (RTAS 2014, App. B).
+        assert {"request", "dsp"} <= set(info["terms"])
+        assert o["soft"]["values"]["request_ns"] > 0 and o["soft"]["values"]["dsp_ns"] > 0
 
 
 def test_shipped_models_directory():
     models, notes = load_models(EXAMPLES)
-    assert {"gsn-edf", "gsn-edf-di", "pedf", "kernel-sd", "push-pull"} <= set(models)
+    assert {"gsn-edf", "gsn-edf-di", "gedf-mp", "pedf", "kernel-sd", "push-pull"} <= set(models)
     # Two gsn-edf models: the 30 s run wins over the --quick one, and a note says so.
     assert models["gsn-edf"]["path"].endswith("overheads-gsn-edf-2cpu.json")
     assert notes == [

@@ -133,6 +133,41 @@ def test_overloaded_run_exports_mark_every_miss(cli, tmp_path):
     assert out["gantt"].read_text().count("<title>deadline miss") == misses
 
 
+@pytest.mark.skipif(len(ALL) < 2, reason="gedf-mp needs a client CPU and a dedicated CPU")
+@pytest.mark.parametrize("dsp", ["spin", "sleep"])
+def test_gedf_mp_runs_with_every_output(cli, tmp_path, dsp):
+    # G-EDF-MP (Cerqueira et al., RTAS 2014): one client, the scheduling processor on another CPU,
+    # an overloaded set; every export marks every miss and the message-passing terms are traced.
+    f = write_set(tmp_path, heavy())
+    names = ["output:s.json", "trace:t.jsonl", "gantt:g.svg", "job-csv:j.csv", "perfetto:p.json"]
+    out = {k: tmp_path / v for k, v in (x.split(":") for x in names)}
+    args = [x for k, p in out.items() for x in (f"--{k}", p)]
+    code, _, err = cli(
+        "run", f, "--scheduler", "gedf-mp", "--cpus", ALL[1], "--dedicated-cpu", ALL[0], "--dsp", dsp,
+        "--duration", "200ms", "--force", *args,
+    )  # fmt: skip
+    assert code == 0, err
+    s = json.loads(out["output"].read_text())
+    assert s["scheduler"] == "gedf-mp" and s["m"] == 1 and s["accounting_error"] is None
+    assert s["params"]["dsp"] == dsp
+    misses = s["deadline_misses"]
+    assert misses > 0
+    for term in ("request", "dsp"):
+        _stats_ok(s["overheads"][term], term)
+        assert s["overheads"][term]["count"] > 0, term  # every completion is a message
+    lines = [json.loads(x) for x in out["trace"].read_text().splitlines()]
+    assert sum(1 for x in lines if x["ev"] == "deadline_miss") == misses
+    rows = out["job-csv"].read_text().splitlines()
+    col = rows[0].split(",").index("missed")
+    assert sum(int(r.split(",")[col]) for r in rows[1:]) == misses
+    assert out["gantt"].read_text().count("<title>deadline miss") == misses
+    pf = json.loads(out["perfetto"].read_text())
+    assert sum(1 for e in pf["traceEvents"] if str(e.get("name", "")).startswith("deadline miss")) == misses
+    lf = write_set(tmp_path, light(), "light.json")
+    code, _, err = cli("run", lf, "--scheduler", "gedf-mp", "--cpus", ALL[1], "--duration", "10ms")
+    assert code == 2 and "dedicated" in err and len(err.strip().splitlines()) == 1, err
+
+
 def test_pedf_without_placement_partitions_by_wfd(cli, tmp_path):
     f = write_set(tmp_path, light())
     code, out, err = cli("run", f, "--scheduler", "pedf", "--cpus", CPU, "--duration", "100ms", "--json")

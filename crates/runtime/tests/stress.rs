@@ -232,6 +232,7 @@ enum Kind {
     Pfp,
     Gsn,
     GsnDi,
+    GedfMp,
     KernelSd,
     Spres,
     /// RTWS on sequential tasks (one region of one thread each); fork-join sets: tests/rtws.rs.
@@ -244,8 +245,8 @@ enum Kind {
 fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>, String> {
     let two = cpus.len() >= 2;
     let (m, worker_cpus, dedicated) = match kind {
-        Kind::GsnDi if two => (1, vec![cpus[0]], Some(cpus[1])),
-        Kind::GsnDi => return Ok(None),
+        Kind::GsnDi | Kind::GedfMp if two => (1, vec![cpus[0]], Some(cpus[1])),
+        Kind::GsnDi | Kind::GedfMp => return Ok(None),
         Kind::KernelSd => (cpus.len(), cpus.to_vec(), None),
         _ if two && rng.below(2) == 0 => (2, cpus[..2].to_vec(), None),
         _ => (1, vec![cpus[0]], None),
@@ -301,6 +302,11 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
         }
         Kind::Gsn => mech("gsn-edf"),
         Kind::GsnDi => mech("gsn-edf-di"),
+        // The scheduling processor spins or sleeps; one or two mailboxes of a few slots.
+        Kind::GedfMp => mech("gedf-mp")
+            .with_param("dsp", if rng.below(2) == 0 { "spin" } else { "sleep" })
+            .and_then(|m| m.with_param("mailbox_size", &rng.range(4, 16).to_string()))
+            .map_err(|e| e.to_string())?,
         Kind::KernelSd => mech("kernel-sd"),
         Kind::Spres => {
             // The SP-RES cascade's placement (split tasks where it must), or, when it cannot
@@ -396,6 +402,7 @@ fn every_mechanism_survives_random_runs() {
         Kind::PushPull(2),
         Kind::PushPullFp,
         Kind::Spres,
+        Kind::GedfMp,
     ];
     for (k, kind) in kinds.into_iter().enumerate() {
         // kernel-sd, and each find-CPU variant of push-pull (three of one mechanism), get half.

@@ -232,7 +232,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         source: RTAS14,
         rule: Rule::MessagePassing,
         model: "gedf-mp",
-        in_runtime: false,
+        in_runtime: true,
         contended: &[Term::Release, Term::Request],
     },
     Mechanism {

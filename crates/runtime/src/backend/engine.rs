@@ -327,6 +327,8 @@ fn service(sh: &Shared<'_>, idx: usize, cpu: usize, mut trace: TraceBuffer, barr
     clock::sleep_until(sh.life.t0);
     let mut ev = Events::of(sh, idx, false);
     let sig = &sh.signals[idx];
+    let mode = sh.plugin.service_idle().unwrap_or(sh.cfg.idle);
+    let window = sh.plugin.service_spin_window_ns();
     let mut ctx = Ctx::new(idx, &mut trace, &sh.signals);
     loop {
         let now = clock::monotonic_ns();
@@ -340,9 +342,16 @@ fn service(sh: &Shared<'_>, idx: usize, cpu: usize, mut trace: TraceBuffer, barr
             continue;
         }
         let wake = sh.next_due(idx, &ev);
-        match sh.cfg.idle {
+        match mode {
             IdleMode::Spin => {
-                while clock::monotonic_ns() < wake.min(sh.end()) && !sig.is_set() && !sh.abort.load(Ordering::Relaxed) {
+                let until = wake.min(sh.end());
+                let now = clock::monotonic_ns();
+                if until > now.saturating_add(window) {
+                    // Far from the next event: sleep until the spin window opens.
+                    sig.sleep((until - window - now).min(10_000_000));
+                    continue;
+                }
+                while clock::monotonic_ns() < until && !sig.is_set() && !sh.abort.load(Ordering::Relaxed) {
                     std::hint::spin_loop();
                 }
             }

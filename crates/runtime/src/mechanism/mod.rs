@@ -8,7 +8,8 @@
 //!   dedicated-CPU needs, overhead terms, invariant, builder) and its lookup;
 //! * [`spec`]: a mechanism chosen for a run ([`Mechanism`]: entry, placement, parameters);
 //! * the families: [`partitioned`] (P-EDF, P-FP), [`gsn_edf`] (GSN-EDF, GSN-EDF-DI), [`spres`] (SP-RES),
-//!   [`kernel_sd`] (Linux `SCHED_DEADLINE`, run by the peer backend).
+//!   [`gedf_mp`] (G-EDF-MP, a dedicated scheduling processor), [`kernel_sd`] (Linux
+//!   `SCHED_DEADLINE`, run by the peer backend).
 //!
 //! **Adding a mechanism**: one new file here with its plugin and a `pub static` [`Entry`],
 //! and one line in the `registry!` list below.
@@ -37,4 +38,5 @@ registry! {
     spres: [SPRES],
     rtws: [RTWS],
     push_pull: [PUSH_PULL, PUSH_PULL_FP],
+    gedf_mp: [GEDF_MP],
 }

@@ -70,6 +70,7 @@
 //! the quantum-driven RTSS'09 plugins (seed 001 §3) link in `tick`; SP-RES arms budget and
 //! migration timers.
 
+use crate::config::IdleMode;
 pub use crate::queue::release::{Job, TaskParams};
 use crate::sync::CpuSignal;
 use crate::tracer::{RecKind, TraceBuffer};
@@ -271,6 +272,21 @@ pub trait Plugin: Send + Sync {
     fn timer(&self, _ctx: &mut Ctx<'_>, _now: u64) {}
     /// Thread `ctx.cpu` took a notification ([`Ctx::notify`]).
     fn notified(&self, _ctx: &mut Ctx<'_>, _now: u64) {}
+    /// How the service thread waits for its next event: `None` (the default) as the run's
+    /// idle mode (`RunConfig::idle`), `Some(mode)` the plugin's own choice — a dedicated
+    /// scheduling processor that runs no real-time job may spin on the clock instead of
+    /// sleeping on a timer (G-EDF-MP's `dsp` parameter). Read once at the start of the run.
+    fn service_idle(&self) -> Option<IdleMode> {
+        None
+    }
+    /// With a spinning service thread: how long before its next due event it starts to spin
+    /// (ns); until then it sleeps on its request word (notifications wake it). `u64::MAX` (the
+    /// default) spins all the time. A SCHED_FIFO thread that never sleeps is throttled by
+    /// Linux (RT tasks get `sched_rt_runtime_us` = 95% of each second, or the fair server's
+    /// share on Linux ≥ 6.12), losing up to 50 ms at a time. Read once at the start of the run.
+    fn service_spin_window_ns(&self) -> u64 {
+        u64::MAX
+    }
     /// Called after every thread has stopped.
     fn accounting(&self) -> Accounting;
     /// Whether this plugin executes fork-join jobs (`Setup::forkjoin`; the run's tasks are

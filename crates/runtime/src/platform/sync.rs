@@ -40,10 +40,17 @@ pub trait Atom<T: Copy>: Send + Sync {
     fn fetch_and(&self, v: T, o: Ordering) -> T;
 }
 
+/// Wrapping arithmetic on an atomic integer (wait-free on x86: `lock xadd`), for counters
+/// such as the mailbox's (`queue::mailbox`).
+pub trait AtomAdd<T: Copy>: Atom<T> {
+    fn fetch_add(&self, v: T, o: Ordering) -> T;
+    fn fetch_sub(&self, v: T, o: Ordering) -> T;
+}
+
 /// Atomics, fences and the futex: what the primitives need from the platform.
 pub trait Backend: 'static {
-    type U32: Atom<u32>;
-    type U64: Atom<u64>;
+    type U32: Atom<u32> + AtomAdd<u32>;
+    type U64: Atom<u64> + AtomAdd<u64>;
     type Bool: Atom<bool>;
     fn fence(o: Ordering);
     /// `FUTEX_WAIT`: sleeps unless `*word != expected`, checked atomically with going to
@@ -92,6 +99,23 @@ macro_rules! std_atom {
 std_atom!(u32, std::sync::atomic::AtomicU32);
 std_atom!(u64, std::sync::atomic::AtomicU64);
 std_atom!(bool, std::sync::atomic::AtomicBool);
+
+macro_rules! std_add {
+    ($t:ty, $a:ty) => {
+        impl AtomAdd<$t> for $a {
+            #[inline(always)]
+            fn fetch_add(&self, v: $t, o: Ordering) -> $t {
+                <$a>::fetch_add(self, v, o)
+            }
+            #[inline(always)]
+            fn fetch_sub(&self, v: $t, o: Ordering) -> $t {
+                <$a>::fetch_sub(self, v, o)
+            }
+        }
+    };
+}
+std_add!(u32, std::sync::atomic::AtomicU32);
+std_add!(u64, std::sync::atomic::AtomicU64);
 
 /// The real platform: `std` atomics and the Linux futex.
 #[derive(Debug, Default, Clone, Copy)]

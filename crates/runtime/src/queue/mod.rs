@@ -8,6 +8,9 @@
 //! * [`cpumask`]: atomic bitmasks (free CPUs, overloaded run-queues, cpupri's levels).
 //! * [`find_cpu`]: the find-CPU contract of push/pull and its variants [`find_linear`],
 //!   [`fmask`], [`cpudl`] (Lelli et al., 2011, §4–§5) and [`cpupri`] (Linux SCHED_FIFO).
+//! * [`mailbox`]: a bounded multi-producer FIFO with wait-free writers (G-EDF-MP's mailbox).
+//! * [`link`]: per-client linked/scheduled pairs and their publication with link swaps
+//!   (G-EDF-MP's client state).
 
 pub mod binomial;
 pub mod cpudl;
@@ -16,5 +19,7 @@ pub mod cpupri;
 pub mod find_cpu;
 pub mod find_linear;
 pub mod fmask;
+pub mod link;
+pub mod mailbox;
 pub mod release;
 pub mod runqueue;

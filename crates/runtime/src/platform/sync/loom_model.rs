@@ -41,6 +41,24 @@ macro_rules! loom_atom {
 loom_atom!(u64, LU64);
 loom_atom!(bool, LBool);
 
+impl AtomAdd<u64> for LU64 {
+    fn fetch_add(&self, v: u64, o: Ordering) -> u64 {
+        LU64::fetch_add(self, v, o)
+    }
+    fn fetch_sub(&self, v: u64, o: Ordering) -> u64 {
+        LU64::fetch_sub(self, v, o)
+    }
+}
+
+impl AtomAdd<u32> for FutexWord {
+    fn fetch_add(&self, v: u32, o: Ordering) -> u32 {
+        self.v.fetch_add(v, o)
+    }
+    fn fetch_sub(&self, v: u32, o: Ordering) -> u32 {
+        self.v.fetch_sub(v, o)
+    }
+}
+
 /// A futex word: the value, its "hash bucket" (a mutex over "a waiter is queued") and
 /// the waiter's wake-up (a loom `Notify`: it keeps a wake-up that arrives between the
 /// unlock and the wait, like a queued futex waiter, and may return spuriously, as

@@ -1,0 +1,386 @@
+//! G-EDF-MP: global EDF by message passing with a dedicated scheduling processor (DSP) —
+//! Cerqueira, Vanga & Brandenburg, "Scaling Global Scheduling with Message Passing", RTAS 2014,
+//! §III (design §III-A, data structures §III-B, operations §III-C), overhead terms §IV-A,
+//! accounting App. B.
+//!
+//! **Roles.** The service thread on the dedicated CPU (thread index `m`) is the DSP: it owns
+//! all scheduler state — the release queue and job book (`TaskBook`), the ready queue (a
+//! binomial heap, §III-B footnote 3) inside the policy `rtsched_policy::Gedf`, whose links
+//! are the DSP's copy of every client's state — taken only by the DSP (a lock that is never
+//! contended: nothing else touches it while the threads run; the end-of-run drain and the
+//! accounting take it after they stopped). It runs no job. The `m` workers are the clients.
+//!
+//! **Client state** (`queue::link`): per client a linked/scheduled pair under a spin lock
+//! shared only by that client and the DSP, never nested; only the client writes `scheduled`,
+//! checking `linked` and updating `scheduled` in one critical section.
+//!
+//! **Messages** (`queue::mailbox`): client → DSP through `mailboxes` wait-free multi-producer
+//! FIFOs (client `c` of `m` writes mailbox `⌊c·k/m⌋`: one per cluster of consecutive CPUs, as
+//! the paper has one per socket), each message {operation, sender, job, stamp}, followed by a
+//! notification of the DSP; the DSP serves the mailboxes round-robin, one message per mailbox
+//! per round. DSP → client: the link under the client's lock, plus a reschedule request.
+//!
+//! **Operations** (§III-C), as this runtime has them:
+//! 1. *release* — the DSP's release domain (its "timer interrupt"): jobs join the policy,
+//!    which links them to an idle client or preempts the lowest-priority one; the changed
+//!    links are published with link swaps (`queue::link::Publisher`). Resumption by an
+//!    external event is the same path; the synthetic and user jobs never self-suspend, so no
+//!    client ever sends a resume message.
+//! 2. *rescheduling signal* — the client's `schedule`: takes `linked` as `scheduled` (never a
+//!    job already completed) and acknowledges the request under its lock.
+//! 3. and 4. *suspension* — not applicable: jobs never self-suspend here (the plugin trait has no
+//!    block/wake callbacks; see `mechanism::plugin`).
+//! 5. *completion* — the client invalidates `linked` (if still that job), records the
+//!    completion in the task's counter, and sends {complete, itself, job}.
+//! 6. *DSP handling of a completion* — if the job is still linked to the sender it is
+//!    unlinked, otherwise it is removed where it is (re-queued after a preemption the client
+//!    had not noticed, or even linked elsewhere: the races of §III-C); its task's next job
+//!    joins the ready queue at once if already released (a tardy job), or waits for its
+//!    release; then the highest-priority ready jobs are linked, the sender first among
+//!    the idle.
+//!
+//! Link swaps whenever the DSP links a still-scheduled job: `queue::link` (module docs).
+//!
+//! The DSP waits for its next release either spinning on the clock (`dsp=spin`, the
+//! default: no timer wake-up latency on the release path, which a processor that runs no
+//! real-time job can afford) or sleeping on a timer (`dsp=sleep`). Spinning starts
+//! `spin_window` (default 500 µs) before each release; until then the DSP sleeps on its request
+//! word (a client's notification wakes it): a SCHED_FIFO thread that never sleeps is throttled
+//! by Linux (`sched_rt_runtime_us`, 95% of each second; the fair server on Linux ≥ 6.12),
+//! which on this machine stalled an always-spinning DSP for ~30–45 ms once a second.
+//!
+//! Overhead terms beyond the engine's (§IV-A): `request` (Δreq: a message's latency from its
+//! write to its dequeue by the DSP) and `dsp` (Δdsp: the DSP's handling of one message,
+//! publication of the links included). The engine's `release` (Δrel) and `release_event`
+//! (Δev) are the DSP's release handler; `schedule` (Δsch) is the client's O(1) pick; `ipi`
+//! (Δipi) is the DSP's request to a client.
+//!
+//! Assumptions: sporadic tasks, any deadlines, EDF with ties by task index then job number;
+//! needs a dedicated CPU (`--dedicated-cpu`); clients are the CPUs of `--cpus`.
+
+use crate::config::IdleMode;
+use crate::mechanism::registry::{
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, Placement, Setup, TermSpec,
+};
+use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
+use crate::queue::binomial::BinomialHeap;
+use crate::queue::link::{Links, Publisher};
+use crate::queue::mailbox::{Mailbox, Msg};
+use crate::queue::release::TaskBook;
+use crate::sync::SpinLock;
+use crate::RunError;
+use crossbeam_utils::CachePadded;
+use rtsched_policy::{invariant, Gedf, Policy, Prio, PriorityRule};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// G-EDF-MP's registry entry.
+pub static GEDF_MP: Entry = Entry {
+    name: "gedf-mp",
+    summary: "G-EDF-MP: global EDF by message passing; a dedicated scheduling processor owns the ready and \
+              release queues, clients follow per-client linked/scheduled pairs and report through wait-free \
+              mailboxes (Cerqueira, Vanga & Brandenburg, RTAS 2014, §III)",
+    params: &[
+        ParamSpec {
+            name: "dsp",
+            kind: ParamKind::Choice(&["spin", "sleep"]),
+            default: "spin",
+            help: "how the scheduling processor waits for its next release: spin on the clock (no timer wake-up \
+                   latency) or sleep on a timer",
+        },
+        ParamSpec {
+            name: "spin_window",
+            kind: ParamKind::Duration,
+            default: "500us",
+            help: "with dsp=spin: the scheduling processor sleeps until this long before its next release and spins \
+                   from there (a SCHED_FIFO thread that never sleeps is throttled by Linux for up to 50 ms a second)",
+        },
+        ParamSpec {
+            name: "mailboxes",
+            kind: ParamKind::Int { min: 1, max: 64 },
+            default: "1",
+            help: "number of client mailboxes; client c of m writes mailbox floor(c*k/m) (one per cluster of CPUs)",
+        },
+        ParamSpec {
+            name: "mailbox_size",
+            kind: ParamKind::Int { min: 2, max: 65536 },
+            default: "256",
+            help: "slots per mailbox (writes are wait-free while a mailbox has room)",
+        },
+    ],
+    placement: Placement::None,
+    dedicated: DedicatedCpu::Required,
+    dedicated_role: "the scheduling processor",
+    terms: &[
+        TermSpec {
+            name: "request",
+            symbol: "Δreq",
+            help: "client request latency: message written to dequeued by the scheduling processor",
+            tracking: true,
+        },
+        TermSpec {
+            name: "dsp",
+            symbol: "Δdsp",
+            help: "scheduling-processor handler of one message (link publication included)",
+            tracking: true,
+        },
+    ],
+    invariant: InvariantKind::Global,
+    priority: registry::edf,
+    user_jobs: true,
+    backend: Backend::Engine(build),
+};
+
+/// Term ids (indices into `GEDF_MP.terms`).
+const T_REQUEST: u32 = 0;
+const T_DSP: u32 = 1;
+
+/// Message operations.
+const OP_COMPLETE: u32 = 1;
+
+fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
+    if !s.dedicated {
+        return Err(RunError::Config("gedf-mp needs a dedicated CPU for its scheduling processor".into()));
+    }
+    let idle = match s.params.text("dsp") {
+        Some("sleep") => IdleMode::Sleep,
+        _ => IdleMode::Spin,
+    };
+    let window = s.params.duration("spin_window").unwrap_or(500_000);
+    let boxes = s.params.int("mailboxes").unwrap_or(1) as usize;
+    let size = s.params.int("mailbox_size").unwrap_or(256) as usize;
+    let mut g = GedfMp::new(s.tasks, s.m, s.t0, s.end, idle, boxes, size);
+    g.spin_window = window;
+    Ok(Box::new(g))
+}
+
+/// The DSP's state (§III-B "DSP state").
+struct Dsp {
+    book: TaskBook,
+    policy: Gedf<BinomialHeap<Prio>>,
+    publisher: Publisher,
+    scratch: Vec<Job>,
+    /// The mailbox the next round starts with.
+    rr: usize,
+}
+
+/// G-EDF-MP over `m` clients (see the module docs).
+pub struct GedfMp {
+    m: usize,
+    idle: IdleMode,
+    /// With `IdleMode::Spin`: spin from this long before the next release (ns).
+    spin_window: u64,
+    dsp: SpinLock<Dsp>,
+    links: Links,
+    boxes: Vec<Mailbox>,
+    box_of: Vec<usize>,
+    next_rel: CachePadded<AtomicU64>,
+}
+
+impl GedfMp {
+    /// `m` clients; tasks `params` released from `t0` until `end`; the DSP waits in `idle`;
+    /// `boxes` mailboxes (at most `m`) of `size` slots.
+    pub fn new(params: &[TaskParams], m: usize, t0: u64, end: u64, idle: IdleMode, boxes: usize, size: usize) -> GedfMp {
+        let n = params.len();
+        let all: Vec<usize> = (0..n).collect();
+        let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
+        let next = book.next_due();
+        let k = boxes.clamp(1, m.max(1));
+        GedfMp {
+            m,
+            idle,
+            spin_window: u64::MAX,
+            dsp: SpinLock::new(
+                u32::MAX,
+                Dsp {
+                    book,
+                    policy: Gedf::with_queue(m, BinomialHeap::with_capacity(2 * n + 4)),
+                    publisher: Publisher::new(m, n),
+                    scratch: Vec::with_capacity(n),
+                    rr: 0,
+                },
+            ),
+            links: Links::new(m, n),
+            boxes: (0..k).map(|_| Mailbox::new(size)).collect(),
+            box_of: (0..m).map(|c| c * k / m.max(1)).collect(),
+            next_rel: CachePadded::new(AtomicU64::new(next)),
+        }
+    }
+
+    /// The jobs the DSP's policy links to each client now (for tests against the policy).
+    pub fn linked(&self) -> Vec<Option<Prio>> {
+        let d = self.dsp.lock_untraced();
+        (0..self.m).map(|c| d.policy.linked(c)).collect()
+    }
+
+    /// Link swaps made so far.
+    pub fn swaps(&self) -> u64 {
+        self.dsp.lock_untraced().publisher.swaps
+    }
+
+    /// Operation 6 (and its races): the DSP learns that `job` completed on `sender`.
+    fn completed(d: &mut Dsp, sender: usize, job: Job) {
+        if d.policy.linked(sender) == Some(job.prio) {
+            d.policy.unlink(sender);
+        } else {
+            d.policy.job_done(job.prio);
+        }
+        if let Some(next) = d.book.complete(&job) {
+            d.policy.enqueue(next.prio);
+        }
+        d.policy.link_all();
+    }
+
+    fn handle(d: &mut Dsp, msg: &Msg) {
+        if msg.op == OP_COMPLETE {
+            let job = d.book.job(msg.task, msg.seq);
+            GedfMp::completed(d, msg.sender as usize, job);
+        }
+    }
+
+    /// Publishes the policy's changed links to the clients (with link swaps).
+    fn enact(&self, d: &mut Dsp, ctx: &mut Ctx<'_>) {
+        let Dsp { book, policy, publisher, .. } = d;
+        publisher.enact(policy, &self.links, |p| book.job_of(p), |c| ctx.preempt(c));
+    }
+
+    /// Serves the mailboxes round-robin until all are empty (the DSP's `notified`).
+    fn serve(&self, d: &mut Dsp, ctx: &mut Ctx<'_>) {
+        let k = self.boxes.len();
+        loop {
+            let mut any = false;
+            for i in 0..k {
+                let b = (d.rr + i) % k;
+                if let Some(msg) = self.boxes[b].pop() {
+                    any = true;
+                    ctx.term_since(T_REQUEST, msg.stamp);
+                    ctx.term_start(T_DSP);
+                    GedfMp::handle(d, &msg);
+                    self.enact(d, ctx);
+                    ctx.term_end(T_DSP);
+                    // The requests to sleeping clients go out now, not after the whole round.
+                    ctx.flush_wakes();
+                }
+            }
+            d.rr = (d.rr + 1) % k;
+            if !any {
+                break;
+            }
+        }
+    }
+
+    /// The consistency check of the DSP's structures (no message handled).
+    fn check(&self, d: &Dsp) -> Result<(), String> {
+        let n = d.publisher.tasks();
+        let m = self.m;
+        let linked: Vec<Option<Prio>> = (0..m).map(|c| d.policy.linked(c)).collect();
+        let mut pending: Vec<Prio> = (0..n).filter_map(|t| d.book.head(t)).map(|j| j.prio).collect();
+        pending.sort_unstable();
+        let unlinked = pending.iter().filter(|p| !linked.contains(&Some(**p))).count();
+        let queued = d.policy.ready_queue().len();
+        if unlinked != queued {
+            return Err(format!("gedf-mp: {unlinked} pending jobs are unlinked but the ready queue holds {queued}"));
+        }
+        invariant::check_global(m, &pending, &linked).map_err(|e| format!("gedf-mp: {e}"))?;
+        let mut sched: Vec<Prio> = (0..m).filter_map(|c| self.links.pair(c).scheduled).map(|j| j.prio).collect();
+        sched.sort_unstable();
+        if sched.windows(2).any(|w| w[0] == w[1]) {
+            return Err(format!("gedf-mp: a job is scheduled on two clients: {sched:?}"));
+        }
+        Ok(())
+    }
+}
+
+impl Plugin for GedfMp {
+    fn name(&self) -> &'static str {
+        "gedf-mp"
+    }
+    fn release_domains(&self) -> usize {
+        1
+    }
+    fn release_domain(&self, thread: usize) -> Option<usize> {
+        (thread == self.m).then_some(0)
+    }
+    fn next_release(&self, _domain: usize) -> u64 {
+        self.next_rel.load(Ordering::Acquire)
+    }
+
+    /// Operation 1 on the DSP.
+    fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
+        let mut g = self.dsp.lock_untraced();
+        let d = &mut *g;
+        let mut scratch = std::mem::take(&mut d.scratch);
+        d.book.release_due(now, |j, ready| {
+            ctx.record_release(&j);
+            if ready {
+                scratch.push(j);
+            }
+        });
+        for j in scratch.drain(..) {
+            d.policy.job_ready(j.prio);
+        }
+        d.scratch = scratch;
+        self.enact(d, ctx);
+        self.next_rel.store(d.book.next_due(), Ordering::Release);
+    }
+
+    /// Operations 2 and 5 on client `ctx.cpu`.
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+        let cpu = ctx.cpu;
+        let completed = match prev {
+            Prev::Completed(j) => Some(j),
+            _ => None,
+        };
+        let signals = ctx.signals;
+        let next = self.links.pick(cpu, completed, Some(&mut *ctx.trace), |trace| {
+            // `Ctx::ack_resched`, under the pair's lock: the DSP sends requests under it.
+            if let Some(stamp) = signals[cpu].take() {
+                if stamp != 0 {
+                    if let Some(t) = trace {
+                        t.record(crate::tracer::RecKind::IpiNoticed, cpu as u32, 0, stamp);
+                    }
+                }
+            }
+        });
+        if let Some(j) = completed {
+            let msg = Msg { op: OP_COMPLETE, sender: cpu as u32, task: j.task(), seq: j.seq(), stamp: ctx.stamp() };
+            self.boxes[self.box_of[cpu]].push(msg);
+            ctx.notify(self.m);
+        }
+        next
+    }
+
+    fn notified(&self, ctx: &mut Ctx<'_>, _now: u64) {
+        if ctx.cpu == self.m {
+            let mut g = self.dsp.lock_untraced();
+            self.serve(&mut g, ctx);
+        }
+    }
+
+    fn service_idle(&self) -> Option<IdleMode> {
+        Some(self.idle)
+    }
+    fn service_spin_window_ns(&self) -> u64 {
+        self.spin_window
+    }
+
+    /// After the threads stopped: the messages still in the mailboxes (completions the DSP
+    /// had not served) are applied, then the structures are checked.
+    fn accounting(&self) -> Accounting {
+        let mut g = self.dsp.lock_untraced();
+        let d = &mut *g;
+        for b in &self.boxes {
+            while let Some(msg) = b.pop() {
+                GedfMp::handle(d, &msg);
+            }
+        }
+        Accounting {
+            released: d.book.released().to_vec(),
+            completed: d.book.completed().to_vec(),
+            consistent: self.check(d),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "gedf_mp_tests.rs"]
+mod tests;
