@@ -8,11 +8,15 @@
 //!   dedicated-CPU needs, overhead terms, invariant, builder) and its lookup;
 //! * [`spec`]: a mechanism chosen for a run ([`Mechanism`]: entry, placement, parameters);
 //! * the families: [`partitioned`] (P-EDF, P-FP), [`gsn_edf`] (GSN-EDF, GSN-EDF-DI),
-//!   [`kernel_sd`] (Linux `SCHED_DEADLINE`, run by the peer backend).
+//!   [`kernel_sd`] (Linux `SCHED_DEADLINE`, run by the peer backend), [`rtss09`] (the seven
+//!   G-EDF plugins of Brandenburg & Anderson, RTSS 2009; GSN-EDF is their CEm);
+//! * `link`: linked versus scheduled — link swaps and reschedule requests, shared by the
+//!   link-based global mechanisms.
 //!
 //! **Adding a mechanism**: one new file here with its plugin and a `pub static` [`Entry`],
 //! and one line in the `registry!` list below.
 
+pub(crate) mod link;
 pub mod plugin;
 pub mod registry;
 pub mod spec;
@@ -34,4 +38,5 @@ registry! {
     partitioned: [PEDF, PFP],
     gsn_edf: [GSN_EDF, GSN_EDF_DI],
     kernel_sd: [KERNEL_SD],
+    rtss09: [CQM, CEM, FEM, HEM, CQ1, CE1, FE1, S_CQM, S_CQ1],
 }
