@@ -6,7 +6,8 @@
 //!
 //! Reproducible: `RTSCHED_STRESS_SEED` (default below) and `RTSCHED_STRESS_CASES` (runs per
 //! user-space mechanism; kernel-sd gets half) pick the cases; a failure names its seed and
-//! case. About 10 s of wall time with the defaults (54 runs) on this 2-core machine.
+//! case. About 10 s of wall time with the defaults (54 runs) on this 2-core machine, plus
+//! about as much for the seven RTSS'09 plugins (6 runs each).
 
 use rtsched_model::TaskSet;
 use rtsched_runtime::platform::allowed_cpus;
@@ -231,13 +232,26 @@ enum Kind {
     Gsn,
     GsnDi,
     KernelSd,
+    /// A plugin of Brandenburg & Anderson, RTSS 2009, Table 1 (by its registry name).
+    Rtss09(&'static str),
+}
+
+/// The RTSS'09 plugins the stress test runs (cem and ce1 are gsn-edf and gsn-edf-di).
+const RTSS09: [&str; 7] = ["cqm", "fem", "hem", "cq1", "fe1", "s-cqm", "s-cq1"];
+
+fn dedicated(kind: Kind) -> bool {
+    match kind {
+        Kind::GsnDi => true,
+        Kind::Rtss09(name) => name.ends_with('1'),
+        _ => false,
+    }
 }
 
 fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>, String> {
     let two = cpus.len() >= 2;
     let (m, worker_cpus, dedicated) = match kind {
-        Kind::GsnDi if two => (1, vec![cpus[0]], Some(cpus[1])),
-        Kind::GsnDi => return Ok(None),
+        _ if dedicated(kind) && two => (1, vec![cpus[0]], Some(cpus[1])),
+        _ if dedicated(kind) => return Ok(None),
         Kind::KernelSd => (cpus.len(), cpus.to_vec(), None),
         _ if two && rng.below(2) == 0 => (2, cpus[..2].to_vec(), None),
         _ => (1, vec![cpus[0]], None),
@@ -294,6 +308,17 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
         Kind::Gsn => mech("gsn-edf"),
         Kind::GsnDi => mech("gsn-edf-di"),
         Kind::KernelSd => mech("kernel-sd"),
+        Kind::Rtss09(name) => {
+            let m = mech(name);
+            if m.entry().param("quantum").is_some() {
+                // Random quanta (0.5–2 ms), aligned or staggered.
+                let q = format!("{}us", rng.range(500, 2000));
+                let staggered = if rng.below(2) == 0 { "true" } else { "false" };
+                m.with_param("quantum", &q).unwrap().with_param("staggered", staggered).unwrap()
+            } else {
+                m
+            }
+        }
     };
     let desc = format!(
         "{kind:?} m={m} n={n} U={u:.2} dur={}ms idle={:?} exec={:?} stop={stop_after:?} set={:?}",
@@ -349,8 +374,9 @@ fn every_mechanism_survives_random_runs() {
     let cpus = allowed_cpus();
     let t = std::time::Instant::now();
     let mut ran = 0;
-    for (k, kind) in [Kind::Pedf, Kind::Pfp, Kind::Gsn, Kind::GsnDi, Kind::KernelSd].into_iter().enumerate() {
-        let count = if matches!(kind, Kind::KernelSd) { cases.div_ceil(2) } else { cases };
+    let kinds = [Kind::Pedf, Kind::Pfp, Kind::Gsn, Kind::GsnDi, Kind::KernelSd].into_iter();
+    for (k, kind) in kinds.chain(RTSS09.map(Kind::Rtss09)).enumerate() {
+        let count = if matches!(kind, Kind::KernelSd | Kind::Rtss09(_)) { cases.div_ceil(2) } else { cases };
         for c in 0..count {
             // One generator per case, so a case reproduces alone.
             let mut rng = Rng(seed ^ ((k as u64) << 32 | c as u64).wrapping_mul(0x2545_F491_4F6C_DD1D));

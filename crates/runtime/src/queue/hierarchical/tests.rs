@@ -57,7 +57,7 @@ fn random_concurrent_sequences_lose_and_duplicate_nothing() {
                             let v = (x % 1000) << 20 | t << 16 | k;
                             match x % 7 {
                                 0..=3 => {
-                                    let cpu = if x % 11 == 0 { (x >> 8) as usize } else { t as usize };
+                                    let cpu = if x.is_multiple_of(11) { (x >> 8) as usize } else { t as usize };
                                     q.insert(cpu, v);
                                     ins.push(v);
                                 }
