@@ -470,4 +470,6 @@ impl<Q: SharedQueue> Plugin for Fine<Q> {
 }
 
 #[cfg(test)]
+mod loom_model;
+#[cfg(test)]
 mod tests;
