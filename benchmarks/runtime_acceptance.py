@@ -18,7 +18,7 @@ import os
 import sys
 
 import rtsched
-from rtsched.run import parse_cpus
+from rtsched.runtime import parse_cpus
 
 
 def main() -> int:

@@ -165,7 +165,7 @@ def test_analyze_table_and_errors(cli, tmp_path):
     assert code == 2 and out == "" and "processor count" in one_error_line(err, "analyze")
     code, out, _ = cli("analyze", f, "--m", 2)
     assert code == 0 and out.splitlines()[0].startswith("n = 1, m = 2, U = 1/5")
-    api = rtsched.analyze(rtsched.load(f)[0], m=2)["results"]
+    api = rtsched.analyze(rtsched.load(f), m=2)["results"]
     assert table_verdicts(out) == {name: api_word(r) for name, r in api.items()}
     assert table_verdicts(out)["gfb"] == "schedulable"  # U = 0.2 on two processors
     # a set no global test accepts (U = 2 on m = 2), with a tardiness bound (U <= m)
@@ -176,8 +176,8 @@ def test_analyze_table_and_errors(cli, tmp_path):
     assert code == 0 and out.splitlines()[0].startswith("n = 3, m = 2, U = 2/1")
     assert all(verdicts[t] == "not schedulable" for t in ("gfb", "bak", "bcl", "rta", "gedf", "pedf_ffd"))
     assert verdicts["gedf_srt"] == "schedulable" and verdicts["spres"] == "schedulable"
-    heavy = rtsched.analyze(rtsched.load(h)[0], m=2, tests=["gedf_srt"])["results"]["gedf_srt"]
-    assert f"(max tardiness bound {max(heavy['tardiness_ns'])} ns)" in out
+    heavy = rtsched.analyze(rtsched.load(h), m=2, tests=["gedf_srt"])["results"]["gedf_srt"]
+    assert f"(max tardiness bound {rtsched.format_time(max(heavy['tardiness_ns']))})" in out
     code, out, err = cli("analyze", f, "--m", 2, "--test", "nope")
     line = one_error_line(err, "analyze")
     assert code == 2 and out == "" and "unknown test" in line and '"nope"' in line
@@ -204,7 +204,7 @@ def test_analyze_jsonl_batch_in_order(cli, tmp_path):
     assert [x["results"] for x in lines[:-1]] == [d["results"] for d in direct]
 
 
-@pytest.mark.parametrize("heuristic", ["ffd", "wfd", "bfd", "nfd"])
+@pytest.mark.parametrize("heuristic", ["pedf_ffd", "pedf_wfd", "pedf_bfd", "pedf_nfd", "ffd", "wfd"])
 def test_partition_placements_verified_independently(cli, tmp_path, heuristic):
     for seed in range(5):
         ts = rtsched.generate(10, 2.4, seed=seed, m=4)
@@ -243,14 +243,19 @@ def test_partition_table_matches_the_json(cli, tmp_path):
             cpu = int(mt.group(1))
             shown[cpu] = []
             continue
-        mt = re.match(r"^    task (\d+): budget (\S+), period (\S+), deadline (\S+)$", line)
+        mt = re.match(r"^    task (\d+): budget (.+), period (.+), deadline (.+)$", line)
         assert mt and cpu is not None, line
-        shown[cpu].append((int(mt.group(1)), *(rtsched.parse_duration(mt.group(k)) for k in (2, 3, 4))))
+        shown[cpu].append((int(mt.group(1)), mt.group(2), mt.group(3), mt.group(4)))
+    # times in the table are in units for people (rtsched.format_time); the JSON keeps ns
     assert shown == {
-        c["cpu"]: [(r["task"], r["budget"], r["period"], r["deadline"]) for r in c["reservations"]] for c in p["cpus"]
+        c["cpu"]: [
+            (r["task"], *(rtsched.format_time(r[k]) for k in ("budget", "period", "deadline")))
+            for r in c["reservations"]
+        ]
+        for c in p["cpus"]
     }
     # FFD with exact EDF admission: the two 0.9 tasks need their own processors
     assert sorted(len(v) for v in shown.values()) == [1, 1, 1]
     code, out, err = cli("partition", f, "--m", 2)
     assert code == 1 and err == ""
-    assert out.startswith("not placed (ffd") and "task 0" in out and "2 processors" in out
+    assert out.startswith("not placed (pedf_ffd") and "task 0" in out and "2 processors" in out

@@ -25,7 +25,7 @@ def test_simulator_input_errors_are_rtsched_errors():
 def test_cli_reports_an_internal_error_in_one_line_with_status_70(tmp_path, capsys, monkeypatch):
     import importlib
 
-    sim_module = importlib.import_module("rtsched.simulate")  # the module (rtsched.simulate is the function)
+    sim_module = importlib.import_module("rtsched.simulation")
 
     f = tmp_path / "ts.json"
     f.write_text(rtsched.TaskSet([rtsched.Task(wcet=1, period=4)]).to_json())

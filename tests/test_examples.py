@@ -8,7 +8,7 @@ import pytest
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "docs" / "examples"
 
 
-@pytest.mark.parametrize("name", ["fig1-seed004.json", "control.json", "control.csv"])
+@pytest.mark.parametrize("name", ["spres-fig1.json", "control.json", "control.csv"])
 def test_analyze_examples(cli, name):
     code, out, err = cli("analyze", EXAMPLES / name, "--m", 2, "--json")
     assert code == 0, err
@@ -23,12 +23,12 @@ def test_csv_and_json_examples_agree(cli):
 
 
 def test_seed004_fig1_split(cli):
-    # Seed 004 §III-D, Fig. 1: three tasks (C=10, T=15) on two processors. No partitioning
+    # Brandenburg & Gül, RTSS 2016, §III-D, Fig. 1: three tasks (C=10, T=15) on two processors. No partitioning
     # exists (two tasks of utilization 2/3 cannot share a processor); C=D splitting places the
     # third task as (5, 5, 15) plus (5, 10, 15), the part with laxity first.
-    code, out, _ = cli("partition", EXAMPLES / "fig1-seed004.json", "--heuristic", "ffd", "--json")
+    code, out, _ = cli("partition", EXAMPLES / "spres-fig1.json", "--heuristic", "pedf_ffd", "--json")
     assert code == 1 and json.loads(out)["schedulable"] is False
-    code, out, err = cli("partition", EXAMPLES / "fig1-seed004.json", "--heuristic", "spres", "--json")
+    code, out, err = cli("partition", EXAMPLES / "spres-fig1.json", "--heuristic", "spres", "--json")
     assert code == 0, err
     p = json.loads(out)
     parts = sorted(
@@ -39,7 +39,7 @@ def test_seed004_fig1_split(cli):
     )
     ms = 1_000_000
     assert parts == [(1, 5 * ms, 10 * ms, 0), (2, 5 * ms, 5 * ms, 10 * ms)]
-    code, out, _ = cli("partition", EXAMPLES / "fig1-seed004.json", "--heuristic", "spres")
+    code, out, _ = cli("partition", EXAMPLES / "spres-fig1.json", "--heuristic", "spres")
     assert code == 0 and "part 1/2" in out and "part 2/2" in out
 
 

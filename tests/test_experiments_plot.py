@@ -143,8 +143,17 @@ def test_reproduce_quick_with_the_fake(tmp_path):
     res = reproduce("spres-fig5", quick=True, out=tmp_path / "f5", evaluator=fake_evaluate, jobs=1, progress=False)
     assert res["figure"] == tmp_path / "f5" / "spres-fig5.png" and res["figure"].stat().st_size > 0
     assert res["points"] == res["total"] == len(res["sweep"].computed)
-    again = reproduce("spres-fig5", quick=True, out=tmp_path / "f5", evaluator=fake_evaluate, jobs=1, progress=False)
+    again = reproduce(
+        "spres-fig5", quick=True, resume=True, out=tmp_path / "f5", evaluator=fake_evaluate, jobs=1, progress=False
+    )
     assert not again["sweep"].computed and len(again["sweep"].kept) == res["total"]
     rows = list(csv.DictReader(open(res["csv"])))
-    assert {r["epsilon_ns"] for r in rows} == {"0", "500000", "2000000"}
+    assert {r["epsilon_ns"] for r in rows} == {"100000", "500000", "2000000"}
+    # The figure's numbers and the crossings of every curve beside it.
+    table = list(csv.DictReader(open(res["table"])))
+    assert table and set(table[0]) == {"panel", "curve", "x", "value", "sets"}
+    assert {r["curve"] for r in table} == {"ε = 100 µs", "ε = 500 µs", "ε = 2000 µs"}
+    assert all(0 <= float(r["value"]) <= 1 for r in table)
+    cross = list(csv.DictReader(open(tmp_path / "f5" / "crossings.csv")))
+    assert len(cross) == 9 and all(r["m"] == "8" for r in cross)
     assert all(not math.isnan(float(r["fraction_schedulable"])) for r in rows)

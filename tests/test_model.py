@@ -39,7 +39,7 @@ def test_taskset_json_round_trip(tmp_path):
     assert again == ts
     path = tmp_path / "x.json"
     rtsched.save(path, ts)
-    assert rtsched.load(path) == [ts]
+    assert rtsched.load(path) == ts and rtsched.load_many(path) == [ts]
     num, den = ts.utilization_exact()
     assert int(num) * 28 == int(den) * 19  # 1/4 + 3/7 = 19/28
 
@@ -52,15 +52,17 @@ def test_unknown_key_rejected_with_task_index():
 def test_jsonl_and_csv(tmp_path):
     p = tmp_path / "sets.jsonl"
     p.write_text('{"tasks": [{"wcet": 1, "period": 2}]}\n\n{"m": 3, "tasks": [{"wcet": "1us", "period": "2us"}]}\n')
-    sets = rtsched.load(p)
+    sets = rtsched.load_many(p)
     assert [len(s) for s in sets] == [1, 1] and sets[1].m == 3 and sets[1][0].wcet == 1000
+    with pytest.raises(RtschedError, match="holds 2 task sets; rtsched.load reads one, rtsched.load_many a batch"):
+        rtsched.load(p)
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"tasks": [{"wcet": 1, "period": 2}]}\n{"tasks": [{"wcet": 0, "period": 2}]}\n')
     with pytest.raises(RtschedError, match=r"line 2: task 0: field 'wcet'"):
-        rtsched.load(bad)
+        rtsched.load_many(bad)
     c = tmp_path / "t.csv"
     c.write_text("wcet,period,deadline\n1ms,10ms,\n2,5,4\n")
-    (ts,) = rtsched.load(c)
+    ts = rtsched.load(c)
     assert ts[0].deadline == 10_000_000 and ts[1].deadline == 4
     assert TaskSet.from_csv(ts.to_csv()) == ts
 

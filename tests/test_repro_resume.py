@@ -38,8 +38,8 @@ CHILD = """
 import json, sys
 from rtsched.experiments.registry import reproduce
 from rtsched.experiments.testing import slowed_evaluate
-reproduce(sys.argv[1], quick=True, out=sys.argv[2], override=json.loads(sys.argv[3]), evaluator=slowed_evaluate,
-          jobs=2, progress=False)
+reproduce(sys.argv[1], quick=True, resume=True, out=sys.argv[2], override=json.loads(sys.argv[3]),
+          evaluator=slowed_evaluate, jobs=2, progress=False)
 """
 
 
@@ -123,7 +123,9 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(name, tmp_path):
         if p.id in done:
             assert store.check_point(store.point_path(out, p), spec, p) is None
     counter = Counter()
-    res = reproduce(name, quick=True, out=out, evaluator=counter, jobs=1, progress=False, override=override)
+    res = reproduce(
+        name, quick=True, resume=True, out=out, evaluator=counter, jobs=1, progress=False, override=override
+    )
     assert set(counter.ids) == {p.id for p in spec.points} - set(done), "finished points were recomputed"
     assert sorted(res["sweep"].kept) == sorted(done)
     after = snapshot(out)

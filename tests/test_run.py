@@ -116,12 +116,12 @@ def test_overload_terminates_and_misses():
 
 def test_overloaded_run_exports_mark_every_miss(cli, tmp_path):
     f = write_set(tmp_path, heavy())
-    names = [("json", "s.json"), ("trace", "t.jsonl"), ("gantt", "g.svg"), ("job-csv", "j.csv")]
+    names = [("output", "s.json"), ("trace", "t.jsonl"), ("gantt", "g.svg"), ("job-csv", "j.csv")]
     out = {k: tmp_path / v for k, v in names}
     args = [x for k, p in out.items() for x in (f"--{k}", p)]
     code, _, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "200ms", *args)
     assert code == 0, err
-    s = json.loads(out["json"].read_text())
+    s = json.loads(out["output"].read_text())
     misses = s["deadline_misses"]
     assert misses > 0
     lines = [json.loads(x) for x in out["trace"].read_text().splitlines()]
@@ -134,7 +134,7 @@ def test_overloaded_run_exports_mark_every_miss(cli, tmp_path):
 
 def test_pedf_without_placement_partitions_by_wfd(cli, tmp_path):
     f = write_set(tmp_path, light())
-    code, out, err = cli("run", f, "--scheduler", "pedf", "--cpus", CPU, "--duration", "100ms")
+    code, out, err = cli("run", f, "--scheduler", "pedf", "--cpus", CPU, "--duration", "100ms", "--json")
     assert code == 0, err
     assert "worst-fit decreasing" in err
     s = json.loads(out)
@@ -144,8 +144,10 @@ def test_pedf_without_placement_partitions_by_wfd(cli, tmp_path):
 def test_pedf_with_placement_file(cli, tmp_path):
     f = write_set(tmp_path, light())
     pl = tmp_path / "p.json"
-    pl.write_text(json.dumps(rtsched.partition(light(), 1, "ffd")))
-    code, out, err = cli("run", f, "--scheduler", "pfp", "--cpus", CPU, "--duration", "100ms", "--placement", pl)
+    pl.write_text(json.dumps(rtsched.partition(light(), 1, "pedf_ffd")))
+    code, out, err = cli(
+        "run", f, "--scheduler", "pfp", "--cpus", CPU, "--duration", "100ms", "--placement", pl, "--json"
+    )
     assert code == 0, err
     assert "worst-fit" not in err and json.loads(out)["scheduler"] == "pfp"
 
@@ -179,7 +181,7 @@ def test_exports_of_the_converted_trace_parse(cli, tmp_path):
     paths = {
         k: tmp_path / v
         for k, v in [
-            ("json", "s.json"),
+            ("output", "s.json"),
             ("trace", "t.jsonl"),
             ("perfetto", "p.json"),
             ("job-csv", "j.csv"),
@@ -187,9 +189,9 @@ def test_exports_of_the_converted_trace_parse(cli, tmp_path):
         ]
     }
     args = [x for k, p in paths.items() for x in (f"--{k}", p)]
-    code, out, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "200ms", *args)
+    code, out, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "200ms", "--json", *args)
     assert code == 0, err
-    s = json.loads(paths["json"].read_text())
+    s = json.loads(paths["output"].read_text())
     assert s == json.loads(out)
     lines = [json.loads(x) for x in paths["trace"].read_text().splitlines()]
     assert lines[0]["ev"] == "meta" and lines[0]["m"] == 1 and lines[0]["horizon"] == 200_000_000
@@ -246,7 +248,7 @@ def test_the_registry_lists_every_mechanism_with_its_declarations():
     terms = [t["name"] for t in by["gsn-edf"]["terms"]]
     assert terms == ["release", "release_event", "schedule", "lock_wait", "context_switch", "ipi"]
     assert by["kernel-sd"]["terms"] == [], "the kernel's overheads are not observable from user space"
-    from rtsched.run import terms as model_terms
+    from rtsched.runtime import terms as model_terms
 
     assert model_terms("gsn-edf") == terms
 
@@ -269,7 +271,7 @@ def test_mechanism_parameters_reach_the_builder_from_the_cli(cli, tmp_path):
     # give the ranks explicitly to make task 0 the top priority, by name and by --param.
     f = write_set(tmp_path, light())
     for args in (["--priorities", "0,2,1"], ["--param", "priorities=0,2,1"]):
-        code, out, err = cli("run", f, "--scheduler", "pfp", "--cpus", CPU, "--duration", "100ms", *args)
+        code, out, err = cli("run", f, "--scheduler", "pfp", "--cpus", CPU, "--duration", "100ms", "--json", *args)
         assert code == 0, err
         s = json.loads(out)
         assert s["params"] == {"priorities": "0,2,1"} and s["accounting_error"] is None
@@ -290,7 +292,7 @@ def test_measure_overheads_quick_writes_a_model(cli, tmp_path):
     assert model["scheduler"] == "gsn-edf" and model["m"] == 1 and "machine" in model
     assert model["params"] == {} and model["seconds_per_run"] == 0.1 and model["interrupted"] is False
     # The model's terms are the mechanism's, from the registry, and each has a value per n run.
-    from rtsched.run import terms
+    from rtsched.runtime import terms
 
     assert set(model["terms"]) <= set(terms("gsn-edf")) and {"release", "schedule"} <= set(model["terms"])
     assert [r["n"] for r in model["runs"]] == [1, 5, 10]
@@ -361,7 +363,7 @@ def test_ctrl_c_stops_a_run_early_and_writes_the_partial_results(tmp_path):
     f = write_set(tmp_path, ts)
     js, tr = tmp_path / "out.json", tmp_path / "t.jsonl"
     code, out, err = _start_and_interrupt(
-        ["run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "30s", "--json", js, "--trace", tr]
+        ["run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "30s", "--json", "-o", js, "--trace", tr]
     )
     assert code == 130, (out, err)
     assert "interrupted after" in err
@@ -401,3 +403,24 @@ def test_ctrl_c_in_measure_overheads_writes_the_model_measured_so_far(tmp_path):
     assert [r["n"] for r in model["runs"]] == [1]
     assert model["terms"]["release"]["n"] == [1]
     assert (out / "overheads-pedf-avg.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_run_output_options_as_everywhere(cli, tmp_path):
+    """A table by default, --json prints the summary, -o writes it; the old --json OUT still
+    writes OUT, with a deprecation message; --window draws part of the Gantt chart."""
+    f = write_set(tmp_path, light())
+    o, svg = tmp_path / "s.json", tmp_path / "g.svg"
+    code, out, err = cli(
+        "run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "100ms", "-o", o, "--gantt", svg,
+        "--window", "20ms:40ms",
+    )  # fmt: skip
+    assert code == 0, err
+    assert out.startswith("gsn-edf on CPUs") and "jobs" in out and "overheads:" in out
+    s = json.loads(o.read_text())
+    assert s["scheduler"] == "gsn-edf" and ">20ms<" in svg.read_text() and ">40ms<" in svg.read_text()
+    old = tmp_path / "old.json"
+    code, out, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "50ms", "--json", old)
+    assert code == 0 and "deprecated: --json OUT; use -o" in err
+    assert json.loads(out) == json.loads(old.read_text())
+    code, _, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "50ms", "--window", "0:1ms")
+    assert code == 2 and "--window applies to the Gantt chart" in err

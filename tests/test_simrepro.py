@@ -94,8 +94,14 @@ def test_spres_table1_tiny_run(tmp_path):
         assert all(r["deadline_misses"] == 0 for r in agg["rows"])
     assert res["figure"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert res["tables"].read_text().startswith("spres-table1")
+    # Table I's own columns, one row per slack level, beside the figure.
+    table = _csv(res["table"])
+    assert res["table"] == out / "table.csv" and list(table[0]) == ["slack", "migrations_per_s_per_core"]
+    assert [float(r["slack"]) for r in table] == [0.0, 0.1, 0.25, 0.33, 0.5]
+    if agg["simulated_sets"]:
+        assert float(table[0]["migrations_per_s_per_core"]) == pytest.approx(agg["rows"][0]["rate"])
     # Resume: nothing recomputed, same table.
-    again = reproduce("spres-table1", quick=True, out=out, jobs=1, progress=False, override=TINY_SPRES)
+    again = reproduce("spres-table1", quick=True, resume=True, out=out, jobs=1, progress=False, override=TINY_SPRES)
     assert again["run"]["computed"] == 0 and again["run"]["kept"] == 1
     assert again["result"]["rows"] == agg["rows"]
 
@@ -164,9 +170,10 @@ def test_slack_distribution_matches_its_definition(slack, tmp_path):
 
 
 def _fig1():
-    # Seed 004 Fig. 1: three tasks (10, 15) on two processors; the cascade splits τ3.
+    # Seed 004 Fig. 1: three tasks (10, 15) on two processors; the text's cascade (WFD-C=D, as in
+    # the paper's figure) splits τ3.
     ts = rtsched.TaskSet([rtsched.Task(wcet="10ms", period="15ms")] * 3)
-    pl = rtsched.partition(ts, m=2, heuristic="spres")
+    pl = rtsched.partition(ts, m=2, heuristic="spres", variant="text")
     assert pl["schedulable"] and [t["parts"] for t in pl["tasks"]] == [1, 1, 2]
     return ts, pl
 
@@ -244,3 +251,43 @@ def test_cli_reproduce_lists_and_prints_tables(tmp_path, capsys, monkeypatch):
     assert "spres-table1" in listed and "rtws-tables" in listed
     assert exp_cli.main(["sweep", str(lookup("rtws-tables"))]) == 2
     assert "rtsched reproduce" in capsys.readouterr().err
+
+
+def test_table1_variants_set_the_published_workload_options():
+    art = load_experiment(lookup("spres-table1"))  # default: the published code's setup
+    text = load_experiment(lookup("spres-table1"), variant="text")
+    assert art.variant == "artifact" and text.variant == "text"
+    a, t = art.points[0].params, text.points[0].params
+    assert a["epsilon"] == 750_000 and a["scale_short"] == 400_000 and a["regenerate"] is True
+    assert a["slice_order"] == "deadline-desc" and a["merge_same_core"] is True and a["soft_unsplit"] is True
+    assert a["semi"] == {"variant": "artifact", "rp": "divisor", "rp_floor": 2_000_000}
+    assert a["generator"]["periods"] == "seed004"  # the workload writer draws from (1, 1000) ms: no clamp
+    assert t["epsilon"] == 0 and "regenerate" not in t and t["soft_unsplit"] is False
+    assert t["semi"] == {"variant": "text", "rp": "halving", "rp_floor": 4_000_000}
+    with pytest.raises(SpecError, match="switch_rate"):
+        load_experiment(lookup("spres-table1"), override={"semi": {"switch_rate": "mean-core"}})
+
+
+def test_scale_short_tasks_follows_the_published_rule():
+    ms = 1_000_000
+    ts = rtsched.TaskSet(
+        [
+            rtsched.Task(wcet=300_000, period=2 * ms),  # x2 (4 ms) gives 600 us >= 400 us
+            rtsched.Task(wcet=50_000, period=5 * ms),  # 10, 20, 25 ms: 100, 200, 250 us; 40 ms: 400 us
+            rtsched.Task(wcet=10_000, period=250 * ms),  # 500 ms: 20 us, 1000 ms: 40 us: the largest
+            rtsched.Task(wcet=400_001, period=ms),  # above the threshold: unchanged
+            rtsched.Task(wcet=100_000, period=1000 * ms),  # no larger multiple: unchanged
+        ]
+    )
+    out, scaled = spres_table1.scale_short_tasks(ts, 400_000)
+    got = [(t.wcet, t.period, t.deadline) for t in out]
+    assert got == [
+        (600_000, 4 * ms, 4 * ms),
+        (400_000, 40 * ms, 40 * ms),
+        (40_000, 1000 * ms, 1000 * ms),
+        (400_001, ms, ms),
+        (100_000, 1000 * ms, 1000 * ms),
+    ]
+    assert scaled == 3
+    assert out.utilization == pytest.approx(ts.utilization)
+    assert spres_table1.scale_short_tasks(ts, 0)[1] == 0

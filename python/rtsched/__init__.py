@@ -8,33 +8,57 @@ nanoseconds; wherever a time is accepted, a duration string such as ``"2ms"`` wo
 >>> ts = rtsched.TaskSet([rtsched.Task(wcet="2ms", period="10ms")] * 3)
 >>> rtsched.analyze(ts, m=2)["results"]["gfb"]["schedulable"]
 True
+
+Every error rtsched raises is one of the classes exported here: :class:`RtschedError` (invalid
+input, a ``ValueError``) and its subclasses :class:`NotPlacedError` (a task set that cannot be
+placed), :class:`SpecError` (an experiment spec), :class:`EvaluatorError` and
+:class:`EvaluatorMissing`; and :class:`InternalError` (a bug in rtsched, a ``RuntimeError``).
+The API reference is docs/api.md.
 """
 
-from ._core import (  # noqa: F401
+import sys as _sys
+import types as _types
+import warnings as _warnings
+
+from . import runtime as _runtime
+from . import simulation as _simulation
+from ._core import (
     InternalError,
     RtschedError,
     Task,
     TaskSet,
     __version__,
     format_duration,
+    format_time,
     parse_duration,
 )
-from .api import analyze, analyze_many, generate, partition, tests_available  # noqa: F401
-from .io import load, loads, save  # noqa: F401
-from .run import run, schedulers  # noqa: F401,E402
-from .simulate import simulate, simulate_forkjoin  # noqa: F401
+from .api import analyze, analyze_many, generate, partition, tests_available
+from .experiments.errors import EvaluatorError, EvaluatorMissing, SpecError
+from .io import load, load_many, loads, loads_many, save
+from .plots import gantt
+from .runtime import run, schedulers
+from .simulation import NotPlacedError, simulate, simulate_forkjoin, simulate_trace
 
 __all__ = [
+    "EvaluatorError",
+    "EvaluatorMissing",
     "InternalError",
+    "NotPlacedError",
     "RtschedError",
+    "SpecError",
     "Task",
     "TaskSet",
+    "__version__",
     "analyze",
     "analyze_many",
     "format_duration",
+    "format_time",
+    "gantt",
     "generate",
     "load",
+    "load_many",
     "loads",
+    "loads_many",
     "parse_duration",
     "partition",
     "run",
@@ -42,5 +66,30 @@ __all__ = [
     "schedulers",
     "simulate",
     "simulate_forkjoin",
+    "simulate_trace",
     "tests_available",
 ]
+
+
+class _MovedModule(_types.ModuleType):
+    """``rtsched.simulate`` and ``rtsched.run`` were modules and functions at once (the functions
+    won); the modules are ``rtsched.simulation`` and ``rtsched.runtime`` now. ``from
+    rtsched.simulate import X`` and ``from rtsched.run import X`` keep working, with a warning."""
+
+    def __init__(self, name: str, target: _types.ModuleType) -> None:
+        super().__init__(name)
+        self._target = target
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("__"):  # probes by inspect, pickle, IDEs: no warning, no attribute
+            raise AttributeError(name)
+        _warnings.warn(
+            f"the module {self.__name__} is now {self._target.__name__} ({self.__name__} is the function)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(self._target, name)
+
+
+for _old, _new in (("simulate", _simulation), ("run", _runtime)):
+    _sys.modules.setdefault(f"{__name__}.{_old}", _MovedModule(f"{__name__}.{_old}", _new))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from typing import Any, overload
 
 from . import _core
 from ._core import RtschedError, TaskSet
@@ -18,6 +19,36 @@ DEFAULT_PERIODS = "loguniform:10ms-100ms"
 def tests_available() -> list[str]:
     """Names accepted by ``analyze(tests=...)`` and ``rtsched analyze --test``."""
     return list(_core.test_names())
+
+
+@overload
+def generate(
+    n: int | None,
+    util: float,
+    *,
+    generator: str = ...,
+    periods: str = ...,
+    umax: float = ...,
+    deadlines: str = ...,
+    seed: int = ...,
+    count: None = ...,
+    m: int | None = ...,
+) -> TaskSet: ...
+
+
+@overload
+def generate(
+    n: int | None,
+    util: float,
+    *,
+    generator: str = ...,
+    periods: str = ...,
+    umax: float = ...,
+    deadlines: str = ...,
+    seed: int = ...,
+    count: int,
+    m: int | None = ...,
+) -> list[TaskSet]: ...
 
 
 def generate(
@@ -54,8 +85,12 @@ def _resolve_m(ts: TaskSet, m: int | None) -> int:
 
 
 def analyze(
-    ts: TaskSet, m: int | None = None, tests: Sequence[str] | None = None, max_steps: int = 1_000_000, **overheads
-) -> dict:
+    ts: TaskSet,
+    m: int | None = None,
+    tests: Sequence[str] | None = None,
+    max_steps: int = 1_000_000,
+    **overheads: Any,
+) -> dict[str, Any]:
     """Runs schedulability tests on one task set; returns the documented JSON object as a dict.
 
     With ``overheads=MODEL`` (a model file, JSON text or dict) and ``mechanism=NAME`` (and
@@ -70,8 +105,8 @@ def analyze_many(
     m: int | None = None,
     tests: Sequence[str] | None = None,
     max_steps: int = 1_000_000,
-    **overheads,
-) -> list[dict]:
+    **overheads: Any,
+) -> list[dict[str, Any]]:
     """Runs the tests on many task sets in parallel (the GIL is released); ``overheads`` as in
     :func:`analyze`."""
     sets = list(sets)
@@ -87,20 +122,86 @@ def analyze_many(
     return out
 
 
+#: Old spellings of ``partition``'s heuristics (plain partitioning named by its fit alone, the
+#: admission test given apart) and what they are called now (docs/cli.md, "Method names").
+_LEGACY_ADMISSION = {"edf": "pedf", "fp-dm": "pfp", "fp-rm": "pfp_rm"}
+
+
+def _legacy_heuristic(heuristic: str, admission: str | None) -> tuple[str, str | None]:
+    """(method name, deprecation message or None) for ``partition``'s old arguments."""
+    h = heuristic.strip().lower()
+    if admission is not None:
+        if admission not in _LEGACY_ADMISSION:
+            raise RtschedError(f"field 'admission': unknown admission {admission!r} (use edf, fp-rm or fp-dm)")
+        if h in ("ffd", "wfd", "bfd", "nfd"):
+            new = f"{_LEGACY_ADMISSION[admission]}_{h}"
+            return new, f"heuristic {heuristic!r} with admission {admission!r} is now the method {new!r}"
+        if admission != "edf":
+            raise RtschedError(
+                "field 'admission': SP-RES reservations are scheduled by EDF; name a plain partitioning "
+                "method instead (pfp_ffd, pfp_rm_wfd, ...)"
+            )
+    if h in ("bfd", "nfd"):
+        return f"pedf_{h}", f"heuristic {heuristic!r} is now the method 'pedf_{h}'"
+    return heuristic, None
+
+
 def partition(
     ts: TaskSet,
     m: int | None = None,
-    heuristic: str = "ffd",
-    admission: str = "edf",
+    heuristic: str = "pedf_ffd",
+    admission: str | None = None,
     epsilon: int | str = 0,
     meta: bool = True,
-) -> dict:
-    """Places a task set on ``m`` processors.
+    variant: str = "artifact",
+    rp: str | None = None,
+    rp_floor: int | str | None = None,
+    slice_order: str = "flipped",
+    merge_same_core: bool = False,
+) -> dict[str, Any]:
+    """Places a task set on ``m`` processors; returns the placement JSON (docs/spres.md,
+    "Placement JSON") as a dict.
 
-    ``heuristic``: ``ffd``, ``wfd``, ``bfd``, ``nfd`` (plain partitioning with ``admission``
-    ``edf``, ``fp-rm`` or ``fp-dm``), ``spres`` (the semi-partitioned reservation cascade of
-    seed 004, ``epsilon`` = minimum slice, ``meta`` = use PAF/RP), or the name of one SP-RES
-    heuristic. Returns the placement JSON (docs/formats.md) as a dict.
+    ``heuristic`` is a placement method (docs/cli.md, "Method names"): plain partitioning
+    ``pedf_ffd`` (default), ``pedf_wfd``, ``pedf_bfd``, ``pedf_nfd`` (EDF), ``pfp_ffd``, ...
+    (fixed priority, deadline monotonic), ``pfp_rm_ffd``, ... (rate monotonic) — whole tasks
+    in decreasing-utilization order, each processor admitted by its exact test; or SP-RES
+    (Brandenburg & Gül, RTSS 2016): the cascade ``spres`` (``epsilon`` = minimum slice,
+    ``meta`` = use PAF and RP), ``spres-nometa``, ``spres-paf``, ``spres-partition``, or one
+    heuristic by the paper's name (``ffd``, ``wfd``, ``wfd-c=d``, ``PAF(WWFD)``, ...). Case and
+    ``_``/``-`` do not matter. ``admission`` is deprecated: ``heuristic="ffd", admission="fp-dm"``
+    still works (with a DeprecationWarning) and means ``pfp_ffd``.
+
+    SP-RES options (docs/spres.md): ``variant`` ``"artifact"`` (the heuristics as the paper's
+    published code runs them, the default) or ``"text"`` (as its text describes them); ``rp``
+    ``"divisor"`` or ``"halving"`` (default: the variant's, divisor for the artifact, halving
+    for the text); ``rp_floor`` the RP's minimum period (default 4 ms); ``slice_order``
+    ``"flipped"`` or ``"deadline-desc"`` and ``merge_same_core`` (the artifact's Table I
+    workloads) lay out split tasks.
     """
+    import warnings
+
+    name, note = _legacy_heuristic(str(heuristic), admission)
+    if note is not None:
+        warnings.warn(f"rtsched.partition: {note}", DeprecationWarning, stacklevel=2)
     eps = _core.parse_duration(epsilon) if isinstance(epsilon, str) else int(epsilon)
-    return json.loads(_core.partition(ts, _resolve_m(ts, m), heuristic, admission, eps, bool(meta)))
+    floor = None
+    if rp_floor is not None:
+        floor = _core.parse_duration(rp_floor) if isinstance(rp_floor, str) else int(rp_floor)
+    return dict(
+        json.loads(
+            _core.partition(
+                ts,
+                _resolve_m(ts, m),
+                name,
+                "edf",
+                eps,
+                bool(meta),
+                variant,
+                rp,
+                floor,
+                slice_order,
+                bool(merge_same_core),
+            )
+        )
+    )

@@ -20,6 +20,43 @@ from ._core import InternalError, RtschedError
 EXIT_INTERNAL = 70
 
 
+def _add_json_output(p, what: str) -> None:
+    """The output options every command that has a result object shares: ``--json`` prints it as
+    JSON instead of a table; ``-o/--output FILE`` writes the JSON to FILE as well (atomically)."""
+    p.add_argument("--json", action="store_true", help=f"print {what} as JSON instead of a table")
+    p.add_argument("-o", "--output", metavar="FILE", help=f"also write {what} as JSON to FILE")
+
+
+def _emit(args, obj, table, indent: int | None = None) -> None:
+    """Prints ``obj`` as JSON (``--json``) or ``table()``, and writes the JSON to ``-o FILE``."""
+    text = json.dumps(obj, indent=indent)
+    if getattr(args, "output", None):
+        from .output import write_text
+
+        write_text(args.output, text + "\n")
+    print(text if args.json else table())
+
+
+def _check_not_forkjoin(path: str, command: str) -> None:
+    """A fork-join file (tasks with "regions", docs/rtws.md) has its own simulator path."""
+    if _is_forkjoin(path):
+        raise RtschedError(
+            f"{path} is a fork-join task set (its tasks have regions); {command} takes sequential tasks. "
+            f"Simulate it with: rtsched simulate {path} --scheduler rtws (or gedf, spres)"
+        )
+
+
+def _load_one(path: str, command: str):
+    """The one task set of a file, for the commands that take one."""
+    from .io import load_many
+
+    _check_not_forkjoin(path, command)
+    sets = load_many(path)
+    if len(sets) != 1:
+        raise RtschedError(f"{path}: {command} takes one task set, the file holds {len(sets)}")
+    return sets[0]
+
+
 def _add_generate(sub):
     p = sub.add_parser(
         "generate",
@@ -45,7 +82,8 @@ def _add_generate(sub):
         "--periods",
         default="loguniform:10ms-100ms",
         help="period distribution: uniform:MIN-MAX, loguniform:MIN-MAX (default loguniform:10ms-100ms), "
-        "integral:MIN-MAX[/GRAIN], set:T1,T2,..., or seed004",
+        "integral:MIN-MAX[/GRAIN], set:T1,T2,..., or a preset: bg2016 (the period set of Brandenburg & Gül, "
+        "RTSS 2016), uni-short, uni-moderate, uni-long (Brandenburg & Anderson, RTSS 2009)",
     )
     p.add_argument("--umax", type=float, default=1.0, help="largest per-task utilization (default 1)")
     p.add_argument(
@@ -59,7 +97,7 @@ def _add_generate(sub):
     p.set_defaults(func=cmd_generate)
 
 
-def cmd_generate(args) -> int:
+def cmd_generate(args: argparse.Namespace) -> int:
     from .api import generate
     from .io import save
 
@@ -103,7 +141,7 @@ def _add_analyze(sub):
         metavar="NAME",
         help="a test to run (repeatable); default: all that apply",
     )
-    p.add_argument("--json", action="store_true", help="print one JSON object per task set instead of a table")
+    _add_json_output(p, "one JSON object per task set (JSON Lines)")
     p.add_argument(
         "--max-steps",
         type=int,
@@ -124,10 +162,12 @@ def _verdict_word(r: dict) -> str:
     return "schedulable" if s else ("not schedulable" if s is not None else "-")
 
 
-def cmd_analyze(args) -> int:
+def cmd_analyze(args: argparse.Namespace) -> int:
     from . import _core
-    from .io import _format, load
+    from .io import _format
+    from .io import load_many as load
 
+    _check_not_forkjoin(args.file, "analyze")
     fmt = _format(args.file)
     ovh = {}
     if args.overheads is not None or args.mechanism is not None:
@@ -141,11 +181,13 @@ def cmd_analyze(args) -> int:
         except OSError as e:
             raise RtschedError(f"cannot read {args.file!r}: {e.strerror}") from None
         lines = _core.analyze_jsonl(text, args.m, args.tests, args.max_steps)
-        bad = 0
+        bad = sum(1 for line in lines if line.startswith('{"error"'))
+        if args.output:
+            from .output import write_text
+
+            write_text(args.output, "".join(line + "\n" for line in lines))
         out = sys.stdout
         for line in lines:
-            if line.startswith('{"error"'):
-                bad += 1
             out.write(line + "\n")
         if bad:
             print(f"rtsched analyze: {bad} invalid task set(s) in {args.file}", file=sys.stderr)
@@ -155,6 +197,10 @@ def cmd_analyze(args) -> int:
 
     sets = load(args.file)
     results = analyze_many(sets, args.m, args.tests, args.max_steps, **ovh)
+    if args.output:
+        from .output import write_text
+
+        write_text(args.output, "".join(json.dumps(r) + "\n" for r in results))
     if args.json:
         for r in results:
             print(json.dumps(r))
@@ -168,7 +214,7 @@ def cmd_analyze(args) -> int:
             for name, res in r["results"].items():
                 extra = ""
                 if name == "gedf_srt" and res.get("tardiness_ns") is not None:
-                    extra = f"  (max tardiness bound {max(res['tardiness_ns'], default=0)} ns)"
+                    extra = f"  (max tardiness bound {_core.format_time(max(res['tardiness_ns'], default=0))})"
                 print(f"  {name:<{width}}  {_verdict_word(res)}{extra}")
             if "overheads" in r:
                 from .overheads import table_lines
@@ -197,60 +243,97 @@ def _add_partition(sub):
     p = sub.add_parser(
         "partition",
         help="place a task set on processors",
-        description="Partition (ffd, wfd, bfd, nfd) or semi-partition (spres) the task set in FILE onto --m "
-        "processors and print the placement (docs/formats.md).",
+        description="Partition (pedf_ffd, pfp_wfd, ...) or semi-partition (spres, or one SP-RES heuristic) the task "
+        "set in FILE onto --m processors and print the placement (docs/spres.md#placement-json). Method names are "
+        "the same as in analyze and sweeps (docs/cli.md, Method names).",
     )
     p.add_argument("file", help="task-set file (.json or .csv; a .jsonl must hold one set)")
     p.add_argument("--m", type=int, help='processor count (overrides the file\'s "m")')
     p.add_argument(
         "--heuristic",
-        default="ffd",
-        help="ffd, wfd, bfd, nfd (first/worst/best/next fit, decreasing utilization), "
-        "spres (the SP-RES cascade of seed 004), or one SP-RES heuristic by name (docs/spres.md)",
+        metavar="METHOD",
+        default="pedf_ffd",
+        help="plain partitioning pedf_ffd (default), pedf_wfd, pedf_bfd, pedf_nfd (EDF), pfp_ffd, ... (FP, deadline "
+        "monotonic), pfp_rm_ffd, ... (FP, rate monotonic): whole tasks, decreasing utilization, exact admission; or "
+        "SP-RES (Brandenburg & Gül, RTSS 2016): spres (the cascade), spres-nometa, spres-paf, or one heuristic by the "
+        "paper's name (ffd, wfd, wfd-c=d, PAF(WWFD), ...; docs/spres.md)",
     )
     p.add_argument(
         "--admission",
-        default="edf",
         choices=["edf", "fp-rm", "fp-dm"],
-        help="per-processor admission test for ffd/wfd/bfd/nfd: exact EDF (default) or "
-        "fixed-priority response-time analysis with rate- or deadline-monotonic priorities",
+        help="deprecated: --heuristic ffd --admission fp-dm is --heuristic pfp_ffd (and so on)",
     )
     p.add_argument("--epsilon", default="0", help="SP-RES minimum slice size, e.g. 500us (default 0)")
     p.add_argument("--no-meta", action="store_true", help="SP-RES: skip the PAF and RP meta-heuristics")
-    p.add_argument("--json", action="store_true", help="print the placement JSON instead of a table")
+    p.add_argument(
+        "--variant",
+        default="artifact",
+        choices=["artifact", "text"],
+        help="SP-RES: the heuristics as the published code of Brandenburg & Gül (RTSS 2016) runs them "
+        "(artifact, default) or as the paper's text describes them (text); docs/spres.md lists the differences",
+    )
+    p.add_argument(
+        "--rp",
+        choices=["divisor", "halving"],
+        help="SP-RES: how the RP meta-heuristic transforms periods: divisor (the published code: periods from "
+        "the paper's set that divide T, only failed tasks) or halving (the text's threshold, halved each round); "
+        "default: divisor for --variant artifact, halving for text",
+    )
+    p.add_argument(
+        "--rp-floor",
+        default=None,
+        metavar="DURATION",
+        help="SP-RES: RP's minimum period (default 4ms, the text's; the published scripts use 2ms)",
+    )
+    _add_json_output(p, "the placement (docs/spres.md#placement-json)")
     p.set_defaults(func=cmd_partition)
 
 
-def cmd_partition(args) -> int:
-    from .api import partition
-    from .io import load
+def cmd_partition(args: argparse.Namespace) -> int:
+    from ._core import format_time as fmt
+    from .api import _legacy_heuristic, partition
 
-    sets = load(args.file)
-    if len(sets) != 1:
-        raise RtschedError(f"{args.file}: partition takes one task set, the file holds {len(sets)}")
-    ts = sets[0]
-    placement = partition(ts, args.m, args.heuristic, args.admission, args.epsilon, not args.no_meta)
-    if args.json:
-        print(json.dumps(placement, indent=1))
-        return 0 if placement["schedulable"] else 1
-    if not placement["schedulable"]:
-        print(f"not placed ({placement.get('heuristic', args.heuristic)}): {placement.get('reason', '')}")
-        return 1
-    from ._core import format_duration as fmt
+    ts = _load_one(args.file, "partition")
+    method, note = _legacy_heuristic(args.heuristic, args.admission)
+    if note is not None:
+        print(f"rtsched partition: deprecated: {note}", file=sys.stderr)
+    elif method.strip().lower() in ("ffd", "wfd") and any(t.deadline != t.period for t in ts):
+        print(
+            f"rtsched partition: note: {method!r} is SP-RES's {method.upper()} (decreasing density); plain "
+            f"partitioned EDF in decreasing-utilization order is 'pedf_{method.strip().lower()}'",
+            file=sys.stderr,
+        )
+    placement = partition(
+        ts,
+        args.m,
+        method,
+        None,
+        args.epsilon,
+        not args.no_meta,
+        variant=args.variant,
+        rp=args.rp,
+        rp_floor=args.rp_floor,
+    )
 
-    print(f"placed by {placement['heuristic']} on {placement['m']} processors")
-    for cpu in placement["cpus"]:
-        print(f"  cpu {cpu['cpu']}:" + ("" if cpu["reservations"] else " idle"))
-        for r in cpu["reservations"]:
-            name = ts[r["task"]].name
-            label = f"task {r['task']}" + (f" ({name})" if name else "")
-            if r.get("parts", 1) > 1:
-                label += f" part {r['part']}/{r['parts']}"
-            print(
-                f"    {label}: budget {fmt(r['budget'])}, period {fmt(r['period'])}, deadline {fmt(r['deadline'])}"
-                + (f", offset {fmt(r['offset'])}" if r.get("offset") else "")
-            )
-    return 0
+    def table() -> str:
+        if not placement["schedulable"]:
+            return f"not placed ({placement.get('heuristic', args.heuristic)}): {placement.get('reason', '')}"
+        out = [f"placed by {placement['heuristic']} on {placement['m']} processors"]
+        for cpu in placement["cpus"]:
+            out.append(f"  cpu {cpu['cpu']}:" + ("" if cpu["reservations"] else " idle"))
+            for r in cpu["reservations"]:
+                name = ts[r["task"]].name
+                label = f"task {r['task']}" + (f" ({name})" if name else "")
+                if r.get("parts", 1) > 1:
+                    label += f" part {r['part']}/{r['parts']}"
+                out.append(
+                    f"    {label}: budget {fmt(r['budget'])}, period {fmt(r['period'])}, "
+                    f"deadline {fmt(r['deadline'])}" + (f", offset {fmt(r['offset'])}" if r.get("offset") else "")
+                )
+        return "\n".join(out)
+
+    _emit(args, placement, table, indent=1)
+    return 0 if placement["schedulable"] else 1
 
 
 def _add_simulate(sub):
@@ -278,7 +361,11 @@ def _add_simulate(sub):
     )
     p.add_argument("--quantum", help="gedf-quantum: the quantum (default 1ms)")
     p.add_argument("--staggered", action="store_true", help="gedf-quantum: staggered instead of aligned quanta")
-    p.add_argument("--cash", action="store_true", help="spres: CASH slack reclamation (seed 004 runs SP-RES with it)")
+    p.add_argument(
+        "--cash",
+        action="store_true",
+        help="spres: CASH slack reclamation (Brandenburg & Gül, RTSS 2016 runs SP-RES with it)",
+    )
     p.add_argument(
         "--soft",
         action="store_true",
@@ -304,6 +391,11 @@ def _add_simulate(sub):
     p.add_argument("--job-csv", metavar="OUT.csv", help="write one CSV row per job")
     p.add_argument("--gantt", metavar="OUT.png|OUT.svg", help="draw a Gantt chart")
     p.add_argument(
+        "--window",
+        metavar="START:END",
+        help="draw only [START, END) in the Gantt chart, e.g. 0:50ms or 1s:1.2s (either side may be empty)",
+    )
+    p.add_argument(
         "--overheads",
         metavar="MODEL.json",
         help="inject overheads: a model written by "
@@ -311,19 +403,18 @@ def _add_simulate(sub):
         "(gedf, gedf-quantum, pedf, pfp; docs/simulator.md)",
     )
     p.add_argument("--overhead-stat", choices=["max", "avg"], help="which statistic of the model (default max)")
-    p.add_argument("--json", action="store_true", help="print the summary JSON instead of a table")
+    _add_json_output(p, "the summary")
     p.set_defaults(func=cmd_simulate)
 
 
-def cmd_simulate(args) -> int:
-    from .io import load
-    from .simulate import NotPlacedError, format_table, simulate
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from .simulation import NotPlacedError, format_table, simulate
 
+    if args.window and not args.gantt:
+        raise RtschedError("--window applies to the Gantt chart: give --gantt OUT.png|OUT.svg too")
     if args.scheduler.lower() in ("rtws", "gedf") and _is_forkjoin(args.file):
         return _simulate_forkjoin(args)
-    sets = load(args.file)
-    if len(sets) != 1:
-        raise RtschedError(f"{args.file}: simulate takes one task set, the file holds {len(sets)}")
+    ts = _load_one(args.file, "simulate")
     placement = None
     if args.placement:
         try:
@@ -337,7 +428,7 @@ def cmd_simulate(args) -> int:
 
     try:
         s = simulate(
-            sets[0],
+            ts,
             args.m,
             args.scheduler,
             placement,
@@ -352,6 +443,7 @@ def cmd_simulate(args) -> int:
             sched_trace=args.sched_trace,
             job_csv=args.job_csv,
             gantt=args.gantt,
+            gantt_window=args.window,
             overheads=_read_overheads(args),
             overhead_stat=args.overhead_stat,
             cash=args.cash,
@@ -361,10 +453,7 @@ def cmd_simulate(args) -> int:
     except NotPlacedError as e:
         print(f"rtsched simulate: not placed: {e}", file=sys.stderr)
         return 1
-    if args.json:
-        print(json.dumps(s))
-    else:
-        print(f"{args.scheduler.lower()} on {args.m or sets[0].m} processors, " + format_table(s))
+    _emit(args, s, lambda: f"{args.scheduler.lower()} on {args.m or ts.m} processors, " + format_table(s))
     return 0
 
 
@@ -394,7 +483,7 @@ def _is_forkjoin(path: str) -> bool:
 
 
 def _simulate_forkjoin(args) -> int:
-    from .simulate import simulate_forkjoin
+    from .simulation import simulate_forkjoin
 
     unsupported = [
         name
@@ -435,30 +524,40 @@ def _simulate_forkjoin(args) -> int:
         sched_trace=args.sched_trace,
         job_csv=args.job_csv,
         gantt=args.gantt,
+        gantt_window=args.window,
     )
     if r.get("horizon_message"):
         print(f"rtsched simulate: {r['horizon_message']}", file=sys.stderr)
-    if args.json:
-        print(json.dumps(r))
-    else:
-        keys = [
-            "jobs",
-            "completed",
-            "pending",
-            "deadline_misses",
-            "max_tardiness_ns",
-            "max_response_time_ns",
-            "threads",
-            "steals",
-            "preemptions",
-            "migrations",
-            "context_switches",
-        ]
-        if sched == "gedf":
-            keys[keys.index("steals")] = "remote_starts"
-        print(f"{sched} on {r['m']} processors, horizon {r['horizon']} ns")
-        for k in keys:
-            print(f"  {k:<22} {r[k]}")
+    from ._core import format_time
+
+    keys = [
+        "jobs",
+        "completed",
+        "pending",
+        "deadline_misses",
+        "max_tardiness_ns",
+        "max_response_time_ns",
+        "threads",
+        "steals",
+        "preemptions",
+        "migrations",
+        "context_switches",
+    ]
+    if sched == "gedf":
+        keys[keys.index("steals")] = "remote_starts"
+
+    def value(k: str) -> str:
+        v = r[k]
+        if k.endswith("_ns"):
+            return "-" if v is None else format_time(v)
+        return str(v)
+
+    def table() -> str:
+        out = [f"{sched} on {r['m']} processors, horizon {format_time(r['horizon'])}"]
+        out += [f"  {k.removesuffix('_ns'):<22} {value(k)}" for k in keys]
+        return "\n".join(out)
+
+    _emit(args, r, table)
     return 0
 
 
@@ -478,7 +577,7 @@ def _add_quickstart(sub):
     p.set_defaults(func=cmd_quickstart)
 
 
-def cmd_quickstart(args) -> int:
+def cmd_quickstart(args: argparse.Namespace) -> int:
     from .quickstart import run
 
     run(m=args.m, n=args.n, sets=args.sets, step=args.step, seed=args.seed, out=args.out)
@@ -486,7 +585,7 @@ def cmd_quickstart(args) -> int:
 
 
 def _registry() -> list[dict]:
-    from .run import schedulers
+    from .runtime import schedulers
 
     return schedulers()
 
@@ -552,38 +651,56 @@ def _add_run(sub):
     p.add_argument("--idle", default="sleep", choices=["sleep", "spin"], help="what idle workers do (default sleep)")
     p.add_argument("--force", action="store_true", help="accept more threads than cores (timings meaningless)")
     p.add_argument("--seed", type=int, default=0, help="seed of execution-time draws (default 0)")
-    p.add_argument("--json", metavar="OUT", help="also write the summary JSON to OUT")
+    p.add_argument(
+        "--json",
+        nargs="?",
+        const=True,
+        metavar="OUT",
+        help="print the summary as JSON instead of a table (--json OUT, which also wrote OUT, is deprecated: -o OUT)",
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="also write the summary as JSON to FILE")
     p.add_argument("--trace", metavar="OUT", help="write the converted trace as JSON Lines (docs/trace.md)")
     p.add_argument("--perfetto", metavar="OUT", help="write a Perfetto / Chrome trace-event JSON")
     p.add_argument("--gantt", metavar="OUT", help="write a Gantt chart (.svg or .png)")
+    p.add_argument(
+        "--window", metavar="START:END", help="draw only [START, END) in the Gantt chart, e.g. 0:50ms or 1s:1.2s"
+    )
     p.add_argument("--job-csv", metavar="OUT", help="write the per-job CSV")
     _add_mechanism_options(p, registry)
     p.set_defaults(func=cmd_run)
 
 
-def cmd_run(args) -> int:
-    from .io import load
+def cmd_run(args: argparse.Namespace) -> int:
     from .output import write_data
-    from .run import gantt_png, run_raw, schedulers
+    from .runtime import format_summary, gantt_png, run_raw, schedulers
 
     if args.list_schedulers:
         for e in schedulers():
             print(e["line"])
         return 0
+    if isinstance(args.json, str) and not args.file:  # `run --json FILE ...`: --json took the file
+        args.file, args.json = args.json, True
+    legacy_json = args.json if isinstance(args.json, str) else None
+    if legacy_json is not None:
+        print(f"rtsched run: deprecated: --json OUT; use -o {legacy_json} (and --json to print JSON)", file=sys.stderr)
+    if args.window and not args.gantt:
+        raise RtschedError("--window applies to the Gantt chart: give --gantt OUT.png|OUT.svg too")
+    if args.window:
+        from .plots import parse_window
+
+        parse_window(args.window)  # a bad window is an error before the run
     if not args.file:
         raise RtschedError("the task-set FILE is required (or --list-schedulers)")
     if not args.scheduler:
         raise RtschedError("--scheduler is required (rtsched run --list-schedulers lists them)")
-    sets = load(args.file)
-    if len(sets) != 1:
-        raise RtschedError(f"{args.file}: run takes one task set, the file holds {len(sets)}")
+    sets = [_load_one(args.file, "run")]
     exports = []
-    if args.trace or (args.gantt and args.gantt.lower().endswith(".png")):
+    if args.trace or (args.gantt and (args.gantt.lower().endswith(".png") or args.window)):
         exports.append("jsonl")
     for opt, name in [(args.perfetto, "perfetto"), (args.job_csv, "job_csv")]:
         if opt:
             exports.append(name)
-    if args.gantt and not args.gantt.lower().endswith(".png"):
+    if args.gantt and not args.gantt.lower().endswith(".png") and not args.window:
         exports.append("gantt_svg")
     res = run_raw(
         sets[0],
@@ -600,9 +717,10 @@ def cmd_run(args) -> int:
         params=_mechanism_params(args),
     )
     text = json.dumps(res["summary"], indent=1)
-    print(text)
-    if args.json:
-        write_data(args.json, text + "\n")
+    print(text if args.json else format_summary(res["summary"]))
+    for out in (args.output, legacy_json):
+        if out:
+            write_data(out, text + "\n")
     if args.trace:
         write_data(args.trace, res["jsonl"])
     if args.perfetto:
@@ -611,7 +729,12 @@ def cmd_run(args) -> int:
         write_data(args.job_csv, res["job_csv"])
     if args.gantt:
         if args.gantt.lower().endswith(".png"):
-            gantt_png(res["jsonl"], args.gantt, title=f"{args.scheduler}: run on CPUs {res['summary']['cpus']}")
+            title = f"{args.scheduler}: run on CPUs {res['summary']['cpus']}"
+            gantt_png(res["jsonl"], args.gantt, title=title, window=args.window)
+        elif args.window:
+            from .simulation import gantt_svg
+
+            write_data(args.gantt, gantt_svg(res["jsonl"], args.window))
         else:
             write_data(args.gantt, res["gantt_svg"])
     return 130 if res.get("interrupted") else 0
@@ -620,7 +743,7 @@ def cmd_run(args) -> int:
 def _add_measure(sub):
     p = sub.add_parser(
         "measure-overheads",
-        help="measure a mechanism's overheads as a function of n (seed 000 App. A)",
+        help="measure a mechanism's overheads as a function of n (Cerqueira et al., RTAS 2014 App. A)",
         description="Run RandFixedSum task sets of n = m, 2m, ..., 10m tasks (U uniform in [0.4m, 0.8m], periods "
         "log-uniform in [10, 100] ms, synchronous release), 30 s each, and write an overhead model JSON and plots "
         "(docs/runtime.md, Overhead model format) with every overhead term the mechanism's registry entry declares. "
@@ -637,8 +760,8 @@ def _add_measure(sub):
     p.set_defaults(func=cmd_measure)
 
 
-def cmd_measure(args) -> int:
-    from .run import measure_overheads
+def cmd_measure(args: argparse.Namespace) -> int:
+    from .runtime import measure_overheads
 
     if not args.scheduler:
         raise RtschedError("--scheduler is required (rtsched run --list-schedulers lists them)")
@@ -674,8 +797,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_quickstart(sub)
     _add_run(sub)
     _add_measure(sub)
+    from .cli_exchange import add_commands as add_exchange
     from .experiments.cli import add_commands
 
+    add_exchange(sub)
     add_commands(sub)
     return parser
 

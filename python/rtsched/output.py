@@ -78,7 +78,7 @@ def write_data(path: str | os.PathLike, data: str | bytes) -> Path:
     return write_bytes(path, data if isinstance(data, bytes) else data.encode("utf-8"))
 
 
-def save_figure(fig, path: str | os.PathLike, **savefig_kw) -> Path:
+def save_figure(fig: Any, path: str | os.PathLike, **savefig_kw: Any) -> Path:
     """Saves a matplotlib figure to ``path`` atomically; the format is the path's suffix."""
     fmt = Path(os.fspath(path)).suffix.lstrip(".").lower() or None
     return write_with(path, lambda f: fig.savefig(f, format=fmt, **savefig_kw))

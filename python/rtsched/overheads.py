@@ -7,16 +7,18 @@ The model format, its evaluation and the inflation rules are Rust (``rtsched_mod
 
 from __future__ import annotations
 
+import argparse
 import glob
 import json
 import os
 from collections.abc import Sequence
+from typing import Any
 
 from . import _core
 from ._core import RtschedError
 
 
-def overheads_text(overheads) -> str | None:
+def overheads_text(overheads: dict | str | os.PathLike | None) -> str | None:
     """An overhead model or constants as JSON text: a dict, JSON text, or a path to a file."""
     if overheads is None:
         return None
@@ -51,7 +53,7 @@ def terms() -> list[dict]:
 def read_model(path: str) -> dict:
     """Reads and validates one measured model file; returns ``{"path", "text", "scheduler", "m",
     "machine", "interrupted", "terms", "max_n", "seconds_per_run"}``. Errors name the file and field."""
-    text = overheads_text(os.fspath(path))
+    text = overheads_text(os.fspath(path)) or ""  # a path always gives its text (or raises)
     try:
         info = dict(_core.read_overhead_model(text))
     except RtschedError as e:
@@ -65,7 +67,7 @@ def read_model(path: str) -> dict:
     return info
 
 
-def load_models(source) -> tuple[dict[str, dict], list[str]]:
+def load_models(source: Any) -> tuple[dict[str, dict], list[str]]:
     """The measured models of ``source`` keyed by the mechanism they were measured under (the
     file's ``scheduler``; the file name ``overheads-NAME[-...].json`` when it has none).
 
@@ -103,11 +105,11 @@ def _duration(x) -> int:
 def analyze_overheads(
     sets: Sequence,
     ms: Sequence[int],
-    overheads,
+    overheads: dict | str | os.PathLike | None,
     mechanism: str,
     stat: str | None = None,
-    cpd=0,
-    quantum="1ms",
+    cpd: int | str = 0,
+    quantum: int | str = "1ms",
     extrapolate: bool = False,
     max_steps: int = 1_000_000,
 ) -> list[dict]:
@@ -135,7 +137,7 @@ def analyze_overheads(
 # `rtsched analyze` options (kept here so that the CLI module needs only two calls).
 
 
-def add_analyze_options(p) -> None:
+def add_analyze_options(p: argparse.ArgumentParser) -> None:
     """Adds --overheads, --mechanism, --stat, --cpd, --quantum, --extrapolate to ``analyze``."""
     g = p.add_argument_group("overhead-aware analysis (docs/overheads.md)")
     g.add_argument(

@@ -3,8 +3,8 @@
 For one (m, n) it generates ``sets`` task sets per utilization step (Emberson et al.'s
 RandFixedSum, log-uniform periods in [10, 100] ms, implicit deadlines), runs every global EDF
 test, partitioned EDF (first-fit decreasing with the exact uniprocessor test) and the SP-RES
-cascade, and prints and plots the fraction each accepts — the kind of curve seeds 000, 001 and
-004 plot.
+cascade, and prints and plots the fraction each accepts — the kind of curve Cerqueira et al.
+(RTAS 2014), Brandenburg & Anderson (RTSS 2009) and Brandenburg & Gül (RTSS 2016) plot.
 """
 
 from __future__ import annotations

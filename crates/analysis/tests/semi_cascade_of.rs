@@ -3,7 +3,7 @@
 //! this).
 
 use proptest::prelude::*;
-use rtsched_analysis::semi::{cascade_of, check, place, Heuristic, SemiConfig};
+use rtsched_analysis::semi::{cascade_of, check, place, Heuristic, SemiConfig, Variant};
 use rtsched_model::TaskSet;
 
 fn set() -> impl Strategy<Value = (TaskSet, u32)> {
@@ -27,11 +27,12 @@ fn set() -> impl Strategy<Value = (TaskSet, u32)> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
     #[test]
-    fn cascade_of_is_the_union_of_its_members((ts, m) in set()) {
-        let cfg = SemiConfig::default();
+    fn cascade_of_is_the_union_of_its_members((ts, m) in set(), text in any::<bool>()) {
+        let variant = if text { Variant::Text } else { Variant::Artifact };
+        let cfg = SemiConfig::for_variant(variant);
         let paf_order: Vec<Heuristic> =
-            Heuristic::cascade_order(true).into_iter().filter(|h| !matches!(h, Heuristic::Rp(_))).collect();
-        for order in [Heuristic::cascade_order(false), paf_order] {
+            Heuristic::cascade_order(variant, true).into_iter().filter(|h| !matches!(h, Heuristic::Rp(_))).collect();
+        for order in [Heuristic::cascade_order(variant, false), paf_order] {
             let p = cascade_of(&ts, m, &order, &cfg);
             let any = order.iter().any(|h| place(&ts, m, h, &cfg).schedulable);
             prop_assert_eq!(p.schedulable, any);

@@ -1,6 +1,6 @@
 //! Worked examples of seed 004 (§III-D, Fig. 1) and hand-checked fixtures.
 
-use rtsched_analysis::semi::{cascade, check, place, Basic, Heuristic, Placement, SemiConfig};
+use rtsched_analysis::semi::{cascade, check, place, Basic, Heuristic, Placement, SemiConfig, Variant};
 use rtsched_model::TaskSet;
 use serde_json::json;
 
@@ -11,7 +11,8 @@ fn fig1() -> TaskSet {
 #[test]
 fn fig1_partitioning_fails_and_wfd_cd_splits_tau3_as_in_the_paper() {
     let ts = fig1();
-    let cfg = SemiConfig::default();
+    // The text's cascade runs WFD-C=D right after partitioning.
+    let cfg = SemiConfig::for_variant(Variant::Text);
     assert!(!place(&ts, 2, &Heuristic::Basic(Basic::Wfd), &cfg).schedulable);
     assert!(!place(&ts, 2, &Heuristic::Basic(Basic::Ffd), &cfg).schedulable);
     let p = cascade(&ts, 2, &cfg);
@@ -38,6 +39,23 @@ fn fig1_partitioning_fails_and_wfd_cd_splits_tau3_as_in_the_paper() {
     assert_eq!(Placement::from_json(&want, &ts).unwrap(), p);
     // Three per-core switch bounds: CPU 0 has two reservations of period 15 ns.
     assert_eq!(p.switch_rate_bound(), vec![4e9 / 15.0, 4e9 / 15.0]);
+}
+
+/// The artifact's cascade tries FFD-C=D first among the semi-partitioning heuristics; it fills
+/// CPU 0 with τ1, splits τ2 there (chunk 5, the CPU is closed) and puts τ3 and τ2's remainder
+/// (5, 10, 15) on CPU 1.
+#[test]
+fn fig1_artifact_cascade_uses_ffd_cd_core_by_core() {
+    let ts = fig1();
+    let p = cascade(&ts, 2, &SemiConfig::for_variant(Variant::Artifact));
+    assert!(p.schedulable, "{:?}", p.reason);
+    assert_eq!(p.heuristic, "FFD-C=D");
+    check(&ts, &p).unwrap();
+    let on = |c: usize| -> Vec<_> {
+        p.cpus[c].reservations.iter().map(|r| (r.task, r.budget, r.deadline, r.offset, r.part)).collect()
+    };
+    assert_eq!(on(0), vec![(0, 10, 15, 0, 1), (1, 5, 5, 10, 2)]);
+    assert_eq!(on(1), vec![(1, 5, 10, 0, 1), (2, 10, 15, 0, 1)]);
 }
 
 #[test]
@@ -164,7 +182,7 @@ fn rp_is_needed_and_its_transformation_is_safe() {
     let ts =
         TaskSet::from_ct(&[(219492136, 250000000), (7288171, 10000000), (21352330, 25000000), (12323820, 25000000)])
             .unwrap();
-    let cfg = SemiConfig::default();
+    let cfg = SemiConfig::for_variant(Variant::Text);
     let nometa = cascade(&ts, 3, &SemiConfig { meta: false, ..cfg.clone() });
     assert!(!nometa.schedulable);
     for h1 in rtsched_analysis::semi::PAF_H1 {
@@ -199,4 +217,32 @@ fn place_many_agrees_with_place() {
     }
     assert!(got[1].iter().all(|&b| b));
     assert!(got[2].iter().all(|&b| !b));
+}
+
+/// The same set under the artifact's reading: no basic heuristic and no PAF instantiation
+/// places it either; the divisor RP does, with periods from the paper's set that divide T.
+#[test]
+fn rp_divisor_places_the_set_with_divisor_periods() {
+    let ts =
+        TaskSet::from_ct(&[(219492136, 250000000), (7288171, 10000000), (21352330, 25000000), (12323820, 25000000)])
+            .unwrap();
+    for floor_ms in [2, 4] {
+        let cfg = SemiConfig { rp_floor: floor_ms * 1_000_000, ..SemiConfig::for_variant(Variant::Artifact) };
+        assert!(!cascade(&ts, 3, &SemiConfig { meta: false, ..cfg.clone() }).schedulable);
+        for h1 in rtsched_analysis::semi::PAF_H1 {
+            assert!(!place(&ts, 3, &Heuristic::Paf(h1), &cfg).schedulable);
+        }
+        let p = cascade(&ts, 3, &cfg);
+        assert!(p.schedulable, "{:?}", p.reason);
+        assert!(p.heuristic.starts_with("RP("), "{}", p.heuristic);
+        check(&ts, &p).unwrap();
+        assert!(p.tasks.iter().any(|t| t.period_ratio > 1));
+        for t in &p.tasks {
+            let rs: Vec<_> = p.cpus.iter().flat_map(|c| &c.reservations).filter(|r| r.task == t.task).collect();
+            let (k, task) = (t.period_ratio, &ts[t.task]);
+            assert_eq!(rs[0].period * k, task.period, "a divisor period");
+            assert!(rtsched_analysis::semi::PAPER_PERIODS_NS.contains(&rs[0].period));
+            assert!(rs[0].period >= floor_ms * 1_000_000);
+        }
+    }
 }

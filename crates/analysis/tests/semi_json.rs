@@ -1,12 +1,13 @@
 //! `Placement::from_json` rejects malformed placements with errors that name the problem.
 
-use rtsched_analysis::semi::{cascade, Placement, SemiConfig};
+use rtsched_analysis::semi::{cascade, Placement, SemiConfig, Variant};
 use rtsched_model::TaskSet;
 use serde_json::{json, Value};
 
 fn base() -> (TaskSet, Value) {
     let ts = TaskSet::from_ct(&[(10, 15), (10, 15), (10, 15)]).unwrap();
-    let v = cascade(&ts, 2, &SemiConfig::default()).to_json();
+    // The text's cascade: WFD-C=D splits τ3 (the mutations below index its reservations).
+    let v = cascade(&ts, 2, &SemiConfig::for_variant(Variant::Text)).to_json();
     (ts, v)
 }
 

@@ -3,7 +3,7 @@
 //! exhaustive demand check and rejects broken placements.
 
 use proptest::prelude::*;
-use rtsched_analysis::semi::{cascade, check, place, Heuristic, Placement, SemiConfig};
+use rtsched_analysis::semi::{cascade, check, place, Heuristic, Placement, RpMode, SemiConfig, SliceOrder, Variant};
 use rtsched_model::{Task, TaskSet};
 
 const PERIODS: [u64; 8] = [4, 5, 8, 10, 12, 20, 25, 40];
@@ -24,6 +24,37 @@ fn small_set() -> impl Strategy<Value = (TaskSet, u32)> {
         .prop_map(|(tasks, m)| (TaskSet::new(tasks).unwrap(), m))
 }
 
+/// The period rules of the RP modes on a placement: untransformed tasks keep their period; the
+/// divisor RP's periods are candidates of at least the floor that divide T, with
+/// `⌊T/k⌋ ≥ ⌈C/k⌉`; the halving RP's are `⌊T/k⌋` with budgets `≥ min(ε, C)`; only
+/// implicit-deadline tasks are transformed.
+fn rp_rules_hold(ts: &TaskSet, p: &Placement, cfg: &SemiConfig) -> Result<(), TestCaseError> {
+    for t in &p.tasks {
+        let task = &ts[t.task];
+        let rs: Vec<_> = p.cpus.iter().flat_map(|c| &c.reservations).filter(|r| r.task == t.task).collect();
+        let (k, delta) = (t.period_ratio, rs[0].period);
+        if k == 1 {
+            prop_assert_eq!(delta, task.period);
+            continue;
+        }
+        prop_assert!(p.heuristic.starts_with("RP("), "{} transformed task {}", p.heuristic, t.task);
+        prop_assert!(task.deadline >= task.period, "constrained task {} transformed", t.task);
+        match cfg.rp {
+            RpMode::Divisor => {
+                prop_assert_eq!(delta * k, task.period);
+                prop_assert!(cfg.rp_periods.contains(&delta) && delta >= cfg.rp_floor, "period {}", delta);
+                prop_assert!(delta >= task.wcet.div_ceil(k));
+            }
+            RpMode::Halving => {
+                prop_assert_eq!(delta, task.period / k);
+                let budget = task.wcet.div_ceil(k);
+                prop_assert!(budget >= cfg.epsilon.max(1).min(task.wcet));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn brute_edf(tasks: &[(u64, u64, u64)]) -> bool {
     let h = tasks.iter().fold(1u64, |h, t| num_integer::lcm(h, t.2));
     let dmax = tasks.iter().map(|t| t.1).max().unwrap_or(0);
@@ -38,8 +69,22 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
     #[test]
-    fn every_heuristic_is_checker_approved((ts, m) in small_set(), eps in prop_oneof![Just(0u64), 1u64..4]) {
-        let cfg = SemiConfig { epsilon: eps, rp_floor: 4, ..SemiConfig::default() };
+    fn every_heuristic_is_checker_approved(
+        (ts, m) in small_set(), eps in prop_oneof![Just(0u64), 1u64..4], opts in any::<(bool, bool, bool, bool)>(),
+        floor in 1u64..=8,
+    ) {
+        let (text, halving, desc, merge) = opts;
+        let cfg = SemiConfig {
+            epsilon: eps,
+            rp_floor: floor,
+            // The divisor RP's candidates: this file's period set, so that it transforms here.
+            rp_periods: vec![1, 2, 4, 5, 8, 10, 12, 20, 25, 40],
+            variant: if text { Variant::Text } else { Variant::Artifact },
+            rp: if halving { RpMode::Halving } else { RpMode::Divisor },
+            slice_order: if desc { SliceOrder::DeadlineDesc } else { SliceOrder::Flipped },
+            merge_same_core: merge,
+            ..SemiConfig::default()
+        };
         for h in Heuristic::all() {
             let p = place(&ts, m, &h, &cfg);
             if p.schedulable {
@@ -52,6 +97,24 @@ proptest! {
                 }
                 let back = Placement::from_json(&p.to_json(), &ts).unwrap();
                 prop_assert_eq!(&back, &p);
+                rp_rules_hold(&ts, &p, &cfg)?;
+                if merge {
+                    // At most one piece of a task per processor.
+                    for c in &p.cpus {
+                        let mut tasks: Vec<usize> = c.reservations.iter().map(|r| r.task).collect();
+                        tasks.sort_unstable();
+                        let n = tasks.len();
+                        tasks.dedup();
+                        prop_assert_eq!(tasks.len(), n);
+                    }
+                }
+                if desc {
+                    for t in p.tasks.iter().filter(|t| t.parts > 1) {
+                        let mut rs: Vec<_> = p.cpus.iter().flat_map(|c| &c.reservations).filter(|r| r.task == t.task).collect();
+                        rs.sort_by_key(|r| r.part);
+                        prop_assert!(rs.windows(2).all(|w| w[0].deadline >= w[1].deadline));
+                    }
+                }
             } else {
                 prop_assert!(p.reason.as_deref().is_some_and(|r| !r.is_empty()));
                 prop_assert!(check(&ts, &p).is_err());
@@ -60,7 +123,7 @@ proptest! {
         let c = cascade(&ts, m, &cfg);
         if c.schedulable { prop_assert!(check(&ts, &c).is_ok()); }
         // The cascade succeeds iff one of its heuristics does.
-        let any = Heuristic::cascade_order(true).iter().any(|h| place(&ts, m, h, &cfg).schedulable);
+        let any = Heuristic::cascade_order(cfg.variant, true).iter().any(|h| place(&ts, m, h, &cfg).schedulable);
         prop_assert_eq!(c.schedulable, any);
     }
 
@@ -161,10 +224,20 @@ proptest! {
             (((u * t as f64) as u64).clamp(1, t), t)
         }).collect();
         let ts = TaskSet::from_ct(&tasks).unwrap();
-        let cfg = SemiConfig { rp_floor: 4000, ..SemiConfig::default() };
-        for h in Heuristic::all() {
-            let p = place(&ts, m, &h, &cfg);
-            if p.schedulable { prop_assert!(check(&ts, &p).is_ok(), "{}: {:?}", h.name(), check(&ts, &p)); }
+        for variant in [Variant::Text, Variant::Artifact] {
+            // Periods here are in µs: the divisor RP's candidates too.
+            let cfg = SemiConfig {
+                rp_floor: if seed % 2 == 0 { 4000 } else { 2000 },
+                rp_periods: ps.iter().map(|p| p * 1000).collect(),
+                ..SemiConfig::for_variant(variant)
+            };
+            for h in Heuristic::all() {
+                let p = place(&ts, m, &h, &cfg);
+                if p.schedulable {
+                    prop_assert!(check(&ts, &p).is_ok(), "{}: {:?}", h.name(), check(&ts, &p));
+                    rp_rules_hold(&ts, &p, &cfg)?;
+                }
+            }
         }
     }
 }

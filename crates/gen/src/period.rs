@@ -7,10 +7,16 @@
 //! * `Integral { min, max, granularity }`: uniform over the whole multiples of `granularity`
 //!   in `[min, max]` (seed 001 §4.2: "all periods were chosen to be integral", i.e. whole ms).
 //! * `Set(list)`: uniform over the list's entries (seed 004 §V draws from
-//!   {1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000} ms: preset `seed004`).
+//!   {1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000} ms: preset `bg2016`).
 //!
-//! Presets: `seed004`, and seed 001's three integral ranges `seed001-short` (3–33 ms),
-//! `seed001-moderate` (10–100 ms), `seed001-long` (50–250 ms).
+//! Presets: `bg2016` (Brandenburg & Gül, RTSS 2016); `bg2016-artifact`, the same draw with every
+//! period clamped up to at least 10 ms, as the published code of Brandenburg & Gül (RTSS 2016)
+//! generates its §V sets (SchedCAT's Emberson–Stafford–Davis generator, called with the period
+//! list as the distribution and its default range name 'uni-moderate' = (10, 100) ms, raises
+//! every period to at least the range's minimum: 1, 2, 4, 5 and 8 ms become 10 ms, so 10 ms is
+//! drawn with probability 6/16); and the three integral ranges of Brandenburg & Anderson, RTSS
+//! 2009, `uni-short` (3–33 ms), `uni-moderate` (10–100 ms), `uni-long` (50–250 ms). The older
+//! names `seed004`, `seed004-artifact`, `seed001-short`, ... are accepted too.
 
 use crate::rng::{below, unit};
 use rand::RngCore;
@@ -22,6 +28,9 @@ const MS: Time = 1_000_000;
 
 /// The period set of seed 004 §V (Brandenburg & Gül, RTSS 2016), in ms.
 pub const SEED004_PERIODS_MS: [Time; 16] = [1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000];
+
+/// The smallest period of the `seed004-artifact` preset: the published code's clamp (ms).
+pub const SEED004_ARTIFACT_MIN_MS: Time = 10;
 
 /// How task periods are drawn (each task independently).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +58,13 @@ impl PeriodGen {
     /// The seed 004 period set.
     pub fn seed004() -> PeriodGen {
         PeriodGen::Set(SEED004_PERIODS_MS.iter().map(|p| p * MS).collect())
+    }
+
+    /// The seed 004 period set as the paper's published code draws it: uniform over the same 16
+    /// entries, each raised to at least 10 ms. Kept as a set with repeated entries (10 ms six
+    /// times), so the i-th draw of a stream is exactly `max(seed004's i-th draw, 10 ms)`.
+    pub fn seed004_artifact() -> PeriodGen {
+        PeriodGen::Set(SEED004_PERIODS_MS.iter().map(|p| (*p).max(SEED004_ARTIFACT_MIN_MS) * MS).collect())
     }
 
     /// Checks the parameters; errors name the field (`min`, `max`, `granularity`, `set`).
@@ -138,7 +154,12 @@ impl PeriodGen {
     /// * `uniform:10ms-100ms`, `loguniform:10ms-100ms`
     /// * `integral:10ms-100ms` (granularity 1 ms) or `integral:10ms-100ms/5ms`
     /// * `set:1ms,2ms,4ms`
-    /// * presets `seed004`, `seed001-short`, `seed001-moderate`, `seed001-long`
+    /// * presets named by their paper: `bg2016`, the period set of Brandenburg & Gül, RTSS
+    ///   2016, and `bg2016-artifact`, the same set as their published code draws it (periods
+    ///   clamped up to 10 ms); `uni-short`, `uni-moderate`, `uni-long`, the integral ranges of
+    ///   Brandenburg & Anderson, RTSS 2009 (SchedCAT's names for them). The older names
+    ///   `seed004`, `seed004-artifact`, `seed001-short`, `seed001-moderate`, `seed001-long` are
+    ///   accepted too.
     ///
     /// The result is validated; errors name the field (`periods` for malformed text).
     pub fn parse(s: &str) -> Result<PeriodGen, ModelError> {
@@ -150,13 +171,14 @@ impl PeriodGen {
             Ok((dur(a)?, dur(b)?))
         };
         let g = match text.to_ascii_lowercase().as_str() {
-            "seed004" => PeriodGen::seed004(),
-            "seed001-short" => PeriodGen::Integral { min: 3 * MS, max: 33 * MS, granularity: MS },
-            "seed001-moderate" => PeriodGen::Integral { min: 10 * MS, max: 100 * MS, granularity: MS },
-            "seed001-long" => PeriodGen::Integral { min: 50 * MS, max: 250 * MS, granularity: MS },
+            "bg2016" | "seed004" => PeriodGen::seed004(),
+            "bg2016-artifact" | "seed004-artifact" => PeriodGen::seed004_artifact(),
+            "uni-short" | "seed001-short" => PeriodGen::Integral { min: 3 * MS, max: 33 * MS, granularity: MS },
+            "uni-moderate" | "seed001-moderate" => PeriodGen::Integral { min: 10 * MS, max: 100 * MS, granularity: MS },
+            "uni-long" | "seed001-long" => PeriodGen::Integral { min: 50 * MS, max: 250 * MS, granularity: MS },
             _ => {
                 let (kind, rest) = text.split_once(':').ok_or_else(|| {
-                    bad("expected uniform:MIN-MAX, loguniform:MIN-MAX, integral:MIN-MAX[/GRANULARITY], set:P1,P2,... or a preset (seed004, seed001-short, seed001-moderate, seed001-long)".into())
+                    bad("expected uniform:MIN-MAX, loguniform:MIN-MAX, integral:MIN-MAX[/GRANULARITY], set:P1,P2,... or a preset (bg2016, bg2016-artifact, uni-short, uni-moderate, uni-long)".into())
                 })?;
                 match kind.trim().to_ascii_lowercase().as_str() {
                     "uniform" => {
@@ -221,6 +243,15 @@ mod tests {
         let p = PeriodGen::parse("seed004").unwrap();
         assert_eq!(p, PeriodGen::Set(SEED004_PERIODS_MS.iter().map(|x| x * MS).collect()));
         assert!(matches!(PeriodGen::parse("seed001-moderate").unwrap(), PeriodGen::Integral { .. }));
+        for (new, old) in [
+            ("bg2016", "seed004"),
+            ("BG2016-artifact", "seed004-artifact"),
+            ("uni-short", "seed001-short"),
+            ("UNI-MODERATE", "seed001-moderate"),
+            ("uni-long", "seed001-long"),
+        ] {
+            assert_eq!(PeriodGen::parse(new).unwrap(), PeriodGen::parse(old).unwrap(), "{new}");
+        }
     }
 
     #[test]
@@ -231,12 +262,39 @@ mod tests {
             "integral:10ms-100ms/5ms",
             "set:1ms,2500us,7",
             "seed004",
+            "seed004-artifact",
             "seed001-long",
         ] {
             let g = PeriodGen::parse(s).unwrap();
             assert_eq!(PeriodGen::parse(&g.to_string()).unwrap(), g, "{s} -> {g}");
         }
         assert_eq!(PeriodGen::parse("integral:10ms-100ms").unwrap().to_string(), "integral:10ms-100ms/1ms");
+    }
+
+    /// The artifact preset is seed004's draw clamped to 10 ms, draw by draw (same stream), and
+    /// its empirical distribution matches: 10 ms with probability 6/16, every longer period 1/16,
+    /// nothing below 10 ms.
+    #[test]
+    fn seed004_artifact_is_the_clamped_draw() {
+        use rand::SeedableRng;
+        let (a, b) = (PeriodGen::parse("seed004").unwrap(), PeriodGen::parse("Seed004-Artifact").unwrap());
+        let mut ra = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut rb = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let draws = 160_000;
+        let mut count = std::collections::BTreeMap::new();
+        for _ in 0..draws {
+            let (x, y) = (a.sample(&mut ra).unwrap(), b.sample(&mut rb).unwrap());
+            assert_eq!(y, x.max(10 * MS));
+            *count.entry(y / MS).or_insert(0u32) += 1;
+        }
+        assert!(count.keys().all(|&p| p >= 10));
+        assert_eq!(count.len(), 11);
+        for (&p, &c) in &count {
+            let want = if p == 10 { 6.0 / 16.0 } else { 1.0 / 16.0 };
+            let sd = (want * (1.0 - want) / draws as f64).sqrt();
+            let got = c as f64 / draws as f64;
+            assert!((got - want).abs() < 5.0 * sd, "{p} ms: {got} vs {want}");
+        }
     }
 
     #[test]

@@ -46,6 +46,13 @@ impl TaskSet {
         TaskSet::new(params.iter().map(|&(c, t)| Task { name: None, wcet: c, deadline: t, period: t }).collect())
     }
 
+    /// Appends a task (validated; the error names its index and field).
+    pub fn push(&mut self, task: Task) -> Result<(), ModelError> {
+        task.validate().map_err(|e| e.in_task(self.tasks.len(), task.name.as_deref()))?;
+        self.tasks.push(task);
+        Ok(())
+    }
+
     pub fn tasks(&self) -> &[Task] {
         &self.tasks
     }

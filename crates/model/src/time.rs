@@ -72,6 +72,40 @@ pub fn format_duration(t: Time) -> String {
     format!("{t}ns")
 }
 
+/// Formats a duration for people: three significant digits in the unit that suits its
+/// magnitude (`83.6 ms`, `1.5 s`, `250 µs`, `7 ns`), trailing zeros dropped. Inexact by design:
+/// for tables, axes and messages. Files and JSON keep integer ns; [`format_duration`] is the
+/// exact form.
+pub fn format_time(t: Time) -> String {
+    const UNITS: [(&str, f64); 4] = [("ns", 1.0), ("µs", 1e3), ("ms", 1e6), ("s", 1e9)];
+    if t < 1000 {
+        return format!("{t} ns");
+    }
+    let mut k = match t {
+        0..=999_999 => 1,
+        1_000_000..=999_999_999 => 2,
+        _ => 3,
+    };
+    loop {
+        let v = t as f64 / UNITS[k].1;
+        let decimals = if v >= 100.0 {
+            0
+        } else if v >= 10.0 {
+            1
+        } else {
+            2
+        };
+        let text = format!("{v:.decimals$}");
+        // 999.96 ms rounds to "1000": say 1 s instead.
+        if k < 3 && text.split('.').next().is_some_and(|i| i.len() > 3) {
+            k += 1;
+            continue;
+        }
+        let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.') } else { &text };
+        return format!("{text} {}", UNITS[k].0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,6 +130,40 @@ mod tests {
         }
         let msg = parse_duration("3 fortnights").unwrap_err().to_string();
         assert!(msg.contains("unknown unit"), "{msg}");
+    }
+
+    #[test]
+    fn format_time_reads_well() {
+        for (t, want) in [
+            (0u64, "0 ns"),
+            (7, "7 ns"),
+            (999, "999 ns"),
+            (1000, "1 µs"),
+            (1500, "1.5 µs"),
+            (250_000, "250 µs"),
+            (2_000_000, "2 ms"),
+            (83_648_717, "83.6 ms"),
+            (999_960_000, "1 s"),
+            (999_999, "1 ms"),
+            (1_234_567_890, "1.23 s"),
+            (20_000_000_000, "20 s"),
+            (3_600_000_000_000, "3600 s"),
+        ] {
+            assert_eq!(format_time(t), want, "{t}");
+        }
+        // Within 0.5% of the exact value (three significant digits).
+        for t in [1u64, 12_345, 98_765_432, 4_999_999_999, u64::MAX / 3] {
+            let s = format_time(t);
+            let (num, unit) = s.split_once(' ').unwrap();
+            let scale = match unit {
+                "ns" => 1.0,
+                "µs" => 1e3,
+                "ms" => 1e6,
+                _ => 1e9,
+            };
+            let v: f64 = num.parse::<f64>().unwrap() * scale;
+            assert!((v - t as f64).abs() <= 0.005 * t as f64, "{t} -> {s}");
+        }
     }
 
     #[test]

@@ -6,8 +6,7 @@ use crate::{err, guarded, RtschedError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
-use rtsched_analysis::partition::{partition as partition_tasks, Admission, Fit, Order, PartitionOutcome};
-use rtsched_analysis::uni::fp::Priority;
+use rtsched_analysis::partition::{partition as partition_tasks, Order, PartitionOutcome};
 use rtsched_analysis::{semi, Limits, Verdict};
 use rtsched_gen::{DeadlineGen, GenSpec, PeriodGen};
 use rtsched_model::{ModelError, TaskSet as RTaskSet};
@@ -167,32 +166,20 @@ fn partition_json(
     m: u32,
     heuristic: &str,
     admission: &str,
-    epsilon: u64,
-    meta: bool,
+    cfg: &semi::SemiConfig,
     lim: &Limits,
 ) -> Result<Value, ModelError> {
     check_m(m)?;
-    let fit = match heuristic {
-        "ffd" => Some(Fit::First),
-        "wfd" => Some(Fit::Worst),
-        "bfd" => Some(Fit::Best),
-        "nfd" => Some(Fit::Next),
-        _ => None,
-    };
-    if let Some(fit) = fit {
-        let adm = match admission {
-            "edf" => Admission::Edf,
-            "fp-rm" => Admission::Fp(Priority::RateMonotonic),
-            "fp-dm" => Admission::Fp(Priority::DeadlineMonotonic),
-            other => {
-                return Err(ModelError::field(
-                    "admission",
-                    format!("unknown admission {other:?} (use edf, fp-rm or fp-dm)"),
-                ))
-            }
-        };
-        let label = format!("{heuristic} ({admission})");
-        return Ok(match partition_tasks(ts, m, fit, Order::DecreasingUtilization, adm, lim) {
+    use crate::methods::{resolve, Cascade, Method};
+    let (method, canonical) = resolve(heuristic, &[]).ok_or_else(|| {
+        ModelError::field(
+            "heuristic",
+            format!("unknown placement method {heuristic:?}; use {}", crate::methods::help(&[])),
+        )
+    })?;
+    if let Method::Plain { fit, admission } = method {
+        let label = canonical.clone();
+        return Ok(match partition_tasks(ts, m, fit, Order::DecreasingUtilization, admission, lim) {
             PartitionOutcome::Placed(p) => plain_placement(ts, m, &label, &p.cpus, None),
             PartitionOutcome::Failed { task, partial } => plain_placement(ts, m, &label, &partial.cpus, Some(task)),
         });
@@ -200,24 +187,20 @@ fn partition_json(
     if admission != "edf" {
         return Err(ModelError::field(
             "admission",
-            "SP-RES reservations are scheduled by EDF; --admission applies only to ffd/wfd/bfd/nfd",
+            "SP-RES reservations are scheduled by EDF; name a plain partitioning method (pfp_ffd, ...) for FP",
         ));
     }
-    let cfg = semi::SemiConfig { epsilon, meta, ..semi::SemiConfig::default() };
-    let placement = if heuristic == "spres" {
-        semi::cascade(ts, m, &cfg)
-    } else {
-        let h = semi::Heuristic::from_name(heuristic).ok_or_else(|| {
-            let names: Vec<String> = semi::Heuristic::all().iter().map(|h| h.name()).collect();
-            ModelError::field(
-                "heuristic",
-                format!(
-                    "unknown heuristic {heuristic:?}; use ffd, wfd, bfd, nfd, spres or one of: {}",
-                    names.join(", ")
-                ),
-            )
-        })?;
-        semi::place(ts, m, &h, &cfg)
+    let placement = match method {
+        Method::Cascade(Cascade::Full) => semi::cascade(ts, m, cfg),
+        Method::Cascade(Cascade::NoMeta) => semi::cascade(ts, m, &semi::SemiConfig { meta: false, ..cfg.clone() }),
+        Method::Cascade(Cascade::Paf) => semi::cascade_of(ts, m, &cascade_upto(cfg.variant, semi::Group::Paf), cfg),
+        Method::Cascade(Cascade::Partition) => {
+            semi::cascade_of(ts, m, &cascade_upto(cfg.variant, semi::Group::Partitioning), cfg)
+        }
+        Method::Heuristic(h) => semi::place(ts, m, &h, cfg),
+        Method::Plain { .. } | Method::Test(_) => {
+            return Err(ModelError::field("heuristic", format!("{heuristic:?} is not a placement method")))
+        }
     };
     Ok(placement.to_json())
 }
@@ -255,8 +238,34 @@ fn plain_placement(ts: &RTaskSet, m: u32, heuristic: &str, cpus: &[Vec<usize>], 
     v
 }
 
-/// partition(ts, m, heuristic, admission, epsilon, meta) -> str (placement JSON)
+/// The SP-RES configuration of the bindings: `variant` ("text" or "artifact") picks the reading
+/// of the heuristics and, unless `rp` ("divisor" or "halving") is given, its RP mode; the RP
+/// floor defaults to 4 ms (the text's; the artifact's script used 2 ms).
+pub(crate) fn semi_config(
+    epsilon: u64,
+    meta: bool,
+    variant: &str,
+    rp: Option<&str>,
+    rp_floor: Option<u64>,
+) -> Result<semi::SemiConfig, ModelError> {
+    let variant = semi::Variant::parse(variant)?;
+    let rp = match rp {
+        Some(r) => semi::RpMode::parse(r)?,
+        None => semi::SemiConfig::for_variant(variant).rp,
+    };
+    let rp_floor = rp_floor.unwrap_or(semi::SemiConfig::default().rp_floor);
+    if rp_floor == 0 {
+        return Err(ModelError::field("rp_floor", "the RP floor must be at least 1 ns"));
+    }
+    Ok(semi::SemiConfig { epsilon, meta, variant, rp, rp_floor, ..semi::SemiConfig::default() })
+}
+
+/// partition(ts, m, heuristic, admission, epsilon, meta, variant="artifact", rp=None,
+/// rp_floor=None, slice_order="flipped", merge_same_core=False) -> str (placement JSON)
 #[pyfunction]
+#[pyo3(signature = (ts, m, heuristic, admission, epsilon, meta, variant="artifact", rp=None, rp_floor=None,
+                    slice_order="flipped", merge_same_core=false))]
+#[allow(clippy::too_many_arguments)]
 fn partition(
     py: Python<'_>,
     ts: TaskSet,
@@ -265,11 +274,17 @@ fn partition(
     admission: &str,
     epsilon: u64,
     meta: bool,
+    variant: &str,
+    rp: Option<&str>,
+    rp_floor: Option<u64>,
+    slice_order: &str,
+    merge_same_core: bool,
 ) -> PyResult<String> {
     guarded(py, || {
-        partition_json(&ts.inner, m, heuristic, admission, epsilon, meta, &Limits::default())
-            .map(|v| v.to_string())
-            .map_err(err)
+        let mut cfg = semi_config(epsilon, meta, variant, rp, rp_floor).map_err(err)?;
+        cfg.slice_order = semi::SliceOrder::parse(slice_order).map_err(err)?;
+        cfg.merge_same_core = merge_same_core;
+        partition_json(&ts.inner, m, heuristic, admission, &cfg, &Limits::default()).map(|v| v.to_string()).map_err(err)
     })
 }
 
@@ -321,49 +336,127 @@ fn acceptance<'py>(
     Ok(d)
 }
 
+/// The cumulative groups of the SP-RES cascade up to `last`, in the order of `variant`'s
+/// reading (`spres-partition`, `spres-nometa`, `spres-paf`, `spres`).
+fn cascade_upto(variant: semi::Variant, last: semi::Group) -> Vec<semi::Heuristic> {
+    let mut order = Vec::new();
+    for (g, hs) in semi::cascade_groups(variant) {
+        order.extend(hs);
+        if g == last {
+            break;
+        }
+    }
+    order
+}
+
 /// One method's outcome on one task set, for the experiment engine.
 struct Row {
     verdict: Verdict,
     switch_rate: Option<f64>,
 }
 
-fn evaluate_method(
-    method: &str,
-    ts: &RTaskSet,
+/// How the `switch_rate` column is computed (point keys `switch_rate` and `cascade_rate`,
+/// docs/experiments.md).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct RateOpts {
+    /// Per core: the largest core's bound (`"max-core"`, default) or the sum over the cores
+    /// divided by m (`"mean-core"`, what the published scripts of Brandenburg & Gül, RTSS
+    /// 2016, plot in Fig. 6).
+    mean_core: bool,
+    /// For the cascades (`spres-partition`, `spres-nometa`, `spres-paf`, `spres`): the rate of
+    /// the first heuristic that places the set (`"first"`, default) or the smallest rate over
+    /// every member that does (`"min"`, the published scripts' group aggregation).
+    min_over_members: bool,
+}
+
+/// What the methods of one task set share: the whole cascade's placement (the cumulative
+/// cascades read their answer off it) and, for `cascade_rate = "min"`, each heuristic's rate
+/// (`None`: it does not place the set).
+#[derive(Default)]
+struct SetMemo {
+    cascade: Option<semi::Placement>,
+    rates: std::collections::HashMap<semi::Heuristic, Option<f64>>,
+}
+
+/// What every method of a point shares.
+struct EvalCtx<'a> {
     m: u32,
-    lim: &Limits,
+    lim: Limits,
     epsilon: u64,
-    ovh: Option<&crate::overheads::OverheadCtx>,
-) -> Result<Row, ModelError> {
+    semi_base: semi::SemiConfig,
+    rate: RateOpts,
+    ovh: Option<&'a crate::overheads::OverheadCtx>,
+}
+
+fn evaluate_method(method: &str, ts: &RTaskSet, ctx: &EvalCtx, memo: &mut SetMemo) -> Result<Row, ModelError> {
+    let EvalCtx { m, ref lim, epsilon, ref semi_base, rate, ovh } = *ctx;
     // Overhead-aware methods `TEST@MECHANISM` (docs/overheads.md).
     if let Some(v) = crate::overheads::evaluate_method(method, ts, m, lim, ovh) {
         return v.map(|verdict| Row { verdict, switch_rate: None });
     }
-    let semi_cfg = |meta: bool| semi::SemiConfig { epsilon, meta, ..semi::SemiConfig::default() };
+    // One name per method in every spelling (crate::methods); the result rows keep the spec's.
+    let canonical = crate::methods::resolve(method, &report::TEST_NAMES);
+    if let Some((crate::methods::Method::Plain { fit, admission }, _)) = &canonical {
+        let placed = partition_tasks(ts, m, *fit, Order::DecreasingUtilization, *admission, lim);
+        return Ok(Row {
+            verdict: Verdict::from_bool(matches!(placed, PartitionOutcome::Placed(_))),
+            switch_rate: None,
+        });
+    }
+    let method = canonical.as_ref().map_or(method, |(_, c)| c.as_str());
+    let semi_cfg = |meta: bool| semi::SemiConfig { epsilon, meta, ..semi_base.clone() };
+    let bound = |p: &semi::Placement| -> f64 {
+        let per_cpu = p.switch_rate_bound();
+        if rate.mean_core {
+            per_cpu.iter().sum::<f64>() / per_cpu.len().max(1) as f64
+        } else {
+            per_cpu.into_iter().fold(0.0, f64::max)
+        }
+    };
     let placed = |p: semi::Placement| Row {
         verdict: Verdict::from_bool(p.schedulable),
-        switch_rate: p.schedulable.then(|| p.switch_rate_bound().into_iter().fold(0.0, f64::max)),
+        switch_rate: p.schedulable.then(|| bound(&p)),
     };
     if let Some(h) = semi::Heuristic::from_name(method) {
         return Ok(placed(semi::place(ts, m, &h, &semi_cfg(true))));
     }
+    let upto = |last: semi::Group| cascade_upto(semi_base.variant, last);
+    let mut group = |last: semi::Group, meta: bool| -> Row {
+        let order = upto(last);
+        let cfg = semi_cfg(meta);
+        if !rate.min_over_members {
+            // The groups are cumulative: the whole cascade, run once per set, says for every
+            // group whether it places the set (its first success lies in that group or an
+            // earlier one) and with which placement (that same first success).
+            let full = memo.cascade.get_or_insert_with(|| semi::cascade_of(ts, m, &upto(semi::Group::Rp), &cfg));
+            if full.schedulable && order.iter().any(|h| h.name() == full.heuristic) {
+                return placed(full.clone());
+            }
+            return Row { verdict: Verdict::from_bool(false), switch_rate: None };
+        }
+        let rates: Vec<f64> = order
+            .iter()
+            .filter_map(|h| {
+                *memo.rates.entry(*h).or_insert_with(|| {
+                    let p = semi::place(ts, m, h, &cfg);
+                    p.schedulable.then(|| bound(&p))
+                })
+            })
+            .collect();
+        Row { verdict: Verdict::from_bool(!rates.is_empty()), switch_rate: rates.into_iter().reduce(f64::min) }
+    };
     match method {
-        "spres" => Ok(placed(semi::cascade(ts, m, &semi_cfg(true)))),
-        "spres-nometa" => Ok(placed(semi::cascade(ts, m, &semi_cfg(false)))),
-        "spres-partition" => {
-            let order = [semi::Heuristic::Basic(semi::Basic::Wfd), semi::Heuristic::Basic(semi::Basic::Ffd)];
-            Ok(placed(semi::cascade_of(ts, m, &order, &semi_cfg(false))))
+        "spres" => Ok(group(semi::Group::Rp, true)),
+        "spres-nometa" => Ok(group(semi::Group::Semi, false)),
+        "spres-partition" => Ok(group(semi::Group::Partitioning, false)),
+        "spres-paf" => Ok(group(semi::Group::Paf, true)),
+        t if report::TEST_NAMES.contains(&t) => {
+            Ok(Row { verdict: report::run_test(t, ts, m, lim, epsilon), switch_rate: None })
         }
-        "spres-paf" => {
-            let order: Vec<_> = semi::Heuristic::cascade_order(true).into_iter().filter(|h| !matches!(h, semi::Heuristic::Rp(_))).collect();
-            Ok(placed(semi::cascade_of(ts, m, &order, &semi_cfg(true))))
-        }
-        t if report::TEST_NAMES.contains(&t) => Ok(Row { verdict: report::run_test(t, ts, m, lim, epsilon), switch_rate: None }),
-        other => Err(ModelError::field("methods", format!(
-            "unknown method {other:?}: use a test ({}), a cascade (spres-partition, spres-nometa, spres-paf, spres), or an SP-RES heuristic ({})",
-            report::TEST_NAMES.join(", "),
-            semi::Heuristic::all().iter().map(|h| h.name()).collect::<Vec<_>>().join(", ")
-        ))),
+        other => Err(ModelError::field(
+            "methods",
+            format!("unknown method {other:?}: use one of the {}", crate::methods::help(&report::TEST_NAMES)),
+        )),
     }
 }
 
@@ -397,6 +490,42 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         let count = as_u64("count")? as usize;
         let seed = as_u64("seed")?;
         let epsilon = p.get("epsilon").and_then(Value::as_u64).unwrap_or(0);
+        // SP-RES options (docs/experiments.md): the reading, the RP mode and floor.
+        let opt_str = |k: &str| -> PyResult<Option<&str>> {
+            match p.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.as_str())),
+                Some(_) => Err(RtschedError::new_err(format!("evaluate_point: field '{k}': expected a string"))),
+            }
+        };
+        let rp_floor = match p.get("rp_floor") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(v.as_u64().ok_or_else(|| {
+                RtschedError::new_err("evaluate_point: field 'rp_floor': expected a non-negative integer (ns)")
+            })?),
+        };
+        let semi_base = semi_config(epsilon, true, opt_str("variant")?.unwrap_or("artifact"), opt_str("rp")?, rp_floor)
+            .map_err(|e| RtschedError::new_err(format!("evaluate_point: {e}")))?;
+        let rate = RateOpts {
+            mean_core: match opt_str("switch_rate")? {
+                None | Some("max-core") => false,
+                Some("mean-core") => true,
+                Some(o) => {
+                    return Err(RtschedError::new_err(format!(
+                        "evaluate_point: field 'switch_rate': {o:?} is neither \"max-core\" nor \"mean-core\""
+                    )))
+                }
+            },
+            min_over_members: match opt_str("cascade_rate")? {
+                None | Some("first") => false,
+                Some("min") => true,
+                Some(o) => {
+                    return Err(RtschedError::new_err(format!(
+                        "evaluate_point: field 'cascade_rate': {o:?} is neither \"first\" nor \"min\""
+                    )))
+                }
+            },
+        };
         let max_steps = p.get("max_steps").and_then(Value::as_u64).unwrap_or(1_000_000);
         let methods: Vec<String> = get("methods")?
             .as_array()
@@ -418,22 +547,22 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         )
         .map_err(err)?;
         let sets = rtsched_gen::generate_many(&spec, seed, count).map_err(err)?;
-        let lim = limits(max_steps);
         let ovh = crate::overheads::ctx_of_point(&p, m, &sets)?;
-        let ovh = ovh.as_ref();
+        let ctx = EvalCtx { m, lim: limits(max_steps), epsilon, semi_base, rate, ovh: ovh.as_ref() };
         // Fail fast on an unknown method, before the parallel part.
         if let Some(ts) = sets.first() {
             for meth in &methods {
-                evaluate_method(meth, ts, m, &lim, epsilon, ovh).map_err(err)?;
+                evaluate_method(meth, ts, &ctx, &mut SetMemo::default()).map_err(err)?;
             }
         }
         let rows: Vec<Vec<Row>> = sets
             .par_iter()
             .map(|ts| {
+                let mut memo = SetMemo::default();
                 methods
                     .iter()
                     .map(|meth| {
-                        evaluate_method(meth, ts, m, &lim, epsilon, ovh)
+                        evaluate_method(meth, ts, &ctx, &mut memo)
                             .unwrap_or(Row { verdict: Verdict::GaveUp, switch_rate: None })
                     })
                     .collect()

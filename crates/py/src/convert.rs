@@ -12,8 +12,17 @@ pub(crate) fn time_arg(v: &Bound<'_, PyAny>, field: &str) -> PyResult<Time> {
         return parse_duration(s.to_str()?)
             .map_err(|e| RtschedError::new_err(format!("field '{field}': {}", e.reason)));
     }
-    if v.is_instance_of::<PyInt>() {
-        return v.extract::<u64>().map_err(|_| {
+    // Python ints, and integer types that declare themselves ints through `__index__`
+    // (numpy's int64 and friends); floats have no `__index__` and are refused below.
+    let int = if v.is_instance_of::<PyInt>() {
+        Some(v.clone())
+    } else if v.hasattr("__index__").unwrap_or(false) {
+        v.call_method0("__index__").ok()
+    } else {
+        None
+    };
+    if let Some(i) = int {
+        return i.extract::<u64>().map_err(|_| {
             RtschedError::new_err(format!("field '{field}': expected a non-negative integer number of ns, got {v}"))
         });
     }

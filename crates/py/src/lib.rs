@@ -14,11 +14,13 @@ use rtsched_sim::SimError;
 
 mod api;
 mod convert;
+mod methods;
 mod model;
 mod overheads;
 mod partition;
 mod report;
 mod run;
+mod taskset;
 
 mod sim;
 
@@ -68,6 +70,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     model::register(m)?;
+    taskset::register(m)?;
     api::register(m)?;
     run::register(m)?;
     partition::register(m)?;

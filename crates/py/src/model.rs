@@ -1,9 +1,13 @@
-//! `Task` and `TaskSet` classes and the file-format functions.
+//! The `Task` class and the file-format and duration functions (`TaskSet` is in taskset.rs).
 
 use crate::convert::time_arg;
-use crate::{err, RtschedError};
+use crate::err;
 use pyo3::prelude::*;
-use rtsched_model::{io, Task as RTask, TaskSet as RTaskSet};
+use pyo3::types::PyTuple;
+use rtsched_model::time::format_duration as exact;
+use rtsched_model::{io, Task as RTask};
+
+pub(crate) use crate::taskset::TaskSet;
 
 /// A sporadic task (C, D, T) in integer nanoseconds.
 ///
@@ -50,6 +54,7 @@ impl Task {
     fn period(&self) -> u64 {
         self.inner.period
     }
+    /// The task's label, or None.
     #[getter]
     fn name(&self) -> Option<String> {
         self.inner.name.clone()
@@ -64,97 +69,51 @@ impl Task {
     fn density(&self) -> f64 {
         self.inner.density_f64()
     }
+    /// `Task(wcet='2ms', period='10ms')`: exact duration strings, so that `eval(repr(t)) == t`.
     fn __repr__(&self) -> String {
-        let t = &self.inner;
-        let name = t.name.as_ref().map(|n| format!(", name={n:?}")).unwrap_or_default();
-        format!("Task(wcet={}, period={}, deadline={}{name})", t.wcet, t.period, t.deadline)
+        repr_task(&self.inner)
+    }
+    /// Pickling (multiprocessing, joblib, Dask): rebuilt from its four fields.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let py = slf.py();
+        let t = &slf.get().inner;
+        let args = (t.wcet, t.period, t.deadline, t.name.clone()).into_pyobject(py)?;
+        Ok((slf.get_type().into_any(), args))
+    }
+    fn __copy__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf // immutable: a copy is the object itself
+    }
+    fn __deepcopy__<'py>(slf: PyRef<'py, Self>, _memo: &Bound<'py, PyAny>) -> PyRef<'py, Self> {
+        slf
     }
 }
 
-/// An ordered set of tasks, optionally with the processor count `m` its file named.
-#[pyclass(module = "rtsched", name = "TaskSet", frozen)]
-#[derive(Clone)]
-pub struct TaskSet {
-    pub(crate) inner: RTaskSet,
-    pub(crate) m: Option<u32>,
+/// A task's Python repr (shared by `TaskSet`'s).
+pub(crate) fn repr_task(t: &RTask) -> String {
+    let deadline =
+        if t.deadline == t.period { String::new() } else { format!(", deadline={}", py_str(&exact(t.deadline))) };
+    let name = match &t.name {
+        Some(n) => format!(", name={}", py_str(n)),
+        None => String::new(),
+    };
+    format!("Task(wcet={}, period={}{deadline}{name})", py_str(&exact(t.wcet)), py_str(&exact(t.period)))
 }
 
-impl TaskSet {
-    pub(crate) fn wrap(inner: RTaskSet, m: Option<u32>) -> TaskSet {
-        TaskSet { inner, m }
-    }
-}
-
-#[pymethods]
-impl TaskSet {
-    #[new]
-    #[pyo3(signature = (tasks, m=None))]
-    fn new(tasks: Vec<Task>, m: Option<u32>) -> PyResult<Self> {
-        if m == Some(0) {
-            return Err(RtschedError::new_err("field 'm': the number of processors must be at least 1, got 0"));
+/// A Python string literal (single quotes, like Python's own repr for plain text).
+fn py_str(s: &str) -> String {
+    let mut out = String::from("'");
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
         }
-        Ok(TaskSet { inner: RTaskSet::new(tasks.into_iter().map(|t| t.inner).collect()).map_err(err)?, m })
     }
-    /// Processor count stored with the task set (from its file), or None.
-    #[getter]
-    fn m(&self) -> Option<u32> {
-        self.m
-    }
-    #[getter]
-    fn tasks(&self) -> Vec<Task> {
-        self.inner.iter().map(|t| Task { inner: t.clone() }).collect()
-    }
-    /// Total utilization as a float (reports only).
-    #[getter]
-    fn utilization(&self) -> f64 {
-        self.inner.utilization_f64()
-    }
-    /// Exact total utilization as a (numerator, denominator) pair of ints.
-    fn utilization_exact(&self) -> (String, String) {
-        let u = self.inner.utilization();
-        (u.numer().to_string(), u.denom().to_string())
-    }
-    /// Least common multiple of the periods; raises if it exceeds `bound` ns.
-    #[pyo3(signature = (bound=1u64<<53))]
-    fn hyperperiod(&self, bound: u64) -> PyResult<u64> {
-        self.inner.hyperperiod(bound).map_err(err)
-    }
-    fn __len__(&self) -> usize {
-        self.inner.len()
-    }
-    fn __getitem__(&self, i: isize) -> PyResult<Task> {
-        let n = self.inner.len() as isize;
-        let j = if i < 0 { i + n } else { i };
-        if j < 0 || j >= n {
-            return Err(pyo3::exceptions::PyIndexError::new_err("task index out of range"));
-        }
-        Ok(Task { inner: self.inner[j as usize].clone() })
-    }
-    fn __eq__(&self, other: &TaskSet) -> bool {
-        self.inner == other.inner && self.m == other.m
-    }
-    fn __repr__(&self) -> String {
-        format!("TaskSet(n={}, m={:?}, utilization={:.4})", self.inner.len(), self.m, self.inner.utilization_f64())
-    }
-    /// The task set as JSON (docs/formats.md), one line.
-    fn to_json(&self) -> String {
-        io::to_json(&self.inner, self.m)
-    }
-    /// The task set as CSV (`wcet,period,deadline[,name]`).
-    fn to_csv(&self) -> String {
-        io::to_csv(&self.inner)
-    }
-    /// Parses a JSON task-set object.
-    #[staticmethod]
-    fn from_json(text: &str) -> PyResult<TaskSet> {
-        let f = io::read_json(text).map_err(err)?;
-        Ok(TaskSet { inner: f.taskset, m: f.m })
-    }
-    /// Parses a CSV task set.
-    #[staticmethod]
-    fn from_csv(text: &str) -> PyResult<TaskSet> {
-        Ok(TaskSet { inner: io::read_csv(text).map_err(err)?, m: None })
-    }
+    out.push('\'');
+    out
 }
 
 /// Parses JSON Lines text into a list of task sets (errors carry the line number).
@@ -175,11 +134,18 @@ fn format_duration(ns: u64) -> String {
     rtsched_model::time::format_duration(ns)
 }
 
+/// Formats ns for people: three significant digits in a unit suited to the magnitude
+/// ("83.6 ms"); tables and axes use it, files keep integer ns.
+#[pyfunction]
+fn format_time(ns: u64) -> String {
+    rtsched_model::time::format_time(ns)
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Task>()?;
-    m.add_class::<TaskSet>()?;
     m.add_function(wrap_pyfunction!(parse_jsonl, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(format_duration, m)?)?;
+    m.add_function(wrap_pyfunction!(format_time, m)?)?;
     Ok(())
 }

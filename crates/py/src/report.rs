@@ -41,19 +41,17 @@ pub fn resolve_tests(requested: Option<&[String]>, m: u32) -> Result<Vec<String>
     match requested {
         None => Ok(default_tests(m).into_iter().map(String::from).collect()),
         Some(list) => {
-            let mut out = Vec::new();
-            for t in list {
-                if !TEST_NAMES.contains(&t.as_str()) {
-                    return Err(ModelError::field(
-                        "test",
-                        format!("unknown test {t:?}; available: {}", TEST_NAMES.join(", ")),
-                    ));
-                }
+            let mut out: Vec<String> = Vec::new();
+            for name in list {
+                // Any spelling of a name (case, `_` or `-`): crate::methods.
+                let t = crate::methods::test(name, &TEST_NAMES).ok_or_else(|| {
+                    ModelError::field("test", format!("unknown test {name:?}; available: {}", TEST_NAMES.join(", ")))
+                })?;
                 if uniprocessor_only(t) && m != 1 {
                     return Err(ModelError::field("test", format!("{t} applies only to m = 1, got m = {m}")));
                 }
-                if !out.contains(t) {
-                    out.push(t.clone());
+                if !out.iter().any(|o| o == t) {
+                    out.push(t.to_string());
                 }
             }
             Ok(out)

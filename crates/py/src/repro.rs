@@ -3,9 +3,9 @@
 //!
 //! * `spres_slack_runs`: one SP-RES placement simulated at several average-slack levels (seed
 //!   004 §VII-C, Table I), in parallel, with CASH slack reclamation;
-//! * `forkjoin_generate`: the fork-join generator of seed 003 §VI;
+//! * `forkjoin_generate`: the fork-join generator of Nogueira et al., EUC 2012 §VI;
 //! * `forkjoin_simulate`: a fork-join set under RTWS, thread-level G-EDF, or SP-RES over the
-//!   sequentialized tasks (seed 003 Tables II–III).
+//!   sequentialized tasks (Nogueira et al., EUC 2012 Tables II–III).
 //!
 //! Kept apart from `sim.rs` (the `simulate` binding) so that the two evolve independently.
 
@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 /// The execution-time distribution of an average slack `s` (a fraction of the WCET): every
 /// job under-runs its WCET by a uniform amount in `[0, 2s·C]`, so its execution time is uniform
 /// in `[(1 − 2s)·C, C]` and the expected slack is `s` (what LITMUS^RT's `rtspin -U 2s` draws,
-/// the tool that seed 004 §VII-C's "randomly under-run their WCET by, in expectation, the
+/// the tool that Brandenburg & Gül, RTSS 2016 §VII-C's "randomly under-run their WCET by, in expectation, the
 /// configured amount" describes). `s = 0` is plain WCET execution. `s` must be in `[0, 1/2]`.
 pub(crate) fn slack_exec(slack: f64, seed: u64) -> Result<ExecTimes, ModelError> {
     if !slack.is_finite() || !(0.0..=0.5).contains(&slack) {
@@ -104,7 +104,7 @@ fn spres_slack_runs(
 }
 
 /// forkjoin_generate(m, lo, hi, seed, count, start=0) -> list[str]: fork-join sets `start ..
-/// start + count` of stream `seed` from seed 003's generator for `m` cores and the per-core
+/// start + count` of stream `seed` from Nogueira et al., EUC 2012's generator for `m` cores and the per-core
 /// utilization window `[lo, hi]`, as fork-join JSON (docs/rtws.md) with "m".
 #[pyfunction]
 #[pyo3(signature = (m, lo, hi, seed, count, start=0))]
@@ -155,7 +155,7 @@ fn spres_sequential(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Value, SimErro
 /// forkjoin_simulate(text, m, scheduler, horizon=None, sporadic=None, seed=0, check=False) -> str:
 /// a fork-join set (docs/rtws.md JSON) under `rtws`, `gedf` (event-driven G-EDF over threads,
 /// `rtsched_sim::fj_gedf`) or `spres` (each job executed sequentially in SP-RES reservations
-/// placed by the seed-004 cascade, CASH on). Returns the JSON summary: the RTWS result keys
+/// placed by the Brandenburg & Gül, RTSS 2016 cascade, CASH on). Returns the JSON summary: the RTWS result keys
 /// (jobs, completed, pending, deadline_misses, threads, steals, preemptions, migrations,
 /// context_switches, …) plus "scheduler" and "remote_starts"; spres adds "placed",
 /// "heuristic", "split_tasks" (or only "placed": false and "reason"). `check` turns on the

@@ -5,7 +5,7 @@
 //! placement get the default partition of [`crate::partition`] (the one `rtsched run` uses too:
 //! worst-fit decreasing utilization with exact admission, QPA for EDF, response-time analysis
 //! for FP), SP-RES without a placement the cascade of
-//! seed 004 (Brandenburg & Gül, RTSS 2016, §IV-B). The simulation runs with the GIL released.
+//! Brandenburg & Gül, RTSS 2016 (§IV-B). The simulation runs with the GIL released.
 
 use crate::convert::time_arg;
 use crate::model::TaskSet;
@@ -405,7 +405,7 @@ fn simulate_schedulers() -> Vec<&'static str> {
     SCHEDULERS.to_vec()
 }
 
-/// simulate_forkjoin(text, m, horizon, sporadic, seed, outputs) -> dict: RTWS (seed 003) on a
+/// simulate_forkjoin(text, m, horizon, sporadic, seed, outputs) -> dict: RTWS on a
 /// fork-join task-set file (docs/rtws.md). The dict has "summary" (the JSON text of
 /// `RtwsResult`) and one entry per requested output, as `simulate`: "jsonl", "perfetto",
 /// "sched_trace" (bytes) and "gantt_svg" of the thread-level trace, "job_csv" of the job-level
@@ -449,7 +449,26 @@ fn simulate_forkjoin<'py>(
     out_dict(py, out)
 }
 
+/// trace_gantt_svg(jsonl, start=None, end=None) -> str: the SVG Gantt chart of a JSON Lines
+/// trace (docs/trace.md), of `[start, end)` (default: the whole horizon). `rtsched simulate` and
+/// `rtsched run` draw `--gantt X.svg --window START:END` with it.
+#[pyfunction]
+#[pyo3(signature = (jsonl, start=None, end=None))]
+fn trace_gantt_svg(py: Python<'_>, jsonl: &str, start: Option<Time>, end: Option<Time>) -> PyResult<String> {
+    guarded(py, || {
+        let tr = rtsched_trace::Trace::from_jsonl(jsonl).map_err(err)?;
+        let (from, to) = (start.unwrap_or(0), end.unwrap_or(tr.meta.horizon.max(1)));
+        if to <= from {
+            return Err(RtschedError::new_err(format!(
+                "field 'window': the end ({to} ns) must be after the start ({from} ns)"
+            )));
+        }
+        Ok(tr.to_gantt_svg(Some((from, to))))
+    })
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(trace_gantt_svg, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_forkjoin, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_schedulers, m)?)?;

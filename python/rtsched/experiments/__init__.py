@@ -2,8 +2,8 @@
 registry (docs/experiments.md).
 
 The evaluator of a point is one call to the Rust core, ``rtsched._core.evaluate_point``; the
-engine reproduces the schedulability experiments of Brandenburg & Gül, RTSS 2016, §V (seed 004,
-Figs. 3-6). Dask is imported only when a Dask executor is asked for.
+engine reproduces the schedulability experiments of Brandenburg & Gül, RTSS 2016, §V (Figs. 3-6).
+Dask is imported only when a Dask executor is asked for.
 """
 
 from .errors import SpecError  # noqa: F401

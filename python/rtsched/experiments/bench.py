@@ -20,7 +20,7 @@ from .sweep import run_sweep
 from .testing import fake_evaluate
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m rtsched.experiments.bench")
     ap.add_argument("name", nargs="?", default="spres-fig3")
     ap.add_argument("--jobs", type=int, default=None)

@@ -10,12 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .._core import RtschedError as _InputError
 from .errors import SpecError
-
-try:
-    from .._core import RtschedError as _InputError
-except Exception:  # pragma: no cover - the core is always there in an installed package
-    _InputError = SpecError
 
 
 def _executor_args(p):
@@ -67,14 +63,15 @@ def _guard(name, fn, args) -> int:
         return 130
 
 
-def cmd_sweep(args) -> int:
+def cmd_sweep(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from .registry import results_dir
     from .spec import load_spec
     from .sweep import run_sweep
 
-    spec = load_spec(args.spec, quick=args.quick)
-    out = Path(args.out) if args.out else Path("results") / (spec.name + ("-quick" if args.quick else ""))
+    spec = load_spec(args.spec, quick=args.quick, variant=args.variant)
+    out = Path(args.out) if args.out else results_dir(spec.name, spec.variant, args.quick)
     executor = _make_executor(args)
     try:
         res = run_sweep(spec, out, resume=args.resume, executor=executor, progress=not args.quiet)
@@ -87,7 +84,7 @@ def cmd_sweep(args) -> int:
     return 0
 
 
-def cmd_plot(args) -> int:
+def cmd_plot(args: argparse.Namespace) -> int:
     from .plot import plot_results
 
     res = plot_results(args.results, args.output)
@@ -97,12 +94,16 @@ def cmd_plot(args) -> int:
     return 0
 
 
-def cmd_reproduce(args) -> int:
-    from .registry import available, reproduce
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from .registry import available, description, reproduce, variants_of
 
     if args.list or not args.name:
-        for name, path in available().items():
-            print(f"{name:<16} {path}")
+        names = available()
+        width = max((len(n) for n in names), default=0)
+        for name, path in names.items():
+            vs, default = variants_of(path)
+            var = " [variants: " + ", ".join(f"{v} (default)" if v == default else v for v in vs) + "]"
+            print(f"{name:<{width}}  {description(name) or f'(a spec without a module: {path})'}{var if vs else ''}")
         if not args.list:
             print("rtsched reproduce: give a NAME (listed above)", file=sys.stderr)
             return 2
@@ -121,10 +122,12 @@ def cmd_reproduce(args) -> int:
         res = reproduce(
             args.name,
             quick=args.quick,
+            resume=args.resume,
             out=args.out,
             executor=executor,
             progress=not args.quiet,
             fmt=args.format,
+            variant=args.variant,
             override=override,
         )
     finally:
@@ -135,11 +138,14 @@ def cmd_reproduce(args) -> int:
         print(res["text"])
         print(f"wrote {res['tables']}, {res['figure']} and {res['csv']}")
         return 0
-    print(f"wrote {res['figure']} and {res['csv']}")
+    for line in res.get("crossings_text", []):
+        print(line)
+    extra = f" and {res['table']}" if res.get("table") else ""
+    print(f"wrote {res['figure']}, {res['csv']}{extra}")
     return 0
 
 
-def add_commands(subparsers) -> None:
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
     """Add ``sweep``, ``plot`` and ``reproduce`` to the main CLI's subparsers."""
     p = subparsers.add_parser(
         "sweep",
@@ -153,6 +159,9 @@ def add_commands(subparsers) -> None:
         "--resume", action="store_true", help="keep valid finished points; recompute missing, partial or corrupt ones"
     )
     p.add_argument("--quick", action="store_true", help="apply the spec's [quick] table (fewer samples, coarser grid)")
+    p.add_argument(
+        "--variant", help="apply the spec's [variants.NAME] table (default: its default_variant, if it has variants)"
+    )
     _executor_args(p)
     p.set_defaults(func=lambda a: _guard("sweep", cmd_sweep, a))
 
@@ -170,18 +179,25 @@ def add_commands(subparsers) -> None:
     p = subparsers.add_parser(
         "reproduce",
         help="reproduce a paper's figure by name",
-        description="Run the named spec experiments/NAME.toml (resuming whatever OUT already holds) and draw its "
-        "figure to OUT/NAME.png (with a CSV beside it). --list shows the names.",
+        description="Run the named reproduction (its spec, experiments/NAME.toml) into OUT and draw its figure to "
+        "OUT/NAME.png (with a CSV beside it). --list shows the names with a line on each. --resume keeps the "
+        "points OUT already holds, as in rtsched sweep.",
+    )
+    p.add_argument("name", nargs="?", help="a reproduction, e.g. spres-fig3 (see --list)")
+    p.add_argument("--list", action="store_true", help="list the reproductions, one line each")
+    p.add_argument("--quick", action="store_true", help="the quick form (the spec's [quick] table)")
+    p.add_argument(
+        "--variant",
+        help="which reading to reproduce where the paper's text and its published code differ: the spres "
+        "reproductions offer artifact (the published code, default: the figures were made with it) and text "
+        "(docs/reproductions.md)",
     )
     p.add_argument(
-        "name",
-        nargs="?",
-        help="e.g. spres-fig3, spres-fig4, spres-fig5, spres-fig6, spres-table1, rtws-tables, rtss09-hrt, rtss09-srt, "
-        "gedfmp-soft-n, gedfmp-hard-u",
+        "--resume", action="store_true", help="keep valid finished points; recompute missing, partial or corrupt ones"
     )
-    p.add_argument("--list", action="store_true", help="list the available names")
-    p.add_argument("--quick", action="store_true", help="the quick variant (the spec's [quick] table)")
-    p.add_argument("--out", help="results directory (default results/NAME or results/NAME-quick)")
+    p.add_argument(
+        "--out", help="results directory (default results/NAME[-VARIANT][-quick], e.g. results/spres-fig3-artifact)"
+    )
     p.add_argument("--format", default="png", choices=["png", "pdf", "svg"], help="figure format (default png)")
     p.add_argument(
         "--overheads",
@@ -193,7 +209,7 @@ def add_commands(subparsers) -> None:
     p.set_defaults(func=lambda a: _guard("reproduce", cmd_reproduce, a))
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Stand-alone entry (``python -m rtsched.experiments.cli``) until the main CLI hooks these in."""
     parser = argparse.ArgumentParser(prog="rtsched")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

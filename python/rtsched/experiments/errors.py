@@ -7,10 +7,7 @@ in one line like every other input error.
 
 from __future__ import annotations
 
-try:  # a subclass of the package's error type, so the main CLI reports it like every other error
-    from .._core import RtschedError as _Base
-except Exception:  # pragma: no cover - the core is always there in an installed package
-    _Base = ValueError
+from .._core import RtschedError as _Base  # the package's error: the CLI reports it like every other
 
 
 class SpecError(_Base):

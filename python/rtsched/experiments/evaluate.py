@@ -10,7 +10,8 @@ contract and turns it into the point's table (the columns of :data:`SCHEMA`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -52,7 +53,7 @@ MISSING_MESSAGE = (
 )
 
 
-def core_evaluator():
+def core_evaluator() -> Callable[[str], dict]:
     """The Rust evaluator, or EvaluatorMissing with a clear message."""
     try:
         from .. import _core
@@ -77,7 +78,7 @@ def has_core_evaluator() -> bool:
     return True
 
 
-def result_table(point: Point, result) -> pa.Table:
+def result_table(point: Point, result: Any) -> pa.Table:
     """Check an evaluator result against the contract and turn it into the point's table."""
     where = f"evaluator result for point {point.id} ({point.label})"
     if not isinstance(result, dict):

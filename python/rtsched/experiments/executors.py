@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Any
 
 from .errors import SpecError
 
@@ -57,7 +59,7 @@ class LocalExecutor:
     def describe(self) -> str:
         return "in-process" if self.jobs == 1 else f"{self.jobs} local worker processes"
 
-    def run(self, fn, items):
+    def run(self, fn: Callable[[Any], Any], items: Iterable[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
         """Evaluate ``fn(arg)`` for (key, arg) items; yield (key, result) as each one completes."""
         items = list(items)
         if self.jobs == 1 or len(items) <= 1:
@@ -90,7 +92,7 @@ class LocalExecutor:
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
 
-    def close(self):
+    def close(self) -> None:
         pass
 
 
@@ -113,7 +115,7 @@ def _parse_value(text: str):
     return text
 
 
-def parse_options(opts) -> dict:
+def parse_options(opts: Iterable[str] | None) -> dict[str, Any]:
     """``["cores=8", "memory=16GB"]`` -> {"cores": 8, "memory": "16GB"} (ints, floats, booleans, JSON)."""
     out = {}
     for o in opts or []:
@@ -170,7 +172,7 @@ class DaskExecutor:
     def describe(self) -> str:
         return self._what
 
-    def run(self, fn, items):
+    def run(self, fn: Callable[[Any], Any], items: Iterable[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
         from distributed import as_completed
 
         futures = {}
@@ -191,7 +193,7 @@ class DaskExecutor:
                 if not fut.done():
                     fut.cancel()
 
-    def close(self):
+    def close(self) -> None:
         if self._own_client:
             self.client.close()
         if self._cluster is not None:

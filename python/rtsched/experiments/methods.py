@@ -1,4 +1,4 @@
-"""Method names and method groups of the seed-004 reproductions, kept in one place.
+"""Method names and method groups of the Brandenburg & Gül, RTSS 2016 reproductions, kept in one place.
 
 Method names are passed through verbatim to the evaluator (``rtsched._core.evaluate_point``);
 the experiment engine itself attaches no meaning to them. The groups below follow the cascade of
@@ -16,6 +16,9 @@ A spec refers to a group as ``"@name"`` wherever it lists methods (``methods`` a
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
 
 from .errors import SpecError
 
@@ -43,7 +46,7 @@ GROUPS: dict[str, list[str]] = {
 }
 
 
-def expand(items, where: str) -> list[str]:
+def expand(items: Iterable[Any], where: str) -> list[str]:
     """Expand ``"@group"`` references in a list of method names, keeping order, dropping repeats."""
     out: list[str] = []
     for item in items:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 
 KEYS = ("overheads", "mechanism", "stat", "cpd", "quantum", "extrapolate")
 HARD_TESTS = ("gedf", "seed001", "seed001_nobar")
@@ -33,7 +34,7 @@ def _mechanisms() -> dict[str, dict]:
     return {m["name"]: m for m in mechanisms()}
 
 
-def needed_mechanisms(methods, where: str) -> list[dict]:
+def needed_mechanisms(methods: Iterable[str], where: str) -> list[dict]:
     """The mechanisms (table rows) the methods need models for; unknown tests or mechanisms after
     ``@`` are errors naming the method."""
     from .errors import SpecError
@@ -99,7 +100,7 @@ def parse(data: dict, path: str | None, where: str, methods: list) -> dict | Non
         missing = [m["name"] for m in need if model_key(m, models) is None]
         if missing:
             raise SpecError(f"{where} overheads: no model for {missing} in {p!r} (found: {sorted(models)})")
-        keys = sorted({model_key(m, models) for m in need})
+        keys = sorted({k for m in need if (k := model_key(m, models)) is not None})
         chosen = {k: json.loads(models[k]["text"]) for k in keys}
     stat = data.get("stat")
     if stat is not None and stat not in ("max", "avg"):

@@ -57,7 +57,7 @@ class Progress:
             f"{rate:,.0f} task sets/s, elapsed {_fmt_time(el)}, ETA {_fmt_time(eta)}"
         )
 
-    def update(self, points: int = 1, sets: int = 0):
+    def update(self, points: int = 1, sets: int = 0) -> None:
         self.points += points
         self.sets += sets
         now = time.monotonic()
@@ -72,6 +72,6 @@ class Progress:
             self.stream.write(self.line() + "\n")
         self.stream.flush()
 
-    def close(self):
+    def close(self) -> None:
         if self.enabled:
             self._emit(final=True)

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import inspect
 import os
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from .errors import SpecError
 from .spec import tomllib
@@ -141,23 +144,61 @@ def glue(text: str, where: str = "<spec>", name: str | None = None) -> ModuleTyp
 
 
 def parse_experiment(
-    text: str, path: str | None = None, quick: bool = False, override: dict | None = None, name: str | None = None
-):
+    text: str,
+    path: str | None = None,
+    quick: bool = False,
+    override: dict | None = None,
+    name: str | None = None,
+    variant: str | None = None,
+) -> Any:
     """Parses any experiment spec (a sweep or a simulation reproduction) into the object the
-    runner takes."""
-    return glue(text, path or "<spec>", name).parse(text, path, quick=quick, override=override)
+    runner takes; ``variant`` picks one of its [variants.NAME] (variants.py)."""
+    return _parse(glue(text, path or "<spec>", name), text, path, quick, override, variant)
 
 
-def load_experiment(path, quick: bool = False, override: dict | None = None, name: str | None = None):
+def load_experiment(
+    path: str | os.PathLike,
+    quick: bool = False,
+    override: dict | None = None,
+    name: str | None = None,
+    variant: str | None = None,
+) -> Any:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise SpecError(f"cannot read spec {str(p)!r}: {e.strerror}") from None
-    return parse_experiment(text, str(p), quick=quick, override=override, name=name)
+    return parse_experiment(text, str(p), quick=quick, override=override, name=name, variant=variant)
 
 
-def is_simulation(path) -> bool:
+def _parse(
+    mod: ModuleType, text: str, path: str | None, quick: bool, override: dict | None, variant: str | None
+) -> Any:
+    """``mod.parse`` with ``variant`` passed only to the modules that take one (the others have
+    no variants: naming one is an error)."""
+    if variant is None:
+        return mod.parse(text, path, quick=quick, override=override)
+    if "variant" not in inspect.signature(mod.parse).parameters:
+        raise SpecError(f"{path or '<spec>'}: --variant {variant!r}: this reproduction has no variants")
+    return mod.parse(text, path, quick=quick, override=override, variant=variant)
+
+
+def variants_of(path: str | os.PathLike) -> tuple[list[str], str | None]:
+    """The variant names of a spec file and its default (``[]``, None when it has none)."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return [], None
+    v = data.get("variants")
+    return (list(v) if isinstance(v, dict) else []), data.get("default_variant")
+
+
+def results_dir(name: str, variant: str | None, quick: bool) -> Path:
+    """The default results directory of a reproduction: ``results/NAME[-VARIANT][-quick]``."""
+    return Path("results") / (name + (f"-{variant}" if variant else "") + ("-quick" if quick else ""))
+
+
+def is_simulation(path: str | os.PathLike) -> bool:
     """Whether the spec file at ``path`` is a simulation reproduction (it has a ``kind``; an
     unknown kind is an error naming the known ones)."""
     try:
@@ -171,25 +212,31 @@ def reproduce(
     name: str,
     *,
     quick: bool = False,
-    out=None,
-    executor=None,
-    jobs=None,
-    evaluator=None,
+    resume: bool = False,
+    out: str | os.PathLike | None = None,
+    executor: Any = None,
+    jobs: int | None = None,
+    evaluator: Callable[[str], dict] | None = None,
     progress: bool = True,
-    log=None,
+    log: Any = None,
     fmt: str = "png",
     override: dict | None = None,
+    variant: str | None = None,
 ) -> dict:
-    """Runs (resuming) the named reproduction and draws its figure; returns the paths written
-    and the runner's result (``sweep``). Simulation reproductions also return their tables as
+    """Runs the named reproduction and draws its figure; returns the paths written and the
+    runner's result (``sweep``). ``variant`` picks one of the spec's [variants.NAME] (default:
+    its ``default_variant``). ``resume`` keeps the valid points already in ``out`` and computes
+    only the others, exactly as ``run_sweep(resume=True)`` and ``rtsched sweep --resume`` do;
+    without it every point is computed again (a directory holding another spec's points is
+    refused either way). Simulation reproductions also return their tables as
     ``text`` and accept ``override`` (top-level keys and a ``grid`` table applied after
     ``--quick``, for tiny test runs)."""
     path = lookup(name)
     text = Path(path).read_text(encoding="utf-8")
     mod = glue(text, str(path), name)
-    spec = mod.parse(text, str(path), quick=quick, override=override)
-    out = Path(out) if out else Path("results") / (name + ("-quick" if quick else ""))
+    spec = _parse(mod, text, str(path), quick, override, variant)
+    out = Path(out) if out else results_dir(name, getattr(spec, "variant", None), quick)
     run = run_sweep(
-        spec, out, resume=True, evaluator=evaluator, executor=executor, jobs=jobs, progress=progress, log=log
+        spec, out, resume=resume, evaluator=evaluator, executor=executor, jobs=jobs, progress=progress, log=log
     )
     return mod.report(spec, out, run, fmt)

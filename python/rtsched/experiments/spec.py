@@ -7,7 +7,7 @@ parameters only (never from its position in the grid or the order of evaluation)
 
 - the same spec gives the same task sets on any executor, in any order, and after a resume;
 - points that differ only in the methods or in epsilon test the *same* task sets (a paired
-  comparison, as in seed 004 Fig. 5, where one set of task sets is tested with eight ε values);
+  comparison, as in Brandenburg & Gül, RTSS 2016 Fig. 5, where one set of task sets is tested with eight ε values);
 - raising ``samples`` keeps the first task sets (set i depends only on the seed and i).
 """
 
@@ -18,11 +18,14 @@ import functools
 import hashlib
 import json
 import math
+import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -32,6 +35,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 from . import evaluate
 from . import methods as method_names
 from .errors import SpecError
+from .variants import apply_variant, parse_semi
 
 __all__ = ["NExpr", "Point", "PlotSpec", "Spec", "SpecError", "load_spec", "parse_spec"]
 
@@ -54,7 +58,12 @@ TOP_KEYS = (
     "grid",
     "plot",
     "quick",
+    "semi",
+    "variants",
+    "default_variant",
 )
+#: What a [variants.NAME] table of a sweep spec may set (variants.py).
+VARIANT_KEYS = ("description", "samples", "generator", "grid", "plot", "semi")
 GENERATOR_KEYS = ("name", "periods", "umax", "deadlines")
 GRID_KEYS = ("m", "n", "util", "util_frac", "epsilon")
 RANGE_KEYS = ("from", "to", "step")
@@ -81,7 +90,7 @@ DEFAULT_GENERATOR = {"name": "randfixedsum", "periods": "loguniform:10ms-100ms",
 DEFAULT_MAX_STEPS = 1_000_000
 
 
-def canonical_json(obj) -> str:
+def canonical_json(obj: Any) -> str:
     """The one serialisation that ids and seeds are hashed from (sorted keys, no spaces)."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
@@ -101,7 +110,7 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|µs|ms|s)?\s*$")
 _UNIT_NS = {None: 1, "ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 
 
-def parse_duration_ns(value, where: str) -> int:
+def parse_duration_ns(value: Any, where: str) -> int:
     """An integer number of ns, or a string such as "500us" (ns, us, ms, s); exact, never rounded."""
     if isinstance(value, bool):
         raise SpecError(f"{where}: expected a duration, got {value!r}")
@@ -319,6 +328,8 @@ class Spec:
     max_steps: int
     overheads: dict | None  # the points' "overheads" object (experiments/overheads.py)
     plot: PlotSpec
+    semi: dict = field(default_factory=dict)  # SP-RES options for the evaluator ([semi] table)
+    variant: str | None = None  # the [variants.NAME] applied, if the spec has variants
     points: list = field(default_factory=list)
     skipped: list = field(default_factory=list)  # (coords, reason) of grid points not run
 
@@ -337,10 +348,10 @@ class Spec:
     def expected_rows(self, point: Point) -> int:
         return point.count * len(point.params["methods"])
 
-    def result_table(self, point: Point, result):
+    def result_table(self, point: Point, result: Any) -> Any:
         return evaluate.result_table(point, result)
 
-    def default_evaluator(self):
+    def default_evaluator(self) -> Callable[[str], dict]:
         evaluate.core_evaluator()  # fail here, with a clear message, not in every worker
         return evaluate.evaluate_point
 
@@ -455,8 +466,9 @@ def _parse_plot(table, methods: list, where: str, mechanism: str | None = None) 
     return p
 
 
-def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
-    """Parse and validate a spec; with ``quick``, apply its [quick] table (samples, grid keys)."""
+def parse_spec(text: str, path: str | None = None, quick: bool = False, variant: str | None = None) -> Spec:
+    """Parse and validate a spec; ``variant`` applies its [variants.NAME] table (default: its
+    ``default_variant``, variants.py), then ``quick`` its [quick] table (samples, grid keys)."""
     where = path or "<spec>"
     try:
         data = tomllib.loads(text)
@@ -468,6 +480,7 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
             "rtsched reproduce NAME (docs/reproductions.md)"
         )
     _check_keys(data, TOP_KEYS, f"the top level of {where}")
+    data, variant = apply_variant(data, variant, where, VARIANT_KEYS)
     q = data.get("quick")
     if q is not None:
         if not isinstance(q, dict):
@@ -484,12 +497,12 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
         if "samples" in q:
             data["samples"] = q["samples"]
         if "grid" in q:
-            grid = dict(data.get("grid", {}))
+            qgrid = dict(data.get("grid", {}))
             if "util" in q["grid"] or "util_frac" in q["grid"]:
-                grid.pop("util", None)
-                grid.pop("util_frac", None)
-            grid.update(q["grid"])
-            data["grid"] = grid
+                qgrid.pop("util", None)
+                qgrid.pop("util_frac", None)
+            qgrid.update(q["grid"])
+            data["grid"] = qgrid
 
     gen = data.get("generator", {})
     if not isinstance(gen, dict):
@@ -559,6 +572,7 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
     if not isinstance(description, str):
         raise SpecError(f"{where} description: expected a string")
     plot = _parse_plot(data.get("plot", {}), methods, where, mechanism)
+    semi = parse_semi(data.get("semi"), where)
 
     spec = Spec(
         text=text,
@@ -578,6 +592,8 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
         max_steps=max_steps,
         overheads=overheads,
         plot=plot,
+        semi=semi,
+        variant=variant,
     )
     _expand(spec, gw)
     if not spec.points:
@@ -585,8 +601,8 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False) -> Spec:
     return spec
 
 
-def _resolve_n(nexprs, m: int, where: str) -> list:
-    out = []
+def _resolve_n(nexprs: list, m: int, where: str) -> list[tuple[int, str]]:
+    out: list[tuple[int, str]] = []
     for e in nexprs:
         if isinstance(e, tuple):  # ("range", lo, hi, step)
             _, lo, hi, step = e
@@ -609,7 +625,7 @@ def _expand(spec: Spec, where: str):
     seen = set()
     for m in spec.m:
         for n, n_expr in _resolve_n(spec.n, m, where):
-            utils = spec.util if spec.util is not None else [round(f * m, 10) for f in spec.util_frac]
+            utils = spec.util if spec.util is not None else [round(f * m, 10) for f in spec.util_frac or []]
             for u in utils:
                 coords_base = {"m": m, "n": n, "n_expr": n_expr, "util": u, "util_frac": round(u / m, 10)}
                 if n is not None and u > n * spec.generator["umax"] + 1e-9:
@@ -633,6 +649,7 @@ def _expand(spec: Spec, where: str):
                     }
                     if spec.overheads is not None:
                         params["overheads"] = spec.overheads
+                    params.update(spec.semi)  # only the keys given: other specs keep their ids
                     pid = point_id(params)
                     if pid in seen:
                         continue
@@ -640,10 +657,10 @@ def _expand(spec: Spec, where: str):
                     spec.points.append(Point(pid, params, dict(coords_base, epsilon=eps)))
 
 
-def load_spec(path, quick: bool = False) -> Spec:
+def load_spec(path: str | os.PathLike, quick: bool = False, variant: str | None = None) -> Spec:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise SpecError(f"cannot read spec {str(p)!r}: {e.strerror}") from None
-    return parse_spec(text, str(p), quick)
+    return parse_spec(text, str(p), quick, variant)

@@ -3,7 +3,7 @@
 Layout of a results directory (docs/experiments.md):
 
     spec.toml                   the spec as given (TOML text)
-    sweep.json                  {"name", "kind", "quick", "spec_hash", "points"}
+    sweep.json                  {"name", "kind", "quick", "spec_hash", "points", "variant"}
     points/<point-id>.parquet   one finished point each
 
 The same layout serves every experiment kind (schedulability sweeps and the simulation
@@ -15,7 +15,9 @@ sees either the whole file or none.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -37,15 +39,15 @@ __all__ = [
 ]
 
 
-def points_dir(out_dir) -> Path:
+def points_dir(out_dir: str | os.PathLike) -> Path:
     return Path(out_dir) / "points"
 
 
-def point_path(out_dir, point: Point) -> Path:
+def point_path(out_dir: str | os.PathLike, point: Point) -> Path:
     return points_dir(out_dir) / f"{point.id}.parquet"
 
 
-def metadata(spec, point: Point, version: str) -> dict:
+def metadata(spec: Any, point: Point, version: str) -> dict:
     """What every point file carries: the spec, its hash, the point, its seed, the version."""
     return {
         "rtsched.spec": spec.text,
@@ -66,17 +68,17 @@ def write_table(final: Path, table: pa.Table, meta: dict) -> Path:
     return write_with(final, lambda f: pq.write_table(table, f, compression="zstd"))
 
 
-def write_point(out_dir, spec, point: Point, table: pa.Table, version: str) -> Path:
+def write_point(out_dir: str | os.PathLike, spec: Any, point: Point, table: pa.Table, version: str) -> Path:
     """Write the point's table atomically with the metadata of :func:`metadata`."""
     return write_table(point_path(out_dir, point), table, metadata(spec, point, version))
 
 
-def check_point(path: Path, spec, point: Point) -> str | None:
+def check_point(path: Path, spec: Any, point: Point) -> str | None:
     """None if the file is a complete, matching result of ``point``; otherwise why it is not."""
     return load_point(path, spec, point)[1]
 
 
-def load_point(path: Path, spec, point: Point):
+def load_point(path: Path, spec: Any, point: Point) -> tuple[Any, str | None]:
     """(table, None) for a complete, matching result of ``point``; (None, why not) otherwise."""
     try:
         pf = pq.ParquetFile(path)
@@ -104,7 +106,7 @@ def read_metadata(path: Path) -> dict:
     return {k.decode(errors="replace"): v.decode(errors="replace") for k, v in meta.items()}
 
 
-def stored_spec_hashes(out_dir) -> dict:
+def stored_spec_hashes(out_dir: str | os.PathLike) -> dict:
     """spec hash -> number of point files carrying it (unreadable files are ignored here)."""
     out: dict = {}
     d = points_dir(out_dir)

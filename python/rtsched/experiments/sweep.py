@@ -20,8 +20,10 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..output import write_text
 from . import store
@@ -61,21 +63,23 @@ def _write_spec(out: Path, spec) -> None:
         "quick": spec.quick,
         "spec_hash": spec.hash,
         "points": len(spec.points),
+        "variant": getattr(spec, "variant", None),
     }
     write_text(out / "sweep.json", json.dumps(info, indent=1) + "\n")
 
 
 def run_sweep(
-    spec,
-    out_dir,
+    spec: Any,
+    out_dir: str | os.PathLike,
     *,
     resume: bool = False,
-    evaluator=None,
-    executor=None,
+    evaluator: Callable[[str], dict] | None = None,
+    executor: Any = None,
     jobs: int | None = None,
     progress: bool = True,
-    log=None,
+    log: Any = None,
     quick: bool = False,
+    variant: str | None = None,
 ) -> SweepResult:
     """Run (or resume) the points of an experiment spec; returns what was computed, kept and
     found invalid.
@@ -87,7 +91,7 @@ def run_sweep(
     """
     log = log if log is not None else sys.stderr
     if isinstance(spec, (str, os.PathLike)):
-        spec = load_spec(spec, quick=quick)
+        spec = load_spec(spec, quick=quick, variant=variant)
     if evaluator is None:
         evaluator = spec.default_evaluator()
     out = Path(out_dir)
@@ -179,7 +183,7 @@ def run_sweep(
     return result
 
 
-def load_tables(spec, out_dir) -> list:
+def load_tables(spec: Any, out_dir: str | os.PathLike) -> list:
     """The tables of every point of ``spec`` in ``out_dir``, in grid order (after a run; a point
     without a valid file is an error naming it)."""
     tables = []

@@ -61,9 +61,59 @@ pub(crate) enum Outcome {
     GaveUp,
 }
 
-/// Exactly whether `sum c/t <= 1`, with `approx` a rigorous enclosure of the sum.
+/// Exactly whether `sum c/t <= 1`, with `approx` a rigorous enclosure of the sum. Near ties
+/// (the enclosure contains 1, e.g. a processor a C=D chunk filled to exactly 1) are decided in
+/// integers over the periods' lcm when it stays below 2^96, else with exact rationals.
 pub(crate) fn util_le_one<'a>(rs: impl Iterator<Item = &'a Res> + Clone, approx: Interval) -> bool {
-    decide(|| approx.le(Interval::point(1.0)), || rs.fold(exact::zero(), |acc, r| acc + r.util_exact()) <= exact::one())
+    decide(
+        || approx.le(Interval::point(1.0)),
+        || match util_le_one_lcm(rs.clone()) {
+            Some(v) => v,
+            None => rs.fold(exact::zero(), |acc, r| acc + r.util_exact()) <= exact::one(),
+        },
+    )
+}
+
+/// `floor((1 - sum c_j/t_j) t)` (0 when negative) in integers: with `L = lcm(t, t_j)`, it is
+/// `(L - sum c_j (L/t_j)) / (L/t)`; `None` when `L` exceeds 2^96 or a term overflows.
+fn util_room_lcm(rs: &[Res], t: Time) -> Option<Time> {
+    let mut l: u128 = t as u128;
+    for r in rs {
+        let tj = r.t as u128;
+        l = (l / num_integer::gcd(l, tj)).checked_mul(tj)?;
+        if l > 1u128 << 96 {
+            return None;
+        }
+    }
+    let mut sum: u128 = 0;
+    for r in rs {
+        sum = sum.checked_add((r.c as u128).checked_mul(l / r.t as u128)?)?;
+        if sum >= l {
+            return Some(0);
+        }
+    }
+    Time::try_from((l - sum) / (l / t as u128)).ok()
+}
+
+/// `sum c/t <= 1` as `sum c (L/t) <= L` with `L = lcm(t)`, all in `u128`; `None` when `L`
+/// exceeds 2^96 or a term overflows (the caller then uses rationals).
+fn util_le_one_lcm<'a>(rs: impl Iterator<Item = &'a Res> + Clone) -> Option<bool> {
+    let mut l: u128 = 1;
+    for r in rs.clone() {
+        let t = r.t as u128;
+        l = (l / num_integer::gcd(l, t)).checked_mul(t)?;
+        if l > 1u128 << 96 {
+            return None;
+        }
+    }
+    let mut sum: u128 = 0;
+    for r in rs {
+        sum = sum.checked_add((r.c as u128).checked_mul(l / r.t as u128)?)?;
+        if sum > l {
+            return Some(false);
+        }
+    }
+    Some(true)
 }
 
 /// The exact EDF test of `rs` (every `d <= t` is assumed; `c > d` is reported as a miss).
@@ -184,6 +234,9 @@ fn util_room(rs: &[Res], t: Time) -> Time {
     let hi = v.hi.max(0.0).floor();
     if lo == hi && hi < 1e18 {
         return hi as Time;
+    }
+    if let Some(room) = util_room_lcm(rs, t) {
+        return room;
     }
     let room: Rational =
         (exact::one() - rs.iter().fold(exact::zero(), |acc, r| acc + r.util_exact())) * exact::int(t as i128);
@@ -311,6 +364,42 @@ mod tests {
         let h = rs.iter().fold(1u64, |h, r| num_integer::lcm(h, r.t));
         let dmax = rs.iter().map(|r| r.d).max().unwrap_or(0);
         (1..=h + dmax).all(|at| rs.iter().map(|r| r.dbf(at)).sum::<u128>() <= at as u128)
+    }
+
+    /// The integer path of `util_le_one` agrees with exact rationals, including exact ties.
+    #[test]
+    fn util_le_one_lcm_matches_rationals() {
+        let cases: Vec<Vec<Res>> = vec![
+            vec![Res { c: 1, d: 3, t: 3 }, Res { c: 2, d: 3, t: 3 }],
+            vec![Res { c: 1, d: 3, t: 3 }, Res { c: 1, d: 6, t: 6 }, Res { c: 1, d: 2, t: 2 }],
+            vec![
+                Res { c: 1, d: 3, t: 3 },
+                Res { c: 1, d: 6, t: 6 },
+                Res { c: 1, d: 2, t: 2 },
+                Res { c: 1, d: 7, t: 7 },
+            ],
+            vec![Res { c: 999_999, d: 1_000_000, t: 1_000_000 }, Res { c: 1, d: 1_000_000, t: 1_000_000 }],
+            vec![Res { c: 999_999, d: 1_000_000, t: 1_000_000 }, Res { c: 2, d: 1_000_000, t: 1_000_000 }],
+            vec![Res { c: 5, d: 7, t: 7 }, Res { c: 3, d: 11, t: 13 }, Res { c: 1, d: 5, t: 17 }],
+        ];
+        for rs in &cases {
+            let q = rs.iter().fold(exact::zero(), |a, r| a + r.util_exact()) <= exact::one();
+            assert_eq!(util_le_one_lcm(rs.iter()), Some(q), "{rs:?}");
+        }
+        for rs in &cases {
+            for t in [1u64, 3, 6, 7, 10, 1_000_000, 999_999_937] {
+                let room =
+                    (exact::one() - rs.iter().fold(exact::zero(), |a, r| a + r.util_exact())) * exact::int(t as i128);
+                let want = room.floor().to_integer().max(BigInt::from(0));
+                assert_eq!(util_room_lcm(rs, t).map(BigInt::from), Some(want), "{rs:?}, t = {t}");
+            }
+        }
+        // Coprime periods beyond 2^96: no answer, the rationals decide.
+        let big: Vec<Res> = [1_000_000_007u64, 998_244_353, 999_999_937, 1_000_000_009]
+            .iter()
+            .map(|&t| Res { c: 1, d: t, t })
+            .collect();
+        assert_eq!(util_le_one_lcm(big.iter()), None);
     }
 
     #[test]

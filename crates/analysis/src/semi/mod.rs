@@ -12,22 +12,28 @@
 //! applied to implicit-deadline tasks only (seed 004 §VIII). Every admission decision is exact
 //! (integer ns, `u128` demand, rational fallback); see docs/spres.md for the design note.
 //!
-//! * [`place`] runs one [`Heuristic`]; [`cascade`] runs them cheapest first and reports the
-//!   first that succeeds; [`place_many`] runs many sets in parallel (rayon).
+//! * [`place`] runs one [`Heuristic`]; [`cascade`] runs them in the order of the configured
+//!   [`Variant`] (the paper's text or its published code) and reports the first that succeeds;
+//!   [`place_many`] runs many sets in parallel (rayon).
+//! * [`SemiConfig`] chooses the reading ([`Variant`]), the RP mode ([`RpMode`]) and floor, ε,
+//!   and the layout of split tasks ([`SliceOrder`], merging pieces on one processor).
 //! * [`check`] re-verifies a [`Placement`] on a separate code path.
 //! * [`Placement::to_json`] / [`Placement::from_json`] give the documented JSON form.
 
+mod cd;
 mod check;
+mod config;
 mod demand;
 mod engine;
+mod meta;
 mod placement;
 
 pub use check::{check, CheckError, BRUTE_POINTS};
+pub use config::{RpMode, SemiConfig, SliceOrder, Variant, PAPER_PERIODS_NS};
 pub use placement::{CpuPlacement, Placement, Reservation, TaskPlacement};
 
-use crate::Limits;
 use rayon::prelude::*;
-use rtsched_model::{TaskSet, Time};
+use rtsched_model::TaskSet;
 
 /// The basic (non-meta) heuristics of seed 004 §III-C, §III-D and §IV-B.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -135,45 +141,55 @@ impl Heuristic {
         v
     }
 
-    /// The order [`cascade`] tries (cheapest first). 2WFD-C=D is left out: it succeeds iff
-    /// WFD-C=D or WFD-C=D-MS does, both of which run before it.
-    pub fn cascade_order(meta: bool) -> Vec<Heuristic> {
-        use Basic::*;
-        let mut v: Vec<Heuristic> =
-            [Wfd, Ffd, WfdCd, FfdCd, WfdCdMs, Wwfd, Fwfd, Wffd, Fffd].into_iter().map(Heuristic::Basic).collect();
-        if meta {
-            v.extend(PAF_H1.into_iter().map(Heuristic::Paf));
-            v.extend(RP_BASE.into_iter().map(Heuristic::Rp));
+    /// The order [`cascade`] tries under `variant`: [`cascade_groups`] concatenated, the
+    /// meta-heuristic groups only when `meta`.
+    pub fn cascade_order(variant: Variant, meta: bool) -> Vec<Heuristic> {
+        let mut v = Vec::new();
+        for (group, hs) in cascade_groups(variant) {
+            if meta || !matches!(group, Group::Paf | Group::Rp) {
+                v.extend(hs);
+            }
         }
         v
     }
 }
 
-/// Configuration of the placement.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SemiConfig {
-    /// Minimum slice size ε (seed 004 §VI): a split is made only if both pieces get at least
-    /// ε ns of budget, and RP never transforms a budget below ε. Default 0 (the paper's main
-    /// experiments, §V; §VI studies up to 2000 µs).
-    pub epsilon: Time,
-    /// Whether [`cascade`] also tries the PAF and RP meta-heuristics (`--no-meta` = false).
-    pub meta: bool,
-    /// The RP meta-heuristic's minimum threshold (seed 004 §IV-B: 4 ms).
-    pub rp_floor: Time,
-    /// Work bounds of each exact demand test inside the heuristics; a test that hits one counts
-    /// as "does not fit" (safe, but a C=D chunk may then come out below the exact maximum).
-    /// Default: 20,000 QPA steps, intervals up to 2^62 ns. The checker has its own bounds.
-    pub limits: Limits,
+/// The groups of the cascade, as the paper's figures group the heuristics (§V: partitioning,
+/// semi-partitioning, + PAF, + RP).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Group {
+    Partitioning,
+    Semi,
+    Paf,
+    Rp,
 }
 
-impl Default for SemiConfig {
-    fn default() -> Self {
-        SemiConfig {
-            epsilon: 0,
-            meta: true,
-            rp_floor: 4_000_000,
-            limits: Limits { max_steps: 20_000, max_interval: 1 << 62 },
-        }
+/// The cascade's groups and their members in the order the cascade tries them.
+///
+/// * `Text`: cheapest first (WFD, FFD; WFD-C=D, FFD-C=D, WFD-C=D-MS, then the two-phase ones;
+///   PAF; RP). 2WFD-C=D is left out: under the text's reading it succeeds iff WFD-C=D or
+///   WFD-C=D-MS does, both of which run before it.
+/// * `Artifact`: the experiment script's groups, each in the order its Python 2.7 dictionary
+///   iterates (what its `apply_heuristics` loop sees; checked with CPython 2.7.18, 64-bit):
+///   FFD, WFD; FFD-C=D, WFFD, FFFD, WWFD, FWFD, 2WFD-C=D; PAF with h1 = FFFD, WFFD, FWFD,
+///   2WFD-C=D, WWFD, FFD-C=D; RP over FWFD, 2WFD-C=D, WWFD. Only the placement a set gets (and so
+///   its switch-rate bound and its simulation) depends on this order, not whether it is placed.
+pub fn cascade_groups(variant: Variant) -> [(Group, Vec<Heuristic>); 4] {
+    use Basic::*;
+    let b = |v: &[Basic]| v.iter().map(|&x| Heuristic::Basic(x)).collect::<Vec<_>>();
+    match variant {
+        Variant::Text => [
+            (Group::Partitioning, b(&[Wfd, Ffd])),
+            (Group::Semi, b(&[WfdCd, FfdCd, WfdCdMs, Wwfd, Fwfd, Wffd, Fffd])),
+            (Group::Paf, PAF_H1.iter().map(|&x| Heuristic::Paf(x)).collect()),
+            (Group::Rp, RP_BASE.iter().map(|&x| Heuristic::Rp(x)).collect()),
+        ],
+        Variant::Artifact => [
+            (Group::Partitioning, b(&[Ffd, Wfd])),
+            (Group::Semi, b(&[FfdCd, Wffd, Fffd, Wwfd, Fwfd, TwoWfdCd])),
+            (Group::Paf, [Fffd, Wffd, Fwfd, TwoWfdCd, Wwfd, FfdCd].iter().map(|&x| Heuristic::Paf(x)).collect()),
+            (Group::Rp, [Fwfd, TwoWfdCd, Wwfd].iter().map(|&x| Heuristic::Rp(x)).collect()),
+        ],
     }
 }
 
@@ -198,15 +214,15 @@ fn precheck(ts: &TaskSet, m: u32) -> Option<String> {
     None
 }
 
-fn run(ts: &TaskSet, m: u32, h: &Heuristic, cfg: &SemiConfig, round0: Option<&(Vec<usize>, String)>) -> Placement {
+fn run(ts: &TaskSet, m: u32, h: &Heuristic, cfg: &SemiConfig, cache: &mut meta::Round0) -> Placement {
     let mu = m as usize;
     let res = match *h {
-        Heuristic::Basic(b) => engine::basic(ts, mu, b, cfg),
-        Heuristic::Paf(b) => engine::paf(ts, mu, b, cfg, round0),
-        Heuristic::Rp(b) => engine::rp(ts, mu, b, cfg),
+        Heuristic::Basic(b) => meta::basic(ts, mu, b, cfg, cache),
+        Heuristic::Paf(b) => meta::paf(ts, mu, b, cfg, cache),
+        Heuristic::Rp(b) => meta::rp(ts, mu, b, cfg, cache),
     };
     match res {
-        Ok(st) => Placement::from_state(m, h.name(), &st),
+        Ok(st) => Placement::from_state(m, h.name(), &st, cfg),
         Err(reason) => Placement::failed(m, h.name(), reason),
     }
 }
@@ -216,29 +232,30 @@ pub fn place(ts: &TaskSet, m: u32, h: &Heuristic, cfg: &SemiConfig) -> Placement
     if let Some(r) = precheck(ts, m) {
         return Placement::failed(m, h.name(), r);
     }
-    run(ts, m, h, cfg, None)
+    run(ts, m, h, cfg, &mut meta::Round0::default())
 }
 
 /// Runs [`Heuristic::cascade_order`] and stops at the first success (seed 004 §IV-B, "run many
 /// heuristics"). On failure the reason is the last heuristic's.
 pub fn cascade(ts: &TaskSet, m: u32, cfg: &SemiConfig) -> Placement {
-    cascade_of(ts, m, &Heuristic::cascade_order(cfg.meta), cfg)
+    cascade_of(ts, m, &Heuristic::cascade_order(cfg.variant, cfg.meta), cfg)
 }
 
 /// Tries the heuristics of `order` in turn and returns the first success (or the last failure):
 /// [`cascade`] with a caller-chosen list, e.g. the cascade up to PAF without RP. The experiment
 /// engine uses it to evaluate a cumulative group of heuristics at the cost of its first success.
+///
+/// The outcome of a basic heuristic on the untransformed set is kept for the meta-heuristics
+/// whose first round is that same run (PAF's round 0 is 2WFD-C=D on every task; the divisor
+/// RP's round 0 is its base heuristic), so it is computed once per set.
 pub fn cascade_of(ts: &TaskSet, m: u32, order: &[Heuristic], cfg: &SemiConfig) -> Placement {
     if let Some(r) = precheck(ts, m) {
         return Placement::failed(m, "cascade".into(), r);
     }
     let mut last = None;
-    let mut round0 = None;
+    let mut cache = meta::Round0::default();
     for h in order {
-        if matches!(h, Heuristic::Paf(_)) && round0.is_none() {
-            round0 = Some(engine::paf_round0(ts, m as usize, cfg));
-        }
-        let p = run(ts, m, h, cfg, round0.as_ref());
+        let p = run(ts, m, h, cfg, &mut cache);
         if p.schedulable {
             return p;
         }

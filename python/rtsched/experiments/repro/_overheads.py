@@ -306,8 +306,9 @@ def report(spec: Spec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
     k = len(fig.panels)
     cols = min(fig.columns, k)
     nrows = (k + cols - 1) // cols
-    f, axes = figure_axes(nrows, cols, figsize=(5.2 * cols, 3.6 * nrows + 0.9), squeeze=False)
-    markers = "osd^v<>pxh*+"
+    f, axes = figure_axes(nrows, cols, figsize=(6.4 * cols, 3.6 * nrows + 0.9), squeeze=False)
+    from ...plots import curve_style, fraction_axis, legend_outside
+
     for i, panel in enumerate(fig.panels):
         ax = axes[i // cols][i % cols]
         for j, c in enumerate(fig.curves):
@@ -316,14 +317,15 @@ def report(spec: Spec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
                 continue
             xs = sorted(x for (pk, m, x) in cells if pk == panel.key and m == mt)
             ys = [cells[(panel.key, mt, x)][0] / max(1, cells[(panel.key, mt, x)][1]) for x in xs]
-            style = "--" if c.key.startswith("ideal") else "-"
-            ax.plot(xs, ys, style, marker=markers[j % len(markers)], markersize=3.5, linewidth=1.3, label=c.label)
+            style = curve_style(j, len(xs))  # coinciding curves stay apart (rtsched.plots)
+            if c.key.startswith("ideal"):
+                style["linestyle"] = "--"
+            ax.plot(xs, ys, label=c.label, **style)
         ax.set_title(f"({chr(ord('a') + i)}) {panel.title}", fontsize=10)
         ax.set_xlabel(fig.xlabel)
-        ax.set_ylabel(fig.ylabel)
-        ax.set_ylim(-0.02, 1.02)
+        fraction_axis(ax, fig.ylabel)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, loc="best")
+        legend_outside(ax)
     for i in range(k, nrows * cols):
         axes[i // cols][i % cols].axis("off")
     f.suptitle(fig.title, fontsize=11)

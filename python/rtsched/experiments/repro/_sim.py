@@ -34,10 +34,22 @@ from ..spec import (
     point_id,
     tomllib,
 )
+from ..variants import apply_variant
 
 QUICK_KEYS = ("samples", "horizon", "slack", "grid", "note")
 #: Keys every simulation reproduction accepts at the top level.
-COMMON_KEYS = ("name", "kind", "description", "seed", "samples", "horizon", "grid", "quick")
+COMMON_KEYS = (
+    "name",
+    "kind",
+    "description",
+    "seed",
+    "samples",
+    "horizon",
+    "grid",
+    "quick",
+    "variants",
+    "default_variant",
+)
 
 
 @dataclass
@@ -61,6 +73,7 @@ class SimSpec:
     points: list = field(default_factory=list)  # spec.Point, in grid order
     skipped: list = field(default_factory=list)  # always empty: infeasible grid points are errors
     note: str = ""
+    variant: str | None = None  # the [variants.NAME] applied (variants.py), if any
 
     @functools.cached_property
     def hash(self) -> str:
@@ -150,16 +163,20 @@ def parse_common(
     evaluator: Callable[[str], dict],
     quick: bool = False,
     override: dict | None = None,
+    variant: str | None = None,
+    variant_keys=(),
 ) -> Parsed:
     """Parses what every simulation spec has (unknown keys rejected with the table named):
-    ``quick`` applies its [quick] table, ``override`` (top-level keys and an optional ``grid``
-    table) is applied last (the tests' tiny forms)."""
+    ``variant`` applies its [variants.NAME] table (keys ``variant_keys``; default: its
+    ``default_variant``), ``quick`` its [quick] table, ``override`` (top-level keys and an
+    optional ``grid`` table) is applied last (the tests' tiny forms)."""
     where = path or "<spec>"
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{where}: not valid TOML: {e}") from None
     _check_keys(data, keys, f"the top level of {where}")
+    data, variant = apply_variant(data, variant, where, variant_keys)
     q = data.get("quick")
     if q is not None:
         if not isinstance(q, dict):
@@ -204,6 +221,7 @@ def parse_common(
         rows_per_set=1,
         evaluator=evaluator,
         note=note,
+        variant=variant,
     )
     return Parsed(spec, data, grid, ms, where, seed, samples, horizon)
 

@@ -6,6 +6,8 @@ with the models extrapolated in n and m (labelled)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._overheads import (
     Figure,
     Panel,
@@ -27,7 +29,7 @@ OVERHEADS = True
 KEYS = ("m_large", "n_per_m", "util_frac", "periods")
 
 
-def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None):
+def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None) -> Any:
     where = path or "<spec>"
     data, odir, models, notes = read(text, path, quick, KEYS, override)
     c = common(data, where)

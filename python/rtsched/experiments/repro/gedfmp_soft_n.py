@@ -9,6 +9,8 @@ accounting it cites)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._overheads import (
     Curve,
     Figure,
@@ -41,7 +43,7 @@ MECHANISMS = [
 ]
 
 
-def panels_and_curves(data, where, models, notes, *, soft: bool):
+def panels_and_curves(data: dict, where: str, models: dict, notes: list[str], *, soft: bool) -> Any:
     """The two panels' processor counts and the curves available; shared with gedfmp_hard_u."""
     curves_src, keys = [], {}
     for ck, label, cands in MECHANISMS:
@@ -62,7 +64,7 @@ def panels_and_curves(data, where, models, notes, *, soft: bool):
     return m_meas, m_large, curves, methods, keys
 
 
-def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None):
+def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None) -> Any:
     where = path or "<spec>"
     data, odir, models, notes = read(text, path, quick, KEYS, override)
     c = common(data, where)

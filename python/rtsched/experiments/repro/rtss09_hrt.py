@@ -18,6 +18,8 @@ plugins exist.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..errors import SpecError
 from ._overheads import (
     Curve,
@@ -84,7 +86,7 @@ BARUAH_REASON = (
 )
 
 
-def build(text: str, path, quick: bool, override, *, soft: bool, name: str):
+def build(text: str, path: str | None, quick: bool, override: dict | None, *, soft: bool, name: str) -> Any:
     where = path or "<spec>"
     data, odir, models, notes = read(text, path, quick, KEYS, override)
     c = common(data, where)
@@ -166,5 +168,5 @@ def build(text: str, path, quick: bool, override, *, soft: bool, name: str):
     return compose(text, path, quick, name, fig)
 
 
-def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None):
+def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None) -> Any:
     return build(text, path, quick, override, soft=False, name="rtss09-hrt")

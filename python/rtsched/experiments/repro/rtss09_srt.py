@@ -4,6 +4,8 @@ for the six Baker distributions with moderate periods. Setup and curves: ``rtss0
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._overheads import report  # noqa: F401  (the module's report)
 from .rtss09_hrt import build
 
@@ -16,5 +18,5 @@ KIND = "rtss09-srt"
 OVERHEADS = True
 
 
-def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None):
+def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None) -> Any:
     return build(text, path, quick, override, soft=True, name="rtss09-srt")

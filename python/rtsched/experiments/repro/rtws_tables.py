@@ -38,7 +38,8 @@ from ._sim import (
 )
 
 DESCRIPTION = (
-    "RTWS: Real-Time Work-Stealing, Tables I-III and Figs. 3-4: migrations, steals, context switches, scale-up ratios"
+    "Nogueira et al., EUC 2012 (RTWS), Tables I-III and Figs. 3-4: migrations, steals, context switches, "
+    "scale-up ratios"
 )
 SPEC = "rtws-tables.toml"
 KIND = "rtws-tables"
@@ -47,13 +48,13 @@ KIND = "rtws-tables"
 # The paper's numbers.
 
 WINDOWS = ((0.38, 0.40), (0.58, 0.60), (0.73, 0.75))
-#: Seed 003 Table I: m -> (total tasks per window, total threads per window), twenty sets each.
+#: Nogueira et al., EUC 2012 Table I: m -> (total tasks per window, total threads per window), twenty sets each.
 PAPER_RTWS_TABLE1 = {
     2: ((50, 82, 98), (128, 218, 216)),
     4: ((102, 158, 193), (457, 703, 866)),
     8: ((217, 320, 401), (1736, 2720, 3491)),
 }
-#: Seed 003 Tables II (migrations) and III (context switches): m -> (RTWS per window,
+#: Nogueira et al., EUC 2012 Tables II (migrations) and III (context switches): m -> (RTWS per window,
 #: SCHED_DEADLINE per window), scale-up relative to RTWS on two cores. None: illegible in our
 #: copy of the paper (the scan's table cells are garbled there).
 PAPER_RTWS_TABLE2 = {
@@ -77,11 +78,22 @@ KEYS = (*COMMON_KEYS, "schedulers")
 GRID_KEYS = ("m", "window")
 
 
-def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None) -> SimSpec:
+def parse(
+    text: str, path: str | None = None, quick: bool = False, override: dict | None = None, variant: str | None = None
+) -> SimSpec:
     """Parses an rtws-tables spec (``quick``: its [quick] table; ``override``: top-level keys and
-    a ``grid`` table, applied last)."""
+    a ``grid`` table, applied last; it has no variants)."""
     c = parse_common(
-        text, path, KIND, KEYS, GRID_KEYS, schema=SCHEMA, evaluator=evaluate_point, quick=quick, override=override
+        text,
+        path,
+        KIND,
+        KEYS,
+        GRID_KEYS,
+        schema=SCHEMA,
+        evaluator=evaluate_point,
+        quick=quick,
+        override=override,
+        variant=variant,
     )
     spec, data, grid, ms, where = c.spec, c.data, c.grid, c.ms, c.where
     seed, samples, horizon, kind = c.seed, c.samples, c.horizon, KIND
@@ -207,7 +219,7 @@ def evaluate_point(point_json: str) -> dict:
 
 
 def summarize(spec: SimSpec, table: pa.Table) -> dict:
-    """Seed 003 Tables I–III (and the Fig. 3–4 averages) from the rows."""
+    """Nogueira et al., EUC 2012 Tables I–III (and the Fig. 3–4 averages) from the rows."""
     rows = table.to_pylist()
     p = spec.params
     scheds = p["schedulers"]
@@ -245,7 +257,7 @@ def summarize(spec: SimSpec, table: pa.Table) -> dict:
                     "jobs": sum(r["jobs"] for r in rs),
                 }
     lines = [
-        f"{spec.name}: seed 003 (RTWS) §VI Tables I–III and Figs. 3–4 in simulation — "
+        f"{spec.name}: Nogueira et al., EUC 2012 §VI Tables I–III and Figs. 3–4 in simulation — "
         f"{p['samples']} fork-join sets per (m, window), {p['horizon'] / 1e9:g} s of virtual time each; "
         f"schedulers: {', '.join(scheds)} (gedf = event-driven G-EDF over threads; spres = SP-RES with CASH over "
         "the sequentialized tasks, contrast only)"
@@ -375,7 +387,7 @@ def figure(res: dict, spec: SimSpec, path: Path) -> Path:
         ax.set_title(title, fontsize=9)
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle("seed 003 Figs. 3–4 in simulation", fontsize=9)
+    fig.suptitle("Nogueira et al., EUC 2012 Figs. 3–4 in simulation", fontsize=9)
     fig.tight_layout()
     try:
         return save_figure(fig, path, dpi=120)

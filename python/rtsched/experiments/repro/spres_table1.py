@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
 from ...output import save_figure
 from ..errors import SpecError
-from ..spec import NExpr, _check_keys, _dedupe, _resolve_n, _values, derive_seed
+from ..spec import NExpr, _check_keys, _dedupe, _resolve_n, _values, derive_seed, parse_duration_ns
 from ..sweep import SweepResult, load_tables
+from ..variants import parse_semi
 from ._sim import (
     COMMON_KEYS,
     SimSpec,
@@ -44,6 +46,9 @@ from ._sim import (
     write_report,
 )
 
+if TYPE_CHECKING:
+    from ..._core import TaskSet
+
 DESCRIPTION = "Brandenburg & Gül, RTSS 2016, Table I: SP-RES migrations per second and core vs. average slack"
 SPEC = "spres-table1.toml"
 KIND = "spres-table1"
@@ -51,7 +56,7 @@ KIND = "spres-table1"
 # ---------------------------------------------------------------------------------------------
 # The paper's numbers.
 
-#: Seed 004 Table I: average slack -> (total migrations, per second and core, reduction).
+#: Brandenburg & Gül, RTSS 2016 Table I: average slack -> (total migrations, per second and core, reduction).
 PAPER_SPRES_TABLE1 = {
     0.0: (412_637, 8.23, None),
     0.10: (346_511, 6.91, 1.2),
@@ -75,16 +80,80 @@ def slack_exec_fraction(slack: float) -> float:
 # ---------------------------------------------------------------------------------------------
 # The spec.
 
-KEYS = (*COMMON_KEYS, "slack", "cash", "soft_unsplit", "exec_scale", "generator")
+#: The placement and workload keys (docs/reproductions.md): ``epsilon`` (the placement's
+#: minimum slice, default 0), ``scale_short`` (tasks of WCET at most this are moved to a longer
+#: period that is a multiple of theirs, as the published workload writer does; default 0: off),
+#: ``regenerate`` (a set no heuristic places is replaced by the next one of its stream, as the
+#: published writer does; default false), ``slice_order`` (flipped or deadline-desc),
+#: ``merge_same_core`` and the ``[semi]`` options (variant, rp, rp_floor).
+PLACEMENT_KEYS = ("epsilon", "scale_short", "regenerate", "slice_order", "merge_same_core", "semi")
+KEYS = (*COMMON_KEYS, "slack", "cash", "soft_unsplit", "exec_scale", "generator", *PLACEMENT_KEYS)
+VARIANT_KEYS = (
+    "description",
+    "samples",
+    "horizon",
+    "slack",
+    "cash",
+    "soft_unsplit",
+    "exec_scale",
+    "generator",
+    "grid",
+    *PLACEMENT_KEYS,
+)
 GRID_KEYS = ("m", "n", "util", "util_frac")
 GEN_KEYS = ("name", "periods", "umax", "deadlines")
+SLICE_ORDERS = ("flipped", "deadline-desc")
+#: The period list the published workload writer scales short tasks within (ms).
+SCALE_PERIODS_MS = (1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000)
+#: Most draws for one set when ``regenerate`` is on (the original and 49 more).
+MAX_ATTEMPTS = 50
 
 
-def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None) -> SimSpec:
-    """Parses an spres-table1 spec (``quick``: its [quick] table; ``override``: top-level keys and
-    a ``grid`` table, applied last)."""
+def _placement(data: dict, where: str) -> dict:
+    """The placement and workload options of a spec, as they go into its points (only the keys
+    the spec gives, so that specs without them keep their point ids)."""
+    out: dict = {}
+    if "epsilon" in data:
+        out["epsilon"] = parse_duration_ns(data["epsilon"], f"{where} epsilon")
+    if "scale_short" in data:
+        out["scale_short"] = parse_duration_ns(data["scale_short"], f"{where} scale_short")
+    for k in ("regenerate", "merge_same_core"):
+        if k in data:
+            if not isinstance(data[k], bool):
+                raise SpecError(f"{where} {k}: expected true or false")
+            out[k] = data[k]
+    if "slice_order" in data:
+        if data["slice_order"] not in SLICE_ORDERS:
+            raise SpecError(
+                f"{where} slice_order: expected one of {', '.join(SLICE_ORDERS)}, got {data['slice_order']!r}"
+            )
+        out["slice_order"] = data["slice_order"]
+    semi = parse_semi(data.get("semi"), where)
+    for k in ("switch_rate", "cascade_rate"):
+        if k in semi:
+            raise SpecError(f"{where} [semi].{k}: applies to sweeps, not to this simulation")
+    if semi:
+        out["semi"] = semi
+    return out
+
+
+def parse(
+    text: str, path: str | None = None, quick: bool = False, override: dict | None = None, variant: str | None = None
+) -> SimSpec:
+    """Parses an spres-table1 spec (``variant``: one of its [variants.NAME] tables; ``quick``: its
+    [quick] table; ``override``: top-level keys and a ``grid`` table, applied last)."""
     c = parse_common(
-        text, path, KIND, KEYS, GRID_KEYS, schema=SCHEMA, evaluator=evaluate_point, quick=quick, override=override
+        text,
+        path,
+        KIND,
+        KEYS,
+        GRID_KEYS,
+        schema=SCHEMA,
+        evaluator=evaluate_point,
+        quick=quick,
+        override=override,
+        variant=variant,
+        variant_keys=VARIANT_KEYS,
     )
     spec, data, grid, ms, where = c.spec, c.data, c.grid, c.ms, c.where
     seed, samples, horizon, kind = c.seed, c.samples, c.horizon, KIND
@@ -112,6 +181,7 @@ def parse(text: str, path: str | None = None, quick: bool = False, override: dic
     ns = _dedupe(_values(grid["n"], f"{gw}.n", item=NExpr.parse))
     ukey = "util" if "util" in grid else "util_frac"
     uvals = _dedupe([float(v) for v in _values(grid[ukey], f"{gw}.{ukey}")])
+    placement = _placement(data, where)
     spec.params = {
         "seed": seed,
         "samples": samples,
@@ -121,6 +191,7 @@ def parse(text: str, path: str | None = None, quick: bool = False, override: dic
         "soft_unsplit": soft,
         "exec_scale": scale,
         "generator": generator,
+        **placement,
     }
     for m in ms:
         for n, n_expr in _resolve_n(ns, m, gw):
@@ -145,6 +216,7 @@ def parse(text: str, path: str | None = None, quick: bool = False, override: dic
                 }
                 if scale != 1.0:  # only when set, so that the default points keep their ids
                     p["exec_scale"] = scale
+                p.update(placement)
                 add_point(spec, p, {k: p[k] for k in ("m", "n", "n_expr", "util", "util_frac")})
     spec.rows_per_set = len(spec.params["slack"])
     if not spec.points:
@@ -162,6 +234,8 @@ SCHEMA = pa.schema(
         ("n", pa.int64()),
         ("util", pa.float64()),
         ("set", pa.int64()),
+        ("attempts", pa.int64()),
+        ("scaled_tasks", pa.int64()),
         ("placed", pa.bool_()),
         ("heuristic", pa.string()),
         ("split_tasks", pa.int64()),
@@ -183,29 +257,78 @@ def _exec_seed(point_seed: int, index: int) -> int:
     return derive({"v": "rtsched-exec-seed-v1", "seed": point_seed, "set": index})
 
 
+def scale_short_tasks(ts: TaskSet, threshold: int) -> tuple[TaskSet, int]:
+    """The published workload writer's rule for "unrealistically small budgets": a task of WCET
+    at most ``threshold`` ns gets the smallest period of :data:`SCALE_PERIODS_MS` that is a
+    multiple of its own and makes its WCET (scaled with it) at least ``threshold``, else the
+    largest such multiple; utilization and density stay the same. Returns (task set, count)."""
+    from ..._core import Task, TaskSet
+
+    ms = 1_000_000
+    tasks, scaled = [], 0
+    for t in ts:
+        c, d, period = t.wcet, t.deadline, t.period
+        if threshold and c <= threshold:
+            larger = [p * ms for p in SCALE_PERIODS_MS if p * ms > period and (p * ms) % period == 0]
+            for p in larger:
+                k = p // period
+                if c * k >= threshold or p == larger[-1]:
+                    c, d, period = c * k, d * k, period * k
+                    scaled += 1
+                    break
+        tasks.append(Task(wcet=c, deadline=d, period=period, name=t.name))
+    return TaskSet(tasks), scaled
+
+
+def _regen_seed(point_seed: int, index: int, attempt: int) -> int:
+    return derive({"v": "rtsched-regen-seed-v1", "seed": point_seed, "set": index, "attempt": attempt})
+
+
 def evaluate_point(point_json: str) -> dict:
-    """One point: its task sets placed by the SP-RES cascade and, those with a split task,
-    simulated at every slack level; the columns (all of :data:`SCHEMA` but ``point``)."""
+    """One point: its task sets placed by the SP-RES cascade (with the point's placement options;
+    with ``regenerate``, a set no heuristic places is replaced by another draw, up to
+    :data:`MAX_ATTEMPTS`) and, those with a split task, simulated at every slack level; the
+    columns (all of :data:`SCHEMA` but ``point``)."""
     from ... import _core
     from ..._core import Task, TaskSet
     from ...api import generate, partition
 
     p = json.loads(point_json)
     g = p["generator"]
-    sets = generate(
-        p["n"],
-        p["util"],
-        generator=g["name"],
-        periods=g["periods"],
-        umax=g["umax"],
-        deadlines=g["deadlines"],
-        seed=p["seed"],
-        count=p["count"],
-        m=p["m"],
-    )
+
+    def draw(seed: int, count: int):
+        return generate(
+            p["n"],
+            p["util"],
+            generator=g["name"],
+            periods=g["periods"],
+            umax=g["umax"],
+            deadlines=g["deadlines"],
+            seed=seed,
+            count=count,
+            m=p["m"],
+        )
+
+    semi = p.get("semi", {})
+    opts = {
+        "epsilon": p.get("epsilon", 0),
+        "variant": semi.get("variant", "artifact"),
+        "rp": semi.get("rp"),
+        "rp_floor": semi.get("rp_floor"),
+        "slice_order": p.get("slice_order", "flipped"),
+        "merge_same_core": p.get("merge_same_core", False),
+    }
+    sets = draw(p["seed"], p["count"])
     cols: dict[str, list] = {f.name: [] for f in SCHEMA if f.name != "point"}
-    for i, ts in enumerate(sets):
-        pl = partition(ts, p["m"], heuristic="spres")
+    for i, first in enumerate(sets):
+        attempts, ts = 0, first
+        while True:
+            attempts += 1
+            ts, scaled = scale_short_tasks(ts, p.get("scale_short", 0))
+            pl = partition(ts, p["m"], heuristic="spres", **opts)
+            if pl["schedulable"] or not p.get("regenerate", False) or attempts >= MAX_ATTEMPTS:
+                break
+            ts = draw(_regen_seed(p["seed"], i, attempts), 1)[0]
         placed = bool(pl["schedulable"])
         splits = sum(1 for t in pl["tasks"] if t["parts"] > 1) if placed else 0
         runs = [None] * len(p["slack"])
@@ -237,6 +360,8 @@ def evaluate_point(point_json: str) -> dict:
                 "n": p["n"],
                 "util": p["util"],
                 "set": i,
+                "attempts": attempts,
+                "scaled_tasks": scaled,
                 "placed": placed,
                 "heuristic": pl.get("heuristic") if placed else None,
                 "split_tasks": splits,
@@ -263,8 +388,18 @@ def evaluate_point(point_json: str) -> dict:
 # The tables, the figure and the files.
 
 
+def fmt_ns(ns: int) -> str:
+    """A duration for the text: 750 µs, 2 ms, 0."""
+    if ns == 0:
+        return "0"
+    for unit, k in (("s", 10**9), ("ms", 10**6), ("µs", 10**3)):
+        if ns % k == 0:
+            return f"{ns // k} {unit}"
+    return f"{ns} ns"
+
+
 def summarize(spec: SimSpec, table: pa.Table) -> dict:
-    """Seed 004 Table I from the rows: per slack level, total migrations, migrations per second
+    """Brandenburg & Gül, RTSS 2016 Table I from the rows: per slack level, total migrations, migrations per second
     and core over the simulated sets, the reduction relative to 0% slack; counts of sets."""
     rows = table.to_pylist()
     p = spec.params
@@ -313,18 +448,32 @@ def summarize(spec: SimSpec, table: pa.Table) -> dict:
             d = by_n[r["n"]]["mig"]
             d[r["slack"]] = d.get(r["slack"], 0) + r["migrations"]
     lines = [
-        f"{spec.name}: seed 004 (Brandenburg & Gül, RTSS 2016) Table I in simulation — SP-RES "
+        f"{spec.name}: Brandenburg & Gül, RTSS 2016, Table I in simulation — SP-RES "
         f"({'CASH' if p['cash'] else 'no slack reclamation'}, "
         f"{'all reservations soft' if p['soft_unsplit'] else 'split tasks in soft reservations'}), "
         f"m = {', '.join(map(str, m_values))}, {fmt(horizon_s, 3).rstrip('0').rstrip('.')} s of virtual time per set"
     ]
     if spec.quick or spec.note:
         lines.append(f"NOTE: {spec.note or 'quick form'} — not the paper's full experiment.")
+    semi = p.get("semi", {})
+    lines.append(
+        f"placement: {spec.variant + ' variant; ' if spec.variant else ''}heuristics as the paper's "
+        f"{'text' if semi.get('variant') == 'text' else 'published code'}, RP {semi.get('rp', 'default')}"
+        f"{', floor ' + fmt_ns(semi['rp_floor']) if 'rp_floor' in semi else ''}, "
+        f"ε = {fmt_ns(p.get('epsilon', 0))}, slices {p.get('slice_order', 'flipped')}"
+        f"{', same-core slices merged' if p.get('merge_same_core') else ''}"
+        f"{', WCETs <= ' + fmt_ns(p['scale_short']) + ' moved to a multiple period' if p.get('scale_short') else ''}"
+        f"{', unplaceable sets regenerated' if p.get('regenerate') else ''}; periods {p['generator']['periods']}."
+    )
+    regenerated = sum(1 for r in first if r["attempts"] > 1)
+    scaled = sum(r["scaled_tasks"] for r in first)
     lines.append(
         f"task sets: {total} generated ({len(spec.points)} (n, U) points × {p['samples']}); "
         f"{placed} placed by the SP-RES cascade, {total - placed} not placed (skipped); "
         f"{n_sim} contain a split task and were simulated at each slack level "
         f"(the paper reran ≈ {PAPER_SPRES_SETS:.0f}); the other {placed - n_sim} are partitioned: no migrations."
+        + (f" {regenerated} set(s) were regenerated." if p.get("regenerate") else "")
+        + (f" {scaled} short task(s) moved to a longer period." if p.get("scale_short") else "")
     )
     if p.get("exec_scale", 1.0) != 1.0:
         lines.append(
@@ -385,6 +534,8 @@ def summarize(spec: SimSpec, table: pa.Table) -> dict:
     )
     return {
         "text": "\n".join(lines),
+        "regenerated": regenerated,
+        "scaled_tasks": scaled,
         "rows": agg,
         "by_n": by_n,
         "simulated_sets": n_sim,
@@ -404,7 +555,7 @@ def figure(res: dict, path: Path) -> Path:
     ax.set_xticklabels([pct(r["slack"]) for r in rows])
     ax.set_xlabel("average slack")
     ax.set_ylabel("migrations per second and core")
-    ax.set_title("SP-RES migration rate vs. slack (seed 004 Table I)", fontsize=9)
+    ax.set_title("SP-RES migration rate vs. slack (Brandenburg & Gül, RTSS 2016, Table I)", fontsize=9)
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
@@ -451,4 +602,10 @@ def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dic
             for r in res["rows"]
         ],
     )
-    return write_report(spec, out, res, run, fig, csv_path)
+    # The table's numbers as Table I has them: migrations per second and core per slack level.
+    table = write_csv(
+        out / "table.csv", ["slack", "migrations_per_s_per_core"], [[r["slack"], r["rate"]] for r in res["rows"]]
+    )
+    rep = write_report(spec, out, res, run, fig, csv_path)
+    rep["table"] = table
+    return rep

@@ -2,10 +2,10 @@
 
 ``run(ts, scheduler=..., cpus=..., duration=...)`` returns the run's summary as a dict (keys in
 docs/runtime.md "Command line"). ``measure_overheads`` is the experiment of Cerqueira, Vanga &
-Brandenburg, RTAS 2014 (seed 000, Appendix A) scaled to this machine: RandFixedSum task sets
+Brandenburg, RTAS 2014 (Appendix A) scaled to this machine: RandFixedSum task sets
 of n = m, 2m, ..., 10m tasks with U uniform in [0.4m, 0.8m], log-uniform periods in
 [10, 100] ms, synchronous release, one run per n; it writes an overhead model JSON file and
-plots of average and maximum overhead against n (seed 000 Figs. 6-7).
+plots of average and maximum overhead against n (Cerqueira et al., RTAS 2014 Figs. 6-7).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import platform
 import random
 import sys
 from collections.abc import Sequence
+from typing import Any, TextIO
 
 from . import _core
 from ._core import RtschedError, TaskSet
@@ -68,7 +69,7 @@ def _param_pairs(params) -> list[tuple[str, str]]:
     return out
 
 
-def parse_cpus(spec) -> list[int]:
+def parse_cpus(spec: str | Sequence[int] | None) -> list[int]:
     """``"0,1"``, ``"0-3"``, ``[0, 1]`` -> a list of CPU numbers; a bad list raises RtschedError."""
     if spec is None:
         return [sorted(os.sched_getaffinity(0))[0]]
@@ -141,16 +142,16 @@ def run_raw(
     ts: TaskSet,
     *,
     scheduler: str = "gsn-edf",
-    cpus=None,
-    duration="1s",
-    placement=None,
+    cpus: str | Sequence[int] | None = None,
+    duration: int | str = "1s",
+    placement: dict | list | str | os.PathLike | None = None,
     dedicated_cpu: int | None = None,
     rt_priority: int | None = None,
     idle: str = "sleep",
     force: bool = False,
     seed: int = 0,
     exports: Sequence[str] = (),
-    params=None,
+    params: dict | Sequence[str] | None = None,
     quiet: bool = False,
 ) -> dict:
     """Like :func:`run` but returns ``{"summary": dict, export name: text, "interrupted": bool}``.
@@ -206,7 +207,13 @@ def run_raw(
     return res
 
 
-def run(ts: TaskSet, scheduler: str = "gsn-edf", cpus=None, duration="1s", **kw) -> dict:
+def run(
+    ts: TaskSet,
+    scheduler: str = "gsn-edf",
+    cpus: str | Sequence[int] | None = None,
+    duration: int | str = "1s",
+    **kw: Any,
+) -> dict:
     """Runs ``ts`` on real cores under ``scheduler`` (a registered mechanism:
     :func:`scheduler_names`) for ``duration`` and returns the summary dict (docs/runtime.md).
     ``cpus``: a list or ``"0,1"`` (default: the first CPU this process may use). Keywords:
@@ -218,7 +225,7 @@ def run(ts: TaskSet, scheduler: str = "gsn-edf", cpus=None, duration="1s", **kw)
 
 
 # ---------------------------------------------------------------------------------------------
-# The overhead experiment (seed 000, Appendix A).
+# The overhead experiment (Cerqueira et al., RTAS 2014, Appendix A).
 
 
 def terms(scheduler: str) -> list[str]:
@@ -230,7 +237,7 @@ def terms(scheduler: str) -> list[str]:
 def measure_overheads(
     scheduler: str,
     *,
-    cpus=None,
+    cpus: str | Sequence[int] | None = None,
     out: str = "overheads",
     quick: bool = False,
     seconds: float | None = None,
@@ -238,8 +245,8 @@ def measure_overheads(
     dedicated_cpu: int | None = None,
     rt_priority: int | None = None,
     force: bool = False,
-    params=None,
-    log=sys.stderr,
+    params: dict | Sequence[str] | None = None,
+    log: TextIO = sys.stderr,
 ) -> dict:
     """Runs the experiment and writes ``DIR/overheads-<scheduler>.json`` plus
     ``DIR/overheads-<scheduler>-avg.png`` and ``-max.png``; returns the model dict.
@@ -256,7 +263,7 @@ def measure_overheads(
     rng = random.Random(seed)
     os.makedirs(out, exist_ok=True)
     table: dict = {t: {"n": [], "avg_ns": [], "max_ns": [], "count": []} for t in term_names}
-    runs = []
+    runs: list[dict] = []
     from .api import generate
 
     interrupted = False
@@ -344,9 +351,11 @@ def _plot(model: dict, stat: str, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for t, v in model["terms"].items():
-        ax.plot(v["n"], [x / 1000 for x in v[f"{stat}_ns"]], marker="o", label=t)
+    from .plots import curve_style, legend_outside
+
+    fig, ax = plt.subplots(figsize=(7.2, 4))
+    for j, (t, v) in enumerate(model["terms"].items()):
+        ax.plot(v["n"], [x / 1000 for x in v[f"{stat}_ns"]], label=t, **curve_style(j, len(v["n"])))
     if any(x > 0 for v in model["terms"].values() for x in v[f"{stat}_ns"]):
         ax.set_yscale("log")  # the terms span three orders of magnitude
     ax.set_xlabel("number of tasks n")
@@ -354,7 +363,7 @@ def _plot(model: dict, stat: str, path: str) -> None:
     ax.set_title(f"{model['scheduler']}, m = {model['m']}: {stat} overhead vs n")
     ax.grid(True, alpha=0.3)
     if model["terms"]:
-        ax.legend(fontsize=8)
+        legend_outside(ax, fontsize=8)
     fig.tight_layout()
     try:
         save_figure(fig, path, dpi=120)
@@ -362,9 +371,57 @@ def _plot(model: dict, stat: str, path: str) -> None:
         plt.close(fig)
 
 
-def gantt_png(jsonl: str, path: str, title: str = "") -> None:
+def gantt_png(jsonl: str, path: str, title: str = "", window: Any = None) -> None:
     """Draws a runtime trace (converted to the trace vocabulary) as a PNG: the simulator's
     Gantt chart, so runs and simulations look alike."""
-    from .simulate import gantt_png as draw
+    from .simulation import gantt_png as draw
 
-    draw(jsonl, path, title=title)
+    draw(jsonl, path, title=title, window=window)
+
+
+def format_summary(s: dict) -> str:
+    """The summary of a run as a readable table (what ``rtsched run`` prints without
+    ``--json``): times in the unit that suits them, statistics as avg / p99 / max, the overhead
+    terms one per line. The JSON (``--json``, ``-o``) keeps every key, in integer ns."""
+    t = _core.format_time
+
+    def ns(v: Any) -> str:
+        return "-" if v is None else t(round(v))
+
+    def stats(d: dict, suffix: str = "") -> str:
+        keys = [k for k in ("avg", "p50", "p99", "max") if f"{k}{suffix}" in d]
+        return ", ".join(f"{k} {ns(d[f'{k}{suffix}'])}" for k in keys)
+
+    cpus = ",".join(str(c) for c in s.get("cpus", []))
+    head = f"{s.get('scheduler')} on CPUs {cpus}, {ns(s.get('duration_ns'))}"
+    if s.get("interrupted"):
+        head += " (interrupted)"
+    out = [
+        head,
+        f"jobs {s.get('jobs')} (released {s.get('released')}, completed {s.get('completed')}, "
+        f"pending {s.get('pending')}), deadline misses {s.get('deadline_misses')}, "
+        f"max tardiness {ns(s.get('max_tardiness_ns'))}",
+    ]
+    if isinstance(s.get("response_time_ns"), dict):
+        out.append(f"response time: {stats(s['response_time_ns'])}")
+    if isinstance(s.get("release_latency_ns"), dict):
+        out.append(f"release latency: {stats(s['release_latency_ns'])}")
+    out.append(f"preemptions {s.get('preemptions')}, migrations {s.get('migrations')}")
+    pi = s.get("priority_inversion")
+    if isinstance(pi, dict):
+        out.append(
+            f"priority inversion {ns(pi.get('total_ns'))} in {pi.get('intervals')} interval(s), longest "
+            f"{ns(pi.get('max_interval_ns'))}, beyond the tracking bound {ns(pi.get('beyond_tracking_ns'))}"
+        )
+    if s.get("max_poll_gap_ns") is not None:
+        out.append(f"longest poll gap {ns(s['max_poll_gap_ns'])}; dropped trace records {s.get('dropped_records')}")
+    ovh = s.get("overheads") or {}
+    if ovh:
+        width = max(len(k) for k in ovh)
+        out.append("overheads:")
+        for term, d in ovh.items():
+            if isinstance(d, dict) and d.get("count"):
+                out.append(f"  {term:<{width}}  {d['count']:>7} samples  {stats(d, '_ns')}")
+            elif isinstance(d, dict):
+                out.append(f"  {term:<{width}}  {0:>7} samples")
+    return "\n".join(out)

@@ -1,0 +1,338 @@
+"""Simulation from Python and the ``rtsched simulate`` command (docs/simulator.md, "Command line").
+
+The simulator itself is Rust (``rtsched-sim``, exact integer-ns virtual time); this module
+resolves arguments, writes the requested files and draws the PNG Gantt chart with matplotlib
+(the SVG one comes from the trace crate).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from typing import Any
+
+from . import _core
+from ._core import RtschedError, TaskSet
+from .output import write_data
+from .overheads import overheads_text as _overheads_text  # one reader for simulate and analyze
+
+GANTT_FORMATS = (".svg", ".png")
+
+#: A time: integer ns or a duration string ("2ms").
+Time = int | str
+#: An output path.
+PathArg = str | os.PathLike[str]
+#: A Gantt window: "START:END" or a (start, end) pair of times.
+Window = str | tuple[Any, Any] | None
+
+
+class NotPlacedError(RtschedError):
+    """The task set cannot be placed for a partitioned or SP-RES simulation (CLI exit 1)."""
+
+
+def schedulers() -> list[str]:
+    """Scheduler names ``simulate`` accepts."""
+    return list(_core.simulate_schedulers())
+
+
+def _placement_text(placement) -> str | None:
+    if placement is None:
+        return None
+    if isinstance(placement, dict):
+        return json.dumps(placement)
+    if isinstance(placement, str):
+        return placement
+    raise RtschedError(f"field 'placement': expected a placement dict or JSON text, got {type(placement).__name__}")
+
+
+def _simulate(
+    ts: TaskSet,
+    m: int | None,
+    scheduler: str,
+    placement: dict | str | None,
+    horizon: Time | None,
+    outputs: list[str],
+    quantum: Time | None,
+    staggered: bool,
+    sporadic: Time | None,
+    exec_fraction: float | None,
+    seed: int,
+    overheads: dict | str | os.PathLike | None,
+    overhead_stat: str | None,
+    cash: bool,
+    soft: bool,
+    log: Callable[[str], None] | None,
+) -> tuple[dict, dict]:
+    """Runs the simulator; returns (the raw result with the requested exports, the summary)."""
+    res = _core.simulate(
+        ts,
+        None if m is None else int(m),
+        str(scheduler),
+        _placement_text(placement),
+        quantum,
+        bool(staggered),
+        horizon,
+        sporadic,
+        None if exec_fraction is None else float(exec_fraction),
+        int(seed),
+        outputs,
+        _overheads_text(overheads),
+        None if overhead_stat is None else str(overhead_stat),
+        bool(cash),
+        bool(soft),
+    )
+    if res["not_placed"] is not None:
+        raise NotPlacedError(res["not_placed"])
+    summary = json.loads(res["summary"])
+    if log is not None:
+        for note in res["notes"]:
+            log(note)
+        if summary["horizon_capped"]:
+            log(f"horizon capped: {summary['horizon_message']}")
+    return res, summary
+
+
+def simulate(
+    ts: TaskSet,
+    m: int | None = None,
+    scheduler: str = "gedf",
+    placement: dict | str | None = None,
+    horizon: Time | None = None,
+    *,
+    quantum: Time | None = None,
+    staggered: bool = False,
+    sporadic: Time | None = None,
+    exec_fraction: float | None = None,
+    seed: int = 0,
+    trace: PathArg | None = None,
+    perfetto: PathArg | None = None,
+    sched_trace: PathArg | None = None,
+    job_csv: PathArg | None = None,
+    gantt: PathArg | None = None,
+    gantt_window: Window = None,
+    overheads: dict | str | os.PathLike | None = None,
+    overhead_stat: str | None = None,
+    cash: bool = False,
+    soft: bool = False,
+    log: Callable[[str], None] | None = None,
+) -> dict:
+    """Simulates ``ts`` on ``m`` processors and returns the summary dict.
+
+    ``scheduler``: ``gedf`` (event-driven global EDF), ``gedf-quantum`` (``quantum``, default
+    1 ms; ``staggered`` quanta), ``pedf``, ``pfp`` (deadline monotonic) or ``spres``.
+    ``placement`` (a placement dict or its JSON text, docs/formats.md) fixes the partition of
+    pedf/pfp and the reservations of spres; without it, pedf/pfp are partitioned by worst-fit
+    decreasing with exact admission and spres is placed by the SP-RES cascade (a set that
+    cannot be placed raises :class:`NotPlacedError`). ``horizon`` defaults to one hyperperiod
+    (capped at 1000 s; the summary says when). ``sporadic``: maximum extra inter-arrival delay;
+    ``exec_fraction``: execution times uniform in ``[lo·C, C]``; ``seed`` drives both.
+    ``trace`` (JSON Lines), ``perfetto``, ``sched_trace`` (LITMUS^RT binary), ``job_csv`` and
+    ``gantt`` (``.svg`` or ``.png``) are output paths; ``gantt_window`` (``"START:END"`` or a
+    pair of times) draws only that part of the schedule. ``log`` receives notes (the partition
+    used, the horizon cap). Times are integer ns or duration strings.
+    ``overheads``: an overhead model (``rtsched measure-overheads``) or constants
+    (``{"release_ns": 2000, "schedule_ns": "1us", ...}``) as a dict, JSON text or file path;
+    ``overhead_stat``: ``"max"`` (default) or ``"avg"`` of the model, evaluated at the task
+    count (docs/simulator.md, "Overhead injection"). The summary's ``overheads`` says what was
+    charged. ``cash`` (spres only): CASH slack reclamation, as Brandenburg & Gül (RTSS 2016)
+    run SP-RES; ``soft`` (spres only): unsplit reservations soft too (served in background once
+    depleted; split parts always are). For a chart in a notebook, see :func:`simulate_trace`
+    and :func:`rtsched.gantt`.
+    """
+    outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt, gantt_window)
+    res, summary = _simulate(
+        ts, m, scheduler, placement, horizon, outputs, quantum, staggered, sporadic, exec_fraction, seed,
+        overheads, overhead_stat, cash, soft, log,
+    )  # fmt: skip
+    title = f"{res['scheduler']} on {m if m is not None else ts.m} processors (simulation)"
+    _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, title, gantt_window)
+    return summary
+
+
+def simulate_trace(
+    ts: TaskSet,
+    m: int | None = None,
+    scheduler: str = "gedf",
+    placement: dict | str | None = None,
+    horizon: Time | None = None,
+    *,
+    quantum: Time | None = None,
+    staggered: bool = False,
+    sporadic: Time | None = None,
+    exec_fraction: float | None = None,
+    seed: int = 0,
+    overheads: dict | str | os.PathLike | None = None,
+    overhead_stat: str | None = None,
+    cash: bool = False,
+    soft: bool = False,
+) -> str:
+    """Like :func:`simulate` (same arguments, no output files) but returns the trace as JSON
+    Lines text (docs/trace.md), for :func:`rtsched.gantt` or your own analysis:
+
+    >>> fig = rtsched.gantt(rtsched.simulate_trace(ts, m=2, horizon="100ms"), window="0:50ms")
+    """
+    res, _ = _simulate(
+        ts, m, scheduler, placement, horizon, ["jsonl"], quantum, staggered, sporadic, exec_fraction, seed,
+        overheads, overhead_stat, cash, soft, None,
+    )  # fmt: skip
+    return str(res["jsonl"])
+
+
+def _outputs(
+    trace: PathArg | None,
+    perfetto: PathArg | None,
+    sched_trace: PathArg | None,
+    job_csv: PathArg | None,
+    gantt: PathArg | None,
+    window: Window = None,
+) -> tuple[list[str], str | None]:
+    outputs = []
+    gantt_ext = None
+    if gantt is not None:
+        gantt_ext = os.path.splitext(os.fspath(gantt))[1].lower()
+        if gantt_ext not in GANTT_FORMATS:
+            raise RtschedError(f"field 'gantt': {os.fspath(gantt)!r} must end in .svg or .png")
+        from .plots import parse_window
+
+        parse_window(window)  # a bad window is an error before the simulation runs
+        outputs.append("gantt_svg" if gantt_ext == ".svg" and window is None else "jsonl")
+    elif window is not None:
+        raise RtschedError("field 'gantt_window': applies only with a Gantt chart (gantt=PATH, --gantt)")
+    for path, key in ((trace, "jsonl"), (perfetto, "perfetto"), (sched_trace, "sched_trace"), (job_csv, "job_csv")):
+        if path is not None and key not in outputs:
+            outputs.append(key)
+    return outputs, gantt_ext
+
+
+def _write_outputs(
+    res: dict,
+    trace: PathArg | None,
+    perfetto: PathArg | None,
+    sched_trace: PathArg | None,
+    job_csv: PathArg | None,
+    gantt: PathArg | None,
+    gantt_ext: str | None,
+    title: str,
+    window: Window = None,
+) -> None:
+    if trace is not None:
+        write_data(trace, res["jsonl"])
+    if perfetto is not None:
+        write_data(perfetto, res["perfetto"])
+    if sched_trace is not None:
+        write_data(sched_trace, res["sched_trace"])
+    if job_csv is not None:
+        write_data(job_csv, res["job_csv"])
+    if gantt is not None:
+        if gantt_ext == ".svg":
+            write_data(gantt, res["gantt_svg"] if window is None else gantt_svg(res["jsonl"], window))
+        else:
+            gantt_png(res["jsonl"], gantt, title=title, window=window)
+
+
+def simulate_forkjoin(
+    text: str,
+    m: int | None = None,
+    horizon: Time | None = None,
+    *,
+    scheduler: str = "rtws",
+    sporadic: Time | None = None,
+    seed: int = 0,
+    trace: PathArg | None = None,
+    perfetto: PathArg | None = None,
+    sched_trace: PathArg | None = None,
+    job_csv: PathArg | None = None,
+    gantt: PathArg | None = None,
+    gantt_window: Window = None,
+) -> dict:
+    """RTWS (Nogueira, Fonseca, Maia & Pinho, 2012) on a fork-join task-set file's JSON
+    ``text`` (docs/rtws.md); returns the summary dict (``RtwsResult``: job-level jobs, misses
+    and response times; thread-level preemptions, migrations, context switches and steals).
+    ``trace`` (JSON Lines), ``perfetto``, ``sched_trace`` and ``gantt`` (``.svg``/``.png``,
+    ``gantt_window`` as in :func:`simulate`) write the **thread-level** trace (trace job k of
+    task i is the k-th thread of task i in fork order); ``job_csv`` writes one row per job
+    (``executed``, ``preemptions`` and ``migrations`` summed over its threads). Times are
+    integer ns or duration strings.
+
+    ``scheduler="gedf"`` runs event-driven G-EDF over the threads instead (the paper's
+    baseline) and ``"spres"`` SP-RES over the sequentialized tasks (CASH on; contrast only);
+    those two return the same summary keys plus ``remote_starts`` and write no trace files."""
+    horizon = _core.parse_duration(horizon) if isinstance(horizon, str) else horizon
+    sporadic = _core.parse_duration(sporadic) if isinstance(sporadic, str) else sporadic
+    scheduler = str(scheduler).lower()
+    if scheduler != "rtws":
+        asked = [
+            name
+            for name, v in [
+                ("trace", trace),
+                ("perfetto", perfetto),
+                ("sched_trace", sched_trace),
+                ("job_csv", job_csv),
+                ("gantt", gantt),
+            ]
+            if v
+        ]
+        if asked:
+            raise RtschedError(f"field '{asked[0]}': fork-join sets write trace files only under rtws, not {scheduler}")
+        return dict(
+            json.loads(
+                _core.forkjoin_simulate(text, None if m is None else int(m), scheduler, horizon, sporadic, int(seed))
+            )
+        )
+    outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt, gantt_window)
+    res = _core.simulate_forkjoin(text, None if m is None else int(m), horizon, sporadic, int(seed), outputs)
+    summary = dict(json.loads(res["summary"]))
+    title = f"RTWS on {summary.get('m', m)} processors (simulation, thread level)"
+    _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, title, gantt_window)
+    return summary
+
+
+def gantt_png(jsonl: str, path: str | os.PathLike, title: str = "", window: Window = None) -> None:
+    """Draws a JSON Lines trace (docs/trace.md) as a PNG Gantt chart (:func:`rtsched.gantt`)."""
+    from .plots import gantt
+
+    gantt(jsonl, window=window, title=title, path=path)
+
+
+def gantt_svg(jsonl: str, window: Window = None) -> str:
+    """The SVG Gantt chart of a JSON Lines trace, of ``window`` (default: the whole horizon)."""
+    from .plots import parse_window
+
+    start, end = parse_window(window)
+    return _core.trace_gantt_svg(jsonl, start, end)
+
+
+def format_table(s: dict) -> str:
+    """The summary as a readable table (what ``rtsched simulate`` prints without --json): times
+    in the unit that suits them (``83.6 ms``); the JSON keeps integer ns."""
+
+    def t(x: int | None) -> str:
+        return "-" if x is None else _core.format_time(x)
+
+    out = [
+        f"horizon {t(s['horizon_ns'])}" + (" (capped)" if s["horizon_capped"] else ""),
+        f"jobs {s['jobs']}, deadline misses {s['deadline_misses']}, max tardiness {t(s['max_tardiness_ns'])}, "
+        f"max response time {t(s['max_response_time_ns'])}",
+        f"preemptions {s['preemptions']}, migrations {s['migrations']}, context switches {s['context_switches']}"
+        + ("" if s["steals"] is None else f", steals {s['steals']}"),
+    ]
+    o = s.get("overheads")
+    if o:
+        v = o["values"]
+        src = o["source"] + (f" {o['stat']} at n = {o['n']}" if o["stat"] else "")
+        out.append(
+            f"overheads ({src}): release {t(v['release_ns'])}, release latency {t(v['release_event_ns'])}, "
+            f"schedule {t(v['schedule_ns'])}, context switch {t(v['context_switch_ns'])}, ipi {t(v['ipi_ns'])}, "
+            f"tick {t(v['tick_ns'])}; CPU time charged {t(o['cpu_time_ns'])}"
+        )
+    out += [
+        "",
+        f"{'task':>6} {'jobs':>10} {'misses':>8} {'max response':>14} {'preemptions':>12} {'migrations':>11}",
+    ]
+    for row in s["per_task"]:
+        out.append(
+            f"{row['task']:>6} {row['jobs']:>10} {row['deadline_misses']:>8} {t(row['max_response_time_ns']):>14} "
+            f"{row['preemptions']:>12} {row['migrations']:>11}"
+        )
+    return "\n".join(out)
