@@ -67,6 +67,7 @@ def main() -> int:
             use = cpus
             if registry[sched]["dedicated_cpu"] == "required":
                 use, kw["dedicated_cpu"] = cpus[:-1], cpus[-1]
+                kw["force"] = True  # the same set on m - 1 clients, by design: rtsched run would refuse it
             try:
                 s = rtsched.run(ts, scheduler=sched, cpus=use, duration=a.duration, rt_priority=a.rt_priority, **kw)
             except rtsched.RtschedError as e:

@@ -104,7 +104,8 @@ def test_summary_keys_and_accounting(sched):
 
 
 def test_overload_terminates_and_misses():
-    s = rtsched.run(heavy(), scheduler="gsn-edf", cpus=str(CPU), duration="200ms")
+    s = rtsched.run(heavy(), scheduler="gsn-edf", cpus=str(CPU), duration="200ms", force=True)
+    assert any("U = 1.5 > 1" in w and "--force" in w for w in s["warnings"])
     assert s["deadline_misses"] > 0
     assert s["released"] == s["completed"] + s["pending"]
     assert s["accounting_error"] is None
@@ -119,7 +120,7 @@ def test_overloaded_run_exports_mark_every_miss(cli, tmp_path):
     names = [("output", "s.json"), ("trace", "t.jsonl"), ("gantt", "g.svg"), ("job-csv", "j.csv")]
     out = {k: tmp_path / v for k, v in names}
     args = [x for k, p in out.items() for x in (f"--{k}", p)]
-    code, _, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "200ms", *args)
+    code, _, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "200ms", "--force", *args)
     assert code == 0, err
     s = json.loads(out["output"].read_text())
     misses = s["deadline_misses"]
@@ -167,8 +168,12 @@ def test_kernel_sd_admission_error(cli, tmp_path):
     m = len(ALL)
     ts = rtsched.TaskSet([rtsched.Task(wcet="9ms", period="10ms")] * (2 * m + 2))
     f = write_set(tmp_path, ts)
-    code, out, err = cli("run", f, "--scheduler", "kernel-sd", "--cpus", ",".join(map(str, ALL)), "--duration", "100ms")
+    cpus = ",".join(map(str, ALL))
+    code, out, err = cli("run", f, "--scheduler", "kernel-sd", "--cpus", cpus, "--duration", "100ms")
+    assert code == 2 and "--force" in err and len(err.splitlines()) == 1, (out, err)  # ours, before the kernel's
+    code, out, err = cli("run", f, "--scheduler", "kernel-sd", "--cpus", cpus, "--duration", "100ms", "--force")
     assert code == 2, (out, err)
+    err = err.splitlines()[-1]
     # Either the kernel refused the bandwidth (EBUSY, with the numbers) or this environment
     # refuses SCHED_DEADLINE altogether; both must say so in one line.
     assert "SCHED_DEADLINE" in err and len(err.splitlines()) == 1
@@ -287,8 +292,12 @@ def test_measure_overheads_quick_writes_a_model(cli, tmp_path):
         "measure-overheads", "--scheduler", "gsn-edf", "--quick", "--cpus", CPU, "--out", out, "--seconds", "0.1"
     )
     assert code == 0, err
-    assert err.count("n=") == 3  # progress lines
+    assert sum(" U=" in line for line in err.splitlines()) == 3, err  # progress lines
     model = json.loads((out / "overheads-gsn-edf.json").read_text())
+    # Each run says whether its timing can be trusted; a run that cannot is named on stderr.
+    for r in model["runs"]:
+        assert isinstance(r["trustworthy"], bool)
+        assert (f"warning: n={r['n']}:" in err) == (not r["trustworthy"]), (r, err)
     assert model["scheduler"] == "gsn-edf" and model["m"] == 1 and "machine" in model
     assert model["params"] == {} and model["seconds_per_run"] == 0.1 and model["interrupted"] is False
     # The model's terms are the mechanism's, from the registry, and each has a value per n run.

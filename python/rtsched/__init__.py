@@ -36,7 +36,7 @@ from .api import analyze, analyze_many, generate, partition, tests_available
 from .experiments.errors import EvaluatorError, EvaluatorMissing, SpecError
 from .io import load, load_many, loads, loads_many, save
 from .plots import gantt
-from .runtime import run, schedulers
+from .runtime import run, run_forkjoin, schedulers
 from .simulation import NotPlacedError, simulate, simulate_forkjoin, simulate_trace
 
 __all__ = [
@@ -62,6 +62,7 @@ __all__ = [
     "parse_duration",
     "partition",
     "run",
+    "run_forkjoin",
     "save",
     "schedulers",
     "simulate",

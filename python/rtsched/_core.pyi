@@ -182,6 +182,18 @@ def run(
     exports: Sequence[str] = ...,
     params: Sequence[tuple[str, str]] = ...,
 ) -> dict[str, Any]: ...
+def run_forkjoin(
+    text: str,
+    scheduler: str,
+    cpus: Sequence[int],
+    duration_ns: int,
+    rt_priority: int | None = None,
+    idle: str = "sleep",
+    force: bool = False,
+    seed: int = 0,
+    exports: Sequence[str] = ...,
+    params: Sequence[tuple[str, str]] = ...,
+) -> dict[str, Any]: ...
 def mechanisms() -> str: ...
 def overhead_mechanisms() -> list[dict[str, Any]]: ...
 def overhead_terms() -> list[dict[str, Any]]: ...

@@ -636,20 +636,34 @@ def _add_run(sub):
         "run",
         help="run a task set on real cores under a scheduler mechanism",
         description="Run the task set in FILE on real pinned threads under a scheduler mechanism (docs/runtime.md) "
-        "and print the summary JSON. Mechanisms that need a placement are partitioned by worst-fit decreasing "
+        "and print a summary (--json: the summary JSON). Without --cpus it runs on the first m CPUs this process may "
+        "use, m from the file; a set made for more CPUs than the run has, or whose utilization exceeds them, is "
+        "refused unless --force. The summary says whether the timing is trustworthy (poll gaps and timer latency "
+        "within 10x the mechanism's reaction time); at normal priority other processes preempt the run, so "
+        "measure with --rt-priority 50. Mechanisms that need a placement are partitioned by worst-fit decreasing "
         "with the scheduler's exact admission test, as in simulate, when --placement is not given. "
-        "--list-schedulers prints the registered mechanisms, one line each. "
+        "--list-schedulers prints the registered mechanisms, one line each. A fork-join task-set file "
+        "(docs/rtws.md) runs under rtws (RTWS: global EDF with work stealing, docs/runtime.md); its summary adds "
+        'the job-level results under "forkjoin". '
         "Ctrl-C stops the run early; the results of the time run are still printed and written, marked "
         '"interrupted": true, and the exit status is 130.',
     )
     p.add_argument("file", nargs="?", help="task-set file (.json or .csv; a .jsonl must hold one set)")
     p.add_argument("--list-schedulers", action="store_true", help="print the registered mechanisms and exit")
     p.add_argument("--placement", help="placement JSON (rtsched partition --json) for mechanisms that need one")
-    p.add_argument("--cpus", help="CPU list, e.g. 0,1 or 0-3 (default: the first allowed CPU)")
+    p.add_argument(
+        "--cpus",
+        help="CPU list, e.g. 0,1 or 0-3 (default: the first m allowed CPUs, m from the file; one CPU if it has none)",
+    )
     p.add_argument("--duration", default="10s", help="run length (default 10s)")
     p.add_argument("--rt-priority", type=int, help="run at SCHED_FIFO priority P (needs root or CAP_SYS_NICE)")
     p.add_argument("--idle", default="sleep", choices=["sleep", "spin"], help="what idle workers do (default sleep)")
-    p.add_argument("--force", action="store_true", help="accept more threads than cores (timings meaningless)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="run a set made for more CPUs than given (its m or utilization), or more threads than cores, "
+        "with a warning (misses and timings then say little about the scheduler)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of execution-time draws (default 0)")
     p.add_argument(
         "--json",
@@ -693,7 +707,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise RtschedError("the task-set FILE is required (or --list-schedulers)")
     if not args.scheduler:
         raise RtschedError("--scheduler is required (rtsched run --list-schedulers lists them)")
-    sets = [_load_one(args.file, "run")]
+    forkjoin = _is_forkjoin(args.file)
+    if not forkjoin:
+        sets = [_load_one(args.file, "run")]
     exports = []
     if args.trace or (args.gantt and (args.gantt.lower().endswith(".png") or args.window)):
         exports.append("jsonl")
@@ -702,20 +718,23 @@ def cmd_run(args: argparse.Namespace) -> int:
             exports.append(name)
     if args.gantt and not args.gantt.lower().endswith(".png") and not args.window:
         exports.append("gantt_svg")
-    res = run_raw(
-        sets[0],
-        scheduler=args.scheduler,
-        cpus=args.cpus,
-        duration=args.duration,
-        placement=args.placement,
-        dedicated_cpu=args.dedicated_cpu,
-        rt_priority=args.rt_priority,
-        idle=args.idle,
-        force=args.force,
-        seed=args.seed,
-        exports=exports,
-        params=_mechanism_params(args),
-    )
+    if forkjoin:
+        res = _run_forkjoin(args, exports)
+    else:
+        res = run_raw(
+            sets[0],
+            scheduler=args.scheduler,
+            cpus=args.cpus,
+            duration=args.duration,
+            placement=args.placement,
+            dedicated_cpu=args.dedicated_cpu,
+            rt_priority=args.rt_priority,
+            idle=args.idle,
+            force=args.force,
+            seed=args.seed,
+            exports=exports,
+            params=_mechanism_params(args),
+        )
     text = json.dumps(res["summary"], indent=1)
     print(text if args.json else format_summary(res["summary"]))
     for out in (args.output, legacy_json):
@@ -738,6 +757,32 @@ def cmd_run(args: argparse.Namespace) -> int:
         else:
             write_data(args.gantt, res["gantt_svg"])
     return 130 if res.get("interrupted") else 0
+
+
+def _run_forkjoin(args: argparse.Namespace, exports: list[str]) -> dict:
+    """``rtsched run FJ.json --scheduler rtws``: a fork-join file (docs/rtws.md) on real cores."""
+    from .runtime import run_forkjoin_raw
+
+    for name, v in [("--placement", args.placement), ("--dedicated-cpu", args.dedicated_cpu)]:
+        if v is not None:
+            raise RtschedError(f"fork-join files run without {name} (RTWS is global and uses no dedicated CPU)")
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise RtschedError(f"cannot read {args.file!r}: {e.strerror}") from None
+    return run_forkjoin_raw(
+        text,
+        scheduler=args.scheduler,
+        cpus=args.cpus,
+        duration=args.duration,
+        rt_priority=args.rt_priority,
+        idle=args.idle,
+        force=args.force,
+        seed=args.seed,
+        exports=exports,
+        params=_mechanism_params(args),
+    )
 
 
 def _add_measure(sub):

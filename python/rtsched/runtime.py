@@ -16,6 +16,7 @@ import platform
 import random
 import sys
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any, TextIO
 
 from . import _core
@@ -138,6 +139,99 @@ def _placement_partition(placement, ts: TaskSet, m: int) -> list[list[int]]:
     raise RtschedError("placement must be a placement JSON object or a list of task lists")
 
 
+def _cpu_text(cpus: Sequence[int]) -> str:
+    return ",".join(str(c) for c in cpus)
+
+
+def run_cpus(
+    ts: TaskSet, cpus: str | Sequence[int] | None, dedicated_cpu: int | None = None, force: bool = False
+) -> tuple[list[int], list[str]]:
+    """The CPUs a run uses and the warnings to print: ``cpus`` if given, else the first ``m`` CPUs
+    this process may use (the task set's ``m``; one CPU when it has none; the dedicated CPU
+    excluded). A task set made for more CPUs than the run has (its ``m``), or whose
+    utilization exceeds their number, is refused with the numbers, or with ``force`` run
+    anyway with a warning: its deadline misses would be the CPU count's, not the scheduler's."""
+    if cpus is None:
+        allowed = [c for c in sorted(os.sched_getaffinity(0)) if c != dedicated_cpu]
+        want = ts.m or 1
+        if want > len(allowed) and not force:
+            besides = "" if dedicated_cpu is None else f", besides the dedicated CPU {dedicated_cpu}"
+            raise RtschedError(
+                f"the task set is made for m = {want} CPUs, but this process may use {len(allowed)} "
+                f"({_cpu_text(allowed)}{besides}); give a task set for fewer CPUs, or --force to run it on "
+                "these anyway"
+            )
+        cpu_list = allowed[:want]
+    else:
+        cpu_list = parse_cpus(cpus)
+    k = len(cpu_list)
+    util = sum((Fraction(t.wcet, t.period) for t in ts), Fraction(0))
+    over = []
+    if ts.m is not None and ts.m > k:
+        over.append(f"is made for m = {ts.m} CPUs")
+    if util > k:
+        over.append(f"has utilization U = {float(util):.4g} > {k}")
+    if not over:
+        return cpu_list, []
+    msg = f"the task set {' and '.join(over)}, but the run has {k} CPU{'s' if k != 1 else ''} ({_cpu_text(cpu_list)})"
+    if not force:
+        raise RtschedError(
+            f"{msg}; give --cpus with enough CPUs (or a task set for these), or --force to run it anyway"
+        )
+    return cpu_list, [
+        f"{msg}; running anyway (--force): its deadline misses come from the CPU count, not the scheduler"
+    ]
+
+
+#: A run's timing is trustworthy when its longest poll gap and its largest timer latency are
+#: at most this many times the mechanism's own reaction time (see :func:`assess_timing`).
+TRUST_FACTOR = 10
+#: The smallest reaction time the factor is applied to: about this machine's average timer
+#: wake-up latency (cyclictest, Debian's rt-tests: 19 us here), so that a mechanism reacting in
+#: a few microseconds does not make every microsecond of host noise suspicious.
+TRUST_FLOOR_NS = 20_000
+
+
+def assess_timing(summary: dict, entry: dict, rt_priority: int | None) -> tuple[bool, str]:
+    """Whether a run's measured timing is trustworthy, and why (docs/runtime.md, "Trustworthy
+    timing"). The run's tracking delay (the monitor's bound) sums the largest samples of the
+    terms on the path from an event to its dispatch; host interference inflates its host
+    terms — timer latency (``release_event``) and the reschedule notice (``ipi``), both waits
+    for the kernel to wake a thread — together with the rest, so the comparison is against the
+    mechanism's own share: the largest samples of its other tracking terms (release handler,
+    lock waits, scheduler, dispatch, its own), at least :data:`TRUST_FLOOR_NS`. A job body
+    polls every ~0.1 us, so its longest poll gap (``max_poll_gap_ns``) is the longest time the
+    host took a worker's CPU away. Untrustworthy: the poll gap or the largest timer latency
+    above :data:`TRUST_FACTOR` times that reaction time, or the largest Δipi (a wake-up, the
+    timer latency's twin) likewise."""
+    ov = summary.get("overheads") or {}
+    host = {"release_event", "ipi"}
+    own = sum(
+        int(ov.get(t["name"], {}).get("max_ns", 0)) for t in entry["terms"] if t["tracking"] and t["name"] not in host
+    )
+    limit = TRUST_FACTOR * max(own, TRUST_FLOOR_NS)
+    fmt = _core.format_time
+    found = []
+    gap = summary.get("max_poll_gap_ns")
+    if gap is not None and gap > limit:
+        found.append(f"a job body waited {fmt(gap)} between two polls (the host took its CPU)")
+    timer = int(ov.get("release_event", {}).get("max_ns", 0))
+    if timer > limit:
+        found.append(f"a release timer fired {fmt(timer)} late")
+    wake = int(ov.get("ipi", {}).get("max_ns", 0))
+    if wake > limit:
+        found.append(f"a reschedule request took {fmt(wake)} to be noticed (Δipi: waking a thread)")
+    ref = f"{TRUST_FACTOR}× the mechanism's reaction time ({fmt(max(own, TRUST_FLOOR_NS))})"
+    if not found:
+        return True, f"poll gaps, timer and wake-up latency within {ref}"
+    where = (
+        "at normal priority: other processes preempted the run; rerun with --rt-priority 50 (SCHED_FIFO)"
+        if rt_priority is None
+        else f"at SCHED_FIFO priority {rt_priority}: higher-priority threads or interrupts took the CPUs"
+    )
+    return False, f"{' and '.join(found)}, above {ref}, {where}"
+
+
 def run_raw(
     ts: TaskSet,
     *,
@@ -161,7 +255,10 @@ def run_raw(
     ``interrupted`` true (also in the summary) and the summary's ``duration_ns`` the time
     actually run."""
     entry = find_scheduler(scheduler)
-    cpu_list = parse_cpus(cpus)
+    cpu_list, warns = run_cpus(ts, cpus, dedicated_cpu, force)
+    if not quiet:
+        for w in warns:
+            print(f"rtsched run: warning: {w}", file=sys.stderr)
     dur = _duration_ns(duration)
     pairs = _param_pairs(params)
     partition = None
@@ -196,6 +293,14 @@ def run_raw(
     )
     res["summary"] = json.loads(res["summary"])
     res["interrupted"] = bool(res["summary"].get("interrupted"))
+    summary = res["summary"]
+    summary["rt_priority"] = rt_priority
+    summary["trustworthy"], summary["trustworthy_reason"] = assess_timing(summary, entry, rt_priority)
+    if not summary["trustworthy"]:
+        warns.append(f"the measured timing is not trustworthy: {summary['trustworthy_reason']}")
+        if not quiet:
+            print(f"rtsched run: warning: {warns[-1]}", file=sys.stderr)
+    summary["warnings"] = warns
     if res["interrupted"] and not quiet:
         print(
             f"rtsched run: interrupted after {res['summary']['duration_ns'] / 1e9:.3f} s of {dur / 1e9:g} s; "
@@ -207,6 +312,83 @@ def run_raw(
     return res
 
 
+def run_forkjoin_raw(
+    text: str,
+    *,
+    scheduler: str = "rtws",
+    cpus: str | Sequence[int] | None = None,
+    duration: int | str = "1s",
+    rt_priority: int | None = None,
+    idle: str = "sleep",
+    force: bool = False,
+    seed: int = 0,
+    exports: Sequence[str] = (),
+    params: dict | Sequence[str] | None = None,
+    quiet: bool = False,
+) -> dict:
+    """Like :func:`run_raw` for a fork-join task-set file's JSON ``text`` (docs/rtws.md) under a
+    mechanism that executes fork-join jobs (``rtws``; docs/runtime.md, "RTWS"). The summary has a
+    ``forkjoin`` object with the job-level results; trace exports are per thread, the job CSV
+    per fork-join job. Without ``cpus`` the file's ``m`` decides (the first ``m`` CPUs this
+    process may use; one if the file has no ``m``)."""
+    entry = find_scheduler(scheduler)
+    if cpus is None:
+        try:
+            m = json.loads(text).get("m")
+        except (ValueError, AttributeError):
+            m = None  # the Rust reader reports the error
+        allowed = sorted(os.sched_getaffinity(0))
+        if isinstance(m, int) and m > len(allowed) and not force:
+            raise RtschedError(
+                f"the file is made for m = {m} CPUs but this process may use {len(allowed)}; pass --cpus"
+            )
+        cpus = allowed[: m if isinstance(m, int) and m >= 1 else 1]
+    res = dict(
+        _core.run_forkjoin(
+            text,
+            scheduler,
+            parse_cpus(cpus),
+            _duration_ns(duration),
+            rt_priority,
+            idle,
+            force,
+            seed,
+            list(exports),
+            _param_pairs(params),
+        )
+    )
+    res["summary"] = json.loads(res["summary"])
+    res["interrupted"] = bool(res["summary"].get("interrupted"))
+    summary = res["summary"]
+    summary["rt_priority"] = rt_priority
+    summary["trustworthy"], summary["trustworthy_reason"] = assess_timing(summary, entry, rt_priority)
+    summary["warnings"] = []
+    if not summary["trustworthy"]:
+        summary["warnings"].append(f"the measured timing is not trustworthy: {summary['trustworthy_reason']}")
+        if not quiet:
+            print(f"rtsched run: warning: {summary['warnings'][-1]}", file=sys.stderr)
+    if res["interrupted"] and not quiet:
+        print(
+            f"rtsched run: interrupted after {res['summary']['duration_ns'] / 1e9:.3f} s; "
+            "the results cover the time run",
+            file=sys.stderr,
+        )
+    return res
+
+
+def run_forkjoin(
+    text: str,
+    scheduler: str = "rtws",
+    cpus: str | Sequence[int] | None = None,
+    duration: int | str = "1s",
+    **kw: Any,
+) -> dict:
+    """Runs the fork-join task set in the JSON ``text`` (docs/rtws.md) on real cores under
+    ``scheduler`` (``rtws``) and returns the summary dict; keywords as :func:`run` (no
+    placement, no dedicated CPU)."""
+    return run_forkjoin_raw(text, scheduler=scheduler, cpus=cpus, duration=duration, **kw)["summary"]
+
+
 def run(
     ts: TaskSet,
     scheduler: str = "gsn-edf",
@@ -216,7 +398,11 @@ def run(
 ) -> dict:
     """Runs ``ts`` on real cores under ``scheduler`` (a registered mechanism:
     :func:`scheduler_names`) for ``duration`` and returns the summary dict (docs/runtime.md).
-    ``cpus``: a list or ``"0,1"`` (default: the first CPU this process may use). Keywords:
+    ``cpus``: a list or ``"0,1"`` (default: the first ``ts.m`` CPUs this process may use, one
+    if the set has no ``m``); a set made for more CPUs, or of utilization above their number,
+    is refused unless ``force=True`` (then run with a warning). The summary's ``trustworthy``
+    and ``trustworthy_reason`` say whether the host disturbed the timing (:func:`assess_timing`);
+    ``warnings`` lists what was printed to stderr. Keywords:
     ``placement`` (mechanisms that need one; default worst-fit decreasing with the scheduler's
     exact admission test, as in ``simulate``), ``dedicated_cpu`` (mechanisms with a dedicated
     CPU), ``params`` (the mechanism's parameters, e.g. ``{"priorities": "rm"}`` for pfp),
@@ -306,8 +492,11 @@ def measure_overheads(
                 "jobs": s["jobs"],
                 "deadline_misses": s["deadline_misses"],
                 "dropped_records": s["dropped_records"],
+                "trustworthy": s["trustworthy"],
             }
         )
+        if not s["trustworthy"]:
+            print(f"rtsched measure-overheads: warning: n={n}: {s['trustworthy_reason']}", file=log, flush=True)
         for t in term_names:
             o = s["overheads"].get(t)
             if not o or not o["count"]:
@@ -415,6 +604,9 @@ def format_summary(s: dict) -> str:
         )
     if s.get("max_poll_gap_ns") is not None:
         out.append(f"longest poll gap {ns(s['max_poll_gap_ns'])}; dropped trace records {s.get('dropped_records')}")
+    if "trustworthy" in s:
+        verdict = "trustworthy" if s["trustworthy"] else "NOT trustworthy"
+        out.append(f"timing {verdict}: {s.get('trustworthy_reason')}")
     ovh = s.get("overheads") or {}
     if ovh:
         width = max(len(k) for k in ovh)

@@ -39,6 +39,92 @@ pub enum Origin {
     Stolen,
 }
 
+impl Origin {
+    /// The origin of the threads of a forked region: a region of one thread is the job
+    /// itself, a region of two or more threads generates local threads (Rule B).
+    #[inline]
+    pub fn of_region(threads: usize) -> Origin {
+        if threads == 1 {
+            Origin::Job
+        } else {
+            Origin::Local
+        }
+    }
+
+    /// Where an entity of this origin goes when an arriving job preempts it — §V: "(i) the job
+    /// is enqueued back in the global queue; (ii) the locally generated thread is enqueued back
+    /// in the respective deque in the core's local priority queue; and (iii) a previously
+    /// stolen thread is enqueued in the global queue"; Rule F: "opposed to a locally generated
+    /// thread, a stolen thread preempted by a new arriving job with a shorter deadline is
+    /// enqueued in the global queue and not back in the respective deque".
+    #[inline]
+    pub fn requeue(self) -> Requeue {
+        match self {
+            Origin::Job | Origin::Stolen => Requeue::Global,
+            Origin::Local => Requeue::LocalBottom,
+        }
+    }
+}
+
+/// Where a preempted entity goes ([`Origin::requeue`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Requeue {
+    /// The global EDF queue.
+    Global,
+    /// The bottom of its deque on the preempted CPU (resumed first by Rule C).
+    LocalBottom,
+}
+
+/// Rule E's deterministic victim choice. Definition 1: the processors eligible for stealing
+/// are the busy ones with at least one thread waiting in their local priority queue;
+/// Definition 2: the thief takes the earliest-deadline thread among the tops of their
+/// highest-priority non-empty deques, "the first thread on the list" on ties (here: the
+/// `Prio` order, then the lowest CPU index).
+///
+/// `views` gives, per CPU, `(cpu, busy, top)`: whether it runs something and the priority of
+/// its highest-priority non-empty deque (`None`: nothing waits). The thief itself is skipped.
+/// Returns the victim and the priority it offers.
+pub fn choose_victim(
+    thief: usize,
+    views: impl IntoIterator<Item = (usize, bool, Option<Prio>)>,
+) -> Option<(usize, Prio)> {
+    let mut best: Option<(Prio, usize)> = None;
+    for (q, busy, top) in views {
+        if q == thief || !busy {
+            continue;
+        }
+        if let Some(p) = top {
+            if best.is_none_or(|(bp, bq)| p < bp || (p == bp && q < bq)) {
+                best = Some((p, q));
+            }
+        }
+    }
+    best.map(|(p, q)| (q, p))
+}
+
+/// §V's preemption rule: "whenever a new job is released and enqueued in the global EDF queue
+/// and all the cores are busy, the scheduler verifies if the core executing the lowest
+/// priority job/thread among all the executing jobs/threads has a higher deadline than the
+/// newly arrived job. If this condition is true, the job/thread is preempted."
+///
+/// `running[c]` is the priority of what CPU `c` runs (`None`: idle). Returns the CPU to
+/// preempt: none if a CPU is idle (it takes the job by Rule D) or if the lowest-priority
+/// running entity is not strictly lower than `prio`; ties among the lowest go to the highest
+/// CPU index.
+pub fn preemption_target(prio: Prio, running: impl IntoIterator<Item = Option<Prio>>) -> Option<usize> {
+    let mut low: Option<(Prio, usize)> = None;
+    for (c, r) in running.into_iter().enumerate() {
+        let r = r?;
+        if low.is_none_or(|(lp, _)| r >= lp) {
+            low = Some((r, c));
+        }
+    }
+    match low {
+        Some((lp, c)) if prio < lp => Some(c),
+        _ => None,
+    }
+}
+
 /// A unit of work in the global queue or handed to a CPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Work {
@@ -145,7 +231,7 @@ impl Rtws {
         if cpu >= self.m() || threads.is_empty() {
             return;
         }
-        let origin = if threads.len() == 1 { Origin::Job } else { Origin::Local };
+        let origin = Origin::of_region(threads.len());
         let dq = self.local[cpu].entry(prio).or_default();
         dq.extend(threads.iter().map(|&t| (t, origin)));
         self.waiting[cpu] += threads.len();
@@ -188,17 +274,11 @@ impl Rtws {
         // deterministically selected busy processor's deque." Definition 1: eligible
         // processors have n_p >= 1 waiting threads; Definition 2: the earliest-deadline thread
         // among the tops of their highest-priority deques, the first processor on ties.
-        let mut best: Option<(Prio, usize)> = None;
-        for q in 0..self.m() {
-            if q == cpu || self.waiting[q] == 0 || self.running[q].is_none() {
-                continue;
-            }
-            if let Some((&p, _)) = self.local[q].first_key_value() {
-                if best.is_none_or(|(bp, _)| p < bp) {
-                    best = Some((p, q));
-                }
-            }
-        }
+        let views = (0..self.m()).map(|q| {
+            let top = if self.waiting[q] > 0 { self.local[q].first_key_value().map(|(&p, _)| p) } else { None };
+            (q, self.running[q].is_some(), top)
+        });
+        let best = choose_victim(cpu, views).map(|(q, p)| (p, q));
         let (prio, q) = best?;
         let mut entry = self.local[q].first_entry().expect("eligible victim has a deque");
         let (t, _) = entry.get_mut().pop_front().expect("empty deques are removed");
@@ -231,38 +311,25 @@ impl Rtws {
         let Some(entry @ (p, _, Work::Start)) = waiting else {
             return Arrival::Queued;
         };
-        if p != prio || self.running.iter().any(Option::is_none) {
+        if p != prio {
             return Arrival::Queued;
         }
-        let mut low: Option<(Prio, usize)> = None;
-        for (c, r) in self.running.iter().enumerate() {
-            if let Some(r) = r {
-                if low.is_none_or(|(lp, _)| r.prio >= lp) {
-                    low = Some((r.prio, c));
-                }
+        let Some(c) = preemption_target(prio, self.running.iter().map(|r| r.map(|r| r.prio))) else {
+            return Arrival::Queued;
+        };
+        self.global.remove(&entry);
+        let r = self.running[c].take().expect("busy cpu");
+        match r.origin.requeue() {
+            // (i), (iii) and Rule F: a job or a stolen thread goes to the global queue.
+            Requeue::Global => self.push_global(r.prio, Work::Thread(r.thread, r.origin)),
+            // (ii): a locally generated thread goes back to the bottom of its deque (resumed
+            // first by Rule C).
+            Requeue::LocalBottom => {
+                self.local[c].entry(r.prio).or_default().push_back((r.thread, Origin::Local));
+                self.waiting[c] += 1;
             }
         }
-        match low {
-            Some((lp, c)) if prio < lp => {
-                self.global.remove(&entry);
-                let r = self.running[c].take().expect("busy cpu");
-                match r.origin {
-                    // (i) "the job is enqueued back in the global queue"; Rule F: "opposed to a
-                    // locally generated thread, a stolen thread preempted by a new arriving job
-                    // with a shorter deadline is enqueued in the global queue and not back in the
-                    // respective deque of the processor's local priority queue."
-                    Origin::Job | Origin::Stolen => self.push_global(r.prio, Work::Thread(r.thread, r.origin)),
-                    // (ii) "the locally generated thread is enqueued back in the respective deque
-                    // in the core's local priority queue" (at the bottom: resumed first).
-                    Origin::Local => {
-                        self.local[c].entry(r.prio).or_default().push_back((r.thread, Origin::Local));
-                        self.waiting[c] += 1;
-                    }
-                }
-                Arrival::Run { cpu: c as u32, preempted: Some(r) }
-            }
-            _ => Arrival::Queued,
-        }
+        Arrival::Run { cpu: c as u32, preempted: Some(r) }
     }
 
     /// Rule C alone: if `cpu` is idle and its local queue is not empty, it picks the bottom
@@ -390,5 +457,24 @@ mod tests {
         assert_eq!(r.select(0), None);
         r.fork(9, p(1, 1), &[1]);
         assert_eq!(r.stop(9), None);
+    }
+
+    #[test]
+    fn shared_rules_as_pure_functions() {
+        // Definition 2: earliest top first; ties to the lowest CPU; the thief and idle CPUs skipped.
+        let views =
+            [(0, true, Some(p(5, 1))), (1, true, Some(p(3, 0))), (2, true, Some(p(3, 0))), (3, false, Some(p(1, 0)))];
+        assert_eq!(choose_victim(0, views), Some((1, p(3, 0))));
+        assert_eq!(choose_victim(1, views), Some((2, p(3, 0))));
+        assert_eq!(choose_victim(0, [(0, true, Some(p(1, 0))), (1, true, None)]), None);
+        // §V: no target while a CPU idles; the lowest running, ties to the highest index; strictly lower only.
+        assert_eq!(preemption_target(p(1, 0), [Some(p(9, 0)), None]), None);
+        assert_eq!(preemption_target(p(1, 0), [Some(p(9, 0)), Some(p(9, 0)), Some(p(4, 0))]), Some(1));
+        assert_eq!(preemption_target(p(9, 0), [Some(p(9, 0)), Some(p(4, 0))]), None);
+        // Where preempted entities go (§V (i)-(iii), Rule F).
+        assert_eq!(Origin::Job.requeue(), Requeue::Global);
+        assert_eq!(Origin::Stolen.requeue(), Requeue::Global);
+        assert_eq!(Origin::Local.requeue(), Requeue::LocalBottom);
+        assert_eq!((Origin::of_region(1), Origin::of_region(2)), (Origin::Job, Origin::Local));
     }
 }

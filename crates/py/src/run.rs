@@ -156,8 +156,87 @@ fn run<'py>(
     Ok(d)
 }
 
+/// run_forkjoin(text, scheduler, cpus, duration_ns, rt_priority=None, idle="sleep", force=False,
+///              seed=0, exports=[], params=[]) -> dict
+///
+/// Runs the fork-join task-set file `text` (JSON, docs/rtws.md) on real cores under a mechanism
+/// that executes fork-join jobs (`rtws`; docs/runtime.md, "RTWS"). As `run`, with the summary's
+/// `forkjoin` object (job-level: jobs, completed, pending, deadline_misses,
+/// max_response_time_ns, threads, steals); the trace exports are per thread (task `NAME/rR.K` =
+/// region R, thread K of task NAME), the job CSV one row per fork-join job.
+#[pyfunction]
+#[pyo3(signature = (text, scheduler, cpus, duration_ns, rt_priority=None, idle="sleep", force=false, seed=0,
+                    exports=Vec::new(), params=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
+fn run_forkjoin<'py>(
+    py: Python<'py>,
+    text: &str,
+    scheduler: &str,
+    cpus: Vec<usize>,
+    duration_ns: u64,
+    rt_priority: Option<i32>,
+    idle: &str,
+    force: bool,
+    seed: u64,
+    exports: Vec<String>,
+    params: Vec<(String, String)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let idle = match idle {
+        "sleep" => IdleMode::Sleep,
+        "spin" => IdleMode::Spin,
+        _ => return Err(RtschedError::new_err(format!("idle must be sleep or spin, got {idle:?}"))),
+    };
+    for e in &exports {
+        if !["jsonl", "perfetto", "job_csv", "gantt_svg", "sched_trace"].contains(&e.as_str()) {
+            return Err(RtschedError::new_err(format!("unknown export {e:?}")));
+        }
+    }
+    let set = rtsched_model::forkjoin::read_json(text).map_err(crate::err)?.set;
+    let mech = Mechanism::parse(scheduler, None)
+        .and_then(|m| m.with_params(params.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
+        .map_err(|e| RtschedError::new_err(e.to_string()))?;
+    let mut cfg = RunConfig::new(cpus, duration_ns);
+    cfg.rt_priority = rt_priority;
+    cfg.idle = idle;
+    cfg.force = force;
+    cfg.seed = seed;
+    let stop = Arc::new(AtomicBool::new(false));
+    cfg.stop = Some(stop.clone());
+    let (summary, texts, bytes) = run_interruptibly(py, stop, move || {
+        let r = rtsched_runtime::run_forkjoin(&set, &mech, &cfg).map_err(|e| RtschedError::new_err(e.to_string()))?;
+        let mut summary = r.summary_json();
+        summary["forkjoin"] = rtsched_runtime::forkjoin_summary(&set, &r);
+        let mut texts: Vec<(String, String)> = Vec::new();
+        let mut bytes: Option<Vec<u8>> = None;
+        if !exports.is_empty() {
+            let ts = rtsched_runtime::slot_task_set(&set).map_err(|e| RtschedError::new_err(e.to_string()))?;
+            let tr = to_trace(&r, &ts).map_err(RtschedError::new_err)?;
+            for e in &exports {
+                match e.as_str() {
+                    "jsonl" => texts.push((e.clone(), tr.to_jsonl())),
+                    "perfetto" => texts.push((e.clone(), tr.to_perfetto_json())),
+                    "job_csv" => texts.push((e.clone(), rtsched_runtime::forkjoin_job_csv(&set, &r))),
+                    "gantt_svg" => texts.push((e.clone(), tr.to_gantt_svg(None))),
+                    _ => bytes = Some(tr.to_sched_trace_bytes().map_err(crate::err)?),
+                }
+            }
+        }
+        Ok((summary.to_string(), texts, bytes))
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("summary", summary)?;
+    for (k, v) in texts {
+        d.set_item(k, v)?;
+    }
+    if let Some(b) = bytes {
+        d.set_item("sched_trace", pyo3::types::PyBytes::new(py, &b))?;
+    }
+    Ok(d)
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_forkjoin, m)?)?;
     m.add_function(wrap_pyfunction!(mechanisms, m)?)?;
     Ok(())
 }

@@ -51,6 +51,11 @@ pub struct RunConfig {
     /// then stops within milliseconds (sleepers are woken), and the run returns what it
     /// measured, marked `interrupted`, with `duration_ns` = the time actually run.
     pub stop: Option<Arc<AtomicBool>>,
+    /// The fork-join structure of the workload (RTWS paper, §III), set by
+    /// [`crate::run_forkjoin`]: the run's task set then has one task per thread *slot* (task
+    /// `i`, region `r`, thread `k`, in that order), and only a mechanism whose plugin executes
+    /// fork-join jobs ([`crate::mechanism::Plugin::forkjoin`]) accepts it.
+    pub forkjoin: Option<Arc<rtsched_model::forkjoin::ForkJoinSet>>,
 }
 
 impl RunConfig {
@@ -69,6 +74,7 @@ impl RunConfig {
             start_delay_ns: 100_000_000,
             user_jobs: Default::default(),
             stop: None,
+            forkjoin: None,
         }
     }
 

@@ -51,6 +51,7 @@ pub mod mechanism;
 pub mod platform;
 pub mod queue;
 
+pub use backend::forkjoin::{forkjoin_job_csv, forkjoin_jobs, forkjoin_summary, run_forkjoin, slot_task_set};
 pub use backend::result::{JobRecord, RunResult, Stats};
 pub use backend::{kernel_sd, run, to_trace};
 pub use config::{IdleMode, RunConfig};

@@ -2,6 +2,8 @@
 //! and the structure of the trace, which must hold however noisy the machine is.
 //! Each run is ≤ 0.3 s and uses 1 CPU where possible (this machine has 2 shared cores).
 
+mod common;
+
 use rtsched_model::TaskSet;
 use rtsched_runtime::platform::allowed_cpus;
 use rtsched_runtime::tracer::RecKind;
@@ -171,14 +173,7 @@ fn gsn_edf_two_cpus_migrates_without_running_a_job_twice() {
         // descheduled for most of the run, and then nothing preempts or migrates. (Bounded:
         // 200 ms, the watchdog and the kernel's RT throttling.)
         let mut cfg = RunConfig::new(cpus[..2].to_vec(), 200 * MS);
-        cfg.rt_priority = Some(10);
-        let r = match run(&ts, &mech("gsn-edf"), &cfg) {
-            Err(e) if e.to_string().contains("CAP_SYS_NICE") => {
-                cfg.rt_priority = None;
-                run(&ts, &mech("gsn-edf"), &cfg).unwrap()
-            }
-            other => other.unwrap(),
-        };
+        let r = common::run_rt_if_permitted(&ts, &mech("gsn-edf"), &mut cfg);
         check(&ts, &r);
         // Migrations: counted by the metrics, recorded in the trace, and each a resumption on
         // the other CPU of a job that last ran on this one.

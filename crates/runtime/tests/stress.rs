@@ -9,6 +9,8 @@
 //! case. About 10 s of wall time with the defaults (54 runs) on this 2-core machine, plus
 //! about as much for the seven RTSS'09 plugins (6 runs each).
 
+mod common;
+
 use rtsched_model::TaskSet;
 use rtsched_runtime::platform::allowed_cpus;
 use rtsched_runtime::tracer::{RecKind, RELEASE_CPU};
@@ -232,6 +234,8 @@ enum Kind {
     Gsn,
     GsnDi,
     KernelSd,
+    /// RTWS on sequential tasks (one region of one thread each); fork-join sets: tests/rtws.rs.
+    Rtws,
     /// A plugin of Brandenburg & Anderson, RTSS 2009, Table 1 (by its registry name).
     Rtss09(&'static str),
 }
@@ -308,6 +312,7 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
         Kind::Gsn => mech("gsn-edf"),
         Kind::GsnDi => mech("gsn-edf-di"),
         Kind::KernelSd => mech("kernel-sd"),
+        Kind::Rtws => mech("rtws"),
         Kind::Rtss09(name) => {
             let m = mech(name);
             if m.entry().param("quantum").is_some() {
@@ -374,7 +379,7 @@ fn every_mechanism_survives_random_runs() {
     let cpus = allowed_cpus();
     let t = std::time::Instant::now();
     let mut ran = 0;
-    let kinds = [Kind::Pedf, Kind::Pfp, Kind::Gsn, Kind::GsnDi, Kind::KernelSd].into_iter();
+    let kinds = [Kind::Pedf, Kind::Pfp, Kind::Gsn, Kind::GsnDi, Kind::KernelSd, Kind::Rtws].into_iter();
     for (k, kind) in kinds.chain(RTSS09.map(Kind::Rtss09)).enumerate() {
         let count = if matches!(kind, Kind::KernelSd | Kind::Rtss09(_)) { cases.div_ceil(2) } else { cases };
         for c in 0..count {
@@ -402,7 +407,7 @@ fn the_oracle_catches_corrupted_traces() {
     let ts = TaskSet::from_ct(&[(MS, 4 * MS), (2 * MS, 6 * MS)]).unwrap();
     let mut cfg = RunConfig::new(vec![cpus[0]], 60 * MS);
     cfg.start_delay_ns = 30 * MS;
-    let good = run(&ts, &mech("gsn-edf"), &cfg).unwrap();
+    let good = common::run_rt_if_permitted(&ts, &mech("gsn-edf"), &mut cfg);
     check(&ts, &good, 1, true).unwrap();
     let corrupt = |f: &dyn Fn(&mut RunResult)| {
         let mut r = good.clone();

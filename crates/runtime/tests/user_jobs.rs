@@ -2,6 +2,8 @@
 //! assertions: the checks are that every completed job ran each of its steps exactly once and
 //! in order — across preemptions and migrations — and that the accounting holds.
 
+mod common;
+
 use rtsched_model::TaskSet;
 use rtsched_runtime::platform::allowed_cpus;
 use rtsched_runtime::tracer::RecKind;
@@ -42,7 +44,7 @@ fn body(steps: u64, step_us: u64, log: &Log) -> UserJob {
 fn check(ts: &TaskSet, mech: &Mechanism, cfg: &mut RunConfig, steps: &[u64]) -> u64 {
     let log: Log = Default::default();
     cfg.user_jobs = UserJobs::new(steps.iter().map(|&k| Some(body(k, 100, &log))).collect());
-    let r = run(ts, mech, cfg).unwrap();
+    let r = common::run_rt_if_permitted(ts, mech, cfg);
     assert_eq!(r.accounting.error, None, "{:?}", r.accounting);
     assert_eq!(r.dropped_records, 0);
     r.check_trace().unwrap();

@@ -377,7 +377,14 @@ pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, build: Builder, cfg: &RunConfi
         params: mech.params(),
         t0,
         end,
+        forkjoin: cfg.forkjoin.as_deref(),
     })?;
+    if cfg.forkjoin.is_some() && !plugin.forkjoin() {
+        return Err(RunError::Config(format!(
+            "{} runs sequential tasks only; fork-join task files need a mechanism that executes fork-join jobs",
+            mech.name()
+        )));
+    }
     let threads = m + usize::from(cfg.dedicated_cpu.is_some());
     let sh = Shared {
         plugin: plugin.as_ref(),
@@ -473,7 +480,14 @@ pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, build: Builder, cfg: &RunConfi
     }
     let cal = TscCalibration::from_pairs(cal_a, ClockPair::now());
     let acc = plugin.accounting();
-    let info = RunInfo::of(mech, ts, m);
+    let mut info = RunInfo::of(mech, ts, m);
+    if cfg.forkjoin.as_ref().is_some_and(|fj| fj.iter().any(|t| t.threads() > 1)) {
+        // Threads of later regions are recorded as released with their job but wait for
+        // their region's fork: the per-task invariant of the monitor does not apply.
+        info.promise = super::result::Promise::Unobservable(
+            "fork-join jobs: a thread is ready only once its region forks (RTWS paper, §III)".into(),
+        );
+    }
     Ok(RunResult::build(ts, info, cfg, t0, end - t0, life.interrupted(), &cal, traces, acc, max_gap))
 }
 

@@ -1,5 +1,6 @@
 //! The backends that execute a mechanism, and the run lifecycle they share:
 //!
+//! * [`forkjoin`]: fork-join workloads (thread slots, job-level results);
 //! * [`engine`]: the plugin engine — pinned workers (and a service thread on a dedicated CPU)
 //!   that drive a [`crate::mechanism::Plugin`];
 //! * [`kernel_sd`]: the peer — the same workload as Linux `SCHED_DEADLINE` threads;
@@ -8,6 +9,7 @@
 //! * [`to_trace`]: the conversion of a run's records to the `rtsched-trace` vocabulary.
 
 pub mod engine;
+pub mod forkjoin;
 pub mod kernel_sd;
 pub mod lifecycle;
 pub mod result;
@@ -24,6 +26,9 @@ use rtsched_model::TaskSet;
 pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult, RunError> {
     mech.validate(ts, cfg)?;
     match mech.entry().backend {
+        Backend::KernelSd if cfg.forkjoin.is_some() => {
+            Err(RunError::Config(format!("{} runs sequential tasks only; fork-join task files need rtws", mech.name())))
+        }
         Backend::KernelSd => kernel_sd::run(ts, mech, cfg),
         Backend::Engine(build) => engine::run(ts, mech, build, cfg),
     }

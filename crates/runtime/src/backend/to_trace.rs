@@ -43,7 +43,6 @@ fn class(e: &Event) -> u8 {
         Event::DeadlineMiss { .. } | Event::Idle { .. } => 2,
         Event::Migration { .. } => 3,
         Event::Run { .. } => 4,
-        // The runtime has no work stealing; listed for exhaustiveness.
         Event::Overhead { .. } | Event::Steal { .. } => 5,
     }
 }
@@ -201,6 +200,10 @@ pub(crate) fn convert(c: &Conversion<'_>, buffers: &[Vec<TRecord>]) -> Result<Tr
                     sample(&mut kinds, term(x.task), since, x.ts - since);
                 }
                 RecKind::TermValue => sample(&mut kinds, term(x.task), x.ts, x.arg),
+                RecKind::Steal => {
+                    let to = cpu.ok_or("a steal on the drain buffer")?;
+                    out.push(Record::new(x.ts, Event::Steal { job, from: x.arg as u32, to }));
+                }
                 RecKind::IpiSent => {}
             }
         }

@@ -39,4 +39,5 @@ registry! {
     gsn_edf: [GSN_EDF, GSN_EDF_DI],
     kernel_sd: [KERNEL_SD],
     rtss09: [CQM, CEM, FEM, HEM, CQ1, CE1, FE1, S_CQM, S_CQ1],
+    rtws: [RTWS],
 }

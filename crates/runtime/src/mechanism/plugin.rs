@@ -273,4 +273,9 @@ pub trait Plugin: Send + Sync {
     fn notified(&self, _ctx: &mut Ctx<'_>, _now: u64) {}
     /// Called after every thread has stopped.
     fn accounting(&self) -> Accounting;
+    /// Whether this plugin executes fork-join jobs (`Setup::forkjoin`; the run's tasks are
+    /// then thread slots). The engine refuses a fork-join workload for plugins that do not.
+    fn forkjoin(&self) -> bool {
+        false
+    }
 }

@@ -234,6 +234,9 @@ pub struct Setup<'a> {
     /// Time zero and the end of the run (monotonic ns).
     pub t0: u64,
     pub end: u64,
+    /// The fork-join structure when the run executes fork-join jobs (`RunConfig::forkjoin`;
+    /// `ts` then lists thread slots); `None` for sequential tasks.
+    pub forkjoin: Option<&'a rtsched_model::forkjoin::ForkJoinSet>,
 }
 
 /// Builds a mechanism's plugin for one run.

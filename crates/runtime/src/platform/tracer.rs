@@ -74,6 +74,9 @@ pub enum RecKind {
     TermSince,
     /// A sample of term `task` with the value `arg` (e.g. a count).
     TermValue,
+    /// Work stealing (RTWS paper, Rule E): this CPU took job (`task`, `job`), a thread, from
+    /// the deque of CPU `arg` (an index in the run's CPU list).
+    Steal,
 }
 
 impl RecKind {
@@ -102,6 +105,7 @@ impl RecKind {
             RecKind::TermEnd => "term_end",
             RecKind::TermSince => "term_since",
             RecKind::TermValue => "term_value",
+            RecKind::Steal => "steal",
         }
     }
 }

@@ -1,0 +1,436 @@
+//! Oracles for the `rtws` mechanism (RTWS on real threads, fork-join jobs; design note in
+//! docs/runtime.md): every thread of every job executes exactly once, regions in order
+//! (precedence, from the trace), jobs of a task in order, each steal is run by its thief;
+//! deterministic stealing; a differential check against the simulator's RTWS
+//! (`rtsched_sim::simulate_rtws`, the oracle) on the same sets; a fork-join stress test with
+//! random sets, durations, idle modes, execution-time models and early stops (tests/stress.rs
+//! takes only sequential task sets: it runs `rtws` on those, this file on fork-join ones).
+//! No timing is asserted beyond "no miss with a large slack".
+
+use rtsched_model::forkjoin::{ForkJoinSet, ForkJoinTask};
+use rtsched_runtime::platform::allowed_cpus;
+use rtsched_runtime::{forkjoin_jobs, run_forkjoin, ExecTime, IdleMode, Mechanism, RunConfig, RunResult};
+use rtsched_sim::{simulate_rtws, SimConfig};
+use rtsched_trace::Event;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+const MS: u64 = 1_000_000;
+
+/// Runs one at a time (real threads on the same cores).
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static L: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    L.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn rtws() -> Mechanism {
+    Mechanism::named("rtws").unwrap()
+}
+
+/// Slot → (task, region, thread), in `slot_task_set` order.
+fn slots(set: &ForkJoinSet) -> Vec<(u32, u32, u32)> {
+    let mut v = Vec::new();
+    for (i, t) in set.iter().enumerate() {
+        for (r, reg) in t.regions.iter().enumerate() {
+            for k in 0..reg.len() {
+                v.push((i as u32, r as u32, k as u32));
+            }
+        }
+    }
+    v
+}
+
+/// What the trace says of one thread (slot `s`, job `j`).
+#[derive(Default, Debug, Clone)]
+struct Th {
+    released: Option<u64>,
+    first_run: Option<u64>,
+    complete: Option<u64>,
+    completions: u32,
+}
+
+/// Per fork-join job (task, seq): the job's release, its first run, its completion (the last
+/// region's last thread) and whether it completed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct FjJob {
+    release: u64,
+    deadline: u64,
+    finish: Option<u64>,
+}
+
+/// The oracle over a run's trace; returns the job-level view.
+fn check_fj(set: &ForkJoinSet, r: &RunResult) -> Result<BTreeMap<(u32, u32), FjJob>, String> {
+    if r.dropped_records != 0 {
+        return Err(format!("{} records dropped", r.dropped_records));
+    }
+    if let Some(e) = &r.accounting.error {
+        return Err(format!("accounting: {e}"));
+    }
+    r.check_trace().map_err(|e| format!("check_trace: {e}"))?;
+    let map = slots(set);
+    let mut th: HashMap<(u32, u32), Th> = HashMap::new();
+    let mut deadline: HashMap<(u32, u32), u64> = HashMap::new();
+    let mut steals = Vec::new();
+    let mut runs: Vec<(u64, u32, (u32, u32))> = Vec::new();
+    for x in &r.trace.records {
+        match x.event {
+            Event::Release { job, deadline: d } => {
+                let e = th.entry((job.task, job.job)).or_default();
+                e.released = Some(x.time);
+                deadline.insert((map[job.task as usize].0, job.job), d);
+            }
+            Event::Run { cpu, job } => {
+                let e = th.entry((job.task, job.job)).or_default();
+                e.first_run.get_or_insert(x.time);
+                if e.completions > 0 {
+                    return Err(format!("slot {} job {} runs after completing", job.task, job.job));
+                }
+                runs.push((x.time, cpu, (job.task, job.job)));
+            }
+            Event::Complete { job, .. } => {
+                let e = th.entry((job.task, job.job)).or_default();
+                e.complete = Some(x.time);
+                e.completions += 1;
+            }
+            Event::Steal { job, from, to } => steals.push((x.time, job, from, to)),
+            _ => {}
+        }
+    }
+    // Every steal is followed by the stolen thread running on the thief, from another CPU
+    // (except in the last `schedule` call of a worker that stopped at the end: the engine
+    // delivers its final completion and drops what the plugin picks).
+    for &(t, job, from, to) in &steals {
+        if from == to {
+            return Err(format!("steal of {job:?} from CPU {from} by itself"));
+        }
+        if t < r.duration_ns && !runs.iter().any(|&(rt, c, k)| rt >= t && c == to && k == (job.task, job.job)) {
+            return Err(format!("stolen {job:?} at {t} never runs on the thief {to}"));
+        }
+    }
+    let mut jobs = BTreeMap::new();
+    for (i, t) in set.iter().enumerate() {
+        let i = i as u32;
+        let task_slots: Vec<usize> = (0..map.len()).filter(|&s| map[s].0 == i).collect();
+        let mut seq = 0u32;
+        let mut prev_finish: Option<u64> = None;
+        loop {
+            let get = |s: usize| th.get(&(s as u32, seq)).cloned().unwrap_or_default();
+            let rel: Vec<Option<u64>> = task_slots.iter().map(|&s| get(s).released).collect();
+            if rel.iter().all(Option::is_none) {
+                break;
+            }
+            if rel.iter().any(|x| *x != rel[0]) {
+                return Err(format!("task {i} job {seq}: its threads are released at different times {rel:?}"));
+            }
+            let release = rel[0].unwrap_or(0);
+            // Exactly once, and regions in order: a region's threads run only after every
+            // thread of the previous region completed.
+            let mut region_done: Option<u64> = Some(release);
+            let mut finish = None;
+            for r in 0..t.regions.len() as u32 {
+                let rs: Vec<Th> = task_slots.iter().filter(|&&s| map[s].1 == r).map(|&s| get(s)).collect();
+                if rs.iter().any(|x| x.completions > 1) {
+                    return Err(format!("task {i} job {seq} region {r}: a thread completed twice"));
+                }
+                let first = rs.iter().filter_map(|x| x.first_run).min();
+                match (region_done, first) {
+                    (None, Some(f)) => {
+                        return Err(format!("task {i} job {seq} region {r}: runs at {f} before its fork"))
+                    }
+                    (Some(d), Some(f)) if f < d => {
+                        return Err(format!("task {i} job {seq} region {r}: runs at {f} before {d}"))
+                    }
+                    _ => {}
+                }
+                region_done = if rs.iter().all(|x| x.completions == 1) {
+                    rs.iter().filter_map(|x| x.complete).max()
+                } else {
+                    None
+                };
+                if r as usize == t.regions.len() - 1 {
+                    finish = region_done;
+                }
+            }
+            // Jobs of a task in order.
+            if let (Some(p), Some(f)) = (prev_finish, task_slots.iter().filter_map(|&s| get(s).first_run).min()) {
+                if f < p {
+                    return Err(format!("task {i} job {seq} starts at {f} before its predecessor ends at {p}"));
+                }
+            }
+            if seq > 0 && prev_finish.is_none() && task_slots.iter().any(|&s| get(s).first_run.is_some()) {
+                return Err(format!("task {i} job {seq} runs while its predecessor is incomplete"));
+            }
+            prev_finish = finish;
+            let d = deadline.get(&(i, seq)).copied().unwrap_or(u64::MAX);
+            jobs.insert((i, seq), FjJob { release, deadline: d, finish });
+            seq += 1;
+        }
+        if r.per_task.released[task_slots[0]] != seq {
+            return Err(format!("task {i}: {seq} jobs in the trace, {} released", r.per_task.released[task_slots[0]]));
+        }
+    }
+    // The library's job-level view agrees with this one (completions after the run's end do
+    // not count there, as in the trace crate's metrics).
+    let lib: BTreeMap<(u32, u32), Option<u64>> =
+        forkjoin_jobs(set, r).iter().map(|j| ((j.task, j.job), j.finish)).collect();
+    let mine: BTreeMap<(u32, u32), Option<u64>> =
+        jobs.iter().map(|(k, j)| (*k, j.finish.filter(|&f| f <= r.duration_ns))).collect();
+    if lib != mine {
+        return Err(format!("forkjoin_jobs {lib:?} != the oracle's {mine:?}"));
+    }
+    Ok(jobs)
+}
+
+fn cfg(cpus: Vec<usize>, ms: u64) -> RunConfig {
+    let mut c = RunConfig::new(cpus, ms * MS);
+    c.start_delay_ns = 30 * MS;
+    c
+}
+
+/// RT priority where the machine allows it (less noise from other processes), else normal.
+fn run_rt(set: &ForkJoinSet, mut c: RunConfig) -> RunResult {
+    c.rt_priority = Some(10);
+    match run_forkjoin(set, &rtws(), &c) {
+        Ok(r) => r,
+        Err(e) if e.to_string().contains("CAP_SYS_NICE") => {
+            c.rt_priority = None;
+            run_forkjoin(set, &rtws(), &c).unwrap()
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn two_cpus() -> Option<Vec<usize>> {
+    let c = allowed_cpus();
+    if c.len() < 2 {
+        eprintln!("rtws tests: needs two CPUs, this machine allows {c:?}: not run");
+        return None;
+    }
+    Some(c[..2].to_vec())
+}
+
+/// One job forks two 20 ms threads on one CPU while the other is idle: the idle CPU must
+/// steal (Rule E), so every job steals once and runs on both CPUs, and finishes well within
+/// its deadline.
+#[test]
+fn an_idle_cpu_steals_from_a_forking_one() {
+    let _s = serial();
+    let Some(cpus) = two_cpus() else { return };
+    let set = ForkJoinSet::new(vec![ForkJoinTask::implicit(100 * MS, vec![vec![MS], vec![20 * MS, 20 * MS]]).unwrap()])
+        .unwrap();
+    let r = run_rt(&set, cfg(cpus, 300));
+    let jobs = check_fj(&set, &r).unwrap();
+    assert_eq!(jobs.len(), 3);
+    assert!(jobs.values().all(|j| j.finish.is_some()), "{jobs:?}");
+    assert_eq!(r.metrics.steals, 3, "one steal per job");
+    // Each job's two threads ran on different CPUs.
+    let mut cpus_of: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
+    for x in &r.trace.records {
+        if let Event::Run { cpu, job } = x.event {
+            if job.task >= 1 {
+                cpus_of.entry((job.job, job.task)).or_default().push(cpu);
+            }
+        }
+    }
+    for j in 0..3 {
+        assert_ne!(cpus_of[&(j, 1)][0], cpus_of[&(j, 2)][0], "job {j}");
+    }
+    assert_eq!(r.deadline_misses(), 0);
+    let s = r.summary_json();
+    assert!(s["overheads"]["steal"]["count"].as_u64().unwrap_or(0) >= 3, "{}", s["overheads"]);
+}
+
+/// The simulator's RTWS on the same set is the oracle: both release the same jobs and neither
+/// misses; with `order`, every two jobs whose simulated completions are at least 1 ms apart
+/// complete in the same order on threads (only where events coincide exactly in the
+/// simulator: elsewhere the runtime's overheads of tens of microseconds reorder near-coincident
+/// events, and a different steal cascades into completion times milliseconds apart). Prints the counts of both (steals, preemptions,
+/// migrations, context switches) for docs/runtime.md.
+fn differential(name: &str, set: &ForkJoinSet, horizon: u64, order: bool) {
+    let Some(cpus) = two_cpus() else { return };
+    let mut sc = SimConfig::new(2);
+    sc.horizon = Some(horizon);
+    let sim = simulate_rtws(set, &sc).unwrap();
+    assert_eq!(sim.deadline_misses, 0, "{name}: the simulator misses");
+    let mut c = cfg(cpus, horizon / MS);
+    c.start_delay_ns = 100 * MS;
+    let r = run_rt(set, c);
+    let jobs = check_fj(set, &r).unwrap();
+    let misses = jobs.values().filter(|j| j.deadline <= horizon && j.finish.is_none_or(|f| f > j.deadline)).count();
+    let m = &r.metrics;
+    eprintln!(
+        "{name}: simulator {} jobs, {} steals, {} preemptions, {} migrations, {} context switches; \
+         threads {} jobs, {} steals, {} preemptions, {} migrations, {} context switches, {misses} misses",
+        sim.jobs,
+        sim.steals,
+        sim.preemptions,
+        sim.migrations,
+        sim.context_switches,
+        jobs.len(),
+        m.steals,
+        m.preemptions,
+        m.migrations,
+        m.context_switches
+    );
+    assert_eq!(jobs.len() as u64, sim.jobs, "{name}");
+    assert_eq!(misses, 0, "{name}: {jobs:?}");
+    let sim_fin: Vec<((u32, u32), u64)> =
+        sim.per_job.iter().filter_map(|j| j.finish.map(|f| ((j.task, j.job), f))).collect();
+    if !order {
+        return;
+    }
+    let mut compared = 0;
+    for (a, fa) in &sim_fin {
+        for (b, fb) in &sim_fin {
+            if fa + MS <= *fb {
+                let (ra, rb) = (jobs[a].finish.unwrap(), jobs[b].finish.unwrap());
+                assert!(ra < rb, "{name}: job {a:?} completes before {b:?} in the simulator ({fa} < {fb}), not on threads ({ra}, {rb})");
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 100, "{name}: {compared}");
+}
+
+/// RTWS paper §V-A (Fig. 2), one unit = 3 ms, over one hyperperiod (380 units).
+#[test]
+fn the_paper_example_against_the_simulator() {
+    let _s = serial();
+    let u = 3 * MS;
+    let set = ForkJoinSet::new(vec![
+        ForkJoinTask::implicit(10 * u, vec![vec![3 * u], vec![u, u]]).unwrap(),
+        ForkJoinTask::implicit(20 * u, vec![vec![2 * u], vec![u, 3 * u, u, 3 * u]]).unwrap(),
+        ForkJoinTask::implicit(19 * u, vec![vec![4 * u]]).unwrap(),
+    ])
+    .unwrap();
+    differential("paper example", &set, 380 * u, true);
+}
+
+/// A set without the example's coinciding events (thread costs not multiples of one unit): the
+/// steal count on threads is then close to the simulator's (printed; docs/runtime.md).
+#[test]
+fn a_tie_free_set_against_the_simulator() {
+    let _s = serial();
+    let set = ForkJoinSet::new(vec![
+        ForkJoinTask::implicit(25 * MS, vec![vec![1_722_936, 1_731_556, 1_899_444]]).unwrap(),
+        ForkJoinTask::implicit(
+            20 * MS,
+            vec![
+                vec![1_243_117, 1_312_884, 1_210_323, 1_226_114],
+                vec![1_336_161, 1_213_694, 1_250_202, 1_311_366],
+                vec![1_219_440, 1_206_080],
+            ],
+        )
+        .unwrap(),
+        ForkJoinTask::implicit(13 * MS, vec![vec![1_278_002, 1_294_697], vec![1_469_885], vec![1_264_225, 1_266_777]])
+            .unwrap(),
+    ])
+    .unwrap();
+    differential("tie-free set", &set, 650 * MS, false);
+}
+
+/// splitmix64 (as tests/stress.rs).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi - lo + 1)
+    }
+}
+
+/// 1–4 tasks of 1–3 regions of 1–4 threads, periods 5–30 ms, total utilization about
+/// `u_pct`% of the sum of the periods' budgets (light to overloaded), deadlines implicit or
+/// constrained.
+fn random_fj(rng: &mut Rng, m: u64) -> (ForkJoinSet, u64) {
+    let n = rng.range(1, 4);
+    let u_pct = rng.range(20, 150) * m;
+    let mut tasks = Vec::new();
+    for _ in 0..n {
+        let t = rng.range(5, 30) * MS;
+        let budget = (t as u128 * u_pct as u128 / 100 / n as u128) as u64;
+        let regions: Vec<usize> = (0..rng.range(1, 3)).map(|_| rng.range(1, 4) as usize).collect();
+        let threads: usize = regions.iter().sum();
+        let each = (budget / threads as u64).max(20_000);
+        let regions =
+            regions.iter().map(|&k| (0..k).map(|_| rng.range(each / 2, each * 3 / 2).max(1)).collect()).collect();
+        let d = if rng.below(3) == 0 { rng.range(t / 2, t) } else { t };
+        tasks.push(ForkJoinTask::new(t, d, regions).unwrap());
+    }
+    (ForkJoinSet::new(tasks).unwrap(), u_pct)
+}
+
+/// Random fork-join runs (the fork-join counterpart of tests/stress.rs): 1 or 2 CPUs, light
+/// to overloaded, 50–200 ms, idle sleep or spin, WCET or uniform execution times, an early
+/// stop in a quarter of the cases, at normal priority. Each run passes `check_fj` (exactly
+/// once, precedence, job order, steals, accounting, `check_trace`) and releases every job due.
+/// `RTSCHED_STRESS_SEED` / `RTSCHED_STRESS_CASES` as in tests/stress.rs.
+#[test]
+fn random_fork_join_runs_keep_every_oracle() {
+    let _s = serial();
+    let seed = std::env::var("RTSCHED_STRESS_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed_2026u64);
+    let cases = std::env::var("RTSCHED_STRESS_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(12usize);
+    let all = allowed_cpus();
+    let mut steals = 0;
+    for case in 0..cases {
+        let mut rng = Rng(seed ^ (case as u64 + 1).wrapping_mul(0x2545_F491_4F6C_DD1D));
+        let m = if all.len() >= 2 && rng.below(3) > 0 { 2 } else { 1 };
+        let (set, u_pct) = random_fj(&mut rng, m as u64);
+        let duration = rng.range(50, 200) * MS;
+        let mut c = cfg(all[..m].to_vec(), duration / MS);
+        c.seed = rng.next();
+        c.idle = if rng.below(3) == 0 { IdleMode::Spin } else { IdleMode::Sleep };
+        if rng.below(2) == 0 {
+            c.exec = ExecTime::Uniform { min_fraction: 0.3 };
+        }
+        let stop_after = (rng.below(4) == 0).then(|| rng.range(0, 30 + duration / MS) * MS);
+        let flag = Arc::new(AtomicBool::new(false));
+        if stop_after.is_some() {
+            c.stop = Some(flag.clone());
+        }
+        let desc = format!(
+            "seed={seed:#x} case {case}: m={m} U={u_pct}% dur={}ms idle={:?} exec={:?} stop={stop_after:?} set={:?}",
+            duration / MS,
+            c.idle,
+            c.exec,
+            set.iter().map(|t| (t.period, t.deadline, t.regions.clone())).collect::<Vec<_>>()
+        );
+        let stopper = stop_after.map(|after| {
+            let f = flag.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_nanos(after));
+                f.store(true, Ordering::SeqCst);
+            })
+        });
+        let r = run_forkjoin(&set, &rtws(), &c);
+        if let Some(h) = stopper {
+            h.join().unwrap();
+        }
+        let r = r.unwrap_or_else(|e| panic!("{desc}: {e}"));
+        let jobs = check_fj(&set, &r).unwrap_or_else(|e| panic!("{desc}: {e}"));
+        for (i, t) in set.iter().enumerate() {
+            let due = r.duration_ns.div_ceil(t.period) as usize;
+            let got = jobs.keys().filter(|k| k.0 == i as u32).count();
+            assert_eq!(got, due, "{desc}: task {i}: {got} jobs released, {due} due");
+        }
+        steals += r.metrics.steals;
+        eprintln!(
+            "{desc}: {} jobs, {} complete, {} steals, {} misses",
+            jobs.len(),
+            jobs.values().filter(|j| j.finish.is_some()).count(),
+            r.metrics.steals,
+            r.deadline_misses()
+        );
+    }
+    assert!(steals > 0, "no run stole anything");
+}
