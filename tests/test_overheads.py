@@ -126,6 +126,7 @@ def test_vocabulary_and_table():
     # in_runtime = registered as a runtime mechanism.
     runtime = {e["name"] for e in rtsched.schedulers()} & set(mech)
     assert {"gsn-edf", "gsn-edf-di", "pedf", "pfp", "kernel-sd", "spres", "push-pull", "gedf-mp"} <= runtime
+    assert {"cqm", "cem", "fem", "hem", "cq1", "ce1", "fe1", "s-cqm", "s-cq1"} <= runtime
     assert {n for n, m in mech.items() if m["in_runtime"]} == runtime
     for coming in set(mech) - runtime:
         assert coming in mech and not mech[coming]["in_runtime"]

@@ -162,9 +162,10 @@ impl<Q: ReadyQueue> Gedf<Q> {
     }
 
     /// The CPU `job` should be linked to now, if any: the lowest-priority CPU, when it is idle
-    /// or its job has lower priority than `job`.
+    /// or its job has lower priority than `job` (the preemption check; a mechanism whose ready
+    /// queue lives outside the policy asks it about that queue's top).
     #[inline]
-    fn target(&self, job: &Prio) -> Option<usize> {
+    pub fn target(&self, job: &Prio) -> Option<usize> {
         let c = self.cpus.top();
         match self.linked.get(c)? {
             None => Some(c),
@@ -213,6 +214,14 @@ impl<Q: ReadyQueue> Gedf<Q> {
                 self.link(cpu, top);
             }
         }
+    }
+
+    /// Removes and returns the highest-priority ready, unlinked job: for a mechanism that keeps
+    /// most ready jobs in a concurrent queue outside the policy and gives the policy only the
+    /// jobs it holds (Brandenburg & Anderson, RTSS 2009, §3: R2/R3 dequeue without the
+    /// processor-mapping lock), the jobs the policy did not link go back to that queue.
+    pub fn take_ready(&mut self) -> Option<Prio> {
+        self.ready.pop()
     }
 
     /// Number of ready jobs not linked.
@@ -279,6 +288,22 @@ impl<Q: ReadyQueue> GedfQuantum<Q> {
     /// `m` idle CPUs over the (empty) ready queue `ready`.
     pub fn with_queue(m: usize, ready: Q) -> GedfQuantum<Q> {
         GedfQuantum { inner: Gedf::with_queue(m, ready) }
+    }
+
+    /// Exchanges the jobs linked to CPUs `a` and `b` ([`Gedf::swap_links`]).
+    pub fn swap_links(&mut self, a: usize, b: usize) {
+        self.inner.swap_links(a, b)
+    }
+
+    /// [`Gedf::drain_dirty_with`].
+    #[inline]
+    pub fn drain_dirty_with(&mut self, f: impl FnMut(u32)) {
+        self.inner.drain_dirty_with(f)
+    }
+
+    /// The ready queue (read-only).
+    pub fn ready_queue(&self) -> &Q {
+        self.inner.ready_queue()
     }
 }
 

@@ -6,7 +6,8 @@
 //!
 //! Reproducible: `RTSCHED_STRESS_SEED` (default below) and `RTSCHED_STRESS_CASES` (runs per
 //! user-space mechanism; kernel-sd gets half) pick the cases; a failure names its seed and
-//! case. About 10 s of wall time with the defaults (54 runs) on this 2-core machine.
+//! case. About 10 s of wall time with the defaults (54 runs) on this 2-core machine, plus
+//! about as much for the seven RTSS'09 plugins (6 runs each).
 
 mod common;
 
@@ -240,13 +241,26 @@ enum Kind {
     /// push-pull with the find-CPU variant `FIND_CPU[i]`, or push-pull-fp (cpupri).
     PushPull(usize),
     PushPullFp,
+    /// A plugin of Brandenburg & Anderson, RTSS 2009, Table 1 (by its registry name).
+    Rtss09(&'static str),
+}
+
+/// The RTSS'09 plugins the stress test runs (cem and ce1 are gsn-edf and gsn-edf-di).
+const RTSS09: [&str; 7] = ["cqm", "fem", "hem", "cq1", "fe1", "s-cqm", "s-cq1"];
+
+fn dedicated(kind: Kind) -> bool {
+    match kind {
+        Kind::GsnDi | Kind::GedfMp => true,
+        Kind::Rtss09(name) => name.ends_with('1'),
+        _ => false,
+    }
 }
 
 fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>, String> {
     let two = cpus.len() >= 2;
     let (m, worker_cpus, dedicated) = match kind {
-        Kind::GsnDi | Kind::GedfMp if two => (1, vec![cpus[0]], Some(cpus[1])),
-        Kind::GsnDi | Kind::GedfMp => return Ok(None),
+        _ if dedicated(kind) && two => (1, vec![cpus[0]], Some(cpus[1])),
+        _ if dedicated(kind) => return Ok(None),
         Kind::KernelSd => (cpus.len(), cpus.to_vec(), None),
         _ if two && rng.below(2) == 0 => (2, cpus[..2].to_vec(), None),
         _ => (1, vec![cpus[0]], None),
@@ -335,6 +349,17 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
             let m = mech("push-pull-fp").with_param("op_spans", if rng.below(2) == 0 { "true" } else { "false" });
             m.unwrap()
         }
+        Kind::Rtss09(name) => {
+            let m = mech(name);
+            if m.entry().param("quantum").is_some() {
+                // Random quanta (0.5–2 ms), aligned or staggered.
+                let q = format!("{}us", rng.range(500, 2000));
+                let staggered = if rng.below(2) == 0 { "true" } else { "false" };
+                m.with_param("quantum", &q).unwrap().with_param("staggered", staggered).unwrap()
+            } else {
+                m
+            }
+        }
     };
     let desc = format!(
         "{kind:?} m={m} n={n} U={u:.2} dur={}ms idle={:?} exec={:?} stop={stop_after:?} set={:?}",
@@ -404,9 +429,10 @@ fn every_mechanism_survives_random_runs() {
         Kind::Spres,
         Kind::GedfMp,
     ];
-    for (k, kind) in kinds.into_iter().enumerate() {
-        // kernel-sd, and each find-CPU variant of push-pull (three of one mechanism), get half.
-        let half = matches!(kind, Kind::KernelSd | Kind::PushPull(_));
+    for (k, kind) in kinds.into_iter().chain(RTSS09.map(Kind::Rtss09)).enumerate() {
+        // kernel-sd, each find-CPU variant of push-pull (three of one mechanism) and each RTSS'09
+        // plugin get half.
+        let half = matches!(kind, Kind::KernelSd | Kind::PushPull(_) | Kind::Rtss09(_));
         let count = if half { cases.div_ceil(2) } else { cases };
         for c in 0..count {
             // One generator per case, so a case reproduces alone.

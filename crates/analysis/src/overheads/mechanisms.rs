@@ -129,7 +129,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         source: RTSS09,
         rule: Rule::Quantum { staggered: false, dedicated: false },
         model: "cqm",
-        in_runtime: false,
+        in_runtime: true,
         contended: GLOBAL_LOCK,
     },
     Mechanism {
@@ -138,7 +138,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         source: RTSS09,
         rule: Rule::EventGlobal { push_pull: false },
         model: "cem",
-        in_runtime: false,
+        in_runtime: true,
         contended: GLOBAL_LOCK,
     },
     Mechanism {
@@ -147,7 +147,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         source: RTSS09,
         rule: Rule::EventGlobal { push_pull: false },
         model: "fem",
-        in_runtime: false,
+        in_runtime: true,
         contended: GLOBAL_LOCK,
     },
     Mechanism {
@@ -156,7 +156,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         source: RTSS09,
         rule: Rule::EventGlobal { push_pull: false },
         model: "hem",
-        in_runtime: false,
+        in_runtime: true,
         contended: GLOBAL_LOCK,
     },
     Mechanism {
@@ -165,7 +165,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         source: RTSS09,
         rule: Rule::Quantum { staggered: false, dedicated: true },
         model: "cq1",
-        in_runtime: false,
+        in_runtime: true,
         contended: GLOBAL_LOCK,
     },
     Mechanism {
@@ -174,7 +174,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         source: RTSS09,
         rule: Rule::EventDedicated,
         model: "ce1",
-        in_runtime: false,
+        in_runtime: true,
         contended: GLOBAL_LOCK,
     },
     Mechanism {
@@ -183,7 +183,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         source: RTSS09,
         rule: Rule::EventDedicated,
         model: "fe1",
-        in_runtime: false,
+        in_runtime: true,
         contended: GLOBAL_LOCK,
     },
     Mechanism {
@@ -192,7 +192,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         source: "CQm with staggered quanta (Brandenburg & Anderson, RTSS 2009, §4.2)",
         rule: Rule::Quantum { staggered: true, dedicated: false },
         model: "cqm",
-        in_runtime: false,
+        in_runtime: true,
         contended: GLOBAL_LOCK,
     },
     Mechanism {
@@ -201,7 +201,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         source: "CQ1 with staggered quanta (Brandenburg & Anderson, RTSS 2009, §4.2)",
         rule: Rule::Quantum { staggered: true, dedicated: true },
         model: "cq1",
-        in_runtime: false,
+        in_runtime: true,
         contended: GLOBAL_LOCK,
     },
     Mechanism {

@@ -20,7 +20,8 @@
 //! from the ready queue by the policy (`job_done`).
 //! Assumptions: sporadic tasks, any deadlines, EDF with ties by task index, then job number.
 
-use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, Placement, Setup};
+use crate::mechanism::link::enact;
+use crate::mechanism::registry::{Entry, Setup};
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
 use crate::queue::release::TaskBook;
@@ -30,39 +31,25 @@ use crossbeam_utils::CachePadded;
 use rtsched_policy::{invariant, Gedf, Policy, Prio, PriorityRule, ReadyQueue};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// GSN-EDF: releases handled by whichever worker sees them due (seed 001 CEm).
+/// GSN-EDF: releases handled by whichever worker sees them due — the CEm design of the RTSS'09
+/// family (`mechanism::rtss09`), registered under LITMUS^RT's name as an alias of `cem`.
 pub static GSN_EDF: Entry = Entry {
     name: "gsn-edf",
     summary: "global EDF, one global lock over a binomial-heap ready queue and the CPU heap (LITMUS^RT \
-              GSN-EDF; Brandenburg & Anderson, RTSS 2009: CEm)",
-    ..GLOBAL
+              GSN-EDF; alias of cem: Brandenburg & Anderson, RTSS 2009)",
+    ..super::rtss09::CEM_ENTRY
 };
 
-/// GSN-EDF-DI: releases on the dedicated CPU (seed 001 CE1).
+/// GSN-EDF-DI: releases on the dedicated CPU — the CE1 design, an alias of `ce1`.
 pub static GSN_EDF_DI: Entry = Entry {
     name: "gsn-edf-di",
     summary: "GSN-EDF with dedicated interrupt handling: a service thread on the dedicated CPU releases jobs \
-              (Cerqueira et al., RTAS 2014, §II-B; RTSS 2009: CE1)",
-    dedicated: DedicatedCpu::Required,
-    dedicated_role: "release handling",
-    ..GLOBAL
+              (Cerqueira et al., RTAS 2014, §II-B; alias of ce1: RTSS 2009)",
+    ..super::rtss09::CE1_ENTRY
 };
 
-const GLOBAL: Entry = Entry {
-    name: "",
-    summary: "",
-    params: &[],
-    placement: Placement::None,
-    dedicated: DedicatedCpu::None,
-    dedicated_role: "",
-    terms: &[],
-    invariant: InvariantKind::Global,
-    priority: registry::edf,
-    user_jobs: true,
-    backend: Backend::Engine(build),
-};
-
-fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
+/// Builds GSN-EDF (CEm) or, with a dedicated CPU, GSN-EDF-DI (CE1).
+pub(crate) fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     Ok(Box::new(GsnEdf::new(s.tasks, s.m, s.dedicated, s.t0, s.end)))
 }
 
@@ -122,68 +109,9 @@ impl<Q: ReadyQueue + Send> GsnEdf<Q> {
 }
 
 impl<Q: ReadyQueue> State<Q> {
-    /// Acts on the policy's link changes: a job linked to `c` that still runs on another CPU
-    /// `s` is linked to `s` instead (swapping with `s`'s linked job, which runs nowhere: the
-    /// invariant held before), and every changed CPU whose scheduled job differs from its
-    /// linked one is asked to reschedule.
+    /// Acts on the policy's link changes (swaps, reschedule requests): `mechanism::link`.
     fn enact(&mut self, ctx: &mut Ctx<'_>) {
-        // The changed CPUs, on the stack: under the global lock every cache line written is
-        // one the next CPU to take the lock must fetch.
-        let mut changed = CpuList::new();
-        self.policy.drain_dirty_with(|c| changed.push(c));
-        let mut swapped = false;
-        for i in 0..changed.len() {
-            let c = changed.get(i);
-            if let Some(j) = self.policy.linked(c) {
-                if let Some(s) = self.sched_on[j.task as usize] {
-                    if s != c && self.scheduled[s].is_some_and(|x| x.prio == j) {
-                        self.policy.swap_links(c, s);
-                        swapped = true;
-                    }
-                }
-            }
-        }
-        if swapped {
-            // The swaps marked their CPUs again.
-            self.policy.drain_dirty_with(|c| changed.push(c));
-        }
-        for i in 0..changed.len() {
-            let c = changed.get(i);
-            if self.scheduled[c].map(|j| j.prio) != self.policy.linked(c) {
-                ctx.preempt(c);
-            }
-        }
-    }
-}
-
-/// A short list of CPU indices, inline up to 32 entries.
-struct CpuList {
-    n: usize,
-    inline: [u32; 32],
-    spill: Vec<u32>,
-}
-
-impl CpuList {
-    #[inline]
-    fn new() -> CpuList {
-        CpuList { n: 0, inline: [0; 32], spill: Vec::new() }
-    }
-    #[inline]
-    fn push(&mut self, c: u32) {
-        if self.n < 32 {
-            self.inline[self.n] = c;
-        } else {
-            self.spill.push(c);
-        }
-        self.n += 1;
-    }
-    #[inline]
-    fn len(&self) -> usize {
-        self.n
-    }
-    #[inline]
-    fn get(&self, i: usize) -> usize {
-        (if i < 32 { self.inline[i] } else { self.spill[i - 32] }) as usize
+        enact(&mut self.policy, &self.scheduled, &self.sched_on, |c| ctx.preempt(c));
     }
 }
 

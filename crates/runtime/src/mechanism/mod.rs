@@ -9,11 +9,15 @@
 //! * [`spec`]: a mechanism chosen for a run ([`Mechanism`]: entry, placement, parameters);
 //! * the families: [`partitioned`] (P-EDF, P-FP), [`gsn_edf`] (GSN-EDF, GSN-EDF-DI), [`spres`] (SP-RES),
 //!   [`gedf_mp`] (G-EDF-MP, a dedicated scheduling processor), [`kernel_sd`] (Linux
-//!   `SCHED_DEADLINE`, run by the peer backend).
+//!   `SCHED_DEADLINE`, run by the peer backend), [`rtss09`] (the seven G-EDF plugins of
+//!   Brandenburg & Anderson, RTSS 2009; GSN-EDF is their CEm);
+//! * `link`: linked versus scheduled — link swaps and reschedule requests, shared by the
+//!   link-based global mechanisms.
 //!
 //! **Adding a mechanism**: one new file here with its plugin and a `pub static` [`Entry`],
 //! and one line in the `registry!` list below.
 
+pub(crate) mod link;
 pub mod plugin;
 pub mod registry;
 pub mod spec;
@@ -36,6 +40,7 @@ registry! {
     gsn_edf: [GSN_EDF, GSN_EDF_DI],
     kernel_sd: [KERNEL_SD],
     spres: [SPRES],
+    rtss09: [CQM, CEM, FEM, HEM, CQ1, CE1, FE1, S_CQM, S_CQ1],
     rtws: [RTWS],
     push_pull: [PUSH_PULL, PUSH_PULL_FP],
     gedf_mp: [GEDF_MP],

@@ -11,6 +11,8 @@
 //! * [`mailbox`]: a bounded multi-producer FIFO with wait-free writers (G-EDF-MP's mailbox).
 //! * [`link`]: per-client linked/scheduled pairs and their publication with link swaps
 //!   (G-EDF-MP's client state).
+//! * [`hunt_heap`]: Hunt et al.'s fine-grained concurrent heap (seed 001 R2).
+//! * [`hierarchical`]: the queue of queues with two-level locking (seed 001 R3).
 
 pub mod binomial;
 pub mod cpudl;
@@ -19,6 +21,8 @@ pub mod cpupri;
 pub mod find_cpu;
 pub mod find_linear;
 pub mod fmask;
+pub mod hierarchical;
+pub mod hunt_heap;
 pub mod link;
 pub mod mailbox;
 pub mod release;

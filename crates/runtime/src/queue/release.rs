@@ -43,7 +43,7 @@ pub struct TaskParams {
 /// counts of released and completed jobs. Jobs of a task run in order: a job released
 /// while its predecessor is incomplete is *backlogged* (released, recorded, not ready) and
 /// becomes ready when the predecessor completes — no job is ever dropped.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct TaskBook {
     params: Vec<TaskParams>,
     rule: PriorityRule,

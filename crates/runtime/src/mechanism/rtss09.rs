@@ -1,0 +1,324 @@
+//! The G-EDF implementation design space of Brandenburg & Anderson, "On the Implementation of
+//! Global Real-Time Schedulers", RTSS 2009 (§3, Table 1): seven plugins, each one registered
+//! mechanism assembled from three choices —
+//!
+//! * the **ready queue**: R1 a binomial heap under the processor-mapping lock (*coarse*); R2
+//!   Hunt et al.'s fine-grained concurrent heap (`queue::hunt_heap`); R3 the hierarchical
+//!   queue of per-CPU binomial heaps under a global heap of their minima
+//!   (`queue::hierarchical`);
+//! * **scheduling**: S1 event-driven (a job is linked as soon as fewer than m higher-priority
+//!   jobs are pending) or S2 quantum-driven (links change only at quantum boundaries, ticks
+//!   every Q aligned on all workers or staggered by Q/m; released jobs wait in a temporary
+//!   queue merged at the next tick);
+//! * **interrupts**: I1 global (whichever worker sees a release due handles it) or I2
+//!   dedicated (a service thread on a CPU that schedules no job handles every release, so the
+//!   capacity is m − 1 of the machine's m).
+//!
+//! | plugin | ready queue | scheduling | interrupts | implementation |
+//! |---|---|---|---|---|
+//! | CQm | R1 coarse | quantum | global | [`quantum::Quantum`] |
+//! | CEm | R1 coarse | event | global | `gsn_edf::GsnEdf` (= GSN-EDF) |
+//! | FEm | R2 Hunt heap | event | global | [`fine::Fine`] over `HuntHeap` |
+//! | HEm | R3 hierarchical | event | global | [`fine::Fine`] over `Hierarchical` |
+//! | CQ1 | R1 coarse | quantum | dedicated | [`quantum::Quantum`] |
+//! | CE1 | R1 coarse | event | dedicated | `gsn_edf::GsnEdf` (= GSN-EDF-DI) |
+//! | FE1 | R2 Hunt heap | event | dedicated | [`fine::Fine`] over `HuntHeap` |
+//!
+//! S-CQm and S-CQ1 (RTSS 2009, §4.2) are CQm and CQ1 with staggered quanta, registered under
+//! their own names so that their measured models are kept apart; `gsn-edf` and `gsn-edf-di`
+//! are registered aliases of `cem` and `ce1` (the same entry but for the name).
+//!
+//! **Policy and mechanism.** The coarse plugins keep the whole decision in a sequential policy
+//! under one lock: CEm/CE1 drive `rtsched_policy::Gedf` and CQm/CQ1 `GedfQuantum`, both over
+//! the runtime's binomial heap (the policies' ready-queue type parameter), and their property
+//! tests compare every link with the policy's. The fine-grained and hierarchical plugins cannot
+//! hand their concurrent queue to a sequential policy: the queue lives outside the
+//! processor-mapping lock. Under that lock they still decide with `Gedf` — over the jobs the
+//! deciding thread holds (popped from the queue, or displaced from a CPU) — and use the
+//! policy's own preemption check (`Gedf::target`) on the queue's top; the reserved-CPU protocol
+//! of `fine` keeps the decisions consistent while the lock is dropped. Their link decisions
+//! equal the policy's whenever the decision is serialized (property test: one thread drives
+//! the callbacks), and on real threads the priority-inversion monitor bounds the difference by
+//! the run's tracking delay (docs/runtime.md, measured tables).
+
+pub mod fine;
+pub mod quantum;
+#[cfg(test)]
+pub(crate) mod testkit;
+
+use crate::mechanism::registry::{
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, Placement, TermSpec,
+};
+use crossbeam_utils::CachePadded;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Ready queue choice (RTSS 2009, §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadyQueueChoice {
+    /// R1: a binomial heap under the processor-mapping lock.
+    Coarse,
+    /// R2: Hunt et al.'s fine-grained heap.
+    Fine,
+    /// R3: the hierarchical queue of queues.
+    Hierarchical,
+}
+
+/// Scheduling choice (RTSS 2009, §2: S1 event-driven, S2 quantum-driven).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchedulingChoice {
+    Event,
+    /// Aligned or staggered by the `staggered` parameter.
+    Quantum,
+}
+
+/// Interrupt choice (RTSS 2009, §3: I1 global, I2 dedicated).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InterruptChoice {
+    Global,
+    Dedicated,
+}
+
+/// One plugin of Table 1: its name and its three choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Design {
+    pub name: &'static str,
+    pub queue: ReadyQueueChoice,
+    pub scheduling: SchedulingChoice,
+    pub interrupts: InterruptChoice,
+}
+
+/// RTSS 2009, Table 1 (plus the staggered-quanta variants of §4.2), in the paper's order.
+pub const TABLE1: &[Design] = {
+    use InterruptChoice::*;
+    use ReadyQueueChoice::*;
+    use SchedulingChoice::*;
+    &[
+        Design { name: "cqm", queue: Coarse, scheduling: Quantum, interrupts: Global },
+        Design { name: "cem", queue: Coarse, scheduling: Event, interrupts: Global },
+        Design { name: "fem", queue: Fine, scheduling: Event, interrupts: Global },
+        Design { name: "hem", queue: Hierarchical, scheduling: Event, interrupts: Global },
+        Design { name: "cq1", queue: Coarse, scheduling: Quantum, interrupts: Dedicated },
+        Design { name: "ce1", queue: Coarse, scheduling: Event, interrupts: Dedicated },
+        Design { name: "fe1", queue: Fine, scheduling: Event, interrupts: Dedicated },
+        Design { name: "s-cqm", queue: Coarse, scheduling: Quantum, interrupts: Global },
+        Design { name: "s-cq1", queue: Coarse, scheduling: Quantum, interrupts: Dedicated },
+    ]
+};
+
+/// The interrupt-handling part (I1 / I2) of every plugin of the family: one release domain,
+/// polled by every worker (global) or by the service thread on the dedicated CPU only, with
+/// its due time published lock-free and claimed by compare-and-swap (one handler per due time).
+pub(crate) struct Irq {
+    dedicated: bool,
+    m: usize,
+    next: CachePadded<AtomicU64>,
+}
+
+impl Irq {
+    pub(crate) fn new(dedicated: bool, m: usize, first_due: u64) -> Irq {
+        Irq { dedicated, m, next: CachePadded::new(AtomicU64::new(first_due)) }
+    }
+
+    /// The release domain thread `thread` polls: every worker (I1), or the service thread with
+    /// index `m` only (I2).
+    pub(crate) fn domain(&self, thread: usize) -> Option<usize> {
+        match (self.dedicated, thread < self.m) {
+            (false, true) | (true, false) => Some(0),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn next(&self) -> u64 {
+        self.next.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn claim(&self, due: u64) -> bool {
+        self.next.compare_exchange(due, u64::MAX, Ordering::AcqRel, Ordering::Relaxed).is_ok()
+    }
+
+    /// Publishes the next due release (under the release lock, after the handler's work).
+    pub(crate) fn set(&self, due: u64) {
+        self.next.store(due, Ordering::Release);
+    }
+}
+
+const QUANTUM: ParamSpec = ParamSpec {
+    name: "quantum",
+    kind: ParamKind::Duration,
+    default: "1ms",
+    help: "the quantum Q: every worker ticks every Q and jobs are linked only at ticks",
+};
+const STAGGERED: ParamSpec = ParamSpec {
+    name: "staggered",
+    kind: ParamKind::Bool,
+    default: "false",
+    help: "staggered quanta: worker c ticks at c·Q/m, each linking for itself (default: aligned)",
+};
+const ALIGNED_PARAMS: [ParamSpec; 2] = [QUANTUM, STAGGERED];
+const STAGGERED_PARAMS: [ParamSpec; 2] = [QUANTUM, ParamSpec { default: "true", ..STAGGERED }];
+
+/// The quantum-driven plugins' own term: the tick handler (the engine traces it).
+const TICK_TERMS: [TermSpec; 1] = [TermSpec {
+    name: "tick",
+    symbol: "Δtck",
+    help: "quantum tick: merge the released jobs, link at the boundary",
+    tracking: true,
+}];
+
+const RELEASES: &str = "release handling";
+
+/// The fields every entry of the family shares.
+const FAMILY: Entry = Entry {
+    name: "",
+    summary: "",
+    params: &[],
+    placement: Placement::None,
+    dedicated: DedicatedCpu::None,
+    dedicated_role: "",
+    terms: &[],
+    invariant: InvariantKind::Global,
+    priority: registry::edf,
+    user_jobs: true,
+    backend: Backend::Engine(super::gsn_edf::build),
+};
+
+const QUANTUM_FAMILY: Entry =
+    Entry { params: &ALIGNED_PARAMS, terms: &TICK_TERMS, backend: Backend::Engine(quantum::build), ..FAMILY };
+
+/// CEm (and the `gsn-edf` alias): the entry with everything but its name and summary.
+pub(crate) const CEM_ENTRY: Entry = Entry {
+    name: "cem",
+    summary: "RTSS'09 CEm: coarse-grained binomial-heap ready queue under the global lock, event-driven, \
+              global interrupts (= GSN-EDF; Brandenburg & Anderson, RTSS 2009)",
+    ..FAMILY
+};
+
+/// CE1 (and the `gsn-edf-di` alias).
+pub(crate) const CE1_ENTRY: Entry = Entry {
+    name: "ce1",
+    summary: "RTSS'09 CE1: CEm with a dedicated interrupt CPU that releases every job (= GSN-EDF-DI; \
+              Brandenburg & Anderson, RTSS 2009)",
+    dedicated: DedicatedCpu::Required,
+    dedicated_role: RELEASES,
+    ..FAMILY
+};
+
+pub static CQM: Entry = Entry {
+    name: "cqm",
+    summary: "RTSS'09 CQm: coarse-grained binomial heap, quantum-driven (links at ticks; releases merged at the \
+              next tick), global interrupts (Brandenburg & Anderson, RTSS 2009)",
+    ..QUANTUM_FAMILY
+};
+
+pub static CEM: Entry = CEM_ENTRY;
+
+pub static FEM: Entry = Entry {
+    name: "fem",
+    summary: "RTSS'09 FEm: Hunt et al.'s fine-grained heap used without the processor-mapping lock, event-driven, \
+              global interrupts (Brandenburg & Anderson, RTSS 2009)",
+    backend: Backend::Engine(fine::build_hunt),
+    ..FAMILY
+};
+
+pub static HEM: Entry = Entry {
+    name: "hem",
+    summary: "RTSS'09 HEm: hierarchical queue of per-CPU heaps (cache-local insertions), event-driven, global \
+              interrupts (Brandenburg & Anderson, RTSS 2009)",
+    backend: Backend::Engine(fine::build_hierarchical),
+    ..FAMILY
+};
+
+pub static CQ1: Entry = Entry {
+    name: "cq1",
+    summary: "RTSS'09 CQ1: CQm with a dedicated interrupt CPU (Brandenburg & Anderson, RTSS 2009)",
+    dedicated: DedicatedCpu::Required,
+    dedicated_role: RELEASES,
+    ..QUANTUM_FAMILY
+};
+
+pub static CE1: Entry = CE1_ENTRY;
+
+pub static FE1: Entry = Entry {
+    name: "fe1",
+    summary: "RTSS'09 FE1: FEm with a dedicated interrupt CPU (Brandenburg & Anderson, RTSS 2009)",
+    dedicated: DedicatedCpu::Required,
+    dedicated_role: RELEASES,
+    backend: Backend::Engine(fine::build_hunt),
+    ..FAMILY
+};
+
+pub static S_CQM: Entry = Entry {
+    name: "s-cqm",
+    summary: "RTSS'09 S-CQm: CQm with staggered quanta (cqm --staggered; Brandenburg & Anderson, RTSS 2009, §4.2)",
+    params: &STAGGERED_PARAMS,
+    ..QUANTUM_FAMILY
+};
+
+pub static S_CQ1: Entry = Entry {
+    name: "s-cq1",
+    summary: "RTSS'09 S-CQ1: CQ1 with staggered quanta (cq1 --staggered; Brandenburg & Anderson, RTSS 2009, §4.2)",
+    params: &STAGGERED_PARAMS,
+    dedicated: DedicatedCpu::Required,
+    dedicated_role: RELEASES,
+    ..QUANTUM_FAMILY
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mechanism::registry::find;
+
+    /// Each registered plugin is the design Table 1 says: its builder is the one of its
+    /// ready-queue and scheduling choice, its dedicated CPU the interrupt choice, its ticks the
+    /// quantum choice; the aliases equal their plugin but for the name and summary.
+    #[test]
+    fn every_plugin_is_its_table_1_design() {
+        let builder = |e: &Entry| match e.backend {
+            Backend::Engine(b) => b as *const () as usize,
+            Backend::KernelSd => 0,
+        };
+        for d in TABLE1 {
+            let e = find(d.name).unwrap();
+            let want = match (d.queue, d.scheduling) {
+                (ReadyQueueChoice::Coarse, SchedulingChoice::Event) => super::super::gsn_edf::build as *const () as usize,
+                (ReadyQueueChoice::Coarse, SchedulingChoice::Quantum) => quantum::build as *const () as usize,
+                (ReadyQueueChoice::Fine, SchedulingChoice::Event) => fine::build_hunt as *const () as usize,
+                (ReadyQueueChoice::Hierarchical, SchedulingChoice::Event) => fine::build_hierarchical as *const () as usize,
+                other => panic!("{}: no such design in Table 1: {other:?}", d.name),
+            };
+            assert_eq!(builder(e), want, "{}", d.name);
+            let dedicated = d.interrupts == InterruptChoice::Dedicated;
+            assert_eq!(e.dedicated == DedicatedCpu::Required, dedicated, "{}", d.name);
+            let quantum = d.scheduling == SchedulingChoice::Quantum;
+            assert_eq!(e.param("quantum").is_some(), quantum, "{}", d.name);
+            assert_eq!(e.terms.iter().any(|t| t.name == "tick"), quantum, "{}", d.name);
+            if quantum {
+                let staggered = e.resolve([]).unwrap().flag("staggered");
+                assert_eq!(staggered, Some(d.name.starts_with("s-")), "{}", d.name);
+            }
+            assert_eq!(e.invariant, InvariantKind::Global);
+        }
+        for (alias, of) in [("gsn-edf", "cem"), ("gsn-edf-di", "ce1")] {
+            let (a, b) = (find(alias).unwrap(), find(of).unwrap());
+            assert_eq!(builder(a), builder(b), "{alias}");
+            assert_eq!(
+                (a.params, a.placement, a.dedicated, a.dedicated_role, a.terms, a.invariant, a.user_jobs),
+                (b.params, b.placement, b.dedicated, b.dedicated_role, b.terms, b.invariant, b.user_jobs),
+                "{alias} is not {of}"
+            );
+            assert!(a.summary.contains(&format!("alias of {of}")), "{alias}");
+        }
+    }
+
+    #[test]
+    fn interrupts_decide_who_polls_releases() {
+        let global = Irq::new(false, 2, 5);
+        assert_eq!((global.domain(0), global.domain(1), global.domain(2)), (Some(0), Some(0), None));
+        let dedicated = Irq::new(true, 2, 5);
+        assert_eq!((dedicated.domain(0), dedicated.domain(1), dedicated.domain(2)), (None, None, Some(0)));
+        assert!(!global.claim(4) && global.claim(5) && !global.claim(5));
+        assert_eq!(global.next(), u64::MAX);
+        global.set(9);
+        assert_eq!(global.next(), 9);
+    }
+}

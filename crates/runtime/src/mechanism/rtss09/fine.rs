@@ -1,0 +1,475 @@
+//! FEm, FE1 and HEm: event-driven G-EDF whose ready queue is used *without* the
+//! processor-mapping lock — Hunt et al.'s fine-grained heap (R2) or the hierarchical queue of
+//! queues (R3) — Brandenburg & Anderson, RTSS 2009, §3, "Synchronization".
+//!
+//! "Both the ready queue and processor mapping must be locked to check whether a preemption is
+//! required. If a preemption is indeed required, then the processor mapping lock must be
+//! dropped before dequeuing the preempting job under R2 and R3. [...] To avoid this, the
+//! processor to be updated is temporarily removed from the processor mapping. Priorities are
+//! checked again upon re-insertion, otherwise, preemptions could be missed." (ibid.)
+//!
+//! **The protocol** ([`Core::settle`], run by every handler that made a job ready or freed a
+//! CPU). Each thread carries a *hand*: jobs it took out of the queue or off a CPU, invisible
+//! to the others until it gives them to the policy or back to the queue.
+//! 1. Under the mapping lock: un-reserve this thread's CPU (if it reserved one), give the
+//!    policy (`rtsched_policy::Gedf`, whose own ready queue holds only the hand) the hand's
+//!    live jobs and let it link them (`link_all`: the best ones onto the lowest-priority
+//!    CPUs); what it did not link goes back to the shared queue.
+//! 2. Still under the lock, peek the queue's top and ask the policy's preemption check
+//!    (`Gedf::target`). If the top would be linked, *reserve* that CPU: a placeholder that
+//!    outranks every job is linked to it (`mechanism::link::placeholder`), which removes the
+//!    CPU from the mapping — nobody else picks it — and moves its job into the hand.
+//! 3. Enact the link changes (swaps, reschedule requests: `mechanism::link`), drop the lock,
+//!    push the leftovers into the queue, and pop the top into the hand if a CPU was reserved.
+//! 4. Repeat until an iteration finds nothing to do — no hand, no leftovers, no preemption: that
+//!    last check, made under the lock *after* the thread's own insertions, is the re-check on
+//!    re-insertion that keeps preemptions from being missed (the loom model below shows the
+//!    missed preemption without it).
+//!
+//! **Completed while queued.** A preempted job that completes before its CPU noticed the
+//! request may already sit in the queue, and neither R2 nor R3 removes an arbitrary element.
+//! Completion bumps the task's `done` count; a queued job whose sequence number is below it is
+//! *stale* and is dropped wherever it is found (popped, or in a hand). A full queue (Hunt's heap
+//! has a fixed capacity, `2n + 2m + 16` here) pops elements into the hand until the insertion
+//! fits, dropping stale ones: with more slots than tasks the loop ends.
+//!
+//! Locks: the mapping lock (traced: `lock_wait`), the release lock (job book; traced), and the
+//! queue's internal locks (untraced; their waits are inside Δrel and Δsch). No lock is held
+//! while another is awaited except the queue's own nesting. The mapping lock is never held
+//! during a queue insertion or deletion; the top is peeked under it (the check of step 2).
+
+use super::Irq;
+use crate::mechanism::link::{enact, is_placeholder, placeholder};
+use crate::mechanism::registry::Setup;
+use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
+use crate::queue::binomial::BinomialHeap;
+use crate::queue::hierarchical::Hierarchical;
+use crate::queue::hunt_heap::HuntHeap;
+use crate::queue::release::TaskBook;
+use crate::sync::{Atom, Backend, SpinLock, Std};
+use crate::tracer::TraceBuffer;
+use crate::RunError;
+use rtsched_policy::{invariant, Gedf, Policy, Prio, PriorityRule};
+use std::sync::atomic::Ordering;
+
+/// A ready queue safe to use without the processor-mapping lock (R2, R3).
+pub trait SharedQueue: Send + Sync {
+    /// Inserts `job` from thread `cpu`; `Err(job)` when full.
+    fn insert(&self, cpu: usize, job: Prio) -> Result<(), Prio>;
+    fn peek(&self) -> Option<Prio>;
+    fn pop(&self) -> Option<Prio>;
+    /// The elements, read at quiescence, or why the structure is malformed.
+    fn quiescent(&self) -> Result<Vec<Prio>, String>;
+}
+
+impl<B: Backend> SharedQueue for HuntHeap<Prio, B> {
+    #[inline]
+    fn insert(&self, _cpu: usize, job: Prio) -> Result<(), Prio> {
+        HuntHeap::insert(self, job)
+    }
+    #[inline]
+    fn peek(&self) -> Option<Prio> {
+        HuntHeap::peek(self)
+    }
+    #[inline]
+    fn pop(&self) -> Option<Prio> {
+        HuntHeap::pop(self)
+    }
+    fn quiescent(&self) -> Result<Vec<Prio>, String> {
+        self.check_quiescent()
+    }
+}
+
+impl<B: Backend> SharedQueue for Hierarchical<Prio, B> {
+    /// Cache-local: into the local heap of the inserting thread's CPU.
+    #[inline]
+    fn insert(&self, cpu: usize, job: Prio) -> Result<(), Prio> {
+        Hierarchical::insert(self, cpu, job);
+        Ok(())
+    }
+    #[inline]
+    fn peek(&self) -> Option<Prio> {
+        Hierarchical::peek(self)
+    }
+    #[inline]
+    fn pop(&self) -> Option<Prio> {
+        Hierarchical::pop(self)
+    }
+    fn quiescent(&self) -> Result<Vec<Prio>, String> {
+        self.check_quiescent()
+    }
+}
+
+/// What a handler gives the protocol: who it is, its trace buffer, and how it signals.
+pub trait Sink {
+    /// The calling thread's index (workers `0..m`, the service thread `m`).
+    fn cpu(&self) -> usize;
+    fn trace(&mut self) -> &mut TraceBuffer;
+    /// Asks worker `cpu` to reschedule.
+    fn preempt(&mut self, cpu: usize);
+    /// Answers this worker's pending reschedule requests (`Ctx::ack_resched`).
+    fn ack(&mut self);
+}
+
+impl Sink for Ctx<'_> {
+    fn cpu(&self) -> usize {
+        self.cpu
+    }
+    fn trace(&mut self) -> &mut TraceBuffer {
+        &mut *self.trace
+    }
+    fn preempt(&mut self, cpu: usize) {
+        Ctx::preempt(self, cpu)
+    }
+    fn ack(&mut self) {
+        self.ack_resched()
+    }
+}
+
+/// A short list of jobs, inline up to 32 (a release of more coinciding jobs spills).
+#[derive(Debug, Default)]
+pub struct Hand {
+    n: usize,
+    inline: [Option<Prio>; 32],
+    spill: Vec<Prio>,
+}
+
+impl Hand {
+    pub fn new() -> Hand {
+        Hand::default()
+    }
+    pub fn push(&mut self, p: Prio) {
+        if self.n < 32 {
+            self.inline[self.n] = Some(p);
+        } else {
+            self.spill.push(p);
+        }
+        self.n += 1;
+    }
+    pub fn pop(&mut self) -> Option<Prio> {
+        if self.n == 0 {
+            return None;
+        }
+        self.n -= 1;
+        if self.n >= 32 {
+            self.spill.pop()
+        } else {
+            self.inline[self.n].take()
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+}
+
+/// What the processor-mapping lock protects.
+pub struct Map {
+    /// The decision over the jobs in the lock holder's hand (its ready queue is the hand).
+    pub policy: Gedf<BinomialHeap<Prio>>,
+    pub scheduled: Vec<Option<Job>>,
+    /// Per task: the CPU its current job is scheduled on.
+    pub sched_on: Vec<Option<usize>>,
+    /// A copy of the job book for job lookups (`job_of` reads only task parameters).
+    pub jobs: TaskBook,
+}
+
+/// The protocol's shared state: the mapping, the queue, and per task the completed count.
+/// `RECHECK = false` is the broken twin of the loom model (no re-check after the last
+/// insertion); production code uses the default.
+pub struct Core<Q, B: Backend = Std, const RECHECK: bool = true> {
+    pub map: SpinLock<Map, B>,
+    pub queue: Q,
+    done: Box<[B::U32]>,
+}
+
+impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
+    /// `m` idle CPUs, `jobs` the book (for lookups), an empty `queue`.
+    pub fn new(m: usize, jobs: TaskBook, n: usize, queue: Q) -> Self {
+        Core {
+            map: SpinLock::new(
+                0,
+                Map {
+                    policy: Gedf::with_queue(m, BinomialHeap::with_capacity(m + 8)),
+                    scheduled: vec![None; m],
+                    sched_on: vec![None; n],
+                    jobs,
+                },
+            ),
+            queue,
+            done: (0..n).map(|_| B::U32::new(0)).collect(),
+        }
+    }
+
+    /// Whether `p` completed already (a stale queue entry).
+    #[inline]
+    pub fn is_stale(&self, p: &Prio) -> bool {
+        self.done.get(p.task as usize).is_some_and(|d| p.job < d.load(Ordering::Acquire))
+    }
+
+    /// Records the completion of job `seq` of `task` (under the mapping lock).
+    #[inline]
+    fn mark_done(&self, task: u32, seq: u32) {
+        if let Some(d) = self.done.get(task as usize) {
+            d.store(seq + 1, Ordering::Release);
+        }
+    }
+
+    /// Inserts `p` from thread `cpu`; a full queue gives up elements into `hand` (stale ones
+    /// dropped) until it fits.
+    pub fn push(&self, cpu: usize, mut p: Prio, hand: &mut Hand) {
+        loop {
+            match self.queue.insert(cpu, p) {
+                Ok(()) => return,
+                Err(x) => {
+                    p = x;
+                    match self.queue.pop() {
+                        Some(y) if self.is_stale(&y) => {}
+                        Some(y) => hand.push(y),
+                        None => {
+                            hand.push(p);
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The protocol of the module docs for thread `sink.cpu()` with the jobs in `hand`:
+    /// `first` runs under the mapping lock at the first acquisition (a completion's unlink),
+    /// `last` under it at the end, when nothing is outstanding (a worker's pick).
+    pub fn settle<S: Sink, R>(
+        &self,
+        sink: &mut S,
+        hand: &mut Hand,
+        first: impl FnOnce(&mut Map, &mut S),
+        last: impl FnOnce(&mut Map, &mut S) -> R,
+    ) -> R {
+        let me = sink.cpu();
+        let mine = placeholder(me);
+        let mut first = Some(first);
+        let mut reserved = false;
+        let mut back = Hand::new();
+        loop {
+            let mut g = self.map.lock(sink.trace());
+            let map = &mut *g;
+            if let Some(f) = first.take() {
+                f(map, sink);
+            }
+            if reserved {
+                // Re-insert the reserved CPU (it may have moved by a link swap).
+                let m = map.scheduled.len();
+                if let Some(c) = (0..m).find(|&c| map.policy.linked(c) == Some(mine)) {
+                    map.policy.unlink(c);
+                }
+                reserved = false;
+            }
+            while let Some(p) = hand.pop() {
+                if !self.is_stale(&p) {
+                    map.policy.enqueue(p);
+                }
+            }
+            map.policy.link_all();
+            while let Some(p) = map.policy.take_ready() {
+                back.push(p);
+            }
+            // The check, with both the queue and the mapping locked.
+            let top = self.queue.peek();
+            let (reserve, purge) = match top {
+                Some(t) if self.is_stale(&t) => (false, true),
+                Some(t) => (map.policy.target(&t).is_some(), false),
+                None => (false, false),
+            };
+            if reserve {
+                // Remove the CPU from the mapping: the placeholder takes the lowest CPU and
+                // its job joins the hand.
+                map.policy.job_ready(mine);
+                while let Some(p) = map.policy.take_ready() {
+                    hand.push(p);
+                }
+                reserved = true;
+            }
+            enact(&mut map.policy, &map.scheduled, &map.sched_on, |c| sink.preempt(c));
+            let quiet = !reserve && !purge && back.is_empty() && hand.is_empty();
+            if quiet {
+                return last(map, sink);
+            }
+            drop(g);
+            let pushed = !back.is_empty();
+            while let Some(p) = back.pop() {
+                self.push(me, p, hand);
+            }
+            if reserve || purge {
+                if let Some(j) = self.queue.pop() {
+                    hand.push(j);
+                }
+            }
+            if !RECHECK && pushed && !reserve && !purge && hand.is_empty() {
+                // The broken twin: no re-check after the last insertion.
+                let mut g = self.map.lock(sink.trace());
+                return last(&mut g, sink);
+            }
+        }
+    }
+
+    /// A release of the jobs `ready` by thread `sink.cpu()`: into the queue, then the protocol.
+    pub fn release<S: Sink>(&self, sink: &mut S, ready: &mut Hand) {
+        let mut hand = Hand::new();
+        while let Some(p) = ready.pop() {
+            self.push(sink.cpu(), p, &mut hand);
+        }
+        self.settle(sink, &mut hand, |_, _| {}, |_, _| ());
+    }
+
+    /// Worker `sink.cpu()` stopped doing `prev`; `successor` is the completed job's backlogged
+    /// successor, now ready. Returns the job the worker runs next.
+    pub fn schedule<S: Sink>(&self, sink: &mut S, prev: Prev, successor: Option<Prio>) -> Option<Job> {
+        let cpu = sink.cpu();
+        let mut hand = Hand::new();
+        if let Some(p) = successor {
+            hand.push(p);
+        }
+        let first = |map: &mut Map, _: &mut S| match prev {
+            Prev::Idle => {}
+            Prev::Preempted(j) => {
+                map.scheduled[cpu] = None;
+                map.sched_on[j.task() as usize] = None;
+            }
+            Prev::Completed(j) => {
+                map.scheduled[cpu] = None;
+                map.sched_on[j.task() as usize] = None;
+                self.mark_done(j.task(), j.seq());
+                let m = map.scheduled.len();
+                if let Some(c) = (0..m).find(|&c| map.policy.linked(c) == Some(j.prio)) {
+                    map.policy.unlink(c);
+                }
+            }
+        };
+        let last = |map: &mut Map, sink: &mut S| {
+            let next = map.policy.linked(cpu).filter(|p| !is_placeholder(p)).map(|p| map.jobs.job_of(p));
+            map.scheduled[cpu] = next;
+            if let Some(n) = next {
+                map.sched_on[n.task() as usize] = Some(cpu);
+            }
+            // Last, under the mapping lock: the requests so far are answered by `next`.
+            sink.ack();
+            next
+        };
+        self.settle(sink, &mut hand, first, last)
+    }
+
+    /// At rest (no handler running): no reservation is left, every pending job (`pending`,
+    /// priority order) is linked or queued exactly once (stale entries aside), and the linked
+    /// jobs are the `min(m, r)` highest-priority pending jobs.
+    pub fn check_at_rest(&self, pending: &[Prio]) -> Result<(), String> {
+        let map = self.map.lock_untraced();
+        let m = map.scheduled.len();
+        let linked: Vec<Option<Prio>> = (0..m).map(|c| map.policy.linked(c)).collect();
+        if linked.iter().flatten().any(is_placeholder) {
+            return Err("a CPU is still reserved at rest".into());
+        }
+        let mut queued: Vec<Prio> = self.queue.quiescent()?.into_iter().filter(|p| !self.is_stale(p)).collect();
+        queued.extend(linked.iter().flatten());
+        queued.sort_unstable();
+        if queued != pending {
+            return Err(format!("pending jobs {pending:?}, but linked and queued: {queued:?}"));
+        }
+        invariant::check_global(m, pending, &linked)
+    }
+}
+
+/// The plugin: the interrupt part, the release lock over the job book, and the core.
+pub struct Fine<Q> {
+    irq: Irq,
+    rel: SpinLock<TaskBook>,
+    core: Core<Q>,
+}
+
+pub(crate) fn build_hunt(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
+    let cap = 2 * s.tasks.len() + 2 * s.m + 16;
+    Ok(Box::new(Fine::new(s.tasks, s.m, s.dedicated, s.t0, s.end, HuntHeap::<Prio>::with_capacity(cap))))
+}
+
+pub(crate) fn build_hierarchical(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
+    let q = Hierarchical::<Prio>::new(s.m, s.tasks.len() + 4);
+    Ok(Box::new(Fine::new(s.tasks, s.m, s.dedicated, s.t0, s.end, q)))
+}
+
+impl<Q: SharedQueue> Fine<Q> {
+    /// `m` workers, tasks `params` released from `t0` until `end`, over the empty `queue`.
+    pub fn new(params: &[TaskParams], m: usize, dedicated: bool, t0: u64, end: u64, queue: Q) -> Fine<Q> {
+        let n = params.len();
+        let all: Vec<usize> = (0..n).collect();
+        let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
+        Fine {
+            irq: Irq::new(dedicated, m, book.next_due()),
+            core: Core::new(m, book.clone(), n, queue),
+            rel: SpinLock::new(1, book),
+        }
+    }
+
+    /// The jobs linked to each CPU now (for tests against the policy).
+    pub fn linked(&self) -> Vec<Option<Prio>> {
+        let map = self.core.map.lock_untraced();
+        (0..map.scheduled.len()).map(|c| map.policy.linked(c)).collect()
+    }
+
+    /// What each worker runs, in the mechanism's books (for tests).
+    pub fn scheduled(&self) -> Vec<Option<Job>> {
+        self.core.map.lock_untraced().scheduled.clone()
+    }
+}
+
+impl<Q: SharedQueue> Plugin for Fine<Q> {
+    fn name(&self) -> &'static str {
+        "rtss09-fine"
+    }
+    fn release_domains(&self) -> usize {
+        1
+    }
+    fn release_domain(&self, thread: usize) -> Option<usize> {
+        self.irq.domain(thread)
+    }
+    fn next_release(&self, _domain: usize) -> u64 {
+        self.irq.next()
+    }
+    fn try_claim_release(&self, _domain: usize, due: u64) -> bool {
+        self.irq.claim(due)
+    }
+
+    fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
+        let mut ready = Hand::new();
+        {
+            let mut book = self.rel.lock(ctx.trace);
+            book.release_due(now, |j, r| {
+                ctx.record_release(&j);
+                if r {
+                    ready.push(j.prio);
+                }
+            });
+            self.irq.set(book.next_due());
+        }
+        self.core.release(ctx, &mut ready);
+    }
+
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+        let successor = match prev {
+            Prev::Completed(j) => self.rel.lock(ctx.trace).complete(&j).map(|n| n.prio),
+            _ => None,
+        };
+        self.core.schedule(ctx, prev, successor)
+    }
+
+    fn accounting(&self) -> Accounting {
+        let book = self.rel.lock_untraced();
+        let mut pending: Vec<Prio> = (0..book.released().len()).filter_map(|t| book.head(t)).map(|j| j.prio).collect();
+        pending.sort_unstable();
+        let consistent = self.core.check_at_rest(&pending).map_err(|e| format!("{}: {e}", self.name()));
+        Accounting { released: book.released().to_vec(), completed: book.completed().to_vec(), consistent }
+    }
+}
+
+#[cfg(test)]
+mod loom_model;
+#[cfg(test)]
+mod tests;

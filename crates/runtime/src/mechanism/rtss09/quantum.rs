@@ -1,0 +1,211 @@
+//! CQm and CQ1 (and S-CQm, S-CQ1): coarse-grained, quantum-driven G-EDF (Brandenburg &
+//! Anderson, RTSS 2009, §2 S2 and §3; Table 1).
+//!
+//! The decision is `rtsched_policy::GedfQuantum` over the runtime's binomial heap (R1) under
+//! one global lock, with the processor mapping; links change only in the tick handler:
+//! * **release** (Δrel) takes only the *release lock*: it records the due jobs in the job book
+//!   and appends the ready ones to a temporary queue — no processor-mapping lock and no heap
+//!   operation, hence the "very little, constant" release overhead of RTSS 2009, Fig. 3(a);
+//! * **tick** (Δtck; every Q on each worker, aligned or staggered by `c·Q/m`) takes the global
+//!   lock, merges the temporary queue into the ready queue (swapped out in O(1) under the
+//!   release lock, its jobs inserted into the binomial heap — O(1) amortized each) and applies
+//!   the policy's quantum rule: with aligned quanta every CPU's tick links the `min(m, r)`
+//!   highest-priority ready jobs (the first tick of a boundary does the work), with staggered
+//!   quanta a worker's tick takes the highest-priority ready job if it beats its own (the
+//!   policy's reading of per-CPU tick handlers). Changed CPUs are asked to reschedule
+//!   (`mechanism::link`, with its link swaps);
+//! * **schedule** (Δsch) enacts the links: a completed job is unlinked (its CPU idles until its
+//!   next tick, RTSS 2009, Fig. 1(b)) and its backlogged successor queued for the next tick.
+//!
+//! Lock order: the global lock, then the release lock (tick and completion nest them; release
+//! takes the release lock alone). Both are the traced spin lock, loom-checked in
+//! `platform::sync`; nothing else is shared.
+//!
+//! Against the event-driven G-EDF invariant the schedule deviates by design (a released job
+//! waits up to Q for its tick; a CPU whose job completes idles until its tick): the registry
+//! entry names the global invariant so that the priority-inversion monitor measures that
+//! deviation on every run; the property test checks the links against `GedfQuantum`.
+
+use super::Irq;
+use crate::mechanism::link::enact;
+use crate::mechanism::registry::Setup;
+use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams, Ticks};
+use crate::queue::binomial::BinomialHeap;
+use crate::queue::release::TaskBook;
+use crate::sync::SpinLock;
+use crate::RunError;
+use rtsched_policy::{GedfQuantum, Policy, Prio, PriorityRule};
+
+/// What the release lock protects: the job book and the temporary queue of released jobs.
+struct Released {
+    book: TaskBook,
+    pending: Vec<Prio>,
+}
+
+/// What the global lock protects.
+struct State {
+    policy: GedfQuantum<BinomialHeap<Prio>>,
+    scheduled: Vec<Option<Job>>,
+    /// Per task: the CPU its current job is scheduled on.
+    sched_on: Vec<Option<usize>>,
+    /// The empty vector swapped with the temporary queue at each tick.
+    spare: Vec<Prio>,
+    /// A copy of the book for job lookups (`job_of` reads only the task parameters).
+    jobs: TaskBook,
+}
+
+/// The quantum-driven coarse-grained plugin (module docs).
+pub struct Quantum {
+    m: usize,
+    irq: Irq,
+    ticks: Ticks,
+    rel: SpinLock<Released>,
+    state: SpinLock<State>,
+}
+
+pub(crate) fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
+    let quantum_ns =
+        s.params.duration("quantum").ok_or_else(|| RunError::Config("quantum-driven plugin without a quantum".into()))?;
+    let staggered = s.params.flag("staggered").unwrap_or(false);
+    Ok(Box::new(Quantum::new(s.tasks, s.m, s.dedicated, Ticks { quantum_ns, staggered }, s.t0, s.end)))
+}
+
+impl Quantum {
+    /// `m` workers, tasks `params` released from `t0` until `end`, ticks `ticks`.
+    pub fn new(params: &[TaskParams], m: usize, dedicated: bool, ticks: Ticks, t0: u64, end: u64) -> Quantum {
+        let n = params.len();
+        let all: Vec<usize> = (0..n).collect();
+        let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
+        let irq = Irq::new(dedicated, m, book.next_due());
+        Quantum {
+            m,
+            irq,
+            ticks,
+            state: SpinLock::new(
+                0,
+                State {
+                    policy: GedfQuantum::with_queue(m, BinomialHeap::with_capacity(2 * n + 4)),
+                    scheduled: vec![None; m],
+                    sched_on: vec![None; n],
+                    spare: Vec::with_capacity(n),
+                    jobs: book.clone(),
+                },
+            ),
+            rel: SpinLock::new(1, Released { book, pending: Vec::with_capacity(n) }),
+        }
+    }
+
+    /// The jobs linked to each CPU now (for tests against the policy).
+    pub fn linked(&self) -> Vec<Option<Prio>> {
+        let st = self.state.lock_untraced();
+        (0..self.m).map(|c| st.policy.linked(c)).collect()
+    }
+}
+
+impl Plugin for Quantum {
+    fn name(&self) -> &'static str {
+        "rtss09-quantum"
+    }
+    fn release_domains(&self) -> usize {
+        1
+    }
+    fn release_domain(&self, thread: usize) -> Option<usize> {
+        self.irq.domain(thread)
+    }
+    fn next_release(&self, _domain: usize) -> u64 {
+        self.irq.next()
+    }
+    fn try_claim_release(&self, _domain: usize, due: u64) -> bool {
+        self.irq.claim(due)
+    }
+
+    fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
+        let mut g = self.rel.lock(ctx.trace);
+        let r = &mut *g;
+        let (book, pending) = (&mut r.book, &mut r.pending);
+        book.release_due(now, |j, ready| {
+            ctx.record_release(&j);
+            if ready {
+                pending.push(j.prio);
+            }
+        });
+        self.irq.set(r.book.next_due());
+    }
+
+    fn ticks(&self) -> Option<Ticks> {
+        Some(self.ticks)
+    }
+
+    fn tick(&self, ctx: &mut Ctx<'_>, _due: u64, _now: u64) {
+        let c = ctx.cpu;
+        let mut g = self.state.lock(ctx.trace);
+        let st = &mut *g;
+        std::mem::swap(&mut self.rel.lock(ctx.trace).pending, &mut st.spare);
+        for p in st.spare.drain(..) {
+            st.policy.job_ready(p);
+        }
+        st.policy.tick(if self.ticks.staggered { Some(c) } else { None });
+        enact(&mut st.policy, &st.scheduled, &st.sched_on, |x| ctx.preempt(x));
+    }
+
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+        let cpu = ctx.cpu;
+        let mut g = self.state.lock(ctx.trace);
+        let st = &mut *g;
+        match prev {
+            Prev::Idle => {}
+            Prev::Preempted(j) => {
+                st.scheduled[cpu] = None;
+                st.sched_on[j.task() as usize] = None;
+            }
+            Prev::Completed(j) => {
+                st.scheduled[cpu] = None;
+                st.sched_on[j.task() as usize] = None;
+                // Unlinked without a refill (linked anywhere), or removed from the queue
+                // (it completed after being unlinked, before noticing).
+                st.policy.job_done(j.prio);
+                let next = self.rel.lock(ctx.trace).book.complete(&j);
+                if let Some(n) = next {
+                    st.policy.job_ready(n.prio);
+                }
+            }
+        }
+        enact(&mut st.policy, &st.scheduled, &st.sched_on, |x| ctx.preempt(x));
+        let next = st.policy.linked(cpu).map(|p| st.jobs.job_of(p));
+        st.scheduled[cpu] = next;
+        if let Some(n) = next {
+            st.sched_on[n.task() as usize] = Some(cpu);
+        }
+        ctx.ack_resched();
+        next
+    }
+
+    fn accounting(&self) -> Accounting {
+        let st = self.state.lock_untraced();
+        let r = self.rel.lock_untraced();
+        let n = st.sched_on.len();
+        let linked: Vec<Prio> = (0..self.m).filter_map(|c| st.policy.linked(c)).collect();
+        let mut held: Vec<Prio> = linked.clone();
+        held.extend(st.policy.ready_queue().keys());
+        held.extend(r.pending.iter().copied());
+        held.sort_unstable();
+        let mut pending: Vec<Prio> = (0..n).filter_map(|t| r.book.head(t)).map(|j| j.prio).collect();
+        pending.sort_unstable();
+        // Quantum-driven: at rest every pending job is linked, queued or in the temporary
+        // queue, exactly once (the global invariant holds only at aligned boundaries).
+        let consistent = if held == pending {
+            Ok(())
+        } else {
+            Err(format!(
+                "{}: the pending jobs {:?} are not exactly the linked, queued and newly released ones {:?}",
+                self.name(),
+                pending,
+                held
+            ))
+        };
+        Accounting { released: r.book.released().to_vec(), completed: r.book.completed().to_vec(), consistent }
+    }
+}
+
+#[cfg(test)]
+mod tests;
