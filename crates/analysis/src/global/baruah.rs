@@ -115,25 +115,33 @@ fn horizon(sys: &System, hd: &HorizonData, k: usize, csum: u64) -> Result<Option
     Ok(Some(q.min(1u128 << 62) as u64))
 }
 
-pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
+/// What the search and its reference share: the point A_k = 0 checked for every task first
+/// (most failures show there), then each task's range [D_k, horizon] (cut at `max_interval`,
+/// then flagged truncated), tasks by increasing laxity. `Err` when that already decides.
+struct Prelude {
+    inv: Vec<f64>,
+    inv_sum: f64,
+    diffs: Vec<u64>,
+    /// (task k, first A_k + D_k to check, last, truncated).
+    ranges: Vec<(usize, u64, u64, bool)>,
+}
+
+fn prelude(sys: &System, limits: &Limits) -> Result<Prelude, Verdict> {
     let n = sys.n();
     let m = sys.m as usize;
     let inv: Vec<f64> = sys.t.iter().map(|&t| 1.0 / t as f64).collect();
     let inv_sum: f64 = inv.iter().sum();
-    let mut budget = limits.max_steps;
-    let mut gave_up = false;
-    let mut points: Vec<u64> = Vec::new();
     let mut diffs: Vec<u64> = Vec::with_capacity(n);
     let order = by_laxity(sys);
     // Most failures show at A_k = 0: check that point for every task first (it is one of
     // the points below as well, so this only reorders the work).
     for &k in &order {
         if limits.stop.requested() {
-            return Verdict::GaveUp;
+            return Err(Verdict::GaveUp);
         }
         let t = sys.d[k];
         if !lhs_below(sys, k, t, sys.m as u128 * (t - sys.c[k] + 1) as u128, &inv, &mut diffs) {
-            return Verdict::NotSchedulable;
+            return Err(Verdict::NotSchedulable);
         }
     }
     // Only sets that pass at A_k = 0 need the horizons: C_Σ (the m - 1 largest WCETs) and
@@ -160,6 +168,17 @@ pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
         }
         ranges.push((k, dk, tmax, truncated));
     }
+    Ok(Prelude { inv, inv_sum, diffs, ranges })
+}
+
+pub(crate) fn check(sys: &System, limits: &Limits) -> Verdict {
+    let Prelude { inv, inv_sum, mut diffs, mut ranges } = match prelude(sys, limits) {
+        Ok(p) => p,
+        Err(v) => return v,
+    };
+    let mut budget = limits.max_steps;
+    let mut gave_up = false;
+    let mut points: Vec<u64> = Vec::new();
     // Each task's range is searched by interval bisection: the left-hand side is non-decreasing
     // in t and the right-hand side increasing, so LHS(b) < RHS(a) proves every t in [a, b]
     // at once (one evaluation, no breakpoint enumerated); an interval that cannot be proved so
@@ -357,50 +376,13 @@ mod tests {
     /// The search as it was before interval bisection: every breakpoint collected, blocks
     /// bisected (the reference for the test below).
     fn check_reference(sys: &System, limits: &Limits) -> Verdict {
-        let n = sys.n();
-        let m = sys.m as usize;
-        let inv: Vec<f64> = sys.t.iter().map(|&t| 1.0 / t as f64).collect();
-        let inv_sum: f64 = inv.iter().sum();
+        let Prelude { inv, inv_sum, mut diffs, mut ranges } = match prelude(sys, limits) {
+            Ok(p) => p,
+            Err(v) => return v,
+        };
         let mut budget = limits.max_steps;
         let mut gave_up = false;
         let mut points: Vec<u64> = Vec::new();
-        let mut diffs: Vec<u64> = Vec::with_capacity(n);
-        let order = by_laxity(sys);
-        // Most failures show at A_k = 0: check that point for every task first (it is one of
-        // the points below as well, so this only reorders the work).
-        for &k in &order {
-            if limits.stop.requested() {
-                return Verdict::GaveUp;
-            }
-            let t = sys.d[k];
-            if !lhs_below(sys, k, t, sys.m as u128 * (t - sys.c[k] + 1) as u128, &inv, &mut diffs) {
-                return Verdict::NotSchedulable;
-            }
-        }
-        // Only sets that pass at A_k = 0 need the horizons: C_Σ (the m - 1 largest WCETs) and
-        // the enclosures of U and sum u_i (T_i - D_i).
-        let mut cs = sys.c.clone();
-        cs.sort_unstable_by(|a, b| b.cmp(a));
-        let csum: u64 = cs.iter().take(m.saturating_sub(1)).sum();
-        let hd = HorizonData::new(sys);
-        // Horizons, then two phases: a short first window for every task (failures mostly show
-        // at small A_k), then the rest of each task's range in windows of about 4096 points
-        // (bounded memory whatever the horizon).
-        let mut ranges: Vec<(usize, u64, u64, bool)> = Vec::with_capacity(n); // (k, lo, tmax, truncated)
-        for &k in &order {
-            let dk = sys.d[k];
-            let (mut tmax, mut truncated) = match horizon(sys, &hd, k, csum) {
-                Ok(None) => continue,
-                Ok(Some(t)) => (t, false),
-                Err(()) => (u64::MAX, true),
-            };
-            let lim = dk.saturating_add(limits.max_interval);
-            if tmax > lim {
-                tmax = lim;
-                truncated = true;
-            }
-            ranges.push((k, dk, tmax, truncated));
-        }
         let win_long = ((4096.0 / (5.0 * inv_sum)) as u64).max(1);
         let win_short = ((32.0 / (5.0 * inv_sum)) as u64).max(1);
         let mut stack: Vec<(usize, usize)> = Vec::new();
