@@ -7,6 +7,9 @@
 //! takes only sequential task sets: it runs `rtws` on those, this file on fork-join ones).
 //! No timing is asserted beyond "no miss with a large slack".
 
+mod common;
+use common::Rng;
+
 use rtsched_model::forkjoin::{ForkJoinSet, ForkJoinTask};
 use rtsched_runtime::platform::allowed_cpus;
 use rtsched_runtime::{forkjoin_jobs, run_forkjoin, ExecTime, IdleMode, Mechanism, RunConfig, RunResult};
@@ -328,25 +331,6 @@ fn a_tie_free_set_against_the_simulator() {
     ])
     .unwrap();
     differential("tie-free set", &set, 650 * MS, false);
-}
-
-/// splitmix64 (as tests/stress.rs).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.below(hi - lo + 1)
-    }
 }
 
 /// 1–4 tasks of 1–3 regions of 1–4 threads, periods 5–30 ms, total utilization about

@@ -16,6 +16,7 @@
 //! Both oracles are shown to fail on corrupted traces.
 
 mod common;
+use common::Rng;
 
 use rtsched_analysis::semi;
 use rtsched_model::{TaskSet, Time};
@@ -139,21 +140,6 @@ fn oracle(
         }
     }
     Ok((windows, overrun))
-}
-
-/// splitmix64.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next() % (hi - lo + 1)
-    }
 }
 
 /// A set of `n` tasks of total utilization about `u` (periods 10–40 ms) and its placement,

@@ -10,6 +10,7 @@
 //! about as much for the seven RTSS'09 plugins (6 runs each).
 
 mod common;
+use common::Rng;
 
 use rtsched_model::TaskSet;
 use rtsched_runtime::platform::allowed_cpus;
@@ -36,28 +37,6 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-/// splitmix64: small, seedable, good enough for picking cases.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.below(hi - lo + 1)
-    }
 }
 
 /// n tasks, periods 1–20 ms, total utilization `u` split at random; implicit deadlines, or

@@ -1,4 +1,6 @@
 //! Shared by the runtime's integration tests (each test file that needs it says `mod common;`).
+// Each test crate compiles this module and uses a part of it.
+#![allow(dead_code)]
 
 use rtsched_model::TaskSet;
 use rtsched_runtime::{run, Mechanism, RunConfig, RunResult};
@@ -16,5 +18,31 @@ pub fn run_rt_if_permitted(ts: &TaskSet, mech: &Mechanism, cfg: &mut RunConfig) 
             run(ts, mech, cfg).unwrap()
         }
         other => other.unwrap(),
+    }
+}
+
+/// splitmix64: small, seedable, good enough for picking random cases (a failing case prints its
+/// seed and reproduces alone).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, n) (modulo bias negligible for the small n of tests).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    /// Uniform in [lo, hi].
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi - lo + 1)
     }
 }
