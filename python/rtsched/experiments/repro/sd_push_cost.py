@@ -205,14 +205,14 @@ def trends(cell: dict, ms: list, loads: list, variants: list) -> list:
             vals = {v: _avg(cell, v, m, load, "push") for v in variants}
             vals = {v: x for v, x in vals.items() if x is not None}
             if vals:
-                best.append((m, min(vals, key=vals.get)))
+                best.append((m, min(vals, key=lambda v: vals[v])))
         if best:
             wins = ", ".join(f"m={m}: {v}" for m, v in best)
             out.append(f"- {claim} (paper): cheapest push at load {load:g} — {wins}")
     for load in (lo, hi):
         vals = {v: [_avg(cell, v, m, load, "enqueue") for m in ms] for v in variants}
         means = {v: sum(x for x in xs if x) / max(1, sum(1 for x in xs if x)) for v, xs in vals.items()}
-        order = sorted(means, key=means.get)
+        order = sorted(means, key=lambda v: means[v])
         out.append(
             f"- enqueue cheapest for linear, dearer for cpudl and cpupri (paper): load {load:g}, mean over m: "
             + ", ".join(f"{v} {means[v]:.0f}" for v in order)
