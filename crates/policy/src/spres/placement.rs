@@ -88,7 +88,7 @@ impl SpresPlacement {
     /// Parses and validates a placement for `ts`: known CPUs and tasks, `1 ≤ budget ≤
     /// deadline`, `offset + deadline ≤ period ≤ T`, `period = ⌊T / period_ratio⌋`, every part
     /// present once, windows back to back from offset 0, every task placed, and the parts of a
-    /// split or period-transformed task summing to its WCET (`⌈C / period_ratio⌉` per
+    /// split or period-transformed task summing to at least its WCET (`⌈C / period_ratio⌉` per
     /// reservation period).
     /// Duplicate keys are errors (the strict reader, `rtsched_model::json`), and `m` is bounded
     /// (`MAX_M`) before anything is allocated per CPU.
@@ -229,17 +229,18 @@ impl SpresPlacement {
                 }
                 expect_offset += r.deadline;
             }
-            // A split (or period-transformed) task's parts deliver its WCET: ⌈C / k⌉ per
-            // reservation period, k periods per job. (An unsplit reservation may have any
+            // A split (or period-transformed) task's parts deliver at least its WCET: ⌈C / k⌉
+            // per reservation period, k periods per job. (More is allowed: a placement made for
+            // padded WCETs, as the runtime's tests use. An unsplit reservation may have any
             // budget: budget enforcement is what some experiments study.)
             let sum: u128 = ps.iter().map(|r| r.budget as u128).sum();
             let need = (ts[i].wcet as u128).div_ceil(k as u128);
-            if (ps.len() > 1 || k > 1) && sum != need {
+            if (ps.len() > 1 || k > 1) && sum < need {
                 return Err(ModelError::task_field(
                     i,
                     "budget",
                     format!(
-                        "the budgets of its {} part(s) sum to {sum} ns, but the task needs {need} ns per reservation period (C = {} ns, period_ratio {k})",
+                        "the budgets of its {} part(s) sum to {sum} ns, but the task needs at least {need} ns per reservation period (C = {} ns, period_ratio {k})",
                         ps.len(),
                         ts[i].wcet
                     ),
