@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from fractions import Fraction
 
 import numpy as np
@@ -196,14 +195,18 @@ def test_ctrl_c_stops_the_cli_batch_and_keeps_the_lines_written(tmp_path):
         [sys.executable, "-m", "rtsched", "analyze", str(f), "--json", "--test", "rta"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        text=True,
+        bufsize=0,  # unbuffered: readline below must not read past the first line
     )
-    time.sleep(3.0)
+    # Interrupt once the batch has written its first line (a fixed sleep raced the interpreter's
+    # start-up on a loaded machine: the interrupt then came before the batch began).
+    assert p.stdout is not None
+    first = p.stdout.readline()
     p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=120)
+    out_b, err_b = p.communicate(timeout=120)
+    out, err = out_b.decode(), err_b.decode()
     assert p.returncode == 130, err
     assert "interrupted after" in err and "Traceback" not in err
-    lines = out.splitlines()
+    lines = (first.decode() + out).splitlines()
     assert 0 < len(lines) < 3000
     for line in lines:
         assert set(json.loads(line)) == {"m", "n", "utilization", "results"}
