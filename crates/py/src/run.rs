@@ -14,6 +14,8 @@ use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// A run's text exports by name, and the binary sched_trace if asked for.
+type Exports = (Vec<(String, String)>, Option<Vec<u8>>);
 type Outputs = (String, Vec<(String, String)>, Option<Vec<u8>>);
 
 /// Runs `work` on its own thread (the run) while this thread, which holds the GIL only in
@@ -108,16 +110,7 @@ fn run<'py>(
     params: Vec<(String, String)>,
     reservations: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let idle = match idle {
-        "sleep" => IdleMode::Sleep,
-        "spin" => IdleMode::Spin,
-        _ => return Err(RtschedError::new_err(format!("idle must be sleep or spin, got {idle:?}"))),
-    };
-    for e in &exports {
-        if !["jsonl", "perfetto", "job_csv", "gantt_svg", "sched_trace"].contains(&e.as_str()) {
-            return Err(RtschedError::new_err(format!("unknown export {e:?}")));
-        }
-    }
+    let idle = check_run_args(idle, &exports)?;
     let mech = Mechanism::parse(scheduler, partition)
         .and_then(|m| m.with_params(params.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
         .map(|m| match reservations {
@@ -137,31 +130,15 @@ fn run<'py>(
     let (summary, texts, bytes) = run_interruptibly(py, stop, move || {
         let r = rtsched_runtime::run(&ts_inner, &mech, &cfg).map_err(|e| RtschedError::new_err(e.to_string()))?;
         let summary = r.summary_json().to_string();
-        let mut texts: Vec<(String, String)> = Vec::new();
-        let mut bytes: Option<Vec<u8>> = None;
-        if !exports.is_empty() {
+        let (texts, bytes) = if exports.is_empty() {
+            (Vec::new(), None)
+        } else {
             let tr = to_trace(&r, &ts_inner).map_err(RtschedError::new_err)?;
-            for e in &exports {
-                match e.as_str() {
-                    "jsonl" => texts.push((e.clone(), tr.to_jsonl())),
-                    "perfetto" => texts.push((e.clone(), tr.to_perfetto_json())),
-                    "job_csv" => texts.push((e.clone(), tr.to_job_csv().map_err(crate::err)?)),
-                    "gantt_svg" => texts.push((e.clone(), tr.to_gantt_svg(None))),
-                    _ => bytes = Some(tr.to_sched_trace_bytes().map_err(crate::err)?),
-                }
-            }
-        }
+            export_trace(&tr, &exports, || tr.to_job_csv().map_err(crate::err))?
+        };
         Ok((summary, texts, bytes))
     })?;
-    let d = PyDict::new(py);
-    d.set_item("summary", summary)?;
-    for (k, v) in texts {
-        d.set_item(k, v)?;
-    }
-    if let Some(b) = bytes {
-        d.set_item("sched_trace", pyo3::types::PyBytes::new(py, &b))?;
-    }
-    Ok(d)
+    outputs_dict(py, summary, texts, bytes)
 }
 
 /// run_forkjoin(text, scheduler, cpus, duration_ns, rt_priority=None, idle="sleep", force=False,
@@ -189,16 +166,7 @@ fn run_forkjoin<'py>(
     exports: Vec<String>,
     params: Vec<(String, String)>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let idle = match idle {
-        "sleep" => IdleMode::Sleep,
-        "spin" => IdleMode::Spin,
-        _ => return Err(RtschedError::new_err(format!("idle must be sleep or spin, got {idle:?}"))),
-    };
-    for e in &exports {
-        if !["jsonl", "perfetto", "job_csv", "gantt_svg", "sched_trace"].contains(&e.as_str()) {
-            return Err(RtschedError::new_err(format!("unknown export {e:?}")));
-        }
-    }
+    let idle = check_run_args(idle, &exports)?;
     let set = rtsched_model::forkjoin::read_json(text).map_err(crate::err)?.set;
     let mech = Mechanism::parse(scheduler, None)
         .and_then(|m| m.with_params(params.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
@@ -214,23 +182,68 @@ fn run_forkjoin<'py>(
         let r = rtsched_runtime::run_forkjoin(&set, &mech, &cfg).map_err(|e| RtschedError::new_err(e.to_string()))?;
         let mut summary = r.summary_json();
         summary["forkjoin"] = rtsched_runtime::forkjoin_summary(&set, &r);
-        let mut texts: Vec<(String, String)> = Vec::new();
-        let mut bytes: Option<Vec<u8>> = None;
-        if !exports.is_empty() {
+        let (texts, bytes) = if exports.is_empty() {
+            (Vec::new(), None)
+        } else {
             let ts = rtsched_runtime::slot_task_set(&set).map_err(|e| RtschedError::new_err(e.to_string()))?;
             let tr = to_trace(&r, &ts).map_err(RtschedError::new_err)?;
-            for e in &exports {
-                match e.as_str() {
-                    "jsonl" => texts.push((e.clone(), tr.to_jsonl())),
-                    "perfetto" => texts.push((e.clone(), tr.to_perfetto_json())),
-                    "job_csv" => texts.push((e.clone(), rtsched_runtime::forkjoin_job_csv(&set, &r))),
-                    "gantt_svg" => texts.push((e.clone(), tr.to_gantt_svg(None))),
-                    _ => bytes = Some(tr.to_sched_trace_bytes().map_err(crate::err)?),
-                }
-            }
-        }
+            export_trace(&tr, &exports, || Ok(rtsched_runtime::forkjoin_job_csv(&set, &r)))?
+        };
         Ok((summary.to_string(), texts, bytes))
     })?;
+    outputs_dict(py, summary, texts, bytes)
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_forkjoin, m)?)?;
+    m.add_function(wrap_pyfunction!(mechanisms, m)?)?;
+    Ok(())
+}
+
+/// The idle mode of a run, after checking that every requested export is known.
+fn check_run_args(idle: &str, exports: &[String]) -> PyResult<IdleMode> {
+    for e in exports {
+        if !["jsonl", "perfetto", "job_csv", "gantt_svg", "sched_trace"].contains(&e.as_str()) {
+            return Err(RtschedError::new_err(format!("unknown export {e:?}")));
+        }
+    }
+    match idle {
+        "sleep" => Ok(IdleMode::Sleep),
+        "spin" => Ok(IdleMode::Spin),
+        _ => Err(RtschedError::new_err(format!("idle must be sleep or spin, got {idle:?}"))),
+    }
+}
+
+/// The requested exports of a run's trace: texts by name, and the binary sched_trace. The job
+/// CSV is the caller's (per task, or per fork-join job).
+fn export_trace(
+    tr: &rtsched_trace::Trace,
+    exports: &[String],
+    job_csv: impl Fn() -> PyResult<String>,
+) -> PyResult<Exports> {
+    let mut texts = Vec::new();
+    let mut bytes = None;
+    for e in exports {
+        match e.as_str() {
+            "jsonl" => texts.push((e.clone(), tr.to_jsonl())),
+            "perfetto" => texts.push((e.clone(), tr.to_perfetto_json())),
+            "job_csv" => texts.push((e.clone(), job_csv()?)),
+            "gantt_svg" => texts.push((e.clone(), tr.to_gantt_svg(None))),
+            _ => bytes = Some(tr.to_sched_trace_bytes().map_err(crate::err)?),
+        }
+    }
+    Ok((texts, bytes))
+}
+
+/// The dict `_core.run` and `_core.run_forkjoin` return: the summary JSON, each text export by
+/// name, and `sched_trace` as bytes.
+fn outputs_dict(
+    py: Python<'_>,
+    summary: String,
+    texts: Vec<(String, String)>,
+    bytes: Option<Vec<u8>>,
+) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("summary", summary)?;
     for (k, v) in texts {
@@ -240,11 +253,4 @@ fn run_forkjoin<'py>(
         d.set_item("sched_trace", pyo3::types::PyBytes::new(py, &b))?;
     }
     Ok(d)
-}
-
-pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(run, m)?)?;
-    m.add_function(wrap_pyfunction!(run_forkjoin, m)?)?;
-    m.add_function(wrap_pyfunction!(mechanisms, m)?)?;
-    Ok(())
 }
