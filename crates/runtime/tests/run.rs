@@ -276,6 +276,30 @@ fn overload_runs_to_the_end_and_accounts_every_job() {
     }
 }
 
+/// Time zero fixed before the threads could be ready (no start delay at all): the engine
+/// abandons that attempt before anything runs and retries with a longer delay, instead of
+/// starting workers after their first releases (a run in which nothing executed was seen
+/// when a busy host started the threads after a 30 ms delay had passed).
+#[test]
+fn threads_not_ready_by_time_zero_retry_with_a_longer_start_delay() {
+    let _serial = serial();
+    let ts = random_set(3, 3, 0.5);
+    for name in ["gsn-edf", "gsn-edf-di"] {
+        let mut cfg = one_cpu(100);
+        if name == "gsn-edf-di" {
+            let cpus = allowed_cpus();
+            if cpus.len() < 2 {
+                continue;
+            }
+            cfg.dedicated_cpu = Some(cpus[1]);
+        }
+        cfg.start_delay_ns = 0;
+        let r = run(&ts, &mech(name), &cfg).unwrap();
+        check(&ts, &r);
+        assert!(r.traces[0].iter().any(|x| x.kind == RecKind::JobStart), "{name}: the worker ran no job");
+    }
+}
+
 #[test]
 fn a_tiny_trace_buffer_counts_drops() {
     let _serial = serial();

@@ -60,7 +60,20 @@ fn random_set(rng: &mut Rng, n: usize, u: f64, constrained: bool) -> TaskSet {
 /// (false under kernel-sd, whose buffers follow tasks and whose dispatching is invisible).
 fn check(ts: &TaskSet, r: &RunResult, m: usize, per_cpu_buffers: bool) -> Result<(), String> {
     if r.dropped_records != 0 {
-        return Err(format!("{} records dropped", r.dropped_records));
+        // Name what filled the fullest buffer: a mechanism that records in a loop shows here.
+        let (b, full) = r.traces.iter().enumerate().max_by_key(|(_, t)| t.len()).expect("a run has buffers");
+        let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+        for x in full {
+            *kinds.entry(format!("{:?}/{}", x.kind, x.task)).or_default() += 1;
+        }
+        let mut top: Vec<_> = kinds.into_iter().collect();
+        top.sort_by_key(|k| std::cmp::Reverse(k.1));
+        top.truncate(6);
+        return Err(format!(
+            "{} records dropped; buffer {b} holds {} records, most of them {top:?}",
+            r.dropped_records,
+            full.len()
+        ));
     }
     if let Some(e) = &r.accounting.error {
         return Err(format!("accounting: {e}"));

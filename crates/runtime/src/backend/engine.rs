@@ -63,6 +63,8 @@ struct Shared<'a> {
     wcet: Vec<u64>,
     life: &'a Lifecycle,
     abort: AtomicBool,
+    /// How late the threads were ready (ns past time zero; 0 = in time): see [`start_gate`].
+    late_by: AtomicU64,
     tids: Vec<AtomicI32>,
     setup_error: std::sync::Mutex<Option<RunError>>,
 }
@@ -190,11 +192,28 @@ fn setup_thread(sh: &Shared<'_>, idx: usize, cpu: usize, prio: Option<i32>) {
     }
 }
 
+/// Every thread passes here once set up (pinned, priority set); whether the run goes ahead.
+/// The barrier's leader checks that time zero is still ahead: a host too busy to start the
+/// threads within the start delay would otherwise start the run late — workers that begin
+/// after their first releases or after the end, a run in which nothing executed. Such an
+/// attempt is abandoned before any thread does anything (`late_by` says by how much) and
+/// [`run`] retries it with a longer delay. The second wait publishes the leader's verdict.
+fn start_gate(sh: &Shared<'_>, barrier: &Barrier) -> bool {
+    if barrier.wait().is_leader() {
+        let now = clock::monotonic_ns();
+        if now >= sh.life.t0 {
+            sh.late_by.store(now - sh.life.t0 + 1, Ordering::SeqCst);
+            sh.abort.store(true, Ordering::SeqCst);
+        }
+    }
+    barrier.wait();
+    !sh.abort.load(Ordering::SeqCst)
+}
+
 fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier) -> (TraceBuffer, u64) {
     setup_thread(sh, idx, sh.cfg.cpus[idx], sh.cfg.rt_priority);
-    barrier.wait();
     let mut max_gap = 0u64;
-    if sh.abort.load(Ordering::SeqCst) {
+    if !start_gate(sh, barrier) {
         return (trace, max_gap);
     }
     clock::sleep_until(sh.life.t0);
@@ -320,8 +339,7 @@ fn idle(sh: &Shared<'_>, idx: usize, sig: &CpuSignal, ev: &Events) {
 /// notifications, and never runs a job.
 fn service(sh: &Shared<'_>, idx: usize, cpu: usize, mut trace: TraceBuffer, barrier: &Barrier) -> TraceBuffer {
     setup_thread(sh, idx, cpu, sh.cfg.rt_priority);
-    barrier.wait();
-    if sh.abort.load(Ordering::SeqCst) {
+    if !start_gate(sh, barrier) {
         return trace;
     }
     clock::sleep_until(sh.life.t0);
@@ -371,10 +389,54 @@ fn service(sh: &Shared<'_>, idx: usize, cpu: usize, mut trace: TraceBuffer, barr
 /// Runs `ts` under `mech` on real cores (see the module docs); the configuration has been
 /// validated by the caller.
 pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, build: Builder, cfg: &RunConfig) -> Result<RunResult, RunError> {
+    let mut delay = cfg.start_delay_ns;
+    let mut late = 0;
+    for _ in 0..START_ATTEMPTS {
+        match run_once(ts, mech, build, cfg, delay)? {
+            Attempt::Ran(r) => return Ok(*r),
+            Attempt::Late(by) => {
+                late = by;
+                delay = delay.saturating_mul(4).max(by.saturating_mul(4)).clamp(MIN_RETRY_DELAY_NS, MAX_START_DELAY_NS);
+            }
+        }
+    }
+    Err(RunError::Failed(format!(
+        "the host did not start the run's threads before time zero in {START_ATTEMPTS} attempts (the last \
+         with a start delay of {} ms, {:.1} ms late): it is too busy; retry when it is quieter or with \
+         --rt-priority",
+        delay / 1_000_000,
+        late as f64 / 1e6
+    )))
+}
+
+/// Attempts of [`run`] whose threads were not ready by time zero, before it gives up.
+const START_ATTEMPTS: u32 = 4;
+/// The shortest start delay a retry of [`run`] waits.
+const MIN_RETRY_DELAY_NS: u64 = 20_000_000;
+/// The longest start delay a retry of [`run`] waits.
+const MAX_START_DELAY_NS: u64 = 5_000_000_000;
+
+/// One attempt of [`run`]: the run, or how late its threads were ready ([`start_gate`]).
+enum Attempt {
+    Ran(Box<RunResult>),
+    Late(u64),
+}
+
+fn run_once(
+    ts: &TaskSet,
+    mech: &Mechanism,
+    build: Builder,
+    cfg: &RunConfig,
+    start_delay_ns: u64,
+) -> Result<Attempt, RunError> {
     let m = cfg.cpus.len();
     let params: Vec<TaskParams> = ts.iter().map(|t| TaskParams { deadline: t.deadline, period: t.period }).collect();
+    // The trace buffers are allocated (and written through, so paged in) before time zero is
+    // fixed: large ones take long enough to eat the start delay.
+    let mut bufs: Vec<TraceBuffer> = (0..m).map(|i| TraceBuffer::new(i as u16, cfg.trace_capacity)).collect();
+    let mut rel_buf = cfg.dedicated_cpu.map(|_| TraceBuffer::new(crate::tracer::RELEASE_CPU, cfg.trace_capacity));
     let cal_a = ClockPair::now();
-    let life = Lifecycle::new(cfg.start_delay_ns, cfg.duration_ns);
+    let life = Lifecycle::new(start_delay_ns, cfg.duration_ns);
     let (t0, end) = (life.t0, life.planned_end);
     let plugin: Box<dyn Plugin> = build(&Setup {
         ts,
@@ -412,6 +474,7 @@ pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, build: Builder, cfg: &RunConfi
         wcet: ts.iter().map(|t| t.wcet).collect(),
         life: &life,
         abort: AtomicBool::new(false),
+        late_by: AtomicU64::new(0),
         tids: (0..threads).map(|_| AtomicI32::new(0)).collect(),
         setup_error: std::sync::Mutex::new(None),
     };
@@ -420,15 +483,15 @@ pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, build: Builder, cfg: &RunConfi
     let mut watchdog_fired = false;
     let (traces, max_gap) = std::thread::scope(|s| {
         let wd = s.spawn(|| watchdog(&sh, &done));
-        let hs: Vec<_> = (0..m)
-            .map(|i| {
-                let tb = TraceBuffer::new(i as u16, cfg.trace_capacity);
+        let hs: Vec<_> = bufs
+            .drain(..)
+            .enumerate()
+            .map(|(i, tb)| {
                 let (shr, b) = (&sh, &barrier);
                 s.spawn(move || worker(shr, i, tb, b))
             })
             .collect();
-        let rel = cfg.dedicated_cpu.map(|c| {
-            let tb = TraceBuffer::new(crate::tracer::RELEASE_CPU, cfg.trace_capacity);
+        let rel = cfg.dedicated_cpu.zip(rel_buf.take()).map(|(c, tb)| {
             let (shr, b) = (&sh, &barrier);
             s.spawn(move || service(shr, m, c, tb, b))
         });
@@ -460,6 +523,10 @@ pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, build: Builder, cfg: &RunConfi
     if let Some(e) = sh.setup_error.lock().unwrap_or_else(|p| p.into_inner()).take() {
         return Err(e);
     }
+    let late_by = sh.late_by.load(Ordering::SeqCst);
+    if late_by > 0 {
+        return Ok(Attempt::Late(late_by));
+    }
     if watchdog_fired {
         return Err(RunError::Failed(
             "the watchdog ended the run: a thread did not stop within 1 s after the end".into(),
@@ -473,7 +540,11 @@ pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, build: Builder, cfg: &RunConfi
     // (a worker descheduled by the host near the end) are released now, as pending jobs:
     // every job due in [0, duration) is released, however late its handler ran.
     let missing = missing_releases(ts, t0, end, &plugin.accounting().released);
-    let mut drain = TraceBuffer::new(DRAIN_CPU, missing as usize + 2 * plugin.release_domains() + 16);
+    // Room for everything a release handler records per job, not only the releases: its lock
+    // waits, enqueue spans, reschedule requests and pushes (push/pull records a span per push
+    // attempt, up to one per CPU); a buffer sized for the releases alone dropped records.
+    let per_job = 32 + 8 * m;
+    let mut drain = TraceBuffer::new(DRAIN_CPU, (missing as usize + plugin.release_domains()) * per_job + 1024);
     {
         let mut ctx = Ctx::new(m, &mut drain, &sh.signals);
         for d in 0..plugin.release_domains() {
@@ -498,7 +569,18 @@ pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, build: Builder, cfg: &RunConfi
             "fork-join jobs: a thread is ready only once its region forks (RTWS paper, §III)".into(),
         );
     }
-    Ok(RunResult::build(ts, info, cfg, t0, end - t0, life.interrupted(), &cal, traces, acc, max_gap))
+    Ok(Attempt::Ran(Box::new(RunResult::build(
+        ts,
+        info,
+        cfg,
+        t0,
+        end - t0,
+        life.interrupted(),
+        &cal,
+        traces,
+        acc,
+        max_gap,
+    ))))
 }
 
 /// Ends a run early when `cfg.stop` is set (moves the end to now and wakes the sleepers),
