@@ -65,6 +65,9 @@ use crate::RunError;
 use rtsched_policy::{invariant, Gedf, Policy, Prio, PriorityRule};
 use std::sync::atomic::Ordering;
 
+/// Rounds of [`Core::settle`] after which debug builds panic, so that a livelock fails a test
+/// (and proptest shrinks it) instead of hanging it. Release builds never stop early: a `settle`
+/// that gave up would be a missed preemption (see the module docs, "Termination").
 const SETTLE_BOUND: usize = if cfg!(test) { 10_000 } else { 1 << 22 };
 
 /// A ready queue safe to use without the processor-mapping lock (R2, R3).
