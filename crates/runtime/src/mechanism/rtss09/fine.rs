@@ -20,7 +20,9 @@
 //!    outranks every job is linked to it (`mechanism::link::placeholder`), which removes the
 //!    CPU from the mapping — nobody else picks it — and moves its job into the hand.
 //! 3. Enact the link changes (swaps, reschedule requests: `mechanism::link`), drop the lock,
-//!    push the leftovers into the queue, and pop the top into the hand if a CPU was reserved.
+//!    pop the top into the hand if a CPU was reserved (or drop it if the check found it stale),
+//!    *then* push the leftovers into the queue — in this order, so that the pop takes what the
+//!    check peeked and not a leftover that outranks it.
 //! 4. Repeat until an iteration finds nothing to do — no hand, no leftovers, no preemption: that
 //!    last check, made under the lock *after* the thread's own insertions, is the re-check on
 //!    re-insertion that keeps preemptions from being missed (the loom model below shows the
@@ -29,9 +31,20 @@
 //! **Completed while queued.** A preempted job that completes before its CPU noticed the
 //! request may already sit in the queue, and neither R2 nor R3 removes an arbitrary element.
 //! Completion bumps the task's `done` count; a queued job whose sequence number is below it is
-//! *stale* and is dropped wherever it is found (popped, or in a hand). A full queue (Hunt's heap
-//! has a fixed capacity, `2n + 2m + 16` here) pops elements into the hand until the insertion
-//! fits, dropping stale ones: with more slots than tasks the loop ends.
+//! *stale* and is dropped wherever it is found (popped, or in a hand; a stale top is popped by
+//! step 3). A full queue (Hunt's heap has a fixed capacity, `2n + 2m + 16` here) makes room by
+//! popping until it has dropped a stale entry and re-inserting the live jobs it popped
+//! ([`Core::push`]).
+//!
+//! **Termination** (serialized; the property tests check it on random interleavings, and test
+//! builds panic after 10,000 rounds). A round that does not return reserved a CPU, purged a
+//! stale top, or requeued leftovers. A reservation makes the next round link the popped job in
+//! place of the lowest linked one, which it beats: the linked set strictly improves. A purge
+//! removes a stale entry for good. Requeueing hands no live job back (a full queue drops a
+//! stale entry instead), so the round after it starts with an empty hand and returns unless
+//! its check reserves or purges. Each kind of progress is finite, so `settle` ends. An earlier
+//! version pushed the leftovers *before* the pop and made room in a full queue by handing its
+//! top to the policy; both could repeat one state forever (docs/runtime.md, "FEm, FE1, HEm").
 //!
 //! Locks: the mapping lock (traced: `lock_wait`), the release lock (job book; traced), and the
 //! queue's internal locks (untraced; their waits are inside Δrel and Δsch). No lock is held
@@ -51,6 +64,11 @@ use crate::tracer::TraceBuffer;
 use crate::RunError;
 use rtsched_policy::{invariant, Gedf, Policy, Prio, PriorityRule};
 use std::sync::atomic::Ordering;
+
+/// Rounds of [`Core::settle`] after which debug builds panic, so that a livelock fails a test
+/// (and proptest shrinks it) instead of hanging it. Release builds never stop early: a `settle`
+/// that gave up would be a missed preemption (see the module docs, "Termination").
+const SETTLE_BOUND: usize = if cfg!(test) { 10_000 } else { 1 << 22 };
 
 /// A ready queue safe to use without the processor-mapping lock (R2, R3).
 pub trait SharedQueue: Send + Sync {
@@ -214,21 +232,30 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
         }
     }
 
-    /// Inserts `p` from thread `cpu`; a full queue gives up elements into `hand` (stale ones
-    /// dropped) until it fits.
-    pub fn push(&self, cpu: usize, mut p: Prio, hand: &mut Hand) {
-        loop {
-            match self.queue.insert(cpu, p) {
-                Ok(()) => return,
-                Err(x) => {
-                    p = x;
-                    match self.queue.pop() {
-                        Some(y) if self.is_stale(&y) => {}
-                        Some(y) => hand.push(y),
-                        None => {
-                            hand.push(p);
-                            return;
+    /// Inserts `p` from thread `cpu`. A full queue makes room by dropping a *stale* entry: it
+    /// pops elements until it has dropped one and re-inserts the live ones it popped (with
+    /// `p`). With a capacity of at least n such an entry exists — at most one job per task is
+    /// pending and `p`, one of them, is outside the queue — so no live job leaves the queue
+    /// for good. (Handing the popped top to the policy instead livelocks `settle`: the policy
+    /// links neither of two live jobs above the stale entries, and each re-insertion evicts the
+    /// other; `fine/tests.rs`, `a_full_queue_makes_room_by_dropping_a_stale_entry`.) Should the
+    /// queue run empty first (a capacity below n, or concurrent insertions refilled it), the
+    /// jobs still out go into `hand`.
+    pub fn push(&self, cpu: usize, p: Prio, hand: &mut Hand) {
+        let mut out = Hand::new();
+        out.push(p);
+        while let Some(p) = out.pop() {
+            let Err(p) = self.queue.insert(cpu, p) else { continue };
+            out.push(p);
+            loop {
+                match self.queue.pop() {
+                    Some(y) if self.is_stale(&y) => break,
+                    Some(y) => out.push(y),
+                    None => {
+                        while let Some(y) = out.pop() {
+                            hand.push(y);
                         }
+                        return;
                     }
                 }
             }
@@ -250,7 +277,12 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
         let mut first = Some(first);
         let mut reserved = false;
         let mut back = Hand::new();
+        let mut rounds = 0usize;
         loop {
+            rounds += 1;
+            if cfg!(debug_assertions) && rounds > SETTLE_BOUND {
+                panic!("settle did not converge in {SETTLE_BOUND} rounds");
+            }
             let mut g = self.map.lock(sink.trace());
             let map = &mut *g;
             if let Some(f) = first.take() {
@@ -295,14 +327,20 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
                 return last(map, sink);
             }
             drop(g);
+            // Dequeue what the check peeked *before* requeueing the leftovers: a leftover that
+            // outranks a stale top would otherwise be popped back instead of it, and the next
+            // round would find the same state (the livelock this order fixes; see
+            // `fine/tests.rs`, `settle_purges_the_stale_top_it_peeked_*`).
+            if reserve || purge {
+                match self.queue.pop() {
+                    Some(j) if self.is_stale(&j) => {}
+                    Some(j) => hand.push(j),
+                    None => {}
+                }
+            }
             let pushed = !back.is_empty();
             while let Some(p) = back.pop() {
                 self.push(me, p, hand);
-            }
-            if reserve || purge {
-                if let Some(j) = self.queue.pop() {
-                    hand.push(j);
-                }
             }
             if !RECHECK && pushed && !reserve && !purge && hand.is_empty() {
                 // The broken twin: no re-check after the last insertion.

@@ -14,7 +14,8 @@ use super::*;
 use crate::sync::loom_model::Loom;
 use loom::thread;
 
-struct TestSink {
+/// A sink without threads (shared with `fine/tests.rs`).
+pub(super) struct TestSink {
     cpu: usize,
     tb: TraceBuffer,
 }
@@ -30,7 +31,7 @@ impl Sink for TestSink {
     fn ack(&mut self) {}
 }
 
-fn sink(cpu: usize) -> TestSink {
+pub(super) fn sink(cpu: usize) -> TestSink {
     TestSink { cpu, tb: TraceBuffer::new(cpu as u16, 4096) }
 }
 
