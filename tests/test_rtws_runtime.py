@@ -9,6 +9,7 @@ import io
 import json
 import math
 import os
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -165,3 +166,14 @@ def test_run_summary_counts_are_those_of_its_trace():
     assert 0 < s["context_switches"] <= count("run")
     rows = list(csv.DictReader(io.StringIO(r["job_csv"])))
     assert len(rows) == s["forkjoin"]["jobs"] and sum(int(x["migrations"]) for x in rows) == s["migrations"]
+
+
+def test_the_parallel_job_example_in_the_docs_is_the_compiled_one():
+    """docs/runtime.md "Parallel user jobs" shows crates/runtime/examples/parallel_job.rs, which
+    `cargo test` builds: the two must be the same code."""
+    root = Path(__file__).resolve().parent.parent
+    doc = (root / "docs" / "runtime.md").read_text(encoding="utf-8")
+    marker = "<!-- example: crates/runtime/examples/parallel_job.rs -->\n```rust\n"
+    assert marker in doc
+    shown = doc.split(marker, 1)[1].split("```", 1)[0]
+    assert shown == (root / "crates" / "runtime" / "examples" / "parallel_job.rs").read_text(encoding="utf-8")

@@ -267,7 +267,18 @@ def _run_threads(text: str, ts, cpus: list, p: dict) -> tuple[dict, dict]:
 def evaluate_point(point_json: str) -> dict:
     """One point: its fork-join sets on real threads under rtws and push-pull, and in the
     simulator (rtws-tables' columns plus G-EDF over the slot tasks); the columns (all of
-    :data:`SCHEMA` but ``point``)."""
+    :data:`SCHEMA` but ``point``). Points never run at the same time on one machine (the
+    simulations included, so that nothing of this reproduction competes with its threads)."""
+    LOCK_FILE.touch(exist_ok=True)
+    with LOCK_FILE.open("r") as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)
+        try:
+            return _evaluate(point_json)
+        finally:
+            fcntl.flock(lk, fcntl.LOCK_UN)
+
+
+def _evaluate(point_json: str) -> dict:
     from ... import _core
     from ...simulation import _simulate
 
@@ -291,13 +302,7 @@ def evaluate_point(point_json: str) -> dict:
         g_rows = list(csv.DictReader(io.StringIO(g_raw["job_csv"])))
         _check(len(g_rows) == g["jobs"], "simulated G-EDF: job CSV rows")
         g_done = sum(1 for r in g_rows if r["finish"] != "")
-        LOCK_FILE.touch(exist_ok=True)
-        with LOCK_FILE.open("r") as lk:
-            fcntl.flock(lk, fcntl.LOCK_EX)
-            try:
-                rtws, pp = _run_threads(text, ts, cpus, p)
-            finally:
-                fcntl.flock(lk, fcntl.LOCK_UN)
+        rtws, pp = _run_threads(text, ts, cpus, p)
         by = {r["scheduler"]: r for r in sim_rows if r["set"] == i}
         base = {k: by["rtws"][k] for k in ("m", "lo", "hi", "set", "tasks", "par_threads", "utilization")}
         out = []
