@@ -239,7 +239,7 @@ def _run_threads(text: str, ts, cpus: list, p: dict) -> tuple[dict, dict]:
         if p["rt_priority"]:
             try:
                 return fn(arg, rt_priority=p["rt_priority"], **kw)
-            except Exception as e:  # noqa: BLE001 - only the permission refusal falls back
+            except RtschedError as e:  # only the permission refusal falls back
                 if "CAP_SYS_NICE" not in str(e):
                     raise
         return fn(arg, **kw)
