@@ -194,9 +194,22 @@ fn run_forkjoin<'py>(
     outputs_dict(py, summary, texts, bytes)
 }
 
+/// forkjoin_slot_set(text) -> TaskSet: the sequential task set a fork-join file runs as on the
+/// runtime (`rtsched_runtime::slot_task_set`: one task per thread slot, named `NAME/rR.K`, the
+/// thread's cost as WCET, the fork-join task's deadline and period; `m` = the file's). Without
+/// the fork-join structure its jobs are independent threads: what a mechanism that runs
+/// sequential tasks only (e.g. `push-pull`) can run of a fork-join set.
+#[pyfunction]
+fn forkjoin_slot_set(text: &str) -> PyResult<TaskSet> {
+    let file = rtsched_model::forkjoin::read_json(text).map_err(crate::err)?;
+    let ts = rtsched_runtime::slot_task_set(&file.set).map_err(|e| RtschedError::new_err(e.to_string()))?;
+    Ok(TaskSet::wrap(ts, file.m))
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_forkjoin, m)?)?;
+    m.add_function(wrap_pyfunction!(forkjoin_slot_set, m)?)?;
     m.add_function(wrap_pyfunction!(mechanisms, m)?)?;
     Ok(())
 }

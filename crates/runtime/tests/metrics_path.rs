@@ -53,6 +53,11 @@ fn check_one(name: &str, ts: &TaskSet, overloaded: bool) -> Option<String> {
     assert_eq!((u("jobs"), u("completed"), u("pending")), (mt.jobs, mt.completed, mt.pending), "{name}");
     assert_eq!(u("released"), mt.jobs, "{name}");
     assert_eq!(u("deadline_misses"), mt.deadline_misses, "{name}");
+    assert_eq!(
+        (u("preemptions"), u("migrations"), u("context_switches"), u("steals")),
+        (mt.preemptions, mt.migrations, mt.context_switches, mt.steals),
+        "{name}"
+    );
     assert_eq!(u("max_tardiness_ns"), mt.max_tardiness_ns, "{name}");
     assert_eq!(s["response_time_ns"]["max"].as_u64(), Some(mt.max_response_time_ns.unwrap_or(0)), "{name}");
     let responses: Vec<u64> = mt.per_job.iter().filter_map(|j| j.response_time()).collect();

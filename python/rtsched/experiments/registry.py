@@ -36,6 +36,7 @@ REPRODUCTIONS = {
     "spres-fig6": "spres_fig6",
     "spres-table1": "spres_table1",
     "rtws-tables": "rtws_tables",
+    "rtws-runtime": "rtws_runtime",
     "rtss09-hrt": "rtss09_hrt",
     "rtss09-srt": "rtss09_srt",
     "gedfmp-soft-n": "gedfmp_soft_n",

@@ -439,6 +439,8 @@ impl RunResult {
             "release_latency_ns": {"avg": rl.avg_ns, "p50": rl.p50_ns, "p99": rl.p99_ns, "max": rl.max_ns},
             "preemptions": mt.preemptions,
             "migrations": mt.migrations,
+            "context_switches": mt.context_switches,
+            "steals": mt.steals,
             "metrics_horizon_ns": mt.horizon,
             "dropped_records": self.dropped_records,
             "overheads": ov,

@@ -68,7 +68,7 @@ pub static RTWS: Entry = Entry {
     }],
     invariant: InvariantKind::Global,
     priority: registry::edf,
-    user_jobs: false,
+    user_jobs: true,
     backend: Backend::Engine(build),
 };
 

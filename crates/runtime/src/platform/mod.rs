@@ -4,7 +4,8 @@
 //! * [`clock`]: the monotonic clock and the trace counter (TSC);
 //! * [`sync`]: the spin lock and the per-thread signal ("IPI"), with their loom models;
 //! * [`tracer`]: per-CPU Feather-Trace-style record buffers;
-//! * [`body`]: the synthetic `rtspin`-like job body; [`user`]: user jobs (closures).
+//! * [`body`]: the synthetic `rtspin`-like job body; [`user`]: user jobs (closures);
+//!   [`parallel`]: parallel user jobs (fork-join closures with `join`/`scope`, under `rtws`).
 //!
 //! One worker thread per scheduling CPU, pinned with `sched_setaffinity` (the user-space
 //! analogue of LITMUS^RT's per-CPU scheduler state, seed 001 §3). Workers run at normal
@@ -13,6 +14,7 @@
 
 pub mod body;
 pub mod clock;
+pub mod parallel;
 pub mod sync;
 pub mod tracer;
 pub mod user;
