@@ -303,7 +303,8 @@ def truncated(ts: TaskSet, pl: dict) -> tuple[TaskSet, list[list[int]], int]:
             if r["part"] == 1:
                 first[r["task"]] = (c["cpu"], r["budget"])
     info = {t["task"]: t for t in pl["tasks"]}
-    tasks, part, cut = [], [[] for _ in range(pl["m"])], 0
+    part: list[list[int]] = [[] for _ in range(pl["m"])]
+    tasks, cut = [], 0
     for i, t in enumerate(ts):
         cpu, budget = first[i]
         wcet = t.wcet
