@@ -45,7 +45,7 @@ def test_registered_spec_is_the_papers_setup():
     assert {p.params["n_expr"] for p in s.points} >= {"m+1", "2m", "10m"}
     assert s.params["soft_unsplit"] is True  # the artifact variant: every reservation soft
     q = load_experiment(lookup("spres-runtime"), quick=True, name="spres-runtime")
-    assert q.params["horizon"] == 10**9 and len(q.points) == 4
+    assert q.params["horizon"] == 10**9 and q.params["samples"] == 2 and len(q.points) == 4
     t = load_experiment(lookup("spres-runtime"), name="spres-runtime", variant="text")
     assert t.params["soft_unsplit"] is False
 
@@ -161,3 +161,26 @@ def test_bad_specs_have_one_line_errors(over, msg):
     with pytest.raises(SpecError) as e:
         parse_experiment(text, "spres-runtime.toml", override=over, name="spres-runtime")
     assert msg in str(e.value) and len(str(e.value).splitlines()) == 1
+
+
+def test_run_raw_checks_the_new_arguments():
+    ts = _fig1()
+    for bad in (1.5, -0.1, float("nan"), "half"):
+        with pytest.raises(rtsched.RtschedError, match="exec_min_fraction") as e:
+            rtsched.runtime.run_raw(ts, scheduler="spres", cpus=ALL[:1], duration="10ms", exec_min_fraction=bad)
+        assert len(str(e.value).splitlines()) == 1
+    with pytest.raises(rtsched.RtschedError, match="unknown export"):
+        rtsched.runtime.run_raw(ts, scheduler="gsn-edf", cpus=ALL[:2], duration="10ms", exports=["samples"], force=True)
+
+
+def test_overhead_samples_are_what_the_summary_counts():
+    ts = rtsched.TaskSet([rtsched.Task(wcet="1ms", period="10ms"), rtsched.Task(wcet="2ms", period="20ms")])
+    res = rtsched.runtime.run_raw(
+        ts, scheduler="pedf", cpus=ALL[:1], duration="100ms", exports=["overhead_samples", "job_csv"], quiet=True
+    )
+    samples, ov = res["overhead_samples"], res["summary"]["overheads"]
+    assert "job_csv" in res and samples["release"]
+    for term, xs in samples.items():
+        assert all(isinstance(x, int) and x >= 0 for x in xs)
+        if term in ov:
+            assert ov[term]["count"] == len(xs) and (not xs or ov[term]["max_ns"] == max(xs))
