@@ -70,6 +70,12 @@ def test_cli_table_json_and_many_sets(tmp_path, cli):
     assert code == 0, err
     assert "overheads: gsn-edf (event-driven, global interrupts), capacity 2" in out
     assert "hard (hard real-time, combined G-EDF test, max overheads, inflated U = 0.2077): schedulable" in out
+    # Partitioned and semi-partitioned rules name their placement test, not the G-EDF one.
+    for mech, words in (("pedf", "first-fit decreasing placement"), ("spres", "the SP-RES placement")):
+        code, out, err = cli("analyze", f, "--overheads", model, "--mechanism", mech)
+        assert code == 0, err
+        assert f"hard (hard real-time, {words}" in out and f"soft (soft real-time, {words}" in out
+        assert "combined G-EDF" not in out
     code, out, err = cli("analyze", f, "--overheads", model, "--mechanism", "gedf-mp", "--json")
     assert code == 0, err
     o = json.loads(out)["overheads"]

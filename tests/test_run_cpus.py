@@ -95,6 +95,31 @@ def test_trust_compares_poll_gaps_and_timer_latency_with_the_reaction_time():
     assert not assess_timing(summary(TRUST_FACTOR * 300_000 + 1, 0, 200_000, 100_000), entry, None)[0]
 
 
+def test_a_worker_that_never_ran_is_caught_by_the_longest_priority_inversion():
+    # No poll gap, no late timer, no Δipi sample (nothing ran to record them), but a ready job
+    # waited 94 ms beside an idle CPU: seen on this machine while another run held both CPUs.
+    entry = find_scheduler("gsn-edf")
+    limit = TRUST_FACTOR * TRUST_FLOOR_NS
+    quiet = summary(0, 0)
+    for bound, longest, ok in (
+        (100_000, 94_000_000, False),
+        (100_000, TRUST_FACTOR * 100_000, True),  # at 10x the tracking bound: still within
+        (100_000, TRUST_FACTOR * 100_000 + 1, False),
+        (1_000, limit, True),  # a tiny bound: the reaction-time limit applies
+        (1_000, limit + 1, False),
+    ):
+        quiet["priority_inversion"] = {"max_interval_ns": longest, "tracking_bound_ns": bound}
+        got, why = assess_timing(quiet, entry, 50)
+        assert got == ok, (bound, longest, why)
+        assert ok or "a ready job waited" in why
+    # A quantum-driven mechanism may hold a release back for one quantum on top.
+    quiet["params"] = {"quantum": 3_000_000}
+    quiet["priority_inversion"] = {"max_interval_ns": TRUST_FACTOR * 100_000 + 3_000_000, "tracking_bound_ns": 100_000}
+    assert assess_timing(quiet, find_scheduler("cqm"), 50)[0]
+    quiet["priority_inversion"]["max_interval_ns"] += 1
+    assert not assess_timing(quiet, find_scheduler("cqm"), 50)[0]
+
+
 def test_every_run_says_whether_its_timing_is_trustworthy(cli, tmp_path):
     f = tmp_path / "ts.json"
     rtsched.save(str(f), light(m=1))

@@ -176,10 +176,23 @@ def _word(side: dict) -> str:
     return "schedulable" if side.get("schedulable") else "not schedulable"
 
 
+def _verdict_words(rule: str) -> tuple[tuple[str, str], tuple[str, str]]:
+    """What the hard and soft verdicts of an inflation rule test (``rtsched_analysis::overheads::judge``)."""
+    if rule.startswith("partitioned"):
+        return (
+            ("hard", "hard real-time, first-fit decreasing placement with the per-processor test"),
+            ("soft", "soft real-time, first-fit decreasing placement with U <= 1 per processor"),
+        )
+    if rule.startswith("semi-partitioned"):
+        placement = "the SP-RES placement with the per-processor test (Brandenburg & Gül, RTSS 2016)"
+        return (("hard", f"hard real-time, {placement}"), ("soft", f"soft real-time, {placement}"))
+    return (("hard", "hard real-time, combined G-EDF test"), ("soft", "soft real-time, U <= capacity"))
+
+
 def table_lines(o: dict) -> list[str]:
     """Lines of the ``analyze`` table for one set's ``overheads`` object."""
     lines = [f"  overheads: {o['mechanism']} ({o['rule']}), capacity {o['capacity']}"]
-    for key, what in (("hard", "hard real-time, combined G-EDF test"), ("soft", "soft real-time, U <= capacity")):
+    for key, what in _verdict_words(o["rule"]):
         s = o[key]
         u = "" if s["utilization"] is None else f", inflated U = {s['utilization']:.4f}"
         why = f" ({s['reason']})" if s.get("reason") else ""

@@ -183,7 +183,9 @@ def assess_timing(summary: dict, entry: dict, rt_priority: int | None) -> tuple[
     polls every ~0.1 us, so its longest poll gap (``max_poll_gap_ns``) is the longest time the
     host took a worker's CPU away. Untrustworthy: the poll gap or the largest timer latency
     above :data:`TRUST_FACTOR` times that reaction time, or the largest Δipi (a wake-up, the
-    timer latency's twin) likewise."""
+    timer latency's twin) likewise, or the priority-inversion monitor's longest interval above
+    that limit and above :data:`TRUST_FACTOR` times the run's tracking bound, plus the quantum of
+    a quantum-driven mechanism (a worker that never ran records neither a poll gap nor a Δipi)."""
     ov = summary.get("overheads") or {}
     host = {"release_event", "ipi"}
     own = sum(
@@ -201,6 +203,20 @@ def assess_timing(summary: dict, entry: dict, rt_priority: int | None) -> tuple[
     wake = int(ov.get("ipi", {}).get("max_ns", 0))
     if wake > limit:
         found.append(f"a reschedule request took {fmt(wake)} to be noticed (Δipi: waking a thread)")
+    # A worker the host never let run leaves no poll gap and no Δipi sample (nothing ran to
+    # record them): its trace shows it as a CPU that stayed idle, or kept a lower-priority job,
+    # while a ready job waited — one long priority-inversion interval.
+    pi = summary.get("priority_inversion")
+    if isinstance(pi, dict):
+        longest = int(pi.get("max_interval_ns") or 0)
+        # A quantum-driven mechanism holds a release back until the next tick, by design.
+        quantum = (summary.get("params") or {}).get("quantum")
+        allowed = max(limit, TRUST_FACTOR * int(pi.get("tracking_bound_ns") or 0))
+        if longest > allowed + (quantum if isinstance(quantum, int) else 0):
+            found.append(
+                f"a ready job waited {fmt(longest)} beside an idle or lower-priority CPU (the host kept a worker "
+                "from running, or the mechanism missed a preemption)"
+            )
     ref = f"{TRUST_FACTOR}× the mechanism's reaction time ({fmt(max(own, TRUST_FLOOR_NS))})"
     if not found:
         return True, f"poll gaps, timer and wake-up latency within {ref}"
