@@ -82,7 +82,9 @@ def test_tiny_run_end_to_end(tmp_path):
             assert r["migration_timer_count"] == r["subtask_activation_count"] == 0
         if r["scheduler"] == "spres" and r["slack"] == 0.0:
             assert r["sim_migrations"] is not None and r["sim_migrations"] > 0
-            if rt:  # at normal priority a loaded machine can starve the workers for the whole run
+            # The simulator migrates this set's split task; so do the threads, unless the host
+            # starved them (at normal priority, or under other SCHED_FIFO threads: then jobs miss).
+            if rt and r["deadline_misses"] == 0:
                 assert r["migrations"] > 0 and r["subtask_activation_count"] > 0
     with open(out / "runs.csv") as f:
         runs = list(csv.DictReader(f))

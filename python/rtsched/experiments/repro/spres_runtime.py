@@ -385,6 +385,9 @@ def _run(p: dict, cpus: list, sched: str, ts, placement, params: dict, exec_lo: 
                 continue
             hint = "; set rt_priority = 0 in the spec to run at normal priority" if "CAP_SYS_NICE" in str(e) else ""
             raise SpecError(f"{sched} on CPUs {cpus}: {e}{hint}") from None
+    if res["interrupted"]:
+        # Ctrl-C stopped the run early: the point is not written (--resume computes it again).
+        raise KeyboardInterrupt
     s, samples = res["summary"], res["overhead_samples"]
     row = {
         "ran": True,
