@@ -17,9 +17,10 @@ real thread per CPU, ``rt_priority`` SCHED_FIFO):
   ran the sets that P-EDF/P-FP cannot partition;
 * ``gsn-edf`` (global: the set as it is).
 
-Every job runs its WCET in these runs. Sets whose placement splits a task run again under
-``spres`` at each nonzero ``slack`` s (execution times uniform in [(1 − 2s)·C, C], rtspin's
-under-run) and are simulated under SP-RES at every level for the same horizon
+Job bodies run ``exec_scale`` × their execution time (rtspin's ``-s``; the budgets stay those
+placed for the WCETs, so a job's overheads fit in its budget). Sets whose placement splits a
+task run again under ``spres`` at each nonzero ``slack`` s (execution times uniform in
+[(1 − 2s)·C, C], rtspin's under-run) and are simulated under SP-RES at every level for the same horizon
 (:func:`spres_table1.slack_runs`, the simulator's Table I on the same sets). Sets the cascade
 cannot place are skipped and counted. Overhead samples are kept per run and term as at most
 ``max_samples`` evenly spaced order statistics (minimum and maximum included) with the true
@@ -28,7 +29,7 @@ count, so the pooled quantiles are exact up to one stored rank per run.
 Real-thread points never overlap: each takes an exclusive lock
 (``$TMPDIR/rtsched-realtime-UID.lock``) for its runs, whatever the executor's worker count.
 Spec keys besides the common ones and spres-table1's placement keys: ``schedulers``, ``slack``,
-``cash``, ``soft_unsplit``, ``rt_priority`` (0: normal priority), ``cpus`` (a CPU list such as
+``cash``, ``soft_unsplit``, ``exec_scale``, ``rt_priority`` (0: normal priority), ``cpus`` (a CPU list such as
 ``"0-15"``; default the first m CPUs this process may use), ``max_samples``, ``check_trace``
 (count migrations and samples again from each run's exported trace, and fail on a mismatch).
 """
