@@ -223,6 +223,7 @@ def run(
     exports: Sequence[str] = ...,
     params: Sequence[tuple[str, str]] = ...,
     reservations: str | None = None,
+    exec_min_fraction: float | None = None,
 ) -> dict[str, Any]: ...
 def run_forkjoin(
     text: str,

@@ -243,8 +243,14 @@ def run_raw(
     exports: Sequence[str] = (),
     params: dict | Sequence[str] | None = None,
     quiet: bool = False,
+    exec_min_fraction: float | None = None,
 ) -> dict:
     """Like :func:`run` but returns ``{"summary": dict, export name: text, "interrupted": bool}``.
+    ``exports`` names the trace's exports (``jsonl``, ``perfetto``, ``job_csv``, ``gantt_svg``,
+    ``sched_trace``) and ``overhead_samples``: the run's overhead samples, ``{term: [ns, ...]}``
+    (decoded), what the summary's ``overheads`` statistics are computed from.
+    ``exec_min_fraction`` ``f``: every job runs a fraction of its WCET drawn uniformly from
+    ``[f, 1]`` (deterministic per seed, task and job; rtspin's under-run); None: its WCET.
 
     Ctrl-C during the run (in the main thread) stops it early: the Rust side notices within
     50 ms, the run winds down in a few ms, and this returns what it measured with
@@ -258,6 +264,8 @@ def run_raw(
     force = v.boolean(force, "force")
     seed = v.seed(seed)
     dur = v.duration(duration, "duration", 1)
+    if exec_min_fraction is not None:
+        exec_min_fraction = v.number(exec_min_fraction, "exec_min_fraction", 0.0, 1.0)
     cpu_list, warns = run_cpus(ts, cpus, dedicated_cpu, force)
     if not quiet:
         for w in warns:
@@ -311,9 +319,12 @@ def run_raw(
             list(exports),
             pairs,
             reservations,
+            exec_min_fraction,
         )
     )
     res["summary"] = json.loads(res["summary"])
+    if "overhead_samples" in res:
+        res["overhead_samples"] = json.loads(res["overhead_samples"])
     res["interrupted"] = bool(res["summary"].get("interrupted"))
     summary = res["summary"]
     summary["rt_priority"] = rt_priority

@@ -8,7 +8,7 @@ use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rtsched_runtime::to_trace::to_trace;
-use rtsched_runtime::{IdleMode, Mechanism, RunConfig};
+use rtsched_runtime::{ExecTime, IdleMode, Mechanism, RunConfig, RunResult};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::Arc;
@@ -77,22 +77,28 @@ fn mechanisms() -> String {
 }
 
 /// run(ts, scheduler, cpus, duration_ns, partition=None, dedicated_cpu=None, rt_priority=None,
-///     idle="sleep", force=False, seed=0, exports=[], params={}, reservations=None) -> dict
+///     idle="sleep", force=False, seed=0, exports=[], params={}, reservations=None,
+///     exec_min_fraction=None) -> dict
 ///
 /// `reservations`: a reservation placement's JSON text (`rtsched partition --json`), for
 /// mechanisms whose registry entry says `"placement": "reservations"` (spres).
+///
+/// `exec_min_fraction`: each job runs a fraction uniform in `[f, 1]` of its WCET, drawn from
+/// `seed` per (task, job) (`ExecTime::Uniform`; None: every job runs its WCET).
 ///
 /// `params`: the mechanism's parameters as text (`{"priorities": "rm"}`), checked against its
 /// registry entry (unknown names and bad values raise RtschedError).
 /// Returns {"summary": JSON text (computed from the run's own trace, with the
 /// priority-inversion monitor's result)} plus one entry per requested
 /// export of the converted trace: "jsonl", "perfetto", "job_csv", "gantt_svg" (text) and
-/// "sched_trace" (bytes). Errors (bad CPUs, privileges, kernel admission) raise RtschedError.
+/// "sched_trace" (bytes), and "overhead_samples" (JSON text: every overhead sample of the run in
+/// ns, per term, in trace order — what the summary's statistics are computed from). Errors (bad CPUs, privileges, kernel admission) raise RtschedError.
 /// Ctrl-C (in the main thread) stops the run early and returns what it measured, with
 /// `"interrupted": true` and the actual `duration_ns` in the summary.
 #[pyfunction]
 #[pyo3(signature = (ts, scheduler, cpus, duration_ns, partition=None, dedicated_cpu=None, rt_priority=None,
-                    idle="sleep", force=false, seed=0, exports=Vec::new(), params=Vec::new(), reservations=None))]
+                    idle="sleep", force=false, seed=0, exports=Vec::new(), params=Vec::new(), reservations=None,
+                    exec_min_fraction=None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -109,6 +115,7 @@ fn run<'py>(
     exports: Vec<String>,
     params: Vec<(String, String)>,
     reservations: Option<String>,
+    exec_min_fraction: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let idle = check_run_args(idle, &exports)?;
     let mech = Mechanism::parse(scheduler, partition)
@@ -124,18 +131,23 @@ fn run<'py>(
     cfg.idle = idle;
     cfg.force = force;
     cfg.seed = seed;
+    if let Some(f) = exec_min_fraction {
+        cfg.exec = ExecTime::Uniform { min_fraction: f };
+    }
     let stop = Arc::new(AtomicBool::new(false));
     cfg.stop = Some(stop.clone());
     let ts_inner = ts.inner.clone();
     let (summary, texts, bytes) = run_interruptibly(py, stop, move || {
         let r = rtsched_runtime::run(&ts_inner, &mech, &cfg).map_err(|e| RtschedError::new_err(e.to_string()))?;
         let summary = r.summary_json().to_string();
-        let (texts, bytes) = if exports.is_empty() {
+        let (exports, samples) = take_samples(&r, exports);
+        let (mut texts, bytes) = if exports.is_empty() {
             (Vec::new(), None)
         } else {
             let tr = to_trace(&r, &ts_inner).map_err(RtschedError::new_err)?;
             export_trace(&tr, &exports, || tr.to_job_csv().map_err(crate::err))?
         };
+        texts.extend(samples);
         Ok((summary, texts, bytes))
     })?;
     outputs_dict(py, summary, texts, bytes)
@@ -182,13 +194,15 @@ fn run_forkjoin<'py>(
         let r = rtsched_runtime::run_forkjoin(&set, &mech, &cfg).map_err(|e| RtschedError::new_err(e.to_string()))?;
         let mut summary = r.summary_json();
         summary["forkjoin"] = rtsched_runtime::forkjoin_summary(&set, &r);
-        let (texts, bytes) = if exports.is_empty() {
+        let (exports, samples) = take_samples(&r, exports);
+        let (mut texts, bytes) = if exports.is_empty() {
             (Vec::new(), None)
         } else {
             let ts = rtsched_runtime::slot_task_set(&set).map_err(|e| RtschedError::new_err(e.to_string()))?;
             let tr = to_trace(&r, &ts).map_err(RtschedError::new_err)?;
             export_trace(&tr, &exports, || Ok(rtsched_runtime::forkjoin_job_csv(&set, &r)))?
         };
+        texts.extend(samples);
         Ok((summary.to_string(), texts, bytes))
     })?;
     outputs_dict(py, summary, texts, bytes)
@@ -217,7 +231,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// The idle mode of a run, after checking that every requested export is known.
 fn check_run_args(idle: &str, exports: &[String]) -> PyResult<IdleMode> {
     for e in exports {
-        if !["jsonl", "perfetto", "job_csv", "gantt_svg", "sched_trace"].contains(&e.as_str()) {
+        if !["jsonl", "perfetto", "job_csv", "gantt_svg", "sched_trace", "overhead_samples"].contains(&e.as_str()) {
             return Err(RtschedError::new_err(format!("unknown export {e:?}")));
         }
     }
@@ -226,6 +240,15 @@ fn check_run_args(idle: &str, exports: &[String]) -> PyResult<IdleMode> {
         "spin" => Ok(IdleMode::Spin),
         _ => Err(RtschedError::new_err(format!("idle must be sleep or spin, got {idle:?}"))),
     }
+}
+
+/// The "overhead_samples" export (the run's samples per term, JSON text) if requested, and the
+/// other exports, which come from the converted trace.
+fn take_samples(r: &RunResult, exports: Vec<String>) -> (Vec<String>, Option<(String, String)>) {
+    let (samples, rest): (Vec<String>, Vec<String>) = exports.into_iter().partition(|e| e == "overhead_samples");
+    let text =
+        (!samples.is_empty()).then(|| ("overhead_samples".to_string(), serde_json::json!(r.overheads).to_string()));
+    (rest, text)
 }
 
 /// The requested exports of a run's trace: texts by name, and the binary sched_trace. The job

@@ -42,6 +42,7 @@ REPRODUCTIONS = {
     "gedfmp-soft-n": "gedfmp_soft_n",
     "gedfmp-hard-u": "gedfmp_hard_u",
     "sd-push-cost": "sd_push_cost",
+    "spres-runtime": "spres_runtime",
 }
 
 SHIPPED_SPECS = Path(__file__).resolve().parent / "specs"

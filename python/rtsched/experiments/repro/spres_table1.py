@@ -20,6 +20,7 @@ generator, seed and grid point would test.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -284,16 +285,13 @@ def _regen_seed(point_seed: int, index: int, attempt: int) -> int:
     return derive({"v": "rtsched-regen-seed-v1", "seed": point_seed, "set": index, "attempt": attempt})
 
 
-def evaluate_point(point_json: str) -> dict:
-    """One point: its task sets placed by the SP-RES cascade (with the point's placement options;
-    with ``regenerate``, a set no heuristic places is replaced by another draw, up to
-    :data:`MAX_ATTEMPTS`) and, those with a split task, simulated at every slack level; the
-    columns (all of :data:`SCHEMA` but ``point``)."""
-    from ... import _core
-    from ..._core import Task, TaskSet
+def placed_sets(p: dict) -> Iterator[tuple[int, TaskSet, dict, int, int]]:
+    """The task sets of point ``p`` placed by the SP-RES cascade with the point's placement
+    options (with ``regenerate``, a set no heuristic places is replaced by another draw, up to
+    :data:`MAX_ATTEMPTS`): ``(index, task set, placement, attempts, short tasks scaled)`` per
+    set. Also the task sets of ``rtsched reproduce spres-runtime`` (the same points)."""
     from ...api import generate, partition
 
-    p = json.loads(point_json)
     g = p["generator"]
 
     def draw(seed: int, count: int):
@@ -319,7 +317,6 @@ def evaluate_point(point_json: str) -> dict:
         "merge_same_core": p.get("merge_same_core", False),
     }
     sets = draw(p["seed"], p["count"])
-    cols: dict[str, list] = {f.name: [] for f in SCHEMA if f.name != "point"}
     for i, first in enumerate(sets):
         attempts, ts = 0, first
         while True:
@@ -329,31 +326,50 @@ def evaluate_point(point_json: str) -> dict:
             if pl["schedulable"] or not p.get("regenerate", False) or attempts >= MAX_ATTEMPTS:
                 break
             ts = draw(_regen_seed(p["seed"], i, attempts), 1)[0]
+        yield i, ts, pl, attempts, scaled
+
+
+def slack_runs(p: dict, index: int, ts: TaskSet, pl: dict, horizon: int | None = None) -> list[dict]:
+    """Set ``index`` of point ``p`` (placement ``pl``) simulated under SP-RES at every slack
+    level of ``p["slack"]`` for ``horizon`` (default the point's): one dict per level (slack,
+    exec_lo, jobs, deadline_misses, preemptions, migrations, context_switches, observed_slack,
+    horizon_ns)."""
+    from ... import _core
+    from ..._core import Task, TaskSet
+
+    sim_ts = ts
+    scale = p.get("exec_scale", 1.0)
+    if scale != 1.0:
+        # rtspin's -s: every job runs scale × its drawn time; the reservations keep the
+        # budgets placed for the unscaled WCETs.
+        sim_ts = TaskSet([Task(wcet=max(1, round(t.wcet * scale)), deadline=t.deadline, period=t.period) for t in ts])
+    return [
+        json.loads(x)
+        for x in _core.spres_slack_runs(
+            sim_ts,
+            p["m"],
+            json.dumps(pl),
+            p["horizon"] if horizon is None else horizon,
+            p["slack"],
+            _exec_seed(p["seed"], index),
+            p["cash"],
+            p["soft_unsplit"],
+        )
+    ]
+
+
+def evaluate_point(point_json: str) -> dict:
+    """One point: its task sets placed by the SP-RES cascade (:func:`placed_sets`) and, those
+    with a split task, simulated at every slack level; the columns (all of :data:`SCHEMA` but
+    ``point``)."""
+    p = json.loads(point_json)
+    cols: dict[str, list] = {f.name: [] for f in SCHEMA if f.name != "point"}
+    for i, ts, pl, attempts, scaled in placed_sets(p):
         placed = bool(pl["schedulable"])
         splits = sum(1 for t in pl["tasks"] if t["parts"] > 1) if placed else 0
-        runs = [None] * len(p["slack"])
+        runs: list = [None] * len(p["slack"])
         if placed and splits:
-            sim_ts = ts
-            scale = p.get("exec_scale", 1.0)
-            if scale != 1.0:
-                # rtspin's -s: every job runs scale × its drawn time; the reservations keep the
-                # budgets placed for the unscaled WCETs.
-                sim_ts = TaskSet(
-                    [Task(wcet=max(1, round(t.wcet * scale)), deadline=t.deadline, period=t.period) for t in ts]
-                )
-            runs = [
-                json.loads(x)
-                for x in _core.spres_slack_runs(
-                    sim_ts,
-                    p["m"],
-                    json.dumps(pl),
-                    p["horizon"],
-                    p["slack"],
-                    _exec_seed(p["seed"], i),
-                    p["cash"],
-                    p["soft_unsplit"],
-                )
-            ]
+            runs = slack_runs(p, i, ts, pl)
         for s, r in zip(p["slack"], runs, strict=True):
             row = {
                 "m": p["m"],
