@@ -10,12 +10,15 @@ plots of average and maximum overhead against n (Cerqueira et al., RTAS 2014 Fig
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import platform
 import random
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any, TextIO
 
@@ -170,6 +173,21 @@ TRUST_FACTOR = 10
 #: wake-up latency (cyclictest, Debian's rt-tests: 19 us here), so that a mechanism reacting in
 #: a few microseconds does not make every microsecond of host noise suspicious.
 TRUST_FLOOR_NS = 20_000
+
+
+@contextlib.contextmanager
+def realtime_lock() -> Iterator[None]:
+    """Exclusive use of the machine's CPUs for a batch of real-thread runs: every holder on this
+    machine (worker processes of ``rtsched reproduce``, other reproductions) takes turns on one
+    file lock, ``$TMPDIR/rtsched-realtime-UID.lock``. Two SCHED_FIFO runs on the same CPUs
+    would otherwise starve each other's workers and measure each other."""
+    path = os.path.join(tempfile.gettempdir(), f"rtsched-realtime-{os.getuid()}.lock")
+    with open(path, "a+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def assess_timing(summary: dict, entry: dict, rt_priority: int | None) -> tuple[bool, str]:

@@ -25,7 +25,8 @@ migrations (a job resuming on another CPU) plus its *start migrations*: for the 
 the remote starts of ``rtws-tables``; for the slot tasks (each a Linux thread in the paper's
 SCHED_DEADLINE runs, whose every CPU change the kernel counts) a job whose first CPU differs
 from the CPU its task's previous job last ran on. Real-thread runs of this reproduction never
-overlap (a file lock in the evaluator), whatever executor runs the points.
+overlap, whatever executor runs the points: each point holds ``rtsched.runtime.realtime_lock``
+(shared with the other real-thread reproductions).
 
 Spec keys besides the common ones (``_sim.COMMON_KEYS``; ``horizon`` is each run's length):
 ``cpus`` (the CPUs to run on, e.g. ``"0-15"``; a point with ``m`` CPUs uses the first ``m``;
@@ -37,18 +38,16 @@ to normal priority and its rows say so), and ``[grid]`` m, ``window`` as rtws-ta
 from __future__ import annotations
 
 import csv
-import fcntl
 import io
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import pyarrow as pa
 
 from ..._core import RtschedError
 from ...output import save_figure
-from ...runtime import parse_cpus
+from ...runtime import parse_cpus, realtime_lock
 from ..errors import EvaluatorError, SpecError
 from ..spec import _dedupe
 from ..sweep import SweepResult, load_tables
@@ -202,10 +201,6 @@ SCHEMA = pa.schema(
     ]
 )
 
-#: Serializes the real-thread runs of this reproduction on one machine (worker processes of the
-#: runner would otherwise run two sets on the same CPUs at once).
-LOCK_FILE = Path(tempfile.gettempdir()) / f"rtsched-rtws-runtime-{os.getuid()}.lock"
-
 
 def start_migrations(job_csv: str) -> int:
     """Jobs that first ran on a CPU other than the one their task's previous job last ran on
@@ -269,13 +264,8 @@ def evaluate_point(point_json: str) -> dict:
     simulator (rtws-tables' columns plus G-EDF over the slot tasks); the columns (all of
     :data:`SCHEMA` but ``point``). Points never run at the same time on one machine (the
     simulations included, so that nothing of this reproduction competes with its threads)."""
-    LOCK_FILE.touch(exist_ok=True)
-    with LOCK_FILE.open("r") as lk:
-        fcntl.flock(lk, fcntl.LOCK_EX)
-        try:
-            return _evaluate(point_json)
-        finally:
-            fcntl.flock(lk, fcntl.LOCK_UN)
+    with realtime_lock():
+        return _evaluate(point_json)
 
 
 def _evaluate(point_json: str) -> dict:

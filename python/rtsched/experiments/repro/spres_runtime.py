@@ -36,17 +36,14 @@ Spec keys besides the common ones and spres-table1's placement keys: ``scheduler
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import os
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from ...runtime import realtime_lock
 from ..errors import EvaluatorError, SpecError
 from ..spec import NExpr, _check_keys, _dedupe, _int, _resolve_n, _values, derive_seed
 from ..sweep import SweepResult, load_tables
@@ -327,21 +324,6 @@ def scaled(ts: TaskSet, f: float) -> TaskSet:
     return TaskSet(
         [Task(wcet=max(1, round(t.wcet * f)), deadline=t.deadline, period=t.period, name=t.name) for t in ts]
     )
-
-
-def _lock_path() -> str:
-    return os.path.join(tempfile.gettempdir(), f"rtsched-realtime-{os.getuid()}.lock")
-
-
-@contextlib.contextmanager
-def realtime_lock() -> Iterator[None]:
-    """Exclusive use of the CPUs for one point's runs (workers of one machine take turns)."""
-    with open(_lock_path(), "a+") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def _trace_counts(jsonl: str) -> tuple[int, dict]:
