@@ -35,8 +35,15 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     RUNS.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+/// `name` from the environment (decimal, or hex with `0x`), else `default`; a value that does
+/// not parse fails the test rather than silently running the default cases.
+fn env_or(name: &str, default: u64) -> u64 {
+    let Ok(v) = std::env::var(name) else { return default };
+    let parsed = match v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => v.parse().ok(),
+    };
+    parsed.unwrap_or_else(|| panic!("{name}={v:?} is not a number (decimal or 0x-hex)"))
 }
 
 /// n tasks, periods 1–20 ms, total utilization `u` split at random; implicit deadlines, or
@@ -403,7 +410,7 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
 fn every_mechanism_survives_random_runs() {
     let _serial = serial();
     let seed = env_or("RTSCHED_STRESS_SEED", DEFAULT_SEED);
-    let cases = env_or("RTSCHED_STRESS_CASES", DEFAULT_CASES);
+    let cases = env_or("RTSCHED_STRESS_CASES", DEFAULT_CASES as u64) as usize;
     let cpus = allowed_cpus();
     let t = std::time::Instant::now();
     let mut ran = 0;
