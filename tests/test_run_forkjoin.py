@@ -31,6 +31,28 @@ def test_api_runs_a_fork_join_set_and_reports_jobs():
     assert s["priority_inversion_error"]  # the G-EDF invariant does not apply to fork-join sets
 
 
+def test_push_pull_runs_a_fork_join_file(cli, tmp_path):
+    """`rtsched run FJ.json --scheduler push-pull`: the same jobs and threads as under rtws, no
+    steals, every fork-join job completed or pending, regions in order in the trace."""
+    f = tmp_path / "fj.json"
+    f.write_text(json.dumps(FJ))
+    out, trace = tmp_path / "s.json", tmp_path / "t.jsonl"
+    args = [f, "--scheduler", "push-pull", "--cpus", CPU, "--duration", "200ms", "--output", out, "--trace", trace]
+    code, _, err = cli("run", *args)
+    assert code == 0, err
+    s = json.loads(out.read_text())
+    fj = s["forkjoin"]
+    assert s["scheduler"] == "push-pull" and s["accounting_error"] is None
+    assert fj["jobs"] == 14 and fj["completed"] + fj["pending"] == 14
+    assert fj["threads"] == 10 * 4 + 4 * 1 == s["jobs"]
+    assert s["steals"] == 0 == fj["steals"]
+    # Task a's region 1 (slots 1-3) starts only after its region 0 (slot 0) completed, per job.
+    recs = [json.loads(x) for x in trace.read_text().splitlines()[1:]]
+    done0 = {x["job"]: x["t"] for x in recs if x["ev"] == "complete" and x["task"] == 0}
+    starts = [(x["job"], x["t"]) for x in recs if x["ev"] == "run" and x["task"] in (1, 2, 3)]
+    assert starts and all(j in done0 and t >= done0[j] for j, t in starts)
+
+
 def test_cli_writes_every_output(cli, tmp_path):
     f = tmp_path / "fj.json"
     f.write_text(json.dumps(FJ))

@@ -839,7 +839,8 @@ def _add_run(sub):
         "with the scheduler's exact admission test, as in simulate, when --placement is not given; spres runs any "
         "SP-RES placement (split tasks migrate) or, without one, the SP-RES cascade's. "
         "--list-schedulers prints the registered mechanisms, one line each. A fork-join task-set file "
-        "(docs/rtws.md) runs under rtws (RTWS: global EDF with work stealing, docs/runtime.md); its summary adds "
+        "(docs/rtws.md) runs under rtws (RTWS: global EDF with work stealing, docs/runtime.md) or push-pull (global "
+        "EDF over its threads, each region forked when the one before has joined); its summary adds "
         'the job-level results under "forkjoin". '
         "Ctrl-C stops the run early; the results of the time run are still printed and written, marked "
         '"interrupted": true, and the exit status is 130.',
@@ -967,12 +968,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run_forkjoin(args: argparse.Namespace, exports: list[str]) -> dict:
-    """``rtsched run FJ.json --scheduler rtws``: a fork-join file (docs/rtws.md) on real cores."""
+    """``rtsched run FJ.json --scheduler rtws|push-pull``: a fork-join file (docs/rtws.md) on real cores."""
     from .runtime import run_forkjoin_raw
 
     for name, given in [("--placement", args.placement), ("--dedicated-cpu", args.dedicated_cpu)]:
         if given is not None:
-            raise RtschedError(f"fork-join files run without {name} (RTWS is global and uses no dedicated CPU)")
+            raise RtschedError(
+                f"fork-join files run without {name} (rtws and push-pull are global and use no dedicated CPU)"
+            )
     try:
         with open(args.file, encoding="utf-8") as f:
             text = f.read()

@@ -212,7 +212,7 @@ fn run_forkjoin<'py>(
 /// runtime (`rtsched_runtime::slot_task_set`: one task per thread slot, named `NAME/rR.K`, the
 /// thread's cost as WCET, the fork-join task's deadline and period; `m` = the file's). Without
 /// the fork-join structure its jobs are independent threads: what a mechanism that runs
-/// sequential tasks only (e.g. `push-pull`) can run of a fork-join set.
+/// sequential tasks only (e.g. `gsn-edf`) can run of a fork-join set.
 #[pyfunction]
 fn forkjoin_slot_set(text: &str) -> PyResult<TaskSet> {
     let file = rtsched_model::forkjoin::read_json(text).map_err(crate::err)?;

@@ -11,12 +11,15 @@
 //!   [`gedf_mp`] (G-EDF-MP, a dedicated scheduling processor), [`kernel_sd`] (Linux
 //!   `SCHED_DEADLINE`, run by the peer backend), [`rtss09`] (the seven G-EDF plugins of
 //!   Brandenburg & Anderson, RTSS 2009; GSN-EDF is their CEm);
+//! * [`forkjoin`]: the fork-join structure (thread slots, regions) of the mechanisms that
+//!   execute fork-join jobs (`rtws`, `push-pull`);
 //! * `link`: linked versus scheduled — link swaps and reschedule requests, shared by the
 //!   link-based global mechanisms.
 //!
 //! **Adding a mechanism**: one new file here with its plugin and a `pub static` [`Entry`],
 //! and one line in the `registry!` list below.
 
+pub mod forkjoin;
 pub(crate) mod link;
 pub mod plugin;
 pub mod registry;

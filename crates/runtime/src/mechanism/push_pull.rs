@@ -32,14 +32,26 @@
 //! order-isomorphic to `rtsched_policy::Prio` (deadline, then task index), so that the
 //! run-queues break ties as the policy does.
 //!
+//! **Fork-join jobs** (`Setup::forkjoin`; RTWS paper, §III; design note in docs/runtime.md,
+//! "push-pull", *Fork-join jobs*): the engine's tasks are thread slots (`backend::slot_task_set`)
+//! and the job books (`book::Book`) are per fork-join task. A release records every thread of
+//! the job as released but enqueues only its first region's; when the last thread of region `r`
+//! completes on CPU `c`, region `r + 1`'s threads join `c`'s run-queue (Linux wakes forked
+//! threads on the forking core) and the push after the decision spreads them — global EDF over
+//! the ready threads with their job's deadline, the simulator's fork-join G-EDF. A sequential
+//! task is one region of one thread: the same code.
+//!
 //! Assumptions: sporadic tasks released periodically, one job per task ready at a time (a
 //! backlogged job waits for its predecessor), no self-suspension, no affinities (global).
 
+pub mod book;
 pub mod ops;
 pub mod replay;
 pub mod vtime;
 
+use self::book::Book;
 use self::ops::{Core, Env, Guard, Op};
+use crate::mechanism::forkjoin::Shape;
 use crate::mechanism::registry::{
     self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, Placement, Setup, TermSpec,
 };
@@ -49,7 +61,6 @@ use crate::queue::cpupri::Cpupri;
 use crate::queue::find_cpu::FindCpu;
 use crate::queue::find_linear::Linear;
 use crate::queue::fmask::Fmask;
-use crate::queue::release::TaskBook;
 use crate::sync::{SpinGuard, SpinLock};
 use crate::RunError;
 use crossbeam_utils::CachePadded;
@@ -176,7 +187,8 @@ fn build_fp(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
 
 fn make<F: FindCpu + 'static>(s: &Setup<'_>, name: &'static str, find: F) -> Result<Box<dyn Plugin>, RunError> {
     let retries = s.params.int("retries").unwrap_or(3) as u32;
-    let mut pp = PushPull::new(name, s.tasks, s.m, &s.rule, s.t0, s.end, find, retries)?;
+    let (shape, params) = Shape::of_setup(s, name)?;
+    let mut pp = PushPull::with_shape(name, shape, &params, s.m, &s.rule, s.t0, s.end, find, retries)?;
     pp.op_spans = s.params.flag("op_spans").unwrap_or(false);
     Ok(Box::new(pp))
 }
@@ -242,11 +254,14 @@ impl RankRule {
 pub struct PushPull<F: FindCpu> {
     name: &'static str,
     core: Core<F>,
-    /// Per release domain (CPU): the job book of its tasks (a leaf lock).
-    books: Box<[CachePadded<SpinLock<TaskBook>>]>,
+    /// Per release domain (CPU): the job book of its fork-join tasks (a leaf lock).
+    books: Box<[CachePadded<SpinLock<Book>>]>,
     next_rel: Box<[CachePadded<AtomicU64>]>,
     rank: RankRule,
-    n: usize,
+    /// The run's priority rule over thread slots (the run's tasks).
+    rule: PriorityRule,
+    /// Thread slots and regions (one region of one thread per task when sequential).
+    shape: Shape,
     /// Trace enqueue and dequeue spans.
     op_spans: bool,
 }
@@ -265,19 +280,61 @@ impl<F: FindCpu> PushPull<F> {
         find: F,
         retries: u32,
     ) -> Result<PushPull<F>, RunError> {
+        let shape = Shape::of(vec![vec![1]; params.len()]);
+        PushPull::with_shape(name, shape, params, m, rule, t0, end, find, retries)
+    }
+
+    /// As [`PushPull::new`] for the fork-join tasks `params` of structure `shape` (RTWS paper,
+    /// §III); `rule` orders the thread slots (the run's tasks). Fork-join task `i` is released
+    /// by CPU `i mod m`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_shape(
+        name: &'static str,
+        shape: Shape,
+        params: &[TaskParams],
+        m: usize,
+        rule: &PriorityRule,
+        t0: u64,
+        end: u64,
+        find: F,
+        retries: u32,
+    ) -> Result<PushPull<F>, RunError> {
         if m == 0 {
             return Err(RunError::Config(format!("{name} needs at least one CPU")));
         }
+        if shape.tasks() != params.len() {
+            return Err(RunError::Config(format!(
+                "{name}: {} fork-join tasks but {} task parameters",
+                shape.tasks(),
+                params.len()
+            )));
+        }
         let n = params.len();
-        let rank = RankRule::new(rule, params, t0, end)?;
+        let slot_params: Vec<TaskParams> = (0..shape.slots() as u32).map(|s| params[shape.of_slot(s).0 as usize]).collect();
+        let rank = RankRule::new(rule, &slot_params, t0, end)?;
         let books: Box<[_]> = (0..m)
             .map(|d| {
                 let mine: Vec<usize> = (d..n).step_by(m).collect();
-                CachePadded::new(SpinLock::new(1000 + d as u32, TaskBook::new(params, &mine, rule.clone(), t0, end)))
+                CachePadded::new(SpinLock::new(1000 + d as u32, Book::new(&shape, params, &mine, t0, end)))
             })
             .collect();
         let next_rel = books.iter().map(|b| CachePadded::new(AtomicU64::new(b.lock_untraced().next_due()))).collect();
-        Ok(PushPull { name, core: Core::new(m, n, find, retries), books, next_rel, rank, n, op_spans: false })
+        let core = Core::new(m, shape.slots(), find, retries);
+        Ok(PushPull { name, core, books, next_rel, rank, rule: rule.clone(), shape, op_spans: false })
+    }
+
+    /// Thread `slot`'s job of the fork-join job `j` (the run's job `j.seq()` of task `slot`).
+    #[inline]
+    fn slot_job(&self, slot: u32, j: &Job) -> Job {
+        Job { prio: self.rule.prio(slot, j.seq(), j.deadline), release: j.release, deadline: j.deadline }
+    }
+
+    /// The threads of region `r` of the fork-join job `j` join run-queue `cpu` (a fork).
+    fn fork<E: Env>(&self, env: &mut E, cpu: usize, g: &mut Guard<'_, crate::sync::Std>, j: &Job, r: u32) {
+        for s in self.shape.region(j.task(), r) {
+            let sj = self.slot_job(s, j);
+            self.core.enqueue(env, cpu, g, self.rank.rank(&sj), sj);
+        }
     }
 
     /// The core (run-queues and find-CPU structure).
@@ -289,18 +346,20 @@ impl<F: FindCpu> PushPull<F> {
         &self.rank
     }
 
-    /// Release domain `d`'s handler at `now`: every job due by then joins run-queue `d`
-    /// (`env.released` sees each, backlogged ones too); `d` reschedules if its best job
-    /// changed, then pushes.
+    /// Release domain `d`'s handler at `now`: every job due by then is recorded as released
+    /// (`env.released` sees each of its threads, backlogged jobs' and later regions' too), and
+    /// the first region's threads of each ready one join run-queue `d`; `d` reschedules if its
+    /// best job changed, then pushes.
     pub fn release_with<E: Env>(&self, env: &mut E, d: usize, now: u64) {
         let mut g = env.lock(self.core.rq(d));
         {
             let mut b = env.lock(&self.books[d]);
-            let (core, rank) = (&self.core, &self.rank);
             b.release_due(now, |j, ready| {
-                env.released(&j);
+                for s in self.shape.all_slots(j.task()) {
+                    env.released(&self.slot_job(s, &j));
+                }
                 if ready {
-                    core.enqueue(env, d, &mut g, rank.rank(&j), j);
+                    self.fork(env, d, &mut g, &j, 0);
                 }
             });
             self.next_rel[d].store(b.next_due(), Ordering::Release);
@@ -312,9 +371,11 @@ impl<F: FindCpu> PushPull<F> {
         drop(g);
     }
 
-    /// CPU `cpu`'s scheduler after `prev`: completion (dequeue; the task's next job joins this
-    /// run-queue if it was backlogged; pull) or idle (pull), pick the best job, answer the
-    /// requests so far, push. Returns the job to run.
+    /// CPU `cpu`'s scheduler after `prev`: completion (dequeue; when this was the last thread
+    /// of its region, the next region's threads — or, when it completed its job, the first
+    /// region's threads of its task's next job if that was backlogged — join this run-queue, as
+    /// Linux wakes forked threads on the forking CPU; pull) or idle (pull), pick the best job,
+    /// answer the requests so far, push. Returns the job to run.
     pub fn schedule_with<E: Env>(&self, env: &mut E, cpu: usize, prev: Prev) -> Option<Job> {
         let mut g: Guard<'_, crate::sync::Std> = env.lock(self.core.rq(cpu));
         match prev {
@@ -329,12 +390,13 @@ impl<F: FindCpu> PushPull<F> {
             Prev::Preempted(_) => self.core.put_prev(cpu, &mut g),
             Prev::Completed(j) => {
                 self.core.dequeue_curr(env, cpu, &mut g);
+                let (task, _) = self.shape.of_slot(j.task());
                 let next = {
-                    let mut b = env.lock(&self.books[j.task() as usize % self.books.len()]);
-                    b.complete(&j)
+                    let mut b = env.lock(&self.books[task as usize % self.books.len()]);
+                    b.thread_done(&self.shape, j.task())
                 };
-                if let Some(nj) = next {
-                    self.core.enqueue(env, cpu, &mut g, self.rank.rank(&nj), nj);
+                if let Some((fj, r)) = next {
+                    self.fork(env, cpu, &mut g, &fj, r);
                 }
                 g = self.core.pull(env, cpu, g);
             }
@@ -356,9 +418,18 @@ impl<F: FindCpu> PushPull<F> {
             .collect()
     }
 
-    /// The task's oldest pending job per task (the ready jobs), for tests and accounting.
+    /// The ready thread jobs: per fork-join task, the threads of its oldest pending job's
+    /// current region that have not completed (for a sequential task: its oldest pending job),
+    /// for tests and accounting. Threads of later regions are pending but not ready.
     pub fn heads(&self) -> Vec<Job> {
-        (0..self.n).filter_map(|t| self.books[t % self.books.len()].lock_untraced().head(t)).collect()
+        let mut out = Vec::new();
+        for t in 0..self.shape.tasks() as u32 {
+            let b = self.books[t as usize % self.books.len()].lock_untraced();
+            if let Some((j, slots)) = b.ready_slots(&self.shape, t) {
+                out.extend(slots.map(|s| self.slot_job(s, &j)));
+            };
+        }
+        out
     }
 }
 
@@ -431,12 +502,18 @@ impl<F: FindCpu> Plugin for PushPull<F> {
         self.schedule_with(&mut CtxEnv { ctx, op_spans: self.op_spans }, cpu, prev)
     }
 
+    /// Fork-join jobs (RTWS paper, §III): a region's threads are released with their job and
+    /// join a run-queue when the region forks.
+    fn forkjoin(&self) -> bool {
+        true
+    }
+
     fn accounting(&self) -> Accounting {
         let d = self.books.len();
-        let (released, completed) = (0..self.n)
-            .map(|t| {
-                let b = self.books[t % d].lock_untraced();
-                (b.released()[t], b.completed()[t])
+        let (released, completed) = (0..self.shape.slots() as u32)
+            .map(|s| {
+                let (task, _) = self.shape.of_slot(s);
+                self.books[task as usize % d].lock_untraced().slot_counts(&self.shape, s)
             })
             .unzip();
         Accounting { released, completed, consistent: self.consistent() }
@@ -444,11 +521,19 @@ impl<F: FindCpu> Plugin for PushPull<F> {
 }
 
 impl<F: FindCpu> PushPull<F> {
-    /// At rest: every pending job (a task's oldest) is on exactly one run-queue with its rank
-    /// and nothing else is; the published state and the find-CPU structure agree with the
+    /// At rest: every thread completed at most once per job and only in its job's past or
+    /// current region; every ready thread (of a task's oldest job's current region, not yet
+    /// complete) is on exactly one run-queue with its rank and nothing else is — threads of
+    /// later regions are pending but on no run-queue; the published state and the find-CPU structure agree with the
     /// run-queues (`Core::check`). (The global invariant itself is the monitor's to measure:
     /// push/pull keeps it only eventually.)
     fn consistent(&self) -> Result<(), String> {
+        for t in 0..self.shape.tasks() as u32 {
+            self.books[t as usize % self.books.len()]
+                .lock_untraced()
+                .check(&self.shape, t)
+                .map_err(|e| format!("{}: {e}", self.name))?;
+        }
         let mut on_rq: Vec<(u64, Job)> = Vec::new();
         for c in 0..self.core.m() {
             let rq = self.core.rq(c).lock_untraced();

@@ -37,6 +37,7 @@
 //! Assumptions: periodic releases (sporadic tasks at their densest), any deadlines, EDF with
 //! ties by task index then job number (the one `Prio` order), jobs of a task in release order.
 
+use crate::mechanism::forkjoin::Shape;
 use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, Placement, Setup, TermSpec};
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::release::TaskBook;
@@ -73,60 +74,8 @@ pub static RTWS: Entry = Entry {
 };
 
 fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
-    let shape = match s.forkjoin {
-        Some(set) => Shape::of(set.iter().map(|t| t.regions.iter().map(Vec::len).collect()).collect()),
-        None => Shape::of(vec![vec![1]; s.ts.len()]),
-    };
-    if shape.slots() != s.ts.len() {
-        return Err(RunError::Config(format!(
-            "rtws: the fork-join structure has {} thread slots but the task set has {} tasks",
-            shape.slots(),
-            s.ts.len()
-        )));
-    }
-    let params: Vec<TaskParams> = match s.forkjoin {
-        Some(set) => set.iter().map(|t| TaskParams { deadline: t.deadline, period: t.period }).collect(),
-        None => s.tasks.to_vec(),
-    };
+    let (shape, params) = Shape::of_setup(s, "rtws")?;
     Ok(Box::new(Rtws::new(shape, &params, s.m, s.t0, s.end)))
-}
-
-/// The fork-join structure: per task, the first slot and the width of each region.
-#[derive(Debug, Clone)]
-struct Shape {
-    base: Vec<Vec<u32>>,
-    width: Vec<Vec<u32>>,
-    /// Slot → (task, region).
-    of_slot: Vec<(u32, u32)>,
-}
-
-impl Shape {
-    fn of(widths: Vec<Vec<usize>>) -> Shape {
-        let (mut base, mut width, mut of_slot) = (Vec::new(), Vec::new(), Vec::new());
-        for (i, regions) in widths.iter().enumerate() {
-            let (mut b, mut w) = (Vec::new(), Vec::new());
-            for (r, &k) in regions.iter().enumerate() {
-                b.push(of_slot.len() as u32);
-                w.push(k as u32);
-                of_slot.extend(std::iter::repeat_n((i as u32, r as u32), k));
-            }
-            base.push(b);
-            width.push(w);
-        }
-        Shape { base, width, of_slot }
-    }
-    fn slots(&self) -> usize {
-        self.of_slot.len()
-    }
-    fn region(&self, task: u32, r: u32) -> std::ops::Range<u32> {
-        let b = self.base[task as usize][r as usize];
-        b..b + self.width[task as usize][r as usize]
-    }
-    fn all_slots(&self, task: u32) -> std::ops::Range<u32> {
-        let b = &self.base[task as usize];
-        let w = &self.width[task as usize];
-        b[0]..b[b.len() - 1] + w[w.len() - 1]
-    }
 }
 
 /// Everything under the global lock.

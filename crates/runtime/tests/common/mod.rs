@@ -2,6 +2,8 @@
 // Each test crate compiles this module and uses a part of it.
 #![allow(dead_code)]
 
+pub mod forkjoin;
+
 use rtsched_model::TaskSet;
 use rtsched_runtime::{run, Mechanism, RunConfig, RunResult};
 

@@ -8,23 +8,21 @@ for ``horizon`` under two runtime mechanisms:
 
 * ``rtws`` (``rtsched.runtime.run_forkjoin_raw``): the fork-join jobs as the RTWS paper
   schedules them (§V rules A-F);
-* ``push-pull`` (``rtsched.runtime.run_raw``), the SCHED_DEADLINE-style push/pull global EDF that
-  §VI compares against. The runtime's push-pull executes sequential tasks only (it refuses a
-  fork-join workload), so it runs the set's *threads* as independent sporadic tasks: the
-  ``slot_task_set`` every fork-join run is made of (one task per thread slot, the thread's cost,
-  the fork-join task's period and deadline; ``rtsched._core.forkjoin_slot_set``), all of a job's
-  threads released together at the job's release — i.e. without the fork/join precedence.
+* ``push-pull`` (``rtsched.runtime.run_forkjoin_raw`` too), the SCHED_DEADLINE-style push/pull
+  global EDF that §VI compares against, on the same fork-join jobs: a region's threads are
+  released with their job, held back until the region before has joined, and then forked onto the
+  run-queue of the CPU where the last thread of that region completed, from where the push
+  spreads them (global EDF over the threads with the job's deadline — the fork-join G-EDF that
+  ``rtws-tables`` simulates).
 
 Beside them, the simulator on the same sets and horizon: RTWS and the fork-join G-EDF of
 ``rtws-tables`` (``rtws_tables.evaluate_point``: threads with precedence, the column
-``rtws-tables`` reports), and event-driven G-EDF over the same slot task set that push-pull ran
-(``rtsched.simulate(..., scheduler="gedf")``), the push-pull run's direct counterpart.
+``rtws-tables`` reports), the push-pull run's counterpart.
 
 Migrations "as the paper counts them" (§VI): RTWS its steals; the G-EDF side the threads'
-migrations (a job resuming on another CPU) plus its *start migrations*: for the fork-join G-EDF
-the remote starts of ``rtws-tables``; for the slot tasks (each a Linux thread in the paper's
-SCHED_DEADLINE runs, whose every CPU change the kernel counts) a job whose first CPU differs
-from the CPU its task's previous job last ran on. Real-thread runs of this reproduction never
+migrations (a thread resuming on another CPU) plus its *start migrations*: the threads of a
+forked region that first ran on a CPU other than the one they were forked on (the simulator's
+remote starts; on threads :func:`remote_starts` counts them from the run's trace). Real-thread runs of this reproduction never
 overlap, whatever executor runs the points: each point holds ``rtsched.runtime.realtime_lock``
 (shared with the other real-thread reproductions).
 
@@ -80,14 +78,12 @@ ROWS = (
     ("threads", "push-pull"),
     ("sim", "rtws"),
     ("sim", "gedf-fj"),
-    ("sim", "gedf"),
 )
 LABELS = {
     ("threads", "rtws"): "RTWS, threads",
     ("threads", "push-pull"): "push-pull, threads",
     ("sim", "rtws"): "RTWS, simulator",
     ("sim", "gedf-fj"): "G-EDF fork-join, simulator",
-    ("sim", "gedf"): "G-EDF threads, simulator",
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -177,7 +173,7 @@ SCHEMA = pa.schema(
         ("utilization", pa.float64()),
         ("engine", pa.string()),
         ("scheduler", pa.string()),
-        # Fork-join jobs released, completed and missed (rtws; None where the run has no job view).
+        # Fork-join jobs released, completed and missed.
         ("fj_jobs", pa.int64()),
         ("fj_completed", pa.int64()),
         ("fj_deadline_misses", pa.int64()),
@@ -202,21 +198,31 @@ SCHEMA = pa.schema(
 )
 
 
-def start_migrations(job_csv: str) -> int:
-    """Jobs that first ran on a CPU other than the one their task's previous job last ran on
-    (both known), from a job CSV (``rtsched_trace`` columns ``task, job, first_cpu, last_cpu``):
-    the CPU changes of a thread between its jobs, which Linux counts as migrations."""
-    rows = sorted(
-        (int(r["task"]), int(r["job"]), r["first_cpu"], r["last_cpu"]) for r in csv.DictReader(io.StringIO(job_csv))
-    )
+def remote_starts(text: str, jsonl: str) -> int:
+    """Threads of a forked region (not a job's first) that first ran on a CPU other than the one
+    their region was forked on — the CPU where the last thread of the region before completed —
+    from a fork-join run's JSON-lines trace (per thread slot, as ``slot_task_set`` numbers them):
+    the simulator's ``remote_starts`` (``rtws-tables``), counted on threads."""
+    slot: list[tuple[int, int]] = []
+    for i, t in enumerate(json.loads(text)["tasks"]):
+        for r, region in enumerate(t["regions"]):
+            slot += [(i, r)] * len(region)
+    first: dict[tuple[int, int], int] = {}
+    joined: dict[tuple[int, int, int], tuple[int, int]] = {}
+    for line in jsonl.splitlines()[1:]:
+        x = json.loads(line)
+        if x["ev"] == "run":
+            first.setdefault((x["task"], x["job"]), x["cpu"])
+        elif x["ev"] == "complete":
+            i, r = slot[x["task"]]
+            key = (i, x["job"], r)
+            joined[key] = max(joined.get(key, (-1, -1)), (x["t"], x["cpu"]))
     n = 0
-    prev: dict[int, str] = {}
-    for task, _job, first, last in rows:
-        p = prev.get(task)
-        if first != "" and p not in (None, "") and first != p:
+    for (s, j), cpu in first.items():
+        i, r = slot[s]
+        fork = joined.get((i, j, r - 1)) if r > 0 else None
+        if fork is not None and fork[1] != cpu:
             n += 1
-        if last != "" or task not in prev:
-            prev[task] = last
     return n
 
 
@@ -225,10 +231,10 @@ def _check(cond: bool, what: str) -> None:
         raise EvaluatorError(f"rtws-runtime: inconsistent run: {what}")
 
 
-def _run_threads(text: str, ts, cpus: list, p: dict) -> tuple[dict, dict]:
-    """Both mechanisms on the set (RT priority where permitted): their summaries, checked
-    against their own job CSVs."""
-    from ...runtime import run_forkjoin_raw, run_raw
+def _run_threads(text: str, cpus: list, p: dict) -> tuple[dict, dict]:
+    """Both mechanisms on the fork-join set (RT priority where permitted): their summaries,
+    checked against their own job CSVs."""
+    from ...runtime import run_forkjoin_raw
 
     def go(fn, arg, **kw):
         if p["rt_priority"]:
@@ -241,27 +247,26 @@ def _run_threads(text: str, ts, cpus: list, p: dict) -> tuple[dict, dict]:
 
     common = {"cpus": cpus, "duration": p["horizon"], "quiet": True, "exports": ["job_csv"]}
     rtws = go(run_forkjoin_raw, text, scheduler="rtws", **common)
-    pp = go(run_raw, ts, scheduler="push-pull", **common)
+    pp = go(run_forkjoin_raw, text, scheduler="push-pull", **{**common, "exports": ["job_csv", "jsonl"]})
     for name, res in (("rtws", rtws), ("push-pull", pp)):
         s = res["summary"]
         _check(s["accounting_error"] is None, f"{name}: {s['accounting_error']}")
         _check(s["jobs"] == s["completed"] + s["pending"], f"{name}: jobs != completed + pending")
         rows = list(csv.DictReader(io.StringIO(res["job_csv"])))
         _check(sum(int(r["migrations"]) for r in rows) == s["migrations"], f"{name}: job CSV migrations")
+        fj = s["forkjoin"]
+        _check(len(rows) == fj["jobs"] == fj["completed"] + fj["pending"], f"{name}: fork-join jobs")
+        _check(fj["threads"] == s["jobs"] and fj["steals"] == s["steals"], f"{name}: threads / steals")
         if name == "rtws":
-            fj = s["forkjoin"]
-            _check(len(rows) == fj["jobs"] == fj["completed"] + fj["pending"], "rtws: fork-join jobs")
-            _check(fj["threads"] == s["jobs"] and fj["steals"] == s["steals"], "rtws: threads / steals")
             _check(s["overheads"]["steal"]["count"] >= s["steals"], "rtws: fewer steal attempts than steals")
         else:
-            _check(len(rows) == s["jobs"], "push-pull: job CSV rows")
             _check(s["steals"] == 0, "push-pull: steals")
     return rtws, pp
 
 
 def evaluate_point(point_json: str) -> dict:
     """One point: its fork-join sets on real threads under rtws and push-pull, and in the
-    simulator (rtws-tables' columns plus G-EDF over the slot tasks); the columns (all of
+    simulator (rtws-tables' columns); the columns (all of
     :data:`SCHEMA` but ``point``). Points never run at the same time on one machine (the
     simulations included, so that nothing of this reproduction competes with its threads)."""
     with realtime_lock():
@@ -270,7 +275,6 @@ def evaluate_point(point_json: str) -> dict:
 
 def _evaluate(point_json: str) -> dict:
     from ... import _core
-    from ...simulation import _simulate
 
     p = json.loads(point_json)
     m = p["m"]
@@ -285,28 +289,21 @@ def _evaluate(point_json: str) -> dict:
     sim_rows = [{k: sim[k][i] for k in sim} for i in range(len(sim["set"]))]
     cols: dict[str, list] = {f.name: [] for f in SCHEMA if f.name != "point"}
     for i, text in enumerate(texts):
-        ts = _core.forkjoin_slot_set(text)
-        g_raw, g = _simulate(
-            ts, m, "gedf", None, p["horizon"], ["job_csv"], None, False, None, None, 0, None, None, False, False, None
-        )
-        g_rows = list(csv.DictReader(io.StringIO(g_raw["job_csv"])))
-        _check(len(g_rows) == g["jobs"], "simulated G-EDF: job CSV rows")
-        g_done = sum(1 for r in g_rows if r["finish"] != "")
-        rtws, pp = _run_threads(text, ts, cpus, p)
+        rtws, pp = _run_threads(text, cpus, p)
         by = {r["scheduler"]: r for r in sim_rows if r["set"] == i}
         base = {k: by["rtws"][k] for k in ("m", "lo", "hi", "set", "tasks", "par_threads", "utilization")}
         out = []
         for res, sched in ((rtws, "rtws"), (pp, "push-pull")):
             s = res["summary"]
-            fj = s.get("forkjoin")
+            fj = s["forkjoin"]
             st = s["overheads"].get("steal") if sched == "rtws" else None
             out.append(
                 {
                     "engine": "threads",
                     "scheduler": sched,
-                    "fj_jobs": fj["jobs"] if fj else None,
-                    "fj_completed": fj["completed"] if fj else None,
-                    "fj_deadline_misses": fj["deadline_misses"] if fj else None,
+                    "fj_jobs": fj["jobs"],
+                    "fj_completed": fj["completed"],
+                    "fj_deadline_misses": fj["deadline_misses"],
                     "threads": s["jobs"],
                     "threads_completed": s["completed"],
                     "threads_pending": s["pending"],
@@ -316,7 +313,7 @@ def _evaluate(point_json: str) -> dict:
                     "steal_p50_ns": st["p50_ns"] if st else None,
                     "steal_p99_ns": st["p99_ns"] if st else None,
                     "migrations": s["migrations"],
-                    "start_migrations": None if sched == "rtws" else start_migrations(res["job_csv"]),
+                    "start_migrations": None if sched == "rtws" else remote_starts(text, res["jsonl"]),
                     "preemptions": s["preemptions"],
                     "context_switches": s["context_switches"],
                     "duration_ns": s["duration_ns"],
@@ -351,31 +348,6 @@ def _evaluate(point_json: str) -> dict:
                     "trustworthy": None,
                 }
             )
-        out.append(
-            {
-                "engine": "sim",
-                "scheduler": "gedf",
-                "fj_jobs": None,
-                "fj_completed": None,
-                "fj_deadline_misses": None,
-                "threads": g["jobs"],
-                "threads_completed": g_done,
-                "threads_pending": g["jobs"] - g_done,
-                "thread_deadline_misses": g["deadline_misses"],
-                "steals": 0,
-                "steal_attempts": None,
-                "steal_p50_ns": None,
-                "steal_p99_ns": None,
-                "migrations": g["migrations"],
-                "start_migrations": start_migrations(g_raw["job_csv"]),
-                "preemptions": g["preemptions"],
-                "context_switches": g["context_switches"],
-                "duration_ns": g["horizon_ns"],
-                "cpus": None,
-                "rt_priority": None,
-                "trustworthy": None,
-            }
-        )
         _check([(r["engine"], r["scheduler"]) for r in out] == list(ROWS), "row order")
         for r in out:
             for k, val in {**base, **r}.items():
@@ -437,8 +409,8 @@ def summarize(spec: SimSpec, table: pa.Table) -> dict:
         f"CPUs {'; '.join(cpus) or '—'}, SCHED_FIFO priority "
         f"{', '.join('none' if x is None else str(x) for x in sorted(prios, key=lambda x: x or 0))}",
         "threads: rtws = the runtime's RTWS on the fork-join jobs; push-pull = the runtime's SCHED_DEADLINE-style "
-        "push/pull G-EDF on the sets' threads as independent tasks (it runs no fork-join jobs: no precedence). "
-        "simulator: RTWS and fork-join G-EDF (rtws-tables' columns), G-EDF over the same independent threads.",
+        "push/pull G-EDF on the same fork-join jobs (a region's threads forked onto the joining CPU, spread by "
+        "the push). simulator: RTWS and fork-join G-EDF (rtws-tables' columns).",
     ]
     if spec.quick or spec.note:
         lines.append(f"NOTE: {spec.note or 'quick form'} — not the full experiment.")

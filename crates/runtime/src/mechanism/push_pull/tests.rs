@@ -23,6 +23,8 @@ use crate::sync::Std;
 use proptest::prelude::*;
 use rtsched_policy::{invariant, Prio};
 
+mod forkjoin;
+
 /// A test env: untraced locks, requests as flags, counts of operations and push failures.
 #[derive(Default)]
 struct Flags {

@@ -1,0 +1,116 @@
+//! One release domain's job book for push/pull, over fork-join tasks (RTWS paper, §III): the
+//! release queue and job counts of the domain's fork-join tasks ([`TaskBook`]), and per task the
+//! region its head job executes and that region's threads still outstanding. A sequential task
+//! is one region of one thread (thread slot = task), so the sequential case is the same code.
+//!
+//! The engine's jobs are *thread-slot* jobs: thread slot `s` of job `j` of its fork-join task is
+//! the job `j` of the run's task `s` (`backend::slot_task_set`), with the job's release and
+//! deadline.
+
+use crate::mechanism::forkjoin::Shape;
+use crate::mechanism::{Job, TaskParams};
+use crate::queue::release::TaskBook;
+use rtsched_policy::PriorityRule;
+
+/// A domain's fork-join job book (under the domain's leaf lock).
+pub struct Book {
+    tb: TaskBook,
+    /// Per fork-join task (global index): the region its head job executes and that region's
+    /// threads not yet complete.
+    region: Vec<u32>,
+    outstanding: Vec<u32>,
+    /// Per thread slot (global index): completed threads.
+    slot_done: Vec<u32>,
+}
+
+impl Book {
+    /// The book of the fork-join tasks `mine` (global indices) of `shape`, whose parameters are
+    /// `params`, released from `t0` until `end`.
+    pub fn new(shape: &Shape, params: &[TaskParams], mine: &[usize], t0: u64, end: u64) -> Book {
+        // The book's own priorities are never used: slot jobs take theirs from the run's rule.
+        let tb = TaskBook::new(params, mine, PriorityRule::Edf, t0, end);
+        let outstanding = (0..shape.tasks() as u32).map(|i| shape.region(i, 0).len() as u32).collect();
+        Book { tb, region: vec![0; shape.tasks()], outstanding, slot_done: vec![0; shape.slots()] }
+    }
+
+    pub fn next_due(&self) -> u64 {
+        self.tb.next_due()
+    }
+
+    /// Releases every fork-join job due by `now`: `f(job, ready)` for each in due order (`job`
+    /// is the fork-join job; `ready`: its predecessor has completed, so its first region forks).
+    pub fn release_due(&mut self, now: u64, f: impl FnMut(Job, bool)) {
+        self.tb.release_due(now, f)
+    }
+
+    /// Thread slot `slot`'s thread of its task's head job completed. Returns the fork-join job
+    /// and region whose threads become ready: the same job's next region when this was the
+    /// last thread of its region, or the task's next (backlogged) job's first region when this
+    /// completed the job; `None` while threads of the region are outstanding.
+    pub fn thread_done(&mut self, shape: &Shape, slot: u32) -> Option<(Job, u32)> {
+        let (task, _) = shape.of_slot(slot);
+        let i = task as usize;
+        self.slot_done[slot as usize] += 1;
+        self.outstanding[i] -= 1;
+        if self.outstanding[i] > 0 {
+            return None;
+        }
+        let head = self.tb.head(i)?;
+        if self.region[i] + 1 < shape.regions(task) {
+            self.region[i] += 1;
+            self.outstanding[i] = shape.region(task, self.region[i]).len() as u32;
+            return Some((head, self.region[i]));
+        }
+        self.region[i] = 0;
+        self.outstanding[i] = shape.region(task, 0).len() as u32;
+        self.tb.complete(&head).map(|next| (next, 0))
+    }
+
+    /// The fork-join task's head job, its current region and the threads of it not yet
+    /// complete (the ready threads), if it has a pending job.
+    pub fn ready_slots<'s>(&'s self, shape: &'s Shape, task: u32) -> Option<(Job, impl Iterator<Item = u32> + 's)> {
+        let head = self.tb.head(task as usize)?;
+        let done = self.tb.completed()[task as usize];
+        let slots = shape.region(task, self.region[task as usize]).filter(move |&s| self.slot_done[s as usize] == done);
+        Some((head, slots))
+    }
+
+    /// Per thread slot of `task`: (jobs released, threads completed).
+    pub fn slot_counts(&self, shape: &Shape, slot: u32) -> (u32, u32) {
+        let (task, _) = shape.of_slot(slot);
+        (self.tb.released()[task as usize], self.slot_done[slot as usize])
+    }
+
+    /// Exactly once and in order for `task`: each thread slot completed once per completed job
+    /// of its task, plus once for the head job when its region is before the head's current
+    /// one (or is it, partly), never for a later region.
+    pub fn check(&self, shape: &Shape, task: u32) -> Result<(), String> {
+        let i = task as usize;
+        let done = self.tb.completed()[i];
+        let head = self.tb.head(i).is_some();
+        let cur = self.region[i];
+        let mut in_cur = 0;
+        for s in shape.all_slots(task) {
+            let (_, r) = shape.of_slot(s);
+            let c = self.slot_done[s as usize];
+            let ok = if !head || r > cur {
+                c == done
+            } else if r < cur {
+                c == done + 1
+            } else {
+                in_cur += u32::from(c == done + 1);
+                c == done || c == done + 1
+            };
+            if !ok {
+                return Err(format!(
+                    "thread slot {s} (task {task}, region {r}) completed {c} times with {done} jobs of its task completed"
+                ));
+            }
+        }
+        let width = shape.region(task, cur).len() as u32;
+        if head && in_cur + self.outstanding[i] != width {
+            return Err(format!("task {task}: region {cur} has {in_cur} threads done and {} outstanding", self.outstanding[i]));
+        }
+        Ok(())
+    }
+}
