@@ -22,9 +22,9 @@ Beside them, the simulator on the same sets and horizon: RTWS and the fork-join 
 Migrations "as the paper counts them" (§VI): RTWS its steals; the G-EDF side the threads'
 migrations (a thread resuming on another CPU) plus its *start migrations*: the threads of a
 forked region that first ran on a CPU other than the one they were forked on (the simulator's
-remote starts; on threads :func:`remote_starts` counts them from the run's trace). Real-thread runs of this reproduction never
-overlap, whatever executor runs the points: each point holds ``rtsched.runtime.realtime_lock``
-(shared with the other real-thread reproductions).
+remote starts; on threads :func:`remote_starts` counts them from the run's trace). Real-thread
+runs of this reproduction never overlap, whatever executor runs the points: each point holds
+``rtsched.runtime.realtime_lock`` (shared with the other real-thread reproductions).
 
 Spec keys besides the common ones (``_sim.COMMON_KEYS``; ``horizon`` is each run's length):
 ``cpus`` (the CPUs to run on, e.g. ``"0-15"``; a point with ``m`` CPUs uses the first ``m``;
