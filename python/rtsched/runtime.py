@@ -380,7 +380,7 @@ def run_forkjoin_raw(
     quiet: bool = False,
 ) -> dict:
     """Like :func:`run_raw` for a fork-join task-set file's JSON ``text`` (docs/rtws.md) under a
-    mechanism that executes fork-join jobs (``rtws``; docs/runtime.md, "RTWS"). The summary has a
+    mechanism that executes fork-join jobs (``rtws``, ``push-pull``; docs/runtime.md, "RTWS"). The summary has a
     ``forkjoin`` object with the job-level results; trace exports are per thread, the job CSV
     per fork-join job. Without ``cpus`` the file's ``m`` decides (the first ``m`` CPUs this
     process may use; one if the file has no ``m``)."""
@@ -443,7 +443,7 @@ def run_forkjoin(
     **kw: Any,
 ) -> dict:
     """Runs the fork-join task set in the JSON ``text`` (docs/rtws.md) on real cores under
-    ``scheduler`` (``rtws``) and returns the summary dict; keywords as :func:`run` (no
+    ``scheduler`` (``rtws`` or ``push-pull``) and returns the summary dict; keywords as :func:`run` (no
     placement, no dedicated CPU)."""
     return run_forkjoin_raw(text, scheduler=scheduler, cpus=cpus, duration=duration, **kw)["summary"]
 
