@@ -186,9 +186,8 @@ def parse(
     ukey = "util" if "util" in grid else "util_frac"
     uvals = _dedupe([float(v) for v in _values(grid[ukey], f"{gw}.{ukey}")])
     placement = t1._placement(data, where)
-    spec.params = {
-        "seed": c.seed,
-        "samples": c.samples,
+    # What the spec's parameters and every point share (in the points' key order).
+    shared = {
         "horizon": c.horizon,
         "schedulers": scheds,
         "slack": slack,
@@ -197,6 +196,11 @@ def parse(
         "rt_priority": prio,
         "cpus": cpus,
         "max_samples": keep,
+    }
+    spec.params = {
+        "seed": c.seed,
+        "samples": c.samples,
+        **shared,
         "exec_scale": scale,
         "generator": generator,
         **placement,
@@ -217,14 +221,7 @@ def parse(
                     # The seed of spres-table1's (and a sweep's) point: the same task sets.
                     "seed": derive_seed(c.seed, generator, n, m, u),
                     "generator": generator,
-                    "horizon": c.horizon,
-                    "schedulers": scheds,
-                    "slack": slack,
-                    "cash": cash,
-                    "soft_unsplit": soft,
-                    "rt_priority": prio,
-                    "cpus": cpus,
-                    "max_samples": keep,
+                    **shared,
                     "check_trace": check,
                     "exec_scale": scale,
                 }
