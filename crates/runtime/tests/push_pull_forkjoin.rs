@@ -9,7 +9,8 @@
 //! with a large slack".
 
 mod common;
-use common::forkjoin::{check_fj, random_fj, MS};
+use common::forkjoin::{cfg, check_fj, random_fj, run_fj_rt, MS};
+use common::two_cpus;
 use common::Rng;
 
 use rtsched_model::forkjoin::{ForkJoinSet, ForkJoinTask};
@@ -30,32 +31,8 @@ fn push_pull() -> Mechanism {
     Mechanism::named("push-pull").unwrap()
 }
 
-fn cfg(cpus: Vec<usize>, ms: u64) -> RunConfig {
-    let mut c = RunConfig::new(cpus, ms * MS);
-    c.start_delay_ns = 30 * MS;
-    c
-}
-
-/// SCHED_FIFO where the machine allows it (less noise from other processes), else normal.
-fn run_rt(set: &ForkJoinSet, mut c: RunConfig) -> RunResult {
-    c.rt_priority = Some(10);
-    match run_forkjoin(set, &push_pull(), &c) {
-        Ok(r) => r,
-        Err(e) if e.to_string().contains("CAP_SYS_NICE") => {
-            c.rt_priority = None;
-            run_forkjoin(set, &push_pull(), &c).unwrap()
-        }
-        Err(e) => panic!("{e}"),
-    }
-}
-
-fn two_cpus() -> Option<Vec<usize>> {
-    let c = allowed_cpus();
-    if c.len() < 2 {
-        eprintln!("push-pull fork-join tests: needs two CPUs, this machine allows {c:?}: not run");
-        return None;
-    }
-    Some(c[..2].to_vec())
+fn run_rt(set: &ForkJoinSet, c: RunConfig) -> RunResult {
+    run_fj_rt(set, &push_pull(), c)
 }
 
 /// One job forks two 20 ms threads on the CPU where its 1 ms first region completed: the push

@@ -8,7 +8,8 @@
 //! No timing is asserted beyond "no miss with a large slack".
 
 mod common;
-use common::forkjoin::{check_fj, random_fj, MS};
+use common::forkjoin::{cfg, check_fj, random_fj, run_fj_rt, MS};
+use common::two_cpus;
 use common::Rng;
 
 use rtsched_model::forkjoin::{ForkJoinSet, ForkJoinTask};
@@ -30,32 +31,8 @@ fn rtws() -> Mechanism {
     Mechanism::named("rtws").unwrap()
 }
 
-fn cfg(cpus: Vec<usize>, ms: u64) -> RunConfig {
-    let mut c = RunConfig::new(cpus, ms * MS);
-    c.start_delay_ns = 30 * MS;
-    c
-}
-
-/// RT priority where the machine allows it (less noise from other processes), else normal.
-fn run_rt(set: &ForkJoinSet, mut c: RunConfig) -> RunResult {
-    c.rt_priority = Some(10);
-    match run_forkjoin(set, &rtws(), &c) {
-        Ok(r) => r,
-        Err(e) if e.to_string().contains("CAP_SYS_NICE") => {
-            c.rt_priority = None;
-            run_forkjoin(set, &rtws(), &c).unwrap()
-        }
-        Err(e) => panic!("{e}"),
-    }
-}
-
-fn two_cpus() -> Option<Vec<usize>> {
-    let c = allowed_cpus();
-    if c.len() < 2 {
-        eprintln!("rtws tests: needs two CPUs, this machine allows {c:?}: not run");
-        return None;
-    }
-    Some(c[..2].to_vec())
+fn run_rt(set: &ForkJoinSet, c: RunConfig) -> RunResult {
+    run_fj_rt(set, &rtws(), c)
 }
 
 /// One job forks two 20 ms threads on one CPU while the other is idle: the idle CPU must

@@ -4,11 +4,24 @@
 
 use super::Rng;
 use rtsched_model::forkjoin::{ForkJoinSet, ForkJoinTask};
-use rtsched_runtime::{forkjoin_jobs, RunResult};
+use rtsched_runtime::{forkjoin_jobs, run_forkjoin, Mechanism, RunConfig, RunResult};
 use rtsched_trace::Event;
 use std::collections::{BTreeMap, HashMap};
 
 pub const MS: u64 = 1_000_000;
+
+/// A run of `ms` ms on `cpus`, starting 30 ms after the call.
+pub fn cfg(cpus: Vec<usize>, ms: u64) -> RunConfig {
+    let mut c = RunConfig::new(cpus, ms * MS);
+    c.start_delay_ns = 30 * MS;
+    c
+}
+
+/// `set` under `mech`, at SCHED_FIFO where the machine allows it (less noise from other
+/// processes), else at normal priority.
+pub fn run_fj_rt(set: &ForkJoinSet, mech: &Mechanism, mut c: RunConfig) -> RunResult {
+    super::at_rt_if_permitted(&mut c, |c| run_forkjoin(set, mech, c))
+}
 
 /// Slot → (task, region, thread), in `slot_task_set` order.
 pub fn slots(set: &ForkJoinSet) -> Vec<(u32, u32, u32)> {

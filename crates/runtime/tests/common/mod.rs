@@ -5,7 +5,7 @@
 pub mod forkjoin;
 
 use rtsched_model::TaskSet;
-use rtsched_runtime::{run, Mechanism, RunConfig, RunResult};
+use rtsched_runtime::{run, Mechanism, RunConfig, RunError, RunResult};
 
 /// Runs at SCHED_FIFO priority 10 where the process may (CAP_SYS_NICE), else at normal
 /// priority. For tests whose oracle needs the run to keep up with its releases (that a
@@ -13,14 +13,30 @@ use rtsched_runtime::{run, Mechanism, RunConfig, RunResult};
 /// priority a loaded machine (parallel builds, other tests) can deschedule the whole run.
 /// Bounded like every test run: its duration, the watchdog and the kernel's RT throttling.
 pub fn run_rt_if_permitted(ts: &TaskSet, mech: &Mechanism, cfg: &mut RunConfig) -> RunResult {
+    at_rt_if_permitted(cfg, |c| run(ts, mech, c))
+}
+
+/// `go` at SCHED_FIFO priority 10 where the process may, else at normal priority (the
+/// priority rule of [`run_rt_if_permitted`], for any kind of run); panics on other errors.
+pub fn at_rt_if_permitted(cfg: &mut RunConfig, go: impl Fn(&RunConfig) -> Result<RunResult, RunError>) -> RunResult {
     cfg.rt_priority = Some(10);
-    match run(ts, mech, cfg) {
+    match go(cfg) {
         Err(e) if e.to_string().contains("CAP_SYS_NICE") => {
             cfg.rt_priority = None;
-            run(ts, mech, cfg).unwrap()
+            go(cfg).unwrap_or_else(|e| panic!("{e}"))
         }
-        other => other.unwrap(),
+        other => other.unwrap_or_else(|e| panic!("{e}")),
     }
+}
+
+/// The first two CPUs this process may use, or `None` after saying the test did not run.
+pub fn two_cpus() -> Option<Vec<usize>> {
+    let c = rtsched_runtime::platform::allowed_cpus();
+    if c.len() < 2 {
+        eprintln!("needs two CPUs, this machine allows {c:?}: not run");
+        return None;
+    }
+    Some(c[..2].to_vec())
 }
 
 /// splitmix64: small, seedable, good enough for picking random cases (a failing case prints its
