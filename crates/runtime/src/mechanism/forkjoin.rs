@@ -89,3 +89,6 @@ impl Shape {
         b[0]..b[b.len() - 1] + w[w.len() - 1]
     }
 }
+
+#[cfg(test)]
+pub(crate) mod test_model;

@@ -362,58 +362,9 @@ mod tests {
     use super::*;
     use crate::sync::CpuSignal;
     use crate::tracer::TraceBuffer;
+    use crate::mechanism::forkjoin::test_model::Model;
     use proptest::prelude::*;
     use std::collections::HashSet;
-
-    /// The driver's own view of each task: completed jobs, current region, threads of it done.
-    struct Model {
-        width: Vec<Vec<u32>>,
-        done_jobs: Vec<u32>,
-        region: Vec<u32>,
-        done_in_region: Vec<u32>,
-        completed: HashSet<(u32, u32)>,
-    }
-
-    impl Model {
-        fn slot(&self, s: u32) -> (usize, u32) {
-            let mut base = 0;
-            for (i, w) in self.width.iter().enumerate() {
-                for (r, &k) in w.iter().enumerate() {
-                    if s < base + k {
-                        return (i, r as u32);
-                    }
-                    base += k;
-                }
-            }
-            unreachable!("slot {s} out of range")
-        }
-        fn handed(&self, j: &Job) -> Result<(), String> {
-            let (i, r) = self.slot(j.task());
-            if j.seq() != self.done_jobs[i] {
-                return Err(format!("{j:?}: task {i} is at job {}", self.done_jobs[i]));
-            }
-            if r != self.region[i] {
-                return Err(format!("{j:?}: task {i} is at region {}, the thread is of region {r}", self.region[i]));
-            }
-            if self.completed.contains(&(j.task(), j.seq())) {
-                return Err(format!("{j:?} handed out after it completed"));
-            }
-            Ok(())
-        }
-        fn complete(&mut self, j: &Job) {
-            let (i, _) = self.slot(j.task());
-            self.completed.insert((j.task(), j.seq()));
-            self.done_in_region[i] += 1;
-            if self.done_in_region[i] == self.width[i][self.region[i] as usize] {
-                self.done_in_region[i] = 0;
-                self.region[i] += 1;
-                if self.region[i] as usize == self.width[i].len() {
-                    self.region[i] = 0;
-                    self.done_jobs[i] += 1;
-                }
-            }
-        }
-    }
 
     fn check(p: &Rtws, running: &[Option<Job>]) -> Result<(), String> {
         let st = p.state.lock_untraced();
@@ -445,14 +396,10 @@ mod tests {
             let params: Vec<TaskParams> = shape.iter().map(|&(p, _)| TaskParams { deadline: p, period: p }).collect();
             let widths: Vec<Vec<usize>> = shape.iter().map(|(_, w)| w.clone()).collect();
             let plugin = Rtws::new(Shape::of(widths.clone()), &params, m, 0, 1_000_000);
-            let n = params.len();
-            let mut model = Model {
-                width: widths.iter().map(|w| w.iter().map(|&k| k as u32).collect()).collect(),
-                done_jobs: vec![0; n],
-                region: vec![0; n],
-                done_in_region: vec![0; n],
-                completed: HashSet::new(),
-            };
+            let mut model = Model::new(
+                widths.iter().map(|w| w.iter().map(|&k| k as u32).collect()).collect(),
+                params.iter().map(|t| t.period).collect(),
+            );
             let signals: Vec<CpuSignal> = (0..m).map(|_| CpuSignal::new()).collect();
             let mut tb = TraceBuffer::new(0, 200_000);
             let mut running: Vec<Option<Job>> = vec![None; m];

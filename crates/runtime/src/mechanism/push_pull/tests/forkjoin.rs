@@ -9,84 +9,7 @@
 
 use super::*;
 use crate::mechanism::forkjoin::Shape;
-use std::collections::HashSet;
-
-/// The test's own view of each fork-join task.
-struct Model {
-    width: Vec<Vec<u32>>,
-    period: Vec<u64>,
-    done_jobs: Vec<u32>,
-    region: Vec<u32>,
-    done_in_region: Vec<u32>,
-    /// (slot, job) completed.
-    completed: HashSet<(u32, u32)>,
-}
-
-impl Model {
-    fn base(&self, i: usize, r: u32) -> u32 {
-        let before: u32 = self.width[..i].iter().flatten().sum();
-        before + self.width[i][..r as usize].iter().sum::<u32>()
-    }
-    fn slot(&self, s: u32) -> (usize, u32) {
-        let mut base = 0;
-        for (i, w) in self.width.iter().enumerate() {
-            for (r, &k) in w.iter().enumerate() {
-                if s < base + k {
-                    return (i, r as u32);
-                }
-                base += k;
-            }
-        }
-        unreachable!("slot {s} out of range")
-    }
-    fn handed(&self, j: &Job) -> Result<(), String> {
-        let (i, r) = self.slot(j.task());
-        if j.seq() != self.done_jobs[i] {
-            return Err(format!("{j:?}: task {i} is at job {}", self.done_jobs[i]));
-        }
-        if r != self.region[i] {
-            return Err(format!("{j:?}: task {i} is at region {}, the thread is of region {r}", self.region[i]));
-        }
-        if self.completed.contains(&(j.task(), j.seq())) {
-            return Err(format!("{j:?} handed out after it completed"));
-        }
-        Ok(())
-    }
-    fn complete(&mut self, j: &Job) {
-        let (i, _) = self.slot(j.task());
-        self.completed.insert((j.task(), j.seq()));
-        self.done_in_region[i] += 1;
-        if self.done_in_region[i] == self.width[i][self.region[i] as usize] {
-            self.done_in_region[i] = 0;
-            self.region[i] += 1;
-            if self.region[i] as usize == self.width[i].len() {
-                self.region[i] = 0;
-                self.done_jobs[i] += 1;
-            }
-        }
-    }
-    /// The ready threads at `now` (every job due by `now` released, from 0): the oldest
-    /// pending job's current region's threads not completed, as EDF priorities.
-    fn ready(&self, now: u64) -> Vec<Prio> {
-        let mut out = Vec::new();
-        for i in 0..self.width.len() {
-            let released = (now / self.period[i] + 1) as u32;
-            let seq = self.done_jobs[i];
-            if released <= seq {
-                continue;
-            }
-            let deadline = seq as u64 * self.period[i] + self.period[i];
-            let b = self.base(i, self.region[i]);
-            for s in b..b + self.width[i][self.region[i] as usize] {
-                if !self.completed.contains(&(s, seq)) {
-                    out.push(Prio { key: deadline, task: s, job: seq });
-                }
-            }
-        }
-        out.sort_unstable();
-        out
-    }
-}
+use crate::mechanism::forkjoin::test_model::Model;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
@@ -102,14 +25,10 @@ proptest! {
         let pp = PushPull::with_shape("push-pull", sh, &fj, m, &PriorityRule::Edf, 0, 1_000_000, Cpudl::new(m), 3)
             .unwrap();
         let mut a = Driven::new(pp, m);
-        let mut model = Model {
-            width: widths.iter().map(|w| w.iter().map(|&k| k as u32).collect()).collect(),
-            period: shape.iter().map(|&(p, _)| p).collect(),
-            done_jobs: vec![0; fj.len()],
-            region: vec![0; fj.len()],
-            done_in_region: vec![0; fj.len()],
-            completed: HashSet::new(),
-        };
+        let mut model = Model::new(
+            widths.iter().map(|w| w.iter().map(|&k| k as u32).collect()).collect(),
+            shape.iter().map(|&(p, _)| p).collect(),
+        );
         let mut now = 0;
         for d in 0..m {
             a.pp.release_with(&mut a.env, d, now);
