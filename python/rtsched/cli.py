@@ -1014,12 +1014,19 @@ def _add_measure(sub):
     p.add_argument("--out", default="overheads", help="output directory (default ./overheads)")
     p.add_argument("--seconds", type=float, help=argparse.SUPPRESS)
     _add_mechanism_options(p, _registry())
+    from .campaign import add_options as add_campaign
+
+    add_campaign(p)
     p.set_defaults(func=cmd_measure)
 
 
 def cmd_measure(args: argparse.Namespace) -> int:
     from .runtime import measure_overheads
 
+    if args.campaign:
+        from .campaign import cmd_campaign
+
+        return cmd_campaign(args)
     if not args.scheduler:
         raise RtschedError("--scheduler is required (rtsched run --list-schedulers lists them)")
     model = measure_overheads(
@@ -1055,9 +1062,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run(sub)
     _add_measure(sub)
     from .cli_exchange import add_commands as add_exchange
+    from .cli_overheads import add_commands as add_overheads
     from .experiments.cli import add_commands
 
     add_exchange(sub)
+    add_overheads(sub)
     add_commands(sub)
     return parser
 

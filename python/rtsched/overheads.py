@@ -54,7 +54,8 @@ def terms() -> list[dict]:
 
 def read_model(path: str) -> dict:
     """Reads and validates one measured model file; returns ``{"path", "text", "scheduler", "m",
-    "machine", "interrupted", "terms", "max_n", "seconds_per_run"}``. Errors name the file and field."""
+    "machine", "interrupted", "terms", "max_n", "published", "seconds_per_run"}`` (``published``:
+    the source of a model built from a paper's numbers, else None). Errors name the file and field."""
     text = overheads_text(os.fspath(path)) or ""  # a path always gives its text (or raises)
     try:
         info = dict(_core.read_overhead_model(text))

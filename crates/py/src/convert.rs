@@ -87,3 +87,35 @@ pub(crate) fn arg_m(v: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<Option
         Some(v) => Ok(Some(arg_u64(v, name, 1, rtsched_model::MAX_M as u64)? as u32)),
     }
 }
+
+/// A JSON value as the equivalent Python object (dicts, lists, str, int, float, bool, None), so
+/// that results built as `serde_json::Value` cross the boundary as Python objects, not text.
+pub(crate) fn json_to_py(py: Python<'_>, v: &serde_json::Value) -> PyResult<PyObject> {
+    use pyo3::types::{PyDict, PyList};
+    use pyo3::IntoPyObjectExt;
+    use serde_json::Value;
+    Ok(match v {
+        Value::Null => py.None(),
+        Value::Bool(b) => b.into_py_any(py)?,
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => u.into_py_any(py)?,
+            (None, Some(i)) => i.into_py_any(py)?,
+            _ => n.as_f64().unwrap_or(f64::NAN).into_py_any(py)?,
+        },
+        Value::String(s) => s.into_py_any(py)?,
+        Value::Array(a) => {
+            let l = PyList::empty(py);
+            for x in a {
+                l.append(json_to_py(py, x)?)?;
+            }
+            l.into_any().unbind()
+        }
+        Value::Object(o) => {
+            let d = PyDict::new(py);
+            for (k, x) in o {
+                d.set_item(k, json_to_py(py, x)?)?;
+            }
+            d.into_any().unbind()
+        }
+    })
+}

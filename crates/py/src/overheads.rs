@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use rtsched_analysis::global::{self, srt, GlobalTest};
 use rtsched_analysis::overheads::{self as oh, Inflation, Mechanism, Mode, Params, Rule, MECHANISMS};
 use rtsched_analysis::{Limits, Verdict};
-use rtsched_model::overheads::{OverheadModel, OverheadSpec, OverheadStat, Overheads, Term};
+use rtsched_model::overheads::{Extrapolation, OverheadModel, OverheadSpec, OverheadStat, Overheads, Term};
 use rtsched_model::{ModelError, TaskSet as RTaskSet};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -251,6 +251,12 @@ pub(crate) fn report(
     let hard = oh::hard(ts, m, mech, &hv, params, &GlobalTest::COMBINED_ORDER, lim)?;
     let soft = oh::soft(ts, m, mech, &sv, params, lim)?;
     let terms = mech.rule.terms();
+    let how = |st: OverheadStat| match spec {
+        OverheadSpec::Model(model) if extrapolate => {
+            json!(model.extrapolation_report(ts.len(), st, &mech.extrapolation(m)))
+        }
+        _ => Value::Null,
+    };
     let side = |j: &oh::Judged, st: OverheadStat, v: &Overheads, mode: Mode| {
         json!({
             "stat": st.name(),
@@ -259,6 +265,7 @@ pub(crate) fn report(
             "reason": j.reason,
             "values": v.to_json_terms(terms),
             "utilization": inflated_u(ts, m, mech, v, params, mode),
+            "extrapolation": how(st),
         })
     };
     let mut notes = Vec::new();
@@ -273,17 +280,44 @@ pub(crate) fn report(
         ));
     }
     let cap = mech.capacity(m);
+    let contended = mech.contended.iter().map(|t| t.symbol()).collect::<Vec<_>>().join(", ");
     if let Some(mm) = model_m.filter(|&mm| mm != cap) {
-        notes.push(if extrapolate {
+        notes.push(if extrapolate && cap > mm && !mech.contended.is_empty() {
             format!(
-                "the model was measured on {mm} scheduling processors; extrapolated to {cap} (terms {:?} scaled by {cap}/{mm}) and beyond the measured n: an extrapolation, not a measurement",
-                mech.contended.iter().map(|t| t.name()).collect::<Vec<_>>()
+                "the model was measured on {mm} scheduling processors, analysed on {cap}: an extrapolation, not a measurement; the maxima of the contended terms ({contended}) are scaled by {cap}/{mm}, {}",
+                if mech.averages_contended {
+                    "and so are their averages (one global lock: Cerqueira, Vanga & Brandenburg, RTAS 2014, §II-B); other averages are not scaled"
+                } else {
+                    "averages are not scaled (Cerqueira, Vanga & Brandenburg, RTAS 2014, §IV-B)"
+                }
             )
         } else {
-            format!("the model was measured on {mm} scheduling processors; analysed on {cap} with its values (not extrapolated)")
+            format!("the model was measured on {mm} scheduling processors; analysed on {cap} with its values (not scaled)")
         });
-    } else if extrapolate {
-        notes.push("values beyond the measured n are extrapolated (last segment continued)".into());
+    }
+    if let OverheadSpec::Model(model) = spec {
+        let max_n = model.max_n() as usize;
+        if ts.len() > max_n {
+            notes.push(if extrapolate {
+                let trend = model
+                    .extrapolation_report(ts.len(), OverheadStat::Max, &mech.extrapolation(m))
+                    .into_iter()
+                    .filter(|e| e.beyond == rtsched_model::overheads::BeyondRule::Trend && e.beyond_measured_n)
+                    .map(|e| format!("{} +{:.0} ns/task", e.term.symbol(), e.slope_ns_per_task))
+                    .collect::<Vec<_>>();
+                format!(
+                    "n = {} is beyond the measured n (up to {max_n}): averages and uncontended maxima are held at their last measured value{}",
+                    ts.len(),
+                    if trend.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; maxima of contended terms follow their least-squares trend over all measured points ({})", trend.join(", "))
+                    }
+                )
+            } else {
+                format!("n = {} is beyond the measured n (up to {max_n}): every term is held at its last measured value", ts.len())
+            });
+        }
     }
     let missing = unmeasured(spec, mech.rule);
     if !missing.is_empty() {
@@ -360,6 +394,7 @@ fn overhead_mechanisms(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
             d.set_item("dedicated_cpu", m.rule.dedicated_cpu())?;
             d.set_item("terms", m.rule.terms().iter().map(|t| t.name()).collect::<Vec<_>>())?;
             d.set_item("contended", m.contended.iter().map(|t| t.name()).collect::<Vec<_>>())?;
+            d.set_item("averages_contended", m.averages_contended)?;
             d.set_item("source", m.source)?;
             Ok(d)
         })
@@ -394,7 +429,95 @@ fn read_overhead_model<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, 
     d.set_item("interrupted", model.interrupted)?;
     d.set_item("terms", model.measured_terms().iter().map(|t| t.name()).collect::<Vec<_>>())?;
     d.set_item("max_n", model.max_n())?;
+    // Models built from published numbers name their source (docs/overheads.md).
+    let source = model.provenance.as_ref().and_then(|p| p.get("source")).and_then(Value::as_str).map(str::to_owned);
+    d.set_item("published", source)?;
     Ok(d)
+}
+
+/// describe_overhead_model(text, mechanism=None, m=None, n=None) -> dict: what `rtsched
+/// overheads show` prints and draws (docs/overheads.md, "Within and beyond the measured range"):
+/// the model's metadata, `protocol` and `provenance`; per measured term its points with every
+/// column the file has, the fitted least-squares slope of each statistic, and the rule used beyond
+/// the measured n (for `mechanism`, default the model's own `scheduler`); and `curve`: both
+/// statistics evaluated on a grid up to `n` (default twice the largest measured n), extrapolated
+/// for the mechanism on `m` processors (default the model's: nothing scaled). Without a known
+/// mechanism nothing is contended and every term is held beyond its last point.
+#[pyfunction]
+#[pyo3(signature = (text, mechanism=None, m=None, n=None))]
+fn describe_overhead_model(
+    py: Python<'_>,
+    text: &str,
+    mechanism: Option<&str>,
+    m: Option<u32>,
+    n: Option<usize>,
+) -> PyResult<PyObject> {
+    let model = OverheadModel::from_json(text).map_err(err)?;
+    let mech = match mechanism {
+        Some(name) => Some(oh::mechanism(name).map_err(err)?),
+        None => model.scheduler.as_deref().and_then(|s| MECHANISMS.iter().find(|x| x.name == s || x.model == s)),
+    };
+    if let (Some(mech), Some(m)) = (mech, m) {
+        mech.check_m(m).map_err(err)?;
+    }
+    let ext = match (mech, m) {
+        (Some(mech), Some(m)) => mech.extrapolation(m),
+        (Some(mech), None) => Extrapolation { m: None, ..mech.extrapolation(1) },
+        (None, _) => Extrapolation { beyond_n: true, ..Extrapolation::default() },
+    };
+    let max_n = model.max_n() as usize;
+    let upto = n.unwrap_or(2 * max_n).clamp(1, 1_000_000);
+    let grid: Vec<usize> = {
+        let steps = 64usize;
+        let mut g: Vec<usize> = (0..=steps).map(|i| 1 + (upto - 1) * i / steps).collect();
+        g.extend(model.terms.iter().flatten().flat_map(|t| t.n.iter().map(|&x| x as usize)).filter(|&x| x <= upto));
+        g.sort_unstable();
+        g.dedup();
+        g
+    };
+    let report = |st: OverheadStat| model.extrapolation_report(upto, st, &ext);
+    let (rep_avg, rep_max) = (report(OverheadStat::Avg), report(OverheadStat::Max));
+    let mut terms = Vec::new();
+    for t in model.measured_terms() {
+        let table = model.term(t).expect("measured");
+        let slope = |st: OverheadStat| {
+            let (num, den) = table.trend_slope(st);
+            num as f64 / den as f64
+        };
+        let rule = |r: &[rtsched_model::overheads::TermExtrapolation]| {
+            r.iter().find(|e| e.term == t).map(|e| json!({"beyond": e.beyond.name(), "m_scale": e.m_scale}))
+        };
+        let st = &table.stats;
+        let curve = |stat: OverheadStat| {
+            grid.iter().map(|&k| model.resolve_extrapolated(k, stat, &ext).get(t)).collect::<Vec<_>>()
+        };
+        terms.push(json!({
+            "term": t.name(),
+            "symbol": t.symbol(),
+            "kind": t.kind().name(),
+            "contended": ext.scaled_terms.contains(&t),
+            "n": table.n, "avg_ns": table.avg_ns, "max_ns": table.max_ns,
+            "count": st.count, "p50_ns": st.p50_ns, "p99_ns": st.p99_ns, "max_raw_ns": st.max_raw_ns,
+            "discarded": st.discarded, "outliers": st.outliers,
+            "slope_ns_per_task": {"avg": slope(OverheadStat::Avg), "max": slope(OverheadStat::Max)},
+            "rule": {"avg": rule(&rep_avg), "max": rule(&rep_max)},
+            "curve": {"avg_ns": curve(OverheadStat::Avg), "max_ns": curve(OverheadStat::Max)},
+        }));
+    }
+    let out = json!({
+        "scheduler": model.scheduler,
+        "m": model.m,
+        "machine": model.machine,
+        "interrupted": model.interrupted,
+        "protocol": model.protocol,
+        "provenance": model.provenance,
+        "mechanism": mech.map(|x| x.name),
+        "analysed_m": m,
+        "max_n": max_n,
+        "grid_n": grid,
+        "terms": terms,
+    });
+    crate::convert::json_to_py(py, &out)
 }
 
 /// A point's `overheads` object as a context for its `sets` on `m` processors (for
@@ -416,5 +539,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(overhead_mechanisms, m)?)?;
     m.add_function(wrap_pyfunction!(overhead_terms, m)?)?;
     m.add_function(wrap_pyfunction!(read_overhead_model, m)?)?;
+    m.add_function(wrap_pyfunction!(describe_overhead_model, m)?)?;
     Ok(())
 }

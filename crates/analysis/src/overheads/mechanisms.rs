@@ -95,8 +95,17 @@ pub struct Mechanism {
     /// Whether the runtime has it today (the others are coming; their models do not exist).
     pub in_runtime: bool,
     /// Terms that grow with the processor count when a model is extrapolated in m (shared
-    /// locks and queues: linear contention, see `rtsched_model::overheads::Extrapolation`).
+    /// locks and queues: linear contention, see `rtsched_model::overheads::Extrapolation`):
+    /// their maxima always, their averages only with `averages_contended`.
     pub contended: &'static [Term],
+    /// Whether the *averages* of the contended terms grow with m too. Cerqueira, Vanga &
+    /// Brandenburg, RTAS 2014: GSN-EDF's one global lock makes its average scheduling and
+    /// release overheads grow with m ("this trend also manifests in the average-case overheads,
+    /// which both reach about 500µs at m = 64", §II-B, Fig. 1; "GSN-EDF does not scale well in
+    /// the average case, which also extends to GSN-EDF-DI", §IV-B) — true for the global-lock
+    /// mechanisms; while SD's averages "remain low throughout the tested range" and G-EDF-MP's
+    /// average request latency "is not strongly affected" by m — false for the others.
+    pub averages_contended: bool,
 }
 
 const GLOBAL_LOCK: &[Term] = &[Term::Release, Term::Schedule, Term::LockWait];
@@ -113,6 +122,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "gsn-edf",
         in_runtime: true,
         contended: GLOBAL_LOCK,
+        averages_contended: true,
     },
     Mechanism {
         name: "gsn-edf-di",
@@ -122,6 +132,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "gsn-edf-di",
         in_runtime: true,
         contended: GLOBAL_LOCK,
+        averages_contended: true,
     },
     Mechanism {
         name: "cqm",
@@ -131,6 +142,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "cqm",
         in_runtime: true,
         contended: GLOBAL_LOCK,
+        averages_contended: true,
     },
     Mechanism {
         name: "cem",
@@ -140,6 +152,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "cem",
         in_runtime: true,
         contended: GLOBAL_LOCK,
+        averages_contended: true,
     },
     Mechanism {
         name: "fem",
@@ -149,6 +162,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "fem",
         in_runtime: true,
         contended: GLOBAL_LOCK,
+        averages_contended: true,
     },
     Mechanism {
         name: "hem",
@@ -158,6 +172,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "hem",
         in_runtime: true,
         contended: GLOBAL_LOCK,
+        averages_contended: true,
     },
     Mechanism {
         name: "cq1",
@@ -167,6 +182,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "cq1",
         in_runtime: true,
         contended: GLOBAL_LOCK,
+        averages_contended: true,
     },
     Mechanism {
         name: "ce1",
@@ -176,6 +192,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "ce1",
         in_runtime: true,
         contended: GLOBAL_LOCK,
+        averages_contended: true,
     },
     Mechanism {
         name: "fe1",
@@ -185,6 +202,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "fe1",
         in_runtime: true,
         contended: GLOBAL_LOCK,
+        averages_contended: true,
     },
     Mechanism {
         name: "s-cqm",
@@ -194,6 +212,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "cqm",
         in_runtime: true,
         contended: GLOBAL_LOCK,
+        averages_contended: true,
     },
     Mechanism {
         name: "s-cq1",
@@ -203,6 +222,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "cq1",
         in_runtime: true,
         contended: GLOBAL_LOCK,
+        averages_contended: true,
     },
     Mechanism {
         name: "push-pull",
@@ -216,6 +236,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "push-pull",
         in_runtime: true,
         contended: &[Term::Release, Term::Schedule, Term::LockWait, Term::Push, Term::Pull],
+        averages_contended: false,
     },
     Mechanism {
         name: "kernel-sd",
@@ -225,6 +246,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "kernel-sd",
         in_runtime: true,
         contended: &[Term::ReleaseEvent],
+        averages_contended: false,
     },
     Mechanism {
         name: "gedf-mp",
@@ -234,6 +256,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "gedf-mp",
         in_runtime: true,
         contended: &[Term::Release, Term::Request],
+        averages_contended: false,
     },
     Mechanism {
         name: "pedf",
@@ -243,6 +266,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "pedf",
         in_runtime: true,
         contended: &[],
+        averages_contended: false,
     },
     Mechanism {
         name: "pfp",
@@ -252,6 +276,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "pfp",
         in_runtime: true,
         contended: &[],
+        averages_contended: false,
     },
     Mechanism {
         name: "spres",
@@ -261,6 +286,7 @@ pub const MECHANISMS: &[Mechanism] = &[
         model: "spres",
         in_runtime: true,
         contended: &[],
+        averages_contended: false,
     },
 ];
 
@@ -306,6 +332,11 @@ impl Mechanism {
     /// How to extrapolate its model to `m` processors (beyond the measured n, and scaling its
     /// contended terms from the model's processor count to the capacity on `m`).
     pub fn extrapolation(&self, m: u32) -> Extrapolation {
-        Extrapolation { beyond_n: true, m: Some(self.capacity(m)), scaled_terms: self.contended.to_vec() }
+        Extrapolation {
+            beyond_n: true,
+            m: Some(self.capacity(m)),
+            scaled_terms: self.contended.to_vec(),
+            scale_averages: self.averages_contended,
+        }
     }
 }

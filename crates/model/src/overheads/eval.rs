@@ -32,20 +32,47 @@ impl OverheadStat {
 }
 
 /// One measured term: sample points in n with the average and the maximum (integer ns,
-/// rounded up from the file's numbers).
+/// rounded up from the file's numbers), and the optional per-point statistics of the
+/// measurement protocol ([`PointStats`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TermTable {
     pub n: Vec<u64>,
     pub avg_ns: Vec<Time>,
     pub max_ns: Vec<Time>,
+    /// What the file says besides n, avg and max (each column as long as `n`, when present).
+    pub stats: PointStats,
     /// The running maximum of `max_ns` in n (computed once, at construction).
     max_mono: Vec<Time>,
+}
+
+/// The optional per-point columns of a term (docs/formats.md, "Overhead models"): what the
+/// measurement protocol kept, discarded and filtered at each n (docs/overheads.md,
+/// "Measurement protocol"). Each column, when present, has one value per point.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PointStats {
+    /// Samples kept (after the interference filter).
+    pub count: Option<Vec<u64>>,
+    /// Median of the kept samples.
+    pub p50_ns: Option<Vec<Time>>,
+    /// 99th percentile of the kept samples.
+    pub p99_ns: Option<Vec<Time>>,
+    /// The maximum before the outlier rule (`max_ns` is after it).
+    pub max_raw_ns: Option<Vec<Time>>,
+    /// Samples discarded because a host interruption fell inside them.
+    pub discarded: Option<Vec<u64>>,
+    /// Samples removed from the maximum by the outlier rule.
+    pub outliers: Option<Vec<u64>>,
 }
 
 impl TermTable {
     /// A table from its columns (equal lengths, `n` strictly increasing and non-empty: the
     /// parser checks this for files).
     pub fn new(n: Vec<u64>, avg_ns: Vec<Time>, max_ns: Vec<Time>) -> TermTable {
+        TermTable::with_stats(n, avg_ns, max_ns, PointStats::default())
+    }
+
+    /// As [`TermTable::new`], with the protocol's per-point statistics.
+    pub fn with_stats(n: Vec<u64>, avg_ns: Vec<Time>, max_ns: Vec<Time>, stats: PointStats) -> TermTable {
         let max_mono = max_ns
             .iter()
             .scan(0, |run, &y| {
@@ -53,7 +80,7 @@ impl TermTable {
                 Some(*run)
             })
             .collect();
-        TermTable { n, avg_ns, max_ns, max_mono }
+        TermTable { n, avg_ns, max_ns, stats, max_mono }
     }
 }
 
@@ -71,6 +98,12 @@ pub struct OverheadModel {
     pub machine: Option<String>,
     /// True when the measurement was interrupted (fewer n than planned).
     pub interrupted: bool,
+    /// The measurement protocol the file states (`protocol` object: filter, outlier rule,
+    /// background load, grid, preflight), as written; `None` for older files.
+    pub protocol: Option<serde_json::Value>,
+    /// Where each value comes from, for models built from published numbers (`provenance`
+    /// object), as written.
+    pub provenance: Option<serde_json::Value>,
     /// Per term of [`Term::ALL`] (same index): its table, or `None` when absent (charged as 0).
     pub terms: Vec<Option<TermTable>>,
 }
@@ -84,19 +117,77 @@ pub enum OverheadSpec {
     Model(Box<OverheadModel>),
 }
 
-/// How to evaluate a model outside what it measured. Both parts are extrapolations.
+/// How to evaluate a model outside what it measured (docs/overheads.md, "Beyond the measured
+/// range"). Both parts are extrapolations, applied per term and statistic:
+///
+/// | statistic | term | beyond the largest measured n | to more processors than measured |
+/// |---|---|---|---|
+/// | average | contended, with `scale_averages` | held at the last measured value | × m / m0 |
+/// | average | any other | held at the last measured value | not scaled |
+/// | maximum | contended | the fitted trend ([`BeyondRule::Trend`]) | × m / m0 |
+/// | maximum | not contended | held at the last (monotone) value | not scaled |
+///
+/// Cerqueira, Vanga & Brandenburg, RTAS 2014, observe that the maxima of terms that contend for
+/// a shared lock or queue grow with the processor count (Figs. 6(a), 6(b), 6(f)), while averages
+/// mostly do not: SD's "remain low throughout the tested range" (§II-C) and G-EDF-MP's average
+/// client request latency "is not strongly affected" (§IV-B) — peak contention is rare. The
+/// exception is one global lock: GSN-EDF's average scheduling and release overheads grow with m
+/// too (§II-B, Fig. 1), which the caller says with `scale_averages`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Extrapolation {
-    /// Beyond the largest measured n, continue the last segment of each curve (its slope
-    /// floored at 0) instead of holding the last value.
+    /// Beyond the largest measured n, continue the maxima of contended terms along their
+    /// fitted trend instead of holding the last value.
     pub beyond_n: bool,
-    /// Scale from the model's processor count `m0` to this `m`: each term in `scaled_terms` is
-    /// multiplied by `m / m0` (rounded up) when `m > m0` (a linear-contention assumption: a
-    /// shared lock or queue is waited for by at most one request of each other processor);
-    /// never scaled down. `None`, or a model without `m`, scales nothing.
+    /// Scale from the model's processor count `m0` to this `m`: the *maximum* of each term in
+    /// `scaled_terms` (and its average with `scale_averages`) is multiplied by `m / m0` (rounded
+    /// up) when `m > m0` (a linear-contention assumption: a shared lock or queue is waited for
+    /// by at most one request of each other processor); never scaled down. `None`, or a model
+    /// without `m`, scales nothing.
     pub m: Option<u32>,
-    /// The terms that scale with m (chosen per mechanism by the caller).
+    /// The contended terms (chosen per mechanism by the caller): their maxima follow the trend
+    /// beyond n and scale with m.
     pub scaled_terms: Vec<Term>,
+    /// Whether the averages of `scaled_terms` scale with m as well (a global lock; see above).
+    pub scale_averages: bool,
+}
+
+/// What a term does beyond its largest measured n.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BeyondRule {
+    /// Held at the last measured value (for maxima, the running maximum).
+    Flat,
+    /// The running maximum at the last measured n, continued with the slope of the
+    /// least-squares line through *all* measured points, the slope constrained to be ≥ 0
+    /// (monotone least squares): one noisy last segment cannot set the trend.
+    Trend,
+}
+
+impl BeyondRule {
+    pub fn name(self) -> &'static str {
+        match self {
+            BeyondRule::Flat => "flat",
+            BeyondRule::Trend => "trend",
+        }
+    }
+}
+
+/// How one term of a model is evaluated at some n and m: for reports ("every verdict that
+/// extrapolates says how").
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TermExtrapolation {
+    pub term: Term,
+    pub stat: OverheadStat,
+    /// The largest n the term was measured at.
+    pub measured_max_n: u64,
+    /// True when the evaluated n lies beyond `measured_max_n`.
+    pub beyond_measured_n: bool,
+    /// The rule beyond the measured n.
+    pub beyond: BeyondRule,
+    /// The fitted slope (ns per task) that [`BeyondRule::Trend`] continues with; 0 for `Flat`.
+    pub slope_ns_per_task: f64,
+    /// `(m, m0)` when the value is scaled by `m / m0`.
+    pub m_scale: Option<(u32, u32)>,
 }
 
 impl OverheadModel {
@@ -126,26 +217,64 @@ impl OverheadModel {
         v
     }
 
-    /// The values at `n` tasks with the extrapolations of `ext` (see [`Extrapolation`]).
-    /// Values are capped at [`MAX_OVERHEAD`].
+    /// The values at `n` tasks with the extrapolations of `ext` (see [`Extrapolation`] for the
+    /// rule per term and statistic). Values are capped at [`MAX_OVERHEAD`].
     pub fn resolve_extrapolated(&self, n: usize, stat: OverheadStat, ext: &Extrapolation) -> Overheads {
         let mut v = Overheads::ZERO;
-        let factor = match (ext.m, self.m) {
-            (Some(m), Some(m0)) if m > m0 => Some((m as u128, m0 as u128)),
-            _ => None,
-        };
         for (&t, table) in Term::ALL.iter().zip(&self.terms) {
             if let Some(table) = table {
-                let mut x =
-                    if ext.beyond_n { table.eval_extrapolated(n as u64, stat) } else { table.eval(n as u64, stat) }
-                        as u128;
-                if let Some((m, m0)) = factor.filter(|_| ext.scaled_terms.contains(&t)) {
-                    x = (x * m).div_ceil(m0);
+                let (beyond, scale) = self.rule_for(t, stat, ext);
+                let mut x = table.eval_beyond(n as u64, stat, beyond) as u128;
+                if let Some((m, m0)) = scale {
+                    x = (x * m as u128).div_ceil(m0 as u128);
                 }
                 v.set(t, x.min(MAX_OVERHEAD as u128) as Time);
             }
         }
         v
+    }
+
+    /// The rule beyond n and the m scaling that `ext` gives term `t` for `stat`.
+    fn rule_for(&self, t: Term, stat: OverheadStat, ext: &Extrapolation) -> (BeyondRule, Option<(u32, u32)>) {
+        let contended = ext.scaled_terms.contains(&t);
+        let contended_max = stat == OverheadStat::Max && contended;
+        let beyond = if ext.beyond_n && contended_max { BeyondRule::Trend } else { BeyondRule::Flat };
+        let scales = contended_max || (contended && ext.scale_averages);
+        let scale = match (ext.m, self.m) {
+            (Some(m), Some(m0)) if m > m0 && scales => Some((m, m0)),
+            _ => None,
+        };
+        (beyond, scale)
+    }
+
+    /// How each measured term is evaluated at `n` under `ext`: the rule, the fitted slope, the
+    /// m scaling (for reports; the values are [`OverheadModel::resolve_extrapolated`]'s).
+    pub fn extrapolation_report(&self, n: usize, stat: OverheadStat, ext: &Extrapolation) -> Vec<TermExtrapolation> {
+        Term::ALL
+            .iter()
+            .zip(&self.terms)
+            .filter_map(|(&t, table)| {
+                let table = table.as_ref()?;
+                let (beyond, m_scale) = self.rule_for(t, stat, ext);
+                let measured_max_n = *table.n.last().expect("non-empty");
+                let slope_ns_per_task = match beyond {
+                    BeyondRule::Flat => 0.0,
+                    BeyondRule::Trend => {
+                        let (num, den) = table.trend_slope(stat);
+                        num as f64 / den as f64
+                    }
+                };
+                Some(TermExtrapolation {
+                    term: t,
+                    stat,
+                    measured_max_n,
+                    beyond_measured_n: n as u64 > measured_max_n,
+                    beyond,
+                    slope_ns_per_task,
+                    m_scale,
+                })
+            })
+            .collect()
     }
 }
 
@@ -213,18 +342,49 @@ impl TermTable {
         (y0 + div_ceil_i128((y1 - y0) * (n as i128 - x0), x1 - x0)) as Time
     }
 
-    /// As [`TermTable::eval`], but beyond the last sample the last segment is continued
-    /// (an *extrapolation*): `y_last + ⌈max(0, slope) · (n − x_last)⌉`, capped at
-    /// [`MAX_OVERHEAD`]. With one sample point there is no slope and the value is held.
-    pub fn eval_extrapolated(&self, n: u64, stat: OverheadStat) -> Time {
+    /// The least-squares slope of `stat` over all sample points, constrained to be ≥ 0, as the
+    /// exact fraction `(num, den)` with `den > 0` (`(0, 1)` for one point or a falling fit).
+    /// Averages are fitted as measured; maxima as measured (after the protocol's outlier rule),
+    /// not their running maximum, so that one early spike does not flatten the trend.
+    pub fn trend_slope(&self, stat: OverheadStat) -> (i128, i128) {
+        let ys = match stat {
+            OverheadStat::Avg => &self.avg_ns,
+            OverheadStat::Max => &self.max_ns,
+        };
+        let k = self.n.len() as i128;
+        if k < 2 {
+            return (0, 1);
+        }
+        // slope = (k Σxy − Σx Σy) / (k Σx² − (Σx)²); n ≤ 2^32 and y ≤ 1 s keep it in i128.
+        let (mut sx, mut sy, mut sxx, mut sxy) = (0i128, 0i128, 0i128, 0i128);
+        for (&x, &y) in self.n.iter().zip(ys) {
+            let (x, y) = (x as i128, y as i128);
+            sx += x;
+            sy += y;
+            sxx += x * x;
+            sxy += x * y;
+        }
+        let num = k * sxy - sx * sy;
+        let den = k * sxx - sx * sx;
+        if num <= 0 || den <= 0 {
+            (0, 1)
+        } else {
+            (num, den)
+        }
+    }
+
+    /// As [`TermTable::eval`] inside the measured range; beyond the last sample point, `rule`
+    /// decides: [`BeyondRule::Flat`] holds the last value, [`BeyondRule::Trend`] continues it
+    /// with the fitted slope ([`TermTable::trend_slope`]):
+    /// `y_last + ⌈slope · (n − n_last)⌉`, capped at [`MAX_OVERHEAD`].
+    pub fn eval_beyond(&self, n: u64, stat: OverheadStat, rule: BeyondRule) -> Time {
         let last = self.n.len() - 1;
-        if n <= self.n[last] || last == 0 {
+        if n <= self.n[last] || rule == BeyondRule::Flat {
             return self.eval(n, stat);
         }
-        let ys = self.ys(stat);
-        let (x0, x1) = (self.n[last - 1] as i128, self.n[last] as i128);
-        let dy = (ys[last] as i128 - ys[last - 1] as i128).max(0);
-        let y = ys[last] as i128 + div_ceil_i128(dy * (n as i128 - x1), x1 - x0);
+        let (num, den) = self.trend_slope(stat);
+        let dx = (n - self.n[last]) as i128;
+        let y = self.ys(stat)[last] as i128 + div_ceil_i128(num.saturating_mul(dx), den);
         y.min(MAX_OVERHEAD as i128) as Time
     }
 }

@@ -1,6 +1,6 @@
 //! Reading model files and constants objects; every error names the field.
 
-use super::{vocabulary, OverheadModel, OverheadSpec, Overheads, Term, TermTable, MAX_OVERHEAD};
+use super::{vocabulary, OverheadModel, OverheadSpec, Overheads, PointStats, Term, TermTable, MAX_OVERHEAD};
 use crate::time::parse_duration;
 use crate::{ModelError, Time};
 use serde_json::{Map, Value};
@@ -40,9 +40,11 @@ fn parse_term(name: &str, v: &Value) -> Result<TermTable, ModelError> {
     let o = v
         .as_object()
         .ok_or_else(|| field_err(&format!("terms.{name}"), "must be an object with arrays n, avg_ns, max_ns"))?;
+    const KEYS: [&str; 9] =
+        ["n", "avg_ns", "max_ns", "count", "p50_ns", "p99_ns", "max_raw_ns", "discarded", "outliers"];
     for k in o.keys() {
-        if !["n", "avg_ns", "max_ns", "count"].contains(&k.as_str()) {
-            return Err(field_err(&format!("terms.{name}.{k}"), "unknown key (expected n, avg_ns, max_ns, count)"));
+        if !KEYS.contains(&k.as_str()) {
+            return Err(field_err(&format!("terms.{name}.{k}"), format!("unknown key (expected {})", KEYS.join(", "))));
         }
     }
     let arr = |k: &str| -> Result<&Vec<Value>, ModelError> {
@@ -81,15 +83,28 @@ fn parse_term(name: &str, v: &Value) -> Result<TermTable, ModelError> {
     };
     let avg_ns = col("avg_ns")?;
     let max_ns = col("max_ns")?;
-    if let Some(c) = o.get("count") {
-        let ok = c.as_array().is_some_and(|a| a.len() == n.len() && a.iter().all(|x| x.as_u64().is_some()));
-        if !ok {
-            return Err(field_err(
-                &format!("terms.{name}.count"),
-                format!("must be an array of {} non-negative integers", n.len()),
-            ));
-        }
-    }
+    let opt_col = |k: &str| o.get(k).map(|_| col(k)).transpose();
+    let counts = |k: &str| -> Result<Option<Vec<u64>>, ModelError> {
+        let Some(c) = o.get(k) else { return Ok(None) };
+        c.as_array()
+            .filter(|a| a.len() == n.len())
+            .and_then(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<u64>>>())
+            .map(Some)
+            .ok_or_else(|| {
+                field_err(
+                    &format!("terms.{name}.{k}"),
+                    format!("must be an array of {} non-negative integers", n.len()),
+                )
+            })
+    };
+    let stats = PointStats {
+        count: counts("count")?,
+        p50_ns: opt_col("p50_ns")?,
+        p99_ns: opt_col("p99_ns")?,
+        max_raw_ns: opt_col("max_raw_ns")?,
+        discarded: counts("discarded")?,
+        outliers: counts("outliers")?,
+    };
     for (i, (a, m)) in avg_ns.iter().zip(&max_ns).enumerate() {
         if a > m {
             return Err(field_err(
@@ -98,7 +113,17 @@ fn parse_term(name: &str, v: &Value) -> Result<TermTable, ModelError> {
             ));
         }
     }
-    Ok(TermTable::new(n, avg_ns, max_ns))
+    if let Some(raw) = &stats.max_raw_ns {
+        for (i, (m, r)) in max_ns.iter().zip(raw).enumerate() {
+            if m > r {
+                return Err(field_err(
+                    &format!("terms.{name}.max_raw_ns[{i}]"),
+                    format!("the maximum before the outlier rule ({r} ns) is below the maximum after it ({m} ns)"),
+                ));
+            }
+        }
+    }
+    Ok(TermTable::with_stats(n, avg_ns, max_ns, stats))
 }
 
 fn machine_line(v: &Value) -> Option<String> {
@@ -140,6 +165,16 @@ fn parse_model(o: &Map<String, Value>) -> Result<OverheadModel, ModelError> {
     };
     let machine = o.get("machine").and_then(machine_line);
     let interrupted = o.get("interrupted").and_then(Value::as_bool).unwrap_or(false);
+    let protocol = match o.get("protocol") {
+        None | Some(Value::Null) => None,
+        Some(v @ Value::Object(_)) => Some(v.clone()),
+        Some(v) => return Err(field_err("protocol", format!("must be an object, got {v}"))),
+    };
+    let provenance = match o.get("provenance") {
+        None | Some(Value::Null) => None,
+        Some(v @ Value::Object(_)) => Some(v.clone()),
+        Some(v) => return Err(field_err("provenance", format!("must be an object, got {v}"))),
+    };
     let terms_v =
         o.get("terms").and_then(Value::as_object).ok_or_else(|| field_err("terms", "missing or not an object"))?;
     let mut terms: Vec<Option<TermTable>> = vec![None; Term::ALL.len()];
@@ -150,7 +185,7 @@ fn parse_model(o: &Map<String, Value>) -> Result<OverheadModel, ModelError> {
             .ok_or_else(|| field_err(&format!("terms.{k}"), format!("unknown term (known terms: {})", vocabulary())))?;
         terms[idx] = Some(parse_term(k, v)?);
     }
-    Ok(OverheadModel { scheduler, m, machine, interrupted, terms })
+    Ok(OverheadModel { scheduler, m, machine, interrupted, protocol, provenance, terms })
 }
 
 impl OverheadModel {

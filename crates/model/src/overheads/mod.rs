@@ -41,16 +41,22 @@
 //! points, clamped (constant) outside them, rounded up to whole ns; for the maximum the samples
 //! are first replaced by their running maximum in n, so the curve is a monotone upper bound
 //! (Brandenburg & Anderson, RTSS 2009, §4.1: "monotonic piece-wise linear interpolation to
-//! derive upper-bounds"). [`TermTable::eval_extrapolated`] instead continues the last segment
-//! beyond the last sample (never downward), and [`OverheadModel::resolve_extrapolated`] also
-//! scales chosen terms from the processor count the model was measured on to another one —
-//! both are *extrapolations*, not measurements, and every output that uses them says so.
+//! derive upper-bounds"). Beyond the measured range a model is only *extrapolated* on request
+//! ([`OverheadModel::resolve_extrapolated`] with an [`Extrapolation`]), by a rule per term and
+//! statistic: averages are held flat beyond n and scaled with m only for the contended terms of
+//! a mechanism whose averages contend too (one global lock); maxima of the terms a mechanism
+//! calls contended follow their fitted trend ([`TermTable::trend_slope`]: the least-squares
+//! slope over all measured points, never negative) and scale with m; other maxima are held.
+//! Every output that extrapolates says so, per term ([`OverheadModel::extrapolation_report`]).
+//! docs/overheads.md, "Beyond the measured range", gives the rules with their citations.
 
 mod eval;
 mod file;
 mod terms;
 
-pub use eval::{Extrapolation, OverheadModel, OverheadSpec, OverheadStat, TermTable};
+pub use eval::{
+    BeyondRule, Extrapolation, OverheadModel, OverheadSpec, OverheadStat, PointStats, TermExtrapolation, TermTable,
+};
 pub use terms::{vocabulary, Overheads, Term, TermKind, MAX_OVERHEAD, SIMULATOR_TERMS};
 
 #[cfg(test)]
@@ -75,27 +81,45 @@ mod tests {
     }
 
     #[test]
-    fn extrapolation_continues_the_last_segment_never_downward() {
+    fn beyond_n_maxima_follow_the_least_squares_trend_averages_stay_flat() {
         let t = table();
-        // Max: last segment (4, 100) -> (8, 300), slope 50 per task.
-        assert_eq!([8, 9, 10, 12].map(|n| t.eval_extrapolated(n, OverheadStat::Max)), [300, 350, 400, 500]);
-        // Avg: the last segment falls (30 -> 20): held at 20, never extrapolated downward.
-        assert_eq!([8, 100].map(|n| t.eval_extrapolated(n, OverheadStat::Avg)), [20, 20]);
-        // Inside the range it is the interpolation.
-        assert_eq!(t.eval_extrapolated(5, OverheadStat::Max), 150);
-        // Fractional slope rounds up: (2, 0) -> (5, 1), at n = 6: 1 + ceil(1/3) = 2.
+        // Max: least squares over (2, 100), (4, 50), (8, 300): slope (3·2800 − 14·450) /
+        // (3·84 − 14²) = 2100 / 56 = 37.5 ns per task (the last segment alone would give 50),
+        // continued from the running maximum 300 at n = 8.
+        assert_eq!(t.trend_slope(OverheadStat::Max), (2100, 56));
+        let trend = |n| t.eval_beyond(n, OverheadStat::Max, BeyondRule::Trend);
+        assert_eq!([8, 9, 10, 12].map(trend), [300, 338, 375, 450]);
+        // Flat holds the last value; inside the range both are the interpolation.
+        assert_eq!(t.eval_beyond(100, OverheadStat::Max, BeyondRule::Flat), 300);
+        assert_eq!(trend(5), 150);
+        // A falling fit is floored at 0: the value is held.
+        let falling = TermTable::new(vec![2, 4, 8], vec![30, 20, 10], vec![30, 20, 10]);
+        assert_eq!(falling.trend_slope(OverheadStat::Avg), (0, 1));
+        assert_eq!(falling.eval_beyond(100, OverheadStat::Avg, BeyondRule::Trend), 10);
+        // Fractional slope rounds up: (2, 0) -> (5, 1), slope 1/3, at n = 6: 1 + ceil(1/3) = 2.
         let f = TermTable::new(vec![2, 5], vec![0, 1], vec![0, 1]);
-        assert_eq!(f.eval_extrapolated(6, OverheadStat::Avg), 2);
+        assert_eq!(f.eval_beyond(6, OverheadStat::Avg, BeyondRule::Trend), 2);
         // Capped at 1 s.
         let big = TermTable::new(vec![1, 2], vec![0, 1], vec![0, 999_999_999]);
-        assert_eq!(big.eval_extrapolated(1_000, OverheadStat::Max), MAX_OVERHEAD);
+        assert_eq!(big.eval_beyond(1_000, OverheadStat::Max, BeyondRule::Trend), MAX_OVERHEAD);
+    }
+
+    #[test]
+    fn one_noisy_last_segment_does_not_set_the_trend() {
+        // Flat maxima with a jump in the last segment (the G-EDF-MP Δev case of issue 22):
+        // the last segment's slope is 1,000 ns per task, the fit over all points far less.
+        let t =
+            TermTable::new((1..=10).collect(), vec![1; 10], vec![100, 100, 100, 100, 100, 100, 100, 100, 100, 1100]);
+        let (num, den) = t.trend_slope(OverheadStat::Max);
+        assert!(num * 10 < den * 1000, "slope {num}/{den} should be well below the last segment's 1000");
+        assert!(t.eval_beyond(640, OverheadStat::Max, BeyondRule::Trend) < 1100 + 630 * 100);
     }
 
     #[test]
     fn single_point_is_constant() {
         let t = TermTable::new(vec![5], vec![7], vec![9]);
         assert_eq!([1, 5, 50].map(|n| t.eval(n, OverheadStat::Max)), [9, 9, 9]);
-        assert_eq!(t.eval_extrapolated(500, OverheadStat::Max), 9);
+        assert_eq!(t.eval_beyond(500, OverheadStat::Max, BeyondRule::Trend), 9);
     }
 
     #[test]
@@ -113,18 +137,43 @@ mod tests {
     }
 
     #[test]
-    fn m_scaling_applies_to_chosen_terms_only_and_never_down() {
+    fn m_scaling_applies_to_maxima_of_chosen_terms_only_and_never_down() {
         let text = r#"{"format": "rtsched-overhead-model", "version": 1, "m": 2,
             "terms": {"release": {"n": [2, 4], "avg_ns": [1, 1], "max_ns": [10, 20]},
                       "context_switch": {"n": [2], "avg_ns": [3], "max_ns": [3]}}}"#;
         let m = OverheadModel::from_json(text).unwrap();
-        let ext = Extrapolation { beyond_n: true, m: Some(64), scaled_terms: vec![Term::Release, Term::Schedule] };
+        let ext = Extrapolation {
+            beyond_n: true,
+            m: Some(64),
+            scaled_terms: vec![Term::Release, Term::Schedule],
+            scale_averages: false,
+        };
         let v = m.resolve_extrapolated(8, OverheadStat::Max, &ext);
-        // release: 20 + 5 * 2 (slope) * ... = 20 + ceil(10 * 4 / 2) = 40, then * 64 / 2 = 1280.
+        // release: trend slope 5 per task (two points), 20 + 5 · 4 = 40, then · 64 / 2 = 1280.
         assert_eq!(v.release_ns, 1280);
         assert_eq!(v.context_switch_ns, 3);
-        let down = Extrapolation { beyond_n: false, m: Some(1), scaled_terms: vec![Term::Release] };
+        // Averages: held flat beyond n and never scaled with m (RTAS 2014 §IV-B).
+        assert_eq!(m.resolve_extrapolated(8, OverheadStat::Avg, &ext).release_ns, 1);
+        let down =
+            Extrapolation { beyond_n: false, m: Some(1), scaled_terms: vec![Term::Release], scale_averages: false };
         assert_eq!(m.resolve_extrapolated(8, OverheadStat::Max, &down).release_ns, 20);
+        // The report says how each term was evaluated.
+        let r = m.extrapolation_report(8, OverheadStat::Max, &ext);
+        let rel = r.iter().find(|e| e.term == Term::Release).unwrap();
+        assert_eq!((rel.beyond, rel.slope_ns_per_task, rel.m_scale), (BeyondRule::Trend, 5.0, Some((64, 2))));
+        assert!(rel.beyond_measured_n);
+        let cxs = r.iter().find(|e| e.term == Term::ContextSwitch).unwrap();
+        assert_eq!((cxs.beyond, cxs.m_scale), (BeyondRule::Flat, None));
+        let avg = m.extrapolation_report(8, OverheadStat::Avg, &ext);
+        assert!(avg.iter().all(|e| e.beyond == BeyondRule::Flat && e.m_scale.is_none()));
+        // One global lock (GSN-EDF, RTAS 2014 §II-B): the averages of the contended terms scale
+        // too, still held flat beyond n; the uncontended ones do not.
+        let lock = Extrapolation { scale_averages: true, ..ext };
+        let v = m.resolve_extrapolated(8, OverheadStat::Avg, &lock);
+        assert_eq!((v.release_ns, v.context_switch_ns), (32, 3));
+        let r = m.extrapolation_report(8, OverheadStat::Avg, &lock);
+        let rel = r.iter().find(|e| e.term == Term::Release).unwrap();
+        assert_eq!((rel.beyond, rel.m_scale), (BeyondRule::Flat, Some((64, 2))));
     }
 
     #[test]
@@ -148,6 +197,40 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("overheads.terms.stael") && e.contains("unknown term") && e.contains("steal"), "{e}");
+    }
+
+    #[test]
+    fn protocol_columns_are_read_and_checked() {
+        let text = r#"{"format": "rtsched-overhead-model", "version": 1, "m": 2,
+            "protocol": {"filter": "interference", "background": "cache"},
+            "terms": {"schedule": {"n": [2, 4], "avg_ns": [5, 6], "max_ns": [50, 60], "count": [900, 1000],
+                      "p50_ns": [4, 5], "p99_ns": [20, 30], "max_raw_ns": [70, 60],
+                      "discarded": [3, 0], "outliers": [1, 0]}}}"#;
+        let m = OverheadModel::from_json(text).unwrap();
+        let s = &m.term(Term::Schedule).unwrap().stats;
+        assert_eq!(s.count.as_deref(), Some(&[900, 1000][..]));
+        assert_eq!(s.p99_ns.as_deref(), Some(&[20, 30][..]));
+        assert_eq!(s.max_raw_ns.as_deref(), Some(&[70, 60][..]));
+        assert_eq!((s.discarded.as_deref(), s.outliers.as_deref()), (Some(&[3, 0][..]), Some(&[1, 0][..])));
+        assert_eq!(m.protocol.as_ref().and_then(|p| p["background"].as_str()), Some("cache"));
+        for (bad, field) in [
+            (r#""discarded": [1]"#, "terms.schedule.discarded"),
+            (r#""p99_ns": [1, -2]"#, "terms.schedule.p99_ns[1]"),
+            (r#""max_raw_ns": [10, 60]"#, "terms.schedule.max_raw_ns[0]"),
+            (r#""median": [1, 2]"#, "terms.schedule.median"),
+        ] {
+            let t = format!(
+                r#"{{"format": "rtsched-overhead-model", "version": 1, "terms": {{"schedule": {{"n": [2, 4], "avg_ns": [5, 6], "max_ns": [50, 60], {bad}}}}}}}"#
+            );
+            let e = OverheadModel::from_json(&t).unwrap_err().to_string();
+            assert!(e.contains(field), "{bad}: {e}");
+        }
+        let e = OverheadModel::from_json(
+            r#"{"format": "rtsched-overhead-model", "version": 1, "protocol": 3, "terms": {}}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("overheads.protocol"), "{e}");
     }
 
     #[test]

@@ -17,7 +17,7 @@ from ._overheads import (
     report,  # noqa: F401  (the module's report)
     sub_spec_toml,
 )
-from .gedfmp_soft_n import panels_and_curves
+from .gedfmp_soft_n import EXTRAPOLATION_NOTE, measured_word, panels_and_curves
 
 DESCRIPTION = (
     "Cerqueira, Vanga & Brandenburg, RTAS 2014, Fig. 8(b): HRT schedulability vs. U (n = 5m), GSN-EDF, "
@@ -39,11 +39,14 @@ def parse(text: str, path: str | None = None, quick: bool = False, override: dic
     lo, hi = data.get("util_frac", [0.05, 1.0])
     periods = data.get("periods", "loguniform:1ms-1000ms")
     panels = []
-    for m, extrapolate in ((m_meas, False), (m_large, True)):
+    # One panel when the models were measured at the paper's m (the `paper` model set).
+    for m, extrapolate in ((m_meas, False), (m_large, True)) if m_large != m_meas else ((m_meas, False),):
         k = c["points"]
         utils = sorted({round(m * (lo + (hi - lo) * i / (k - 1)), 4) for i in range(k)})
         key = f"m{m}"
-        title = f"m = {m}, n = {per_m * m}" + (" (models extrapolated in n and m)" if extrapolate else " (measured)")
+        title = f"m = {m}, n = {per_m * m}" + (
+            " (models extrapolated in n and m)" if extrapolate else measured_word(models, keys)
+        )
         for cv, mt in zip(curves, methods, strict=True):
             cv.methods[key] = mt
         toml = sub_spec_toml(
@@ -63,10 +66,8 @@ def parse(text: str, path: str | None = None, quick: bool = False, override: dic
             c["quantum"],
         )
         panels.append(Panel(key, title, toml))
-    fig_notes.append(
-        f"m = {m_large}: every model extrapolated beyond its measured n and its contended terms scaled linearly "
-        "to m (docs/overheads.md) — an extrapolation"
-    )
+    if m_large != m_meas:
+        fig_notes.append(EXTRAPOLATION_NOTE.format(m=m_large))
     fig_notes.append(
         "hard real-time: maximum overheads, the combined G-EDF test (GFB, BAK, BCL-iterative, BAR, RTA, FF-DBF)"
     )

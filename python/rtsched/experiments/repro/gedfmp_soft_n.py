@@ -43,6 +43,24 @@ MECHANISMS = [
 ]
 
 
+#: How the m = m_large panel evaluates models measured on fewer processors (docs/overheads.md,
+#: "Beyond the measured range"); shared with gedfmp_hard_u.
+EXTRAPOLATION_NOTE = (
+    "m = {m}: models extrapolated — averages held at their last measured value, scaled linearly to m only for "
+    "the global-lock terms of GSN-EDF and GSN-EDF-DI; maxima of each mechanism's contended terms continued along "
+    "their least-squares trend in n and scaled linearly to m; other maxima held (docs/overheads.md)"
+)
+
+
+def measured_word(models: dict, keys: dict) -> str:
+    """How the unextrapolated panel's models came about: measured here, or the published values
+    of a paper (the `paper` model set)."""
+    used = [models[k] for k in keys.values()]
+    if used and all(m.get("published") for m in used):
+        return " (the paper's published overheads)"
+    return " (measured)"
+
+
 def panels_and_curves(data: dict, where: str, models: dict, notes: list[str], *, soft: bool) -> Any:
     """The two panels' processor counts and the curves available; shared with gedfmp_hard_u."""
     curves_src, keys = [], {}
@@ -74,11 +92,12 @@ def parse(text: str, path: str | None = None, quick: bool = False, override: dic
     gen = data.get("generator", "exp-light")
     periods = data.get("periods", "loguniform:1ms-1000ms")
     panels = []
-    for m, extrapolate in ((m_meas, False), (m_large, True)):
+    # One panel when the models were measured at the paper's m (the `paper` model set).
+    for m, extrapolate in ((m_meas, False), (m_large, True)) if m_large != m_meas else ((m_meas, False),):
         k = c["points"]
         ns = sorted({max(1, round(m * (lo + (hi - lo) * i / (k - 1)))) for i in range(k)})
         key = f"m{m}"
-        title = f"m = {m}" + (" (models extrapolated in n and m)" if extrapolate else " (measured)")
+        title = f"m = {m}" + (" (models extrapolated in n and m)" if extrapolate else measured_word(models, keys))
         for cv, mt in zip(curves, methods, strict=True):
             cv.methods[key] = mt
         toml = sub_spec_toml(
@@ -98,10 +117,8 @@ def parse(text: str, path: str | None = None, quick: bool = False, override: dic
             c["quantum"],
         )
         panels.append(Panel(key, title, toml))
-    fig_notes.append(
-        f"m = {m_large}: every model extrapolated beyond its measured n (last segment continued) and its contended "
-        f"terms scaled linearly from its measured processor count to m (docs/overheads.md) — an extrapolation"
-    )
+    if m_large != m_meas:
+        fig_notes.append(EXTRAPOLATION_NOTE.format(m=m_large))
     fig_notes.append("soft real-time: average overheads, inflated U <= capacity (m, or m - 1 with a dedicated CPU)")
     fig = Figure(
         title="Cerqueira, Vanga & Brandenburg, RTAS 2014, Fig. 8(a): soft schedulability vs. n\n"
