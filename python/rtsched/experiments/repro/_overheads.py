@@ -228,9 +228,13 @@ def common(data: dict, where: str) -> dict:
 
 
 def machines(fig: Figure) -> str:
+    """Where the models come from: the machines they were measured on, or the publication a
+    model built from a paper's numbers names (its ``provenance``)."""
     seen = []
     for info in fig.models.values():
         mch = info.get("machine") or "unknown machine"
+        if info.get("published"):
+            mch = f"published numbers of {info['published']}"
         if mch not in seen:
             seen.append(mch)
     return "; ".join(seen)
@@ -329,7 +333,7 @@ def report(spec: Spec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
     for i in range(k, nrows * cols):
         axes[i // cols][i % cols].axis("off")
     f.suptitle(fig.title, fontsize=11)
-    foot = f"overheads measured on: {machines(fig)}"
+    foot = f"overheads: {machines(fig)}"
     left_out = [n for n in fig.notes if "left out" in n]
     if left_out:
         foot += "\n" + "\n".join(left_out)
@@ -338,7 +342,7 @@ def report(spec: Spec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
     figure = save_figure(f, out / f"{spec.name}.{fmt_}", dpi=130)
     close(f)
     # Tables: where each curve stops being mostly schedulable.
-    lines = [f"# {fig.title.replace(chr(10), ' ')}", "", f"Overheads measured on: {machines(fig)}", ""]
+    lines = [f"# {fig.title.replace(chr(10), ' ')}", "", f"Overheads: {machines(fig)}", ""]
     lines += ["Models:", ""] + [
         f"- {k}: {os.path.basename(v['path'])} (m = {v['m']}, {v.get('machine') or 'machine unknown'})"
         for k, v in sorted(fig.models.items())

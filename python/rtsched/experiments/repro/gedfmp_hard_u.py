@@ -74,7 +74,7 @@ def parse(text: str, path: str | None = None, quick: bool = False, override: dic
     fig = Figure(
         title="Cerqueira, Vanga & Brandenburg, RTAS 2014, Fig. 8(b): hard schedulability vs. U\n"
         f"(Emberson, n = {per_m}m, "
-        f"periods log-uniform [1, 1000] ms), m = {m_meas} and {m_large}",
+        f"periods log-uniform [1, 1000] ms), m = {m_meas}" + (f" and {m_large}" if m_large != m_meas else ""),
         x="util",
         xlabel="total utilization U",
         ylabel="fraction HRT schedulable",
