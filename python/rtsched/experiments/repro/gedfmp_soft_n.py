@@ -122,7 +122,8 @@ def parse(text: str, path: str | None = None, quick: bool = False, override: dic
     fig_notes.append("soft real-time: average overheads, inflated U <= capacity (m, or m - 1 with a dedicated CPU)")
     fig = Figure(
         title="Cerqueira, Vanga & Brandenburg, RTAS 2014, Fig. 8(a): soft schedulability vs. n\n"
-        f"(exponential mean 0.1, periods log-uniform [1, 1000] ms), m = {m_meas}" + (f" and {m_large}" if m_large != m_meas else ""),
+        f"(exponential mean 0.1, periods log-uniform [1, 1000] ms), m = {m_meas}"
+        + (f" and {m_large}" if m_large != m_meas else ""),
         x="n",
         xlabel="number of tasks n",
         ylabel="fraction SRT schedulable",
