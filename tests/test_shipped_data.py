@@ -79,7 +79,21 @@ def test_an_unknown_name_lists_the_shipped_ones_in_one_line(tmp_path):
     assert len(err.strip().splitlines()) == 1, err
     assert "'overheads-nope'" in err and MODEL in err and "Traceback" not in err
     with pytest.raises(rtsched.RtschedError, match="shipped: .*overheads-gsn-edf-2cpu"):
-        shipped.resolve_overheads("../data/overheads-gsn-edf-2cpu")  # names are looked up, never joined
+        shipped.resolve_overheads("..overheads-gsn-edf-2cpu")
+    # a path with a folder is a path: its reader says it is missing; names are never joined to paths
+    assert shipped.resolve_overheads("../data/overheads-gsn-edf-2cpu") == "../data/overheads-gsn-edf-2cpu"
+    missing = [
+        "analyze",
+        "ts.json",
+        "--m",
+        2,
+        "--overheads",
+        "sub/overheads-gsn-edf-2cpu.json",
+        "--mechanism",
+        "gsn-edf",
+    ]
+    code, _, err = rtsched_in(tmp_path, *missing)
+    assert code == 2 and "cannot read" in err and "shipped" not in err, err
 
 
 def test_a_set_of_models_by_its_folder_name(tmp_path, monkeypatch):

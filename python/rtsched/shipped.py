@@ -44,11 +44,12 @@ def examples() -> dict[str, Path]:
 
 
 def resolve_overheads(arg: str | os.PathLike) -> str:
-    """``--overheads ARG``: an existing file or folder as given; JSON text (``{...}``) as given;
-    else a shipped model or set by name (``overheads-gsn-edf-2cpu``, with or without
-    ``.json``). An unknown name is an error listing the shipped names in one line."""
+    """``--overheads ARG``: an existing file or folder as given; JSON text (``{...}``) or a path
+    with a folder in it as given (its reader reports a missing file); else a shipped model or set
+    by name (``overheads-gsn-edf-2cpu``, with or without ``.json``). An unknown name is an error
+    listing the shipped names in one line."""
     text = os.fspath(arg)
-    if text.lstrip().startswith("{") or os.path.exists(text):
+    if text.lstrip().startswith("{") or os.path.exists(text) or os.path.dirname(text):
         return text
     shipped = models()
     key = text[: -len(".json")] if text.endswith(".json") else text
