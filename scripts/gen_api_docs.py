@@ -6,7 +6,9 @@
 
 Python functions are documented from their signatures and docstrings; the classes and functions
 of the Rust extension module from the typed stub python/rtsched/_core.pyi (signatures) and the
-module itself (docstrings). tests/test_docs.py runs ``--check``, so the reference cannot drift.
+module itself (docstrings). tests/test_docs.py runs ``--check``, so the reference cannot drift;
+both modes refuse to run while a public name of the package (``rtsched.__all__``) is missing from
+``SECTIONS``.
 """
 
 from __future__ import annotations
@@ -41,7 +43,13 @@ SECTIONS: list[tuple[str, str, list[str]]] = [
     (
         "Analysis and placement",
         "Results are dicts shaped like the CLI's `--json` output (docs/cli.md).",
-        ["rtsched.analyze", "rtsched.analyze_many", "rtsched.tests_available", "rtsched.partition"],
+        [
+            "rtsched.analyze",
+            "rtsched.analyze_many",
+            "rtsched.analyze_table",
+            "rtsched.tests_available",
+            "rtsched.partition",
+        ],
     ),
     (
         "Simulation",
@@ -62,7 +70,11 @@ SECTIONS: list[tuple[str, str, list[str]]] = [
         "it when given a path.",
         ["rtsched.gantt", "rtsched.plots.acceptance_plot"],
     ),
-    ("Real cores", "The runtime: docs/runtime.md.", ["rtsched.run", "rtsched.runtime.measure_overheads"]),
+    (
+        "Real cores",
+        "The runtime: docs/runtime.md.",
+        ["rtsched.run", "rtsched.run_forkjoin", "rtsched.schedulers", "rtsched.runtime.measure_overheads"],
+    ),
     (
         "rt-app",
         "The bridge to rt-app and the Linux kernel's scheduler: docs/formats.md, rt-app.",
@@ -249,6 +261,20 @@ def document(qual: str) -> list[str]:
     return out
 
 
+def undocumented(sections: list[tuple[str, str, list[str]]] = SECTIONS) -> list[str]:
+    """The public names of the package (``rtsched.__all__``, dunders aside) that no entry of
+    ``sections`` documents: an entry documents a name when it resolves to the same object, under
+    whichever module it is written."""
+    import rtsched
+
+    documented = [resolve(q) for _, _, names in sections for q in names]
+    return [
+        name
+        for name in rtsched.__all__
+        if not name.startswith("__") and not any(getattr(rtsched, name) is obj for obj in documented)
+    ]
+
+
 def render() -> str:
     lines = [
         "# Python API reference",
@@ -273,6 +299,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="compare with docs/api.md instead of writing it")
     args = ap.parse_args()
+    missing = undocumented()
+    if missing:
+        print(
+            f"{OUT} would miss public names: {', '.join(missing)}; add them to SECTIONS in {__file__}", file=sys.stderr
+        )
+        return 1
     text = render()
     if args.check:
         current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""

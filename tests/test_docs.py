@@ -68,6 +68,45 @@ def test_api_reference_is_up_to_date():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_api_reference_names_every_public_name():
+    """Every name of ``rtsched.__all__`` has its entry in docs/api.md (scripts/gen_api_docs.py
+    refuses to write or pass --check without one); and the check can fail: a reference without
+    ``analyze_table`` and ``run_forkjoin`` is caught."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gen_api_docs", ROOT / "scripts" / "gen_api_docs.py")
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert gen.undocumented() == []
+    api = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    import rtsched
+
+    for name in rtsched.__all__:
+        if not name.startswith("__"):
+            entry = re.search(rf"^### `(class )?rtsched\.{name}\b", api, flags=re.M)
+            assert entry, f"docs/api.md has no entry rtsched.{name}"
+    cut = [
+        (t, i, [q for q in qs if q not in ("rtsched.analyze_table", "rtsched.run_forkjoin")])
+        for t, i, qs in gen.SECTIONS
+    ]
+    assert gen.undocumented(cut) == ["analyze_table", "run_forkjoin"]
+
+
+def test_index_md_maps_every_page():
+    """docs/index.md links every page of docs/ (a new page without its line fails), and every
+    link of it leads to a file that exists."""
+    index = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", index)
+    assert links, "no links found in docs/index.md"
+    broken = [x for x in links if not (ROOT / "docs" / x).exists()]
+    assert not broken, f"docs/index.md links files that do not exist: {broken}"
+    pages = {p.name for p in (ROOT / "docs").glob("*.md")} - {"index.md"}
+    missing = sorted(pages - set(links))
+    assert not missing, f"docs/index.md does not list: {missing}"
+    assert "examples/README.md" in links
+
+
 def test_reproductions_md_names_only_registered_reproductions():
     from rtsched.experiments.registry import available
 

@@ -5,13 +5,13 @@ says how each verdict extrapolated, the description and its drawing, and the `pa
 built from the published numbers of Cerqueira, Vanga & Brandenburg, RTAS 2014."""
 
 import json
-from pathlib import Path
 
 import pytest
 import rtsched
 from rtsched.cli_overheads import describe
+from rtsched.shipped import DATA
 
-PAPER = Path(__file__).resolve().parents[1] / "docs" / "examples" / "paper"
+PAPER = DATA / "paper"
 
 #: A model of gedf-mp on 2 processors whose last segment jumps: the least-squares trend over all
 #: points is far below the last segment's slope.

@@ -292,7 +292,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     fmt = _format(args.file)
     ovh = {}
     if args.overheads is not None or args.mechanism is not None:
-        ovh = dict(overheads=args.overheads, mechanism=args.mechanism, stat=args.stat, cpd=args.cpd)
+        from .shipped import resolve_model_file
+
+        model = None if args.overheads is None else resolve_model_file(args.overheads, args.mechanism)
+        ovh = dict(overheads=model, mechanism=args.mechanism, stat=args.stat, cpd=args.cpd)
         ovh.update(quantum=args.quantum, extrapolate=args.extrapolate)
     if fmt == "jsonl" and not ovh:
         # The batch path: read, parse, analyse and serialise in Rust, chunk by chunk, in parallel.
@@ -563,9 +566,9 @@ def _add_simulate(sub):
     )
     p.add_argument(
         "--overheads",
-        metavar="MODEL.json",
-        help="inject overheads: a model written by "
-        'rtsched measure-overheads, or constants {"release_ns": ..., "schedule_ns": ...} '
+        metavar="MODEL.json|NAME",
+        help="inject overheads: a model written by rtsched measure-overheads or a shipped model's name "
+        '(docs/examples), or constants {"release_ns": ..., "schedule_ns": ...} '
         "(gedf, gedf-quantum, pedf, pfp; docs/simulator.md)",
     )
     p.add_argument("--overhead-stat", choices=["max", "avg"], help="which statistic of the model (default max)")
@@ -647,9 +650,13 @@ def _read_overheads(args) -> str | None:
     if not args.overheads:
         return None
     from .io import read_text
+    from .shipped import resolve_model_file
 
+    path = resolve_model_file(args.overheads)  # a path, JSON text, or a shipped model's name
+    if path.lstrip().startswith("{"):
+        return path
     try:
-        return read_text(args.overheads, "overheads")
+        return read_text(path, "overheads")
     except RtschedError as e:
         raise RtschedError(f"field 'overheads': {e}") from None
 
@@ -1082,6 +1089,10 @@ def main(argv: list[str] | None = None) -> int:
             # -o/--output FILE, in every command: checked before any work starts (folder
             # exists and is writable), so that a typo never throws a long run away.
             v.output_path(args.output, "--output")
+        if args.command in ("analyze", "partition", "simulate", "run", "export"):
+            from .shipped import resolve_example  # a shipped example by name, from any folder
+
+            args.file = resolve_example(args.file)
         return args.func(args)
     except RtschedError as e:
         print(f"rtsched {args.command}: error: {e}", file=sys.stderr)

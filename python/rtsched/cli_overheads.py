@@ -31,7 +31,12 @@ def describe(
     from .overheads import overheads_text, read_model
 
     if isinstance(model, (str, os.PathLike)) and not str(model).lstrip().startswith("{"):
-        text = read_model(os.fspath(model))["text"]  # a file: read and validated, errors name it
+        from .shipped import resolve_overheads
+
+        path = resolve_overheads(model)  # a path, or a shipped model by name
+        if os.path.isdir(path):
+            raise RtschedError(f"{os.fspath(model)}: a folder of models; show one model file of it")
+        text = read_model(path)["text"]  # read and validated, errors name the file
     else:
         text = overheads_text(model) or ""
     if mechanism is not None:
@@ -210,7 +215,9 @@ def add_commands(sub: Any) -> None:
         "before and after the outlier rule), the least-squares trend of each statistic, and how the analysis "
         "evaluates the term beyond the largest measured n and on more processors (docs/overheads.md).",
     )
-    s.add_argument("model", help="an overhead model file (rtsched measure-overheads writes them)")
+    s.add_argument(
+        "model", help="an overhead model file (rtsched measure-overheads writes them) or a shipped model's name"
+    )
     s.add_argument("--mechanism", help="the mechanism whose rules to show (default: the model's scheduler)")
     s.add_argument("--m", type=int, help="processors to evaluate for (default: the model's; contended maxima scale)")
     s.add_argument("--n", type=int, help="evaluate the curves up to this n (default: twice the largest measured n)")

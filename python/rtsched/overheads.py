@@ -141,9 +141,9 @@ def add_analyze_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("overhead-aware analysis (docs/overheads.md)")
     g.add_argument(
         "--overheads",
-        metavar="MODEL.json",
-        help="an overhead model written by `rtsched measure-overheads` (or constants); adds hard and soft "
-        "verdicts after task-parameter inflation",
+        metavar="MODEL.json|NAME",
+        help="an overhead model written by `rtsched measure-overheads` (or constants), or a shipped model's "
+        "name (docs/examples); adds hard and soft verdicts after task-parameter inflation",
     )
     g.add_argument(
         "--mechanism",

@@ -117,7 +117,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             takes = [n for n in REPRODUCTIONS if getattr(module(n), "OVERHEADS", False)]
             print(f"rtsched reproduce: --overheads applies to {', '.join(takes)}", file=sys.stderr)
             return 2
-        override = {"overheads": args.overheads}
+        from ..shipped import resolve_overheads
+
+        override = {"overheads": resolve_overheads(args.overheads)}
     executor = _make_executor(args)
     try:
         res = reproduce(
@@ -202,9 +204,10 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--format", default="png", choices=["png", "pdf", "svg"], help="figure format (default png)")
     p.add_argument(
         "--overheads",
-        metavar="DIR",
-        help="overhead models (overheads-*.json) for rtss09-hrt, rtss09-srt, gedfmp-soft-n, gedfmp-hard-u "
-        "(default: docs/examples, measured on the development machine)",
+        metavar="DIR|NAME",
+        help="overhead models (a folder of overheads-*.json, or the name of a shipped set) for rtss09-hrt, "
+        "rtss09-srt, gedfmp-soft-n, gedfmp-hard-u (default: the models shipped with rtsched, docs/examples, "
+        "measured on the development machine)",
     )
     _executor_args(p)
     p.set_defaults(func=lambda a: _guard("reproduce", cmd_reproduce, a))

@@ -4,7 +4,7 @@
 Each is a schedulability sweep over several panels (a Baker distribution per panel for RTSS
 2009, a processor count per panel for RTAS 2014), one curve per mechanism. The curves use the
 overhead models found in a directory (``rtsched reproduce NAME --overheads DIR``; default: the
-models measured on the development machine and shipped in ``docs/examples``): a mechanism whose
+models measured on the development machine and shipped with the package, ``docs/examples``): a mechanism whose
 model is absent — or measures none of the terms its rule charges — is left out of the legend,
 with a note; when one appears in the directory (``rtsched measure-overheads --out DIR``), the next
 run picks it up. The panels are sub-specs (ordinary sweep specs, generated here) whose points are
@@ -34,8 +34,8 @@ from ._sim import close, figure_axes, md, write_csv
 COMMON_KEYS = ("name", "kind", "description", "samples", "seed", "max_steps", "m", "points", "cpd", "quantum", "quick")
 QUICK_KEYS = ("samples", "points", "note")
 
-#: Where the default models are looked for: $RTSCHED_OVERHEADS, the repository's docs/examples
-#: (when rtsched runs from a checkout), ./docs/examples.
+#: Where the default models are looked for: $RTSCHED_OVERHEADS, else the models shipped with the
+#: package (rtsched/data, which the repository's docs/examples links to), from any folder.
 OVERHEADS_ENV = "RTSCHED_OVERHEADS"
 
 
@@ -43,14 +43,13 @@ def default_overheads_dir() -> Path:
     env = os.environ.get(OVERHEADS_ENV)
     if env:
         return Path(env)
-    here = Path(__file__).resolve()
-    for cand in (here.parents[4] / "docs" / "examples", Path.cwd() / "docs" / "examples"):
-        if cand.is_dir() and any(cand.glob("overheads-*.json")):
-            return cand
+    from ...shipped import DATA
+
+    if DATA.is_dir() and any(DATA.glob("overheads-*.json")):
+        return DATA
     raise SpecError(
-        "no overhead models found: pass --overheads DIR (a directory of overheads-*.json written by "
-        f"`rtsched measure-overheads --out DIR`), set ${OVERHEADS_ENV}, or run from the repository, whose "
-        "docs/examples ships the models measured on its development machine"
+        f"no overhead models found in {DATA} (the package is incomplete): pass --overheads DIR (a directory "
+        f"of overheads-*.json written by `rtsched measure-overheads --out DIR`) or set ${OVERHEADS_ENV}"
     )
 
 

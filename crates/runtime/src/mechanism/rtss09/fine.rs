@@ -65,9 +65,10 @@ use crate::RunError;
 use rtsched_policy::{invariant, Gedf, Policy, Prio, PriorityRule};
 use std::sync::atomic::Ordering;
 
-/// Rounds of [`Core::settle`] after which debug builds panic, so that a livelock fails a test
-/// (and proptest shrinks it) instead of hanging it. Release builds never stop early: a `settle`
-/// that gave up would be a missed preemption (see the module docs, "Termination").
+/// Rounds of [`Core::settle`] after which unit-test and debug builds panic (unit tests also under
+/// `cargo test --release`, the README's test command), so that a livelock fails a test (and
+/// proptest shrinks it) instead of hanging it. Release builds never stop early: a `settle` that
+/// gave up would be a missed preemption (see the module docs, "Termination").
 const SETTLE_BOUND: usize = if cfg!(test) { 10_000 } else { 1 << 22 };
 
 /// A ready queue safe to use without the processor-mapping lock (R2, R3).
@@ -280,7 +281,7 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
         let mut rounds = 0usize;
         loop {
             rounds += 1;
-            if cfg!(debug_assertions) && rounds > SETTLE_BOUND {
+            if cfg!(any(test, debug_assertions)) && rounds > SETTLE_BOUND {
                 panic!("settle did not converge in {SETTLE_BOUND} rounds");
             }
             let mut g = self.map.lock(sink.trace());
