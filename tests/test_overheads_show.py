@@ -116,6 +116,12 @@ def test_cli_show_table_json_plot_and_errors(tmp_path, cli):
         code, _, err = cli("overheads", "show", *args)
         assert code == 2 and words in err and "Traceback" not in err, (args, err)
         assert len(err.strip().splitlines()) == 1, err
+    # Shipped models by name, from any folder: one file, and a file of the `paper` set.
+    for name, sched in (("overheads-gedf-mp-2cpu", "gedf-mp"), ("paper/overheads-push-pull.json", "push-pull")):
+        code, out, err = cli("overheads", "show", name, "--json")
+        assert code == 0 and json.loads(out)["scheduler"] == sched, err
+    code, _, err = cli("overheads", "show", "paper")
+    assert code == 2 and "a folder of models" in err, err
 
 
 @pytest.mark.parametrize("name", ["gsn-edf", "gsn-edf-di", "push-pull", "gedf-mp"])

@@ -31,9 +31,7 @@ def describe(
     from .overheads import overheads_text, read_model
 
     if isinstance(model, (str, os.PathLike)) and not str(model).lstrip().startswith("{"):
-        from .shipped import resolve_overheads
-
-        path = resolve_overheads(model)  # a path, or a shipped model by name
+        path = _resolve(os.fspath(model))
         if os.path.isdir(path):
             raise RtschedError(f"{os.fspath(model)}: a folder of models; show one model file of it")
         text = read_model(path)["text"]  # read and validated, errors name the file
@@ -48,6 +46,21 @@ def describe(
     except RtschedError as e:
         where = model if isinstance(model, str) and not model.lstrip().startswith("{") else "overheads"
         raise RtschedError(f"{where}: {e}") from None
+
+
+def _resolve(arg: str) -> str:
+    """A model path, a shipped model's name, or ``SET/FILE`` naming a model of a shipped set
+    (``paper/overheads-gedf-mp.json``), matched against the listing of the shipped data."""
+    from .shipped import models, resolve_overheads
+
+    head, _, tail = arg.partition("/")
+    shipped = models()
+    if not os.path.exists(arg) and tail and "/" not in tail and head in shipped and shipped[head].is_dir():
+        files = {p.name: p for p in shipped[head].iterdir() if p.is_file()}
+        hit = files.get(tail) or files.get(f"{tail}.json")
+        if hit:
+            return str(hit)
+    return resolve_overheads(arg)
 
 
 def _ns(x: Any) -> str:
