@@ -445,6 +445,8 @@ def test_an_empty_task_set_has_utilization_zero_not_minus_zero(cli, tmp_path):
     f.write_text('{"m": 2, "tasks": []}')
     code, out, err = cli("analyze", f)
     assert "U = 0.0000" in out and "-0.0000" not in out, out
+    code, out, err = cli("analyze", f, "--json")
+    assert json.loads(out)["utilization"] == 0 and "-0.0" not in out, out
 
 
 @pytest.mark.parametrize(
@@ -490,3 +492,48 @@ def test_run_options_are_checked_before_the_run(cli, tmp_path, args, words):
     for w in words:
         assert w in err, err
     assert not (tmp_path / "out.bmp").exists() and "partitioned" not in err
+
+
+# ---------------------------------------------------------------------------------------------
+# Unitless strings follow the command line's rule: a string needs a unit, integers are ns
+
+
+def test_a_unitless_string_in_a_file_is_refused_with_the_fix(cli, tmp_path):
+    f = tmp_path / "s.json"
+    f.write_text('{"m": 2, "tasks": [{"wcet": "10", "period": "1ms"}]}')
+    code, out, err = cli("analyze", f)
+    one_line_error(code, err)
+    assert "field 'wcet'" in err and "has no unit" in err and "integer 10 for nanoseconds" in err
+    f.write_text('{"m": 2, "tasks": [{"wcet": 10, "period": "1ms", "deadline": "1ms"}]}')
+    code, out, err = cli("analyze", f)
+    assert code == 0, err
+
+
+def test_a_negative_duration_in_a_file_is_called_negative(cli, tmp_path):
+    f = tmp_path / "s.json"
+    f.write_text('{"m": 2, "tasks": [{"wcet": "-1ms", "period": "10ms"}]}')
+    code, out, err = cli("analyze", f)
+    one_line_error(code, err)
+    assert "cannot be negative" in err and "unknown unit" not in err
+
+
+def test_a_unitless_string_in_python_is_refused():
+    with pytest.raises(rtsched.RtschedError, match="has no unit"):
+        rtsched.Task(wcet="10", period="1ms")
+    with pytest.raises(rtsched.RtschedError, match="has no unit"):
+        rtsched.parse_duration("1000")
+    assert rtsched.parse_duration("0") == 0 and rtsched.Task(wcet=10, period="1ms").wcet == 10
+    with pytest.raises(rtsched.RtschedError) as e:
+        rtsched.Task(wcet=10**300, period="1ms")
+    assert "9" * 60 not in str(e.value) and "0" * 60 not in str(e.value)
+    with pytest.raises(rtsched.RtschedError) as e:
+        rtsched.TaskSet([], m=10**300)
+    assert "0" * 60 not in str(e.value)
+
+
+def test_a_unitless_string_in_a_spec_is_refused():
+    with pytest.raises(SpecError, match="has no unit"):
+        parse_spec(BASE + 'epsilon = [0, "500"]\n', "s.toml")
+    with pytest.raises(SpecError, match="cannot be negative"):
+        parse_spec(BASE + 'epsilon = ["-1ms"]\n', "s.toml")
+    assert parse_spec(BASE + 'epsilon = [0, 500, "500us"]\n', "s.toml").epsilon == [0, 500, 500_000]

@@ -136,12 +136,27 @@ def parse_duration_ns(value: Any, where: str) -> int:
         return value
     if isinstance(value, str):
         mt = _DURATION.match(value)
+        if value.strip().startswith("-"):
+            raise SpecError(f"{where}: a duration cannot be negative, got {_short(value)}")
+        if mt and mt.group(2) is None and Fraction(mt.group(1)) != 0:
+            # The command line's rule (docs/formats.md): a string needs a unit; integers are ns.
+            raise SpecError(
+                f"{where}: {_short(value)} has no unit: write the integer {mt.group(1)} for nanoseconds, or add a "
+                "unit (ns, us, ms, s), e.g. '500us'"
+                if len(value) <= 40
+                else f"{where}: {_short(value)} has no unit (ns, us, ms, s)"
+            )
         if mt:
             ns = Fraction(mt.group(1)) * _UNIT_NS[mt.group(2)]
             if ns.denominator != 1:
                 raise SpecError(f"{where}: {value!r} is not a whole number of nanoseconds")
             return int(ns)
-    raise SpecError(f"{where}: expected a duration (integer ns or a string like '500us'), got {value!r}")
+    raise SpecError(f"{where}: expected a duration (integer ns or a string like '500us'), got {_short(value)}")
+
+
+def _short(value: Any) -> str:
+    r = repr(value)
+    return r if len(r) <= 40 else r[:37] + "..."
 
 
 def format_duration_ns(ns: int) -> str:

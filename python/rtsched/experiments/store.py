@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +130,7 @@ def load_point(path: Path, spec: Any, point: Point) -> tuple[Any, str | None]:
     return table, None
 
 
-def stray_files(out_dir: str | os.PathLike, ids) -> list[str]:
+def stray_files(out_dir: str | os.PathLike, ids: Iterable[str]) -> list[str]:
     """The names of files in ``points/`` that are no point of the spec (``ids``) and no
     temporary file: the documented loader (``pd.read_parquet(OUT / "points")``) would read
     them too."""
