@@ -447,6 +447,10 @@ def test_an_empty_task_set_has_utilization_zero_not_minus_zero(cli, tmp_path):
     assert "U = 0.0000" in out and "-0.0000" not in out, out
     code, out, err = cli("analyze", f, "--json")
     assert json.loads(out)["utilization"] == 0 and "-0.0" not in out, out
+    batch = tmp_path / "b.jsonl"
+    batch.write_text('{"m": 2, "tasks": []}\n')
+    code, out, err = cli("analyze", batch, "--json")
+    assert json.loads(out)["utilization"] == 0 and "-0.0" not in out, out
 
 
 @pytest.mark.parametrize(

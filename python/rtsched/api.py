@@ -161,9 +161,6 @@ def analyze_many(
         out, interrupted = _core.analyze_sets(sets, m, tests, max_steps, exact_utilization, cb)
     finally:
         close()
-    for r in out:  # an empty set's float sum is -0.0; its utilization is 0
-        if r.get("utilization") == 0:
-            r["utilization"] = 0.0
     if interrupted:
         e = KeyboardInterrupt(f"interrupted after {len(out)} of {len(sets)} task sets")
         e.partial = out  # type: ignore[attr-defined]

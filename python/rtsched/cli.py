@@ -270,7 +270,7 @@ def _print_report_table(results: list[dict]) -> None:
             print(f"  invalid: {r['error']}")
             continue
         exact = f" = {r['utilization_exact']}" if "utilization_exact" in r else ""
-        print(f"n = {r['n']}, m = {r['m']}, U = {r['utilization'] + 0.0:.4f}{exact}")  # + 0.0: never -0.0000
+        print(f"n = {r['n']}, m = {r['m']}, U = {r['utilization']:.4f}{exact}")
         width = max(len(k) for k in r["results"])
         for name, res in r["results"].items():
             extra = ""
