@@ -283,6 +283,10 @@ def _print_report_table(results: list[dict]) -> None:
             print("\n".join(table_lines(r["overheads"])))
 
 
+#: Task sets per call of the overhead-aware batch analysis (what a Ctrl-C can lose at most).
+_ANALYZE_CHUNK = 256
+
+
 def cmd_analyze(args: argparse.Namespace) -> int:
     from . import _core
     from .io import _format
@@ -368,18 +372,38 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from .api import analyze_many
 
     sets = load(args.file)
-    results = analyze_many(sets, args.m, args.tests, args.max_steps, exact_utilization=args.exact_utilization, **ovh)
+    # In chunks, so that a Ctrl-C keeps the reports of the chunks finished before it (the
+    # overhead-aware part has no partial result of its own).
+    step = _ANALYZE_CHUNK if ovh else max(1, len(sets))
+    results: list = []
+    interrupted = False
+    try:
+        for i in range(0, len(sets), step):
+            results += analyze_many(
+                sets[i : i + step], args.m, args.tests, args.max_steps, exact_utilization=args.exact_utilization, **ovh
+            )
+    except KeyboardInterrupt as e:
+        interrupted = True
+        if not ovh:
+            results += list(getattr(e, "partial", None) or [])
     if args.output:
         from .output import write_text
 
         write_text(args.output, "".join(json.dumps(r) + "\n" for r in results))
+    if interrupted:
+        print(
+            f"rtsched analyze: interrupted after {len(results)} of {len(sets)} task set(s); their results are "
+            + ("below" if results else "kept")
+            + (f" and in {args.output}" if args.output else ""),
+            file=sys.stderr,
+        )
     if args.json:
         for r in results:
             print(json.dumps(r))
-        return 0
-    if len(results) <= 20:
+        return 130 if interrupted else 0
+    if len(results) <= 20 or interrupted and not results:
         _print_report_table(results)
-        return 0
+        return 130 if interrupted else 0
     names = list(results[0]["results"])
     width = max([len(k) for k in names] + [len(f"{args.mechanism} hard")] if ovh else [len(k) for k in names])
     print(f"{len(results)} task sets")
@@ -395,7 +419,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             gave = sum(1 for s in side if s["gave_up"])
             label = f"{args.mechanism} {key}"
             print(f"  {label:<{width}}  {acc:>9}  {len(results) - acc - gave:>9}  {gave:>8}")
-    return 0
+    return 130 if interrupted else 0
 
 
 def _add_partition(sub):
@@ -668,8 +692,8 @@ def _is_forkjoin(path: str) -> bool:
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
-    except (OSError, ValueError):
-        return False  # the normal loader reports the error
+    except (OSError, ValueError, RecursionError):
+        return False  # the normal loader reports the error (nesting too deep included), in one line
     tasks = doc.get("tasks") if isinstance(doc, dict) else None
     return isinstance(tasks, list) and any(isinstance(t, dict) and "regions" in t for t in tasks)
 
@@ -824,12 +848,53 @@ def _add_mechanism_options(p, registry: list[dict]) -> None:
 
 
 def _mechanism_params(args) -> list[str]:
-    """The --param pairs plus the named parameter options that were given."""
+    """The --param pairs plus the named parameter options that were given, each checked against
+    the scheduler's declared parameters before the run (:func:`_check_param`)."""
     pairs = list(args.param)
     for k, val in vars(args).items():
         if k.startswith("param__") and val is not None:
             pairs.append(f"{k[len('param__') :]}={val}")
+    declared = {}
+    for e in _registry():
+        if e["name"] == getattr(args, "scheduler", None):
+            declared = {prm["name"]: prm for prm in e["params"]}
+    for kv in pairs:
+        key, sep, val = kv.partition("=")
+        prm = declared.get(key.strip().replace("-", "_"))
+        if sep and prm is not None:
+            _check_param(prm, val, f"parameter {key.strip()}={val}")
     return pairs
+
+
+def _check_param(prm: dict, val: str, where: str) -> None:
+    """A mechanism parameter's value by its declared kind, as the command line takes values: a
+    duration needs a unit (``quantum=10`` is refused, not 10 ns), an integer is in its range,
+    a choice is one of its words, ranks are integers >= 0."""
+    import re
+
+    kind = prm["kind"]
+    try:
+        if kind == "duration":
+            v.check_cli_duration(val, "ms")
+        elif kind.startswith("integer "):
+            lo, hi = (int(x) for x in kind.split()[1].split("..="))
+            v.integer(v._parse_int(val), "value", lo, hi)
+        elif kind == "flag":
+            v.choice(val.strip().lower(), "value", ["true", "false"])
+        elif "|" in kind:
+            v.choice(val.strip(), "value", kind.split("|"))
+        elif prm["name"] == "priorities" and val.strip().lower() not in ("dm", "rm"):
+            for rank in val.split(","):
+                if not re.fullmatch(r"\s*\d{1,9}\s*", rank):
+                    why = "negative" if rank.strip().startswith("-") else "not an integer"
+                    raise RtschedError(
+                        f"rank {rank.strip()[:20]!r} is {why}; give dm, rm or one rank per task, integers >= 0 "
+                        "(0 = highest), e.g. 0,1,2"
+                    )
+    except RtschedError as e:
+        msg = str(e)
+        prefix = "argument 'value': "
+        raise RtschedError(f"{where}: {msg[len(prefix) :] if msg.startswith(prefix) else msg}") from None
 
 
 def _add_run(sub):
@@ -908,6 +973,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"rtsched run: deprecated: --json OUT; use -o {legacy_json} (and --json to print JSON)", file=sys.stderr)
     if args.window and not args.gantt:
         raise RtschedError("--window applies to the Gantt chart: give --gantt OUT.png|OUT.svg too")
+    if args.gantt and not args.gantt.lower().endswith((".svg", ".png")):
+        raise RtschedError(f"--gantt {args.gantt!r}: a Gantt chart is written as .svg or .png; name the file so")
     if args.window:
         from .plots import parse_window
 

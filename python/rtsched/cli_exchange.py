@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import validate as v
 from ._core import RtschedError
 
 EXPORT_FORMATS = ["rt-app", "json", "csv"]
@@ -131,6 +132,6 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("file", help="the file to read")
     p.add_argument("--format", required=True, choices=IMPORT_FORMATS, help="the input format")
-    p.add_argument("--m", type=int, help="processor count to record (default: the CPUs the threads name, if any)")
+    p.add_argument("--m", type=v.CLI_M, help="processor count to record (default: the CPUs the threads name, if any)")
     p.add_argument("-o", "--output", metavar="FILE", help="output file, .json or .csv (default stdout, JSON)")
     p.set_defaults(func=cmd_import)

@@ -139,6 +139,8 @@ def _trace_lines(trace: str | os.PathLike) -> list[dict]:
         lines = [json.loads(x) for x in text.splitlines() if x.strip()]
     except ValueError as e:
         raise RtschedError(f"gantt: the trace is not JSON Lines: {e}") from None
+    except RecursionError:
+        raise RtschedError("gantt: the trace is not JSON Lines (a line nested too deeply)") from None
     if not lines or lines[0].get("ev") != "meta":
         raise RtschedError("gantt: the trace has no meta line (expected a trace written by simulate or run)")
     return lines

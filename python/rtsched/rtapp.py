@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import _core
+from . import validate as _v
 from ._core import RtschedError, Task, TaskSet
 
 POLICIES = ("SCHED_DEADLINE", "SCHED_FIFO")
@@ -41,6 +42,13 @@ _THREAD_KEYS = {
     "util_max",
 }
 _FIFO_MAX = 99
+#: The most tasks an import expands to (thread instances summed), the bound of a generated set.
+MAX_TASKS = 1_000_000
+
+
+def _short(v: Any) -> str:
+    r = repr(v)
+    return r if len(r) <= 40 else r[:37] + "..."
 
 
 def _us_up(ns: int) -> int:
@@ -100,9 +108,18 @@ def to_rtapp(
     if seconds * 1_000_000_000 != dur_ns:
         notes.append(f"rt-app runs whole seconds: duration {_core.format_duration(dur_ns)} rounded up to {seconds}s")
     if cpus is not None:
-        cpus = [int(c) for c in cpus]
-        if not cpus or any(c < 0 for c in cpus):
-            raise RtschedError(f"field 'cpus': expected a non-empty list of CPU numbers, got {cpus!r}")
+        if isinstance(cpus, (str, bytes)) or not isinstance(cpus, Sequence) or not cpus:
+            raise RtschedError(f"field 'cpus': expected a non-empty list of CPU numbers, got {_short(cpus)}")
+        cpus = [_v.integer(c, "cpus", 0, _v.MAX_CPU) for c in cpus]
+    if isinstance(calibration, bool) or not (
+        isinstance(calibration, int)
+        and calibration > 0
+        or isinstance(calibration, str)
+        and re.fullmatch(r"CPU\d{1,5}", calibration)
+    ):
+        raise RtschedError(
+            f"field 'calibration': expected \"CPUn\" or a positive number of ns per loop, got {_short(calibration)}"
+        )
     rounded = 0
     order = sorted(range(len(ts)), key=lambda i: (ts[i].deadline, i))
     fifo_prio = {i: max(1, _FIFO_MAX - rank) for rank, i in enumerate(order)}
@@ -113,6 +130,14 @@ def to_rtapp(
         if period < 1 or deadline < 1:
             raise RtschedError(
                 f"task {i}: rt-app counts in microseconds; a period or deadline below 1 µs cannot be exported"
+            )
+        if run > min(deadline, period):
+            # Rounding to whole µs (run up, deadline and period down) would give a budget above
+            # the deadline or period, which the kernel refuses (and which is not this task).
+            raise RtschedError(
+                f"task {i} ({name}): rt-app counts in microseconds and the export rounds run time up, deadline "
+                f"and period down: wcet {t.wcet} ns -> {run} µs exceeds deadline {t.deadline} ns -> {deadline} µs "
+                f"or period {t.period} ns -> {period} µs; give this task times in whole microseconds"
             )
         thread: dict[str, Any] = {"instance": 1, "loop": -1, "policy": policy}
         if policy == "SCHED_DEADLINE":
@@ -157,7 +182,7 @@ def dumps(config: dict) -> str:
 
 def _strip_comments(text: str) -> str:
     """rt-app's own examples carry C comments and trailing commas (its parser, json-c, accepts
-    them); remove both outside strings."""
+    them); remove both outside strings (a thread named ``"a, }"`` keeps its name)."""
     out: list[str] = []
     i, n = 0, len(text)
     while i < n:
@@ -176,10 +201,20 @@ def _strip_comments(text: str) -> str:
         elif text.startswith("//", i):
             end = text.find("\n", i)
             i = n if end < 0 else end
+        elif c in "}]":
+            # A trailing comma: the last non-blank piece before this bracket, if it is a comma
+            # outside a string (pieces are single characters or whole strings).
+            k = len(out) - 1
+            while k >= 0 and out[k].isspace():
+                k -= 1
+            if k >= 0 and out[k] == ",":
+                del out[k]
+            out.append(c)
+            i += 1
         else:
             out.append(c)
             i += 1
-    return re.sub(r",(\s*[}\]])", r"\1", "".join(out))
+    return "".join(out)
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
@@ -193,7 +228,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
 
 def _us(v: Any, where: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-        raise RtschedError(f"{where}: expected a non-negative integer number of microseconds, got {v!r}")
+        raise RtschedError(f"{where}: expected a non-negative integer number of microseconds, got {_short(v)}")
     return v * 1000
 
 
@@ -270,17 +305,26 @@ def from_rtapp(text: str) -> TaskSet:
         doc = json.loads(_strip_comments(text), object_pairs_hook=_no_duplicates)
     except ValueError as e:
         raise RtschedError(f"not an rt-app configuration (invalid JSON: {e})") from None
+    except RecursionError:
+        raise RtschedError("not an rt-app configuration (JSON nested too deeply)") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("tasks"), dict):
         raise RtschedError("field 'tasks': an rt-app configuration needs a \"tasks\" object")
     if not doc["tasks"]:
         raise RtschedError("field 'tasks': the configuration has no threads")
     tasks: list[Task] = []
     cpus: set[int] = set()
+    total = 0
     for name, th in doc["tasks"].items():
         task = _thread_task(name, th)
         instances = th.get("instance", 1)
-        if isinstance(instances, bool) or not isinstance(instances, int) or instances < 0:
-            raise RtschedError(f"task {name!r}: field 'instance': expected a non-negative integer, got {instances!r}")
+        if isinstance(instances, bool) or not isinstance(instances, int) or instances < 1:
+            raise RtschedError(f"task {name!r}: field 'instance': expected a positive integer, got {_short(instances)}")
+        total += instances
+        if total > MAX_TASKS:
+            raise RtschedError(
+                f"task {name!r}: field 'instance': the configuration expands to more than {MAX_TASKS:,} tasks "
+                f"(at {total:,} here); rtsched imports at most {MAX_TASKS:,}"
+            )
         for k in range(instances):
             label = name if instances == 1 else f"{name}-{k}"
             tasks.append(Task(wcet=task.wcet, period=task.period, deadline=task.deadline, name=label))

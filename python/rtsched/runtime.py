@@ -67,9 +67,14 @@ def _param_pairs(params) -> list[tuple[str, str]]:
                 raise RtschedError(f"bad parameter {kv!r}: use KEY=VALUE")
             items.append((k.strip(), val))
     out = []
+    seen: set = set()
     for k, val in items:
         if isinstance(val, bool):
             val = "true" if val else "false"
+        key = str(k).replace("-", "_")
+        if key in seen:  # --param k=1 --param k=2, or --param k=1 with --k 2: which one was meant?
+            raise RtschedError(f"parameter {str(k)!r} given twice; give each mechanism parameter once")
+        seen.add(key)
         out.append((str(k), str(val)))
     return out
 
@@ -147,6 +152,11 @@ def run_cpus(
         cpu_list = allowed[:want]
     else:
         cpu_list = parse_cpus(cpus)
+        if dedicated_cpu is not None and dedicated_cpu in cpu_list:
+            raise RtschedError(
+                f"field 'dedicated_cpu': CPU {dedicated_cpu} is also in cpus {_cpu_text(cpu_list)}; the dedicated "
+                "CPU runs the mechanism's service thread and no task: list only the task CPUs in cpus (--cpus)"
+            )
     k = len(cpu_list)
     util = sum((Fraction(t.wcet, t.period) for t in ts), Fraction(0))
     over = []

@@ -76,6 +76,12 @@ def _show(v: Any) -> str:
     return f"{r} ({type(v).__name__})"
 
 
+def _show_text(s: str) -> str:
+    """``s`` quoted for a message, at most 40 characters (a 300-digit number is not echoed whole)."""
+    s = s.strip()
+    return repr(s) if len(s) <= 40 else repr(s[:37]) + "..."
+
+
 def _fail(name: str, why: str) -> RtschedError:
     return RtschedError(f"argument '{name}': {why}")
 
@@ -94,7 +100,8 @@ def integer(v: Any, name: str, lo: int | None = None, hi: int | None = None) -> 
         raise _fail(name, f"expected an integer, got {_show(v)}") from None
     if lo is not None and x < lo or hi is not None and x > hi:
         rng = f"{lo if lo is not None else '-inf'}..={hi if hi is not None else 'inf'}"
-        raise _fail(name, f"must be in {rng}, got {x}")
+        shown = str(x) if len(str(x)) <= 40 else str(x)[:37] + "..."
+        raise _fail(name, f"must be in {rng}, got {shown}")
     return x
 
 
@@ -287,8 +294,8 @@ def _parse_int(s: str) -> int:
     t = s.strip().replace("_", "")
     if not re.fullmatch(r"[+-]?\d+", t):
         if re.fullmatch(r"[+-]?\d+(\.\d*)?([eE][+-]?\d+)?|[+-]?\.\d+([eE][+-]?\d+)?", t):
-            raise _fail("value", f"expected an integer, got {s!r}")
-        raise _fail("value", f"expected an integer, got {s!r}")
+            raise _fail("value", f"expected an integer, got {_show_text(s)}")
+        raise _fail("value", f"expected an integer, got {_show_text(s)}")
     return int(t)
 
 
@@ -326,14 +333,18 @@ def _unit_hint(s: str, unit: str) -> str:
 
 
 def check_cli_duration(s: str, default_unit: str = "s", allow_zero: bool = True) -> int:
-    """A duration typed on the command line: a unit is required (``0`` excepted)."""
+    """A duration typed on the command line: a unit is required (``0`` excepted); a negative
+    one is refused as negative (not as an unknown unit)."""
+    if s.strip().startswith("-"):
+        raise _fail("value", f"a duration cannot be negative, got {_show_text(s)}")
     if _BARE.match(s):
         if allow_zero and float(s) == 0:
             return 0
         raise _fail(
             "value",
-            f"{s.strip()!r} has no unit: did you mean {_unit_hint(s, default_unit)}? "
-            "(units: ns, us, ms, s; e.g. 500us, 2ms, 1.5s)",
+            f"{_show_text(s)} has no unit"
+            + (f": did you mean {_unit_hint(s, default_unit)}? " if len(s.strip()) <= 40 else " ")
+            + "(units: ns, us, ms, s; e.g. 500us, 2ms, 1.5s)",
         )
     try:
         return parse_duration(s)

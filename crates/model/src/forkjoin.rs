@@ -17,7 +17,7 @@
 
 use crate::task::Task;
 use crate::taskset::TaskSet;
-use crate::time::{parse_duration, Time, MAX_TIME};
+use crate::time::{Time, MAX_TIME};
 use crate::ModelError;
 use serde_json::{Map, Value};
 
@@ -188,7 +188,7 @@ fn time_value(v: &Value, field: &str) -> Result<Time, ModelError> {
                 format!("expected a non-negative integer number of ns or a duration string like \"2ms\", got {n}"),
             )
         }),
-        Value::String(s) => parse_duration(s).map_err(|e| ModelError::field(field, e.reason)),
+        Value::String(s) => crate::io::parse_duration_text(s).map_err(|e| ModelError::field(field, e.reason)),
         other => {
             Err(ModelError::field(field, format!("expected integer ns or a duration string like \"2ms\", got {other}")))
         }

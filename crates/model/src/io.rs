@@ -52,6 +52,45 @@ impl Format {
     }
 }
 
+/// `text` quoted for a message, cut to 40 characters (a 300-digit number is not echoed whole).
+fn shown(text: &str) -> String {
+    if text.chars().count() <= 40 {
+        format!("{text:?}")
+    } else {
+        format!("{:?}...", text.chars().take(37).collect::<String>())
+    }
+}
+
+/// A duration written as a string in a file or given from Python: the command line's rule
+/// (docs/formats.md): a string needs a unit (`"2ms"`, `"250us"`), so `"10"` is an error that
+/// says to write the integer `10` for nanoseconds; `"0"` needs none. A negative one is called
+/// negative, and a long text is shown cut. Integers stay nanoseconds; CSV cells, which have no
+/// types, keep [`parse_duration`].
+pub fn parse_duration_text(text: &str) -> Result<Time, ModelError> {
+    let s = text.trim();
+    if s.starts_with('-') {
+        return Err(ModelError::new(format!("cannot read duration {}: a duration cannot be negative", shown(s))));
+    }
+    let bare = !s.is_empty() && s.chars().all(|c| c.is_ascii_digit() || c == '.');
+    if bare && s.chars().any(|c| c.is_ascii_digit() && c != '0') {
+        let hint = if s.len() <= 20 && s.chars().all(|c| c.is_ascii_digit()) {
+            format!(
+                ": write the integer {s} for nanoseconds, or add a unit (\"{s}ns\", \"{s}us\", \"{s}ms\", \"{s}s\")"
+            )
+        } else {
+            ": add a unit (ns, us, ms, s), or write integer nanoseconds as a number".to_string()
+        };
+        return Err(ModelError::new(format!("duration {} has no unit{hint}", shown(s))));
+    }
+    parse_duration(text).map_err(|e| {
+        if text.chars().count() > 40 {
+            ModelError::new(e.reason.replace(&format!("{text:?}"), &shown(text)))
+        } else {
+            e
+        }
+    })
+}
+
 fn time_field(v: &Value, field: &str) -> Result<Time, ModelError> {
     match v {
         Value::Number(n) => n.as_u64().ok_or_else(|| {
@@ -60,7 +99,7 @@ fn time_field(v: &Value, field: &str) -> Result<Time, ModelError> {
                 format!("expected a non-negative integer number of ns or a duration string like \"2ms\", got {n}"),
             )
         }),
-        Value::String(s) => parse_duration(s).map_err(|e| ModelError::field(field, e.reason)),
+        Value::String(s) => parse_duration_text(s).map_err(|e| ModelError::field(field, e.reason)),
         other => {
             Err(ModelError::field(field, format!("expected integer ns or a duration string like \"2ms\", got {other}")))
         }
@@ -235,6 +274,23 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
+    fn duration_strings_need_a_unit_as_on_the_command_line() {
+        assert_eq!(parse_duration_text("2ms").unwrap(), 2_000_000);
+        assert_eq!(parse_duration_text("0").unwrap(), 0);
+        assert_eq!(parse_duration_text(" 250 us ").unwrap(), 250_000);
+        let e = parse_duration_text("10").unwrap_err().reason;
+        assert!(e.contains("has no unit") && e.contains("integer 10 for nanoseconds"), "{e}");
+        let e = parse_duration_text("-1ms").unwrap_err().reason;
+        assert!(e.contains("cannot be negative") && !e.contains("unknown unit"), "{e}");
+        let long = format!("{}ms", "9".repeat(300));
+        let e = parse_duration_text(&long).unwrap_err().reason;
+        assert!(e.len() < 200 && e.contains("64-bit"), "{e}");
+        let e = read_json(r#"{"tasks": [{"wcet": "10", "period": "1ms"}]}"#).unwrap_err().to_string();
+        assert!(e.contains("wcet") && e.contains("has no unit"), "{e}");
+        assert_eq!(read_json(r#"{"tasks": [{"wcet": 10, "period": "1ms"}]}"#).unwrap().taskset.len(), 1);
+    }
+
+    #[test]
     fn reads_json_with_units_and_defaults() {
         let f = read_json(
             r#"{"m": 2, "tasks": [{"name": "a", "wcet": "1ms", "period": "10ms"},
@@ -406,6 +462,9 @@ mod tests {
             Just("1.5".to_string()),
             Just("\"2ms\"".to_string()),
             Just("\"0.5ns\"".to_string()),
+            Just("\"10\"".to_string()),
+            Just("\"0\"".to_string()),
+            Just("\"-1ms\"".to_string()),
             Just("null".to_string()),
             Just("true".to_string()),
             Just("[1]".to_string()),

@@ -3,7 +3,7 @@
 use crate::RtschedError;
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyString};
-use rtsched_model::time::parse_duration;
+use rtsched_model::io::parse_duration_text;
 use rtsched_model::Time;
 
 /// A time given as an int (ns) or a duration string ("2ms").
@@ -12,7 +12,7 @@ pub(crate) fn time_arg(v: &Bound<'_, PyAny>, field: &str) -> PyResult<Time> {
         let text = s
             .to_str()
             .map_err(|_| RtschedError::new_err(format!("field '{field}': the string is not valid Unicode")))?;
-        return parse_duration(text).map_err(|e| RtschedError::new_err(format!("field '{field}': {}", e.reason)));
+        return parse_duration_text(text).map_err(|e| RtschedError::new_err(format!("field '{field}': {}", e.reason)));
     }
     // Python ints, and integer types that declare themselves ints through `__index__`
     // (numpy's int64 and friends); floats have no `__index__` and are refused below.
@@ -27,12 +27,15 @@ pub(crate) fn time_arg(v: &Bound<'_, PyAny>, field: &str) -> PyResult<Time> {
     };
     if let Some(i) = int {
         return i.extract::<u64>().map_err(|_| {
-            RtschedError::new_err(format!("field '{field}': expected a non-negative integer number of ns, got {v}"))
+            RtschedError::new_err(format!(
+                "field '{field}': expected a non-negative integer number of ns below 2^64, got {}",
+                short_repr(v)
+            ))
         });
     }
     Err(RtschedError::new_err(format!(
         "field '{field}': expected integer ns or a duration string like \"2ms\", got {}",
-        v.repr().map(|r| r.to_string()).unwrap_or_default()
+        short_repr(v)
     )))
 }
 
@@ -71,7 +74,8 @@ pub(crate) fn arg_u64(v: &Bound<'_, PyAny>, name: &str, lo: u64, hi: u64) -> PyR
     if v.is_instance_of::<pyo3::types::PyBool>() || !v.is_instance_of::<PyInt>() {
         return Err(bad());
     }
-    let out_of_range = || RtschedError::new_err(format!("argument '{name}': must be in {lo}..={hi}, got {v}"));
+    let out_of_range =
+        || RtschedError::new_err(format!("argument '{name}': must be in {lo}..={hi}, got {}", short_repr(v)));
     let x: u64 = v.extract().map_err(|_| out_of_range())?;
     if x < lo || x > hi {
         return Err(out_of_range());

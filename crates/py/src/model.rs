@@ -129,10 +129,10 @@ fn parse_jsonl(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Vec<TaskSet>
     })
 }
 
-/// Parses a duration ("2ms", "250us", "1.5s", or an integer of ns) exactly.
+/// Parses a duration ("2ms", "250us", "1.5s"; "0" needs no unit, any other number does) exactly.
 #[pyfunction]
 fn parse_duration(text: &Bound<'_, PyAny>) -> PyResult<u64> {
-    rtsched_model::time::parse_duration(&arg_str(text, "text")?).map_err(err)
+    rtsched_model::io::parse_duration_text(&arg_str(text, "text")?).map_err(err)
 }
 
 /// Formats ns with the largest exact unit ("2ms").

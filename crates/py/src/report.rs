@@ -222,7 +222,8 @@ pub fn report(ts: &TaskSet, m: u32, tests: &[TestId], limits: &Limits, exact_uti
     Report {
         m,
         n: ts.len(),
-        utilization: ts.utilization_f64(),
+        // + 0.0: the float sum of no tasks is -0.0; an empty set's utilization is 0.
+        utilization: ts.utilization_f64() + 0.0,
         utilization_exact: exact_utilization.then(|| {
             let u = ts.utilization();
             format!("{}/{}", u.numer(), u.denom())

@@ -40,6 +40,8 @@ impl TaskSet {
 fn m_arg(m: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u32>> {
     crate::convert::arg_m(m, "m").map_err(|_| {
         let got = m.and_then(|v| v.repr().ok()).map(|r| r.to_string()).unwrap_or_default();
+        let got =
+            if got.chars().count() > 40 { format!("{}...", got.chars().take(37).collect::<String>()) } else { got };
         RtschedError::new_err(format!(
             "field 'm': the number of processors must be an integer in 1..={}, got {got}",
             rtsched_model::MAX_M

@@ -8,7 +8,9 @@ point is on disk, ``--resume`` continues).
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 
 from .. import validate as v
 from .._core import RtschedError as _InputError
@@ -37,31 +39,48 @@ def _executor_args(p):
 
 
 def _make_executor(args):
-    from .executors import DaskExecutor, LocalExecutor, parse_options
+    from .executors import DaskExecutor, LocalExecutor, check_address, parse_options
 
-    if args.dask and args.slurm:
+    if args.dask is not None and args.slurm:
         raise SpecError("give either --dask or --slurm, not both")
     if (args.slurm_opt or args.slurm_jobs != 1) and not args.slurm:
         raise SpecError("--slurm-opt and --slurm-jobs need --slurm")
-    if args.dask:
-        return DaskExecutor(address=args.dask)
+    if args.dask is not None and args.jobs is not None:
+        raise SpecError("--jobs sets local worker processes; with --dask the cluster's workers run the points")
+    if args.dask is not None:
+        return DaskExecutor(address=check_address(args.dask))
     if args.slurm:
         return DaskExecutor(slurm=parse_options(args.slurm_opt), slurm_jobs=args.slurm_jobs)
     return LocalExecutor(args.jobs)
 
 
+def _interrupt_once(signum, frame):
+    """The first Ctrl-C interrupts (``KeyboardInterrupt``); later ones are ignored while the
+    run stops its workers and exits (status 130), so they never print a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def _guard(name, fn, args) -> int:
+    old = None
+    if threading.current_thread() is threading.main_thread():
+        old = signal.signal(signal.SIGINT, _interrupt_once)
     try:
         return fn(args)
     except (SpecError, _InputError) as e:  # a bad spec, or a file that cannot be written
         print(f"rtsched {name}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        if old is not None:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         print(
             f"rtsched {name}: interrupted; every finished point is saved, rerun with --resume to continue",
             file=sys.stderr,
         )
         return 130
+    finally:
+        if old is not None and signal.getsignal(signal.SIGINT) is _interrupt_once:
+            signal.signal(signal.SIGINT, old)
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:

@@ -16,8 +16,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
+import signal
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from typing import Any
 
 from .errors import SpecError
@@ -39,21 +43,100 @@ def _watch_parent(parent: int):
 
 
 def _init_worker(threads: int, parent: int):
-    """Set the worker's Rust thread count; exit when the sweep process dies.
+    """Set the worker's Rust thread count; ignore Ctrl-C; exit when the sweep process dies.
+
+    A terminal's Ctrl-C reaches the whole process group. The workers ignore it: the parent
+    alone decides (it keeps the finished points and terminates the workers). A worker that took
+    the ``KeyboardInterrupt`` itself could die holding the lock of the pool's task queue, and
+    the pool, then the interpreter's exit, would wait for it forever.
 
     A worker of a ProcessPoolExecutor whose parent was killed with SIGKILL would otherwise wait
     forever on its task queue (it holds both ends of the queue's pipe, so it never sees EOF).
     """
+    import signal
     import threading
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ.setdefault("RAYON_NUM_THREADS", str(threads))
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="rtsched-parent-watch").start()
 
 
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ctrl-C ignored while the workers are stopped (a second Ctrl-C must not break the
+    cleanup, nor print a traceback); the handler is restored after. Only in the main thread
+    (signal handlers can only be set there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    try:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # pragma: no cover
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stops the pool now: the workers are terminated (the points they were running are lost;
+    every finished one was handed out), and the pool marks the points not run as failed.
+
+    No future is cancelled here: Python 3.11's pool thread fails with ``InvalidStateError`` when
+    it marks a cancelled future of a broken pool. The call queue's feeder thread may be blocked
+    writing a large point to workers that are gone: the pool must not wait for it."""
+    with _sigint_ignored():
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        for proc in procs:
+            try:
+                proc.terminate()
+            except (OSError, AttributeError):  # pragma: no cover - already gone
+                pass
+        queue = getattr(pool, "_call_queue", None)
+        if queue is not None:
+            queue.cancel_join_thread()
+        pool.shutdown(wait=False)
+        for proc in procs:
+            proc.join(timeout=5)
+            if proc.is_alive():  # pragma: no cover - a worker that ignores SIGTERM
+                proc.kill()
+                proc.join(timeout=5)
+
+
+def max_local_jobs() -> int:
+    """The most local worker processes: four per CPU (at least 32). Each is a Python process with
+    the Rust core loaded; thousands of them exhaust memory long before they speed anything up."""
+    return max(32, 4 * (os.cpu_count() or 1))
+
+
+#: A Dask scheduler address: ``tcp://host:8786`` (or tls, ws, wss, ucx, inproc) or ``host:port``.
+_ADDRESS = re.compile(r"^(?:(?:tcp|tls|ws|wss|ucx|inproc)://)?[A-Za-z0-9_.\-\[\]:%]+(?::\d{1,5})?/?$")
+
+
+def check_address(address: Any) -> str:
+    """A Dask scheduler address, checked before any connection is tried."""
+    if (
+        not isinstance(address, str)
+        or not _ADDRESS.match(address.strip())
+        or "://" not in address
+        and ":" not in address
+    ):
+        shown = repr(address) if len(repr(address)) <= 60 else repr(address)[:57] + "..."
+        raise SpecError(f"--dask {shown}: expected a Dask scheduler address like tcp://host:8786")
+    return address.strip()
+
+
 class LocalExecutor:
     def __init__(self, jobs: int | None = None):
-        if jobs is not None and jobs < 1:
-            raise SpecError(f"--jobs must be at least 1, got {jobs}")
+        if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+            raise SpecError(f"--jobs must be at least 1 (an integer), got {jobs!r}")
+        if jobs is not None and jobs > max_local_jobs():
+            raise SpecError(
+                f"--jobs {jobs}: at most {max_local_jobs()} local worker processes on this machine "
+                f"({os.cpu_count() or 1} CPUs); for more, run on a cluster (--dask, --slurm)"
+            )
         self.jobs = jobs or os.cpu_count() or 1
 
     def describe(self) -> str:
@@ -78,10 +161,22 @@ class LocalExecutor:
             initializer=_init_worker,
             initargs=(threads, os.getpid()),
         )
+        pending: dict = {}
+        finished = False
         try:
             pending = {pool.submit(fn, arg): key for key, arg in items}
             while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                try:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                except KeyboardInterrupt:
+                    # Ctrl-C: stop the workers now, then hand out the points that finished
+                    # before it (the caller writes them), then let the interrupt through.
+                    _stop(pool)
+                    for fut in [f for f in pending if f.done() and not f.cancelled()]:
+                        key = pending.pop(fut)
+                        if fut.exception() is None:
+                            yield key, fut.result()
+                    raise
                 for fut in done:
                     key = pending.pop(fut)
                     try:
@@ -89,8 +184,12 @@ class LocalExecutor:
                     except Exception as e:
                         raise PointFailed(key, e) from e
                     yield key, res
+            finished = True
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+            if finished:
+                pool.shutdown(wait=True)
+            else:  # an error, an interrupt, or a caller that stopped early: do not wait
+                _stop(pool)
 
     def close(self) -> None:
         pass

@@ -19,6 +19,9 @@ KEYS = ("overheads", "mechanism", "stat", "cpd", "quantum", "extrapolate")
 HARD_TESTS = ("gedf", "seed001", "seed001_nobar")
 SOFT_TEST = "gedf_srt"
 IDEAL = ("ideal", "ideal-dedicated")
+#: The most bytes of overhead models (canonical JSON) a spec may embed: they are copied into
+#: every point, and into every point file's metadata. The measured models are a few kB.
+MAX_EMBEDDED_BYTES = 1 << 20
 
 
 def with_mechanism(method: str, mechanism: str | None) -> str:
@@ -102,6 +105,12 @@ def parse(data: dict, path: str | None, where: str, methods: list) -> dict | Non
             raise SpecError(f"{where} overheads: no model for {missing} in {p!r} (found: {sorted(models)})")
         keys = sorted({k for m in need if (k := model_key(m, models)) is not None})
         chosen = {k: json.loads(models[k]["text"]) for k in keys}
+    size = len(json.dumps(chosen, sort_keys=True, separators=(",", ":")))
+    if size > MAX_EMBEDDED_BYTES:
+        raise SpecError(
+            f"{where} overheads: the models of {p!r} are {size:,} bytes as JSON; every point file embeds them, "
+            f'so at most {MAX_EMBEDDED_BYTES:,} bytes are allowed (docs/experiments.md, "Overheads")'
+        )
     stat = data.get("stat")
     if stat is not None and stat not in ("max", "avg"):
         raise SpecError(f'{where} stat: expected "max" or "avg", got {stat!r}')

@@ -54,7 +54,7 @@ def load_results_spec(results_dir: str | os.PathLike) -> Spec:
     try:
         info = json.loads((d / "sweep.json").read_text(encoding="utf-8"))
         quick, variant = bool(info.get("quick", False)), info.get("variant")
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         pass
     return parse_spec(text, str(d / "spec.toml"), quick, variant)
 

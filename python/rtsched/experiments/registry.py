@@ -25,6 +25,7 @@ from types import ModuleType
 from typing import Any
 
 from .errors import SpecError
+from .names import path_name
 from .spec import tomllib
 from .sweep import run_sweep
 
@@ -198,6 +199,9 @@ def variants_of(path: str | os.PathLike) -> tuple[list[str], str | None]:
 
 def results_dir(name: str, variant: str | None, quick: bool) -> Path:
     """The default results directory of a reproduction: ``results/NAME[-VARIANT][-quick]``."""
+    path_name(name, "experiment name")
+    if variant is not None:
+        path_name(variant, f"{name}: variant")
     return Path("results") / (name + (f"-{variant}" if variant else "") + ("-quick" if quick else ""))
 
 

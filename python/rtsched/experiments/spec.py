@@ -34,6 +34,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 from . import methods as method_names
 from .errors import SpecError
+from .names import path_name
 from .variants import apply_variant, parse_semi
 
 __all__ = ["NExpr", "Point", "PlotSpec", "Spec", "SpecError", "load_spec", "parse_spec"]
@@ -94,19 +95,11 @@ MAX_TOTAL_SETS = 1_000_000_000
 MAX_N = 1_000_000
 MAX_M = 16_384
 
-#: A sweep's name names its results folder: letters, digits, ``.``, ``_``, ``-``, starting with a
-#: letter or digit, at most 100 characters — never a path.
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-
 
 def check_name(name: Any, where: str) -> str:
-    """A spec's ``name``: a folder name, never a path (no separator, no ``..``, not absolute)."""
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise SpecError(
-            f"{where} name: {name!r} is not a valid name (letters, digits, '.', '_', '-', starting with a "
-            "letter or digit, at most 100 characters; no path separators)"
-        )
-    return name
+    """A spec's ``name``: a folder name, never a path (names.py: the one rule of names that
+    become path components)."""
+    return path_name(name, f"{where} name")
 
 
 DEFAULT_GENERATOR = {"name": "randfixedsum", "periods": "loguniform:10ms-100ms", "umax": 1.0, "deadlines": "implicit"}
@@ -143,12 +136,27 @@ def parse_duration_ns(value: Any, where: str) -> int:
         return value
     if isinstance(value, str):
         mt = _DURATION.match(value)
+        if value.strip().startswith("-"):
+            raise SpecError(f"{where}: a duration cannot be negative, got {_short(value)}")
+        if mt and mt.group(2) is None and Fraction(mt.group(1)) != 0:
+            # The command line's rule (docs/formats.md): a string needs a unit; integers are ns.
+            raise SpecError(
+                f"{where}: {_short(value)} has no unit: write the integer {mt.group(1)} for nanoseconds, or add a "
+                "unit (ns, us, ms, s), e.g. '500us'"
+                if len(value) <= 40
+                else f"{where}: {_short(value)} has no unit (ns, us, ms, s)"
+            )
         if mt:
             ns = Fraction(mt.group(1)) * _UNIT_NS[mt.group(2)]
             if ns.denominator != 1:
                 raise SpecError(f"{where}: {value!r} is not a whole number of nanoseconds")
             return int(ns)
-    raise SpecError(f"{where}: expected a duration (integer ns or a string like '500us'), got {value!r}")
+    raise SpecError(f"{where}: expected a duration (integer ns or a string like '500us'), got {_short(value)}")
+
+
+def _short(value: Any) -> str:
+    r = repr(value)
+    return r if len(r) <= 40 else r[:37] + "..."
 
 
 def format_duration_ns(ns: int) -> str:
@@ -221,7 +229,12 @@ def _number(value, where: str, integer: bool):
     return value
 
 
-def _range(table: dict, where: str, integer: bool, item=None) -> list:
+#: The most values one grid axis may hold, all its range tables and values together (checked
+#: before any range is listed; the whole grid is bounded by MAX_POINTS in _expand).
+MAX_AXIS_VALUES = 100_000
+
+
+def _range(table: dict, where: str, integer: bool, item=None, room: int = MAX_AXIS_VALUES) -> list:
     """An inclusive range {from, to, step}; floats are computed as from + i*step, rounded to 10 digits."""
     _check_keys(table, RANGE_KEYS, f"range {where}")
     for k in RANGE_KEYS:
@@ -238,8 +251,11 @@ def _range(table: dict, where: str, integer: bool, item=None) -> list:
     if hi < lo:
         raise SpecError(f"{where}: 'to' ({hi}) is below 'from' ({lo})")
     count = int(math.floor((hi - lo) / step + 1e-9)) + 1
-    if count > 100_000:
-        raise SpecError(f"{where}: the range has {count} values; at most 100000 are allowed")
+    if count > room:
+        raise SpecError(
+            f"{where}: the range has {count:,} values, and the axis {MAX_AXIS_VALUES - room:,} before it; "
+            f"at most {MAX_AXIS_VALUES:,} values per grid axis are allowed"
+        )
     if integer:
         return [lo + i * step for i in range(count)]
     return [round(lo + i * step, 10) for i in range(count)]
@@ -255,15 +271,19 @@ def _values(value, where: str, *, integer=False, item=None) -> list:
         items = [value]
     if not items:
         raise SpecError(f"{where}: the list is empty")
-    out = []
+    if len(items) > MAX_AXIS_VALUES:
+        raise SpecError(f"{where}: {len(items):,} entries; at most {MAX_AXIS_VALUES:,} values per grid axis")
+    out: list = []
     for i, v in enumerate(items):
         w = f"{where}[{i}]" if isinstance(value, list) else where
         if isinstance(v, dict):
-            out.extend(_range(v, w, integer, item))
+            out.extend(_range(v, w, integer, item, MAX_AXIS_VALUES - len(out)))
         elif item is not None:
             out.append(item(v, w))
         else:
             out.append(_number(v, w, integer))
+        if len(out) > MAX_AXIS_VALUES:
+            raise SpecError(f"{where}: more than {MAX_AXIS_VALUES:,} values; at most that many per grid axis")
     return out
 
 

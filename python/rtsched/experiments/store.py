@@ -15,7 +15,10 @@ sees either the whole file or none.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -23,16 +26,20 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..output import TMP_SUFFIX, write_with
+from .names import path_name
 from .spec import Point, canonical_json
 
 __all__ = [
     "TMP_SUFFIX",
+    "CHECKSUM",
     "check_point",
+    "checksum",
     "load_point",
     "metadata",
     "point_path",
     "points_dir",
     "read_metadata",
+    "stray_files",
     "stored_spec_hashes",
     "write_point",
     "write_table",
@@ -44,7 +51,7 @@ def points_dir(out_dir: str | os.PathLike) -> Path:
 
 
 def point_path(out_dir: str | os.PathLike, point: Point) -> Path:
-    return points_dir(out_dir) / f"{point.id}.parquet"
+    return points_dir(out_dir) / f"{path_name(point.id, 'point id')}.parquet"
 
 
 def metadata(spec: Any, point: Point, version: str) -> dict:
@@ -62,8 +69,27 @@ def metadata(spec: Any, point: Point, version: str) -> dict:
     }
 
 
+#: The metadata key of a point file's checksum (:func:`checksum`).
+CHECKSUM = "rtsched.checksum"
+
+
+def checksum(table: pa.Table, meta: dict) -> str:
+    """SHA-256 over the table's values (as Python values, column by column) and the metadata
+    (without this key): a bit flipped anywhere in what a reader gets changes it. Recomputed from
+    the file on resume (:func:`load_point`)."""
+    h = hashlib.sha256()
+    body = {k: v for k, v in meta.items() if k != CHECKSUM}
+    h.update(json.dumps(body, sort_keys=True, ensure_ascii=True).encode())
+    for name in table.column_names:
+        h.update(b"\0" + name.encode() + b"\0")
+        h.update(json.dumps(table.column(name).to_pylist(), ensure_ascii=True).encode())
+    return "sha256:" + h.hexdigest()
+
+
 def write_table(final: Path, table: pa.Table, meta: dict) -> Path:
-    """Write ``table`` with schema metadata ``meta`` to ``final`` atomically (zstd Parquet)."""
+    """Write ``table`` with schema metadata ``meta`` (and its :func:`checksum`) to ``final``
+    atomically (zstd Parquet)."""
+    meta = {**meta, CHECKSUM: checksum(table, meta)}
     table = table.replace_schema_metadata({k.encode(): v.encode() for k, v in meta.items()})
     return write_with(final, lambda f: pq.write_table(table, f, compression="zstd"))
 
@@ -98,7 +124,25 @@ def load_point(path: Path, spec: Any, point: Point) -> tuple[Any, str | None]:
     rows = spec.expected_rows(point)
     if table.num_rows != rows:
         return None, f"{table.num_rows} rows, expected {rows}"
+    # A file written before checksums existed has none: its values are taken as they are.
+    if CHECKSUM in got and got[CHECKSUM] != checksum(table, got):
+        return None, "checksum mismatch (the file was changed or damaged after it was written)"
     return table, None
+
+
+def stray_files(out_dir: str | os.PathLike, ids: Iterable[str]) -> list[str]:
+    """The names of files in ``points/`` that are no point of the spec (``ids``) and no
+    temporary file: the documented loader (``pd.read_parquet(OUT / "points")``) would read
+    them too."""
+    d = points_dir(out_dir)
+    if not d.is_dir():
+        return []
+    want = {f"{i}.parquet" for i in ids}
+
+    def temporary(name: str) -> bool:
+        return name.startswith(".") and name.endswith(TMP_SUFFIX)
+
+    return sorted(f.name for f in d.iterdir() if f.name not in want and not temporary(f.name))
 
 
 def read_metadata(path: Path) -> dict:

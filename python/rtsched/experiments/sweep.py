@@ -16,6 +16,7 @@ removed. The parent process writes the files as results arrive, so a run killed 
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import socket
@@ -44,6 +45,7 @@ class SweepResult:
     computed: list = field(default_factory=list)  # point ids evaluated in this run
     kept: list = field(default_factory=list)  # point ids found valid on disk and not recomputed
     invalid: list = field(default_factory=list)  # (point id, reason) found on disk and recomputed
+    stray: list = field(default_factory=list)  # names of files in points/ that are no point of the spec
     seconds: float = 0.0  # wall time of the run
 
 
@@ -72,6 +74,54 @@ def _write_spec(out: Path, spec) -> None:
 
 #: The lock file of a results folder: the pid and host of the run that owns it.
 LOCK = ".lock"
+#: The marker of a results folder: a folder that holds other files and not this one is the
+#: user's, and a sweep refuses to write there (it would overwrite their spec.toml).
+MARKER = ".rtsched-results"
+MARKER_TEXT = "an rtsched results folder (rtsched sweep / reproduce); docs/experiments.md\n"
+
+
+def _legacy_results(out: Path) -> bool:
+    """A results folder written before the marker existed: its sweep.json names a spec hash."""
+    try:
+        info = json.loads((out / "sweep.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(info, dict) and isinstance(info.get("spec_hash"), str)
+
+
+def check_out_dir(out: Path) -> None:
+    """Refuses a results folder that is not ours to write: the root folder, the home folder, a
+    file, or a folder that holds other files and is not a results folder (no marker). A new or
+    empty folder, or one a sweep wrote before, is fine."""
+    try:
+        real = out.resolve()
+    except (OSError, RuntimeError) as e:
+        raise SpecError(f"--out {str(out)!r}: cannot resolve the path ({e})") from None
+    if real == Path(real.anchor):
+        raise SpecError(f"--out {str(out)!r} is the root folder; choose a folder of its own for the results")
+    try:
+        home = Path.home().resolve()
+    except (OSError, RuntimeError, KeyError):
+        home = None
+    if real == home:
+        raise SpecError(f"--out {str(out)!r} is your home folder; choose a folder of its own for the results")
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise SpecError(f"--out {str(out)!r} exists and is not a directory")
+    try:
+        entries = sorted(e.name for e in out.iterdir())
+    except OSError as e:
+        raise SpecError(f"--out {str(out)!r}: cannot list the folder: {e.strerror or e}") from None
+    if not entries or (out / MARKER).is_file() or _legacy_results(out):
+        return
+    if set(entries) <= {LOCK}:  # a run killed before it wrote its marker
+        return
+    shown = ", ".join(repr(e) for e in entries[:3]) + (", ..." if len(entries) > 3 else "")
+    raise SpecError(
+        f"--out {str(out)!r} is not empty and not an rtsched results folder (it holds {shown}); "
+        "the results would overwrite its files: choose a new or empty folder"
+    )
 
 
 def _alive(pid: int) -> bool:
@@ -81,48 +131,77 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
+    except OverflowError:
+        return False
     return True
+
+
+def _owner(text: str) -> tuple[int | None, str]:
+    owner = text.split()
+    pid = int(owner[0]) if owner and owner[0].isdigit() and len(owner[0]) < 12 else None
+    return pid, owner[1] if len(owner) > 1 else "?"
+
+
+def _in_use(out: Path, path: Path, pid: int | None, host: str) -> SpecError:
+    return SpecError(
+        f"{str(out)!r} is in use by another run (process {pid if pid is not None else '?'} on {host}, "
+        f"see {str(path)!r}); wait for it to finish, or delete that file if the process is gone"
+    )
 
 
 @contextmanager
 def lock(out: Path, log: Any = None) -> Iterator[None]:
-    """Holds ``out/.lock`` (the owner's pid and host) for a run: two runs cannot write one
-    results folder at once. A lock left by a process of this host that is gone (``kill -9``) is
-    taken over, with a note; any other lock is an error naming its owner."""
+    """Holds ``out/.lock`` for a run: two runs cannot write one results folder at once.
+
+    The lock is an exclusive ``flock`` on that file, which the kernel releases when its owner
+    ends (even by ``kill -9``), so there is no stale lock to take over and no race between two
+    runs that both find one: exactly one gets the ``flock``. After locking, the file must still be
+    the one at ``out/.lock`` (a releasing owner unlinks it), else the attempt is repeated. The file
+    holds the owner's pid and host, for the message that names it. A file naming a live process
+    of this host that holds no ``flock`` (an older rtsched) is refused too; one naming a process
+    that is gone is taken over, with a note."""
     path = out / LOCK
     me = f"{os.getpid()} {socket.gethostname()}"
-    for _ in range(3):
+    for _ in range(20):
+        fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
             try:
-                owner = path.read_text(encoding="utf-8").split()
-            except OSError:
-                owner = []
-            pid = int(owner[0]) if owner and owner[0].isdigit() else None
-            host = owner[1] if len(owner) > 1 else "?"
-            if pid is not None and host == socket.gethostname() and not _alive(pid):
-                print(f"{path}: taking over the lock of process {pid}, which is gone", file=log or sys.stderr)
-                path.unlink(missing_ok=True)
-                continue
-            raise SpecError(
-                f"{str(out)!r} is in use by another run (process {pid if pid is not None else '?'} on {host}, "
-                f"see {str(path)!r}); wait for it to finish, or delete that file if the process is gone"
-            ) from None
-        else:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(me + "\n")
-            break
-    else:  # pragma: no cover - a lock that keeps reappearing
+                text = os.read(fd, 200).decode("utf-8", "replace")
+            finally:
+                os.close(fd)
+            raise _in_use(out, path, *_owner(text)) from None
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(path))
+        except FileNotFoundError:
+            same = False
+        if not same:  # unlinked by the owner that released it: lock the file now at the path
+            os.close(fd)
+            continue
+        break
+    else:  # pragma: no cover - a lock file that keeps being replaced
         raise SpecError(f"cannot take the lock {str(path)!r}")
+    try:
+        text = os.read(fd, 200).decode("utf-8", "replace")
+        pid, host = _owner(text)
+        if pid is not None and pid != os.getpid() and host == socket.gethostname():
+            if _alive(pid):
+                raise _in_use(out, path, pid, host)
+            print(f"{path}: taking over the lock of process {pid}, which is gone", file=log or sys.stderr)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (me + "\n").encode(), 0)
+    except BaseException:
+        os.close(fd)
+        raise
     try:
         yield
     finally:
         try:
-            if path.read_text(encoding="utf-8").strip() == me:
-                path.unlink()
+            path.unlink()  # while still holding the flock: a run that opened it re-checks the path
         except OSError:
             pass
+        os.close(fd)
 
 
 def run_sweep(
@@ -153,14 +232,20 @@ def run_sweep(
         evaluator = spec.default_evaluator()
     out = Path(out_dir)
     pdir = store.points_dir(out)
-    if out.exists() and not out.is_dir():
-        raise SpecError(f"--out {str(out)!r} exists and is not a directory")
+    check_out_dir(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise SpecError(f"cannot create the results folder {str(out)!r}: {e.strerror or e}") from None
-    with lock(out, log):
-        return _run_locked(spec, out, pdir, resume, evaluator, executor, jobs, progress, log)
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise SpecError(f"the results folder {str(out)!r} is not writable; choose another --out")
+    try:
+        with lock(out, log):
+            write_text(out / MARKER, MARKER_TEXT)
+            return _run_locked(spec, out, pdir, resume, evaluator, executor, jobs, progress, log)
+    except OSError as e:  # no permission, a full disk, a folder removed under the run
+        where = f" ({e.filename})" if getattr(e, "filename", None) else ""
+        raise SpecError(f"results folder {str(out)!r}: {e.strerror or e}{where}") from None
 
 
 def _run_locked(spec, out, pdir, resume, evaluator, executor, jobs, progress, log) -> SweepResult:
@@ -179,6 +264,14 @@ def _run_locked(spec, out, pdir, resume, evaluator, executor, jobs, progress, lo
     _write_spec(out, spec)
 
     result = SweepResult(out, len(spec.points))
+    result.stray = store.stray_files(out, [p.id for p in spec.points])
+    if result.stray:
+        shown = ", ".join(result.stray[:5]) + (", ..." if len(result.stray) > 5 else "")
+        print(
+            f"{len(result.stray)} stray file(s) in {pdir} that are no point of this spec: {shown}; the Parquet "
+            "loader (docs/experiments.md) reads every file there: move them away",
+            file=log,
+        )
     todo = []
     existing = 0
     for p in spec.points:
@@ -229,8 +322,9 @@ def _run_locked(spec, out, pdir, resume, evaluator, executor, jobs, progress, lo
         )
     ver = version()
     t0 = time.monotonic()
+    results = executor.run(evaluator, [(p.id, p.json) for p in todo])
     try:
-        for key, res in executor.run(evaluator, [(p.id, p.json) for p in todo]):
+        for key, res in results:
             p = by_id[key]
             table = spec.result_table(p, res)
             store.write_point(out, spec, p, table, ver)
@@ -243,6 +337,9 @@ def _run_locked(spec, out, pdir, resume, evaluator, executor, jobs, progress, lo
             raise SpecError(f"{what}: {e.error}") from e.error
         raise SpecError(f"{what}: the evaluator failed: {type(e.error).__name__}: {e.error}") from e.error
     finally:
+        close = getattr(results, "close", None)
+        if close is not None:  # stop the executor's workers now, not when the generator is collected
+            close()
         prog.close()
         result.seconds = time.monotonic() - t0
     return result

@@ -20,6 +20,7 @@ from collections.abc import Collection
 from typing import Any
 
 from .errors import SpecError
+from .names import path_name
 
 SEMI_KEYS = ("variant", "rp", "rp_floor", "switch_rate", "cascade_rate")
 SEMI_CHOICES = {
@@ -54,9 +55,13 @@ def apply_variant(data: dict, variant: str | None, where: str, allowed: Collecti
     if not isinstance(variants, dict) or not variants or not all(isinstance(v, dict) for v in variants.values()):
         raise SpecError(f"{where}: [variants] must hold one table per variant, [variants.NAME]")
     names = list(variants)
+    for v in names:  # a variant's name names its results folder (results/NAME-VARIANT)
+        path_name(v, f"{where} variant")
     if default is not None and default not in variants:
         raise SpecError(f"{where}: default_variant = {default!r} is not one of the variants ({', '.join(names)})")
     name = variant if variant is not None else default
+    if variant is not None and not isinstance(variant, str):
+        raise SpecError(f"{where}: --variant: expected a name, got {variant!r}")
     if name is None:
         raise SpecError(f"{where}: this spec has variants ({', '.join(names)}); choose one with --variant")
     if name not in variants:

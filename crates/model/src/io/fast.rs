@@ -11,10 +11,11 @@
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 
+use super::parse_duration_text;
 use super::TaskSetFile;
 use crate::task::Task;
 use crate::taskset::{check_m, TaskSet};
-use crate::time::{parse_duration, Time};
+use crate::time::Time;
 
 /// Reads one task-set object, or `None` when the reference reader must decide.
 pub(super) fn read(text: &str) -> Option<TaskSetFile> {
@@ -127,7 +128,7 @@ impl<'de> de::Deserialize<'de> for TimeVal {
                 Ok(TimeVal(v))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<TimeVal, E> {
-                parse_duration(v).map(TimeVal).map_err(|_| no())
+                parse_duration_text(v).map(TimeVal).map_err(|_| no())
             }
         }
         d.deserialize_any(V)
