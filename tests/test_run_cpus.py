@@ -8,7 +8,7 @@ import os
 
 import pytest
 import rtsched
-from rtsched.runtime import TRUST_FACTOR, TRUST_FLOOR_NS, assess_timing, find_scheduler, run_cpus
+from rtsched.runtime import TRUST_FACTOR, TRUST_FLOOR_NS, assess_timing, find_scheduler, format_summary, run_cpus
 
 ALL = sorted(os.sched_getaffinity(0))
 
@@ -55,6 +55,47 @@ def test_utilization_above_the_cpus_is_refused_exactly():
     with pytest.raises(rtsched.RtschedError, match=r"utilization U = 1 > 1, but the run has 1 CPU"):
         run_cpus(over, [ALL[0]])
     assert len(run_cpus(over, [ALL[0]], force=True)[1]) == 1
+
+
+def test_utilization_at_most_is_exact():
+    # 1/3 + 1/3 + 1/3 is exactly 1 (its float sum is not); one ns more on a 1 s period is over.
+    thirds = rtsched.TaskSet([rtsched.Task(wcet=1, period=3)] * 3)
+    assert thirds.utilization_at_most(1) and not thirds.utilization_at_most(0)
+    thirds.append(rtsched.Task(wcet=1, period="1s"))
+    assert not thirds.utilization_at_most(1) and thirds.utilization_at_most(2)
+    with pytest.raises(rtsched.RtschedError, match="argument 'm': expected an integer"):
+        thirds.utilization_at_most(1.5)
+
+
+def test_a_run_too_big_for_its_trace_is_refused_before_it_starts(cli, tmp_path):
+    # 100,000 tasks released at 0 and again each second: 100,000 jobs in 1 s, more than one CPU's
+    # trace buffer holds at 3 records a job. Refused in one line with the numbers (it used to run
+    # for a minute and sum up to "jobs 0, timing trustworthy").
+    f = tmp_path / "big.json"
+    f.write_text(json.dumps({"tasks": [{"wcet": 5_000, "period": 1_000_000_000}] * 100_000}))
+    code, out, err = cli("run", f, "--scheduler", "gsn-edf", "--duration", "1s", "--cpus", str(ALL[0]))
+    assert code == 2 and out == "", err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "100000 tasks would release 100000 jobs in 1 s, more than the run's trace can hold" in err
+    assert "shorter duration" in err and "Traceback" not in err
+
+
+def test_a_run_that_dropped_trace_records_is_never_trustworthy():
+    entry = find_scheduler("gsn-edf")
+    quiet = summary(0, 0)
+    assert assess_timing(quiet, entry, None)[0]
+    quiet.update(dropped_records=1_947_100, metrics_horizon_ns=2_000_000, duration_ns=1_000_000_000, jobs=0)
+    ok, why = assess_timing(quiet, entry, None)
+    assert not ok
+    assert why.startswith("the run dropped 1947100 trace records") and "only its first 2 ms of 1 s" in why
+    assert "--rt-priority" not in why  # not the host's fault
+    # Disturbed as well: both causes, the lost records first.
+    ok, why = assess_timing({**quiet, "max_poll_gap_ns": 50_000_000}, entry, None)
+    assert not ok and why.startswith("the run dropped") and "between two polls" in why
+    # The table says it next to the job counts.
+    table = format_summary({**quiet, "trustworthy": ok, "trustworthy_reason": why})
+    assert "counted over the first 2 ms only: 1947100 trace records dropped" in table
+    assert "timing NOT trustworthy: the run dropped" in table
 
 
 def test_cli_refuses_in_one_line_and_force_runs_with_a_warning(cli, tmp_path):

@@ -1,6 +1,7 @@
 //! Task sets and platforms.
 
 use crate::exact::{self, Interval, Rational};
+use crate::stop::Stop;
 use crate::task::{DeadlineKind, Task};
 use crate::time::Time;
 use crate::ModelError;
@@ -97,14 +98,22 @@ impl TaskSet {
         kind
     }
 
-    /// Exact total utilization `sum C_i/T_i`.
+    /// Exact total utilization `sum C_i/T_i`, in lowest terms (for printing the fraction;
+    /// reducing costs more than the sum: compare or round [`TaskSet::utilization_sum`]).
     pub fn utilization(&self) -> Rational {
-        self.tasks.iter().fold(exact::zero(), |acc, t| acc + t.utilization())
+        self.utilization_sum(&Stop::never()).expect("never stopped").reduced()
     }
 
-    /// Exact total density `sum C_i/min(D_i,T_i)`.
+    /// Exact total utilization, not in lowest terms ([`exact::sum_ratios`]), or `None` when
+    /// `stop` was requested first.
+    pub fn utilization_sum(&self, stop: &Stop) -> Option<Rational> {
+        exact::sum_ratios(self.tasks.iter().map(|t| (t.wcet as u128, t.period as u128)), stop)
+    }
+
+    /// Exact total density `sum C_i/min(D_i,T_i)`, not in lowest terms ([`exact::sum_ratios`]).
     pub fn density(&self) -> Rational {
-        self.tasks.iter().fold(exact::zero(), |acc, t| acc + t.density())
+        exact::sum_ratios(self.tasks.iter().map(|t| (t.wcet as u128, t.min_dt() as u128)), &Stop::never())
+            .expect("never stopped")
     }
 
     /// Rigorous enclosure of the total utilization.
@@ -126,7 +135,7 @@ impl TaskSet {
     pub fn utilization_at_most(&self, m: u64) -> bool {
         exact::decide(
             || self.utilization_interval().le(Interval::int(m as u128)),
-            || self.utilization() <= exact::int(m as i128),
+            || self.utilization_sum(&Stop::never()).expect("never stopped") <= exact::int(m as i128),
         )
     }
 

@@ -3,7 +3,7 @@
 //! methods `TEST@MECHANISM`, the mechanism table and the model reader.
 
 use crate::model::TaskSet;
-use crate::{err, guarded, RtschedError};
+use crate::{err, RtschedError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
@@ -362,20 +362,30 @@ fn analyze_overheads(
     if sets.len() != ms.len() {
         return Err(RtschedError::new_err("analyze_overheads: one m per task set is required"));
     }
-    guarded(py, || {
+    // Ctrl-C stops the tests (they poll `lim.stop`) within a fraction of a second; a report
+    // cut short is no report, so the interrupt is raised with nothing kept.
+    let stop = rtsched_model::Stop::new();
+    let (out, interrupted) = crate::interrupt::stoppable(py, &stop, || {
         let mech = oh::mechanism(mechanism).map_err(err)?;
         let spec = OverheadSpec::from_json(model_text).map_err(err)?;
         let stat = stat.map(OverheadStat::parse).transpose().map_err(err)?;
         let params = Params { cpd, quantum };
         params.validate().map_err(err)?;
-        let lim = Limits { max_steps, ..Limits::default() };
+        let lim = Limits { max_steps, stop: stop.clone(), ..Limits::default() };
         sets.par_iter()
             .zip(ms.par_iter())
             .map(|(ts, &m)| {
+                if stop.requested() {
+                    return Ok(String::new());
+                }
                 report(&ts.inner, m, mech, &spec, stat, &params, extrapolate, &lim).map(|v| v.to_string()).map_err(err)
             })
-            .collect()
-    })
+            .collect::<PyResult<Vec<String>>>()
+    })?;
+    if interrupted {
+        return Err(pyo3::exceptions::PyKeyboardInterrupt::new_err("overhead-aware analysis interrupted"));
+    }
+    Ok(out)
 }
 
 /// overhead_mechanisms() -> list[dict]: the mechanism table (name, label, rule, model,

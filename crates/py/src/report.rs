@@ -202,16 +202,17 @@ pub struct Report {
     pub results: Vec<TestResult>,
 }
 
-/// Runs `tests` on one task set.
+/// Runs `tests` on one task set. Once `limits.stop` is requested, the tests not yet run
+/// answer [`Verdict::GaveUp`] at once (the caller discards the report).
 pub fn report(ts: &TaskSet, m: u32, tests: &[TestId], limits: &Limits, exact_utilization: bool) -> Report {
     let results = tests
         .iter()
         .map(|&t| match t {
-            TestId::GedfSrt => TestResult {
-                test: t,
-                verdict: Verdict::from_bool(global::srt::bounded_tardiness(ts, m)),
-                extra: Extra::Tardiness(global::srt::tardiness_bounds(ts, m)),
-            },
+            _ if limits.stop.requested() => TestResult { test: t, verdict: Verdict::GaveUp, extra: Extra::None },
+            TestId::GedfSrt => {
+                let (verdict, bounds) = global::srt::test(ts, m, &limits.stop);
+                TestResult { test: t, verdict, extra: Extra::Tardiness(bounds) }
+            }
             TestId::FpDmUni => {
                 let (v, rts) = fp::rta(ts, fp::Priority::DeadlineMonotonic, limits);
                 TestResult { test: t, verdict: v, extra: Extra::ResponseTimes(rts) }

@@ -191,6 +191,12 @@ impl TaskSet {
         let u = self.inner.utilization();
         (u.numer().to_string(), u.denom().to_string())
     }
+    /// Exactly whether the total utilization is at most `m` (integer cross-multiplication and
+    /// exact sums: never a float rounding either way).
+    fn utilization_at_most(&self, m: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let m = crate::convert::arg_u64(m, "m", 0, u64::MAX)?;
+        Ok(self.inner.utilization_at_most(m))
+    }
     /// Least common multiple of the periods; raises if it exceeds `bound` ns.
     #[pyo3(signature = (bound=None))]
     fn hyperperiod(&self, bound: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {

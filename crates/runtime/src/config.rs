@@ -11,6 +11,10 @@ use std::sync::Arc;
 /// The longest run accepted (one hour): a run is never unbounded.
 pub const MAX_DURATION_NS: u64 = 3_600_000_000_000;
 
+/// The fewest trace records a job that runs writes (its release, start and completion): a run
+/// whose jobs need more than its trace buffers hold is refused ([`RunConfig::validate_common`]).
+pub const MIN_RECORDS_PER_JOB: u64 = 3;
+
 /// What an idle worker does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -89,12 +93,37 @@ impl RunConfig {
         }
         self.exec.validate().map_err(RunError::Config)?;
         self.user_jobs.validate(ts.len()).map_err(RunError::Config)?;
+        self.check_trace_room(ts)?;
         if let Some(p) = self.rt_priority {
             if !(1..=98).contains(&p) {
                 return Err(RunError::Priority(format!(
                     "rt_priority must be in 1..=98 (the watchdog runs one above), got {p}"
                 )));
             }
+        }
+        Ok(())
+    }
+
+    /// The run's size bound: the jobs released in `[0, duration)` (`Σ ceil(duration / T_i)`,
+    /// every task released at 0) times [`MIN_RECORDS_PER_JOB`] must fit the trace buffers
+    /// (`trace_capacity` records per scheduling CPU). Past it the buffers would fill early and
+    /// the run's results would cover only a prefix of it (100,000 tasks for 1 s on 2 CPUs
+    /// dropped 1.9 M records and summed up to "jobs 0"). A run below the bound may still drop
+    /// records (mechanisms record more per job); its summary then says so.
+    fn check_trace_room(&self, ts: &TaskSet) -> Result<(), RunError> {
+        let jobs: u128 = ts.iter().map(|t| self.duration_ns.div_ceil(t.period.max(1)) as u128).sum();
+        let m = self.cpus.len().max(1) as u128;
+        let room = self.trace_capacity as u128 * m / MIN_RECORDS_PER_JOB as u128;
+        if jobs > room {
+            return Err(RunError::Config(format!(
+                "{} tasks would release {jobs} jobs in {}, more than the run's trace can hold: about {room} jobs \
+                 ({} records per CPU on {m} CPU{}, at least {MIN_RECORDS_PER_JOB} per job); the rest of the run would \
+                 not be recorded. Run fewer tasks, longer periods or a shorter duration",
+                ts.len(),
+                rtsched_model::time::format_time(self.duration_ns),
+                self.trace_capacity,
+                if m == 1 { "" } else { "s" },
+            )));
         }
         Ok(())
     }

@@ -305,11 +305,19 @@ fn a_tiny_trace_buffer_counts_drops() {
     let _serial = serial();
     let ts = random_set(1, 3, 0.5);
     let mut cfg = one_cpu(50);
-    cfg.trace_capacity = 16;
+    // Room for exactly the run's jobs at the bound's 3 records each: admitted, and gsn-edf
+    // writes more per job (release and scheduler spans), so records are dropped.
+    let jobs: u64 = ts.iter().map(|t| (50 * MS).div_ceil(t.period)).sum();
+    cfg.trace_capacity = (jobs * rtsched_runtime::config::MIN_RECORDS_PER_JOB) as usize;
     let r = run(&ts, &mech("gsn-edf"), &cfg).unwrap();
     assert!(r.dropped_records > 0);
     assert!(r.check_trace().unwrap_err().contains("dropped"));
     assert_eq!(r.summary_json()["dropped_records"].as_u64(), Some(r.dropped_records));
+    // One record less and the run is refused before it starts, with the numbers.
+    cfg.trace_capacity -= 1;
+    let e = run(&ts, &mech("gsn-edf"), &cfg).unwrap_err().to_string();
+    assert!(e.contains(&format!("3 tasks would release {jobs} jobs in 50 ms")), "{e}");
+    assert!(e.contains("more than the run's trace can hold") && e.contains("shorter duration"), "{e}");
 }
 
 #[test]
