@@ -207,8 +207,11 @@ impl OverheadSpec {
     /// vocabulary, missing keys = 0, unknown keys rejected). Errors name the field, e.g.
     /// `field 'overheads.terms.ipi.max_ns[2]'`.
     pub fn from_json(text: &str) -> Result<OverheadSpec, ModelError> {
-        let v: Value =
-            serde_json::from_str(text).map_err(|e| ModelError::field("overheads", format!("invalid JSON: {e}")))?;
+        // The strict reader: a duplicate key is an error (serde_json alone keeps the last one).
+        let v: Value = crate::json::parse(text).map_err(|e| match e.field {
+            Some(key) => ModelError::field(format!("overheads.{key}"), e.reason),
+            None => ModelError::field("overheads", e.reason),
+        })?;
         let o = v.as_object().ok_or_else(|| {
             ModelError::field(
                 "overheads",

@@ -234,6 +234,18 @@ mod tests {
     }
 
     #[test]
+    fn duplicate_keys_and_bad_json_are_errors() {
+        let dup = r#"{"format": "rtsched-overhead-model", "version": 1,
+            "terms": {"release": {"n": [2], "avg_ns": [1], "max_ns": [5], "max_ns": [9]}}}"#;
+        let e = OverheadModel::from_json(dup).unwrap_err().to_string();
+        assert!(e.contains("overheads.max_ns") && e.contains("duplicate key") && e.contains("terms.release"), "{e}");
+        let e = OverheadSpec::from_json(r#"{"release_ns": 1, "release_ns": 2}"#).unwrap_err().to_string();
+        assert!(e.contains("overheads.release_ns") && e.contains("duplicate key"), "{e}");
+        let e = OverheadSpec::from_json("{\"release_ns\": ").unwrap_err().to_string();
+        assert!(e.contains("field 'overheads'") && e.contains("invalid JSON"), "{e}");
+    }
+
+    #[test]
     fn model_metadata() {
         let text = r#"{"format": "rtsched-overhead-model", "version": 1, "scheduler": "pedf", "m": 2,
             "machine": {"hostname": "vm", "platform": "Linux", "processor": "", "cpu_count": 2},
