@@ -411,8 +411,9 @@ def _add_partition(sub):
     p.add_argument(
         "--heuristic",
         metavar="METHOD",
-        default="pedf_ffd",
-        help="plain partitioning pedf_ffd (default), pedf_wfd, pedf_bfd, pedf_nfd (EDF), pfp_ffd, ... (FP, deadline "
+        default=None,
+        help="plain partitioning pedf_wfd (default: the placement run and simulate use for pedf), pedf_ffd, pedf_bfd, "
+        "pedf_nfd (EDF), pfp_wfd, ... (FP, deadline "
         "monotonic), pfp_rm_ffd, ... (FP, rate monotonic): whole tasks, decreasing utilization, exact admission; or "
         "SP-RES (Brandenburg & Gül, RTSS 2016): spres (the cascade), spres-nometa, spres-paf, or one heuristic by the "
         "paper's name (ffd, wfd, wfd-c=d, PAF(WWFD), ...; docs/spres.md)",
@@ -455,9 +456,12 @@ def _add_partition(sub):
 
 def cmd_partition(args: argparse.Namespace) -> int:
     from ._core import format_time as fmt
-    from .api import _legacy_heuristic, partition
+    from .api import DEFAULT_PARTITION_METHOD, _legacy_heuristic, partition
 
     ts = _load_one(args.file, "partition")
+    defaulted = args.heuristic is None
+    if defaulted:
+        args.heuristic = DEFAULT_PARTITION_METHOD
     method, note = _legacy_heuristic(args.heuristic, args.admission)
     if note is not None:
         print(f"rtsched partition: deprecated: {note}", file=sys.stderr)
@@ -483,6 +487,8 @@ def cmd_partition(args: argparse.Namespace) -> int:
         if not placement["schedulable"]:
             return f"not placed ({placement.get('heuristic', args.heuristic)}): {placement.get('reason', '')}"
         out = [f"placed by {placement['heuristic']} on {placement['m']} processors"]
+        if defaulted:
+            out[0] += " (the default, as run and simulate place pedf; --heuristic picks another)"
         for cpu in placement["cpus"]:
             out.append(f"  cpu {cpu['cpu']}:" + ("" if cpu["reservations"] else " idle"))
             for r in cpu["reservations"]:
