@@ -641,9 +641,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def _interrupted(s: dict) -> int:
     """Exit status 130 after Ctrl-C, with a note: the summary and outputs cover the part simulated."""
     if s.get("interrupted"):
+        from ._core import format_time
+
+        at = s.get("horizon_ns", s.get("horizon"))
+        shown = format_time(at) if isinstance(at, int) else f"{at} ns"  # for people; the JSON keeps ns
         print(
-            f"rtsched simulate: interrupted at {s.get('horizon_ns', s.get('horizon'))} ns; the summary and the "
-            "outputs cover the time simulated",
+            f"rtsched simulate: interrupted at {shown}; the summary and the outputs cover the time simulated",
             file=sys.stderr,
         )
         return 130
