@@ -71,6 +71,11 @@ def test_the_helpers_mark_once():
     assert quickmark.title("T", True) == "T (quick)" == quickmark.title("T (quick)", True)
     assert quickmark.title("T", False) == "T"
     assert quickmark.first_line("a\nb", True) == "a (quick)\nb"
+    assert quickmark.first_line("n: a\nb", True, "n") == "n (quick): a\nb"
+    assert quickmark.first_line("n (quick): a", True, "n") == "n (quick): a"
+    assert quickmark.first_line("n: a", False, "n") == "n: a"
+    assert quickmark.is_marked_title("n (quick): a") and quickmark.is_marked_title("T (quick)")
+    assert not quickmark.is_marked_title("n: a (quick) b")
     assert quickmark.csv_table(["x"], [[1]], True) == (["x", "quick"], [[1, "true"]])
     assert quickmark.csv_table(["x"], [[1]], False) == (["x"], [[1]])
     assert quickmark.is_marked_csv("x,quick\n") and not quickmark.is_marked_csv("x,quickly\n")
@@ -124,9 +129,7 @@ def test_quick_outputs_carry_the_mark(name, tmp_path, monkeypatch):
         assert all(r[k] == "true" for r in rows), f.name
     # Every .md table's title line, and the text printed.
     for f in out.glob("*.md"):
-        assert f.read_text().splitlines()[0].endswith(quickmark.TITLE_MARK), f.name
+        assert quickmark.is_marked_title(f.read_text().splitlines()[0]), f.name
     text = res.get("text") or "\n".join(res.get("crossings_text") or [])
     if text:
-        assert text.splitlines()[0].endswith(quickmark.TITLE_MARK) or text.splitlines()[0].split(":")[0].endswith(
-            quickmark.TITLE_MARK
-        ), text.splitlines()[0]
+        assert quickmark.is_marked_title(text.splitlines()[0]), text.splitlines()[0]

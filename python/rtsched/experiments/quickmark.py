@@ -22,10 +22,20 @@ def title(text: str, quick: bool) -> str:
     return text + TITLE_MARK
 
 
-def first_line(text: str, quick: bool) -> str:
-    """``text`` (a multi-line table) with its first line, the title, marked when ``quick``."""
+def first_line(text: str, quick: bool, name: str | None = None) -> str:
+    """``text`` (a multi-line table) with its first line, the title, marked when ``quick``: right
+    after the name when the line starts ``NAME:`` (where a reader looks), else at its end."""
     head, sep, rest = text.partition("\n")
+    if not quick or is_marked_title(head):
+        return text
+    if name and head.startswith(f"{name}:"):
+        return f"{name}{TITLE_MARK}{head[len(name) :]}" + sep + rest
     return title(head, quick) + sep + rest
+
+
+def is_marked_title(line: str) -> bool:
+    """Whether a title line carries the mark (at its end, or after its ``NAME`` before a colon)."""
+    return line.endswith(TITLE_MARK) or line.split(":", 1)[0].endswith(TITLE_MARK)
 
 
 def csv_table(header: list, rows: list, quick: bool) -> tuple[list, list]:

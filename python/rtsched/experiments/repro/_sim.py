@@ -310,7 +310,7 @@ def write_report(spec: SimSpec, out: Path, res: dict, run, figure: Path, csv_pat
     (``sweep``) and its counts (``run``). A quick run's title line carries the quick mark."""
     counts = {"computed": len(run.computed), "kept": len(run.kept), "seconds": run.seconds}
     text = (
-        quickmark.first_line(res["text"], spec.quick)
+        quickmark.first_line(res["text"], spec.quick, spec.name)
         + f"\n\n({counts['computed']} point(s) computed in {counts['seconds']:.1f} s, {counts['kept']} kept)"
     )
     tables = write_text(out / f"{spec.name}.md", text + "\n")
