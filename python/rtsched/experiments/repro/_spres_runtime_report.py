@@ -208,8 +208,8 @@ def _text(spec: SimSpec, res: dict) -> list:
     for title, terms in (("Fig. 7", FIG7), ("Fig. 8 (SP-RES)", FIG8)):
         lines += [
             "",
-            f"{title}: overhead in µs, pooled over the runs (paper: its text's 99th percentile, "
-            f"cycles / {PAPER_CYCLES_PER_US} per µs)",
+            f"{title}: overhead in µs, pooled over the runs on m = {', '.join(map(str, res['m']))} (paper: its "
+            f"text's 99th percentile on m = {t1.PAPER_SPRES_M}, cycles / {PAPER_CYCLES_PER_US} per µs)",
         ]
         body = []
         for term, name in terms:
@@ -234,7 +234,10 @@ def _text(spec: SimSpec, res: dict) -> list:
                         paper_txt,
                     ]
                 )
-        lines += md(["overhead", "scheduler", "samples", "runs", "median", "p99", "max", "paper p99"], body)
+        lines += md(
+            ["overhead", "scheduler", "samples", "runs", "median", "p99", "max", f"paper p99 (m = {t1.PAPER_SPRES_M})"],
+            body,
+        )
     lines += _comparisons(res)
     ours = f"m = {', '.join(map(str, res['m']))}"
     theirs = f"m = {t1.PAPER_SPRES_M}"
