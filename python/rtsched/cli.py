@@ -808,7 +808,8 @@ def _add_mechanism_options(p, registry: list[dict]) -> None:
     p.add_argument(
         "--dedicated-cpu",
         type=v.CLI_CPU,
-        help="the dedicated CPU of mechanisms that have one (" + "; ".join(roles) + ")",
+        help="the dedicated CPU of mechanisms that have one (" + "; ".join(roles) + "); it runs no task, so a set "
+        "made for m CPUs needs m + 1 (on 2 CPUs: an m = 1 set with --dedicated-cpu 0)",
     )
     p.add_argument(
         "--param",
