@@ -235,7 +235,10 @@ def test_partition_table_matches_the_json(cli, tmp_path):
     p = json.loads(out_j)
     assert code_j == 0 and p["schedulable"] and p["m"] == 3
     lines = out.splitlines()
-    assert lines[0] == f"placed by {p['heuristic']} on 3 processors"
+    # No --heuristic: the default (pedf_wfd, what run and simulate use for pedf), named as such.
+    assert p["heuristic"] == "pedf_wfd"
+    default = "(the default, as run and simulate place pedf; --heuristic picks another)"
+    assert lines[0] == f"placed by {p['heuristic']} on 3 processors {default}"
     # each CPU line is followed by its reservations, as in the JSON
     shown: dict = {}
     cpu = None
@@ -256,8 +259,8 @@ def test_partition_table_matches_the_json(cli, tmp_path):
         ]
         for c in p["cpus"]
     }
-    # FFD with exact EDF admission: the two 0.9 tasks need their own processors
+    # WFD with exact EDF admission: the two 0.9 tasks need their own processors
     assert sorted(len(v) for v in shown.values()) == [1, 1, 1]
     code, out, err = cli("partition", f, "--m", 2)
     assert code == 1 and err == ""
-    assert out.startswith("not placed (pedf_ffd") and "task 0" in out and "2 processors" in out
+    assert out.startswith("not placed (pedf_wfd") and "task 0" in out and "2 processors" in out

@@ -58,3 +58,27 @@ def test_bad_requests_are_refused():
         _core.default_partition(edf_only(), "gedf", 2)
     with pytest.raises(rtsched.RtschedError, match="1..=16384"):
         _core.default_partition(edf_only(), "pedf", 0)
+
+
+def test_partition_defaults_to_the_placement_run_and_simulate_use(cli, tmp_path):
+    """`rtsched partition` without --heuristic places a set as `run` and `simulate` place it
+    under pedf without --placement (one placement per set), and says it used the default."""
+    ts = rtsched.TaskSet(
+        [rtsched.Task(wcet=w, period=p) for w, p in ((5, 10), (4, 10), (3, 10), (2, 10), (6, 20), (1, 10))]
+    )
+    f = write_set(tmp_path, ts)
+    code, out, err = cli("partition", f, "--m", 3, "--json")
+    assert code == 0, err
+    placed = json.loads(out)
+    assert placed["heuristic"] == rtsched.api.DEFAULT_PARTITION_METHOD == "pedf_wfd"
+    mine = sorted(sorted(r["task"] for r in c["reservations"]) for c in placed["cpus"])
+    theirs = sorted(sorted(c) for c in _core.default_partition(ts, "pedf", 3)["partition"])
+    assert mine == theirs
+    # First fit would have placed this set differently: the default is not first fit.
+    ffd = rtsched.partition(ts, 3, "pedf_ffd")
+    assert sorted(sorted(r["task"] for r in c["reservations"]) for c in ffd["cpus"]) != mine
+    code, out, err = cli("partition", f, "--m", 3)
+    default = "(the default, as run and simulate place pedf; --heuristic picks another)"
+    assert code == 0 and out.splitlines()[0].endswith(default)
+    code, out, err = cli("partition", f, "--m", 3, "--heuristic", "pedf_wfd")
+    assert code == 0 and "the default" not in out

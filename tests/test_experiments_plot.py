@@ -151,7 +151,7 @@ def test_reproduce_quick_with_the_fake(tmp_path):
     assert {r["epsilon_ns"] for r in rows} == {"100000", "500000", "2000000"}
     # The figure's numbers and the crossings of every curve beside it.
     table = list(csv.DictReader(open(res["table"])))
-    assert table and set(table[0]) == {"panel", "curve", "x", "value", "sets"}
+    assert table and set(table[0]) == {"panel", "curve", "x", "value", "sets", "quick"}  # a quick run
     assert {r["curve"] for r in table} == {"ε = 100 µs", "ε = 500 µs", "ε = 2000 µs"}
     assert all(0 <= float(r["value"]) <= 1 for r in table)
     cross = list(csv.DictReader(open(tmp_path / "f5" / "crossings.csv")))

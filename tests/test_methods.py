@@ -108,7 +108,7 @@ def test_old_spellings_work_with_a_deprecation_message(capsys, tmp_path):
     assert main(["partition", str(f), "--heuristic", "ffd"]) in (0, 1)
     assert "'ffd' is SP-RES's FFD (decreasing density)" in capsys.readouterr().err
     assert main(["partition", str(f)]) in (0, 1)
-    assert capsys.readouterr().out.startswith(("placed by pedf_ffd", "not placed (pedf_ffd"))
+    assert capsys.readouterr().out.startswith(("placed by pedf_wfd", "not placed (pedf_wfd"))
 
 
 def test_unknown_names_list_the_known_ones(capsys, tmp_path):

@@ -270,7 +270,8 @@ def test_api_errors_are_rtsched_errors():
         rtsched.run(light(), scheduler="gsn-edf", cpus=[CPU], duration="10ms", params={"priorities": "rm"})
     with pytest.raises(rtsched.RtschedError, match="parameter priorities"):
         rtsched.run(light(), scheduler="pfp", cpus=[CPU], duration="10ms", params={"priorities": "1,2"})
-    with pytest.raises(rtsched.RtschedError, match="needs a dedicated_cpu for release handling"):
+    own = r"needs a CPU of its own for release handling \(--dedicated-cpu N; Python: dedicated_cpu=N\)"
+    with pytest.raises(rtsched.RtschedError, match=own):
         rtsched.run(light(), scheduler="gsn-edf-di", cpus=[CPU], duration="10ms")
 
 

@@ -65,7 +65,7 @@ def test_spres_table1_tiny_run(tmp_path):
         "total migrations",
         "per sec. and core",
         "reduction",
-        "paper: per sec. and core",
+        "paper (m = 44): per sec. and core",
         "observed slack",
         "deadline misses",
     ):
@@ -96,7 +96,7 @@ def test_spres_table1_tiny_run(tmp_path):
     assert res["tables"].read_text().startswith("spres-table1")
     # Table I's own columns, one row per slack level, beside the figure.
     table = _csv(res["table"])
-    assert res["table"] == out / "table.csv" and list(table[0]) == ["slack", "migrations_per_s_per_core"]
+    assert res["table"] == out / "table.csv" and list(table[0]) == ["slack", "migrations_per_s_per_core", "quick"]
     assert [float(r["slack"]) for r in table] == [0.0, 0.1, 0.25, 0.33, 0.5]
     if agg["simulated_sets"]:
         assert float(table[0]["migrations_per_s_per_core"]) == pytest.approx(agg["rows"][0]["rate"])

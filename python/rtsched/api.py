@@ -330,10 +330,18 @@ def _legacy_heuristic(heuristic: str, admission: str | None) -> tuple[str, str |
     return heuristic, None
 
 
+#: The placement method ``partition`` uses when none is named: worst-fit decreasing utilization
+#: with exact EDF admission, the placement ``run`` and ``simulate`` give ``pedf`` without one
+#: (``_core.default_partition``), so that one set gets one placement everywhere. Worst fit
+#: spreads the load: every CPU keeps the most headroom below what Linux lets SCHED_FIFO
+#: threads use (95% by default) and for overheads (docs/cli.md, "partition").
+DEFAULT_PARTITION_METHOD = "pedf_wfd"
+
+
 def partition(
     ts: TaskSet,
     m: int | None = None,
-    heuristic: str = "pedf_ffd",
+    heuristic: str = DEFAULT_PARTITION_METHOD,
     admission: str | None = None,
     epsilon: int | str = 0,
     meta: bool = True,
@@ -347,7 +355,8 @@ def partition(
     "Placement JSON") as a dict.
 
     ``heuristic`` is a placement method (docs/cli.md, "Method names"): plain partitioning
-    ``pedf_ffd`` (default), ``pedf_wfd``, ``pedf_bfd``, ``pedf_nfd`` (EDF), ``pfp_ffd``, ...
+    ``pedf_wfd`` (default: :data:`DEFAULT_PARTITION_METHOD`, the placement ``run`` and ``simulate``
+    give ``pedf``), ``pedf_ffd``, ``pedf_bfd``, ``pedf_nfd`` (EDF), ``pfp_ffd``, ...
     (fixed priority, deadline monotonic), ``pfp_rm_ffd``, ... (rate monotonic) — whole tasks
     in decreasing-utilization order, each processor admitted by its exact test; or SP-RES
     (Brandenburg & Gül, RTSS 2016): the cascade ``spres`` (``epsilon`` = minimum slice,

@@ -435,8 +435,9 @@ def _add_partition(sub):
     p.add_argument(
         "--heuristic",
         metavar="METHOD",
-        default="pedf_ffd",
-        help="plain partitioning pedf_ffd (default), pedf_wfd, pedf_bfd, pedf_nfd (EDF), pfp_ffd, ... (FP, deadline "
+        default=None,
+        help="plain partitioning pedf_wfd (default: the placement run and simulate use for pedf), pedf_ffd, pedf_bfd, "
+        "pedf_nfd (EDF), pfp_wfd, ... (FP, deadline "
         "monotonic), pfp_rm_ffd, ... (FP, rate monotonic): whole tasks, decreasing utilization, exact admission; or "
         "SP-RES (Brandenburg & Gül, RTSS 2016): spres (the cascade), spres-nometa, spres-paf, or one heuristic by the "
         "paper's name (ffd, wfd, wfd-c=d, PAF(WWFD), ...; docs/spres.md)",
@@ -479,9 +480,12 @@ def _add_partition(sub):
 
 def cmd_partition(args: argparse.Namespace) -> int:
     from ._core import format_time as fmt
-    from .api import _legacy_heuristic, partition
+    from .api import DEFAULT_PARTITION_METHOD, _legacy_heuristic, partition
 
     ts = _load_one(args.file, "partition")
+    defaulted = args.heuristic is None
+    if defaulted:
+        args.heuristic = DEFAULT_PARTITION_METHOD
     method, note = _legacy_heuristic(args.heuristic, args.admission)
     if note is not None:
         print(f"rtsched partition: deprecated: {note}", file=sys.stderr)
@@ -507,6 +511,8 @@ def cmd_partition(args: argparse.Namespace) -> int:
         if not placement["schedulable"]:
             return f"not placed ({placement.get('heuristic', args.heuristic)}): {placement.get('reason', '')}"
         out = [f"placed by {placement['heuristic']} on {placement['m']} processors"]
+        if defaulted:
+            out[0] += " (the default, as run and simulate place pedf; --heuristic picks another)"
         for cpu in placement["cpus"]:
             out.append(f"  cpu {cpu['cpu']}:" + ("" if cpu["reservations"] else " idle"))
             for r in cpu["reservations"]:
@@ -659,9 +665,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def _interrupted(s: dict) -> int:
     """Exit status 130 after Ctrl-C, with a note: the summary and outputs cover the part simulated."""
     if s.get("interrupted"):
+        from ._core import format_time
+
+        at = s.get("horizon_ns", s.get("horizon"))
+        shown = format_time(at) if isinstance(at, int) else f"{at} ns"  # for people; the JSON keeps ns
         print(
-            f"rtsched simulate: interrupted at {s.get('horizon_ns', s.get('horizon'))} ns; the summary and the "
-            "outputs cover the time simulated",
+            f"rtsched simulate: interrupted at {shown}; the summary and the outputs cover the time simulated",
             file=sys.stderr,
         )
         return 130
@@ -823,7 +832,8 @@ def _add_mechanism_options(p, registry: list[dict]) -> None:
     p.add_argument(
         "--dedicated-cpu",
         type=v.CLI_CPU,
-        help="the dedicated CPU of mechanisms that have one (" + "; ".join(roles) + ")",
+        help="the dedicated CPU of mechanisms that have one (" + "; ".join(roles) + "); it runs no task, so a set "
+        "made for m CPUs needs m + 1 (on 2 CPUs: an m = 1 set with --dedicated-cpu 0)",
     )
     p.add_argument(
         "--param",

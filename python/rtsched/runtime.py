@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
-from . import _core
+from . import _core, rtlimits
 from . import validate as v
 from ._core import RtschedError, TaskSet
 from .output import save_figure, write_text
@@ -143,9 +143,14 @@ def run_cpus(
         want = ts.m or 1
         if want > len(allowed) and not force:
             besides = "" if dedicated_cpu is None else f", besides the dedicated CPU {dedicated_cpu}"
+            fewer = (
+                "fewer CPUs"
+                if dedicated_cpu is None
+                else f"m ≤ {len(allowed)} (with --dedicated-cpu {dedicated_cpu} the tasks get the other CPUs)"
+            )
             raise RtschedError(
                 f"the task set is made for m = {want} CPUs, but this process may use {len(allowed)} "
-                f"({_cpu_text(allowed)}{besides}); give a task set for fewer CPUs, or --force to run it on "
+                f"({_cpu_text(allowed)}{besides}); give a task set for {fewer}, or --force to run it on "
                 "these anyway"
             )
         cpu_list = allowed[:want]
@@ -313,6 +318,9 @@ def run_raw(
     dur = v.duration(duration, "duration", 1)
     if exec_min_fraction is not None:
         exec_min_fraction = v.number(exec_min_fraction, "exec_min_fraction", 0.0, 1.0)
+    if entry["dedicated_cpu"] == "required" and dedicated_cpu is None:
+        chosen = parse_cpus(cpus) if cpus is not None else None
+        raise RtschedError(rtlimits.dedicated_advice(scheduler, entry["dedicated_role"], ts.m, None, cpus=chosen))
     cpu_list, warns = run_cpus(ts, cpus, dedicated_cpu, force)
     if not quiet:
         for w in warns:
@@ -351,6 +359,18 @@ def run_raw(
                 print(f"rtsched run: {scheduler} without --placement: {default['note']}: {partition}", file=sys.stderr)
     elif placement is not None:
         raise RtschedError(f"{scheduler} is global and takes no placement")
+    # SCHED_FIFO threads get only part of each CPU here (RT throttling, the fair server): a
+    # placement above it misses for the kernel's sake, which the warning says with the numbers.
+    throttled = None
+    if rt_priority is not None:
+        loads = rtlimits.placement_loads(ts, cpu_list, partition, reservations)
+        throttled = rtlimits.overloaded(
+            loads, rtlimits.fifo_capacity(), spread=partition is None and reservations is None
+        )
+        if throttled is not None:
+            warns.append(throttled)
+            if not quiet:
+                print(f"rtsched run: warning: {throttled}", file=sys.stderr)
     res = dict(
         _core.run(
             ts,
@@ -376,6 +396,11 @@ def run_raw(
     summary = res["summary"]
     summary["rt_priority"] = rt_priority
     summary["trustworthy"], summary["trustworthy_reason"] = assess_timing(summary, entry, rt_priority)
+    if not summary["trustworthy"] and throttled is not None:
+        summary["trustworthy_reason"] += (
+            "; the likelier cause: the load is above what SCHED_FIFO gets here, so the kernel throttled the "
+            "run's threads (see the warning before the run)"
+        )
     if not summary["trustworthy"]:
         warns.append(f"the measured timing is not trustworthy: {summary['trustworthy_reason']}")
         if not quiet:

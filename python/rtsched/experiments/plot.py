@@ -26,7 +26,7 @@ import numpy as np
 
 from ..output import save_figure, write_text
 from ..plots import curve_style, fraction_axis, legend_outside
-from . import store
+from . import quickmark, store
 from .errors import SpecError
 from .spec import Spec, parse_spec
 
@@ -159,7 +159,7 @@ def summarize(results_dir: str | os.PathLike) -> tuple[Spec, list[dict[str, Any]
     return spec, rows, notes
 
 
-def write_csv(rows: list[dict[str, Any]], path: Path) -> None:
+def write_csv(rows: list[dict[str, Any]], path: Path, quick: bool = False) -> None:
     cols = [
         "point",
         "m",
@@ -175,12 +175,10 @@ def write_csv(rows: list[dict[str, Any]], path: Path) -> None:
         "gave_up",
         "mean_switch_rate",
     ]
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(cols)
+    body = []
     for r in rows:
         mean = r["switch_rate_sum"] / r["placed_with_rate"] if r["placed_with_rate"] else ""
-        w.writerow(
+        body.append(
             [
                 r["point"],
                 r["m"],
@@ -197,6 +195,11 @@ def write_csv(rows: list[dict[str, Any]], path: Path) -> None:
                 mean,
             ]
         )
+    cols, body = quickmark.csv_table(cols, body, quick)  # a quick sweep's CSV says so
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(cols)
+    w.writerows(body)
     write_text(path, buf.getvalue())
 
 
@@ -311,7 +314,10 @@ def crossings_lines(spec: Spec, cross: list) -> list:
             return "—"
         return f"{v:.3f}" + (f" ({pct:.2f}%)" if pct is not None else "")
 
-    lines = [f"{spec.name}: U99 (all points up to it >= 99% placed), and where each curve falls below 95% and 50%:"]
+    lines = [
+        f"{quickmark.title(spec.name, spec.quick)}: U99 (all points up to it >= 99% placed), and where each "
+        "curve falls below 95% and 50%:"
+    ]
     for c in cross:
         where = " / ".join(x for x in (c["panel"], c["curve"]) if x)
         lines.append(
@@ -325,9 +331,7 @@ def write_figure_table(spec: Spec, data: dict, path: Path) -> Path:
     """The figure's numbers, one row per (panel, curve, x): the plotted value (fraction
     schedulable, or mean switch-rate bound) and the sets behind it."""
     pl = spec.plot
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(["panel", "curve", "x", "value", "sets"])
+    body = []
     for panel in _order(pl.panels, list(data), spec):
         cdata = data[panel]
         ckeys = list(cdata)
@@ -337,17 +341,22 @@ def write_figure_table(spec: Spec, data: dict, path: Path) -> Path:
             ckeys = _order(pl.curves, ckeys, spec)
         for ck in ckeys:
             for x, (num, den) in sorted(cdata[ck].items()):
-                w.writerow([_dim_label(pl.panels, panel), _curve_label(pl, ck), x, num / den if den else "", den])
+                body.append([_dim_label(pl.panels, panel), _curve_label(pl, ck), x, num / den if den else "", den])
+    header, body = quickmark.csv_table(["panel", "curve", "x", "value", "sets"], body, spec.quick)
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(header)
+    w.writerows(body)
     return write_text(path, buf.getvalue())
 
 
-def write_crossings(cross: list, path: Path) -> Path:
+def write_crossings(cross: list, path: Path, quick: bool = False) -> Path:
+    cols = ["panel", "curve", "m", "x99", "x95", "x50", "x99_pct_of_m", "x95_pct_of_m", "x50_pct_of_m", "points"]
+    header, body = quickmark.csv_table(cols, [["" if c[k] is None else c[k] for k in cols] for c in cross], quick)
     buf = io.StringIO()
     w = csv.writer(buf)
-    cols = ["panel", "curve", "m", "x99", "x95", "x50", "x99_pct_of_m", "x95_pct_of_m", "x50_pct_of_m", "points"]
-    w.writerow(cols)
-    for c in cross:
-        w.writerow(["" if c[k] is None else c[k] for k in cols])
+    w.writerow(header)
+    w.writerows(body)
     return write_text(path, buf.getvalue())
 
 
@@ -416,9 +425,7 @@ def plot_results(results_dir: str | os.PathLike, output: str | os.PathLike) -> d
         ax.grid(True, alpha=0.3)
     for k in range(npan, nrows * ncols):
         axes[k // ncols][k % ncols].set_visible(False)
-    title = pl.title or spec.name
-    if spec.quick:
-        title += " (quick)"
+    title = quickmark.title(pl.title or spec.name, spec.quick)
     fig.suptitle(title, fontsize=11)
     # One legend beside the figure when every panel has the same curves, else one beside each
     # panel: never on top of the curves.
@@ -438,7 +445,7 @@ def plot_results(results_dir: str | os.PathLike, output: str | os.PathLike) -> d
     finally:
         plt.close(fig)
     csv_path = out.with_suffix(".csv")
-    write_csv(rows, csv_path)
+    write_csv(rows, csv_path, spec.quick)
     return {
         "figure": out,
         "csv": csv_path,

@@ -20,7 +20,28 @@
 use super::accounting::{scaled, Interrupts};
 use super::{Inflated, Inflation, Mode, Params};
 use rtsched_model::overheads::Overheads;
+use rtsched_model::time::format_time;
 use rtsched_model::{Task, TaskSet, Time, MAX_TIME};
+
+/// A time in a reason, for people (`83.6 ms`); one past the largest time (an inflated cost can
+/// be) stays in ns. The verdicts themselves are exact integer ns.
+fn human(ns: u128) -> String {
+    match Time::try_from(ns) {
+        Ok(t) => format_time(t),
+        Err(_) => format!("{ns} ns"),
+    }
+}
+
+/// Two times of an "exceeds" reason, for people unless rounding would print them alike
+/// (`10 ms exceeds 10 ms`): then both in exact ns.
+fn human_pair(a: u128, b: u128) -> (String, String) {
+    let (x, y) = (human(a), human(b));
+    if x == y && a != b {
+        (format!("{a} ns"), format!("{b} ns"))
+    } else {
+        (x, y)
+    }
+}
 
 /// Builds the inflated set from per-task `(C', shrink)`: `T' = T − shrink`, `D' = D − shrink`.
 /// `limit_by_deadline`: hard rules need `C' ≤ D'`, soft ones `C' ≤ T'`.
@@ -38,8 +59,10 @@ pub(super) fn build(
             return Inflation::Infeasible {
                 task: Some(i),
                 reason: format!(
-                    "task {i}: the release delay of {shrink} ns leaves nothing of its deadline {} ns / period {} ns",
-                    t.deadline, t.period
+                    "task {i}: the release delay of {} leaves nothing of its deadline {} / period {}",
+                    human(shrink),
+                    format_time(t.deadline),
+                    format_time(t.period)
                 ),
             };
         }
@@ -54,9 +77,10 @@ pub(super) fn build(
                 Mode::Hard => "deadline",
                 Mode::Soft => "period",
             };
+            let (cost, lim) = human_pair(c2, limit);
             return Inflation::Infeasible {
                 task: Some(i),
-                reason: format!("task {i}: inflated cost {c2} ns exceeds its inflated {what} {limit} ns"),
+                reason: format!("task {i}: inflated cost {cost} exceeds its inflated {what} {lim}"),
             };
         }
         out.push(Task { name: t.name.clone(), wcet: c2.max(1) as Time, deadline: d2 as Time, period: p2 as Time });
@@ -199,7 +223,9 @@ pub(super) fn quantum(
         return Inflation::Infeasible {
             task: None,
             reason: format!(
-                "the per-quantum overheads Δtck + Δsch + Δcxs = {per_quantum} ns leave nothing of the quantum {q} ns"
+                "the per-quantum overheads Δtck + Δsch + Δcxs = {} leave nothing of the quantum {}",
+                human(per_quantum),
+                human(q)
             ),
         };
     }

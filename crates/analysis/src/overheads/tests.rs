@@ -205,7 +205,11 @@ fn infeasible_and_bad_input() {
     match inflate(&set, 2, mech("gsn-edf"), &v, &Params::default(), Mode::Hard).unwrap() {
         Inflation::Infeasible { task, reason } => {
             assert_eq!(task, Some(0));
-            assert!(reason.contains("release delay"), "{reason}");
+            // Times for people: 10 µs of release delay against a 10 µs deadline and period.
+            assert_eq!(
+                reason,
+                "task 0: the release delay of 10 µs leaves nothing of its deadline 10 µs / period 10 µs"
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -241,7 +245,10 @@ fn pedf_per_cpu_accounting_beats_the_global_bound() {
     assert_eq!(j.verdict, Verdict::Schedulable, "{j:?}");
     // Every release on every CPU: uscale = 0.98, C' = 9.6e6 / 0.98 + 2 · 2e5 / 0.98 = 10204082 > 1e7.
     match inflate(&set, 2, m, &v, &Params::default(), Mode::Hard).unwrap() {
-        Inflation::Infeasible { task: Some(0), reason } => assert!(reason.contains("10204083"), "{reason}"),
+        // C' = 10204083 ns, for people in the reason.
+        Inflation::Infeasible { task: Some(0), reason } => {
+            assert_eq!(reason, "task 0: inflated cost 10.2 ms exceeds its inflated deadline 10 ms")
+        }
         other => panic!("{other:?}"),
     }
     // P-FP agrees on this set; soft needs only U ≤ 1 per CPU.
@@ -254,4 +261,35 @@ fn pedf_per_cpu_accounting_beats_the_global_bound() {
     let three = ts(&[(9_600_000, 10_000_000), (9_600_000, 10_000_000), (500_000, 10_000_000)]);
     let j = hard(&three, 2, m, &v, &Params::default(), &[], &Limits::default()).unwrap();
     assert_eq!(j.verdict, Verdict::NotSchedulable);
+}
+
+#[test]
+fn reasons_print_times_for_people() {
+    // Δtck + Δsch + Δcxs = 1 ms fills the 1 ms quantum of a quantum-driven rule (CQm).
+    let v = Overheads { tick_ns: 400_000, schedule_ns: 300_000, context_switch_ns: 300_000, ..Overheads::ZERO };
+    match inflate(&ts(&[(1_000, 10_000_000)]), 2, mech("cqm"), &v, &Params::default(), Mode::Hard).unwrap() {
+        Inflation::Infeasible { task: None, reason } => {
+            assert_eq!(reason, "the per-quantum overheads Δtck + Δsch + Δcxs = 1 ms leave nothing of the quantum 1 ms")
+        }
+        other => panic!("{other:?}"),
+    }
+    // An inflated cost above its deadline: 9 ms of work and 2 ms of context switches in 10 ms.
+    let v = Overheads { context_switch_ns: 1_000_000, ..Overheads::ZERO };
+    match inflate(&ts(&[(9_000_000, 10_000_000)]), 2, mech("gsn-edf"), &v, &Params::default(), Mode::Hard).unwrap() {
+        Inflation::Infeasible { task: Some(0), reason } => {
+            assert!(reason.starts_with("task 0: inflated cost "), "{reason}");
+            assert!(reason.ends_with(" ms exceeds its inflated deadline 10 ms"), "{reason}");
+            assert!(!reason.contains(" ns"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Just above the deadline, where "10 ms exceeds 10 ms" would hide it: both in exact ns.
+    let v = Overheads { context_switch_ns: 10_000, ..Overheads::ZERO };
+    match inflate(&ts(&[(9_990_000, 10_000_000)]), 2, mech("gsn-edf"), &v, &Params::default(), Mode::Hard).unwrap() {
+        Inflation::Infeasible { task: Some(0), reason } => {
+            assert!(reason.starts_with("task 0: inflated cost 100"), "{reason}");
+            assert!(reason.ends_with(" ns exceeds its inflated deadline 10000000 ns"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
 }

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..._core import RtschedError
 from ...overheads import load_models, mechanisms
+from .. import quickmark
 from ..errors import SpecError
 from ..spec import Spec, _check_keys, _int, parse_spec, tomllib
 from ..sweep import SweepResult, load_tables
@@ -304,6 +305,7 @@ def report(spec: Spec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
         out / f"{spec.name}.csv",
         ["panel", "curve", "method", fig.x, "sets", "schedulable", "fraction_schedulable"],
         rows,
+        spec.quick,
     )
     # The figure.
     k = len(fig.panels)
@@ -331,7 +333,7 @@ def report(spec: Spec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
         legend_outside(ax)
     for i in range(k, nrows * cols):
         axes[i // cols][i % cols].axis("off")
-    f.suptitle(fig.title, fontsize=11)
+    f.suptitle(quickmark.title(fig.title, spec.quick), fontsize=11)
     foot = f"overheads: {machines(fig)}"
     left_out = [n for n in fig.notes if "left out" in n]
     if left_out:
@@ -341,7 +343,7 @@ def report(spec: Spec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
     figure = save_figure(f, out / f"{spec.name}.{fmt_}", dpi=130)
     close(f)
     # Tables: where each curve stops being mostly schedulable.
-    lines = [f"# {fig.title.replace(chr(10), ' ')}", "", f"Overheads: {machines(fig)}", ""]
+    lines = [quickmark.title(f"# {fig.title.replace(chr(10), ' ')}", spec.quick), "", f"Overheads: {machines(fig)}", ""]
     lines += ["Models:", ""] + [
         f"- {k}: {os.path.basename(v['path'])} (m = {v['m']}, {v.get('machine') or 'machine unknown'})"
         for k, v in sorted(fig.models.items())

@@ -22,6 +22,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from ...output import write_text
+from .. import quickmark
 from ..errors import EvaluatorError, SpecError
 from ..spec import (
     MAX_M,
@@ -267,7 +268,19 @@ def mean(xs):
     return sum(xs) / len(xs) if xs else None
 
 
-def write_csv(path: Path, header: list, rows: list) -> Path:
+def median(xs):
+    """The median of the values that are not None (the mean of the middle two for an even
+    count); None when there are none. For costs, where one outlier would move a mean."""
+    xs = sorted(x for x in xs if x is not None)
+    if not xs:
+        return None
+    k = len(xs) // 2
+    return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
+
+
+def write_csv(path: Path, header: list, rows: list, quick: bool = False) -> Path:
+    """Writes a CSV table; a quick run's (``quick``) carries the quick column (quickmark.py)."""
+    header, rows = quickmark.csv_table(header, rows, quick)
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(header)
@@ -294,10 +307,10 @@ def close(fig) -> None:
 def write_report(spec: SimSpec, out: Path, res: dict, run, figure: Path, csv_path: Path) -> dict:
     """Writes the tables (``res["text"]`` and what the run did) to ``OUT/NAME.md``; returns the
     paths written, the text, the kind's aggregates (``result``), the runner's ``SweepResult``
-    (``sweep``) and its counts (``run``)."""
+    (``sweep``) and its counts (``run``). A quick run's title line carries the quick mark."""
     counts = {"computed": len(run.computed), "kept": len(run.kept), "seconds": run.seconds}
     text = (
-        res["text"]
+        quickmark.first_line(res["text"], spec.quick, spec.name)
         + f"\n\n({counts['computed']} point(s) computed in {counts['seconds']:.1f} s, {counts['kept']} kept)"
     )
     tables = write_text(out / f"{spec.name}.md", text + "\n")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from ...output import save_figure
+from .. import quickmark
 from ..sweep import SweepResult
 from . import spres_table1 as t1
 from ._sim import SimSpec, close, figure_axes, fmt, md, pct, write_csv, write_report
@@ -207,8 +208,8 @@ def _text(spec: SimSpec, res: dict) -> list:
     for title, terms in (("Fig. 7", FIG7), ("Fig. 8 (SP-RES)", FIG8)):
         lines += [
             "",
-            f"{title}: overhead in µs, pooled over the runs (paper: its text's 99th percentile, "
-            f"cycles / {PAPER_CYCLES_PER_US} per µs)",
+            f"{title}: overhead in µs, pooled over the runs on m = {', '.join(map(str, res['m']))} (paper: its "
+            f"text's 99th percentile on m = {t1.PAPER_SPRES_M}, cycles / {PAPER_CYCLES_PER_US} per µs)",
         ]
         body = []
         for term, name in terms:
@@ -233,22 +234,31 @@ def _text(spec: SimSpec, res: dict) -> list:
                         paper_txt,
                     ]
                 )
-        lines += md(["overhead", "scheduler", "samples", "runs", "median", "p99", "max", "paper p99"], body)
+        lines += md(
+            ["overhead", "scheduler", "samples", "runs", "median", "p99", "max", f"paper p99 (m = {t1.PAPER_SPRES_M})"],
+            body,
+        )
     lines += _comparisons(res)
-    lines += ["", "Table I: SP-RES migrations per second and core on the sets with a split task"]
+    ours = f"m = {', '.join(map(str, res['m']))}"
+    theirs = f"m = {t1.PAPER_SPRES_M}"
+    lines += [
+        "",
+        f"Table I: SP-RES migrations per second and core on the sets with a split task (ours on {ours}, "
+        f"the paper's on {theirs}: per-core rates, not the same machine)",
+    ]
     lines += md(
         [
             "average slack",
             "sets",
-            "threads: migrations",
-            "threads: per sec. and core",
-            "threads: reduction",
-            "threads: misses / jobs",
-            "simulator: per sec. and core",
-            "simulator: reduction",
-            "simulator: misses",
-            "paper: per sec. and core",
-            "paper: reduction",
+            f"threads ({ours}): migrations",
+            f"threads ({ours}): per sec. and core",
+            f"threads ({ours}): reduction",
+            f"threads ({ours}): misses / jobs",
+            f"simulator ({ours}): per sec. and core",
+            f"simulator ({ours}): reduction",
+            f"simulator ({ours}): misses",
+            f"paper ({theirs}): per sec. and core",
+            f"paper ({theirs}): reduction",
         ],
         [
             [
@@ -317,7 +327,7 @@ def _cdf(ax, ws: list, name: str) -> None:
     ax.step(xs, ys, where="post", label=name)
 
 
-def figure(res: dict, path: Path) -> Path:
+def figure(res: dict, path: Path, quick: bool = False) -> Path:
     fig, axes = figure_axes(2, 3, figsize=(14, 8))
     for ax, (term, title) in zip(axes[0], FIG7, strict=True):
         for s in res["schedulers"]:
@@ -338,7 +348,13 @@ def figure(res: dict, path: Path) -> Path:
     ax = axes[1][1]
     rows = res["table1"]
     x = list(range(len(rows)))
-    for k, (key, name) in enumerate((("rate", "threads"), ("sim_rate", "simulator"), ("paper_rate", "paper"))):
+    ours = f"m = {', '.join(map(str, res['m']))}"
+    names = (
+        ("rate", f"threads, {ours}"),
+        ("sim_rate", f"simulator, {ours}"),
+        ("paper_rate", f"paper, m = {t1.PAPER_SPRES_M}"),
+    )
+    for k, (key, name) in enumerate(names):
         ax.bar([i + (k - 1) * 0.27 for i in x], [r[key] or 0 for r in rows], width=0.27, label=name)
     ax.set_xticks(x)
     ax.set_xticklabels([pct(r["slack"]) for r in rows])
@@ -355,7 +371,10 @@ def figure(res: dict, path: Path) -> Path:
     ax.set_ylabel("deadline misses (% of jobs)")
     ax.set_title(f"Misses in the Fig. 7 runs (jobs run {res['exec_scale']:g} × WCET)", fontsize=9)
     ax.grid(True, axis="y", alpha=0.3)
-    fig.suptitle("Brandenburg & Gül, RTSS 2016, Figs. 7–8 and Table I on real threads (rtsched runtime)", fontsize=10)
+    fig.suptitle(
+        quickmark.title("Brandenburg & Gül, RTSS 2016, Figs. 7–8 and Table I on real threads (rtsched runtime)", quick),
+        fontsize=10,
+    )
     fig.tight_layout()
     try:
         return save_figure(fig, path, dpi=110)
@@ -367,7 +386,7 @@ def write_all(spec: SimSpec, table: pa.Table, out: Path, run: SweepResult, fmt_:
     """``NAME.md`` (the tables), ``NAME.csv`` (overhead statistics per figure, scheduler and
     term), ``table1.csv``, ``runs.csv`` and the figure ``NAME.FMT``."""
     res = summarize(spec, table)
-    fig = figure(res, out / f"{spec.name}.{fmt_}")
+    fig = figure(res, out / f"{spec.name}.{fmt_}", spec.quick)
     stats = []
     for title, terms in (("fig7", FIG7), ("fig8", FIG8)):
         for term, _ in terms:
@@ -402,6 +421,7 @@ def write_all(spec: SimSpec, table: pa.Table, out: Path, run: SweepResult, fmt_:
             "paper_p99_cycles",
         ],
         stats,
+        spec.quick,
     )
     keys = [
         "slack",
@@ -418,7 +438,14 @@ def write_all(spec: SimSpec, table: pa.Table, out: Path, run: SweepResult, fmt_:
         "paper_rate",
         "paper_reduction",
     ]
-    table1 = write_csv(out / "table1.csv", keys, [[a[k] for k in keys] for a in res["table1"]])
+    # Both machines' m beside the rates: ours and the paper's 44 cores.
+    ms = " ".join(map(str, res["m"]))
+    table1 = write_csv(
+        out / "table1.csv",
+        [*keys, "m", "paper_m"],
+        [[a[k] for k in keys] + [ms, t1.PAPER_SPRES_M] for a in res["table1"]],
+        spec.quick,
+    )
     rkeys = [
         "scheduler",
         "runs",
@@ -430,7 +457,7 @@ def write_all(spec: SimSpec, table: pa.Table, out: Path, run: SweepResult, fmt_:
         "untrustworthy",
         "repeated",
     ]
-    runs = write_csv(out / "runs.csv", rkeys, [[r[k] for k in rkeys] for r in res["runs"]])
+    runs = write_csv(out / "runs.csv", rkeys, [[r[k] for k in rkeys] for r in res["runs"]], spec.quick)
     for d in res["dists"].values():
         d.pop("ws")
     rep = write_report(spec, out, res, run, fig, csv_path)

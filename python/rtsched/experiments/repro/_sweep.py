@@ -38,7 +38,7 @@ def report(spec: Spec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
     cross = crossings(drawn["spec"], drawn["data"], drawn["rows"])
     drawn["crossings"] = cross
     if cross:
-        drawn["crossings_csv"] = write_crossings(cross, out / "crossings.csv")
+        drawn["crossings_csv"] = write_crossings(cross, out / "crossings.csv", drawn["spec"].quick)
     drawn["crossings_text"] = crossings_lines(drawn["spec"], cross)
     drawn["sweep"] = run
     return drawn

@@ -46,6 +46,7 @@ import pyarrow as pa
 from ..._core import RtschedError
 from ...output import save_figure
 from ...runtime import parse_cpus, realtime_lock
+from .. import quickmark
 from ..errors import EvaluatorError, SpecError
 from ..spec import _dedupe
 from ..sweep import SweepResult, load_tables
@@ -60,6 +61,7 @@ from ._sim import (
     fmt,
     md,
     mean,
+    median,
     parse_common,
     write_csv,
     write_report,
@@ -390,8 +392,9 @@ def summarize(spec: SimSpec, table: pa.Table) -> dict:
                     "start_mig": mean([r["start_migrations"] for r in rs]),
                     "steals": mean([r["steals"] for r in rs]),
                     "attempts": mean([r["steal_attempts"] for r in rs]),
-                    "steal_p50": mean([r["steal_p50_ns"] for r in rs]),
-                    "steal_p99": mean([r["steal_p99_ns"] for r in rs]),
+                    # A cost: the median over the runs, which one disturbed run cannot move.
+                    "steal_p50": median([r["steal_p50_ns"] for r in rs]),
+                    "steal_p99": median([r["steal_p99_ns"] for r in rs]),
                     "preempt": mean([r["preemptions"] for r in rs]),
                     "cs": mean([r["context_switches"] for r in rs]),
                     "threads": sum(r["threads"] or 0 for r in rs),
@@ -453,7 +456,7 @@ def summarize(spec: SimSpec, table: pa.Table) -> dict:
     lines.append(
         "Averages per set: migrations (Table II's count), thread migrations (resumption on another CPU), "
         "start migrations, steals, steal attempts (Rule E searches, the `steal` term) and their cost (median and "
-        "p99 of each run, averaged), preemptions, context switches; misses and jobs summed"
+        "p99 of each run; the median over the runs), preemptions, context switches; misses and jobs summed"
     )
     hdr = [
         "m",
@@ -538,7 +541,10 @@ def figure(res: dict, spec: SimSpec, path: Path) -> Path:
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=7)
     fig.suptitle(
-        "Nogueira et al., EUC 2012 Tables II–III: real threads (plain) beside the simulator (hatched)", fontsize=9
+        quickmark.title(
+            "Nogueira et al., EUC 2012 Tables II–III: real threads (plain) beside the simulator (hatched)", spec.quick
+        ),
+        fontsize=9,
     )
     fig.tight_layout()
     try:
@@ -567,8 +573,8 @@ def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dic
             "mean_start_migrations",
             "mean_steals",
             "mean_steal_attempts",
-            "mean_steal_p50_ns",
-            "mean_steal_p99_ns",
+            "median_steal_p50_ns",
+            "median_steal_p99_ns",
             "mean_preemptions",
             "mean_context_switches",
             "fj_jobs",
@@ -580,5 +586,6 @@ def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dic
             [m, w[0], w[1], e, s, *[a[k] for k in keys], a["fj_jobs"], a["fj_misses"], a["threads"], a["thread_misses"]]
             for (m, w, e, s), a in res["avg"].items()
         ],
+        spec.quick,
     )
     return write_report(spec, out, res, run, fig, csv_path)

@@ -19,6 +19,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from ...output import save_figure
+from .. import quickmark
 from ..errors import SpecError
 from ..spec import _dedupe
 from ..sweep import SweepResult, load_tables
@@ -387,7 +388,7 @@ def figure(res: dict, spec: SimSpec, path: Path) -> Path:
         ax.set_title(title, fontsize=9)
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle("Nogueira et al., EUC 2012 Figs. 3–4 in simulation", fontsize=9)
+    fig.suptitle(quickmark.title("Nogueira et al., EUC 2012 Figs. 3–4 in simulation", spec.quick), fontsize=9)
     fig.tight_layout()
     try:
         return save_figure(fig, path, dpi=120)
@@ -435,5 +436,6 @@ def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dic
             ]
             for (m, w, sch), a in res["avg"].items()
         ],
+        spec.quick,
     )
     return write_report(spec, out, res, run, fig, csv_path)

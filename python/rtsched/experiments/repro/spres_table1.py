@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from ...output import save_figure
+from .. import quickmark
 from ..errors import SpecError
 from ..spec import NExpr, _check_keys, _dedupe, _resolve_n, _values, derive_seed, parse_duration_ns
 from ..sweep import SweepResult, load_tables
@@ -65,8 +66,11 @@ PAPER_SPRES_TABLE1 = {
     0.33: (165_660, 3.30, 2.5),
     0.50: (82_406, 1.64, 5.0),
 }
+#: The cores of the paper's Table I runs (LITMUS^RT on 44 cores), named beside every column of
+#: its numbers since ours run on other m.
+PAPER_SPRES_M = 44
 #: Sets the paper reran: 412,637 / (8.23 · 30 s · 44 cores) ≈ 38.0 (the table's own numbers).
-PAPER_SPRES_SETS = 412_637 / (8.23 * 30 * 44)
+PAPER_SPRES_SETS = 412_637 / (8.23 * 30 * PAPER_SPRES_M)
 
 
 def slack_exec_fraction(slack: float) -> float:
@@ -506,9 +510,9 @@ def summarize(spec: SimSpec, table: pa.Table) -> dict:
         "total migrations",
         "per sec. and core",
         "reduction",
-        "paper: total",
-        "paper: per sec. and core",
-        "paper: reduction",
+        f"paper (m = {PAPER_SPRES_M}): total",
+        f"paper (m = {PAPER_SPRES_M}): per sec. and core",
+        f"paper (m = {PAPER_SPRES_M}): reduction",
         "observed slack",
         "deadline misses",
     ]
@@ -557,21 +561,30 @@ def summarize(spec: SimSpec, table: pa.Table) -> dict:
         "simulated_sets": n_sim,
         "sets": total,
         "not_placed": total - placed,
+        "m_values": m_values,
     }
 
 
-def figure(res: dict, path: Path) -> Path:
-    """A bar chart of the migration rate per slack level, ours beside the paper's."""
+def figure(res: dict, path: Path, quick: bool = False) -> Path:
+    """A bar chart of the migration rate per slack level, ours beside the paper's (each with its m)."""
     rows = res["rows"]
     x = list(range(len(rows)))
     fig, ax = figure_axes(figsize=(6, 3.6))
-    ax.bar([i - 0.2 for i in x], [r["rate"] or 0 for r in rows], width=0.4, label="rtsched simulation")
-    ax.bar([i + 0.2 for i in x], [r["paper_rate"] or 0 for r in rows], width=0.4, label="paper (LITMUS^RT)")
+    ours = f"rtsched simulation (m = {', '.join(map(str, res['m_values']))})"
+    ax.bar([i - 0.2 for i in x], [r["rate"] or 0 for r in rows], width=0.4, label=ours)
+    ax.bar(
+        [i + 0.2 for i in x],
+        [r["paper_rate"] or 0 for r in rows],
+        width=0.4,
+        label=f"paper (LITMUS^RT, m = {PAPER_SPRES_M})",
+    )
     ax.set_xticks(x)
     ax.set_xticklabels([pct(r["slack"]) for r in rows])
     ax.set_xlabel("average slack")
     ax.set_ylabel("migrations per second and core")
-    ax.set_title("SP-RES migration rate vs. slack (Brandenburg & Gül, RTSS 2016, Table I)", fontsize=9)
+    ax.set_title(
+        quickmark.title("SP-RES migration rate vs. slack (Brandenburg & Gül, RTSS 2016, Table I)", quick), fontsize=9
+    )
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
@@ -585,7 +598,7 @@ def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dic
     """The tables (printed and written to ``NAME.md``), the CSV of the aggregated rows and the
     figure, from the point files of a finished run."""
     res = summarize(spec, pa.concat_tables(load_tables(spec, out)))
-    fig = figure(res, out / f"{spec.name}.{fmt_}")
+    fig = figure(res, out / f"{spec.name}.{fmt_}", spec.quick)
     csv_path = write_csv(
         out / f"{spec.name}.csv",
         [
@@ -600,6 +613,8 @@ def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dic
             "observed_slack",
             "deadline_misses",
             "jobs",
+            "m",
+            "paper_m",
         ],
         [
             [
@@ -614,13 +629,19 @@ def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dic
                 r["observed_slack"],
                 r["deadline_misses"],
                 r["jobs"],
+                " ".join(map(str, res["m_values"])),
+                PAPER_SPRES_M,
             ]
             for r in res["rows"]
         ],
+        spec.quick,
     )
     # The table's numbers as Table I has them: migrations per second and core per slack level.
     table = write_csv(
-        out / "table.csv", ["slack", "migrations_per_s_per_core"], [[r["slack"], r["rate"]] for r in res["rows"]]
+        out / "table.csv",
+        ["slack", "migrations_per_s_per_core"],
+        [[r["slack"], r["rate"]] for r in res["rows"]],
+        spec.quick,
     )
     rep = write_report(spec, out, res, run, fig, csv_path)
     rep["table"] = table
