@@ -56,6 +56,16 @@ pub const INTERFERENCE_WAIT_NS: Time = 50_000;
 /// an outlier (Tukey, *Exploratory Data Analysis*, 1977; the box plot's inner fence).
 pub const OUTLIER_IQR_FACTOR: (u64, u64) = (3, 2);
 
+/// The outlier rule for maxima (see [`OverheadStats`]), given the sample's nearest-rank
+/// quartiles and p99: `x` is an outlier iff it lies above Tukey's fence `Q3 + 1.5 · (Q3 − Q1)`
+/// (compared exactly in integers) and above the p99. One definition for every cost rtsched
+/// reports (run summaries, overhead models, `reproduce sd-push-cost`).
+pub fn is_outlier(x: Time, q1: Time, q3: Time, p99: Time) -> bool {
+    let (kn, kd) = OUTLIER_IQR_FACTOR;
+    let fence = (kd as u128) * q3 as u128 + (kn as u128) * q3.saturating_sub(q1) as u128;
+    (kd as u128) * x as u128 > fence && x > p99
+}
+
 /// An overhead sample where and when it was taken: CPU (trace lane), start, duration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sample {
@@ -150,11 +160,7 @@ impl OverheadStats {
             v.sort_unstable();
             let rank = |num: usize, den: usize| v[(num * v.len()).div_ceil(den).clamp(1, v.len()) - 1];
             let (q1, q3) = (rank(1, 4), rank(3, 4));
-            // x > Q3 + (k_num / k_den)(Q3 − Q1)  ⇔  k_den · x > k_den · Q3 + k_num · (Q3 − Q1).
-            let (kn, kd) = OUTLIER_IQR_FACTOR;
-            let fence = (kd as u128) * q3 as u128 + (kn as u128) * (q3 - q1) as u128;
-            let above = |x: Time| (kd as u128) * x as u128 > fence && x > st.p99_ns;
-            outliers = v.iter().rev().take_while(|&&x| above(x)).count();
+            outliers = v.iter().rev().take_while(|&&x| is_outlier(x, q1, q3, st.p99_ns)).count();
             max_ns = v[v.len() - 1 - outliers];
         }
         OverheadStats {
