@@ -789,6 +789,9 @@ def _measure_points(
         few = []
         for t in term_names:
             o = s["overheads"].get(t)
+            if o and not o["count"] and o.get("discarded"):
+                # Every sample disturbed: no point for this term at this n (said in the run).
+                runs[-1].setdefault("all_discarded", []).append(t)
             if not o or not o["count"]:
                 continue
             table[t]["n"].append(n)
