@@ -332,6 +332,8 @@ def cmd_campaign(args: Any) -> int:
         schedulers=[x.strip() for x in args.schedulers.split(",") if x.strip()] if args.schedulers else None,
         rt_priority=args.rt_priority,
         seed=args.seed,
+        background=args.background,
+        isolate=args.isolate,
     )
     r = s.get("ratios") or {}
     if r.get("max_schedule_ns"):

@@ -1084,11 +1084,26 @@ def _add_measure(sub):
         "measure-overheads",
         help="measure a mechanism's overheads as a function of n (Cerqueira et al., RTAS 2014 App. A)",
         description="Run RandFixedSum task sets of n = m, 2m, ..., 10m tasks (U uniform in [0.4m, 0.8m], periods "
-        "log-uniform in [10, 100] ms, synchronous release), 30 s each, and write an overhead model JSON and plots "
-        "(docs/runtime.md, Overhead model format) with every overhead term the mechanism's registry entry declares. "
+        "log-uniform in [10, 100] ms, synchronous release; under spres a split-forcing draw), 30 s each, and write an "
+        "overhead model JSON and plots (docs/formats.md, Overhead models) with every overhead term the mechanism's "
+        "registry entry declares, under the measurement protocol (docs/overheads.md): a preflight of the host "
+        "(printed and stored in the model), samples disturbed by the host discarded, an outlier rule for maxima. "
         "Ctrl-C writes the model for the n already measured (exit 130).",
     )
     p.add_argument("--quick", action="store_true", help="1 s per run and n in {m, 5m, 10m}")
+    p.add_argument(
+        "--background",
+        choices=["none", "cache"],
+        default="none",
+        help="cache: one lowest-priority walker per measured CPU over twice the last-level cache during each run "
+        "(RTAS 2014 §IV, RTSS 2016 §VII); default none",
+    )
+    p.add_argument(
+        "--isolate",
+        action="store_true",
+        help="for the measurement, switch off RT throttling and the fair server, move IRQs off the measured CPUs and "
+        "set the performance governor where permitted; everything is restored afterwards (also on Ctrl-C)",
+    )
     p.add_argument("--cpus", type=v.cli_cpus, help="CPU list, e.g. 0,1 (default: the first allowed CPU)")
     p.add_argument(
         "--rt-priority", type=v.CLI_RT_PRIORITY, help="SCHED_FIFO priority 1..99 (needs root or CAP_SYS_NICE)"
@@ -1124,6 +1139,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
         rt_priority=args.rt_priority,
         force=args.force,
         params=_mechanism_params(args),
+        background=args.background,
+        isolate=args.isolate,
     )
     return 130 if model.get("interrupted") else 0
 

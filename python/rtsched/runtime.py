@@ -218,23 +218,28 @@ def assess_timing(summary: dict, entry: dict, rt_priority: int | None) -> tuple[
     timer latency's twin) likewise, or the priority-inversion monitor's longest interval above
     that limit and above :data:`TRUST_FACTOR` times the run's tracking bound, plus the quantum of
     a quantum-driven mechanism (a worker that never ran records neither a poll gap nor a Δipi).
-    Never trustworthy when the run dropped trace records: its metrics then cover only the time
-    up to the first lost record (``metrics_horizon_ns``), and the reason says so first."""
+    Every maximum here is the raw one (``max_raw_ns``: samples the interference filter
+    discards and outliers included), since this judges the host's disturbance itself. Never
+    trustworthy when the run dropped trace records: its metrics then cover only the time up to
+    the first lost record (``metrics_horizon_ns``), and the reason says so first."""
     ov = summary.get("overheads") or {}
     host = {"release_event", "ipi"}
-    own = sum(
-        int(ov.get(t["name"], {}).get("max_ns", 0)) for t in entry["terms"] if t["tracking"] and t["name"] not in host
-    )
+
+    def raw_max(term: str) -> int:
+        o = ov.get(term, {})
+        return int(o.get("max_raw_ns", o.get("max_ns", 0)))
+
+    own = sum(raw_max(t["name"]) for t in entry["terms"] if t["tracking"] and t["name"] not in host)
     limit = TRUST_FACTOR * max(own, TRUST_FLOOR_NS)
     fmt = _core.format_time
     found = []
     gap = summary.get("max_poll_gap_ns")
     if gap is not None and gap > limit:
         found.append(f"a job body waited {fmt(gap)} between two polls (the host took its CPU)")
-    timer = int(ov.get("release_event", {}).get("max_ns", 0))
+    timer = raw_max("release_event")
     if timer > limit:
         found.append(f"a release timer fired {fmt(timer)} late")
-    wake = int(ov.get("ipi", {}).get("max_ns", 0))
+    wake = raw_max("ipi")
     if wake > limit:
         found.append(f"a reschedule request took {fmt(wake)} to be noticed (Δipi: waking a thread)")
     # A worker the host never let run leaves no poll gap and no Δipi sample (nothing ran to
@@ -296,6 +301,7 @@ def run_raw(
     params: dict | Sequence[str] | None = None,
     quiet: bool = False,
     exec_min_fraction: float | None = None,
+    preflight: bool = True,
 ) -> dict:
     """Like :func:`run` but returns ``{"summary": dict, export name: text, "interrupted": bool}``.
     ``exports`` names the trace's exports (``jsonl``, ``perfetto``, ``job_csv``, ``gantt_svg``,
@@ -303,6 +309,8 @@ def run_raw(
     (decoded), what the summary's ``overheads`` statistics are computed from.
     ``exec_min_fraction`` ``f``: every job runs a fraction of its WCET drawn uniformly from
     ``[f, 1]`` (deterministic per seed, task and job; rtspin's under-run); None: its WCET.
+    ``preflight``: the summary gets ``preflight``, the host's state on the run's CPUs taken
+    before it (:func:`rtsched.protocol.preflight`; a few ms).
 
     Ctrl-C during the run (in the main thread) stops it early: the Rust side notices within
     50 ms, the run winds down in a few ms, and this returns what it measured with
@@ -326,6 +334,12 @@ def run_raw(
         for w in warns:
             print(f"rtsched run: warning: {w}", file=sys.stderr)
     pairs = _param_pairs(params)
+    pre = None
+    if v.boolean(preflight, "preflight"):
+        from .protocol import preflight as take_preflight
+
+        used = cpu_list + ([dedicated_cpu] if dedicated_cpu is not None else [])
+        pre = take_preflight(used, rt_priority=rt_priority)
     partition = None
     reservations = None
     if entry["placement"] == "reservations":
@@ -395,6 +409,8 @@ def run_raw(
     res["interrupted"] = bool(res["summary"].get("interrupted"))
     summary = res["summary"]
     summary["rt_priority"] = rt_priority
+    if pre is not None:
+        summary["preflight"] = pre
     summary["trustworthy"], summary["trustworthy_reason"] = assess_timing(summary, entry, rt_priority)
     if not summary["trustworthy"] and throttled is not None:
         summary["trustworthy_reason"] += (
@@ -537,6 +553,78 @@ def terms(scheduler: str) -> list[str]:
     return [t["name"] for t in find_scheduler(scheduler)["terms"] if t["name"] in known]
 
 
+#: The model's columns per term, each a list as long as ``n`` (docs/formats.md, "Overhead
+#: models"): the required ones, then the measurement protocol's.
+MODEL_COLUMNS = ("n", "avg_ns", "max_ns", "count", "p50_ns", "p99_ns", "max_raw_ns", "discarded", "outliers")
+#: A point with fewer kept samples of a term than this is reported: its p99 is not quotable.
+MIN_SAMPLES_FOR_P99 = 100
+#: The measurement protocol in one line each (the model's ``protocol``; docs/overheads.md).
+PROTOCOL_FILTER = (
+    "samples overlapping host interference on their CPU are discarded: a clock jump above 10 us in a job body's "
+    "poll loop or an idle spin, or run-queue wait (schedstat) above 50 us between two checks"
+)
+PROTOCOL_OUTLIER_RULE = (
+    "max_ns: largest kept sample not above both Tukey's fence Q3 + 1.5 IQR and the p99 (nearest rank; at most 1% "
+    "removed); max_raw_ns: largest of all samples; avg/p50/p99 of the kept samples, outliers included"
+)
+#: Draws of a split-forcing SP-RES set per point before the measurement gives up on a split.
+SPRES_SPLIT_TRIES = 20
+
+
+def _spres_splits(ts: TaskSet, m: int) -> int:
+    """The number of tasks the SP-RES cascade splits into parts (C=D) on ``m`` CPUs (0 when it
+    splits none or cannot place the set)."""
+    from .api import partition as place
+
+    p = place(ts, m, "spres")
+    if not p.get("schedulable"):
+        return 0
+    return sum(1 for t in p.get("tasks", []) if t.get("parts", 1) > 1)
+
+
+def _draw_set(
+    scheduler: str, n: int, m: int, seed: int, rng: random.Random, log: TextIO
+) -> tuple[TaskSet, float, dict]:
+    """The task set of one point: RandFixedSum, U uniform in [0.4m, 0.8m], periods log-uniform
+    in [10, 100] ms (Cerqueira et al., RTAS 2014, §IV). Under ``spres`` a split-forcing draw,
+    so that migrations are measured: m + 1 heavy tasks of total U uniform in [0.88m, 0.95m]
+    (when no two of them fit one CPU, one must be split) and n − m − 1 light tasks of total
+    0.04m, redrawn up to :data:`SPRES_SPLIT_TRIES` times until the SP-RES cascade splits a
+    task; at n = m no set splits (m tasks always fit whole), said in a warning."""
+    from .api import generate
+
+    periods = "loguniform:10ms-100ms"
+    if scheduler != "spres" or n <= m:
+        u = rng.uniform(0.4 * m, 0.8 * m)
+        ts = generate(n, u, generator="randfixedsum", periods=periods, seed=seed)
+        if scheduler == "spres":
+            print(
+                f"rtsched measure-overheads: warning: no split at n={n}: {n} tasks on {m} CPUs always fit whole; "
+                "this point measures no migration",
+                file=log,
+                flush=True,
+            )
+        return ts, u, ({"split_tasks": 0, "draws": 0} if scheduler == "spres" else {})
+    for k in range(SPRES_SPLIT_TRIES):
+        s = seed + 7919 * k
+        heavy = generate(m + 1, rng.uniform(0.88 * m, 0.95 * m), generator="randfixedsum", periods=periods, seed=s)
+        tasks = list(heavy)
+        if n > m + 1:
+            tasks += list(generate(n - m - 1, 0.04 * m, generator="randfixedsum", periods=periods, seed=s + 1))
+        ts = TaskSet(tasks)
+        u = float(sum((Fraction(t.wcet, t.period) for t in ts), Fraction(0)))
+        splits = _spres_splits(ts, m)
+        if splits:
+            return ts, u, {"split_tasks": splits, "draws": k + 1}
+    print(
+        f"rtsched measure-overheads: warning: no split at n={n}: no split-forcing set in {SPRES_SPLIT_TRIES} "
+        "draws; this point measures no migration",
+        file=log,
+        flush=True,
+    )
+    return ts, u, {"split_tasks": 0, "draws": SPRES_SPLIT_TRIES}
+
+
 def measure_overheads(
     scheduler: str,
     *,
@@ -549,18 +637,32 @@ def measure_overheads(
     rt_priority: int | None = None,
     force: bool = False,
     params: dict | Sequence[str] | None = None,
+    background: str = "none",
+    isolate: bool = False,
     log: TextIO = sys.stderr,
 ) -> dict:
     """Runs the experiment and writes ``DIR/overheads-<scheduler>.json`` plus
     ``DIR/overheads-<scheduler>-avg.png`` and ``-max.png``; returns the model dict.
 
+    The measurement protocol (docs/overheads.md, "Measurement protocol"): a preflight of the
+    host (printed, and stored as ``protocol.preflight``); with ``isolate`` what it may change
+    is changed for the measurement and restored after it (errors and Ctrl-C included); with
+    ``background="cache"`` a cache-polluting walker per measured CPU runs during each run;
+    the grid n = m, 2m, ..., 10m (``quick``: m, 5m, 10m, 1 s each); every term's samples
+    filtered (host interference discarded, the outlier rule on the maximum), a warning for a
+    point with fewer than :data:`MIN_SAMPLES_FOR_P99` kept samples.
+
     Ctrl-C stops the experiment: the model and plots are written for the n fully measured
     (the interrupted run is left out) and the model has ``"interrupted": true``."""
+    from .protocol import background_plan, format_preflight, isolated, preflight
+
     term_names = terms(v.text(scheduler, "scheduler"))
     cpu_list = parse_cpus(cpus)
     seed = v.seed(seed)
     rt_priority = v.optional_integer(rt_priority, "rt_priority", 1, 99)
     dedicated_cpu = v.optional_integer(dedicated_cpu, "dedicated_cpu", 0, v.MAX_CPU)
+    background = v.choice(background, "background", ["none", "cache"])
+    isolate = v.boolean(isolate, "isolate")
     m = len(cpu_list)
     ns = [m, 5 * m, 10 * m] if quick else [k * m for k in range(1, 11)]
     secs = seconds if seconds is not None else (1.0 if quick else 30.0)
@@ -568,64 +670,72 @@ def measure_overheads(
         raise RtschedError(f"seconds must be positive, got {secs}")
     rng = random.Random(seed)
     os.makedirs(out, exist_ok=True)
-    table: dict = {t: {"n": [], "avg_ns": [], "max_ns": [], "count": []} for t in term_names}
+    table: dict = {t: {c: [] for c in MODEL_COLUMNS} for t in term_names}
     runs: list[dict] = []
-    from .api import generate
-
+    measured = cpu_list + ([dedicated_cpu] if dedicated_cpu is not None else [])
+    pre = preflight(measured, rt_priority=rt_priority)
+    plan = background_plan(measured) if background == "cache" else None
     interrupted = False
-    for i, n in enumerate(ns):
-        try:
-            u = rng.uniform(0.4 * m, 0.8 * m)
-            ts = generate(n, u, generator="randfixedsum", periods="loguniform:10ms-100ms", seed=seed * 1000 + i)
+    with contextlib.ExitStack() as stack:
+        if isolate:
+            stack.enter_context(isolated(measured, report=pre))
+        for line in format_preflight(pre):
+            print(f"rtsched measure-overheads: preflight: {line}", file=log, flush=True)
+        if plan is not None:
             print(
-                f"rtsched measure-overheads: {scheduler} n={n} U={u:.3f} ({i + 1}/{len(ns)}, {secs:g} s)",
+                f"rtsched measure-overheads: background: a cache walker of {plan['working_set_bytes'] >> 20} MiB per "
+                f"CPU on {_cpu_text(measured)} ({plan['priority']})",
                 file=log,
                 flush=True,
             )
-            s = run_raw(
-                ts,
-                scheduler=scheduler,
-                cpus=cpu_list,
-                duration=int(secs * 1e9),
-                dedicated_cpu=dedicated_cpu,
-                rt_priority=rt_priority,
-                force=force,
-                seed=seed,
-                params=params,
-                quiet=True,
-            )["summary"]
-        except KeyboardInterrupt:  # Ctrl-C outside the run itself (e.g. while generating)
-            s = {"interrupted": True}
-        if s.get("interrupted"):
-            interrupted = True
-            done = [r["n"] for r in runs]
-            print(
-                f"rtsched measure-overheads: interrupted at n={n}; writing the model for the n measured: {done}",
-                file=log,
-                flush=True,
-            )
-            break
-        runs.append(
-            {
-                "n": n,
-                "utilization": u,
-                "jobs": s["jobs"],
-                "deadline_misses": s["deadline_misses"],
-                "dropped_records": s["dropped_records"],
-                "trustworthy": s["trustworthy"],
-            }
+        interrupted = _measure_points(
+            scheduler,
+            ns,
+            m,
+            cpu_list,
+            secs,
+            seed,
+            rng,
+            dedicated_cpu,
+            rt_priority,
+            force,
+            params,
+            plan,
+            runs,
+            table,
+            log,
         )
-        if not s["trustworthy"]:
-            print(f"rtsched measure-overheads: warning: n={n}: {s['trustworthy_reason']}", file=log, flush=True)
-        for t in term_names:
-            o = s["overheads"].get(t)
-            if not o or not o["count"]:
-                continue
-            table[t]["n"].append(n)
-            table[t]["avg_ns"].append(o["avg_ns"])
-            table[t]["max_ns"].append(o["max_ns"])
-            table[t]["count"].append(o["count"])
-    model = {
+    model = _model(scheduler, params, m, cpu_list, secs, seed, interrupted, table, runs)
+    model["protocol"] = {
+        "filter": PROTOCOL_FILTER,
+        "outlier_rule": PROTOCOL_OUTLIER_RULE,
+        "background": background,
+        "grid": ns,
+        "preflight": pre,
+        **({"background_load": plan} if plan is not None else {}),
+    }
+    path = os.path.join(out, f"overheads-{scheduler}.json")
+    write_text(path, json.dumps(model, indent=1))
+    print(f"rtsched measure-overheads: wrote {path}", file=log)
+    for stat in ("avg", "max"):
+        p = os.path.join(out, f"overheads-{scheduler}-{stat}.png")
+        _plot(model, stat, p)
+        print(f"rtsched measure-overheads: wrote {p}", file=log)
+    return model
+
+
+def _model(
+    scheduler: str,
+    params: dict | Sequence[str] | None,
+    m: int,
+    cpu_list: list[int],
+    secs: float,
+    seed: int,
+    interrupted: bool,
+    table: dict,
+    runs: list[dict],
+) -> dict:
+    return {
         "format": "rtsched-overhead-model",
         "version": 1,
         "scheduler": scheduler,
@@ -644,14 +754,113 @@ def measure_overheads(
         "terms": {t: row for t, row in table.items() if row["n"]},
         "runs": runs,
     }
-    path = os.path.join(out, f"overheads-{scheduler}.json")
-    write_text(path, json.dumps(model, indent=1))
-    print(f"rtsched measure-overheads: wrote {path}", file=log)
-    for stat in ("avg", "max"):
-        p = os.path.join(out, f"overheads-{scheduler}-{stat}.png")
-        _plot(model, stat, p)
-        print(f"rtsched measure-overheads: wrote {p}", file=log)
-    return model
+
+
+def model_row(o: dict) -> dict:
+    """A run summary's term statistics as the model's columns (without ``n``)."""
+    return {
+        "avg_ns": o["avg_ns"],
+        "max_ns": o["max_ns"],
+        "count": o["count"],
+        "p50_ns": o["p50_ns"],
+        "p99_ns": o["p99_ns"],
+        "max_raw_ns": o["max_raw_ns"],
+        "discarded": o["discarded"],
+        "outliers": o["outliers"],
+    }
+
+
+def _measure_points(
+    scheduler: str,
+    ns: list[int],
+    m: int,
+    cpu_list: list[int],
+    secs: float,
+    seed: int,
+    rng: random.Random,
+    dedicated_cpu: int | None,
+    rt_priority: int | None,
+    force: bool,
+    params: dict | Sequence[str] | None,
+    plan: dict | None,
+    runs: list[dict],
+    table: dict,
+    log: TextIO,
+) -> bool:
+    """Measures each n of the grid into ``runs`` and ``table``; whether Ctrl-C stopped it."""
+    from .protocol import BackgroundLoad
+
+    term_names = list(table)
+    for i, n in enumerate(ns):
+        extra: dict = {}
+        try:
+            ts, u, extra = _draw_set(scheduler, n, m, seed * 1000 + i, rng, log)
+            print(
+                f"rtsched measure-overheads: {scheduler} n={n} U={u:.3f} ({i + 1}/{len(ns)}, {secs:g} s)",
+                file=log,
+                flush=True,
+            )
+            with BackgroundLoad(plan) if plan is not None else contextlib.nullcontext():
+                s = run_raw(
+                    ts,
+                    scheduler=scheduler,
+                    cpus=cpu_list,
+                    duration=int(secs * 1e9),
+                    dedicated_cpu=dedicated_cpu,
+                    rt_priority=rt_priority,
+                    force=force,
+                    seed=seed,
+                    params=params,
+                    quiet=True,
+                    preflight=False,
+                )["summary"]
+        except KeyboardInterrupt:  # Ctrl-C outside the run itself (e.g. while generating)
+            s = {"interrupted": True}
+        if s.get("interrupted"):
+            done = [r["n"] for r in runs]
+            print(
+                f"rtsched measure-overheads: interrupted at n={n}; writing the model for the n measured: {done}",
+                file=log,
+                flush=True,
+            )
+            return True
+        interference = s.get("interference") or {}
+        runs.append(
+            {
+                "n": n,
+                "utilization": u,
+                "jobs": s["jobs"],
+                "deadline_misses": s["deadline_misses"],
+                "dropped_records": s["dropped_records"],
+                "trustworthy": s["trustworthy"],
+                "interference_intervals": interference.get("intervals"),
+                "interference_ns": interference.get("total_ns"),
+                **extra,
+            }
+        )
+        if not s["trustworthy"]:
+            print(f"rtsched measure-overheads: warning: n={n}: {s['trustworthy_reason']}", file=log, flush=True)
+        few = []
+        for t in term_names:
+            o = s["overheads"].get(t)
+            if o and not o["count"] and o.get("discarded"):
+                # Every sample disturbed: no point for this term at this n (said in the run).
+                runs[-1].setdefault("all_discarded", []).append(t)
+            if not o or not o["count"]:
+                continue
+            table[t]["n"].append(n)
+            for k, val in model_row(o).items():
+                table[t][k].append(val)
+            if o["count"] < MIN_SAMPLES_FOR_P99:
+                few.append(f"{t} {o['count']}")
+        if few:
+            print(
+                f"rtsched measure-overheads: warning: p99 not quotable at n={n}: fewer than {MIN_SAMPLES_FOR_P99} "
+                f"kept samples of {', '.join(few)}",
+                file=log,
+                flush=True,
+            )
+    return False
 
 
 def _plot(model: dict, stat: str, path: str) -> None:
@@ -728,6 +937,12 @@ def format_summary(s: dict) -> str:
             f"priority inversion {ns(pi.get('total_ns'))} in {pi.get('intervals')} interval(s), longest "
             f"{ns(pi.get('max_interval_ns'))}, beyond the tracking bound {ns(pi.get('beyond_tracking_ns'))}"
         )
+    itf = s.get("interference")
+    if isinstance(itf, dict) and itf.get("intervals"):
+        out.append(
+            f"host interference: {itf['intervals']} interval(s), {ns(itf.get('total_ns'))} in all, longest "
+            f"{ns(itf.get('max_ns'))} (overhead samples overlapping them are discarded)"
+        )
     if s.get("max_poll_gap_ns") is not None:
         out.append(f"longest poll gap {ns(s['max_poll_gap_ns'])}; dropped trace records {s.get('dropped_records')}")
     if "trustworthy" in s:
@@ -739,7 +954,13 @@ def format_summary(s: dict) -> str:
         out.append("overheads:")
         for term, d in ovh.items():
             if isinstance(d, dict) and d.get("count"):
-                out.append(f"  {term:<{width}}  {d['count']:>7} samples  {stats(d, '_ns')}")
+                line = f"  {term:<{width}}  {d['count']:>7} samples  {stats(d, '_ns')}"
+                if d.get("discarded") or d.get("outliers"):
+                    line += (
+                        f" ({d.get('discarded', 0)} disturbed discarded, {d.get('outliers', 0)} outliers; raw max "
+                        f"{ns(d.get('max_raw_ns'))})"
+                    )
+                out.append(line)
             elif isinstance(d, dict):
                 out.append(f"  {term:<{width}}  {0:>7} samples")
     return "\n".join(out)

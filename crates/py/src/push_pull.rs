@@ -12,7 +12,9 @@ use serde_json::json;
 /// max_calls=50_000_000) -> str: every set recorded in virtual time for `horizon` ns on `m` CPUs
 /// (push/pull G-EDF; rate-monotonic for cpupri), then replayed once per variant with each
 /// push, pull, enqueue and dequeue timed by the TSC. Returns a JSON list, one object per
-/// (variant, operation): variant, operation, count, avg_cycles, p99_cycles, avg_ns, p99_ns.
+/// (variant, operation): variant, operation, count, outliers, avg_cycles (the mean of the
+/// samples the outlier rule keeps), avg_raw_cycles, p50_cycles, p99_cycles, max_cycles (the
+/// largest kept), avg_ns, p50_ns, p99_ns (docs/overheads.md, "Measurement protocol").
 /// Single-threaded; the GIL is released.
 #[pyfunction]
 #[pyo3(signature = (sets, m, horizon, variants=vec!["linear".to_string(), "fmask".to_string(), "cpudl".to_string(), "cpupri".to_string()], max_calls=50_000_000))]
@@ -45,8 +47,10 @@ fn push_pull_costs(
             .flat_map(|(v, ops)| {
                 ops.iter().map(move |o| {
                     json!({"variant": v.name(), "operation": o.op, "count": o.count,
-                           "avg_cycles": o.avg_cycles, "p99_cycles": o.p99_cycles,
-                           "avg_ns": o.avg_ns, "p99_ns": o.p99_ns})
+                           "outliers": o.outliers, "avg_cycles": o.avg_cycles,
+                           "avg_raw_cycles": o.avg_raw_cycles, "p50_cycles": o.p50_cycles,
+                           "p99_cycles": o.p99_cycles, "max_cycles": o.max_cycles,
+                           "avg_ns": o.avg_ns, "p50_ns": o.p50_ns, "p99_ns": o.p99_ns})
                 })
             })
             .collect();

@@ -58,4 +58,4 @@ pub use config::{IdleMode, RunConfig};
 pub use error::RunError;
 pub use mechanism::Mechanism;
 pub use platform::body::ExecTime;
-pub use platform::{body, clock, parallel, sync, tracer, user};
+pub use platform::{body, clock, interference, parallel, sync, tracer, user};

@@ -70,10 +70,16 @@ fn check_one(name: &str, ts: &TaskSet, overloaded: bool) -> Option<String> {
     let mech_released: u64 = r.per_task.released.iter().map(|&x| x as u64).sum();
     assert_eq!(mt.jobs, mech_released, "{name}");
     // Every overhead statistic is the trace's.
-    for (term, samples) in back.overhead_samples() {
-        let st = SampleStats::of(&samples);
+    // (Under the measurement protocol: the interference the trace carries, the outlier rule.)
+    for (term, st) in back.overhead_stats() {
+        if term == rtsched_trace::INTERFERENCE_TERM {
+            assert!(s["overheads"].get(&term).is_none(), "{name}: interference is not an overhead term");
+            continue;
+        }
         assert_eq!(s["overheads"][&term]["count"].as_u64(), Some(st.count as u64), "{name} {term}");
+        assert_eq!(s["overheads"][&term]["discarded"].as_u64(), Some(st.discarded as u64), "{name} {term}");
         assert_eq!(s["overheads"][&term]["max_ns"].as_u64(), Some(st.max_ns), "{name} {term}");
+        assert_eq!(s["overheads"][&term]["max_raw_ns"].as_u64(), Some(st.max_raw_ns), "{name} {term}");
         assert_eq!(s["overheads"][&term]["p99_ns"].as_u64(), Some(st.p99_ns), "{name} {term}");
     }
     for t in entry.all_terms() {

@@ -20,4 +20,4 @@ pub mod stats;
 
 pub use metrics::{JobStats, Metrics, MetricsBuilder, TaskStats};
 pub use record::{Event, JobId, OverheadKind, Record, TaskInfo, Trace, TraceMeta};
-pub use stats::SampleStats;
+pub use stats::{is_outlier, Interference, OverheadStats, Sample, SampleStats, INTERFERENCE_TERM};

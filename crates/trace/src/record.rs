@@ -183,6 +183,46 @@ impl Trace {
         out
     }
 
+    /// Every overhead sample by term name with its CPU and start, in record order (the
+    /// horizon does not apply, as in [`overhead_samples`](Self::overhead_samples)).
+    pub fn overhead_samples_at(&self) -> std::collections::BTreeMap<String, Vec<crate::stats::Sample>> {
+        let mut out: std::collections::BTreeMap<String, Vec<crate::stats::Sample>> = Default::default();
+        for r in &self.records {
+            if let Event::Overhead { cpu, kind, duration } = r.event {
+                out.entry(self.term_name(kind)).or_default().push(crate::stats::Sample {
+                    cpu,
+                    start: r.time,
+                    duration,
+                });
+            }
+        }
+        out
+    }
+
+    /// The host interference this trace records (the samples of
+    /// [`INTERFERENCE_TERM`](crate::stats::INTERFERENCE_TERM)).
+    pub fn interference(&self) -> crate::stats::Interference {
+        let all = self.overhead_samples_at();
+        crate::stats::Interference::new(all.get(crate::stats::INTERFERENCE_TERM).map_or(&[], |v| v.as_slice()))
+    }
+
+    /// The statistics of every overhead term under the measurement protocol
+    /// ([`OverheadStats`](crate::stats::OverheadStats): samples overlapping host interference
+    /// on their CPU discarded, the outlier rule on the maximum); the interference pseudo-term
+    /// itself unfiltered (its own samples never disturb it).
+    pub fn overhead_stats(&self) -> std::collections::BTreeMap<String, crate::stats::OverheadStats> {
+        let all = self.overhead_samples_at();
+        let none = crate::stats::Interference::default();
+        let host =
+            crate::stats::Interference::new(all.get(crate::stats::INTERFERENCE_TERM).map_or(&[], |v| v.as_slice()));
+        all.iter()
+            .map(|(k, v)| {
+                let i = if k == crate::stats::INTERFERENCE_TERM { &none } else { &host };
+                (k.clone(), crate::stats::OverheadStats::of(v, i))
+            })
+            .collect()
+    }
+
     /// Recomputes every metric from the records (the only way metrics are computed).
     pub fn metrics(&self) -> Result<crate::Metrics, rtsched_model::ModelError> {
         let mut b = crate::MetricsBuilder::new(self.meta.tasks.len(), self.meta.m, self.meta.horizon);

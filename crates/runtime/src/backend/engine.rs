@@ -33,6 +33,7 @@ use super::result::{RunInfo, RunResult};
 use crate::body::{self, Stop};
 use crate::clock::{self, ClockPair, TscCalibration};
 use crate::config::{IdleMode, RunConfig};
+use crate::interference::{self, RunQueueProbe};
 use crate::mechanism::registry::{Builder, Setup};
 use crate::mechanism::{Ctx, Mechanism, Plugin, Prev, TaskParams};
 use crate::platform;
@@ -40,6 +41,7 @@ use crate::sync::CpuSignal;
 use crate::tracer::{RecKind, TraceBuffer};
 use crate::RunError;
 use rtsched_model::TaskSet;
+use rtsched_trace::stats::INTERFERENCE_GAP_NS;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::sync::Barrier;
 
@@ -212,6 +214,8 @@ fn start_gate(sh: &Shared<'_>, barrier: &Barrier) -> bool {
 
 fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier) -> (TraceBuffer, u64) {
     setup_thread(sh, idx, sh.cfg.cpus[idx], sh.cfg.rt_priority);
+    // Opened before time zero (the first check then covers the wait for it).
+    let mut probe = RunQueueProbe::for_this_thread();
     let mut max_gap = 0u64;
     if !start_gate(sh, barrier) {
         return (trace, max_gap);
@@ -241,7 +245,8 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
         ctx.flush_wakes();
         prev = Prev::Idle;
         let Some(job) = next else {
-            idle(sh, idx, sig, &ev);
+            probe.check(ctx.trace);
+            idle(sh, idx, sig, &ev, ctx.trace);
             continue;
         };
         ctx.trace.record(RecKind::CxsStart, job.task(), job.seq(), 0);
@@ -272,7 +277,9 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
             };
             let done = match user {
                 None => {
-                    let (used, why, gap) = body::spin(remaining, &ex.wss, poll);
+                    let tr = &mut *ctx.trace;
+                    let (used, why, gap) =
+                        body::spin(remaining, &ex.wss, poll, |from| interference::record_gap(tr, from));
                     max_gap = max_gap.max(gap);
                     remaining = remaining.saturating_sub(used);
                     why == Stop::Done || remaining == 0
@@ -287,6 +294,7 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
             };
             if done {
                 ctx.trace.record(RecKind::JobComplete, job.task(), job.seq(), 0);
+                probe.check(ctx.trace);
                 ex.remaining.store(0, Ordering::Release);
                 prev = Prev::Completed(job);
                 break;
@@ -316,10 +324,15 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
 }
 
 /// Waits (sleeps on the futex or spins, as configured) until thread `idx` has a request, an
-/// event due, or the run ends.
-fn idle(sh: &Shared<'_>, idx: usize, sig: &CpuSignal, ev: &Events) {
+/// event due, or the run ends. A spinning wait records its clock jumps as host interference.
+fn idle(sh: &Shared<'_>, idx: usize, sig: &CpuSignal, ev: &Events, trace: &mut TraceBuffer) {
+    let mut last = clock::monotonic_ns();
     loop {
         let now = clock::monotonic_ns();
+        if now - last > INTERFERENCE_GAP_NS && sh.cfg.idle == IdleMode::Spin {
+            interference::record_gap(trace, last);
+        }
+        last = now;
         if sh.stopped(now) || sig.is_set() {
             return;
         }
@@ -339,6 +352,7 @@ fn idle(sh: &Shared<'_>, idx: usize, sig: &CpuSignal, ev: &Events) {
 /// notifications, and never runs a job.
 fn service(sh: &Shared<'_>, idx: usize, cpu: usize, mut trace: TraceBuffer, barrier: &Barrier) -> TraceBuffer {
     setup_thread(sh, idx, cpu, sh.cfg.rt_priority);
+    let mut probe = RunQueueProbe::for_this_thread();
     if !start_gate(sh, barrier) {
         return trace;
     }
@@ -360,6 +374,7 @@ fn service(sh: &Shared<'_>, idx: usize, cpu: usize, mut trace: TraceBuffer, barr
             continue;
         }
         let wake = sh.next_due(idx, &ev);
+        probe.check(ctx.trace);
         match mode {
             IdleMode::Spin => {
                 let until = wake.min(sh.end());
@@ -369,8 +384,14 @@ fn service(sh: &Shared<'_>, idx: usize, cpu: usize, mut trace: TraceBuffer, barr
                     sig.sleep((until - window - now).min(10_000_000));
                     continue;
                 }
-                while clock::monotonic_ns() < until && !sig.is_set() && !sh.abort.load(Ordering::Relaxed) {
+                let mut last = clock::monotonic_ns();
+                while last < until && !sig.is_set() && !sh.abort.load(Ordering::Relaxed) {
                     std::hint::spin_loop();
+                    let now = clock::monotonic_ns();
+                    if now - last > INTERFERENCE_GAP_NS {
+                        interference::record_gap(ctx.trace, last);
+                    }
+                    last = now;
                 }
             }
             // Slices of at most 10 ms (an early stop also wakes it).

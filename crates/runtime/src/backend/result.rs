@@ -36,7 +36,8 @@ use crate::tracer::{RecKind, Record, TraceBuffer};
 use rtsched_model::TaskSet;
 use rtsched_policy::Invariant;
 use rtsched_trace::monitor::{priority_inversion_report, tracking_bound_ns, PiReport};
-use rtsched_trace::{Metrics, MetricsBuilder, SampleStats, Trace, TraceMeta};
+use rtsched_trace::stats::{INTERFERENCE_GAP_NS, INTERFERENCE_WAIT_NS};
+use rtsched_trace::{Metrics, MetricsBuilder, OverheadStats, SampleStats, Trace, TraceMeta, INTERFERENCE_TERM};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -105,7 +106,8 @@ pub struct RunResult {
     pub trace: Trace,
     /// The metrics of [`trace`](Self::trace), at its horizon.
     pub metrics: Metrics,
-    /// Overhead samples (ns, or a term's unit) per term name, from the trace.
+    /// Overhead samples (ns, or a term's unit) per term name, from the trace (all of them,
+    /// disturbed ones included; the pseudo-term `host_interference` holds the interference).
     pub overheads: BTreeMap<String, Vec<u64>>,
     /// The terms the summary lists even without samples (the engine's and the mechanism's).
     pub terms: Vec<String>,
@@ -409,13 +411,19 @@ impl RunResult {
         let rt: Vec<u64> = self.jobs.iter().filter_map(|j| j.response_time_ns).collect();
         let rts = Stats::of(&rt);
         let rl = Stats::of(&self.release_latency);
+        // Every term's statistics under the measurement protocol: samples disturbed by host
+        // interference discarded, the outlier rule on the maximum (rtsched_trace::OverheadStats).
+        let stats = self.trace.overhead_stats();
+        let empty = OverheadStats::of(&[], &Default::default());
         let mut ov = serde_json::Map::new();
         for k in self.terms.iter().chain(self.overheads.keys()) {
-            if !ov.contains_key(k) {
-                let v = self.overheads.get(k).map_or_else(|| Stats::of(&[]), |v| Stats::of(v));
+            if !ov.contains_key(k) && k != INTERFERENCE_TERM {
+                let v = stats.get(k).unwrap_or(&empty);
                 ov.insert(k.clone(), serde_json::to_value(v).unwrap_or(Value::Null));
             }
         }
+        let (intervals, total) = self.trace.interference().totals();
+        let longest = stats.get(INTERFERENCE_TERM).map_or(0, |s| s.max_raw_ns);
         let (pi, pi_detail, pi_error) = match &self.priority_inversion {
             Ok(r) => (json!(r.total_ns), json!(r), Value::Null),
             Err(e) => (Value::Null, Value::Null, json!(e)),
@@ -444,6 +452,13 @@ impl RunResult {
             "metrics_horizon_ns": mt.horizon,
             "dropped_records": self.dropped_records,
             "overheads": ov,
+            "interference": {
+                "intervals": intervals,
+                "total_ns": total,
+                "max_ns": longest,
+                "gap_threshold_ns": INTERFERENCE_GAP_NS,
+                "wait_threshold_ns": INTERFERENCE_WAIT_NS,
+            },
             "max_poll_gap_ns": self.max_poll_gap_ns,
             "counter_hz": self.counter_hz,
             "priority_inversion_ns": pi,

@@ -15,7 +15,8 @@
 //!   Δsch, `context_switch` Δcxs, `tick` Δtck, and the named terms `lock_wait`, `timer` and a
 //!   mechanism's spans), `IpiNoticed` (`ipi` Δipi, from the send), the release latency
 //!   (`release_event` Δev, from the due time), and a mechanism's latency (`TermSince`, from its
-//!   stamp) and value (`TermValue`: the sample is the value, in the term's unit) samples. Names
+//!   stamp) and value (`TermValue`: the sample is the value, in the term's unit) samples, and
+//!   host interference (`HostGap`: the pseudo-term `host_interference`, from its start). Names
 //!   beyond the trace crate's fixed kinds are `TraceMeta::terms`.
 //!
 //! CPU numbers are indices into the run's CPU list; the service thread on the dedicated CPU is
@@ -203,6 +204,11 @@ pub(crate) fn convert(c: &Conversion<'_>, buffers: &[Vec<TRecord>]) -> Result<Tr
                 RecKind::Steal => {
                     let to = cpu.ok_or("a steal on the drain buffer")?;
                     out.push(Record::new(x.ts, Event::Steal { job, from: x.arg as u32, to }));
+                }
+                RecKind::HostGap => {
+                    // Host interference from `arg` (monotonic ns) to now: a pseudo-term.
+                    let from = x.arg.saturating_sub(c.t0).min(x.ts);
+                    sample(&mut kinds, rtsched_trace::INTERFERENCE_TERM, from, x.ts - from);
                 }
                 RecKind::IpiSent => {}
             }

@@ -12,7 +12,9 @@
 //!
 //! **Poll grain.** One iteration is a chunk of [`CHUNK`] dependent multiply-adds (~tens of
 //! ns), one cache-line write into the working set (if any), one clock read and one poll; the
-//! run reports the largest observed gap between polls (which includes host preemptions).
+//! run reports the largest observed gap between polls (which includes host preemptions), and
+//! every gap above `INTERFERENCE_GAP_NS` is reported to the caller as host interference
+//! (`platform::interference`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -72,9 +74,15 @@ pub enum Stop {
 }
 
 /// Runs for up to `budget_ns` of monotonic time, polling `poll(now)` between chunks;
-/// returns the time used, why it stopped, and the largest gap between polls.
+/// returns the time used, why it stopped, and the largest gap between polls. Each gap longer
+/// than `INTERFERENCE_GAP_NS` calls `on_gap(start of the gap)` (host interference).
 #[inline(never)]
-pub fn spin(budget_ns: u64, wss: &[AtomicU64], mut poll: impl FnMut(u64) -> bool) -> (u64, Stop, u64) {
+pub fn spin(
+    budget_ns: u64,
+    wss: &[AtomicU64],
+    mut poll: impl FnMut(u64) -> bool,
+    mut on_gap: impl FnMut(u64),
+) -> (u64, Stop, u64) {
     let start = crate::clock::monotonic_ns();
     let mut last = start;
     let mut max_gap = 0;
@@ -94,7 +102,11 @@ pub fn spin(budget_ns: u64, wss: &[AtomicU64], mut poll: impl FnMut(u64) -> bool
             }
         }
         let now = crate::clock::monotonic_ns();
-        max_gap = max_gap.max(now - last);
+        let gap = now - last;
+        if gap > rtsched_trace::stats::INTERFERENCE_GAP_NS {
+            on_gap(last);
+        }
+        max_gap = max_gap.max(gap);
         last = now;
         let used = now - start;
         if used >= budget_ns {
@@ -120,17 +132,44 @@ mod tests {
     #[test]
     fn spin_uses_its_budget_and_stops_when_polled() {
         let ws = working_set(4096);
-        let (used, why, _) = spin(200_000, &ws, |_| false);
+        let (used, why, _) = spin(200_000, &ws, |_| false, |_| {});
         assert_eq!(why, Stop::Done);
         assert!(used >= 200_000);
         assert!(ws.iter().any(|w| w.load(Ordering::Relaxed) != 0), "working set not dirtied");
         let mut n = 0;
-        let (_, why, _) = spin(10_000_000_000, &[], |_| {
-            n += 1;
-            n == 5
-        });
+        let (_, why, _) = spin(
+            10_000_000_000,
+            &[],
+            |_| {
+                n += 1;
+                n == 5
+            },
+            |_| {},
+        );
         assert_eq!(why, Stop::Polled);
         assert_eq!(n, 5);
+    }
+
+    #[test]
+    fn a_stall_between_polls_is_reported_as_interference() {
+        // The third poll takes 1 ms (as if the host took the CPU): one gap of at least 1 ms is
+        // reported, starting at the clock read before it.
+        let (mut n, mut stalled_at, mut gaps) = (0, 0, Vec::new());
+        let (_, _, max_gap) = spin(
+            10_000_000_000,
+            &[],
+            |now| {
+                n += 1;
+                if n == 3 {
+                    stalled_at = now;
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                n == 6
+            },
+            |from| gaps.push(from),
+        );
+        assert!(gaps.contains(&stalled_at), "{gaps:?} {stalled_at}");
+        assert!(max_gap >= 1_000_000);
     }
 
     #[test]

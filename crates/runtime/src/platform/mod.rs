@@ -3,7 +3,8 @@
 //!
 //! * [`clock`]: the monotonic clock and the trace counter (TSC);
 //! * [`sync`]: the spin lock and the per-thread signal ("IPI"), with their loom models;
-//! * [`tracer`]: per-CPU Feather-Trace-style record buffers;
+//! * [`tracer`]: per-CPU Feather-Trace-style record buffers; [`interference`]: host
+//!   interference (clock jumps, run-queue waits) recorded for the overhead filter;
 //! * [`body`]: the synthetic `rtspin`-like job body; [`user`]: user jobs (closures);
 //!   [`parallel`]: parallel user jobs (fork-join closures with `join`/`scope`, under `rtws`).
 //!
@@ -14,6 +15,7 @@
 
 pub mod body;
 pub mod clock;
+pub mod interference;
 pub mod parallel;
 pub mod sync;
 pub mod tracer;

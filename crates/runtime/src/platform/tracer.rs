@@ -77,6 +77,9 @@ pub enum RecKind {
     /// Work stealing (RTWS paper, Rule E): this CPU took job (`task`, `job`), a thread, from
     /// the deque of CPU `arg` (an index in the run's CPU list).
     Steal,
+    /// Host interference ended now: the host took this CPU from `arg` (monotonic ns) until
+    /// this record (`platform::interference`).
+    HostGap,
 }
 
 impl RecKind {
@@ -106,6 +109,7 @@ impl RecKind {
             RecKind::TermSince => "term_since",
             RecKind::TermValue => "term_value",
             RecKind::Steal => "steal",
+            RecKind::HostGap => "host_gap",
         }
     }
 }

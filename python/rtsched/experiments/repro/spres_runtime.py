@@ -386,8 +386,10 @@ def _run(p: dict, cpus: list, sched: str, ts, placement, params: dict, exec_lo: 
         xs = samples.get(t, [])
         row[f"{t}_count"] = len(xs)
         row[f"{t}_ns"] = thin(xs, p["max_samples"])
-        if t in s["overheads"] and s["overheads"][t]["count"] != len(xs):
-            raise EvaluatorError(f"{sched}: {t}: {len(xs)} samples but the summary counts {s['overheads'][t]['count']}")
+        # The summary counts the samples its interference filter kept and those it discarded.
+        taken = s["overheads"][t]["count"] + s["overheads"][t].get("discarded", 0) if t in s["overheads"] else None
+        if taken is not None and taken != len(xs):
+            raise EvaluatorError(f"{sched}: {t}: {len(xs)} samples but the summary counts {taken}")
     if p["check_trace"]:
         mig, counts = _trace_counts(res["jsonl"])
         row["trace_migrations"] = mig

@@ -148,6 +148,26 @@ impl Hist {
         (self.n > 0).then(|| self.sum as f64 / self.n as f64)
     }
 
+    /// The robust statistics of the samples (`rtsched_trace::is_outlier`, the measurement
+    /// protocol's rule for maxima): median, p99, the outliers, and the mean and maximum of the
+    /// samples that are not outliers. None without samples.
+    pub fn robust(&self) -> Option<Robust> {
+        let (q1, q3, p50, p99) = (self.quantile(0.25)?, self.quantile(0.75)?, self.quantile(0.5)?, self.quantile(0.99)?);
+        let out = |x: u64| rtsched_trace::is_outlier(x, q1, q3, p99);
+        let (mut n, mut sum, mut max, mut outliers) = (0u64, 0u128, 0u64, 0u64);
+        let exact = self.counts.iter().enumerate().filter(|(_, &c)| c > 0).map(|(v, &c)| (v as u64, c));
+        for (v, c) in exact.chain(self.over.iter().map(|&v| (v, 1))) {
+            if out(v) {
+                outliers += c;
+            } else {
+                n += c;
+                sum += v as u128 * c as u128;
+                max = max.max(v);
+            }
+        }
+        Some(Robust { p50, p99, max, outliers, mean: sum as f64 / n.max(1) as f64 })
+    }
+
     /// The nearest-rank quantile `q` in (0, 1].
     pub fn quantile(&self, q: f64) -> Option<u64> {
         if self.n == 0 {
@@ -165,6 +185,18 @@ impl Hist {
         over.sort_unstable();
         over.get((rank - seen - 1) as usize).copied()
     }
+}
+
+/// Robust statistics of a [`Hist`] ([`Hist::robust`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Robust {
+    pub p50: u64,
+    pub p99: u64,
+    /// The largest sample that is not an outlier.
+    pub max: u64,
+    pub outliers: u64,
+    /// The mean of the samples that are not outliers.
+    pub mean: f64,
 }
 
 /// The TSC probe: every `begin`/`end` pair is one span; a span's sample is its length minus the
@@ -295,14 +327,21 @@ fn find_name<F: FindCpu>(pp: &PushPull<F>) -> &'static str {
     pp.core().find().name()
 }
 
-/// The mean and p99 of each operation of one variant, in TSC cycles and ns.
+/// The robust statistics of each operation of one variant, in TSC cycles and ns: the median,
+/// the p99, the mean of the samples the outlier rule keeps (`avg_*`; the raw mean of all
+/// samples in `avg_raw_cycles`), the largest kept sample and the outliers (at most 1 %).
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpCost {
     pub op: &'static str,
     pub count: u64,
+    pub outliers: u64,
     pub avg_cycles: f64,
+    pub avg_raw_cycles: f64,
+    pub p50_cycles: u64,
     pub p99_cycles: u64,
+    pub max_cycles: u64,
     pub avg_ns: f64,
+    pub p50_ns: f64,
     pub p99_ns: f64,
 }
 
@@ -349,19 +388,52 @@ pub fn measure(sets: &[TaskSet], m: usize, horizon: u64, variants: &[Variant], m
                 .iter()
                 .map(|&op| {
                     let h = &hs[op.index()];
-                    let avg = h.mean().unwrap_or(0.0);
-                    let p99 = h.quantile(0.99).unwrap_or(0);
+                    let r = h.robust().unwrap_or(Robust { p50: 0, p99: 0, max: 0, outliers: 0, mean: 0.0 });
                     OpCost {
                         op: op.name(),
                         count: h.count(),
-                        avg_cycles: avg,
-                        p99_cycles: p99,
-                        avg_ns: avg * ns_per_tick,
-                        p99_ns: p99 as f64 * ns_per_tick,
+                        outliers: r.outliers,
+                        avg_cycles: r.mean,
+                        avg_raw_cycles: h.mean().unwrap_or(0.0),
+                        p50_cycles: r.p50,
+                        p99_cycles: r.p99,
+                        max_cycles: r.max,
+                        avg_ns: r.mean * ns_per_tick,
+                        p50_ns: r.p50 as f64 * ns_per_tick,
+                        p99_ns: r.p99 as f64 * ns_per_tick,
                     }
                 })
                 .collect();
             (v, costs)
         })
         .collect())
+}
+
+#[cfg(test)]
+mod hist_tests {
+    use super::*;
+
+    #[test]
+    fn robust_statistics_drop_rare_huge_samples_from_the_mean_and_the_maximum() {
+        let mut h = Hist::default();
+        for _ in 0..198 {
+            h.add(100);
+        }
+        // Two interrupted operations, above the exact range: the raw mean is 5× the median.
+        h.add(40_000);
+        h.add(50_000);
+        let r = h.robust().unwrap();
+        assert_eq!((r.p50, r.p99, r.max, r.outliers), (100, 100, 100, 2));
+        assert_eq!(r.mean, 100.0);
+        assert_eq!(h.mean(), Some((198.0 * 100.0 + 90_000.0) / 200.0));
+        // A heavy tail (3 % above the fence) is kept whole: the p99 bound.
+        let mut t = Hist::default();
+        for v in std::iter::repeat_n(100, 194).chain(std::iter::repeat_n(20_000, 6)) {
+            t.add(v);
+        }
+        let r = t.robust().unwrap();
+        assert_eq!((r.p99, r.max, r.outliers), (20_000, 20_000, 0));
+        assert_eq!(r.mean, t.mean().unwrap());
+        assert_eq!(Hist::default().robust(), None);
+    }
 }
