@@ -25,6 +25,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from ...output import save_figure
+from .. import quickmark
 from ..errors import SpecError
 from ..sweep import SweepResult, load_tables
 from ._sim import (
@@ -263,7 +264,9 @@ def figure(res: dict, spec: SimSpec, path: Path) -> Path:
         ax.set_ylabel("mean cycles (outliers removed)")
         ax.grid(True, alpha=0.3)
     axes.flat[0].legend(fontsize=8)
-    fig.suptitle("Lelli et al., OSPERT 2011, Figs. 8–11 (structures alone, replayed)", fontsize=10)
+    fig.suptitle(
+        quickmark.title("Lelli et al., OSPERT 2011, Figs. 8–11 (structures alone, replayed)", spec.quick), fontsize=10
+    )
     fig.tight_layout()
     try:
         return save_figure(fig, path, dpi=120)
@@ -286,6 +289,7 @@ def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dic
             [v, m, load, op] + [res["cell"][(v, m, load, op)][k] for k in ("p50_ns", "avg_ns", "p99_ns", "outliers")]
             for (v, m, load, op) in keys
         ],
+        spec.quick,
     )
     csv_path = write_csv(
         out / f"{spec.name}.csv",
@@ -326,5 +330,6 @@ def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dic
             ]
             for (v, m, load, op) in keys
         ],
+        spec.quick,
     )
     return write_report(spec, out, res, run, fig, csv_path)
