@@ -65,6 +65,20 @@ pub enum Background {
     RoundRobin { quantum: Time },
 }
 
+/// What a CPU's budgets (and CASH slack) are charged for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Charging {
+    /// The reservation the rules serve, from the instant they choose it: exact where dispatch
+    /// is instantaneous (the simulator, the synchronous driver).
+    Decision,
+    /// The reservation whose job the CPU's worker executes, only while it executes, as
+    /// LITMUS^RT's P-RES charges a reservation (its budget is drained by the time its client
+    /// runs, not by the scheduler's time): the driver says when the worker enters and leaves
+    /// a scheduler callback ([`SpresCpu::pause`], [`SpresCpu::resume`]) and what it dispatched
+    /// ([`SpresCpu::dispatch`]). The runtime's.
+    Execution,
+}
+
 /// The rules' parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rules {
@@ -73,13 +87,14 @@ pub struct Rules {
     /// CASH slack reclamation.
     pub cash: bool,
     pub background: Background,
+    pub charging: Charging,
 }
 
 impl Rules {
     /// The simulator's rules: hard unsplit reservations unless `soft_unsplit`, background by
-    /// earliest window end.
+    /// earliest window end, charged by decision.
     pub fn new(soft_unsplit: bool, cash: bool) -> Rules {
-        Rules { soft_unsplit, cash, background: Background::EarliestEnd }
+        Rules { soft_unsplit, cash, background: Background::EarliestEnd, charging: Charging::Decision }
     }
 }
 
