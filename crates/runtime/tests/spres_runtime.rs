@@ -309,3 +309,55 @@ fn budgets_are_enforced_and_the_oracles_catch_corrupted_traces() {
     }
     assert!(oracle(&ts, &pl, &hard, &bad, r.duration_ns, lag).unwrap_err().contains("none of its parts"));
 }
+
+/// What the overrun oracle allows beyond the run's own largest enforcement latency. Per
+/// enforcement, the mechanism charges a hard reservation's job up to the entry stamp of the
+/// callback that handles the due budget timer and reads the latency sample after that stamp
+/// (`mechanism/spres.rs`, `enter`), and a worker told to reschedule is not charged on its way
+/// to `schedule`: so every overrun is at most its own enforcement's latency. The slack only
+/// absorbs the clock's granularity between the two reads.
+const OVERRUN_SLACK_NS: u64 = 1_000;
+
+/// (largest overrun, largest enforcement latency, overruns) of a run, from its term samples.
+fn overruns(r: &RunResult) -> (u64, u64, usize) {
+    let of = |t: &str| r.overheads.get(t).cloned().unwrap_or_default();
+    let (o, l) = (of("budget_overrun"), of("enforcement_latency"));
+    (o.iter().copied().max().unwrap_or(0), l.iter().copied().max().unwrap_or(0), o.len())
+}
+
+#[test]
+fn overruns_stay_within_the_measured_enforcement_latency_and_a_twin_without_enforcement_exceeds_it() {
+    let _serial = serial();
+    // One CPU; task 0 needs 4 ms in a hard reservation of budget 2 ms: every job overruns its
+    // budget by exactly the lateness of its enforcement — unless nothing enforces it.
+    let cpus = allowed_cpus();
+    let ts = TaskSet::from_ct(&[(4 * MS, 10 * MS), (MS, 15 * MS)]).unwrap();
+    let text = r#"{"m": 1, "schedulable": true, "heuristic": "hand", "cpus": [{"cpu": 0, "reservations": [
+        {"task": 0, "budget": 2000000, "period": 10000000, "deadline": 10000000, "offset": 0, "part": 1, "parts": 1},
+        {"task": 1, "budget": 2000000, "period": 15000000, "deadline": 15000000, "offset": 0, "part": 1, "parts": 1}]}],
+      "tasks": [{"task": 0, "period_ratio": 1, "parts": 1}, {"task": 1, "period_ratio": 1, "parts": 1}]}"#;
+    let run = |enforce: bool| {
+        let mech = mech(false, false)
+            .with_params([("enforcement", bool_s(enforce))])
+            .unwrap()
+            .with_reservations(text);
+        let r = run_rt(&ts, &mech, &cpus[..1], 200 * MS);
+        assert_eq!(r.accounting.error, None);
+        r.check_trace().unwrap();
+        r
+    };
+    let r = run(true);
+    let (over, late, count) = overruns(&r);
+    eprintln!("enforced: {count} overruns, largest {over} ns; largest enforcement latency {late} ns");
+    assert!(count >= 10, "every job of task 0 overruns its budget: {count} overruns in 200 ms");
+    assert!(
+        over <= late + OVERRUN_SLACK_NS,
+        "a hard reservation ran {over} ns past its budget, beyond the run's enforcement latency {late} ns"
+    );
+    // The broken twin: no budget timers. The same oracle must reject it.
+    let twin = run(false);
+    let (over, late, count) = overruns(&twin);
+    eprintln!("not enforced: {count} overruns, largest {over} ns; largest timer latency {late} ns");
+    assert!(count > 0);
+    assert!(over > late + OVERRUN_SLACK_NS, "the oracle misses an unenforced budget ({over} ns ≤ {late} ns + slack)");
+}

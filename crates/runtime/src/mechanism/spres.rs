@@ -283,7 +283,11 @@ impl SpresMech {
     /// restarts now and the timer is re-armed from now; overruns that ended are traced.
     fn leave(&self, ctx: &mut Ctx<'_>, c: usize, st: &mut CpuState, now: u64) {
         let t = if self.real_clock { crate::clock::monotonic_ns().max(now) } else { now };
-        st.rules.resume(t);
+        // A worker asked to reschedule goes to `schedule` without executing its job again:
+        // charging stays off until that `schedule` dispatches.
+        if Self::wanted(st) == st.scheduled {
+            st.rules.resume(t);
+        }
         self.next_timer[c].store(st.rules.next_event_with(t, self.enforce), Ordering::Release);
         Self::trace_overruns(ctx, st);
     }
@@ -657,5 +661,60 @@ mod tests {
                 eprintln!("case: {} split tasks, {migrations} job changes", pl.parts.iter().filter(|x| x.len() > 1).count());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod overrun_tests {
+    //! The overrun and enforcement-latency samples in virtual time: a hard reservation whose
+    //! budget timer is handled 7 ns late overruns by exactly 7 ns; without enforcement its
+    //! timer is not even armed at the exhaustion.
+    use super::*;
+    use crate::sync::CpuSignal;
+    use crate::tracer::{RecKind, TraceBuffer};
+    use rtsched_model::TaskSet;
+
+    fn mech(enforce: bool) -> SpresMech {
+        let ts = TaskSet::from_ct(&[(4000, 10000), (1000, 15000)]).unwrap();
+        let text = r#"{"m": 1, "schedulable": true, "heuristic": "hand", "cpus": [{"cpu": 0, "reservations": [
+        {"task": 0, "budget": 2000, "period": 10000, "deadline": 10000, "offset": 0, "part": 1, "parts": 1},
+        {"task": 1, "budget": 2000, "period": 15000, "deadline": 15000, "offset": 0, "part": 1, "parts": 1}]}],
+      "tasks": [{"task": 0, "period_ratio": 1, "parts": 1}, {"task": 1, "period_ratio": 1, "parts": 1}]}"#;
+        let pl = SpresPlacement::from_json(text, &ts).unwrap();
+        let rules = Rules { charging: Charging::Execution, ..Rules::new(false, false) };
+        let params: Vec<TaskParams> = ts.iter().map(|t| TaskParams { deadline: t.period, period: t.period }).collect();
+        let mut g = SpresMech::new(&params, &pl, rules, PriorityRule::Edf, 0, 100_000);
+        g.real_clock = false;
+        g.enforce = enforce;
+        g
+    }
+
+    #[test]
+    fn an_overrun_is_the_lateness_of_its_enforcement_and_callbacks_are_not_charged() {
+        let g = mech(true);
+        let signals = vec![CpuSignal::new()];
+        let mut tb = TraceBuffer::new(0, 1_000_000);
+        let mut ctx = Ctx::new(0, &mut tb, &signals);
+        g.release(&mut ctx, 0, 0);
+        // Dispatched at 10 (the release and schedule callbacks are nobody's budget).
+        let j = g.schedule_at(&mut ctx, Prev::Idle, 10).unwrap();
+        assert_eq!(j.task(), 0);
+        assert_eq!(g.next_timer(0), 2010);
+        // The budget timer handled 7 ns late.
+        g.timer(&mut ctx, 2017);
+        let next = g.schedule_at(&mut ctx, Prev::Preempted(j), 2017).unwrap();
+        assert_eq!(next.task(), 1, "task 0 is cut off at its budget");
+        drop(ctx);
+        let samples: Vec<(u32, u64)> =
+            tb.records().iter().filter(|r| r.kind == RecKind::TermValue).map(|r| (r.task, r.arg)).collect();
+        assert_eq!(samples, vec![(ENFORCEMENT_LATENCY, 7), (BUDGET_OVERRUN, 7)]);
+
+        // The broken twin arms no timer at the exhaustion: the next is the window's end.
+        let g = mech(false);
+        let mut tb = TraceBuffer::new(0, 1_000_000);
+        let mut ctx = Ctx::new(0, &mut tb, &signals);
+        g.release(&mut ctx, 0, 0);
+        g.schedule_at(&mut ctx, Prev::Idle, 10).unwrap();
+        assert_eq!(g.next_timer(0), 10_000);
     }
 }
