@@ -573,6 +573,15 @@ def _add_simulate(sub):
         help="spres: unsplit reservations soft too (background service once depleted; split parts always are)",
     )
     p.add_argument(
+        "--background",
+        choices=["round-robin", "earliest-end"],
+        help="spres: depleted soft reservations in background round-robin (default, the paper's and the runtime's) "
+        "or by earliest window end",
+    )
+    p.add_argument(
+        "--rr-quantum", type=v.cli_duration("ms"), help="spres: round-robin quantum with a unit (default 1ms)"
+    )
+    p.add_argument(
         "--horizon",
         type=v.cli_duration("s"),
         help="simulated time with a unit (default one hyperperiod, capped at 1000s)",
@@ -655,6 +664,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             overhead_stat=args.overhead_stat,
             cash=args.cash,
             soft=args.soft,
+            background=args.background,
+            rr_quantum=args.rr_quantum,
             log=log,
         )
     except NotPlacedError as e:
@@ -719,6 +730,8 @@ def _simulate_forkjoin(args) -> int:
             ("--exec-fraction", args.exec_fraction),
             ("--cash", args.cash),
             ("--soft", args.soft),
+            ("--background", args.background),
+            ("--rr-quantum", args.rr_quantum),
             ("--overheads", args.overheads),
             ("--overhead-stat", args.overhead_stat),
         ]

@@ -321,9 +321,9 @@ def run_raw(
             partition = _placement_partition(placement, ts, len(cpu_list))
         elif placement is not None:
             reservations = _placement_text(placement)
-            w = _hard_without_overheads(reservations, pairs)
-            if w and not quiet:
-                print(f"rtsched run: warning: {w}", file=sys.stderr)
+            hard = _hard_without_overheads(reservations, pairs)
+            if hard and not quiet:
+                print(f"rtsched run: warning: {hard}", file=sys.stderr)
         else:
             # As in simulate: the SP-RES cascade (Brandenburg & Gül, RTSS 2016).
             from .api import partition as place

@@ -329,7 +329,9 @@ fn partition(
                 .map_err(err)
             }
             (Some(_), None) => Err(err(ModelError::field("mechanism", "required with overheads (spres)"))),
-            (None, Some(_)) => Err(err(ModelError::field("overheads", "a mechanism was named but no overhead model given"))),
+            (None, Some(_)) => {
+                Err(err(ModelError::field("overheads", "a mechanism was named but no overhead model given")))
+            }
         }
     })?;
     if interrupted {

@@ -337,10 +337,7 @@ fn overruns_stay_within_the_measured_enforcement_latency_and_a_twin_without_enfo
         {"task": 1, "budget": 2000000, "period": 15000000, "deadline": 15000000, "offset": 0, "part": 1, "parts": 1}]}],
       "tasks": [{"task": 0, "period_ratio": 1, "parts": 1}, {"task": 1, "period_ratio": 1, "parts": 1}]}"#;
     let run = |enforce: bool| {
-        let mech = mech(false, false)
-            .with_params([("enforcement", bool_s(enforce))])
-            .unwrap()
-            .with_reservations(text);
+        let mech = mech(false, false).with_params([("enforcement", bool_s(enforce))]).unwrap().with_reservations(text);
         let r = run_rt(&ts, &mech, &cpus[..1], 200 * MS);
         assert_eq!(r.accounting.error, None);
         r.check_trace().unwrap();

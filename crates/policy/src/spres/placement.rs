@@ -108,10 +108,9 @@ impl SpresPlacement {
             None | Some(Value::Null) => None,
             Some(o) => {
                 let o = o.as_object().ok_or_else(|| ModelError::field("overheads", "must be a JSON object"))?;
-                let model = o
-                    .get("model")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| ModelError::field("overheads", "the \"model\" the budgets were inflated with is missing"))?;
+                let model = o.get("model").and_then(Value::as_str).ok_or_else(|| {
+                    ModelError::field("overheads", "the \"model\" the budgets were inflated with is missing")
+                })?;
                 Some(model.to_owned())
             }
         };

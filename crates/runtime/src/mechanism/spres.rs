@@ -90,6 +90,13 @@ pub static SPRES: Entry = Entry {
             help: "round-robin quantum of depleted soft reservations in background",
         },
         ParamSpec {
+            name: "background",
+            kind: ParamKind::Choice(&Background::NAMES),
+            default: "round-robin",
+            help: "depleted soft reservations in background: round-robin every rr_quantum (the paper's, RTSS 2016 \
+                   §III-A) or earliest-end (earliest window end first); the simulator's --background is the same",
+        },
+        ParamSpec {
             name: "enforcement",
             kind: ParamKind::Bool,
             default: "true",
@@ -152,7 +159,11 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     let rules = Rules {
         soft_unsplit: s.params.flag("soft").unwrap_or(false),
         cash: s.params.flag("cash").unwrap_or(true),
-        background: Background::RoundRobin { quantum: s.params.duration("rr_quantum").unwrap_or(1_000_000) },
+        background: Background::parse(
+            s.params.text("background").unwrap_or("round-robin"),
+            s.params.duration("rr_quantum").unwrap_or(1_000_000),
+        )
+        .map_err(|e| RunError::Config(format!("spres: {e}")))?,
         charging: Charging::Execution,
     };
     let mut mech = SpresMech::new(s.tasks, &placement, rules, s.rule.clone(), s.t0, s.end);
