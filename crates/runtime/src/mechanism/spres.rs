@@ -534,7 +534,8 @@ mod tests {
     //! the same events, with the same CASH slack. Background by earliest window end: with
     //! round-robin, an intermediate decision at an instant (before a job arrives there) may
     //! advance the rotation where the synchronous driver does not — the same rules, a different
-    //! interleaving.
+    //! interleaving. The mechanism charges by execution, the reference by decision: in virtual
+    //! time every dispatch happens at the instant of its decision, so the two agree.
     use super::*;
     use crate::sync::CpuSignal;
     use crate::tracer::TraceBuffer;
