@@ -30,9 +30,15 @@ def test_the_registry_declares_spres():
     by = {e["name"]: e for e in rtsched.schedulers()}
     e = by["spres"]
     assert e["placement"] == "reservations" and e["dedicated_cpu"] == "none"
-    assert [p["name"] for p in e["params"]] == ["cash", "soft", "rr_quantum"]
+    assert [p["name"] for p in e["params"]] == ["cash", "soft", "rr_quantum", "background", "enforcement"]
     own = [t["name"] for t in e["terms"]][6:]
-    assert own == ["migration_timer", "subtask_activation", "budget_enforcement"]
+    assert own == [
+        "migration_timer",
+        "subtask_activation",
+        "budget_enforcement",
+        "budget_overrun",
+        "enforcement_latency",
+    ]
     assert e["invariant"].startswith("none:")
 
 

@@ -149,6 +149,13 @@ def partition(
     rp_floor: int | None = None,
     slice_order: str = "flipped",
     merge_same_core: bool = False,
+    overheads: str | None = None,
+    mechanism: str | None = None,
+    overheads_label: str | None = None,
+    stat: str | None = None,
+    cpd: int = 0,
+    quantum: int = 1_000_000,
+    extrapolate: bool = False,
 ) -> str: ...
 def default_partition(ts: TaskSet, scheduler: str, m: int) -> dict[str, Any]: ...
 def acceptance(
@@ -180,6 +187,8 @@ def simulate(
     overhead_stat: str | None = None,
     cash: bool = False,
     soft: bool = False,
+    background: str | None = None,
+    rr_quantum: int | None = None,
 ) -> dict[str, Any]: ...
 def simulate_forkjoin(
     text: str,

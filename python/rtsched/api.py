@@ -350,9 +350,22 @@ def partition(
     rp_floor: int | str | None = None,
     slice_order: str = "flipped",
     merge_same_core: bool = False,
+    overheads: Any = None,
+    mechanism: str | None = None,
+    stat: str | None = None,
+    cpd: int | str = 0,
+    quantum: int | str = "1ms",
+    extrapolate: bool = False,
 ) -> dict[str, Any]:
     """Places a task set on ``m`` processors; returns the placement JSON (docs/spres.md,
     "Placement JSON") as a dict.
+
+    With ``overheads=MODEL`` (a model file, a directory of models as ``measure-overheads``
+    writes them, JSON text or a dict) and ``mechanism="spres"``: the SP-RES cascade places the
+    set inflated by the model's overheads (the rule ``analyze --overheads --mechanism spres``
+    judges with; ``stat`` default ``max``, ``cpd``, ``quantum``, ``extrapolate`` as in
+    :func:`analyze`), so the budgets include them; the placement's ``"overheads"`` object names
+    the model, statistic and values (docs/spres.md, "Placements with overheads").
 
     ``heuristic`` is a placement method (docs/cli.md, "Method names"): plain partitioning
     ``pedf_wfd`` (default: :data:`DEFAULT_PARTITION_METHOD`, the placement ``run`` and ``simulate``
@@ -382,6 +395,9 @@ def partition(
         warnings.warn(f"rtsched.partition: {note}", DeprecationWarning, stacklevel=2)
     eps = v.duration(epsilon, "epsilon")
     floor = v.optional_duration(rp_floor, "rp_floor", 1)
+    ovh: dict[str, Any] = {}
+    if overheads is not None or mechanism is not None:
+        ovh = _placement_overheads(overheads, mechanism, stat, cpd, quantum, extrapolate)
     return dict(
         json.loads(
             _core.partition(
@@ -396,6 +412,44 @@ def partition(
                 floor,
                 v.text(slice_order, "slice_order"),
                 v.boolean(merge_same_core, "merge_same_core"),
+                **ovh,
             )
         )
+    )
+
+
+def _placement_overheads(
+    overheads: Any, mechanism: str | None, stat: str | None, cpd: Any, quantum: Any, extrapolate: Any
+) -> dict[str, Any]:
+    """The keyword arguments of ``_core.partition`` for a placement with overheads: the model
+    read as ``analyze --overheads`` reads it (one file, JSON text or a dict; a directory: the
+    model measured under the mechanism, as ``load_models`` picks it)."""
+    import os
+
+    from .overheads import load_models, mechanisms, overheads_text
+
+    if overheads is None:
+        raise RtschedError("field 'overheads': required with mechanism= (an overhead model)")
+    mech = v.text(mechanism if mechanism is not None else "spres", "mechanism")
+    label = os.fspath(overheads) if isinstance(overheads, (str, os.PathLike)) else "given"
+    if isinstance(overheads, (str, os.PathLike)) and os.path.isdir(os.fspath(overheads)):
+        models, _ = load_models(overheads)
+        want = next((m["model"] for m in mechanisms() if m["name"] == mech), mech)
+        if want not in models:
+            raise RtschedError(
+                f"field 'overheads': {label} has no model measured under {want} (found: {', '.join(models) or 'none'})"
+            )
+        text, label = models[want]["text"], models[want]["path"]
+    else:
+        text = overheads_text(overheads)
+        if isinstance(overheads, str) and overheads.lstrip().startswith("{"):
+            label = "given"
+    return dict(
+        overheads=text,
+        mechanism=mech,
+        overheads_label=label,
+        stat=None if stat is None else v.choice(stat, "stat", ["max", "avg"]),
+        cpd=v.duration(cpd, "cpd"),
+        quantum=v.duration(quantum, "quantum", 1),
+        extrapolate=v.boolean(extrapolate, "extrapolate"),
     )

@@ -474,6 +474,24 @@ def _add_partition(sub):
         metavar="DURATION",
         help="SP-RES: RP's minimum period (default 4ms, the text's; the published scripts use 2ms)",
     )
+    g = p.add_argument_group("placement with overheads (docs/spres.md, Placements with overheads)")
+    g.add_argument(
+        "--overheads",
+        metavar="MODEL",
+        help="an overhead model (rtsched measure-overheads; a file, or its output directory) or constants: "
+        "place the set inflated by them with the SP-RES cascade, so the budgets include the overheads",
+    )
+    g.add_argument(
+        "--mechanism", metavar="NAME", help="the mechanism whose inflation rule applies (spres, the default)"
+    )
+    g.add_argument(
+        "--stat", choices=["max", "avg"], help="overhead statistic (default max: a hard real-time placement)"
+    )
+    g.add_argument(
+        "--cpd", type=v.cli_duration("us"), default=0, help="cache-related preemption delay per job (default 0)"
+    )
+    g.add_argument("--quantum", type=v.cli_duration("ms"), default="1ms", help="tick period (default 1ms)")
+    g.add_argument("--extrapolate", action="store_true", help="extrapolate the model beyond its measured n and m")
     _add_json_output(p, "the placement (docs/spres.md#placement-json)")
     p.set_defaults(func=cmd_partition)
 
@@ -505,6 +523,7 @@ def cmd_partition(args: argparse.Namespace) -> int:
         variant=args.variant,
         rp=args.rp,
         rp_floor=args.rp_floor,
+        **_partition_overheads(args),
     )
 
     def table() -> str:
@@ -513,6 +532,10 @@ def cmd_partition(args: argparse.Namespace) -> int:
         out = [f"placed by {placement['heuristic']} on {placement['m']} processors"]
         if defaulted:
             out[0] += " (the default, as run and simulate place pedf; --heuristic picks another)"
+        if "overheads" in placement:
+            o = placement["overheads"]
+            out[0] += f", budgets inflated by the {o['stat']} overheads of {o['model']} ({o['mechanism']})"
+            out += [f"  note: {n}" for n in o.get("notes", [])]
         for cpu in placement["cpus"]:
             out.append(f"  cpu {cpu['cpu']}:" + ("" if cpu["reservations"] else " idle"))
             for r in cpu["reservations"]:
@@ -528,6 +551,23 @@ def cmd_partition(args: argparse.Namespace) -> int:
 
     _emit(args, placement, table, indent=1)
     return 0 if placement["schedulable"] else 1
+
+
+def _partition_overheads(args: argparse.Namespace) -> dict:
+    """``partition``'s overhead options as keyword arguments of ``api.partition``."""
+    if args.overheads is None:
+        for flag, val in (("--mechanism", args.mechanism), ("--stat", args.stat), ("--extrapolate", args.extrapolate)):
+            if val:
+                raise RtschedError(f"field 'overheads': {flag} applies only with --overheads MODEL")
+        return {}
+    return dict(
+        overheads=args.overheads,
+        mechanism=args.mechanism,
+        stat=args.stat,
+        cpd=args.cpd,
+        quantum=args.quantum,
+        extrapolate=args.extrapolate,
+    )
 
 
 def _add_simulate(sub):
@@ -564,6 +604,15 @@ def _add_simulate(sub):
         "--soft",
         action="store_true",
         help="spres: unsplit reservations soft too (background service once depleted; split parts always are)",
+    )
+    p.add_argument(
+        "--background",
+        choices=["round-robin", "earliest-end"],
+        help="spres: depleted soft reservations in background round-robin (default, the paper's and the runtime's) "
+        "or by earliest window end",
+    )
+    p.add_argument(
+        "--rr-quantum", type=v.cli_duration("ms"), help="spres: round-robin quantum with a unit (default 1ms)"
     )
     p.add_argument(
         "--horizon",
@@ -648,6 +697,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             overhead_stat=args.overhead_stat,
             cash=args.cash,
             soft=args.soft,
+            background=args.background,
+            rr_quantum=args.rr_quantum,
             log=log,
         )
     except NotPlacedError as e:
@@ -719,6 +770,8 @@ def _simulate_forkjoin(args) -> int:
             ("--exec-fraction", args.exec_fraction),
             ("--cash", args.cash),
             ("--soft", args.soft),
+            ("--background", args.background),
+            ("--rr-quantum", args.rr_quantum),
             ("--overheads", args.overheads),
             ("--overhead-stat", args.overhead_stat),
         ]

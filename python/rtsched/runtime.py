@@ -78,6 +78,31 @@ def _param_pairs(params) -> list[tuple[str, str]]:
     return out
 
 
+def _hard_without_overheads(text: str, pairs: list[tuple[str, str]]) -> str | None:
+    """The one-line warning for an SP-RES placement with hard reservations whose budgets
+    were not inflated by overheads (no ``"overheads"`` object: not made by ``rtsched partition
+    --overheads``): its jobs get exactly their WCET, and the overheads a job meets in its window
+    make it miss. Unsplit tasks are hard unless ``soft=true``; split parts are always soft
+    (``rtsched_policy::spres``, Brandenburg & Gül, RTSS 2016, §IV-A)."""
+    try:
+        p = json.loads(text)
+    except ValueError:
+        return None  # the Rust parser reports it with its field
+    if not isinstance(p, dict) or p.get("overheads") is not None:
+        return None
+    soft = next((val.strip().lower() in ("true", "1", "yes", "on") for k, val in reversed(pairs) if k == "soft"), False)
+    tasks = p.get("tasks")
+    if soft or not isinstance(tasks, list):
+        return None
+    hard = sum(1 for t in tasks if isinstance(t, dict) and t.get("parts") == 1)
+    if not hard:
+        return None
+    return (
+        f"the placement has {hard} hard reservation(s) made without overheads (budget = WCET): overheads "
+        "will make jobs miss; place with `rtsched partition --overheads MODEL --mechanism spres` or run with soft=true"
+    )
+
+
 def parse_cpus(spec: str | Sequence[int] | None) -> list[int]:
     """``"0,1"``, ``"0-3"``, ``[0, 1]`` -> a list of CPU numbers (default: the first CPU this
     process may use); a bad list raises RtschedError. Text goes through the one CPU-list rule
@@ -347,6 +372,9 @@ def run_raw(
             partition = _placement_partition(placement, ts, len(cpu_list))
         elif placement is not None:
             reservations = _placement_text(placement)
+            hard = _hard_without_overheads(reservations, pairs)
+            if hard and not quiet:
+                print(f"rtsched run: warning: {hard}", file=sys.stderr)
         else:
             # As in simulate: the SP-RES cascade (Brandenburg & Gül, RTSS 2016).
             from .api import partition as place
@@ -949,6 +977,12 @@ def format_summary(s: dict) -> str:
         verdict = "trustworthy" if s["trustworthy"] else "NOT trustworthy"
         out.append(f"timing {verdict}: {s.get('trustworthy_reason')}")
     ovh = s.get("overheads") or {}
+    over, lat = ovh.get("budget_overrun"), ovh.get("enforcement_latency")
+    if isinstance(over, dict):
+        # SP-RES: execution past a hard budget, per overrun, against the timer's lateness.
+        worst = ns(over.get("max_ns")) if over.get("count") else "0 ns"
+        late = ns(lat.get("max_ns")) if isinstance(lat, dict) and lat.get("count") else "-"
+        out.append(f"budget overruns {over.get('count', 0)}, max {worst} (max enforcement latency {late})")
     if ovh:
         width = max(len(k) for k in ovh)
         out.append("overheads:")

@@ -64,6 +64,8 @@ def _simulate(
     cash: bool,
     soft: bool,
     log: Callable[[str], None] | None,
+    background: str | None = None,
+    rr_quantum: Time | None = None,
 ) -> tuple[dict, dict]:
     """Runs the simulator; returns (the raw result with the requested exports, the summary).
     Every argument is checked first (rtsched.validate: no float truncated, numbers in range)."""
@@ -95,6 +97,8 @@ def _simulate(
         overhead_stat,
         v.boolean(cash, "cash"),
         v.boolean(soft, "soft"),
+        None if background is None else v.text(background, "background"),  # names checked by the core
+        v.optional_duration(rr_quantum, "rr_quantum", 1),
     )
     if res["not_placed"] is not None:
         raise NotPlacedError(res["not_placed"])
@@ -129,6 +133,8 @@ def simulate(
     overhead_stat: str | None = None,
     cash: bool = False,
     soft: bool = False,
+    background: str | None = None,
+    rr_quantum: Time | None = None,
     log: Callable[[str], None] | None = None,
 ) -> dict:
     """Simulates ``ts`` on ``m`` processors and returns the summary dict.
@@ -151,14 +157,17 @@ def simulate(
     count (docs/simulator.md, "Overhead injection"). The summary's ``overheads`` says what was
     charged. ``cash`` (spres only): CASH slack reclamation, as Brandenburg & Gül (RTSS 2016)
     run SP-RES; ``soft`` (spres only): unsplit reservations soft too (served in background once
-    depleted; split parts always are). For a chart in a notebook, see :func:`simulate_trace`
-    and :func:`rtsched.gantt`.
+    depleted; split parts always are); ``background`` (spres only): how depleted soft
+    reservations share the background, ``"round-robin"`` every ``rr_quantum`` (default 1 ms;
+    Brandenburg & Gül, RTSS 2016, §III-A, as ``rtsched run --scheduler spres`` does by default)
+    or ``"earliest-end"`` (earliest window end first). For a chart in a notebook, see
+    :func:`simulate_trace` and :func:`rtsched.gantt`.
     """
     _check_outputs(trace=trace, perfetto=perfetto, sched_trace=sched_trace, job_csv=job_csv, gantt=gantt)
     outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt, gantt_window)
     res, summary = _simulate(
         ts, m, scheduler, placement, horizon, outputs, quantum, staggered, sporadic, exec_fraction, seed,
-        overheads, overhead_stat, cash, soft, log,
+        overheads, overhead_stat, cash, soft, log, background, rr_quantum,
     )  # fmt: skip
     title = f"{res['scheduler']} on {m if m is not None else ts.m} processors (simulation)"
     _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, title, gantt_window)
@@ -199,6 +208,8 @@ def simulate_trace(
     overhead_stat: str | None = None,
     cash: bool = False,
     soft: bool = False,
+    background: str | None = None,
+    rr_quantum: Time | None = None,
 ) -> str:
     """Like :func:`simulate` (same arguments, no output files) but returns the trace as JSON
     Lines text (docs/trace.md), for :func:`rtsched.gantt` or your own analysis:
@@ -207,7 +218,7 @@ def simulate_trace(
     """
     res, summary = _simulate(
         ts, m, scheduler, placement, horizon, ["jsonl"], quantum, staggered, sporadic, exec_fraction, seed,
-        overheads, overhead_stat, cash, soft, None,
+        overheads, overhead_stat, cash, soft, None, background, rr_quantum,
     )  # fmt: skip
     _finish(summary, res)
     return str(res["jsonl"])

@@ -259,10 +259,14 @@ pub(crate) fn semi_config(
 }
 
 /// partition(ts, m, heuristic, admission, epsilon, meta, variant="artifact", rp=None,
-/// rp_floor=None, slice_order="flipped", merge_same_core=False) -> str (placement JSON)
+/// rp_floor=None, slice_order="flipped", merge_same_core=False, overheads=None,
+/// mechanism=None, overheads_label=None, stat=None, cpd=0, quantum=1ms, extrapolate=False)
+/// -> str (placement JSON). With `overheads` (model text) and `mechanism` (spres): the
+/// SP-RES cascade on the set inflated by the model (`crate::overheads::spres_placement`).
 #[pyfunction]
 #[pyo3(signature = (ts, m, heuristic, admission, epsilon, meta, variant="artifact", rp=None, rp_floor=None,
-                    slice_order="flipped", merge_same_core=false))]
+                    slice_order="flipped", merge_same_core=false, overheads=None, mechanism=None,
+                    overheads_label=None, stat=None, cpd=0, quantum=1_000_000, extrapolate=false))]
 #[allow(clippy::too_many_arguments)]
 fn partition(
     py: Python<'_>,
@@ -277,6 +281,13 @@ fn partition(
     rp_floor: Option<u64>,
     slice_order: &str,
     merge_same_core: bool,
+    overheads: Option<&str>,
+    mechanism: Option<&str>,
+    overheads_label: Option<&str>,
+    stat: Option<&str>,
+    cpd: u64,
+    quantum: u64,
+    extrapolate: bool,
 ) -> PyResult<String> {
     let stop = rtsched_model::Stop::new();
     let lim = Limits { stop: stop.clone(), ..Limits::default() };
@@ -285,7 +296,43 @@ fn partition(
         cfg.slice_order = semi::SliceOrder::parse(slice_order).map_err(err)?;
         cfg.merge_same_core = merge_same_core;
         cfg.limits.stop = stop.clone(); // SP-RES polls its own limits
-        partition_json(&ts.inner, m, heuristic, admission, &cfg, &lim).map(|v| v.to_string()).map_err(err)
+        match (overheads, mechanism) {
+            (None, None) => {
+                partition_json(&ts.inner, m, heuristic, admission, &cfg, &lim).map(|v| v.to_string()).map_err(err)
+            }
+            (Some(text), Some(mech)) => {
+                check_m(m).map_err(err)?;
+                use crate::methods::{resolve, Cascade, Method};
+                match resolve(heuristic, &[]) {
+                    Some((Method::Cascade(Cascade::Full), _)) => {}
+                    Some((Method::Cascade(Cascade::NoMeta), _)) => cfg.meta = false,
+                    _ => {
+                        return Err(err(ModelError::field(
+                            "heuristic",
+                            format!("with overheads the placement is the SP-RES cascade (spres or spres-nometa), not {heuristic:?}"),
+                        )))
+                    }
+                }
+                let params = rtsched_analysis::overheads::Params { cpd, quantum };
+                crate::overheads::spres_placement(
+                    &ts.inner,
+                    m,
+                    mech,
+                    text,
+                    overheads_label,
+                    stat,
+                    &params,
+                    extrapolate,
+                    &cfg,
+                )
+                .map(|v| v.to_string())
+                .map_err(err)
+            }
+            (Some(_), None) => Err(err(ModelError::field("mechanism", "required with overheads (spres)"))),
+            (None, Some(_)) => {
+                Err(err(ModelError::field("overheads", "a mechanism was named but no overhead model given")))
+            }
+        }
     })?;
     if interrupted {
         // A placement cut short is no placement: nothing to keep.

@@ -77,7 +77,12 @@ fn spres_slack_runs(
         }
         let execs: Vec<ExecTimes> =
             slacks.iter().map(|&s| slack_exec(s, seed)).collect::<Result<_, _>>().map_err(err)?;
-        let sched = Scheduler::Spres(SpresConfig { placement, soft_unsplit, cash });
+        let sched = Scheduler::Spres(SpresConfig {
+            placement,
+            soft_unsplit,
+            cash,
+            background: rtsched_sim::Background::EarliestEnd,
+        });
         let runs: Vec<Result<String, SimError>> = slacks
             .par_iter()
             .zip(execs.into_par_iter())
@@ -139,7 +144,12 @@ fn spres_sequential(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Value, SimErro
     let split_tasks = p.tasks.iter().filter(|t| t.parts > 1).count();
     let heuristic = p.heuristic.clone();
     let placement = SpresPlacement::from_json(&p.to_json().to_string(), &ts)?;
-    let sched = Scheduler::Spres(SpresConfig { placement, soft_unsplit: false, cash: true });
+    let sched = Scheduler::Spres(SpresConfig {
+        placement,
+        soft_unsplit: false,
+        cash: true,
+        background: rtsched_sim::Background::EarliestEnd,
+    });
     let r = rtsched_sim::simulate(&ts, &sched, cfg)?;
     Ok(json!({
         "scheduler": "spres", "m": cfg.m, "placed": true, "heuristic": heuristic, "split_tasks": split_tasks,

@@ -34,6 +34,9 @@ struct SchedArgs<'a> {
     /// SP-RES: CASH slack reclamation; soft unsplit reservations.
     cash: bool,
     soft: bool,
+    /// SP-RES: background service of depleted soft reservations (`None`: not given, the
+    /// default round-robin of 1 ms, as the runtime's).
+    background: Option<rtsched_sim::Background>,
     /// Ctrl-C, for the default partition (thousands of tasks take seconds).
     stop: &'a rtsched_model::Stop,
 }
@@ -80,7 +83,7 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
             ModelError::field("staggered", format!("applies only to --scheduler gedf-quantum, not {name}")).into()
         );
     }
-    for (on, field) in [(a.cash, "cash"), (a.soft, "soft")] {
+    for (on, field) in [(a.cash, "cash"), (a.soft, "soft"), (a.background.is_some(), "background")] {
         if on && name != "spres" {
             return Err(ModelError::field(field, format!("applies only to --scheduler spres, not {name}")).into());
         }
@@ -126,7 +129,12 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
                 )
                 .into());
             }
-            Scheduler::Spres(SpresConfig { placement, soft_unsplit: a.soft, cash: a.cash })
+            Scheduler::Spres(SpresConfig {
+                placement,
+                soft_unsplit: a.soft,
+                cash: a.cash,
+                background: a.background.unwrap_or(rtsched_sim::Background::DEFAULT),
+            })
         }
         // A plain task set under RTWS: every job is one region of one thread (fork-join files
         // go through `simulate_forkjoin`).
@@ -288,7 +296,7 @@ impl Out {
 #[pyfunction]
 #[pyo3(signature = (ts, m, scheduler, placement=None, quantum=None, staggered=false, horizon=None, sporadic=None,
                     exec_fraction=None, seed=0, outputs=Vec::new(), overheads=None, overhead_stat=None,
-                    cash=false, soft=false))]
+                    cash=false, soft=false, background=None, rr_quantum=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -307,6 +315,8 @@ fn simulate<'py>(
     overhead_stat: Option<String>,
     cash: bool,
     soft: bool,
+    background: Option<String>,
+    rr_quantum: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     if overhead_stat.is_some() && overheads.is_none() {
         return Err(RtschedError::new_err("field 'overhead_stat': applies only with overheads (--overheads)"));
@@ -318,6 +328,16 @@ fn simulate<'py>(
     let quantum = quantum.map(|q| time_arg(&q, "quantum")).transpose()?;
     let horizon = horizon.map(|h| time_arg(&h, "horizon")).transpose()?;
     let sporadic = sporadic.map(|s| time_arg(&s, "sporadic")).transpose()?;
+    let rr_quantum = rr_quantum.map(|q| time_arg(&q, "rr_quantum")).transpose()?;
+    let background = match (background.as_deref(), rr_quantum) {
+        (None, None) => None,
+        (b, q) => {
+            Some(rtsched_sim::Background::parse(b.unwrap_or("round-robin"), q.unwrap_or(1_000_000)).map_err(err)?)
+        }
+    };
+    if matches!(background, Some(rtsched_sim::Background::EarliestEnd)) && rr_quantum.is_some() {
+        return Err(RtschedError::new_err("field 'rr_quantum': applies only with background round-robin"));
+    }
     if let Some(f) = exec_fraction {
         if !(0.0..=1.0).contains(&f) || f == 0.0 {
             return Err(RtschedError::new_err(format!("field 'exec_fraction': must be in (0, 1], got {f}")));
@@ -339,6 +359,7 @@ fn simulate<'py>(
             staggered,
             cash,
             soft,
+            background,
             stop: &stop,
         };
         let (sched, mut notes) = match build_scheduler(&scheduler, &args) {

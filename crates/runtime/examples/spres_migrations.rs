@@ -86,7 +86,12 @@ fn main() {
             mig += r.metrics.migrations;
             misses += r.metrics.deadline_misses;
             dur += r.duration_ns;
-            let sc = SpresConfig { placement: pl.clone(), soft_unsplit: false, cash: true };
+            let sc = SpresConfig {
+                placement: pl.clone(),
+                soft_unsplit: false,
+                cash: true,
+                background: rtsched_sim::Background::EarliestEnd,
+            };
             let mut sim = SimConfig::new(m);
             sim.horizon = Some(r.duration_ns);
             sim.exec = ExecTimes::UniformFraction { lo, seed: cfg.seed };

@@ -7,6 +7,7 @@
 //! "period_ratio", "parts"}], "reason"?}` — `part` is 1-based, `period = ⌊T / period_ratio⌋`.
 
 pub use rtsched_policy::spres::placement::{Reservation, SpresPlacement};
+pub use rtsched_policy::spres::Background;
 
 /// SP-RES parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,4 +17,7 @@ pub struct SpresConfig {
     pub soft_unsplit: bool,
     /// CASH slack reclamation on.
     pub cash: bool,
+    /// How depleted soft reservations share the background (the runtime's `background`
+    /// parameter, the same rules; [`Background::DEFAULT`] for both front ends).
+    pub background: Background,
 }

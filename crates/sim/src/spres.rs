@@ -5,8 +5,9 @@
 //! reclamation, windows of split and period-transformed tasks, migrations at window
 //! boundaries — are `rtsched_policy::spres`'s (defined once, shared with the runtime's `spres`
 //! mechanism); this loop drives its synchronous driver ([`Spres`]) at every event instant and
-//! records the schedule. Background service is by earliest window end (an exact simulation
-//! has no quantum to rotate on); a job released while its predecessor is unfinished is
+//! records the schedule. Background service of depleted soft reservations follows
+//! [`SpresConfig::background`]: the paper's round-robin with a quantum (§III-A; the front
+//! ends' default, as the runtime's) or earliest window end first; a job released while its predecessor is unfinished is
 //! activated (its windows anchored) when the predecessor completes (docs/simulator.md).
 //!
 //! The placement it executes (and its JSON) is [`crate::placement`].
@@ -56,7 +57,7 @@ pub(crate) fn simulate_spres(
     let (m, n) = (cfg.m as usize, ts.len());
     let mut draw = Draw::new(cfg);
     let mut rec = Recorder::new(n, cfg.m, h, cfg.record_trace, expected as usize, "SP-RES");
-    let mut rules = Spres::new(pl, Rules::new(sc.soft_unsplit, sc.cash));
+    let mut rules = Spres::new(pl, Rules { background: sc.background, ..Rules::new(sc.soft_unsplit, sc.cash) });
     let mut backlog: Vec<VecDeque<Pending>> = (0..n).map(|_| VecDeque::new()).collect();
     let mut last_cpu = vec![NONE; n];
     let mut next_rel: Vec<Time> = offsets.clone();

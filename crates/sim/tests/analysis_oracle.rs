@@ -259,8 +259,12 @@ fn spres_oracle(cash: bool, per_m: u64, seed_base: u64) {
                 let placement = SpresPlacement::from_json(&text, &ts)
                     .unwrap_or_else(|e| panic!("{name}: placement rejected by the simulator: {e}\n{text}"));
                 {
-                    let sched =
-                        Scheduler::Spres(SpresConfig { placement: placement.clone(), soft_unsplit: false, cash });
+                    let sched = Scheduler::Spres(SpresConfig {
+                        placement: placement.clone(),
+                        soft_unsplit: false,
+                        cash,
+                        background: rtsched_sim::Background::EarliestEnd,
+                    });
                     let (pc, sc) = (periodic(m, &ts), sporadic(m, &ts, (m as u64) << 32 | k));
                     let a = misses(&ts, &sched, &pc);
                     let b = misses(&ts, &sched, &sc);
@@ -322,7 +326,12 @@ fn cash_counterexample() {
         sc.arrivals = Arrivals::Sporadic { max_extra_delay: 3, seed };
         sc.exec = ExecTimes::UniformFraction { lo: 0.5, seed: seed.wrapping_add(1) };
         sc.check_invariants = true;
-        let sched = Scheduler::Spres(SpresConfig { placement: placement.clone(), soft_unsplit: false, cash: true });
+        let sched = Scheduler::Spres(SpresConfig {
+            placement: placement.clone(),
+            soft_unsplit: false,
+            cash: true,
+            background: rtsched_sim::Background::EarliestEnd,
+        });
         assert_eq!(misses(&ts, &sched, &sc), 0, "seed k = {k}\n{}", explain(&ts, &sched, &sc));
     }
 }

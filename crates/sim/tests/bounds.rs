@@ -48,7 +48,12 @@ fn schedulers(ts: &TaskSet) -> Vec<Scheduler> {
         Scheduler::GedfQuantum { quantum: 3, staggered: false },
         Scheduler::GedfQuantum { quantum: 4, staggered: true },
         Scheduler::Pedf(vec![vec![0, 2, 4], vec![1, 3, 5]]),
-        Scheduler::Spres(SpresConfig { placement: sp, soft_unsplit: false, cash: true }),
+        Scheduler::Spres(SpresConfig {
+            placement: sp,
+            soft_unsplit: false,
+            cash: true,
+            background: rtsched_sim::Background::EarliestEnd,
+        }),
         Scheduler::Rtws,
     ]
 }

@@ -274,7 +274,12 @@ fn spres_accepted_placements_are_valid_for_the_inflated_set() {
         split += placement.tasks.iter().any(|t| t.parts > 1) as u64;
         semi::check(&inflated, &placement).unwrap_or_else(|e| panic!("checker rejects: {e}: {}", describe(&ts)));
         let sp = SpresPlacement::from_json(&placement.to_json().to_string(), &inflated).unwrap();
-        let sched = Scheduler::Spres(SpresConfig { placement: sp, soft_unsplit: false, cash: false });
+        let sched = Scheduler::Spres(SpresConfig {
+            placement: sp,
+            soft_unsplit: false,
+            cash: false,
+            background: rtsched_sim::Background::EarliestEnd,
+        });
         check_no_miss("spres", &inflated, &sched, m, None, k);
         // Inflation only adds: every inflated cost is at least the original one.
         assert!(inflated.iter().zip(ts.iter()).all(|(a, b)| a.wcet >= b.wcet && a.period <= b.period));

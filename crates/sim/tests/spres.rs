@@ -38,7 +38,17 @@ fn run(ts: &TaskSet, pl: &str, exec: ExecTimes, horizon: Time, cash: bool) -> Si
     cfg.horizon = Some(horizon);
     cfg.exec = exec;
     cfg.record_trace = true;
-    simulate(ts, &Scheduler::Spres(SpresConfig { placement, soft_unsplit: false, cash }), &cfg).unwrap()
+    simulate(
+        ts,
+        &Scheduler::Spres(SpresConfig {
+            placement,
+            soft_unsplit: false,
+            cash,
+            background: rtsched_sim::Background::EarliestEnd,
+        }),
+        &cfg,
+    )
+    .unwrap()
 }
 
 fn records(r: &SimResult) -> Vec<(Time, Event)> {
@@ -157,9 +167,17 @@ fn rejects_bad_placements() {
     // m mismatch with the simulation.
     let p = SpresPlacement::from_json(&good, &ts).unwrap();
     let cfg = SimConfig::new(2);
-    assert!(
-        simulate(&ts, &Scheduler::Spres(SpresConfig { placement: p, soft_unsplit: false, cash: true }), &cfg).is_err()
-    );
+    assert!(simulate(
+        &ts,
+        &Scheduler::Spres(SpresConfig {
+            placement: p,
+            soft_unsplit: false,
+            cash: true,
+            background: rtsched_sim::Background::EarliestEnd
+        }),
+        &cfg
+    )
+    .is_err());
 }
 
 proptest! {
@@ -181,7 +199,7 @@ proptest! {
         let mut cfg = SimConfig::new(m);
         cfg.horizon = Some(300);
         cfg.exec = ExecTimes::UniformFraction { lo, seed };
-        let a = simulate(&ts, &Scheduler::Spres(SpresConfig { placement, soft_unsplit: false, cash: true }), &cfg).unwrap();
+        let a = simulate(&ts, &Scheduler::Spres(SpresConfig { placement, soft_unsplit: false, cash: true, background: rtsched_sim::Background::EarliestEnd }), &cfg).unwrap();
         let b = simulate(&ts, &Scheduler::Pedf(part), &cfg).unwrap();
         prop_assert_eq!(a.per_job, b.per_job);
         prop_assert_eq!((a.deadline_misses, a.preemptions, a.context_switches), (0, b.preemptions, b.context_switches));
@@ -212,7 +230,7 @@ proptest! {
         cfg.horizon = Some(200);
         cfg.exec = ExecTimes::UniformFraction { lo, seed };
         cfg.record_trace = true;
-        let r = simulate(&ts, &Scheduler::Spres(SpresConfig { placement, soft_unsplit: soft, cash }), &cfg).unwrap();
+        let r = simulate(&ts, &Scheduler::Spres(SpresConfig { placement, soft_unsplit: soft, cash, background: rtsched_sim::Background::EarliestEnd }), &cfg).unwrap();
         prop_assert_eq!(r.jobs, r.completed + r.pending);
         let tr = r.trace.as_ref().unwrap();
         let m = rtsched_trace::Trace::from_jsonl(&tr.to_jsonl()).unwrap().metrics().unwrap();
@@ -227,4 +245,40 @@ proptest! {
             }
         }
     }
+}
+
+/// Depleted soft reservations in background (Brandenburg & Gül, RTSS 2016, §III-A: "in a
+/// round-robin fashion"): two soft reservations of budget 2 for jobs of 6 on one CPU. After
+/// both budgets are spent (at 4), earliest-end serves task 0 to its end (8), then task 1 (12);
+/// round-robin with quantum 1 alternates them, so task 0 finishes at 11 and task 1 at 12 —
+/// the runtime's `background` parameter names the same two rules.
+#[test]
+fn background_round_robin_alternates_where_earliest_end_does_not() {
+    let ts = TaskSet::from_ct(&[(6, 20), (6, 20)]).unwrap();
+    let pl =
+        placement(1, vec![vec![res(0, 2, 20, 20, 0, 1, 1), res(1, 2, 20, 20, 0, 1, 1)]], vec![(0, 1, 1), (1, 1, 1)]);
+    let completions = |background| {
+        let placement = SpresPlacement::from_json(&pl, &ts).unwrap();
+        let mut cfg = SimConfig::new(1);
+        cfg.horizon = Some(20);
+        cfg.record_trace = true;
+        let sc = SpresConfig { placement, soft_unsplit: true, cash: false, background };
+        let r = simulate(&ts, &Scheduler::Spres(sc), &cfg).unwrap();
+        let done: Vec<(Time, u32)> = records(&r)
+            .into_iter()
+            .filter_map(|(t, e)| match e {
+                Event::Complete { job, .. } => Some((t, job.task)),
+                _ => None,
+            })
+            .collect();
+        let preempts = records(&r).iter().filter(|(_, e)| matches!(e, Event::Preempt { .. })).count();
+        (done, preempts)
+    };
+    let (ee, ee_pre) = completions(rtsched_sim::Background::EarliestEnd);
+    assert_eq!(ee, vec![(8, 0), (12, 1)]);
+    let (rr, rr_pre) = completions(rtsched_sim::Background::parse("round-robin", 1).unwrap());
+    assert_eq!(rr, vec![(11, 0), (12, 1)]);
+    assert!(rr_pre > ee_pre, "round-robin preempts at every quantum ({rr_pre} vs {ee_pre})");
+    assert!(rtsched_sim::Background::parse("fifo", 1).is_err());
+    assert!(rtsched_sim::Background::parse("round-robin", 0).is_err());
 }

@@ -121,7 +121,17 @@ fn simulate_case(ts: &TaskSet, res: &[(Time, Time)], cpu: &[u32], m: u32, soft: 
     cfg.horizon = Some(400);
     cfg.exec = ExecTimes::UniformFraction { lo, seed };
     cfg.record_trace = true;
-    let r = simulate(ts, &Scheduler::Spres(SpresConfig { placement, soft_unsplit: soft, cash: false }), &cfg).unwrap();
+    let r = simulate(
+        ts,
+        &Scheduler::Spres(SpresConfig {
+            placement,
+            soft_unsplit: soft,
+            cash: false,
+            background: rtsched_sim::Background::EarliestEnd,
+        }),
+        &cfg,
+    )
+    .unwrap();
     assert_eq!(r.jobs, r.completed + r.pending);
     r.trace.unwrap()
 }

@@ -59,7 +59,12 @@ fn cascade_placements_meet_deadlines_under_cash_at_any_slack() {
         }
         split_sets += 1;
         let placement = SpresPlacement::from_json(&p.to_json().to_string(), &ts).unwrap();
-        let sched = Scheduler::Spres(SpresConfig { placement, soft_unsplit: false, cash: true });
+        let sched = Scheduler::Spres(SpresConfig {
+            placement,
+            soft_unsplit: false,
+            cash: true,
+            background: rtsched_sim::Background::EarliestEnd,
+        });
         for lo in [1.0, 0.8, 0.5, 0.34, 0.0] {
             let mut c = SimConfig::new(m);
             c.horizon = Some(20_000_000); // 20 ms: 20 of the longest periods

@@ -3,7 +3,7 @@
 //! Only the CPU's own driver touches it (the runtime: under the CPU's lock); jobs move between
 //! CPUs only as [`Departure`]s.
 
-use super::{locate, next_boundary, next_departure, Background, Departure, Mode, Reservation, Rules};
+use super::{locate, next_boundary, next_departure, Background, Charging, Departure, Mode, Reservation, Rules};
 use rtsched_model::Time;
 use std::sync::Arc;
 
@@ -28,6 +28,9 @@ struct Slot {
     /// Start of the window whose budget `left` holds.
     win: Time,
     left: Time,
+    /// Execution charged to this hard reservation after its budget ran out (an overrun, up to
+    /// one enforcement latency): reported by [`SpresCpu::take_overruns`] once it ends.
+    over: Time,
 }
 
 /// What the served reservation (or an idle CPU) consumes.
@@ -64,6 +67,12 @@ pub struct SpresCpu {
     rr_until: Time,
     /// The instant service was charged up to.
     since: Time,
+    /// [`Charging::Execution`]: what the worker executes (set by [`SpresCpu::dispatch`]).
+    exec: Option<Served>,
+    /// [`Charging::Execution`]: the worker is in a scheduler callback; nothing is charged.
+    paused: bool,
+    /// Overruns that ended, not yet taken: (task, ns).
+    overruns: Vec<(u32, Time)>,
 }
 
 impl SpresCpu {
@@ -80,6 +89,7 @@ impl SpresCpu {
                         job: None,
                         win: NO_WINDOW,
                         left: 0,
+                        over: 0,
                     });
                 }
             }
@@ -95,6 +105,9 @@ impl SpresCpu {
             rr_last: None,
             rr_until: 0,
             since: 0,
+            exec: None,
+            paused: false,
+            overruns: Vec::new(),
         }
     }
 
@@ -149,6 +162,7 @@ impl SpresCpu {
         if self.served.is_some_and(|x| x.slot == k) {
             self.served = None;
         }
+        self.left_slot(k);
         Some(h)
     }
 
@@ -159,6 +173,7 @@ impl SpresCpu {
 
     /// Jobs whose window is now on another part leave their slots (appended to `out`).
     pub fn departures(&mut self, now: Time, out: &mut Vec<Departure>) {
+        let mut gone = Vec::new();
         for (k, s) in self.slots.iter_mut().enumerate() {
             let Some(h) = s.job else { continue };
             let ps = &self.parts[s.task as usize];
@@ -175,7 +190,28 @@ impl SpresCpu {
                 if self.served.is_some_and(|x| x.slot == k) {
                     self.served = None;
                 }
+                gone.push(k);
             }
+        }
+        for k in gone {
+            self.left_slot(k);
+        }
+    }
+
+    /// Slot `k`'s job left it (completed or departed): the worker no longer executes it as
+    /// this slot's, and an overrun it had ends.
+    fn left_slot(&mut self, k: usize) {
+        if self.exec.is_some_and(|x| x.slot == k) {
+            self.exec = None;
+        }
+        self.end_overrun(k);
+    }
+
+    fn end_overrun(&mut self, k: usize) {
+        let s = &mut self.slots[k];
+        if s.over > 0 {
+            self.overruns.push((s.task, s.over));
+            s.over = 0;
         }
     }
 
@@ -185,6 +221,7 @@ impl SpresCpu {
     pub fn decide(&mut self, now: Time) {
         let mut best: Option<((Time, u32, u32), usize, Mode)> = None;
         let mut background = 0;
+        let mut refilled = Vec::new();
         for (k, s) in self.slots.iter_mut().enumerate() {
             let Some(h) = s.job else { continue };
             let ps = &self.parts[s.task as usize];
@@ -195,6 +232,9 @@ impl SpresCpu {
             if loc.in_window && s.win != loc.start {
                 s.win = loc.start;
                 s.left = ps[loc.part].budget;
+                if s.over > 0 {
+                    refilled.push(k);
+                }
             }
             let mode = if loc.in_window && s.left > 0 {
                 Mode::Budget
@@ -218,6 +258,52 @@ impl SpresCpu {
             best = self.round_robin(now, quantum.max(1)).map(|(k, end)| ((end, 0, 0), k, Mode::Background));
         }
         self.served = best.map(|((end, _, _), slot, mode)| Served { slot, mode, end });
+        for k in refilled {
+            self.end_overrun(k);
+        }
+        // The job the worker executes is charged as the rules now serve it (a refilled window,
+        // a depleted soft budget) while they still choose it.
+        let same = self.exec.is_some() && self.exec.map(|x| x.slot) == self.served.map(|y| y.slot);
+        if self.rules.charging == Charging::Decision || same {
+            self.exec = self.served;
+        }
+    }
+
+    /// [`Charging::Execution`]: the CPU's worker dispatches what the rules serve now (after
+    /// [`decide`](Self::decide); nothing when they serve nothing). An overrun of the job it
+    /// ran before ends.
+    pub fn dispatch(&mut self) {
+        if let Some(x) = self.exec {
+            if self.served.map(|y| y.slot) != Some(x.slot) {
+                self.end_overrun(x.slot);
+            }
+        }
+        self.exec = self.served;
+    }
+
+    /// [`Charging::Execution`]: the CPU's worker stopped executing at `now` to run a scheduler
+    /// callback: service is charged up to `now`, then nothing until [`resume`](Self::resume).
+    pub fn pause(&mut self, now: Time) {
+        self.advance(now);
+        if self.rules.charging == Charging::Execution {
+            self.paused = true;
+        }
+    }
+
+    /// [`Charging::Execution`]: the worker leaves its callback at `now` and executes (or
+    /// idles) again; charging restarts at `now`.
+    pub fn resume(&mut self, now: Time) {
+        if self.paused {
+            self.since = self.since.max(now);
+            self.paused = false;
+        }
+    }
+
+    /// Overruns that ended since the last call: (task, ns of execution a hard reservation
+    /// received after its budget ran out). With [`Charging::Execution`] this is the budget
+    /// enforcement latency as the job felt it; with [`Charging::Decision`] always empty.
+    pub fn take_overruns(&mut self) -> Vec<(u32, Time)> {
+        std::mem::take(&mut self.overruns)
     }
 
     /// Whether slot `k` is in background now (held, located here, not budgeted, soft).
@@ -271,7 +357,7 @@ impl SpresCpu {
                 .min_by_key(|(_, &(d, _))| d)
                 .map(|(k, _)| k)
         };
-        match self.served {
+        match self.exec {
             Some(x) => match pick(x.mode == Mode::Background, x.end) {
                 Some(k) => Source::Slack(k),
                 None if x.mode == Mode::Budget => Source::Budget(x.slot),
@@ -281,10 +367,16 @@ impl SpresCpu {
         }
     }
 
-    /// Charges the service of `[since, now)` (the CPU served its last decision throughout):
+    /// Charges the service of `[since, now)` (the CPU served its last decision throughout, or
+    /// with [`Charging::Execution`]: the worker executed its last dispatch, outside callbacks):
     /// slack before budget, as [`source`](Self::source) says at each moment; service beyond a
-    /// depleted budget (a late enforcement) is charged nowhere.
+    /// depleted budget (a late enforcement) is charged nowhere, and for a hard reservation it
+    /// is counted as its overrun.
     pub fn advance(&mut self, now: Time) {
+        if self.paused {
+            self.since = self.since.max(now);
+            return;
+        }
         let mut t = self.since;
         while t < now {
             let dt = now - t;
@@ -299,6 +391,9 @@ impl SpresCpu {
                     let s = &mut self.slots[k];
                     let u = dt.min(s.left);
                     s.left -= u;
+                    if u == 0 && !s.soft {
+                        s.over += dt;
+                    }
                     u
                 }
                 Source::Nothing => 0,
@@ -316,6 +411,12 @@ impl SpresCpu {
     /// (budget, or slack and its deadline), the end of a round-robin quantum; `Time::MAX` if
     /// none.
     pub fn next_event(&self, now: Time) -> Time {
+        self.next_event_with(now, true)
+    }
+
+    /// [`next_event`](Self::next_event), without the exhaustion of budgets when `enforce` is
+    /// false (the broken twin of the runtime's overrun oracle: no budget enforcement).
+    pub fn next_event_with(&self, now: Time, enforce: bool) -> Time {
         let mut t = Time::MAX;
         for s in &self.slots {
             if let Some(h) = s.job {
@@ -327,7 +428,8 @@ impl SpresCpu {
                 let (d, a) = self.slack[k];
                 t = t.min(d).min(now + a);
             }
-            Source::Budget(k) => t = t.min(now + self.slots[k].left),
+            Source::Budget(k) if enforce && self.slots[k].left > 0 => t = t.min(now + self.slots[k].left),
+            Source::Budget(_) => {}
             Source::Nothing => {}
         }
         if let (Background::RoundRobin { .. }, Some(x)) = (self.rules.background, self.served) {
@@ -368,5 +470,67 @@ impl SpresCpu {
     /// end-of-run checks.
     pub fn slack_total(&self) -> Time {
         self.slack.iter().map(|&(_, a)| a).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Charging, Mode, Rules, SpresPlacement};
+    use super::*;
+    use rtsched_model::TaskSet;
+
+    /// One hard reservation (budget 10, period and window 20) on one CPU.
+    fn one(charging: Charging) -> SpresCpu {
+        let ts = TaskSet::from_ct(&[(10, 20)]).unwrap();
+        let pl = SpresPlacement::whole(&ts, &[vec![0]]).unwrap();
+        SpresCpu::new(0, Arc::new(pl.parts), Rules { charging, ..Rules::new(false, false) })
+    }
+
+    #[test]
+    fn execution_charging_skips_callbacks_and_measures_the_overrun() {
+        let mut c = one(Charging::Execution);
+        assert!(c.activate(0, 0, 0, 0));
+        // Release callback at 0 (paused), decision, dispatch, back to the job at 3.
+        c.pause(0);
+        c.decide(0);
+        c.dispatch();
+        c.resume(3);
+        assert_eq!(c.next_event(3), 13, "the budget runs out 10 ns after the job starts");
+        // Another callback from 5 to 7: not charged.
+        c.pause(5);
+        c.resume(7);
+        assert_eq!(c.next_event(7), 15);
+        // The enforcing callback comes 2 ns late: a 2 ns overrun, reported when it ends.
+        c.pause(17);
+        c.decide(17);
+        assert_eq!(c.served(), None, "a depleted hard reservation is cut off");
+        assert!(c.take_overruns().is_empty(), "the job still runs until the worker stops it");
+        c.dispatch();
+        assert_eq!(c.take_overruns(), vec![(0, 2)]);
+        c.resume(18);
+        c.advance(30);
+        assert!(c.take_overruns().is_empty(), "idle: nothing charged");
+    }
+
+    #[test]
+    fn decision_charging_drains_from_the_decision_and_never_overruns() {
+        let mut c = one(Charging::Decision);
+        assert!(c.activate(0, 0, 0, 0));
+        c.decide(0);
+        // pause/resume are no-ops for the synchronous driver: charged from the decision.
+        c.pause(0);
+        c.resume(3);
+        c.advance(3);
+        assert_eq!(c.next_event(3), 10);
+        c.advance(10);
+        c.decide(10);
+        assert_eq!(c.served(), None);
+        assert!(c.take_overruns().is_empty());
+        // Without enforcement the exhaustion is not an event.
+        let mut d = one(Charging::Decision);
+        d.activate(0, 0, 0, 0);
+        d.decide(0);
+        assert_eq!(d.next_event_with(0, false), 20, "only the window end");
+        assert_eq!(d.served().map(|x| x.2), Some(Mode::Budget));
     }
 }

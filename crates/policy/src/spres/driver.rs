@@ -184,7 +184,7 @@ mod tests {
               {"task": 1, "budget": 1, "period": 10, "deadline": 10, "offset": 0, "part": 1, "parts": 1}]}],
           "tasks": [{"task": 0, "period_ratio": 1, "parts": 1}, {"task": 1, "period_ratio": 1, "parts": 1}]}"#;
         let p = SpresPlacement::from_json(text, &ts).unwrap();
-        let rules = Rules { soft_unsplit: true, cash: false, background: Background::RoundRobin { quantum: 2 } };
+        let rules = Rules { background: Background::RoundRobin { quantum: 2 }, ..Rules::new(true, false) };
         let mut s = Spres::new(&p, rules);
         s.activate(0, 0, 0);
         s.activate(1, 0, 0);

@@ -34,9 +34,13 @@
 //!
 //! Selection per CPU (§III-A): the active, non-depleted reservation with the earliest
 //! scheduling deadline (ties: task index, then part); otherwise, background service for *soft*
-//! reservations whose job is on this CPU (depleted, or after their window): earliest window end
-//! first ([`Background::EarliestEnd`], exact, the simulator's) or round-robin with a quantum
-//! ([`Background::RoundRobin`], the paper's "in a round-robin fashion", the runtime's).
+//! reservations whose job is on this CPU (depleted, or after their window): round-robin with a
+//! quantum ([`Background::RoundRobin`], the paper's "in a round-robin fashion", the default of
+//! the simulator's and the runtime's front ends) or earliest window end first
+//! ([`Background::EarliestEnd`]); both engines take either, under the name `background`.
+//! Budgets are charged by decision (the synchronous driver) or by execution (the runtime,
+//! [`Charging`]); a hard reservation's job that executes past its budget *overruns*
+//! ([`SpresCpu::take_overruns`]).
 //! Split-task reservations are always soft (§IV-A); unsplit ones are hard unless
 //! `soft_unsplit`. CASH slack reclamation (Caccamo, Buttazzo & Sha, RTSS 2000): when a job
 //! completes inside its window, its reservation's remaining budget becomes slack with the
@@ -58,11 +62,48 @@ use rtsched_model::Time;
 /// How depleted soft reservations share the background.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Background {
-    /// The earliest window end first (an exact simulation has no quantum to rotate on).
+    /// The earliest window end first.
     EarliestEnd,
     /// Round-robin among them, switching every `quantum` ns (> 0) or when the served one
     /// leaves (seed 004 §III-A: "in a round-robin fashion").
     RoundRobin { quantum: Time },
+}
+
+impl Background {
+    /// The names of the two rules, the same in the simulator (`simulate --background`) and the
+    /// runtime (`run --param background=`): `round-robin` (default of both) and `earliest-end`.
+    pub const NAMES: [&'static str; 2] = ["round-robin", "earliest-end"];
+
+    /// The rule named `name` (one of [`Background::NAMES`]), with round-robin quantum
+    /// `quantum` ns (at least 1).
+    pub fn parse(name: &str, quantum: Time) -> Result<Background, rtsched_model::ModelError> {
+        match name {
+            "round-robin" if quantum > 0 => Ok(Background::RoundRobin { quantum }),
+            "round-robin" => Err(rtsched_model::ModelError::field("rr_quantum", "must be at least 1 ns, got 0")),
+            "earliest-end" => Ok(Background::EarliestEnd),
+            other => Err(rtsched_model::ModelError::field(
+                "background",
+                format!("unknown rule {other:?}; use {}", Background::NAMES.join(" or ")),
+            )),
+        }
+    }
+
+    /// The default of both engines: the paper's round-robin with a 1 ms quantum.
+    pub const DEFAULT: Background = Background::RoundRobin { quantum: 1_000_000 };
+}
+
+/// What a CPU's budgets (and CASH slack) are charged for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Charging {
+    /// The reservation the rules serve, from the instant they choose it: exact where dispatch
+    /// is instantaneous (the simulator, the synchronous driver).
+    Decision,
+    /// The reservation whose job the CPU's worker executes, only while it executes, as
+    /// LITMUS^RT's P-RES charges a reservation (its budget is drained by the time its client
+    /// runs, not by the scheduler's time): the driver says when the worker enters and leaves
+    /// a scheduler callback ([`SpresCpu::pause`], [`SpresCpu::resume`]) and what it dispatched
+    /// ([`SpresCpu::dispatch`]). The runtime's.
+    Execution,
 }
 
 /// The rules' parameters.
@@ -73,13 +114,14 @@ pub struct Rules {
     /// CASH slack reclamation.
     pub cash: bool,
     pub background: Background,
+    pub charging: Charging,
 }
 
 impl Rules {
     /// The simulator's rules: hard unsplit reservations unless `soft_unsplit`, background by
-    /// earliest window end.
+    /// earliest window end, charged by decision.
     pub fn new(soft_unsplit: bool, cash: bool) -> Rules {
-        Rules { soft_unsplit, cash, background: Background::EarliestEnd }
+        Rules { soft_unsplit, cash, background: Background::EarliestEnd, charging: Charging::Decision }
     }
 }
 

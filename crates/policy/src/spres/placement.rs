@@ -5,7 +5,10 @@
 //!
 //! Placement JSON: `{"m", "schedulable", "heuristic", "cpus": [{"cpu", "reservations":
 //! [{"task", "budget", "period", "deadline", "offset", "part", "parts"}]}], "tasks": [{"task",
-//! "period_ratio", "parts"}], "reason"?}` — `part` is 1-based, `period = ⌊T / period_ratio⌋`.
+//! "period_ratio", "parts"}], "reason"?, "overheads"?}` — `part` is 1-based, `period =
+//! ⌊T / period_ratio⌋`; a placement made with overheads (`rtsched partition --overheads`) says
+//! so in `"overheads"` (`{"model", "mechanism", "stat", ...}`) and its periods may be shorter
+//! (`⌊T′ / period_ratio⌋` for the inflated period `T′ ≤ T`).
 
 use rtsched_model::{ModelError, TaskSet, Time};
 use serde_json::{Map, Value};
@@ -31,6 +34,9 @@ pub struct SpresPlacement {
     pub heuristic: String,
     /// `parts[task]` = the task's reservations ordered by part.
     pub parts: Vec<Vec<Reservation>>,
+    /// The overhead model the budgets were inflated with (the placement JSON's `"overheads"`
+    /// object's `"model"`), or `None` for a placement made without overheads.
+    pub overheads: Option<String>,
 }
 
 fn obj<'a>(v: &'a Value, what: &str, keys: &[&str]) -> Result<&'a Map<String, Value>, ModelError> {
@@ -82,7 +88,7 @@ impl SpresPlacement {
         if parts.iter().any(Vec::is_empty) {
             return None;
         }
-        Some(SpresPlacement { m: partition.len() as u32, heuristic: "partition".into(), parts })
+        Some(SpresPlacement { m: partition.len() as u32, heuristic: "partition".into(), parts, overheads: None })
     }
 
     /// Parses and validates a placement for `ts`: known CPUs and tasks, `1 ≤ budget ≤
@@ -97,7 +103,17 @@ impl SpresPlacement {
             e.reason = format!("placement: {}", e.reason);
             e
         })?;
-        let top = obj(&v, "placement", &["m", "schedulable", "heuristic", "cpus", "tasks", "reason"])?;
+        let top = obj(&v, "placement", &["m", "schedulable", "heuristic", "cpus", "tasks", "reason", "overheads"])?;
+        let overheads = match top.get("overheads") {
+            None | Some(Value::Null) => None,
+            Some(o) => {
+                let o = o.as_object().ok_or_else(|| ModelError::field("overheads", "must be a JSON object"))?;
+                let model = o.get("model").and_then(Value::as_str).ok_or_else(|| {
+                    ModelError::field("overheads", "the \"model\" the budgets were inflated with is missing")
+                })?;
+                Some(model.to_owned())
+            }
+        };
         let m = rtsched_model::check_m(uint(top, "m", "placement")?)? as u64;
         let heuristic = top.get("heuristic").and_then(Value::as_str).unwrap_or("").to_owned();
         if top.get("schedulable").and_then(Value::as_bool) != Some(true) {
@@ -203,11 +219,17 @@ impl SpresPlacement {
             ps.sort_by_key(|r| r.part);
             let period = ps[0].period;
             let k = if ratio[i] == 0 { 1 } else { ratio[i] };
-            if period != ts[i].period / k {
+            // Inflated with overheads: the period of the inflated task (T − Δev), never longer.
+            let bad_period = if overheads.is_some() { period > ts[i].period / k } else { period != ts[i].period / k };
+            if bad_period {
                 return Err(ModelError::task_field(
                     i,
                     "period",
-                    format!("reservation period {period} is not ⌊T / period_ratio⌋ = {}", ts[i].period / k),
+                    format!(
+                        "reservation period {period} is not {}⌊T / period_ratio⌋ = {}",
+                        if overheads.is_some() { "at most " } else { "" },
+                        ts[i].period / k
+                    ),
                 ));
             }
             let mut expect_offset = 0;
@@ -247,6 +269,6 @@ impl SpresPlacement {
                 ));
             }
         }
-        Ok(SpresPlacement { m: m as u32, heuristic, parts })
+        Ok(SpresPlacement { m: m as u32, heuristic, parts, overheads })
     }
 }

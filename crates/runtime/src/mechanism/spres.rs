@@ -28,10 +28,22 @@
 //!   becomes slack there) and completes the job in its home CPU's book, which activates the
 //!   task's next backlogged job.
 //!
-//! No thread ever holds two CPU locks. Budgets are charged by the decision (from the instant
-//! a CPU's rules choose a reservation), not by the worker's actual execution: the worker
-//! follows a decision after its next poll, so a job may run up to one enforcement latency
-//! past its budget — the budget oracle (tests/spres_runtime.rs) measures that overrun.
+//! No thread ever holds two CPU locks.
+//!
+//! **Budgets are charged by execution** ([`Charging::Execution`]), as LITMUS^RT's P-RES
+//! charges a reservation only while its client runs: a CPU's budget (or CASH slack) is drained
+//! from the end of the `schedule` that dispatched the job to the entry of the next callback
+//! its worker runs (`release` of its domain, `timer`, `notified`, `schedule`: each takes the
+//! CPU's lock, charges up to its entry stamp with [`SpresCpu::pause`] and restarts charging at
+//! its exit with [`SpresCpu::resume`], re-arming the timer from there). So the scheduler's,
+//! the release handler's and the timers' time is nobody's budget, and the job whose worker
+//! is still running it when another CPU changes the decision is charged, not the reservation
+//! just chosen. A hard reservation's job that runs past its budget (until the worker's next
+//! poll notices the budget timer) *overruns*: every overrun is traced as a `budget_overrun`
+//! sample when it ends, and the timer's lateness as `enforcement_latency` (from the instant
+//! the CPU's timer was due to the first callback of that CPU that handles it), so that
+//! `budget_overrun ≤ enforcement_latency` can be checked on every run (the overrun oracle,
+//! `tests/spres_runtime.rs`).
 
 use crate::mechanism::registry::{
     self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, Placement, Setup, TermSpec,
@@ -41,7 +53,7 @@ use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
 use crate::RunError;
 use crossbeam_utils::CachePadded;
-use rtsched_policy::spres::{Background, Departure, Rules, SpresCpu, SpresPlacement};
+use rtsched_policy::spres::{Background, Charging, Departure, Rules, SpresCpu, SpresPlacement};
 use rtsched_policy::PriorityRule;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -50,6 +62,8 @@ use std::sync::Arc;
 const MIGRATION_TIMER: u32 = 0;
 const SUBTASK_ACTIVATION: u32 = 1;
 const BUDGET_ENFORCEMENT: u32 = 2;
+const BUDGET_OVERRUN: u32 = 3;
+const ENFORCEMENT_LATENCY: u32 = 4;
 
 /// SP-RES.
 pub static SPRES: Entry = Entry {
@@ -75,6 +89,19 @@ pub static SPRES: Entry = Entry {
             default: "1ms",
             help: "round-robin quantum of depleted soft reservations in background",
         },
+        ParamSpec {
+            name: "background",
+            kind: ParamKind::Choice(&Background::NAMES),
+            default: "round-robin",
+            help: "depleted soft reservations in background: round-robin every rr_quantum (the paper's, RTSS 2016 \
+                   §III-A) or earliest-end (earliest window end first); the simulator's --background is the same",
+        },
+        ParamSpec {
+            name: "enforcement",
+            kind: ParamKind::Bool,
+            default: "true",
+            help: "budget timers for hard reservations; false only to show what the overrun oracle catches",
+        },
     ],
     placement: Placement::Reservations,
     dedicated: DedicatedCpu::None,
@@ -98,6 +125,18 @@ pub static SPRES: Entry = Entry {
             help: "budget timer: charge, depletion, window boundaries, the new choice",
             tracking: true,
         },
+        TermSpec {
+            name: "budget_overrun",
+            symbol: "",
+            help: "execution a hard reservation received after its budget ran out (one sample per overrun)",
+            tracking: false,
+        },
+        TermSpec {
+            name: "enforcement_latency",
+            symbol: "",
+            help: "a CPU's timer (budget, window, quantum) from its due instant to the callback that handles it",
+            tracking: false,
+        },
     ],
     invariant: InvariantKind::Unobservable(
         "SP-RES serves reservations by budget and window, not jobs by priority (checked by its budget oracle)",
@@ -120,9 +159,16 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     let rules = Rules {
         soft_unsplit: s.params.flag("soft").unwrap_or(false),
         cash: s.params.flag("cash").unwrap_or(true),
-        background: Background::RoundRobin { quantum: s.params.duration("rr_quantum").unwrap_or(1_000_000) },
+        background: Background::parse(
+            s.params.text("background").unwrap_or("round-robin"),
+            s.params.duration("rr_quantum").unwrap_or(1_000_000),
+        )
+        .map_err(|e| RunError::Config(format!("spres: {e}")))?,
+        charging: Charging::Execution,
     };
-    Ok(Box::new(SpresMech::new(s.tasks, &placement, rules, s.rule.clone(), s.t0, s.end)))
+    let mut mech = SpresMech::new(s.tasks, &placement, rules, s.rule.clone(), s.t0, s.end);
+    mech.enforce = s.params.flag("enforcement").unwrap_or(true);
+    Ok(Box::new(mech))
 }
 
 struct CpuState {
@@ -149,6 +195,11 @@ pub struct SpresMech {
     /// Per task: the CPU of its first part.
     home: Vec<u32>,
     n: usize,
+    /// Budget timers armed (false: the overrun oracle's broken twin).
+    enforce: bool,
+    /// Callbacks restart charging at the clock's time on exit (false: at the callback's `now`,
+    /// for the virtual-time property test).
+    real_clock: bool,
 }
 
 impl SpresMech {
@@ -184,7 +235,7 @@ impl SpresMech {
         let next_rel =
             cpus.iter().map(|s| CachePadded::new(AtomicU64::new(s.lock_untraced().book.next_due()))).collect();
         let next_timer = (0..m).map(|_| CachePadded::new(AtomicU64::new(u64::MAX))).collect();
-        SpresMech { cpus, next_rel, next_timer, home, n: params.len() }
+        SpresMech { cpus, next_rel, next_timer, home, n: params.len(), enforce: true, real_clock: true }
     }
 
     /// What CPU `c`'s rules serve now, as a job.
@@ -219,12 +270,42 @@ impl SpresMech {
             }
         }
         st.rules.decide(now);
-        self.next_timer[c].store(st.rules.next_event(now), Ordering::Release);
+        self.next_timer[c].store(st.rules.next_event_with(now, self.enforce), Ordering::Release);
         if Self::wanted(st) != st.scheduled {
             ctx.preempt(c);
         } else if c != ctx.cpu {
             // Its timer may have moved earlier (plugin contract 3).
             ctx.notify(c);
+        }
+    }
+
+    /// CPU `c`'s worker enters a callback at `now` (under `c`'s lock): charging stops there
+    /// (charged up to `now`), and the timer's lateness is traced if it was due.
+    fn enter(&self, ctx: &mut Ctx<'_>, c: usize, st: &mut CpuState, now: u64) {
+        let due = self.next_timer[c].load(Ordering::Acquire);
+        if due <= now {
+            let at = if self.real_clock { crate::clock::monotonic_ns().max(now) } else { now };
+            ctx.term_value(ENFORCEMENT_LATENCY, at - due);
+        }
+        st.rules.pause(now);
+    }
+
+    /// CPU `c`'s worker leaves its callback (under `c`'s lock, after `refresh`): charging
+    /// restarts now and the timer is re-armed from now; overruns that ended are traced.
+    fn leave(&self, ctx: &mut Ctx<'_>, c: usize, st: &mut CpuState, now: u64) {
+        let t = if self.real_clock { crate::clock::monotonic_ns().max(now) } else { now };
+        // A worker asked to reschedule goes to `schedule` without executing its job again:
+        // charging stays off until that `schedule` dispatches.
+        if Self::wanted(st) == st.scheduled {
+            st.rules.resume(t);
+        }
+        self.next_timer[c].store(st.rules.next_event_with(t, self.enforce), Ordering::Release);
+        Self::trace_overruns(ctx, st);
+    }
+
+    fn trace_overruns(ctx: &mut Ctx<'_>, st: &mut CpuState) {
+        for (_, o) in st.rules.take_overruns() {
+            ctx.term_value(BUDGET_OVERRUN, o);
         }
     }
 
@@ -243,11 +324,13 @@ impl SpresMech {
         let h = self.home[j.task() as usize] as usize;
         let mut g = self.cpus[h].lock(ctx.trace);
         let st = &mut *g;
+        // CPU h's worker goes on executing: charged up to now, not paused.
         st.rules.advance(now);
         if let Some(next) = st.book.complete(j) {
             Self::activate_first(st, h, &next, now);
         }
         self.refresh(ctx, h, st, now, false, out);
+        Self::trace_overruns(ctx, st);
     }
 
     fn activate_first(st: &mut CpuState, c: usize, j: &Job, base: u64) {
@@ -295,7 +378,8 @@ impl Plugin for SpresMech {
         {
             let mut g = self.cpus[domain].lock(ctx.trace);
             let st = &mut *g;
-            st.rules.advance(now);
+            // The domain is polled by worker `domain` only (`release_domain`): its own callback.
+            self.enter(ctx, domain, st, now);
             let mut ready = Vec::new();
             st.book.release_due(now, |j, is_ready| {
                 ctx.record_release(&j);
@@ -308,6 +392,7 @@ impl Plugin for SpresMech {
             }
             self.next_rel[domain].store(st.book.next_due(), Ordering::Release);
             self.refresh(ctx, domain, st, now, false, &mut out);
+            self.leave(ctx, domain, st, now);
         }
         self.hand_over(ctx, &mut out);
     }
@@ -323,9 +408,10 @@ impl Plugin for SpresMech {
         let migrated = {
             let mut g = self.cpus[c].lock(ctx.trace);
             let st = &mut *g;
-            st.rules.advance(now);
+            self.enter(ctx, c, st, now);
             let before = st.outgoing.len();
             self.refresh(ctx, c, st, now, false, &mut out);
+            self.leave(ctx, c, st, now);
             st.outgoing.len() > before
         };
         let migrated = migrated || !out.is_empty();
@@ -342,7 +428,7 @@ impl Plugin for SpresMech {
         let arrived = {
             let mut g = self.cpus[c].lock(ctx.trace);
             let st = &mut *g;
-            st.rules.advance(now);
+            self.enter(ctx, c, st, now);
             let inbox = std::mem::take(&mut st.inbox);
             for d in &inbox {
                 if !st.rules.activate(d.task, d.part, d.seq, d.base) {
@@ -350,6 +436,7 @@ impl Plugin for SpresMech {
                 }
             }
             self.refresh(ctx, c, st, now, false, &mut out);
+            self.leave(ctx, c, st, now);
             !inbox.is_empty()
         };
         self.hand_over(ctx, &mut out);
@@ -403,7 +490,7 @@ impl SpresMech {
         let next = {
             let mut g = self.cpus[c].lock(ctx.trace);
             let st = &mut *g;
-            st.rules.advance(now);
+            self.enter(ctx, c, st, now);
             if let Prev::Completed(j) = prev {
                 // Held here, or it left while it ran (then it never reaches the target).
                 if st.rules.complete(j.task(), now).is_none() {
@@ -422,6 +509,9 @@ impl SpresMech {
             st.scheduled = None;
             self.refresh(ctx, c, st, now, true, &mut out);
             st.scheduled = Self::wanted(st);
+            // The worker executes what the rules serve from the end of this callback.
+            st.rules.dispatch();
+            self.leave(ctx, c, st, now);
             ctx.ack_resched();
             st.scheduled
         };
@@ -444,7 +534,8 @@ mod tests {
     //! the same events, with the same CASH slack. Background by earliest window end: with
     //! round-robin, an intermediate decision at an instant (before a job arrives there) may
     //! advance the rotation where the synchronous driver does not — the same rules, a different
-    //! interleaving.
+    //! interleaving. The mechanism charges by execution, the reference by decision: in virtual
+    //! time every dispatch happens at the instant of its decision, so the two agree.
     use super::*;
     use crate::sync::CpuSignal;
     use crate::tracer::TraceBuffer;
@@ -476,11 +567,12 @@ mod tests {
             let p = semi::place(&ts, m, &hs[h % hs.len()], &semi::SemiConfig { rp_floor: 10, ..Default::default() });
             prop_assume!(p.schedulable);
             let pl = SpresPlacement::from_json(&p.to_json().to_string(), &ts).unwrap();
-            let rules = Rules { soft_unsplit: soft, cash, background: Background::EarliestEnd };
+            let rules = Rules { charging: Charging::Execution, ..Rules::new(soft, cash) };
             let params: Vec<TaskParams> = ct.iter().map(|&(_, t)| TaskParams { deadline: t, period: t }).collect();
             let end = 100_000;
-            let g = SpresMech::new(&params, &pl, rules, PriorityRule::Edf, 0, end);
-            let mut reference = Spres::new(&pl, rules);
+            let mut g = SpresMech::new(&params, &pl, rules, PriorityRule::Edf, 0, end);
+            g.real_clock = false;
+            let mut reference = Spres::new(&pl, Rules::new(soft, cash));
             let n = ct.len();
             let (mut released, mut completed) = (vec![0u32; n], vec![0u32; n]);
             let m = m as usize;
@@ -581,5 +673,60 @@ mod tests {
                 eprintln!("case: {} split tasks, {migrations} job changes", pl.parts.iter().filter(|x| x.len() > 1).count());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod overrun_tests {
+    //! The overrun and enforcement-latency samples in virtual time: a hard reservation whose
+    //! budget timer is handled 7 ns late overruns by exactly 7 ns; without enforcement its
+    //! timer is not even armed at the exhaustion.
+    use super::*;
+    use crate::sync::CpuSignal;
+    use crate::tracer::{RecKind, TraceBuffer};
+    use rtsched_model::TaskSet;
+
+    fn mech(enforce: bool) -> SpresMech {
+        let ts = TaskSet::from_ct(&[(4000, 10000), (1000, 15000)]).unwrap();
+        let text = r#"{"m": 1, "schedulable": true, "heuristic": "hand", "cpus": [{"cpu": 0, "reservations": [
+        {"task": 0, "budget": 2000, "period": 10000, "deadline": 10000, "offset": 0, "part": 1, "parts": 1},
+        {"task": 1, "budget": 2000, "period": 15000, "deadline": 15000, "offset": 0, "part": 1, "parts": 1}]}],
+      "tasks": [{"task": 0, "period_ratio": 1, "parts": 1}, {"task": 1, "period_ratio": 1, "parts": 1}]}"#;
+        let pl = SpresPlacement::from_json(text, &ts).unwrap();
+        let rules = Rules { charging: Charging::Execution, ..Rules::new(false, false) };
+        let params: Vec<TaskParams> = ts.iter().map(|t| TaskParams { deadline: t.period, period: t.period }).collect();
+        let mut g = SpresMech::new(&params, &pl, rules, PriorityRule::Edf, 0, 100_000);
+        g.real_clock = false;
+        g.enforce = enforce;
+        g
+    }
+
+    #[test]
+    fn an_overrun_is_the_lateness_of_its_enforcement_and_callbacks_are_not_charged() {
+        let g = mech(true);
+        let signals = vec![CpuSignal::new()];
+        let mut tb = TraceBuffer::new(0, 1_000_000);
+        let mut ctx = Ctx::new(0, &mut tb, &signals);
+        g.release(&mut ctx, 0, 0);
+        // Dispatched at 10 (the release and schedule callbacks are nobody's budget).
+        let j = g.schedule_at(&mut ctx, Prev::Idle, 10).unwrap();
+        assert_eq!(j.task(), 0);
+        assert_eq!(g.next_timer(0), 2010);
+        // The budget timer handled 7 ns late.
+        g.timer(&mut ctx, 2017);
+        let next = g.schedule_at(&mut ctx, Prev::Preempted(j), 2017).unwrap();
+        assert_eq!(next.task(), 1, "task 0 is cut off at its budget");
+        drop(ctx);
+        let samples: Vec<(u32, u64)> =
+            tb.records().iter().filter(|r| r.kind == RecKind::TermValue).map(|r| (r.task, r.arg)).collect();
+        assert_eq!(samples, vec![(ENFORCEMENT_LATENCY, 7), (BUDGET_OVERRUN, 7)]);
+
+        // The broken twin arms no timer at the exhaustion: the next is the window's end.
+        let g = mech(false);
+        let mut tb = TraceBuffer::new(0, 1_000_000);
+        let mut ctx = Ctx::new(0, &mut tb, &signals);
+        g.release(&mut ctx, 0, 0);
+        g.schedule_at(&mut ctx, Prev::Idle, 10).unwrap();
+        assert_eq!(g.next_timer(0), 10_000);
     }
 }
