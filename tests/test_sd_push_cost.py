@@ -27,7 +27,9 @@ def test_tiny_run_writes_the_table_and_the_four_panels(tmp_path):
     res = reproduce("sd-push-cost", quick=True, out=tmp_path / "o", jobs=1, progress=False, override=TINY)
     with open(tmp_path / "o" / "table.csv") as f:
         rows = list(csv.DictReader(f))
-    assert list(rows[0]) == ["variant", "m", "load", "operation", "p50_ns", "avg_ns", "p99_ns", "outliers"]
+    # A quick run carries the quick column (quickmark.py) after the table's own.
+    assert list(rows[0]) == ["variant", "m", "load", "operation", "p50_ns", "avg_ns", "p99_ns", "outliers", "quick"]
+    assert {r["quick"] for r in rows} == {"true"}
     keys = {(r["variant"], r["m"], r["load"], r["operation"]) for r in rows}
     assert keys == {
         (v, str(m), str(load), op)

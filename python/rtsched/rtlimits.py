@@ -19,6 +19,10 @@ import os
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._core import TaskSet
 
 PROC = Path("/proc/sys/kernel")
 DEBUGFS_FAIR = Path("/sys/kernel/debug/sched/fair_server")
@@ -85,7 +89,7 @@ def fifo_capacity(proc: Path = PROC, release: str | None = None, fair_dir: Path 
 
 
 def placement_loads(
-    ts, cpus: Sequence[int], partition: list | None = None, reservations: str | None = None
+    ts: TaskSet, cpus: Sequence[int], partition: list | None = None, reservations: str | None = None
 ) -> dict[int, Fraction]:
     """CPU -> the utilization a run puts on it: a partition's tasks, an SP-RES placement's
     reservations (budget / period), or, for a global scheduler, the set's U spread evenly."""
