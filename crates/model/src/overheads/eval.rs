@@ -73,9 +73,13 @@ impl TermTable {
 
     /// As [`TermTable::new`], with the protocol's per-point statistics.
     pub fn with_stats(n: Vec<u64>, avg_ns: Vec<Time>, max_ns: Vec<Time>, stats: PointStats) -> TermTable {
+        // A maximum is never charged below its point's average: after the outlier rule a heavy
+        // tail can leave `max_ns` under the mean of all kept samples (docs/overheads.md).
         let max_mono = max_ns
             .iter()
-            .scan(0, |run, &y| {
+            .zip(&avg_ns)
+            .map(|(&m, &a)| m.max(a))
+            .scan(0, |run, y| {
                 *run = (*run).max(y);
                 Some(*run)
             })
@@ -347,9 +351,9 @@ impl TermTable {
     /// Averages are fitted as measured; maxima as measured (after the protocol's outlier rule),
     /// not their running maximum, so that one early spike does not flatten the trend.
     pub fn trend_slope(&self, stat: OverheadStat) -> (i128, i128) {
-        let ys = match stat {
-            OverheadStat::Avg => &self.avg_ns,
-            OverheadStat::Max => &self.max_ns,
+        let ys: Vec<Time> = match stat {
+            OverheadStat::Avg => self.avg_ns.clone(),
+            OverheadStat::Max => self.max_ns.iter().zip(&self.avg_ns).map(|(&m, &a)| m.max(a)).collect(),
         };
         let k = self.n.len() as i128;
         if k < 2 {
@@ -357,7 +361,7 @@ impl TermTable {
         }
         // slope = (k Σxy − Σx Σy) / (k Σx² − (Σx)²); n ≤ 2^32 and y ≤ 1 s keep it in i128.
         let (mut sx, mut sy, mut sxx, mut sxy) = (0i128, 0i128, 0i128, 0i128);
-        for (&x, &y) in self.n.iter().zip(ys) {
+        for (&x, &y) in self.n.iter().zip(&ys) {
             let (x, y) = (x as i128, y as i128);
             sx += x;
             sy += y;

@@ -234,6 +234,27 @@ mod tests {
     }
 
     #[test]
+    fn an_average_above_the_filtered_maximum_is_read_and_never_charged_below() {
+        // A heavy tail: the outlier rule cut the maximum below the mean of all kept samples.
+        let text = r#"{"format": "rtsched-overhead-model", "version": 1,
+            "terms": {"release_event": {"n": [2, 4], "avg_ns": [1590, 10], "max_ns": [1071, 20],
+                      "max_raw_ns": [90000, 20]}}}"#;
+        let m = OverheadModel::from_json(text).unwrap();
+        let t = m.term(Term::ReleaseEvent).unwrap();
+        assert_eq!(t.max_ns, vec![1071, 20]);
+        assert_eq!(t.eval(2, OverheadStat::Max), 1590); // the maximum charged is at least the average
+        assert_eq!(t.eval(4, OverheadStat::Max), 1590); // and monotone in n
+                                                        // Without max_raw_ns, or above it, the average is an error as before.
+        let bad = text.replace(r#""max_raw_ns": [90000, 20]"#, r#""max_raw_ns": [1500, 20]"#);
+        let e = OverheadModel::from_json(&bad).unwrap_err().to_string();
+        assert!(e.contains("terms.release_event.avg_ns[0]") && e.contains("exceeds the maximum 1500"), "{e}");
+        let bad = r#"{"format": "rtsched-overhead-model", "version": 1,
+            "terms": {"release_event": {"n": [2], "avg_ns": [1590], "max_ns": [1071]}}}"#;
+        let e = OverheadModel::from_json(bad).unwrap_err().to_string();
+        assert!(e.contains("exceeds the maximum 1071"), "{e}");
+    }
+
+    #[test]
     fn duplicate_keys_and_bad_json_are_errors() {
         let dup = r#"{"format": "rtsched-overhead-model", "version": 1,
             "terms": {"release": {"n": [2], "avg_ns": [1], "max_ns": [5], "max_ns": [9]}}}"#;
