@@ -274,6 +274,14 @@ def figure(res: dict, spec: SimSpec, path: Path) -> Path:
         close(fig)
 
 
+#: The columns of ``table.csv`` and of ``NAME.csv`` after the cell key (variant, m, load, operation).
+TABLE_COLUMNS = ("p50_ns", "avg_ns", "p99_ns", "outliers")
+FULL_COLUMNS = (
+    "sets", "count", "outliers", "p50_cycles", "avg_cycles", "avg_raw_cycles", "p99_cycles", "max_cycles",
+    "p50_ns", "avg_ns", "p99_ns",
+)  # fmt: skip
+
+
 def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
     """The tables (printed and written to ``NAME.md``), ``table.csv`` (variant, m, load,
     operation, p50_ns, avg_ns, p99_ns, outliers), ``NAME.csv`` (with counts and cycles) and the
@@ -282,54 +290,12 @@ def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dic
     res = summarize(spec, pa.concat_tables(load_tables(spec, out)))
     fig = figure(res, spec, out / f"{spec.name}.{fmt_}")
     keys = sorted(res["cell"], key=lambda k: (VARIANTS.index(k[0]), k[1], k[2], OPERATIONS.index(k[3])))
-    write_csv(
-        out / "table.csv",
-        ["variant", "m", "load", "operation", "p50_ns", "avg_ns", "p99_ns", "outliers"],
-        [
-            [v, m, load, op] + [res["cell"][(v, m, load, op)][k] for k in ("p50_ns", "avg_ns", "p99_ns", "outliers")]
-            for (v, m, load, op) in keys
-        ],
-        spec.quick,
-    )
-    csv_path = write_csv(
-        out / f"{spec.name}.csv",
-        [
-            "variant",
-            "m",
-            "load",
-            "operation",
-            "sets",
-            "count",
-            "outliers",
-            "p50_cycles",
-            "avg_cycles",
-            "avg_raw_cycles",
-            "p99_cycles",
-            "max_cycles",
-            "p50_ns",
-            "avg_ns",
-            "p99_ns",
-        ],  # fmt: skip
-        [
-            [v, m, load, op]
-            + [
-                res["cell"][(v, m, load, op)][k]
-                for k in (
-                    "sets",
-                    "count",
-                    "outliers",
-                    "p50_cycles",
-                    "avg_cycles",
-                    "avg_raw_cycles",
-                    "p99_cycles",
-                    "max_cycles",
-                    "p50_ns",
-                    "avg_ns",
-                    "p99_ns",
-                )  # fmt: skip
-            ]
-            for (v, m, load, op) in keys
-        ],
-        spec.quick,
-    )
+    key_cols = ["variant", "m", "load", "operation"]
+
+    def table(cols: tuple[str, ...]) -> tuple[list, list]:
+        """The header and rows of a CSV: the cell key, then ``cols`` of each cell."""
+        return key_cols + list(cols), [list(k) + [res["cell"][k][c] for c in cols] for k in keys]
+
+    write_csv(out / "table.csv", *table(TABLE_COLUMNS), spec.quick)
+    csv_path = write_csv(out / f"{spec.name}.csv", *table(FULL_COLUMNS), spec.quick)
     return write_report(spec, out, res, run, fig, csv_path)
