@@ -44,7 +44,7 @@ NOT_RUN = {
 def test_the_tour_runs_from_a_scratch_folder(tmp_path):
     """The tour's commands run, in order, from a folder that is not the clone, with the installed
     package: the examples and overhead models it uses (spres-fig1.json,
-    overheads-gsn-edf-2cpu, the models of rtss09-hrt) are found from there."""
+    vm-2cpu-protocol, the models of rtss09-hrt) are found from there."""
     import shlex
     import subprocess
     import sys
@@ -66,7 +66,7 @@ def test_the_tour_runs_from_a_scratch_folder(tmp_path):
         assert p.returncode == 0, f"{c}\n{p.stdout}\n{p.stderr}"
         assert "Traceback" not in p.stderr, c
         ran.append(c)
-    assert any("--overheads overheads-gsn-edf-2cpu" in c for c in ran)
+    assert any("--overheads vm-2cpu-protocol" in c for c in ran)  # a shipped set, by name
     assert any(c.startswith("rtsched partition spres-fig1.json") for c in ran)
     assert any(c.startswith("rtsched reproduce rtss09-hrt --quick") for c in ran)
     assert (tmp_path / "g.png").is_file() and (tmp_path / "set.json").is_file()
