@@ -29,9 +29,17 @@ def test_docs_examples_is_the_package_data_not_a_copy():
     """One copy: the documented folder docs/examples is the package's data folder, so the two
     cannot drift (a copy in its place fails here)."""
     docs = ROOT / "docs" / "examples"
+    source = ROOT / "python" / "rtsched" / "data"
     assert docs.is_symlink(), "docs/examples must link to python/rtsched/data, not hold a copy"
-    assert docs.resolve() == shipped.DATA == (Path(rtsched.__file__).resolve().parent / "data")
+    assert docs.resolve() == source.resolve()
+    assert shipped.DATA == Path(rtsched.__file__).resolve().parent / "data"
     assert (shipped.DATA / "README.md").is_file()
+
+    # The installed package (editable or not) ships exactly the repository's data files.
+    def listing(d: Path) -> dict:
+        return {p.relative_to(d).as_posix(): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
+
+    assert listing(shipped.DATA) == listing(source)
 
 
 def test_the_shipped_names():

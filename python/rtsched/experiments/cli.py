@@ -77,6 +77,9 @@ def _guard(name, fn, args) -> int:
             f"rtsched {name}: interrupted; every finished point is saved, rerun with --resume to continue",
             file=sys.stderr,
         )
+        from .executors import exit_after_stop
+
+        exit_after_stop(130)  # the points are written: do not let the interpreter wait for the pool
         return 130
     finally:
         if old is not None and signal.getsignal(signal.SIGINT) is _interrupt_once:

@@ -18,6 +18,7 @@ import multiprocessing
 import os
 import re
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -80,6 +81,31 @@ def _sigint_ignored() -> Iterator[None]:
         signal.signal(signal.SIGINT, old)
 
 
+#: Set once a pool was stopped early (Ctrl-C, an error): the process then leaves at once after
+#: its last words (:func:`exit_after_stop`), because the interpreter's exit would wait for the
+#: pool's manager thread, which a stopped pool can leave blocked.
+_STOPPED = False
+
+
+def stopped_a_pool() -> bool:
+    """Whether a worker pool of this process was stopped early."""
+    return _STOPPED
+
+
+def exit_after_stop(code: int) -> None:
+    """Ends the process with ``code`` now if a pool was stopped early (streams flushed first);
+    otherwise returns. Python's exit joins every executor's manager thread with no timeout, and
+    one whose workers were terminated mid-queue has been seen to block it for minutes."""
+    if not _STOPPED:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # pragma: no cover - a closed stream
+            pass
+    os._exit(code)
+
+
 def _stop(pool: ProcessPoolExecutor) -> None:
     """Stops the pool now: the workers are terminated (the points they were running are lost;
     every finished one was handed out), and the pool marks the points not run as failed.
@@ -87,6 +113,8 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     No future is cancelled here: Python 3.11's pool thread fails with ``InvalidStateError`` when
     it marks a cancelled future of a broken pool. The call queue's feeder thread may be blocked
     writing a large point to workers that are gone: the pool must not wait for it."""
+    global _STOPPED
+    _STOPPED = True
     with _sigint_ignored():
         procs = list((getattr(pool, "_processes", None) or {}).values())
         for proc in procs:
@@ -153,6 +181,8 @@ class LocalExecutor:
                     raise PointFailed(key, e) from e
                 yield key, res
             return
+        global _STOPPED
+        _STOPPED = False  # this run's pool decides
         workers = min(self.jobs, len(items))
         threads = max(1, (os.cpu_count() or 1) // workers)
         pool = ProcessPoolExecutor(
