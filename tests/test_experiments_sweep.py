@@ -21,7 +21,7 @@ from rtsched.experiments import run_sweep, store
 from rtsched.experiments.evaluate import RESULT_COLUMNS, EvaluatorMissing, core_evaluator, has_core_evaluator
 from rtsched.experiments.executors import LocalExecutor, parse_options
 from rtsched.experiments.spec import SpecError, parse_spec
-from rtsched.experiments.testing import fake_evaluate
+from rtsched.experiments.testing import child_env, fake_evaluate
 
 SPEC = """
 name = "t"
@@ -193,14 +193,6 @@ from rtsched.experiments import run_sweep, load_spec
 from rtsched.experiments.testing import fake_evaluate
 run_sweep(load_spec(sys.argv[1]), sys.argv[2], resume=True, evaluator=fake_evaluate, jobs=2, progress=False)
 """
-
-
-def child_env(**extra):
-    env = dict(os.environ)
-    root = str(Path(rtsched.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.update(extra)
-    return env
 
 
 def test_sigkill_then_resume_loses_and_redoes_nothing(tmp_path, monkeypatch):

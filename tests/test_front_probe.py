@@ -20,7 +20,7 @@ from rtsched.experiments import cli as exp_cli
 from rtsched.experiments import run_sweep, store
 from rtsched.experiments.spec import SpecError, parse_spec
 from rtsched.experiments.sweep import LOCK, MARKER, lock
-from rtsched.experiments.testing import fake_evaluate
+from rtsched.experiments.testing import child_env, fake_evaluate
 
 BASE = """
 name = "ok"
@@ -36,14 +36,6 @@ util = [1.0, 1.5]
 def one_line_error(code, err):
     assert code == 2, err
     assert err.count("\n") == 1 and "Traceback" not in err, err
-
-
-def child_env(**extra):
-    env = dict(os.environ)
-    root = str(Path(rtsched.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.update(extra)
-    return env
 
 
 # ---------------------------------------------------------------------------------------------

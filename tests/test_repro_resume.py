@@ -18,7 +18,7 @@ import pytest
 import rtsched
 from rtsched.experiments import store
 from rtsched.experiments.registry import load_experiment, lookup, reproduce
-from rtsched.experiments.testing import slowed_evaluate
+from rtsched.experiments.testing import child_env, slowed_evaluate
 
 # Six points each, small enough to simulate in well under a second per point.
 TINY = {
@@ -62,14 +62,6 @@ class Counter:
     def __call__(self, point_json):
         self.ids.append(hashlib.sha256(point_json.encode()).hexdigest()[:16])
         return slowed_evaluate(point_json)
-
-
-def child_env(**extra):
-    env = dict(os.environ)
-    root = str(Path(rtsched.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.update(extra)
-    return env
 
 
 @pytest.mark.parametrize("name", sorted(TINY))

@@ -22,6 +22,7 @@ import json
 import os
 import random
 import time
+from pathlib import Path
 
 
 def _threshold(method: str) -> float:
@@ -90,3 +91,14 @@ def fake_evaluate(point_json: str) -> dict:
             cols["switch_rate"].append(2000.0 * n / m * (1 + u / m + d) if ok else None)
             cols["utilization"].append(u)
     return cols
+
+
+def child_env(**extra: str) -> dict:
+    """The environment of a child Python process (the kill and Ctrl-C tests run sweeps in
+    subprocesses) that imports this very ``rtsched`` (its folder first on ``PYTHONPATH``), with
+    ``extra`` variables (e.g. the knobs above) set."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.update(extra)
+    return env
