@@ -1,6 +1,6 @@
 """RTWS: Real-Time Work-Stealing (Nogueira et al., EUC 2012), §VI Tables II-III **on real
-threads** (``rtsched reproduce rtws-runtime [--quick]``; docs/reproductions.md, docs/runtime.md
-"RTWS").
+threads** (``rtsched reproduce rtws-runtime [--quick]``; docs/reproductions.md,
+docs/mechanisms/rtws.md).
 
 The fork-join sets are exactly those of ``rtws-tables`` (the same generator, seed derivation and
 set indices: set ``k`` of (m, window) here is set ``k`` there). Each set runs on ``m`` real CPUs

@@ -2,7 +2,7 @@
 release overhead of SP-RES vs P-EDF, P-FP and GSN-EDF on the same task sets), Fig. 8 (SP-RES's
 migration-timer and subtask-activation overhead) and Table I (SP-RES migrations per second and
 core at 0-50% average slack) measured with the runtime (``rtsched reproduce spres-runtime
-[--quick]``; docs/reproductions.md, docs/runtime.md "SP-RES").
+[--quick]``; docs/reproductions.md, docs/mechanisms/spres.md).
 
 The task sets are those of ``spres-table1`` (the same generator, seed derivation, grid keys and
 placement options, through :func:`spres_table1.placed_sets`): each set placed by the SP-RES
