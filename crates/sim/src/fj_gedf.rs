@@ -29,9 +29,8 @@
 
 use crate::config::SimConfig;
 use crate::error::SimError;
-use crate::forkjoin::{due, next_instant, prepare, Book, Progress, Releases};
+use crate::forkjoin::{due, next_instant, prepare, Book, Progress, Releases, RtwsResult};
 use crate::recorder::{DirtyCpus, Recorder};
-use crate::rtws::RtwsResult;
 use crate::setup::{Draw, EarlyEnd, Setup, NONE};
 use rtsched_model::forkjoin::ForkJoinSet;
 use rtsched_model::Time;

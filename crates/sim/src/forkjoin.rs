@@ -11,13 +11,73 @@
 use crate::config::{ExecTimes, SimConfig};
 use crate::error::SimError;
 use crate::recorder::Recorder;
-use crate::rtws::{RtwsResult, ThreadInfo};
 use crate::setup::{setup, Setup};
 use rtsched_model::forkjoin::{ForkJoinSet, Join, RegionProgress};
 use rtsched_model::{ModelError, TaskSet, Time};
 use rtsched_trace::{Event, JobId, JobStats, Metrics, Trace};
+use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+
+/// Which job, region and thread a trace job (a thread) is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ThreadInfo {
+    pub task: u32,
+    /// The job's sequence number.
+    pub job: u32,
+    pub region: u32,
+    pub thread: u32,
+}
+
+/// What an RTWS simulation measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RtwsResult {
+    pub m: u32,
+    pub horizon: Time,
+    pub horizon_capped: bool,
+    pub horizon_message: Option<String>,
+    /// Jobs released in `[0, horizon)`.
+    pub jobs: u64,
+    /// Jobs whose last region joined by the horizon.
+    pub completed: u64,
+    pub pending: u64,
+    /// Job-level (`JobStats::missed`).
+    pub deadline_misses: u64,
+    pub max_tardiness_ns: Time,
+    pub max_response_time_ns: Option<Time>,
+    /// Threads forked in `[0, horizon)`, completed and still pending at the horizon.
+    pub threads: u64,
+    pub threads_completed: u64,
+    pub threads_pending: u64,
+    /// Rule E picks (`Steal` records).
+    pub steals: u64,
+    /// Thread-level, from `rtsched_trace::Metrics`.
+    pub preemptions: u64,
+    pub migrations: u64,
+    pub context_switches: u64,
+    /// Releases and thread completions processed.
+    pub events: u64,
+    /// Job-level statistics (`start`: first thread run; `finish`: last join; `executed`,
+    /// `preemptions`, `migrations`: sums over the job's threads; `first_cpu`: where its first
+    /// thread started; `last_cpu`: where its last join happened, `None` while incomplete).
+    #[serde(skip)]
+    pub per_job: Vec<JobStats>,
+    /// Thread-level metrics as the trace crate computes them.
+    #[serde(skip)]
+    pub thread_metrics: Metrics,
+    /// `thread_info[task][k]`: trace job `k` of `task`.
+    #[serde(skip)]
+    pub thread_info: Vec<Vec<ThreadInfo>>,
+    #[serde(skip)]
+    pub trace: Option<Trace>,
+}
+
+impl RtwsResult {
+    /// Per-job CSV (the columns of `Trace::to_job_csv`) of the job-level statistics.
+    pub fn to_job_csv(&self) -> String {
+        rtsched_trace::export::job_rows_csv(&self.per_job, self.horizon)
+    }
+}
 
 /// A released job.
 pub(crate) struct JobRt {
