@@ -1,7 +1,7 @@
 //! Generation, analysis, placement and the experiment engine's batch calls.
 
-use crate::model::TaskSet;
 use crate::report;
+use crate::taskset::TaskSet;
 use crate::{err, guarded, RtschedError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

@@ -9,8 +9,8 @@
 //!   (`rtsched.analyze_table`: numpy arrays or an Arrow table, no Python object per set).
 
 use crate::interrupt::{self, Outbox};
-use crate::model::TaskSet;
 use crate::report::{self, Extra, Report, Selection, TestId};
+use crate::taskset::TaskSet;
 use crate::{err, RtschedError};
 use pyo3::intern;
 use pyo3::prelude::*;

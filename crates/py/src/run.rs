@@ -2,7 +2,7 @@
 //! exports (`pedf` / `pfp` without a placement get the default partition of
 //! [`crate::partition`], through `_core.default_partition`, as in `rtsched simulate`).
 
-use crate::model::TaskSet;
+use crate::taskset::TaskSet;
 use crate::RtschedError;
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
