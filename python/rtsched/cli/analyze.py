@@ -16,7 +16,7 @@ from .common import add_json_output, progress, stdout_sink
 from .workload import read_workload
 
 
-def add_command(sub):
+def add_command(sub: argparse._SubParsersAction) -> None:
     from ..api import tests_available
 
     p = sub.add_parser(

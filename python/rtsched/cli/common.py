@@ -7,23 +7,25 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors (``rtsched CMD: error: ...``, no usage block), exit 2."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def add_json_output(p, what: str) -> None:
+def add_json_output(p: argparse.ArgumentParser, what: str) -> None:
     """The output options every command that has a result object shares: ``--json`` prints it as
     JSON instead of a table; ``-o/--output FILE`` writes the JSON to FILE as well (atomically)."""
     p.add_argument("--json", action="store_true", help=f"print {what} as JSON instead of a table")
     p.add_argument("-o", "--output", metavar="FILE", help=f"also write {what} as JSON to FILE")
 
 
-def emit(args, obj, table, indent: int | None = None) -> None:
+def emit(args: argparse.Namespace, obj: Any, table: Callable[[], str], indent: int | None = None) -> None:
     """Prints ``obj`` as JSON (``--json``) or ``table()``, and writes the JSON to ``-o FILE``."""
     text = json.dumps(obj, indent=indent)
     if getattr(args, "output", None):
@@ -33,7 +35,7 @@ def emit(args, obj, table, indent: int | None = None) -> None:
     print(text if args.json else table())
 
 
-def stdout_sink():
+def stdout_sink() -> int | Callable[[bytes], Any]:
     """Where the Rust batch writers put their output: stdout's file descriptor (written from
     Rust, so that Ctrl-C cannot tear a line), or a function when stdout is not a real file."""
     try:
@@ -44,7 +46,7 @@ def stdout_sink():
     return fd
 
 
-def progress(label: str, unit: str, quiet: bool):
+def progress(label: str, unit: str, quiet: bool) -> tuple[Callable[..., None] | None, Callable[[], None]]:
     """A progress callback (done, total) for long runs (shown after 2 s), and its closer."""
     if quiet:
         return None, lambda: None

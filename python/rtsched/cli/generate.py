@@ -10,7 +10,7 @@ from .._core import RtschedError
 from .common import progress, stdout_sink
 
 
-def add_command(sub):
+def add_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "generate",
         help="generate random task sets",

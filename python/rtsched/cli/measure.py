@@ -10,7 +10,7 @@ from .._core import RtschedError
 from .mechanism import add_mechanism_options, mechanism_params, mechanisms
 
 
-def add_command(sub):
+def add_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "measure-overheads",
         help="measure a mechanism's overheads as a function of n (Cerqueira et al., RTAS 2014 App. A)",

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import argparse
+from typing import Any
+
 from .. import validate as v
 from .._core import RtschedError
 
@@ -14,7 +17,7 @@ def mechanisms() -> list[dict]:
     return schedulers()
 
 
-def add_mechanism_options(p, registry: list[dict]) -> None:
+def add_mechanism_options(p: argparse.ArgumentParser, registry: list[dict]) -> None:
     """--scheduler (choices from the registry), --dedicated-cpu, --param KEY=VALUE, and one
     named option per parameter declared in the registry (e.g. --priorities for pfp)."""
     names = [e["name"] for e in registry]
@@ -44,11 +47,11 @@ def add_mechanism_options(p, registry: list[dict]) -> None:
             continue
         flag = any(prm["flag"] for _, prm in users)
         helps = "; ".join(f"{m}: {prm['help']} (default {prm['default']})" for m, prm in users)
-        kw = {"nargs": "?", "const": "true"} if flag else {"metavar": "VALUE"}
+        kw: dict[str, Any] = {"nargs": "?", "const": "true"} if flag else {"metavar": "VALUE"}
         group.add_argument(opt, dest=f"param__{name}", default=None, help=helps, **kw)
 
 
-def mechanism_params(args) -> list[str]:
+def mechanism_params(args: argparse.Namespace) -> list[str]:
     """The --param pairs plus the named parameter options that were given, each checked against
     the scheduler's declared parameters before the run (:func:`_check_param`)."""
     pairs = list(args.param)

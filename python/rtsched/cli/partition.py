@@ -12,7 +12,7 @@ from .common import add_json_output, emit
 from .workload import load_one
 
 
-def add_command(sub):
+def add_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "partition",
         help="place a task set on processors",

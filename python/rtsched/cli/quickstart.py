@@ -7,7 +7,7 @@ import argparse
 from .. import validate as v
 
 
-def add_command(sub):
+def add_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "quickstart",
         help="the quick reproduction: a schedulability study with a table and a figure",

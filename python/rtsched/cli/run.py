@@ -14,7 +14,7 @@ from .mechanism import add_mechanism_options, mechanism_params, mechanisms
 from .workload import ForkJoinFile, read_workload
 
 
-def add_command(sub):
+def add_command(sub: argparse._SubParsersAction) -> None:
     registry = mechanisms()
     p = sub.add_parser(
         "run",

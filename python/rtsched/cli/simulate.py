@@ -13,7 +13,7 @@ from .common import add_json_output, emit
 from .workload import ForkJoinFile, read_workload
 
 
-def add_command(sub):
+def add_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "simulate",
         help="simulate a task set under a scheduler",

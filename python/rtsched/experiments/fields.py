@@ -11,11 +11,14 @@ import difflib
 import json
 import math
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import SpecError
+
+_T = TypeVar("_T")
 
 #: The keys of a range table ``{from, to, step}`` of a grid axis.
 RANGE_KEYS = ("from", "to", "step")
@@ -28,7 +31,7 @@ def canonical_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
-def check_keys(table: dict, allowed, where: str):
+def check_keys(table: dict, allowed: Sequence[str], where: str) -> None:
     for key in table:
         if key not in allowed:
             hint = difflib.get_close_matches(key, allowed, n=1)
@@ -134,7 +137,7 @@ class NExpr:
         return int(v)
 
 
-def finite_number(value, where: str, integer: bool):
+def finite_number(value: Any, where: str, integer: bool) -> int | float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SpecError(f"{where}: expected a number, got {value!r}")
     if integer and not isinstance(value, int):
@@ -176,7 +179,9 @@ def _axis_range(table: dict, where: str, integer: bool, item=None, room: int = M
     return [round(lo + i * step, 10) for i in range(count)]
 
 
-def axis_values(value, where: str, *, integer=False, item=None) -> list:
+def axis_values(
+    value: Any, where: str, *, integer: bool = False, item: Callable[[Any, str], Any] | None = None
+) -> list:
     """A grid axis: a scalar, a list of scalars and range tables, or one range table."""
     if isinstance(value, dict):
         items = [value]
@@ -202,7 +207,7 @@ def axis_values(value, where: str, *, integer=False, item=None) -> list:
     return out
 
 
-def dedupe(xs):
+def dedupe(xs: Iterable[_T]) -> list[_T]:
     """The values in order, each once (linear: an axis may hold 100,000 values)."""
     out, seen = [], set()
     for x in xs:
@@ -212,7 +217,7 @@ def dedupe(xs):
     return out
 
 
-def integer_at_least(value, where: str, lo: int) -> int:
+def integer_at_least(value: Any, where: str, lo: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise SpecError(f"{where}: expected an integer, got {value!r}")
     if value < lo:
@@ -244,7 +249,7 @@ def resolve_n(nexprs: list, m: int, where: str) -> list[tuple[int, str]]:
     return res
 
 
-def count_n(nexprs, m: int, where: str) -> int:
+def count_n(nexprs: list, m: int, where: str) -> int:
     """How many task counts `resolve_n` gives for `m` (at most), without listing them."""
     k = 0
     for e in nexprs:
