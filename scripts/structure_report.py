@@ -48,7 +48,10 @@ def rust_modules(src: Path) -> dict[tuple[str, ...], Path]:
 
 def _strip_comments(text: str) -> str:
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    return re.sub(r"//[^\n]*", "", text)
+    text = re.sub(r"//[^\n]*", "", text)
+    # A file's unit tests (`#[cfg(test)] mod tests { ... }` at its end) are not its structure.
+    i = text.find("#[cfg(test)]\nmod tests")
+    return text if i < 0 else text[:i]
 
 
 def _resolve(mods: dict, here: tuple[str, ...], kind: str, segs: list[str]) -> tuple[str, ...] | None:
@@ -164,16 +167,19 @@ def long_files(repo: Path, limit: int = 500) -> list[tuple[str, int]]:
 
 
 def python_circles(repo: Path) -> list | None:
+    """scripts/import_circles.py's circles among the tree's python/rtsched modules."""
     script = repo / "scripts" / "import_circles.py"
     if not script.exists():
         return None
-    r = subprocess.run(
-        [sys.executable, str(script), "--json"], cwd=repo, capture_output=True, text=True, check=False
-    )
-    try:
-        return json.loads(r.stdout)
-    except ValueError:
-        return [r.stdout.strip() or r.stderr.strip()]
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_import_circles", script)
+    if spec is None or spec.loader is None:
+        return None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    modules = mod.module_names(repo / "python" / "rtsched")
+    return mod.circles(list(modules), mod.edges(modules))
 
 
 def main() -> int:

@@ -237,6 +237,6 @@ def add_commands(sub: Any) -> None:
     s.add_argument("--json", action="store_true", help="print the description as JSON instead of a table")
     s.add_argument("-o", "--output", metavar="FILE", help="also write the description as JSON to FILE")
     s.set_defaults(func=cmd_show)
-    from .campaign import add_compare_command
+    from ..campaign import add_compare_command
 
     add_compare_command(osub)
