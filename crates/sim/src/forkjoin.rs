@@ -11,7 +11,7 @@
 use crate::config::{ExecTimes, SimConfig};
 use crate::error::SimError;
 use crate::recorder::Recorder;
-use crate::setup::{setup, Setup};
+use crate::setup::{check_max_jobs, setup, Setup};
 use rtsched_model::forkjoin::{ForkJoinSet, Join, RegionProgress};
 use rtsched_model::{ModelError, TaskSet, Time};
 use rtsched_trace::{Event, JobId, JobStats, Metrics, Trace};
@@ -130,6 +130,9 @@ pub(crate) fn prepare(set: &ForkJoinSet, cfg: &SimConfig, who: &str) -> Result<(
     }
     let seq = set.sequential()?;
     let s = setup(&seq, cfg)?;
+    // These loops keep their rows whatever `keep_jobs` says (job statistics are sums over
+    // threads), so the memory bound always applies.
+    check_max_jobs(s.expected as u128, cfg)?;
     let threads_per_job: u128 = set.iter().map(|t| t.threads() as u128).max().unwrap_or(0);
     if (s.expected as u128) * threads_per_job > u32::MAX as u128 {
         return Err(ModelError::field(
