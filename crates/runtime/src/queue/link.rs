@@ -72,10 +72,6 @@ impl<B: Backend> Links<B> {
         }
     }
 
-    pub fn clients(&self) -> usize {
-        self.pairs.len()
-    }
-
     /// Whether `j` has completed (per its task's counter).
     #[inline]
     pub fn is_done(&self, j: &Job) -> bool {
