@@ -10,7 +10,7 @@
 //! contended: nothing else touches it while the threads run; the end-of-run drain and the
 //! accounting take it after they stopped). It runs no job. The `m` workers are the clients.
 //!
-//! **Client state** (`queue::link`): per client a linked/scheduled pair under a spin lock
+//! **Client state** (`mechanism::dispatch::pairs`): per client a linked/scheduled pair under a spin lock
 //! shared only by that client and the DSP, never nested; only the client writes `scheduled`,
 //! checking `linked` and updating `scheduled` in one critical section.
 //!
@@ -23,7 +23,7 @@
 //! **Operations** (§III-C), as this runtime has them:
 //! 1. *release* — the DSP's release domain (its "timer interrupt"): jobs join the policy,
 //!    which links them to an idle client or preempts the lowest-priority one; the changed
-//!    links are published with link swaps (`queue::link::Publisher`). Resumption by an
+//!    links are published with link swaps (`mechanism::dispatch::pairs::Publisher`). Resumption by an
 //!    external event is the same path; the synthetic and user jobs never self-suspend, so no
 //!    client ever sends a resume message.
 //! 2. *rescheduling signal* — the client's `schedule`: takes `linked` as `scheduled` (never a
@@ -39,7 +39,7 @@
 //!    release; then the highest-priority ready jobs are linked, the sender first among
 //!    the idle.
 //!
-//! Link swaps whenever the DSP links a still-scheduled job: `queue::link` (module docs).
+//! Link swaps whenever the DSP links a still-scheduled job: `mechanism::dispatch::pairs` (module docs).
 //!
 //! The DSP waits for its next release either spinning on the clock (`dsp=spin`, the
 //! default: no timer wake-up latency on the release path, which a processor that runs no
@@ -64,7 +64,7 @@ use crate::mechanism::registry::{
 };
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
-use crate::queue::link::{Links, Publisher};
+use crate::mechanism::dispatch::pairs::{Pairs, Publisher};
 use crate::queue::mailbox::{Mailbox, Msg};
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
@@ -170,7 +170,7 @@ pub struct GedfMp {
     /// With `IdleMode::Spin`: spin from this long before the next release (ns).
     spin_window: u64,
     dsp: SpinLock<Dsp>,
-    links: Links,
+    links: Pairs,
     boxes: Vec<Mailbox>,
     box_of: Vec<usize>,
     next_rel: CachePadded<AtomicU64>,
@@ -199,7 +199,7 @@ impl GedfMp {
                     rr: 0,
                 },
             ),
-            links: Links::new(m, n),
+            links: Pairs::new(m, n),
             boxes: (0..k).map(|_| Mailbox::new(size)).collect(),
             box_of: (0..m).map(|c| c * k / m.max(1)).collect(),
             next_rel: CachePadded::new(AtomicU64::new(next)),
@@ -214,7 +214,7 @@ impl GedfMp {
 
     /// Link swaps made so far.
     pub fn swaps(&self) -> u64 {
-        self.dsp.lock_untraced().publisher.swaps
+        self.dsp.lock_untraced().publisher.swaps()
     }
 
     /// Operation 6 (and its races): the DSP learns that `job` completed on `sender`.

@@ -20,7 +20,7 @@
 //! from the ready queue by the policy (`job_done`).
 //! Assumptions: sporadic tasks, any deadlines, EDF with ties by task index, then job number.
 
-use crate::mechanism::link::enact;
+use crate::mechanism::dispatch::{Enactor, OneLock};
 use crate::mechanism::registry::{Entry, Setup};
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
@@ -59,6 +59,7 @@ struct State<Q: ReadyQueue> {
     scheduled: Vec<Option<Job>>,
     /// Per task: the CPU its current job is scheduled on.
     sched_on: Vec<Option<usize>>,
+    enactor: Enactor,
     scratch: Vec<Job>,
 }
 
@@ -94,6 +95,7 @@ impl<Q: ReadyQueue + Send> GsnEdf<Q> {
                     policy: Gedf::with_queue(m, ready),
                     scheduled: vec![None; m],
                     sched_on: vec![None; n],
+                    enactor: Enactor::new(m),
                     scratch: Vec::with_capacity(n),
                 },
             ),
@@ -109,9 +111,10 @@ impl<Q: ReadyQueue + Send> GsnEdf<Q> {
 }
 
 impl<Q: ReadyQueue> State<Q> {
-    /// Acts on the policy's link changes (swaps, reschedule requests): `mechanism::link`.
+    /// Acts on the policy's link changes (swaps, reschedule requests): `mechanism::dispatch`.
     fn enact(&mut self, ctx: &mut Ctx<'_>) {
-        enact(&mut self.policy, &self.scheduled, &self.sched_on, |c| ctx.preempt(c));
+        let d = &mut OneLock { scheduled: &self.scheduled, sched_on: &self.sched_on, preempt: |c| ctx.preempt(c) };
+        self.enactor.enact(&mut self.policy, d);
     }
 }
 

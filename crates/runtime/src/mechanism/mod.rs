@@ -13,14 +13,14 @@
 //!   Brandenburg & Anderson, RTSS 2009; GSN-EDF is their CEm);
 //! * [`forkjoin`]: the fork-join structure (thread slots, regions) of the mechanisms that
 //!   execute fork-join jobs (`rtws`, `push-pull`);
-//! * `link`: linked versus scheduled — link swaps and reschedule requests, shared by the
-//!   link-based global mechanisms.
+//! * `dispatch`: linked versus scheduled — the one link-swap algorithm and reschedule requests,
+//!   shared by the link-based global mechanisms (and G-EDF-MP's per-client pairs).
 //!
 //! **Adding a mechanism**: one new file here with its plugin and a `pub static` [`Entry`],
 //! and one line in the `registry!` list below.
 
 pub mod forkjoin;
-pub(crate) mod link;
+pub(crate) mod dispatch;
 pub mod plugin;
 pub mod registry;
 pub mod spec;

@@ -17,9 +17,9 @@
 //!    CPUs); what it did not link goes back to the shared queue.
 //! 2. Still under the lock, peek the queue's top and ask the policy's preemption check
 //!    (`Gedf::target`). If the top would be linked, *reserve* that CPU: a placeholder that
-//!    outranks every job is linked to it (`mechanism::link::placeholder`), which removes the
+//!    outranks every job is linked to it (`mechanism::dispatch::placeholder`), which removes the
 //!    CPU from the mapping — nobody else picks it — and moves its job into the hand.
-//! 3. Enact the link changes (swaps, reschedule requests: `mechanism::link`), drop the lock,
+//! 3. Enact the link changes (swaps, reschedule requests: `mechanism::dispatch`), drop the lock,
 //!    pop the top into the hand if a CPU was reserved (or drop it if the check found it stale),
 //!    *then* push the leftovers into the queue — in this order, so that the pop takes what the
 //!    check peeked and not a leftover that outranks it.
@@ -52,7 +52,7 @@
 //! during a queue insertion or deletion; the top is peeked under it (the check of step 2).
 
 use super::Irq;
-use crate::mechanism::link::{enact, is_placeholder, placeholder};
+use crate::mechanism::dispatch::{is_placeholder, placeholder, Enactor, OneLock};
 use crate::mechanism::registry::Setup;
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
@@ -188,6 +188,7 @@ pub struct Map {
     pub scheduled: Vec<Option<Job>>,
     /// Per task: the CPU its current job is scheduled on.
     pub sched_on: Vec<Option<usize>>,
+    enactor: Enactor,
     /// A copy of the job book for job lookups (`job_of` reads only task parameters).
     pub jobs: TaskBook,
 }
@@ -211,6 +212,7 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
                     policy: Gedf::with_queue(m, BinomialHeap::with_capacity(m + 8)),
                     scheduled: vec![None; m],
                     sched_on: vec![None; n],
+                    enactor: Enactor::new(m),
                     jobs,
                 },
             ),
@@ -322,7 +324,8 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
                 }
                 reserved = true;
             }
-            enact(&mut map.policy, &map.scheduled, &map.sched_on, |c| sink.preempt(c));
+            let d = &mut OneLock { scheduled: &map.scheduled, sched_on: &map.sched_on, preempt: |c| sink.preempt(c) };
+            map.enactor.enact(&mut map.policy, d);
             let quiet = !reserve && !purge && back.is_empty() && hand.is_empty();
             if quiet {
                 return last(map, sink);

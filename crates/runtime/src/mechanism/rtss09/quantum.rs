@@ -13,7 +13,7 @@
 //!   highest-priority ready jobs (the first tick of a boundary does the work), with staggered
 //!   quanta a worker's tick takes the highest-priority ready job if it beats its own (the
 //!   policy's reading of per-CPU tick handlers). Changed CPUs are asked to reschedule
-//!   (`mechanism::link`, with its link swaps);
+//!   (`mechanism::dispatch`, with its link swaps);
 //! * **schedule** (Δsch) enacts the links: a completed job is unlinked (its CPU idles until its
 //!   next tick, RTSS 2009, Fig. 1(b)) and its backlogged successor queued for the next tick.
 //!
@@ -27,7 +27,7 @@
 //! deviation on every run; the property test checks the links against `GedfQuantum`.
 
 use super::Irq;
-use crate::mechanism::link::enact;
+use crate::mechanism::dispatch::{Enactor, OneLock};
 use crate::mechanism::registry::Setup;
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams, Ticks};
 use crate::queue::binomial::BinomialHeap;
@@ -48,6 +48,7 @@ struct State {
     scheduled: Vec<Option<Job>>,
     /// Per task: the CPU its current job is scheduled on.
     sched_on: Vec<Option<usize>>,
+    enactor: Enactor,
     /// The empty vector swapped with the temporary queue at each tick.
     spare: Vec<Prio>,
     /// A copy of the book for job lookups (`job_of` reads only the task parameters).
@@ -87,6 +88,7 @@ impl Quantum {
                     policy: GedfQuantum::with_queue(m, BinomialHeap::with_capacity(2 * n + 4)),
                     scheduled: vec![None; m],
                     sched_on: vec![None; n],
+                    enactor: Enactor::new(m),
                     spare: Vec::with_capacity(n),
                     jobs: book.clone(),
                 },
@@ -145,7 +147,8 @@ impl Plugin for Quantum {
             st.policy.job_ready(p);
         }
         st.policy.tick(if self.ticks.staggered { Some(c) } else { None });
-        enact(&mut st.policy, &st.scheduled, &st.sched_on, |x| ctx.preempt(x));
+        let d = &mut OneLock { scheduled: &st.scheduled, sched_on: &st.sched_on, preempt: |x| ctx.preempt(x) };
+        st.enactor.enact(&mut st.policy, d);
     }
 
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
@@ -170,7 +173,8 @@ impl Plugin for Quantum {
                 }
             }
         }
-        enact(&mut st.policy, &st.scheduled, &st.sched_on, |x| ctx.preempt(x));
+        let d = &mut OneLock { scheduled: &st.scheduled, sched_on: &st.sched_on, preempt: |x| ctx.preempt(x) };
+        st.enactor.enact(&mut st.policy, d);
         let next = st.policy.linked(cpu).map(|p| st.jobs.job_of(p));
         st.scheduled[cpu] = next;
         if let Some(n) = next {

@@ -1,13 +1,13 @@
-//! The per-client *linked*/*scheduled* pair of a dedicated-scheduling-processor design and
-//! the scheduling processor's publication of the policy's links to it, with link swaps —
-//! G-EDF-MP (Cerqueira, Vanga & Brandenburg, RTAS 2014, §III-B "Per-client state", §III-C
-//! operation (2) and "Concurrency challenges").
+//! The per-client *linked*/*scheduled* pairs of a dedicated-scheduling-processor design and
+//! the scheduling processor's publication of the policy's links to them — G-EDF-MP (Cerqueira,
+//! Vanga & Brandenburg, RTAS 2014, §III-B "Per-client state", §III-C operation (2) and
+//! "Concurrency challenges").
 //!
 //! Each client `c` has a pair under its own spin lock, shared only by `c` and the scheduling
 //! processor (never nested: no thread ever holds two pair locks):
-//! * `linked` — what `c` should run: written by the scheduling processor ([`Links::publish`]),
-//!   and invalidated by the client when the linked job completes ([`Links::pick`]);
-//! * `scheduled` — what `c` runs: written only by the client, in [`Links::pick`], which checks
+//! * `linked` — what `c` should run: written by the scheduling processor ([`Pairs::publish`]),
+//!   and invalidated by the client when the linked job completes ([`Pairs::pick`]);
+//! * `scheduled` — what `c` runs: written only by the client, in [`Pairs::pick`], which checks
 //!   `linked` and updates `scheduled` atomically (one critical section).
 //!
 //! State diagram of one client's pair (L = linked, S = scheduled):
@@ -19,18 +19,14 @@
 //!                                            (L=K,S=J) --keep J (link swap)--> (L=J,S=J)
 //! ```
 //!
-//! **Publication with link swaps** ([`Publisher::enact`]): the scheduling processor's own
-//! policy (`rtsched_policy::Gedf`, its copy of every client's state) decides; for each client
-//! whose policy link differs from what was published, a job `J` about to be published to `c`
-//! may still be scheduled on the client `s` it was last published to (it was preempted there
-//! and `s` has not noticed). Then, in one critical section of `s`, if `s.scheduled == J` the
-//! link is *kept* on `s` (`s.linked = J`) and the policy's links of `c` and `s` are swapped:
-//! `c` gets what the policy had meant for `s`, which `s` never picked up (it still runs `J`)
-//! and which therefore runs nowhere. Otherwise `s` has left `J` for good (a client only
-//! switches to what is published to it), and `J` is published to `c`. A job is thus only ever
-//! scheduled on the client it was last published to, and no client waits for another (the
-//! deadlock of §III-C cannot arise). Each swap pins one client, so a publication pass ends
-//! after at most `m` swaps.
+//! **Publication with link swaps** ([`Publisher::enact`]): the algorithm of
+//! [`mechanism::dispatch`](super) over the pairs. The scheduling processor's own policy
+//! (`rtsched_policy::Gedf`, its copy of every client's state) decides; a job `J` about to be
+//! published to `c` may still be scheduled on the client `s` it was last published to. Then,
+//! in one critical section of `s`, if `s.scheduled == J` the link is *kept* on `s` (`s.linked
+//! = J`) and the policy's links of `c` and `s` are swapped. Otherwise `s` has left `J` for good
+//! (a client only switches to what is published to it), and `J` is published to `c`. No client
+//! waits for another (the deadlock of §III-C cannot arise).
 //!
 //! **A completed job published again**: a client that completes `J` leaves it (`S = ∅`)
 //! and tells the scheduling processor by message; until the message is handled, the policy
@@ -41,11 +37,12 @@
 //! Generic over the platform [`Backend`]; the loom models below check the handshake
 //! including a swap (no deadlock, no job scheduled on two clients, no completed job run).
 
+use super::{Dispatcher, Enactor};
 use crate::queue::release::Job;
 use crate::sync::{Atom, Backend, SpinLock, Std};
 use crate::tracer::TraceBuffer;
 use crossbeam_utils::CachePadded;
-use rtsched_policy::{Gedf, Policy, Prio, ReadyQueue};
+use rtsched_policy::{Policy, Prio};
 use std::sync::atomic::Ordering;
 
 /// One client's pair.
@@ -56,17 +53,17 @@ pub struct Pair {
 }
 
 /// Every client's pair and every task's completion counter.
-pub struct Links<B: Backend = Std> {
+pub struct Pairs<B: Backend = Std> {
     pairs: Box<[CachePadded<SpinLock<Pair, B>>]>,
     /// Per task: the number of its completed jobs (written by the completing client before it
     /// leaves its pair's critical section).
     done: Box<[B::U32]>,
 }
 
-impl<B: Backend> Links<B> {
+impl<B: Backend> Pairs<B> {
     /// `m` clients, `n` tasks.
-    pub fn new(m: usize, n: usize) -> Links<B> {
-        Links {
+    pub fn new(m: usize, n: usize) -> Pairs<B> {
+        Pairs {
             pairs: (0..m).map(|c| CachePadded::new(SpinLock::new(c as u32, Pair::default()))).collect(),
             done: (0..n).map(|_| B::U32::new(0)).collect(),
         }
@@ -138,16 +135,13 @@ const NONE: u32 = u32::MAX;
 /// client its current job was last published to (the only place it can be scheduled).
 #[derive(Debug, Clone)]
 pub struct Publisher {
-    published: Vec<Option<Prio>>,
+    enactor: Enactor,
     last: Vec<u32>,
-    work: Vec<u32>,
-    /// Link swaps made so far.
-    pub swaps: u64,
 }
 
 impl Publisher {
     pub fn new(m: usize, n: usize) -> Publisher {
-        Publisher { published: vec![None; m], last: vec![NONE; n], work: Vec::with_capacity(2 * m), swaps: 0 }
+        Publisher { enactor: Enactor::new(m), last: vec![NONE; n] }
     }
 
     /// Number of tasks.
@@ -156,56 +150,63 @@ impl Publisher {
     }
 
     /// What was last published to client `c`.
+    #[cfg(test)]
     pub fn published(&self, c: usize) -> Option<Prio> {
-        self.published[c]
+        self.enactor.published(c)
+    }
+
+    /// Link swaps made so far.
+    pub fn swaps(&self) -> u64 {
+        self.enactor.swaps()
     }
 
     /// Publishes the policy's changed links (its dirty CPUs) to the clients, with link swaps
     /// (module docs); `job_of` turns a priority into the job, `signal(c)` asks client `c` to
     /// reschedule (called under `c`'s lock).
-    pub fn enact<Q: ReadyQueue, B: Backend>(
+    pub fn enact<P: Policy, B: Backend>(
         &mut self,
-        policy: &mut Gedf<Q>,
-        links: &Links<B>,
+        policy: &mut P,
+        pairs: &Pairs<B>,
         job_of: impl Fn(Prio) -> Job,
-        mut signal: impl FnMut(usize),
+        signal: impl FnMut(usize),
     ) {
-        let mut work = std::mem::take(&mut self.work);
-        policy.drain_dirty_with(|c| work.push(c));
-        while let Some(c) = work.pop() {
-            let c = c as usize;
-            let want = policy.linked(c);
-            if want == self.published[c] {
-                continue;
-            }
-            if let Some(j) = want {
-                let s = self.last[j.task as usize];
-                if s != NONE && s as usize != c && links.keep_if_scheduled(s as usize, job_of(j)) {
-                    // j stays on s (published there now); c gets the policy's job for s.
-                    let s = s as usize;
-                    policy.swap_links(c, s);
-                    self.published[s] = Some(j);
-                    self.swaps += 1;
-                    policy.drain_dirty_with(|x| work.push(x));
-                    continue;
-                }
-                self.last[j.task as usize] = c as u32;
-            }
-            self.published[c] = want;
-            links.publish(c, want.map(&job_of), |needed| {
-                if needed {
-                    signal(c)
-                }
-            });
+        let Publisher { enactor, last } = self;
+        enactor.enact(policy, &mut ToClients { pairs, last, job_of, signal });
+    }
+}
+
+/// [`Dispatcher`] over the pairs: a job may still be scheduled only on the client it was last
+/// published to.
+struct ToClients<'a, B: Backend, J, S> {
+    pairs: &'a Pairs<B>,
+    last: &'a mut [u32],
+    job_of: J,
+    signal: S,
+}
+
+impl<B: Backend, J: Fn(Prio) -> Job, S: FnMut(usize)> Dispatcher for ToClients<'_, B, J, S> {
+    fn keep_where_scheduled(&mut self, j: Prio, c: usize) -> Option<usize> {
+        let s = self.last[j.task as usize];
+        (s != NONE && s as usize != c && self.pairs.keep_if_scheduled(s as usize, (self.job_of)(j)))
+            .then_some(s as usize)
+    }
+    fn publish(&mut self, c: usize, link: Option<Prio>) {
+        if let Some(j) = link {
+            self.last[j.task as usize] = c as u32;
         }
-        self.work = work;
+        let signal = &mut self.signal;
+        self.pairs.publish(c, link.map(&self.job_of), |needed| {
+            if needed {
+                signal(c)
+            }
+        });
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtsched_policy::Policy;
+    use rtsched_policy::Gedf;
 
     fn job(task: u32, key: u64) -> Job {
         Job { prio: Prio { key, task, job: 0 }, release: 0, deadline: key }
@@ -216,7 +217,7 @@ mod tests {
     #[test]
     fn a_still_scheduled_job_keeps_its_client() {
         let (a, b, x) = (job(0, 30), job(1, 40), job(2, 1));
-        let links: Links = Links::new(2, 3);
+        let links: Pairs = Pairs::new(2, 3);
         let mut pubr = Publisher::new(2, 3);
         let mut policy = Gedf::new(2);
         let of = |p: Prio| [a, b, x][p.task as usize];
@@ -237,7 +238,7 @@ mod tests {
         assert!(links.is_done(&a));
         policy.job_done(a.prio);
         pubr.enact(&mut policy, &links, of, |c| sig.push(c));
-        assert_eq!(pubr.swaps, 1);
+        assert_eq!(pubr.swaps(), 1);
         assert_eq!(links.pair(cb), Pair { linked: Some(b), scheduled: Some(b) }, "B stays where it runs");
         assert_eq!(links.pair(ca).linked, Some(x), "X goes to the freed client");
         assert_eq!(policy.linked(ca), Some(x.prio));
@@ -249,7 +250,7 @@ mod tests {
     #[test]
     fn a_completed_job_is_not_picked() {
         let a = job(0, 5);
-        let links: Links = Links::new(2, 1);
+        let links: Pairs = Pairs::new(2, 1);
         links.publish(0, Some(a), |_| ());
         assert_eq!(links.pick(0, None, None, |_| ()), Some(a));
         assert_eq!(links.pick(0, Some(a), None, |_| ()), None);
@@ -267,6 +268,7 @@ mod tests {
         //! client's lock inside a lock would be a loom deadlock.
         use super::super::*;
         use crate::sync::loom_model::Loom;
+        use rtsched_policy::Gedf;
         use loom::sync::atomic::AtomicU32;
         use loom::thread;
         use rtsched_policy::Policy;
@@ -305,7 +307,7 @@ mod tests {
             b.check(move || {
                 let (a, bj, x) = (job(0, 30), job(1, 40), job(2, 1));
                 let of = move |p: Prio| [a, bj, x][p.task as usize];
-                let links: &Links<Loom> = leak(Links::new(2, 3));
+                let links: &Pairs<Loom> = leak(Pairs::new(2, 3));
                 let owners =
                     leak(Owners([AtomicU32::new(u32::MAX), AtomicU32::new(u32::MAX), AtomicU32::new(u32::MAX)]));
                 let mut policy = Gedf::new(2);
