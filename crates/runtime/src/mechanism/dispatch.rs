@@ -28,8 +28,9 @@
 
 pub mod pairs;
 
-use crate::mechanism::Job;
-use rtsched_policy::{Policy, Prio};
+use crate::mechanism::{Job, Prev};
+use crate::queue::release::TaskBook;
+use rtsched_policy::{invariant, Policy, Prio};
 
 /// The task index of placeholders (no task has it).
 const RESERVED_TASK: u32 = u32::MAX;
@@ -75,7 +76,8 @@ impl Enactor {
         self.published[c]
     }
 
-    /// Link swaps made so far.
+    /// Link swaps made so far. (for tests: each swap pins one CPU).
+    #[cfg(test)]
     pub(crate) fn swaps(&self) -> u64 {
         self.swaps
     }
@@ -107,14 +109,108 @@ impl Enactor {
     }
 }
 
-/// The dispatcher of a mechanism that keeps every CPU's scheduled job under the lock of its
-/// policy: a job is still scheduled where `scheduled` says, and publication is a reschedule
-/// request (`preempt`) to a CPU whose scheduled job is not its link (a placeholder excepted).
-pub(crate) struct OneLock<'a, F: FnMut(usize)> {
-    pub(crate) scheduled: &'a [Option<Job>],
+/// Linked versus scheduled under one lock (GSN-EDF, the RTSS'09 plugins): what each worker
+/// runs, per task the CPU its current job runs on, and what was published to each CPU.
+/// `scheduled[c]` changes only in worker `c`'s `schedule`, which [`leave`](Self::leave)s what
+/// it stopped, lets the policy decide, [`enact`](Self::enact)s the changes and
+/// [`take`](Self::take)s its link. Precondition of every method: the caller holds the lock
+/// that serialises the policy, under which reschedule requests to the CPUs are sent.
+#[derive(Debug, Clone)]
+pub(crate) struct Dispatch {
+    scheduled: Vec<Option<Job>>,
     /// Per task: the CPU its current job is scheduled on.
-    pub(crate) sched_on: &'a [Option<usize>],
-    pub(crate) preempt: F,
+    sched_on: Vec<Option<usize>>,
+    enactor: Enactor,
+}
+
+impl Dispatch {
+    /// `m` idle workers, `n` tasks.
+    pub(crate) fn new(m: usize, n: usize) -> Dispatch {
+        Dispatch { scheduled: vec![None; m], sched_on: vec![None; n], enactor: Enactor::new(m) }
+    }
+
+    /// What each worker runs, in the mechanism's books.
+    pub(crate) fn scheduled(&self) -> &[Option<Job>] {
+        &self.scheduled
+    }
+
+    /// Worker `cpu` stopped running the job `prev` names (preempted or completed): it runs
+    /// nothing, and the job is scheduled nowhere, until [`take`](Self::take).
+    #[inline]
+    pub(crate) fn leave(&mut self, cpu: usize, prev: Prev) {
+        if let Prev::Preempted(j) | Prev::Completed(j) = prev {
+            self.scheduled[cpu] = None;
+            if let Some(s) = self.sched_on.get_mut(j.task() as usize) {
+                *s = None;
+            }
+        }
+    }
+
+    /// Acts on the policy's link changes (module docs): link swaps, and a reschedule request
+    /// (`preempt`) to each CPU whose scheduled job is not its new link (a placeholder excepted).
+    #[inline]
+    pub(crate) fn enact<P: Policy>(&mut self, policy: &mut P, preempt: impl FnMut(usize)) {
+        let Dispatch { scheduled, sched_on, enactor } = self;
+        enactor.enact(policy, &mut OneLock { scheduled, sched_on, preempt });
+    }
+
+    /// Worker `cpu` runs its link `link` (nothing for a placeholder), turned into the job by
+    /// `job_of`; returns that job. Call it after [`enact`](Self::enact).
+    #[inline]
+    pub(crate) fn take(&mut self, cpu: usize, link: Option<Prio>, job_of: impl FnOnce(Prio) -> Job) -> Option<Job> {
+        let next = link.filter(|p| !is_placeholder(p)).map(job_of);
+        self.scheduled[cpu] = next;
+        if let Some(n) = next {
+            self.sched_on[n.task() as usize] = Some(cpu);
+        }
+        next
+    }
+}
+
+/// The at-rest check of a link-based mechanism (no handler running): no CPU is reserved by a
+/// placeholder; every pending job (`pending`, in priority order: [`heads`]) is linked or
+/// `queued` exactly once, and nothing else is; with `global`, the linked jobs are the `min(m, r)`
+/// highest-priority pending jobs (`rtsched_policy::invariant::check_global`); no job is
+/// `scheduled` on two CPUs.
+pub(crate) fn check_at_rest(
+    pending: &[Prio],
+    linked: &[Option<Prio>],
+    queued: impl IntoIterator<Item = Prio>,
+    scheduled: impl IntoIterator<Item = Job>,
+    global: bool,
+) -> Result<(), String> {
+    if linked.iter().flatten().any(is_placeholder) {
+        return Err("a CPU is still reserved at rest".into());
+    }
+    let mut held: Vec<Prio> = linked.iter().flatten().copied().chain(queued).collect();
+    held.sort_unstable();
+    if held != pending {
+        return Err(format!("the pending jobs {pending:?} are not exactly the linked and queued ones {held:?}"));
+    }
+    if global {
+        invariant::check_global(linked.len(), pending, linked)?;
+    }
+    let mut sched: Vec<Prio> = scheduled.into_iter().map(|j| j.prio).collect();
+    sched.sort_unstable();
+    if sched.windows(2).any(|w| w[0] == w[1]) {
+        return Err(format!("a job is scheduled on two CPUs: {sched:?}"));
+    }
+    Ok(())
+}
+
+/// The pending jobs of `book` (each task's head), in priority order.
+pub(crate) fn heads(book: &TaskBook) -> Vec<Prio> {
+    let mut pending: Vec<Prio> = (0..book.released().len()).filter_map(|t| book.head(t)).map(|j| j.prio).collect();
+    pending.sort_unstable();
+    pending
+}
+
+/// The [`Dispatcher`] of [`Dispatch`]: a job is still scheduled where `scheduled` says, and
+/// publication is a reschedule request to a CPU whose scheduled job is not its link.
+struct OneLock<'a, F: FnMut(usize)> {
+    scheduled: &'a [Option<Job>],
+    sched_on: &'a [Option<usize>],
+    preempt: F,
 }
 
 impl<F: FnMut(usize)> Dispatcher for OneLock<'_, F> {

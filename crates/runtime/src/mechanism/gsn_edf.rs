@@ -20,16 +20,15 @@
 //! from the ready queue by the policy (`job_done`).
 //! Assumptions: sporadic tasks, any deadlines, EDF with ties by task index, then job number.
 
-use crate::mechanism::dispatch::{Enactor, OneLock};
+use crate::mechanism::dispatch::{check_at_rest, heads, Dispatch};
 use crate::mechanism::registry::{Entry, Setup};
+use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
 use crate::queue::release::TaskBook;
-use crate::RunError;
 use crate::sync::SpinLock;
-use crossbeam_utils::CachePadded;
-use rtsched_policy::{invariant, Gedf, Policy, Prio, PriorityRule, ReadyQueue};
-use std::sync::atomic::{AtomicU64, Ordering};
+use crate::RunError;
+use rtsched_policy::{Gedf, Policy, Prio, PriorityRule};
 
 /// GSN-EDF: releases handled by whichever worker sees them due — the CEm design of the RTSS'09
 /// family (`mechanism::rtss09`), registered under LITMUS^RT's name as an alias of `cem`.
@@ -53,38 +52,29 @@ pub(crate) fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     Ok(Box::new(GsnEdf::new(s.tasks, s.m, s.dedicated, s.t0, s.end)))
 }
 
-struct State<Q: ReadyQueue> {
+struct State {
     book: TaskBook,
-    policy: Gedf<Q>,
-    scheduled: Vec<Option<Job>>,
-    /// Per task: the CPU its current job is scheduled on.
-    sched_on: Vec<Option<usize>>,
-    enactor: Enactor,
+    policy: Gedf<BinomialHeap<Prio>>,
+    /// Linked versus scheduled: what each worker runs, and where each task's job runs.
+    dispatch: Dispatch,
     scratch: Vec<Job>,
 }
 
-/// GSN-EDF (`dedicated = false`) or GSN-EDF-DI (`dedicated = true`) over the ready queue `Q`.
-pub struct GsnEdf<Q: ReadyQueue = BinomialHeap<Prio>> {
+/// GSN-EDF (`dedicated = false`) or GSN-EDF-DI (`dedicated = true`).
+pub struct GsnEdf {
     dedicated: bool,
     m: usize,
-    state: SpinLock<State<Q>>,
-    next_rel: CachePadded<AtomicU64>,
+    state: SpinLock<State>,
+    releases: ReleaseDomain,
 }
 
 impl GsnEdf {
     /// `m` CPUs, tasks `params` released from `t0` until `end`, over a binomial heap.
     pub fn new(params: &[TaskParams], m: usize, dedicated: bool, t0: u64, end: u64) -> GsnEdf {
-        GsnEdf::with_queue(params, m, dedicated, t0, end, BinomialHeap::with_capacity(2 * params.len() + 4))
-    }
-}
-
-impl<Q: ReadyQueue + Send> GsnEdf<Q> {
-    /// As [`GsnEdf::new`] over the (empty) ready queue `ready`.
-    pub fn with_queue(params: &[TaskParams], m: usize, dedicated: bool, t0: u64, end: u64, ready: Q) -> GsnEdf<Q> {
         let n = params.len();
         let all: Vec<usize> = (0..n).collect();
         let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
-        let next = book.next_due();
+        let releases = ReleaseDomain::new(dedicated, m, book.next_due());
         GsnEdf {
             dedicated,
             m,
@@ -92,33 +82,31 @@ impl<Q: ReadyQueue + Send> GsnEdf<Q> {
                 0,
                 State {
                     book,
-                    policy: Gedf::with_queue(m, ready),
-                    scheduled: vec![None; m],
-                    sched_on: vec![None; n],
-                    enactor: Enactor::new(m),
+                    policy: Gedf::with_queue(m, BinomialHeap::with_capacity(2 * n + 4)),
+                    dispatch: Dispatch::new(m, n),
                     scratch: Vec::with_capacity(n),
                 },
             ),
-            next_rel: CachePadded::new(AtomicU64::new(next)),
+            releases,
         }
     }
 
     /// The jobs linked to each CPU now (for tests against the policy).
-    pub fn linked(&self) -> Vec<Option<Job>> {
+    #[cfg(test)]
+    fn linked(&self) -> Vec<Option<Job>> {
         let st = self.state.lock_untraced();
-        (0..st.scheduled.len()).map(|c| st.policy.linked(c).map(|p| st.book.job_of(p))).collect()
+        (0..self.m).map(|c| st.policy.linked(c).map(|p| st.book.job_of(p))).collect()
     }
 }
 
-impl<Q: ReadyQueue> State<Q> {
+impl State {
     /// Acts on the policy's link changes (swaps, reschedule requests): `mechanism::dispatch`.
     fn enact(&mut self, ctx: &mut Ctx<'_>) {
-        let d = &mut OneLock { scheduled: &self.scheduled, sched_on: &self.sched_on, preempt: |c| ctx.preempt(c) };
-        self.enactor.enact(&mut self.policy, d);
+        self.dispatch.enact(&mut self.policy, |c| ctx.preempt(c));
     }
 }
 
-impl<Q: ReadyQueue + Send> Plugin for GsnEdf<Q> {
+impl Plugin for GsnEdf {
     fn name(&self) -> &'static str {
         if self.dedicated {
             "gsn-edf-di"
@@ -126,23 +114,7 @@ impl<Q: ReadyQueue + Send> Plugin for GsnEdf<Q> {
             "gsn-edf"
         }
     }
-    fn release_domains(&self) -> usize {
-        1
-    }
-    fn release_domain(&self, cpu: usize) -> Option<usize> {
-        // Without DI every worker polls the one release queue; with DI only the service
-        // thread (index m) does.
-        match (self.dedicated, cpu < self.m) {
-            (false, true) | (true, false) => Some(0),
-            _ => None,
-        }
-    }
-    fn next_release(&self, _domain: usize) -> u64 {
-        self.next_rel.load(Ordering::Acquire)
-    }
-    fn try_claim_release(&self, _domain: usize, due: u64) -> bool {
-        self.next_rel.compare_exchange(due, u64::MAX, Ordering::AcqRel, Ordering::Relaxed).is_ok()
-    }
+    one_release_domain!(releases);
 
     fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
         let mut g = self.state.lock(ctx.trace);
@@ -159,45 +131,33 @@ impl<Q: ReadyQueue + Send> Plugin for GsnEdf<Q> {
         }
         st.scratch = scratch;
         st.enact(ctx);
-        self.next_rel.store(st.book.next_due(), Ordering::Release);
+        self.releases.set(st.book.next_due());
     }
 
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
         let cpu = ctx.cpu;
         let mut g = self.state.lock(ctx.trace);
         let st = &mut *g;
-        match prev {
-            Prev::Idle => {}
-            Prev::Preempted(j) => {
-                // Still linked here: it simply continues below; otherwise the policy requeued
-                // it when it was unlinked, and it may be linked elsewhere by now.
-                st.scheduled[cpu] = None;
-                st.sched_on[j.task() as usize] = None;
+        // A preempted job still linked here simply continues below; otherwise the policy
+        // requeued it when it was unlinked, and it may be linked elsewhere by now.
+        st.dispatch.leave(cpu, prev);
+        if let Prev::Completed(j) = prev {
+            // Linked here: unlinked; if it completed after being unlinked: removed from the
+            // queue. Its successor (if released) joins the queue, and then the policy links the
+            // best ready jobs — one pass, as LITMUS^RT's job_completion followed by
+            // check_for_preemptions.
+            if st.policy.linked(cpu) == Some(j.prio) {
+                st.policy.unlink(cpu);
+            } else {
+                st.policy.job_done(j.prio);
             }
-            Prev::Completed(j) => {
-                st.scheduled[cpu] = None;
-                st.sched_on[j.task() as usize] = None;
-                // Linked here: unlinked; if it completed after being unlinked: removed from
-                // the queue. Its successor (if released) joins the queue, and then the policy
-                // links the best ready jobs — one pass, as LITMUS^RT's job_completion followed
-                // by check_for_preemptions.
-                if st.policy.linked(cpu) == Some(j.prio) {
-                    st.policy.unlink(cpu);
-                } else {
-                    st.policy.job_done(j.prio);
-                }
-                if let Some(next) = st.book.complete(&j) {
-                    st.policy.enqueue(next.prio);
-                }
-                st.policy.link_all();
+            if let Some(next) = st.book.complete(&j) {
+                st.policy.enqueue(next.prio);
             }
+            st.policy.link_all();
         }
         st.enact(ctx);
-        let next = st.policy.linked(cpu).map(|p| st.book.job_of(p));
-        st.scheduled[cpu] = next;
-        if let Some(n) = next {
-            st.sched_on[n.task() as usize] = Some(cpu);
-        }
+        let next = st.dispatch.take(cpu, st.policy.linked(cpu), |p| st.book.job_of(p));
         // Last, still under the lock: the requests so far (including one this very call may
         // have made to itself while linking) are answered by `next`.
         ctx.ack_resched();
@@ -206,26 +166,13 @@ impl<Q: ReadyQueue + Send> Plugin for GsnEdf<Q> {
 
     fn accounting(&self) -> Accounting {
         let st = self.state.lock_untraced();
-        let n = st.sched_on.len();
-        let m = st.scheduled.len();
-        let linked: Vec<Option<Prio>> = (0..m).map(|c| st.policy.linked(c)).collect();
-        let queued = st.policy.ready_queue().len();
-        let mut consistent = Ok(());
-        // Every pending job (a task's head) is linked, scheduled or queued; nothing else is
-        // queued.
-        let mut pending: Vec<Prio> = (0..n).filter_map(|t| st.book.head(t)).map(|j| j.prio).collect();
-        pending.sort_unstable();
-        let unlinked = pending.iter().filter(|p| !linked.contains(&Some(**p))).count();
-        if unlinked != queued {
-            consistent = Err(format!(
-                "{}: {unlinked} pending jobs are unlinked but the ready queue holds {queued}",
-                self.name()
-            ));
-        }
-        // At rest the policy's invariant holds: the linked jobs are the top-m pending jobs.
-        if consistent.is_ok() {
-            consistent = invariant::check_global(m, &pending, &linked).map_err(|e| format!("{}: {e}", self.name()));
-        }
+        let linked: Vec<Option<Prio>> = (0..self.m).map(|c| st.policy.linked(c)).collect();
+        // Every pending job (a task's head) is linked or queued, once; nothing else is queued;
+        // the linked jobs are the top-m pending jobs (the policy's invariant).
+        let queued = st.policy.ready_queue().keys();
+        let scheduled = st.dispatch.scheduled().iter().flatten().copied();
+        let consistent = check_at_rest(&heads(&st.book), &linked, queued, scheduled, true)
+            .map_err(|e| format!("{}: {e}", self.name()));
         Accounting { released: st.book.released().to_vec(), completed: st.book.completed().to_vec(), consistent }
     }
 }
@@ -288,8 +235,8 @@ mod tests {
         }
         let st = g.state.lock_untraced();
         for (c, run) in running.iter().enumerate() {
-            if st.scheduled[c] != *run {
-                return Err(format!("cpu {c}: scheduled {:?} but runs {run:?}", st.scheduled[c]));
+            if st.dispatch.scheduled()[c] != *run {
+                return Err(format!("cpu {c}: scheduled {:?} but runs {run:?}", st.dispatch.scheduled()[c]));
             }
             if let Some(l) = linked[c] {
                 if let Some(s) = running.iter().position(|x| *x == Some(l)) {
@@ -390,8 +337,7 @@ mod tests {
         assert!(sig[cb].is_set(), "cb must be told");
         // A completes on ca before cb noticed: the policy refills ca with B (the top queued
         // job), but B still runs on cb, so the mechanism swaps the links of ca and cb.
-        st.scheduled[ca] = None;
-        st.sched_on[0] = None;
+        st.dispatch.leave(ca, Prev::Completed(a));
         st.policy.job_done(a.prio);
         st.enact(&mut ctx);
         assert_eq!(st.policy.linked(cb), Some(b.prio), "B stays linked where it runs");

@@ -49,8 +49,6 @@ pub(crate) mod testkit;
 use crate::mechanism::registry::{
     self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, Placement, TermSpec,
 };
-use crossbeam_utils::CachePadded;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Ready queue choice (RTSS 2009, §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,43 +102,6 @@ pub const TABLE1: &[Design] = {
         Design { name: "s-cq1", queue: Coarse, scheduling: Quantum, interrupts: Dedicated },
     ]
 };
-
-/// The interrupt-handling part (I1 / I2) of every plugin of the family: one release domain,
-/// polled by every worker (global) or by the service thread on the dedicated CPU only, with
-/// its due time published lock-free and claimed by compare-and-swap (one handler per due time).
-pub(crate) struct Irq {
-    dedicated: bool,
-    m: usize,
-    next: CachePadded<AtomicU64>,
-}
-
-impl Irq {
-    pub(crate) fn new(dedicated: bool, m: usize, first_due: u64) -> Irq {
-        Irq { dedicated, m, next: CachePadded::new(AtomicU64::new(first_due)) }
-    }
-
-    /// The release domain thread `thread` polls: every worker (I1), or the service thread with
-    /// index `m` only (I2).
-    pub(crate) fn domain(&self, thread: usize) -> Option<usize> {
-        match (self.dedicated, thread < self.m) {
-            (false, true) | (true, false) => Some(0),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn next(&self) -> u64 {
-        self.next.load(Ordering::Acquire)
-    }
-
-    pub(crate) fn claim(&self, due: u64) -> bool {
-        self.next.compare_exchange(due, u64::MAX, Ordering::AcqRel, Ordering::Relaxed).is_ok()
-    }
-
-    /// Publishes the next due release (under the release lock, after the handler's work).
-    pub(crate) fn set(&self, due: u64) {
-        self.next.store(due, Ordering::Release);
-    }
-}
 
 const QUANTUM: ParamSpec = ParamSpec {
     name: "quantum",
@@ -308,17 +269,5 @@ mod tests {
             );
             assert!(a.summary.contains(&format!("alias of {of}")), "{alias}");
         }
-    }
-
-    #[test]
-    fn interrupts_decide_who_polls_releases() {
-        let global = Irq::new(false, 2, 5);
-        assert_eq!((global.domain(0), global.domain(1), global.domain(2)), (Some(0), Some(0), None));
-        let dedicated = Irq::new(true, 2, 5);
-        assert_eq!((dedicated.domain(0), dedicated.domain(1), dedicated.domain(2)), (None, None, Some(0)));
-        assert!(!global.claim(4) && global.claim(5) && !global.claim(5));
-        assert_eq!(global.next(), u64::MAX);
-        global.set(9);
-        assert_eq!(global.next(), 9);
     }
 }

@@ -51,9 +51,9 @@
 //! while another is awaited except the queue's own nesting. The mapping lock is never held
 //! during a queue insertion or deletion; the top is peeked under it (the check of step 2).
 
-use super::Irq;
-use crate::mechanism::dispatch::{is_placeholder, placeholder, Enactor, OneLock};
+use crate::mechanism::dispatch::{check_at_rest, heads, placeholder, Dispatch};
 use crate::mechanism::registry::Setup;
+use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
 use crate::queue::hierarchical::Hierarchical;
@@ -62,7 +62,7 @@ use crate::queue::release::TaskBook;
 use crate::sync::{Atom, Backend, SpinLock, Std};
 use crate::tracer::TraceBuffer;
 use crate::RunError;
-use rtsched_policy::{invariant, Gedf, Policy, Prio, PriorityRule};
+use rtsched_policy::{Gedf, Policy, Prio, PriorityRule};
 use std::sync::atomic::Ordering;
 
 /// Rounds of [`Core::settle`] after which unit-test and debug builds panic (unit tests also under
@@ -185,10 +185,8 @@ impl Hand {
 pub struct Map {
     /// The decision over the jobs in the lock holder's hand (its ready queue is the hand).
     pub policy: Gedf<BinomialHeap<Prio>>,
-    pub scheduled: Vec<Option<Job>>,
-    /// Per task: the CPU its current job is scheduled on.
-    pub sched_on: Vec<Option<usize>>,
-    enactor: Enactor,
+    /// Linked versus scheduled: what each worker runs, and where each task's job runs.
+    pub(crate) dispatch: Dispatch,
     /// A copy of the job book for job lookups (`job_of` reads only task parameters).
     pub jobs: TaskBook,
 }
@@ -210,9 +208,7 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
                 0,
                 Map {
                     policy: Gedf::with_queue(m, BinomialHeap::with_capacity(m + 8)),
-                    scheduled: vec![None; m],
-                    sched_on: vec![None; n],
-                    enactor: Enactor::new(m),
+                    dispatch: Dispatch::new(m, n),
                     jobs,
                 },
             ),
@@ -293,7 +289,7 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
             }
             if reserved {
                 // Re-insert the reserved CPU (it may have moved by a link swap).
-                let m = map.scheduled.len();
+                let m = map.policy.m();
                 if let Some(c) = (0..m).find(|&c| map.policy.linked(c) == Some(mine)) {
                     map.policy.unlink(c);
                 }
@@ -324,8 +320,7 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
                 }
                 reserved = true;
             }
-            let d = &mut OneLock { scheduled: &map.scheduled, sched_on: &map.sched_on, preempt: |c| sink.preempt(c) };
-            map.enactor.enact(&mut map.policy, d);
+            map.dispatch.enact(&mut map.policy, |c| sink.preempt(c));
             let quiet = !reserve && !purge && back.is_empty() && hand.is_empty();
             if quiet {
                 return last(map, sink);
@@ -371,28 +366,18 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
         if let Some(p) = successor {
             hand.push(p);
         }
-        let first = |map: &mut Map, _: &mut S| match prev {
-            Prev::Idle => {}
-            Prev::Preempted(j) => {
-                map.scheduled[cpu] = None;
-                map.sched_on[j.task() as usize] = None;
-            }
-            Prev::Completed(j) => {
-                map.scheduled[cpu] = None;
-                map.sched_on[j.task() as usize] = None;
+        let first = |map: &mut Map, _: &mut S| {
+            map.dispatch.leave(cpu, prev);
+            if let Prev::Completed(j) = prev {
                 self.mark_done(j.task(), j.seq());
-                let m = map.scheduled.len();
+                let m = map.policy.m();
                 if let Some(c) = (0..m).find(|&c| map.policy.linked(c) == Some(j.prio)) {
                     map.policy.unlink(c);
                 }
             }
         };
         let last = |map: &mut Map, sink: &mut S| {
-            let next = map.policy.linked(cpu).filter(|p| !is_placeholder(p)).map(|p| map.jobs.job_of(p));
-            map.scheduled[cpu] = next;
-            if let Some(n) = next {
-                map.sched_on[n.task() as usize] = Some(cpu);
-            }
+            let next = map.dispatch.take(cpu, map.policy.linked(cpu), |p| map.jobs.job_of(p));
             // Last, under the mapping lock: the requests so far are answered by `next`.
             sink.ack();
             next
@@ -405,24 +390,15 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
     /// jobs are the `min(m, r)` highest-priority pending jobs.
     pub fn check_at_rest(&self, pending: &[Prio]) -> Result<(), String> {
         let map = self.map.lock_untraced();
-        let m = map.scheduled.len();
-        let linked: Vec<Option<Prio>> = (0..m).map(|c| map.policy.linked(c)).collect();
-        if linked.iter().flatten().any(is_placeholder) {
-            return Err("a CPU is still reserved at rest".into());
-        }
-        let mut queued: Vec<Prio> = self.queue.quiescent()?.into_iter().filter(|p| !self.is_stale(p)).collect();
-        queued.extend(linked.iter().flatten());
-        queued.sort_unstable();
-        if queued != pending {
-            return Err(format!("pending jobs {pending:?}, but linked and queued: {queued:?}"));
-        }
-        invariant::check_global(m, pending, &linked)
+        let linked: Vec<Option<Prio>> = (0..map.policy.m()).map(|c| map.policy.linked(c)).collect();
+        let queued = self.queue.quiescent()?.into_iter().filter(|p| !self.is_stale(p));
+        check_at_rest(pending, &linked, queued, map.dispatch.scheduled().iter().flatten().copied(), true)
     }
 }
 
 /// The plugin: the interrupt part, the release lock over the job book, and the core.
 pub struct Fine<Q> {
-    irq: Irq,
+    releases: ReleaseDomain,
     rel: SpinLock<TaskBook>,
     core: Core<Q>,
 }
@@ -444,21 +420,23 @@ impl<Q: SharedQueue> Fine<Q> {
         let all: Vec<usize> = (0..n).collect();
         let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
         Fine {
-            irq: Irq::new(dedicated, m, book.next_due()),
+            releases: ReleaseDomain::new(dedicated, m, book.next_due()),
             core: Core::new(m, book.clone(), n, queue),
             rel: SpinLock::new(1, book),
         }
     }
 
     /// The jobs linked to each CPU now (for tests against the policy).
-    pub fn linked(&self) -> Vec<Option<Prio>> {
+    #[cfg(test)]
+    pub(crate) fn linked(&self) -> Vec<Option<Prio>> {
         let map = self.core.map.lock_untraced();
-        (0..map.scheduled.len()).map(|c| map.policy.linked(c)).collect()
+        (0..map.policy.m()).map(|c| map.policy.linked(c)).collect()
     }
 
     /// What each worker runs, in the mechanism's books (for tests).
-    pub fn scheduled(&self) -> Vec<Option<Job>> {
-        self.core.map.lock_untraced().scheduled.clone()
+    #[cfg(test)]
+    pub(crate) fn scheduled(&self) -> Vec<Option<Job>> {
+        self.core.map.lock_untraced().dispatch.scheduled().to_vec()
     }
 }
 
@@ -466,18 +444,7 @@ impl<Q: SharedQueue> Plugin for Fine<Q> {
     fn name(&self) -> &'static str {
         "rtss09-fine"
     }
-    fn release_domains(&self) -> usize {
-        1
-    }
-    fn release_domain(&self, thread: usize) -> Option<usize> {
-        self.irq.domain(thread)
-    }
-    fn next_release(&self, _domain: usize) -> u64 {
-        self.irq.next()
-    }
-    fn try_claim_release(&self, _domain: usize, due: u64) -> bool {
-        self.irq.claim(due)
-    }
+    one_release_domain!(releases);
 
     fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
         let mut ready = Hand::new();
@@ -489,7 +456,7 @@ impl<Q: SharedQueue> Plugin for Fine<Q> {
                     ready.push(j.prio);
                 }
             });
-            self.irq.set(book.next_due());
+            self.releases.set(book.next_due());
         }
         self.core.release(ctx, &mut ready);
     }
@@ -504,9 +471,7 @@ impl<Q: SharedQueue> Plugin for Fine<Q> {
 
     fn accounting(&self) -> Accounting {
         let book = self.rel.lock_untraced();
-        let mut pending: Vec<Prio> = (0..book.released().len()).filter_map(|t| book.head(t)).map(|j| j.prio).collect();
-        pending.sort_unstable();
-        let consistent = self.core.check_at_rest(&pending).map_err(|e| format!("{}: {e}", self.name()));
+        let consistent = self.core.check_at_rest(&heads(&book)).map_err(|e| format!("{}: {e}", self.name()));
         Accounting { released: book.released().to_vec(), completed: book.completed().to_vec(), consistent }
     }
 }

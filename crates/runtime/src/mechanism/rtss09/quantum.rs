@@ -26,9 +26,9 @@
 //! entry names the global invariant so that the priority-inversion monitor measures that
 //! deviation on every run; the property test checks the links against `GedfQuantum`.
 
-use super::Irq;
-use crate::mechanism::dispatch::{Enactor, OneLock};
+use crate::mechanism::dispatch::{check_at_rest, heads, Dispatch};
 use crate::mechanism::registry::Setup;
+use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams, Ticks};
 use crate::queue::binomial::BinomialHeap;
 use crate::queue::release::TaskBook;
@@ -45,10 +45,8 @@ struct Released {
 /// What the global lock protects.
 struct State {
     policy: GedfQuantum<BinomialHeap<Prio>>,
-    scheduled: Vec<Option<Job>>,
-    /// Per task: the CPU its current job is scheduled on.
-    sched_on: Vec<Option<usize>>,
-    enactor: Enactor,
+    /// Linked versus scheduled: what each worker runs, and where each task's job runs.
+    dispatch: Dispatch,
     /// The empty vector swapped with the temporary queue at each tick.
     spare: Vec<Prio>,
     /// A copy of the book for job lookups (`job_of` reads only the task parameters).
@@ -58,7 +56,7 @@ struct State {
 /// The quantum-driven coarse-grained plugin (module docs).
 pub struct Quantum {
     m: usize,
-    irq: Irq,
+    releases: ReleaseDomain,
     ticks: Ticks,
     rel: SpinLock<Released>,
     state: SpinLock<State>,
@@ -77,18 +75,16 @@ impl Quantum {
         let n = params.len();
         let all: Vec<usize> = (0..n).collect();
         let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
-        let irq = Irq::new(dedicated, m, book.next_due());
+        let releases = ReleaseDomain::new(dedicated, m, book.next_due());
         Quantum {
             m,
-            irq,
+            releases,
             ticks,
             state: SpinLock::new(
                 0,
                 State {
                     policy: GedfQuantum::with_queue(m, BinomialHeap::with_capacity(2 * n + 4)),
-                    scheduled: vec![None; m],
-                    sched_on: vec![None; n],
-                    enactor: Enactor::new(m),
+                    dispatch: Dispatch::new(m, n),
                     spare: Vec::with_capacity(n),
                     jobs: book.clone(),
                 },
@@ -98,7 +94,8 @@ impl Quantum {
     }
 
     /// The jobs linked to each CPU now (for tests against the policy).
-    pub fn linked(&self) -> Vec<Option<Prio>> {
+    #[cfg(test)]
+    pub(crate) fn linked(&self) -> Vec<Option<Prio>> {
         let st = self.state.lock_untraced();
         (0..self.m).map(|c| st.policy.linked(c)).collect()
     }
@@ -108,18 +105,7 @@ impl Plugin for Quantum {
     fn name(&self) -> &'static str {
         "rtss09-quantum"
     }
-    fn release_domains(&self) -> usize {
-        1
-    }
-    fn release_domain(&self, thread: usize) -> Option<usize> {
-        self.irq.domain(thread)
-    }
-    fn next_release(&self, _domain: usize) -> u64 {
-        self.irq.next()
-    }
-    fn try_claim_release(&self, _domain: usize, due: u64) -> bool {
-        self.irq.claim(due)
-    }
+    one_release_domain!(releases);
 
     fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
         let mut g = self.rel.lock(ctx.trace);
@@ -131,7 +117,7 @@ impl Plugin for Quantum {
                 pending.push(j.prio);
             }
         });
-        self.irq.set(r.book.next_due());
+        self.releases.set(r.book.next_due());
     }
 
     fn ticks(&self) -> Option<Ticks> {
@@ -147,39 +133,25 @@ impl Plugin for Quantum {
             st.policy.job_ready(p);
         }
         st.policy.tick(if self.ticks.staggered { Some(c) } else { None });
-        let d = &mut OneLock { scheduled: &st.scheduled, sched_on: &st.sched_on, preempt: |x| ctx.preempt(x) };
-        st.enactor.enact(&mut st.policy, d);
+        st.dispatch.enact(&mut st.policy, |x| ctx.preempt(x));
     }
 
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
         let cpu = ctx.cpu;
         let mut g = self.state.lock(ctx.trace);
         let st = &mut *g;
-        match prev {
-            Prev::Idle => {}
-            Prev::Preempted(j) => {
-                st.scheduled[cpu] = None;
-                st.sched_on[j.task() as usize] = None;
-            }
-            Prev::Completed(j) => {
-                st.scheduled[cpu] = None;
-                st.sched_on[j.task() as usize] = None;
-                // Unlinked without a refill (linked anywhere), or removed from the queue
-                // (it completed after being unlinked, before noticing).
-                st.policy.job_done(j.prio);
-                let next = self.rel.lock(ctx.trace).book.complete(&j);
-                if let Some(n) = next {
-                    st.policy.job_ready(n.prio);
-                }
+        st.dispatch.leave(cpu, prev);
+        if let Prev::Completed(j) = prev {
+            // Unlinked without a refill (linked anywhere), or removed from the queue (it
+            // completed after being unlinked, before noticing).
+            st.policy.job_done(j.prio);
+            let next = self.rel.lock(ctx.trace).book.complete(&j);
+            if let Some(n) = next {
+                st.policy.job_ready(n.prio);
             }
         }
-        let d = &mut OneLock { scheduled: &st.scheduled, sched_on: &st.sched_on, preempt: |x| ctx.preempt(x) };
-        st.enactor.enact(&mut st.policy, d);
-        let next = st.policy.linked(cpu).map(|p| st.jobs.job_of(p));
-        st.scheduled[cpu] = next;
-        if let Some(n) = next {
-            st.sched_on[n.task() as usize] = Some(cpu);
-        }
+        st.dispatch.enact(&mut st.policy, |x| ctx.preempt(x));
+        let next = st.dispatch.take(cpu, st.policy.linked(cpu), |p| st.jobs.job_of(p));
         ctx.ack_resched();
         next
     }
@@ -187,26 +159,13 @@ impl Plugin for Quantum {
     fn accounting(&self) -> Accounting {
         let st = self.state.lock_untraced();
         let r = self.rel.lock_untraced();
-        let n = st.sched_on.len();
-        let linked: Vec<Prio> = (0..self.m).filter_map(|c| st.policy.linked(c)).collect();
-        let mut held: Vec<Prio> = linked.clone();
-        held.extend(st.policy.ready_queue().keys());
-        held.extend(r.pending.iter().copied());
-        held.sort_unstable();
-        let mut pending: Vec<Prio> = (0..n).filter_map(|t| r.book.head(t)).map(|j| j.prio).collect();
-        pending.sort_unstable();
+        let linked: Vec<Option<Prio>> = (0..self.m).map(|c| st.policy.linked(c)).collect();
         // Quantum-driven: at rest every pending job is linked, queued or in the temporary
         // queue, exactly once (the global invariant holds only at aligned boundaries).
-        let consistent = if held == pending {
-            Ok(())
-        } else {
-            Err(format!(
-                "{}: the pending jobs {:?} are not exactly the linked, queued and newly released ones {:?}",
-                self.name(),
-                pending,
-                held
-            ))
-        };
+        let queued = st.policy.ready_queue().keys().into_iter().chain(r.pending.iter().copied());
+        let scheduled = st.dispatch.scheduled().iter().flatten().copied();
+        let consistent = check_at_rest(&heads(&r.book), &linked, queued, scheduled, false)
+            .map_err(|e| format!("{}: {e}", self.name()));
         Accounting { released: r.book.released().to_vec(), completed: r.book.completed().to_vec(), consistent }
     }
 }
