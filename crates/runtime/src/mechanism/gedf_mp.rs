@@ -283,7 +283,7 @@ impl GedfMp {
 
 impl Plugin for GedfMp {
     fn name(&self) -> &'static str {
-        "gedf-mp"
+        GEDF_MP.name
     }
     one_release_domain!(releases);
 
@@ -306,24 +306,16 @@ impl Plugin for GedfMp {
         self.releases.set(d.book.next_due());
     }
 
-    /// Operations 2 and 5 on client `ctx.cpu`.
+    /// Operations 2 and 5 on client `ctx.cpu()`.
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
-        let cpu = ctx.cpu;
+        let cpu = ctx.cpu();
         let completed = match prev {
             Prev::Completed(j) => Some(j),
             _ => None,
         };
-        let signals = ctx.signals;
-        let next = self.links.pick(cpu, completed, Some(&mut *ctx.trace), |trace| {
-            // `Ctx::ack_resched`, under the pair's lock: the DSP sends requests under it.
-            if let Some(stamp) = signals[cpu].take() {
-                if stamp != 0 {
-                    if let Some(t) = trace {
-                        t.record(crate::tracer::RecKind::IpiNoticed, cpu as u32, 0, stamp);
-                    }
-                }
-            }
-        });
+        // The request acknowledgement happens under the pair's lock: the DSP sends requests
+        // under it.
+        let next = self.links.pick(cpu, completed, Some(&mut *ctx));
         if let Some(j) = completed {
             let msg = Msg { op: OP_COMPLETE, sender: cpu as u32, task: j.task(), seq: j.seq(), stamp: ctx.stamp() };
             self.boxes[self.box_of[cpu]].push(msg);
@@ -333,7 +325,7 @@ impl Plugin for GedfMp {
     }
 
     fn notified(&self, ctx: &mut Ctx<'_>, _now: u64) {
-        if ctx.cpu == self.m {
+        if ctx.cpu() == self.m {
             let mut g = self.dsp.lock_untraced();
             self.serve(&mut g, ctx);
         }

@@ -107,11 +107,13 @@ impl Ticks {
 }
 
 /// Per-call context: which thread (index into the run's CPU list; the service thread on the
-/// dedicated CPU has index `m`), its trace buffer, and every thread's request word.
+/// dedicated CPU has index `m`), its trace buffer, and every thread's request word — the
+/// effects a plugin has, each through a method, so that every request is sent, traced and
+/// acknowledged the one way.
 pub struct Ctx<'a> {
-    pub cpu: usize,
-    pub trace: &'a mut TraceBuffer,
-    pub signals: &'a [CpuSignal],
+    cpu: usize,
+    trace: &'a mut TraceBuffer,
+    signals: &'a [CpuSignal],
     /// Sleeping threads sent a request by this call and not yet woken (bit = thread index).
     wakes: u128,
 }
@@ -125,6 +127,18 @@ impl Drop for Ctx<'_> {
 impl<'a> Ctx<'a> {
     pub fn new(cpu: usize, trace: &'a mut TraceBuffer, signals: &'a [CpuSignal]) -> Ctx<'a> {
         Ctx { cpu, trace, signals, wakes: 0 }
+    }
+
+    /// The calling thread's index (workers `0..m`, the service thread `m`).
+    #[inline(always)]
+    pub fn cpu(&self) -> usize {
+        self.cpu
+    }
+
+    /// The calling thread's trace buffer (for the traced locks and the mechanism's own records).
+    #[inline(always)]
+    pub fn trace(&mut self) -> &mut TraceBuffer {
+        self.trace
     }
 
     /// Wakes the sleeping targets of the requests sent so far. The engine calls it after the
@@ -235,6 +249,7 @@ pub struct Accounting {
 /// A scheduler mechanism (see the module docs for each callback's precondition and the
 /// happens-before contract).
 pub trait Plugin: Send + Sync {
+    /// The mechanism's registered name (`Setup::name`, the registry's: one source).
     fn name(&self) -> &'static str;
     /// Number of release domains (release queues with their own "timer").
     fn release_domains(&self) -> usize;

@@ -73,7 +73,7 @@ pub static RTWS: Entry = Entry {
 };
 
 fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
-    let (shape, params) = Shape::of_setup(s, "rtws")?;
+    let (shape, params) = Shape::of_setup(s, s.name)?;
     Ok(Box::new(Rtws::new(shape, &params, s.m, s.t0, s.end)))
 }
 
@@ -166,7 +166,7 @@ impl State {
                 Work::Thread(t, _) => {
                     if let Source::Steal { victim } = pick.source {
                         let j = self.slot_job(t, pick.prio);
-                        ctx.trace.record(RecKind::Steal, j.task(), j.seq(), victim as u64);
+                        ctx.trace().record(RecKind::Steal, j.task(), j.seq(), victim as u64);
                     }
                     return;
                 }
@@ -251,14 +251,14 @@ impl State {
 
 impl Plugin for Rtws {
     fn name(&self) -> &'static str {
-        "rtws"
+        RTWS.name
     }
     one_release_domain!(releases);
 
     /// Rule A: released jobs enter the global EDF queue; idle CPUs are asked to take them and
     /// the §V preemption check is requested.
     fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
-        let mut g = self.state.lock(ctx.trace);
+        let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;
         let mut scratch = std::mem::take(&mut st.scratch);
         let shape = &st.shape;
@@ -282,8 +282,8 @@ impl Plugin for Rtws {
     }
 
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
-        let cpu = ctx.cpu;
-        let mut g = self.state.lock(ctx.trace);
+        let cpu = ctx.cpu();
+        let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;
         match prev {
             Prev::Idle => {}

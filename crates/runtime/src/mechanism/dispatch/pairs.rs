@@ -40,7 +40,7 @@
 use super::{Dispatcher, Enactor};
 use crate::queue::release::Job;
 use crate::sync::{Atom, Backend, SpinLock, Std};
-use crate::tracer::TraceBuffer;
+use crate::mechanism::Ctx;
 use crossbeam_utils::CachePadded;
 use rtsched_policy::{Policy, Prio};
 use std::sync::atomic::Ordering;
@@ -77,19 +77,14 @@ impl<B: Backend> Pairs<B> {
 
     /// Client `c`'s scheduler (operation (2), and (5) for a completion): under its lock,
     /// leaves `completed` (invalidating `linked` if it is still that job), then takes `linked`
-    /// — unless that job is already done — as `scheduled`, calls `under_lock` (the engine's
-    /// request acknowledgement, given the trace back) and returns what to run.
-    /// With `trace`, the wait for the lock is traced there (inside Δsch).
-    pub fn pick(
-        &self,
-        c: usize,
-        completed: Option<Job>,
-        trace: Option<&mut TraceBuffer>,
-        under_lock: impl FnOnce(Option<&mut TraceBuffer>),
-    ) -> Option<Job> {
-        let mut trace = trace;
-        let mut p = match trace.as_deref_mut() {
-            Some(t) => self.pairs[c].lock(t),
+    /// — unless that job is already done — as `scheduled` and returns what to run. With `ctx`
+    /// (client `c`'s), the wait for the lock is traced (inside Δsch) and the client's
+    /// reschedule requests are acknowledged last, under the lock under which the scheduling
+    /// processor sends them ([`Ctx::ack_resched`]).
+    pub fn pick(&self, c: usize, completed: Option<Job>, ctx: Option<&mut Ctx<'_>>) -> Option<Job> {
+        let mut ctx = ctx;
+        let mut p = match ctx.as_deref_mut() {
+            Some(x) => self.pairs[c].lock(x.trace()),
             None => self.pairs[c].lock_untraced(),
         };
         if let Some(j) = completed {
@@ -100,7 +95,9 @@ impl<B: Backend> Pairs<B> {
         }
         let next = p.linked.filter(|j| !self.is_done(j));
         p.scheduled = next;
-        under_lock(trace);
+        if let Some(x) = ctx {
+            x.ack_resched();
+        }
         next
     }
 
@@ -223,14 +220,14 @@ mod tests {
         pubr.enact(&mut policy, &links, of, |c| sig.push(c));
         let on = |t: u32| (0..2).find(|&c| links.pair(c).linked.is_some_and(|j| j.task() == t)).unwrap();
         let (ca, cb) = (on(0), on(1));
-        assert_eq!(links.pick(ca, None, None, |_| ()), Some(a));
-        assert_eq!(links.pick(cb, None, None, |_| ()), Some(b));
+        assert_eq!(links.pick(ca, None, None), Some(a));
+        assert_eq!(links.pick(cb, None, None), Some(b));
         // X preempts B on cb (published, cb has not noticed).
         policy.job_ready(x.prio);
         pubr.enact(&mut policy, &links, of, |c| sig.push(c));
         assert_eq!(links.pair(cb), Pair { linked: Some(x), scheduled: Some(b) });
         // A completes on ca; the scheduling processor handles it: the policy links B to ca.
-        assert_eq!(links.pick(ca, Some(a), None, |_| ()), None);
+        assert_eq!(links.pick(ca, Some(a), None), None);
         assert!(links.is_done(&a));
         policy.job_done(a.prio);
         pubr.enact(&mut policy, &links, of, |c| sig.push(c));
@@ -238,7 +235,7 @@ mod tests {
         assert_eq!(links.pair(cb), Pair { linked: Some(b), scheduled: Some(b) }, "B stays where it runs");
         assert_eq!(links.pair(ca).linked, Some(x), "X goes to the freed client");
         assert_eq!(policy.linked(ca), Some(x.prio));
-        assert_eq!(links.pick(ca, None, None, |_| ()), Some(x));
+        assert_eq!(links.pick(ca, None, None), Some(x));
     }
 
     /// A job that completed is never picked again, even if published before the
@@ -248,10 +245,10 @@ mod tests {
         let a = job(0, 5);
         let links: Pairs = Pairs::new(2, 1);
         links.publish(0, Some(a), |_| ());
-        assert_eq!(links.pick(0, None, None, |_| ()), Some(a));
-        assert_eq!(links.pick(0, Some(a), None, |_| ()), None);
+        assert_eq!(links.pick(0, None, None), Some(a));
+        assert_eq!(links.pick(0, Some(a), None), None);
         links.publish(1, Some(a), |_| ());
-        assert_eq!(links.pick(1, None, None, |_| ()), None);
+        assert_eq!(links.pick(1, None, None), None);
         assert_eq!(links.pair(1), Pair { linked: Some(a), scheduled: None });
     }
 
@@ -315,24 +312,24 @@ mod tests {
                 let c_of = |t: u32| (0..2).find(|&c| links.pair(c).linked.is_some_and(|j| j.task() == t)).unwrap();
                 let (ca, cb) = (c_of(0), c_of(1));
                 for (c, j) in [(ca, a), (cb, bj)] {
-                    assert_eq!(links.pick(c, None, None, |_| ()), Some(j));
+                    assert_eq!(links.pick(c, None, None), Some(j));
                     owners.claim(c as u32, Some(j));
                 }
                 // Client ca: A completes, then it picks what is published (twice).
                 let t0 = thread::spawn(move || {
                     owners.leave(ca as u32, Some(a));
-                    let n = links.pick(ca, Some(a), None, |_| ());
+                    let n = links.pick(ca, Some(a), None);
                     owners.claim(ca as u32, n);
                     thread::yield_now();
                     owners.leave(ca as u32, n);
-                    let n = links.pick(ca, None, None, |_| ());
+                    let n = links.pick(ca, None, None);
                     assert!(n.is_none_or(|j| j != a), "a completed job was picked");
                     owners.claim(ca as u32, n);
                 });
                 // Client cb notices its reschedule request at some point.
                 let t1 = thread::spawn(move || {
                     owners.leave(cb as u32, Some(bj));
-                    let n = links.pick(cb, None, None, |_| ());
+                    let n = links.pick(cb, None, None);
                     owners.claim(cb as u32, n);
                 });
                 // The scheduling processor: X released (preempts B on cb), then A's completion

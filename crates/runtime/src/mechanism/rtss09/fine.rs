@@ -132,10 +132,10 @@ pub trait Sink {
 
 impl Sink for Ctx<'_> {
     fn cpu(&self) -> usize {
-        self.cpu
+        Ctx::cpu(self)
     }
     fn trace(&mut self) -> &mut TraceBuffer {
-        &mut *self.trace
+        Ctx::trace(self)
     }
     fn preempt(&mut self, cpu: usize) {
         Ctx::preempt(self, cpu)
@@ -398,6 +398,7 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
 
 /// The plugin: the interrupt part, the release lock over the job book, and the core.
 pub struct Fine<Q> {
+    name: &'static str,
     releases: ReleaseDomain,
     rel: SpinLock<TaskBook>,
     core: Core<Q>,
@@ -405,21 +406,23 @@ pub struct Fine<Q> {
 
 pub(crate) fn build_hunt(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     let cap = 2 * s.tasks.len() + 2 * s.m + 16;
-    Ok(Box::new(Fine::new(s.tasks, s.m, s.dedicated, s.t0, s.end, HuntHeap::<Prio>::with_capacity(cap))))
+    Ok(Box::new(Fine::new(s.name, s.tasks, s.m, s.dedicated, s.t0, s.end, HuntHeap::<Prio>::with_capacity(cap))))
 }
 
 pub(crate) fn build_hierarchical(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     let q = Hierarchical::<Prio>::new(s.m, s.tasks.len() + 4);
-    Ok(Box::new(Fine::new(s.tasks, s.m, s.dedicated, s.t0, s.end, q)))
+    Ok(Box::new(Fine::new(s.name, s.tasks, s.m, s.dedicated, s.t0, s.end, q)))
 }
 
 impl<Q: SharedQueue> Fine<Q> {
-    /// `m` workers, tasks `params` released from `t0` until `end`, over the empty `queue`.
-    pub fn new(params: &[TaskParams], m: usize, dedicated: bool, t0: u64, end: u64, queue: Q) -> Fine<Q> {
+    /// The plugin registered as `name`: `m` workers (and with `dedicated` the service thread
+    /// releasing), tasks `params` released from `t0` until `end`, over the empty `queue`.
+    pub fn new(name: &'static str, params: &[TaskParams], m: usize, dedicated: bool, t0: u64, end: u64, queue: Q) -> Fine<Q> {
         let n = params.len();
         let all: Vec<usize> = (0..n).collect();
         let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
         Fine {
+            name,
             releases: ReleaseDomain::new(dedicated, m, book.next_due()),
             core: Core::new(m, book.clone(), n, queue),
             rel: SpinLock::new(1, book),
@@ -442,14 +445,14 @@ impl<Q: SharedQueue> Fine<Q> {
 
 impl<Q: SharedQueue> Plugin for Fine<Q> {
     fn name(&self) -> &'static str {
-        "rtss09-fine"
+        self.name
     }
     one_release_domain!(releases);
 
     fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
         let mut ready = Hand::new();
         {
-            let mut book = self.rel.lock(ctx.trace);
+            let mut book = self.rel.lock(ctx.trace());
             book.release_due(now, |j, r| {
                 ctx.record_release(&j);
                 if r {
@@ -463,7 +466,7 @@ impl<Q: SharedQueue> Plugin for Fine<Q> {
 
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
         let successor = match prev {
-            Prev::Completed(j) => self.rel.lock(ctx.trace).complete(&j).map(|n| n.prio),
+            Prev::Completed(j) => self.rel.lock(ctx.trace()).complete(&j).map(|n| n.prio),
             _ => None,
         };
         self.core.schedule(ctx, prev, successor)

@@ -55,6 +55,7 @@ struct State {
 
 /// The quantum-driven coarse-grained plugin (module docs).
 pub struct Quantum {
+    name: &'static str,
     m: usize,
     releases: ReleaseDomain,
     ticks: Ticks,
@@ -66,17 +67,27 @@ pub(crate) fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     let quantum_ns =
         s.params.duration("quantum").ok_or_else(|| RunError::Config("quantum-driven plugin without a quantum".into()))?;
     let staggered = s.params.flag("staggered").unwrap_or(false);
-    Ok(Box::new(Quantum::new(s.tasks, s.m, s.dedicated, Ticks { quantum_ns, staggered }, s.t0, s.end)))
+    Ok(Box::new(Quantum::new(s.name, s.tasks, s.m, s.dedicated, Ticks { quantum_ns, staggered }, s.t0, s.end)))
 }
 
 impl Quantum {
-    /// `m` workers, tasks `params` released from `t0` until `end`, ticks `ticks`.
-    pub fn new(params: &[TaskParams], m: usize, dedicated: bool, ticks: Ticks, t0: u64, end: u64) -> Quantum {
+    /// The plugin registered as `name`: `m` workers (and with `dedicated` the service thread
+    /// releasing), tasks `params` released from `t0` until `end`, ticks `ticks`.
+    pub fn new(
+        name: &'static str,
+        params: &[TaskParams],
+        m: usize,
+        dedicated: bool,
+        ticks: Ticks,
+        t0: u64,
+        end: u64,
+    ) -> Quantum {
         let n = params.len();
         let all: Vec<usize> = (0..n).collect();
         let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
         let releases = ReleaseDomain::new(dedicated, m, book.next_due());
         Quantum {
+            name,
             m,
             releases,
             ticks,
@@ -103,12 +114,12 @@ impl Quantum {
 
 impl Plugin for Quantum {
     fn name(&self) -> &'static str {
-        "rtss09-quantum"
+        self.name
     }
     one_release_domain!(releases);
 
     fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
-        let mut g = self.rel.lock(ctx.trace);
+        let mut g = self.rel.lock(ctx.trace());
         let r = &mut *g;
         let (book, pending) = (&mut r.book, &mut r.pending);
         book.release_due(now, |j, ready| {
@@ -125,10 +136,10 @@ impl Plugin for Quantum {
     }
 
     fn tick(&self, ctx: &mut Ctx<'_>, _due: u64, _now: u64) {
-        let c = ctx.cpu;
-        let mut g = self.state.lock(ctx.trace);
+        let c = ctx.cpu();
+        let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;
-        std::mem::swap(&mut self.rel.lock(ctx.trace).pending, &mut st.spare);
+        std::mem::swap(&mut self.rel.lock(ctx.trace()).pending, &mut st.spare);
         for p in st.spare.drain(..) {
             st.policy.job_ready(p);
         }
@@ -137,15 +148,15 @@ impl Plugin for Quantum {
     }
 
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
-        let cpu = ctx.cpu;
-        let mut g = self.state.lock(ctx.trace);
+        let cpu = ctx.cpu();
+        let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;
         st.dispatch.leave(cpu, prev);
         if let Prev::Completed(j) = prev {
             // Unlinked without a refill (linked anywhere), or removed from the queue (it
             // completed after being unlinked, before noticing).
             st.policy.job_done(j.prio);
-            let next = self.rel.lock(ctx.trace).book.complete(&j);
+            let next = self.rel.lock(ctx.trace()).book.complete(&j);
             if let Some(n) = next {
                 st.policy.job_ready(n.prio);
             }
