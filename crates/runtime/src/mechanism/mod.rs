@@ -22,11 +22,11 @@
 //! **Adding a mechanism**: one new file here with its plugin and a `pub static` [`Entry`],
 //! and one line in the `registry!` list below.
 
-pub mod forkjoin;
 pub(crate) mod dispatch;
-pub(crate) mod release_domain;
+pub mod forkjoin;
 pub mod plugin;
 pub mod registry;
+pub(crate) mod release_domain;
 pub mod spec;
 
 pub use plugin::*;

@@ -38,9 +38,9 @@
 //! including a swap (no deadlock, no job scheduled on two clients, no completed job run).
 
 use super::{Dispatcher, Enactor};
+use crate::mechanism::Ctx;
 use crate::queue::release::Job;
 use crate::sync::{Atom, Backend, SpinLock, Std};
-use crate::mechanism::Ctx;
 use crossbeam_utils::CachePadded;
 use rtsched_policy::{Policy, Prio};
 use std::sync::atomic::Ordering;
@@ -261,9 +261,9 @@ mod tests {
         //! client's lock inside a lock would be a loom deadlock.
         use super::super::*;
         use crate::sync::loom_model::Loom;
-        use rtsched_policy::Gedf;
         use loom::sync::atomic::AtomicU32;
         use loom::thread;
+        use rtsched_policy::Gedf;
         use rtsched_policy::Policy;
 
         fn leak<T>(t: T) -> &'static T {
