@@ -129,28 +129,6 @@ impl<Q: ReadyQueue> Gedf<Q> {
         self.dirty.mark(cpu);
     }
 
-    /// Exchanges the jobs linked to CPUs `a` and `b` (both marked changed). The linked *set*
-    /// is unchanged, so the invariant still holds; a mechanism swaps when the policy links a
-    /// job to one CPU while it is still running on another (LITMUS^RT's `link_task_to_cpu`;
-    /// the link swaps of Cerqueira et al., RTAS 2014, §III-C "Concurrency challenges").
-    pub fn swap_links(&mut self, a: usize, b: usize) {
-        if a == b || a >= self.linked.len() || b >= self.linked.len() {
-            return;
-        }
-        self.linked.swap(a, b);
-        self.cpus.update(self.linked[a], a);
-        self.cpus.update(self.linked[b], b);
-        self.dirty.mark(a);
-        self.dirty.mark(b);
-    }
-
-    /// Calls `f` with each CPU whose link changed since the last drain (each once, in order)
-    /// and forgets them: [`Policy::drain_dirty`] without an output vector.
-    #[inline]
-    pub fn drain_dirty_with(&mut self, f: impl FnMut(u32)) {
-        self.dirty.drain_with(f)
-    }
-
     /// The CPU the policy would preempt next: the lowest-priority CPU (an idle one first).
     pub fn lowest_cpu(&self) -> usize {
         self.cpus.top()
@@ -267,8 +245,18 @@ impl<Q: ReadyQueue> Policy for Gedf<Q> {
         self.linked.get(cpu).copied().flatten()
     }
     #[inline]
-    fn drain_dirty(&mut self, out: &mut Vec<u32>) {
-        self.dirty.drain(out)
+    fn drain_dirty_with(&mut self, f: impl FnMut(u32)) {
+        self.dirty.drain_with(f)
+    }
+    fn swap_links(&mut self, a: usize, b: usize) {
+        if a == b || a >= self.linked.len() || b >= self.linked.len() {
+            return;
+        }
+        self.linked.swap(a, b);
+        self.cpus.update(self.linked[a], a);
+        self.cpus.update(self.linked[b], b);
+        self.dirty.mark(a);
+        self.dirty.mark(b);
     }
 }
 
@@ -288,17 +276,6 @@ impl<Q: ReadyQueue> GedfQuantum<Q> {
     /// `m` idle CPUs over the (empty) ready queue `ready`.
     pub fn with_queue(m: usize, ready: Q) -> GedfQuantum<Q> {
         GedfQuantum { inner: Gedf::with_queue(m, ready) }
-    }
-
-    /// Exchanges the jobs linked to CPUs `a` and `b` ([`Gedf::swap_links`]).
-    pub fn swap_links(&mut self, a: usize, b: usize) {
-        self.inner.swap_links(a, b)
-    }
-
-    /// [`Gedf::drain_dirty_with`].
-    #[inline]
-    pub fn drain_dirty_with(&mut self, f: impl FnMut(u32)) {
-        self.inner.drain_dirty_with(f)
     }
 
     /// The ready queue (read-only).
@@ -332,8 +309,12 @@ impl<Q: ReadyQueue> Policy for GedfQuantum<Q> {
     fn linked(&self, cpu: usize) -> Option<Prio> {
         self.inner.linked(cpu)
     }
-    fn drain_dirty(&mut self, out: &mut Vec<u32>) {
-        self.inner.drain_dirty(out)
+    #[inline]
+    fn drain_dirty_with(&mut self, f: impl FnMut(u32)) {
+        self.inner.drain_dirty_with(f)
+    }
+    fn swap_links(&mut self, a: usize, b: usize) {
+        self.inner.swap_links(a, b)
     }
 }
 

@@ -71,8 +71,22 @@ pub trait Policy {
     }
     /// The job linked to `cpu`, if any.
     fn linked(&self, cpu: usize) -> Option<Prio>;
-    /// Appends the CPUs whose link changed since the last call (each once) and forgets them.
-    fn drain_dirty(&mut self, out: &mut Vec<u32>);
+    /// Calls `f` with each CPU whose link changed since the last drain (each once, in the
+    /// order they changed) and forgets them. No allocation: a mechanism drains under its lock.
+    fn drain_dirty_with(&mut self, f: impl FnMut(u32));
+    /// Appends the CPUs whose link changed since the last drain (each once) and forgets them.
+    fn drain_dirty(&mut self, out: &mut Vec<u32>) {
+        self.drain_dirty_with(|c| out.push(c))
+    }
+    /// Exchanges the jobs linked to CPUs `a` and `b`, marking both changed; nothing when `a ==
+    /// b` or either is out of range. The linked *set* is unchanged, so the policy's invariant
+    /// still holds. A driver whose dispatch lags the links swaps when the policy links a job to
+    /// one CPU while it still runs on another (LITMUS^RT's `link_task_to_cpu`; the link swaps of
+    /// Cerqueira et al., RTAS 2014, §III-C "Concurrency challenges"; the runtime's
+    /// `mechanism::dispatch`). Precondition: both links may move between the two CPUs — a
+    /// policy whose jobs are bound to one CPU never links a job where another CPU runs it, and
+    /// keeps the default, which does nothing.
+    fn swap_links(&mut self, _a: usize, _b: usize) {}
 }
 
 /// Which CPUs changed their link, in the order they changed; no allocation after
@@ -149,11 +163,6 @@ impl Dirty {
         self.spill.clear();
         self.n = 0;
     }
-
-    #[inline]
-    pub(crate) fn drain(&mut self, out: &mut Vec<u32>) {
-        self.drain_with(|c| out.push(c));
-    }
 }
 
 #[cfg(test)]
@@ -174,13 +183,13 @@ mod dirty_tests {
                 }
             }
             let mut got = Vec::new();
-            d.drain(&mut got);
+            d.drain_with(|c| got.push(c));
             assert_eq!(got, want, "m = {m}");
             // Drained: everything can be marked again, once.
             d.mark(m - 1);
             d.mark(m - 1);
             let mut again = Vec::new();
-            d.drain(&mut again);
+            d.drain_with(|c| again.push(c));
             assert_eq!(again, vec![(m - 1) as u32]);
         }
     }

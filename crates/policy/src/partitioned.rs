@@ -141,8 +141,8 @@ impl<Q: ReadyQueue> Policy for Partitioned<Q> {
     fn linked(&self, cpu: usize) -> Option<Prio> {
         self.cpus.get(cpu).and_then(Uniprocessor::linked)
     }
-    fn drain_dirty(&mut self, out: &mut Vec<u32>) {
-        self.dirty.drain(out)
+    fn drain_dirty_with(&mut self, f: impl FnMut(u32)) {
+        self.dirty.drain_with(f)
     }
 }
 

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 type Maker = fn(&[TaskParams], usize) -> Box<dyn Plugin>;
 
 const MAKERS: [(&str, Maker); 2] = [
-    ("gsn-edf", |p, m| Box::new(GsnEdf::new(p, m, false, 0, u64::MAX / 2))),
+    ("gsn-edf", |p, m| Box::new(GsnEdf::new("gsn-edf", p, m, false, 0, u64::MAX / 2))),
     ("pedf", |p, _| Box::new(Pedf::new(p, &[(0..p.len()).collect(), vec![]], 0, u64::MAX / 2))),
 ];
 

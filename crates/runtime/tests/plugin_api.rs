@@ -93,7 +93,7 @@ impl Plugin for TickTock {
         self.next_rel.load(Ordering::Acquire)
     }
     fn release(&self, ctx: &mut Ctx<'_>, _: usize, now: u64) {
-        let mut g = self.state.lock(ctx.trace);
+        let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;
         let (book, policy) = (&mut st.book, &mut st.policy);
         // Quantum-driven: released jobs wait in the queue for the next tick.
@@ -109,8 +109,8 @@ impl Plugin for TickTock {
         Some(self.ticks)
     }
     fn tick(&self, ctx: &mut Ctx<'_>, due: u64, _now: u64) {
-        let c = ctx.cpu;
-        let mut g = self.state.lock(ctx.trace);
+        let c = ctx.cpu();
+        let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;
         st.policy.tick(if self.ticks.staggered { Some(c) } else { None });
         let mut dirty = Vec::new();
@@ -131,11 +131,11 @@ impl Plugin for TickTock {
         self.timer[thread].load(Ordering::Acquire)
     }
     fn timer(&self, ctx: &mut Ctx<'_>, _now: u64) {
-        self.timer[ctx.cpu].store(u64::MAX, Ordering::Release);
+        self.timer[ctx.cpu()].store(u64::MAX, Ordering::Release);
     }
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
-        let c = ctx.cpu;
-        let mut g = self.state.lock(ctx.trace);
+        let c = ctx.cpu();
+        let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;
         if let Prev::Completed(j) = prev {
             // Unlinked without a refill: the CPU idles until its next tick.
@@ -153,8 +153,8 @@ impl Plugin for TickTock {
         next
     }
     fn notified(&self, ctx: &mut Ctx<'_>, _now: u64) {
-        if ctx.cpu == self.m {
-            let msgs = std::mem::take(&mut self.state.lock(ctx.trace).mailbox);
+        if ctx.cpu() == self.m {
+            let msgs = std::mem::take(&mut self.state.lock(ctx.trace()).mailbox);
             for (stamp, from) in msgs {
                 ctx.term_since(REQUEST, stamp);
                 ctx.notify(from);

@@ -4,7 +4,7 @@
 //! and turns the per-thread traces into a [`RunResult`]. The callbacks it makes and their
 //! happens-before contract: `mechanism::plugin`.
 //!
-//! Worker loop (one per CPU; `ctx.cpu` = index in the CPU list):
+//! Worker loop (one per CPU; `ctx.cpu()` = index in the CPU list):
 //! 1. the events due on this CPU, each traced: its release domain's next release (the
 //!    "timer interrupt": Δrel, with Δev = handler start − due time), its quantum tick (Δtck;
 //!    aligned or staggered, when the plugin asks for ticks), its plugin timer (`timer`), and a
@@ -93,38 +93,38 @@ impl Shared<'_> {
     fn maybe_release(&self, ctx: &mut Ctx<'_>, domain: usize, now: u64) {
         let due = self.plugin.next_release(domain);
         if due <= now && self.plugin.try_claim_release(domain, due) {
-            ctx.trace.record(RecKind::ReleaseStart, domain as u32, 0, due);
+            ctx.trace().record(RecKind::ReleaseStart, domain as u32, 0, due);
             self.plugin.release(ctx, domain, now);
-            ctx.trace.record(RecKind::ReleaseEnd, domain as u32, 0, 0);
+            ctx.trace().record(RecKind::ReleaseEnd, domain as u32, 0, 0);
             ctx.flush_wakes();
         }
     }
 
-    /// Runs the plugin timer of thread `ctx.cpu` if it is due.
+    /// Runs the plugin timer of thread `ctx.cpu()` if it is due.
     fn maybe_timer(&self, ctx: &mut Ctx<'_>, now: u64) {
-        let due = self.plugin.next_timer(ctx.cpu);
+        let due = self.plugin.next_timer(ctx.cpu());
         if due <= now {
-            ctx.trace.record(RecKind::TimerStart, 0, 0, due);
+            ctx.trace().record(RecKind::TimerStart, 0, 0, due);
             self.plugin.timer(ctx, now);
-            ctx.trace.record(RecKind::TimerEnd, 0, 0, 0);
+            ctx.trace().record(RecKind::TimerEnd, 0, 0, 0);
             ctx.flush_wakes();
         }
     }
 
-    /// Runs the tick of worker `ctx.cpu` if it is due and advances `next` to the first tick
+    /// Runs the tick of worker `ctx.cpu()` if it is due and advances `next` to the first tick
     /// boundary after now (a tick handled late counts once).
     fn maybe_tick(&self, ctx: &mut Ctx<'_>, next: &mut u64, quantum: u64, now: u64) {
         if *next <= now {
             let due = *next;
-            ctx.trace.record(RecKind::TickStart, 0, 0, due);
+            ctx.trace().record(RecKind::TickStart, 0, 0, due);
             self.plugin.tick(ctx, due, now);
-            ctx.trace.record(RecKind::TickEnd, 0, 0, 0);
+            ctx.trace().record(RecKind::TickEnd, 0, 0, 0);
             ctx.flush_wakes();
             *next = due + quantum * ((now - due) / quantum + 1);
         }
     }
 
-    /// Delivers a pending notification to thread `ctx.cpu`.
+    /// Delivers a pending notification to thread `ctx.cpu()`.
     fn maybe_notified(&self, ctx: &mut Ctx<'_>, sig: &CpuSignal, now: u64) {
         if sig.take_notify() {
             self.plugin.notified(ctx, now);
@@ -236,20 +236,20 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
         sh.events(&mut ctx, &mut ev, sig, now);
         if let Some(stamp) = sig.take() {
             if stamp != 0 {
-                ctx.trace.record(RecKind::IpiNoticed, idx as u32, 0, stamp);
+                ctx.trace().record(RecKind::IpiNoticed, idx as u32, 0, stamp);
             }
         }
-        ctx.trace.record(RecKind::SchedStart, 0, 0, 0);
+        ctx.trace().record(RecKind::SchedStart, 0, 0, 0);
         let next = plugin.schedule(&mut ctx, prev);
-        ctx.trace.record(RecKind::SchedEnd, 0, 0, 0);
+        ctx.trace().record(RecKind::SchedEnd, 0, 0, 0);
         ctx.flush_wakes();
         prev = Prev::Idle;
         let Some(job) = next else {
-            probe.check(ctx.trace);
-            idle(sh, idx, sig, &ev, ctx.trace);
+            probe.check(ctx.trace());
+            idle(sh, idx, sig, &ev, ctx.trace());
             continue;
         };
-        ctx.trace.record(RecKind::CxsStart, job.task(), job.seq(), 0);
+        ctx.trace().record(RecKind::CxsStart, job.task(), job.seq(), 0);
         let ex = &sh.exec[job.task() as usize];
         let fresh = ex.seq.load(Ordering::Acquire) != job.seq();
         let mut remaining = if fresh {
@@ -261,9 +261,9 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
         } else {
             ex.remaining.load(Ordering::Acquire)
         };
-        ctx.trace.record(RecKind::CxsEnd, job.task(), job.seq(), 0);
+        ctx.trace().record(RecKind::CxsEnd, job.task(), job.seq(), 0);
         let kind = if fresh { RecKind::JobStart } else { RecKind::JobResume };
-        ctx.trace.record(kind, job.task(), job.seq(), remaining);
+        ctx.trace().record(kind, job.task(), job.seq(), remaining);
         let user = sh.cfg.user_jobs.get(job.task() as usize);
         let mut step = ex.step.load(Ordering::Acquire);
         loop {
@@ -277,7 +277,7 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
             };
             let done = match user {
                 None => {
-                    let tr = &mut *ctx.trace;
+                    let tr = &mut *ctx.trace();
                     let (used, why, gap) =
                         body::spin(remaining, &ex.wss, poll, |from| interference::record_gap(tr, from));
                     max_gap = max_gap.max(gap);
@@ -293,8 +293,8 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
                 }
             };
             if done {
-                ctx.trace.record(RecKind::JobComplete, job.task(), job.seq(), 0);
-                probe.check(ctx.trace);
+                ctx.trace().record(RecKind::JobComplete, job.task(), job.seq(), 0);
+                probe.check(ctx.trace());
                 ex.remaining.store(0, Ordering::Release);
                 prev = Prev::Completed(job);
                 break;
@@ -306,7 +306,7 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
             }
             sh.events(&mut ctx, &mut ev, sig, now);
             if sig.resched_pending() {
-                ctx.trace.record(RecKind::JobPreempt, job.task(), job.seq(), remaining);
+                ctx.trace().record(RecKind::JobPreempt, job.task(), job.seq(), remaining);
                 prev = Prev::Preempted(job);
                 break;
             }
@@ -314,9 +314,9 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
     }
     // A completion must reach the plugin, or its accounting would miss it.
     if let Prev::Completed(_) = prev {
-        ctx.trace.record(RecKind::SchedStart, 0, 0, 0);
+        ctx.trace().record(RecKind::SchedStart, 0, 0, 0);
         plugin.schedule(&mut ctx, prev);
-        ctx.trace.record(RecKind::SchedEnd, 0, 0, 0);
+        ctx.trace().record(RecKind::SchedEnd, 0, 0, 0);
         ctx.flush_wakes();
     }
     drop(ctx);
@@ -374,7 +374,7 @@ fn service(sh: &Shared<'_>, idx: usize, cpu: usize, mut trace: TraceBuffer, barr
             continue;
         }
         let wake = sh.next_due(idx, &ev);
-        probe.check(ctx.trace);
+        probe.check(ctx.trace());
         match mode {
             IdleMode::Spin => {
                 let until = wake.min(sh.end());
@@ -389,7 +389,7 @@ fn service(sh: &Shared<'_>, idx: usize, cpu: usize, mut trace: TraceBuffer, barr
                     std::hint::spin_loop();
                     let now = clock::monotonic_ns();
                     if now - last > INTERFERENCE_GAP_NS {
-                        interference::record_gap(ctx.trace, last);
+                        interference::record_gap(ctx.trace(), last);
                     }
                     last = now;
                 }
@@ -460,6 +460,7 @@ fn run_once(
     let life = Lifecycle::new(start_delay_ns, cfg.duration_ns);
     let (t0, end) = (life.t0, life.planned_end);
     let plugin: Box<dyn Plugin> = build(&Setup {
+        name: mech.name(),
         ts,
         tasks: &params,
         m,
@@ -570,9 +571,9 @@ fn run_once(
         let mut ctx = Ctx::new(m, &mut drain, &sh.signals);
         for d in 0..plugin.release_domains() {
             if plugin.next_release(d) < end {
-                ctx.trace.record(RecKind::ReleaseStart, d as u32, 0, plugin.next_release(d));
+                ctx.trace().record(RecKind::ReleaseStart, d as u32, 0, plugin.next_release(d));
                 plugin.release(&mut ctx, d, end - 1);
-                ctx.trace.record(RecKind::ReleaseEnd, d as u32, 0, 0);
+                ctx.trace().record(RecKind::ReleaseEnd, d as u32, 0, 0);
                 ctx.flush_wakes();
             }
         }

@@ -10,7 +10,7 @@
 //! contended: nothing else touches it while the threads run; the end-of-run drain and the
 //! accounting take it after they stopped). It runs no job. The `m` workers are the clients.
 //!
-//! **Client state** (`queue::link`): per client a linked/scheduled pair under a spin lock
+//! **Client state** (`mechanism::dispatch::pairs`): per client a linked/scheduled pair under a spin lock
 //! shared only by that client and the DSP, never nested; only the client writes `scheduled`,
 //! checking `linked` and updating `scheduled` in one critical section.
 //!
@@ -23,7 +23,7 @@
 //! **Operations** (§III-C), as this runtime has them:
 //! 1. *release* — the DSP's release domain (its "timer interrupt"): jobs join the policy,
 //!    which links them to an idle client or preempts the lowest-priority one; the changed
-//!    links are published with link swaps (`queue::link::Publisher`). Resumption by an
+//!    links are published with link swaps (`mechanism::dispatch::pairs::Publisher`). Resumption by an
 //!    external event is the same path; the synthetic and user jobs never self-suspend, so no
 //!    client ever sends a resume message.
 //! 2. *rescheduling signal* — the client's `schedule`: takes `linked` as `scheduled` (never a
@@ -39,7 +39,7 @@
 //!    release; then the highest-priority ready jobs are linked, the sender first among
 //!    the idle.
 //!
-//! Link swaps whenever the DSP links a still-scheduled job: `queue::link` (module docs).
+//! Link swaps whenever the DSP links a still-scheduled job: `mechanism::dispatch::pairs` (module docs).
 //!
 //! The DSP waits for its next release either spinning on the clock (`dsp=spin`, the
 //! default: no timer wake-up latency on the release path, which a processor that runs no
@@ -62,16 +62,16 @@ use crate::config::IdleMode;
 use crate::mechanism::registry::{
     self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, Placement, Setup, TermSpec,
 };
+use crate::mechanism::dispatch::pairs::{Pairs, Publisher};
+use crate::mechanism::dispatch::{check_at_rest, heads};
+use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
-use crate::queue::link::{Links, Publisher};
 use crate::queue::mailbox::{Mailbox, Msg};
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
 use crate::RunError;
-use crossbeam_utils::CachePadded;
-use rtsched_policy::{invariant, Gedf, Policy, Prio, PriorityRule};
-use std::sync::atomic::{AtomicU64, Ordering};
+use rtsched_policy::{Gedf, Policy, Prio, PriorityRule};
 
 /// G-EDF-MP's registry entry.
 pub static GEDF_MP: Entry = Entry {
@@ -170,10 +170,11 @@ pub struct GedfMp {
     /// With `IdleMode::Spin`: spin from this long before the next release (ns).
     spin_window: u64,
     dsp: SpinLock<Dsp>,
-    links: Links,
+    links: Pairs,
     boxes: Vec<Mailbox>,
     box_of: Vec<usize>,
-    next_rel: CachePadded<AtomicU64>,
+    /// The DSP's release domain (polled by the service thread only).
+    releases: ReleaseDomain,
 }
 
 impl GedfMp {
@@ -183,7 +184,7 @@ impl GedfMp {
         let n = params.len();
         let all: Vec<usize> = (0..n).collect();
         let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
-        let next = book.next_due();
+        let releases = ReleaseDomain::new(true, m, book.next_due());
         let k = boxes.clamp(1, m.max(1));
         GedfMp {
             m,
@@ -199,22 +200,24 @@ impl GedfMp {
                     rr: 0,
                 },
             ),
-            links: Links::new(m, n),
+            links: Pairs::new(m, n),
             boxes: (0..k).map(|_| Mailbox::new(size)).collect(),
             box_of: (0..m).map(|c| c * k / m.max(1)).collect(),
-            next_rel: CachePadded::new(AtomicU64::new(next)),
+            releases,
         }
     }
 
     /// The jobs the DSP's policy links to each client now (for tests against the policy).
-    pub fn linked(&self) -> Vec<Option<Prio>> {
+    #[cfg(test)]
+    pub(crate) fn linked(&self) -> Vec<Option<Prio>> {
         let d = self.dsp.lock_untraced();
         (0..self.m).map(|c| d.policy.linked(c)).collect()
     }
 
     /// Link swaps made so far.
-    pub fn swaps(&self) -> u64 {
-        self.dsp.lock_untraced().publisher.swaps
+    #[cfg(test)]
+    pub(crate) fn swaps(&self) -> u64 {
+        self.dsp.lock_untraced().publisher.swaps()
     }
 
     /// Operation 6 (and its races): the DSP learns that `job` completed on `sender`.
@@ -268,41 +271,21 @@ impl GedfMp {
         }
     }
 
-    /// The consistency check of the DSP's structures (no message handled).
+    /// The consistency check of the DSP's structures (no message handled): every pending job
+    /// linked or queued once, the G-EDF invariant, no job scheduled on two clients.
     fn check(&self, d: &Dsp) -> Result<(), String> {
-        let n = d.publisher.tasks();
-        let m = self.m;
-        let linked: Vec<Option<Prio>> = (0..m).map(|c| d.policy.linked(c)).collect();
-        let mut pending: Vec<Prio> = (0..n).filter_map(|t| d.book.head(t)).map(|j| j.prio).collect();
-        pending.sort_unstable();
-        let unlinked = pending.iter().filter(|p| !linked.contains(&Some(**p))).count();
-        let queued = d.policy.ready_queue().len();
-        if unlinked != queued {
-            return Err(format!("gedf-mp: {unlinked} pending jobs are unlinked but the ready queue holds {queued}"));
-        }
-        invariant::check_global(m, &pending, &linked).map_err(|e| format!("gedf-mp: {e}"))?;
-        let mut sched: Vec<Prio> = (0..m).filter_map(|c| self.links.pair(c).scheduled).map(|j| j.prio).collect();
-        sched.sort_unstable();
-        if sched.windows(2).any(|w| w[0] == w[1]) {
-            return Err(format!("gedf-mp: a job is scheduled on two clients: {sched:?}"));
-        }
-        Ok(())
+        let linked: Vec<Option<Prio>> = (0..self.m).map(|c| d.policy.linked(c)).collect();
+        let scheduled = (0..self.m).filter_map(|c| self.links.pair(c).scheduled);
+        check_at_rest(&heads(&d.book), &linked, d.policy.ready_queue().keys(), scheduled, true)
+            .map_err(|e| format!("{}: {e}", self.name()))
     }
 }
 
 impl Plugin for GedfMp {
     fn name(&self) -> &'static str {
-        "gedf-mp"
+        GEDF_MP.name
     }
-    fn release_domains(&self) -> usize {
-        1
-    }
-    fn release_domain(&self, thread: usize) -> Option<usize> {
-        (thread == self.m).then_some(0)
-    }
-    fn next_release(&self, _domain: usize) -> u64 {
-        self.next_rel.load(Ordering::Acquire)
-    }
+    one_release_domain!(releases);
 
     /// Operation 1 on the DSP.
     fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
@@ -320,27 +303,19 @@ impl Plugin for GedfMp {
         }
         d.scratch = scratch;
         self.enact(d, ctx);
-        self.next_rel.store(d.book.next_due(), Ordering::Release);
+        self.releases.set(d.book.next_due());
     }
 
-    /// Operations 2 and 5 on client `ctx.cpu`.
+    /// Operations 2 and 5 on client `ctx.cpu()`.
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
-        let cpu = ctx.cpu;
+        let cpu = ctx.cpu();
         let completed = match prev {
             Prev::Completed(j) => Some(j),
             _ => None,
         };
-        let signals = ctx.signals;
-        let next = self.links.pick(cpu, completed, Some(&mut *ctx.trace), |trace| {
-            // `Ctx::ack_resched`, under the pair's lock: the DSP sends requests under it.
-            if let Some(stamp) = signals[cpu].take() {
-                if stamp != 0 {
-                    if let Some(t) = trace {
-                        t.record(crate::tracer::RecKind::IpiNoticed, cpu as u32, 0, stamp);
-                    }
-                }
-            }
-        });
+        // The request acknowledgement happens under the pair's lock: the DSP sends requests
+        // under it.
+        let next = self.links.pick(cpu, completed, Some(&mut *ctx));
         if let Some(j) = completed {
             let msg = Msg { op: OP_COMPLETE, sender: cpu as u32, task: j.task(), seq: j.seq(), stamp: ctx.stamp() };
             self.boxes[self.box_of[cpu]].push(msg);
@@ -350,7 +325,7 @@ impl Plugin for GedfMp {
     }
 
     fn notified(&self, ctx: &mut Ctx<'_>, _now: u64) {
-        if ctx.cpu == self.m {
+        if ctx.cpu() == self.m {
             let mut g = self.dsp.lock_untraced();
             self.serve(&mut g, ctx);
         }

@@ -13,16 +13,20 @@
 //!   Brandenburg & Anderson, RTSS 2009; GSN-EDF is their CEm);
 //! * [`forkjoin`]: the fork-join structure (thread slots, regions) of the mechanisms that
 //!   execute fork-join jobs (`rtws`, `push-pull`);
-//! * `link`: linked versus scheduled — link swaps and reschedule requests, shared by the
-//!   link-based global mechanisms.
+//! * `dispatch`: linked versus scheduled — the one link-swap algorithm and reschedule requests,
+//!   shared by the link-based global mechanisms (and G-EDF-MP's per-client pairs), the
+//!   one-lock dispatch structure (`scheduled`, leave, take, enact) and the at-rest check;
+//! * `release_domain`: the one release domain of the global mechanisms, polled by every
+//!   worker or by the service thread, claimed by compare-and-swap.
 //!
 //! **Adding a mechanism**: one new file here with its plugin and a `pub static` [`Entry`],
 //! and one line in the `registry!` list below.
 
+pub(crate) mod dispatch;
 pub mod forkjoin;
-pub(crate) mod link;
 pub mod plugin;
 pub mod registry;
+pub(crate) mod release_domain;
 pub mod spec;
 
 pub use plugin::*;

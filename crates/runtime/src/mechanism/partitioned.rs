@@ -136,7 +136,7 @@ impl Plugin for Pedf {
     }
 
     fn release(&self, ctx: &mut Ctx<'_>, domain: usize, now: u64) {
-        let mut g = self.cpus[domain].lock(ctx.trace);
+        let mut g = self.cpus[domain].lock(ctx.trace());
         let st = &mut *g;
         let (book, policy) = (&mut st.book, &mut st.policy);
         book.release_due(now, |j, is_ready| {
@@ -152,7 +152,7 @@ impl Plugin for Pedf {
     }
 
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
-        let mut g = self.cpus[ctx.cpu].lock(ctx.trace);
+        let mut g = self.cpus[ctx.cpu()].lock(ctx.trace());
         let st = &mut *g;
         match prev {
             // Still linked: it continues; otherwise the policy queued it when it was unlinked.
@@ -253,7 +253,7 @@ mod tests {
                         now += dt;
                         for d in 0..m {
                             if g.next_release(d) <= now {
-                                g.release(&mut Ctx::new(d, ctx.trace, &signals), d, now);
+                                g.release(&mut Ctx::new(d, ctx.trace(), &signals), d, now);
                             }
                         }
                     }

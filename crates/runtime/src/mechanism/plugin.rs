@@ -13,30 +13,12 @@
 //! **Threads.** Workers `0..m`, one per scheduling CPU, run jobs; with a dedicated CPU
 //! (`RunConfig::dedicated_cpu`) a *service thread* with index `m` runs there and never runs a
 //! job: it serves releases, timers and notifications (GSN-EDF-DI's release CPU, a dedicated
-//! scheduling processor). `ctx.cpu` is the calling thread's index.
+//! scheduling processor). `ctx.cpu()` is the calling thread's index.
 //!
-//! **Callbacks** (each on the thread named by `ctx.cpu`; one thread's callbacks never overlap):
-//! * [`release`](Plugin::release) — the release "timer interrupt" of one release domain:
-//!   called when `now >= next_release(domain)` by the thread that polls the domain
-//!   ([`release_domain`](Plugin::release_domain)) after it won
-//!   [`try_claim_release`](Plugin::try_claim_release). Releases every job due by `now`,
-//!   records `JobRelease` for each ([`Ctx::record_release`]), requests preemptions. Traced by
-//!   the engine as Δrel (and Δev from the due time).
-//! * [`schedule`](Plugin::schedule) — the scheduler of worker `ctx.cpu`. `prev` says what the
-//!   worker just stopped: nothing, a job it was preempted from (its remaining budget already
-//!   saved by the engine), or a job that completed (completion is handled here, as LITMUS^RT's
-//!   `schedule` calls `job_completion`). Returns the job to run next (it becomes
-//!   `scheduled`). Calls [`Ctx::ack_resched`] last, under the lock that serialises
-//!   reschedule requests to this CPU. Traced as Δsch.
-//! * [`tick`](Plugin::tick) — a quantum boundary on worker `ctx.cpu`, for quantum-driven
-//!   plugins that ask for ticks with [`ticks`](Plugin::ticks): every `Q`, aligned on all
-//!   workers or staggered by `c·Q/m` on worker `c` (seed 001 §2, S2). Traced as Δtck.
-//! * [`timer`](Plugin::timer) — a plugin timer of thread `ctx.cpu` fired: called when `now >=
-//!   next_timer(ctx.cpu)` (budget enforcement, migration timers, ...). Traced as `timer`.
-//! * [`notified`](Plugin::notified) — thread `ctx.cpu` took a notification sent with
-//!   [`Ctx::notify`] (a client wrote a mailbox; a timer moved). On a worker it does not
-//!   deschedule the running job.
-//! * [`accounting`](Plugin::accounting) — after every thread has stopped.
+//! **Callbacks** ([`release`](Plugin::release), [`schedule`](Plugin::schedule),
+//! [`tick`](Plugin::tick), [`timer`](Plugin::timer), [`notified`](Plugin::notified),
+//! [`accounting`](Plugin::accounting)): each runs on the thread named by `ctx.cpu()`, one
+//! thread's callbacks never overlap, and each one's precondition is written on its method.
 //!
 //! **The happens-before contract.**
 //! 1. Everything a thread wrote before [`Ctx::preempt`] or [`Ctx::notify`] of thread `t`
@@ -107,11 +89,13 @@ impl Ticks {
 }
 
 /// Per-call context: which thread (index into the run's CPU list; the service thread on the
-/// dedicated CPU has index `m`), its trace buffer, and every thread's request word.
+/// dedicated CPU has index `m`), its trace buffer, and every thread's request word — the
+/// effects a plugin has, each through a method, so that every request is sent, traced and
+/// acknowledged the one way.
 pub struct Ctx<'a> {
-    pub cpu: usize,
-    pub trace: &'a mut TraceBuffer,
-    pub signals: &'a [CpuSignal],
+    cpu: usize,
+    trace: &'a mut TraceBuffer,
+    signals: &'a [CpuSignal],
     /// Sleeping threads sent a request by this call and not yet woken (bit = thread index).
     wakes: u128,
 }
@@ -125,6 +109,18 @@ impl Drop for Ctx<'_> {
 impl<'a> Ctx<'a> {
     pub fn new(cpu: usize, trace: &'a mut TraceBuffer, signals: &'a [CpuSignal]) -> Ctx<'a> {
         Ctx { cpu, trace, signals, wakes: 0 }
+    }
+
+    /// The calling thread's index (workers `0..m`, the service thread `m`).
+    #[inline(always)]
+    pub fn cpu(&self) -> usize {
+        self.cpu
+    }
+
+    /// The calling thread's trace buffer (for the traced locks and the mechanism's own records).
+    #[inline(always)]
+    pub fn trace(&mut self) -> &mut TraceBuffer {
+        self.trace
     }
 
     /// Wakes the sleeping targets of the requests sent so far. The engine calls it after the
@@ -235,6 +231,7 @@ pub struct Accounting {
 /// A scheduler mechanism (see the module docs for each callback's precondition and the
 /// happens-before contract).
 pub trait Plugin: Send + Sync {
+    /// The mechanism's registered name (`Setup::name`, the registry's: one source).
     fn name(&self) -> &'static str;
     /// Number of release domains (release queues with their own "timer").
     fn release_domains(&self) -> usize;
@@ -249,14 +246,31 @@ pub trait Plugin: Send + Sync {
     fn try_claim_release(&self, _domain: usize, _due: u64) -> bool {
         true
     }
+    /// The release "timer interrupt" of `domain`. Precondition: `now >= next_release(domain)`,
+    /// and the calling thread polls `domain` ([`release_domain`](Plugin::release_domain)) and
+    /// won [`try_claim_release`](Plugin::try_claim_release) for this due time (the end-of-run
+    /// drain calls it after every thread stopped). Releases every job due by `now`, records
+    /// `JobRelease` for each ([`Ctx::record_release`]), requests preemptions. Traced by the
+    /// engine as Δrel (and Δev from the due time).
     fn release(&self, ctx: &mut Ctx<'_>, domain: usize, now: u64);
+    /// The scheduler of worker `ctx.cpu()`. Precondition: the calling thread is a worker
+    /// (`< m`), it has stopped what `prev` names — nothing, a job it was preempted from (its
+    /// remaining budget already saved by the engine), or a job that completed (completion is
+    /// handled here, as LITMUS^RT's `schedule` calls `job_completion`) — and it runs nothing
+    /// until this returns. Returns the job to run next (it becomes `scheduled`; rule 2 of the
+    /// module docs' contract). Calls [`Ctx::ack_resched`] last, under the lock that serialises
+    /// reschedule requests to this CPU. Traced as Δsch.
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job>;
     /// The quantum ticks this plugin wants on its workers (`None`: event-driven, no tick).
     /// Read once at the start of the run.
     fn ticks(&self) -> Option<Ticks> {
         None
     }
-    /// A quantum boundary on worker `ctx.cpu` (its due time is `due`, monotonic ns).
+    /// A quantum boundary on worker `ctx.cpu()`, due at `due` (monotonic ns). Precondition:
+    /// [`ticks`](Plugin::ticks) asked for ticks, `now >= due`, and `due` is this worker's next
+    /// tick: every `Q`, aligned on all workers or staggered by `c·Q/m` on worker `c` (seed 001
+    /// §2, S2). The running job (if any) keeps running unless the plugin preempts it. Traced as
+    /// Δtck.
     fn tick(&self, _ctx: &mut Ctx<'_>, _due: u64, _now: u64) {}
     /// Whether this plugin arms timers ([`next_timer`](Plugin::next_timer)); read once at the
     /// start of the run, so that plugins without timers cost the poll loop nothing.
@@ -267,10 +281,14 @@ pub trait Plugin: Send + Sync {
     fn next_timer(&self, _thread: usize) -> u64 {
         u64::MAX
     }
-    /// Thread `ctx.cpu`'s timer fired (`now >= next_timer(ctx.cpu)`); the plugin disarms or
-    /// re-arms it.
+    /// Thread `ctx.cpu()`'s timer fired (budget enforcement, migration timers, ...).
+    /// Precondition: [`uses_timers`](Plugin::uses_timers) is true and `now >=
+    /// next_timer(ctx.cpu())`; the plugin disarms or re-arms it. Traced as `timer`.
     fn timer(&self, _ctx: &mut Ctx<'_>, _now: u64) {}
-    /// Thread `ctx.cpu` took a notification ([`Ctx::notify`]).
+    /// Thread `ctx.cpu()` took a notification sent with [`Ctx::notify`] (a client wrote a
+    /// mailbox; a timer moved). Precondition: a notification of this thread was pending and is
+    /// now consumed (everything its sender wrote before is visible: contract rule 1). On a
+    /// worker it does not deschedule the running job.
     fn notified(&self, _ctx: &mut Ctx<'_>, _now: u64) {}
     /// How the service thread waits for its next event: `None` (the default) as the run's
     /// idle mode (`RunConfig::idle`), `Some(mode)` the plugin's own choice — a dedicated
@@ -287,7 +305,8 @@ pub trait Plugin: Send + Sync {
     fn service_spin_window_ns(&self) -> u64 {
         u64::MAX
     }
-    /// Called after every thread has stopped.
+    /// The plugin's books at the end. Precondition: every thread has been joined (contract
+    /// rule 5); the engine calls it before and after the end-of-run drain's releases.
     fn accounting(&self) -> Accounting;
     /// Whether this plugin executes fork-join jobs (`Setup::forkjoin`; the run's tasks are
     /// then thread slots). The engine refuses a fork-join workload for plugins that do not.

@@ -442,7 +442,7 @@ struct CtxEnv<'c, 'a> {
 impl Env for CtxEnv<'_, '_> {
     #[inline]
     fn lock<'l, T>(&mut self, l: &'l SpinLock<T>) -> SpinGuard<'l, T> {
-        l.lock(self.ctx.trace)
+        l.lock(self.ctx.trace())
     }
     #[inline]
     fn resched(&mut self, cpu: usize) {
@@ -498,7 +498,7 @@ impl<F: FindCpu> Plugin for PushPull<F> {
         self.release_with(&mut CtxEnv { ctx, op_spans: self.op_spans }, domain, now);
     }
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
-        let cpu = ctx.cpu;
+        let cpu = ctx.cpu();
         self.schedule_with(&mut CtxEnv { ctx, op_spans: self.op_spans }, cpu, prev)
     }
 

@@ -222,6 +222,8 @@ pub enum InvariantKind {
 
 /// What a builder gets.
 pub struct Setup<'a> {
+    /// The registered name the run chose (an alias keeps its own): the plugin's name.
+    pub name: &'static str,
     pub ts: &'a TaskSet,
     /// Deadline and period per task.
     pub tasks: &'a [TaskParams],

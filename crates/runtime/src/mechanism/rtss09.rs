@@ -17,11 +17,11 @@
 //! | plugin | ready queue | scheduling | interrupts | implementation |
 //! |---|---|---|---|---|
 //! | CQm | R1 coarse | quantum | global | [`quantum::Quantum`] |
-//! | CEm | R1 coarse | event | global | `gsn_edf::GsnEdf` (= GSN-EDF) |
+//! | CEm | R1 coarse | event | global | [`coarse::GsnEdf`] (= GSN-EDF) |
 //! | FEm | R2 Hunt heap | event | global | [`fine::Fine`] over `HuntHeap` |
 //! | HEm | R3 hierarchical | event | global | [`fine::Fine`] over `Hierarchical` |
 //! | CQ1 | R1 coarse | quantum | dedicated | [`quantum::Quantum`] |
-//! | CE1 | R1 coarse | event | dedicated | `gsn_edf::GsnEdf` (= GSN-EDF-DI) |
+//! | CE1 | R1 coarse | event | dedicated | [`coarse::GsnEdf`] (= GSN-EDF-DI) |
 //! | FE1 | R2 Hunt heap | event | dedicated | [`fine::Fine`] over `HuntHeap` |
 //!
 //! S-CQm and S-CQ1 (RTSS 2009, §4.2) are CQm and CQ1 with staggered quanta, registered under
@@ -41,6 +41,7 @@
 //! the callbacks), and on real threads the priority-inversion monitor bounds the difference by
 //! the run's tracking delay (docs/reproductions.md, "The RTSS'09 plugins side by side").
 
+pub mod coarse;
 pub mod fine;
 pub mod quantum;
 #[cfg(test)]
@@ -49,8 +50,6 @@ pub(crate) mod testkit;
 use crate::mechanism::registry::{
     self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, Placement, TermSpec,
 };
-use crossbeam_utils::CachePadded;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Ready queue choice (RTSS 2009, §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,43 +104,6 @@ pub const TABLE1: &[Design] = {
     ]
 };
 
-/// The interrupt-handling part (I1 / I2) of every plugin of the family: one release domain,
-/// polled by every worker (global) or by the service thread on the dedicated CPU only, with
-/// its due time published lock-free and claimed by compare-and-swap (one handler per due time).
-pub(crate) struct Irq {
-    dedicated: bool,
-    m: usize,
-    next: CachePadded<AtomicU64>,
-}
-
-impl Irq {
-    pub(crate) fn new(dedicated: bool, m: usize, first_due: u64) -> Irq {
-        Irq { dedicated, m, next: CachePadded::new(AtomicU64::new(first_due)) }
-    }
-
-    /// The release domain thread `thread` polls: every worker (I1), or the service thread with
-    /// index `m` only (I2).
-    pub(crate) fn domain(&self, thread: usize) -> Option<usize> {
-        match (self.dedicated, thread < self.m) {
-            (false, true) | (true, false) => Some(0),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn next(&self) -> u64 {
-        self.next.load(Ordering::Acquire)
-    }
-
-    pub(crate) fn claim(&self, due: u64) -> bool {
-        self.next.compare_exchange(due, u64::MAX, Ordering::AcqRel, Ordering::Relaxed).is_ok()
-    }
-
-    /// Publishes the next due release (under the release lock, after the handler's work).
-    pub(crate) fn set(&self, due: u64) {
-        self.next.store(due, Ordering::Release);
-    }
-}
-
 const QUANTUM: ParamSpec = ParamSpec {
     name: "quantum",
     kind: ParamKind::Duration,
@@ -179,7 +141,7 @@ const FAMILY: Entry = Entry {
     invariant: InvariantKind::Global,
     priority: registry::edf,
     user_jobs: true,
-    backend: Backend::Engine(super::gsn_edf::build),
+    backend: Backend::Engine(coarse::build),
 };
 
 const QUANTUM_FAMILY: Entry =
@@ -266,7 +228,40 @@ pub static S_CQ1: Entry = Entry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mechanism::registry::find;
+    use crate::mechanism::registry::{entries, find, Setup};
+    use crate::mechanism::TaskParams;
+    use rtsched_model::TaskSet;
+
+    /// A plugin names itself as the registry does (one source: `Setup::name`), aliases
+    /// included — every registered global mechanism (no placement), built for a small set.
+    #[test]
+    fn every_global_plugin_is_named_as_registered() {
+        let ts = TaskSet::from_ct(&[(1_000, 10_000), (2_000, 30_000)]).unwrap();
+        let tasks: Vec<TaskParams> = ts.iter().map(|t| TaskParams { deadline: t.deadline, period: t.period }).collect();
+        let mut checked = 0;
+        for e in entries().iter().filter(|e| e.placement == Placement::None) {
+            let Backend::Engine(build) = e.backend else { continue };
+            let params = e.resolve([]).unwrap();
+            let setup = Setup {
+                name: e.name,
+                ts: &ts,
+                tasks: &tasks,
+                m: 2,
+                dedicated: e.dedicated != DedicatedCpu::None,
+                partition: None,
+                reservations: None,
+                rule: rtsched_policy::PriorityRule::Edf,
+                params: &params,
+                t0: 0,
+                end: 1_000_000,
+                forkjoin: None,
+            };
+            let plugin = build(&setup).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+            assert_eq!(plugin.name(), e.name);
+            checked += 1;
+        }
+        assert!(checked >= TABLE1.len() + 2, "only {checked} mechanisms built");
+    }
 
     /// Each registered plugin is the design Table 1 says: its builder is the one of its
     /// ready-queue and scheduling choice, its dedicated CPU the interrupt choice, its ticks the
@@ -280,7 +275,7 @@ mod tests {
         for d in TABLE1 {
             let e = find(d.name).unwrap();
             let want = match (d.queue, d.scheduling) {
-                (ReadyQueueChoice::Coarse, SchedulingChoice::Event) => super::super::gsn_edf::build as *const () as usize,
+                (ReadyQueueChoice::Coarse, SchedulingChoice::Event) => coarse::build as *const () as usize,
                 (ReadyQueueChoice::Coarse, SchedulingChoice::Quantum) => quantum::build as *const () as usize,
                 (ReadyQueueChoice::Fine, SchedulingChoice::Event) => fine::build_hunt as *const () as usize,
                 (ReadyQueueChoice::Hierarchical, SchedulingChoice::Event) => fine::build_hierarchical as *const () as usize,
@@ -308,17 +303,5 @@ mod tests {
             );
             assert!(a.summary.contains(&format!("alias of {of}")), "{alias}");
         }
-    }
-
-    #[test]
-    fn interrupts_decide_who_polls_releases() {
-        let global = Irq::new(false, 2, 5);
-        assert_eq!((global.domain(0), global.domain(1), global.domain(2)), (Some(0), Some(0), None));
-        let dedicated = Irq::new(true, 2, 5);
-        assert_eq!((dedicated.domain(0), dedicated.domain(1), dedicated.domain(2)), (None, None, Some(0)));
-        assert!(!global.claim(4) && global.claim(5) && !global.claim(5));
-        assert_eq!(global.next(), u64::MAX);
-        global.set(9);
-        assert_eq!(global.next(), 9);
     }
 }

@@ -39,16 +39,15 @@
 
 use crate::mechanism::forkjoin::Shape;
 use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, Placement, Setup, TermSpec};
+use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
 use crate::tracer::RecKind;
 use crate::RunError;
-use crossbeam_utils::CachePadded;
 use rtsched_policy::rtws::{preemption_target, Arrival, Rtws as RtwsPolicy, Source, ThreadId, Work};
 use rtsched_policy::{Prio, PriorityRule};
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The term id of `steal` in [`RTWS`]'s `terms`.
 const STEAL: u32 = 0;
@@ -74,7 +73,7 @@ pub static RTWS: Entry = Entry {
 };
 
 fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
-    let (shape, params) = Shape::of_setup(s, "rtws")?;
+    let (shape, params) = Shape::of_setup(s, s.name)?;
     Ok(Box::new(Rtws::new(shape, &params, s.m, s.t0, s.end)))
 }
 
@@ -96,9 +95,9 @@ struct State {
 
 /// The RTWS plugin.
 pub struct Rtws {
-    m: usize,
     state: SpinLock<State>,
-    next_rel: CachePadded<AtomicU64>,
+    /// The one release domain, polled by every worker.
+    releases: ReleaseDomain,
 }
 
 impl Rtws {
@@ -106,11 +105,10 @@ impl Rtws {
         let n = params.len();
         let all: Vec<usize> = (0..n).collect();
         let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
-        let next = book.next_due();
+        let releases = ReleaseDomain::new(false, m, book.next_due());
         let outstanding = shape.width.iter().map(|w| w[0]).collect();
         let slots = shape.slots();
         Rtws {
-            m,
             state: SpinLock::new(
                 0,
                 State {
@@ -125,7 +123,7 @@ impl Rtws {
                     ids: Vec::new(),
                 },
             ),
-            next_rel: CachePadded::new(AtomicU64::new(next)),
+            releases,
         }
     }
 }
@@ -168,7 +166,7 @@ impl State {
                 Work::Thread(t, _) => {
                     if let Source::Steal { victim } = pick.source {
                         let j = self.slot_job(t, pick.prio);
-                        ctx.trace.record(RecKind::Steal, j.task(), j.seq(), victim as u64);
+                        ctx.trace().record(RecKind::Steal, j.task(), j.seq(), victim as u64);
                     }
                     return;
                 }
@@ -253,25 +251,14 @@ impl State {
 
 impl Plugin for Rtws {
     fn name(&self) -> &'static str {
-        "rtws"
+        RTWS.name
     }
-    fn release_domains(&self) -> usize {
-        1
-    }
-    fn release_domain(&self, cpu: usize) -> Option<usize> {
-        (cpu < self.m).then_some(0)
-    }
-    fn next_release(&self, _domain: usize) -> u64 {
-        self.next_rel.load(Ordering::Acquire)
-    }
-    fn try_claim_release(&self, _domain: usize, due: u64) -> bool {
-        self.next_rel.compare_exchange(due, u64::MAX, Ordering::AcqRel, Ordering::Relaxed).is_ok()
-    }
+    one_release_domain!(releases);
 
     /// Rule A: released jobs enter the global EDF queue; idle CPUs are asked to take them and
     /// the §V preemption check is requested.
     fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
-        let mut g = self.state.lock(ctx.trace);
+        let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;
         let mut scratch = std::mem::take(&mut st.scratch);
         let shape = &st.shape;
@@ -291,12 +278,12 @@ impl Plugin for Rtws {
         }
         st.scratch = scratch;
         st.after(ctx, None);
-        self.next_rel.store(st.book.next_due(), Ordering::Release);
+        self.releases.set(st.book.next_due());
     }
 
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
-        let cpu = ctx.cpu;
-        let mut g = self.state.lock(ctx.trace);
+        let cpu = ctx.cpu();
+        let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;
         match prev {
             Prev::Idle => {}

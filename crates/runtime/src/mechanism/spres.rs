@@ -273,7 +273,7 @@ impl SpresMech {
         self.next_timer[c].store(st.rules.next_event_with(now, self.enforce), Ordering::Release);
         if Self::wanted(st) != st.scheduled {
             ctx.preempt(c);
-        } else if c != ctx.cpu {
+        } else if c != ctx.cpu() {
             // Its timer may have moved earlier (plugin contract 3).
             ctx.notify(c);
         }
@@ -313,7 +313,7 @@ impl SpresMech {
     fn hand_over(&self, ctx: &mut Ctx<'_>, out: &mut Vec<Departure>) {
         for d in out.drain(..) {
             let t = d.cpu as usize;
-            self.cpus[t].lock(ctx.trace).inbox.push(d);
+            self.cpus[t].lock(ctx.trace()).inbox.push(d);
             ctx.notify(t);
         }
     }
@@ -322,7 +322,7 @@ impl SpresMech {
     /// task's next backlogged job.
     fn complete_at_home(&self, ctx: &mut Ctx<'_>, j: &Job, now: u64, out: &mut Vec<Departure>) {
         let h = self.home[j.task() as usize] as usize;
-        let mut g = self.cpus[h].lock(ctx.trace);
+        let mut g = self.cpus[h].lock(ctx.trace());
         let st = &mut *g;
         // CPU h's worker goes on executing: charged up to now, not paused.
         st.rules.advance(now);
@@ -376,7 +376,7 @@ impl Plugin for SpresMech {
     fn release(&self, ctx: &mut Ctx<'_>, domain: usize, now: u64) {
         let mut out = Vec::new();
         {
-            let mut g = self.cpus[domain].lock(ctx.trace);
+            let mut g = self.cpus[domain].lock(ctx.trace());
             let st = &mut *g;
             // The domain is polled by worker `domain` only (`release_domain`): its own callback.
             self.enter(ctx, domain, st, now);
@@ -402,11 +402,11 @@ impl Plugin for SpresMech {
     }
 
     fn timer(&self, ctx: &mut Ctx<'_>, now: u64) {
-        let c = ctx.cpu;
+        let c = ctx.cpu();
         let stamp = ctx.stamp();
         let mut out = Vec::new();
         let migrated = {
-            let mut g = self.cpus[c].lock(ctx.trace);
+            let mut g = self.cpus[c].lock(ctx.trace());
             let st = &mut *g;
             self.enter(ctx, c, st, now);
             let before = st.outgoing.len();
@@ -419,14 +419,14 @@ impl Plugin for SpresMech {
         ctx.term_since(if migrated { MIGRATION_TIMER } else { BUDGET_ENFORCEMENT }, stamp);
     }
     fn notified(&self, ctx: &mut Ctx<'_>, now: u64) {
-        let c = ctx.cpu;
+        let c = ctx.cpu();
         if c >= self.cpus.len() {
             return;
         }
         let stamp = ctx.stamp();
         let mut out = Vec::new();
         let arrived = {
-            let mut g = self.cpus[c].lock(ctx.trace);
+            let mut g = self.cpus[c].lock(ctx.trace());
             let st = &mut *g;
             self.enter(ctx, c, st, now);
             let inbox = std::mem::take(&mut st.inbox);
@@ -484,11 +484,11 @@ impl Plugin for SpresMech {
 impl SpresMech {
     /// [`Plugin::schedule`] at `now` (the property test drives it in virtual time).
     fn schedule_at(&self, ctx: &mut Ctx<'_>, prev: Prev, now: u64) -> Option<Job> {
-        let c = ctx.cpu;
+        let c = ctx.cpu();
         let mut out = Vec::new();
         let mut done_elsewhere = None;
         let next = {
-            let mut g = self.cpus[c].lock(ctx.trace);
+            let mut g = self.cpus[c].lock(ctx.trace());
             let st = &mut *g;
             self.enter(ctx, c, st, now);
             if let Prev::Completed(j) = prev {

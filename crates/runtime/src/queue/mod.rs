@@ -9,8 +9,6 @@
 //! * [`find_cpu`]: the find-CPU contract of push/pull and its variants [`find_linear`],
 //!   [`fmask`], [`cpudl`] (Lelli et al., 2011, §4–§5) and [`cpupri`] (Linux SCHED_FIFO).
 //! * [`mailbox`]: a bounded multi-producer FIFO with wait-free writers (G-EDF-MP's mailbox).
-//! * [`link`]: per-client linked/scheduled pairs and their publication with link swaps
-//!   (G-EDF-MP's client state).
 //! * [`hunt_heap`]: Hunt et al.'s fine-grained concurrent heap (seed 001 R2).
 //! * [`hierarchical`]: the queue of queues with two-level locking (seed 001 R3).
 
@@ -23,7 +21,6 @@ pub mod find_linear;
 pub mod fmask;
 pub mod hierarchical;
 pub mod hunt_heap;
-pub mod link;
 pub mod mailbox;
 pub mod release;
 pub mod runqueue;

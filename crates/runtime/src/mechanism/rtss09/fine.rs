@@ -17,9 +17,9 @@
 //!    CPUs); what it did not link goes back to the shared queue.
 //! 2. Still under the lock, peek the queue's top and ask the policy's preemption check
 //!    (`Gedf::target`). If the top would be linked, *reserve* that CPU: a placeholder that
-//!    outranks every job is linked to it (`mechanism::link::placeholder`), which removes the
+//!    outranks every job is linked to it (`mechanism::dispatch::placeholder`), which removes the
 //!    CPU from the mapping — nobody else picks it — and moves its job into the hand.
-//! 3. Enact the link changes (swaps, reschedule requests: `mechanism::link`), drop the lock,
+//! 3. Enact the link changes (swaps, reschedule requests: `mechanism::dispatch`), drop the lock,
 //!    pop the top into the hand if a CPU was reserved (or drop it if the check found it stale),
 //!    *then* push the leftovers into the queue — in this order, so that the pop takes what the
 //!    check peeked and not a leftover that outranks it.
@@ -51,9 +51,9 @@
 //! while another is awaited except the queue's own nesting. The mapping lock is never held
 //! during a queue insertion or deletion; the top is peeked under it (the check of step 2).
 
-use super::Irq;
-use crate::mechanism::link::{enact, is_placeholder, placeholder};
+use crate::mechanism::dispatch::{check_at_rest, heads, placeholder, Dispatch};
 use crate::mechanism::registry::Setup;
+use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
 use crate::queue::hierarchical::Hierarchical;
@@ -62,7 +62,7 @@ use crate::queue::release::TaskBook;
 use crate::sync::{Atom, Backend, SpinLock, Std};
 use crate::tracer::TraceBuffer;
 use crate::RunError;
-use rtsched_policy::{invariant, Gedf, Policy, Prio, PriorityRule};
+use rtsched_policy::{Gedf, Policy, Prio, PriorityRule};
 use std::sync::atomic::Ordering;
 
 /// Rounds of [`Core::settle`] after which unit-test and debug builds panic (unit tests also under
@@ -132,10 +132,10 @@ pub trait Sink {
 
 impl Sink for Ctx<'_> {
     fn cpu(&self) -> usize {
-        self.cpu
+        Ctx::cpu(self)
     }
     fn trace(&mut self) -> &mut TraceBuffer {
-        &mut *self.trace
+        Ctx::trace(self)
     }
     fn preempt(&mut self, cpu: usize) {
         Ctx::preempt(self, cpu)
@@ -185,9 +185,8 @@ impl Hand {
 pub struct Map {
     /// The decision over the jobs in the lock holder's hand (its ready queue is the hand).
     pub policy: Gedf<BinomialHeap<Prio>>,
-    pub scheduled: Vec<Option<Job>>,
-    /// Per task: the CPU its current job is scheduled on.
-    pub sched_on: Vec<Option<usize>>,
+    /// Linked versus scheduled: what each worker runs, and where each task's job runs.
+    pub(crate) dispatch: Dispatch,
     /// A copy of the job book for job lookups (`job_of` reads only task parameters).
     pub jobs: TaskBook,
 }
@@ -209,8 +208,7 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
                 0,
                 Map {
                     policy: Gedf::with_queue(m, BinomialHeap::with_capacity(m + 8)),
-                    scheduled: vec![None; m],
-                    sched_on: vec![None; n],
+                    dispatch: Dispatch::new(m, n),
                     jobs,
                 },
             ),
@@ -291,7 +289,7 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
             }
             if reserved {
                 // Re-insert the reserved CPU (it may have moved by a link swap).
-                let m = map.scheduled.len();
+                let m = map.policy.m();
                 if let Some(c) = (0..m).find(|&c| map.policy.linked(c) == Some(mine)) {
                     map.policy.unlink(c);
                 }
@@ -322,7 +320,7 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
                 }
                 reserved = true;
             }
-            enact(&mut map.policy, &map.scheduled, &map.sched_on, |c| sink.preempt(c));
+            map.dispatch.enact(&mut map.policy, |c| sink.preempt(c));
             let quiet = !reserve && !purge && back.is_empty() && hand.is_empty();
             if quiet {
                 return last(map, sink);
@@ -368,28 +366,18 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
         if let Some(p) = successor {
             hand.push(p);
         }
-        let first = |map: &mut Map, _: &mut S| match prev {
-            Prev::Idle => {}
-            Prev::Preempted(j) => {
-                map.scheduled[cpu] = None;
-                map.sched_on[j.task() as usize] = None;
-            }
-            Prev::Completed(j) => {
-                map.scheduled[cpu] = None;
-                map.sched_on[j.task() as usize] = None;
+        let first = |map: &mut Map, _: &mut S| {
+            map.dispatch.leave(cpu, prev);
+            if let Prev::Completed(j) = prev {
                 self.mark_done(j.task(), j.seq());
-                let m = map.scheduled.len();
+                let m = map.policy.m();
                 if let Some(c) = (0..m).find(|&c| map.policy.linked(c) == Some(j.prio)) {
                     map.policy.unlink(c);
                 }
             }
         };
         let last = |map: &mut Map, sink: &mut S| {
-            let next = map.policy.linked(cpu).filter(|p| !is_placeholder(p)).map(|p| map.jobs.job_of(p));
-            map.scheduled[cpu] = next;
-            if let Some(n) = next {
-                map.sched_on[n.task() as usize] = Some(cpu);
-            }
+            let next = map.dispatch.take(cpu, map.policy.linked(cpu), |p| map.jobs.job_of(p));
             // Last, under the mapping lock: the requests so far are answered by `next`.
             sink.ack();
             next
@@ -402,98 +390,83 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
     /// jobs are the `min(m, r)` highest-priority pending jobs.
     pub fn check_at_rest(&self, pending: &[Prio]) -> Result<(), String> {
         let map = self.map.lock_untraced();
-        let m = map.scheduled.len();
-        let linked: Vec<Option<Prio>> = (0..m).map(|c| map.policy.linked(c)).collect();
-        if linked.iter().flatten().any(is_placeholder) {
-            return Err("a CPU is still reserved at rest".into());
-        }
-        let mut queued: Vec<Prio> = self.queue.quiescent()?.into_iter().filter(|p| !self.is_stale(p)).collect();
-        queued.extend(linked.iter().flatten());
-        queued.sort_unstable();
-        if queued != pending {
-            return Err(format!("pending jobs {pending:?}, but linked and queued: {queued:?}"));
-        }
-        invariant::check_global(m, pending, &linked)
+        let linked: Vec<Option<Prio>> = (0..map.policy.m()).map(|c| map.policy.linked(c)).collect();
+        let queued = self.queue.quiescent()?.into_iter().filter(|p| !self.is_stale(p));
+        check_at_rest(pending, &linked, queued, map.dispatch.scheduled().iter().flatten().copied(), true)
     }
 }
 
 /// The plugin: the interrupt part, the release lock over the job book, and the core.
 pub struct Fine<Q> {
-    irq: Irq,
+    name: &'static str,
+    releases: ReleaseDomain,
     rel: SpinLock<TaskBook>,
     core: Core<Q>,
 }
 
 pub(crate) fn build_hunt(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     let cap = 2 * s.tasks.len() + 2 * s.m + 16;
-    Ok(Box::new(Fine::new(s.tasks, s.m, s.dedicated, s.t0, s.end, HuntHeap::<Prio>::with_capacity(cap))))
+    Ok(Box::new(Fine::new(s.name, s.tasks, s.m, s.dedicated, s.t0, s.end, HuntHeap::<Prio>::with_capacity(cap))))
 }
 
 pub(crate) fn build_hierarchical(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     let q = Hierarchical::<Prio>::new(s.m, s.tasks.len() + 4);
-    Ok(Box::new(Fine::new(s.tasks, s.m, s.dedicated, s.t0, s.end, q)))
+    Ok(Box::new(Fine::new(s.name, s.tasks, s.m, s.dedicated, s.t0, s.end, q)))
 }
 
 impl<Q: SharedQueue> Fine<Q> {
-    /// `m` workers, tasks `params` released from `t0` until `end`, over the empty `queue`.
-    pub fn new(params: &[TaskParams], m: usize, dedicated: bool, t0: u64, end: u64, queue: Q) -> Fine<Q> {
+    /// The plugin registered as `name`: `m` workers (and with `dedicated` the service thread
+    /// releasing), tasks `params` released from `t0` until `end`, over the empty `queue`.
+    pub fn new(name: &'static str, params: &[TaskParams], m: usize, dedicated: bool, t0: u64, end: u64, queue: Q) -> Fine<Q> {
         let n = params.len();
         let all: Vec<usize> = (0..n).collect();
         let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
         Fine {
-            irq: Irq::new(dedicated, m, book.next_due()),
+            name,
+            releases: ReleaseDomain::new(dedicated, m, book.next_due()),
             core: Core::new(m, book.clone(), n, queue),
             rel: SpinLock::new(1, book),
         }
     }
 
     /// The jobs linked to each CPU now (for tests against the policy).
-    pub fn linked(&self) -> Vec<Option<Prio>> {
+    #[cfg(test)]
+    pub(crate) fn linked(&self) -> Vec<Option<Prio>> {
         let map = self.core.map.lock_untraced();
-        (0..map.scheduled.len()).map(|c| map.policy.linked(c)).collect()
+        (0..map.policy.m()).map(|c| map.policy.linked(c)).collect()
     }
 
     /// What each worker runs, in the mechanism's books (for tests).
-    pub fn scheduled(&self) -> Vec<Option<Job>> {
-        self.core.map.lock_untraced().scheduled.clone()
+    #[cfg(test)]
+    pub(crate) fn scheduled(&self) -> Vec<Option<Job>> {
+        self.core.map.lock_untraced().dispatch.scheduled().to_vec()
     }
 }
 
 impl<Q: SharedQueue> Plugin for Fine<Q> {
     fn name(&self) -> &'static str {
-        "rtss09-fine"
+        self.name
     }
-    fn release_domains(&self) -> usize {
-        1
-    }
-    fn release_domain(&self, thread: usize) -> Option<usize> {
-        self.irq.domain(thread)
-    }
-    fn next_release(&self, _domain: usize) -> u64 {
-        self.irq.next()
-    }
-    fn try_claim_release(&self, _domain: usize, due: u64) -> bool {
-        self.irq.claim(due)
-    }
+    one_release_domain!(releases);
 
     fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
         let mut ready = Hand::new();
         {
-            let mut book = self.rel.lock(ctx.trace);
+            let mut book = self.rel.lock(ctx.trace());
             book.release_due(now, |j, r| {
                 ctx.record_release(&j);
                 if r {
                     ready.push(j.prio);
                 }
             });
-            self.irq.set(book.next_due());
+            self.releases.set(book.next_due());
         }
         self.core.release(ctx, &mut ready);
     }
 
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
         let successor = match prev {
-            Prev::Completed(j) => self.rel.lock(ctx.trace).complete(&j).map(|n| n.prio),
+            Prev::Completed(j) => self.rel.lock(ctx.trace()).complete(&j).map(|n| n.prio),
             _ => None,
         };
         self.core.schedule(ctx, prev, successor)
@@ -501,9 +474,7 @@ impl<Q: SharedQueue> Plugin for Fine<Q> {
 
     fn accounting(&self) -> Accounting {
         let book = self.rel.lock_untraced();
-        let mut pending: Vec<Prio> = (0..book.released().len()).filter_map(|t| book.head(t)).map(|j| j.prio).collect();
-        pending.sort_unstable();
-        let consistent = self.core.check_at_rest(&pending).map_err(|e| format!("{}: {e}", self.name()));
+        let consistent = self.core.check_at_rest(&heads(&book)).map_err(|e| format!("{}: {e}", self.name()));
         Accounting { released: book.released().to_vec(), completed: book.completed().to_vec(), consistent }
     }
 }

@@ -13,7 +13,7 @@
 //!   highest-priority ready jobs (the first tick of a boundary does the work), with staggered
 //!   quanta a worker's tick takes the highest-priority ready job if it beats its own (the
 //!   policy's reading of per-CPU tick handlers). Changed CPUs are asked to reschedule
-//!   (`mechanism::link`, with its link swaps);
+//!   (`mechanism::dispatch`, with its link swaps);
 //! * **schedule** (Δsch) enacts the links: a completed job is unlinked (its CPU idles until its
 //!   next tick, RTSS 2009, Fig. 1(b)) and its backlogged successor queued for the next tick.
 //!
@@ -26,9 +26,9 @@
 //! entry names the global invariant so that the priority-inversion monitor measures that
 //! deviation on every run; the property test checks the links against `GedfQuantum`.
 
-use super::Irq;
-use crate::mechanism::link::enact;
+use crate::mechanism::dispatch::{check_at_rest, heads, Dispatch};
 use crate::mechanism::registry::Setup;
+use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams, Ticks};
 use crate::queue::binomial::BinomialHeap;
 use crate::queue::release::TaskBook;
@@ -45,9 +45,8 @@ struct Released {
 /// What the global lock protects.
 struct State {
     policy: GedfQuantum<BinomialHeap<Prio>>,
-    scheduled: Vec<Option<Job>>,
-    /// Per task: the CPU its current job is scheduled on.
-    sched_on: Vec<Option<usize>>,
+    /// Linked versus scheduled: what each worker runs, and where each task's job runs.
+    dispatch: Dispatch,
     /// The empty vector swapped with the temporary queue at each tick.
     spare: Vec<Prio>,
     /// A copy of the book for job lookups (`job_of` reads only the task parameters).
@@ -56,8 +55,9 @@ struct State {
 
 /// The quantum-driven coarse-grained plugin (module docs).
 pub struct Quantum {
+    name: &'static str,
     m: usize,
-    irq: Irq,
+    releases: ReleaseDomain,
     ticks: Ticks,
     rel: SpinLock<Released>,
     state: SpinLock<State>,
@@ -67,26 +67,35 @@ pub(crate) fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     let quantum_ns =
         s.params.duration("quantum").ok_or_else(|| RunError::Config("quantum-driven plugin without a quantum".into()))?;
     let staggered = s.params.flag("staggered").unwrap_or(false);
-    Ok(Box::new(Quantum::new(s.tasks, s.m, s.dedicated, Ticks { quantum_ns, staggered }, s.t0, s.end)))
+    Ok(Box::new(Quantum::new(s.name, s.tasks, s.m, s.dedicated, Ticks { quantum_ns, staggered }, s.t0, s.end)))
 }
 
 impl Quantum {
-    /// `m` workers, tasks `params` released from `t0` until `end`, ticks `ticks`.
-    pub fn new(params: &[TaskParams], m: usize, dedicated: bool, ticks: Ticks, t0: u64, end: u64) -> Quantum {
+    /// The plugin registered as `name`: `m` workers (and with `dedicated` the service thread
+    /// releasing), tasks `params` released from `t0` until `end`, ticks `ticks`.
+    pub fn new(
+        name: &'static str,
+        params: &[TaskParams],
+        m: usize,
+        dedicated: bool,
+        ticks: Ticks,
+        t0: u64,
+        end: u64,
+    ) -> Quantum {
         let n = params.len();
         let all: Vec<usize> = (0..n).collect();
         let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
-        let irq = Irq::new(dedicated, m, book.next_due());
+        let releases = ReleaseDomain::new(dedicated, m, book.next_due());
         Quantum {
+            name,
             m,
-            irq,
+            releases,
             ticks,
             state: SpinLock::new(
                 0,
                 State {
                     policy: GedfQuantum::with_queue(m, BinomialHeap::with_capacity(2 * n + 4)),
-                    scheduled: vec![None; m],
-                    sched_on: vec![None; n],
+                    dispatch: Dispatch::new(m, n),
                     spare: Vec::with_capacity(n),
                     jobs: book.clone(),
                 },
@@ -96,7 +105,8 @@ impl Quantum {
     }
 
     /// The jobs linked to each CPU now (for tests against the policy).
-    pub fn linked(&self) -> Vec<Option<Prio>> {
+    #[cfg(test)]
+    pub(crate) fn linked(&self) -> Vec<Option<Prio>> {
         let st = self.state.lock_untraced();
         (0..self.m).map(|c| st.policy.linked(c)).collect()
     }
@@ -104,23 +114,12 @@ impl Quantum {
 
 impl Plugin for Quantum {
     fn name(&self) -> &'static str {
-        "rtss09-quantum"
+        self.name
     }
-    fn release_domains(&self) -> usize {
-        1
-    }
-    fn release_domain(&self, thread: usize) -> Option<usize> {
-        self.irq.domain(thread)
-    }
-    fn next_release(&self, _domain: usize) -> u64 {
-        self.irq.next()
-    }
-    fn try_claim_release(&self, _domain: usize, due: u64) -> bool {
-        self.irq.claim(due)
-    }
+    one_release_domain!(releases);
 
     fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
-        let mut g = self.rel.lock(ctx.trace);
+        let mut g = self.rel.lock(ctx.trace());
         let r = &mut *g;
         let (book, pending) = (&mut r.book, &mut r.pending);
         book.release_due(now, |j, ready| {
@@ -129,7 +128,7 @@ impl Plugin for Quantum {
                 pending.push(j.prio);
             }
         });
-        self.irq.set(r.book.next_due());
+        self.releases.set(r.book.next_due());
     }
 
     fn ticks(&self) -> Option<Ticks> {
@@ -137,45 +136,33 @@ impl Plugin for Quantum {
     }
 
     fn tick(&self, ctx: &mut Ctx<'_>, _due: u64, _now: u64) {
-        let c = ctx.cpu;
-        let mut g = self.state.lock(ctx.trace);
+        let c = ctx.cpu();
+        let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;
-        std::mem::swap(&mut self.rel.lock(ctx.trace).pending, &mut st.spare);
+        std::mem::swap(&mut self.rel.lock(ctx.trace()).pending, &mut st.spare);
         for p in st.spare.drain(..) {
             st.policy.job_ready(p);
         }
         st.policy.tick(if self.ticks.staggered { Some(c) } else { None });
-        enact(&mut st.policy, &st.scheduled, &st.sched_on, |x| ctx.preempt(x));
+        st.dispatch.enact(&mut st.policy, |x| ctx.preempt(x));
     }
 
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
-        let cpu = ctx.cpu;
-        let mut g = self.state.lock(ctx.trace);
+        let cpu = ctx.cpu();
+        let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;
-        match prev {
-            Prev::Idle => {}
-            Prev::Preempted(j) => {
-                st.scheduled[cpu] = None;
-                st.sched_on[j.task() as usize] = None;
-            }
-            Prev::Completed(j) => {
-                st.scheduled[cpu] = None;
-                st.sched_on[j.task() as usize] = None;
-                // Unlinked without a refill (linked anywhere), or removed from the queue
-                // (it completed after being unlinked, before noticing).
-                st.policy.job_done(j.prio);
-                let next = self.rel.lock(ctx.trace).book.complete(&j);
-                if let Some(n) = next {
-                    st.policy.job_ready(n.prio);
-                }
+        st.dispatch.leave(cpu, prev);
+        if let Prev::Completed(j) = prev {
+            // Unlinked without a refill (linked anywhere), or removed from the queue (it
+            // completed after being unlinked, before noticing).
+            st.policy.job_done(j.prio);
+            let next = self.rel.lock(ctx.trace()).book.complete(&j);
+            if let Some(n) = next {
+                st.policy.job_ready(n.prio);
             }
         }
-        enact(&mut st.policy, &st.scheduled, &st.sched_on, |x| ctx.preempt(x));
-        let next = st.policy.linked(cpu).map(|p| st.jobs.job_of(p));
-        st.scheduled[cpu] = next;
-        if let Some(n) = next {
-            st.sched_on[n.task() as usize] = Some(cpu);
-        }
+        st.dispatch.enact(&mut st.policy, |x| ctx.preempt(x));
+        let next = st.dispatch.take(cpu, st.policy.linked(cpu), |p| st.jobs.job_of(p));
         ctx.ack_resched();
         next
     }
@@ -183,26 +170,13 @@ impl Plugin for Quantum {
     fn accounting(&self) -> Accounting {
         let st = self.state.lock_untraced();
         let r = self.rel.lock_untraced();
-        let n = st.sched_on.len();
-        let linked: Vec<Prio> = (0..self.m).filter_map(|c| st.policy.linked(c)).collect();
-        let mut held: Vec<Prio> = linked.clone();
-        held.extend(st.policy.ready_queue().keys());
-        held.extend(r.pending.iter().copied());
-        held.sort_unstable();
-        let mut pending: Vec<Prio> = (0..n).filter_map(|t| r.book.head(t)).map(|j| j.prio).collect();
-        pending.sort_unstable();
+        let linked: Vec<Option<Prio>> = (0..self.m).map(|c| st.policy.linked(c)).collect();
         // Quantum-driven: at rest every pending job is linked, queued or in the temporary
         // queue, exactly once (the global invariant holds only at aligned boundaries).
-        let consistent = if held == pending {
-            Ok(())
-        } else {
-            Err(format!(
-                "{}: the pending jobs {:?} are not exactly the linked, queued and newly released ones {:?}",
-                self.name(),
-                pending,
-                held
-            ))
-        };
+        let queued = st.policy.ready_queue().keys().into_iter().chain(r.pending.iter().copied());
+        let scheduled = st.dispatch.scheduled().iter().flatten().copied();
+        let consistent = check_at_rest(&heads(&r.book), &linked, queued, scheduled, false)
+            .map_err(|e| format!("{}: {e}", self.name()));
         Accounting { released: r.book.released().to_vec(), completed: r.book.completed().to_vec(), consistent }
     }
 }

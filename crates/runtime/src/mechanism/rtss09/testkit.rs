@@ -154,7 +154,7 @@ impl<'a, P: Plugin, R: Policy> Driver<'a, P, R> {
     }
 
     /// After [`check_links`](Self::check_links): permutes the reference's links to the
-    /// plugin's with `swap` — the plugin's link swaps (`mechanism::link`) move a job to the
+    /// plugin's with `swap` — the plugin's link swaps (`mechanism::dispatch`) move a job to the
     /// CPU where it still runs, which keeps the linked set but matters to a per-CPU decision
     /// (a staggered tick).
     pub fn align(&mut self, linked: &[Option<Prio>], swap: impl Fn(&mut R, usize, usize)) {

@@ -49,7 +49,7 @@ proptest! {
         let m = 3;
         let params: Vec<TaskParams> = periods.iter().map(|&p| TaskParams { deadline: p, period: p }).collect();
         // A small capacity (at least n) exercises the full-queue path.
-        let f = Fine::new(&params, m, dedicated, 0, 1_000_000, HuntHeap::<Prio>::with_capacity(params.len()));
+        let f = Fine::new("fem", &params, m, dedicated, 0, 1_000_000, HuntHeap::<Prio>::with_capacity(params.len()));
         run(&f, &params, m, dedicated, ops)?;
     }
 
@@ -60,7 +60,7 @@ proptest! {
     ) {
         let m = 3;
         let params: Vec<TaskParams> = periods.iter().map(|&p| TaskParams { deadline: p, period: p }).collect();
-        let f = Fine::new(&params, m, false, 0, 1_000_000, Hierarchical::<Prio>::new(m, params.len()));
+        let f = Fine::new("hem", &params, m, false, 0, 1_000_000, Hierarchical::<Prio>::new(m, params.len()));
         run(&f, &params, m, false, ops)?;
     }
 }
@@ -85,7 +85,7 @@ fn settle_purges_the_stale_top_it_peeked_hierarchical() {
         Complete { cpu: 1 },
         Complete { cpu: 3 },
     ];
-    let f = Fine::new(&params, m, false, 0, 1_000_000, Hierarchical::<Prio>::new(m, params.len()));
+    let f = Fine::new("hem", &params, m, false, 0, 1_000_000, Hierarchical::<Prio>::new(m, params.len()));
     run(&f, &params, m, false, ops).unwrap();
 }
 
@@ -112,7 +112,7 @@ fn settle_purges_the_stale_top_it_peeked_hunt() {
         Complete { cpu: 1 },
         Complete { cpu: 1 },
     ];
-    let f = Fine::new(&params, m, true, 0, 1_000_000, HuntHeap::<Prio>::with_capacity(params.len()));
+    let f = Fine::new("fe1", &params, m, true, 0, 1_000_000, HuntHeap::<Prio>::with_capacity(params.len()));
     run(&f, &params, m, true, ops).unwrap();
 }
 

@@ -30,7 +30,7 @@ proptest! {
     ) {
         let m = 3;
         let params: Vec<TaskParams> = periods.iter().map(|&p| TaskParams { deadline: p, period: p }).collect();
-        let q = Quantum::new(&params, m, dedicated, Ticks { quantum_ns: 10, staggered }, 0, 1_000_000);
+        let q = Quantum::new("cqm", &params, m, dedicated, Ticks { quantum_ns: 10, staggered }, 0, 1_000_000);
         let reference = Reference::new(GedfQuantum::new(m), &params);
         let mut d = Driver::new(&q, reference, m, m + dedicated as usize, staggered);
         for op in ops {
@@ -49,7 +49,7 @@ proptest! {
 #[test]
 fn a_released_job_waits_for_the_tick() {
     let params = [TaskParams { deadline: 100, period: 100 }];
-    let q = Quantum::new(&params, 2, false, Ticks { quantum_ns: 10, staggered: false }, 0, 1_000_000);
+    let q = Quantum::new("cqm", &params, 2, false, Ticks { quantum_ns: 10, staggered: false }, 0, 1_000_000);
     let reference = Reference::new(GedfQuantum::new(2), &params);
     let mut d = Driver::new(&q, reference, 2, 2, false);
     d.step(Op::Release { cpu: 0, dt: 1 }).unwrap();

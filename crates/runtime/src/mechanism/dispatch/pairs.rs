@@ -1,13 +1,13 @@
-//! The per-client *linked*/*scheduled* pair of a dedicated-scheduling-processor design and
-//! the scheduling processor's publication of the policy's links to it, with link swaps —
-//! G-EDF-MP (Cerqueira, Vanga & Brandenburg, RTAS 2014, §III-B "Per-client state", §III-C
-//! operation (2) and "Concurrency challenges").
+//! The per-client *linked*/*scheduled* pairs of a dedicated-scheduling-processor design and
+//! the scheduling processor's publication of the policy's links to them — G-EDF-MP (Cerqueira,
+//! Vanga & Brandenburg, RTAS 2014, §III-B "Per-client state", §III-C operation (2) and
+//! "Concurrency challenges").
 //!
 //! Each client `c` has a pair under its own spin lock, shared only by `c` and the scheduling
 //! processor (never nested: no thread ever holds two pair locks):
-//! * `linked` — what `c` should run: written by the scheduling processor ([`Links::publish`]),
-//!   and invalidated by the client when the linked job completes ([`Links::pick`]);
-//! * `scheduled` — what `c` runs: written only by the client, in [`Links::pick`], which checks
+//! * `linked` — what `c` should run: written by the scheduling processor ([`Pairs::publish`]),
+//!   and invalidated by the client when the linked job completes ([`Pairs::pick`]);
+//! * `scheduled` — what `c` runs: written only by the client, in [`Pairs::pick`], which checks
 //!   `linked` and updates `scheduled` atomically (one critical section).
 //!
 //! State diagram of one client's pair (L = linked, S = scheduled):
@@ -19,18 +19,14 @@
 //!                                            (L=K,S=J) --keep J (link swap)--> (L=J,S=J)
 //! ```
 //!
-//! **Publication with link swaps** ([`Publisher::enact`]): the scheduling processor's own
-//! policy (`rtsched_policy::Gedf`, its copy of every client's state) decides; for each client
-//! whose policy link differs from what was published, a job `J` about to be published to `c`
-//! may still be scheduled on the client `s` it was last published to (it was preempted there
-//! and `s` has not noticed). Then, in one critical section of `s`, if `s.scheduled == J` the
-//! link is *kept* on `s` (`s.linked = J`) and the policy's links of `c` and `s` are swapped:
-//! `c` gets what the policy had meant for `s`, which `s` never picked up (it still runs `J`)
-//! and which therefore runs nowhere. Otherwise `s` has left `J` for good (a client only
-//! switches to what is published to it), and `J` is published to `c`. A job is thus only ever
-//! scheduled on the client it was last published to, and no client waits for another (the
-//! deadlock of §III-C cannot arise). Each swap pins one client, so a publication pass ends
-//! after at most `m` swaps.
+//! **Publication with link swaps** ([`Publisher::enact`]): the algorithm of
+//! [`mechanism::dispatch`](super) over the pairs. The scheduling processor's own policy
+//! (`rtsched_policy::Gedf`, its copy of every client's state) decides; a job `J` about to be
+//! published to `c` may still be scheduled on the client `s` it was last published to. Then,
+//! in one critical section of `s`, if `s.scheduled == J` the link is *kept* on `s` (`s.linked
+//! = J`) and the policy's links of `c` and `s` are swapped. Otherwise `s` has left `J` for good
+//! (a client only switches to what is published to it), and `J` is published to `c`. No client
+//! waits for another (the deadlock of §III-C cannot arise).
 //!
 //! **A completed job published again**: a client that completes `J` leaves it (`S = ∅`)
 //! and tells the scheduling processor by message; until the message is handled, the policy
@@ -41,11 +37,12 @@
 //! Generic over the platform [`Backend`]; the loom models below check the handshake
 //! including a swap (no deadlock, no job scheduled on two clients, no completed job run).
 
+use super::{Dispatcher, Enactor};
+use crate::mechanism::Ctx;
 use crate::queue::release::Job;
 use crate::sync::{Atom, Backend, SpinLock, Std};
-use crate::tracer::TraceBuffer;
 use crossbeam_utils::CachePadded;
-use rtsched_policy::{Gedf, Policy, Prio, ReadyQueue};
+use rtsched_policy::{Policy, Prio};
 use std::sync::atomic::Ordering;
 
 /// One client's pair.
@@ -56,24 +53,20 @@ pub struct Pair {
 }
 
 /// Every client's pair and every task's completion counter.
-pub struct Links<B: Backend = Std> {
+pub struct Pairs<B: Backend = Std> {
     pairs: Box<[CachePadded<SpinLock<Pair, B>>]>,
     /// Per task: the number of its completed jobs (written by the completing client before it
     /// leaves its pair's critical section).
     done: Box<[B::U32]>,
 }
 
-impl<B: Backend> Links<B> {
+impl<B: Backend> Pairs<B> {
     /// `m` clients, `n` tasks.
-    pub fn new(m: usize, n: usize) -> Links<B> {
-        Links {
+    pub fn new(m: usize, n: usize) -> Pairs<B> {
+        Pairs {
             pairs: (0..m).map(|c| CachePadded::new(SpinLock::new(c as u32, Pair::default()))).collect(),
             done: (0..n).map(|_| B::U32::new(0)).collect(),
         }
-    }
-
-    pub fn clients(&self) -> usize {
-        self.pairs.len()
     }
 
     /// Whether `j` has completed (per its task's counter).
@@ -84,19 +77,14 @@ impl<B: Backend> Links<B> {
 
     /// Client `c`'s scheduler (operation (2), and (5) for a completion): under its lock,
     /// leaves `completed` (invalidating `linked` if it is still that job), then takes `linked`
-    /// — unless that job is already done — as `scheduled`, calls `under_lock` (the engine's
-    /// request acknowledgement, given the trace back) and returns what to run.
-    /// With `trace`, the wait for the lock is traced there (inside Δsch).
-    pub fn pick(
-        &self,
-        c: usize,
-        completed: Option<Job>,
-        trace: Option<&mut TraceBuffer>,
-        under_lock: impl FnOnce(Option<&mut TraceBuffer>),
-    ) -> Option<Job> {
-        let mut trace = trace;
-        let mut p = match trace.as_deref_mut() {
-            Some(t) => self.pairs[c].lock(t),
+    /// — unless that job is already done — as `scheduled` and returns what to run. With `ctx`
+    /// (client `c`'s), the wait for the lock is traced (inside Δsch) and the client's
+    /// reschedule requests are acknowledged last, under the lock under which the scheduling
+    /// processor sends them ([`Ctx::ack_resched`]).
+    pub fn pick(&self, c: usize, completed: Option<Job>, ctx: Option<&mut Ctx<'_>>) -> Option<Job> {
+        let mut ctx = ctx;
+        let mut p = match ctx.as_deref_mut() {
+            Some(x) => self.pairs[c].lock(x.trace()),
             None => self.pairs[c].lock_untraced(),
         };
         if let Some(j) = completed {
@@ -107,7 +95,9 @@ impl<B: Backend> Links<B> {
         }
         let next = p.linked.filter(|j| !self.is_done(j));
         p.scheduled = next;
-        under_lock(trace);
+        if let Some(x) = ctx {
+            x.ack_resched();
+        }
         next
     }
 
@@ -142,74 +132,74 @@ const NONE: u32 = u32::MAX;
 /// client its current job was last published to (the only place it can be scheduled).
 #[derive(Debug, Clone)]
 pub struct Publisher {
-    published: Vec<Option<Prio>>,
+    enactor: Enactor,
     last: Vec<u32>,
-    work: Vec<u32>,
-    /// Link swaps made so far.
-    pub swaps: u64,
 }
 
 impl Publisher {
     pub fn new(m: usize, n: usize) -> Publisher {
-        Publisher { published: vec![None; m], last: vec![NONE; n], work: Vec::with_capacity(2 * m), swaps: 0 }
-    }
-
-    /// Number of tasks.
-    pub fn tasks(&self) -> usize {
-        self.last.len()
+        Publisher { enactor: Enactor::new(m), last: vec![NONE; n] }
     }
 
     /// What was last published to client `c`.
+    #[cfg(test)]
     pub fn published(&self, c: usize) -> Option<Prio> {
-        self.published[c]
+        self.enactor.published(c)
+    }
+
+    /// Link swaps made so far. (for tests: each swap pins one CPU).
+    #[cfg(test)]
+    pub fn swaps(&self) -> u64 {
+        self.enactor.swaps()
     }
 
     /// Publishes the policy's changed links (its dirty CPUs) to the clients, with link swaps
     /// (module docs); `job_of` turns a priority into the job, `signal(c)` asks client `c` to
     /// reschedule (called under `c`'s lock).
-    pub fn enact<Q: ReadyQueue, B: Backend>(
+    pub fn enact<P: Policy, B: Backend>(
         &mut self,
-        policy: &mut Gedf<Q>,
-        links: &Links<B>,
+        policy: &mut P,
+        pairs: &Pairs<B>,
         job_of: impl Fn(Prio) -> Job,
-        mut signal: impl FnMut(usize),
+        signal: impl FnMut(usize),
     ) {
-        let mut work = std::mem::take(&mut self.work);
-        policy.drain_dirty_with(|c| work.push(c));
-        while let Some(c) = work.pop() {
-            let c = c as usize;
-            let want = policy.linked(c);
-            if want == self.published[c] {
-                continue;
-            }
-            if let Some(j) = want {
-                let s = self.last[j.task as usize];
-                if s != NONE && s as usize != c && links.keep_if_scheduled(s as usize, job_of(j)) {
-                    // j stays on s (published there now); c gets the policy's job for s.
-                    let s = s as usize;
-                    policy.swap_links(c, s);
-                    self.published[s] = Some(j);
-                    self.swaps += 1;
-                    policy.drain_dirty_with(|x| work.push(x));
-                    continue;
-                }
-                self.last[j.task as usize] = c as u32;
-            }
-            self.published[c] = want;
-            links.publish(c, want.map(&job_of), |needed| {
-                if needed {
-                    signal(c)
-                }
-            });
+        let Publisher { enactor, last } = self;
+        enactor.enact(policy, &mut ToClients { pairs, last, job_of, signal });
+    }
+}
+
+/// [`Dispatcher`] over the pairs: a job may still be scheduled only on the client it was last
+/// published to.
+struct ToClients<'a, B: Backend, J, S> {
+    pairs: &'a Pairs<B>,
+    last: &'a mut [u32],
+    job_of: J,
+    signal: S,
+}
+
+impl<B: Backend, J: Fn(Prio) -> Job, S: FnMut(usize)> Dispatcher for ToClients<'_, B, J, S> {
+    fn keep_where_scheduled(&mut self, j: Prio, c: usize) -> Option<usize> {
+        let s = self.last[j.task as usize];
+        (s != NONE && s as usize != c && self.pairs.keep_if_scheduled(s as usize, (self.job_of)(j)))
+            .then_some(s as usize)
+    }
+    fn publish(&mut self, c: usize, link: Option<Prio>) {
+        if let Some(j) = link {
+            self.last[j.task as usize] = c as u32;
         }
-        self.work = work;
+        let signal = &mut self.signal;
+        self.pairs.publish(c, link.map(&self.job_of), |needed| {
+            if needed {
+                signal(c)
+            }
+        });
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtsched_policy::Policy;
+    use rtsched_policy::Gedf;
 
     fn job(task: u32, key: u64) -> Job {
         Job { prio: Prio { key, task, job: 0 }, release: 0, deadline: key }
@@ -220,7 +210,7 @@ mod tests {
     #[test]
     fn a_still_scheduled_job_keeps_its_client() {
         let (a, b, x) = (job(0, 30), job(1, 40), job(2, 1));
-        let links: Links = Links::new(2, 3);
+        let links: Pairs = Pairs::new(2, 3);
         let mut pubr = Publisher::new(2, 3);
         let mut policy = Gedf::new(2);
         let of = |p: Prio| [a, b, x][p.task as usize];
@@ -230,22 +220,22 @@ mod tests {
         pubr.enact(&mut policy, &links, of, |c| sig.push(c));
         let on = |t: u32| (0..2).find(|&c| links.pair(c).linked.is_some_and(|j| j.task() == t)).unwrap();
         let (ca, cb) = (on(0), on(1));
-        assert_eq!(links.pick(ca, None, None, |_| ()), Some(a));
-        assert_eq!(links.pick(cb, None, None, |_| ()), Some(b));
+        assert_eq!(links.pick(ca, None, None), Some(a));
+        assert_eq!(links.pick(cb, None, None), Some(b));
         // X preempts B on cb (published, cb has not noticed).
         policy.job_ready(x.prio);
         pubr.enact(&mut policy, &links, of, |c| sig.push(c));
         assert_eq!(links.pair(cb), Pair { linked: Some(x), scheduled: Some(b) });
         // A completes on ca; the scheduling processor handles it: the policy links B to ca.
-        assert_eq!(links.pick(ca, Some(a), None, |_| ()), None);
+        assert_eq!(links.pick(ca, Some(a), None), None);
         assert!(links.is_done(&a));
         policy.job_done(a.prio);
         pubr.enact(&mut policy, &links, of, |c| sig.push(c));
-        assert_eq!(pubr.swaps, 1);
+        assert_eq!(pubr.swaps(), 1);
         assert_eq!(links.pair(cb), Pair { linked: Some(b), scheduled: Some(b) }, "B stays where it runs");
         assert_eq!(links.pair(ca).linked, Some(x), "X goes to the freed client");
         assert_eq!(policy.linked(ca), Some(x.prio));
-        assert_eq!(links.pick(ca, None, None, |_| ()), Some(x));
+        assert_eq!(links.pick(ca, None, None), Some(x));
     }
 
     /// A job that completed is never picked again, even if published before the
@@ -253,12 +243,12 @@ mod tests {
     #[test]
     fn a_completed_job_is_not_picked() {
         let a = job(0, 5);
-        let links: Links = Links::new(2, 1);
+        let links: Pairs = Pairs::new(2, 1);
         links.publish(0, Some(a), |_| ());
-        assert_eq!(links.pick(0, None, None, |_| ()), Some(a));
-        assert_eq!(links.pick(0, Some(a), None, |_| ()), None);
+        assert_eq!(links.pick(0, None, None), Some(a));
+        assert_eq!(links.pick(0, Some(a), None), None);
         links.publish(1, Some(a), |_| ());
-        assert_eq!(links.pick(1, None, None, |_| ()), None);
+        assert_eq!(links.pick(1, None, None), None);
         assert_eq!(links.pair(1), Pair { linked: Some(a), scheduled: None });
     }
 
@@ -273,6 +263,7 @@ mod tests {
         use crate::sync::loom_model::Loom;
         use loom::sync::atomic::AtomicU32;
         use loom::thread;
+        use rtsched_policy::Gedf;
         use rtsched_policy::Policy;
 
         fn leak<T>(t: T) -> &'static T {
@@ -309,7 +300,7 @@ mod tests {
             b.check(move || {
                 let (a, bj, x) = (job(0, 30), job(1, 40), job(2, 1));
                 let of = move |p: Prio| [a, bj, x][p.task as usize];
-                let links: &Links<Loom> = leak(Links::new(2, 3));
+                let links: &Pairs<Loom> = leak(Pairs::new(2, 3));
                 let owners =
                     leak(Owners([AtomicU32::new(u32::MAX), AtomicU32::new(u32::MAX), AtomicU32::new(u32::MAX)]));
                 let mut policy = Gedf::new(2);
@@ -321,24 +312,24 @@ mod tests {
                 let c_of = |t: u32| (0..2).find(|&c| links.pair(c).linked.is_some_and(|j| j.task() == t)).unwrap();
                 let (ca, cb) = (c_of(0), c_of(1));
                 for (c, j) in [(ca, a), (cb, bj)] {
-                    assert_eq!(links.pick(c, None, None, |_| ()), Some(j));
+                    assert_eq!(links.pick(c, None, None), Some(j));
                     owners.claim(c as u32, Some(j));
                 }
                 // Client ca: A completes, then it picks what is published (twice).
                 let t0 = thread::spawn(move || {
                     owners.leave(ca as u32, Some(a));
-                    let n = links.pick(ca, Some(a), None, |_| ());
+                    let n = links.pick(ca, Some(a), None);
                     owners.claim(ca as u32, n);
                     thread::yield_now();
                     owners.leave(ca as u32, n);
-                    let n = links.pick(ca, None, None, |_| ());
+                    let n = links.pick(ca, None, None);
                     assert!(n.is_none_or(|j| j != a), "a completed job was picked");
                     owners.claim(ca as u32, n);
                 });
                 // Client cb notices its reschedule request at some point.
                 let t1 = thread::spawn(move || {
                     owners.leave(cb as u32, Some(bj));
-                    let n = links.pick(cb, None, None, |_| ());
+                    let n = links.pick(cb, None, None);
                     owners.claim(cb as u32, n);
                 });
                 // The scheduling processor: X released (preempts B on cb), then A's completion
