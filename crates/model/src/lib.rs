@@ -10,6 +10,8 @@
 //!   interval filter that decides fast when floats are provably enough.
 //! * [`io`] reads and writes the documented file formats (`docs/formats.md`); [`json`] is the
 //!   strict JSON reader behind every JSON input (duplicate keys are errors).
+//! * [`Placement`] is where the tasks run: per-CPU reservations (split tasks' pieces, as in
+//!   Brandenburg & Gül, RTSS 2016) or a plain partition, with its JSON form and validation.
 //! * [`Stop`] lets a caller end long work early (Ctrl-C).
 //! * [`MAX_M`] bounds the processor count everywhere, before anything is allocated per processor.
 //! * [`overheads`] is the overhead model: the term vocabulary, per-term values and the measured
@@ -23,12 +25,14 @@ pub mod forkjoin;
 pub mod io;
 pub mod json;
 pub mod overheads;
+pub mod placement;
 pub mod stop;
 pub mod task;
 pub mod taskset;
 pub mod time;
 
 pub use error::ModelError;
+pub use placement::Placement;
 pub use stop::Stop;
 pub use task::{DeadlineKind, Task};
 pub use taskset::{check_m, Platform, TaskSet, MAX_M};
