@@ -15,8 +15,8 @@
 //!    When more than [`BRUTE_POINTS`] deadlines lie below `L`, the points are instead walked
 //!    backwards QPA-style (Zhang & Burns 2009), written here independently.
 
-use rtsched_model::placement::{Placement, Reservation};
 use rtsched_model::exact::{self, Rational};
+use rtsched_model::placement::{Placement, Reservation};
 use rtsched_model::{ModelError, Task, TaskSet, Time};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -20,7 +20,16 @@ pub(crate) fn from_state(m: u32, heuristic: String, st: &State, cfg: &SemiConfig
         let spec = st.specs[task];
         if let [p] = pieces.as_slice() {
             // One piece: nothing to merge or order.
-            let r = Reservation { cpu: p.cpu as u32, task, budget: p.c, period: spec.t, deadline: p.d, offset: 0, part: 1, parts: 1 };
+            let r = Reservation {
+                cpu: p.cpu as u32,
+                task,
+                budget: p.c,
+                period: spec.t,
+                deadline: p.d,
+                offset: 0,
+                part: 1,
+                parts: 1,
+            };
             cpus[p.cpu].reservations.push(r);
             tasks.push(TaskPlacement { task, period_ratio: spec.k, parts: 1 });
             continue;
