@@ -8,8 +8,8 @@
 //! Brandenburg & Gül, RTSS 2016 (§IV-B). The simulation runs with the GIL released.
 
 use crate::convert::time_arg;
-use crate::model::TaskSet;
 use crate::partition::{default_partition, NotPlaced};
+use crate::taskset::TaskSet;
 use crate::{err, guarded, RtschedError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};

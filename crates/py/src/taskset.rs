@@ -4,7 +4,7 @@
 //! (`from_lists`, which takes lists, tuples or numpy arrays) or from a pandas DataFrame; picklable
 //! and copyable, so that joblib, multiprocessing and Dask can ship it to workers.
 
-use crate::convert::time_arg;
+use crate::convert::{arg_str, time_arg};
 use crate::model::{repr_task, Task};
 use crate::{err, RtschedError};
 use pyo3::exceptions::PyIndexError;
@@ -356,7 +356,17 @@ impl TaskSet {
     }
 }
 
+/// Parses JSON Lines text into a list of task sets (errors carry the line number).
+#[pyfunction]
+fn parse_jsonl(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Vec<TaskSet>> {
+    let text = arg_str(text, "text")?;
+    crate::guarded(py, || {
+        io::read_jsonl(&text).map(|r| r.map(|f| TaskSet::wrap(f.taskset, f.m)).map_err(err)).collect()
+    })
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(parse_jsonl, m)?)?;
     m.add_class::<TaskSet>()?;
     Ok(())
 }
