@@ -5,7 +5,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use rtsched_model::{io, json, Task, TaskSet};
-use rtsched_sim::SpresPlacement;
+use rtsched_model::Placement;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
@@ -42,5 +42,5 @@ fuzz_target!(|data: &[u8]| {
         Task { name: None, wcet: 3, deadline: 20, period: 20 },
     ])
     .expect("a valid task set");
-    let _ = SpresPlacement::from_json(text, &ts).map_err(|e| e.to_string());
+    let _ = Placement::from_json_runnable(text, &ts).map_err(|e| e.to_string());
 });

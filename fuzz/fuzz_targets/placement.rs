@@ -49,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
     let verify = |p: &Placement| {
         if p.schedulable {
             assert!(check(&ts, p).is_ok(), "{:?} on {ts:?}: {:?}", p.heuristic, check(&ts, p));
-            let back = Placement::from_json(&p.to_json(), &ts).expect("own JSON parses");
+            let back = Placement::from_value(&p.to_json(), &ts).expect("own JSON parses");
             assert_eq!(&back, p);
         } else {
             assert!(p.reason.is_some());

@@ -17,7 +17,7 @@ use rtsched_model::forkjoin::{ForkJoinSet, ForkJoinTask};
 use rtsched_model::{ModelError, Task, TaskSet, Time};
 use rtsched_sim::{
     simulate, simulate_rtws, Arrivals, ExecTimes, FpOrder, Overheads, Scheduler, SimConfig, SimError, SimResult,
-    SpresConfig, SpresPlacement,
+    SpresConfig,
 };
 use rtsched_trace::{Event, JobId, Trace};
 use serde_json::{json, Value};
@@ -216,7 +216,7 @@ fuzz_target!(|data: &[u8]| {
         ),
         6 => {
             let text = placement(&ts, m, &mut b);
-            match SpresPlacement::from_json(&text, &ts) {
+            match rtsched_model::Placement::from_json_runnable(&text, &ts) {
                 Ok(placement) => {
                     Scheduler::Spres(SpresConfig { placement, soft_unsplit: b.u8() % 2 == 0, cash: b.u8() % 2 == 0 })
                 }

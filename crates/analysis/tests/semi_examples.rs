@@ -36,7 +36,7 @@ fn fig1_partitioning_fails_and_wfd_cd_splits_tau3_as_in_the_paper() {
             {"task": 2, "period_ratio": 1, "parts": 2}]
     });
     assert_eq!(p.to_json(), want);
-    assert_eq!(Placement::from_json(&want, &ts).unwrap(), p);
+    assert_eq!(Placement::from_value(&want, &ts).unwrap(), p);
     // Three per-core switch bounds: CPU 0 has two reservations of period 15 ns.
     assert_eq!(p.switch_rate_bound(), vec![4e9 / 15.0, 4e9 / 15.0]);
 }

@@ -1,4 +1,4 @@
-//! `Placement::from_json` rejects malformed placements with errors that name the problem.
+//! `Placement::from_value` (the model's strict placement reader) rejects malformed placements with errors that name the problem.
 
 use rtsched_analysis::semi::{cascade, Placement, SemiConfig, Variant};
 use rtsched_model::TaskSet;
@@ -12,16 +12,16 @@ fn base() -> (TaskSet, Value) {
 }
 
 fn err(ts: &TaskSet, v: &Value) -> String {
-    Placement::from_json(v, ts).unwrap_err().to_string()
+    Placement::from_value(v, ts).unwrap_err().to_string()
 }
 
 #[test]
 fn round_trip_and_duration_strings() {
     let (ts, mut v) = base();
-    let p = Placement::from_json(&v, &ts).unwrap();
+    let p = Placement::from_value(&v, &ts).unwrap();
     assert_eq!(p.to_json(), v);
     v["cpus"][0]["reservations"][0]["budget"] = json!("10ns");
-    assert_eq!(Placement::from_json(&v, &ts).unwrap(), p);
+    assert_eq!(Placement::from_value(&v, &ts).unwrap(), p);
 }
 
 #[test]
@@ -100,5 +100,5 @@ fn failed_placement_round_trips() {
     assert!(!p.schedulable);
     let v = p.to_json();
     assert!(v["reason"].as_str().unwrap().contains("utilization"));
-    assert_eq!(Placement::from_json(&v, &ts).unwrap(), p);
+    assert_eq!(Placement::from_value(&v, &ts).unwrap(), p);
 }

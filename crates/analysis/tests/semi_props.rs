@@ -95,7 +95,7 @@ proptest! {
                         if r.parts > 1 { prop_assert!(r.budget >= eps.max(1)); }
                     }
                 }
-                let back = Placement::from_json(&p.to_json(), &ts).unwrap();
+                let back = Placement::from_value(&p.to_json(), &ts).unwrap();
                 prop_assert_eq!(&back, &p);
                 rp_rules_hold(&ts, &p, &cfg)?;
                 if merge {
@@ -142,7 +142,7 @@ proptest! {
                 {"task": i, "budget": c, "period": t, "deadline": d, "offset": 0, "part": 1, "parts": 1})).collect::<Vec<_>>()}],
             "tasks": (0..tasks.len()).map(|i| serde_json::json!({"task": i, "period_ratio": 1, "parts": 1})).collect::<Vec<_>>()
         });
-        let p = Placement::from_json(&json, &ts).unwrap();
+        let p = Placement::from_value(&json, &ts).unwrap();
         prop_assert_eq!(check(&ts, &p).is_ok(), brute_edf(&tasks), "{:?}", tasks);
         // And a single-CPU placement by any heuristic is accepted iff exhaustive says so.
         let fits = place(&ts, 1, &Heuristic::Basic(rtsched_analysis::semi::Basic::Ffd), &SemiConfig::default()).schedulable;

@@ -12,6 +12,8 @@
 //!   strict JSON reader behind every JSON input (duplicate keys are errors).
 //! * A [`Workload`] is what an engine schedules: sporadic tasks or fork-join tasks (with room
 //!   for DAG and self-suspending tasks); [`workload::read_json`] reads either kind of file.
+//! * [`Placement`] is where the tasks run: per-CPU reservations (split tasks' pieces, as in
+//!   Brandenburg & Gül, RTSS 2016) or a plain partition, with its JSON form and validation.
 //! * [`Stop`] lets a caller end long work early (Ctrl-C).
 //! * [`MAX_M`] bounds the processor count everywhere, before anything is allocated per processor.
 //! * [`overheads`] is the overhead model: the term vocabulary, per-term values and the measured
@@ -25,6 +27,7 @@ pub mod forkjoin;
 pub mod io;
 pub mod json;
 pub mod overheads;
+pub mod placement;
 pub mod stop;
 pub mod task;
 pub mod taskset;
@@ -32,6 +35,7 @@ pub mod time;
 pub mod workload;
 
 pub use error::ModelError;
+pub use placement::Placement;
 pub use stop::Stop;
 pub use task::{DeadlineKind, Task};
 pub use taskset::{check_m, Platform, TaskSet, MAX_M};

@@ -15,8 +15,8 @@ use pyo3::prelude::*;
 use rayon::prelude::*;
 use rtsched_analysis::semi;
 use rtsched_model::forkjoin::{read_json, to_json, ForkJoinSet};
-use rtsched_model::{ModelError, TaskSet as RTaskSet, Time};
-use rtsched_sim::{Arrivals, ExecTimes, Scheduler, SimConfig, SimError, SimResult, SpresConfig, SpresPlacement};
+use rtsched_model::{ModelError, Placement, TaskSet as RTaskSet, Time};
+use rtsched_sim::{Arrivals, ExecTimes, Scheduler, SimConfig, SimError, SimResult, SpresConfig};
 use serde_json::{json, Value};
 
 /// The execution-time distribution of an average slack `s` (a fraction of the WCET): every
@@ -71,7 +71,7 @@ fn spres_slack_runs(
     }
     guarded(py, || {
         let ts = &ts.inner;
-        let placement = SpresPlacement::from_json(placement, ts).map_err(err)?;
+        let placement = Placement::from_json_runnable(placement, ts).map_err(err)?;
         if placement.m != m {
             return Err(err(ModelError::field("m", format!("the placement is for m = {} but m is {m}", placement.m))));
         }
@@ -143,9 +143,8 @@ fn spres_sequential(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Value, SimErro
     }
     let split_tasks = p.tasks.iter().filter(|t| t.parts > 1).count();
     let heuristic = p.heuristic.clone();
-    let placement = SpresPlacement::from_json(&p.to_json().to_string(), &ts)?;
     let sched = Scheduler::Spres(SpresConfig {
-        placement,
+        placement: p,
         soft_unsplit: false,
         cash: true,
         background: rtsched_sim::Background::EarliestEnd,

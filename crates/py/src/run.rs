@@ -8,7 +8,7 @@ use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rtsched_runtime::to_trace::to_trace;
-use rtsched_runtime::{ExecTime, IdleMode, Mechanism, RunConfig, RunResult};
+use rtsched_runtime::{ExecTime, IdleMode, Mechanism, RunConfig, RunError, RunResult};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::Arc;
@@ -80,7 +80,8 @@ fn mechanisms() -> String {
 ///     idle="sleep", force=False, seed=0, exports=[], params={}, reservations=None,
 ///     exec_min_fraction=None) -> dict
 ///
-/// `reservations`: a reservation placement's JSON text (`rtsched partition --json`), for
+/// `reservations`: a reservation placement's JSON text (`rtsched partition --json`, read here
+/// with the model's strict reader, `rtsched_model::Placement::from_json`), for
 /// mechanisms whose registry entry says `"placement": "reservations"` (spres).
 ///
 /// `exec_min_fraction`: each job runs a fraction uniform in `[f, 1]` of its WCET, drawn from
@@ -118,10 +119,17 @@ fn run<'py>(
     exec_min_fraction: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let idle = check_run_args(idle, &exports)?;
+    // The reservation placement's JSON text becomes the model's Placement here, once.
+    let reservations = reservations
+        .map(|text| {
+            rtsched_model::Placement::from_json(&text, &ts.inner)
+                .map_err(|e| RtschedError::new_err(RunError::Config(format!("placement: {e}")).to_string()))
+        })
+        .transpose()?;
     let mech = Mechanism::parse(scheduler, partition)
         .and_then(|m| m.with_params(params.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
         .map(|m| match reservations {
-            Some(text) => m.with_reservations(text),
+            Some(p) => m.with_reservations(p),
             None => m,
         })
         .map_err(|e| RtschedError::new_err(e.to_string()))?;

@@ -14,10 +14,9 @@ use crate::{err, guarded, RtschedError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use rtsched_analysis::semi;
-use rtsched_model::{ModelError, TaskSet as RTaskSet, Time};
+use rtsched_model::{ModelError, Placement, TaskSet as RTaskSet, Time};
 use rtsched_sim::{
     Arrivals, ExecTimes, FpOrder, OverheadSpec, OverheadStat, Overheads, Scheduler, SimConfig, SimResult, SpresConfig,
-    SpresPlacement,
 };
 use serde_json::{json, Value};
 
@@ -53,21 +52,15 @@ impl From<ModelError> for BuildError {
 }
 
 /// A plain partition from a placement JSON: every task must be one whole reservation. The
-/// one placement parser of `simulate` and `run` (strict JSON, validated against `ts`);
-/// `m_is` names where `m` came from in the error (`"--m is"`).
+/// placement JSON of `simulate` and `run` becomes the model's [`Placement`] here (the strict
+/// reader, checked against `ts` as the engines execute it); `m_is` names where `m` came from
+/// in the error (`"--m is"`).
 fn partition_from_placement(text: &str, ts: &RTaskSet, m: u32, m_is: &str) -> Result<Vec<Vec<usize>>, ModelError> {
-    let p = SpresPlacement::from_json(text, ts)?;
+    let p = Placement::from_json_runnable(text, ts)?;
     if p.m != m {
         return Err(ModelError::field("m", format!("the placement is for m = {} but {m_is} {m}", p.m)));
     }
-    let mut cpus = vec![Vec::new(); m as usize];
-    for (i, parts) in p.parts.iter().enumerate() {
-        if parts.len() != 1 || parts[0].period != ts[i].period {
-            return Err(ModelError::task_field(i, "placement", "is split or period-transformed; a plain partition (pedf, pfp) needs one whole reservation per task (use --scheduler spres)"));
-        }
-        cpus[parts[0].cpu as usize].push(i);
-    }
-    Ok(cpus)
+    p.as_partition(ts).map_err(|i| ModelError::task_field(i, "placement", "is split or period-transformed; a plain partition (pedf, pfp) needs one whole reservation per task (use --scheduler spres)"))
 }
 
 /// The one place where a scheduler name becomes a [`Scheduler`]; returns notes for stderr.
@@ -108,7 +101,7 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
         "pfp" => Scheduler::Pfp(plain(&mut notes)?, FpOrder::DeadlineMonotonic),
         "spres" => {
             let placement = match a.placement {
-                Some(text) => SpresPlacement::from_json(text, a.ts)?,
+                Some(text) => Placement::from_json_runnable(text, a.ts)?,
                 None => {
                     let p = semi::cascade(a.ts, a.m, &semi::SemiConfig::default());
                     if !p.schedulable {
@@ -119,7 +112,7 @@ fn build_scheduler(name: &str, a: &SchedArgs<'_>) -> Result<(Scheduler, Vec<Stri
                         ))));
                     }
                     notes.push(format!("no --placement given: placed by the SP-RES cascade ({})", p.heuristic));
-                    SpresPlacement::from_json(&p.to_json().to_string(), a.ts)?
+                    p
                 }
             };
             if placement.m != a.m {

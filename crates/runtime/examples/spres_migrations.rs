@@ -12,9 +12,10 @@
 //! [sets]` (default 3 s, normal priority, 4 sets) on the first two allowed CPUs (or all, when
 //! fewer). Measurements: take the lock (`flock /work/wt/measure.lock …`).
 use rtsched_analysis::semi;
+use rtsched_model::Placement;
 use rtsched_model::TaskSet;
 use rtsched_runtime::{run, ExecTime, Mechanism, RunConfig};
-use rtsched_sim::{simulate, ExecTimes, Scheduler, SimConfig, SpresConfig, SpresPlacement};
+use rtsched_sim::{simulate, ExecTimes, Scheduler, SimConfig, SpresConfig};
 
 const MS: u64 = 1_000_000;
 const SLACKS: [f64; 5] = [0.0, 0.10, 0.25, 0.33, 0.50];
@@ -34,7 +35,7 @@ impl Rng {
 }
 
 /// A set with a split placement that passes the checker.
-fn split_set(rng: &mut Rng, m: u32) -> (TaskSet, String, SpresPlacement) {
+fn split_set(rng: &mut Rng, m: u32) -> (TaskSet, Placement) {
     loop {
         let n = m as usize + 1 + (rng.next() % (m as u64 + 1)) as usize;
         let u = m as f64 * (0.75 + 0.2 * rng.unit());
@@ -52,10 +53,8 @@ fn split_set(rng: &mut Rng, m: u32) -> (TaskSet, String, SpresPlacement) {
         if !p.schedulable || semi::check(&ts, &p).is_err() {
             continue;
         }
-        let text = p.to_json().to_string();
-        let Ok(pl) = SpresPlacement::from_json(&text, &ts) else { continue };
-        if pl.parts.iter().any(|x| x.len() > 1) {
-            return (ts, text, pl);
+        if p.check_runnable(&ts).is_ok() && p.tasks.iter().any(|t| t.parts > 1) {
+            return (ts, p);
         }
     }
 }
@@ -76,8 +75,8 @@ fn main() {
     for (k, &s) in SLACKS.iter().enumerate() {
         let lo = 1.0 - 2.0 * s;
         let (mut mig, mut misses, mut sim_mig, mut dur) = (0u64, 0u64, 0u64, 0u64);
-        for (i, (ts, text, pl)) in sets.iter().enumerate() {
-            let mech = Mechanism::named("spres").unwrap().with_reservations(text.clone());
+        for (i, (ts, pl)) in sets.iter().enumerate() {
+            let mech = Mechanism::named("spres").unwrap().with_reservations(pl.clone());
             let mut cfg = RunConfig::new(cpus.clone(), secs * 1000 * MS);
             cfg.rt_priority = prio;
             cfg.seed = (i * 10 + k) as u64;

@@ -19,8 +19,9 @@ mod common;
 use common::Rng;
 
 use rtsched_analysis::semi;
+use rtsched_model::Placement;
 use rtsched_model::{TaskSet, Time};
-use rtsched_policy::spres::{locate, SpresPlacement};
+use rtsched_policy::spres::locate;
 use rtsched_runtime::platform::allowed_cpus;
 use rtsched_runtime::{Mechanism, RunConfig, RunResult};
 use rtsched_trace::{Event, Trace};
@@ -74,18 +75,12 @@ fn completions(tr: &Trace) -> BTreeMap<(u32, u32), Time> {
 
 /// The budget and window oracles over a run's trace; returns (hard windows checked, largest
 /// overrun in ns). `hard[t]`: task t's reservation is hard.
-fn oracle(
-    ts: &TaskSet,
-    p: &SpresPlacement,
-    hard: &[bool],
-    tr: &Trace,
-    end: Time,
-    lag: u64,
-) -> Result<(u64, u64), String> {
+fn oracle(ts: &TaskSet, p: &Placement, hard: &[bool], tr: &Trace, end: Time, lag: u64) -> Result<(u64, u64), String> {
     let done = completions(tr);
+    let parts = p.parts_by_task(ts.len());
     let (mut windows, mut overrun) = (0u64, 0u64);
     for ((task, job), st) in stretches(tr, end) {
-        let ps = &p.parts[task as usize];
+        let ps = &parts[task as usize];
         let release = job as u64 * ts[task as usize].period;
         // Windows are anchored at the release unless the predecessor was still running.
         let base = match job.checked_sub(1).map(|k| done.get(&(task, k))) {
@@ -145,7 +140,7 @@ fn oracle(
 /// A set of `n` tasks of total utilization about `u` (periods 10–40 ms) and its placement,
 /// made for the WCETs padded by `PAD_NS`, that passes the checker; `None` if the cascade
 /// cannot place it.
-fn placed(rng: &mut Rng, m: u32, n: usize, u: f64) -> Option<(TaskSet, SpresPlacement, String, bool)> {
+fn placed(rng: &mut Rng, m: u32, n: usize, u: f64) -> Option<(TaskSet, Placement, String, bool)> {
     let w: Vec<f64> = (0..n).map(|_| 0.2 + (rng.next() % 1000) as f64 / 1000.0).collect();
     let sum: f64 = w.iter().sum();
     let ct: Vec<(u64, u64)> = w
@@ -164,8 +159,8 @@ fn placed(rng: &mut Rng, m: u32, n: usize, u: f64) -> Option<(TaskSet, SpresPlac
     }
     semi::check(&padded, &p).ok()?;
     let text = p.to_json().to_string();
-    let pl = SpresPlacement::from_json(&text, &ts).ok()?;
-    let split = pl.parts.iter().any(|x| x.len() > 1);
+    let pl = Placement::from_json_runnable(&text, &ts).ok()?;
+    let split = pl.tasks.iter().any(|t| t.parts > 1);
     Some((ts, pl, text, split))
 }
 
@@ -212,13 +207,13 @@ fn checker_passing_placements_hold_budgets_windows_and_deadlines() {
         runs += 1;
         with_split += usize::from(split);
         for (cash, soft) in [(false, false), (true, false)] {
-            let mech = mech(cash, soft).with_reservations(text.clone());
+            let mech = mech(cash, soft).with_reservations(pl.clone());
             let r = run_rt(&ts, &mech, cpus, 300 * MS);
             assert_eq!(r.accounting.error, None);
             r.check_trace().unwrap();
             assert_eq!(r.accounting.released, r.accounting.completed + r.accounting.pending);
             // Hard: unsplit tasks without CASH (CASH lets a hard reservation use slack).
-            let hard: Vec<bool> = pl.parts.iter().map(|ps| ps.len() == 1 && !soft && !cash).collect();
+            let hard: Vec<bool> = pl.tasks.iter().map(|t| t.parts == 1 && !soft && !cash).collect();
             let lag = r.max_poll_gap_ns + ALLOWANCE_NS;
             let (w, o) = oracle(&ts, &pl, &hard, &r.trace, r.duration_ns, lag)
                 .unwrap_or_else(|e| panic!("cash {cash}: {e}\nplacement {text}"));
@@ -277,8 +272,8 @@ fn budgets_are_enforced_and_the_oracles_catch_corrupted_traces() {
         {"task": 0, "budget": 2000000, "period": 10000000, "deadline": 10000000, "offset": 0, "part": 1, "parts": 1},
         {"task": 1, "budget": 2000000, "period": 15000000, "deadline": 15000000, "offset": 0, "part": 1, "parts": 1}]}],
       "tasks": [{"task": 0, "period_ratio": 1, "parts": 1}, {"task": 1, "period_ratio": 1, "parts": 1}]}"#;
-    let pl = SpresPlacement::from_json(text, &ts).unwrap();
-    let r = run_rt(&ts, &mech(false, false).with_reservations(text), &cpus[..1], 200 * MS);
+    let pl = Placement::from_json_runnable(text, &ts).unwrap();
+    let r = run_rt(&ts, &mech(false, false).with_reservations(pl.clone()), &cpus[..1], 200 * MS);
     assert_eq!(r.accounting.error, None);
     r.check_trace().unwrap();
     let hard = [true, true];
@@ -336,8 +331,10 @@ fn overruns_stay_within_the_measured_enforcement_latency_and_a_twin_without_enfo
         {"task": 0, "budget": 2000000, "period": 10000000, "deadline": 10000000, "offset": 0, "part": 1, "parts": 1},
         {"task": 1, "budget": 2000000, "period": 15000000, "deadline": 15000000, "offset": 0, "part": 1, "parts": 1}]}],
       "tasks": [{"task": 0, "period_ratio": 1, "parts": 1}, {"task": 1, "period_ratio": 1, "parts": 1}]}"#;
+    let pl = Placement::from_json_runnable(text, &ts).unwrap();
     let run = |enforce: bool| {
-        let mech = mech(false, false).with_params([("enforcement", bool_s(enforce))]).unwrap().with_reservations(text);
+        let mech =
+            mech(false, false).with_params([("enforcement", bool_s(enforce))]).unwrap().with_reservations(pl.clone());
         let r = run_rt(&ts, &mech, &cpus[..1], 200 * MS);
         assert_eq!(r.accounting.error, None);
         r.check_trace().unwrap();
@@ -404,9 +401,10 @@ fn placements_made_with_overheads_run_without_misses_within_those_overheads() {
         let mut json = p.to_json();
         json["overheads"] = serde_json::json!({"model": "constants", "mechanism": "spres", "stat": "max"});
         let text = json.to_string();
-        SpresPlacement::from_json(&text, &ts).expect("an inflated placement is a valid placement for the set");
+        let pl =
+            Placement::from_json_runnable(&text, &ts).expect("an inflated placement is a valid placement for the set");
         runs += 1;
-        let r = run_rt(&ts, &mech(false, false).with_reservations(text.clone()), cpus, 300 * MS);
+        let r = run_rt(&ts, &mech(false, false).with_reservations(pl), cpus, 300 * MS);
         assert_eq!(r.accounting.error, None);
         r.check_trace().unwrap();
         let max_of = |name: &str| r.overheads.get(name).and_then(|s| s.iter().max().copied()).unwrap_or(0);

@@ -326,7 +326,7 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
             // place the set (overload), a random partition as whole reservations.
             let p = rtsched_analysis::semi::cascade(&ts, m as u32, &rtsched_analysis::semi::SemiConfig::default());
             let base = if p.schedulable {
-                mech("spres").with_reservations(p.to_json().to_string())
+                mech("spres").with_reservations(p)
             } else {
                 let mut part = vec![Vec::new(); m];
                 for t in 0..n {

@@ -43,7 +43,7 @@ pub use config::{Arrivals, ExecTimes, Scheduler, SimConfig};
 pub use error::SimError;
 pub use fj_gedf::simulate_forkjoin_gedf;
 pub use overheads::{simulator_view, OverheadModel, OverheadSpec, OverheadStat, Overheads, Term};
-pub use placement::{Background, Reservation, SpresConfig, SpresPlacement};
+pub use placement::{Background, SpresConfig};
 pub use result::{OverheadReport, SimResult};
 pub use rtsched_policy::FpOrder;
 pub use rtws::{simulate_rtws, ForkJoinResult, ThreadInfo};

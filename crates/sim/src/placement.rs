@@ -1,18 +1,14 @@
-//! The placement an SP-RES simulation executes — defined with the SP-RES rules in
-//! `rtsched_policy::spres::placement` (the runtime executes the same placements) and
-//! re-exported here — and the simulator's SP-RES parameters.
-//!
-//! Placement JSON: `{"m", "schedulable", "heuristic", "cpus": [{"cpu", "reservations":
-//! [{"task", "budget", "period", "deadline", "offset", "part", "parts"}]}], "tasks": [{"task",
-//! "period_ratio", "parts"}], "reason"?}` — `part` is 1-based, `period = ⌊T / period_ratio⌋`.
+//! The simulator's SP-RES parameters. The placement it executes is the model's
+//! ([`rtsched_model::Placement`], its JSON in docs/spres.md), the same the runtime executes;
+//! the simulator checks it with [`rtsched_model::Placement::check_runnable`].
 
-pub use rtsched_policy::spres::placement::{Reservation, SpresPlacement};
+use rtsched_model::Placement;
 pub use rtsched_policy::spres::Background;
 
 /// SP-RES parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpresConfig {
-    pub placement: SpresPlacement,
+    pub placement: Placement,
     /// Unsplit tasks get soft reservations too (split tasks always do).
     pub soft_unsplit: bool,
     /// CASH slack reclamation on.

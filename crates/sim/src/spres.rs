@@ -10,7 +10,8 @@
 //! ends' default, as the runtime's) or earliest window end first; a job released while its predecessor is unfinished is
 //! activated (its windows anchored) when the predecessor completes (docs/simulator.md).
 //!
-//! The placement it executes (and its JSON) is [`crate::placement`].
+//! The placement it executes is the model's [`rtsched_model::Placement`] (its JSON in
+//! docs/spres.md), checked here with [`rtsched_model::Placement::check_runnable`].
 
 use crate::config::{Scheduler, SimConfig};
 use crate::error::SimError;
@@ -47,13 +48,14 @@ pub(crate) fn simulate_spres(
         )
         .into());
     }
-    if pl.parts.len() != ts.len() {
+    if pl.tasks.len() != ts.len() {
         return Err(ModelError::field(
             "placement",
-            format!("the placement has {} tasks, the task set {}", pl.parts.len(), ts.len()),
+            format!("the placement has {} tasks, the task set {}", pl.tasks.len(), ts.len()),
         )
         .into());
     }
+    pl.check_runnable(ts)?;
     let (m, n) = (cfg.m as usize, ts.len());
     let mut draw = Draw::new(cfg);
     let mut rec = Recorder::new(n, cfg.m, h, cfg.record_trace, expected as usize, "SP-RES").keep_jobs(cfg.keep_jobs);

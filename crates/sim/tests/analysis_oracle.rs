@@ -19,8 +19,9 @@ use rtsched_analysis::global::{self, GlobalTest};
 use rtsched_analysis::partition::{partition, Admission, Fit, Order, PartitionOutcome};
 use rtsched_analysis::uni::edf;
 use rtsched_analysis::{semi, Limits, Verdict};
+use rtsched_model::Placement;
 use rtsched_model::{Task, TaskSet, Time};
-use rtsched_sim::{simulate, Arrivals, ExecTimes, Scheduler, SimConfig, SpresConfig, SpresPlacement};
+use rtsched_sim::{simulate, Arrivals, ExecTimes, Scheduler, SimConfig, SpresConfig};
 use std::collections::HashSet;
 
 /// Every LCM of a subset divides 120.
@@ -256,7 +257,7 @@ fn spres_oracle(cash: bool, per_m: u64, seed_base: u64) {
                 simulated += 1;
                 split += p.tasks.iter().any(|t| t.parts > 1) as u64;
                 transformed += p.tasks.iter().any(|t| t.period_ratio > 1) as u64;
-                let placement = SpresPlacement::from_json(&text, &ts)
+                let placement = Placement::from_json_runnable(&text, &ts)
                     .unwrap_or_else(|e| panic!("{name}: placement rejected by the simulator: {e}\n{text}"));
                 {
                     let sched = Scheduler::Spres(SpresConfig {
@@ -318,7 +319,7 @@ fn cash_counterexample() {
     let cfg = semi::SemiConfig { rp_floor: 2, ..semi::SemiConfig::default() };
     let p = semi::place(&ts, 2, &semi::Heuristic::Rp(semi::Basic::Fwfd), &cfg);
     assert!(p.schedulable);
-    let placement = SpresPlacement::from_json(&p.to_json().to_string(), &ts).unwrap();
+    let placement = Placement::from_json_runnable(&p.to_json().to_string(), &ts).unwrap();
     for k in 0..3_000u64 {
         let seed = 2u64 << 32 | k;
         let mut sc = SimConfig::new(2);

@@ -5,10 +5,10 @@
 
 use rtsched_analysis::semi;
 use rtsched_model::forkjoin::read_json;
+use rtsched_model::Placement;
 use rtsched_model::{Stop, TaskSet};
 use rtsched_sim::{
     simulate, simulate_forkjoin_gedf, simulate_rtws, Scheduler, SimConfig, SimError, SimResult, SpresConfig,
-    SpresPlacement,
 };
 
 fn set() -> TaskSet {
@@ -42,7 +42,7 @@ fn key(r: &SimResult) -> impl PartialEq + std::fmt::Debug {
 fn schedulers(ts: &TaskSet) -> Vec<Scheduler> {
     let placement = semi::cascade(ts, 2, &semi::SemiConfig::default());
     assert!(placement.schedulable);
-    let sp = SpresPlacement::from_json(&placement.to_json().to_string(), ts).unwrap();
+    let sp = Placement::from_json_runnable(&placement.to_json().to_string(), ts).unwrap();
     vec![
         Scheduler::Gedf,
         Scheduler::GedfQuantum { quantum: 3, staggered: false },

@@ -30,10 +30,9 @@ use rtsched_analysis::overheads::{self as oh, Inflation, Mechanism, Mode, Params
 use rtsched_analysis::partition::{partition, Admission, Fit, Order, PartitionOutcome};
 use rtsched_analysis::semi::{self, SemiConfig};
 use rtsched_analysis::{Limits, Verdict};
+use rtsched_model::Placement;
 use rtsched_model::{Task, TaskSet, Time};
-use rtsched_sim::{
-    simulate, Arrivals, ExecTimes, FpOrder, Overheads, Scheduler, SimConfig, SpresConfig, SpresPlacement,
-};
+use rtsched_sim::{simulate, Arrivals, ExecTimes, FpOrder, Overheads, Scheduler, SimConfig, SpresConfig};
 
 const PERIODS: [Time; 8] = [24, 30, 40, 48, 60, 80, 120, 240];
 /// The quantum of the quantum-driven rules and of the tick utilization (divides most periods).
@@ -273,7 +272,7 @@ fn spres_accepted_placements_are_valid_for_the_inflated_set() {
         let (inflated, placement) = placed.expect("a schedulable verdict comes with its placement");
         split += placement.tasks.iter().any(|t| t.parts > 1) as u64;
         semi::check(&inflated, &placement).unwrap_or_else(|e| panic!("checker rejects: {e}: {}", describe(&ts)));
-        let sp = SpresPlacement::from_json(&placement.to_json().to_string(), &inflated).unwrap();
+        let sp = Placement::from_json_runnable(&placement.to_json().to_string(), &inflated).unwrap();
         let sched = Scheduler::Spres(SpresConfig {
             placement: sp,
             soft_unsplit: false,

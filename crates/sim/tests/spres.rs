@@ -2,8 +2,9 @@
 //! hand, equivalence with P-EDF for unsplit placements, and placement validation.
 
 use proptest::prelude::*;
+use rtsched_model::Placement;
 use rtsched_model::{TaskSet, Time};
-use rtsched_sim::{simulate, ExecTimes, Scheduler, SimConfig, SimResult, SpresConfig, SpresPlacement};
+use rtsched_sim::{simulate, ExecTimes, Scheduler, SimConfig, SimResult, SpresConfig};
 use rtsched_trace::{Event, JobId};
 use serde_json::json;
 
@@ -33,7 +34,7 @@ fn placement(m: u32, cpus: Vec<Vec<serde_json::Value>>, tasks: Vec<(usize, u64, 
 }
 
 fn run(ts: &TaskSet, pl: &str, exec: ExecTimes, horizon: Time, cash: bool) -> SimResult {
-    let placement = SpresPlacement::from_json(pl, ts).unwrap();
+    let placement = Placement::from_json_runnable(pl, ts).unwrap();
     let mut cfg = SimConfig::new(placement.m);
     cfg.horizon = Some(horizon);
     cfg.exec = exec;
@@ -144,7 +145,7 @@ fn rejects_bad_placements() {
     let ts = TaskSet::from_ct(&[(10, 15), (10, 15)]).unwrap();
     let good =
         placement(1, vec![vec![res(0, 10, 15, 15, 0, 1, 1), res(1, 10, 15, 15, 0, 1, 1)]], vec![(0, 1, 1), (1, 1, 1)]);
-    assert!(SpresPlacement::from_json(&good, &ts).is_ok());
+    assert!(Placement::from_json_runnable(&good, &ts).is_ok());
     let bads = [
         placement(1, vec![vec![res(0, 16, 15, 15, 0, 1, 1), res(1, 10, 15, 15, 0, 1, 1)]], vec![(0, 1, 1), (1, 1, 1)]), // budget > period
         placement(1, vec![vec![res(0, 10, 15, 15, 0, 1, 1), res(7, 10, 15, 15, 0, 1, 1)]], vec![(0, 1, 1), (1, 1, 1)]), // unknown task
@@ -162,10 +163,10 @@ fn rejects_bad_placements() {
         "not json".to_string(),
     ];
     for b in bads {
-        assert!(SpresPlacement::from_json(&b, &ts).is_err(), "{b}");
+        assert!(Placement::from_json_runnable(&b, &ts).is_err(), "{b}");
     }
     // m mismatch with the simulation.
-    let p = SpresPlacement::from_json(&good, &ts).unwrap();
+    let p = Placement::from_json_runnable(&good, &ts).unwrap();
     let cfg = SimConfig::new(2);
     assert!(simulate(
         &ts,
@@ -195,7 +196,7 @@ proptest! {
             prop_assume!(sub.utilization_at_most(1));
         }
         let pl = placement(m, part.iter().map(|p| p.iter().map(|&i| res(i, ts[i].wcet, ts[i].period, ts[i].period, 0, 1, 1)).collect()).collect(), (0..ts.len()).map(|i| (i, 1, 1)).collect());
-        let placement = SpresPlacement::from_json(&pl, &ts).unwrap();
+        let placement = Placement::from_json_runnable(&pl, &ts).unwrap();
         let mut cfg = SimConfig::new(m);
         cfg.horizon = Some(300);
         cfg.exec = ExecTimes::UniformFraction { lo, seed };
@@ -225,7 +226,7 @@ proptest! {
         }
         let mut tasks = vec![(0, 1, 2)];
         tasks.extend((1..ts.len()).map(|i| (i, 1, 1)));
-        let placement = SpresPlacement::from_json(&placement(2, cpus, tasks), &ts).unwrap();
+        let placement = Placement::from_json_runnable(&placement(2, cpus, tasks), &ts).unwrap();
         let mut cfg = SimConfig::new(2);
         cfg.horizon = Some(200);
         cfg.exec = ExecTimes::UniformFraction { lo, seed };
@@ -258,7 +259,7 @@ fn background_round_robin_alternates_where_earliest_end_does_not() {
     let pl =
         placement(1, vec![vec![res(0, 2, 20, 20, 0, 1, 1), res(1, 2, 20, 20, 0, 1, 1)]], vec![(0, 1, 1), (1, 1, 1)]);
     let completions = |background| {
-        let placement = SpresPlacement::from_json(&pl, &ts).unwrap();
+        let placement = Placement::from_json_runnable(&pl, &ts).unwrap();
         let mut cfg = SimConfig::new(1);
         cfg.horizon = Some(20);
         cfg.record_trace = true;

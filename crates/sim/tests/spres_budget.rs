@@ -8,8 +8,9 @@
 //! CASH is off: with CASH a reservation may legitimately run past its budget on slack.
 
 use proptest::prelude::*;
+use rtsched_model::Placement;
 use rtsched_model::{TaskSet, Time};
-use rtsched_sim::{simulate, ExecTimes, Scheduler, SimConfig, SpresConfig, SpresPlacement};
+use rtsched_sim::{simulate, ExecTimes, Scheduler, SimConfig, SpresConfig};
 use rtsched_trace::{Event, JobId, Trace};
 use serde_json::json;
 use std::collections::HashMap;
@@ -116,7 +117,7 @@ fn case(v: &[(u64, u64, u64, u64)], m: u32) -> (TaskSet, Vec<(Time, Time)>, Vec<
 }
 
 fn simulate_case(ts: &TaskSet, res: &[(Time, Time)], cpu: &[u32], m: u32, soft: bool, lo: f64, seed: u64) -> Trace {
-    let placement = SpresPlacement::from_json(&placement(m, ts, res, cpu), ts).unwrap();
+    let placement = Placement::from_json_runnable(&placement(m, ts, res, cpu), ts).unwrap();
     let mut cfg = SimConfig::new(m);
     cfg.horizon = Some(400);
     cfg.exec = ExecTimes::UniformFraction { lo, seed };

@@ -12,8 +12,9 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsched_analysis::semi;
+use rtsched_model::Placement;
 use rtsched_model::{Task, TaskSet, Time};
-use rtsched_sim::{simulate, ExecTimes, Scheduler, SimConfig, SpresConfig, SpresPlacement};
+use rtsched_sim::{simulate, ExecTimes, Scheduler, SimConfig, SpresConfig};
 
 const PERIODS_US: [Time; 16] = [1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000];
 
@@ -58,7 +59,7 @@ fn cascade_placements_meet_deadlines_under_cash_at_any_slack() {
             continue;
         }
         split_sets += 1;
-        let placement = SpresPlacement::from_json(&p.to_json().to_string(), &ts).unwrap();
+        let placement = Placement::from_json_runnable(&p.to_json().to_string(), &ts).unwrap();
         let sched = Scheduler::Spres(SpresConfig {
             placement,
             soft_unsplit: false,

@@ -3,7 +3,7 @@
 //! model's `Task::dbf`, bounds from exact rationals, and points are enumerated by brute force).
 //!
 //! A placement is accepted iff
-//! 1. it is marked schedulable and its structure is valid (`validate_windows`: every task once,
+//! 1. it is marked schedulable and its structure is valid (`Placement::validate_windows`: every task once,
 //!    parts `1..=p` each once on one common period `Δ`, windows back to back from offset 0);
 //! 2. per task with period ratio `k` and parts `j = 1..p` (budget `b_j`, window `[o_j, o_j + d_j)`):
 //!    `k Δ <= T`, `o_p + d_p <= Δ`, `(k - 1) Δ + o_p + d_p <= min(D, T)` and `k Σ b_j >= C`:
@@ -15,8 +15,8 @@
 //!    When more than [`BRUTE_POINTS`] deadlines lie below `L`, the points are instead walked
 //!    backwards QPA-style (Zhang & Burns 2009), written here independently.
 
-use super::placement::{validate_windows, Placement, Reservation};
 use rtsched_model::exact::{self, Rational};
+use rtsched_model::placement::{Placement, Reservation};
 use rtsched_model::{ModelError, Task, TaskSet, Time};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -59,7 +59,7 @@ pub fn check(ts: &TaskSet, p: &Placement) -> Result<(), CheckError> {
     if p.m == 0 {
         return Err(CheckError::Structure(ModelError::new("m = 0")));
     }
-    validate_windows(ts, p).map_err(CheckError::Structure)?;
+    p.validate_windows(ts).map_err(CheckError::Structure)?;
     // Coverage per task.
     let n = ts.len();
     let mut parts: Vec<Vec<&Reservation>> = vec![Vec::new(); n];

@@ -18,7 +18,8 @@
 //! * [`SemiConfig`] chooses the reading ([`Variant`]), the RP mode ([`RpMode`]) and floor, ε,
 //!   and the layout of split tasks ([`SliceOrder`], merging pieces on one processor).
 //! * [`check`] re-verifies a [`Placement`] on a separate code path.
-//! * [`Placement::to_json`] / [`Placement::from_json`] give the documented JSON form.
+//! * [`Placement`] (the model's) is what they return; [`Placement::to_json`] /
+//!   [`Placement::from_json`] give the documented JSON form.
 
 mod cd;
 mod check;
@@ -30,7 +31,8 @@ mod placement;
 
 pub use check::{check, CheckError, BRUTE_POINTS};
 pub use config::{RpMode, SemiConfig, SliceOrder, Variant, PAPER_PERIODS_NS};
-pub use placement::{CpuPlacement, Placement, Reservation, TaskPlacement};
+/// The placement the heuristics write: the model's (`rtsched_model::placement`), re-exported.
+pub use rtsched_model::placement::{CpuPlacement, Placement, Reservation, TaskPlacement};
 
 use rayon::prelude::*;
 use rtsched_model::TaskSet;
@@ -222,7 +224,7 @@ fn run(ts: &TaskSet, m: u32, h: &Heuristic, cfg: &SemiConfig, cache: &mut meta::
         Heuristic::Rp(b) => meta::rp(ts, mu, b, cfg, cache),
     };
     match res {
-        Ok(st) => Placement::from_state(m, h.name(), &st, cfg),
+        Ok(st) => placement::from_state(m, h.name(), &st, cfg),
         Err(reason) => Placement::failed(m, h.name(), reason),
     }
 }

@@ -3,7 +3,8 @@
 //! Only the CPU's own driver touches it (the runtime: under the CPU's lock); jobs move between
 //! CPUs only as [`Departure`]s.
 
-use super::{locate, next_boundary, next_departure, Background, Charging, Departure, Mode, Reservation, Rules};
+use super::{locate, next_boundary, next_departure, Background, Charging, Departure, Mode, Rules};
+use rtsched_model::placement::Reservation;
 use rtsched_model::Time;
 use std::sync::Arc;
 
@@ -475,15 +476,16 @@ impl SpresCpu {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Charging, Mode, Rules, SpresPlacement};
+    use super::super::{Charging, Mode, Rules};
     use super::*;
+    use rtsched_model::Placement;
     use rtsched_model::TaskSet;
 
     /// One hard reservation (budget 10, period and window 20) on one CPU.
     fn one(charging: Charging) -> SpresCpu {
         let ts = TaskSet::from_ct(&[(10, 20)]).unwrap();
-        let pl = SpresPlacement::whole(&ts, &[vec![0]]).unwrap();
-        SpresCpu::new(0, Arc::new(pl.parts), Rules { charging, ..Rules::new(false, false) })
+        let pl = Placement::whole(&ts, &[vec![0]]).unwrap();
+        SpresCpu::new(0, Arc::new(pl.parts_by_task(1)), Rules { charging, ..Rules::new(false, false) })
     }
 
     #[test]

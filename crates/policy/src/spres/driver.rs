@@ -2,7 +2,8 @@
 //! they happen. The simulator runs it; the runtime mechanism (which hands jobs over by timer
 //! and signal) is tested against it.
 
-use super::{Departure, Held, Mode, Reservation, Rules, SpresCpu, SpresPlacement};
+use super::{Departure, Held, Mode, Rules, SpresCpu};
+use rtsched_model::placement::{Placement, Reservation};
 use rtsched_model::Time;
 use std::sync::Arc;
 
@@ -15,9 +16,10 @@ pub struct Spres {
 }
 
 impl Spres {
-    /// The rules `rules` over `placement` (every CPU idle, no job).
-    pub fn new(placement: &SpresPlacement, rules: Rules) -> Spres {
-        let parts = Arc::new(placement.parts.clone());
+    /// The rules `rules` over `placement` (every CPU idle, no job), which must have passed
+    /// [`Placement::check_runnable`] for its task set.
+    pub fn new(placement: &Placement, rules: Rules) -> Spres {
+        let parts = Arc::new(placement.parts_by_task(placement.tasks.len()));
         let cpus = (0..placement.m).map(|c| SpresCpu::new(c, parts.clone(), rules)).collect();
         Spres { cpus, parts, moving: Vec::new() }
     }
@@ -97,7 +99,7 @@ mod tests {
 
     /// Seed 004 Fig. 2's placement (flipped order): τ3'' = (5, 10, 15) on CPU 1 at offset 0,
     /// τ3' = (5, 5, 15) on CPU 0 at offset 10.
-    fn fig2() -> (TaskSet, SpresPlacement) {
+    fn fig2() -> (TaskSet, Placement) {
         let ts = TaskSet::from_ct(&[(10, 15), (10, 15), (10, 15)]).unwrap();
         let text = r#"{"m": 2, "schedulable": true, "heuristic": "hand",
           "cpus": [{"cpu": 0, "reservations": [
@@ -108,14 +110,16 @@ mod tests {
               {"task": 2, "budget": 5, "period": 15, "deadline": 10, "offset": 0, "part": 1, "parts": 2}]}],
           "tasks": [{"task": 0, "period_ratio": 1, "parts": 1}, {"task": 1, "period_ratio": 1, "parts": 1},
                     {"task": 2, "period_ratio": 1, "parts": 2}]}"#;
-        let p = SpresPlacement::from_json(text, &ts).unwrap();
+        let p = Placement::from_json(text, &ts).unwrap();
+        p.check_runnable(&ts).unwrap();
         (ts, p)
     }
 
     #[test]
     fn windows_are_located_back_to_back() {
-        let (_, p) = fig2();
-        let ps = &p.parts[2];
+        let (ts, p) = fig2();
+        let parts = p.parts_by_task(ts.len());
+        let ps = &parts[2];
         let l = locate(ps, 0, 3);
         assert_eq!((l.part, l.start, l.end, l.in_window), (0, 0, 10, true));
         let l = locate(ps, 0, 10);
@@ -179,11 +183,10 @@ mod tests {
 
         // Round-robin: two soft reservations in background on one CPU alternate every quantum.
         let ts = TaskSet::from_ct(&[(8, 10), (8, 10)]).unwrap();
-        let text = r#"{"m": 1, "schedulable": true, "heuristic": "hand", "cpus": [{"cpu": 0, "reservations": [
-              {"task": 0, "budget": 1, "period": 10, "deadline": 10, "offset": 0, "part": 1, "parts": 1},
-              {"task": 1, "budget": 1, "period": 10, "deadline": 10, "offset": 0, "part": 1, "parts": 1}]}],
-          "tasks": [{"task": 0, "period_ratio": 1, "parts": 1}, {"task": 1, "period_ratio": 1, "parts": 1}]}"#;
-        let p = SpresPlacement::from_json(text, &ts).unwrap();
+        let mut p = Placement::whole(&ts, &[vec![0, 1]]).unwrap();
+        for r in &mut p.cpus[0].reservations {
+            r.budget = 1;
+        }
         let rules = Rules { background: Background::RoundRobin { quantum: 2 }, ..Rules::new(true, false) };
         let mut s = Spres::new(&p, rules);
         s.activate(0, 0, 0);

@@ -1,7 +1,9 @@
 //! SP-RES: semi-partitioned reservations (Brandenburg & Gül, "Global Scheduling Not Required",
 //! RTSS 2016, §III-A and §IV-A), executing a placement — the rules defined once, driven by the
 //! simulator (`rtsched_sim`, in virtual time) and by the runtime's `spres` mechanism (on real
-//! threads, one CPU's rules under that CPU's lock).
+//! threads, one CPU's rules under that CPU's lock). The placement they execute is the model's
+//! [`rtsched_model::Placement`], checked with [`rtsched_model::Placement::check_runnable`] by the
+//! engines before they build the rules.
 //!
 //! Each CPU runs EDF over *polling reservations* (budget Q, replenishment period Δ, scheduling
 //! deadline). A reservation of part `p` of task i is active, per replenishment period
@@ -51,12 +53,10 @@
 
 mod cpu;
 mod driver;
-pub mod placement;
 
 pub use cpu::{Held, SpresCpu};
 pub use driver::Spres;
-pub use placement::{Reservation, SpresPlacement};
-
+use rtsched_model::placement::Reservation;
 use rtsched_model::Time;
 
 /// How depleted soft reservations share the background.

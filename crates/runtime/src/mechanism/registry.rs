@@ -233,9 +233,9 @@ pub struct Setup<'a> {
     pub dedicated: bool,
     /// The partition, for mechanisms that need one (validated).
     pub partition: Option<&'a [Vec<usize>]>,
-    /// The reservation placement JSON, for [`Placement::Reservations`] mechanisms given one
+    /// The reservation placement, for [`Placement::Reservations`] mechanisms given one
     /// (validated against `ts`; else `partition` is set).
-    pub reservations: Option<&'a str>,
+    pub reservations: Option<&'a rtsched_model::Placement>,
     /// The jobs' priority rule (from [`Entry::priority`]).
     pub rule: PriorityRule,
     pub params: &'a Params,

@@ -13,8 +13,8 @@ use rtsched_policy::{Invariant, PriorityRule};
 pub struct Mechanism {
     entry: &'static Entry,
     partition: Option<Vec<Vec<usize>>>,
-    /// A reservation placement's JSON text ([`Placement::Reservations`] mechanisms).
-    reservations: Option<String>,
+    /// A reservation placement ([`Placement::Reservations`] mechanisms).
+    reservations: Option<rtsched_model::Placement>,
     params: Params,
 }
 
@@ -61,10 +61,11 @@ impl Mechanism {
         self
     }
 
-    /// Sets the reservation placement (its JSON text, `rtsched partition --json`), for
-    /// [`Placement::Reservations`] mechanisms; validated against the task set when run.
-    pub fn with_reservations(mut self, json: impl Into<String>) -> Mechanism {
-        self.reservations = Some(json.into());
+    /// Sets the reservation placement (`rtsched partition --json`, read with
+    /// `rtsched_model::Placement::from_json`), for [`Placement::Reservations`] mechanisms;
+    /// checked against the task set when run.
+    pub fn with_reservations(mut self, placement: rtsched_model::Placement) -> Mechanism {
+        self.reservations = Some(placement);
         self.partition = None;
         self
     }
@@ -101,8 +102,8 @@ impl Mechanism {
     pub fn partition(&self) -> Option<&[Vec<usize>]> {
         self.partition.as_deref()
     }
-    pub fn reservations(&self) -> Option<&str> {
-        self.reservations.as_deref()
+    pub fn reservations(&self) -> Option<&rtsched_model::Placement> {
+        self.reservations.as_ref()
     }
     pub fn params(&self) -> &Params {
         &self.params
@@ -150,11 +151,10 @@ impl Mechanism {
             }
             (Placement::Reservations, Some(p)) => validate_partition(p, ts.len(), cfg.cpus.len())?,
             (Placement::Reservations, None) => {
-                let text = self.reservations.as_deref().ok_or_else(|| {
+                let p = self.reservations.as_ref().ok_or_else(|| {
                     RunError::Config(format!("{name} needs a reservation placement (rtsched partition --json)"))
                 })?;
-                let p = rtsched_policy::spres::SpresPlacement::from_json(text, ts)
-                    .map_err(|e| RunError::Config(format!("placement: {e}")))?;
+                p.check_runnable(ts).map_err(|e| RunError::Config(format!("placement: {e}")))?;
                 if p.m as usize != cfg.cpus.len() {
                     return Err(RunError::Config(format!(
                         "the placement is for m = {} but the CPU list has {}",

@@ -53,7 +53,9 @@ use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
 use crate::RunError;
 use crossbeam_utils::CachePadded;
-use rtsched_policy::spres::{Background, Charging, Departure, Rules, SpresCpu, SpresPlacement};
+// `Placement` here is the registry's placement kind; the placement itself is the model's.
+use rtsched_model::Placement as ModelPlacement;
+use rtsched_policy::spres::{Background, Charging, Departure, Rules, SpresCpu};
 use rtsched_policy::PriorityRule;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -147,10 +149,15 @@ pub static SPRES: Entry = Entry {
 };
 
 fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
+    // The placement was checked for this task set (`Mechanism::validate`, before any build).
+    let whole;
     let placement = match (s.reservations, s.partition) {
-        (Some(text), _) => SpresPlacement::from_json(text, s.ts).map_err(|e| RunError::Config(format!("placement: {e}")))?,
-        (None, Some(part)) => SpresPlacement::whole(s.ts, part)
-            .ok_or_else(|| RunError::Config("spres: the partition does not place every task once".into()))?,
+        (Some(p), _) => p,
+        (None, Some(part)) => {
+            whole = ModelPlacement::whole(s.ts, part)
+                .ok_or_else(|| RunError::Config("spres: the partition does not place every task once".into()))?;
+            &whole
+        }
         (None, None) => return Err(RunError::Config("spres needs a reservation placement".into())),
     };
     if placement.m as usize != s.m {
@@ -166,7 +173,7 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
         .map_err(|e| RunError::Config(format!("spres: {e}")))?,
         charging: Charging::Execution,
     };
-    let mut mech = SpresMech::new(s.tasks, &placement, rules, s.rule.clone(), s.t0, s.end);
+    let mut mech = SpresMech::new(s.tasks, placement, rules, s.rule.clone(), s.t0, s.end);
     mech.enforce = s.params.flag("enforcement").unwrap_or(true);
     Ok(Box::new(mech))
 }
@@ -203,17 +210,18 @@ pub struct SpresMech {
 }
 
 impl SpresMech {
-    /// SP-RES over `placement` (validated for these tasks) with `rules`.
+    /// SP-RES over `placement` (checked for these tasks: `Placement::check_runnable`) with
+    /// `rules`.
     pub fn new(
         params: &[TaskParams],
-        placement: &SpresPlacement,
+        placement: &ModelPlacement,
         rules: Rules,
         rule: PriorityRule,
         t0: u64,
         end: u64,
     ) -> SpresMech {
-        let parts = Arc::new(placement.parts.clone());
-        let home: Vec<u32> = placement.parts.iter().map(|p| p[0].cpu).collect();
+        let parts = Arc::new(placement.parts_by_task(params.len()));
+        let home: Vec<u32> = parts.iter().map(|p| p[0].cpu).collect();
         let m = placement.m as usize;
         let cpus: Vec<_> = (0..m)
             .map(|c| {
@@ -566,7 +574,7 @@ mod tests {
             let hs = semi::Heuristic::all();
             let p = semi::place(&ts, m, &hs[h % hs.len()], &semi::SemiConfig { rp_floor: 10, ..Default::default() });
             prop_assume!(p.schedulable);
-            let pl = SpresPlacement::from_json(&p.to_json().to_string(), &ts).unwrap();
+            let pl = ModelPlacement::from_json_runnable(&p.to_json().to_string(), &ts).unwrap();
             let rules = Rules { charging: Charging::Execution, ..Rules::new(soft, cash) };
             let params: Vec<TaskParams> = ct.iter().map(|&(_, t)| TaskParams { deadline: t, period: t }).collect();
             let end = 100_000;
@@ -670,7 +678,7 @@ mod tests {
                 now = next;
             }
             if std::env::var("SPRES_PROP_STATS").is_ok() {
-                eprintln!("case: {} split tasks, {migrations} job changes", pl.parts.iter().filter(|x| x.len() > 1).count());
+                eprintln!("case: {} split tasks, {migrations} job changes", pl.tasks.iter().filter(|x| x.parts > 1).count());
             }
         }
     }
@@ -688,11 +696,11 @@ mod overrun_tests {
 
     fn mech(enforce: bool) -> SpresMech {
         let ts = TaskSet::from_ct(&[(4000, 10000), (1000, 15000)]).unwrap();
-        let text = r#"{"m": 1, "schedulable": true, "heuristic": "hand", "cpus": [{"cpu": 0, "reservations": [
-        {"task": 0, "budget": 2000, "period": 10000, "deadline": 10000, "offset": 0, "part": 1, "parts": 1},
-        {"task": 1, "budget": 2000, "period": 15000, "deadline": 15000, "offset": 0, "part": 1, "parts": 1}]}],
-      "tasks": [{"task": 0, "period_ratio": 1, "parts": 1}, {"task": 1, "period_ratio": 1, "parts": 1}]}"#;
-        let pl = SpresPlacement::from_json(text, &ts).unwrap();
+        let mut pl = ModelPlacement::whole(&ts, &[vec![0, 1]]).unwrap();
+        for r in &mut pl.cpus[0].reservations {
+            r.budget = 2000;
+        }
+        pl.check_runnable(&ts).unwrap();
         let rules = Rules { charging: Charging::Execution, ..Rules::new(false, false) };
         let params: Vec<TaskParams> = ts.iter().map(|t| TaskParams { deadline: t.period, period: t.period }).collect();
         let mut g = SpresMech::new(&params, &pl, rules, PriorityRule::Edf, 0, 100_000);
