@@ -327,7 +327,7 @@ def _cdf(ax, ws: list, name: str) -> None:
     ax.step(xs, ys, where="post", label=name)
 
 
-def figure(res: dict, path: Path, quick: bool = False) -> Path:
+def figure(res: dict, spec: SimSpec, path: Path) -> Path:
     fig, axes = figure_axes(2, 3, figsize=(14, 8))
     for ax, (term, title) in zip(axes[0], FIG7, strict=True):
         for s in res["schedulers"]:
@@ -372,7 +372,9 @@ def figure(res: dict, path: Path, quick: bool = False) -> Path:
     ax.set_title(f"Misses in the Fig. 7 runs (jobs run {res['exec_scale']:g} × WCET)", fontsize=9)
     ax.grid(True, axis="y", alpha=0.3)
     fig.suptitle(
-        quickmark.title("Brandenburg & Gül, RTSS 2016, Figs. 7–8 and Table I on real threads (rtsched runtime)", quick),
+        quickmark.title(
+            "Brandenburg & Gül, RTSS 2016, Figs. 7–8 and Table I on real threads (rtsched runtime)", spec.quick
+        ),
         fontsize=10,
     )
     fig.tight_layout()
@@ -386,7 +388,7 @@ def write_all(spec: SimSpec, table: pa.Table, out: Path, run: SweepResult, fmt_:
     """``NAME.md`` (the tables), ``NAME.csv`` (overhead statistics per figure, scheduler and
     term), ``table1.csv``, ``runs.csv`` and the figure ``NAME.FMT``."""
     res = summarize(spec, table)
-    fig = figure(res, out / f"{spec.name}.{fmt_}", spec.quick)
+    fig = figure(res, spec, out / f"{spec.name}.{fmt_}")
     stats = []
     for title, terms in (("fig7", FIG7), ("fig8", FIG8)):
         for term, _ in terms:

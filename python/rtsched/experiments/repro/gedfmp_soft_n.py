@@ -18,10 +18,12 @@ from ._overheads import (
     available,
     common,
     compose,
+    figure,  # noqa: F401  (the protocol's steps, reproduction.py)
     platform_m,
     read,
-    report,  # noqa: F401  (the module's report)
+    report,  # noqa: F401
     sub_spec_toml,
+    summarize,  # noqa: F401
 )
 
 DESCRIPTION = (

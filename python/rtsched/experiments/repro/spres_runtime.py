@@ -50,6 +50,7 @@ from ..point import derive_seed
 from ..sweep import SweepResult, load_tables
 from . import spres_table1 as t1
 from ._sim import COMMON_KEYS, SimSpec, add_point, float_list, parse_common
+from ._spres_runtime_report import figure, summarize, write_all  # noqa: F401  (the protocol's steps)
 
 if TYPE_CHECKING:
     from ..._core import TaskSet
@@ -487,6 +488,4 @@ def _other(p: dict, cpus: list, sched: str, ts, pl: dict, seed: int) -> dict:
 
 def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
     """The tables (printed and written to ``NAME.md``), the CSVs and the figure."""
-    from ._spres_runtime_report import write_all
-
     return write_all(spec, pa.concat_tables(load_tables(spec, out)), out, run, fmt_)

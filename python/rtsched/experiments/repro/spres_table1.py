@@ -566,7 +566,7 @@ def summarize(spec: SimSpec, table: pa.Table) -> dict:
     }
 
 
-def figure(res: dict, path: Path, quick: bool = False) -> Path:
+def figure(res: dict, spec: SimSpec, path: Path) -> Path:
     """A bar chart of the migration rate per slack level, ours beside the paper's (each with its m)."""
     rows = res["rows"]
     x = list(range(len(rows)))
@@ -584,7 +584,8 @@ def figure(res: dict, path: Path, quick: bool = False) -> Path:
     ax.set_xlabel("average slack")
     ax.set_ylabel("migrations per second and core")
     ax.set_title(
-        quickmark.title("SP-RES migration rate vs. slack (Brandenburg & Gül, RTSS 2016, Table I)", quick), fontsize=9
+        quickmark.title("SP-RES migration rate vs. slack (Brandenburg & Gül, RTSS 2016, Table I)", spec.quick),
+        fontsize=9,
     )
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
@@ -599,7 +600,7 @@ def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dic
     """The tables (printed and written to ``NAME.md``), the CSV of the aggregated rows and the
     figure, from the point files of a finished run."""
     res = summarize(spec, pa.concat_tables(load_tables(spec, out)))
-    fig = figure(res, out / f"{spec.name}.{fmt_}", spec.quick)
+    fig = figure(res, spec, out / f"{spec.name}.{fmt_}")
     csv_path = write_csv(
         out / f"{spec.name}.csv",
         [
