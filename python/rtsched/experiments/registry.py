@@ -2,7 +2,8 @@
 
 ``rtsched reproduce NAME [--quick]`` runs the reproduction's spec through the one runner
 (``sweep.run_sweep``, resuming whatever is already in the results directory) and draws its
-figure and tables with the module's ``report``. A registered name's spec is the module's
+figure and tables through the module's protocol (``reproduction.py``: the one ``report``, or a
+sweep's own). A registered name's spec is the module's
 ``SPEC`` file: looked up first in the directories of ``$RTSCHED_EXPERIMENTS``
 (os.pathsep-separated; a file there overrides the shipped one), then in the specs shipped in the
 package (``rtsched/experiments/specs``, which the repository's ``experiments/`` links to). A TOML
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .errors import SpecError
 from .names import path_name
-from .reproduction import Reproduction, SweepReproduction
+from .reproduction import Reproduction, SweepReproduction, draw
 from .spec import tomllib
 from .sweep import run_sweep
 
@@ -278,4 +279,4 @@ def reproduce(
     run = run_sweep(
         spec, out, resume=resume, evaluator=evaluator, executor=executor, jobs=jobs, progress=progress, log=log
     )
-    return mod.report(spec, out, run, fmt)
+    return draw(mod, spec, out, run, fmt)

@@ -6,8 +6,9 @@ describes itself in one line (``DESCRIPTION``), names its spec (``SPEC``, a TOML
 else the ``kind`` its TOML carries), parses the spec into the object the one runner
 (``rtsched.experiments.sweep.run_sweep``) runs (``parse``: a sweep's ``Spec`` or a simulation's
 ``_sim.SimSpec``, which names its module-level ``evaluate_point``), and draws its tables and
-figure (``summarize``, ``figure``, ``report``). The plain schedulability sweeps are drawn by
-their ``[plot]`` table instead (``reproduction.SweepReproduction``).
+figure (``summarize``, ``figure``, ``csv_files``; ``reproduction.report``, written once, writes
+them). The plain schedulability sweeps are drawn by their ``[plot]`` table instead
+(``reproduction.SweepReproduction``, ``_sweep.report``).
 
 The registry (``rtsched.experiments.registry.REPRODUCTIONS``) lists the modules, one line each,
 and mypy checks each against its protocol; docs/experiments.md says how to add one.

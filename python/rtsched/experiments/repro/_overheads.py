@@ -31,9 +31,9 @@ from ...overheads import load_models, mechanisms
 from .. import quickmark
 from ..errors import SpecError
 from ..fields import check_keys, integer_at_least
+from ..reproduction import Csv
 from ..spec import Spec, parse_spec, tomllib
-from ..sweep import SweepResult, load_tables
-from ._sim import close, figure_axes, md, write_csv
+from ._sim import close, figure_axes, md
 
 COMMON_KEYS = ("name", "kind", "description", "samples", "seed", "max_steps", "m", "points", "cpd", "quantum", "quick")
 QUICK_KEYS = ("samples", "points", "note")
@@ -363,31 +363,8 @@ def figure(res: dict, spec: Spec, path: Path) -> Path:
         close(f)
 
 
-def report(spec: Spec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
-    from ...output import write_text
-
+def csv_files(res: dict, spec: Spec) -> dict[str, Csv]:
+    """``NAME.csv``: one row per (panel, curve, x)."""
     fig: Figure = spec.figure  # type: ignore[attr-defined]
-    res = summarize(spec, pa.concat_tables(load_tables(spec, out)))
-    cells = res["cells"]
-    csv_path = write_csv(
-        out / f"{spec.name}.csv",
-        ["panel", "curve", "method", fig.x, "sets", "schedulable", "fraction_schedulable"],
-        res["rows"],
-        spec.quick,
-    )
-    figure_path = figure(res, spec, out / f"{spec.name}.{fmt_}")
-    counts = {"computed": len(run.computed), "kept": len(run.kept), "seconds": run.seconds}
-    text = res["text"] + (
-        f"\n\n({counts['computed']} point(s) computed in {counts['seconds']:.1f} s, {counts['kept']} kept)"
-    )
-    tables = write_text(out / f"{spec.name}.md", text + "\n")
-    return {
-        "figure": figure_path,
-        "csv": csv_path,
-        "tables": tables,
-        "text": text,
-        "notes": [],
-        "sweep": run,
-        "run": counts,
-        "cells": cells,
-    }
+    header = ["panel", "curve", "method", fig.x, "sets", "schedulable", "fraction_schedulable"]
+    return {"csv": Csv(f"{spec.name}.csv", header, res["rows"])}

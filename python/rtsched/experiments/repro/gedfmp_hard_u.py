@@ -13,9 +13,9 @@ from ._overheads import (
     Panel,
     common,
     compose,
-    figure,  # noqa: F401  (the protocol's steps, reproduction.py)
+    csv_files,  # noqa: F401  (the protocol's steps, reproduction.py)
+    figure,  # noqa: F401
     read,
-    report,  # noqa: F401
     sub_spec_toml,
     summarize,  # noqa: F401
 )

@@ -28,10 +28,10 @@ from ._overheads import (
     available,
     common,
     compose,
-    figure,  # noqa: F401  (the protocol's steps, reproduction.py)
+    csv_files,  # noqa: F401  (the protocol's steps, reproduction.py)
+    figure,  # noqa: F401
     platform_m,
     read,
-    report,  # noqa: F401
     sub_spec_toml,
     summarize,  # noqa: F401
 )
