@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, cast, runtime_checkable
 
 import pyarrow as pa
 
@@ -64,6 +64,7 @@ class _Named(Protocol):
         tests' tiny forms); a module with variants also takes ``variant``."""
 
 
+@runtime_checkable
 class Reproduction(_Named, Protocol):
     """A reproduction whose tables and figure :func:`report` draws."""
 
@@ -77,6 +78,7 @@ class Reproduction(_Named, Protocol):
         """The CSVs, by the key of their path in the report's result (``"csv"`` required)."""
 
 
+@runtime_checkable
 class SweepReproduction(_Named, Protocol):
     """A schedulability sweep drawn by its ``[plot]`` table (``repro/_sweep.py``)."""
 
