@@ -2,7 +2,8 @@
 
 ``rtsched reproduce NAME [--quick]`` runs the reproduction's spec through the one runner
 (``sweep.run_sweep``, resuming whatever is already in the results directory) and draws its
-figure and tables with the module's ``report``. A registered name's spec is the module's
+figure and tables through the module's protocol (``reproduction.py``: the one ``report``, or a
+sweep's own). A registered name's spec is the module's
 ``SPEC`` file: looked up first in the directories of ``$RTSCHED_EXPERIMENTS``
 (os.pathsep-separated; a file there overrides the shipped one), then in the specs shipped in the
 package (``rtsched/experiments/specs``, which the repository's ``experiments/`` links to). A TOML
@@ -21,11 +22,11 @@ import inspect
 import os
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .errors import SpecError
 from .names import path_name
+from .reproduction import Reproduction, SweepReproduction, draw
 from .spec import tomllib
 from .sweep import run_sweep
 
@@ -48,10 +49,42 @@ REPRODUCTIONS = {
 
 SHIPPED_SPECS = Path(__file__).resolve().parent / "specs"
 
+if TYPE_CHECKING:  # mypy checks every registered module against its protocol (reproduction.py)
+    from .repro import (
+        gedfmp_hard_u,
+        gedfmp_soft_n,
+        rtss09_hrt,
+        rtss09_srt,
+        rtws_runtime,
+        rtws_tables,
+        sd_push_cost,
+        spres_fig3,
+        spres_fig4,
+        spres_fig5,
+        spres_fig6,
+        spres_runtime,
+        spres_table1,
+    )
 
-def module(name: str) -> ModuleType:
+    _SWEEPS: list[SweepReproduction] = [spres_fig3, spres_fig4, spres_fig5, spres_fig6]
+    _TABULATED: list[Reproduction] = [
+        spres_table1,
+        spres_runtime,
+        rtws_tables,
+        rtws_runtime,
+        sd_push_cost,
+        rtss09_hrt,
+        rtss09_srt,
+        gedfmp_soft_n,
+        gedfmp_hard_u,
+    ]
+
+Module = Reproduction | SweepReproduction
+
+
+def module(name: str) -> Module:
     """The module of a registered reproduction."""
-    return importlib.import_module(f".repro.{REPRODUCTIONS[name]}", __package__)
+    return cast(Module, importlib.import_module(f".repro.{REPRODUCTIONS[name]}", __package__))
 
 
 def kinds() -> dict:
@@ -130,7 +163,7 @@ def _kind(text: str, where: str) -> str | None:
     return kind
 
 
-def glue(text: str, where: str = "<spec>", name: str | None = None) -> ModuleType:
+def glue(text: str, where: str = "<spec>", name: str | None = None) -> Module:
     """The module that parses, evaluates and reports a spec: the registered module of ``name``,
     else the one of the spec's ``kind``, else the schedulability sweep's."""
     kind = _kind(text, where)
@@ -144,7 +177,8 @@ def glue(text: str, where: str = "<spec>", name: str | None = None) -> ModuleTyp
         return mod
     if kind is not None:
         return kinds()[kind]
-    return importlib.import_module(".repro._sweep", __package__)
+    # the sweeps' glue: a SweepReproduction but for DESCRIPTION and SPEC (an unregistered spec has none)
+    return cast(Module, importlib.import_module(".repro._sweep", __package__))
 
 
 def parse_experiment(
@@ -175,16 +209,15 @@ def load_experiment(
     return parse_experiment(text, str(p), quick=quick, override=override, name=name, variant=variant)
 
 
-def _parse(
-    mod: ModuleType, text: str, path: str | None, quick: bool, override: dict | None, variant: str | None
-) -> Any:
+def _parse(mod: Module, text: str, path: str | None, quick: bool, override: dict | None, variant: str | None) -> Any:
     """``mod.parse`` with ``variant`` passed only to the modules that take one (the others have
     no variants: naming one is an error)."""
     if variant is None:
         return mod.parse(text, path, quick=quick, override=override)
     if "variant" not in inspect.signature(mod.parse).parameters:
         raise SpecError(f"{path or '<spec>'}: --variant {variant!r}: this reproduction has no variants")
-    return mod.parse(text, path, quick=quick, override=override, variant=variant)
+    parse: Any = mod.parse  # this one takes a variant (the protocol's parse need not)
+    return parse(text, path, quick=quick, override=override, variant=variant)
 
 
 def variants_of(path: str | os.PathLike) -> tuple[list[str], str | None]:
@@ -246,4 +279,4 @@ def reproduce(
     run = run_sweep(
         spec, out, resume=resume, evaluator=evaluator, executor=executor, jobs=jobs, progress=progress, log=log
     )
-    return mod.report(spec, out, run, fmt)
+    return draw(mod, spec, out, run, fmt)

@@ -24,14 +24,16 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyarrow as pa
+
 from ..._core import RtschedError
 from ...overheads import load_models, mechanisms
 from .. import quickmark
 from ..errors import SpecError
 from ..fields import check_keys, integer_at_least
+from ..reproduction import Csv
 from ..spec import Spec, parse_spec, tomllib
-from ..sweep import SweepResult, load_tables
-from ._sim import close, figure_axes, md, write_csv
+from ._sim import close, figure_axes, md
 
 COMMON_KEYS = ("name", "kind", "description", "samples", "seed", "max_steps", "m", "points", "cpd", "quantum", "quick")
 QUICK_KEYS = ("samples", "points", "note")
@@ -245,20 +247,19 @@ def machines(fig: Figure) -> str:
 # The report.
 
 
-def aggregate(spec: Spec, out: Path) -> dict:
+def aggregate(spec: Spec, table: pa.Table) -> dict:
     """(panel, method, x) -> [schedulable, sets]."""
     fig: Figure = spec.figure  # type: ignore[attr-defined]
     cells: dict = defaultdict(lambda: [0, 0])
     by_id = {p.id: p for p in spec.points}
-    for table in load_tables(spec, out):
-        d = table.to_pydict()
-        pid = d["point"][0]
+    d = table.to_pydict()
+    for pid, mt, s in zip(d["point"], d["method"], d["schedulable"], strict=True):
         panel = fig.point_panel[pid]
-        x = by_id[pid].coords["util"] if fig.x == "util" else by_id[pid].coords["n"]
-        for mt, s in zip(d["method"], d["schedulable"], strict=True):
-            c = cells[(panel, mt, x)]
-            c[0] += s is True
-            c[1] += 1
+        coords = by_id[pid].coords
+        x = coords["util"] if fig.x == "util" else coords["n"]
+        c = cells[(panel, mt, x)]
+        c[0] += s is True
+        c[1] += 1
     return cells
 
 
@@ -287,12 +288,12 @@ def summary_rows(fig: Figure, cells: dict, level: float) -> list:
     return rows
 
 
-def report(spec: Spec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
-    from ...output import save_figure
-
+def summarize(spec: Spec, table: pa.Table) -> dict:
+    """The cells (panel, method, x) -> [schedulable, sets], the CSV's rows (one per panel,
+    curve and x) and the tables: the models, the notes, and where each curve stops being mostly
+    schedulable."""
     fig: Figure = spec.figure  # type: ignore[attr-defined]
-    cells = aggregate(spec, out)
-    # CSV: one row per (panel, curve, x).
+    cells = aggregate(spec, table)
     rows = []
     for panel in fig.panels:
         for c in fig.curves:
@@ -302,19 +303,34 @@ def report(spec: Spec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
             for x in sorted(x for (pk, m, x) in cells if pk == panel.key and m == mt):
                 s, n = cells[(panel.key, mt, x)]
                 rows.append([panel.title, c.label, mt, x, n, s, f"{s / n:.4f}" if n else ""])
-    csv_path = write_csv(
-        out / f"{spec.name}.csv",
-        ["panel", "curve", "method", fig.x, "sets", "schedulable", "fraction_schedulable"],
-        rows,
-        spec.quick,
-    )
-    # The figure.
+    lines = [quickmark.title(f"# {fig.title.replace(chr(10), ' ')}", spec.quick), "", f"Overheads: {machines(fig)}", ""]
+    lines += ["Models:", ""] + [
+        f"- {k}: {os.path.basename(v['path'])} (m = {v['m']}, {v.get('machine') or 'machine unknown'})"
+        for k, v in sorted(fig.models.items())
+    ]
+    lines += ["", "Notes:", ""] + [f"- {n}" for n in fig.notes]
+    for level in (0.5, 0.9):
+        lines += [
+            "",
+            f"Largest {fig.x} with at least {level:.0%} of the sets schedulable at every grid point up to it:",
+            "",
+        ]
+        lines += md(["panel", "curve", fig.x], summary_rows(fig, cells, level))
+    return {"text": "\n".join(lines), "cells": cells, "rows": rows}
+
+
+def figure(res: dict, spec: Spec, path: Path) -> Path:
+    """One panel per sub-spec, one curve per mechanism; the models' machines and the curves
+    left out in the footer."""
+    from ...output import save_figure
+    from ...plots import curve_style, fraction_axis, legend_outside
+
+    fig: Figure = spec.figure  # type: ignore[attr-defined]
+    cells = res["cells"]
     k = len(fig.panels)
     cols = min(fig.columns, k)
     nrows = (k + cols - 1) // cols
     f, axes = figure_axes(nrows, cols, figsize=(6.4 * cols, 3.6 * nrows + 0.9), squeeze=False)
-    from ...plots import curve_style, fraction_axis, legend_outside
-
     for i, panel in enumerate(fig.panels):
         ax = axes[i // cols][i % cols]
         for j, c in enumerate(fig.curves):
@@ -341,36 +357,14 @@ def report(spec: Spec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
         foot += "\n" + "\n".join(left_out)
     f.text(0.01, 0.005, foot, fontsize=6.5, va="bottom", ha="left", wrap=True)
     f.tight_layout(rect=(0, 0.02 + 0.018 * (1 + len(left_out)), 1, 0.95))
-    figure = save_figure(f, out / f"{spec.name}.{fmt_}", dpi=130)
-    close(f)
-    # Tables: where each curve stops being mostly schedulable.
-    lines = [quickmark.title(f"# {fig.title.replace(chr(10), ' ')}", spec.quick), "", f"Overheads: {machines(fig)}", ""]
-    lines += ["Models:", ""] + [
-        f"- {k}: {os.path.basename(v['path'])} (m = {v['m']}, {v.get('machine') or 'machine unknown'})"
-        for k, v in sorted(fig.models.items())
-    ]
-    lines += ["", "Notes:", ""] + [f"- {n}" for n in fig.notes]
-    for level in (0.5, 0.9):
-        lines += [
-            "",
-            f"Largest {fig.x} with at least {level:.0%} of the sets schedulable at every grid point up to it:",
-            "",
-        ]
-        lines += md(["panel", "curve", fig.x], summary_rows(fig, cells, level))
-    counts = {"computed": len(run.computed), "kept": len(run.kept), "seconds": run.seconds}
-    text = "\n".join(lines) + (
-        f"\n\n({counts['computed']} point(s) computed in {counts['seconds']:.1f} s, {counts['kept']} kept)"
-    )
-    from ...output import write_text
+    try:
+        return save_figure(f, path, dpi=130)
+    finally:
+        close(f)
 
-    tables = write_text(out / f"{spec.name}.md", text + "\n")
-    return {
-        "figure": figure,
-        "csv": csv_path,
-        "tables": tables,
-        "text": text,
-        "notes": [],
-        "sweep": run,
-        "run": counts,
-        "cells": cells,
-    }
+
+def csv_files(res: dict, spec: Spec) -> dict[str, Csv]:
+    """``NAME.csv``: one row per (panel, curve, x)."""
+    fig: Figure = spec.figure  # type: ignore[attr-defined]
+    header = ["panel", "curve", "method", fig.x, "sets", "schedulable", "fraction_schedulable"]
+    return {"csv": Csv(f"{spec.name}.csv", header, res["rows"])}

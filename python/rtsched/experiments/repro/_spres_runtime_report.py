@@ -10,9 +10,9 @@ import pyarrow as pa
 
 from ...output import save_figure
 from .. import quickmark
-from ..sweep import SweepResult
+from ..reproduction import Csv
 from . import spres_table1 as t1
-from ._sim import SimSpec, close, figure_axes, fmt, md, pct, write_csv, write_report
+from ._sim import SimSpec, close, figure_axes, fmt, md, pct
 
 LABELS = {"spres": "SP-RES", "pedf": "P-EDF", "pfp": "P-FP (RM)", "gsn-edf": "GSN-EDF"}
 FIG7 = (("schedule", "(a) scheduling"), ("context_switch", "(b) context switch"), ("release", "(c) release"))
@@ -327,7 +327,10 @@ def _cdf(ax, ws: list, name: str) -> None:
     ax.step(xs, ys, where="post", label=name)
 
 
-def figure(res: dict, path: Path, quick: bool = False) -> Path:
+def figure(res: dict, spec: SimSpec, path: Path) -> Path:
+    """Figs. 7 and 8 as CDFs of the pooled samples, Table I's rates and the misses; then drops
+    the samples from ``res`` (the report's result keeps their statistics, not up to a million
+    values per run)."""
     fig, axes = figure_axes(2, 3, figsize=(14, 8))
     for ax, (term, title) in zip(axes[0], FIG7, strict=True):
         for s in res["schedulers"]:
@@ -372,7 +375,9 @@ def figure(res: dict, path: Path, quick: bool = False) -> Path:
     ax.set_title(f"Misses in the Fig. 7 runs (jobs run {res['exec_scale']:g} × WCET)", fontsize=9)
     ax.grid(True, axis="y", alpha=0.3)
     fig.suptitle(
-        quickmark.title("Brandenburg & Gül, RTSS 2016, Figs. 7–8 and Table I on real threads (rtsched runtime)", quick),
+        quickmark.title(
+            "Brandenburg & Gül, RTSS 2016, Figs. 7–8 and Table I on real threads (rtsched runtime)", spec.quick
+        ),
         fontsize=10,
     )
     fig.tight_layout()
@@ -380,49 +385,23 @@ def figure(res: dict, path: Path, quick: bool = False) -> Path:
         return save_figure(fig, path, dpi=110)
     finally:
         close(fig)
+        # Drawn: the report keeps the distributions' statistics, not their samples.
+        for d in res["dists"].values():
+            d.pop("ws")
 
 
-def write_all(spec: SimSpec, table: pa.Table, out: Path, run: SweepResult, fmt_: str) -> dict:
-    """``NAME.md`` (the tables), ``NAME.csv`` (overhead statistics per figure, scheduler and
-    term), ``table1.csv``, ``runs.csv`` and the figure ``NAME.FMT``."""
-    res = summarize(spec, table)
-    fig = figure(res, out / f"{spec.name}.{fmt_}", spec.quick)
+def csv_files(res: dict, spec: SimSpec) -> dict[str, Csv]:
+    """``NAME.csv`` (overhead statistics per figure, scheduler and term), ``table1.csv`` (Table
+    I: ours, the simulator's and the paper's) and ``runs.csv`` (the runs per scheduler)."""
     stats = []
     for title, terms in (("fig7", FIG7), ("fig8", FIG8)):
         for term, _ in terms:
             for s in res["schedulers"] if title == "fig7" else [x for x in res["schedulers"] if x == "spres"]:
                 d = res["dists"][(term, s)]
-                stats.append(
-                    [
-                        title,
-                        s,
-                        term,
-                        d["runs"],
-                        d["samples"],
-                        d["stored"],
-                        d["median_ns"],
-                        d["p99_ns"],
-                        d["max_ns"],
-                        PAPER_P99_CYCLES.get((term, s)),
-                    ]
-                )
-    csv_path = write_csv(
-        out / f"{spec.name}.csv",
-        [
-            "figure",
-            "scheduler",
-            "term",
-            "runs",
-            "samples",
-            "stored",
-            "median_ns",
-            "p99_ns",
-            "max_ns",
-            "paper_p99_cycles",
-        ],
-        stats,
-        spec.quick,
-    )
+                cols = ("runs", "samples", "stored", "median_ns", "p99_ns", "max_ns")
+                stats.append([title, s, term, *[d[k] for k in cols], PAPER_P99_CYCLES.get((term, s))])
+    header = ["figure", "scheduler", "term", "runs", "samples", "stored", "median_ns", "p99_ns", "max_ns"]
+    header.append("paper_p99_cycles")
     keys = [
         "slack",
         "sets",
@@ -440,12 +419,7 @@ def write_all(spec: SimSpec, table: pa.Table, out: Path, run: SweepResult, fmt_:
     ]
     # Both machines' m beside the rates: ours and the paper's 44 cores.
     ms = " ".join(map(str, res["m"]))
-    table1 = write_csv(
-        out / "table1.csv",
-        [*keys, "m", "paper_m"],
-        [[a[k] for k in keys] + [ms, t1.PAPER_SPRES_M] for a in res["table1"]],
-        spec.quick,
-    )
+    table1 = [[a[k] for k in keys] + [ms, t1.PAPER_SPRES_M] for a in res["table1"]]
     rkeys = [
         "scheduler",
         "runs",
@@ -457,9 +431,8 @@ def write_all(spec: SimSpec, table: pa.Table, out: Path, run: SweepResult, fmt_:
         "untrustworthy",
         "repeated",
     ]
-    runs = write_csv(out / "runs.csv", rkeys, [[r[k] for k in rkeys] for r in res["runs"]], spec.quick)
-    for d in res["dists"].values():
-        d.pop("ws")
-    rep = write_report(spec, out, res, run, fig, csv_path)
-    rep["table"], rep["runs_csv"] = table1, runs
-    return rep
+    return {
+        "csv": Csv(f"{spec.name}.csv", header, stats),
+        "table": Csv("table1.csv", [*keys, "m", "paper_m"], table1),
+        "runs_csv": Csv("runs.csv", rkeys, [[r[k] for k in rkeys] for r in res["runs"]]),
+    }

@@ -13,9 +13,11 @@ from ._overheads import (
     Panel,
     common,
     compose,
+    csv_files,  # noqa: F401  (the protocol's steps, reproduction.py)
+    figure,  # noqa: F401
     read,
-    report,  # noqa: F401  (the module's report)
     sub_spec_toml,
+    summarize,  # noqa: F401
 )
 from .gedfmp_soft_n import EXTRAPOLATION_NOTE, measured_word, panels_and_curves
 

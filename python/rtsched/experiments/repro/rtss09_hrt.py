@@ -28,10 +28,12 @@ from ._overheads import (
     available,
     common,
     compose,
+    csv_files,  # noqa: F401  (the protocol's steps, reproduction.py)
+    figure,  # noqa: F401
     platform_m,
     read,
-    report,  # noqa: F401  (the module's report)
     sub_spec_toml,
+    summarize,  # noqa: F401
 )
 
 DESCRIPTION = (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._overheads import report  # noqa: F401  (the module's report)
+from ._overheads import csv_files, figure, summarize  # noqa: F401  (the protocol's steps, reproduction.py)
 from .rtss09_hrt import build
 
 DESCRIPTION = (

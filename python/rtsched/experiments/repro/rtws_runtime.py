@@ -49,7 +49,7 @@ from ...runtime import parse_cpus, realtime_lock
 from .. import quickmark
 from ..errors import EvaluatorError, SpecError
 from ..fields import dedupe
-from ..sweep import SweepResult, load_tables
+from ..reproduction import Csv
 from . import rtws_tables
 from ._sim import (
     COMMON_KEYS,
@@ -63,8 +63,6 @@ from ._sim import (
     mean,
     median,
     parse_common,
-    write_csv,
-    write_report,
 )
 
 DESCRIPTION = (
@@ -553,39 +551,32 @@ def figure(res: dict, spec: SimSpec, path: Path) -> Path:
         close(fig)
 
 
-def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
-    """The tables (printed and written to ``NAME.md``), the CSV of the averages per (m, window,
-    engine, scheduler) and the figure, from the point files of a finished run."""
-    res = summarize(spec, pa.concat_tables(load_tables(spec, out)))
-    fig = figure(res, spec, out / f"{spec.name}.{fmt_}")
+def csv_files(res: dict, spec: SimSpec) -> dict[str, Csv]:
+    """``NAME.csv``: the averages per (m, window, engine, scheduler)."""
     keys = ("sets", "mig", "trace_mig", "start_mig", "steals", "attempts", "steal_p50", "steal_p99", "preempt", "cs")
-    csv_path = write_csv(
-        out / f"{spec.name}.csv",
-        [
-            "m",
-            "lo",
-            "hi",
-            "engine",
-            "scheduler",
-            "sets",
-            "mean_migrations_table2",
-            "mean_thread_migrations",
-            "mean_start_migrations",
-            "mean_steals",
-            "mean_steal_attempts",
-            "median_steal_p50_ns",
-            "median_steal_p99_ns",
-            "mean_preemptions",
-            "mean_context_switches",
-            "fj_jobs",
-            "fj_deadline_misses",
-            "threads",
-            "thread_deadline_misses",
-        ],
-        [
-            [m, w[0], w[1], e, s, *[a[k] for k in keys], a["fj_jobs"], a["fj_misses"], a["threads"], a["thread_misses"]]
-            for (m, w, e, s), a in res["avg"].items()
-        ],
-        spec.quick,
-    )
-    return write_report(spec, out, res, run, fig, csv_path)
+    header = [
+        "m",
+        "lo",
+        "hi",
+        "engine",
+        "scheduler",
+        "sets",
+        "mean_migrations_table2",
+        "mean_thread_migrations",
+        "mean_start_migrations",
+        "mean_steals",
+        "mean_steal_attempts",
+        "median_steal_p50_ns",
+        "median_steal_p99_ns",
+        "mean_preemptions",
+        "mean_context_switches",
+        "fj_jobs",
+        "fj_deadline_misses",
+        "threads",
+        "thread_deadline_misses",
+    ]
+    rows = [
+        [m, w[0], w[1], e, s, *[a[k] for k in keys], a["fj_jobs"], a["fj_misses"], a["threads"], a["thread_misses"]]
+        for (m, w, e, s), a in res["avg"].items()
+    ]
+    return {"csv": Csv(f"{spec.name}.csv", header, rows)}

@@ -22,7 +22,7 @@ from ...output import save_figure
 from .. import quickmark
 from ..errors import SpecError
 from ..fields import dedupe
-from ..sweep import SweepResult, load_tables
+from ..reproduction import Csv
 from ._sim import (
     COMMON_KEYS,
     SimSpec,
@@ -34,8 +34,6 @@ from ._sim import (
     md,
     mean,
     parse_common,
-    write_csv,
-    write_report,
 )
 
 DESCRIPTION = (
@@ -396,46 +394,23 @@ def figure(res: dict, spec: SimSpec, path: Path) -> Path:
         close(fig)
 
 
-def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
-    """The tables (printed and written to ``NAME.md``), the CSV of the averages per (m, window,
-    scheduler) and the figure, from the point files of a finished run."""
-    res = summarize(spec, pa.concat_tables(load_tables(spec, out)))
-    fig = figure(res, spec, out / f"{spec.name}.{fmt_}")
-    csv_path = write_csv(
-        out / f"{spec.name}.csv",
-        [
-            "m",
-            "lo",
-            "hi",
-            "scheduler",
-            "sets",
-            "not_placed",
-            "mean_migrations_table2",
-            "mean_thread_migrations",
-            "mean_steals",
-            "mean_remote_starts",
-            "mean_context_switches",
-            "deadline_misses",
-            "jobs",
-        ],
-        [
-            [
-                m,
-                w[0],
-                w[1],
-                sch,
-                a["sets"],
-                a["unplaced"],
-                a["mig"],
-                a["trace_mig"],
-                a["steals"],
-                a["remote"],
-                a["cs"],
-                a["misses"],
-                a["jobs"],
-            ]
-            for (m, w, sch), a in res["avg"].items()
-        ],
-        spec.quick,
-    )
-    return write_report(spec, out, res, run, fig, csv_path)
+def csv_files(res: dict, spec: SimSpec) -> dict[str, Csv]:
+    """``NAME.csv``: the averages per (m, window, scheduler)."""
+    header = [
+        "m",
+        "lo",
+        "hi",
+        "scheduler",
+        "sets",
+        "not_placed",
+        "mean_migrations_table2",
+        "mean_thread_migrations",
+        "mean_steals",
+        "mean_remote_starts",
+        "mean_context_switches",
+        "deadline_misses",
+        "jobs",
+    ]
+    keys = ("sets", "unplaced", "mig", "trace_mig", "steals", "remote", "cs", "misses", "jobs")
+    rows = [[m, w[0], w[1], sch, *[a[k] for k in keys]] for (m, w, sch), a in res["avg"].items()]
+    return {"csv": Csv(f"{spec.name}.csv", header, rows)}

@@ -27,7 +27,7 @@ import pyarrow as pa
 from ...output import save_figure
 from .. import quickmark
 from ..errors import SpecError
-from ..sweep import SweepResult, load_tables
+from ..reproduction import Csv
 from ._sim import (
     COMMON_KEYS,
     SimSpec,
@@ -39,8 +39,6 @@ from ._sim import (
     fmt,
     md,
     parse_common,
-    write_csv,
-    write_report,
 )
 
 DESCRIPTION = (
@@ -282,20 +280,15 @@ FULL_COLUMNS = (
 )  # fmt: skip
 
 
-def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
-    """The tables (printed and written to ``NAME.md``), ``table.csv`` (variant, m, load,
-    operation, p50_ns, avg_ns, p99_ns, outliers), ``NAME.csv`` (with counts and cycles) and the
-    figure. ``avg_*`` is the mean of the samples the outlier rule keeps (docs/overheads.md,
-    "Measurement protocol"; ``avg_raw_cycles`` the mean of all)."""
-    res = summarize(spec, pa.concat_tables(load_tables(spec, out)))
-    fig = figure(res, spec, out / f"{spec.name}.{fmt_}")
+def csv_files(res: dict, spec: SimSpec) -> dict[str, Csv]:
+    """``table.csv`` (variant, m, load, operation, p50_ns, avg_ns, p99_ns, outliers) and
+    ``NAME.csv`` (with counts and cycles). ``avg_*`` is the mean of the samples the outlier rule
+    keeps (docs/overheads.md, "Measurement protocol"; ``avg_raw_cycles`` the mean of all)."""
     keys = sorted(res["cell"], key=lambda k: (VARIANTS.index(k[0]), k[1], k[2], OPERATIONS.index(k[3])))
     key_cols = ["variant", "m", "load", "operation"]
 
-    def table(cols: tuple[str, ...]) -> tuple[list, list]:
-        """The header and rows of a CSV: the cell key, then ``cols`` of each cell."""
-        return key_cols + list(cols), [list(k) + [res["cell"][k][c] for c in cols] for k in keys]
+    def table(file: str, cols: tuple[str, ...]) -> Csv:
+        """The cell key, then ``cols`` of each cell."""
+        return Csv(file, key_cols + list(cols), [list(k) + [res["cell"][k][c] for c in cols] for k in keys])
 
-    write_csv(out / "table.csv", *table(TABLE_COLUMNS), spec.quick)
-    csv_path = write_csv(out / f"{spec.name}.csv", *table(FULL_COLUMNS), spec.quick)
-    return write_report(spec, out, res, run, fig, csv_path)
+    return {"table": table("table.csv", TABLE_COLUMNS), "csv": table(f"{spec.name}.csv", FULL_COLUMNS)}

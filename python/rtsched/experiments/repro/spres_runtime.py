@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -47,9 +46,9 @@ from ...runtime import realtime_lock
 from ..errors import EvaluatorError, SpecError
 from ..fields import NExpr, axis_values, check_keys, dedupe, integer_at_least, resolve_n
 from ..point import derive_seed
-from ..sweep import SweepResult, load_tables
 from . import spres_table1 as t1
 from ._sim import COMMON_KEYS, SimSpec, add_point, float_list, parse_common
+from ._spres_runtime_report import csv_files, figure, summarize  # noqa: F401  (the protocol's steps)
 
 if TYPE_CHECKING:
     from ..._core import TaskSet
@@ -483,10 +482,3 @@ def _other(p: dict, cpus: list, sched: str, ts, pl: dict, seed: int) -> dict:
         row["truncated_tasks"] = cut
         return row
     return _run(p, cpus, sched, ts, None, {}, None, seed)
-
-
-def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
-    """The tables (printed and written to ``NAME.md``), the CSVs and the figure."""
-    from ._spres_runtime_report import write_all
-
-    return write_all(spec, pa.concat_tables(load_tables(spec, out)), out, run, fmt_)

@@ -31,7 +31,7 @@ from .. import quickmark
 from ..errors import SpecError
 from ..fields import NExpr, axis_values, check_keys, dedupe, parse_duration_ns, resolve_n
 from ..point import derive_seed
-from ..sweep import SweepResult, load_tables
+from ..reproduction import Csv
 from ..variants import parse_semi
 from ._sim import (
     COMMON_KEYS,
@@ -45,8 +45,6 @@ from ._sim import (
     md,
     parse_common,
     pct,
-    write_csv,
-    write_report,
 )
 
 if TYPE_CHECKING:
@@ -566,7 +564,7 @@ def summarize(spec: SimSpec, table: pa.Table) -> dict:
     }
 
 
-def figure(res: dict, path: Path, quick: bool = False) -> Path:
+def figure(res: dict, spec: SimSpec, path: Path) -> Path:
     """A bar chart of the migration rate per slack level, ours beside the paper's (each with its m)."""
     rows = res["rows"]
     x = list(range(len(rows)))
@@ -584,7 +582,8 @@ def figure(res: dict, path: Path, quick: bool = False) -> Path:
     ax.set_xlabel("average slack")
     ax.set_ylabel("migrations per second and core")
     ax.set_title(
-        quickmark.title("SP-RES migration rate vs. slack (Brandenburg & Gül, RTSS 2016, Table I)", quick), fontsize=9
+        quickmark.title("SP-RES migration rate vs. slack (Brandenburg & Gül, RTSS 2016, Table I)", spec.quick),
+        fontsize=9,
     )
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
@@ -595,55 +594,30 @@ def figure(res: dict, path: Path, quick: bool = False) -> Path:
         close(fig)
 
 
-def report(spec: SimSpec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
-    """The tables (printed and written to ``NAME.md``), the CSV of the aggregated rows and the
-    figure, from the point files of a finished run."""
-    res = summarize(spec, pa.concat_tables(load_tables(spec, out)))
-    fig = figure(res, out / f"{spec.name}.{fmt_}", spec.quick)
-    csv_path = write_csv(
-        out / f"{spec.name}.csv",
-        [
-            "slack",
-            "simulated_sets",
-            "total_migrations",
-            "migrations_per_s_per_core",
-            "reduction",
-            "paper_total",
-            "paper_per_s_per_core",
-            "paper_reduction",
-            "observed_slack",
-            "deadline_misses",
-            "jobs",
-            "m",
-            "paper_m",
-        ],
-        [
-            [
-                r["slack"],
-                r["sets"],
-                r["migrations"],
-                r["rate"],
-                r["reduction"],
-                r["paper_total"],
-                r["paper_rate"],
-                r["paper_reduction"],
-                r["observed_slack"],
-                r["deadline_misses"],
-                r["jobs"],
-                " ".join(map(str, res["m_values"])),
-                PAPER_SPRES_M,
-            ]
-            for r in res["rows"]
-        ],
-        spec.quick,
-    )
-    # The table's numbers as Table I has them: migrations per second and core per slack level.
-    table = write_csv(
-        out / "table.csv",
-        ["slack", "migrations_per_s_per_core"],
-        [[r["slack"], r["rate"]] for r in res["rows"]],
-        spec.quick,
-    )
-    rep = write_report(spec, out, res, run, fig, csv_path)
-    rep["table"] = table
-    return rep
+def csv_files(res: dict, spec: SimSpec) -> dict[str, Csv]:
+    """``NAME.csv``: the aggregated rows, the paper's beside; ``table.csv``: Table I's numbers as
+    the paper has them (migrations per second and core per slack level)."""
+    header = [
+        "slack",
+        "simulated_sets",
+        "total_migrations",
+        "migrations_per_s_per_core",
+        "reduction",
+        "paper_total",
+        "paper_per_s_per_core",
+        "paper_reduction",
+        "observed_slack",
+        "deadline_misses",
+        "jobs",
+        "m",
+        "paper_m",
+    ]
+    keys = ["slack", "sets", "migrations", "rate", "reduction", "paper_total", "paper_rate", "paper_reduction"]
+    keys += ["observed_slack", "deadline_misses", "jobs"]
+    ms = " ".join(map(str, res["m_values"]))
+    rows = [[*[r[k] for k in keys], ms, PAPER_SPRES_M] for r in res["rows"]]
+    table = [[r["slack"], r["rate"]] for r in res["rows"]]
+    return {
+        "csv": Csv(f"{spec.name}.csv", header, rows),
+        "table": Csv("table.csv", ["slack", "migrations_per_s_per_core"], table),
+    }
