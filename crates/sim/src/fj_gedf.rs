@@ -29,9 +29,9 @@
 
 use crate::config::{ExecTimes, SimConfig};
 use crate::error::SimError;
-use crate::recorder::{DirtyCpus, Recorder};
+use crate::recorder::{DirtyCpus, Recorder, NONE};
 use crate::rtws::{RtwsResult, ThreadInfo};
-use crate::setup::{setup, Draw, EarlyEnd, Setup, NONE};
+use crate::setup::{setup, Draw, EarlyEnd, Setup};
 use rtsched_model::forkjoin::ForkJoinSet;
 use rtsched_model::{ModelError, Time};
 use rtsched_policy::{invariant, Gedf, Policy, Prio};

@@ -31,9 +31,9 @@
 
 use crate::config::{ExecTimes, Scheduler, SimConfig};
 use crate::error::SimError;
-use crate::recorder::Recorder;
+use crate::recorder::{Recorder, NONE};
 use crate::result::SimResult;
-use crate::setup::{setup, Draw, EarlyEnd, Setup, NONE};
+use crate::setup::{setup, Draw, EarlyEnd, Setup};
 use rtsched_model::forkjoin::ForkJoinSet;
 use rtsched_model::{ModelError, TaskSet, Time};
 use rtsched_policy::rtws::{Arrival, Rtws, Source, ThreadId, Work};

@@ -6,8 +6,8 @@
 use crate::config::{Arrivals, ExecTimes, SimConfig};
 use crate::error::SimError;
 use crate::overheads::Overheads;
-use crate::recorder::{DirtyCpus, Recorder};
-use crate::setup::{Draw, EarlyEnd, NONE};
+use crate::recorder::{DirtyCpus, Recorder, NONE};
+use crate::setup::{Draw, EarlyEnd};
 use rtsched_model::{ModelError, Time};
 use rtsched_policy::{invariant, Policy, Prio, PriorityRule};
 use rtsched_trace::{Event, JobId, OverheadKind};
