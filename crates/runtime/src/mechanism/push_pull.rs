@@ -46,6 +46,7 @@
 
 pub mod book;
 pub mod ops;
+pub mod recording;
 pub mod replay;
 pub mod vtime;
 

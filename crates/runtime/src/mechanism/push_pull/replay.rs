@@ -24,11 +24,11 @@
 //! acquisitions without contention), not the cross-core misses of the paper's 48-core machine.
 
 use super::ops::{Env, Op};
-use super::vtime::mechanism;
+use super::recording::{mechanism, Call, PrevKind, Recording};
 pub use super::vtime::record;
 use super::PushPull;
 use crate::clock::{self, ClockPair};
-use crate::mechanism::{Job, Prev, TaskParams};
+use crate::mechanism::{Job, Prev};
 use crate::queue::cpudl::Cpudl;
 use crate::queue::cpupri::Cpupri;
 use crate::queue::find_cpu::FindCpu;
@@ -36,7 +36,6 @@ use crate::queue::find_linear::Linear;
 use crate::queue::fmask::Fmask;
 use crate::sync::{SpinGuard, SpinLock};
 use rtsched_model::TaskSet;
-use rtsched_policy::PriorityRule;
 
 /// A find-CPU variant of the cost experiment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -68,38 +67,6 @@ impl Variant {
     pub fn fixed_priority(self) -> bool {
         self == Variant::Cpupri
     }
-}
-
-/// What a worker stopped doing, as recorded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PrevKind {
-    Idle,
-    Preempted,
-    Completed,
-}
-
-/// One recorded plugin call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Call {
-    /// Release domain `cpu`'s handler at `now`.
-    Release { cpu: u32, now: u64 },
-    /// CPU `cpu`'s scheduler after `prev` (about the job it ran), which returned `got` (task, job).
-    Schedule { cpu: u32, prev: PrevKind, got: Option<(u32, u32)> },
-}
-
-/// A recorded run.
-#[derive(Debug, Clone)]
-pub struct Recording {
-    pub m: usize,
-    pub tasks: Vec<TaskParams>,
-    pub rule: PriorityRule,
-    pub horizon: u64,
-    pub calls: Vec<Call>,
-    /// Jobs released, and instants at which the global invariant was checked.
-    pub jobs: u64,
-    pub checks: u64,
-    /// Every completion: (task, job, time).
-    pub completed: Vec<(u32, u32, u64)>,
 }
 
 /// Cycle counts of one operation: exact counts below [`Hist::EXACT`] cycles, the rest kept.

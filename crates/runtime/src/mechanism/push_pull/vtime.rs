@@ -18,8 +18,7 @@
 //!   measures exactly the deviation the push failures cause.
 
 use super::ops::{Env, Op};
-use super::replay::{Call, PrevKind, Recording};
-use super::PushPull;
+use super::recording::{mechanism, Call, PrevKind, Recording};
 use crate::mechanism::{Job, Plugin, Prev, TaskParams};
 use crate::queue::find_cpu::FindCpu;
 use crate::queue::find_linear::Linear;
@@ -51,17 +50,6 @@ impl Env for VEnv {
     fn released(&mut self, job: &Job) {
         self.released.push(*job);
     }
-}
-
-/// The mechanism of a recording or replay over `find` (time zero at 0, 3 push attempts).
-pub(super) fn mechanism<F: FindCpu>(
-    tasks: &[TaskParams],
-    m: usize,
-    rule: &PriorityRule,
-    horizon: u64,
-    find: F,
-) -> Result<PushPull<F>, String> {
-    PushPull::new("push-pull", tasks, m, rule, 0, horizon, find, 3).map_err(|e| e.to_string())
 }
 
 /// A virtual-time run: the recording, the schedule as a trace, the push failures and the time
