@@ -468,6 +468,23 @@ impl RunResult {
     }
 }
 
+/// The trace of a run (a copy of [`RunResult::trace`]) for
+/// export. Errors when `ts` is not the run's task set or the run dropped records (an
+/// incomplete trace cannot be exported faithfully; the summary then covers only the time up to
+/// the first lost record, see `RunResult`).
+pub fn to_trace(r: &RunResult, ts: &TaskSet) -> Result<Trace, String> {
+    if r.dropped_records > 0 {
+        return Err(format!(
+            "the run dropped {} trace records; raise the trace capacity to convert it",
+            r.dropped_records
+        ));
+    }
+    if ts.len() != r.trace.meta.tasks.len() {
+        return Err(format!("the run had {} tasks but the task set has {}", r.trace.meta.tasks.len(), ts.len()));
+    }
+    Ok(r.trace.clone())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -257,20 +257,3 @@ pub(crate) fn convert(c: &Conversion<'_>, buffers: &[Vec<TRecord>]) -> Result<Tr
     meta.terms = kinds.names;
     Ok(Trace { meta, records })
 }
-
-/// The trace of a run (a copy of [`RunResult::trace`](super::result::RunResult::trace)) for
-/// export. Errors when `ts` is not the run's task set or the run dropped records (an
-/// incomplete trace cannot be exported faithfully; the summary then covers only the time up to
-/// the first lost record, see `RunResult`).
-pub fn to_trace(r: &super::result::RunResult, ts: &TaskSet) -> Result<Trace, String> {
-    if r.dropped_records > 0 {
-        return Err(format!(
-            "the run dropped {} trace records; raise the trace capacity to convert it",
-            r.dropped_records
-        ));
-    }
-    if ts.len() != r.trace.meta.tasks.len() {
-        return Err(format!("the run had {} tasks but the task set has {}", r.trace.meta.tasks.len(), ts.len()));
-    }
-    Ok(r.trace.clone())
-}
