@@ -237,9 +237,11 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
         sorted.sort();
         match self.check {
             Check::Global | Check::GlobalAtTicks if self.check == Check::Global || ticked => {
-                invariant::check_global(self.sched.len(), &sorted, &self.sched).or_else(fail)?
+                invariant::check_global(self.sched.len(), &sorted, &self.sched).or_else(|v| fail(v.to_string()))?
             }
-            Check::Partitioned => invariant::check_partitioned(&self.cpu_of, &sorted, &self.sched).or_else(fail)?,
+            Check::Partitioned => {
+                invariant::check_partitioned(&self.cpu_of, &sorted, &self.sched).or_else(|v| fail(v.to_string()))?
+            }
             _ => {}
         }
         Ok(())

@@ -7,6 +7,7 @@
 use super::PushPull;
 use crate::mechanism::TaskParams;
 use crate::queue::find_cpu::FindCpu;
+use crate::RunError;
 use rtsched_policy::PriorityRule;
 
 /// What a worker stopped doing, as recorded.
@@ -48,6 +49,6 @@ pub(super) fn mechanism<F: FindCpu>(
     rule: &PriorityRule,
     horizon: u64,
     find: F,
-) -> Result<PushPull<F>, String> {
-    PushPull::new("push-pull", tasks, m, rule, 0, horizon, find, 3).map_err(|e| e.to_string())
+) -> Result<PushPull<F>, RunError> {
+    PushPull::new("push-pull", tasks, m, rule, 0, horizon, find, 3)
 }

@@ -35,7 +35,8 @@ use crate::queue::find_cpu::FindCpu;
 use crate::queue::find_linear::Linear;
 use crate::queue::fmask::Fmask;
 use crate::sync::{SpinGuard, SpinLock};
-use rtsched_model::TaskSet;
+use crate::RunError;
+use rtsched_model::{ModelError, TaskSet};
 
 /// A find-CPU variant of the cost experiment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -57,11 +58,11 @@ impl Variant {
         }
     }
     /// The variant named `s`; the error lists the names.
-    pub fn parse(s: &str) -> Result<Variant, String> {
+    pub fn parse(s: &str) -> Result<Variant, ModelError> {
         Variant::ALL
             .into_iter()
             .find(|v| v.name() == s)
-            .ok_or_else(|| format!("unknown find-CPU variant {s:?}; known: linear, fmask, cpudl, cpupri"))
+            .ok_or_else(|| ModelError::new(format!("unknown find-CPU variant {s:?}; known: linear, fmask, cpudl, cpupri")))
     }
     /// Whether it schedules by fixed priorities (rate-monotonic recordings).
     pub fn fixed_priority(self) -> bool {
@@ -261,7 +262,7 @@ impl Env for TimingEnv<'_> {
 /// Replays `rec` against a fresh mechanism over the find-CPU structure `find` (sized for
 /// `rec.m`), adding each operation's cycles to `probe`. Errors if the replay diverges from the
 /// recording (a variant that decided differently).
-pub fn replay<F: FindCpu>(rec: &Recording, find: F, probe: &mut Probe) -> Result<(), String> {
+pub fn replay<F: FindCpu>(rec: &Recording, find: F, probe: &mut Probe) -> Result<(), RunError> {
     let pp = mechanism(&rec.tasks, rec.m, &rec.rule, rec.horizon, find)?;
     let mut running: Vec<Option<Job>> = vec![None; rec.m];
     let mut env = TimingEnv { resched: vec![false; rec.m], probe };
@@ -277,11 +278,11 @@ pub fn replay<F: FindCpu>(rec: &Recording, find: F, probe: &mut Probe) -> Result
                 };
                 let r = pp.schedule_with(&mut env, c, p);
                 if r.map(|j| (j.task(), j.seq())) != got {
-                    return Err(format!(
+                    return Err(RunError::Internal(format!(
                         "replay over {}: call {i} (schedule on CPU {c}) returned {:?}, the recording {got:?}",
                         find_name::<F>(&pp),
                         r.map(|j| (j.task(), j.seq()))
-                    ));
+                    )));
                 }
                 running[c] = r;
             }
@@ -315,7 +316,7 @@ pub struct OpCost {
 /// The costs of every operation of `variant` over the sets `sets` on `m` CPUs: each set is
 /// recorded for `horizon` ns (EDF, or rate-monotonic for cpupri) and replayed once, timed.
 /// The TSC is calibrated against the monotonic clock over the whole measurement.
-pub fn measure(sets: &[TaskSet], m: usize, horizon: u64, variants: &[Variant], max_calls: usize) -> Result<Vec<(Variant, Vec<OpCost>)>, String> {
+pub fn measure(sets: &[TaskSet], m: usize, horizon: u64, variants: &[Variant], max_calls: usize) -> Result<Vec<(Variant, Vec<OpCost>)>, RunError> {
     let mut probe = Probe::default();
     probe.calibrate();
     let a = ClockPair::now();

@@ -95,7 +95,7 @@ impl<B: Backend> SharedQueue for HuntHeap<Prio, B> {
         HuntHeap::pop(self)
     }
     fn quiescent(&self) -> Result<Vec<Prio>, String> {
-        self.check_quiescent()
+        self.check_quiescent().map_err(|e| e.to_string())
     }
 }
 
@@ -115,7 +115,7 @@ impl<B: Backend> SharedQueue for Hierarchical<Prio, B> {
         Hierarchical::pop(self)
     }
     fn quiescent(&self) -> Result<Vec<Prio>, String> {
-        self.check_quiescent()
+        self.check_quiescent().map_err(|e| e.to_string())
     }
 }
 
@@ -413,7 +413,7 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
         if queued != pending {
             return Err(format!("pending jobs {pending:?}, but linked and queued: {queued:?}"));
         }
-        invariant::check_global(m, pending, &linked)
+        invariant::check_global(m, pending, &linked).map_err(|e| e.to_string())
     }
 }
 
