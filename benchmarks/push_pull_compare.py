@@ -1,5 +1,5 @@
 """Push/pull (each find-CPU variant, and push-pull-fp over cpupri) against the other global
-mechanisms on the same task sets, in one run, side by side (docs/runtime.md "push/pull"):
+mechanisms on the same task sets, in one run, side by side (docs/performance.md "push/pull side by side"):
 release latency, Δrel, Δsch, push and pull counts and costs, push failures, migrations and the
 priority-inversion time the monitor measures, for n = m, 5m, 10m tasks (or --ns) released
 synchronously (every task's first job at time zero, as in Cerqueira et al., RTAS 2014, App. A).

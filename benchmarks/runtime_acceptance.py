@@ -1,4 +1,4 @@
-"""The runtime's acceptance run (docs/runtime.md): one task set at U ≈ 0.6m and one at U ≈ 0.9m,
+"""The runtime's acceptance run (docs/performance.md): one task set at U ≈ 0.6m and one at U ≈ 0.9m,
 each under every registered mechanism (or those given with --schedulers) on the same machine,
 side by side; the list comes from the mechanism registry (rtsched.schedulers()).
 
@@ -40,7 +40,7 @@ def main() -> int:
         type=float,
         default=0.9,
         help="U/m of the heavier set (default 0.9; on Linux ≥ 6.12 kernel-sd admits at most "
-        "about 0.85m, since the fair server keeps 0.05 per CPU: docs/runtime.md)",
+        "about 0.85m, since the fair server keeps 0.05 per CPU: docs/mechanisms/kernel-sd.md)",
     )
     ap.add_argument(
         "--set-m",

@@ -72,3 +72,54 @@ def test_quick_campaign_at_m2_writes_every_model_and_figure(cli, tmp_path):
     assert code == 2 and "unknown scheduler" in err and len(err.strip().splitlines()) == 1, err
     code, _, err = cli("measure-overheads", "--campaign", "--scheduler", "gsn-edf", "--out", tmp_path / "x")
     assert code == 2 and "--schedulers" in err, err
+
+
+def _model(path, terms):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"format": "rtsched-overheads", "terms": terms}))
+
+
+def test_compare_matches_points_by_n_and_reports_the_spread(tmp_path):
+    from rtsched.campaign import compare, compare_lines
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    # Run a measured n = 2, 4; run b n = 4, 6: only n = 4 is in both, and it is matched by n,
+    # not by position.
+    _model(a / "m2" / "overheads-x.json", {"schedule": {"n": [2, 4], "avg_ns": [100, 200], "max_ns": [900, 1000]}})
+    _model(b / "m2" / "overheads-x.json", {"schedule": {"n": [4, 6], "avg_ns": [300, 7], "max_ns": [0, 5]}})
+    _model(a / "m2" / "overheads-only-a.json", {"schedule": {"n": [2], "avg_ns": [1]}})
+    c = compare(str(a), str(b))
+    assert c["models"] == 1 and c["only_in_a"] == ["m2/overheads-only-a.json"] and c["only_in_b"] == []
+    avg = c["stats"]["avg_ns"]
+    assert avg["points"] == 1 and avg["max"] == 1.5 and avg["worst"]["n"] == 4
+    # A maximum of 0 in one run and 1000 ns in the other is no ratio: it is counted apart.
+    assert "max_ns" not in c["stats"] or c["stats"]["max_ns"]["points"] == 0
+    text = "\n".join(compare_lines(c))
+    assert "1.50" in text and "only in" in text
+
+
+def test_compare_rejects_what_is_not_a_model_folder(tmp_path):
+    from rtsched.campaign import compare
+
+    with pytest.raises(RtschedError, match="not a folder"):
+        compare(str(tmp_path / "nope"), str(tmp_path))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    with pytest.raises(RtschedError, match="no overhead model in both"):
+        compare(str(tmp_path / "a"), str(tmp_path / "b"))
+    _model(tmp_path / "a" / "overheads-x.json", {"schedule": {"n": [2], "avg_ns": [1, 2]}})
+    _model(tmp_path / "b" / "overheads-x.json", {"schedule": {"n": [2], "avg_ns": [1]}})
+    with pytest.raises(RtschedError, match="term 'schedule': field 'avg_ns'"):
+        compare(str(tmp_path / "a"), str(tmp_path / "b"))
+
+
+def test_overheads_compare_command_reads_shipped_folders(cli):
+    code, out, err = cli("overheads", "compare", "campaign-16cpu", "campaign-16cpu-run2", "--json")
+    assert code == 0, err
+    c = json.loads(out)
+    # The two shipped 16-core campaigns measured the same 72 models (kernel-sd missing in both).
+    assert c["models"] == 72 and c["only_in_a"] == [] and c["only_in_b"] == []
+    assert {"avg_ns", "p99_ns", "max_ns"} <= set(c["stats"])
+    assert all(s["median"] >= 1.0 and s["max"] >= s["p90"] >= s["median"] for s in c["stats"].values())
+    code, _, err = cli("overheads", "compare", "no-such-folder", "campaign-16cpu")
+    assert code == 2 and "no-such-folder" in err and len(err.strip().splitlines()) == 1

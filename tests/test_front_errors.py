@@ -255,6 +255,8 @@ def test_generated_wrong_values_raise_the_package_error(tmp_path_factory, fname,
         (lambda: Task(wcet=True, period=2), ["wcet"]),
         (lambda: Task(wcet=1, period=2, name=5), ["argument 'name'"]),
         (lambda: TaskSet("ab"), ["argument 'tasks'"]),
+        # None is a failed load far more often than a wish for an empty set: TaskSet() is that.
+        (lambda: TaskSet(None), ["tasks", "None", "TaskSet()"]),
         (lambda: TaskSet([Task(wcet=1, period=2)], m=10**9), ["field 'm'", "1..=16384"]),
         (lambda: rtsched.format_duration(-5), ["argument 'ns'"]),
         (lambda: Task(wcet=1, period=2, name="a\0b"), ["field 'name'", "NUL"]),

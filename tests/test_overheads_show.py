@@ -8,7 +8,7 @@ import json
 
 import pytest
 import rtsched
-from rtsched.cli_overheads import describe
+from rtsched.cli.overheads import describe
 from rtsched.shipped import DATA
 
 PAPER = DATA / "paper"

@@ -1,5 +1,5 @@
 """`rtsched run FJ.json --scheduler rtws` / `rtsched.run_forkjoin`: fork-join files on real threads
-(docs/runtime.md, "RTWS"), each run <= 0.2 s on one CPU. No timing is asserted: structure,
+(docs/mechanisms/rtws.md), each run <= 0.2 s on one CPU. No timing is asserted: structure,
 accounting, the exports' job and thread counts, and messages."""
 
 import csv

@@ -289,6 +289,146 @@ def draw(models: list[dict], out: str) -> list[str]:
     return paths
 
 
+#: The statistics of a model's terms that ``compare`` sets side by side.
+COMPARED_STATS = ("avg_ns", "p99_ns", "max_ns")
+
+
+def _model_files(root: str) -> dict[str, str]:
+    """Every overhead model under ``root`` (a campaign folder with ``m<M>/`` sub-folders, or one
+    folder of models), keyed by its path relative to ``root``."""
+    if not os.path.isdir(root):
+        raise RtschedError(f"{root}: not a folder of overhead models")
+    found = {}
+    for base, dirs, files in os.walk(root):
+        dirs.sort()
+        for f in sorted(files):
+            if f.startswith("overheads-") and f.endswith(".json"):
+                path = os.path.join(base, f)
+                found[os.path.relpath(path, root)] = path
+    return found
+
+
+def _terms(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except (OSError, ValueError) as e:
+        raise RtschedError(f"{path}: not a readable overhead model ({e})") from None
+    terms = doc.get("terms") if isinstance(doc, dict) else None
+    if not isinstance(terms, dict):
+        raise RtschedError(f"{path}: field 'terms': missing (a measured model has one row per term)")
+    for name, row in terms.items():
+        if not isinstance(row, dict) or not isinstance(row.get("n"), list):
+            raise RtschedError(f"{path}: term '{name}': field 'n': missing or not a list")
+        for stat in COMPARED_STATS:
+            col = row.get(stat)
+            if col is not None and (not isinstance(col, list) or len(col) != len(row["n"])):
+                raise RtschedError(f"{path}: term '{name}': field '{stat}': not a list as long as 'n'")
+    return terms
+
+
+def compare(a: str, b: str) -> dict:
+    """Two measurements of the same models side by side (docs/overheads.md, "How reproducible is
+    a model"): for every model in both folders, every term in both and every n in both, the ratio
+    larger / smaller of each statistic (1 = the same value). The spread of those ratios (median,
+    90th percentile, largest, and the point where it is largest) says how far one run's numbers
+    can be trusted to stand for another's. Points where one side is 0 and the other is not are
+    counted apart (``zero_in_one``); both 0 is agreement and is not counted."""
+    fa, fb = _model_files(a), _model_files(b)
+    common = sorted(set(fa) & set(fb))
+    if not common:
+        raise RtschedError(f"{a} and {b}: no overhead model in both (files overheads-*.json at the same relative path)")
+    ratios: dict[str, list[tuple[float, dict]]] = {s: [] for s in COMPARED_STATS}
+    zero_in_one = {s: 0 for s in COMPARED_STATS}
+    for rel in common:
+        ta, tb = _terms(fa[rel]), _terms(fb[rel])
+        for term in sorted(set(ta) & set(tb)):
+            ra, rb = ta[term], tb[term]
+            index_b = {n: i for i, n in enumerate(rb["n"])}
+            for i, n in enumerate(ra["n"]):
+                j = index_b.get(n)
+                if j is None:
+                    continue
+                for stat in COMPARED_STATS:
+                    if ra.get(stat) is None or rb.get(stat) is None:
+                        continue
+                    x, y = float(ra[stat][i]), float(rb[stat][j])
+                    if x <= 0 or y <= 0:
+                        zero_in_one[stat] += (x > 0) != (y > 0)
+                        continue
+                    where = {"model": rel, "term": term, "n": n, "a_ns": x, "b_ns": y}
+                    ratios[stat].append((max(x, y) / min(x, y), where))
+    stats = {}
+    for stat, rs in ratios.items():
+        rs.sort(key=lambda r: r[0])
+        if not rs:
+            continue
+        k = len(rs)
+        stats[stat] = {
+            "points": k,
+            "median": round(rs[(k - 1) // 2][0], 3),
+            "p90": round(rs[min(k - 1, (9 * k) // 10)][0], 3),
+            "max": round(rs[-1][0], 3),
+            "worst": rs[-1][1],
+            "zero_in_one": zero_in_one[stat],
+        }
+    return {
+        "a": a,
+        "b": b,
+        "models": len(common),
+        "only_in_a": sorted(set(fa) - set(fb)),
+        "only_in_b": sorted(set(fb) - set(fa)),
+        "stats": stats,
+    }
+
+
+def compare_lines(c: dict) -> list[str]:
+    """``compare``'s answer as the lines ``rtsched overheads compare`` prints."""
+    out = [f"{c['models']} models in both {c['a']} and {c['b']}; ratio larger/smaller per point (1 = equal)"]
+    out.append(f"{'statistic':10s} {'points':>7s} {'median':>7s} {'p90':>7s} {'max':>8s}  largest at")
+    for stat, s in c["stats"].items():
+        w = s["worst"]
+        out.append(
+            f"{stat:10s} {s['points']:7d} {s['median']:7.2f} {s['p90']:7.2f} {s['max']:8.2f}  "
+            f"{w['model']} {w['term']} n={w['n']}: {w['a_ns']:.0f} vs {w['b_ns']:.0f} ns"
+        )
+        if s["zero_in_one"]:
+            out.append(f"{'':10s} {s['zero_in_one']} points are 0 in one run only")
+    for side in ("a", "b"):
+        only = c[f"only_in_{side}"]
+        if only:
+            out.append(f"only in {c[side]}: {', '.join(only[:6])}{' …' if len(only) > 6 else ''}")
+    return out
+
+
+def cmd_compare(args: Any) -> int:
+    """``rtsched overheads compare A B``."""
+    from .shipped import resolve_model_folder
+
+    c = compare(resolve_model_folder(args.a), resolve_model_folder(args.b))
+    if args.json:
+        print(json.dumps(c, indent=2))
+    else:
+        print("\n".join(compare_lines(c)))
+    return 0
+
+
+def add_compare_command(osub: Any) -> None:
+    """``rtsched overheads compare``, under the ``overheads`` command's subparsers."""
+    s = osub.add_parser(
+        "compare",
+        help="set two measurements of the same models side by side: how far one run stands for another",
+        description="For every overhead model in both folders (matched by relative path, so two campaigns or two "
+        "measure-overheads --out folders), every term in both and every n in both: the ratio larger/smaller of "
+        "the average, p99 and maximum; prints the median, 90th percentile and largest ratio of each statistic and "
+        "where the largest is (docs/overheads.md, 'The scaling campaign').",
+    )
+    s.add_argument("a", help="a folder of models, or a shipped folder's name (campaign-16cpu)")
+    s.add_argument("b", help="the other folder")
+    s.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    s.set_defaults(func=cmd_compare)
+
+
 def add_options(p: Any) -> None:
     """The campaign's options of ``rtsched measure-overheads``."""
     g = p.add_argument_group("scaling campaign (docs/overheads.md, 'The scaling campaign')")

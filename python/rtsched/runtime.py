@@ -30,7 +30,7 @@ EXPORTS = {"trace": "jsonl", "perfetto": "perfetto", "job_csv": "job_csv", "gant
 
 
 def schedulers() -> list[dict]:
-    """The mechanism registry (docs/runtime.md, "Mechanism registry"), in registration order:
+    """The mechanism registry (docs/mechanisms/platform.md, "Mechanism registry"), in registration order:
     one dict per mechanism with ``name``, ``summary``, ``line`` (what ``rtsched run
     --list-schedulers`` prints), ``params`` (``name``, ``kind``, ``default``, ``help``, ``flag``),
     ``placement`` (``"none"``, ``"partition"`` or ``"reservations"``), ``dedicated_cpu`` (``"none"``, ``"optional"``,
@@ -478,7 +478,7 @@ def run_forkjoin_raw(
     quiet: bool = False,
 ) -> dict:
     """Like :func:`run_raw` for a fork-join task-set file's JSON ``text`` (docs/rtws.md) under a
-    mechanism that executes fork-join jobs (``rtws``, ``push-pull``; docs/runtime.md, "RTWS"). The summary has a
+    mechanism that executes fork-join jobs (``rtws``, ``push-pull``; docs/mechanisms/rtws.md). The summary has a
     ``forkjoin`` object with the job-level results; trace exports are per thread, the job CSV
     per fork-join job. Without ``cpus`` the file's ``m`` decides (the first ``m`` CPUs this
     process may use; one if the file has no ``m``)."""

@@ -60,6 +60,18 @@ def resolve_overheads(arg: str | os.PathLike) -> str:
     )
 
 
+def resolve_model_folder(arg: str | os.PathLike) -> str:
+    """A folder of models (a set, a ``measure-overheads --out DIR``, a campaign with ``m<M>/``
+    subfolders): an existing path as given, else a shipped folder by name (``campaign-16cpu``)."""
+    text = os.fspath(arg)
+    if os.path.exists(text) or os.path.dirname(text):
+        return text
+    folders = {p.name: p for p in sorted(DATA.iterdir()) if p.is_dir() and any(p.rglob(_MODEL_GLOB))}
+    if text in folders:
+        return str(folders[text])
+    raise RtschedError(f"{text!r} is no folder and no shipped folder of models; shipped: {', '.join(folders)}")
+
+
 def resolve_model_file(arg: str | os.PathLike, mechanism: str | None = None) -> str:
     """Like :func:`resolve_overheads`, for a command that takes one model: a folder (a set, or a
     ``measure-overheads --out DIR``) gives its model for ``mechanism`` (the one measured under

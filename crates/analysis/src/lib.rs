@@ -6,6 +6,9 @@
 //!   RTA, BAR, FF-DBF, and "any of them") and soft (bounded tardiness).
 //! * [`partition`]: bin-packing heuristics with exact per-processor admission.
 //! * [`semi`]: semi-partitioned reservations (SP-RES, seed 004).
+//! * [`report`]: the registry of named tests (`analyze --test NAME`) and the report of running
+//!   them on one task set; [`methods`]: one name per test or placement method, resolved in any
+//!   spelling (the CLI, sweep specs and the Python API share it).
 //! * [`overheads`]: overhead-aware analysis — task-parameter inflation per mechanism, hard and
 //!   soft real-time verdicts on the inflated sets.
 //!
@@ -13,8 +16,10 @@
 //! Work that can explode takes a [`Limits`] and reports [`Verdict::GaveUp`] when it hits one.
 
 pub mod global;
+pub mod methods;
 pub mod overheads;
 pub mod partition;
+pub mod report;
 pub mod semi;
 pub mod uni;
 mod verdict;

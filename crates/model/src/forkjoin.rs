@@ -173,6 +173,99 @@ impl std::ops::Index<usize> for ForkJoinSet {
     }
 }
 
+/// What a thread's completion did to its job (RTWS paper, §III: region `r + 1` forks only when
+/// every thread of region `r` has completed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Join {
+    /// Other threads of the region are still outstanding.
+    Pending,
+    /// The region joined and the job's next region, `region`, forks now.
+    Fork { region: u32 },
+    /// The job's last region joined: the job is complete. The task's next job starts at
+    /// region 0.
+    JobDone,
+}
+
+/// The one bookkeeping of fork-join jobs that every engine shares: per task, the region its
+/// current (head) job executes and how many of that region's threads are still outstanding.
+/// A task's jobs execute in release order, so the head job is the only one with threads to
+/// join; a sequential task is one region of one thread. Pure: no time, no queues, no CPUs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionProgress {
+    /// Per task, per region: the threads it forks (each at least 1).
+    widths: Vec<Vec<u32>>,
+    region: Vec<u32>,
+    outstanding: Vec<u32>,
+}
+
+impl RegionProgress {
+    /// Tasks whose regions fork the given numbers of threads. Errors on a task without
+    /// regions or a region without threads (naming the task and region).
+    pub fn new(widths: Vec<Vec<u32>>) -> Result<RegionProgress, ModelError> {
+        for (i, w) in widths.iter().enumerate() {
+            if w.is_empty() {
+                return Err(ModelError::task_field(i, "regions", "a fork-join task needs at least one region"));
+            }
+            if let Some(r) = w.iter().position(|&k| k == 0) {
+                return Err(ModelError::task_field(i, format!("regions[{r}]"), "a region needs at least one thread"));
+            }
+        }
+        let outstanding = widths.iter().map(|w| w[0]).collect();
+        Ok(RegionProgress { region: vec![0; widths.len()], outstanding, widths })
+    }
+
+    /// The progress of `set`'s tasks, every head job at region 0.
+    pub fn of_set(set: &ForkJoinSet) -> RegionProgress {
+        let widths = set.iter().map(|t| t.regions.iter().map(|r| r.len() as u32).collect()).collect();
+        RegionProgress::new(widths).expect("a validated fork-join set has threads in every region")
+    }
+
+    /// Number of tasks.
+    pub fn tasks(&self) -> usize {
+        self.widths.len()
+    }
+
+    /// Number of regions of `task`.
+    pub fn regions(&self, task: u32) -> u32 {
+        self.widths[task as usize].len() as u32
+    }
+
+    /// Threads region `r` of `task` forks.
+    pub fn width(&self, task: u32, r: u32) -> u32 {
+        self.widths[task as usize][r as usize]
+    }
+
+    /// The region `task`'s head job executes (or forks next).
+    pub fn region(&self, task: u32) -> u32 {
+        self.region[task as usize]
+    }
+
+    /// Threads of that region not yet complete.
+    pub fn outstanding(&self, task: u32) -> u32 {
+        self.outstanding[task as usize]
+    }
+
+    /// A thread of `task`'s head job completed. `None` (an engine's bug, not bad input: the
+    /// caller reports it as its internal error) when the region had no thread outstanding.
+    pub fn thread_done(&mut self, task: u32) -> Option<Join> {
+        let i = task as usize;
+        let left = self.outstanding[i].checked_sub(1)?;
+        self.outstanding[i] = left;
+        if left > 0 {
+            return Some(Join::Pending);
+        }
+        let next = self.region[i] + 1;
+        if (next as usize) < self.widths[i].len() {
+            self.region[i] = next;
+            self.outstanding[i] = self.widths[i][next as usize];
+            return Some(Join::Fork { region: next });
+        }
+        self.region[i] = 0;
+        self.outstanding[i] = self.widths[i][0];
+        Some(Join::JobDone)
+    }
+}
+
 /// A fork-join set as read from a file: the tasks and, if the file says it, `m`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForkJoinFile {
@@ -306,6 +399,59 @@ pub fn to_json(set: &ForkJoinSet, m: Option<u32>) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::{Join, RegionProgress};
+
+    #[test]
+    fn region_progress_joins_forks_and_restarts() {
+        // Task 0: regions of 2, 1 and 3 threads; task 1 sequential.
+        let mut p = RegionProgress::new(vec![vec![2, 1, 3], vec![1]]).unwrap();
+        assert_eq!((p.region(0), p.outstanding(0)), (0, 2));
+        assert_eq!(p.thread_done(0), Some(Join::Pending));
+        assert_eq!(p.thread_done(0), Some(Join::Fork { region: 1 }));
+        assert_eq!(p.thread_done(0), Some(Join::Fork { region: 2 }));
+        assert_eq!((p.region(0), p.outstanding(0)), (2, 3));
+        assert_eq!(p.thread_done(1), Some(Join::JobDone));
+        assert_eq!(p.thread_done(0), Some(Join::Pending));
+        assert_eq!(p.thread_done(0), Some(Join::Pending));
+        assert_eq!(p.thread_done(0), Some(Join::JobDone));
+        // The next job starts at region 0 with its first region's threads outstanding.
+        assert_eq!((p.region(0), p.outstanding(0)), (0, 2));
+    }
+
+    #[test]
+    fn region_progress_counts_every_thread_exactly_once() {
+        // Oracle: over k jobs of a task, the completions that end a job are exactly every
+        // (threads per job)-th one, and the forks are the region boundaries.
+        let widths = vec![3u32, 1, 4, 2];
+        let mut p = RegionProgress::new(vec![widths.clone()]).unwrap();
+        let per_job: u32 = widths.iter().sum();
+        let bounds: Vec<u32> = widths
+            .iter()
+            .scan(0, |acc, w| {
+                *acc += w;
+                Some(*acc)
+            })
+            .collect();
+        for n in 1..=(3 * per_job) {
+            let k = (n - 1) % per_job + 1;
+            let expect = if k == per_job {
+                Join::JobDone
+            } else if let Some(r) = bounds.iter().position(|&b| b == k) {
+                Join::Fork { region: r as u32 + 1 }
+            } else {
+                Join::Pending
+            };
+            assert_eq!(p.thread_done(0), Some(expect), "completion {n}");
+        }
+    }
+
+    #[test]
+    fn region_progress_rejects_empty_regions() {
+        let e = RegionProgress::new(vec![vec![1], vec![2, 0]]).unwrap_err().to_string();
+        assert!(e.contains("task 1") && e.contains("regions[1]"), "{e}");
+        assert!(RegionProgress::new(vec![vec![]]).unwrap_err().to_string().contains("at least one region"));
+    }
+
     use super::*;
 
     #[test]

@@ -1,12 +1,12 @@
 //! Generation, analysis, placement and the experiment engine's batch calls.
 
-use crate::model::TaskSet;
-use crate::report;
+use crate::taskset::TaskSet;
 use crate::{err, guarded, RtschedError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 use rtsched_analysis::partition::{partition as partition_tasks, Order, PartitionOutcome};
+use rtsched_analysis::report;
 use rtsched_analysis::{semi, Limits, Verdict};
 use rtsched_gen::{DeadlineGen, GenSpec, PeriodGen};
 use rtsched_model::{ModelError, TaskSet as RTaskSet};
@@ -168,11 +168,11 @@ fn partition_json(
     lim: &Limits,
 ) -> Result<Value, ModelError> {
     check_m(m)?;
-    use crate::methods::{resolve, Cascade, Method};
+    use rtsched_analysis::methods::{resolve, Cascade, Method};
     let (method, canonical) = resolve(heuristic, &[]).ok_or_else(|| {
         ModelError::field(
             "heuristic",
-            format!("unknown placement method {heuristic:?}; use {}", crate::methods::help(&[])),
+            format!("unknown placement method {heuristic:?}; use {}", rtsched_analysis::methods::help(&[])),
         )
     })?;
     if let Method::Plain { fit, admission } = method {
@@ -302,7 +302,7 @@ fn partition(
             }
             (Some(text), Some(mech)) => {
                 check_m(m).map_err(err)?;
-                use crate::methods::{resolve, Cascade, Method};
+                use rtsched_analysis::methods::{resolve, Cascade, Method};
                 match resolve(heuristic, &[]) {
                     Some((Method::Cascade(Cascade::Full), _)) => {}
                     Some((Method::Cascade(Cascade::NoMeta), _)) => cfg.meta = false,
@@ -447,9 +447,9 @@ fn evaluate_method(method: &str, ts: &RTaskSet, ctx: &EvalCtx, memo: &mut SetMem
     if let Some(v) = crate::overheads::evaluate_method(method, ts, m, lim, ovh) {
         return v.map(|verdict| Row { verdict, switch_rate: None });
     }
-    // One name per method in every spelling (crate::methods); the result rows keep the spec's.
-    let canonical = crate::methods::resolve(method, &report::TEST_NAMES);
-    if let Some((crate::methods::Method::Plain { fit, admission }, _)) = &canonical {
+    // One name per method in every spelling (rtsched_analysis::methods); the result rows keep the spec's.
+    let canonical = rtsched_analysis::methods::resolve(method, &report::TEST_NAMES);
+    if let Some((rtsched_analysis::methods::Method::Plain { fit, admission }, _)) = &canonical {
         let placed = partition_tasks(ts, m, *fit, Order::DecreasingUtilization, *admission, lim);
         return Ok(Row {
             verdict: Verdict::from_bool(matches!(placed, PartitionOutcome::Placed(_))),
@@ -513,7 +513,7 @@ fn evaluate_method(method: &str, ts: &RTaskSet, ctx: &EvalCtx, memo: &mut SetMem
 fn unknown_method(name: &str) -> ModelError {
     ModelError::field(
         "methods",
-        format!("unknown method {name:?}: use one of the {}", crate::methods::help(&report::TEST_NAMES)),
+        format!("unknown method {name:?}: use one of the {}", rtsched_analysis::methods::help(&report::TEST_NAMES)),
     )
 }
 
@@ -532,8 +532,8 @@ fn check_point_names(generator: &str, periods: &str, deadlines: &str, umax: f64,
             r.map_err(err)?;
             continue;
         }
-        // The names evaluate_method resolves (crate::methods: any spelling).
-        if crate::methods::resolve(m, &report::TEST_NAMES).is_none() {
+        // The names evaluate_method resolves (rtsched_analysis::methods: any spelling).
+        if rtsched_analysis::methods::resolve(m, &report::TEST_NAMES).is_none() {
             return Err(err(unknown_method(m)));
         }
     }

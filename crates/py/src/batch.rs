@@ -9,13 +9,13 @@
 //!   (`rtsched.analyze_table`: numpy arrays or an Arrow table, no Python object per set).
 
 use crate::interrupt::{self, Outbox};
-use crate::model::TaskSet;
-use crate::report::{self, Extra, Report, Selection, TestId};
+use crate::taskset::TaskSet;
 use crate::{err, RtschedError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use rayon::prelude::*;
+use rtsched_analysis::report::{self, Extra, Report, Selection, TestId};
 use rtsched_analysis::{Limits, Stop, Verdict};
 use rtsched_model::{check_m, io, ModelError, Task, TaskSet as RTaskSet};
 use std::io::{BufRead, BufReader};

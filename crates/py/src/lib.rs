@@ -16,12 +16,10 @@ mod api;
 mod batch;
 mod convert;
 mod interrupt;
-mod methods;
 mod model;
 mod overheads;
 mod partition;
 mod push_pull;
-mod report;
 mod run;
 mod taskset;
 

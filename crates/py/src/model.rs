@@ -1,13 +1,12 @@
-//! The `Task` class and the file-format and duration functions (`TaskSet` is in taskset.rs).
+//! The `Task` class and the duration functions (`TaskSet` and the JSON Lines reader are in
+//! taskset.rs).
 
 use crate::convert::{arg_str, arg_u64, time_arg};
 use crate::err;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use rtsched_model::time::format_duration as exact;
-use rtsched_model::{io, Task as RTask};
-
-pub(crate) use crate::taskset::TaskSet;
+use rtsched_model::Task as RTask;
 
 /// A sporadic task (C, D, T) in integer nanoseconds.
 ///
@@ -120,15 +119,6 @@ fn py_str(s: &str) -> String {
     out
 }
 
-/// Parses JSON Lines text into a list of task sets (errors carry the line number).
-#[pyfunction]
-fn parse_jsonl(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Vec<TaskSet>> {
-    let text = arg_str(text, "text")?;
-    crate::guarded(py, || {
-        io::read_jsonl(&text).map(|r| r.map(|f| TaskSet::wrap(f.taskset, f.m)).map_err(err)).collect()
-    })
-}
-
 /// Parses a duration ("2ms", "250us", "1.5s"; "0" needs no unit, any other number does) exactly.
 #[pyfunction]
 fn parse_duration(text: &Bound<'_, PyAny>) -> PyResult<u64> {
@@ -150,7 +140,6 @@ fn format_time(ns: &Bound<'_, PyAny>) -> PyResult<String> {
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Task>()?;
-    m.add_function(wrap_pyfunction!(parse_jsonl, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(format_duration, m)?)?;
     m.add_function(wrap_pyfunction!(format_time, m)?)?;

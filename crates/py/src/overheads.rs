@@ -2,7 +2,7 @@
 //! (docs/overheads.md): `rtsched analyze --overheads MODEL --mechanism NAME`, the sweep
 //! methods `TEST@MECHANISM`, the mechanism table and the model reader.
 
-use crate::model::TaskSet;
+use crate::taskset::TaskSet;
 use crate::{err, RtschedError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

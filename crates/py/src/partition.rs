@@ -4,7 +4,7 @@
 //! processor demand criterion via QPA for P-EDF, deadline-monotonic response-time analysis for
 //! P-FP (whose priorities are deadline monotonic in both engines).
 
-use crate::model::TaskSet;
+use crate::taskset::TaskSet;
 use crate::{err, RtschedError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

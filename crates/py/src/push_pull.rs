@@ -2,7 +2,7 @@
 //! structures alone (Lelli et al., 2011, §6; `rtsched_runtime::mechanism::push_pull::replay`),
 //! behind `rtsched reproduce sd-push-cost` (docs/reproductions.md).
 
-use crate::model::TaskSet;
+use crate::taskset::TaskSet;
 use crate::{err, guarded, run_err, RtschedError};
 use pyo3::prelude::*;
 use rtsched_model::ModelError;

@@ -9,7 +9,7 @@
 //!
 //! Kept apart from `sim.rs` (the `simulate` binding) so that the two evolve independently.
 
-use crate::model::TaskSet;
+use crate::taskset::TaskSet;
 use crate::{err, guarded, internal_err, sim_err, RtschedError};
 use pyo3::prelude::*;
 use rayon::prelude::*;

@@ -2,7 +2,7 @@
 //! exports (`pedf` / `pfp` without a placement get the default partition of
 //! [`crate::partition`], through `_core.default_partition`, as in `rtsched simulate`).
 
-use crate::model::TaskSet;
+use crate::taskset::TaskSet;
 use crate::{run_err, RtschedError};
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
@@ -156,7 +156,7 @@ fn run<'py>(
 ///              seed=0, exports=[], params=[]) -> dict
 ///
 /// Runs the fork-join task-set file `text` (JSON, docs/rtws.md) on real cores under a mechanism
-/// that executes fork-join jobs (`rtws`, `push-pull`; docs/runtime.md, "RTWS"). As `run`, with the summary's
+/// that executes fork-join jobs (`rtws`, `push-pull`; docs/mechanisms/rtws.md). As `run`, with the summary's
 /// `forkjoin` object (job-level: jobs, completed, pending, deadline_misses,
 /// max_response_time_ns, threads, steals); the trace exports are per thread (task `NAME/rR.K` =
 /// region R, thread K of task NAME), the job CSV one row per fork-join job.

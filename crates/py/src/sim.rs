@@ -8,8 +8,8 @@
 //! Brandenburg & Gül, RTSS 2016 (§IV-B). The simulation runs with the GIL released.
 
 use crate::convert::time_arg;
-use crate::model::TaskSet;
 use crate::partition::{default_partition, NotPlaced};
+use crate::taskset::TaskSet;
 use crate::{err, guarded, RtschedError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -399,6 +399,8 @@ fn simulate<'py>(
         };
         let want = |k: &str| outputs.iter().any(|o| o == k);
         cfg.record_trace = want("jsonl") || want("perfetto") || want("sched_trace") || want("gantt_svg");
+        // Per-job rows only for the per-job CSV: without them memory does not grow with the jobs.
+        cfg.keep_jobs = want("job_csv");
         let r = rtsched_sim::simulate(&ts.inner, &sched, &cfg).map_err(crate::sim_err)?;
         let tr = r.trace.as_ref();
         Out::with_exports(summary(&r, origin.as_ref()).to_string(), r.scheduler.clone(), notes, tr, &outputs, || {

@@ -4,7 +4,7 @@
 //! (`from_lists`, which takes lists, tuples or numpy arrays) or from a pandas DataFrame; picklable
 //! and copyable, so that joblib, multiprocessing and Dask can ship it to workers.
 
-use crate::convert::time_arg;
+use crate::convert::{arg_str, time_arg};
 use crate::model::{repr_task, Task};
 use crate::{err, RtschedError};
 use pyo3::exceptions::PyIndexError;
@@ -126,14 +126,32 @@ fn from_columns(
     Ok(tasks)
 }
 
+/// `TaskSet(tasks)`'s first argument: omitted (the empty set) or given — never None, which
+/// is far more often a failed load than a wish for an empty set.
+enum TasksArg<'py> {
+    Omitted,
+    Given(Bound<'py, PyAny>),
+}
+
+impl<'py> FromPyObject<'py> for TasksArg<'py> {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if ob.is_none() {
+            return Err(RtschedError::new_err(
+                "tasks: expected a list of Task objects, got None (TaskSet() is the empty task set)",
+            ));
+        }
+        Ok(TasksArg::Given(ob.clone()))
+    }
+}
+
 #[pymethods]
 impl TaskSet {
     #[new]
-    #[pyo3(signature = (tasks=None, m=None))]
-    fn new(tasks: Option<&Bound<'_, PyAny>>, m: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    #[pyo3(signature = (tasks=TasksArg::Omitted, m=None), text_signature = "(tasks=(), m=None)")]
+    fn new(tasks: TasksArg<'_>, m: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let mut inner = RTaskSet::default();
-        if let Some(tasks) = tasks {
-            for (i, t) in items(tasks, "tasks")?.iter().enumerate() {
+        if let TasksArg::Given(tasks) = tasks {
+            for (i, t) in items(&tasks, "tasks")?.iter().enumerate() {
                 let t = t.downcast::<Task>().map_err(|_| {
                     RtschedError::new_err(format!(
                         "task {i}: expected a Task, got {}",
@@ -356,7 +374,17 @@ impl TaskSet {
     }
 }
 
+/// Parses JSON Lines text into a list of task sets (errors carry the line number).
+#[pyfunction]
+fn parse_jsonl(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Vec<TaskSet>> {
+    let text = arg_str(text, "text")?;
+    crate::guarded(py, || {
+        io::read_jsonl(&text).map(|r| r.map(|f| TaskSet::wrap(f.taskset, f.m)).map_err(err)).collect()
+    })
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(parse_jsonl, m)?)?;
     m.add_class::<TaskSet>()?;
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! The hot-path benchmark of the restructure (docs/runtime.md, "Hot path before and after the
+//! The hot-path benchmark of the restructure (docs/performance.md, "Hot path before and after the
 //! restructure"): one fixed set (six tasks, U = 1.8 on two CPUs) under gsn-edf and pedf, and
 //! the p50 / p99 of Δsch and Δrel (with `SHAPE=1` in the environment also the distributions'
 //! p50…p99.9 and the record counts). Run:

@@ -1,4 +1,4 @@
-//! The cost of a mechanism's callbacks without the engine (docs/runtime.md, "Hot path before
+//! The cost of a mechanism's callbacks without the engine (docs/performance.md, "Hot path before
 //! and after the restructure"): GSN-EDF and P-EDF driven by a fixed pseudo-random sequence of
 //! releases and scheduler calls, single-threaded and with two threads on two CPUs contending
 //! for GSN-EDF's global lock. Prints the mean ns per `schedule` and `release` call (the best

@@ -1,5 +1,5 @@
 //! The cost of push, pull, enqueue and dequeue per find-CPU variant as a function of m, with
-//! the structures alone (Lelli et al., 2011, §6, Figs. 8–11; docs/runtime.md "push/pull"): for
+//! the structures alone (Lelli et al., 2011, §6, Figs. 8–11; docs/mechanisms/push-pull.md): for
 //! each m and load, `sets` task sets of the paper's workload (n = 3m RandFixedSum tasks, U =
 //! load·m, periods log-uniform in [10, 100] ms, implicit deadlines) are recorded in virtual time
 //! and replayed single-threaded over every variant (`mechanism::push_pull::replay`). Prints one

@@ -1,6 +1,6 @@
 //! The runtime: real scheduler mechanisms on real pinned threads, Feather-Trace-style
 //! overhead tracing, and Linux `SCHED_DEADLINE` as a peer in the same harness
-//! (design note: `docs/runtime.md`).
+//! (guide: `docs/runtime.md`; design notes: `docs/mechanisms/`).
 //!
 //! A *mechanism* computes and communicates the decisions of a *policy* of `rtsched_policy`
 //! (which job should run where) under concurrency; every mechanism is one file in

@@ -1,5 +1,5 @@
 //! Fork-join jobs under `push-pull` on real threads (RTWS paper, §III; design note in
-//! docs/runtime.md, "Push/pull"): with the shared fork-join oracle (tests/common/forkjoin.rs)
+//! docs/mechanisms/push-pull.md, "Fork-join jobs"): with the shared fork-join oracle (tests/common/forkjoin.rs)
 //! every thread of every job executes exactly once, no thread of region r + 1 runs before the
 //! last thread of region r completed, jobs of a task run in order, and the engine's accounting
 //! and `check_trace` hold; a forked region's threads are spread by the push; the simulator's

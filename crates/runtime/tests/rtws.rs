@@ -1,5 +1,5 @@
 //! Oracles for the `rtws` mechanism (RTWS on real threads, fork-join jobs; design note in
-//! docs/runtime.md): every thread of every job executes exactly once, regions in order
+//! docs/mechanisms/rtws.md): every thread of every job executes exactly once, regions in order
 //! (precedence, from the trace), jobs of a task in order, each steal is run by its thief;
 //! deterministic stealing; a differential check against the simulator's RTWS
 //! (`rtsched_sim::simulate_rtws`, the oracle) on the same sets; a fork-join stress test with
@@ -73,7 +73,7 @@ fn an_idle_cpu_steals_from_a_forking_one() {
 /// complete in the same order on threads (only where events coincide exactly in the
 /// simulator: elsewhere the runtime's overheads of tens of microseconds reorder near-coincident
 /// events, and a different steal cascades into completion times milliseconds apart). Prints the counts of both (steals, preemptions,
-/// migrations, context switches) for docs/runtime.md.
+/// migrations, context switches) for docs/mechanisms/rtws.md.
 fn differential(name: &str, set: &ForkJoinSet, horizon: u64, order: bool) {
     let Some(cpus) = two_cpus() else { return };
     let mut sc = SimConfig::new(2);
@@ -135,7 +135,7 @@ fn the_paper_example_against_the_simulator() {
 }
 
 /// A set without the example's coinciding events (thread costs not multiples of one unit): the
-/// steal count on threads is then close to the simulator's (printed; docs/runtime.md).
+/// steal count on threads is then close to the simulator's (printed; docs/mechanisms/rtws.md).
 #[test]
 fn a_tie_free_set_against_the_simulator() {
     let _s = serial();

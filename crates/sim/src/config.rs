@@ -81,8 +81,15 @@ pub struct SimConfig {
     pub record_trace: bool,
     /// Check the scheduling invariant after every instant (slow; for tests and debugging).
     pub check_invariants: bool,
+    /// Keep every job's statistics in `SimResult::per_job` (default). Without it, a job's
+    /// statistics are folded into the totals when it completes and dropped, so memory grows
+    /// with the jobs pending, not with the jobs simulated; every other metric is the same.
+    /// The fork-join loops (RTWS, fork-join G-EDF) always keep their thread rows: their
+    /// job-level statistics are sums over threads.
+    pub keep_jobs: bool,
     /// Refuse simulations that would release more jobs than this (memory bound: each job
-    /// keeps a row of about 80 bytes of metrics).
+    /// keeps a row of about 100 bytes of metrics). Not applied with `keep_jobs = false`, where
+    /// no row is kept (`max_events` bounds the work).
     pub max_jobs: u64,
     /// Work bound in scheduling events (releases, completions, quantum ticks, reservation
     /// boundaries, overhead pieces): a simulation known to need more is refused (a 1 ns quantum
@@ -112,6 +119,7 @@ impl SimConfig {
             exec: ExecTimes::Wcet,
             record_trace: false,
             check_invariants: false,
+            keep_jobs: true,
             max_jobs: 50_000_000,
             max_events: 2_000_000_000,
             max_trace_records: 100_000_000,

@@ -27,18 +27,18 @@
 //! deadline, thread costs executed exactly (`ExecTimes::Wcet` only), jobs of a task in release
 //! order.
 
-use crate::config::{ExecTimes, SimConfig};
+use crate::config::SimConfig;
 use crate::error::SimError;
+use crate::forkjoin::{due, next_instant, prepare, Book, Progress, Releases, RtwsResult};
 use crate::recorder::{DirtyCpus, Recorder, NONE};
-use crate::rtws::{RtwsResult, ThreadInfo};
-use crate::setup::{setup, Draw, EarlyEnd, Setup};
+use crate::setup::{Draw, EarlyEnd, Setup};
 use rtsched_model::forkjoin::ForkJoinSet;
-use rtsched_model::{ModelError, Time};
+use rtsched_model::Time;
 use rtsched_policy::{invariant, Gedf, Policy, Prio};
-use rtsched_trace::{Event, JobId, JobStats};
+use rtsched_trace::{Event, JobId};
 use serde::Serialize;
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, VecDeque};
+use std::collections::BTreeSet;
 
 /// What a thread-level G-EDF simulation of a fork-join set measured: the RTWS result type
 /// (`steals` is always 0) plus the remote starts.
@@ -51,45 +51,14 @@ pub struct ForkJoinGedfResult {
     pub remote_starts: u64,
 }
 
-struct JobRt {
-    task: u32,
-    seq: u32,
-    release: Time,
-    deadline: Time,
-    region: u32,
-    outstanding: u32,
-    start: Option<Time>,
-    finish: Option<Time>,
-    /// The first region's threads, created at release, until the job becomes ready.
-    first: Option<Vec<u32>>,
-}
-
-struct ThreadRt {
-    job: u32,
-    trace_seq: u32,
-    /// Remaining cost while not running.
-    rem: Time,
-    /// CPU it last ran on (`NONE`: never ran).
-    last_cpu: u32,
-    /// CPU its region was forked on (`NONE`: a job's first region).
-    fork_cpu: u32,
-}
-
 struct Sim<'a> {
-    set: &'a ForkJoinSet,
     cfg: &'a SimConfig,
     policy: Gedf,
-    jobs: Vec<JobRt>,
-    threads: Vec<ThreadRt>,
-    /// `thread_of[task][trace_seq]` → index into `threads`.
-    thread_of: Vec<Vec<u32>>,
-    thread_info: Vec<Vec<ThreadInfo>>,
-    backlog: Vec<VecDeque<u32>>,
-    next_seq: Vec<u32>,
+    book: Book<'a>,
     sched: Vec<Option<u32>>,
     finish_at: Vec<Time>,
     dirty: DirtyCpus,
-    releases: BinaryHeap<Reverse<(Time, u32)>>,
+    releases: Releases,
     rec: Recorder,
     draw: Draw,
     horizon: Time,
@@ -105,37 +74,13 @@ struct Sim<'a> {
 
 impl Sim<'_> {
     fn prio(&self, th: u32) -> Prio {
-        let t = &self.threads[th as usize];
-        let j = &self.jobs[t.job as usize];
+        let t = &self.book.threads[th as usize];
+        let j = &self.book.jobs[t.job as usize];
         Prio { key: j.deadline, task: j.task, job: t.trace_seq }
     }
 
     fn jid(&self, th: u32) -> JobId {
-        let t = &self.threads[th as usize];
-        JobId { task: self.jobs[t.job as usize].task, job: t.trace_seq }
-    }
-
-    /// Creates the threads of job `j`'s current region (their `Release` records at `t`).
-    fn create_region(&mut self, t: Time, j: u32, fork_cpu: u32) -> Result<Vec<u32>, SimError> {
-        let (task, seq, r, deadline) = {
-            let job = &self.jobs[j as usize];
-            (job.task, job.seq, job.region, job.deadline)
-        };
-        let set = self.set;
-        let costs = &set[task as usize].regions[r as usize];
-        let mut ids = Vec::with_capacity(costs.len());
-        for (k, &c) in costs.iter().enumerate() {
-            let id = u32::try_from(self.threads.len())
-                .map_err(|_| ModelError::field("horizon", "more than 2^32 threads; shorten the horizon"))?;
-            let trace_seq = self.thread_info[task as usize].len() as u32;
-            self.threads.push(ThreadRt { job: j, trace_seq, rem: c, last_cpu: NONE, fork_cpu });
-            self.thread_of[task as usize].push(id);
-            self.thread_info[task as usize].push(ThreadInfo { task, job: seq, region: r, thread: k as u32 });
-            ids.push(id);
-            self.rec.emit(t, Event::Release { job: JobId { task, job: trace_seq }, deadline })?;
-        }
-        self.jobs[j as usize].outstanding = costs.len() as u32;
-        Ok(ids)
+        self.book.trace_job(th)
     }
 
     fn make_ready(&mut self, ids: &[u32]) {
@@ -149,30 +94,13 @@ impl Sim<'_> {
     }
 
     fn release(&mut self, t: Time, i: usize) -> Result<(), SimError> {
-        let task = &self.set[i];
-        let seq = self.next_seq[i];
-        self.next_seq[i] =
-            seq.checked_add(1).ok_or_else(|| ModelError::task_field(i, "period", "more than 2^32 jobs of one task"))?;
-        let j = self.jobs.len() as u32;
-        self.jobs.push(JobRt {
-            task: i as u32,
-            seq,
-            release: t,
-            deadline: t + task.deadline,
-            region: 0,
-            outstanding: 0,
-            start: None,
-            finish: None,
-            first: None,
-        });
-        let ids = self.create_region(t, j, NONE)?;
-        let gap = self.draw.gap(&self.cfg.arrivals, task.period);
+        let (j, ids, head) = self.book.release(&mut self.rec, t, i)?;
+        let gap = self.draw.gap(&self.cfg.arrivals, self.book.period(i));
         self.releases.push(Reverse((t + gap, i as u32)));
-        self.backlog[i].push_back(j);
-        if self.backlog[i].len() == 1 {
+        if head {
             self.make_ready(&ids);
         } else {
-            self.jobs[j as usize].first = Some(ids);
+            self.book.jobs[j as usize].first = Some(ids);
         }
         Ok(())
     }
@@ -186,38 +114,29 @@ impl Sim<'_> {
             r.remove(&p);
         }
         self.finish_at[c] = Time::MAX;
-        self.threads[th as usize].rem = 0;
         self.dirty.mark(c as u32);
         self.policy.job_complete(c);
-        let j = self.threads[th as usize].job;
-        let jr = &mut self.jobs[j as usize];
-        jr.outstanding -= 1;
-        if jr.outstanding > 0 {
-            return Ok(());
-        }
-        let task = jr.task as usize;
-        if (jr.region as usize) + 1 < self.set[task].regions.len() {
+        match self.book.thread_done(t, th)? {
+            Progress::Pending => {}
             // The region joins on `c` and the next one forks there.
-            jr.region += 1;
-            if t < self.horizon {
-                let ids = self.create_region(t, j, c as u32)?;
-                self.newly_ready.extend(ids);
+            Progress::Fork { job, region } => {
+                if t < self.horizon {
+                    let ids = self.book.create_region(&mut self.rec, t, job, region, c as u32)?;
+                    self.newly_ready.extend(ids);
+                }
             }
-            return Ok(());
-        }
-        jr.finish = Some(t);
-        self.backlog[task].pop_front();
-        if let Some(&next) = self.backlog[task].front() {
-            if t < self.horizon {
-                let ids = self.jobs[next as usize].first.take().unwrap_or_default();
-                self.newly_ready.extend(ids);
+            Progress::JobDone { next } => {
+                if let Some(next) = next.filter(|_| t < self.horizon) {
+                    let ids = self.book.jobs[next as usize].first.take().unwrap_or_default();
+                    self.newly_ready.extend(ids);
+                }
             }
         }
         Ok(())
     }
 
     fn thread_of_prio(&self, p: Prio) -> u32 {
-        self.thread_of[p.task as usize][p.job as usize]
+        self.book.thread_of(p.task, p.job)
     }
 
     /// Makes every CPU whose link changed (or that freed up) run its linked thread.
@@ -234,7 +153,7 @@ impl Sim<'_> {
                 if want != Some(h) {
                     let jid = self.jid(h);
                     self.rec.preempt(t, c as u32, jid)?;
-                    self.threads[h as usize].rem = self.finish_at[c] - t;
+                    self.book.threads[h as usize].rem = self.finish_at[c] - t;
                     self.sched[c] = None;
                     self.finish_at[c] = Time::MAX;
                 }
@@ -250,15 +169,15 @@ impl Sim<'_> {
                 Some(th) => {
                     let jid = self.jid(th);
                     let (last, fork, rem, job) = {
-                        let x = &self.threads[th as usize];
+                        let x = &self.book.threads[th as usize];
                         (x.last_cpu, x.fork_cpu, x.rem, x.job)
                     };
                     if last == NONE && fork != NONE && fork != c as u32 {
                         self.remote_starts += 1;
                     }
                     self.rec.run(t, c as u32, jid, last)?;
-                    self.threads[th as usize].last_cpu = c as u32;
-                    self.jobs[job as usize].start.get_or_insert(t);
+                    self.book.threads[th as usize].last_cpu = c as u32;
+                    self.book.jobs[job as usize].start.get_or_insert(t);
                     self.sched[c] = Some(th);
                     self.finish_at[c] = t + rem;
                 }
@@ -283,15 +202,7 @@ impl Sim<'_> {
         let mut h = self.horizon;
         let m = self.sched.len();
         loop {
-            let mut t = self.finish_at.iter().copied().min().unwrap_or(Time::MAX);
-            if let Some(&Reverse((r, _))) = self.releases.peek() {
-                if r < h {
-                    t = t.min(r);
-                }
-            }
-            if t > h {
-                return Ok(());
-            }
+            let Some(t) = next_instant(&self.finish_at, &self.releases, h) else { return Ok(()) };
             if self.early.check(self.cfg, t, h, self.events, &mut self.rec)? {
                 h = t; // end at t (Ctrl-C or a work bound): only completions are processed there
                 self.horizon = t;
@@ -311,13 +222,9 @@ impl Sim<'_> {
             }
             let fresh = std::mem::take(&mut self.newly_ready);
             self.make_ready(&fresh);
-            while let Some(&Reverse((r, i))) = self.releases.peek() {
-                if r != t {
-                    break;
-                }
-                self.releases.pop();
+            while let Some(i) = due(&mut self.releases, t) {
                 self.events += 1;
-                self.release(t, i as usize)?;
+                self.release(t, i)?;
             }
             self.dispatch(t)?;
             if self.cfg.check_invariants {
@@ -333,37 +240,12 @@ impl Sim<'_> {
 /// Errors (never panics) on the parameters `simulate` rejects, and on `cfg.exec` other than
 /// `ExecTimes::Wcet` (thread costs are executed as given).
 pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<ForkJoinGedfResult, SimError> {
-    if cfg.exec != ExecTimes::Wcet {
-        return Err(ModelError::field(
-            "exec",
-            "fork-join G-EDF executes the thread costs as given: use ExecTimes::Wcet",
-        )
-        .into());
-    }
-    let seq = set.sequential()?;
-    let Setup { offsets, horizon, capped, expected } = setup(&seq, cfg)?;
+    let (seq, Setup { offsets, horizon, capped, expected }) = prepare(set, cfg, "fork-join G-EDF")?;
     let (m, n) = (cfg.m as usize, set.len());
-    let threads_per_job: u128 = set.iter().map(|t| t.threads() as u128).max().unwrap_or(0);
-    if (expected as u128) * threads_per_job > u32::MAX as u128 {
-        return Err(ModelError::field(
-            "horizon",
-            format!(
-                "up to {} threads would be forked, above 2^32; shorten the horizon",
-                expected as u128 * threads_per_job
-            ),
-        )
-        .into());
-    }
     let mut sim = Sim {
-        set,
         cfg,
         policy: Gedf::new(m),
-        jobs: Vec::with_capacity(expected as usize),
-        threads: Vec::new(),
-        thread_of: vec![Vec::new(); n],
-        thread_info: vec![Vec::new(); n],
-        backlog: vec![VecDeque::new(); n],
-        next_seq: vec![0; n],
+        book: Book::new(set, expected),
         sched: vec![None; m],
         finish_at: vec![Time::MAX; m],
         dirty: DirtyCpus::new(m),
@@ -380,58 +262,7 @@ pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Fork
     sim.run()?;
     let horizon = sim.horizon;
     let capped = std::mem::replace(&mut sim.early, EarlyEnd::new()).message(capped);
-    let (thread_metrics, trace) = sim.rec.finish(&seq, cfg.m, horizon);
-    let per_job: Vec<JobStats> = sim
-        .jobs
-        .iter()
-        .filter(|j| j.release < horizon)
-        .map(|j| JobStats {
-            task: j.task,
-            job: j.seq,
-            release: j.release,
-            deadline: j.deadline,
-            start: j.start,
-            finish: j.finish,
-            first_cpu: None,
-            last_cpu: None,
-            executed: 0,
-            preemptions: 0,
-            migrations: 0,
-        })
-        .collect();
-    let completed = per_job.iter().filter(|j| j.finish.is_some()).count() as u64;
-    if cfg.check_invariants {
-        let pending: u64 = sim.backlog.iter().map(|b| b.len() as u64).sum();
-        if completed + pending != per_job.len() as u64 {
-            return Err(SimError::internal(format!(
-                "accounting mismatch: {} jobs released, {completed} completed, {pending} pending",
-                per_job.len()
-            )));
-        }
-    }
-    let result = RtwsResult {
-        m: cfg.m,
-        horizon,
-        horizon_capped: capped.is_some(),
-        horizon_message: capped,
-        jobs: per_job.len() as u64,
-        completed,
-        pending: per_job.len() as u64 - completed,
-        deadline_misses: per_job.iter().filter(|j| j.missed(horizon)).count() as u64,
-        max_tardiness_ns: per_job.iter().filter_map(|j| j.tardiness(horizon)).max().unwrap_or(0),
-        max_response_time_ns: per_job.iter().filter_map(JobStats::response_time).max(),
-        threads: thread_metrics.jobs,
-        threads_completed: thread_metrics.completed,
-        threads_pending: thread_metrics.pending,
-        steals: 0,
-        preemptions: thread_metrics.preemptions,
-        migrations: thread_metrics.migrations,
-        context_switches: thread_metrics.context_switches,
-        events: sim.events,
-        per_job,
-        thread_metrics,
-        thread_info: sim.thread_info,
-        trace,
-    };
+    let metrics = sim.rec.finish(&seq, cfg.m, horizon);
+    let result = sim.book.result(cfg.m, horizon, capped, sim.events, cfg.check_invariants, metrics)?;
     Ok(ForkJoinGedfResult { result, remote_starts: sim.remote_starts })
 }

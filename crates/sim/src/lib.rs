@@ -22,13 +22,15 @@
 //! validation, horizon and seeded draws every loop shares) and `recorder.rs` (the one recorder
 //! of records and dispatch events); the loops: `engine/` (G-EDF, quantum G-EDF, P-EDF, P-FP:
 //! `engine/ideal.rs` without overheads, `engine/overhead.rs` with them, `engine/state.rs` what
-//! both share), [`spres`] (executing a [`placement`]), [`rtws`] and [`fj_gedf`]; [`overheads`]
+//! both share), [`spres`] (executing a [`placement`]), [`rtws`] and [`fj_gedf`] over one fork-join
+//! job book (`forkjoin.rs`, on the model's `RegionProgress`); [`overheads`]
 //! (the overhead values and models). [`simulate`] dispatches to the loop of the scheduler.
 
 pub mod config;
 mod engine;
 pub mod error;
 pub mod fj_gedf;
+mod forkjoin;
 pub mod overheads;
 pub mod placement;
 mod recorder;

@@ -30,6 +30,16 @@ impl Recorder {
         Recorder { builder, records: trace.then(Vec::new), idle_announced: vec![true; m as usize], who }
     }
 
+    /// `SimConfig::keep_jobs`: without it the metrics keep no per-job rows (a job's statistics
+    /// are folded into the totals once it completes). Before the first record.
+    pub(crate) fn keep_jobs(mut self, keep: bool) -> Recorder {
+        if !keep {
+            let b = std::mem::replace(&mut self.builder, MetricsBuilder::new(0, 0, 0));
+            self.builder = b.keep_jobs(false);
+        }
+        self
+    }
+
     /// Ends the measurement at `t` instead of the planned horizon (see `setup::EarlyEnd`).
     pub(crate) fn shorten_horizon(&mut self, t: Time) -> Result<(), SimError> {
         self.builder

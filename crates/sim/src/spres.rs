@@ -56,7 +56,7 @@ pub(crate) fn simulate_spres(
     }
     let (m, n) = (cfg.m as usize, ts.len());
     let mut draw = Draw::new(cfg);
-    let mut rec = Recorder::new(n, cfg.m, h, cfg.record_trace, expected as usize, "SP-RES");
+    let mut rec = Recorder::new(n, cfg.m, h, cfg.record_trace, expected as usize, "SP-RES").keep_jobs(cfg.keep_jobs);
     let mut rules = Spres::new(pl, Rules { background: sc.background, ..Rules::new(sc.soft_unsplit, sc.cash) });
     let mut backlog: Vec<VecDeque<Pending>> = (0..n).map(|_| VecDeque::new()).collect();
     let mut last_cpu = vec![NONE; n];

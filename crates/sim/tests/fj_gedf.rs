@@ -191,3 +191,38 @@ fn rejects_bad_parameters() {
     c.horizon = Some(0);
     assert!(simulate_forkjoin_gedf(&set, &c).is_err());
 }
+
+/// Both thread-level loops share one job book (crates/sim/src/forkjoin.rs), so their job-level
+/// statistics mean the same: a completed job executed exactly the sum of its threads' costs
+/// (its sequential WCET), started where its first thread ran, and a job's preemptions and
+/// migrations are its threads' sums. (Before the shared book, fork-join G-EDF reported 0 for
+/// every job's execution, CPUs, preemptions and migrations.)
+#[test]
+fn both_loops_aggregate_job_statistics_from_their_threads() {
+    let set = ForkJoinSet::new(vec![
+        ForkJoinTask::implicit(10, vec![vec![3], vec![1, 1]]).unwrap(),
+        ForkJoinTask::implicit(20, vec![vec![2], vec![1, 3, 1, 3]]).unwrap(),
+        ForkJoinTask::implicit(19, vec![vec![5]]).unwrap(),
+    ])
+    .unwrap();
+    let c = cfg(2, 200);
+    let g = simulate_forkjoin_gedf(&set, &c).unwrap().result;
+    let r = rtsched_sim::simulate_rtws(&set, &c).unwrap();
+    for res in [&g, &r] {
+        assert!(res.completed > 0);
+        let threads = &res.thread_metrics.per_job;
+        for j in res.per_job.iter().filter(|j| j.finish.is_some()) {
+            assert_eq!(j.executed, set[j.task as usize].wcet(), "task {} job {}", j.task, j.job);
+            assert!(j.first_cpu.is_some() && j.last_cpu.is_some());
+            let mine: Vec<_> = threads
+                .iter()
+                .filter(|t| {
+                    let i = res.thread_info[t.task as usize][t.job as usize];
+                    (i.task, i.job) == (j.task, j.job)
+                })
+                .collect();
+            assert_eq!(j.preemptions, mine.iter().map(|t| t.preemptions).sum::<u32>());
+            assert_eq!(j.migrations, mine.iter().map(|t| t.migrations).sum::<u32>());
+        }
+    }
+}

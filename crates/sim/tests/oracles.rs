@@ -389,3 +389,24 @@ fn edge_cases_do_not_panic() {
     cfg.m = rtsched_model::MAX_M + 1;
     assert!(simulate(&ts, &Scheduler::Gedf, &cfg).is_err());
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// `keep_jobs = false` (a job's statistics folded into the totals when it completes, then
+    /// dropped) changes nothing but the per-job rows, under every job-level loop, with and
+    /// without a trace, early deadlines, sporadic arrivals and short execution included.
+    #[test]
+    fn dropping_job_rows_changes_no_metric(ts in arb_taskset(8, true), m in 1u32..=3, q in 1u64..=5, cfg in arb_cfg(1), seed in any::<u64>()) {
+        let mut cfg = cfg;
+        cfg.m = m;
+        let part: Vec<Vec<usize>> = (0..m as usize).map(|c| (0..ts.len()).filter(|i| (*i as u64 ^ seed) % m as u64 == c as u64).collect()).collect();
+        for s in [Scheduler::Gedf, Scheduler::GedfQuantum { quantum: q, staggered: false }, Scheduler::Pedf(part.clone()), Scheduler::Pfp(part.clone(), FpOrder::DeadlineMonotonic)] {
+            let kept = simulate(&ts, &s, &cfg).unwrap();
+            let lean = simulate(&ts, &s, &SimConfig { keep_jobs: false, ..cfg.clone() }).unwrap();
+            prop_assert!(lean.per_job.is_empty());
+            prop_assert_eq!(&SimResult { per_job: Vec::new(), ..kept.clone() }, &lean, "{:?}", s);
+            prop_assert_eq!(kept.per_job.len() as u64, kept.jobs);
+        }
+    }
+}

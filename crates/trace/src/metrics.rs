@@ -84,6 +84,9 @@ pub struct OverheadStats {
 }
 
 /// Everything measured over `[0, horizon]`.
+///
+/// `per_job` is empty when the builder was told not to keep jobs
+/// ([`MetricsBuilder::keep_jobs`]); every other field is the same either way.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Metrics {
     pub m: u32,
@@ -117,6 +120,87 @@ struct Live {
     since: Time,
 }
 
+/// Where the builder holds jobs. Keeping every job (the default) gives `Metrics::per_job`;
+/// without it, a job leaves memory as soon as it and every earlier job of its task have
+/// completed (its contribution folded into the totals at once), so a long simulation holds
+/// only the jobs still pending: memory per task, not per job.
+enum Jobs {
+    All {
+        jobs: Vec<JobStats>,
+        live: Vec<Live>,
+        /// Per task: job sequence number -> index into `jobs`.
+        index: Vec<Vec<u32>>,
+    },
+    Window {
+        /// Per task: the jobs from sequence number `base[task]` on, in release order.
+        window: Vec<std::collections::VecDeque<(JobStats, Live)>>,
+        base: Vec<u32>,
+        /// Jobs released per task (the next sequence number).
+        released: Vec<u32>,
+        jobs: u64,
+    },
+}
+
+/// A job named by a record: one held in memory, or one already complete and folded.
+enum Slot<'a> {
+    Held(&'a mut JobStats, &'a mut Live),
+    Folded,
+}
+
+/// The totals of the jobs accounted so far.
+#[derive(Default)]
+struct Totals {
+    completed: u64,
+    misses: u64,
+    max_tardiness: Time,
+    max_response: Option<Time>,
+}
+
+/// The one place a job's end state enters the totals (definitions at the top of this file).
+fn fold(js: &JobStats, h: Time, per_task: &mut [TaskStats], acc: &mut Totals) {
+    let ts = &mut per_task[js.task as usize];
+    if let Some(r) = js.response_time() {
+        acc.completed += 1;
+        ts.completed += 1;
+        ts.max_response_time_ns = Some(ts.max_response_time_ns.map_or(r, |x| x.max(r)));
+        acc.max_response = Some(acc.max_response.map_or(r, |x| x.max(r)));
+    }
+    if js.missed(h) {
+        acc.misses += 1;
+        ts.deadline_misses += 1;
+    }
+    if let Some(td) = js.tardiness(h) {
+        ts.max_tardiness_ns = ts.max_tardiness_ns.max(td);
+        acc.max_tardiness = acc.max_tardiness.max(td);
+    }
+}
+
+/// The job a record names; errors on a task or job that does not exist (yet).
+fn slot(jobs: &mut Jobs, n_tasks: usize, job: JobId) -> Result<Slot<'_>, ModelError> {
+    let before =
+        || ModelError::field("job", format!("trace names job {} of task {} before its release", job.job, job.task));
+    if job.task as usize >= n_tasks {
+        return Err(ModelError::field(
+            "task",
+            format!("trace names task {} but there are only {n_tasks} tasks", job.task),
+        ));
+    }
+    match jobs {
+        Jobs::All { jobs, live, index } => {
+            let i = *index[job.task as usize].get(job.job as usize).ok_or_else(before)? as usize;
+            Ok(Slot::Held(&mut jobs[i], &mut live[i]))
+        }
+        Jobs::Window { window, base, .. } => {
+            let b = base[job.task as usize];
+            if job.job < b {
+                return Ok(Slot::Folded);
+            }
+            let (js, lv) = window[job.task as usize].get_mut((job.job - b) as usize).ok_or_else(before)?;
+            Ok(Slot::Held(js, lv))
+        }
+    }
+}
+
 /// Streaming metrics: feed records in time order with [`MetricsBuilder::push`], then
 /// [`MetricsBuilder::finish`]. O(1) per record; the simulator feeds it directly so that
 /// metrics never need the stored trace.
@@ -124,10 +208,8 @@ pub struct MetricsBuilder {
     m: u32,
     horizon: Time,
     last_time: Time,
-    jobs: Vec<JobStats>,
-    live: Vec<Live>,
-    /// Per task: job sequence number -> index into `jobs`.
-    index: Vec<Vec<u32>>,
+    jobs: Jobs,
+    totals: Totals,
     /// Per CPU: the job whose context it holds (`None` = idle) and the job running now.
     current: Vec<Option<JobId>>,
     running: Vec<Option<JobId>>,
@@ -144,9 +226,8 @@ impl MetricsBuilder {
             m,
             horizon,
             last_time: 0,
-            jobs: Vec::new(),
-            live: Vec::new(),
-            index: vec![Vec::new(); n_tasks],
+            jobs: Jobs::All { jobs: Vec::new(), live: Vec::new(), index: vec![Vec::new(); n_tasks] },
+            totals: Totals::default(),
             current: vec![None; m as usize],
             running: vec![None; m as usize],
             per_task: (0..n_tasks).map(|i| TaskStats { task: i as u32, ..TaskStats::default() }).collect(),
@@ -160,26 +241,55 @@ impl MetricsBuilder {
         }
     }
 
-    /// Pre-sizes the job table.
-    pub fn reserve_jobs(&mut self, n: usize) {
-        self.jobs.reserve(n);
-        self.live.reserve(n);
+    /// Keep every job's statistics for `Metrics::per_job` (the default), or not: then a job's
+    /// statistics are folded into the totals and dropped once it and every earlier job of its
+    /// task have completed, and `per_job` is empty. Call before the first record.
+    pub fn keep_jobs(mut self, keep: bool) -> MetricsBuilder {
+        let n = self.per_task.len();
+        self.jobs = if keep {
+            Jobs::All { jobs: Vec::new(), live: Vec::new(), index: vec![Vec::new(); n] }
+        } else {
+            Jobs::Window {
+                window: (0..n).map(|_| std::collections::VecDeque::new()).collect(),
+                base: vec![0; n],
+                released: vec![0; n],
+                jobs: 0,
+            }
+        };
+        self
     }
 
-    fn job_index(&self, job: JobId) -> Result<usize, ModelError> {
-        self.index
-            .get(job.task as usize)
-            .ok_or_else(|| {
-                ModelError::field(
-                    "task",
-                    format!("trace names task {} but there are only {} tasks", job.task, self.index.len()),
-                )
-            })?
-            .get(job.job as usize)
-            .map(|&i| i as usize)
-            .ok_or_else(|| {
-                ModelError::field("job", format!("trace names job {} of task {} before its release", job.job, job.task))
-            })
+    /// Pre-sizes the job table (when every job is kept).
+    pub fn reserve_jobs(&mut self, n: usize) {
+        if let Jobs::All { jobs, live, .. } = &mut self.jobs {
+            jobs.reserve(n);
+            live.reserve(n);
+        }
+    }
+
+    fn unknown_task(&self, job: JobId) -> ModelError {
+        ModelError::field(
+            "task",
+            format!("trace names task {} but there are only {} tasks", job.task, self.per_task.len()),
+        )
+    }
+
+    /// Checks that a record names a released job.
+    fn check_job(&mut self, job: JobId) -> Result<(), ModelError> {
+        slot(&mut self.jobs, self.per_task.len(), job).map(|_| ())
+    }
+
+    /// Without kept jobs: folds and drops the completed jobs at the front of `task`'s window.
+    fn retire(&mut self, task: u32) {
+        if let Jobs::Window { window, base, .. } = &mut self.jobs {
+            let w = &mut window[task as usize];
+            while w.front().is_some_and(|(js, _)| js.finish.is_some()) {
+                let (js, _) = w.pop_front().expect("front exists");
+                // A completed job's verdicts do not depend on the horizon: it finished by it.
+                fold(&js, self.horizon, &mut self.per_task, &mut self.totals);
+                base[task as usize] += 1;
+            }
+        }
     }
 
     fn cpu(&self, cpu: u32) -> Result<usize, ModelError> {
@@ -220,21 +330,21 @@ impl MetricsBuilder {
                 if t >= self.horizon {
                     return Ok(());
                 }
-                let per = self.index.get_mut(job.task as usize).ok_or_else(|| {
-                    ModelError::field(
-                        "task",
-                        format!("trace names task {} but there are only {} tasks", job.task, self.per_task.len()),
-                    )
-                })?;
-                if per.len() != job.job as usize {
+                if job.task as usize >= self.per_task.len() {
+                    return Err(self.unknown_task(job));
+                }
+                let expected = match &self.jobs {
+                    Jobs::All { index, .. } => index[job.task as usize].len() as u32,
+                    Jobs::Window { released, .. } => released[job.task as usize],
+                };
+                if expected != job.job {
                     return Err(ModelError::task_field(
                         job.task as usize,
                         "job",
-                        format!("job {} released out of sequence (expected {})", job.job, per.len()),
+                        format!("job {} released out of sequence (expected {expected})", job.job),
                     ));
                 }
-                per.push(self.jobs.len() as u32);
-                self.jobs.push(JobStats {
+                let js = JobStats {
                     task: job.task,
                     job: job.job,
                     release: t,
@@ -246,25 +356,41 @@ impl MetricsBuilder {
                     executed: 0,
                     preemptions: 0,
                     migrations: 0,
-                });
-                self.live.push(Live { running_on: NONE, since: 0 });
+                };
+                let lv = Live { running_on: NONE, since: 0 };
+                match &mut self.jobs {
+                    Jobs::All { jobs, live, index } => {
+                        index[job.task as usize].push(jobs.len() as u32);
+                        jobs.push(js);
+                        live.push(lv);
+                    }
+                    Jobs::Window { window, released, jobs, .. } => {
+                        window[job.task as usize].push_back((js, lv));
+                        released[job.task as usize] += 1;
+                        *jobs += 1;
+                    }
+                }
                 self.per_task[job.task as usize].jobs += 1;
             }
             Event::Run { cpu, job } => {
                 let c = self.cpu(cpu)?;
-                let i = self.job_index(job)?;
                 if self.running[c].is_some() {
                     return Err(ModelError::field(
                         "cpu",
                         format!("job {}.{} runs on cpu {cpu} at {t} while another job runs there", job.task, job.job),
                     ));
                 }
-                let (js, lv) = (&mut self.jobs[i], &mut self.live[i]);
-                if lv.running_on != NONE || js.finish.is_some() {
-                    return Err(ModelError::field(
+                let running_or_complete = || {
+                    ModelError::field(
                         "job",
                         format!("job {}.{} runs at {t} while running or complete", job.task, job.job),
-                    ));
+                    )
+                };
+                let Slot::Held(js, lv) = slot(&mut self.jobs, self.per_task.len(), job)? else {
+                    return Err(running_or_complete());
+                };
+                if lv.running_on != NONE || js.finish.is_some() {
+                    return Err(running_or_complete());
                 }
                 let ts = &mut self.per_task[job.task as usize];
                 match js.last_cpu {
@@ -289,19 +415,27 @@ impl MetricsBuilder {
             }
             Event::Preempt { cpu, job } | Event::Complete { cpu, job } => {
                 let c = self.cpu(cpu)?;
-                let i = self.job_index(job)?;
-                if self.live[i].running_on != cpu {
-                    return Err(ModelError::field(
+                let not_running = || {
+                    ModelError::field(
                         "job",
                         format!("job {}.{} stops on cpu {cpu} at {t} but does not run there", job.task, job.job),
-                    ));
+                    )
+                };
+                let Slot::Held(js, lv) = slot(&mut self.jobs, self.per_task.len(), job)? else {
+                    return Err(not_running());
+                };
+                if lv.running_on != cpu {
+                    return Err(not_running());
                 }
-                let js = &mut self.jobs[i];
-                js.executed += t - self.live[i].since;
-                self.live[i].running_on = NONE;
-                self.running[c] = None;
-                if matches!(r.event, Event::Complete { .. }) {
+                js.executed += t - lv.since;
+                lv.running_on = NONE;
+                let complete = matches!(r.event, Event::Complete { .. });
+                if complete {
                     js.finish = Some(t);
+                }
+                self.running[c] = None;
+                if complete {
+                    self.retire(job.task);
                 }
             }
             Event::Idle { cpu } => {
@@ -312,16 +446,16 @@ impl MetricsBuilder {
                 self.switch_to(c, None);
             }
             Event::DeadlineMiss { job } => {
-                self.job_index(job)?;
+                self.check_job(job)?;
                 self.miss_records += 1;
             }
             Event::Migration { job, from, to } => {
-                self.job_index(job)?;
+                self.check_job(job)?;
                 self.cpu(from)?;
                 self.cpu(to)?;
             }
             Event::Steal { job, from, to } => {
-                self.job_index(job)?;
+                self.check_job(job)?;
                 self.cpu(from)?;
                 self.cpu(to)?;
                 self.steals += 1;
@@ -366,41 +500,37 @@ impl MetricsBuilder {
     /// Closes the books at the horizon.
     pub fn finish(mut self) -> Metrics {
         let h = self.horizon;
-        // Execution of jobs still running at the horizon.
-        for (js, lv) in self.jobs.iter_mut().zip(&self.live) {
+        let (held, per_job, jobs) = match std::mem::replace(
+            &mut self.jobs,
+            Jobs::Window { window: Vec::new(), base: Vec::new(), released: Vec::new(), jobs: 0 },
+        ) {
+            Jobs::All { jobs, live, .. } => {
+                let n = jobs.len() as u64;
+                (jobs.into_iter().zip(live).collect::<Vec<_>>(), true, n)
+            }
+            Jobs::Window { window, jobs, .. } => (window.into_iter().flatten().collect(), false, jobs),
+        };
+        let mut kept = Vec::with_capacity(if per_job { held.len() } else { 0 });
+        for (mut js, lv) in held {
+            // Execution of jobs still running at the horizon.
             if lv.running_on != NONE {
                 js.executed += h - lv.since;
             }
-        }
-        let mut completed = 0;
-        let (mut misses, mut max_tard, mut max_resp) = (0u64, 0, None::<Time>);
-        for js in &self.jobs {
-            let ts = &mut self.per_task[js.task as usize];
-            if let Some(r) = js.response_time() {
-                completed += 1;
-                ts.completed += 1;
-                ts.max_response_time_ns = Some(ts.max_response_time_ns.map_or(r, |x| x.max(r)));
-                max_resp = Some(max_resp.map_or(r, |x| x.max(r)));
-            }
-            if js.missed(h) {
-                misses += 1;
-                ts.deadline_misses += 1;
-            }
-            if let Some(td) = js.tardiness(h) {
-                ts.max_tardiness_ns = ts.max_tardiness_ns.max(td);
-                max_tard = max_tard.max(td);
+            fold(&js, h, &mut self.per_task, &mut self.totals);
+            if per_job {
+                kept.push(js);
             }
         }
-        let jobs = self.jobs.len() as u64;
+        let t = self.totals;
         Metrics {
             m: self.m,
             horizon: h,
             jobs,
-            completed,
-            pending: jobs - completed,
-            deadline_misses: misses,
-            max_tardiness_ns: max_tard,
-            max_response_time_ns: max_resp,
+            completed: t.completed,
+            pending: jobs - t.completed,
+            deadline_misses: t.misses,
+            max_tardiness_ns: t.max_tardiness,
+            max_response_time_ns: t.max_response,
             preemptions: self.per_task.iter().map(|t| t.preemptions).sum(),
             migrations: self.per_task.iter().map(|t| t.migrations).sum(),
             context_switches: self.context_switches,
@@ -408,7 +538,7 @@ impl MetricsBuilder {
             steals: self.steals,
             per_task: self.per_task,
             overheads: self.overheads,
-            per_job: self.jobs,
+            per_job: kept,
         }
     }
 }
@@ -459,6 +589,52 @@ mod tests {
         assert_eq!(m.per_task[0].context_switches, 2);
         assert_eq!(m.per_job[0].executed, 10);
         assert_eq!(m.per_task[1].max_response_time_ns, Some(3));
+    }
+
+    /// Without kept jobs every metric is the same; only `per_job` is empty.
+    fn same_but_jobs(rs: &[Record], n: usize, m: u32, h: Time) -> Metrics {
+        let (mut a, mut b) = (MetricsBuilder::new(n, m, h), MetricsBuilder::new(n, m, h).keep_jobs(false));
+        for r in rs {
+            a.push(r).unwrap();
+            b.push(r).unwrap();
+        }
+        let (a, b) = (a.finish(), b.finish());
+        assert!(b.per_job.is_empty());
+        assert_eq!(Metrics { per_job: Vec::new(), ..a.clone() }, b);
+        a
+    }
+
+    #[test]
+    fn streaming_without_jobs_gives_the_same_metrics() {
+        let rs = [
+            Record::new(0, Release { job: j(0, 0), deadline: 10 }),
+            Record::new(0, Run { cpu: 0, job: j(0, 0) }),
+            Record::new(2, Release { job: j(1, 0), deadline: 5 }),
+            Record::new(2, Preempt { cpu: 0, job: j(0, 0) }),
+            Record::new(2, Run { cpu: 0, job: j(1, 0) }),
+            Record::new(4, Run { cpu: 1, job: j(0, 0) }),
+            Record::new(5, Complete { cpu: 0, job: j(1, 0) }),
+            // A record naming a job already complete (and folded away) is still valid.
+            Record::new(5, DeadlineMiss { job: j(1, 0) }),
+            Record::new(5, Idle { cpu: 0 }),
+            Record::new(10, DeadlineMiss { job: j(0, 0) }),
+            Record::new(12, Complete { cpu: 1, job: j(0, 0) }),
+            Record::new(12, Idle { cpu: 1 }),
+            Record::new(15, Release { job: j(1, 1), deadline: 25 }),
+            Record::new(16, Run { cpu: 0, job: j(1, 1) }),
+            Record::new(20, Release { job: j(0, 1), deadline: 30 }),
+        ];
+        for h in [5, 12, 16, 18, 20, 40] {
+            let m = same_but_jobs(&rs, 2, 2, h);
+            assert_eq!(m.per_job.len() as u64, m.jobs);
+        }
+        // Running a job that completed is an error in both modes.
+        let mut b = MetricsBuilder::new(1, 1, 100).keep_jobs(false);
+        b.push(&Record::new(0, Release { job: j(0, 0), deadline: 5 })).unwrap();
+        b.push(&Record::new(0, Run { cpu: 0, job: j(0, 0) })).unwrap();
+        b.push(&Record::new(1, Complete { cpu: 0, job: j(0, 0) })).unwrap();
+        assert!(b.push(&Record::new(2, Run { cpu: 0, job: j(0, 0) })).is_err());
+        assert!(b.push(&Record::new(2, Run { cpu: 0, job: j(0, 1) })).is_err());
     }
 
     #[test]

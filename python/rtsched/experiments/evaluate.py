@@ -18,7 +18,7 @@ import pyarrow as pa
 from .errors import EvaluatorError, EvaluatorMissing
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .spec import Point
+    from .point import Point
 
 __all__ = [
     "RESULT_COLUMNS",

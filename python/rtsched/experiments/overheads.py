@@ -76,7 +76,7 @@ def parse(data: dict, path: str | None, where: str, methods: list) -> dict | Non
     from .._core import RtschedError
     from ..overheads import load_models
     from .errors import SpecError
-    from .spec import parse_duration_ns
+    from .fields import parse_duration_ns
 
     need = needed_mechanisms(methods, f"{where} methods")
     src = data.get("overheads")

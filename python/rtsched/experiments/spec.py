@@ -13,17 +13,12 @@ parameters only (never from its position in the grid or the order of evaluation)
 
 from __future__ import annotations
 
-import difflib
 import functools
 import hashlib
-import json
-import math
 import os
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +29,24 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 from . import methods as method_names
 from .errors import SpecError
+from .fields import (
+    AUTO_N,
+    NExpr,
+    axis_values,
+    canonical_json,
+    check_keys,
+    count_n,
+    dedupe,
+    finite_number,
+    integer_at_least,
+    parse_duration_ns,
+    resolve_n,
+)
 from .names import path_name
+from .point import Point, derive_seed, point_id
 from .variants import apply_variant, parse_semi
 
 __all__ = ["NExpr", "Point", "PlotSpec", "Spec", "SpecError", "load_spec", "parse_spec"]
-
-SEED_DERIVATION = "rtsched-seed-v1"
 
 TOP_KEYS = (
     "name",
@@ -66,7 +73,6 @@ TOP_KEYS = (
 VARIANT_KEYS = ("description", "samples", "generator", "grid", "plot", "semi")
 GENERATOR_KEYS = ("name", "periods", "umax", "deadlines")
 GRID_KEYS = ("m", "n", "util", "util_frac", "epsilon")
-RANGE_KEYS = ("from", "to", "step")
 QUICK_KEYS = ("samples", "grid")
 PLOT_KEYS = (
     "title",
@@ -88,11 +94,10 @@ PLOT_Y = ("schedulable", "switch_rate")
 
 #: Bounds of a spec (docs/experiments.md), checked before the grid is expanded: points of a
 #: grid, task sets per point (a point's sets are held in memory together), task sets in all,
-#: tasks per set, processors.
+#: processors; and tasks per set (fields.MAX_N, which resolve_n checks).
 MAX_POINTS = 1_000_000
 MAX_SAMPLES = 1_000_000
 MAX_TOTAL_SETS = 1_000_000_000
-MAX_N = 1_000_000
 MAX_M = 16_384
 
 
@@ -106,195 +111,8 @@ DEFAULT_GENERATOR = {"name": "randfixedsum", "periods": "loguniform:10ms-100ms",
 DEFAULT_MAX_STEPS = 1_000_000
 
 
-def canonical_json(obj: Any) -> str:
-    """The one serialisation that ids and seeds are hashed from (sorted keys, no spaces)."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-
-
-def _check_keys(table: dict, allowed, where: str):
-    for key in table:
-        if key not in allowed:
-            hint = difflib.get_close_matches(key, allowed, n=1)
-            msg = f"unknown key {key!r} in {where}"
-            if hint:
-                msg += f" (did you mean {hint[0]!r}?)"
-            msg += "; allowed keys: " + ", ".join(allowed)
-            raise SpecError(msg)
-
-
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|µs|ms|s)?\s*$")
-_UNIT_NS = {None: 1, "ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
-
-
-def parse_duration_ns(value: Any, where: str) -> int:
-    """An integer number of ns, or a string such as "500us" (ns, us, ms, s); exact, never rounded."""
-    if isinstance(value, bool):
-        raise SpecError(f"{where}: expected a duration, got {value!r}")
-    if isinstance(value, int):
-        if value < 0:
-            raise SpecError(f"{where}: a duration must be >= 0, got {value}")
-        return value
-    if isinstance(value, str):
-        mt = _DURATION.match(value)
-        if value.strip().startswith("-"):
-            raise SpecError(f"{where}: a duration cannot be negative, got {_short(value)}")
-        if mt and mt.group(2) is None and Fraction(mt.group(1)) != 0:
-            # The command line's rule (docs/formats.md): a string needs a unit; integers are ns.
-            raise SpecError(
-                f"{where}: {_short(value)} has no unit: write the integer {mt.group(1)} for nanoseconds, or add a "
-                "unit (ns, us, ms, s), e.g. '500us'"
-                if len(value) <= 40
-                else f"{where}: {_short(value)} has no unit (ns, us, ms, s)"
-            )
-        if mt:
-            ns = Fraction(mt.group(1)) * _UNIT_NS[mt.group(2)]
-            if ns.denominator != 1:
-                raise SpecError(f"{where}: {value!r} is not a whole number of nanoseconds")
-            return int(ns)
-    raise SpecError(f"{where}: expected a duration (integer ns or a string like '500us'), got {_short(value)}")
-
-
-def _short(value: Any) -> str:
-    r = repr(value)
-    return r if len(r) <= 40 else r[:37] + "..."
-
-
-def format_duration_ns(ns: int) -> str:
-    for unit, k in (("s", 10**9), ("ms", 10**6), ("us", 10**3)):
-        if ns and ns % k == 0:
-            return f"{ns // k}{unit}"
-    return f"{ns}ns"
-
-
-_NEXPR = re.compile(r"^\s*(?:(?P<a>\d+(?:\.\d+)?)\s*\*?\s*)?m\s*(?:(?P<s>[+-])\s*(?P<b>\d+))?\s*$")
-
-
-#: ``n = "auto"``: the Baker/LITMUS^RT distributions add tasks until the utilization cap is
-#: exceeded and drop the last (Brandenburg & Anderson, RTSS 2009, §4.2); the point's n is null.
-AUTO_N = "auto"
 #: Generators that need a fixed n.
 FIXED_N_GENERATORS = ("randfixedsum", "emberson", "uunifast-discard")
-
-
-@dataclass(frozen=True)
-class NExpr:
-    """A task count, constant or affine in m: "12", "m+1", "2m", "2.5m", "3*m-1"."""
-
-    text: str
-    a: Fraction
-    b: int
-
-    @staticmethod
-    def parse(value, where: str) -> NExpr:
-        if isinstance(value, bool):
-            raise SpecError(f"{where}: expected a task count, got {value!r}")
-        if isinstance(value, int):
-            if value < 1:
-                raise SpecError(f"{where}: a task count must be >= 1, got {value}")
-            return NExpr(str(value), Fraction(0), value)
-        if isinstance(value, str):
-            s = value.strip()
-            if s == AUTO_N:
-                return NExpr(AUTO_N, Fraction(0), 0)
-            if s.isdigit():
-                return NExpr.parse(int(s), where)
-            mt = _NEXPR.match(s)
-            if mt:
-                a = Fraction(mt.group("a")) if mt.group("a") else Fraction(1)
-                b = int(mt.group("b") or 0) * (-1 if mt.group("s") == "-" else 1)
-                return NExpr(s.replace(" ", ""), a, b)
-        raise SpecError(
-            f"{where}: expected a task count (an integer or an expression of m such as "
-            f"'2m', 'm+1', '2.5m', '3*m-1'), got {value!r}"
-        )
-
-    def at(self, m: int, where: str) -> int | None:
-        if self.text == AUTO_N:
-            return None
-        v = self.a * m + self.b
-        if v.denominator != 1:
-            raise SpecError(f"{where}: n = {self.text!r} is not an integer for m = {m} ({float(v)})")
-        if v < 1:
-            raise SpecError(f"{where}: n = {self.text!r} is {v} for m = {m}; it must be >= 1")
-        return int(v)
-
-
-def _number(value, where: str, integer: bool):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SpecError(f"{where}: expected a number, got {value!r}")
-    if integer and not isinstance(value, int):
-        raise SpecError(f"{where}: expected an integer, got {value!r}")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise SpecError(f"{where}: expected a finite number, got {value!r}")
-    return value
-
-
-#: The most values one grid axis may hold, all its range tables and values together (checked
-#: before any range is listed; the whole grid is bounded by MAX_POINTS in _expand).
-MAX_AXIS_VALUES = 100_000
-
-
-def _range(table: dict, where: str, integer: bool, item=None, room: int = MAX_AXIS_VALUES) -> list:
-    """An inclusive range {from, to, step}; floats are computed as from + i*step, rounded to 10 digits."""
-    _check_keys(table, RANGE_KEYS, f"range {where}")
-    for k in RANGE_KEYS:
-        if k not in table:
-            raise SpecError(f"{where}: a range needs 'from', 'to' and 'step' (missing {k!r})")
-    step = _number(table["step"], f"{where}.step", integer or item is not None)
-    if step <= 0:
-        raise SpecError(f"{where}.step must be > 0, got {step}")
-    if item is not None:  # task counts: from/to may be expressions of m, resolved per m later
-        lo, hi = item(table["from"], f"{where}.from"), item(table["to"], f"{where}.to")
-        return [("range", lo, hi, step)]
-    lo = _number(table["from"], f"{where}.from", integer)
-    hi = _number(table["to"], f"{where}.to", integer)
-    if hi < lo:
-        raise SpecError(f"{where}: 'to' ({hi}) is below 'from' ({lo})")
-    count = int(math.floor((hi - lo) / step + 1e-9)) + 1
-    if count > room:
-        raise SpecError(
-            f"{where}: the range has {count:,} values, and the axis {MAX_AXIS_VALUES - room:,} before it; "
-            f"at most {MAX_AXIS_VALUES:,} values per grid axis are allowed"
-        )
-    if integer:
-        return [lo + i * step for i in range(count)]
-    return [round(lo + i * step, 10) for i in range(count)]
-
-
-def _values(value, where: str, *, integer=False, item=None) -> list:
-    """A grid axis: a scalar, a list of scalars and range tables, or one range table."""
-    if isinstance(value, dict):
-        items = [value]
-    elif isinstance(value, list):
-        items = value
-    else:
-        items = [value]
-    if not items:
-        raise SpecError(f"{where}: the list is empty")
-    if len(items) > MAX_AXIS_VALUES:
-        raise SpecError(f"{where}: {len(items):,} entries; at most {MAX_AXIS_VALUES:,} values per grid axis")
-    out: list = []
-    for i, v in enumerate(items):
-        w = f"{where}[{i}]" if isinstance(value, list) else where
-        if isinstance(v, dict):
-            out.extend(_range(v, w, integer, item, MAX_AXIS_VALUES - len(out)))
-        elif item is not None:
-            out.append(item(v, w))
-        else:
-            out.append(_number(v, w, integer))
-        if len(out) > MAX_AXIS_VALUES:
-            raise SpecError(f"{where}: more than {MAX_AXIS_VALUES:,} values; at most that many per grid axis")
-    return out
-
-
-def _dedupe(xs):
-    """The values in order, each once (linear: an axis may hold 100,000 values)."""
-    out, seen = [], set()
-    for x in xs:
-        if x not in seen:
-            seen.add(x)
-            out.append(x)
-    return out
 
 
 @dataclass
@@ -311,40 +129,6 @@ class PlotSpec:
     yscale: str = "linear"
     columns: int | None = None
     min_samples: int = 1
-
-
-@dataclass(frozen=True)
-class Point:
-    """One sweep point: the evaluator's input (``params``) and its grid coordinates."""
-
-    id: str
-    params: dict
-    coords: dict
-
-    @property
-    def json(self) -> str:
-        return canonical_json(self.params)
-
-    @property
-    def seed(self) -> int:
-        return self.params["seed"]
-
-    @property
-    def count(self) -> int:
-        return self.params["count"]
-
-    @property
-    def label(self) -> str:
-        """The point's grid coordinates in words (the ones it has), e.g. ``m=8 n=16 U=7.5 epsilon=0ns``."""
-        c = self.coords
-        out = [f"{k}={c[k]}" for k in ("m", "n") if k in c]
-        if "util" in c:
-            out.append(f"U={c['util']:g}")
-        if "window" in c:
-            out.append(f"window=[{c['window'][0]:g}, {c['window'][1]:g}]")
-        if "epsilon" in c:
-            out.append(f"epsilon={format_duration_ns(c['epsilon'])}")
-        return " ".join(out)
 
 
 @dataclass
@@ -420,39 +204,9 @@ class Spec:
         return evaluate.evaluate_point
 
 
-def derive_seed(base_seed: int, generator: dict, n: int, m: int, util: float) -> int:
-    """The seed of a point: SHA-256 over the base seed and the generator inputs, top 63 bits."""
-    key = canonical_json(
-        {
-            "v": SEED_DERIVATION,
-            "seed": base_seed,
-            "generator": generator["name"],
-            "periods": generator["periods"],
-            "umax": generator["umax"],
-            "deadlines": generator["deadlines"],
-            "n": n,
-            "m": m,
-            "util": util,
-        }
-    )
-    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") >> 1
-
-
-def point_id(params: dict) -> str:
-    return hashlib.sha256(canonical_json(params).encode()).hexdigest()[:16]
-
-
 def _str(value, where: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise SpecError(f"{where}: expected a non-empty string, got {value!r}")
-    return value
-
-
-def _int(value, where: str, lo: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SpecError(f"{where}: expected an integer, got {value!r}")
-    if value < lo:
-        raise SpecError(f"{where}: must be >= {lo}, got {value}")
     return value
 
 
@@ -472,7 +226,7 @@ def _parse_plot(table, methods: list, where: str, mechanism: str | None = None) 
 
     if not isinstance(table, dict):
         raise SpecError(f"{where}: expected a table")
-    _check_keys(table, PLOT_KEYS, f"table [plot] of {where}")
+    check_keys(table, PLOT_KEYS, f"table [plot] of {where}")
     w = f"{where} [plot]"
     p = PlotSpec()
     if "title" in table:
@@ -524,9 +278,9 @@ def _parse_plot(table, methods: list, where: str, mechanism: str | None = None) 
     if "ylim" in table:
         p.ylim = _pair(table["ylim"], f"{w}.ylim")
     if "columns" in table:
-        p.columns = _int(table["columns"], f"{w}.columns", 1)
+        p.columns = integer_at_least(table["columns"], f"{w}.columns", 1)
     if "min_samples" in table:
-        p.min_samples = _int(table["min_samples"], f"{w}.min_samples", 1)
+        p.min_samples = integer_at_least(table["min_samples"], f"{w}.min_samples", 1)
     return p
 
 
@@ -543,17 +297,17 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False, variant:
             f"{where}: a simulation reproduction (kind = {data['kind']!r}), not a sweep; run it with "
             "rtsched reproduce NAME (docs/reproductions.md)"
         )
-    _check_keys(data, TOP_KEYS, f"the top level of {where}")
+    check_keys(data, TOP_KEYS, f"the top level of {where}")
     data, variant = apply_variant(data, variant, where, VARIANT_KEYS)
     q = data.get("quick")
     if q is not None:
         if not isinstance(q, dict):
             raise SpecError(f"{where}: [quick] must be a table")
-        _check_keys(q, QUICK_KEYS, f"table [quick] of {where}")
+        check_keys(q, QUICK_KEYS, f"table [quick] of {where}")
         if "grid" in q:
             if not isinstance(q["grid"], dict):
                 raise SpecError(f"{where}: [quick.grid] must be a table")
-            _check_keys(q["grid"], GRID_KEYS, f"table [quick.grid] of {where}")
+            check_keys(q["grid"], GRID_KEYS, f"table [quick.grid] of {where}")
     if quick:
         if q is None:
             raise SpecError(f"{where}: --quick needs a [quick] table in the spec")
@@ -571,13 +325,13 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False, variant:
     gen = data.get("generator", {})
     if not isinstance(gen, dict):
         raise SpecError(f"{where}: [generator] must be a table")
-    _check_keys(gen, GENERATOR_KEYS, f"table [generator] of {where}")
+    check_keys(gen, GENERATOR_KEYS, f"table [generator] of {where}")
     generator = dict(DEFAULT_GENERATOR)
     for k in ("name", "periods", "deadlines"):
         if k in gen:
             generator[k] = _str(gen[k], f"{where} [generator].{k}")
     if "umax" in gen:
-        umax = _number(gen["umax"], f"{where} [generator].umax", False)
+        umax = finite_number(gen["umax"], f"{where} [generator].umax", False)
         if not 0 < umax <= 1:
             raise SpecError(f"{where} [generator].umax: must be in (0, 1], got {umax}")
         generator["umax"] = float(umax)
@@ -585,23 +339,23 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False, variant:
     grid = data.get("grid")
     if not isinstance(grid, dict):
         raise SpecError(f"{where}: a [grid] table with m, n and util (or util_frac) is required")
-    _check_keys(grid, GRID_KEYS, f"table [grid] of {where}")
+    check_keys(grid, GRID_KEYS, f"table [grid] of {where}")
     gw = f"{where} [grid]"
     for k in ("m", "n"):
         if k not in grid:
             raise SpecError(f"{gw}: key {k!r} is required")
     if ("util" in grid) == ("util_frac" in grid):
         raise SpecError(f"{gw}: give exactly one of 'util' (total U) and 'util_frac' (U as a fraction of m)")
-    ms = _dedupe(_values(grid["m"], f"{gw}.m", integer=True))
+    ms = dedupe(axis_values(grid["m"], f"{gw}.m", integer=True))
     for m in ms:
         if m < 1 or m > MAX_M:
             raise SpecError(f"{gw}.m: processor counts must be in 1..={MAX_M}, got {m}")
-    ns = _dedupe(_values(grid["n"], f"{gw}.n", item=NExpr.parse))
+    ns = dedupe(axis_values(grid["n"], f"{gw}.n", item=NExpr.parse))
     if any(isinstance(e, NExpr) and e.text == AUTO_N for e in ns) and generator["name"] in FIXED_N_GENERATORS:
         raise SpecError(f'{gw}.n: "auto" needs a Baker distribution; {generator["name"]!r} needs a fixed n')
     util = util_frac = None
     key = "util" if "util" in grid else "util_frac"
-    vals = _dedupe([float(v) for v in _values(grid[key], f"{gw}.{key}")])
+    vals = dedupe([float(v) for v in axis_values(grid[key], f"{gw}.{key}")])
     if any(v <= 0 for v in vals):
         raise SpecError(f"{gw}.{key}: utilizations must be > 0")
     if key == "util":
@@ -612,7 +366,7 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False, variant:
     eps_list = eps if isinstance(eps, list) else [eps]
     if not eps_list:
         raise SpecError(f"{gw}.epsilon: the list is empty")
-    epsilon = _dedupe([parse_duration_ns(v, f"{gw}.epsilon") for v in eps_list])
+    epsilon = dedupe([parse_duration_ns(v, f"{gw}.epsilon") for v in eps_list])
 
     if "methods" not in data:
         raise SpecError(f"{where}: 'methods' (a list of test or heuristic names) is required")
@@ -624,13 +378,13 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False, variant:
     if mechanism is not None and not isinstance(mechanism, str):
         raise SpecError(f"{where} mechanism: expected a string")
     methods = [ovh.with_mechanism(x, mechanism) for x in method_names.expand(data["methods"], f"{where} methods")]
-    samples = _int(data.get("samples", 100), f"{where} samples", 1)
+    samples = integer_at_least(data.get("samples", 100), f"{where} samples", 1)
     if samples > MAX_SAMPLES:
         raise SpecError(f"{where} samples: at most {MAX_SAMPLES:,} task sets per point, got {samples:,}")
-    seed = _int(data.get("seed", 0), f"{where} seed", 0)
+    seed = integer_at_least(data.get("seed", 0), f"{where} seed", 0)
     if seed >= 2**63:
         raise SpecError(f"{where} seed: must be < 2^63")
-    max_steps = _int(data.get("max_steps", DEFAULT_MAX_STEPS), f"{where} max_steps", 1)
+    max_steps = integer_at_least(data.get("max_steps", DEFAULT_MAX_STEPS), f"{where} max_steps", 1)
     overheads = ovh.parse(data, path, where, methods)
     name = check_name(data.get("name", Path(path).stem if path else "sweep"), where)
     description = data.get("description", "")
@@ -666,50 +420,13 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False, variant:
     return spec
 
 
-def _resolve_n(nexprs: list, m: int, where: str) -> list[tuple[int, str]]:
-    out: list[tuple[int, str]] = []
-    for e in nexprs:
-        if isinstance(e, tuple):  # ("range", lo, hi, step)
-            _, lo, hi, step = e
-            a, b = lo.at(m, f"{where}.n"), hi.at(m, f"{where}.n")
-            if b is not None and b > MAX_N:
-                raise SpecError(f"{where}.n: n = {b} for m = {m}; at most {MAX_N:,} tasks per set")
-            if b < a:
-                raise SpecError(f"{where}.n: range from {lo.text!r} = {a} to {hi.text!r} = {b} is empty for m = {m}")
-            out.extend((x, f"{lo.text}..{hi.text}") for x in range(a, b + 1, step))
-        else:
-            n = e.at(m, f"{where}.n")
-            if n is not None and n > MAX_N:
-                raise SpecError(f"{where}.n: n = {n} for m = {m}; at most {MAX_N:,} tasks per set")
-            out.append((n, e.text))
-    seen, res = set(), []
-    for n, text in out:
-        if n not in seen:
-            seen.add(n)
-            res.append((n, text))
-    return res
-
-
-def _count_n(nexprs, m: int, where: str) -> int:
-    """How many task counts `_resolve_n` gives for `m` (at most), without listing them."""
-    k = 0
-    for e in nexprs:
-        if isinstance(e, tuple):
-            _, lo, hi, step = e
-            a, b = lo.at(m, f"{where}.n"), hi.at(m, f"{where}.n")
-            k += 1 if a is None or b is None else max(0, (b - a) // step + 1)
-        else:
-            k += 1
-    return k
-
-
 def _expand(spec: Spec, where: str):
     """Expand the grid in the order m, n, utilization, epsilon; compute ids and seeds.
 
     The grid's size is checked first (points, and points times samples), so that a typo such
     as ``step = 0.0000001`` is an error, not an exhausted memory."""
     per_m = len(spec.util if spec.util is not None else spec.util_frac or []) * len(spec.epsilon)
-    points = sum(_count_n(spec.n, m, where) for m in spec.m) * per_m
+    points = sum(count_n(spec.n, m, where) for m in spec.m) * per_m
     if points > MAX_POINTS:
         raise SpecError(f"{where}: the grid has {points:,} points; at most {MAX_POINTS:,} are allowed")
     if points * spec.samples > MAX_TOTAL_SETS:
@@ -719,7 +436,7 @@ def _expand(spec: Spec, where: str):
         )
     seen = set()
     for m in spec.m:
-        for n, n_expr in _resolve_n(spec.n, m, where):
+        for n, n_expr in resolve_n(spec.n, m, where):
             utils = spec.util if spec.util is not None else [round(f * m, 10) for f in spec.util_frac or []]
             for u in utils:
                 coords_base = {"m": m, "n": n, "n_expr": n_expr, "util": u, "util_frac": round(u / m, 10)}

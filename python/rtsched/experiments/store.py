@@ -26,8 +26,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..output import TMP_SUFFIX, write_with
+from .fields import canonical_json
 from .names import path_name
-from .spec import Point, canonical_json
+from .point import Point
 
 __all__ = [
     "TMP_SUFFIX",

@@ -20,6 +20,7 @@ from collections.abc import Collection
 from typing import Any
 
 from .errors import SpecError
+from .fields import check_keys, parse_duration_ns
 from .names import path_name
 
 SEMI_KEYS = ("variant", "rp", "rp_floor", "switch_rate", "cascade_rate")
@@ -94,13 +95,11 @@ def parse_semi(table: Any, where: str) -> dict:
     """The ``[semi]`` table: SP-RES options passed to the evaluator (docs/experiments.md);
     ``rp_floor`` becomes integer ns. Only the keys given appear, so that specs without them
     keep their point ids."""
-    from .spec import _check_keys, parse_duration_ns
-
     if table is None:
         return {}
     if not isinstance(table, dict):
         raise SpecError(f"{where} [semi]: expected a table")
-    _check_keys(table, SEMI_KEYS, f"table [semi] of {where}")
+    check_keys(table, SEMI_KEYS, f"table [semi] of {where}")
     out: dict = {}
     for key, value in table.items():
         if key == "rp_floor":

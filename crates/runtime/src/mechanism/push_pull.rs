@@ -32,7 +32,7 @@
 //! order-isomorphic to `rtsched_policy::Prio` (deadline, then task index), so that the
 //! run-queues break ties as the policy does.
 //!
-//! **Fork-join jobs** (`Setup::forkjoin`; RTWS paper, §III; design note in docs/runtime.md,
+//! **Fork-join jobs** (`Setup::forkjoin`; RTWS paper, §III; design note in docs/mechanisms/push-pull.md,
 //! "push-pull", *Fork-join jobs*): the engine's tasks are thread slots (`backend::slot_task_set`)
 //! and the job books (`book::Book`) are per fork-join task. A release records every thread of
 //! the job as released but enqueues only its first region's; when the last thread of region `r`

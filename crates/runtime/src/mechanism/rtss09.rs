@@ -39,7 +39,7 @@
 //! of `fine` keeps the decisions consistent while the lock is dropped. Their link decisions
 //! equal the policy's whenever the decision is serialized (property test: one thread drives
 //! the callbacks), and on real threads the priority-inversion monitor bounds the difference by
-//! the run's tracking delay (docs/runtime.md, measured tables).
+//! the run's tracking delay (docs/reproductions.md, "The RTSS'09 plugins side by side").
 
 pub mod fine;
 pub mod quantum;

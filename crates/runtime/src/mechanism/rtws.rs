@@ -1,6 +1,6 @@
 //! RTWS on real threads: global EDF for jobs with priority-aware work stealing for the threads
 //! of fork-join jobs (Real-Time Work-Stealing, the RTWS paper in `docs/papers.md`: §III task
-//! model, §IV Definitions 1–2, §V rules A–F). Design note: `docs/runtime.md`, "RTWS".
+//! model, §IV Definitions 1–2, §V rules A–F). Design note: `docs/mechanisms/rtws.md`.
 //!
 //! **The policy decides, the mechanism communicates.** What each CPU runs is
 //! `rtsched_policy::rtws::Rtws` — the same state machine the simulator drives (the global EDF

@@ -156,7 +156,8 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
                 finish_at: vec![Time::MAX; mu],
                 releases,
                 deadlines: BinaryHeap::new(),
-                rec: Recorder::new(n, m, horizon, cfg.record_trace, expected as usize, "the simulator"),
+                rec: Recorder::new(n, m, horizon, cfg.record_trace, expected as usize, "the simulator")
+                    .keep_jobs(cfg.keep_jobs),
                 dirty: DirtyCpus::new(mu),
                 horizon,
                 arrivals: &cfg.arrivals,

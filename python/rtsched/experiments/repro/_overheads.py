@@ -13,7 +13,7 @@ run as one spec by the one runner; a module provides the panels and curves, this
 Spec keys (TOML): ``name``, ``kind`` (the registry name), ``description``, ``samples``, ``seed``,
 ``max_steps``, ``m`` (processors of the measured panels; default: from the models), ``points``
 (grid points per panel), ``cpd``, ``quantum``, and a ``[quick]`` table with ``samples``,
-``points``. The modules add their own keys (``_check_keys``).
+``points``. The modules add their own keys (``check_keys``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from ..._core import RtschedError
 from ...overheads import load_models, mechanisms
 from .. import quickmark
 from ..errors import SpecError
-from ..spec import Spec, _check_keys, _int, parse_spec, tomllib
+from ..fields import check_keys, integer_at_least
+from ..spec import Spec, parse_spec, tomllib
 from ..sweep import SweepResult, load_tables
 from ._sim import close, figure_axes, md, write_csv
 
@@ -93,7 +94,7 @@ def read(text: str, path: str | None, quick: bool, keys: tuple, override: dict |
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{where}: not valid TOML: {e}") from None
-    _check_keys(data, COMMON_KEYS + keys, f"the top level of {where}")
+    check_keys(data, COMMON_KEYS + keys, f"the top level of {where}")
     over = dict(override or {})
     src = over.pop("overheads", None)
     if over:
@@ -102,7 +103,7 @@ def read(text: str, path: str | None, quick: bool, keys: tuple, override: dict |
         q = data["quick"]
         if not isinstance(q, dict):
             raise SpecError(f"{where}: [quick] must be a table")
-        _check_keys(q, QUICK_KEYS, f"table [quick] of {where}")
+        check_keys(q, QUICK_KEYS, f"table [quick] of {where}")
         data = {**data, **{k: v for k, v in q.items() if k != "note"}}
     d = Path(src) if src else default_overheads_dir()
     try:
@@ -218,10 +219,10 @@ def compose(text: str, path: str | None, quick: bool, name: str, fig: Figure) ->
 
 def common(data: dict, where: str) -> dict:
     return {
-        "samples": _int(data.get("samples", 100), f"{where} samples", 1),
-        "seed": _int(data.get("seed", 0), f"{where} seed", 0),
-        "max_steps": _int(data.get("max_steps", 1_000_000), f"{where} max_steps", 1),
-        "points": _int(data.get("points", 11), f"{where} points", 2),
+        "samples": integer_at_least(data.get("samples", 100), f"{where} samples", 1),
+        "seed": integer_at_least(data.get("seed", 0), f"{where} seed", 0),
+        "max_steps": integer_at_least(data.get("max_steps", 1_000_000), f"{where} max_steps", 1),
+        "points": integer_at_least(data.get("points", 11), f"{where} points", 2),
         "cpd": data.get("cpd", 0),
         "quantum": data.get("quantum", "1ms"),
     }

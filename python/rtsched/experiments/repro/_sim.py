@@ -24,20 +24,9 @@ import pyarrow as pa
 from ...output import write_text
 from .. import quickmark
 from ..errors import EvaluatorError, SpecError
-from ..spec import (
-    MAX_M,
-    MAX_SAMPLES,
-    Point,
-    _check_keys,
-    _dedupe,
-    _int,
-    _values,
-    canonical_json,
-    check_name,
-    parse_duration_ns,
-    point_id,
-    tomllib,
-)
+from ..fields import axis_values, canonical_json, check_keys, dedupe, integer_at_least, parse_duration_ns
+from ..point import Point, point_id
+from ..spec import MAX_M, MAX_SAMPLES, check_name, tomllib
 from ..variants import apply_variant
 
 QUICK_KEYS = ("samples", "horizon", "slack", "grid", "note")
@@ -118,7 +107,7 @@ def _merge(data: dict, over: dict, where: str, grid_keys) -> dict:
         if k == "grid":
             if not isinstance(v, dict):
                 raise SpecError(f"{where}: 'grid' must be a table")
-            _check_keys(v, grid_keys, f"the grid override of {where}")
+            check_keys(v, grid_keys, f"the grid override of {where}")
             grid = dict(data.get("grid", {}))
             if "util" in v or "util_frac" in v:
                 grid.pop("util", None)
@@ -139,7 +128,7 @@ def float_list(v, where: str, lo: float, hi: float) -> list:
         out.append(float(x))
     if not out:
         raise SpecError(f"{where}: the list is empty")
-    return _dedupe(out)
+    return dedupe(out)
 
 
 @dataclass
@@ -179,13 +168,13 @@ def parse_common(
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{where}: not valid TOML: {e}") from None
-    _check_keys(data, keys, f"the top level of {where}")
+    check_keys(data, keys, f"the top level of {where}")
     data, variant = apply_variant(data, variant, where, variant_keys)
     q = data.get("quick")
     if q is not None:
         if not isinstance(q, dict):
             raise SpecError(f"{where}: [quick] must be a table")
-        _check_keys(q, QUICK_KEYS, f"table [quick] of {where}")
+        check_keys(q, QUICK_KEYS, f"table [quick] of {where}")
     note = ""
     if quick:
         if q is None:
@@ -198,8 +187,8 @@ def parse_common(
     data.pop("quick", None)
     name = check_name(data.get("name", Path(path).stem if path else kind), where)
     desc = data.get("description", "")
-    seed = _int(data.get("seed", 0), f"{where} seed", 0)
-    samples = _int(data.get("samples", 10), f"{where} samples", 1)
+    seed = integer_at_least(data.get("seed", 0), f"{where} seed", 0)
+    samples = integer_at_least(data.get("samples", 10), f"{where} samples", 1)
     if samples > MAX_SAMPLES:
         raise SpecError(f"{where} samples: at most {MAX_SAMPLES:,} task sets per point, got {samples:,}")
     horizon = parse_duration_ns(data.get("horizon", "30s"), f"{where} horizon")
@@ -208,11 +197,11 @@ def parse_common(
     grid = data.get("grid")
     if not isinstance(grid, dict):
         raise SpecError(f"{where}: a [grid] table is required")
-    _check_keys(grid, grid_keys, f"table [grid] of {where}")
+    check_keys(grid, grid_keys, f"table [grid] of {where}")
     gw = f"{where} [grid]"
     if "m" not in grid:
         raise SpecError(f"{gw}: key 'm' is required")
-    ms = _dedupe(_values(grid["m"], f"{gw}.m", integer=True))
+    ms = dedupe(axis_values(grid["m"], f"{gw}.m", integer=True))
     if any(m < 1 or m > MAX_M for m in ms):
         raise SpecError(f"{gw}.m: processor counts must be in 1..={MAX_M}")
     spec = SimSpec(

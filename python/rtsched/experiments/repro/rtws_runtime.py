@@ -1,6 +1,6 @@
 """RTWS: Real-Time Work-Stealing (Nogueira et al., EUC 2012), §VI Tables II-III **on real
-threads** (``rtsched reproduce rtws-runtime [--quick]``; docs/reproductions.md, docs/runtime.md
-"RTWS").
+threads** (``rtsched reproduce rtws-runtime [--quick]``; docs/reproductions.md,
+docs/mechanisms/rtws.md).
 
 The fork-join sets are exactly those of ``rtws-tables`` (the same generator, seed derivation and
 set indices: set ``k`` of (m, window) here is set ``k`` there). Each set runs on ``m`` real CPUs
@@ -48,7 +48,7 @@ from ...output import save_figure
 from ...runtime import parse_cpus, realtime_lock
 from .. import quickmark
 from ..errors import EvaluatorError, SpecError
-from ..spec import _dedupe
+from ..fields import dedupe
 from ..sweep import SweepResult, load_tables
 from . import rtws_tables
 from ._sim import (
@@ -138,7 +138,7 @@ def parse(text: str, path: str | None = None, quick: bool = False, override: dic
         ):
             raise SpecError(f"{gw}.window: each window is [lo, hi] with 0 < lo <= hi <= 1, got {w!r}")
         windows.append((float(w[0]), float(w[1])))
-    windows = _dedupe(windows)
+    windows = dedupe(windows)
     spec.params = {"seed": c.seed, "samples": c.samples, "horizon": c.horizon, "cpus": cpus, "rt_priority": rt}
     for m in ms:
         for lo, hi in windows:

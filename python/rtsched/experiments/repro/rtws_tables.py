@@ -21,7 +21,7 @@ import pyarrow as pa
 from ...output import save_figure
 from .. import quickmark
 from ..errors import SpecError
-from ..spec import _dedupe
+from ..fields import dedupe
 from ..sweep import SweepResult, load_tables
 from ._sim import (
     COMMON_KEYS,
@@ -117,7 +117,7 @@ def parse(
         ):
             raise SpecError(f"{gw}.window: each window is [lo, hi] with 0 < lo <= hi <= 1, got {w!r}")
         windows.append((float(w[0]), float(w[1])))
-    windows = _dedupe(windows)
+    windows = dedupe(windows)
     spec.params = {"seed": seed, "samples": samples, "horizon": horizon, "schedulers": scheds}
     for m in ms:
         for lo, hi in windows:

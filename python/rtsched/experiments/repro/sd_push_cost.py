@@ -1,6 +1,6 @@
 """Lelli, Lipari, Faggioli & Cucinotta, OSPERT 2011, §6, Figs. 8-11: the cost of push, pull,
 enqueue and dequeue per find-CPU variant as a function of m (``rtsched reproduce sd-push-cost``;
-docs/reproductions.md, docs/runtime.md "push-pull").
+docs/reproductions.md, docs/mechanisms/push-pull.md).
 
 The paper's workload per (m, load): n = 3m tasks, U = load·m split by RandFixedSum (Emberson et
 al., WATERS 2010), periods log-uniform in [10, 100] ms, WCET = u·T. Each set is run in virtual

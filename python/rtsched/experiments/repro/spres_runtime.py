@@ -2,7 +2,7 @@
 release overhead of SP-RES vs P-EDF, P-FP and GSN-EDF on the same task sets), Fig. 8 (SP-RES's
 migration-timer and subtask-activation overhead) and Table I (SP-RES migrations per second and
 core at 0-50% average slack) measured with the runtime (``rtsched reproduce spres-runtime
-[--quick]``; docs/reproductions.md, docs/runtime.md "SP-RES").
+[--quick]``; docs/reproductions.md, docs/mechanisms/spres.md).
 
 The task sets are those of ``spres-table1`` (the same generator, seed derivation, grid keys and
 placement options, through :func:`spres_table1.placed_sets`): each set placed by the SP-RES
@@ -45,7 +45,8 @@ import pyarrow as pa
 
 from ...runtime import realtime_lock
 from ..errors import EvaluatorError, SpecError
-from ..spec import NExpr, _check_keys, _dedupe, _int, _resolve_n, _values, derive_seed
+from ..fields import NExpr, axis_values, check_keys, dedupe, integer_at_least, resolve_n
+from ..point import derive_seed
 from ..sweep import SweepResult, load_tables
 from . import spres_table1 as t1
 from ._sim import COMMON_KEYS, SimSpec, add_point, float_list, parse_common
@@ -154,7 +155,7 @@ def parse(
     gen = data.get("generator", {})
     if not isinstance(gen, dict):
         raise SpecError(f"{where}: [generator] must be a table")
-    _check_keys(gen, t1.GEN_KEYS, f"table [generator] of {where}")
+    check_keys(gen, t1.GEN_KEYS, f"table [generator] of {where}")
     generator: dict = {"name": "randfixedsum", "periods": "seed004", "umax": 1.0, "deadlines": "implicit"}
     generator.update(gen)
     generator["umax"] = float(generator["umax"])
@@ -165,10 +166,10 @@ def parse(
     cash = _bool(data, "cash", True, where)
     soft = _bool(data, "soft_unsplit", True, where)
     check = _bool(data, "check_trace", False, where)
-    prio = _int(data.get("rt_priority", 50), f"{where} rt_priority", 0)
+    prio = integer_at_least(data.get("rt_priority", 50), f"{where} rt_priority", 0)
     if prio > 98:
         raise SpecError(f"{where} rt_priority: 1..98 (SCHED_FIFO) or 0 (normal priority), got {prio}")
-    keep = _int(data.get("max_samples", 20_000), f"{where} max_samples", 2)
+    keep = integer_at_least(data.get("max_samples", 20_000), f"{where} max_samples", 2)
     if keep > MAX_STORED:
         raise SpecError(f"{where} max_samples: at most {MAX_STORED:,}, got {keep:,}")
     scale = data.get("exec_scale", 1.0)
@@ -182,9 +183,9 @@ def parse(
         raise SpecError(f"{gw}: key 'n' is required")
     if ("util" in grid) == ("util_frac" in grid):
         raise SpecError(f"{gw}: give exactly one of 'util' (total U) and 'util_frac' (U as a fraction of m)")
-    ns = _dedupe(_values(grid["n"], f"{gw}.n", item=NExpr.parse))
+    ns = dedupe(axis_values(grid["n"], f"{gw}.n", item=NExpr.parse))
     ukey = "util" if "util" in grid else "util_frac"
-    uvals = _dedupe([float(v) for v in _values(grid[ukey], f"{gw}.{ukey}")])
+    uvals = dedupe([float(v) for v in axis_values(grid[ukey], f"{gw}.{ukey}")])
     placement = t1._placement(data, where)
     # What the spec's parameters and every point share (in the points' key order).
     shared = {
@@ -206,7 +207,7 @@ def parse(
         **placement,
     }
     for m in ms:
-        for n, n_expr in _resolve_n(ns, m, gw):
+        for n, n_expr in resolve_n(ns, m, gw):
             for u in uvals if ukey == "util" else [round(f * m, 10) for f in uvals]:
                 if u > n * generator["umax"] + 1e-9 or u > m:
                     raise SpecError(f"{gw}: U = {u} is infeasible for n = {n}, m = {m}")

@@ -29,7 +29,8 @@ import pyarrow as pa
 from ...output import save_figure
 from .. import quickmark
 from ..errors import SpecError
-from ..spec import NExpr, _check_keys, _dedupe, _resolve_n, _values, derive_seed, parse_duration_ns
+from ..fields import NExpr, axis_values, check_keys, dedupe, parse_duration_ns, resolve_n
+from ..point import derive_seed
 from ..sweep import SweepResult, load_tables
 from ..variants import parse_semi
 from ._sim import (
@@ -166,7 +167,7 @@ def parse(
     gen = data.get("generator", {})
     if not isinstance(gen, dict):
         raise SpecError(f"{where}: [generator] must be a table")
-    _check_keys(gen, GEN_KEYS, f"table [generator] of {where}")
+    check_keys(gen, GEN_KEYS, f"table [generator] of {where}")
     generator: dict = {"name": "randfixedsum", "periods": "seed004", "umax": 1.0, "deadlines": "implicit"}
     generator.update({k: v for k, v in gen.items()})
     generator["umax"] = float(generator["umax"])
@@ -183,9 +184,9 @@ def parse(
         raise SpecError(f"{gw}: key 'n' is required")
     if ("util" in grid) == ("util_frac" in grid):
         raise SpecError(f"{gw}: give exactly one of 'util' (total U) and 'util_frac' (U as a fraction of m)")
-    ns = _dedupe(_values(grid["n"], f"{gw}.n", item=NExpr.parse))
+    ns = dedupe(axis_values(grid["n"], f"{gw}.n", item=NExpr.parse))
     ukey = "util" if "util" in grid else "util_frac"
-    uvals = _dedupe([float(v) for v in _values(grid[ukey], f"{gw}.{ukey}")])
+    uvals = dedupe([float(v) for v in axis_values(grid[ukey], f"{gw}.{ukey}")])
     placement = _placement(data, where)
     spec.params = {
         "seed": seed,
@@ -199,7 +200,7 @@ def parse(
         **placement,
     }
     for m in ms:
-        for n, n_expr in _resolve_n(ns, m, gw):
+        for n, n_expr in resolve_n(ns, m, gw):
             utils = uvals if ukey == "util" else [round(f * m, 10) for f in uvals]
             for u in utils:
                 if u > n * generator["umax"] + 1e-9 or u > m:

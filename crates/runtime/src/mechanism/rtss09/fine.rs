@@ -44,7 +44,7 @@
 //! stale entry instead), so the round after it starts with an empty hand and returns unless
 //! its check reserves or purges. Each kind of progress is finite, so `settle` ends. An earlier
 //! version pushed the leftovers *before* the pop and made room in a full queue by handing its
-//! top to the policy; both could repeat one state forever (docs/runtime.md, "FEm, FE1, HEm").
+//! top to the policy; both could repeat one state forever (docs/mechanisms/rtss09.md, "FEm, FE1, HEm").
 //!
 //! Locks: the mapping lock (traced: `lock_wait`), the release lock (job book; traced), and the
 //! queue's internal locks (untraced; their waits are inside Δrel and Δsch). No lock is held

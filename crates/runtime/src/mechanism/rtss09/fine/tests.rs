@@ -32,7 +32,7 @@ fn run<Q: SharedQueue>(f: &Fine<Q>, params: &[TaskParams], m: usize, dedicated: 
 }
 
 // Random seeds (proptest's default), 1000 cases each. With a fixed seed until the livelock of
-// `settle` was fixed (docs/runtime.md, "FEm, FE1, HEm"): the cases proptest shrank it to are the
+// `settle` was fixed (docs/mechanisms/rtss09.md, "FEm, FE1, HEm"): the cases proptest shrank it to are the
 // fixed-sequence tests below. `settle` panics in test builds after 10,000 rounds, so a
 // non-converging interleaving fails and shrinks instead of hanging.
 proptest! {

@@ -1,6 +1,6 @@
 """``rtsched export`` and ``rtsched import``: task sets to and from other tools' formats.
 
-The main CLI hooks them in with :func:`add_commands`. ``export`` writes a task set as rt-app
+The main CLI (:mod:`rtsched.cli`) hooks them in with :func:`add_commands`. ``export`` writes a task set as rt-app
 configuration (to run it under the Linux kernel's scheduler with rt-app, docs/formats.md
 "rt-app") or in another of rtsched's own formats; ``import`` reads an rt-app configuration's
 periodic threads back as a task set.
@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import validate as v
-from ._core import RtschedError
+from .. import validate as v
+from .._core import RtschedError
+from .workload import load_one
 
 EXPORT_FORMATS = ["rt-app", "json", "csv"]
 IMPORT_FORMATS = ["rt-app", "json", "jsonl", "csv"]
@@ -20,7 +21,7 @@ IMPORT_FORMATS = ["rt-app", "json", "jsonl", "csv"]
 
 def _write(out: str | None, text: str) -> None:
     if out:
-        from .output import write_text
+        from ..output import write_text
 
         write_text(out, text)
     else:
@@ -28,10 +29,9 @@ def _write(out: str | None, text: str) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .cli import _load_one
-    from .io import _format
+    from ..io import _format
 
-    ts = _load_one(args.file, "export")
+    ts = load_one(args.file, "export")
     if args.format != "rt-app":
         for name in ("duration", "cpus", "policy", "logdir", "calibration"):
             if getattr(args, name) is not None:
@@ -44,8 +44,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             raise RtschedError(f"-o {args.output!r}: a {args.format} file must end in .{args.format}")
         _write(args.output, text)
         return 0
-    from .rtapp import dumps, to_rtapp
-    from .runtime import parse_cpus
+    from ..rtapp import dumps, to_rtapp
+    from ..runtime import parse_cpus
 
     config, notes = to_rtapp(
         ts,
@@ -72,7 +72,7 @@ def _calibration(value: str | None) -> str | int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from .io import _format, load
+    from ..io import _format, load
 
     ts = load(args.file, format=args.format)
     if args.m is not None:

@@ -16,9 +16,10 @@ import json
 import os
 from typing import Any
 
-from . import _core
-from . import validate as v
-from ._core import RtschedError
+from .. import _core
+from .. import validate as v
+from .._core import RtschedError
+from .common import emit
 
 
 def describe(
@@ -28,7 +29,7 @@ def describe(
     provenance, per-term points, trends and rules, and the curves evaluated up to ``n`` (default
     twice the largest measured n) for ``mechanism`` (default the model's own) on ``m`` processors
     (default the model's; maxima of contended terms are scaled beyond it)."""
-    from .overheads import overheads_text, read_model
+    from ..overheads import overheads_text, read_model
 
     if isinstance(model, (str, os.PathLike)) and not str(model).lstrip().startswith("{"):
         path = _resolve(os.fspath(model))
@@ -51,7 +52,7 @@ def describe(
 def _resolve(arg: str) -> str:
     """A model path, a shipped model's name, or ``SET/FILE`` naming a model of a shipped set
     (``paper/overheads-gedf-mp.json``), matched against the listing of the shipped data."""
-    from .shipped import models, resolve_overheads
+    from ..shipped import models, resolve_overheads
 
     head, _, tail = arg.partition("/")
     shipped = models()
@@ -152,7 +153,7 @@ def plot(d: dict, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .output import save_figure
+    from ..output import save_figure
 
     terms = d["terms"]
     if not terms:
@@ -197,14 +198,12 @@ def plot(d: dict, path: str) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from .cli import _emit
-
     if args.plot:
         v.output_path(args.plot, "--plot")
         if not args.plot.lower().endswith((".png", ".svg", ".pdf")):
             raise RtschedError(f"--plot {args.plot}: the file must end in .png, .svg or .pdf")
     d = describe(args.model, mechanism=args.mechanism, m=args.m, n=args.n)
-    _emit(args, d, lambda: "\n".join(table_lines(d)))
+    emit(args, d, lambda: "\n".join(table_lines(d)))
     if args.plot:
         plot(d, args.plot)
         import sys
@@ -238,3 +237,6 @@ def add_commands(sub: Any) -> None:
     s.add_argument("--json", action="store_true", help="print the description as JSON instead of a table")
     s.add_argument("-o", "--output", metavar="FILE", help="also write the description as JSON to FILE")
     s.set_defaults(func=cmd_show)
+    from ..campaign import add_compare_command
+
+    add_compare_command(osub)

@@ -17,12 +17,11 @@
 //!
 //! So `ffd` is SP-RES's FFD (decreasing density, reservations) everywhere, and plain
 //! first-fit decreasing partitioned EDF is `pedf_ffd` everywhere; for implicit deadlines the
-//! two place every task set alike. Tested from Python (tests/test_methods.py): this crate
-//! builds no test binary.
+//! two place every task set alike. Tested here and from Python (tests/test_methods.py).
 
-use rtsched_analysis::partition::{Admission, Fit};
-use rtsched_analysis::semi::Heuristic;
-use rtsched_analysis::uni::fp::Priority;
+use crate::partition::{Admission, Fit};
+use crate::semi::Heuristic;
+use crate::uni::fp::Priority;
 
 /// The SP-RES cascades.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,4 +115,47 @@ pub fn help(tests: &[&'static str]) -> String {
         CASCADES.iter().map(|(c, _)| *c).collect::<Vec<_>>().join(", "),
         heuristics.join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::TEST_NAMES;
+
+    #[test]
+    fn every_spelling_resolves_to_one_canonical_name() {
+        for (name, canonical) in [
+            ("PEDF-FFD", "pedf_ffd"),
+            (" pfp_rm_wfd ", "pfp_rm_wfd"),
+            ("BCL-iterative", "bcl_iterative"),
+            ("SPRES", "spres"),
+            ("PAF(WWFD)", "paf-wwfd"),
+            ("ffd-c=d", "ffd-c=d"),
+        ] {
+            let (_, c) = resolve(name, &TEST_NAMES).unwrap_or_else(|| panic!("{name} did not resolve"));
+            assert_eq!(c, canonical, "{name}");
+            // The canonical spelling resolves to itself.
+            assert_eq!(resolve(&c, &TEST_NAMES).unwrap().1, c);
+        }
+        assert!(resolve("no-such-method", &TEST_NAMES).is_none());
+        assert!(resolve("gfb", &[]).is_none(), "a test name is only a method where tests are allowed");
+    }
+
+    #[test]
+    fn plain_names_are_every_scheduler_and_fit_and_help_lists_them() {
+        let names = plain_names();
+        assert_eq!(names.len(), SCHEDULERS.len() * FITS.len());
+        let h = help(&TEST_NAMES);
+        for n in &names {
+            assert!(matches!(resolve(n, &[]), Some((Method::Plain { .. }, _))), "{n}");
+            assert!(h.contains(n.as_str()), "{n} missing from the help line");
+        }
+        for c in ["spres", "spres-nometa", "spres-paf", "spres-partition"] {
+            assert!(matches!(resolve(c, &[]), Some((Method::Cascade(_), _))), "{c}");
+        }
+        for heuristic in Heuristic::all() {
+            let n = canonical_heuristic(&heuristic);
+            assert_eq!(resolve(&n, &[]), Some((Method::Heuristic(heuristic), n.clone())));
+        }
+    }
 }

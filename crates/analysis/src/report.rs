@@ -10,10 +10,10 @@
 //! exactly on its own (integer cross-multiplication, or a rigorous float filter with exact
 //! rationals on near-ties).
 
-use rtsched_analysis::global::{self, GlobalTest};
-use rtsched_analysis::partition::{self, Admission, Fit, Order, PartitionOutcome};
-use rtsched_analysis::uni::{edf, fp};
-use rtsched_analysis::{semi, Limits, Verdict};
+use crate::global::{self, GlobalTest};
+use crate::partition::{self, Admission, Fit, Order, PartitionOutcome};
+use crate::uni::{edf, fp};
+use crate::{semi, Limits, Verdict};
 use rtsched_model::{ModelError, TaskSet, Time};
 use std::fmt::Write as _;
 
