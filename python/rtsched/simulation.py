@@ -292,7 +292,7 @@ def simulate_forkjoin(
     gantt_window: Window = None,
 ) -> dict:
     """RTWS (Nogueira, Fonseca, Maia & Pinho, 2012) on a fork-join task-set file's JSON
-    ``text`` (docs/rtws.md); returns the summary dict (``RtwsResult``: job-level jobs, misses
+    ``text`` (docs/rtws.md); returns the summary dict (``ForkJoinResult``: job-level jobs, misses
     and response times; thread-level preemptions, migrations, context switches and steals).
     ``trace`` (JSON Lines), ``perfetto``, ``sched_trace`` and ``gantt`` (``.svg``/``.png``,
     ``gantt_window`` as in :func:`simulate`) write the **thread-level** trace (trace job k of

@@ -10,6 +10,8 @@
 //!   interval filter that decides fast when floats are provably enough.
 //! * [`io`] reads and writes the documented file formats (`docs/formats.md`); [`json`] is the
 //!   strict JSON reader behind every JSON input (duplicate keys are errors).
+//! * A [`Workload`] is what an engine schedules: sporadic tasks or fork-join tasks (with room
+//!   for DAG and self-suspending tasks); [`workload::read_json`] reads either kind of file.
 //! * [`Stop`] lets a caller end long work early (Ctrl-C).
 //! * [`MAX_M`] bounds the processor count everywhere, before anything is allocated per processor.
 //! * [`overheads`] is the overhead model: the term vocabulary, per-term values and the measured
@@ -27,9 +29,11 @@ pub mod stop;
 pub mod task;
 pub mod taskset;
 pub mod time;
+pub mod workload;
 
 pub use error::ModelError;
 pub use stop::Stop;
 pub use task::{DeadlineKind, Task};
 pub use taskset::{check_m, Platform, TaskSet, MAX_M};
 pub use time::{Time, MAX_TIME};
+pub use workload::{Workload, WorkloadFile};

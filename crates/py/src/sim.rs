@@ -445,7 +445,7 @@ fn simulate_schedulers() -> Vec<&'static str> {
 
 /// simulate_forkjoin(text, m, horizon, sporadic, seed, outputs) -> dict: RTWS on a
 /// fork-join task-set file (docs/rtws.md). The dict has "summary" (the JSON text of
-/// `RtwsResult`) and one entry per requested output, as `simulate`: "jsonl", "perfetto",
+/// `ForkJoinResult`) and one entry per requested output, as `simulate`: "jsonl", "perfetto",
 /// "sched_trace" (bytes) and "gantt_svg" of the thread-level trace, "job_csv" of the job-level
 /// statistics.
 #[pyfunction]

@@ -88,7 +88,7 @@ fn a_fork_join_set_against_the_simulators_gedf() {
     let mut sc = SimConfig::new(2);
     sc.horizon = Some(horizon);
     let sim = simulate_forkjoin_gedf(&set, &sc).unwrap();
-    assert_eq!(sim.result.deadline_misses, 0, "the simulator misses");
+    assert_eq!(sim.deadline_misses, 0, "the simulator misses");
     let mut c = cfg(cpus, horizon / MS);
     c.start_delay_ns = 100 * MS;
     let r = run_rt(&set, c);
@@ -97,14 +97,14 @@ fn a_fork_join_set_against_the_simulators_gedf() {
     eprintln!(
         "simulator: {} jobs, {} preemptions, {} migrations; threads: {} jobs, {} preemptions, {} migrations, \
          {misses} misses",
-        sim.result.jobs,
-        sim.result.preemptions,
-        sim.result.migrations,
+        sim.jobs,
+        sim.preemptions,
+        sim.migrations,
         jobs.len(),
         r.metrics.preemptions,
         r.metrics.migrations
     );
-    assert_eq!(jobs.len() as u64, sim.result.jobs);
+    assert_eq!(jobs.len() as u64, sim.jobs);
     assert_eq!(misses, 0, "{jobs:?}");
 }
 

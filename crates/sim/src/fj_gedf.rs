@@ -29,27 +29,15 @@
 
 use crate::config::SimConfig;
 use crate::error::SimError;
-use crate::forkjoin::{due, next_instant, prepare, Book, Progress, Releases, RtwsResult};
+use crate::forkjoin::{due, next_instant, prepare, Book, ForkJoinResult, Progress, Releases};
 use crate::recorder::{DirtyCpus, Recorder, NONE};
 use crate::setup::{Draw, EarlyEnd, Setup};
 use rtsched_model::forkjoin::ForkJoinSet;
 use rtsched_model::Time;
 use rtsched_policy::{invariant, Gedf, Policy, Prio};
 use rtsched_trace::{Event, JobId};
-use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
-
-/// What a thread-level G-EDF simulation of a fork-join set measured: the RTWS result type
-/// (`steals` is always 0) plus the remote starts.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ForkJoinGedfResult {
-    #[serde(flatten)]
-    pub result: RtwsResult,
-    /// Threads of a forked region (not a job's first region) that first ran on a CPU other
-    /// than the one they were forked on.
-    pub remote_starts: u64,
-}
 
 struct Sim<'a> {
     cfg: &'a SimConfig,
@@ -239,7 +227,7 @@ impl Sim<'_> {
 ///
 /// Errors (never panics) on the parameters `simulate` rejects, and on `cfg.exec` other than
 /// `ExecTimes::Wcet` (thread costs are executed as given).
-pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<ForkJoinGedfResult, SimError> {
+pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<ForkJoinResult, SimError> {
     let (seq, Setup { offsets, horizon, capped, expected }) = prepare(set, cfg, "fork-join G-EDF")?;
     let (m, n) = (cfg.m as usize, set.len());
     let mut sim = Sim {
@@ -263,6 +251,5 @@ pub fn simulate_forkjoin_gedf(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Fork
     let horizon = sim.horizon;
     let capped = std::mem::replace(&mut sim.early, EarlyEnd::new()).message(capped);
     let metrics = sim.rec.finish(&seq, cfg.m, horizon);
-    let result = sim.book.result(cfg.m, horizon, capped, sim.events, cfg.check_invariants, metrics)?;
-    Ok(ForkJoinGedfResult { result, remote_starts: sim.remote_starts })
+    sim.book.result(cfg, horizon, capped, sim.events, metrics, Some(sim.remote_starts))
 }

@@ -29,9 +29,9 @@ pub struct ThreadInfo {
     pub thread: u32,
 }
 
-/// What an RTWS simulation measured.
+/// What a simulation of a fork-join set measured (under RTWS or under G-EDF over threads).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RtwsResult {
+pub struct ForkJoinResult {
     pub m: u32,
     pub horizon: Time,
     pub horizon_capped: bool,
@@ -70,9 +70,14 @@ pub struct RtwsResult {
     pub thread_info: Vec<Vec<ThreadInfo>>,
     #[serde(skip)]
     pub trace: Option<Trace>,
+    /// Under G-EDF over threads: threads of a forked region (not a job's first) that first ran
+    /// on a CPU other than the one they were forked on (a push/pull migration of the new
+    /// thread); `None` under RTWS, where that move is a steal (`steals`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote_starts: Option<u64>,
 }
 
-impl RtwsResult {
+impl ForkJoinResult {
     /// Per-job CSV (the columns of `Trace::to_job_csv`) of the job-level statistics.
     pub fn to_job_csv(&self) -> String {
         rtsched_trace::export::job_rows_csv(&self.per_job, self.horizon)
@@ -313,13 +318,13 @@ impl<'a> Book<'a> {
     /// (completed jobs only). Jobs released at or after the horizon are not counted.
     pub fn result(
         self,
-        m: u32,
+        cfg: &SimConfig,
         horizon: Time,
         capped: Option<String>,
         events: u64,
-        check: bool,
         (thread_metrics, trace): (Metrics, Option<Trace>),
-    ) -> Result<RtwsResult, SimError> {
+        remote_starts: Option<u64>,
+    ) -> Result<ForkJoinResult, SimError> {
         let mut per_job: Vec<JobStats> = self
             .jobs
             .iter()
@@ -361,15 +366,15 @@ impl<'a> Book<'a> {
             }
         }
         let completed = per_job.iter().filter(|j| j.finish.is_some()).count() as u64;
-        if check && completed + self.pending() != per_job.len() as u64 {
+        if cfg.check_invariants && completed + self.pending() != per_job.len() as u64 {
             return Err(SimError::internal(format!(
                 "accounting mismatch: {} jobs released, {completed} completed, {} in the backlogs",
                 per_job.len(),
                 self.pending()
             )));
         }
-        Ok(RtwsResult {
-            m,
+        Ok(ForkJoinResult {
+            m: cfg.m,
             horizon,
             horizon_capped: capped.is_some(),
             horizon_message: capped,
@@ -391,6 +396,7 @@ impl<'a> Book<'a> {
             thread_metrics,
             thread_info: self.thread_info,
             trace,
+            remote_starts,
         })
     }
 }

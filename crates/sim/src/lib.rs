@@ -41,14 +41,14 @@ pub mod spres;
 
 pub use config::{Arrivals, ExecTimes, Scheduler, SimConfig};
 pub use error::SimError;
-pub use fj_gedf::{simulate_forkjoin_gedf, ForkJoinGedfResult};
+pub use fj_gedf::simulate_forkjoin_gedf;
 pub use overheads::{simulator_view, OverheadModel, OverheadSpec, OverheadStat, Overheads, Term};
 pub use placement::{Background, Reservation, SpresConfig, SpresPlacement};
 pub use result::{OverheadReport, SimResult};
 pub use rtsched_policy::FpOrder;
-pub use rtws::{simulate_rtws, RtwsResult, ThreadInfo};
+pub use rtws::{simulate_rtws, ForkJoinResult, ThreadInfo};
 
-use rtsched_model::TaskSet;
+use rtsched_model::{ModelError, TaskSet, Workload};
 
 /// Simulates `ts` under `sched` on `cfg.m` CPUs from time 0 to the horizon.
 ///
@@ -63,5 +63,35 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
         Scheduler::Gedf | Scheduler::GedfQuantum { .. } | Scheduler::Pedf(_) | Scheduler::Pfp(..) => {
             engine::run(ts, sched, cfg)
         }
+    }
+}
+
+/// What [`simulate_workload`] measured: a job-level result for sporadic tasks, a thread- and
+/// job-level one for fork-join tasks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Simulated {
+    Jobs(SimResult),
+    ForkJoin(ForkJoinResult),
+}
+
+/// The simulator's one entry point over any workload: sporadic tasks under every scheduler
+/// ([`simulate`]); fork-join tasks under `Rtws` ([`simulate_rtws`]) or `Gedf` over their threads
+/// ([`simulate_forkjoin_gedf`]). Another scheduler on a fork-join set is an error naming the two
+/// that run it.
+pub fn simulate_workload(w: &Workload, sched: &Scheduler, cfg: &SimConfig) -> Result<Simulated, SimError> {
+    match w {
+        Workload::Sporadic(ts) => simulate(ts, sched, cfg).map(Simulated::Jobs),
+        Workload::ForkJoin(set) => match sched {
+            Scheduler::Rtws => simulate_rtws(set, cfg).map(Simulated::ForkJoin),
+            Scheduler::Gedf => simulate_forkjoin_gedf(set, cfg).map(Simulated::ForkJoin),
+            other => Err(ModelError::field(
+                "scheduler",
+                format!(
+                    "{} schedules sequential tasks; a fork-join task set runs under rtws or gedf (over its threads)",
+                    other.name()
+                ),
+            )
+            .into()),
+        },
     }
 }

@@ -32,7 +32,7 @@
 use crate::config::{Scheduler, SimConfig};
 use crate::error::SimError;
 use crate::forkjoin::{due, next_instant, prepare, Book, Progress, Releases};
-pub use crate::forkjoin::{RtwsResult, ThreadInfo};
+pub use crate::forkjoin::{ForkJoinResult, ThreadInfo};
 use crate::recorder::Recorder;
 use crate::result::SimResult;
 use crate::setup::{Draw, EarlyEnd, Setup};
@@ -270,7 +270,7 @@ impl Sim<'_> {
 ///
 /// Errors (never panics) on the parameters `simulate` rejects, and on `cfg.exec` other than
 /// `ExecTimes::Wcet` (thread costs are executed as given).
-pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, SimError> {
+pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<ForkJoinResult, SimError> {
     let (seq, Setup { offsets, horizon, capped, expected }) = prepare(set, cfg, "RTWS")?;
     let (m, n) = (cfg.m as usize, set.len());
     let mut sim = Sim {
@@ -294,7 +294,7 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<RtwsResult, S
     if cfg.check_invariants && thread_metrics.steals != sim.steals {
         return Err(SimError::internal(format!("{} steals made, {} in the trace", sim.steals, thread_metrics.steals)));
     }
-    sim.book.result(cfg.m, horizon, capped, sim.events, cfg.check_invariants, (thread_metrics, trace))
+    sim.book.result(cfg, horizon, capped, sim.events, (thread_metrics, trace), None)
 }
 
 /// `Scheduler::Rtws` on a sequential task set: each task is a fork-join task of one region of

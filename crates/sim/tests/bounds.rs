@@ -118,7 +118,7 @@ fn a_stop_ends_every_loop_at_once() {
     assert_eq!(r.horizon, 0);
     assert!(r.horizon_message.unwrap().contains("interrupted"));
     let r = simulate_forkjoin_gedf(&fj.set, &c).unwrap();
-    assert_eq!(r.result.horizon, 0);
+    assert_eq!(r.horizon, 0);
 }
 
 #[test]

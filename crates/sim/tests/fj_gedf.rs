@@ -38,10 +38,13 @@ fn paper_example_by_hand() {
     ])
     .unwrap();
     let r = simulate_forkjoin_gedf(&set, &cfg(2, 20)).unwrap();
-    let res = &r.result;
+    let res = &r;
     let fin: Vec<(u32, u32, Option<Time>)> = res.per_job.iter().map(|j| (j.task, j.job, j.finish)).collect();
     assert_eq!(fin, vec![(0, 0, Some(4)), (1, 0, Some(11)), (2, 0, Some(6)), (0, 1, Some(14)), (2, 1, None)]);
-    assert_eq!((r.remote_starts, res.migrations, res.preemptions, res.steals, res.deadline_misses), (5, 1, 1, 0, 0));
+    assert_eq!(
+        (r.remote_starts.unwrap(), res.migrations, res.preemptions, res.steals, res.deadline_misses),
+        (5, 1, 1, 0, 0)
+    );
     let recs: Vec<(Time, Event)> = res.trace.as_ref().unwrap().records.iter().map(|x| (x.time, x.event)).collect();
     let j = |task, job| JobId { task, job };
     // The preemption of τ3 at 3 and its migration at 4.
@@ -83,7 +86,6 @@ proptest! {
         let g = g.unwrap();
         let fj = ForkJoinSet::sequential_ct(&ct).unwrap();
         let r = simulate_forkjoin_gedf(&fj, &c).unwrap();
-        let r = &r.result;
         prop_assert_eq!(r.deadline_misses, g.deadline_misses);
         prop_assert_eq!((r.jobs, r.completed), (g.jobs, g.completed));
         let fin = |x: &[rtsched_trace::JobStats]| x.iter().map(|j| (j.task, j.job, j.release, j.finish)).collect::<Vec<_>>();
@@ -120,7 +122,7 @@ proptest! {
             c.arrivals = Arrivals::Sporadic { max_extra_delay: 7, seed };
         }
         let out = simulate_forkjoin_gedf(&set, &c).unwrap();
-        let r = &out.result;
+        let r = &out;
         let tr = r.trace.as_ref().unwrap();
         let mt = tr.metrics().unwrap();
         prop_assert_eq!(mt.jobs, r.threads);
@@ -170,7 +172,7 @@ proptest! {
                 }
             }
         }
-        prop_assert_eq!(remote, out.remote_starts);
+        prop_assert_eq!(Some(remote), out.remote_starts);
         for js in &r.per_job {
             let last = set[js.task as usize].regions.len() as u32 - 1;
             let join = regions.get(&(js.task, js.job, last)).and_then(|ids| ids.iter().map(|p| done.get(p).map(|d| d.0)).collect::<Option<Vec<_>>>()).map(|v| v.into_iter().max().unwrap());
@@ -206,7 +208,7 @@ fn both_loops_aggregate_job_statistics_from_their_threads() {
     ])
     .unwrap();
     let c = cfg(2, 200);
-    let g = simulate_forkjoin_gedf(&set, &c).unwrap().result;
+    let g = simulate_forkjoin_gedf(&set, &c).unwrap();
     let r = rtsched_sim::simulate_rtws(&set, &c).unwrap();
     for res in [&g, &r] {
         assert!(res.completed > 0);
@@ -225,4 +227,35 @@ fn both_loops_aggregate_job_statistics_from_their_threads() {
             assert_eq!(j.migrations, mine.iter().map(|t| t.migrations).sum::<u32>());
         }
     }
+}
+
+/// The one entry point over a workload runs the same loops: a fork-join set under rtws and gedf
+/// gives what simulate_rtws and simulate_forkjoin_gedf give, a sporadic set what simulate
+/// gives, and another scheduler on a fork-join set is refused naming the two that run it.
+#[test]
+fn simulate_workload_is_the_loops_of_each_kind() {
+    use rtsched_model::Workload;
+    use rtsched_sim::{simulate_rtws, simulate_workload, Simulated};
+    let set = ForkJoinSet::new(vec![
+        ForkJoinTask::implicit(10, vec![vec![3], vec![1, 1]]).unwrap(),
+        ForkJoinTask::implicit(20, vec![vec![2], vec![1, 3, 1, 3]]).unwrap(),
+    ])
+    .unwrap();
+    let c = cfg(2, 60);
+    let w = Workload::ForkJoin(set.clone());
+    assert_eq!(
+        simulate_workload(&w, &Scheduler::Rtws, &c).unwrap(),
+        Simulated::ForkJoin(simulate_rtws(&set, &c).unwrap())
+    );
+    assert_eq!(
+        simulate_workload(&w, &Scheduler::Gedf, &c).unwrap(),
+        Simulated::ForkJoin(simulate_forkjoin_gedf(&set, &c).unwrap())
+    );
+    let e = simulate_workload(&w, &Scheduler::Pedf(vec![vec![0], vec![1]]), &c).unwrap_err().to_string();
+    assert!(e.contains("rtws or gedf"), "{e}");
+    let ts = TaskSet::from_cdt(&[(1, 4, 4), (2, 5, 5)]).unwrap();
+    assert_eq!(
+        simulate_workload(&Workload::Sporadic(ts.clone()), &Scheduler::Gedf, &c).unwrap(),
+        Simulated::Jobs(simulate(&ts, &Scheduler::Gedf, &c).unwrap())
+    );
 }

@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use rtsched_model::forkjoin::{ForkJoinSet, ForkJoinTask};
 use rtsched_model::{TaskSet, Time};
-use rtsched_sim::{simulate, simulate_rtws, Arrivals, RtwsResult, Scheduler, SimConfig};
+use rtsched_sim::{simulate, simulate_rtws, Arrivals, ForkJoinResult, Scheduler, SimConfig};
 use rtsched_trace::{Event, JobId};
 use std::collections::HashMap;
 
@@ -31,7 +31,7 @@ fn j(task: u32, job: u32) -> JobId {
     JobId { task, job }
 }
 
-fn records(r: &RtwsResult) -> Vec<(Time, Event)> {
+fn records(r: &ForkJoinResult) -> Vec<(Time, Event)> {
     r.trace.as_ref().unwrap().records.iter().map(|r| (r.time, r.event)).collect()
 }
 
