@@ -12,7 +12,7 @@
 //! Priorities are [`Prio`]s made by one [`PriorityRule`], so the order is the one of every
 //! policy (key, then task index, then job number).
 
-use crate::{Prio, PriorityRule};
+use crate::{Prio, PriorityRule, Violation};
 
 /// Which jobs must run, given the ready ones.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +43,7 @@ impl Invariant {
 
     /// Checks the running jobs (`running[c]` on CPU or lane `c`) against the ready jobs
     /// `ready`, given in priority order (highest first). `Err` describes the violation.
-    pub fn check(&self, ready: &[Prio], running: &[Option<Prio>]) -> Result<(), String> {
+    pub fn check(&self, ready: &[Prio], running: &[Option<Prio>]) -> Result<(), Violation> {
         match &self.scope {
             Scope::Global { m } => check_global(*m, ready, running),
             Scope::Partitioned { cpu_of } => check_partitioned(cpu_of, ready, running),
@@ -53,7 +53,7 @@ impl Invariant {
 
 /// The global invariant: the jobs in `running` (CPUs or lanes; `None` = idle) are exactly the
 /// first `min(m, ready.len())` of `ready` (priority order, highest first).
-pub fn check_global(m: usize, ready: &[Prio], running: &[Option<Prio>]) -> Result<(), String> {
+pub fn check_global(m: usize, ready: &[Prio], running: &[Option<Prio>]) -> Result<(), Violation> {
     let top = &ready[..m.min(ready.len())];
     let busy = running.iter().flatten().count();
     if busy == top.len() && top.iter().all(|p| running.contains(&Some(*p))) {
@@ -61,17 +61,17 @@ pub fn check_global(m: usize, ready: &[Prio], running: &[Option<Prio>]) -> Resul
     }
     let mut run: Vec<Prio> = running.iter().flatten().copied().collect();
     run.sort();
-    Err(format!("G-EDF runs {run:?} but the highest-priority ready jobs are {top:?}"))
+    Err(Violation::Global { running: run, top: top.to_vec() })
 }
 
 /// The partitioned invariant: on each CPU `c`, `running[c]` is the first job of `ready`
 /// (priority order) whose task is on `c` (`cpu_of[task]`), or `None` if there is none. Tasks
 /// without an entry in `cpu_of` belong to no CPU.
-pub fn check_partitioned(cpu_of: &[u32], ready: &[Prio], running: &[Option<Prio>]) -> Result<(), String> {
+pub fn check_partitioned(cpu_of: &[u32], ready: &[Prio], running: &[Option<Prio>]) -> Result<(), Violation> {
     for (c, s) in running.iter().enumerate() {
         let best = ready.iter().find(|p| cpu_of.get(p.task as usize) == Some(&(c as u32))).copied();
         if best != *s {
-            return Err(format!("cpu {c} runs {s:?} but its highest-priority ready job is {best:?}"));
+            return Err(Violation::Partitioned { cpu: c, running: *s, best });
         }
     }
     Ok(())

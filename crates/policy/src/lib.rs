@@ -15,7 +15,8 @@
 //! * [`queue`]: the ready-queue trait the policies are generic over (so a mechanism plugs in
 //!   its own queue structure without restating the policy).
 //! * [`invariant`]: the invariants the policies promise, checked by the simulator, the
-//!   runtime's monitor and the mechanisms' tests — the one definition.
+//!   runtime's monitor and the mechanisms' tests — the one definition; a failed check is an
+//!   [`error::Violation`].
 //! * [`rtws`]: RTWS, global EDF with priority-aware work stealing for fork-join jobs (seed 003).
 //! * [`spres`]: SP-RES, per-CPU EDF over polling reservations with CASH, executing a
 //!   semi-partitioned placement (seed 004). Unlike the others its operations take `now`:
@@ -24,6 +25,7 @@
 //! Assumptions: a policy sees at most one ready job per task (the driver enforces that jobs
 //! of a task execute in release order); deadlines may be implicit, constrained or arbitrary.
 
+pub mod error;
 pub mod gedf;
 pub mod invariant;
 pub mod partitioned;
@@ -32,6 +34,7 @@ pub mod queue;
 pub mod rtws;
 pub mod spres;
 
+pub use error::Violation;
 pub use gedf::{Gedf, GedfQuantum};
 pub use invariant::Invariant;
 pub use partitioned::{Partitioned, Uniprocessor};

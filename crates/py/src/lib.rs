@@ -40,6 +40,12 @@ pub(crate) fn err(e: rtsched_model::ModelError) -> PyErr {
     RtschedError::new_err(e.to_string())
 }
 
+/// Converts a runtime error: every kind raises `RtschedError` with the error's message (a
+/// failed check of the runtime, `RunError::Internal`, included: as before the errors were typed).
+pub(crate) fn run_err(e: rtsched_runtime::RunError) -> PyErr {
+    RtschedError::new_err(e.to_string())
+}
+
 /// Converts a simulator error: invalid input raises `RtschedError`, a failed invariant
 /// `InternalError`.
 pub(crate) fn sim_err(e: SimError) -> PyErr {

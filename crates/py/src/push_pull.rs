@@ -3,8 +3,9 @@
 //! behind `rtsched reproduce sd-push-cost` (docs/reproductions.md).
 
 use crate::taskset::TaskSet;
-use crate::{guarded, RtschedError};
+use crate::{err, guarded, run_err, RtschedError};
 use pyo3::prelude::*;
+use rtsched_model::ModelError;
 use rtsched_runtime::mechanism::push_pull::replay::{measure, Variant};
 use serde_json::json;
 
@@ -37,11 +38,11 @@ fn push_pull_costs(
     }
     let vs: Vec<Variant> = variants
         .iter()
-        .map(|v| Variant::parse(v).map_err(|e| RtschedError::new_err(format!("field 'variants': {e}"))))
+        .map(|v| Variant::parse(v).map_err(|e| err(ModelError { field: Some("variants".into()), ..e })))
         .collect::<PyResult<_>>()?;
     let sets: Vec<_> = sets.into_iter().map(|s| s.inner).collect();
     guarded(py, || {
-        let out = measure(&sets, m, horizon, &vs, max_calls).map_err(RtschedError::new_err)?;
+        let out = measure(&sets, m, horizon, &vs, max_calls).map_err(run_err)?;
         let rows: Vec<_> = out
             .iter()
             .flat_map(|(v, ops)| {

@@ -3,12 +3,11 @@
 //! [`crate::partition`], through `_core.default_partition`, as in `rtsched simulate`).
 
 use crate::taskset::TaskSet;
-use crate::RtschedError;
+use crate::{run_err, RtschedError};
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rtsched_runtime::to_trace::to_trace;
-use rtsched_runtime::{ExecTime, IdleMode, Mechanism, RunConfig, RunError, RunResult};
+use rtsched_runtime::{to_trace, ExecTime, IdleMode, Mechanism, RunConfig, RunError, RunResult};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::Arc;
@@ -132,7 +131,7 @@ fn run<'py>(
             Some(p) => m.with_reservations(p),
             None => m,
         })
-        .map_err(|e| RtschedError::new_err(e.to_string()))?;
+        .map_err(run_err)?;
     let mut cfg = RunConfig::new(cpus, duration_ns);
     cfg.dedicated_cpu = dedicated_cpu;
     cfg.rt_priority = rt_priority;
@@ -146,13 +145,13 @@ fn run<'py>(
     cfg.stop = Some(stop.clone());
     let ts_inner = ts.inner.clone();
     let (summary, texts, bytes) = run_interruptibly(py, stop, move || {
-        let r = rtsched_runtime::run(&ts_inner, &mech, &cfg).map_err(|e| RtschedError::new_err(e.to_string()))?;
+        let r = rtsched_runtime::run(&ts_inner, &mech, &cfg).map_err(run_err)?;
         let summary = r.summary_json().to_string();
         let (exports, samples) = take_samples(&r, exports);
         let (mut texts, bytes) = if exports.is_empty() {
             (Vec::new(), None)
         } else {
-            let tr = to_trace(&r, &ts_inner).map_err(RtschedError::new_err)?;
+            let tr = to_trace(&r, &ts_inner).map_err(run_err)?;
             export_trace(&tr, &exports, || tr.to_job_csv().map_err(crate::err))?
         };
         texts.extend(samples);
@@ -190,7 +189,7 @@ fn run_forkjoin<'py>(
     let set = rtsched_model::forkjoin::read_json(text).map_err(crate::err)?.set;
     let mech = Mechanism::parse(scheduler, None)
         .and_then(|m| m.with_params(params.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
-        .map_err(|e| RtschedError::new_err(e.to_string()))?;
+        .map_err(run_err)?;
     let mut cfg = RunConfig::new(cpus, duration_ns);
     cfg.rt_priority = rt_priority;
     cfg.idle = idle;
@@ -199,15 +198,15 @@ fn run_forkjoin<'py>(
     let stop = Arc::new(AtomicBool::new(false));
     cfg.stop = Some(stop.clone());
     let (summary, texts, bytes) = run_interruptibly(py, stop, move || {
-        let r = rtsched_runtime::run_forkjoin(&set, &mech, &cfg).map_err(|e| RtschedError::new_err(e.to_string()))?;
+        let r = rtsched_runtime::run_forkjoin(&set, &mech, &cfg).map_err(run_err)?;
         let mut summary = r.summary_json();
         summary["forkjoin"] = rtsched_runtime::forkjoin_summary(&set, &r);
         let (exports, samples) = take_samples(&r, exports);
         let (mut texts, bytes) = if exports.is_empty() {
             (Vec::new(), None)
         } else {
-            let ts = rtsched_runtime::slot_task_set(&set).map_err(|e| RtschedError::new_err(e.to_string()))?;
-            let tr = to_trace(&r, &ts).map_err(RtschedError::new_err)?;
+            let ts = rtsched_runtime::slot_task_set(&set).map_err(run_err)?;
+            let tr = to_trace(&r, &ts).map_err(run_err)?;
             export_trace(&tr, &exports, || Ok(rtsched_runtime::forkjoin_job_csv(&set, &r)))?
         };
         texts.extend(samples);
@@ -224,7 +223,7 @@ fn run_forkjoin<'py>(
 #[pyfunction]
 fn forkjoin_slot_set(text: &str) -> PyResult<TaskSet> {
     let file = rtsched_model::forkjoin::read_json(text).map_err(crate::err)?;
-    let ts = rtsched_runtime::slot_task_set(&file.set).map_err(|e| RtschedError::new_err(e.to_string()))?;
+    let ts = rtsched_runtime::slot_task_set(&file.set).map_err(run_err)?;
     Ok(TaskSet::wrap(ts, file.m))
 }
 

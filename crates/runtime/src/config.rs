@@ -91,8 +91,8 @@ impl RunConfig {
         if ts.is_empty() {
             return Err(RunError::Config("the task set is empty".into()));
         }
-        self.exec.validate().map_err(RunError::Config)?;
-        self.user_jobs.validate(ts.len()).map_err(RunError::Config)?;
+        self.exec.validate()?;
+        self.user_jobs.validate(ts.len())?;
         self.check_trace_room(ts)?;
         if let Some(p) = self.rt_priority {
             if !(1..=98).contains(&p) {

@@ -1,9 +1,17 @@
-//! The runtime's error type.
+//! The runtime's error type, and the parameter error of the mechanism registry.
+//!
+//! Every fallible public function of the runtime returns [`RunError`], or, where only one kind
+//! of failure is possible, that kind's own type ([`ParamError`] for a mechanism parameter,
+//! `rtsched_model::ModelError` for invalid input), which converts into it. `Display` is the one
+//! line users see; [`RunError::kind`] says which of the four kinds an error is.
 
+use rtsched_model::ModelError;
+use std::fmt;
 use thiserror::Error;
 
-/// Why a run could not be started or finished.
-#[derive(Debug, Error)]
+/// Why a run could not be started or finished, or why a run's result or one of the runtime's
+/// structures failed a check.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum RunError {
     /// A bad CPU list or dedicated CPU.
     #[error("bad CPU configuration: {0}")]
@@ -22,5 +30,100 @@ pub enum RunError {
     Failed(String),
     /// The task set is invalid.
     #[error(transparent)]
-    Model(#[from] rtsched_model::ModelError),
+    Model(#[from] ModelError),
+    /// A mechanism parameter has a bad value; the error names the parameter.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// The mechanism's placement (partition) is missing or does not fit.
+    #[error("{0}")]
+    Placement(String),
+    /// A run's trace lost records (a full trace buffer), so it cannot serve as asked.
+    #[error("{0}")]
+    Trace(String),
+    /// A check of the runtime's own structures or bookkeeping failed (a queue that is not well
+    /// formed, a mechanism's books that disagree, a virtual-time run that breaks the policy's
+    /// invariant): a bug in rtsched, not in the input.
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// The four kinds of [`RunError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Invalid input: the task set or another value handed in.
+    Input,
+    /// A bad parameter: of the run, of the mechanism, or its placement.
+    Parameter,
+    /// The machine refused or failed: CPUs, real-time priorities, `SCHED_DEADLINE` admission,
+    /// a worker thread that failed, a trace that lost records.
+    Platform,
+    /// A failed check of the runtime itself (a bug).
+    Internal,
+}
+
+impl RunError {
+    /// Which kind of error this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            RunError::Model(_) => ErrorKind::Input,
+            RunError::Config(_) | RunError::Param(_) | RunError::Placement(_) => ErrorKind::Parameter,
+            RunError::Cpus(_)
+            | RunError::Priority(_)
+            | RunError::Admission(_)
+            | RunError::Failed(_)
+            | RunError::Trace(_) => ErrorKind::Platform,
+            RunError::Internal(_) => ErrorKind::Internal,
+        }
+    }
+
+    /// An input error with the message `reason` (a `ModelError` naming no task or field).
+    pub fn input(reason: impl Into<String>) -> RunError {
+        RunError::Model(ModelError::new(reason))
+    }
+}
+
+/// A bad value of a mechanism's parameter (see `mechanism::registry::ParamSpec`).
+///
+/// `Display` reads like `parameter quantum: expected a positive duration such as 1ms or 250us,
+/// got "0"`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamError {
+    /// The parameter's name.
+    pub param: String,
+    /// What is wrong with its value.
+    pub reason: String,
+}
+
+impl ParamError {
+    /// The value of `param` is wrong: `reason`.
+    pub fn new(param: impl Into<String>, reason: impl Into<String>) -> ParamError {
+        ParamError { param: param.into(), reason: reason.into() }
+    }
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "parameter {}: {}", self.param, self.reason)
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_reads_as_its_message() {
+        let p = RunError::from(ParamError::new("priorities", "3 priorities for 2 tasks"));
+        assert_eq!(p.to_string(), "parameter priorities: 3 priorities for 2 tasks");
+        assert_eq!(p.kind(), ErrorKind::Parameter);
+        let i = RunError::input("the run had 2 tasks but the task set has 3");
+        assert_eq!(i.to_string(), "the run had 2 tasks but the task set has 3");
+        assert_eq!(i.kind(), ErrorKind::Input);
+        assert_eq!(RunError::Internal("node 3 of 2 is Busy".into()).kind(), ErrorKind::Internal);
+        assert_eq!(RunError::Trace("the trace is incomplete: 4 records dropped".into()).kind(), ErrorKind::Platform);
+        assert_eq!(RunError::Placement("pedf needs a partition".into()).to_string(), "pedf needs a partition");
+        assert_eq!(RunError::Config("x".into()).to_string(), "bad run configuration: x");
+    }
 }

@@ -52,10 +52,10 @@ pub mod platform;
 pub mod queue;
 
 pub use backend::forkjoin::{forkjoin_job_csv, forkjoin_jobs, forkjoin_summary, run_forkjoin, slot_task_set};
-pub use backend::result::{JobRecord, RunResult, Stats};
-pub use backend::{kernel_sd, run, to_trace};
+pub use backend::result::{to_trace, JobRecord, RunResult, Stats};
+pub use backend::{kernel_sd, run};
 pub use config::{IdleMode, RunConfig};
-pub use error::RunError;
+pub use error::{ErrorKind, ParamError, RunError};
 pub use mechanism::Mechanism;
 pub use platform::body::ExecTime;
 pub use platform::{body, clock, interference, parallel, sync, tracer, user};

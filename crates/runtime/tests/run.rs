@@ -311,7 +311,8 @@ fn a_tiny_trace_buffer_counts_drops() {
     cfg.trace_capacity = (jobs * rtsched_runtime::config::MIN_RECORDS_PER_JOB) as usize;
     let r = run(&ts, &mech("gsn-edf"), &cfg).unwrap();
     assert!(r.dropped_records > 0);
-    assert!(r.check_trace().unwrap_err().contains("dropped"));
+    let e = r.check_trace().unwrap_err();
+    assert!(matches!(e, rtsched_runtime::RunError::Trace(_)) && e.to_string().contains("dropped"), "{e}");
     assert_eq!(r.summary_json()["dropped_records"].as_u64(), Some(r.dropped_records));
     // One record less and the run is refused before it starts, with the numbers.
     cfg.trace_capacity -= 1;

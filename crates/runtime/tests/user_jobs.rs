@@ -78,7 +78,7 @@ fn check(ts: &TaskSet, mech: &Mechanism, cfg: &mut RunConfig, steps: &[u64]) -> 
     }
     assert!(per_job.is_empty(), "steps of unknown jobs: {per_job:?}");
     assert!(completed > 0);
-    let m = rtsched_runtime::to_trace::to_trace(&r, ts).unwrap().metrics().unwrap();
+    let m = rtsched_runtime::to_trace(&r, ts).unwrap().metrics().unwrap();
     m.preemptions
 }
 

@@ -30,8 +30,8 @@
 use crate::config::SimConfig;
 use crate::error::SimError;
 use crate::forkjoin::{due, next_instant, prepare, Book, ForkJoinResult, Progress, Releases};
-use crate::recorder::{DirtyCpus, Recorder};
-use crate::setup::{Draw, EarlyEnd, Setup, NONE};
+use crate::recorder::{DirtyCpus, Recorder, NONE};
+use crate::setup::{Draw, EarlyEnd, Setup};
 use rtsched_model::forkjoin::ForkJoinSet;
 use rtsched_model::Time;
 use rtsched_policy::{invariant, Gedf, Policy, Prio};

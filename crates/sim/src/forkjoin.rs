@@ -243,7 +243,7 @@ impl<'a> Book<'a> {
             first: None,
         });
         self.job_of[task].push(j);
-        let ids = self.create_region(rec, t, j, 0, crate::setup::NONE)?;
+        let ids = self.create_region(rec, t, j, 0, crate::recorder::NONE)?;
         self.backlog[task].push_back(j);
         Ok((j, ids, self.backlog[task].len() == 1))
     }
@@ -279,7 +279,7 @@ impl<'a> Book<'a> {
             let id = u32::try_from(self.threads.len())
                 .map_err(|_| ModelError::field("horizon", "more than 2^32 threads; shorten the horizon"))?;
             let trace_seq = self.thread_info[task as usize].len() as u32;
-            self.threads.push(ThreadRt { job: j, trace_seq, rem: c, last_cpu: crate::setup::NONE, fork_cpu });
+            self.threads.push(ThreadRt { job: j, trace_seq, rem: c, last_cpu: crate::recorder::NONE, fork_cpu });
             self.thread_of[task as usize].push(id);
             self.thread_info[task as usize].push(ThreadInfo { task, job: seq, region: r, thread: k as u32 });
             ids.push(id);

@@ -6,9 +6,11 @@
 //! that dispatch from a link-based policy.
 
 use crate::error::SimError;
-use crate::setup::NONE;
 use rtsched_model::{TaskSet, Time};
 use rtsched_trace::{Event, JobId, Metrics, MetricsBuilder, Record, Trace, TraceMeta};
+
+/// "No CPU" (and "no task") in the loops' `u32` fields (and in [`Recorder::run`]'s `last`).
+pub(crate) const NONE: u32 = u32::MAX;
 
 pub(crate) struct Recorder {
     builder: MetricsBuilder,

@@ -11,9 +11,6 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsched_model::{ModelError, TaskSet, Time, MAX_TIME};
 
-/// "No CPU" (and "no task") in the loops' `u32` fields.
-pub(crate) const NONE: u32 = u32::MAX;
-
 /// Seeded draws of inter-arrival gaps and execution times (shared by all engines).
 pub(crate) struct Draw {
     arr_rng: ChaCha8Rng,

@@ -16,9 +16,9 @@
 use crate::config::{Scheduler, SimConfig};
 use crate::error::SimError;
 use crate::placement::SpresConfig;
-use crate::recorder::Recorder;
+use crate::recorder::{Recorder, NONE};
 use crate::result::SimResult;
-use crate::setup::{setup, Draw, EarlyEnd, Setup, NONE};
+use crate::setup::{setup, Draw, EarlyEnd, Setup};
 use rtsched_model::{ModelError, TaskSet, Time};
 use rtsched_policy::spres::{Rules, Spres};
 use rtsched_trace::{Event, JobId};

@@ -21,7 +21,7 @@
 //! Assumptions: any deadline type; one job per task may run at a time.
 
 use crate::{Event, JobId, Trace};
-use rtsched_model::Time;
+use rtsched_model::{ModelError, Time};
 use rtsched_policy::invariant::{Invariant, Scope};
 use rtsched_policy::{Prio, PriorityRule};
 use serde::Serialize;
@@ -29,9 +29,10 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 
 /// Priority-inversion time (ns) of `trace` over `[0, trace.meta.horizon)` against `inv`.
 ///
-/// Errors on an inconsistent trace (a job run or completed before its release, a task that
-/// is in no partition, a partition or a rank list of the wrong length).
-pub fn priority_inversion(trace: &Trace, inv: &Invariant) -> Result<Time, String> {
+/// Errors (input errors, the crate's [`ModelError`] like every other reader of a trace) on an
+/// inconsistent trace (a job run or completed before its release) or an invariant that does
+/// not fit it (a task that is in no partition, a partition or a rank list of the wrong length).
+pub fn priority_inversion(trace: &Trace, inv: &Invariant) -> Result<Time, ModelError> {
     priority_inversion_report(trace, inv, Time::MAX).map(|r| r.total_ns)
 }
 
@@ -70,19 +71,19 @@ pub fn tracking_bound_ns<S: AsRef<str>>(trace: &Trace, terms: &[S]) -> Time {
 }
 
 /// Like [`priority_inversion`], reporting the intervals against `bound_ns`.
-pub fn priority_inversion_report(trace: &Trace, inv: &Invariant, bound_ns: Time) -> Result<PiReport, String> {
+pub fn priority_inversion_report(trace: &Trace, inv: &Invariant, bound_ns: Time) -> Result<PiReport, ModelError> {
     let n = trace.meta.tasks.len();
     if let Scope::Partitioned { cpu_of } = &inv.scope {
         if cpu_of.len() != n {
-            return Err(format!("the partition covers {} tasks; the trace has {n}", cpu_of.len()));
+            return Err(ModelError::new(format!("the partition covers {} tasks; the trace has {n}", cpu_of.len())));
         }
         if let Some(i) = cpu_of.iter().position(|&c| c == u32::MAX) {
-            return Err(format!("task {i} is in no partition"));
+            return Err(ModelError::new(format!("task {i} is in no partition")));
         }
     }
     if let PriorityRule::Fixed(r) = &inv.rule {
         if r.len() != n {
-            return Err(format!("{} ranks for {n} tasks", r.len()));
+            return Err(ModelError::new(format!("{} ranks for {n} tasks", r.len())));
         }
     }
     let mut rep = PiReport {
@@ -111,11 +112,11 @@ pub fn priority_inversion_report(trace: &Trace, inv: &Invariant, bound_ns: Time)
     // The job running on each lane (CPU).
     let lanes = trace.meta.m as usize;
     let mut running: Vec<Option<Prio>> = vec![None; lanes];
-    let lane = |cpu: u32, t: Time| -> Result<usize, String> {
+    let lane = |cpu: u32, t: Time| -> Result<usize, ModelError> {
         if (cpu as usize) < lanes {
             Ok(cpu as usize)
         } else {
-            Err(format!("a record at {t} names CPU {cpu}; the trace has {lanes}"))
+            Err(ModelError::new(format!("a record at {t} names CPU {cpu}; the trace has {lanes}")))
         }
     };
     let horizon = trace.meta.horizon;
@@ -132,7 +133,7 @@ pub fn priority_inversion_report(trace: &Trace, inv: &Invariant, bound_ns: Time)
                 Event::Release { job, deadline: d } => {
                     let tk = job.task as usize;
                     if tk >= n {
-                        return Err(format!("the trace names task {tk}; it has {n} tasks"));
+                        return Err(ModelError::new(format!("the trace names task {tk}; it has {n} tasks")));
                     }
                     let p = prio(job, d);
                     deadline.insert(job, d);
@@ -142,18 +143,18 @@ pub fn priority_inversion_report(trace: &Trace, inv: &Invariant, bound_ns: Time)
                     backlog[tk].push_back(p);
                 }
                 Event::Run { cpu, job } => {
-                    let d = *deadline
-                        .get(&job)
-                        .ok_or_else(|| format!("job {}.{} runs at {t} before its release", job.task, job.job))?;
+                    let d = *deadline.get(&job).ok_or_else(|| {
+                        ModelError::new(format!("job {}.{} runs at {t} before its release", job.task, job.job))
+                    })?;
                     running[lane(cpu, t)?] = Some(prio(job, d));
                 }
                 Event::Preempt { cpu, .. } => running[lane(cpu, t)?] = None,
                 Event::Complete { cpu, job } => {
                     running[lane(cpu, t)?] = None;
                     let tk = job.task as usize;
-                    let d = *deadline
-                        .get(&job)
-                        .ok_or_else(|| format!("job {}.{} completes at {t} before its release", job.task, job.job))?;
+                    let d = *deadline.get(&job).ok_or_else(|| {
+                        ModelError::new(format!("job {}.{} completes at {t} before its release", job.task, job.job))
+                    })?;
                     let p = prio(job, d);
                     if backlog[tk].front() == Some(&p) {
                         backlog[tk].pop_front();
@@ -162,7 +163,10 @@ pub fn priority_inversion_report(trace: &Trace, inv: &Invariant, bound_ns: Time)
                             ready.insert(next);
                         }
                     } else {
-                        return Err(format!("job {}.{} completes at {t} before its predecessor", job.task, job.job));
+                        return Err(ModelError::new(format!(
+                            "job {}.{} completes at {t} before its predecessor",
+                            job.task, job.job
+                        )));
                     }
                 }
                 _ => {}
@@ -317,20 +321,23 @@ mod tests {
     fn inconsistent_traces_are_errors() {
         let ts = TaskSet::from_cdt(&[(1, 10, 10)]).unwrap();
         let tr = trace(&ts, 1, 20, vec![(0, Event::Run { cpu: 0, job: j(0, 0) })]);
-        assert!(priority_inversion(&tr, &Invariant::global_edf(1)).unwrap_err().contains("before its release"));
+        assert!(priority_inversion(&tr, &Invariant::global_edf(1))
+            .unwrap_err()
+            .to_string()
+            .contains("before its release"));
         let p = Invariant::partitioned(vec![u32::MAX], PriorityRule::Edf);
-        assert!(priority_inversion(&tr, &p).unwrap_err().contains("no partition"));
+        assert_eq!(priority_inversion(&tr, &p).unwrap_err().to_string(), "task 0 is in no partition");
         let p = Invariant::partitioned(vec![0, 0], PriorityRule::Edf);
-        assert!(priority_inversion(&tr, &p).unwrap_err().contains("covers 2 tasks"));
+        assert!(priority_inversion(&tr, &p).unwrap_err().to_string().contains("covers 2 tasks"));
         let p = Invariant::partitioned(vec![0], PriorityRule::Fixed(vec![0, 1]));
-        assert!(priority_inversion(&tr, &p).unwrap_err().contains("2 ranks for 1 tasks"));
+        assert!(priority_inversion(&tr, &p).unwrap_err().to_string().contains("2 ranks for 1 tasks"));
         let tr = trace(
             &ts,
             1,
             20,
             vec![(0, Event::Release { job: j(0, 0), deadline: 10 }), (0, Event::Run { cpu: 3, job: j(0, 0) })],
         );
-        assert!(priority_inversion(&tr, &Invariant::global_edf(1)).unwrap_err().contains("names CPU 3"));
+        assert!(priority_inversion(&tr, &Invariant::global_edf(1)).unwrap_err().to_string().contains("names CPU 3"));
     }
 
     #[test]

@@ -33,7 +33,8 @@ use crate::config::RunConfig;
 use crate::mechanism::registry::{Backend, InvariantKind, ENGINE_TERMS};
 use crate::mechanism::{Accounting, Mechanism};
 use crate::tracer::{RecKind, Record, TraceBuffer};
-use rtsched_model::TaskSet;
+use crate::RunError;
+use rtsched_model::{ModelError, TaskSet};
 use rtsched_policy::Invariant;
 use rtsched_trace::monitor::{priority_inversion_report, tracking_bound_ns, PiReport};
 use rtsched_trace::stats::{INTERFERENCE_GAP_NS, INTERFERENCE_WAIT_NS};
@@ -41,6 +42,7 @@ use rtsched_trace::{Metrics, MetricsBuilder, OverheadStats, SampleStats, Trace, 
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
+use std::fmt;
 
 /// One job's outcome (from the run's metrics).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -87,6 +89,31 @@ pub enum Promise {
     Unobservable(String),
 }
 
+/// Why a run has no priority-inversion report (`Display`: the summary's
+/// `priority_inversion_error`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoPiReport {
+    /// The mechanism's schedule cannot be checked: the reason its registry entry gives, or why
+    /// its invariant could not be built.
+    Unobservable(String),
+    /// The trace lost `dropped` records, so the monitor cannot judge it.
+    Incomplete { dropped: u64 },
+    /// The monitor rejected the run's trace or the invariant does not fit it.
+    Monitor(ModelError),
+}
+
+impl fmt::Display for NoPiReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NoPiReport::Unobservable(why) => f.write_str(why),
+            NoPiReport::Incomplete { dropped } => write!(f, "the trace is incomplete: {dropped} records dropped"),
+            NoPiReport::Monitor(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for NoPiReport {}
+
 /// Everything a run measured.
 #[derive(Debug, Clone)]
 pub struct RunResult {
@@ -124,7 +151,7 @@ pub struct RunResult {
     /// What the monitor checked.
     pub promise: Promise,
     /// The priority-inversion report, or why there is none.
-    pub priority_inversion: Result<PiReport, String>,
+    pub priority_inversion: Result<PiReport, NoPiReport>,
     /// The mechanism's parameters (JSON object).
     pub params: Value,
 }
@@ -215,11 +242,11 @@ impl RunResult {
         });
         let overheads = trace.overhead_samples();
         let priority_inversion = match &info.promise {
-            Promise::Unobservable(why) => Err(why.clone()),
-            _ if dropped > 0 => Err(format!("the trace is incomplete: {dropped} records dropped")),
+            Promise::Unobservable(why) => Err(NoPiReport::Unobservable(why.clone())),
+            _ if dropped > 0 => Err(NoPiReport::Incomplete { dropped }),
             Promise::Invariant(inv) => {
                 let bound = tracking_bound_ns(&trace, &info.tracking);
-                priority_inversion_report(&trace, inv, bound)
+                priority_inversion_report(&trace, inv, bound).map_err(NoPiReport::Monitor)
             }
         };
         let mut res = RunResult {
@@ -317,28 +344,29 @@ impl RunResult {
     /// resume preceded by its job's release; at most one completion per job and jobs of a
     /// task completing in order; on each CPU, run intervals alternate (start/resume, then
     /// preempt/complete of the same job); no job runs on two CPUs at once. Fails on an
-    /// incomplete (dropped) trace.
-    pub fn check_trace(&self) -> Result<(), String> {
+    /// incomplete (dropped) trace ([`RunError::Trace`]); a trace that is not well formed is a
+    /// bug ([`RunError::Internal`]).
+    pub fn check_trace(&self) -> Result<(), RunError> {
         if self.dropped_records > 0 {
-            return Err(format!("the trace is incomplete: {} records dropped", self.dropped_records));
+            return Err(RunError::Trace(format!("the trace is incomplete: {} records dropped", self.dropped_records)));
         }
         let mut released: HashMap<(u32, u32), u64> = HashMap::new();
         for r in self.traces.iter().flatten() {
             if r.kind == RecKind::JobRelease && released.insert((r.task, r.job), r.ts).is_some() {
-                return Err(format!("job {}:{} released twice", r.task, r.job));
+                return Err(RunError::Internal(format!("job {}:{} released twice", r.task, r.job)));
             }
         }
         let mut intervals: HashMap<(u32, u32), Vec<(u64, u64)>> = HashMap::new();
         let mut completions: HashMap<(u32, u32), u64> = HashMap::new();
         for (b, recs) in self.traces.iter().enumerate() {
             if let Some(w) = recs.windows(2).find(|w| w[1].ts < w[0].ts) {
-                return Err(format!(
+                return Err(RunError::Internal(format!(
                     "buffer {b}: {} at {} after {} at {}",
                     w[1].kind.name(),
                     w[1].ts,
                     w[0].kind.name(),
                     w[0].ts
-                ));
+                )));
             }
             let mut running: Option<(u32, u32, u64)> = None;
             for r in recs {
@@ -346,11 +374,19 @@ impl RunResult {
                 match r.kind {
                     RecKind::JobStart | RecKind::JobResume => {
                         if let Some((t, j, _)) = running {
-                            return Err(format!("buffer {b}: {}:{} starts while {t}:{j} runs", r.task, r.job));
+                            return Err(RunError::Internal(format!(
+                                "buffer {b}: {}:{} starts while {t}:{j} runs",
+                                r.task, r.job
+                            )));
                         }
                         match released.get(&key) {
                             Some(&rt) if rt <= r.ts => {}
-                            _ => return Err(format!("job {}:{} starts at {} before its release", r.task, r.job, r.ts)),
+                            _ => {
+                                return Err(RunError::Internal(format!(
+                                    "job {}:{} starts at {} before its release",
+                                    r.task, r.job, r.ts
+                                )))
+                            }
                         }
                         running = Some((r.task, r.job, r.ts));
                     }
@@ -358,17 +394,17 @@ impl RunResult {
                         match running {
                             Some((t, j, s)) if (t, j) == key => intervals.entry(key).or_default().push((s, r.ts)),
                             _ => {
-                                return Err(format!(
+                                return Err(RunError::Internal(format!(
                                     "buffer {b}: {} of {}:{} that is not running",
                                     r.kind.name(),
                                     r.task,
                                     r.job
-                                ))
+                                )))
                             }
                         }
                         running = None;
                         if r.kind == RecKind::JobComplete && completions.insert(key, r.ts).is_some() {
-                            return Err(format!("job {}:{} completes twice", r.task, r.job));
+                            return Err(RunError::Internal(format!("job {}:{} completes twice", r.task, r.job)));
                         }
                     }
                     _ => {}
@@ -381,7 +417,10 @@ impl RunResult {
         for (k, iv) in intervals.iter_mut() {
             iv.sort_unstable();
             if let Some(w) = iv.windows(2).find(|w| w[1].0 < w[0].1) {
-                return Err(format!("job {}:{} runs on two CPUs at once ({:?} and {:?})", k.0, k.1, w[0], w[1]));
+                return Err(RunError::Internal(format!(
+                    "job {}:{} runs on two CPUs at once ({:?} and {:?})",
+                    k.0, k.1, w[0], w[1]
+                )));
             }
         }
         let mut by_task: BTreeMap<u32, Vec<(u64, u32)>> = BTreeMap::new();
@@ -392,7 +431,9 @@ impl RunResult {
             v.sort_unstable();
             for (i, &(_, j)) in v.iter().enumerate() {
                 if j != i as u32 {
-                    return Err(format!("task {t}: completion #{i} is job {j} (out of order or missing)"));
+                    return Err(RunError::Internal(format!(
+                        "task {t}: completion #{i} is job {j} (out of order or missing)"
+                    )));
                 }
             }
         }
@@ -426,7 +467,7 @@ impl RunResult {
         let longest = stats.get(INTERFERENCE_TERM).map_or(0, |s| s.max_raw_ns);
         let (pi, pi_detail, pi_error) = match &self.priority_inversion {
             Ok(r) => (json!(r.total_ns), json!(r), Value::Null),
-            Err(e) => (Value::Null, Value::Null, json!(e)),
+            Err(e) => (Value::Null, Value::Null, json!(e.to_string())),
         };
         json!({
             "scheduler": self.scheduler,
@@ -466,6 +507,28 @@ impl RunResult {
             "priority_inversion_error": pi_error,
         })
     }
+}
+
+/// The trace of a run (a copy of [`RunResult::trace`]) for
+/// export. Errors when `ts` is not the run's task set (an input error) or the run dropped records
+/// ([`RunError::Trace`]) (an
+/// incomplete trace cannot be exported faithfully; the summary then covers only the time up to
+/// the first lost record, see `RunResult`).
+pub fn to_trace(r: &RunResult, ts: &TaskSet) -> Result<Trace, RunError> {
+    if r.dropped_records > 0 {
+        return Err(RunError::Trace(format!(
+            "the run dropped {} trace records; raise the trace capacity to convert it",
+            r.dropped_records
+        )));
+    }
+    if ts.len() != r.trace.meta.tasks.len() {
+        return Err(RunError::input(format!(
+            "the run had {} tasks but the task set has {}",
+            r.trace.meta.tasks.len(),
+            ts.len()
+        )));
+    }
+    Ok(r.trace.clone())
 }
 
 #[cfg(test)]

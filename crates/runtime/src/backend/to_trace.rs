@@ -31,6 +31,7 @@
 use super::lifecycle::DRAIN_CPU;
 use crate::clock::TscCalibration;
 use crate::tracer::{RecKind, Record as TRecord, RELEASE_CPU};
+use crate::RunError;
 use rtsched_model::TaskSet;
 use rtsched_trace::{Event, JobId, OverheadKind, Record, Trace, TraceMeta};
 use std::collections::HashMap;
@@ -85,7 +86,7 @@ impl Kinds {
 /// Converts the run's per-buffer records (timestamps in ns since time zero, `arg`s raw) into a
 /// [`Trace`] with records in time order. Errors when a record names a task `ts` lacks or a job
 /// runs on the drain buffer.
-pub(crate) fn convert(c: &Conversion<'_>, buffers: &[Vec<TRecord>]) -> Result<Trace, String> {
+pub(crate) fn convert(c: &Conversion<'_>, buffers: &[Vec<TRecord>]) -> Result<Trace, RunError> {
     let n = c.ts.len();
     let m = c.m as u32;
     let has_service = buffers.iter().flatten().any(|x| x.cpu == RELEASE_CPU);
@@ -131,7 +132,10 @@ pub(crate) fn convert(c: &Conversion<'_>, buffers: &[Vec<TRecord>]) -> Result<Tr
                     | RecKind::JobComplete
             );
             if job_rec && x.task as usize >= n {
-                return Err(format!("the trace names task {} but the task set has {n} tasks", x.task));
+                return Err(RunError::Internal(format!(
+                    "the trace names task {} but the task set has {n} tasks",
+                    x.task
+                )));
             }
             let job = JobId { task: x.task, job: x.job };
             let cpu = lane(x.cpu, x.task);
@@ -145,16 +149,16 @@ pub(crate) fn convert(c: &Conversion<'_>, buffers: &[Vec<TRecord>]) -> Result<Tr
             match x.kind {
                 RecKind::JobRelease => released.push((x.task, x.job, x.arg.saturating_sub(c.t0))),
                 RecKind::JobStart | RecKind::JobResume => {
-                    let cpu = cpu.ok_or("a job runs on the drain buffer")?;
+                    let cpu = cpu.ok_or_else(|| RunError::Internal("a job runs on the drain buffer".into()))?;
                     first_run.entry((x.task, x.job)).or_insert(x.ts);
                     out.push(Record::new(x.ts, Event::Run { cpu, job }));
                 }
                 RecKind::JobPreempt => {
-                    let cpu = cpu.ok_or("a job is preempted on the drain buffer")?;
+                    let cpu = cpu.ok_or_else(|| RunError::Internal("a job is preempted on the drain buffer".into()))?;
                     out.push(Record::new(x.ts, Event::Preempt { cpu, job }));
                 }
                 RecKind::JobComplete => {
-                    let cpu = cpu.ok_or("a job completes on the drain buffer")?;
+                    let cpu = cpu.ok_or_else(|| RunError::Internal("a job completes on the drain buffer".into()))?;
                     out.push(Record::new(x.ts, Event::Complete { cpu, job }));
                 }
                 RecKind::ReleaseStart
@@ -202,7 +206,7 @@ pub(crate) fn convert(c: &Conversion<'_>, buffers: &[Vec<TRecord>]) -> Result<Tr
                 }
                 RecKind::TermValue => sample(&mut kinds, term(x.task), x.ts, x.arg),
                 RecKind::Steal => {
-                    let to = cpu.ok_or("a steal on the drain buffer")?;
+                    let to = cpu.ok_or_else(|| RunError::Internal("a steal on the drain buffer".into()))?;
                     out.push(Record::new(x.ts, Event::Steal { job, from: x.arg as u32, to }));
                 }
                 RecKind::HostGap => {
@@ -256,21 +260,4 @@ pub(crate) fn convert(c: &Conversion<'_>, buffers: &[Vec<TRecord>]) -> Result<Tr
     let mut meta = TraceMeta::new(c.ts, meta_m, c.horizon);
     meta.terms = kinds.names;
     Ok(Trace { meta, records })
-}
-
-/// The trace of a run (a copy of [`RunResult::trace`](super::result::RunResult::trace)) for
-/// export. Errors when `ts` is not the run's task set or the run dropped records (an
-/// incomplete trace cannot be exported faithfully; the summary then covers only the time up to
-/// the first lost record, see `RunResult`).
-pub fn to_trace(r: &super::result::RunResult, ts: &TaskSet) -> Result<Trace, String> {
-    if r.dropped_records > 0 {
-        return Err(format!(
-            "the run dropped {} trace records; raise the trace capacity to convert it",
-            r.dropped_records
-        ));
-    }
-    if ts.len() != r.trace.meta.tasks.len() {
-        return Err(format!("the run had {} tasks but the task set has {}", r.trace.meta.tasks.len(), ts.len()));
-    }
-    Ok(r.trace.clone())
 }

@@ -188,7 +188,7 @@ pub(crate) fn check_at_rest(
         return Err(format!("the pending jobs {pending:?} are not exactly the linked and queued ones {held:?}"));
     }
     if global {
-        invariant::check_global(linked.len(), pending, linked)?;
+        invariant::check_global(linked.len(), pending, linked).map_err(|e| e.to_string())?;
     }
     let mut sched: Vec<Prio> = scheduled.into_iter().map(|j| j.prio).collect();
     sched.sort_unstable();

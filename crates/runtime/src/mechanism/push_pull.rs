@@ -46,6 +46,7 @@
 
 pub mod book;
 pub mod ops;
+pub mod recording;
 pub mod replay;
 pub mod vtime;
 
@@ -516,7 +517,7 @@ impl<F: FindCpu> Plugin for PushPull<F> {
                 self.books[task as usize % d].lock_untraced().slot_counts(&self.shape, s)
             })
             .unzip();
-        Accounting { released, completed, consistent: self.consistent() }
+        Accounting { released, completed, consistent: self.consistent().map_err(|e| e.to_string()) }
     }
 }
 
@@ -527,12 +528,12 @@ impl<F: FindCpu> PushPull<F> {
     /// later regions are pending but on no run-queue; the published state and the find-CPU structure agree with the
     /// run-queues (`Core::check`). (The global invariant itself is the monitor's to measure:
     /// push/pull keeps it only eventually.)
-    fn consistent(&self) -> Result<(), String> {
+    fn consistent(&self) -> Result<(), RunError> {
         for t in 0..self.shape.tasks() as u32 {
             self.books[t as usize % self.books.len()]
                 .lock_untraced()
                 .check(&self.shape, t)
-                .map_err(|e| format!("{}: {e}", self.name))?;
+                .map_err(|e| RunError::Internal(format!("{}: {e}", self.name)))?;
         }
         let mut on_rq: Vec<(u64, Job)> = Vec::new();
         for c in 0..self.core.m() {
@@ -544,14 +545,14 @@ impl<F: FindCpu> PushPull<F> {
         on_rq.sort_by_key(|x| x.0);
         heads.sort_by_key(|x| x.0);
         if on_rq != heads {
-            return Err(format!(
+            return Err(RunError::Internal(format!(
                 "{}: the run-queues hold {} jobs, {} are pending (or their ranks differ)",
                 self.name,
                 on_rq.len(),
                 heads.len()
-            ));
+            )));
         }
-        self.core.check().map_err(|e| format!("{}: {e}", self.name))
+        self.core.check().map_err(|e| RunError::Internal(format!("{}: {e}", self.name)))
     }
 }
 

@@ -22,7 +22,7 @@
 //! plugin, and add one line to the `registry!` list in `mechanism/mod.rs`.
 
 use super::{Plugin, TaskParams};
-use crate::RunError;
+use crate::{ParamError, RunError};
 use rtsched_model::TaskSet;
 use rtsched_policy::{FpOrder, Invariant, PriorityRule};
 use std::collections::BTreeMap;
@@ -65,9 +65,9 @@ pub enum ParamValue {
 
 impl ParamSpec {
     /// Parses `text` as a value of this parameter; the error names the parameter.
-    pub fn parse(&self, text: &str) -> Result<ParamValue, String> {
+    pub fn parse(&self, text: &str) -> Result<ParamValue, ParamError> {
         let t = text.trim();
-        let bad = |what: &str| format!("parameter {}: {what}, got {text:?}", self.name);
+        let bad = |what: &str| ParamError::new(self.name, format!("{what}, got {text:?}"));
         match self.kind {
             ParamKind::Int { min, max } => match t.parse::<u64>() {
                 Ok(v) if (min..=max).contains(&v) => Ok(ParamValue::Int(v)),
@@ -269,27 +269,29 @@ impl std::fmt::Debug for Backend {
 }
 
 /// The jobs' priority rule from the task set and the parameters (an error names the parameter).
-pub type PriorityFn = fn(&TaskSet, &Params) -> Result<PriorityRule, String>;
+pub type PriorityFn = fn(&TaskSet, &Params) -> Result<PriorityRule, ParamError>;
 
 /// EDF: the absolute deadline.
-pub fn edf(_: &TaskSet, _: &Params) -> Result<PriorityRule, String> {
+pub fn edf(_: &TaskSet, _: &Params) -> Result<PriorityRule, ParamError> {
     Ok(PriorityRule::Edf)
 }
 
 /// Fixed priorities from a `priorities` parameter: `dm` (deadline-monotonic), `rm`
 /// (rate-monotonic) or a comma-separated rank per task (smaller = higher).
-pub fn fixed_priorities(ts: &TaskSet, p: &Params) -> Result<PriorityRule, String> {
+pub fn fixed_priorities(ts: &TaskSet, p: &Params) -> Result<PriorityRule, ParamError> {
     match p.text("priorities").unwrap_or("dm") {
         "dm" => Ok(PriorityRule::fixed(ts, FpOrder::DeadlineMonotonic)),
         "rm" => Ok(PriorityRule::fixed(ts, FpOrder::RateMonotonic)),
         list => {
-            let ranks: Vec<u32> = list
-                .split(',')
-                .map(|x| x.trim().parse::<u32>())
-                .collect::<Result<_, _>>()
-                .map_err(|_| format!("parameter priorities: dm, rm or one integer rank per task, got {list:?}"))?;
+            let ranks: Vec<u32> =
+                list.split(',').map(|x| x.trim().parse::<u32>()).collect::<Result<_, _>>().map_err(|_| {
+                    ParamError::new("priorities", format!("dm, rm or one integer rank per task, got {list:?}"))
+                })?;
             if ranks.len() != ts.len() {
-                return Err(format!("parameter priorities: {} priorities for {} tasks", ranks.len(), ts.len()));
+                return Err(ParamError::new(
+                    "priorities",
+                    format!("{} priorities for {} tasks", ranks.len(), ts.len()),
+                ));
             }
             Ok(PriorityRule::Fixed(ranks))
         }
@@ -349,19 +351,20 @@ impl Entry {
     }
 
     /// The invariant this mechanism promises for a run of `ts` on `m` CPUs with `partition`
-    /// and `params` (`None` when its schedule is unobservable).
+    /// and `params` (`None` when its schedule is unobservable). Errors: a bad priority
+    /// parameter ([`RunError::Param`]), a missing partition ([`RunError::Placement`]).
     pub fn invariant_for(
         &self,
         ts: &TaskSet,
         m: usize,
         partition: Option<&[Vec<usize>]>,
         params: &Params,
-    ) -> Result<Option<Invariant>, String> {
+    ) -> Result<Option<Invariant>, RunError> {
         let rule = (self.priority)(ts, params)?;
         Ok(match self.invariant {
             InvariantKind::Global => Some(Invariant { scope: rtsched_policy::invariant::Scope::Global { m }, rule }),
             InvariantKind::Partitioned => {
-                let part = partition.ok_or_else(|| format!("{} needs a partition", self.name))?;
+                let part = partition.ok_or_else(|| RunError::Placement(format!("{} needs a partition", self.name)))?;
                 let mut cpu_of = vec![u32::MAX; ts.len()];
                 for (c, tasks) in part.iter().enumerate() {
                     for &t in tasks {
@@ -487,11 +490,13 @@ mod tests {
     fn parameters_are_parsed_by_their_kind() {
         let spec = |kind| ParamSpec { name: "x", kind, default: "", help: "" };
         assert_eq!(spec(ParamKind::Int { min: 1, max: 5 }).parse("3"), Ok(ParamValue::Int(3)));
-        assert!(spec(ParamKind::Int { min: 1, max: 5 }).parse("9").unwrap_err().contains("1..=5"));
+        let e = spec(ParamKind::Int { min: 1, max: 5 }).parse("9").unwrap_err();
+        assert_eq!(e.param, "x");
+        assert_eq!(e.to_string(), "parameter x: expected an integer in 1..=5, got \"9\"");
         assert_eq!(spec(ParamKind::Duration).parse("2ms"), Ok(ParamValue::Duration(2_000_000)));
         assert!(spec(ParamKind::Duration).parse("0").is_err());
         assert_eq!(spec(ParamKind::Bool).parse("yes"), Ok(ParamValue::Bool(true)));
-        assert!(spec(ParamKind::Choice(&["a", "b"])).parse("c").unwrap_err().contains("one of a, b"));
+        assert!(spec(ParamKind::Choice(&["a", "b"])).parse("c").unwrap_err().to_string().contains("one of a, b"));
         let pfp = find("pfp").unwrap();
         let e = pfp.resolve([("prio", "dm")]).unwrap_err().to_string();
         assert!(e.contains("no parameter \"prio\"") && e.contains("known: priorities"), "{e}");
@@ -503,6 +508,8 @@ mod tests {
         let p = pfp.resolve([]).unwrap();
         assert_eq!((pfp.priority)(&ts, &p), Ok(PriorityRule::Fixed(vec![1, 0])));
         let p = pfp.resolve([("priorities", "1,0,2")]).unwrap();
-        assert!((pfp.priority)(&ts, &p).unwrap_err().contains("3 priorities for 2 tasks"));
+        let e = (pfp.priority)(&ts, &p).unwrap_err();
+        assert_eq!(e, ParamError::new("priorities", "3 priorities for 2 tasks"));
+        assert_eq!(e.to_string(), "parameter priorities: 3 priorities for 2 tasks");
     }
 }

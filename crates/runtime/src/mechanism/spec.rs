@@ -116,7 +116,7 @@ impl Mechanism {
 
     /// The invariant the mechanism promises on `m` CPUs (`None`: unobservable).
     pub fn invariant(&self, ts: &TaskSet, m: usize) -> Result<Option<Invariant>, String> {
-        self.entry.invariant_for(ts, m, self.partition(), &self.params)
+        self.entry.invariant_for(ts, m, self.partition(), &self.params).map_err(|e| e.to_string())
     }
 
     /// Checks `cfg` and `ts` for this mechanism: the common checks, the placement, the

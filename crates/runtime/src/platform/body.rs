@@ -32,6 +32,7 @@ pub enum ExecTime {
     Uniform { min_fraction: f64 },
 }
 
+use crate::RunError;
 use serde::{Deserialize, Serialize};
 
 fn splitmix(mut x: u64) -> u64 {
@@ -42,11 +43,14 @@ fn splitmix(mut x: u64) -> u64 {
 }
 
 impl ExecTime {
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks the model's parameter (a [`RunError::Config`]).
+    pub fn validate(&self) -> Result<(), RunError> {
         match *self {
             ExecTime::Wcet => Ok(()),
             ExecTime::Uniform { min_fraction } if (0.0..=1.0).contains(&min_fraction) => Ok(()),
-            ExecTime::Uniform { min_fraction } => Err(format!("min_fraction must be in [0, 1], got {min_fraction}")),
+            ExecTime::Uniform { min_fraction } => {
+                Err(RunError::Config(format!("min_fraction must be in [0, 1], got {min_fraction}")))
+            }
         }
     }
 
@@ -185,6 +189,9 @@ mod tests {
         // Mean of U[500,1000] is 750; 1000 samples: sd of the mean ~4.6.
         assert!((700_000..800_000).contains(&sum), "{sum}");
         assert_eq!(ExecTime::Wcet.cost(1, 1, 1, 77), 77);
-        assert!(ExecTime::Uniform { min_fraction: 1.5 }.validate().is_err());
+        assert_eq!(
+            ExecTime::Uniform { min_fraction: 1.5 }.validate().unwrap_err().to_string(),
+            "bad run configuration: min_fraction must be in [0, 1], got 1.5"
+        );
     }
 }

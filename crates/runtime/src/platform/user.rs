@@ -29,6 +29,7 @@
 //! assert_eq!(r.accounting.error, None);
 //! ```
 
+use crate::RunError;
 use std::fmt;
 use std::sync::Arc;
 
@@ -79,12 +80,12 @@ impl UserJobs {
         self.0.iter().all(Option::is_none)
     }
 
-    pub(crate) fn validate(&self, n: usize) -> Result<(), String> {
+    pub(crate) fn validate(&self, n: usize) -> Result<(), RunError> {
         if !self.0.is_empty() && self.0.len() != n {
-            return Err(format!(
+            return Err(RunError::Config(format!(
                 "user_jobs has {} entries for {n} tasks (one per task, None = synthetic body)",
                 self.0.len()
-            ));
+            )));
         }
         Ok(())
     }

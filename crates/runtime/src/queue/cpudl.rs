@@ -20,6 +20,7 @@
 use super::cpumask::CpuMask;
 use super::find_cpu::{Earliest, FindCpu, FREE};
 use crate::sync::{Atom, Backend, SpinLock, Std};
+use crate::RunError;
 use std::sync::atomic::Ordering::Relaxed;
 
 const NONE: u64 = u64::MAX;
@@ -165,32 +166,37 @@ impl<B: Backend> FindCpu<B> for Cpudl<B> {
         (rank < d).then_some(c as usize)
     }
 
-    fn check(&self, ranks: &[u64]) -> Result<(), String> {
+    fn check(&self, ranks: &[u64]) -> Result<(), RunError> {
         let _g = self.lock.lock_untraced();
         let n = self.size.load(Relaxed) as usize;
         let busy = ranks.iter().filter(|&&r| r != FREE).count();
         if n != busy {
-            return Err(format!("cpudl: heap size {n}, {busy} busy CPUs"));
+            return Err(RunError::Internal(format!("cpudl: heap size {n}, {busy} busy CPUs")));
         }
         for i in 1..n {
             let p = (i - 1) / 2;
             if self.dl[p].load(Relaxed) < self.dl[i].load(Relaxed) {
-                return Err(format!("cpudl: heap property broken at {i} (parent {p})"));
+                return Err(RunError::Internal(format!("cpudl: heap property broken at {i} (parent {p})")));
             }
         }
         for (c, &r) in ranks.iter().enumerate() {
             let i = self.idx[c].load(Relaxed);
             if r == FREE {
                 if i != NONE || !self.free.test(c) {
-                    return Err(format!("cpudl: free CPU {c} has index {i} / free bit {}", self.free.test(c)));
+                    return Err(RunError::Internal(format!(
+                        "cpudl: free CPU {c} has index {i} / free bit {}",
+                        self.free.test(c)
+                    )));
                 }
             } else if i == NONE || i as usize >= n {
-                return Err(format!("cpudl: busy CPU {c} has index {i}"));
+                return Err(RunError::Internal(format!("cpudl: busy CPU {c} has index {i}")));
             } else {
                 let i = i as usize;
                 let (hc, hd) = (self.cpu[i].load(Relaxed), self.dl[i].load(Relaxed));
                 if hc != c as u64 || hd != r || self.free.test(c) {
-                    return Err(format!("cpudl: CPU {c} (rank {r}) at index {i} holds ({hc}, {hd})"));
+                    return Err(RunError::Internal(format!(
+                        "cpudl: CPU {c} (rank {r}) at index {i} holds ({hc}, {hd})"
+                    )));
                 }
             }
         }

@@ -22,6 +22,7 @@
 use super::cpumask::CpuMask;
 use super::find_cpu::{Earliest, FindCpu, FREE};
 use crate::sync::{Atom, Backend, SpinLock, Std};
+use crate::RunError;
 use std::sync::atomic::Ordering::Relaxed;
 
 struct Level<B: Backend> {
@@ -127,20 +128,20 @@ impl<B: Backend> FindCpu<B> for Cpupri<B> {
         None
     }
 
-    fn check(&self, ranks: &[u64]) -> Result<(), String> {
+    fn check(&self, ranks: &[u64]) -> Result<(), RunError> {
         for (l, v) in self.levels.iter().enumerate() {
             let want: Vec<usize> = (0..ranks.len()).filter(|&c| self.level(ranks[c]) == l).collect();
             let (mask, count) = (v.mask.to_vec(), v.count.load(Relaxed) as usize);
             if mask != want || count != want.len() || self.active.test(l) == want.is_empty() {
-                return Err(format!(
+                return Err(RunError::Internal(format!(
                     "cpupri: level {l} holds {mask:?} (count {count}, active {}), want {want:?}",
                     self.active.test(l)
-                ));
+                )));
             }
         }
         for (c, &r) in ranks.iter().enumerate() {
             if self.cpu_to_pri[c].load(Relaxed) as usize != self.level(r) {
-                return Err(format!("cpupri: cpu_to_pri[{c}] is not the level of rank {r}"));
+                return Err(RunError::Internal(format!("cpupri: cpu_to_pri[{c}] is not the level of rank {r}")));
             }
         }
         Ok(())

@@ -28,6 +28,7 @@
 //! `find_lock_later_rq`).
 
 use crate::sync::{Backend, Std};
+use crate::RunError;
 use crossbeam_utils::CachePadded;
 
 /// The rank of an empty run-queue (an idle CPU): lower priority than any job.
@@ -50,7 +51,7 @@ pub trait FindCpu<B: Backend = Std>: Send + Sync {
     fn find(&self, rank: u64, earliest: &Earliest<B>) -> Option<usize>;
     /// Checks the structure against the true ranks `ranks[cpu]` at rest (no concurrent
     /// update): its internal invariants and that it holds exactly these ranks.
-    fn check(&self, ranks: &[u64]) -> Result<(), String>;
+    fn check(&self, ranks: &[u64]) -> Result<(), RunError>;
 }
 
 /// The contract by brute force: the lowest-index free CPU, else the CPU of the largest rank if
@@ -78,7 +79,7 @@ pub(crate) mod oracle {
     /// Drives `f` with the updates `ops` ((cpu, rank); a rank of 0 means FREE) on `m` CPUs as a
     /// run-queue would (only on a change, ranks distinct among busy CPUs), and after every
     /// update compares `find` for several queries and `check` against [`reference`].
-    pub(crate) fn drive(f: &dyn FindCpu, m: usize, ops: &[(usize, u64)]) -> Result<(), String> {
+    pub(crate) fn drive(f: &dyn FindCpu, m: usize, ops: &[(usize, u64)]) -> Result<(), RunError> {
         let e = earliest(m);
         let mut ranks = vec![FREE; m];
         for &(cpu, r) in ops {
@@ -90,7 +91,7 @@ pub(crate) mod oracle {
             ranks[cpu] = r;
             e[cpu].store(r, Ordering::Relaxed);
             f.set(cpu, r);
-            f.check(&ranks).map_err(|x| format!("{}: after set({cpu}, {r}): {x}", f.name()))?;
+            f.check(&ranks).map_err(|x| RunError::Internal(format!("{}: after set({cpu}, {r}): {x}", f.name())))?;
             let busy: Vec<u64> = ranks.iter().copied().filter(|&x| x != FREE).collect();
             let mut queries = vec![0, 1, u64::MAX - 1, r.saturating_sub(1), r.saturating_add(1)];
             queries.extend(busy.iter().flat_map(|&b| [b - 1, b, b + 1]));
@@ -99,7 +100,10 @@ pub(crate) mod oracle {
             for q in queries {
                 let (got, want) = (f.find(q, &e), reference(&ranks, q));
                 if got != want {
-                    return Err(format!("{}: ranks {ranks:?}, find({q}) = {got:?}, want {want:?}", f.name()));
+                    return Err(RunError::Internal(format!(
+                        "{}: ranks {ranks:?}, find({q}) = {got:?}, want {want:?}",
+                        f.name()
+                    )));
                 }
             }
         }

@@ -12,6 +12,7 @@
 
 use super::find_cpu::{Earliest, FindCpu, FREE};
 use crate::sync::{Atom, Backend, Std};
+use crate::RunError;
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering;
 
@@ -58,7 +59,7 @@ impl<B: Backend> FindCpu<B> for Linear<B> {
     fn find(&self, rank: u64, earliest: &Earliest<B>) -> Option<usize> {
         scan::<B>(rank, earliest)
     }
-    fn check(&self, _ranks: &[u64]) -> Result<(), String> {
+    fn check(&self, _ranks: &[u64]) -> Result<(), RunError> {
         Ok(())
     }
 }

@@ -13,6 +13,7 @@ use super::cpumask::CpuMask;
 use super::find_cpu::{Earliest, FindCpu, FREE};
 use super::find_linear::scan;
 use crate::sync::{Backend, Std};
+use crate::RunError;
 
 /// The free-CPU mask plus the linear scan.
 pub struct Fmask<B: Backend = Std> {
@@ -45,11 +46,11 @@ impl<B: Backend> FindCpu<B> for Fmask<B> {
             None => scan::<B>(rank, earliest),
         }
     }
-    fn check(&self, ranks: &[u64]) -> Result<(), String> {
+    fn check(&self, ranks: &[u64]) -> Result<(), RunError> {
         let want: Vec<usize> = (0..ranks.len()).filter(|&c| ranks[c] == FREE).collect();
         let got = self.free.to_vec();
         if got != want {
-            return Err(format!("fmask: free mask {got:?}, the free CPUs are {want:?}"));
+            return Err(RunError::Internal(format!("fmask: free mask {got:?}, the free CPUs are {want:?}")));
         }
         Ok(())
     }

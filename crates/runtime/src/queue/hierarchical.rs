@@ -19,6 +19,7 @@
 
 use crate::queue::binomial::BinomialHeap;
 use crate::sync::{Backend, SpinLock, Std};
+use crate::RunError;
 
 /// The queue of queues over `m` local heaps.
 pub struct Hierarchical<K, B: Backend = Std> {
@@ -100,7 +101,7 @@ impl<K: Ord + Copy + Send, B: Backend> Hierarchical<K, B> {
 
     /// The elements and whether the two levels agree, read at quiescence: the global heap
     /// holds exactly each non-empty local heap's minimum. For tests and end-of-run checks.
-    pub fn check_quiescent(&self) -> Result<Vec<K>, String> {
+    pub fn check_quiescent(&self) -> Result<Vec<K>, RunError> {
         let mut out = Vec::new();
         let mut want = Vec::new();
         for (c, l) in self.local.iter().enumerate() {
@@ -114,11 +115,11 @@ impl<K: Ord + Copy + Send, B: Backend> Hierarchical<K, B> {
         got.sort_unstable();
         want.sort_unstable();
         if got != want {
-            return Err(format!(
+            return Err(RunError::Internal(format!(
                 "the global heap holds {} entries that are not the local minima ({} non-empty local heaps)",
                 got.len(),
                 want.len()
-            ));
+            )));
         }
         Ok(out)
     }

@@ -37,6 +37,7 @@
 //! platform's [`Backend`] so that the loom models (tests below) check the same code.
 
 use crate::sync::{Backend, SpinLock, Std};
+use crate::RunError;
 
 /// A node's tag (IPL 1996: EMPTY, AVAILABLE or the pid of the moving insertion).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,7 +258,7 @@ impl<K: Ord + Copy + Send, B: Backend> HuntHeap<K, B> {
     /// The elements and whether the heap is well formed, read at quiescence (no operation in
     /// progress): positions `1..=len` hold `Available` elements in heap order, the others are
     /// `Empty`. For tests and end-of-run consistency checks.
-    pub fn check_quiescent(&self) -> Result<Vec<K>, String> {
+    pub fn check_quiescent(&self) -> Result<Vec<K>, RunError> {
         let len = self.len();
         let filled: std::collections::BTreeSet<usize> = (1..=len).map(position).collect();
         let mut out = Vec::with_capacity(len);
@@ -268,14 +269,18 @@ impl<K: Ord + Copy + Send, B: Backend> HuntHeap<K, B> {
                     if i > 1 {
                         let p = self.nodes[i / 2].lock_untraced().item;
                         if p.is_some_and(|p| k < p) {
-                            return Err(format!("node {i} is smaller than its parent {}", i / 2));
+                            return Err(RunError::Internal(format!("node {i} is smaller than its parent {}", i / 2)));
                         }
                     }
                     out.push(k);
                 }
                 (false, Tag::Empty, None) => {}
-                (true, t, _) => return Err(format!("node {i} of {len} is {t:?}, not an available element")),
-                (false, t, _) => return Err(format!("node {i} beyond the {len} elements is {t:?}")),
+                (true, t, _) => {
+                    return Err(RunError::Internal(format!("node {i} of {len} is {t:?}, not an available element")))
+                }
+                (false, t, _) => {
+                    return Err(RunError::Internal(format!("node {i} beyond the {len} elements is {t:?}")))
+                }
             }
         }
         Ok(out)

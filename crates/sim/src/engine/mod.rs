@@ -13,9 +13,9 @@ mod state;
 
 use crate::config::{Scheduler, SimConfig};
 use crate::error::SimError;
-use crate::recorder::{DirtyCpus, Recorder};
+use crate::recorder::{DirtyCpus, Recorder, NONE};
 use crate::result::SimResult;
-use crate::setup::{setup, Draw, EarlyEnd, Setup, NONE};
+use crate::setup::{setup, Draw, EarlyEnd, Setup};
 use rtsched_model::{ModelError, TaskSet, Time, MAX_TIME};
 use rtsched_policy::{Gedf, GedfQuantum, Partitioned, PriorityRule};
 use state::{Check, Engine, Ovh, TaskState};

@@ -6,7 +6,7 @@
 
 use super::state::{Check, Engine, Seg};
 use crate::error::SimError;
-use crate::setup::NONE;
+use crate::recorder::NONE;
 use rtsched_model::Time;
 use rtsched_policy::Policy;
 use rtsched_trace::{Event, JobId, OverheadKind};

@@ -6,8 +6,8 @@
 use crate::config::{Arrivals, ExecTimes, SimConfig};
 use crate::error::SimError;
 use crate::overheads::Overheads;
-use crate::recorder::{DirtyCpus, Recorder};
-use crate::setup::{Draw, EarlyEnd, NONE};
+use crate::recorder::{DirtyCpus, Recorder, NONE};
+use crate::setup::{Draw, EarlyEnd};
 use rtsched_model::{ModelError, Time};
 use rtsched_policy::{invariant, Policy, Prio, PriorityRule};
 use rtsched_trace::{Event, JobId, OverheadKind};
@@ -237,9 +237,11 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
         sorted.sort();
         match self.check {
             Check::Global | Check::GlobalAtTicks if self.check == Check::Global || ticked => {
-                invariant::check_global(self.sched.len(), &sorted, &self.sched).or_else(fail)?
+                invariant::check_global(self.sched.len(), &sorted, &self.sched).or_else(|v| fail(v.to_string()))?
             }
-            Check::Partitioned => invariant::check_partitioned(&self.cpu_of, &sorted, &self.sched).or_else(fail)?,
+            Check::Partitioned => {
+                invariant::check_partitioned(&self.cpu_of, &sorted, &self.sched).or_else(|v| fail(v.to_string()))?
+            }
             _ => {}
         }
         Ok(())

@@ -10,6 +10,7 @@
 use crate::mechanism::forkjoin::Shape;
 use crate::mechanism::{Job, TaskParams};
 use crate::queue::release::TaskBook;
+use crate::RunError;
 use rtsched_policy::PriorityRule;
 
 /// A domain's fork-join job book (under the domain's leaf lock).
@@ -84,7 +85,7 @@ impl Book {
     /// Exactly once and in order for `task`: each thread slot completed once per completed job
     /// of its task, plus once for the head job when its region is before the head's current
     /// one (or is it, partly), never for a later region.
-    pub fn check(&self, shape: &Shape, task: u32) -> Result<(), String> {
+    pub fn check(&self, shape: &Shape, task: u32) -> Result<(), RunError> {
         let i = task as usize;
         let done = self.tb.completed()[i];
         let head = self.tb.head(i).is_some();
@@ -102,14 +103,14 @@ impl Book {
                 c == done || c == done + 1
             };
             if !ok {
-                return Err(format!(
+                return Err(RunError::Internal(format!(
                     "thread slot {s} (task {task}, region {r}) completed {c} times with {done} jobs of its task completed"
-                ));
+                )));
             }
         }
         let width = shape.region(task, cur).len() as u32;
         if head && in_cur + self.outstanding[i] != width {
-            return Err(format!("task {task}: region {cur} has {in_cur} threads done and {} outstanding", self.outstanding[i]));
+            return Err(RunError::Internal(format!("task {task}: region {cur} has {in_cur} threads done and {} outstanding", self.outstanding[i])));
         }
         Ok(())
     }

@@ -30,6 +30,7 @@ use crate::queue::cpumask::CpuMask;
 use crate::queue::find_cpu::{Earliest, FindCpu, FREE};
 use crate::queue::runqueue::RunQueue;
 use crate::sync::{Atom, Backend, SpinGuard, SpinLock, Std};
+use crate::RunError;
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::Ordering;
 
@@ -389,17 +390,17 @@ impl<F: FindCpu<B>, B: Backend> Core<F, B> {
 
     /// Checks the published state against the run-queues at rest (no concurrent update): the
     /// caches, the overloaded mask and the find-CPU structure (`FindCpu::check`).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), RunError> {
         let mut ranks = Vec::with_capacity(self.rqs.len());
         for (c, l) in self.rqs.iter().enumerate() {
             let rq = l.lock_untraced();
             let (e, n) = (rq.earliest(), rq.next());
             if self.earliest[c].load(Ordering::Acquire) != e || self.next[c].load(Ordering::Acquire) != n {
-                return Err(format!("run-queue {c}: published earliest/next differ from its jobs"));
+                return Err(RunError::Internal(format!("run-queue {c}: published earliest/next differ from its jobs")));
             }
             let ov = rq.len() >= 2 && !rq.queued.is_empty();
             if self.overloaded.test(c) != ov {
-                return Err(format!("run-queue {c}: overload bit {} but {} jobs", !ov, rq.len()));
+                return Err(RunError::Internal(format!("run-queue {c}: overload bit {} but {} jobs", !ov, rq.len())));
             }
             ranks.push(e);
         }

@@ -24,19 +24,19 @@
 //! acquisitions without contention), not the cross-core misses of the paper's 48-core machine.
 
 use super::ops::{Env, Op};
-use super::vtime::mechanism;
+use super::recording::{mechanism, Call, PrevKind, Recording};
 pub use super::vtime::record;
 use super::PushPull;
 use crate::clock::{self, ClockPair};
-use crate::mechanism::{Job, Prev, TaskParams};
+use crate::mechanism::{Job, Prev};
 use crate::queue::cpudl::Cpudl;
 use crate::queue::cpupri::Cpupri;
 use crate::queue::find_cpu::FindCpu;
 use crate::queue::find_linear::Linear;
 use crate::queue::fmask::Fmask;
 use crate::sync::{SpinGuard, SpinLock};
-use rtsched_model::TaskSet;
-use rtsched_policy::PriorityRule;
+use crate::RunError;
+use rtsched_model::{ModelError, TaskSet};
 
 /// A find-CPU variant of the cost experiment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -58,48 +58,16 @@ impl Variant {
         }
     }
     /// The variant named `s`; the error lists the names.
-    pub fn parse(s: &str) -> Result<Variant, String> {
+    pub fn parse(s: &str) -> Result<Variant, ModelError> {
         Variant::ALL
             .into_iter()
             .find(|v| v.name() == s)
-            .ok_or_else(|| format!("unknown find-CPU variant {s:?}; known: linear, fmask, cpudl, cpupri"))
+            .ok_or_else(|| ModelError::new(format!("unknown find-CPU variant {s:?}; known: linear, fmask, cpudl, cpupri")))
     }
     /// Whether it schedules by fixed priorities (rate-monotonic recordings).
     pub fn fixed_priority(self) -> bool {
         self == Variant::Cpupri
     }
-}
-
-/// What a worker stopped doing, as recorded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PrevKind {
-    Idle,
-    Preempted,
-    Completed,
-}
-
-/// One recorded plugin call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Call {
-    /// Release domain `cpu`'s handler at `now`.
-    Release { cpu: u32, now: u64 },
-    /// CPU `cpu`'s scheduler after `prev` (about the job it ran), which returned `got` (task, job).
-    Schedule { cpu: u32, prev: PrevKind, got: Option<(u32, u32)> },
-}
-
-/// A recorded run.
-#[derive(Debug, Clone)]
-pub struct Recording {
-    pub m: usize,
-    pub tasks: Vec<TaskParams>,
-    pub rule: PriorityRule,
-    pub horizon: u64,
-    pub calls: Vec<Call>,
-    /// Jobs released, and instants at which the global invariant was checked.
-    pub jobs: u64,
-    pub checks: u64,
-    /// Every completion: (task, job, time).
-    pub completed: Vec<(u32, u32, u64)>,
 }
 
 /// Cycle counts of one operation: exact counts below [`Hist::EXACT`] cycles, the rest kept.
@@ -294,7 +262,7 @@ impl Env for TimingEnv<'_> {
 /// Replays `rec` against a fresh mechanism over the find-CPU structure `find` (sized for
 /// `rec.m`), adding each operation's cycles to `probe`. Errors if the replay diverges from the
 /// recording (a variant that decided differently).
-pub fn replay<F: FindCpu>(rec: &Recording, find: F, probe: &mut Probe) -> Result<(), String> {
+pub fn replay<F: FindCpu>(rec: &Recording, find: F, probe: &mut Probe) -> Result<(), RunError> {
     let pp = mechanism(&rec.tasks, rec.m, &rec.rule, rec.horizon, find)?;
     let mut running: Vec<Option<Job>> = vec![None; rec.m];
     let mut env = TimingEnv { resched: vec![false; rec.m], probe };
@@ -310,11 +278,11 @@ pub fn replay<F: FindCpu>(rec: &Recording, find: F, probe: &mut Probe) -> Result
                 };
                 let r = pp.schedule_with(&mut env, c, p);
                 if r.map(|j| (j.task(), j.seq())) != got {
-                    return Err(format!(
+                    return Err(RunError::Internal(format!(
                         "replay over {}: call {i} (schedule on CPU {c}) returned {:?}, the recording {got:?}",
                         find_name::<F>(&pp),
                         r.map(|j| (j.task(), j.seq()))
-                    ));
+                    )));
                 }
                 running[c] = r;
             }
@@ -348,7 +316,7 @@ pub struct OpCost {
 /// The costs of every operation of `variant` over the sets `sets` on `m` CPUs: each set is
 /// recorded for `horizon` ns (EDF, or rate-monotonic for cpupri) and replayed once, timed.
 /// The TSC is calibrated against the monotonic clock over the whole measurement.
-pub fn measure(sets: &[TaskSet], m: usize, horizon: u64, variants: &[Variant], max_calls: usize) -> Result<Vec<(Variant, Vec<OpCost>)>, String> {
+pub fn measure(sets: &[TaskSet], m: usize, horizon: u64, variants: &[Variant], max_calls: usize) -> Result<Vec<(Variant, Vec<OpCost>)>, RunError> {
     let mut probe = Probe::default();
     probe.calibrate();
     let a = ClockPair::now();

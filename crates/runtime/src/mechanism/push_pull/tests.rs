@@ -74,7 +74,7 @@ impl<F: FindCpu> Driven<F> {
     }
 
     fn check(&self) -> Result<(), String> {
-        self.pp.consistent()?;
+        self.pp.consistent().map_err(|e| e.to_string())?;
         let mut runs: Vec<Prio> = self.running.iter().flatten().map(|j| j.prio).collect();
         runs.sort();
         if runs.windows(2).any(|w| w[0] == w[1]) {
@@ -101,7 +101,7 @@ impl<F: FindCpu> Driven<F> {
         let mut ready: Vec<Prio> = self.pp.heads().iter().map(|j| j.prio).collect();
         ready.sort_unstable();
         let run: Vec<Option<Prio>> = self.running.iter().map(|r| r.map(|j| j.prio)).collect();
-        invariant::check_global(self.running.len(), &ready, &run)
+        invariant::check_global(self.running.len(), &ready, &run).map_err(|e| e.to_string())
     }
 }
 
@@ -257,7 +257,7 @@ fn replays_follow_the_recording() {
     .unwrap();
     let m = 2;
     let rec = replay::record(&ts, m, false, 1_000_000, 1_000_000).unwrap();
-    let counts = |f: &mut dyn FnMut(&mut Probe) -> Result<(), String>| {
+    let counts = |f: &mut dyn FnMut(&mut Probe) -> Result<(), RunError>| {
         let mut p = Probe::default();
         f(&mut p).unwrap();
         p.hist.iter().map(|h| h.count()).collect::<Vec<_>>()
@@ -275,7 +275,8 @@ fn replays_follow_the_recording() {
     // EDF recording with fixed-priority ranks is caught.
     let mut wrong = fp.clone();
     wrong.calls = rec.calls.clone();
-    assert!(replay::replay(&wrong, Cpupri::new(m, ts.len()), &mut Probe::default()).unwrap_err().contains("recording"));
+    let e = replay::replay(&wrong, Cpupri::new(m, ts.len()), &mut Probe::default()).unwrap_err();
+    assert!(matches!(e, RunError::Internal(_)) && e.to_string().contains("recording"), "{e}");
     // measure: one line per variant and operation.
     let costs = replay::measure(&[ts], m, 200_000, &Variant::ALL, 1_000_000).unwrap();
     assert_eq!(costs.len(), 4);
@@ -292,9 +293,13 @@ fn bad_parameters_are_refused() {
     let e = PushPull::new("push-pull", &p, 1, &PriorityRule::Edf, 0, 1 << 45, Linear::new(1), 3).err().unwrap();
     assert!(e.to_string().contains("44 bits"), "{e}");
     assert!(replay::record(&rtsched_model::TaskSet::from_ct(&[(1, 10)]).unwrap(), 0, false, 10, 10).is_err());
-    assert!(replay::record(&rtsched_model::TaskSet::from_ct(&[(1, 10)]).unwrap(), 1, false, 1000, 5).unwrap_err().contains("calls"));
+    let e = replay::record(&rtsched_model::TaskSet::from_ct(&[(1, 10)]).unwrap(), 1, false, 1000, 5).unwrap_err();
+    assert!(matches!(e, RunError::Model(_)) && e.to_string().contains("calls"), "{e}");
     assert_eq!(Variant::parse("cpudl"), Ok(Variant::Cpudl));
-    assert!(Variant::parse("heap").unwrap_err().contains("known"));
+    assert_eq!(
+        Variant::parse("heap").unwrap_err().to_string(),
+        "unknown find-CPU variant \"heap\"; known: linear, fmask, cpudl, cpupri"
+    );
 }
 
 /// A push failure: the target found changes before it is locked, every time. Built by hand
@@ -310,7 +315,7 @@ fn a_push_whose_targets_keep_changing_fails_and_is_reported() {
         fn find(&self, _rank: u64, _e: &crate::queue::find_cpu::Earliest) -> Option<usize> {
             Some(1)
         }
-        fn check(&self, _ranks: &[u64]) -> Result<(), String> {
+        fn check(&self, _ranks: &[u64]) -> Result<(), RunError> {
             Ok(())
         }
     }
@@ -446,7 +451,7 @@ impl FindCpu for StaleForEven {
         }
         self.0.find(rank, e)
     }
-    fn check(&self, ranks: &[u64]) -> Result<(), String> {
+    fn check(&self, ranks: &[u64]) -> Result<(), RunError> {
         self.0.check(ranks)
     }
 }

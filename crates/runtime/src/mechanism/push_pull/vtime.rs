@@ -18,12 +18,12 @@
 //!   measures exactly the deviation the push failures cause.
 
 use super::ops::{Env, Op};
-use super::replay::{Call, PrevKind, Recording};
-use super::PushPull;
+use super::recording::{mechanism, Call, PrevKind, Recording};
 use crate::mechanism::{Job, Plugin, Prev, TaskParams};
 use crate::queue::find_cpu::FindCpu;
 use crate::queue::find_linear::Linear;
 use crate::sync::{SpinGuard, SpinLock};
+use crate::RunError;
 use rtsched_model::TaskSet;
 use rtsched_policy::{invariant, FpOrder, Prio, PriorityRule};
 use rtsched_trace::{Event, JobId, Record, Trace, TraceMeta};
@@ -53,17 +53,6 @@ impl Env for VEnv {
     }
 }
 
-/// The mechanism of a recording or replay over `find` (time zero at 0, 3 push attempts).
-pub(super) fn mechanism<F: FindCpu>(
-    tasks: &[TaskParams],
-    m: usize,
-    rule: &PriorityRule,
-    horizon: u64,
-    find: F,
-) -> Result<PushPull<F>, String> {
-    PushPull::new("push-pull", tasks, m, rule, 0, horizon, find, 3).map_err(|e| e.to_string())
-}
-
 /// A virtual-time run: the recording, the schedule as a trace, the push failures and the time
 /// the global invariant was violated (summed over settled instants).
 #[derive(Debug, Clone)]
@@ -77,11 +66,12 @@ pub struct VirtualRun {
 /// Records `ts` (implicit or constrained deadlines; every job runs for its WCET) on `m` CPUs
 /// for `horizon` ns of virtual time under push/pull global EDF (`fixed_priority`: global
 /// rate-monotonic) over the linear scan, strictly (see the module docs). Errors: bad input
-/// (m = 0, an empty set, a zero horizon), more than `max_calls` calls (a bound on the work),
-/// a push failure or a violated invariant (a bug: the message names the instant).
-pub fn record(ts: &TaskSet, m: usize, fixed_priority: bool, horizon: u64, max_calls: usize) -> Result<Recording, String> {
+/// (m = 0, an empty set, a zero horizon) and more than `max_calls` calls (a bound on the work)
+/// are input errors; a push failure or a violated invariant is an internal error (a bug: the
+/// message names the instant).
+pub fn record(ts: &TaskSet, m: usize, fixed_priority: bool, horizon: u64, max_calls: usize) -> Result<Recording, RunError> {
     if m == 0 {
-        return Err(format!("record: need m ≥ 1 (m = {m})"));
+        return Err(RunError::input(format!("record: need m ≥ 1 (m = {m})")));
     }
     run(ts, m, fixed_priority, horizon, max_calls, Linear::new(m), true).map(|r| r.recording)
 }
@@ -96,12 +86,12 @@ pub fn run<F: FindCpu>(
     max_calls: usize,
     find: F,
     strict: bool,
-) -> Result<VirtualRun, String> {
+) -> Result<VirtualRun, RunError> {
     if m == 0 || ts.is_empty() || horizon == 0 {
-        return Err(format!(
+        return Err(RunError::input(format!(
             "record: need m ≥ 1, a task and a positive horizon (m = {m}, n = {}, horizon = {horizon})",
             ts.len()
-        ));
+        )));
     }
     let tasks: Vec<TaskParams> = ts.iter().map(|t| TaskParams { deadline: t.deadline, period: t.period }).collect();
     let wcet: Vec<u64> = ts.iter().map(|t| t.wcet.max(1)).collect();
@@ -144,11 +134,11 @@ pub fn run<F: FindCpu>(
             calls.push(Call::Schedule { cpu: c as u32, prev: kind, got: got.map(|j| (j.task(), j.seq())) });
             dispatch(c, got, &mut running, &mut seq, &mut remaining);
             if too_many(&calls) {
-                return Err(format!("record: more than {max_calls} calls (raise the bound or shorten the horizon)"));
+                return Err(RunError::input(format!("record: more than {max_calls} calls (raise the bound or shorten the horizon)")));
             }
         }
         if strict && env.failed > 0 {
-            return Err(format!("record: a push failed single-threaded at {now} ns (a bug)"));
+            return Err(RunError::Internal(format!("record: a push failed single-threaded at {now} ns (a bug)")));
         }
         // The trace at this instant: releases, then what each CPU now runs.
         for j in env.released.drain(..) {
@@ -171,7 +161,7 @@ pub fn run<F: FindCpu>(
         let run: Vec<Option<Prio>> = running.iter().map(|r| r.map(|j| j.prio)).collect();
         let ok = invariant::check_global(m, &ready, &run);
         if strict {
-            ok.clone().map_err(|e| format!("record: at {now} ns: {e}"))?;
+            ok.clone().map_err(|e| RunError::Internal(format!("record: at {now} ns: {e}")))?;
         }
         checks += 1;
         // The next instant: a completion or a release.
@@ -213,7 +203,7 @@ pub fn run<F: FindCpu>(
             }
         }
         if too_many(&calls) {
-            return Err(format!("record: more than {max_calls} calls (raise the bound or shorten the horizon)"));
+            return Err(RunError::input(format!("record: more than {max_calls} calls (raise the bound or shorten the horizon)")));
         }
     }
     let jobs = pp.accounting().released.iter().map(|&r| r as u64).sum();

@@ -95,7 +95,7 @@ impl<B: Backend> SharedQueue for HuntHeap<Prio, B> {
         HuntHeap::pop(self)
     }
     fn quiescent(&self) -> Result<Vec<Prio>, String> {
-        self.check_quiescent()
+        self.check_quiescent().map_err(|e| e.to_string())
     }
 }
 
@@ -115,7 +115,7 @@ impl<B: Backend> SharedQueue for Hierarchical<Prio, B> {
         Hierarchical::pop(self)
     }
     fn quiescent(&self) -> Result<Vec<Prio>, String> {
-        self.check_quiescent()
+        self.check_quiescent().map_err(|e| e.to_string())
     }
 }
 

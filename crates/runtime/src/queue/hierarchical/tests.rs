@@ -23,7 +23,7 @@ proptest! {
                 _ => prop_assert_eq!(q.peek(), o.peek().map(|r| r.0)),
             }
             prop_assert_eq!(q.len(), o.len());
-            let mut items = q.check_quiescent().map_err(TestCaseError::fail)?;
+            let mut items = q.check_quiescent().map_err(|e| TestCaseError::fail(e.to_string()))?;
             items.sort_unstable();
             let mut want: Vec<u32> = o.iter().map(|r| r.0).collect();
             want.sort_unstable();

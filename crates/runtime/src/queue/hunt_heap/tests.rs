@@ -52,7 +52,7 @@ proptest! {
                 _ => prop_assert_eq!(h.peek(), o.peek().map(|r| r.0)),
             }
             prop_assert_eq!(h.len(), o.len());
-            let mut items = h.check_quiescent().map_err(TestCaseError::fail)?;
+            let mut items = h.check_quiescent().map_err(|e| TestCaseError::fail(e.to_string()))?;
             items.sort_unstable();
             let mut want: Vec<u32> = o.iter().map(|r| r.0).collect();
             want.sort_unstable();
