@@ -125,5 +125,33 @@ mod tests {
         assert_eq!(RunError::Trace("the trace is incomplete: 4 records dropped".into()).kind(), ErrorKind::Platform);
         assert_eq!(RunError::Placement("pedf needs a partition".into()).to_string(), "pedf needs a partition");
         assert_eq!(RunError::Config("x".into()).to_string(), "bad run configuration: x");
+        // A failed check of the runtime's own books is an internal error with the same words.
+        let e = RunError::from(Inconsistency::from("spres: task 2 held twice"));
+        assert_eq!((e.kind(), e.to_string()), (ErrorKind::Internal, "spres: task 2 held twice".to_string()));
+    }
+}
+
+/// A failed check of the runtime's own books or structures (a mechanism's accounting, a shared
+/// queue read at rest, an at-rest invariant): a bug in rtsched, not in the input. `Display` is
+/// the message; it becomes [`RunError::Internal`].
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{0}")]
+pub struct Inconsistency(pub String);
+
+impl From<String> for Inconsistency {
+    fn from(s: String) -> Inconsistency {
+        Inconsistency(s)
+    }
+}
+
+impl From<&str> for Inconsistency {
+    fn from(s: &str) -> Inconsistency {
+        Inconsistency(s.to_string())
+    }
+}
+
+impl From<Inconsistency> for RunError {
+    fn from(e: Inconsistency) -> RunError {
+        RunError::Internal(e.0)
     }
 }

@@ -55,7 +55,7 @@ pub use backend::forkjoin::{forkjoin_job_csv, forkjoin_jobs, forkjoin_summary, r
 pub use backend::result::{to_trace, JobRecord, RunResult, Stats};
 pub use backend::{kernel_sd, run};
 pub use config::{IdleMode, RunConfig};
-pub use error::{ErrorKind, ParamError, RunError};
+pub use error::{ErrorKind, Inconsistency, ParamError, RunError};
 pub use mechanism::Mechanism;
 pub use platform::body::ExecTime;
 pub use platform::{body, clock, interference, parallel, sync, tracer, user};

@@ -189,7 +189,7 @@ impl RunInfo {
                 InvariantKind::Unobservable(why) => why.to_string(),
                 _ => format!("{}: no invariant", e.name),
             }),
-            Err(err) => Promise::Unobservable(err),
+            Err(err) => Promise::Unobservable(err.to_string()),
         };
         RunInfo {
             scheduler: e.name,
@@ -333,7 +333,7 @@ impl RunResult {
             }
         }
         if let Err(e) = &acc.consistent {
-            errors.push(e.clone());
+            errors.push(e.to_string());
         }
         let mt = &self.metrics;
         self.accounting =

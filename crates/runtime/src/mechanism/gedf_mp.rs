@@ -351,7 +351,7 @@ impl Plugin for GedfMp {
         Accounting {
             released: d.book.released().to_vec(),
             completed: d.book.completed().to_vec(),
-            consistent: self.check(d),
+            consistent: self.check(d).map_err(crate::Inconsistency),
         }
     }
 }

@@ -199,7 +199,7 @@ impl Plugin for Pedf {
                     Err(format!("{}: CPU {c} has {} pending jobs but holds {queued} queued", self.name, pending.len()));
             }
         }
-        Accounting { released, completed, consistent }
+        Accounting { released, completed, consistent: consistent.map_err(crate::Inconsistency) }
     }
 }
 

@@ -225,7 +225,7 @@ pub struct Accounting {
     /// Result of the plugin's consistency check: every released, incomplete job's head job
     /// (the task's oldest) is findable in the plugin's structures (ready, linked or scheduled),
     /// and the policy's invariant holds at rest.
-    pub consistent: Result<(), String>,
+    pub consistent: Result<(), crate::error::Inconsistency>,
 }
 
 /// A scheduler mechanism (see the module docs for each callback's precondition and the

@@ -517,7 +517,7 @@ impl<F: FindCpu> Plugin for PushPull<F> {
                 self.books[task as usize % d].lock_untraced().slot_counts(&self.shape, s)
             })
             .unzip();
-        Accounting { released, completed, consistent: self.consistent().map_err(|e| e.to_string()) }
+        Accounting { released, completed, consistent: self.consistent().map_err(|e| crate::Inconsistency(e.to_string())) }
     }
 }
 

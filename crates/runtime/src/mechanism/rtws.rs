@@ -332,7 +332,7 @@ impl Plugin for Rtws {
             }
         }
         let released = st.shape.of_slot.iter().map(|&(t, _)| rel[t as usize]).collect();
-        Accounting { released, completed: st.completed_slot.clone(), consistent }
+        Accounting { released, completed: st.completed_slot.clone(), consistent: consistent.map_err(crate::Inconsistency) }
     }
 }
 
@@ -368,7 +368,7 @@ mod tests {
             }
         }
         drop(st);
-        p.accounting().consistent
+        p.accounting().consistent.map_err(|e| e.0)
     }
 
     proptest! {

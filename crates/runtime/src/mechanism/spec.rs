@@ -115,8 +115,8 @@ impl Mechanism {
     }
 
     /// The invariant the mechanism promises on `m` CPUs (`None`: unobservable).
-    pub fn invariant(&self, ts: &TaskSet, m: usize) -> Result<Option<Invariant>, String> {
-        self.entry.invariant_for(ts, m, self.partition(), &self.params).map_err(|e| e.to_string())
+    pub fn invariant(&self, ts: &TaskSet, m: usize) -> Result<Option<Invariant>, RunError> {
+        self.entry.invariant_for(ts, m, self.partition(), &self.params)
     }
 
     /// Checks `cfg` and `ts` for this mechanism: the common checks, the placement, the

@@ -491,7 +491,7 @@ impl Plugin for SpresMech {
                 }
             }
         }
-        Accounting { released, completed, consistent }
+        Accounting { released, completed, consistent: consistent.map_err(crate::Inconsistency) }
     }
 }
 

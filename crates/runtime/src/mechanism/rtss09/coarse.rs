@@ -155,7 +155,7 @@ impl Plugin for GsnEdf {
         let scheduled = st.dispatch.scheduled().iter().flatten().copied();
         let consistent = check_at_rest(&heads(&st.book), &linked, queued, scheduled, true)
             .map_err(|e| format!("{}: {e}", self.name()));
-        Accounting { released: st.book.released().to_vec(), completed: st.book.completed().to_vec(), consistent }
+        Accounting { released: st.book.released().to_vec(), completed: st.book.completed().to_vec(), consistent: consistent.map_err(crate::Inconsistency) }
     }
 }
 
@@ -234,7 +234,7 @@ mod tests {
             return Err(format!("a job runs twice: {runs:?}"));
         }
         drop(st);
-        g.accounting().consistent
+        g.accounting().consistent.map_err(|e| e.0)
     }
 
     proptest! {

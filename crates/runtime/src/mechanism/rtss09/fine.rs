@@ -52,6 +52,7 @@
 //! during a queue insertion or deletion; the top is peeked under it (the check of step 2).
 
 use crate::mechanism::dispatch::{check_at_rest, heads, placeholder, Dispatch};
+use crate::Inconsistency;
 use crate::mechanism::registry::Setup;
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
@@ -78,7 +79,7 @@ pub trait SharedQueue: Send + Sync {
     fn peek(&self) -> Option<Prio>;
     fn pop(&self) -> Option<Prio>;
     /// The elements, read at quiescence, or why the structure is malformed.
-    fn quiescent(&self) -> Result<Vec<Prio>, String>;
+    fn quiescent(&self) -> Result<Vec<Prio>, Inconsistency>;
 }
 
 impl<B: Backend> SharedQueue for HuntHeap<Prio, B> {
@@ -94,8 +95,8 @@ impl<B: Backend> SharedQueue for HuntHeap<Prio, B> {
     fn pop(&self) -> Option<Prio> {
         HuntHeap::pop(self)
     }
-    fn quiescent(&self) -> Result<Vec<Prio>, String> {
-        self.check_quiescent().map_err(|e| e.to_string())
+    fn quiescent(&self) -> Result<Vec<Prio>, Inconsistency> {
+        self.check_quiescent().map_err(|e| Inconsistency(e.to_string()))
     }
 }
 
@@ -114,8 +115,8 @@ impl<B: Backend> SharedQueue for Hierarchical<Prio, B> {
     fn pop(&self) -> Option<Prio> {
         Hierarchical::pop(self)
     }
-    fn quiescent(&self) -> Result<Vec<Prio>, String> {
-        self.check_quiescent().map_err(|e| e.to_string())
+    fn quiescent(&self) -> Result<Vec<Prio>, Inconsistency> {
+        self.check_quiescent().map_err(|e| Inconsistency(e.to_string()))
     }
 }
 
@@ -388,11 +389,11 @@ impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
     /// At rest (no handler running): no reservation is left, every pending job (`pending`,
     /// priority order) is linked or queued exactly once (stale entries aside), and the linked
     /// jobs are the `min(m, r)` highest-priority pending jobs.
-    pub fn check_at_rest(&self, pending: &[Prio]) -> Result<(), String> {
+    pub fn check_at_rest(&self, pending: &[Prio]) -> Result<(), Inconsistency> {
         let map = self.map.lock_untraced();
         let linked: Vec<Option<Prio>> = (0..map.policy.m()).map(|c| map.policy.linked(c)).collect();
         let queued = self.queue.quiescent()?.into_iter().filter(|p| !self.is_stale(p));
-        check_at_rest(pending, &linked, queued, map.dispatch.scheduled().iter().flatten().copied(), true)
+        check_at_rest(pending, &linked, queued, map.dispatch.scheduled().iter().flatten().copied(), true).map_err(Inconsistency)
     }
 }
 
@@ -475,7 +476,7 @@ impl<Q: SharedQueue> Plugin for Fine<Q> {
     fn accounting(&self) -> Accounting {
         let book = self.rel.lock_untraced();
         let consistent = self.core.check_at_rest(&heads(&book)).map_err(|e| format!("{}: {e}", self.name()));
-        Accounting { released: book.released().to_vec(), completed: book.completed().to_vec(), consistent }
+        Accounting { released: book.released().to_vec(), completed: book.completed().to_vec(), consistent: consistent.map_err(crate::Inconsistency) }
     }
 }
 

@@ -177,7 +177,7 @@ impl Plugin for Quantum {
         let scheduled = st.dispatch.scheduled().iter().flatten().copied();
         let consistent = check_at_rest(&heads(&r.book), &linked, queued, scheduled, false)
             .map_err(|e| format!("{}: {e}", self.name()));
-        Accounting { released: r.book.released().to_vec(), completed: r.book.completed().to_vec(), consistent }
+        Accounting { released: r.book.released().to_vec(), completed: r.book.completed().to_vec(), consistent: consistent.map_err(crate::Inconsistency) }
     }
 }
 

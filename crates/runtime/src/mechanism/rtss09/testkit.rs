@@ -93,7 +93,7 @@ impl<'a, P: Plugin, R: Policy> Driver<'a, P, R> {
     }
 
     /// Runs one step; the reference follows the releases the plugin recorded.
-    pub fn step(&mut self, op: Op) -> Result<(), String> {
+    pub(crate) fn step(&mut self, op: Op) -> Result<(), String> {
         let seen = self.tb.records().len();
         let m = self.running.len();
         let mut completed = None;
@@ -169,7 +169,7 @@ impl<'a, P: Plugin, R: Policy> Driver<'a, P, R> {
 
     /// The plugin's links equal the reference's (as a set), and a linked job runs nowhere
     /// but on its CPU.
-    pub fn check_links(&self, linked: &[Option<Prio>]) -> Result<(), String> {
+    pub(crate) fn check_links(&self, linked: &[Option<Prio>]) -> Result<(), String> {
         let mut set: Vec<Prio> = linked.iter().flatten().copied().collect();
         set.sort();
         if set != self.reference.linked_set() {
