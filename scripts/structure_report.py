@@ -85,57 +85,12 @@ def rust_circles(repo: Path) -> dict[str, list[list[str]]]:
                 if target[:n] == here[:n]:
                     continue  # an ancestor or a descendant
                 edges[here].add(target)
-        comps = [c for c in _scc(edges) if len(c) > 1]
+        name = {m: "::".join(m) or "crate" for m in mods}
+        graph = {(name[a], name[b]): {"top"} for a, targets in edges.items() for b in targets}
+        comps = CIRCLES.circles(sorted(name.values()), graph)
         if comps:
-            out[crate.name] = [sorted("::".join(m) or "crate" for m in c) for c in comps]
+            out[crate.name] = comps
     return out
-
-
-def _scc(edges: dict) -> list[list]:
-    """Tarjan's strongly connected components (iterative)."""
-    index: dict = {}
-    low: dict = {}
-    stack: list = []
-    on: set = set()
-    comps: list[list] = []
-    counter = 0
-    for root in edges:
-        if root in index:
-            continue
-        work = [(root, iter(sorted(edges[root])))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on.add(root)
-        while work:
-            v, it = work[-1]
-            advanced = False
-            for w in it:
-                if w not in index:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on.add(w)
-                    work.append((w, iter(sorted(edges.get(w, ())))))
-                    advanced = True
-                    break
-                if w in on:
-                    low[v] = min(low[v], index[w])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[v])
-            if low[v] == index[v]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on.discard(w)
-                    comp.append(w)
-                    if w == v:
-                        break
-                comps.append(comp)
-    return comps
 
 
 def string_errors(repo: Path, crates=("runtime", "policy", "trace")) -> list[str]:
@@ -165,18 +120,29 @@ def long_files(repo: Path, limit: int = 500) -> list[tuple[str, int]]:
     return sorted(out, key=lambda x: -x[1])
 
 
+def _import_circles(script: Path):
+    """scripts/import_circles.py as a module: its graph walk (``circles``, Tarjan's strongly
+    connected components) serves the Rust graph too."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_import_circles", script)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {script}")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+#: This checkout's circle finder (the Rust graph uses it whatever --repo names).
+CIRCLES = _import_circles(Path(__file__).resolve().parent / "import_circles.py")
+
+
 def python_circles(repo: Path) -> list | None:
     """scripts/import_circles.py's circles among the tree's python/rtsched modules."""
     script = repo / "scripts" / "import_circles.py"
     if not script.exists():
         return None
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("_import_circles", script)
-    if spec is None or spec.loader is None:
-        return None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _import_circles(script)
     modules = mod.module_names(repo / "python" / "rtsched")
     return mod.circles(list(modules), mod.edges(modules))
 
