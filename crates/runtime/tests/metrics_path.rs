@@ -6,7 +6,7 @@
 //! one); no timing assertions.
 
 use rtsched_model::TaskSet;
-use rtsched_runtime::mechanism::registry::{entries, DedicatedCpu, Placement};
+use rtsched_runtime::mechanism::registry::{entries, DedicatedCpu, PlacementKind};
 use rtsched_runtime::platform::allowed_cpus;
 use rtsched_runtime::{run, Mechanism, RunConfig};
 use rtsched_trace::monitor::{priority_inversion_report, tracking_bound_ns};
@@ -20,7 +20,7 @@ fn check_one(name: &str, ts: &TaskSet, overloaded: bool) -> Option<String> {
     let cpus = allowed_cpus();
     let mut mech = Mechanism::from_entry(entry);
     let mut cfg = RunConfig::new(vec![cpus[0]], 200 * MS);
-    if matches!(entry.placement, Placement::Partition | Placement::Reservations) {
+    if matches!(entry.placement, PlacementKind::Partition | PlacementKind::Reservations) {
         mech = mech.with_partition(vec![(0..ts.len()).collect()]);
     }
     if entry.dedicated == DedicatedCpu::Required {

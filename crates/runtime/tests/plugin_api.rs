@@ -8,7 +8,7 @@
 use rtsched_model::TaskSet;
 use rtsched_policy::{GedfQuantum, Policy};
 use rtsched_runtime::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, Placement, Setup, TermSpec,
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, Setup, TermSpec,
 };
 use rtsched_runtime::mechanism::{Accounting, Ctx, Job, Plugin, Prev, Ticks};
 use rtsched_runtime::platform::allowed_cpus;
@@ -30,7 +30,7 @@ static TICKTOCK: Entry = Entry {
         ParamSpec { name: "quantum", kind: ParamKind::Duration, default: "2ms", help: "the quantum Q" },
         ParamSpec { name: "staggered", kind: ParamKind::Bool, default: "false", help: "ticks staggered by c·Q/m" },
     ],
-    placement: Placement::None,
+    placement: PlacementKind::None,
     dedicated: DedicatedCpu::Required,
     dedicated_role: "releases and the completion mailbox",
     terms: &[

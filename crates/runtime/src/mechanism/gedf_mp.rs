@@ -60,7 +60,7 @@
 
 use crate::config::IdleMode;
 use crate::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, Placement, Setup, TermSpec,
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, Setup, TermSpec,
 };
 use crate::mechanism::dispatch::pairs::{Pairs, Publisher};
 use crate::mechanism::dispatch::{check_at_rest, heads};
@@ -107,7 +107,7 @@ pub static GEDF_MP: Entry = Entry {
             help: "slots per mailbox (writes are wait-free while a mailbox has room)",
         },
     ],
-    placement: Placement::None,
+    placement: PlacementKind::None,
     dedicated: DedicatedCpu::Required,
     dedicated_role: "the scheduling processor",
     terms: &[

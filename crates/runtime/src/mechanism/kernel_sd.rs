@@ -3,7 +3,7 @@
 //! It has no plugin: `backend::kernel_sd` runs it. Its dispatching happens inside the kernel,
 //! so no overhead term and no invariant can be observed from user space.
 
-use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, Placement};
+use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, PlacementKind};
 
 /// kernel-sd.
 pub static KERNEL_SD: Entry = Entry {
@@ -11,7 +11,7 @@ pub static KERNEL_SD: Entry = Entry {
     summary: "Linux SCHED_DEADLINE (global EDF with push/pull in the kernel) running the same workload as \
               threads (Lelli et al., 2011)",
     params: &[],
-    placement: Placement::None,
+    placement: PlacementKind::None,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
     terms: &[],

@@ -11,7 +11,7 @@
 //! deadline-monotonic); ties by task index, then job number ([`rtsched_policy::Prio`]).
 
 use crate::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, Placement, Setup,
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, Setup,
 };
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
@@ -48,7 +48,7 @@ const PARTITIONED: Entry = Entry {
     name: "",
     summary: "",
     params: &[],
-    placement: Placement::Partition,
+    placement: PlacementKind::Partition,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
     terms: &[],

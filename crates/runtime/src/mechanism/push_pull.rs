@@ -54,7 +54,7 @@ use self::book::Book;
 use self::ops::{Core, Env, Guard, Op};
 use crate::mechanism::forkjoin::Shape;
 use crate::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, Placement, Setup, TermSpec,
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, Setup, TermSpec,
 };
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::cpudl::Cpudl;
@@ -140,7 +140,7 @@ pub static PUSH_PULL: Entry = Entry {
         RETRIES,
         OP_SPANS,
     ],
-    placement: Placement::None,
+    placement: PlacementKind::None,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
     terms: TERMS,

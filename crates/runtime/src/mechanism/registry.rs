@@ -155,7 +155,7 @@ impl Params {
 
 /// Whether a mechanism needs the tasks placed on CPUs beforehand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Placement {
+pub enum PlacementKind {
     /// Global: no placement (one is refused).
     None,
     /// Partitioned: `partition[c]` lists the tasks of the `c`-th CPU of the list (required).
@@ -233,7 +233,7 @@ pub struct Setup<'a> {
     pub dedicated: bool,
     /// The partition, for mechanisms that need one (validated).
     pub partition: Option<&'a [Vec<usize>]>,
-    /// The reservation placement, for [`Placement::Reservations`] mechanisms given one
+    /// The reservation placement, for [`PlacementKind::Reservations`] mechanisms given one
     /// (validated against `ts`; else `partition` is set).
     pub reservations: Option<&'a rtsched_model::Placement>,
     /// The jobs' priority rule (from [`Entry::priority`]).
@@ -306,7 +306,7 @@ pub struct Entry {
     /// One line: what it is, with its source.
     pub summary: &'static str,
     pub params: &'static [ParamSpec],
-    pub placement: Placement,
+    pub placement: PlacementKind,
     pub dedicated: DedicatedCpu,
     /// What the dedicated CPU does (for messages), e.g. "release handling".
     pub dedicated_role: &'static str,
@@ -394,9 +394,9 @@ impl Entry {
         let mut s = format!("{:<12} {}", self.name, self.summary);
         let mut needs = Vec::new();
         match self.placement {
-            Placement::Partition => needs.push("a placement".to_string()),
-            Placement::Reservations => needs.push("a reservation placement".to_string()),
-            Placement::None => {}
+            PlacementKind::Partition => needs.push("a placement".to_string()),
+            PlacementKind::Reservations => needs.push("a reservation placement".to_string()),
+            PlacementKind::None => {}
         }
         match self.dedicated {
             DedicatedCpu::Required => needs.push("a dedicated CPU".into()),
@@ -424,7 +424,7 @@ impl Entry {
                 "flag": p.kind == ParamKind::Bool,
             })).collect::<Vec<_>>(),
             "placement": match self.placement {
-                Placement::None => "none", Placement::Partition => "partition", Placement::Reservations => "reservations",
+                PlacementKind::None => "none", PlacementKind::Partition => "partition", PlacementKind::Reservations => "reservations",
             },
             "dedicated_cpu": match self.dedicated {
                 DedicatedCpu::None => "none", DedicatedCpu::Optional => "optional", DedicatedCpu::Required => "required",

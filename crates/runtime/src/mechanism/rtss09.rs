@@ -48,7 +48,7 @@ pub mod quantum;
 pub(crate) mod testkit;
 
 use crate::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, Placement, TermSpec,
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, TermSpec,
 };
 
 /// Ready queue choice (RTSS 2009, §3).
@@ -134,7 +134,7 @@ const FAMILY: Entry = Entry {
     name: "",
     summary: "",
     params: &[],
-    placement: Placement::None,
+    placement: PlacementKind::None,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
     terms: &[],
@@ -239,7 +239,7 @@ mod tests {
         let ts = TaskSet::from_ct(&[(1_000, 10_000), (2_000, 30_000)]).unwrap();
         let tasks: Vec<TaskParams> = ts.iter().map(|t| TaskParams { deadline: t.deadline, period: t.period }).collect();
         let mut checked = 0;
-        for e in entries().iter().filter(|e| e.placement == Placement::None) {
+        for e in entries().iter().filter(|e| e.placement == PlacementKind::None) {
             let Backend::Engine(build) = e.backend else { continue };
             let params = e.resolve([]).unwrap();
             let setup = Setup {

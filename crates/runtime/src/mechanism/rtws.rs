@@ -38,7 +38,7 @@
 //! ties by task index then job number (the one `Prio` order), jobs of a task in release order.
 
 use crate::mechanism::forkjoin::Shape;
-use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, Placement, Setup, TermSpec};
+use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, PlacementKind, Setup, TermSpec};
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::release::TaskBook;
@@ -57,7 +57,7 @@ pub static RTWS: Entry = Entry {
     summary: "RTWS: global EDF for fork-join jobs with priority-aware work stealing, the policy's global queue and \
               per-CPU priority queues of deques under one global lock (RTWS paper, §V rules A-F)",
     params: &[],
-    placement: Placement::None,
+    placement: PlacementKind::None,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
     terms: &[TermSpec {

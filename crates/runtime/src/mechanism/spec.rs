@@ -2,7 +2,7 @@
 //! validated parameters — what `rtsched run --scheduler NAME [--placement P] [--param K=V]`
 //! selects.
 
-use super::registry::{self, DedicatedCpu, Entry, Params, Placement};
+use super::registry::{self, DedicatedCpu, Entry, Params, PlacementKind};
 use crate::config::RunConfig;
 use crate::{platform, RunError};
 use rtsched_model::TaskSet;
@@ -13,7 +13,7 @@ use rtsched_policy::{Invariant, PriorityRule};
 pub struct Mechanism {
     entry: &'static Entry,
     partition: Option<Vec<Vec<usize>>>,
-    /// A reservation placement ([`Placement::Reservations`] mechanisms).
+    /// A reservation placement ([`PlacementKind::Reservations`] mechanisms).
     reservations: Option<rtsched_model::Placement>,
     params: Params,
 }
@@ -44,14 +44,14 @@ impl Mechanism {
     pub fn parse(name: &str, partition: Option<Vec<Vec<usize>>>) -> Result<Mechanism, RunError> {
         let m = Mechanism::named(name)?;
         match (m.entry.placement, partition) {
-            (Placement::Partition | Placement::Reservations, Some(p)) => Ok(m.with_partition(p)),
-            (Placement::Partition, None) => {
+            (PlacementKind::Partition | PlacementKind::Reservations, Some(p)) => Ok(m.with_partition(p)),
+            (PlacementKind::Partition, None) => {
                 Err(RunError::Config(format!("{name} needs a partition (task indices per CPU)")))
             }
             // The reservation placement is set with `with_reservations`.
-            (Placement::Reservations, None) => Ok(m),
-            (Placement::None, Some(_)) => Err(RunError::Config(format!("{name} is global and takes no partition"))),
-            (Placement::None, None) => Ok(m),
+            (PlacementKind::Reservations, None) => Ok(m),
+            (PlacementKind::None, Some(_)) => Err(RunError::Config(format!("{name} is global and takes no partition"))),
+            (PlacementKind::None, None) => Ok(m),
         }
     }
 
@@ -62,7 +62,7 @@ impl Mechanism {
     }
 
     /// Sets the reservation placement (`rtsched partition --json`, read with
-    /// `rtsched_model::Placement::from_json`), for [`Placement::Reservations`] mechanisms;
+    /// `rtsched_model::Placement::from_json`), for [`PlacementKind::Reservations`] mechanisms;
     /// checked against the task set when run.
     pub fn with_reservations(mut self, placement: rtsched_model::Placement) -> Mechanism {
         self.reservations = Some(placement);
@@ -145,12 +145,12 @@ impl Mechanism {
             _ => {}
         }
         match (self.entry.placement, &self.partition) {
-            (Placement::Partition, Some(p)) => validate_partition(p, ts.len(), cfg.cpus.len())?,
-            (Placement::Partition, None) => {
+            (PlacementKind::Partition, Some(p)) => validate_partition(p, ts.len(), cfg.cpus.len())?,
+            (PlacementKind::Partition, None) => {
                 return Err(RunError::Config(format!("{name} needs a partition (task indices per CPU)")))
             }
-            (Placement::Reservations, Some(p)) => validate_partition(p, ts.len(), cfg.cpus.len())?,
-            (Placement::Reservations, None) => {
+            (PlacementKind::Reservations, Some(p)) => validate_partition(p, ts.len(), cfg.cpus.len())?,
+            (PlacementKind::Reservations, None) => {
                 let p = self.reservations.as_ref().ok_or_else(|| {
                     RunError::Config(format!("{name} needs a reservation placement (rtsched partition --json)"))
                 })?;
@@ -163,12 +163,12 @@ impl Mechanism {
                     )));
                 }
             }
-            (Placement::None, Some(_)) => {
+            (PlacementKind::None, Some(_)) => {
                 return Err(RunError::Config(format!("{name} is global and takes no partition")))
             }
-            (Placement::None, None) => {}
+            (PlacementKind::None, None) => {}
         }
-        if self.entry.placement != Placement::Reservations && self.reservations.is_some() {
+        if self.entry.placement != PlacementKind::Reservations && self.reservations.is_some() {
             return Err(RunError::Config(format!("{name} takes no reservation placement")));
         }
         self.rule(ts)?;

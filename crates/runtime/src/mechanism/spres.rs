@@ -46,16 +46,15 @@
 //! `tests/spres_runtime.rs`).
 
 use crate::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, Placement, Setup, TermSpec,
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, Setup, TermSpec,
 };
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
 use crate::RunError;
 use crossbeam_utils::CachePadded;
-// `Placement` here is the registry's placement kind; the placement itself is the model's.
-use rtsched_model::Placement as ModelPlacement;
 use rtsched_policy::spres::{Background, Charging, Departure, Rules, SpresCpu};
+use rtsched_model::Placement;
 use rtsched_policy::PriorityRule;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -105,7 +104,7 @@ pub static SPRES: Entry = Entry {
             help: "budget timers for hard reservations; false only to show what the overrun oracle catches",
         },
     ],
-    placement: Placement::Reservations,
+    placement: PlacementKind::Reservations,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
     terms: &[
@@ -154,7 +153,7 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     let placement = match (s.reservations, s.partition) {
         (Some(p), _) => p,
         (None, Some(part)) => {
-            whole = ModelPlacement::whole(s.ts, part)
+            whole = Placement::whole(s.ts, part)
                 .ok_or_else(|| RunError::Config("spres: the partition does not place every task once".into()))?;
             &whole
         }
@@ -214,7 +213,7 @@ impl SpresMech {
     /// `rules`.
     pub fn new(
         params: &[TaskParams],
-        placement: &ModelPlacement,
+        placement: &Placement,
         rules: Rules,
         rule: PriorityRule,
         t0: u64,
@@ -609,7 +608,7 @@ mod tests {
             if !p.schedulable {
                 return Err(TestCaseError::reject("not placed"));
             }
-            let pl = ModelPlacement::from_json_runnable(&p.to_json().to_string(), &ts).unwrap();
+            let pl = Placement::from_json_runnable(&p.to_json().to_string(), &ts).unwrap();
             let rules = Rules { charging: Charging::Execution, ..Rules::new(soft, cash) };
             let params: Vec<TaskParams> = ct.iter().map(|&(_, t)| TaskParams { deadline: t, period: t }).collect();
             let end = 100_000;
@@ -731,7 +730,7 @@ mod overrun_tests {
 
     fn mech(enforce: bool) -> SpresMech {
         let ts = TaskSet::from_ct(&[(4000, 10000), (1000, 15000)]).unwrap();
-        let mut pl = ModelPlacement::whole(&ts, &[vec![0, 1]]).unwrap();
+        let mut pl = Placement::whole(&ts, &[vec![0, 1]]).unwrap();
         for r in &mut pl.cpus[0].reservations {
             r.budget = 2000;
         }

@@ -16,7 +16,7 @@
 //! on x86, but the model checker (loom, tests below) implements the total order only for
 //! fences and would report a false lost wake-up for SeqCst loads and stores.
 //!
-//! **Model checking.** Both primitives are generic over a [`Backend`] of atomics and futex
+//! **Model checking.** Both primitives are generic over a [`Primitives`] of atomics and futex
 //! calls: [`Std`] (the default type parameter — the real atomics and the real futex, zero
 //! cost) and, in this module's tests, a loom backend whose futex is a mutex + condition
 //! variable that keeps `FUTEX_WAIT`'s atomic re-check. The tests check mutual exclusion, no
@@ -48,7 +48,7 @@ pub trait AtomAdd<T: Copy>: Atom<T> {
 }
 
 /// Atomics, fences and the futex: what the primitives need from the platform.
-pub trait Backend: 'static {
+pub trait Primitives: 'static {
     type U32: Atom<u32> + AtomAdd<u32>;
     type U64: Atom<u64> + AtomAdd<u64>;
     type Bool: Atom<bool>;
@@ -121,7 +121,7 @@ std_add!(u64, std::sync::atomic::AtomicU64);
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Std;
 
-impl Backend for Std {
+impl Primitives for Std {
     type U32 = std::sync::atomic::AtomicU32;
     type U64 = std::sync::atomic::AtomicU64;
     type Bool = std::sync::atomic::AtomicBool;
@@ -153,14 +153,14 @@ const NOTIFY: u32 = 2;
 
 /// One thread's request word: a reschedule request (the "IPI", bit 1) and a notification
 /// (bit 2) share one futex word, so that a sleeping thread wakes for either.
-pub struct CpuSignal<B: Backend = Std> {
+pub struct CpuSignal<B: Primitives = Std> {
     flag: CachePadded<B::U32>,
     sleeping: B::U32,
     /// Counter value of the oldest unnoticed remote reschedule request (0 = none).
     sent: B::U64,
 }
 
-impl<B: Backend> Default for CpuSignal<B> {
+impl<B: Primitives> Default for CpuSignal<B> {
     fn default() -> Self {
         CpuSignal { flag: CachePadded::new(B::U32::new(0)), sleeping: B::U32::new(0), sent: B::U64::new(0) }
     }
@@ -182,7 +182,7 @@ impl CpuSignal<Std> {
     }
 }
 
-impl<B: Backend> CpuSignal<B> {
+impl<B: Primitives> CpuSignal<B> {
     /// A remote CPU asks this one to reschedule ("sends an IPI"); `stamp` is the sender's
     /// trace counter value (non-zero).
     pub fn send(&self, stamp: u64) {
@@ -303,7 +303,7 @@ fn futex_wake(word: &std::sync::atomic::AtomicU32) {
 /// A test-and-test-and-set spin lock whose waits are traced (`LockWaitStart/End`, seed 000
 /// §IV-A: Δsch includes blocking on the scheduler state). After many failed spins it
 /// yields, so a run forced onto shared cores still progresses.
-pub struct SpinLock<T, B: Backend = Std> {
+pub struct SpinLock<T, B: Primitives = Std> {
     locked: CachePadded<B::Bool>,
     id: u32,
     data: UnsafeCell<T>,
@@ -311,11 +311,11 @@ pub struct SpinLock<T, B: Backend = Std> {
 
 // SAFETY: the lock hands out at most one guard at a time (acquire on swap, release on drop),
 // so access to `data` is exclusive; T: Send lets the data move between the locking threads.
-unsafe impl<T: Send, B: Backend> Sync for SpinLock<T, B> {}
+unsafe impl<T: Send, B: Primitives> Sync for SpinLock<T, B> {}
 // SAFETY: as above.
-unsafe impl<T: Send, B: Backend> Send for SpinLock<T, B> {}
+unsafe impl<T: Send, B: Primitives> Send for SpinLock<T, B> {}
 
-impl<T, B: Backend> SpinLock<T, B> {
+impl<T, B: Primitives> SpinLock<T, B> {
     pub fn new(id: u32, data: T) -> SpinLock<T, B> {
         SpinLock { locked: CachePadded::new(B::Bool::new(false)), id, data: UnsafeCell::new(data) }
     }
@@ -345,11 +345,11 @@ impl<T, B: Backend> SpinLock<T, B> {
     }
 }
 
-pub struct SpinGuard<'a, T, B: Backend = Std> {
+pub struct SpinGuard<'a, T, B: Primitives = Std> {
     lock: &'a SpinLock<T, B>,
 }
 
-impl<T, B: Backend> Deref for SpinGuard<'_, T, B> {
+impl<T, B: Primitives> Deref for SpinGuard<'_, T, B> {
     type Target = T;
     fn deref(&self) -> &T {
         // SAFETY: the guard exists only while the lock is held, so no other reference exists.
@@ -357,14 +357,14 @@ impl<T, B: Backend> Deref for SpinGuard<'_, T, B> {
     }
 }
 
-impl<T, B: Backend> DerefMut for SpinGuard<'_, T, B> {
+impl<T, B: Primitives> DerefMut for SpinGuard<'_, T, B> {
     fn deref_mut(&mut self) -> &mut T {
         // SAFETY: as in `deref`, and `&mut self` makes this the only reference.
         unsafe { &mut *self.lock.data.get() }
     }
 }
 
-impl<T, B: Backend> Drop for SpinGuard<'_, T, B> {
+impl<T, B: Primitives> Drop for SpinGuard<'_, T, B> {
     fn drop(&mut self) {
         self.lock.locked.store(false, Ordering::Release);
     }

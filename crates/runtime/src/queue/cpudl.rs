@@ -19,14 +19,14 @@
 
 use super::cpumask::CpuMask;
 use super::find_cpu::{Earliest, FindCpu, FREE};
-use crate::sync::{Atom, Backend, SpinLock, Std};
+use crate::sync::{Atom, Primitives, SpinLock, Std};
 use crate::RunError;
 use std::sync::atomic::Ordering::Relaxed;
 
 const NONE: u64 = u64::MAX;
 
 /// The max-heap of busy CPUs' ranks plus the free mask, under one lock.
-pub struct Cpudl<B: Backend = Std> {
+pub struct Cpudl<B: Primitives = Std> {
     lock: SpinLock<(), B>,
     size: B::U64,
     /// `elements[i].dl`.
@@ -38,7 +38,7 @@ pub struct Cpudl<B: Backend = Std> {
     free: CpuMask<B>,
 }
 
-impl<B: Backend> Cpudl<B> {
+impl<B: Primitives> Cpudl<B> {
     /// `m` CPUs, all free (the heap is empty).
     pub fn new(m: usize) -> Cpudl<B> {
         let arr = |v: u64| (0..m).map(|_| B::U64::new(v)).collect::<Box<[B::U64]>>();
@@ -141,7 +141,7 @@ impl<B: Backend> Cpudl<B> {
     }
 }
 
-impl<B: Backend> FindCpu<B> for Cpudl<B> {
+impl<B: Primitives> FindCpu<B> for Cpudl<B> {
     fn name(&self) -> &'static str {
         "cpudl"
     }

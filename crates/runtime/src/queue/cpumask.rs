@@ -10,16 +10,16 @@
 //! give a *hint*: a bit read may be changed by the time the reader acts, which every user
 //! re-validates under the relevant run-queue lock. No lock is needed for any method.
 
-use crate::sync::{Atom, Backend, Std};
+use crate::sync::{Atom, Primitives, Std};
 use std::sync::atomic::Ordering;
 
 /// A bitmask over `0..len`, generic over the atomics backend (loom in the models).
-pub struct CpuMask<B: Backend = Std> {
+pub struct CpuMask<B: Primitives = Std> {
     words: Box<[B::U64]>,
     len: usize,
 }
 
-impl<B: Backend> CpuMask<B> {
+impl<B: Primitives> CpuMask<B> {
     /// An empty mask over `0..len`.
     pub fn new(len: usize) -> CpuMask<B> {
         CpuMask { words: (0..len.div_ceil(64).max(1)).map(|_| B::U64::new(0)).collect(), len }

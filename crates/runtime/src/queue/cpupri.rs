@@ -21,25 +21,25 @@
 
 use super::cpumask::CpuMask;
 use super::find_cpu::{Earliest, FindCpu, FREE};
-use crate::sync::{Atom, Backend, SpinLock, Std};
+use crate::sync::{Atom, Primitives, SpinLock, Std};
 use crate::RunError;
 use std::sync::atomic::Ordering::Relaxed;
 
-struct Level<B: Backend> {
+struct Level<B: Primitives> {
     lock: SpinLock<(), B>,
     count: B::U64,
     mask: CpuMask<B>,
 }
 
 /// Per-level CPU masks with per-level locks (Linux 2.6.36 `struct cpupri`).
-pub struct Cpupri<B: Backend = Std> {
+pub struct Cpupri<B: Primitives = Std> {
     levels: Box<[Level<B>]>,
     active: CpuMask<B>,
     cpu_to_pri: Box<[B::U64]>,
     nranks: u64,
 }
 
-impl<B: Backend> Cpupri<B> {
+impl<B: Primitives> Cpupri<B> {
     /// `m` CPUs, all idle; job ranks are `0..nranks` (0 = highest priority).
     pub fn new(m: usize, nranks: usize) -> Cpupri<B> {
         let levels: Box<[Level<B>]> = (0..=nranks)
@@ -93,7 +93,7 @@ impl<B: Backend> Cpupri<B> {
     }
 }
 
-impl<B: Backend> FindCpu<B> for Cpupri<B> {
+impl<B: Primitives> FindCpu<B> for Cpupri<B> {
     fn name(&self) -> &'static str {
         "cpupri"
     }

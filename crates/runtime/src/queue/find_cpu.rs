@@ -27,7 +27,7 @@
 //! the caller re-validates under the chosen run-queue's lock (SCHED_DEADLINE's
 //! `find_lock_later_rq`).
 
-use crate::sync::{Backend, Std};
+use crate::sync::{Primitives, Std};
 use crate::RunError;
 use crossbeam_utils::CachePadded;
 
@@ -36,11 +36,11 @@ pub const FREE: u64 = u64::MAX;
 
 /// The per-CPU cached earliest ranks the run-queues publish (each written under its
 /// run-queue's lock, read by anyone without it): what the linear scan reads.
-pub type Earliest<B = Std> = [CachePadded<<B as Backend>::U64>];
+pub type Earliest<B = Std> = [CachePadded<<B as Primitives>::U64>];
 
 /// A find-CPU structure over `m` CPUs (see the module docs for the contract and the lock
 /// preconditions).
-pub trait FindCpu<B: Backend = Std>: Send + Sync {
+pub trait FindCpu<B: Primitives = Std>: Send + Sync {
     /// The variant's name (`--find-cpu NAME`).
     fn name(&self) -> &'static str;
     /// Run-queue `cpu`'s earliest rank changed to `rank` ([`FREE`]: it became empty).

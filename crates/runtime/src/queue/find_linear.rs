@@ -11,15 +11,15 @@
 //! under their own locks).
 
 use super::find_cpu::{Earliest, FindCpu, FREE};
-use crate::sync::{Atom, Backend, Std};
+use crate::sync::{Atom, Primitives, Std};
 use crate::RunError;
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering;
 
 /// The linear scan (stateless).
-pub struct Linear<B: Backend = Std>(PhantomData<fn() -> B>);
+pub struct Linear<B: Primitives = Std>(PhantomData<fn() -> B>);
 
-impl<B: Backend> Linear<B> {
+impl<B: Primitives> Linear<B> {
     pub fn new(_m: usize) -> Linear<B> {
         Linear(PhantomData)
     }
@@ -28,7 +28,7 @@ impl<B: Backend> Linear<B> {
 /// The scan itself (also `fmask`'s fallback): the first free CPU, else the largest rank if it
 /// is larger than `rank`. Visits every CPU.
 #[inline]
-pub(crate) fn scan<B: Backend>(rank: u64, earliest: &Earliest<B>) -> Option<usize> {
+pub(crate) fn scan<B: Primitives>(rank: u64, earliest: &Earliest<B>) -> Option<usize> {
     let mut free = usize::MAX;
     let (mut best, mut best_rank) = (usize::MAX, 0u64);
     for (c, e) in earliest.iter().enumerate() {
@@ -49,7 +49,7 @@ pub(crate) fn scan<B: Backend>(rank: u64, earliest: &Earliest<B>) -> Option<usiz
     }
 }
 
-impl<B: Backend> FindCpu<B> for Linear<B> {
+impl<B: Primitives> FindCpu<B> for Linear<B> {
     fn name(&self) -> &'static str {
         "linear"
     }

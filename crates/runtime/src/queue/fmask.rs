@@ -12,22 +12,22 @@
 use super::cpumask::CpuMask;
 use super::find_cpu::{Earliest, FindCpu, FREE};
 use super::find_linear::scan;
-use crate::sync::{Backend, Std};
+use crate::sync::{Primitives, Std};
 use crate::RunError;
 
 /// The free-CPU mask plus the linear scan.
-pub struct Fmask<B: Backend = Std> {
+pub struct Fmask<B: Primitives = Std> {
     free: CpuMask<B>,
 }
 
-impl<B: Backend> Fmask<B> {
+impl<B: Primitives> Fmask<B> {
     /// `m` CPUs, all free.
     pub fn new(m: usize) -> Fmask<B> {
         Fmask { free: CpuMask::full(m) }
     }
 }
 
-impl<B: Backend> FindCpu<B> for Fmask<B> {
+impl<B: Primitives> FindCpu<B> for Fmask<B> {
     fn name(&self) -> &'static str {
         "fmask"
     }

@@ -15,19 +15,19 @@
 //! retries if the global minimum is no longer `c`'s; otherwise it pops local `c` and
 //! replaces `c`'s global entry by its new minimum. Every operation is linearizable (its
 //! effect happens under the global lock, or under a local lock that the global heap's next
-//! reader must wait for). Generic over the platform's [`Backend`] for the loom models.
+//! reader must wait for). Generic over the platform's [`Primitives`] for the loom models.
 
 use crate::queue::binomial::BinomialHeap;
-use crate::sync::{Backend, SpinLock, Std};
+use crate::sync::{Primitives, SpinLock, Std};
 use crate::RunError;
 
 /// The queue of queues over `m` local heaps.
-pub struct Hierarchical<K, B: Backend = Std> {
+pub struct Hierarchical<K, B: Primitives = Std> {
     local: Box<[SpinLock<BinomialHeap<K>, B>]>,
     global: SpinLock<BinomialHeap<(K, u32)>, B>,
 }
 
-impl<K: Ord + Copy + Send, B: Backend> Hierarchical<K, B> {
+impl<K: Ord + Copy + Send, B: Primitives> Hierarchical<K, B> {
     /// `m` local heaps (at least 1), each preallocated for `per_cpu` elements.
     pub fn new(m: usize, per_cpu: usize) -> Self {
         let m = m.max(1);

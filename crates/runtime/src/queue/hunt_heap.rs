@@ -34,9 +34,9 @@
 //!
 //! Lock order: size lock before any node lock (and never the size lock while holding a node);
 //! a parent before its children, a left child before its right sibling. Generic over the
-//! platform's [`Backend`] so that the loom models (tests below) check the same code.
+//! platform's [`Primitives`] so that the loom models (tests below) check the same code.
 
-use crate::sync::{Backend, SpinLock, Std};
+use crate::sync::{Primitives, SpinLock, Std};
 use crate::RunError;
 
 /// A node's tag (IPL 1996: EMPTY, AVAILABLE or the pid of the moving insertion).
@@ -82,7 +82,7 @@ pub fn position(s: usize) -> usize {
 /// spin on the lock word may keep reading an older `locked` in the C11 model). Every
 /// interleaving with bounded waiting is still explored.
 #[inline(always)]
-fn wait<B: Backend>(spins: u32) {
+fn wait<B: Primitives>(spins: u32) {
     #[cfg(test)]
     if spins > MODEL_RETRIES && std::any::type_name::<B>().ends_with("Loom") {
         loom::skip_branch();
@@ -95,7 +95,7 @@ fn wait<B: Backend>(spins: u32) {
 const MODEL_RETRIES: u32 = 4;
 
 /// Hunt et al.'s concurrent heap of at most `capacity` elements (see the module docs).
-pub struct HuntHeap<K, B: Backend = Std> {
+pub struct HuntHeap<K, B: Primitives = Std> {
     size: SpinLock<Size, B>,
     /// The most elements held at once.
     cap: usize,
@@ -105,7 +105,7 @@ pub struct HuntHeap<K, B: Backend = Std> {
     nodes: Box<[SpinLock<Slot<K>, B>]>,
 }
 
-impl<K: Ord + Copy + Send, B: Backend> HuntHeap<K, B> {
+impl<K: Ord + Copy + Send, B: Primitives> HuntHeap<K, B> {
     /// An empty heap for up to `capacity` elements (at least 1).
     pub fn with_capacity(capacity: usize) -> Self {
         let cap = capacity.max(1);

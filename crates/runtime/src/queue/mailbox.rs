@@ -23,11 +23,11 @@
 //! times the clients per mailbox. Such a wait is not counted: it would be spent inside the
 //! client's `schedule`, so a run shows it in its Δsch samples.
 //!
-//! Generic over the platform [`Backend`] so that the loom models below check it over every
+//! Generic over the platform [`Primitives`] so that the loom models below check it over every
 //! interleaving at tiny size (no lost, duplicated or reordered message per producer), with a
 //! deliberately broken twin (publication before the payload) that the model must catch.
 
-use crate::sync::{Atom, AtomAdd, Backend, Std};
+use crate::sync::{Atom, AtomAdd, Primitives, Std};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::Ordering;
 
@@ -42,7 +42,7 @@ pub struct Msg {
     pub stamp: u64,
 }
 
-struct Slot<B: Backend> {
+struct Slot<B: Primitives> {
     seq: B::U64,
     /// `op << 32 | sender`.
     w0: B::U64,
@@ -52,7 +52,7 @@ struct Slot<B: Backend> {
 }
 
 /// A bounded MPSC FIFO of [`Msg`] with wait-free producers (see the module docs).
-pub struct Mailbox<B: Backend = Std> {
+pub struct Mailbox<B: Primitives = Std> {
     slots: Box<[CachePadded<Slot<B>>]>,
     tail: CachePadded<B::U64>,
     /// The consumer's position (only the consumer touches it).
@@ -62,7 +62,7 @@ pub struct Mailbox<B: Backend = Std> {
     broken: bool,
 }
 
-impl<B: Backend> Mailbox<B> {
+impl<B: Primitives> Mailbox<B> {
     /// A mailbox of `capacity` slots (at least 2: with one slot a published message, `seq =
     /// t + 1`, would read as free for the next lap, `seq = t + N`).
     pub fn new(capacity: usize) -> Mailbox<B> {

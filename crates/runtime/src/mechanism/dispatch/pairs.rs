@@ -34,13 +34,13 @@
 //! picks a job its task's completion counter says is done: it stays idle, and the completion
 //! message, already in flight, makes the scheduling processor relink it.
 //!
-//! Generic over the platform [`Backend`]; the loom models below check the handshake
+//! Generic over the platform [`Primitives`]; the loom models below check the handshake
 //! including a swap (no deadlock, no job scheduled on two clients, no completed job run).
 
 use super::{Dispatcher, Enactor};
 use crate::mechanism::Ctx;
 use crate::queue::release::Job;
-use crate::sync::{Atom, Backend, SpinLock, Std};
+use crate::sync::{Atom, Primitives, SpinLock, Std};
 use crossbeam_utils::CachePadded;
 use rtsched_policy::{Policy, Prio};
 use std::sync::atomic::Ordering;
@@ -53,14 +53,14 @@ pub struct Pair {
 }
 
 /// Every client's pair and every task's completion counter.
-pub struct Pairs<B: Backend = Std> {
+pub struct Pairs<B: Primitives = Std> {
     pairs: Box<[CachePadded<SpinLock<Pair, B>>]>,
     /// Per task: the number of its completed jobs (written by the completing client before it
     /// leaves its pair's critical section).
     done: Box<[B::U32]>,
 }
 
-impl<B: Backend> Pairs<B> {
+impl<B: Primitives> Pairs<B> {
     /// `m` clients, `n` tasks.
     pub fn new(m: usize, n: usize) -> Pairs<B> {
         Pairs {
@@ -156,7 +156,7 @@ impl Publisher {
     /// Publishes the policy's changed links (its dirty CPUs) to the clients, with link swaps
     /// (module docs); `job_of` turns a priority into the job, `signal(c)` asks client `c` to
     /// reschedule (called under `c`'s lock).
-    pub fn enact<P: Policy, B: Backend>(
+    pub fn enact<P: Policy, B: Primitives>(
         &mut self,
         policy: &mut P,
         pairs: &Pairs<B>,
@@ -170,14 +170,14 @@ impl Publisher {
 
 /// [`Dispatcher`] over the pairs: a job may still be scheduled only on the client it was last
 /// published to.
-struct ToClients<'a, B: Backend, J, S> {
+struct ToClients<'a, B: Primitives, J, S> {
     pairs: &'a Pairs<B>,
     last: &'a mut [u32],
     job_of: J,
     signal: S,
 }
 
-impl<B: Backend, J: Fn(Prio) -> Job, S: FnMut(usize)> Dispatcher for ToClients<'_, B, J, S> {
+impl<B: Primitives, J: Fn(Prio) -> Job, S: FnMut(usize)> Dispatcher for ToClients<'_, B, J, S> {
     fn keep_where_scheduled(&mut self, j: Prio, c: usize) -> Option<usize> {
         let s = self.last[j.task as usize];
         (s != NONE && s as usize != c && self.pairs.keep_if_scheduled(s as usize, (self.job_of)(j)))

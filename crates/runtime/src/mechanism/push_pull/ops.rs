@@ -29,7 +29,7 @@ use super::super::Job;
 use crate::queue::cpumask::CpuMask;
 use crate::queue::find_cpu::{Earliest, FindCpu, FREE};
 use crate::queue::runqueue::RunQueue;
-use crate::sync::{Atom, Backend, SpinGuard, SpinLock, Std};
+use crate::sync::{Atom, Primitives, SpinGuard, SpinLock, Std};
 use crate::RunError;
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::Ordering;
@@ -118,7 +118,7 @@ impl Op {
 
 /// What the core's caller provides: locking (traced or not), reschedule requests, operation
 /// spans and the report of a push failure.
-pub trait Env<B: Backend = Std> {
+pub trait Env<B: Primitives = Std> {
     fn lock<'a, T>(&mut self, l: &'a SpinLock<T, B>) -> SpinGuard<'a, T, B>;
     /// Asks CPU `cpu` to reschedule (the caller holds `cpu`'s run-queue lock).
     fn resched(&mut self, cpu: usize);
@@ -137,7 +137,7 @@ pub trait Env<B: Backend = Std> {
 pub type Guard<'a, B> = SpinGuard<'a, Rq, B>;
 
 /// The run-queues, their published state and the find-CPU structure `F`.
-pub struct Core<F, B: Backend = Std> {
+pub struct Core<F, B: Primitives = Std> {
     rqs: Box<[CachePadded<SpinLock<Rq, B>>]>,
     earliest: Box<[CachePadded<B::U64>]>,
     next: Box<[CachePadded<B::U64>]>,
@@ -146,7 +146,7 @@ pub struct Core<F, B: Backend = Std> {
     retries: u32,
 }
 
-impl<F: FindCpu<B>, B: Backend> Core<F, B> {
+impl<F: FindCpu<B>, B: Primitives> Core<F, B> {
     /// `m` empty run-queues (room for `n` jobs each), `find` sized for `m`, at most `retries`
     /// (≥ 1) attempts per push.
     pub fn new(m: usize, n: usize, find: F, retries: u32) -> Core<F, B> {

@@ -60,7 +60,7 @@ use crate::queue::binomial::BinomialHeap;
 use crate::queue::hierarchical::Hierarchical;
 use crate::queue::hunt_heap::HuntHeap;
 use crate::queue::release::TaskBook;
-use crate::sync::{Atom, Backend, SpinLock, Std};
+use crate::sync::{Atom, Primitives, SpinLock, Std};
 use crate::tracer::TraceBuffer;
 use crate::RunError;
 use rtsched_policy::{Gedf, Policy, Prio, PriorityRule};
@@ -82,7 +82,7 @@ pub trait SharedQueue: Send + Sync {
     fn quiescent(&self) -> Result<Vec<Prio>, Inconsistency>;
 }
 
-impl<B: Backend> SharedQueue for HuntHeap<Prio, B> {
+impl<B: Primitives> SharedQueue for HuntHeap<Prio, B> {
     #[inline]
     fn insert(&self, _cpu: usize, job: Prio) -> Result<(), Prio> {
         HuntHeap::insert(self, job)
@@ -100,7 +100,7 @@ impl<B: Backend> SharedQueue for HuntHeap<Prio, B> {
     }
 }
 
-impl<B: Backend> SharedQueue for Hierarchical<Prio, B> {
+impl<B: Primitives> SharedQueue for Hierarchical<Prio, B> {
     /// Cache-local: into the local heap of the inserting thread's CPU.
     #[inline]
     fn insert(&self, cpu: usize, job: Prio) -> Result<(), Prio> {
@@ -195,13 +195,13 @@ pub struct Map {
 /// The protocol's shared state: the mapping, the queue, and per task the completed count.
 /// `RECHECK = false` is the broken twin of the loom model (no re-check after the last
 /// insertion); production code uses the default.
-pub struct Core<Q, B: Backend = Std, const RECHECK: bool = true> {
+pub struct Core<Q, B: Primitives = Std, const RECHECK: bool = true> {
     pub map: SpinLock<Map, B>,
     pub queue: Q,
     done: Box<[B::U32]>,
 }
 
-impl<Q: SharedQueue, B: Backend, const RECHECK: bool> Core<Q, B, RECHECK> {
+impl<Q: SharedQueue, B: Primitives, const RECHECK: bool> Core<Q, B, RECHECK> {
     /// `m` idle CPUs, `jobs` the book (for lookups), an empty `queue`.
     pub fn new(m: usize, jobs: TaskBook, n: usize, queue: Q) -> Self {
         Core {

@@ -106,7 +106,7 @@ impl FutexWord {
 /// Loom atomics, fences and the futex model above.
 pub struct Loom;
 
-impl Backend for Loom {
+impl Primitives for Loom {
     type U32 = FutexWord;
     type U64 = LU64;
     type Bool = LBool;
