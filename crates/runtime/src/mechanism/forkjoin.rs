@@ -8,6 +8,7 @@
 use crate::mechanism::registry::Setup;
 use crate::mechanism::TaskParams;
 use crate::RunError;
+use rtsched_model::forkjoin::RegionProgress;
 
 /// The fork-join structure: per task, the first slot and the width of each region.
 #[derive(Debug, Clone)]
@@ -54,6 +55,12 @@ impl Shape {
             None => s.tasks.to_vec(),
         };
         Ok((shape, params))
+    }
+
+    /// The join counting of these tasks' head jobs (the model's `RegionProgress`, the one the
+    /// simulator's fork-join loops use), every head at region 0.
+    pub fn progress(&self) -> Result<RegionProgress, RunError> {
+        RegionProgress::new(self.width.clone()).map_err(|e| RunError::Internal(format!("fork-join shape: {e}")))
     }
 
     /// Number of thread slots (the run's tasks).

@@ -316,9 +316,9 @@ impl<F: FindCpu> PushPull<F> {
         let books: Box<[_]> = (0..m)
             .map(|d| {
                 let mine: Vec<usize> = (d..n).step_by(m).collect();
-                CachePadded::new(SpinLock::new(1000 + d as u32, Book::new(&shape, params, &mine, t0, end)))
+                Ok(CachePadded::new(SpinLock::new(1000 + d as u32, Book::new(&shape, params, &mine, t0, end)?)))
             })
-            .collect();
+            .collect::<Result<_, RunError>>()?;
         let next_rel = books.iter().map(|b| CachePadded::new(AtomicU64::new(b.lock_untraced().next_due()))).collect();
         let core = Core::new(m, shape.slots(), find, retries);
         Ok(PushPull { name, core, books, next_rel, rank, rule: rule.clone(), shape, op_spans: false })

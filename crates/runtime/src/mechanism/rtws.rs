@@ -45,6 +45,7 @@ use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
 use crate::tracer::RecKind;
 use crate::RunError;
+use rtsched_model::forkjoin::{Join, RegionProgress};
 use rtsched_policy::rtws::{preemption_target, Arrival, Rtws as RtwsPolicy, Source, ThreadId, Work};
 use rtsched_policy::{Prio, PriorityRule};
 use std::collections::BTreeSet;
@@ -74,7 +75,7 @@ pub static RTWS: Entry = Entry {
 
 fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     let (shape, params) = Shape::of_setup(s, s.name)?;
-    Ok(Box::new(Rtws::new(shape, &params, s.m, s.t0, s.end)))
+    Ok(Box::new(Rtws::new(shape, &params, s.m, s.t0, s.end)?))
 }
 
 /// Everything under the global lock.
@@ -84,8 +85,7 @@ struct State {
     book: TaskBook,
     policy: RtwsPolicy,
     /// Per task: the region its current (head) job executes, and its threads not yet complete.
-    region: Vec<u32>,
-    outstanding: Vec<u32>,
+    progress: RegionProgress,
     /// Arrived jobs whose §V preemption check has not been made yet.
     pending: BTreeSet<Prio>,
     completed_slot: Vec<u32>,
@@ -101,22 +101,21 @@ pub struct Rtws {
 }
 
 impl Rtws {
-    fn new(shape: Shape, params: &[TaskParams], m: usize, t0: u64, end: u64) -> Rtws {
+    fn new(shape: Shape, params: &[TaskParams], m: usize, t0: u64, end: u64) -> Result<Rtws, RunError> {
         let n = params.len();
         let all: Vec<usize> = (0..n).collect();
         let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
         let releases = ReleaseDomain::new(false, m, book.next_due());
-        let outstanding = shape.width.iter().map(|w| w[0]).collect();
+        let progress = shape.progress()?;
         let slots = shape.slots();
-        Rtws {
+        Ok(Rtws {
             state: SpinLock::new(
                 0,
                 State {
                     shape,
                     book,
                     policy: RtwsPolicy::new(m),
-                    region: vec![0; n],
-                    outstanding,
+                    progress,
                     pending: BTreeSet::new(),
                     completed_slot: vec![0; slots],
                     scratch: Vec::with_capacity(n),
@@ -124,7 +123,7 @@ impl Rtws {
                 },
             ),
             releases,
-        }
+        })
     }
 }
 
@@ -137,7 +136,7 @@ impl State {
 
     /// Job `p` forks its current region on `cpu` (Rule B).
     fn fork(&mut self, cpu: usize, p: Prio) {
-        let r = self.region[p.task as usize];
+        let r = self.progress.region(p.task);
         let mut ids = std::mem::take(&mut self.ids);
         ids.clear();
         ids.extend(self.shape.region(p.task, r));
@@ -229,22 +228,18 @@ impl State {
         self.completed_slot[slot as usize] += 1;
         let (task, _) = self.shape.of_slot[slot as usize];
         let i = task as usize;
-        self.outstanding[i] -= 1;
-        if self.outstanding[i] > 0 {
-            return;
-        }
-        let Some(head) = self.book.head(i) else { return };
-        if (self.region[i] as usize) + 1 < self.shape.width[i].len() {
-            self.region[i] += 1;
-            self.outstanding[i] = self.shape.width[i][self.region[i] as usize];
-            self.fork(cpu, head.prio);
-            return;
-        }
-        self.region[i] = 0;
-        self.outstanding[i] = self.shape.width[i][0];
-        if let Some(next) = self.book.complete(&head) {
-            self.policy.release(next.prio);
-            self.pending.insert(next.prio);
+        // None (no thread of the region outstanding) shows in the accounting: the slot's
+        // completions no longer match its task's jobs.
+        let (Some(join), Some(head)) = (self.progress.thread_done(task), self.book.head(i)) else { return };
+        match join {
+            Join::Pending => {}
+            Join::Fork { .. } => self.fork(cpu, head.prio),
+            Join::JobDone => {
+                if let Some(next) = self.book.complete(&head) {
+                    self.policy.release(next.prio);
+                    self.pending.insert(next.prio);
+                }
+            }
         }
     }
 }
@@ -315,7 +310,7 @@ impl Plugin for Rtws {
         for (s, &(task, r)) in st.shape.of_slot.iter().enumerate() {
             let (i, c) = (task as usize, st.completed_slot[s]);
             let head = st.book.head(i).is_some();
-            let cur = st.region[i];
+            let cur = st.progress.region(task);
             let ok = if !head || r > cur {
                 c == done[i]
             } else if r < cur {
@@ -382,7 +377,7 @@ mod tests {
             let m = 3;
             let params: Vec<TaskParams> = shape.iter().map(|&(p, _)| TaskParams { deadline: p, period: p }).collect();
             let widths: Vec<Vec<usize>> = shape.iter().map(|(_, w)| w.clone()).collect();
-            let plugin = Rtws::new(Shape::of(widths.clone()), &params, m, 0, 1_000_000);
+            let plugin = Rtws::new(Shape::of(widths.clone()), &params, m, 0, 1_000_000).unwrap();
             let mut model = Model::new(
                 widths.iter().map(|w| w.iter().map(|&k| k as u32).collect()).collect(),
                 params.iter().map(|t| t.period).collect(),

@@ -11,15 +11,15 @@ use crate::mechanism::forkjoin::Shape;
 use crate::mechanism::{Job, TaskParams};
 use crate::queue::release::TaskBook;
 use crate::RunError;
+use rtsched_model::forkjoin::{Join, RegionProgress};
 use rtsched_policy::PriorityRule;
 
 /// A domain's fork-join job book (under the domain's leaf lock).
 pub struct Book {
     tb: TaskBook,
     /// Per fork-join task (global index): the region its head job executes and that region's
-    /// threads not yet complete.
-    region: Vec<u32>,
-    outstanding: Vec<u32>,
+    /// threads not yet complete (only this domain's tasks move).
+    progress: RegionProgress,
     /// Per thread slot (global index): completed threads.
     slot_done: Vec<u32>,
 }
@@ -27,11 +27,10 @@ pub struct Book {
 impl Book {
     /// The book of the fork-join tasks `mine` (global indices) of `shape`, whose parameters are
     /// `params`, released from `t0` until `end`.
-    pub fn new(shape: &Shape, params: &[TaskParams], mine: &[usize], t0: u64, end: u64) -> Book {
+    pub fn new(shape: &Shape, params: &[TaskParams], mine: &[usize], t0: u64, end: u64) -> Result<Book, RunError> {
         // The book's own priorities are never used: slot jobs take theirs from the run's rule.
         let tb = TaskBook::new(params, mine, PriorityRule::Edf, t0, end);
-        let outstanding = (0..shape.tasks() as u32).map(|i| shape.region(i, 0).len() as u32).collect();
-        Book { tb, region: vec![0; shape.tasks()], outstanding, slot_done: vec![0; shape.slots()] }
+        Ok(Book { tb, progress: shape.progress()?, slot_done: vec![0; shape.slots()] })
     }
 
     pub fn next_due(&self) -> u64 {
@@ -52,19 +51,16 @@ impl Book {
         let (task, _) = shape.of_slot(slot);
         let i = task as usize;
         self.slot_done[slot as usize] += 1;
-        self.outstanding[i] -= 1;
-        if self.outstanding[i] > 0 {
-            return None;
+        // None: no thread of the region was outstanding, which `check` reports (the slot's
+        // completions no longer match its task's jobs).
+        match self.progress.thread_done(task)? {
+            Join::Pending => None,
+            Join::Fork { region } => self.tb.head(i).map(|head| (head, region)),
+            Join::JobDone => {
+                let head = self.tb.head(i)?;
+                self.tb.complete(&head).map(|next| (next, 0))
+            }
         }
-        let head = self.tb.head(i)?;
-        if self.region[i] + 1 < shape.regions(task) {
-            self.region[i] += 1;
-            self.outstanding[i] = shape.region(task, self.region[i]).len() as u32;
-            return Some((head, self.region[i]));
-        }
-        self.region[i] = 0;
-        self.outstanding[i] = shape.region(task, 0).len() as u32;
-        self.tb.complete(&head).map(|next| (next, 0))
     }
 
     /// The fork-join task's head job, its current region and the threads of it not yet
@@ -72,7 +68,7 @@ impl Book {
     pub fn ready_slots<'s>(&'s self, shape: &'s Shape, task: u32) -> Option<(Job, impl Iterator<Item = u32> + 's)> {
         let head = self.tb.head(task as usize)?;
         let done = self.tb.completed()[task as usize];
-        let slots = shape.region(task, self.region[task as usize]).filter(move |&s| self.slot_done[s as usize] == done);
+        let slots = shape.region(task, self.progress.region(task)).filter(move |&s| self.slot_done[s as usize] == done);
         Some((head, slots))
     }
 
@@ -89,7 +85,7 @@ impl Book {
         let i = task as usize;
         let done = self.tb.completed()[i];
         let head = self.tb.head(i).is_some();
-        let cur = self.region[i];
+        let cur = self.progress.region(task);
         let mut in_cur = 0;
         for s in shape.all_slots(task) {
             let (_, r) = shape.of_slot(s);
@@ -109,8 +105,9 @@ impl Book {
             }
         }
         let width = shape.region(task, cur).len() as u32;
-        if head && in_cur + self.outstanding[i] != width {
-            return Err(RunError::Internal(format!("task {task}: region {cur} has {in_cur} threads done and {} outstanding", self.outstanding[i])));
+        let outstanding = self.progress.outstanding(task);
+        if head && in_cur + outstanding != width {
+            return Err(RunError::Internal(format!("task {task}: region {cur} has {in_cur} threads done and {outstanding} outstanding")));
         }
         Ok(())
     }
