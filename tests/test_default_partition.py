@@ -82,3 +82,20 @@ def test_partition_defaults_to_the_placement_run_and_simulate_use(cli, tmp_path)
     assert code == 0 and out.splitlines()[0].endswith(default)
     code, out, err = cli("partition", f, "--m", 3, "--heuristic", "pedf_wfd")
     assert code == 0 and "the default" not in out
+
+
+def test_a_partition_of_arbitrary_deadlines_reads_back_as_a_placement(cli, tmp_path):
+    # τ0 has D = 15 ms > T = 10 ms. `partition --json` writes each whole task as one reservation
+    # whose deadline is at most its period (as the model's Placement builds them), so the file
+    # is a valid placement for `rtsched run --placement` (it wrote deadline 15 ms before, which
+    # the reader refuses: a deadline above the period).
+    ts = rtsched.TaskSet(
+        [rtsched.Task(wcet="2ms", period="10ms", deadline="15ms"), rtsched.Task(wcet="3ms", period="10ms")]
+    )
+    f = write_set(tmp_path, ts)
+    code, out, err = cli("partition", f, "--m", 2, "--heuristic", "pedf_ffd", "--json")
+    assert code == 0, err
+    p = json.loads(out)
+    assert {r["task"]: r["deadline"] for c in p["cpus"] for r in c["reservations"]}[0] == 10_000_000
+    cpus = _core.placement_partition(ts, out, 2)
+    assert sorted(i for c in cpus for i in c) == [0, 1]

@@ -213,7 +213,10 @@ fn plain_placement(ts: &RTaskSet, m: u32, heuristic: &str, cpus: &[Vec<usize>], 
                 .iter()
                 .map(|&i| {
                     let t = &ts[i];
-                    json!({"task": i, "budget": t.wcet, "period": t.period, "deadline": t.deadline, "offset": 0, "part": 1, "parts": 1})
+                    // A reservation's deadline is at most its period (as `Placement::whole` builds
+                    // them): an arbitrary-deadline task's reservation ends with its period.
+                    let d = t.deadline.min(t.period);
+                    json!({"task": i, "budget": t.wcet, "period": t.period, "deadline": d, "offset": 0, "part": 1, "parts": 1})
                 })
                 .collect();
             json!({"cpu": c, "reservations": res})
