@@ -63,6 +63,22 @@ def test_python_report_matches_the_hand_computed_inflation():
     assert z["capacity"] == 2 and z["hard"]["utilization"] == pytest.approx(0.2)
 
 
+def test_one_call_gives_what_the_tests_and_the_overhead_analysis_give_apart():
+    # analyze_many computes each set's "overheads" object in the same Rust pass as its tests;
+    # the oracle is the two computed apart (the tests alone, and analyze_overheads alone).
+    from rtsched.overheads import analyze_overheads
+
+    sets = [rtsched.generate(6, u, seed=s, m=2) for s, u in enumerate((0.8, 1.2, 1.6))]
+    both = rtsched.analyze_many(sets, m=2, tests=["gfb", "gedf"], overheads=MODEL, mechanism="gsn-edf")
+    tests = rtsched.analyze_many(sets, m=2, tests=["gfb", "gedf"])
+    alone = analyze_overheads(sets, [2, 2, 2], MODEL, "gsn-edf")
+    assert [{k: v for k, v in r.items() if k != "overheads"} for r in both] == tests
+    assert [r["overheads"] for r in both] == alone
+    # A bad request fails before any set is analysed, in one line naming the field.
+    with pytest.raises(rtsched.RtschedError, match="mechanism"):
+        rtsched.analyze_many(sets, m=2, overheads=MODEL, mechanism="no-such")
+
+
 def test_cli_table_json_and_many_sets(tmp_path, cli):
     f = taskset(tmp_path)
     model = write(tmp_path, "m.json", MODEL)

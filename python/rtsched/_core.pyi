@@ -101,6 +101,7 @@ def analyze_sets(
     max_steps: int,
     exact_utilization: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    overheads: tuple[str, str, str | None, int, int, bool] | None = None,
 ) -> tuple[list[dict[str, Any]], bool]: ...
 def analyze_file(
     path: str,

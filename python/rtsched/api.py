@@ -156,21 +156,21 @@ def analyze_many(
     tests = v.test_names(tests)
     max_steps = v.max_steps(max_steps)
     exact_utilization = v.boolean(exact_utilization, "exact_utilization")
+    ovh = None
+    if with_overheads:
+        from .overheads import overhead_args
+
+        ovh = overhead_args(**overheads)
     cb, close = _progress_bar("analyze") if v.boolean(progress, "progress") else (None, lambda: None)
     try:
-        out, interrupted = _core.analyze_sets(sets, m, tests, max_steps, exact_utilization, cb)
+        # One call: the tests and, with overheads, the overhead-aware verdicts of each set.
+        out, interrupted = _core.analyze_sets(sets, m, tests, max_steps, exact_utilization, cb, ovh)
     finally:
         close()
     if interrupted:
         e = KeyboardInterrupt(f"interrupted after {len(out)} of {len(sets)} task sets")
         e.partial = out  # type: ignore[attr-defined]
         raise e
-    if with_overheads:
-        from .overheads import analyze_overheads
-
-        ms = [_resolve_m(ts, m) for ts in sets]
-        for r, o in zip(out, analyze_overheads(sets, ms, max_steps=max_steps, **overheads), strict=True):
-            r["overheads"] = o
     return out
 
 

@@ -101,6 +101,31 @@ def load_models(source: Any) -> tuple[dict[str, dict], list[str]]:
     return models, notes
 
 
+def overhead_args(
+    overheads: dict | str | os.PathLike | None,
+    mechanism: str,
+    stat: str | None = None,
+    cpd: int | str = 0,
+    quantum: int | str = "1ms",
+    extrapolate: bool = False,
+) -> tuple[str, str, str | None, int, int, bool]:
+    """The overhead part of an analysis request, checked: ``(model_text, mechanism, stat, cpd,
+    quantum, extrapolate)``, as ``_core.analyze_sets`` and ``_core.analyze_overheads`` take it."""
+    text = overheads_text(overheads)
+    if text is None:
+        raise RtschedError("field 'overheads': an overhead model or constants are required")
+    if mechanism is None:
+        raise RtschedError(f"field 'mechanism': required with overheads; one of {', '.join(mechanism_names())}")
+    return (
+        text,
+        v.text(mechanism, "mechanism"),
+        None if stat is None else v.choice(stat, "stat", ["max", "avg"]),
+        v.duration(cpd, "cpd"),
+        v.duration(quantum, "quantum", 1),
+        v.boolean(extrapolate, "extrapolate"),
+    )
+
+
 def analyze_overheads(
     sets: Sequence,
     ms: Sequence[int],
@@ -112,22 +137,11 @@ def analyze_overheads(
     extrapolate: bool = False,
     max_steps: int = 1_000_000,
 ) -> list[dict]:
-    """The ``overheads`` object of each set's analysis report (docs/cli.md, "analyze")."""
-    text = overheads_text(overheads)
-    if text is None:
-        raise RtschedError("field 'overheads': an overhead model or constants are required")
-    if mechanism is None:
-        raise RtschedError(f"field 'mechanism': required with overheads; one of {', '.join(mechanism_names())}")
+    """The ``overheads`` object of each set's analysis report alone (docs/cli.md, "analyze");
+    :func:`rtsched.analyze_many` computes it with the tests, in the same call."""
+    args = overhead_args(overheads, mechanism, stat, cpd, quantum, extrapolate)
     out = _core.analyze_overheads(
-        v.task_sets(sets, "sets"),
-        [v.processors(m) for m in ms],
-        text,
-        v.text(mechanism, "mechanism"),
-        None if stat is None else v.choice(stat, "stat", ["max", "avg"]),
-        v.duration(cpd, "cpd"),
-        v.duration(quantum, "quantum", 1),
-        v.boolean(extrapolate, "extrapolate"),
-        v.max_steps(max_steps),
+        v.task_sets(sets, "sets"), [v.processors(m) for m in ms], *args, v.max_steps(max_steps)
     )
     return [json.loads(s) for s in out]
 

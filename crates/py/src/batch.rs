@@ -8,7 +8,9 @@
 //! * [`analyze_columns`]: task parameters as flat arrays in, a verdict table out
 //!   (`rtsched.analyze_table`: numpy arrays or an Arrow table, no Python object per set).
 
+use crate::convert::json_to_py;
 use crate::interrupt::{self, Outbox};
+use crate::overheads::{OverheadArgs, OverheadRequest};
 use crate::taskset::TaskSet;
 use crate::{err, RtschedError};
 use pyo3::intern;
@@ -130,14 +132,17 @@ fn tick(py: Python<'_>, progress: Option<&PyObject>, done: usize, total: Option<
     Ok(())
 }
 
-/// analyze_sets(sets, m, tests, max_steps, exact_utilization, progress) -> (list[dict], bool)
+/// analyze_sets(sets, m, tests, max_steps, exact_utilization, progress, overheads) -> (list[dict], bool)
 ///
-/// One report dict per task set, in order; `m` (an int or None) overrides each set's own. The
+/// One report dict per task set, in order; `m` (an int or None) overrides each set's own. With
+/// `overheads` = `(model_text, mechanism, stat, cpd, quantum, extrapolate)` each report also has
+/// its `"overheads"` object (docs/overheads.md), computed in the same parallel pass. The
 /// bool says Ctrl-C stopped the batch: the list then holds the reports of the leading sets that
 /// were finished, and the caller raises `KeyboardInterrupt`. `progress(done, total)` is called
 /// every 50 ms when given.
 #[pyfunction]
-#[pyo3(signature = (sets, m, tests, max_steps, exact_utilization=false, progress=None))]
+#[pyo3(signature = (sets, m, tests, max_steps, exact_utilization=false, progress=None, overheads=None))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn analyze_sets<'py>(
     py: Python<'py>,
     sets: &Bound<'py, PyAny>,
@@ -146,9 +151,11 @@ pub(crate) fn analyze_sets<'py>(
     max_steps: u64,
     exact_utilization: bool,
     progress: Option<PyObject>,
+    overheads: Option<OverheadArgs>,
 ) -> PyResult<(Bound<'py, PyList>, bool)> {
     let stop = Stop::new();
     let lim = limits(max_steps, &stop)?;
+    let overheads = overheads.as_ref().map(OverheadRequest::new).transpose().map_err(err)?;
     let m = m.map(|m| check_m(m).map_err(err)).transpose()?;
     let tests = Tests::new(tests.as_deref())?;
     // Borrow every set's tasks (frozen objects: no copy), keeping the objects alive.
@@ -190,15 +197,16 @@ pub(crate) fn analyze_sets<'py>(
     let fin = interrupt::run(
         py,
         &stop,
-        |_: &Outbox<'_, (), Vec<Option<Report>>>| {
+        |_: &Outbox<'_, (), Vec<Option<AnalyzedSet>>>| {
             work.par_iter()
                 .map(|&(ts, mi, t)| {
                     if stop.requested() {
                         return None;
                     }
                     let r = report::report(ts, mi, t, &lim, exact_utilization);
+                    let o = overheads.as_ref().map(|o| o.report(ts, mi, &lim).map_err(|e| e.to_string()));
                     done.fetch_add(1, Ordering::Relaxed);
-                    (!stop.requested()).then_some(r)
+                    (!stop.requested()).then_some((r, o))
                 })
                 .collect()
         },
@@ -209,13 +217,23 @@ pub(crate) fn analyze_sets<'py>(
     let out = PyList::empty(py);
     for r in fin.result.iter() {
         match r {
-            Some(r) => out.append(report_dict(py, r, &keys)?)?,
+            Some((r, o)) => {
+                let d = report_dict(py, r, &keys)?;
+                if let Some(o) = o {
+                    let v = o.as_ref().map_err(|e| RtschedError::new_err(e.clone()))?;
+                    d.set_item("overheads", json_to_py(py, v)?)?;
+                }
+                out.append(d)?
+            }
             None => break,
         }
     }
     tick(py, progress.as_ref(), out.len(), Some(total))?;
     Ok((out, fin.interrupt.is_some()))
 }
+
+/// One set's report and, when asked, its overhead-aware object (or the error it gave).
+type AnalyzedSet = (Report, Option<Result<serde_json::Value, String>>);
 
 /// A chunk of a JSON Lines file, analysed.
 struct Chunk {

@@ -399,6 +399,36 @@ pub(crate) fn spres_placement(
     Ok(out)
 }
 
+/// The overhead part of an `analyze` request, read once: the mechanism's rule, the model, the
+/// statistic and the rule's parameters (`rtsched analyze --overheads MODEL --mechanism NAME`).
+pub(crate) struct OverheadRequest {
+    mech: &'static Mechanism,
+    spec: OverheadSpec,
+    stat: Option<OverheadStat>,
+    params: Params,
+    extrapolate: bool,
+}
+
+/// `(model_text, mechanism, stat, cpd, quantum, extrapolate)`, as the bindings receive it.
+pub(crate) type OverheadArgs = (String, String, Option<String>, u64, u64, bool);
+
+impl OverheadRequest {
+    pub(crate) fn new(a: &OverheadArgs) -> Result<OverheadRequest, ModelError> {
+        let (model_text, mechanism, stat, cpd, quantum, extrapolate) = a;
+        let mech = oh::mechanism(mechanism)?;
+        let spec = OverheadSpec::from_json(model_text)?;
+        let stat = stat.as_deref().map(OverheadStat::parse).transpose()?;
+        let params = Params { cpd: *cpd, quantum: *quantum };
+        params.validate()?;
+        Ok(OverheadRequest { mech, spec, stat, params, extrapolate: *extrapolate })
+    }
+
+    /// The `overheads` object of one task set's report.
+    pub(crate) fn report(&self, ts: &RTaskSet, m: u32, lim: &Limits) -> Result<Value, ModelError> {
+        report(ts, m, self.mech, &self.spec, self.stat, &self.params, self.extrapolate, lim)
+    }
+}
+
 /// analyze_overheads(sets, ms, model_text, mechanism, stat, cpd, quantum, extrapolate,
 /// max_steps) -> list[str]: the `overheads` object of each set's report, as JSON.
 #[pyfunction]
