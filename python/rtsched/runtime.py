@@ -327,6 +327,7 @@ def run_raw(
     quiet: bool = False,
     exec_min_fraction: float | None = None,
     preflight: bool = True,
+    isolate: bool = False,
 ) -> dict:
     """Like :func:`run` but returns ``{"summary": dict, export name: text, "interrupted": bool}``.
     ``exports`` names the trace's exports (``jsonl``, ``perfetto``, ``job_csv``, ``gantt_svg``,
@@ -335,7 +336,11 @@ def run_raw(
     ``exec_min_fraction`` ``f``: every job runs a fraction of its WCET drawn uniformly from
     ``[f, 1]`` (deterministic per seed, task and job; rtspin's under-run); None: its WCET.
     ``preflight``: the summary gets ``preflight``, the host's state on the run's CPUs taken
-    before it (:func:`rtsched.protocol.preflight`; a few ms).
+    before it (:func:`rtsched.protocol.preflight`; a few ms). ``isolate``: for the run, RT
+    throttling and the fair server are lifted on its CPUs, IRQs moved off them and the
+    performance governor set where this process may (root), everything restored afterwards,
+    Ctrl-C included (:func:`rtsched.protocol.isolated`, as ``measure-overheads --isolate``);
+    the summary's ``isolate`` says what changed and what was refused.
 
     Ctrl-C during the run (in the main thread) stops it early: the Rust side notices within
     50 ms, the run winds down in a few ms, and this returns what it measured with
@@ -401,36 +406,51 @@ def run_raw(
                 print(f"rtsched run: {scheduler} without --placement: {default['note']}: {partition}", file=sys.stderr)
     elif placement is not None:
         raise RtschedError(f"{scheduler} is global and takes no placement")
-    # SCHED_FIFO threads get only part of each CPU here (RT throttling, the fair server): a
-    # placement above it misses for the kernel's sake, which the warning says with the numbers.
-    throttled = None
-    if rt_priority is not None:
-        loads = rtlimits.placement_loads(ts, cpu_list, partition, reservations)
-        throttled = rtlimits.overloaded(
-            loads, rtlimits.fifo_capacity(), spread=partition is None and reservations is None
+    isolate = v.boolean(isolate, "isolate")
+    # Everything from lifting the limits to the end of the run is undone on the way out.
+    with contextlib.ExitStack() as stack:
+        lifted = None
+        if isolate:
+            from .protocol import isolated
+
+            lifted = stack.enter_context(
+                isolated(cpu_list + ([dedicated_cpu] if dedicated_cpu is not None else []), report=pre)
+            )
+        # SCHED_FIFO threads get only part of each CPU here (RT throttling, the fair server): a
+        # placement above it misses for the kernel's sake, which the warning says with the numbers.
+        throttled = None
+        if rt_priority is not None:
+            loads = rtlimits.placement_loads(ts, cpu_list, partition, reservations)
+            throttled = rtlimits.overloaded(
+                loads, rtlimits.fifo_capacity(), spread=partition is None and reservations is None
+            )
+            if throttled is not None:
+                if not isolate:
+                    throttled += (
+                        "; as root, --isolate (isolate=True) lifts RT throttling and the fair server for the run and "
+                        "restores them afterwards"
+                    )
+                warns.append(throttled)
+                if not quiet:
+                    print(f"rtsched run: warning: {throttled}", file=sys.stderr)
+        res = dict(
+            _core.run(
+                ts,
+                scheduler,
+                cpu_list,
+                dur,
+                partition,
+                dedicated_cpu,
+                rt_priority,
+                idle,
+                force,
+                seed,
+                list(exports),
+                pairs,
+                reservations,
+                exec_min_fraction,
+            )
         )
-        if throttled is not None:
-            warns.append(throttled)
-            if not quiet:
-                print(f"rtsched run: warning: {throttled}", file=sys.stderr)
-    res = dict(
-        _core.run(
-            ts,
-            scheduler,
-            cpu_list,
-            dur,
-            partition,
-            dedicated_cpu,
-            rt_priority,
-            idle,
-            force,
-            seed,
-            list(exports),
-            pairs,
-            reservations,
-            exec_min_fraction,
-        )
-    )
     res["summary"] = json.loads(res["summary"])
     if "overhead_samples" in res:
         res["overhead_samples"] = json.loads(res["overhead_samples"])
@@ -439,6 +459,10 @@ def run_raw(
     summary["rt_priority"] = rt_priority
     if pre is not None:
         summary["preflight"] = pre
+    if lifted is not None:
+        summary["isolate"] = lifted
+        if lifted["refused"] and not quiet:
+            print(f"rtsched run: warning: --isolate could not change: {'; '.join(lifted['refused'])}", file=sys.stderr)
     summary["trustworthy"], summary["trustworthy_reason"] = assess_timing(summary, entry, rt_priority)
     if not summary["trustworthy"] and throttled is not None:
         summary["trustworthy_reason"] += (
@@ -564,7 +588,8 @@ def run(
     exact admission test, as in ``simulate``; for ``spres`` a reservation placement dict, its
     JSON text or a file, default the SP-RES cascade), ``dedicated_cpu`` (mechanisms with a dedicated
     CPU), ``params`` (the mechanism's parameters, e.g. ``{"priorities": "rm"}`` for pfp),
-    ``rt_priority``, ``idle`` ("sleep"/"spin"), ``force``, ``seed``."""
+    ``rt_priority``, ``idle`` ("sleep"/"spin"), ``force``, ``seed``, ``isolate`` (lift RT throttling
+    and the fair server for the run, as root; :func:`run_raw`)."""
     return run_raw(ts, scheduler=scheduler, cpus=cpus, duration=duration, **kw)["summary"]
 
 

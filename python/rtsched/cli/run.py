@@ -55,6 +55,12 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         help="run a set made for more CPUs than given (its m or utilization), or more threads than cores, "
         "with a warning (misses and timings then say little about the scheduler)",
     )
+    p.add_argument(
+        "--isolate",
+        action="store_true",
+        help="for the run: lift RT throttling and the fair server on its CPUs, move IRQs off them, set the "
+        "performance governor, where permitted (root); everything is restored afterwards, Ctrl-C included",
+    )
     p.add_argument("--seed", type=v.CLI_SEED, default=0, help="seed of execution-time draws (default 0)")
     p.add_argument(
         "--json",
@@ -133,6 +139,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             seed=args.seed,
             exports=exports,
             params=mechanism_params(args),
+            isolate=args.isolate,
         )
     text = json.dumps(res["summary"], indent=1)
     print(text if args.json else format_summary(res["summary"]))
