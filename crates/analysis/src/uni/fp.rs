@@ -187,11 +187,13 @@ pub struct FpBin {
     lower: Vec<u64>,
     /// The lower bounds the last successful [`FpBin::fits_p`] found, for the task it admitted.
     memo: RefCell<Option<(usize, Vec<u64>)>>,
+    /// Rigorous enclosure of the tasks' total utilization.
+    util: Interval,
 }
 
 impl FpBin {
     pub fn new(prio: Priority) -> FpBin {
-        FpBin { prio, tasks: Vec::new(), lower: Vec::new(), memo: RefCell::new(None) }
+        FpBin { prio, tasks: Vec::new(), lower: Vec::new(), memo: RefCell::new(None), util: Interval::point(0.0) }
     }
 
     pub fn len(&self) -> usize {
@@ -210,6 +212,13 @@ impl FpBin {
     /// Whether the task with global index `index` and parameters `p` can join with every
     /// task still meeting its deadline.
     pub(crate) fn fits_p(&self, index: usize, p: P, limits: &Limits) -> Verdict {
+        // Necessary for any uniprocessor scheduler: a total utilization above 1 (proved by the
+        // rigorous enclosure) is refused at once. In a first-fit pass most attempts are on full
+        // processors, and without this each ran response-time analysis on every lower-priority
+        // task first.
+        if self.util.add(Interval::ratio(p.c as u128, p.t as u128)).lo > 1.0 {
+            return Verdict::NotSchedulable;
+        }
         let pos = self.position(index, &p);
         let mut all: Vec<P> = self.tasks.iter().map(|(_, q)| *q).collect();
         all.insert(pos, p);
@@ -258,6 +267,7 @@ impl FpBin {
     pub(crate) fn push_p(&mut self, index: usize, p: P) {
         let pos = self.position(index, &p);
         self.tasks.insert(pos, (index, p));
+        self.util = self.util.add(Interval::ratio(p.c as u128, p.t as u128));
         match self.memo.get_mut().take() {
             Some((i, lower)) if i == index && lower.len() == self.tasks.len() => self.lower = lower,
             _ => self.lower.insert(pos, 0),
