@@ -9,20 +9,22 @@ differ (``simulate`` and ``run``); the commands that take sequential tasks call
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 from .._core import RtschedError, TaskSet
 
 
 @dataclass(frozen=True)
-class Workload:
-    """A command's task-set file; :func:`read_workload` returns one of the two kinds below."""
+class Workload(ABC):
+    """A command's task-set file; :func:`read_workload` returns one of the two kinds below (the
+    base is abstract: each kind says how it reads as sequential tasks)."""
 
     path: str
 
+    @abstractmethod
     def sequential(self, command: str) -> TaskSetFile:
         """This file as sequential task sets, for ``command``; a fork-join file is an error."""
-        raise NotImplementedError
 
 
 @dataclass(frozen=True)
