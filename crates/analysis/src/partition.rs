@@ -84,6 +84,51 @@ pub enum PartitionOutcome {
     Failed { task: usize, partial: Partition },
 }
 
+/// A partition made by [`default_partition`] and the note that says how it was made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefaultPartition {
+    pub cpus: Vec<Vec<usize>>,
+    pub note: String,
+}
+
+/// Why [`default_partition`] could not place a task set (a well-formed request whose task set
+/// does not fit), in one line naming the task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotPlaced(pub String);
+
+impl Admission {
+    /// The admission test's name in messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            Admission::Edf => "EDF (QPA)",
+            Admission::Fp(Priority::DeadlineMonotonic) => "deadline-monotonic FP (response-time analysis)",
+            Admission::Fp(_) => "FP (response-time analysis)",
+        }
+    }
+}
+
+/// The default partition of the partitioned schedulers, decided in one place for the
+/// simulator and the runtime: worst-fit decreasing utilization with the scheduler's own exact
+/// admission test (`adm`: the processor demand criterion via QPA for P-EDF, response-time
+/// analysis for P-FP). A requested stop in `limits` ends it early; the caller, which requested
+/// it, discards the answer.
+pub fn default_partition(ts: &TaskSet, m: u32, adm: Admission, limits: &Limits) -> Result<DefaultPartition, NotPlaced> {
+    let label = adm.label();
+    match partition(ts, m, Fit::Worst, Order::DecreasingUtilization, adm, limits) {
+        PartitionOutcome::Placed(p) => Ok(DefaultPartition {
+            cpus: p.cpus,
+            note: format!("partitioned by worst-fit decreasing utilization with exact {label} admission"),
+        }),
+        PartitionOutcome::Failed { task, .. } => {
+            let t = &ts[task];
+            Err(NotPlaced(format!(
+                "worst-fit decreasing with exact {label} admission cannot place task {task} (wcet {}, deadline {}, period {}) on any of the {m} processors",
+                t.wcet, t.deadline, t.period
+            )))
+        }
+    }
+}
+
 /// Task indices in the given decreasing order.
 pub fn task_order(ts: &TaskSet, order: Order) -> Vec<usize> {
     let tasks = ts.tasks();

@@ -8,7 +8,8 @@ use crate::taskset::TaskSet;
 use crate::{err, RtschedError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rtsched_analysis::partition::{partition, Admission, Fit, Order, PartitionOutcome};
+use rtsched_analysis::partition::Admission;
+pub(crate) use rtsched_analysis::partition::{DefaultPartition, NotPlaced};
 use rtsched_analysis::uni::fp::Priority;
 use rtsched_analysis::Limits;
 use rtsched_model::{Stop, TaskSet as RTaskSet};
@@ -16,50 +17,27 @@ use rtsched_model::{Stop, TaskSet as RTaskSet};
 /// The partitioned schedulers that have a default partition.
 pub(crate) const PARTITIONED: [&str; 2] = ["pedf", "pfp"];
 
-/// The admission test of a partitioned scheduler and its name in messages.
-fn admission(scheduler: &str) -> Option<(Admission, &'static str)> {
+/// The admission test of a partitioned scheduler.
+fn admission(scheduler: &str) -> Option<Admission> {
     match scheduler {
-        "pedf" => Some((Admission::Edf, "EDF (QPA)")),
-        "pfp" => Some((Admission::Fp(Priority::DeadlineMonotonic), "deadline-monotonic FP (response-time analysis)")),
+        "pedf" => Some(Admission::Edf),
+        "pfp" => Some(Admission::Fp(Priority::DeadlineMonotonic)),
         _ => None,
     }
 }
 
-/// Why the default partition could not place a task set (a well-formed request whose task set
-/// does not fit: `simulate` exits 1, `run` reports it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct NotPlaced(pub String);
-
-/// A default partition and the note that says how it was made.
-pub(crate) struct DefaultPartition {
-    pub cpus: Vec<Vec<usize>>,
-    pub note: String,
-}
-
-/// Partitions `ts` onto `m` CPUs for `scheduler` (`pedf` or `pfp`; callers check the name).
-/// A requested `stop` (Ctrl-C) ends it early; the caller, which requested it, discards the
-/// answer.
+/// The default partition of `pedf` / `pfp` ([`rtsched_analysis::partition::default_partition`]
+/// with the scheduler's admission; callers check the name). A requested `stop` (Ctrl-C) ends it
+/// early; the caller, which requested it, discards the answer.
 pub(crate) fn default_partition(
     ts: &RTaskSet,
     m: u32,
     scheduler: &str,
     stop: &Stop,
 ) -> Result<DefaultPartition, NotPlaced> {
-    let (adm, label) = admission(scheduler).unwrap_or((Admission::Edf, "EDF (QPA)"));
+    let adm = admission(scheduler).unwrap_or(Admission::Edf);
     let lim = Limits { stop: stop.clone(), ..Limits::default() };
-    match partition(ts, m, Fit::Worst, Order::DecreasingUtilization, adm, &lim) {
-        PartitionOutcome::Placed(p) => Ok(DefaultPartition {
-            cpus: p.cpus,
-            note: format!("partitioned by worst-fit decreasing utilization with exact {label} admission"),
-        }),
-        PartitionOutcome::Failed { task, .. } => {
-            let t = &ts[task];
-            Err(NotPlaced(format!(
-                "worst-fit decreasing with exact {label} admission cannot place task {task} (wcet {}, deadline {}, period {}) on any of the {m} processors",
-                t.wcet, t.deadline, t.period
-            )))
-        }
-    }
+    rtsched_analysis::partition::default_partition(ts, m, adm, &lim)
 }
 
 /// default_partition(ts, scheduler, m) -> {"partition": list[list[int]] | None, "note": str,
