@@ -20,6 +20,7 @@ use crate::uni::{edf, P};
 use crate::{Limits, Verdict};
 use rayon::prelude::*;
 use rtsched_model::exact::{self, Interval, Rational};
+use rtsched_model::time::format_time_exact;
 use rtsched_model::{ModelError, Task, TaskSet};
 use std::cmp::Ordering;
 use std::fmt;
@@ -123,7 +124,9 @@ pub fn default_partition(ts: &TaskSet, m: u32, adm: Admission, limits: &Limits) 
             let t = &ts[task];
             Err(NotPlaced(format!(
                 "worst-fit decreasing with exact {label} admission cannot place task {task} (wcet {}, deadline {}, period {}) on any of the {m} processors",
-                t.wcet, t.deadline, t.period
+                format_time_exact(t.wcet),
+                format_time_exact(t.deadline),
+                format_time_exact(t.period)
             )))
         }
     }

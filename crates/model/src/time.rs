@@ -106,9 +106,37 @@ pub fn format_time(t: Time) -> String {
     }
 }
 
+/// Formats a duration for a reason line that must stay exact: a round value in the largest
+/// unit that holds it exactly with at most four digits (`2 ms`, `1500 µs`, `7 ns`), otherwise the
+/// readable form with the exact nanoseconds beside it (`12.3 ms (12345678 ns)`), so two values a
+/// verdict compares never print alike when they differ.
+pub fn format_time_exact(t: Time) -> String {
+    if t == 0 {
+        return "0 ns".into();
+    }
+    for (unit, div) in [("s", 1_000_000_000u64), ("ms", 1_000_000), ("µs", 1_000), ("ns", 1)] {
+        if t.is_multiple_of(div) && t / div < 10_000 {
+            return format!("{} {unit}", t / div);
+        }
+    }
+    format!("{} ({t} ns)", format_time(t))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_times_read_well_and_stay_exact() {
+        assert_eq!(format_time_exact(0), "0 ns");
+        assert_eq!(format_time_exact(7), "7 ns");
+        assert_eq!(format_time_exact(2_000_000), "2 ms");
+        assert_eq!(format_time_exact(1_500_000), "1500 µs");
+        assert_eq!(format_time_exact(10_000_000_000), "10 s");
+        assert_eq!(format_time_exact(12_345_678), "12.3 ms (12345678 ns)");
+        // Two values one nanosecond apart never print alike.
+        assert_ne!(format_time_exact(10_000_000), format_time_exact(10_000_001));
+    }
 
     #[test]
     fn parses_units_exactly() {

@@ -22,6 +22,12 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt;
 
+/// A time in a reason line, readable and exact ([`rtsched_model::time::format_time_exact`]).
+fn fe(t: impl Into<u128>) -> String {
+    let t: u128 = t.into();
+    u64::try_from(t).map_or_else(|_| format!("{t} ns"), rtsched_model::time::format_time_exact)
+}
+
 /// Most deadlines enumerated one by one per processor before switching to the QPA walk.
 pub const BRUTE_POINTS: u64 = 2_000_000;
 
@@ -82,22 +88,24 @@ pub fn check(ts: &TaskSet, p: &Placement) -> Result<(), CheckError> {
         let fail = |reason: String| Err(CheckError::Task { task: i, reason });
         if k * delta > task.period as u128 {
             return fail(format!(
-                "period ratio {k} times reservation period {delta} ns exceeds T = {} ns",
-                task.period
+                "period ratio {k} times reservation period {} exceeds T = {}",
+                fe(delta),
+                fe(task.period as u128)
             ));
         }
         if end > delta {
-            return fail(format!("windows end at {end} ns, after the reservation period {delta} ns"));
+            return fail(format!("windows end at {}, after the reservation period {}", fe(end), fe(delta)));
         }
         let dmin = task.deadline.min(task.period) as u128;
         if (k - 1) * delta + end > dmin {
             return fail(format!(
-                "the last slice ends at {} ns after the release, after min(D, T) = {dmin} ns",
-                (k - 1) * delta + end
+                "the last slice ends at {} after the release, after min(D, T) = {}",
+                fe((k - 1) * delta + end),
+                fe(dmin)
             ));
         }
         if k * budget < task.wcet as u128 {
-            return fail(format!("{k} slices of {budget} ns cover less than C = {} ns", task.wcet));
+            return fail(format!("{k} slices of {} cover less than C = {}", fe(budget), fe(task.wcet as u128)));
         }
         for r in rs {
             if r.budget == 0 || r.budget > r.deadline || r.deadline > r.period {
@@ -164,7 +172,7 @@ pub(crate) fn cpu_demand_ok(tasks: &[Task]) -> Result<(), String> {
         return Err("could not bound the analysis interval".into());
     };
     if l > Time::MAX as u128 {
-        return Err(format!("analysis interval {l} ns too long to verify"));
+        return Err(format!("analysis interval {} too long to verify", fe(l)));
     }
     let l = l as Time;
     let points: u128 =
@@ -192,7 +200,7 @@ fn brute(tasks: &[Task], l: Time) -> Result<(), String> {
             continue; // more deadlines at the same instant
         }
         if demand > at as u128 {
-            return Err(format!("demand {demand} ns exceeds the interval length at t = {at} ns"));
+            return Err(format!("demand {} exceeds the interval length at t = {}", fe(demand), fe(at)));
         }
     }
     Ok(())
@@ -218,7 +226,7 @@ fn walk(tasks: &[Task], l: Time) -> Result<(), String> {
     for _ in 0..50_000_000u64 {
         let h = demand(at);
         if h > at as u128 {
-            return Err(format!("demand {h} ns exceeds the interval length at t = {at} ns"));
+            return Err(format!("demand {} exceeds the interval length at t = {}", fe(h), fe(at)));
         }
         if h <= first {
             return Ok(());

@@ -12,6 +12,7 @@
 use super::demand::{edf_test, max_split, util_le_one, Outcome, Res};
 use super::SemiConfig;
 use rtsched_model::exact::Interval;
+use rtsched_model::time::format_time_exact as fe;
 use rtsched_model::{TaskSet, Time};
 use std::cmp::Ordering;
 
@@ -231,13 +232,17 @@ impl State {
         if self.failure.is_none() {
             let s = self.specs[it.task];
             let piece = if it.c != s.c || it.d != s.d {
-                format!(" (remaining piece budget {} ns, deadline {} ns)", it.c, it.d)
+                format!(" (remaining piece budget {}, deadline {})", fe(it.c), fe(it.d))
             } else {
                 String::new()
             };
             self.failure = Some(format!(
-                "task {} (reservation budget {} ns, deadline {} ns, period {} ns, period ratio {}){piece} {why}",
-                it.task, s.c, s.d, s.t, s.k
+                "task {} (reservation budget {}, deadline {}, period {}, period ratio {}){piece} {why}",
+                it.task,
+                fe(s.c),
+                fe(s.d),
+                fe(s.t),
+                s.k
             ));
         }
     }
