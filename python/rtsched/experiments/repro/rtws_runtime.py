@@ -39,7 +39,9 @@ import csv
 import io
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -48,11 +50,11 @@ from ...output import save_figure
 from ...runtime import parse_cpus, realtime_lock
 from .. import quickmark
 from ..errors import EvaluatorError, SpecError
-from ..fields import dedupe
+from ..fields import spec_key
 from ..reproduction import Csv
 from . import rtws_tables
 from ._sim import (
-    COMMON_KEYS,
+    SimKeys,
     SimSpec,
     add_point,
     close,
@@ -89,8 +91,32 @@ LABELS = {
 # ---------------------------------------------------------------------------------------------
 # The spec.
 
-KEYS = (*COMMON_KEYS, "cpus", "rt_priority")
-GRID_KEYS = ("m", "window")
+
+def _cpus(value: Any, where: str) -> list[int]:
+    if not isinstance(value, (str, list)):
+        raise SpecError(f'{where}: a CPU list such as "0-15" or [0, 1], got {value!r}')
+    try:
+        return parse_cpus(value)
+    except RtschedError as e:
+        raise SpecError(f"{where.rsplit(' ', 1)[0]} {e}") from None
+
+
+def _rt_priority(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 99:
+        raise SpecError(f"{where}: an integer in 0..=99 (0: normal priority), got {value!r}")
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class Keys(SimKeys):
+    """The spec's top level: the common keys, ``cpus`` and ``rt_priority``."""
+
+    cpus: list | None = spec_key(None, parse=_cpus)
+    rt_priority: int = spec_key(0, parse=_rt_priority)
+
+
+#: The declared top level of the spec (the protocol's ``KEYS``).
+KEYS = Keys
 
 
 def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None) -> SimSpec:
@@ -100,43 +126,17 @@ def parse(text: str, path: str | None = None, quick: bool = False, override: dic
         text,
         path,
         KIND,
-        KEYS,
-        GRID_KEYS,
+        Keys,
+        rtws_tables.Grid,
         schema=SCHEMA,
         evaluator=evaluate_point,
         quick=quick,
         override=override,
     )
-    spec, data, grid, ms, where = c.spec, c.data, c.grid, c.ms, c.where
-    gw = f"{where} [grid]"
-    cpus = None
-    if data.get("cpus") is not None:
-        raw = data["cpus"]
-        if not isinstance(raw, (str, list)):
-            raise SpecError(f'{where} cpus: a CPU list such as "0-15" or [0, 1], got {raw!r}')
-        try:
-            cpus = parse_cpus(raw)
-        except RtschedError as e:
-            raise SpecError(f"{where} {e}") from None
-        if max(ms) > len(cpus):
-            raise SpecError(f"{where} cpus: m = {max(ms)} needs {max(ms)} CPUs, the list has {len(cpus)}")
-    rt = data.get("rt_priority", 0)
-    if isinstance(rt, bool) or not isinstance(rt, int) or not 0 <= rt <= 99:
-        raise SpecError(f"{where} rt_priority: an integer in 0..=99 (0: normal priority), got {rt!r}")
-    wins = grid.get("window", [list(w) for w in rtws_tables.WINDOWS])
-    if not isinstance(wins, list) or not wins:
-        raise SpecError(f"{gw}.window: a list of [lo, hi] per-core utilization windows")
-    windows = []
-    for w in wins:
-        if (
-            not isinstance(w, list)
-            or len(w) != 2
-            or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in w)
-            or not 0 < w[0] <= w[1] <= 1
-        ):
-            raise SpecError(f"{gw}.window: each window is [lo, hi] with 0 < lo <= hi <= 1, got {w!r}")
-        windows.append((float(w[0]), float(w[1])))
-    windows = dedupe(windows)
+    spec, ms, where = c.spec, c.ms, c.where
+    cpus, rt, windows = c.keys.cpus, c.keys.rt_priority, c.grid.window
+    if cpus is not None and max(ms) > len(cpus):
+        raise SpecError(f"{where} cpus: m = {max(ms)} needs {max(ms)} CPUs, the list has {len(cpus)}")
     spec.params = {"seed": c.seed, "samples": c.samples, "horizon": c.horizon, "cpus": cpus, "rt_priority": rt}
     for m in ms:
         for lo, hi in windows:

@@ -14,17 +14,20 @@ gedf, spres, with rtws) and ``[grid]`` m, ``window`` (per-core utilization windo
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
 from ...output import save_figure
 from .. import quickmark
 from ..errors import SpecError
-from ..fields import dedupe
+from ..fields import dedupe, spec_key
 from ..reproduction import Csv
 from ._sim import (
-    COMMON_KEYS,
+    SimGrid,
+    SimKeys,
     SimSpec,
     add_point,
     close,
@@ -73,8 +76,49 @@ FJ_SEED_DERIVATION = "rtsched-forkjoin-seed-v1"
 # ---------------------------------------------------------------------------------------------
 # The spec.
 
-KEYS = (*COMMON_KEYS, "schedulers")
-GRID_KEYS = ("m", "window")
+
+def _schedulers(value: Any, where: str) -> list:
+    if not isinstance(value, list) or not value or any(s not in FJ_SCHEDULERS for s in value):
+        raise SpecError(f"{where}: a non-empty list of {', '.join(FJ_SCHEDULERS)}, got {value!r}")
+    if "rtws" not in value:
+        raise SpecError(f"{where}: the scale-up ratios are relative to rtws, which must be listed")
+    return value
+
+
+def windows(value: Any, where: str) -> list:
+    """``[grid].window``: per-core utilization windows ``[lo, hi]``, each once."""
+    if not isinstance(value, list) or not value:
+        raise SpecError(f"{where}: a list of [lo, hi] per-core utilization windows")
+    out = []
+    for w in value:
+        if (
+            not isinstance(w, list)
+            or len(w) != 2
+            or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in w)
+            or not 0 < w[0] <= w[1] <= 1
+        ):
+            raise SpecError(f"{where}: each window is [lo, hi] with 0 < lo <= hi <= 1, got {w!r}")
+        out.append((float(w[0]), float(w[1])))
+    return dedupe(out)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Keys(SimKeys):
+    """The spec's top level: the common keys and ``schedulers`` (a subset of rtws, gedf, spres
+    that holds rtws)."""
+
+    schedulers: list = spec_key(factory=lambda: list(FJ_SCHEDULERS), parse=_schedulers)
+
+
+#: The declared top level of the spec (the protocol's ``KEYS``).
+KEYS = Keys
+
+
+@dataclass(frozen=True, kw_only=True)
+class Grid(SimGrid):
+    """``[grid]``: m and ``window`` (per-core utilization windows; default the paper's three)."""
+
+    window: list = spec_key(factory=lambda: list(WINDOWS), parse=windows)
 
 
 def parse(
@@ -86,39 +130,19 @@ def parse(
         text,
         path,
         KIND,
-        KEYS,
-        GRID_KEYS,
+        Keys,
+        Grid,
         schema=SCHEMA,
         evaluator=evaluate_point,
         quick=quick,
         override=override,
         variant=variant,
     )
-    spec, data, grid, ms, where = c.spec, c.data, c.grid, c.ms, c.where
-    seed, samples, horizon, kind = c.seed, c.samples, c.horizon, KIND
-    gw = f"{where} [grid]"
-    scheds = data.get("schedulers", list(FJ_SCHEDULERS))
-    if not isinstance(scheds, list) or not scheds or any(s not in FJ_SCHEDULERS for s in scheds):
-        raise SpecError(f"{where} schedulers: a non-empty list of {', '.join(FJ_SCHEDULERS)}, got {scheds!r}")
-    if "rtws" not in scheds:
-        raise SpecError(f"{where} schedulers: the scale-up ratios are relative to rtws, which must be listed")
-    wins = grid.get("window", [list(w) for w in WINDOWS])
-    if not isinstance(wins, list) or not wins:
-        raise SpecError(f"{gw}.window: a list of [lo, hi] per-core utilization windows")
-    windows = []
-    for w in wins:
-        if (
-            not isinstance(w, list)
-            or len(w) != 2
-            or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in w)
-            or not 0 < w[0] <= w[1] <= 1
-        ):
-            raise SpecError(f"{gw}.window: each window is [lo, hi] with 0 < lo <= hi <= 1, got {w!r}")
-        windows.append((float(w[0]), float(w[1])))
-    windows = dedupe(windows)
+    spec, ms, seed, samples, horizon, kind = c.spec, c.ms, c.seed, c.samples, c.horizon, KIND
+    scheds, windows_ = c.keys.schedulers, c.grid.window
     spec.params = {"seed": seed, "samples": samples, "horizon": horizon, "schedulers": scheds}
     for m in ms:
-        for lo, hi in windows:
+        for lo, hi in windows_:
             s = derive({"v": FJ_SEED_DERIVATION, "seed": seed, "m": m, "window": [lo, hi]})
             p = {
                 "kind": kind,
@@ -133,7 +157,7 @@ def parse(
             add_point(spec, p, {"m": m, "window": [lo, hi]})
     spec.rows_per_set = len(spec.params["schedulers"])
     if not spec.points:
-        raise SpecError(f"{where}: the grid has no point")
+        raise SpecError(f"{c.where}: the grid has no point")
     return spec
 
 

@@ -21,20 +21,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from ...output import save_figure
 from .. import quickmark
 from ..errors import SpecError
-from ..fields import NExpr, axis_values, check_keys, dedupe, parse_duration_ns, resolve_n
+from ..fields import NExpr, axis_values, dedupe, key_names, parse_duration_ns, read_keys, resolve_n, spec_key
 from ..point import derive_seed
 from ..reproduction import Csv
 from ..variants import parse_semi
 from ._sim import (
-    COMMON_KEYS,
+    Parsed,
+    SimGrid,
+    SimKeys,
     SimSpec,
     add_point,
     close,
@@ -84,14 +87,96 @@ def slack_exec_fraction(slack: float) -> float:
 # ---------------------------------------------------------------------------------------------
 # The spec.
 
-#: The placement and workload keys (docs/reproductions.md): ``epsilon`` (the placement's
-#: minimum slice, default 0), ``scale_short`` (tasks of WCET at most this are moved to a longer
-#: period that is a multiple of theirs, as the published workload writer does; default 0: off),
-#: ``regenerate`` (a set no heuristic places is replaced by the next one of its stream, as the
-#: published writer does; default false), ``slice_order`` (flipped or deadline-desc),
-#: ``merge_same_core`` and the ``[semi]`` options (variant, rp, rp_floor).
-PLACEMENT_KEYS = ("epsilon", "scale_short", "regenerate", "slice_order", "merge_same_core", "semi")
-KEYS = (*COMMON_KEYS, "slack", "cash", "soft_unsplit", "exec_scale", "generator", *PLACEMENT_KEYS)
+SLICE_ORDERS = ("flipped", "deadline-desc")
+#: The period list the published workload writer scales short tasks within (ms).
+SCALE_PERIODS_MS = (1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000)
+#: Most draws for one set when ``regenerate`` is on (the original and 49 more).
+MAX_ATTEMPTS = 50
+DEFAULT_SLACK = (0.0, 0.1, 0.25, 0.33, 0.5)
+
+
+def _slice_order(value: Any, where: str) -> str:
+    if value not in SLICE_ORDERS:
+        raise SpecError(f"{where}: expected one of {', '.join(SLICE_ORDERS)}, got {value!r}")
+    return value
+
+
+def _slack(value: Any, where: str) -> list:
+    return float_list(value, where, 0.0, 0.5)
+
+
+def _exec_scale(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise SpecError(f"{where}: must be in (0, 1], got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Placement:
+    """The placement and workload keys (docs/reproductions.md), None where the spec leaves them
+    out (a point holds only the keys given, so that specs without them keep their point ids):
+    ``epsilon`` (the placement's minimum slice, default 0), ``scale_short`` (tasks of WCET at most
+    this are moved to a longer period that is a multiple of theirs, as the published workload
+    writer does; default 0: off), ``regenerate`` (a set no heuristic places is replaced by the
+    next one of its stream, as the published writer does; default false), ``slice_order``
+    (flipped or deadline-desc), ``merge_same_core`` and the ``[semi]`` options (variant, rp,
+    rp_floor)."""
+
+    epsilon: int | None = spec_key(None, parse=parse_duration_ns)
+    scale_short: int | None = spec_key(None, parse=parse_duration_ns)
+    regenerate: bool | None = None
+    slice_order: str | None = spec_key(None, parse=_slice_order)
+    merge_same_core: bool | None = None
+    semi: dict | None = None
+
+
+PLACEMENT_KEYS = key_names(Placement)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Generator:
+    """``[generator]``: how the task sets are drawn (the sweep's generator keys)."""
+
+    name: str = "randfixedsum"
+    periods: str = "seed004"
+    umax: float = 1.0
+    deadlines: str = "implicit"
+
+
+def _ns(value: Any, where: str) -> list:
+    return dedupe(axis_values(value, where, item=NExpr.parse))
+
+
+def _utils(value: Any, where: str) -> list:
+    return dedupe([float(v) for v in axis_values(value, where)])
+
+
+@dataclass(frozen=True, kw_only=True)
+class Grid(SimGrid):
+    """``[grid]``: m, n (task counts, expressions of m allowed) and one of ``util`` (total U) and
+    ``util_frac`` (U / m)."""
+
+    n: list = spec_key(parse=_ns)
+    util: list | None = spec_key(None, parse=_utils)
+    util_frac: list | None = spec_key(None, parse=_utils)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Keys(Placement, SimKeys):
+    """The spec's top level: the common keys, the placement keys, ``slack`` (average slacks in
+    [0, 0.5]), ``cash``, ``soft_unsplit``, ``exec_scale`` and ``[generator]``."""
+
+    slack: list = spec_key(factory=lambda: list(DEFAULT_SLACK), parse=_slack)
+    cash: bool = True
+    soft_unsplit: bool = False
+    exec_scale: float = spec_key(1.0, parse=_exec_scale)
+    generator: dict = spec_key(factory=dict)
+
+
+#: The declared top level of the spec (the protocol's ``KEYS``).
+KEYS = Keys
+
+
 VARIANT_KEYS = (
     "description",
     "samples",
@@ -104,41 +189,52 @@ VARIANT_KEYS = (
     "grid",
     *PLACEMENT_KEYS,
 )
-GRID_KEYS = ("m", "n", "util", "util_frac")
-GEN_KEYS = ("name", "periods", "umax", "deadlines")
-SLICE_ORDERS = ("flipped", "deadline-desc")
-#: The period list the published workload writer scales short tasks within (ms).
-SCALE_PERIODS_MS = (1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000)
-#: Most draws for one set when ``regenerate`` is on (the original and 49 more).
-MAX_ATTEMPTS = 50
 
 
-def _placement(data: dict, where: str) -> dict:
+def _placement(keys: Placement, where: str) -> dict:
     """The placement and workload options of a spec, as they go into its points (only the keys
     the spec gives, so that specs without them keep their point ids)."""
     out: dict = {}
-    if "epsilon" in data:
-        out["epsilon"] = parse_duration_ns(data["epsilon"], f"{where} epsilon")
-    if "scale_short" in data:
-        out["scale_short"] = parse_duration_ns(data["scale_short"], f"{where} scale_short")
-    for k in ("regenerate", "merge_same_core"):
-        if k in data:
-            if not isinstance(data[k], bool):
-                raise SpecError(f"{where} {k}: expected true or false")
-            out[k] = data[k]
-    if "slice_order" in data:
-        if data["slice_order"] not in SLICE_ORDERS:
-            raise SpecError(
-                f"{where} slice_order: expected one of {', '.join(SLICE_ORDERS)}, got {data['slice_order']!r}"
-            )
-        out["slice_order"] = data["slice_order"]
-    semi = parse_semi(data.get("semi"), where)
+    for k in ("epsilon", "scale_short", "regenerate", "slice_order", "merge_same_core"):
+        if getattr(keys, k) is not None:
+            out[k] = getattr(keys, k)
+    semi = parse_semi(keys.semi, where)
     for k in ("switch_rate", "cascade_rate"):
         if k in semi:
             raise SpecError(f"{where} [semi].{k}: applies to sweeps, not to this simulation")
     if semi:
         out["semi"] = semi
     return out
+
+
+@dataclass
+class SetGrid:
+    """What the task sets of a point are drawn from (spres-table1 and spres-runtime alike)."""
+
+    generator: dict
+    placement: dict
+    #: (m, n, n_expr, u) of every point, in grid order.
+    cells: list
+
+
+def set_grid(c: Parsed) -> SetGrid:
+    """The generator, the placement options and the grid cells of a spres spec; an infeasible
+    cell (U above n · umax or above m) is an error."""
+    where, grid = c.where, c.grid
+    gw = f"{where} [grid]"
+    generator = asdict(read_keys(Generator, c.keys.generator, where, "generator"))
+    generator["umax"] = float(generator["umax"])
+    if (grid.util is None) == (grid.util_frac is None):
+        raise SpecError(f"{gw}: give exactly one of 'util' (total U) and 'util_frac' (U as a fraction of m)")
+    placement = _placement(c.keys, where)
+    cells = []
+    for m in c.ms:
+        for n, n_expr in resolve_n(grid.n, m, gw):
+            for u in grid.util if grid.util is not None else [round(f * m, 10) for f in grid.util_frac]:
+                if u > n * generator["umax"] + 1e-9 or u > m:
+                    raise SpecError(f"{gw}: U = {u} is infeasible for n = {n}, m = {m}")
+                cells.append((m, n, n_expr, u))
+    return SetGrid(generator, placement, cells)
 
 
 def parse(
@@ -150,8 +246,8 @@ def parse(
         text,
         path,
         KIND,
-        KEYS,
-        GRID_KEYS,
+        Keys,
+        Grid,
         schema=SCHEMA,
         evaluator=evaluate_point,
         quick=quick,
@@ -159,72 +255,43 @@ def parse(
         variant=variant,
         variant_keys=VARIANT_KEYS,
     )
-    spec, data, grid, ms, where = c.spec, c.data, c.grid, c.ms, c.where
-    seed, samples, horizon, kind = c.seed, c.samples, c.horizon, KIND
-    gw = f"{where} [grid]"
-    gen = data.get("generator", {})
-    if not isinstance(gen, dict):
-        raise SpecError(f"{where}: [generator] must be a table")
-    check_keys(gen, GEN_KEYS, f"table [generator] of {where}")
-    generator: dict = {"name": "randfixedsum", "periods": "seed004", "umax": 1.0, "deadlines": "implicit"}
-    generator.update({k: v for k, v in gen.items()})
-    generator["umax"] = float(generator["umax"])
-    slack = float_list(data.get("slack", [0.0, 0.1, 0.25, 0.33, 0.5]), f"{where} slack", 0.0, 0.5)
-    for k in ("cash", "soft_unsplit"):
-        if k in data and not isinstance(data[k], bool):
-            raise SpecError(f"{where} {k}: expected true or false")
-    cash, soft = data.get("cash", True), data.get("soft_unsplit", False)
-    scale = data.get("exec_scale", 1.0)
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale <= 1:
-        raise SpecError(f"{where} exec_scale: must be in (0, 1], got {scale!r}")
-    scale = float(scale)
-    if "n" not in grid:
-        raise SpecError(f"{gw}: key 'n' is required")
-    if ("util" in grid) == ("util_frac" in grid):
-        raise SpecError(f"{gw}: give exactly one of 'util' (total U) and 'util_frac' (U as a fraction of m)")
-    ns = dedupe(axis_values(grid["n"], f"{gw}.n", item=NExpr.parse))
-    ukey = "util" if "util" in grid else "util_frac"
-    uvals = dedupe([float(v) for v in axis_values(grid[ukey], f"{gw}.{ukey}")])
-    placement = _placement(data, where)
+    spec, k = c.spec, c.keys
+    sets = set_grid(c)
+    generator, placement = sets.generator, sets.placement
     spec.params = {
-        "seed": seed,
-        "samples": samples,
-        "horizon": horizon,
-        "slack": slack,
-        "cash": cash,
-        "soft_unsplit": soft,
-        "exec_scale": scale,
+        "seed": k.seed,
+        "samples": k.samples,
+        "horizon": k.horizon,
+        "slack": k.slack,
+        "cash": k.cash,
+        "soft_unsplit": k.soft_unsplit,
+        "exec_scale": k.exec_scale,
         "generator": generator,
         **placement,
     }
-    for m in ms:
-        for n, n_expr in resolve_n(ns, m, gw):
-            utils = uvals if ukey == "util" else [round(f * m, 10) for f in uvals]
-            for u in utils:
-                if u > n * generator["umax"] + 1e-9 or u > m:
-                    raise SpecError(f"{gw}: U = {u} is infeasible for n = {n}, m = {m}")
-                p = {
-                    "kind": kind,
-                    "m": m,
-                    "n": n,
-                    "n_expr": n_expr,
-                    "util": u,
-                    "util_frac": round(u / m, 10),
-                    "count": samples,
-                    "seed": derive_seed(seed, generator, n, m, u),
-                    "generator": generator,
-                    "horizon": horizon,
-                    "slack": slack,
-                    "cash": cash,
-                    "soft_unsplit": soft,
-                }
-                if scale != 1.0:  # only when set, so that the default points keep their ids
-                    p["exec_scale"] = scale
-                p.update(placement)
-                add_point(spec, p, {k: p[k] for k in ("m", "n", "n_expr", "util", "util_frac")})
+    for m, n, n_expr, u in sets.cells:
+        p = {
+            "kind": KIND,
+            "m": m,
+            "n": n,
+            "n_expr": n_expr,
+            "util": u,
+            "util_frac": round(u / m, 10),
+            "count": k.samples,
+            "seed": derive_seed(k.seed, generator, n, m, u),
+            "generator": generator,
+            "horizon": k.horizon,
+            "slack": k.slack,
+            "cash": k.cash,
+            "soft_unsplit": k.soft_unsplit,
+        }
+        if k.exec_scale != 1.0:  # only when set, so that the default points keep their ids
+            p["exec_scale"] = k.exec_scale
+        p.update(placement)
+        add_point(spec, p, {key: p[key] for key in ("m", "n", "n_expr", "util", "util_frac")})
     spec.rows_per_set = len(spec.params["slack"])
     if not spec.points:
-        raise SpecError(f"{where}: the grid has no point")
+        raise SpecError(f"{c.where}: the grid has no point")
     return spec
 
 
