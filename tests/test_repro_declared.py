@@ -8,10 +8,12 @@ import json
 import pytest
 from rtsched.experiments import fields
 from rtsched.experiments.errors import SpecError
-from rtsched.experiments.registry import REPRODUCTIONS, SHIPPED_SPECS, module
+from rtsched.experiments.registry import REPRODUCTIONS, SHIPPED_SPECS, engines, module
 from rtsched.experiments.spec import tomllib
 
 NAMES = sorted(REPRODUCTIONS)
+#: (name, engine) of every shipped spec and every engine it has besides its default.
+CASES = [(n, None) for n in NAMES] + [(n, e) for n in NAMES for e in list(engines(module(n)))[1:]]
 
 
 def _value(v) -> str:
@@ -38,52 +40,76 @@ def _spec(name):
     return mod, str(path), tomllib.loads(path.read_text(encoding="utf-8"))
 
 
-def _refused(mod, text, path) -> str:
+def _parse(mod, text, path, engine):
+    return mod.parse(text, path) if engine is None else mod.parse(text, path, engine=engine)
+
+
+def _keys(mod, engine):
+    """The declared top level the spec is read into on ``engine``."""
+    return mod.KEYS if engine is None else engines(mod)[engine].Keys
+
+
+def _put(data, engine, key, value):
+    """``data`` with ``key`` set where ``engine`` reads it (its [engines.E] table, if it sets it)."""
+    table = data.get("engines", {}).get(engine, {})
+    if engine is not None and key in table:
+        return {**data, "engines": {**data["engines"], engine: {**table, key: value}}}
+    return {**data, key: value}
+
+
+def _without(data, key):
+    """``data`` without ``key``, at the top level and in every engine's table."""
+    out = {k: v for k, v in data.items() if k != key}
+    if "engines" in out:
+        out["engines"] = {e: {k: v for k, v in t.items() if k != key} for e, t in out["engines"].items()}
+    return out
+
+
+def _refused(mod, text, path, engine=None) -> str:
     with pytest.raises(SpecError) as e:
-        mod.parse(text, path)
+        _parse(mod, text, path, engine)
     msg = str(e.value)
     assert "\n" not in msg and path in msg, msg
     return msg
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_the_writer_of_these_tests_keeps_each_spec(name):
+@pytest.mark.parametrize("name, engine", CASES)
+def test_the_writer_of_these_tests_keeps_each_spec(name, engine):
     # The tests below edit a spec through dump(); unedited, it parses to the same points.
     mod, path, data = _spec(name)
     text = (SHIPPED_SPECS / mod.SPEC).read_text(encoding="utf-8")
-    assert mod.parse(dump(data), path).hash == mod.parse(text, path).hash
+    assert _parse(mod, dump(data), path, engine).hash == _parse(mod, text, path, engine).hash
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_an_unknown_key_is_refused_naming_file_and_key(name):
+@pytest.mark.parametrize("name, engine", CASES)
+def test_an_unknown_key_is_refused_naming_file_and_key(name, engine):
     mod, path, data = _spec(name)
-    msg = _refused(mod, dump({**data, "bogus_key": 1}), path)
+    msg = _refused(mod, dump({**data, "bogus_key": 1}), path, engine)
     assert f"unknown key 'bogus_key' in the top level of {path}" in msg
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_a_missing_required_key_is_refused_naming_file_and_key(name):
+@pytest.mark.parametrize("name, engine", CASES)
+def test_a_missing_required_key_is_refused_naming_file_and_key(name, engine):
     mod, path, data = _spec(name)
     required = [
         f.name
-        for f in dataclasses.fields(mod.KEYS)
+        for f in dataclasses.fields(_keys(mod, engine))
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
     ]
     assert required, f"{name}: its spec declares no required key"
     for key in required:
         assert key in data, (name, key)
-        rest = {k: v for k, v in data.items() if k != key}
-        msg = _refused(mod, dump(rest), path)
+        msg = _refused(mod, dump(_without(data, key)), path, engine)
         assert msg.startswith(f"{path}: ") and msg.endswith("is required"), msg
         assert repr(key) in msg or f"[{key}]" in msg, msg
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name, engine", CASES)
 @pytest.mark.parametrize("key, bad", [("samples", "many"), ("description", 5), ("seed", 1.5)])
-def test_a_wrongly_typed_value_is_refused_naming_file_and_key(name, key, bad):
+def test_a_wrongly_typed_value_is_refused_naming_file_and_key(name, engine, key, bad):
     mod, path, data = _spec(name)
-    assert key in fields.key_names(mod.KEYS)
-    msg = _refused(mod, dump({**data, key: bad}), path)
+    assert key in fields.key_names(_keys(mod, engine))
+    msg = _refused(mod, dump(_put(data, engine, key, bad)), path, engine)
     assert f"{path} {key}: expected" in msg
 
 

@@ -125,6 +125,7 @@ class SimSpec:
     skipped: list = field(default_factory=list)  # always empty: infeasible grid points are errors
     note: str = ""
     variant: str | None = None  # the [variants.NAME] applied (variants.py), if any
+    engine: str | None = None  # the engine it runs on, where the reproduction has two (engines.py)
 
     @functools.cached_property
     def hash(self) -> str:

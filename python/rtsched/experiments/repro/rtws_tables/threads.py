@@ -1,10 +1,11 @@
-"""RTWS: Real-Time Work-Stealing (Nogueira et al., EUC 2012), §VI Tables II-III **on real
-threads** (``rtsched reproduce rtws-runtime [--quick]``; docs/reproductions.md,
+"""The threads engine of ``rtws-tables``: Nogueira et al., EUC 2012 (RTWS: Real-Time
+Work-Stealing), §VI Tables II-III **on real threads** (``rtsched reproduce rtws-tables --engine
+threads [--quick]``, formerly ``rtws-runtime``, a name that still runs it; docs/reproductions.md,
 docs/mechanisms/rtws.md).
 
-The fork-join sets are exactly those of ``rtws-tables`` (the same generator, seed derivation and
-set indices: set ``k`` of (m, window) here is set ``k`` there). Each set runs on ``m`` real CPUs
-for ``horizon`` under two runtime mechanisms:
+The fork-join sets are exactly those of the simulator engine (``common.add_points``: the same
+generator, seed derivation and set indices: set ``k`` of (m, window) here is set ``k`` there).
+Each set runs on ``m`` real CPUs for ``horizon`` under two runtime mechanisms:
 
 * ``rtws`` (``rtsched.runtime.run_forkjoin_raw``): the fork-join jobs as the RTWS paper
   schedules them (§V rules A-F);
@@ -16,7 +17,7 @@ for ``horizon`` under two runtime mechanisms:
   ``rtws-tables`` simulates).
 
 Beside them, the simulator on the same sets and horizon: RTWS and the fork-join G-EDF of
-``rtws-tables`` (``rtws_tables.evaluate_point``: threads with precedence, the column
+``rtws-tables`` (``simulator.evaluate_point``: threads with precedence, the column
 ``rtws-tables`` reports), the push-pull run's counterpart.
 
 Migrations "as the paper counts them" (§VI): RTWS its steals; the G-EDF side the threads'
@@ -26,11 +27,11 @@ remote starts; on threads :func:`remote_starts` counts them from the run's trace
 runs of this reproduction never overlap, whatever executor runs the points: each point holds
 ``rtsched.runtime.realtime_lock`` (shared with the other real-thread reproductions).
 
-Spec keys besides the common ones (``_sim.COMMON_KEYS``; ``horizon`` is each run's length):
+Spec keys besides the common ones (``_sim.SimKeys``; ``horizon`` is each run's length):
 ``cpus`` (the CPUs to run on, e.g. ``"0-15"``; a point with ``m`` CPUs uses the first ``m``;
 default: the first ``m`` this process may use), ``rt_priority`` (SCHED_FIFO priority of the
 workers, 1..99, or 0 for none; refused by the OS without CAP_SYS_NICE, then the run falls back
-to normal priority and its rows say so), and ``[grid]`` m, ``window`` as rtws-tables.
+to normal priority and its rows say so), and ``[grid]`` m, ``window`` as the simulator's (``common.Grid``).
 """
 
 from __future__ import annotations
@@ -45,33 +46,24 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..._core import RtschedError
-from ...output import save_figure
-from ...runtime import parse_cpus, realtime_lock
-from .. import quickmark
-from ..errors import EvaluatorError, SpecError
-from ..fields import spec_key
-from ..reproduction import Csv
-from . import rtws_tables
-from ._sim import (
-    SimKeys,
-    SimSpec,
-    add_point,
-    close,
-    derive,
-    figure_axes,
-    fmt,
-    md,
-    mean,
-    median,
-    parse_common,
-)
+from ...._core import RtschedError
+from ....output import save_figure
+from ....runtime import parse_cpus, realtime_lock
+from ... import quickmark
+from ...engines import EngineChoice
+from ...errors import EvaluatorError, SpecError
+from ...fields import spec_key
+from ...reproduction import Csv
+from .._sim import SimKeys, SimSpec, close, figure_axes, fmt, md, mean, median, parse_common
+from . import simulator
+from .common import PAPER_RTWS_TABLE2, PAPER_RTWS_TABLE3, WINDOWS, Grid, add_points
 
+#: What this engine reproduces (``rtsched reproduce --list`` shows it beside its former name).
 DESCRIPTION = (
     "Nogueira et al., EUC 2012 (RTWS), Tables II-III on real threads: migrations, steals and context switches "
     "of rtws vs push-pull beside the simulator and the paper"
 )
-SPEC = "rtws-runtime.toml"
+#: The kind of this engine's points (the former reproduction's name: the points keep their ids).
 KIND = "rtws-runtime"
 
 #: (engine, scheduler) rows per set, in this order.
@@ -98,7 +90,7 @@ def _cpus(value: Any, where: str) -> list[int]:
     try:
         return parse_cpus(value)
     except RtschedError as e:
-        raise SpecError(f"{where.rsplit(' ', 1)[0]} {e}") from None
+        raise SpecError(f"{where.removesuffix(' cpus')} {e}") from None
 
 
 def _rt_priority(value: Any, where: str) -> int:
@@ -108,54 +100,45 @@ def _rt_priority(value: Any, where: str) -> int:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Keys(SimKeys):
-    """The spec's top level: the common keys, ``cpus`` and ``rt_priority``."""
+class Keys(EngineChoice, SimKeys):
+    """The spec's top level on this engine: the common keys, ``cpus`` and ``rt_priority``."""
 
     cpus: list | None = spec_key(None, parse=_cpus)
     rt_priority: int = spec_key(0, parse=_rt_priority)
 
 
-#: The declared top level of the spec (the protocol's ``KEYS``).
-KEYS = Keys
-
-
-def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None) -> SimSpec:
-    """Parses an rtws-runtime spec (``quick``: its [quick] table; ``override``: top-level keys
-    and a ``grid`` table, applied last)."""
+def parse(
+    text: str,
+    path: str | None = None,
+    quick: bool = False,
+    override: dict | None = None,
+    variant: str | None = None,
+    data: dict | None = None,
+) -> SimSpec:
+    """Parses the spec for real threads (``quick``: its [quick] table; ``override``: top-level
+    keys and a ``grid`` table, applied last; it has no variants; ``data``: the TOML with the
+    engine's table applied, engines.py)."""
     c = parse_common(
         text,
         path,
         KIND,
         Keys,
-        rtws_tables.Grid,
+        Grid,
         schema=SCHEMA,
         evaluator=evaluate_point,
         quick=quick,
         override=override,
+        variant=variant,
+        data=data,
     )
-    spec, ms, where = c.spec, c.ms, c.where
-    cpus, rt, windows = c.keys.cpus, c.keys.rt_priority, c.grid.window
-    if cpus is not None and max(ms) > len(cpus):
-        raise SpecError(f"{where} cpus: m = {max(ms)} needs {max(ms)} CPUs, the list has {len(cpus)}")
-    spec.params = {"seed": c.seed, "samples": c.samples, "horizon": c.horizon, "cpus": cpus, "rt_priority": rt}
-    for m in ms:
-        for lo, hi in windows:
-            # The rtws-tables derivation: the same sets as `rtsched reproduce rtws-tables` with this seed.
-            s = derive({"v": rtws_tables.FJ_SEED_DERIVATION, "seed": c.seed, "m": m, "window": [lo, hi]})
-            p = {
-                "kind": KIND,
-                "m": m,
-                "lo": lo,
-                "hi": hi,
-                "count": c.samples,
-                "seed": s,
-                "horizon": c.horizon,
-                "cpus": cpus[:m] if cpus else None,
-                "rt_priority": rt,
-            }
-            add_point(spec, p, {"m": m, "window": [lo, hi]})
-    spec.rows_per_set = len(ROWS)
-    return spec
+    cpus, rt = c.keys.cpus, c.keys.rt_priority
+    if cpus is not None and max(c.ms) > len(cpus):
+        raise SpecError(f"{c.where} cpus: m = {max(c.ms)} needs {max(c.ms)} CPUs, the list has {len(cpus)}")
+    c.spec.params = {"seed": c.seed, "samples": c.samples, "horizon": c.horizon, "cpus": cpus, "rt_priority": rt}
+    # The simulator engine's sets: the same as `rtsched reproduce rtws-tables` with this seed.
+    add_points(c, KIND, lambda m: {"cpus": cpus[:m] if cpus else None, "rt_priority": rt})
+    c.spec.rows_per_set = len(ROWS)
+    return c.spec
 
 
 # ---------------------------------------------------------------------------------------------
@@ -234,7 +217,7 @@ def _check(cond: bool, what: str) -> None:
 def _run_threads(text: str, cpus: list, p: dict) -> tuple[dict, dict]:
     """Both mechanisms on the fork-join set (RT priority where permitted): their summaries,
     checked against their own job CSVs."""
-    from ...runtime import run_forkjoin_raw
+    from ....runtime import run_forkjoin_raw
 
     def go(fn, arg, **kw):
         if p["rt_priority"]:
@@ -274,7 +257,7 @@ def evaluate_point(point_json: str) -> dict:
 
 
 def _evaluate(point_json: str) -> dict:
-    from ... import _core
+    from .... import _core
 
     p = json.loads(point_json)
     m = p["m"]
@@ -285,7 +268,7 @@ def _evaluate(point_json: str) -> dict:
     cpus = parse_cpus(cpus)
     texts = _core.forkjoin_generate(m, p["lo"], p["hi"], p["seed"], p["count"])
     # The simulator's columns exactly as rtws-tables computes them, on the same sets.
-    sim = rtws_tables.evaluate_point(json.dumps({**p, "schedulers": ["rtws", "gedf"]}))
+    sim = simulator.evaluate_point(json.dumps({**p, "schedulers": ["rtws", "gedf"]}))
     sim_rows = [{k: sim[k][i] for k in sim} for i in range(len(sim["set"]))]
     cols: dict[str, list] = {f.name: [] for f in SCHEMA if f.name != "point"}
     for i, text in enumerate(texts):
@@ -430,8 +413,8 @@ def summarize(spec: SimSpec, table: pa.Table) -> dict:
                     val = avg[(m, w) + k][key]
                     row.append(fmt(val / b if (val is not None and b) else None))
                 pr = paper.get(m) if base_m == 2 else None
-                if pr and w in rtws_tables.WINDOWS:
-                    x = rtws_tables.WINDOWS.index(w)
+                if pr and w in WINDOWS:
+                    x = WINDOWS.index(w)
                     row += [fmt(pr[0][x]) if pr[0][x] is not None else "?", fmt(pr[1][x]) if pr[1][x] else "?"]
                 else:
                     row += ["—", "—"]
@@ -443,12 +426,12 @@ def summarize(spec: SimSpec, table: pa.Table) -> dict:
         f"thread migrations + start migrations), each engine relative to its RTWS on m = {base_m}; the paper's "
         "columns are Nogueira et al.'s numbers ([?] illegible in our copy)",
         "mig",
-        rtws_tables.PAPER_RTWS_TABLE2,
+        PAPER_RTWS_TABLE2,
     )
     lines += ratio_table(
         f"Table III — scale-up ratios on context switches, each engine relative to its RTWS on m = {base_m}",
         "cs",
-        rtws_tables.PAPER_RTWS_TABLE3,
+        PAPER_RTWS_TABLE3,
     )
     lines.append("")
     lines.append(

@@ -1,11 +1,12 @@
-"""Brandenburg & Gül, RTSS 2016, §VII on real threads: Fig. 7 (scheduling, context-switch and
-release overhead of SP-RES vs P-EDF, P-FP and GSN-EDF on the same task sets), Fig. 8 (SP-RES's
-migration-timer and subtask-activation overhead) and Table I (SP-RES migrations per second and
-core at 0-50% average slack) measured with the runtime (``rtsched reproduce spres-runtime
-[--quick]``; docs/reproductions.md, docs/mechanisms/spres.md).
+"""The threads engine of ``spres-table1``: Brandenburg & Gül, RTSS 2016, §VII on real threads:
+Fig. 7 (scheduling, context-switch and release overhead of SP-RES vs P-EDF, P-FP and GSN-EDF on
+the same task sets), Fig. 8 (SP-RES's migration-timer and subtask-activation overhead) and Table I
+(SP-RES migrations per second and core at 0-50% average slack) measured with the runtime
+(``rtsched reproduce spres-table1 --engine threads [--quick]``, formerly ``spres-runtime``, a name
+that still runs it; docs/reproductions.md, docs/mechanisms/spres.md).
 
 The task sets are those of ``spres-table1`` (the same generator, seed derivation, grid keys and
-placement options, through :func:`spres_table1.placed_sets`): each set placed by the SP-RES
+placement options, through :func:`common.placed_sets`): each set placed by the SP-RES
 cascade runs for ``horizon`` under every scheduler of ``schedulers`` on the CPUs ``cpus`` (one
 real thread per CPU, ``rt_priority`` SCHED_FIFO):
 
@@ -21,7 +22,7 @@ Job bodies run ``exec_scale`` × their execution time (rtspin's ``-s``; the budg
 placed for the WCETs, so a job's overheads fit in its budget). Sets whose placement splits a
 task run again under ``spres`` at each nonzero ``slack`` s (execution times uniform in
 [(1 − 2s)·C, C], rtspin's under-run) and are simulated under SP-RES at every level for the same horizon
-(:func:`spres_table1.slack_runs`, the simulator's Table I on the same sets). Sets the cascade
+(:func:`common.slack_runs`, the simulator's Table I on the same sets). Sets the cascade
 cannot place are skipped and counted. Overhead samples are kept per run and term as at most
 ``max_samples`` evenly spaced order statistics (minimum and maximum included) with the true
 count, so the pooled quantiles are exact up to one stored rank per run.
@@ -43,22 +44,24 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from ...runtime import realtime_lock
-from ..errors import EvaluatorError, SpecError
-from ..fields import integer_at_least, spec_key
-from ..point import derive_seed
-from . import spres_table1 as t1
-from ._sim import SimKeys, SimSpec, add_point, parse_common
-from ._spres_runtime_report import csv_files, figure, summarize  # noqa: F401  (the protocol's steps)
+from ....runtime import realtime_lock
+from ...engines import EngineChoice
+from ...errors import EvaluatorError, SpecError
+from ...fields import integer_at_least, spec_key
+from ...point import derive_seed
+from .._sim import SimKeys, SimSpec, add_point, parse_common
+from . import common as t1
+from .threads_report import csv_files, figure, summarize  # noqa: F401  (the protocol's steps)
 
 if TYPE_CHECKING:
-    from ..._core import TaskSet
+    from ...._core import TaskSet
 
+#: What this engine reproduces (``rtsched reproduce --list`` shows it beside its former name).
 DESCRIPTION = (
     "Brandenburg & Gül, RTSS 2016, Figs. 7-8 and Table I on real threads: SP-RES overheads vs "
     "P-EDF, P-FP, GSN-EDF; migration overheads; migrations vs slack"
 )
-SPEC = "spres-runtime.toml"
+#: The kind of this engine's points (the former reproduction's name: the points keep their ids).
 KIND = "spres-runtime"
 
 #: The overhead terms kept per run (the runtime's names; docs/runtime.md): Fig. 7's three,
@@ -72,7 +75,7 @@ MAX_STORED = 1_000_000
 
 
 def _schedulers(v: Any, where: str) -> list[str]:
-    from ...runtime import schedulers
+    from ....runtime import schedulers
 
     entries = {e["name"]: e for e in schedulers()}
     if not isinstance(v, list) or not v or any(not isinstance(s, str) for s in v) or len(set(v)) != len(v):
@@ -87,8 +90,8 @@ def _schedulers(v: Any, where: str) -> list[str]:
 
 
 def _cpus(v: Any, where: str) -> list[int] | None:
-    from ..._core import RtschedError
-    from ...runtime import parse_cpus
+    from ...._core import RtschedError
+    from ....runtime import parse_cpus
 
     try:
         return parse_cpus(v if isinstance(v, (str, list)) else str(v))
@@ -111,7 +114,7 @@ def _max_samples(v: Any, where: str) -> int:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Keys(t1.Placement, SimKeys):
+class Keys(EngineChoice, t1.Placement, SimKeys):
     """The spec's top level: the common keys, spres-table1's placement keys and generator, and
     ``schedulers``, ``slack``, ``cash``, ``soft_unsplit``, ``rt_priority``, ``cpus``,
     ``max_samples``, ``check_trace``, ``exec_scale``."""
@@ -128,18 +131,20 @@ class Keys(t1.Placement, SimKeys):
     generator: dict = spec_key(factory=dict)
 
 
-#: The declared top level of the spec (the protocol's ``KEYS``).
-KEYS = Keys
-
-
 VARIANT_KEYS = t1.VARIANT_KEYS
 
 
 def parse(
-    text: str, path: str | None = None, quick: bool = False, override: dict | None = None, variant: str | None = None
+    text: str,
+    path: str | None = None,
+    quick: bool = False,
+    override: dict | None = None,
+    variant: str | None = None,
+    data: dict | None = None,
 ) -> SimSpec:
-    """Parses an spres-runtime spec (``variant``: one of its [variants.NAME]; ``quick``: its
-    [quick] table; ``override``: top-level keys and a ``grid`` table, applied last)."""
+    """Parses the spec for real threads (``variant``: one of its [variants.NAME]; ``quick``: its
+    [quick] table; ``override``: top-level keys and a ``grid`` table, applied last; ``data``:
+    the TOML with the engine's table applied, engines.py)."""
     c = parse_common(
         text,
         path,
@@ -152,6 +157,7 @@ def parse(
         override=override,
         variant=variant,
         variant_keys=VARIANT_KEYS,
+        data=data,
     )
     spec, k, ms, where = c.spec, c.keys, c.ms, c.where
     if any(s > 0 for s in k.slack) and "spres" not in k.schedulers:
@@ -262,7 +268,7 @@ def truncated(ts: TaskSet, pl: dict) -> tuple[TaskSet, list[list[int]], int]:
     subtask"): each task on the CPU of its first part, a split task's WCET cut to what its first
     part serves per period (budget × period ratio); its partition (task indices per CPU) and the
     number of tasks truncated."""
-    from ..._core import Task, TaskSet
+    from ...._core import Task, TaskSet
 
     first = {}
     for c in pl["cpus"]:
@@ -286,7 +292,7 @@ def truncated(ts: TaskSet, pl: dict) -> tuple[TaskSet, list[list[int]], int]:
 def scaled(ts: TaskSet, f: float) -> TaskSet:
     """``ts`` with every WCET scaled by ``f`` (rtspin's ``-s``: what the job bodies run; the
     placement's budgets stay those of the unscaled WCETs)."""
-    from ..._core import Task, TaskSet
+    from ...._core import Task, TaskSet
 
     if f == 1.0:
         return ts
@@ -309,8 +315,8 @@ def _trace_counts(jsonl: str) -> tuple[int, dict]:
 
 def _run(p: dict, cpus: list, sched: str, ts, placement, params: dict, exec_lo: float | None, seed: int) -> dict:
     """One real-thread run; the row's run columns."""
-    from ..._core import RtschedError
-    from ...runtime import run_raw
+    from ...._core import RtschedError
+    from ....runtime import run_raw
 
     ts = scaled(ts, p["exec_scale"])
     exports = ["overhead_samples"] + (["jsonl"] if p["check_trace"] else [])
@@ -445,7 +451,7 @@ def evaluate_point(point_json: str) -> dict:
 
 def _other(p: dict, cpus: list, sched: str, ts, pl: dict, seed: int) -> dict:
     """A baseline's run: partitioned ones on the truncated set, global ones on the set."""
-    from ...runtime import find_scheduler
+    from ....runtime import find_scheduler
 
     if find_scheduler(sched)["placement"] == "partition":
         tts, part, cut = truncated(ts, pl)

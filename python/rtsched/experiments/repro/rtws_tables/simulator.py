@@ -1,14 +1,13 @@
-"""RTWS: Real-Time Work-Stealing (global EDF with priority-aware work stealing for fork-join
-tasks), §VI, Tables I-III and Figs. 3-4, in simulation (``rtsched reproduce rtws-tables``;
-docs/reproductions.md, docs/rtws.md).
+"""The simulator engine of ``rtws-tables`` (Nogueira et al., EUC 2012, §VI, Tables I-III and
+Figs. 3-4; docs/reproductions.md, docs/rtws.md).
 
 Fork-join sets of the paper's generator on m cores and three per-core utilization windows,
 simulated under RTWS, G-EDF over threads and (for contrast) SP-RES over the sequentialized
 tasks; migrations, steals, context switches and the scale-up ratios relative to RTWS on two
 cores. Point files hold one row per (set, scheduler): the set's composition and the counts.
 
-Spec keys besides the common ones (``_sim.COMMON_KEYS``): ``schedulers`` (a subset of rtws,
-gedf, spres, with rtws) and ``[grid]`` m, ``window`` (per-core utilization windows [lo, hi]).
+Spec keys besides the common ones (``_sim.SimKeys``): ``schedulers`` (a subset of rtws, gedf,
+spres, with rtws) and ``[grid]`` m, ``window`` (per-core utilization windows [lo, hi]).
 """
 
 from __future__ import annotations
@@ -20,58 +19,19 @@ from typing import Any
 
 import pyarrow as pa
 
-from ...output import save_figure
-from .. import quickmark
-from ..errors import SpecError
-from ..fields import dedupe, spec_key
-from ..reproduction import Csv
-from ._sim import (
-    SimGrid,
-    SimKeys,
-    SimSpec,
-    add_point,
-    close,
-    derive,
-    figure_axes,
-    fmt,
-    md,
-    mean,
-    parse_common,
-)
+from ....output import save_figure
+from ... import quickmark
+from ...engines import EngineChoice
+from ...errors import SpecError
+from ...fields import spec_key
+from ...reproduction import Csv
+from .._sim import SimKeys, SimSpec, close, figure_axes, fmt, md, mean, parse_common
+from .common import PAPER_RTWS_TABLE1, PAPER_RTWS_TABLE2, PAPER_RTWS_TABLE3, WINDOWS, Grid, add_points
 
-DESCRIPTION = (
-    "Nogueira et al., EUC 2012 (RTWS), Tables I-III and Figs. 3-4: migrations, steals, context switches, "
-    "scale-up ratios"
-)
-SPEC = "rtws-tables.toml"
+#: The kind of this engine's points (and the reproduction's).
 KIND = "rtws-tables"
 
-# ---------------------------------------------------------------------------------------------
-# The paper's numbers.
-
-WINDOWS = ((0.38, 0.40), (0.58, 0.60), (0.73, 0.75))
-#: Nogueira et al., EUC 2012 Table I: m -> (total tasks per window, total threads per window), twenty sets each.
-PAPER_RTWS_TABLE1 = {
-    2: ((50, 82, 98), (128, 218, 216)),
-    4: ((102, 158, 193), (457, 703, 866)),
-    8: ((217, 320, 401), (1736, 2720, 3491)),
-}
-#: Nogueira et al., EUC 2012 Tables II (migrations) and III (context switches): m -> (RTWS per window,
-#: SCHED_DEADLINE per window), scale-up relative to RTWS on two cores. None: illegible in our
-#: copy of the paper (the scan's table cells are garbled there).
-PAPER_RTWS_TABLE2 = {
-    2: ((1.0, 1.0, 1.0), (2.75, 3.27, 3.08)),
-    4: ((5.88, 5.55, 5.92), (11.38, None, None)),
-    8: ((36.38, None, 31.08), (45.38, 48.36, 55.08)),
-}
-PAPER_RTWS_TABLE3 = {
-    2: ((1.0, 1.0, 1.0), (1.35, 1.40, 1.33)),
-    4: ((2.91, 2.30, None), (None, 3.45, 4.74)),
-    8: ((10.60, 9.97, 10.75), (15.93, 16.36, 18.31)),
-}
-
 FJ_SCHEDULERS = ("rtws", "gedf", "spres")
-FJ_SEED_DERIVATION = "rtsched-forkjoin-seed-v1"
 
 # ---------------------------------------------------------------------------------------------
 # The spec.
@@ -85,47 +45,25 @@ def _schedulers(value: Any, where: str) -> list:
     return value
 
 
-def windows(value: Any, where: str) -> list:
-    """``[grid].window``: per-core utilization windows ``[lo, hi]``, each once."""
-    if not isinstance(value, list) or not value:
-        raise SpecError(f"{where}: a list of [lo, hi] per-core utilization windows")
-    out = []
-    for w in value:
-        if (
-            not isinstance(w, list)
-            or len(w) != 2
-            or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in w)
-            or not 0 < w[0] <= w[1] <= 1
-        ):
-            raise SpecError(f"{where}: each window is [lo, hi] with 0 < lo <= hi <= 1, got {w!r}")
-        out.append((float(w[0]), float(w[1])))
-    return dedupe(out)
-
-
 @dataclass(frozen=True, kw_only=True)
-class Keys(SimKeys):
-    """The spec's top level: the common keys and ``schedulers`` (a subset of rtws, gedf, spres
-    that holds rtws)."""
+class Keys(EngineChoice, SimKeys):
+    """The spec's top level on this engine: the common keys and ``schedulers`` (a subset of
+    rtws, gedf, spres that holds rtws)."""
 
     schedulers: list = spec_key(factory=lambda: list(FJ_SCHEDULERS), parse=_schedulers)
 
 
-#: The declared top level of the spec (the protocol's ``KEYS``).
-KEYS = Keys
-
-
-@dataclass(frozen=True, kw_only=True)
-class Grid(SimGrid):
-    """``[grid]``: m and ``window`` (per-core utilization windows; default the paper's three)."""
-
-    window: list = spec_key(factory=lambda: list(WINDOWS), parse=windows)
-
-
 def parse(
-    text: str, path: str | None = None, quick: bool = False, override: dict | None = None, variant: str | None = None
+    text: str,
+    path: str | None = None,
+    quick: bool = False,
+    override: dict | None = None,
+    variant: str | None = None,
+    data: dict | None = None,
 ) -> SimSpec:
-    """Parses an rtws-tables spec (``quick``: its [quick] table; ``override``: top-level keys and
-    a ``grid`` table, applied last; it has no variants)."""
+    """Parses the spec for the simulator (``quick``: its [quick] table; ``override``: top-level
+    keys and a ``grid`` table, applied last; it has no variants; ``data``: the TOML with the
+    engine's table applied, engines.py)."""
     c = parse_common(
         text,
         path,
@@ -137,28 +75,13 @@ def parse(
         quick=quick,
         override=override,
         variant=variant,
+        data=data,
     )
-    spec, ms, seed, samples, horizon, kind = c.spec, c.ms, c.seed, c.samples, c.horizon, KIND
-    scheds, windows_ = c.keys.schedulers, c.grid.window
-    spec.params = {"seed": seed, "samples": samples, "horizon": horizon, "schedulers": scheds}
-    for m in ms:
-        for lo, hi in windows_:
-            s = derive({"v": FJ_SEED_DERIVATION, "seed": seed, "m": m, "window": [lo, hi]})
-            p = {
-                "kind": kind,
-                "m": m,
-                "lo": lo,
-                "hi": hi,
-                "count": samples,
-                "seed": s,
-                "horizon": horizon,
-                "schedulers": list(scheds),
-            }
-            add_point(spec, p, {"m": m, "window": [lo, hi]})
-    spec.rows_per_set = len(spec.params["schedulers"])
-    if not spec.points:
-        raise SpecError(f"{c.where}: the grid has no point")
-    return spec
+    scheds = c.keys.schedulers
+    c.spec.params = {"seed": c.seed, "samples": c.samples, "horizon": c.horizon, "schedulers": scheds}
+    add_points(c, KIND, lambda m: {"schedulers": list(scheds)})
+    c.spec.rows_per_set = len(scheds)
+    return c.spec
 
 
 # ---------------------------------------------------------------------------------------------
@@ -194,7 +117,7 @@ SCHEMA = pa.schema(
 def evaluate_point(point_json: str) -> dict:
     """One point: its fork-join sets simulated under each scheduler; the columns (all of
     :data:`SCHEMA` but ``point``)."""
-    from ... import _core
+    from .... import _core
 
     p = json.loads(point_json)
     texts = _core.forkjoin_generate(p["m"], p["lo"], p["hi"], p["seed"], p["count"])
