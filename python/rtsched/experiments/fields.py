@@ -236,6 +236,15 @@ def integer_at_least(value: Any, where: str, lo: int) -> int:
     return value
 
 
+def at_least(lo: int) -> Callable[[Any, str], int]:
+    """The parser of a declared integer key that must be at least ``lo`` (:func:`spec_key`)."""
+
+    def parse(value: Any, where: str) -> int:
+        return integer_at_least(value, where, lo)
+
+    return parse
+
+
 def resolve_n(nexprs: list, m: int, where: str) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     for e in nexprs:

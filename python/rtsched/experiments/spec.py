@@ -32,6 +32,7 @@ from .errors import SpecError
 from .fields import (
     AUTO_N,
     NExpr,
+    at_least,
     axis_values,
     canonical_json,
     check_keys,
@@ -54,14 +55,8 @@ __all__ = ["NExpr", "Point", "PlotSpec", "Spec", "SpecError", "load_spec", "pars
 DEFAULT_MAX_STEPS = 1_000_000
 
 
-def _at_least(lo: int):
-    def parse(value: Any, where: str) -> int:
-        return integer_at_least(value, where, lo)
-
-    return parse
-
-
-def _samples(value: Any, where: str) -> int:
+def parse_samples(value: Any, where: str) -> int:
+    """Task sets per point: an integer in 1..=MAX_SAMPLES (a sweep's and a simulation's ``samples``)."""
     samples = integer_at_least(value, where, 1)
     if samples > MAX_SAMPLES:
         raise SpecError(f"{where}: at most {MAX_SAMPLES:,} task sets per point, got {samples:,}")
@@ -89,9 +84,9 @@ class SweepKeys:
 
     name: str | None = None  # default: the file's stem
     description: str = ""
-    samples: int = spec_key(100, parse=_samples)
+    samples: int = spec_key(100, parse=parse_samples)
     seed: int = spec_key(0, parse=_seed)
-    max_steps: int = spec_key(DEFAULT_MAX_STEPS, parse=_at_least(1))
+    max_steps: int = spec_key(DEFAULT_MAX_STEPS, parse=at_least(1))
     methods: list = spec_key(parse=_methods)
     overheads: str | None = None
     mechanism: str | None = None

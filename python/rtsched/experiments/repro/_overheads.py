@@ -23,7 +23,7 @@ import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import pyarrow as pa
 
@@ -31,19 +31,12 @@ from ..._core import RtschedError
 from ...overheads import load_models, mechanisms
 from .. import quickmark
 from ..errors import SpecError
-from ..fields import check_keys, integer_at_least, key_names, read_keys, spec_key
+from ..fields import at_least, check_keys, key_names, read_keys, spec_key
 from ..reproduction import Csv
 from ..spec import Spec, parse_spec, tomllib
 from ._sim import close, figure_axes, md
 
 QUICK_KEYS = ("samples", "points", "note")
-
-
-def _at_least(lo: int):
-    def parse(value: Any, where: str) -> int:
-        return integer_at_least(value, where, lo)
-
-    return parse
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,11 +47,11 @@ class OverheadKeys:
     name: str | None = None
     kind: str
     description: str = ""
-    samples: int = spec_key(100, parse=_at_least(1))
-    seed: int = spec_key(0, parse=_at_least(0))
-    max_steps: int = spec_key(1_000_000, parse=_at_least(1))
+    samples: int = spec_key(100, parse=at_least(1))
+    seed: int = spec_key(0, parse=at_least(0))
+    max_steps: int = spec_key(1_000_000, parse=at_least(1))
     m: int | None = None  # processors of the measured panels (default: from the models)
-    points: int = spec_key(11, parse=_at_least(2))
+    points: int = spec_key(11, parse=at_least(2))
     cpd: int | str = 0
     quantum: int | str = "1ms"
     quick: dict | None = None

@@ -26,11 +26,11 @@ from ...output import write_text
 from .. import quickmark
 from ..errors import EvaluatorError, SpecError
 from ..fields import (
+    at_least,
     axis_values,
     canonical_json,
     check_keys,
     dedupe,
-    integer_at_least,
     key_names,
     parse_duration_ns,
     read_keys,
@@ -38,7 +38,7 @@ from ..fields import (
 )
 from ..names import path_name
 from ..point import Point, point_id
-from ..spec import MAX_M, MAX_SAMPLES, tomllib
+from ..spec import MAX_M, parse_samples, tomllib
 from ..variants import apply_variant
 
 QUICK_KEYS = ("samples", "horizon", "slack", "grid", "note")
@@ -46,17 +46,6 @@ QUICK_KEYS = ("samples", "horizon", "slack", "grid", "note")
 
 def _name(value: Any, where: str) -> str:
     return path_name(value, where)
-
-
-def _seed(value: Any, where: str) -> int:
-    return integer_at_least(value, where, 0)
-
-
-def _samples(value: Any, where: str) -> int:
-    samples = integer_at_least(value, where, 1)
-    if samples > MAX_SAMPLES:
-        raise SpecError(f"{where}: at most {MAX_SAMPLES:,} task sets per point, got {samples:,}")
-    return samples
 
 
 def _horizon(value: Any, where: str) -> int:
@@ -82,8 +71,8 @@ class SimKeys:
     name: str | None = spec_key(None, parse=_name)  # default: the file's stem (else the kind)
     kind: str
     description: str = ""
-    seed: int = spec_key(0, parse=_seed)
-    samples: int = spec_key(10, parse=_samples)
+    seed: int = spec_key(0, parse=at_least(0))
+    samples: int = spec_key(10, parse=parse_samples)
     horizon: int = spec_key(30 * 10**9, parse=_horizon)  # ns
     grid: dict
     quick: dict | None = None
