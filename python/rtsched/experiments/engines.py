@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .errors import SpecError
-from .fields import key_names
+from .fields import check_keys, key_names
 from .variants import overlay
 
 ENGINES = ("simulator", "threads")
@@ -53,13 +53,10 @@ def apply_engine(
         return data, chosen
     if not isinstance(tables, dict) or not all(isinstance(v, dict) for v in tables.values()):
         raise SpecError(f"{where}: [engines] must hold one table per engine, [engines.ENGINE]")
-    for name in tables:
+    for name in tables:  # every engine's table is checked, not only the one that runs
         if name not in names:
             raise SpecError(f"{where}: [engines.{name}]: no such engine; engines: {', '.join(names)}")
-        for k in tables[name]:  # every engine's table is checked, not only the one that runs
-            if k not in allowed[name] or k in FIXED:
-                permitted = [a for a in allowed[name] if a not in FIXED]
-                overlay({}, {k: None}, f"engines.{name}", where, permitted)
+        check_keys(tables[name], [k for k in allowed[name] if k not in FIXED], f"table [engines.{name}] of {where}")
     over = tables.get(chosen, {})
     return overlay(data, over, f"engines.{chosen}", where, list(over)), chosen
 

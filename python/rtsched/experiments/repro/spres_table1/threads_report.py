@@ -85,7 +85,7 @@ def dist(rows: list, term: str) -> dict:
     }
 
 
-def us(ns) -> str:
+def us(ns: float | None) -> str:
     return "—" if ns is None else f"{ns / 1000:.2f}"
 
 
