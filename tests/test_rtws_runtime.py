@@ -17,7 +17,8 @@ import rtsched
 from rtsched import _core
 from rtsched.experiments.errors import SpecError
 from rtsched.experiments.registry import load_experiment, lookup, reproduce
-from rtsched.experiments.repro import rtws_runtime, rtws_tables
+from rtsched.experiments.repro import rtws_tables
+from rtsched.experiments.repro.rtws_tables import threads as rtws_runtime
 from rtsched.experiments.sweep import load_tables
 from rtsched.runtime import run_forkjoin_raw
 
@@ -46,13 +47,13 @@ def expected_jobs(text: str, horizon: int) -> tuple[int, int]:
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("rtws-runtime")
     res = reproduce("rtws-runtime", quick=True, out=out, jobs=1, progress=False, override=TINY)
-    spec = load_experiment(lookup("rtws-runtime"), quick=True, override=TINY)
+    spec = load_experiment(lookup("rtws-runtime"), quick=True, override=TINY, name="rtws-runtime")
     return res, spec, out, pa.concat_tables(load_tables(spec, out)).to_pylist()
 
 
 def test_spec_is_registered_and_uses_the_rtws_tables_sets():
-    full = load_experiment(lookup("rtws-runtime"))
-    quick = load_experiment(lookup("rtws-runtime"), quick=True)
+    full = load_experiment(lookup("rtws-runtime"), name="rtws-runtime")
+    quick = load_experiment(lookup("rtws-runtime"), quick=True, name="rtws-runtime")
     assert full.params["rt_priority"] == 50 and full.params["cpus"] is None
     assert {p.params["m"] for p in full.points} == {2}
     assert len(quick.points) == 3 and quick.params["samples"] < full.params["samples"]
@@ -73,8 +74,10 @@ def test_bad_specs_are_refused():
         ({"grid": {"window": [[0.5, 0.4]]}}, "window"),
     ):
         with pytest.raises(SpecError, match=match):
-            rtws_runtime.parse(text, "rtws-runtime.toml", override=over)
-    spec = rtws_runtime.parse(text, "rtws-runtime.toml", override={"cpus": [1, 0], "grid": {"m": [1, 2]}})
+            rtws_tables.parse(text, "rtws-runtime.toml", override=over, engine="threads")
+    spec = rtws_tables.parse(
+        text, "rtws-runtime.toml", override={"cpus": [1, 0], "grid": {"m": [1, 2]}}, engine="threads"
+    )
     assert [p.params["cpus"] for p in spec.points][:1] == [[1]] and spec.points[-1].params["cpus"] == [1, 0]
 
 

@@ -13,8 +13,8 @@ import pyarrow as pa
 import pytest
 import rtsched
 from rtsched.experiments.registry import available, load_experiment, lookup, parse_experiment, reproduce
-from rtsched.experiments.repro import _spres_runtime_report as rep
-from rtsched.experiments.repro import spres_runtime as sr
+from rtsched.experiments.repro.spres_table1 import threads as sr
+from rtsched.experiments.repro.spres_table1 import threads_report as rep
 from rtsched.experiments.spec import SpecError
 from rtsched.experiments.sweep import load_tables
 

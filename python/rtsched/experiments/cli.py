@@ -118,7 +118,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from .registry import available, description, reproduce, variants_of
+    from .registry import ALIASES, available, description, engines, module, reproduce, variants_of
 
     if args.list or not args.name:
         names = available()
@@ -126,7 +126,12 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         for name, path in names.items():
             vs, default = variants_of(path)
             var = " [variants: " + ", ".join(f"{v} (default)" if v == default else v for v in vs) + "]"
-            print(f"{name:<{width}}  {description(name) or f'(a spec without a module: {path})'}{var if vs else ''}")
+            mod = module(name) if name in names and name not in ALIASES and description(name) else None
+            eng = list(engines(mod)) if mod is not None else []
+            axis = " [engines: " + ", ".join([f"{eng[0]} (default)", *eng[1:]]) + "]" if eng else ""
+            print(
+                f"{name:<{width}}  {description(name) or f'(a spec without a module: {path})'}{var if vs else ''}{axis}"
+            )
         if not args.list:
             print("rtsched reproduce: give a NAME (listed above)", file=sys.stderr)
             return 2
@@ -154,6 +159,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             fmt=args.format,
             variant=args.variant,
             override=override,
+            engine=args.engine,
         )
     finally:
         executor.close()
@@ -218,10 +224,19 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         "(docs/reproductions.md)",
     )
     p.add_argument(
+        "--engine",
+        choices=["simulator", "threads"],
+        help="where a reproduction runs both in the simulator and on real threads (rtws-tables, spres-table1): "
+        "which (default: the spec's engine, simulator); rtws-runtime and spres-runtime, their former names on "
+        'threads, still run (docs/reproductions.md, "Engines")',
+    )
+    p.add_argument(
         "--resume", action="store_true", help="keep valid finished points; recompute missing, partial or corrupt ones"
     )
     p.add_argument(
-        "--out", help="results directory (default results/NAME[-VARIANT][-quick], e.g. results/spres-fig3-artifact)"
+        "--out",
+        help="results directory (default results/NAME[-VARIANT][-quick], e.g. results/spres-fig3-artifact; on "
+        "an engine other than the spec's default, NAME is that engine's, e.g. results/rtws-runtime)",
     )
     p.add_argument("--format", default="png", choices=["png", "pdf", "svg"], help="figure format (default png)")
     p.add_argument(

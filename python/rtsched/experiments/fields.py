@@ -3,7 +3,12 @@ reproduction's spec (repro/): unknown keys rejected with a hint (:func:`check_ke
 lesson), exact durations (:func:`parse_duration_ns`), grid axes of values and ranges
 (:func:`axis_values`), task counts affine in m (:class:`NExpr`, :func:`resolve_n`), and the one
 canonical JSON that ids and seeds are hashed from. Errors are :class:`SpecError` naming the
-table and key."""
+table and key.
+
+A spec's tables are declared: a frozen dataclass whose fields are the table's keys, each typed
+by its annotation or by a parser (:func:`spec_key`), read by :func:`read_keys`, which
+refuses an unknown key, a missing required key and a wrongly typed value in one line naming the
+file and the key."""
 
 from __future__ import annotations
 
@@ -11,14 +16,20 @@ import difflib
 import json
 import math
 import re
+import types
+import typing
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, field, fields
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 from .errors import SpecError
 
 _T = TypeVar("_T")
+_D = TypeVar("_D", bound="DataclassInstance")
 
 #: The keys of a range table ``{from, to, step}`` of a grid axis.
 RANGE_KEYS = ("from", "to", "step")
@@ -225,6 +236,15 @@ def integer_at_least(value: Any, where: str, lo: int) -> int:
     return value
 
 
+def at_least(lo: int) -> Callable[[Any, str], int]:
+    """The parser of a declared integer key that must be at least ``lo`` (:func:`spec_key`)."""
+
+    def parse(value: Any, where: str) -> int:
+        return integer_at_least(value, where, lo)
+
+    return parse
+
+
 def resolve_n(nexprs: list, m: int, where: str) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     for e in nexprs:
@@ -260,3 +280,93 @@ def count_n(nexprs: list, m: int, where: str) -> int:
         else:
             k += 1
     return k
+
+
+# ---------------------------------------------------------------------------------------------
+# Declared tables: a frozen dataclass per table of a spec, its fields the table's keys.
+
+
+def spec_key(default: Any = MISSING, *, parse: Callable[[Any, str], Any] | None = None, factory: Any = None) -> Any:
+    """A key of a declared table: its default (none given: the key is required; ``factory``: a
+    fresh list or table per spec) and its parser ``parse(value, where)`` (none: the value is
+    checked against the field's annotation, :func:`typed`). A default is the parsed value."""
+    meta = {"parse": parse} if parse is not None else {}
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def key_names(cls: type[DataclassInstance]) -> tuple[str, ...]:
+    """The keys a declared table allows, in declaration order."""
+    return tuple(f.name for f in fields(cls))
+
+
+_TYPE_WORDS = {
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "true or false",
+    list: "a list",
+    dict: "a table",
+}
+
+
+def _matches(tp: Any, value: Any) -> bool:
+    if tp is Any:
+        return True
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return any(_matches(a, value) for a in typing.get_args(tp))
+    if origin is not None:  # list[str], dict[str, Any]: the container, then list items
+        if not _matches(origin, value):
+            return False
+        args = typing.get_args(tp)
+        return origin is not list or not args or all(_matches(args[0], v) for v in value)
+    if tp is type(None):
+        return value is None
+    if tp is bool:
+        return isinstance(value, bool)
+    if tp is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if tp is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, tp)
+
+
+def _words(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_words(a) for a in typing.get_args(tp) if a is not type(None))
+    if origin is list and typing.get_args(tp):
+        return f"a list of {_words(typing.get_args(tp)[0]).split(' ', 1)[1]}s"
+    return _TYPE_WORDS.get(origin or tp, getattr(tp, "__name__", str(tp)))
+
+
+def typed(tp: Any, value: Any, where: str) -> Any:
+    """``value`` if it is of the annotation ``tp`` (str, int, float, bool, list, dict, their
+    unions and ``list[T]``; an int is a float), else a :class:`SpecError` naming ``where``."""
+    if not _matches(tp, value):
+        raise SpecError(f"{where}: expected {_words(tp)}, got {_short(value)}")
+    return value
+
+
+def read_keys(cls: type[_D], table: dict, where: str, table_name: str | None = None) -> _D:
+    """The declared table ``cls`` read from ``table`` (of the spec file ``where``; ``table_name``:
+    a sub-table such as ``grid``, None for the top level). Refuses, in one line naming the file
+    and the key: an unknown key (with a hint), a missing key that has no default, a value that
+    is not of the key's type or that its parser refuses."""
+    if not isinstance(table, dict):
+        raise SpecError(f"{where}: [{table_name}] must be a table")
+    check_keys(table, key_names(cls), f"table [{table_name}] of {where}" if table_name else f"the top level of {where}")
+    prefix = f"{where} [{table_name}]" if table_name else where
+    hints = typing.get_type_hints(cls)
+    values = {}
+    for f in fields(cls):
+        if f.name not in table:
+            if f.default is MISSING and f.default_factory is MISSING:
+                raise SpecError(f"{prefix}: key {f.name!r} is required")
+            continue
+        w = f"{prefix}.{f.name}" if table_name else f"{where} {f.name}"
+        parse = f.metadata.get("parse")
+        values[f.name] = parse(table[f.name], w) if parse is not None else typed(hints[f.name], table[f.name], w)
+    return cls(**values)

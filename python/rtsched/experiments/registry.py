@@ -11,7 +11,11 @@ file in those directories or in ``./experiments`` that no module registers runs 
 ``kind`` (none: a schedulability sweep).
 
 Adding a reproduction: a module in ``repro/`` and one line in :data:`REPRODUCTIONS`
-(docs/experiments.md, "Adding a reproduction").
+(docs/reproductions.md, "Adding a reproduction").
+
+A reproduction with an engine axis (engines.py: ``ENGINES`` in its module) runs on the engine its
+spec's ``engine`` names, or the one ``engine`` (``--engine``) names. The names of the
+reproductions merged into one (:data:`ALIASES`) still run: each is its artefact on one engine.
 """
 
 from __future__ import annotations
@@ -38,13 +42,19 @@ REPRODUCTIONS = {
     "spres-fig6": "spres_fig6",
     "spres-table1": "spres_table1",
     "rtws-tables": "rtws_tables",
-    "rtws-runtime": "rtws_runtime",
     "rtss09-hrt": "rtss09_hrt",
     "rtss09-srt": "rtss09_srt",
     "gedfmp-soft-n": "gedfmp_soft_n",
     "gedfmp-hard-u": "gedfmp_hard_u",
     "sd-push-cost": "sd_push_cost",
-    "spres-runtime": "spres_runtime",
+}
+
+#: The former names of reproductions merged into one artefact with an engine axis: name ->
+#: (the reproduction, its engine). A spec file of the former name found in $RTSCHED_EXPERIMENTS
+#: (its ``kind`` the former name) still runs, on that engine.
+ALIASES = {
+    "rtws-runtime": ("rtws-tables", "threads"),
+    "spres-runtime": ("spres-table1", "threads"),
 }
 
 SHIPPED_SPECS = Path(__file__).resolve().parent / "specs"
@@ -55,23 +65,19 @@ if TYPE_CHECKING:  # mypy checks every registered module against its protocol (r
         gedfmp_soft_n,
         rtss09_hrt,
         rtss09_srt,
-        rtws_runtime,
         rtws_tables,
         sd_push_cost,
         spres_fig3,
         spres_fig4,
         spres_fig5,
         spres_fig6,
-        spres_runtime,
         spres_table1,
     )
 
     _SWEEPS: list[SweepReproduction] = [spres_fig3, spres_fig4, spres_fig5, spres_fig6]
     _TABULATED: list[Reproduction] = [
         spres_table1,
-        spres_runtime,
         rtws_tables,
-        rtws_runtime,
         sd_push_cost,
         rtss09_hrt,
         rtss09_srt,
@@ -87,19 +93,43 @@ def module(name: str) -> Module:
     return cast(Module, importlib.import_module(f".repro.{REPRODUCTIONS[name]}", __package__))
 
 
+def engines(mod: Any) -> dict:
+    """The engines of a reproduction's module (engines.py), none if it has one."""
+    return dict(getattr(mod, "ENGINES", {}))
+
+
 def kinds() -> dict:
-    """kind -> module, for the reproductions whose spec carries a ``kind`` (simulations)."""
+    """kind -> module, for the reproductions whose spec carries a ``kind`` (simulations); the
+    kinds of an artefact's engines (the former reproductions' names) name its module too."""
     out = {}
     for name in REPRODUCTIONS:
         mod = module(name)
         if mod.KIND is not None:
             out[mod.KIND] = mod
+            for eng in engines(mod).values():
+                out.setdefault(eng.KIND, mod)
     return out
 
 
 def description(name: str) -> str:
-    """The one-line description of a registered reproduction ("" for an unregistered spec)."""
+    """The one-line description of a registered reproduction or alias ("" for an unregistered spec)."""
+    if name in ALIASES:
+        target, engine = ALIASES[name]
+        mod = module(target)
+        what = getattr(engines(mod)[engine], "DESCRIPTION", mod.DESCRIPTION)
+        return f"{what} (the former name of {target} --engine {engine})"
     return module(name).DESCRIPTION if name in REPRODUCTIONS else ""
+
+
+def resolve(name: str | None, engine: str | None) -> tuple[str | None, str | None]:
+    """A reproduction name and engine with an alias resolved (an alias and another ``engine``
+    conflict)."""
+    if name not in ALIASES:
+        return name, engine
+    target, implied = ALIASES[name]
+    if engine is not None and engine != implied:
+        raise SpecError(f"{name} is {target} --engine {implied}; for --engine {engine} run {target}")
+    return target, implied
 
 
 def _unique(dirs) -> list:
@@ -129,6 +159,10 @@ def available() -> dict:
             if (d / spec).is_file():
                 names[name] = d / spec
                 break
+    for alias, (target, _engine) in ALIASES.items():
+        own = [d / f"{alias}.toml" for d in _env_dirs() if (d / f"{alias}.toml").is_file()]
+        if own or target in names:
+            names[alias] = own[0] if own else names[target]
     for d in search_dirs():
         for f in sorted(d.glob("*.toml")):
             names.setdefault(f.stem, f)
@@ -167,9 +201,10 @@ def glue(text: str, where: str = "<spec>", name: str | None = None) -> Module:
     """The module that parses, evaluates and reports a spec: the registered module of ``name``,
     else the one of the spec's ``kind``, else the schedulability sweep's."""
     kind = _kind(text, where)
+    name = resolve(name, None)[0]
     if name in REPRODUCTIONS:
         mod = module(name)
-        if mod.KIND != kind:
+        if mod.KIND != kind and kind not in [e.KIND for e in engines(mod).values()]:
             raise SpecError(
                 f"{where}: the reproduction {name!r} takes a spec of kind {mod.KIND or 'sweep'}, "
                 f"this one is of kind {kind or 'sweep'}"
@@ -188,10 +223,13 @@ def parse_experiment(
     override: dict | None = None,
     name: str | None = None,
     variant: str | None = None,
+    engine: str | None = None,
 ) -> Any:
     """Parses any experiment spec (a sweep or a simulation reproduction) into the object the
-    runner takes; ``variant`` picks one of its [variants.NAME] (variants.py)."""
-    return _parse(glue(text, path or "<spec>", name), text, path, quick, override, variant)
+    runner takes; ``variant`` picks one of its [variants.NAME] (variants.py), ``engine`` its
+    engine (engines.py; an alias ``name`` names one)."""
+    engine = resolve(name, engine)[1]
+    return _parse(glue(text, path or "<spec>", name), text, path, quick, override, variant, engine)
 
 
 def load_experiment(
@@ -200,24 +238,39 @@ def load_experiment(
     override: dict | None = None,
     name: str | None = None,
     variant: str | None = None,
+    engine: str | None = None,
 ) -> Any:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise SpecError(f"cannot read spec {str(p)!r}: {e.strerror}") from None
-    return parse_experiment(text, str(p), quick=quick, override=override, name=name, variant=variant)
+    return parse_experiment(text, str(p), quick=quick, override=override, name=name, variant=variant, engine=engine)
 
 
-def _parse(mod: Module, text: str, path: str | None, quick: bool, override: dict | None, variant: str | None) -> Any:
-    """``mod.parse`` with ``variant`` passed only to the modules that take one (the others have
-    no variants: naming one is an error)."""
-    if variant is None:
-        return mod.parse(text, path, quick=quick, override=override)
-    if "variant" not in inspect.signature(mod.parse).parameters:
-        raise SpecError(f"{path or '<spec>'}: --variant {variant!r}: this reproduction has no variants")
-    parse: Any = mod.parse  # this one takes a variant (the protocol's parse need not)
-    return parse(text, path, quick=quick, override=override, variant=variant)
+def _parse(
+    mod: Module,
+    text: str,
+    path: str | None,
+    quick: bool,
+    override: dict | None,
+    variant: str | None,
+    engine: str | None = None,
+) -> Any:
+    """``mod.parse`` with ``variant`` and ``engine`` passed only to the modules that take them
+    (the others have no variants, one engine: naming one is an error)."""
+    extra: dict = {}
+    for arg, value, refusal in (
+        ("variant", variant, "this reproduction has no variants"),
+        ("engine", engine, "this reproduction has one engine"),
+    ):
+        if value is None:
+            continue
+        if arg not in inspect.signature(mod.parse).parameters:
+            raise SpecError(f"{path or '<spec>'}: --{arg} {value!r}: {refusal}")
+        extra[arg] = value
+    parse: Any = mod.parse  # this one takes them (the protocol's parse need not)
+    return parse(text, path, quick=quick, override=override, **extra)
 
 
 def variants_of(path: str | os.PathLike) -> tuple[list[str], str | None]:
@@ -236,6 +289,19 @@ def results_dir(name: str, variant: str | None, quick: bool) -> Path:
     if variant is not None:
         path_name(variant, f"{name}: variant")
     return Path("results") / (name + (f"-{variant}" if variant else "") + ("-quick" if quick else ""))
+
+
+def default_out(name: str, mod: Module, spec: Any, quick: bool) -> Path:
+    """The default results directory of a reproduction run by ``name``: ``results_dir(name,
+    ...)``; on an engine other than its module's first (engines.py), the spec's ``name`` there
+    (``rtws-runtime``: the folder its former name wrote) or ``NAME-ENGINE``, so that each engine's
+    results have a folder of their own."""
+    folder = name
+    engine = getattr(spec, "engine", None)
+    if engine not in (None, next(iter(engines(mod)), None)):
+        target = resolve(name, None)[0] or name
+        folder = spec.name if spec.name != target else f"{target}-{engine}"
+    return results_dir(folder, getattr(spec, "variant", None), quick)
 
 
 def is_simulation(path: str | os.PathLike) -> bool:
@@ -262,10 +328,14 @@ def reproduce(
     fmt: str = "png",
     override: dict | None = None,
     variant: str | None = None,
+    engine: str | None = None,
 ) -> dict:
     """Runs the named reproduction and draws its figure; returns the paths written and the
     runner's result (``sweep``). ``variant`` picks one of the spec's [variants.NAME] (default:
-    its ``default_variant``). ``resume`` keeps the valid points already in ``out`` and computes
+    its ``default_variant``), ``engine`` its engine (default: the spec's ``engine``; an alias
+    names one). The default results directory is ``results/NAME[-VARIANT][-quick]``, NAME the
+    spec's ``name`` on an engine other than the spec's default (``rtws-runtime``), so that each
+    engine's results have a folder of their own. ``resume`` keeps the valid points already in ``out`` and computes
     only the others, exactly as ``run_sweep(resume=True)`` and ``rtsched sweep --resume`` do;
     without it every point is computed again (a directory holding another spec's points is
     refused either way). Simulation reproductions also return their tables as
@@ -274,8 +344,9 @@ def reproduce(
     path = lookup(name)
     text = Path(path).read_text(encoding="utf-8")
     mod = glue(text, str(path), name)
-    spec = _parse(mod, text, str(path), quick, override, variant)
-    out = Path(out) if out else results_dir(name, getattr(spec, "variant", None), quick)
+    engine = resolve(name, engine)[1]
+    spec = _parse(mod, text, str(path), quick, override, variant, engine)
+    out = Path(out) if out else default_out(name, mod, spec, quick)
     run = run_sweep(
         spec, out, resume=resume, evaluator=evaluator, executor=executor, jobs=jobs, progress=progress, log=log
     )

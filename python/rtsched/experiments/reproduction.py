@@ -59,6 +59,11 @@ class _Named(Protocol):
     def KIND(self) -> str | None:  # noqa: N802
         """None for a schedulability sweep, else the ``kind`` its spec carries."""
 
+    @property
+    def KEYS(self) -> type:  # noqa: N802
+        """The declared top level of its spec: a frozen dataclass whose fields are the keys,
+        read by ``fields.read_keys`` (an unknown, missing or wrongly typed key is refused)."""
+
     def parse(self, text: str, path: str | None = None, quick: bool = False, override: dict | None = None) -> Any:
         """The spec object ``run_sweep`` runs (``quick``: its [quick] table; ``override``: the
         tests' tiny forms); a module with variants also takes ``variant``."""

@@ -32,6 +32,7 @@ from .errors import SpecError
 from .fields import (
     AUTO_N,
     NExpr,
+    at_least,
     axis_values,
     canonical_json,
     check_keys,
@@ -39,8 +40,11 @@ from .fields import (
     dedupe,
     finite_number,
     integer_at_least,
+    key_names,
     parse_duration_ns,
+    read_keys,
     resolve_n,
+    spec_key,
 )
 from .names import path_name
 from .point import Point, derive_seed, point_id
@@ -48,27 +52,58 @@ from .variants import apply_variant, parse_semi
 
 __all__ = ["NExpr", "Point", "PlotSpec", "Spec", "SpecError", "load_spec", "parse_spec"]
 
-TOP_KEYS = (
-    "name",
-    "description",
-    "samples",
-    "seed",
-    "max_steps",
-    "methods",
-    "overheads",
-    "mechanism",
-    "stat",
-    "cpd",
-    "quantum",
-    "extrapolate",
-    "generator",
-    "grid",
-    "plot",
-    "quick",
-    "semi",
-    "variants",
-    "default_variant",
-)
+DEFAULT_MAX_STEPS = 1_000_000
+
+
+def parse_samples(value: Any, where: str) -> int:
+    """Task sets per point: an integer in 1..=MAX_SAMPLES (a sweep's and a simulation's ``samples``)."""
+    samples = integer_at_least(value, where, 1)
+    if samples > MAX_SAMPLES:
+        raise SpecError(f"{where}: at most {MAX_SAMPLES:,} task sets per point, got {samples:,}")
+    return samples
+
+
+def _seed(value: Any, where: str) -> int:
+    seed = integer_at_least(value, where, 0)
+    if seed >= 2**63:
+        raise SpecError(f"{where}: must be < 2^63")
+    return seed
+
+
+def _methods(value: Any, where: str) -> list:
+    if not isinstance(value, list) or not value:
+        raise SpecError(f"{where.rsplit(' ', 1)[0]}: 'methods' must be a non-empty list")
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class SweepKeys:
+    """The top level of a sweep spec, declared (``fields.read_keys``), read after its variant and
+    [quick] are applied. The overhead keys (``overheads``, ``mechanism``, ``stat``, ``cpd``,
+    ``quantum``, ``extrapolate``) are read by overheads.py, the tables by :func:`parse_spec`."""
+
+    name: str | None = None  # default: the file's stem
+    description: str = ""
+    samples: int = spec_key(100, parse=parse_samples)
+    seed: int = spec_key(0, parse=_seed)
+    max_steps: int = spec_key(DEFAULT_MAX_STEPS, parse=at_least(1))
+    methods: list = spec_key(parse=_methods)
+    overheads: str | None = None
+    mechanism: str | None = None
+    stat: str | None = None
+    cpd: int | str = 0
+    quantum: int | str = "1ms"
+    extrapolate: bool = False
+    generator: dict = spec_key(factory=dict)
+    grid: dict
+    plot: dict = spec_key(factory=dict)
+    quick: dict | None = None
+    semi: dict | None = None
+    variants: dict | None = None
+    default_variant: str | None = None
+
+
+TOP_KEYS = key_names(SweepKeys)
 #: What a [variants.NAME] table of a sweep spec may set (variants.py).
 VARIANT_KEYS = ("description", "samples", "generator", "grid", "plot", "semi")
 GENERATOR_KEYS = ("name", "periods", "umax", "deadlines")
@@ -108,7 +143,6 @@ def check_name(name: Any, where: str) -> str:
 
 
 DEFAULT_GENERATOR = {"name": "randfixedsum", "periods": "loguniform:10ms-100ms", "umax": 1.0, "deadlines": "implicit"}
-DEFAULT_MAX_STEPS = 1_000_000
 
 
 #: Generators that need a fixed n.
@@ -322,9 +356,12 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False, variant:
             qgrid.update(q["grid"])
             data["grid"] = qgrid
 
-    gen = data.get("generator", {})
-    if not isinstance(gen, dict):
-        raise SpecError(f"{where}: [generator] must be a table")
+    if "grid" not in data:
+        raise SpecError(f"{where}: a [grid] table with m, n and util (or util_frac) is required")
+    if "methods" not in data:
+        raise SpecError(f"{where}: 'methods' (a list of test or heuristic names) is required")
+    top = read_keys(SweepKeys, {k: v for k, v in data.items() if k != "quick"}, where)
+    gen = top.generator
     check_keys(gen, GENERATOR_KEYS, f"table [generator] of {where}")
     generator = dict(DEFAULT_GENERATOR)
     for k in ("name", "periods", "deadlines"):
@@ -336,9 +373,7 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False, variant:
             raise SpecError(f"{where} [generator].umax: must be in (0, 1], got {umax}")
         generator["umax"] = float(umax)
 
-    grid = data.get("grid")
-    if not isinstance(grid, dict):
-        raise SpecError(f"{where}: a [grid] table with m, n and util (or util_frac) is required")
+    grid = top.grid
     check_keys(grid, GRID_KEYS, f"table [grid] of {where}")
     gw = f"{where} [grid]"
     for k in ("m", "n"):
@@ -368,30 +403,16 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False, variant:
         raise SpecError(f"{gw}.epsilon: the list is empty")
     epsilon = dedupe([parse_duration_ns(v, f"{gw}.epsilon") for v in eps_list])
 
-    if "methods" not in data:
-        raise SpecError(f"{where}: 'methods' (a list of test or heuristic names) is required")
-    if not isinstance(data["methods"], list) or not data["methods"]:
-        raise SpecError(f"{where}: 'methods' must be a non-empty list")
     from . import overheads as ovh
 
-    mechanism = data.get("mechanism")
-    if mechanism is not None and not isinstance(mechanism, str):
-        raise SpecError(f"{where} mechanism: expected a string")
-    methods = [ovh.with_mechanism(x, mechanism) for x in method_names.expand(data["methods"], f"{where} methods")]
-    samples = integer_at_least(data.get("samples", 100), f"{where} samples", 1)
-    if samples > MAX_SAMPLES:
-        raise SpecError(f"{where} samples: at most {MAX_SAMPLES:,} task sets per point, got {samples:,}")
-    seed = integer_at_least(data.get("seed", 0), f"{where} seed", 0)
-    if seed >= 2**63:
-        raise SpecError(f"{where} seed: must be < 2^63")
-    max_steps = integer_at_least(data.get("max_steps", DEFAULT_MAX_STEPS), f"{where} max_steps", 1)
+    mechanism = top.mechanism
+    methods = [ovh.with_mechanism(x, mechanism) for x in method_names.expand(top.methods, f"{where} methods")]
+    samples, seed, max_steps = top.samples, top.seed, top.max_steps
     overheads = ovh.parse(data, path, where, methods)
-    name = check_name(data.get("name", Path(path).stem if path else "sweep"), where)
-    description = data.get("description", "")
-    if not isinstance(description, str):
-        raise SpecError(f"{where} description: expected a string")
-    plot = _parse_plot(data.get("plot", {}), methods, where, mechanism)
-    semi = parse_semi(data.get("semi"), where)
+    name = check_name(top.name if top.name is not None else (Path(path).stem if path else "sweep"), where)
+    description = top.description
+    plot = _parse_plot(top.plot, methods, where, mechanism)
+    semi = parse_semi(top.semi, where)
 
     spec = Spec(
         text=text,

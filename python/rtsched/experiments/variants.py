@@ -69,12 +69,19 @@ def apply_variant(data: dict, variant: str | None, where: str, allowed: Collecti
         hint = difflib.get_close_matches(name, names, n=1)
         msg = f"{where}: unknown variant {name!r}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
         raise SpecError(msg + f"; variants: {', '.join(names)}")
-    over = variants[name]
+    return overlay(data, variants[name], f"variants.{name}", where, allowed), name
+
+
+def overlay(data: dict, over: dict, table: str, where: str, allowed: Collection[str]) -> dict:
+    """``data`` with the table ``over`` (``[TABLE]`` of the spec ``where``, keys ``allowed``)
+    applied: tables merged key by key, ``grid`` as in ``[quick]`` (a ``util`` or ``util_frac``
+    replaces either), any other key replaced. A variant's table and an engine's (engines.py)."""
+    data = dict(data)
     for key in over:
         if key not in allowed:
             hint = difflib.get_close_matches(key, allowed, n=1)
             raise SpecError(
-                f"unknown key {key!r} in table [variants.{name}] of {where}"
+                f"unknown key {key!r} in table [{table}] of {where}"
                 + (f" (did you mean {hint[0]!r}?)" if hint else "")
                 + "; allowed keys: "
                 + ", ".join(allowed)
@@ -82,13 +89,13 @@ def apply_variant(data: dict, variant: str | None, where: str, allowed: Collecti
     for key, value in over.items():
         if key == "grid":
             if not isinstance(value, dict):
-                raise SpecError(f"{where} [variants.{name}].grid: expected a table")
+                raise SpecError(f"{where} [{table}].grid: expected a table")
             data["grid"] = _merge_grid(data.get("grid", {}), value)
         elif isinstance(value, dict) and isinstance(data.get(key), dict):
             data[key] = {**data[key], **value}
         else:
             data[key] = value
-    return data, name
+    return data
 
 
 def parse_semi(table: Any, where: str) -> dict:

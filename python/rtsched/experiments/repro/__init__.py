@@ -11,5 +11,8 @@ them). The plain schedulability sweeps are drawn by their ``[plot]`` table inste
 (``reproduction.SweepReproduction``, ``_sweep.report``).
 
 The registry (``rtsched.experiments.registry.REPRODUCTIONS``) lists the modules, one line each,
-and mypy checks each against its protocol; docs/experiments.md says how to add one.
+and mypy checks each against its protocol; docs/reproductions.md ("Adding a reproduction") shows
+the whole of a small one. Each declares its spec's keys (``KEYS``, ``fields.read_keys``). A
+paper's artefact reproduced both in the simulator and on threads is one package with ``ENGINES``
+(engines.py: ``rtws_tables/``, ``spres_table1/``).
 """

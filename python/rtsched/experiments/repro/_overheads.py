@@ -23,6 +23,7 @@ import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import pyarrow as pa
 
@@ -30,13 +31,35 @@ from ..._core import RtschedError
 from ...overheads import load_models, mechanisms
 from .. import quickmark
 from ..errors import SpecError
-from ..fields import check_keys, integer_at_least
+from ..fields import at_least, check_keys, key_names, read_keys, spec_key
 from ..reproduction import Csv
 from ..spec import Spec, parse_spec, tomllib
 from ._sim import close, figure_axes, md
 
-COMMON_KEYS = ("name", "kind", "description", "samples", "seed", "max_steps", "m", "points", "cpd", "quantum", "quick")
 QUICK_KEYS = ("samples", "points", "note")
+
+
+@dataclass(frozen=True, kw_only=True)
+class OverheadKeys:
+    """The top level of an overhead-aware reproduction's spec, declared (``fields.read_keys``):
+    the keys every one has; a module's own class adds its keys."""
+
+    name: str | None = None
+    kind: str
+    description: str = ""
+    samples: int = spec_key(100, parse=at_least(1))
+    seed: int = spec_key(0, parse=at_least(0))
+    max_steps: int = spec_key(1_000_000, parse=at_least(1))
+    m: int | None = None  # processors of the measured panels (default: from the models)
+    points: int = spec_key(11, parse=at_least(2))
+    cpd: int | str = 0
+    quantum: int | str = "1ms"
+    quick: dict | None = None
+
+
+COMMON_KEYS = key_names(OverheadKeys)
+
+K = TypeVar("K", bound=OverheadKeys)
 
 #: Where the default models are looked for: $RTSCHED_OVERHEADS, else the models shipped with the
 #: package (rtsched/data, which the repository's docs/examples links to), from any folder.
@@ -89,14 +112,15 @@ class Figure:
     models: dict = field(default_factory=dict)  # model key -> info (scheduler, m, machine, path)
 
 
-def read(text: str, path: str | None, quick: bool, keys: tuple, override: dict | None):
-    """The spec's table with ``[quick]`` applied, and the overheads directory and its models."""
+def read(text: str, path: str | None, quick: bool, keys: type[K], override: dict | None) -> tuple[K, Path, dict, list]:
+    """The spec's declared top level ``keys`` (an :class:`OverheadKeys`) read with ``[quick]``
+    applied, and the overheads directory and its models."""
     where = path or "<spec>"
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{where}: not valid TOML: {e}") from None
-    check_keys(data, COMMON_KEYS + keys, f"the top level of {where}")
+    check_keys(data, key_names(keys), f"the top level of {where}")
     over = dict(override or {})
     src = over.pop("overheads", None)
     if over:
@@ -107,12 +131,13 @@ def read(text: str, path: str | None, quick: bool, keys: tuple, override: dict |
             raise SpecError(f"{where}: [quick] must be a table")
         check_keys(q, QUICK_KEYS, f"table [quick] of {where}")
         data = {**data, **{k: v for k, v in q.items() if k != "note"}}
+    top = read_keys(keys, {k: v for k, v in data.items() if k != "quick"}, where)
     d = Path(src) if src else default_overheads_dir()
     try:
         models, notes = load_models(d)
     except (RtschedError, OSError) as e:
         raise SpecError(f"overheads {str(d)!r}: {e}") from None
-    return data, d.resolve(), models, notes
+    return top, d.resolve(), models, notes
 
 
 def mechanism_table() -> dict:
@@ -219,15 +244,8 @@ def compose(text: str, path: str | None, quick: bool, name: str, fig: Figure) ->
     return spec
 
 
-def common(data: dict, where: str) -> dict:
-    return {
-        "samples": integer_at_least(data.get("samples", 100), f"{where} samples", 1),
-        "seed": integer_at_least(data.get("seed", 0), f"{where} seed", 0),
-        "max_steps": integer_at_least(data.get("max_steps", 1_000_000), f"{where} max_steps", 1),
-        "points": integer_at_least(data.get("points", 11), f"{where} points", 2),
-        "cpd": data.get("cpd", 0),
-        "quantum": data.get("quantum", "1ms"),
-    }
+def common(keys: OverheadKeys) -> dict:
+    return {k: getattr(keys, k) for k in ("samples", "seed", "max_steps", "points", "cpd", "quantum")}
 
 
 def machines(fig: Figure) -> str:

@@ -18,31 +18,78 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
 from ...output import write_text
 from .. import quickmark
 from ..errors import EvaluatorError, SpecError
-from ..fields import axis_values, canonical_json, check_keys, dedupe, integer_at_least, parse_duration_ns
+from ..fields import (
+    at_least,
+    axis_values,
+    canonical_json,
+    check_keys,
+    dedupe,
+    key_names,
+    parse_duration_ns,
+    read_keys,
+    spec_key,
+)
+from ..names import path_name
 from ..point import Point, point_id
-from ..spec import MAX_M, MAX_SAMPLES, check_name, tomllib
+from ..spec import MAX_M, parse_samples, tomllib
 from ..variants import apply_variant
 
 QUICK_KEYS = ("samples", "horizon", "slack", "grid", "note")
+
+
+def _name(value: Any, where: str) -> str:
+    return path_name(value, where)
+
+
+def _horizon(value: Any, where: str) -> int:
+    horizon = parse_duration_ns(value, where)
+    if horizon < 1:
+        raise SpecError(f"{where}: must be at least 1 ns")
+    return horizon
+
+
+def _ms(value: Any, where: str) -> list:
+    ms = dedupe(axis_values(value, where, integer=True))
+    if any(m < 1 or m > MAX_M for m in ms):
+        raise SpecError(f"{where}: processor counts must be in 1..={MAX_M}")
+    return ms
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimKeys:
+    """The top level of a simulation reproduction's spec, declared (``fields.read_keys``): the
+    keys every one has; a reproduction's own class adds its keys. ``quick``, ``variants`` and
+    ``default_variant`` are applied before the keys are read (:func:`parse_common`)."""
+
+    name: str | None = spec_key(None, parse=_name)  # default: the file's stem (else the kind)
+    kind: str
+    description: str = ""
+    seed: int = spec_key(0, parse=at_least(0))
+    samples: int = spec_key(10, parse=parse_samples)
+    horizon: int = spec_key(30 * 10**9, parse=_horizon)  # ns
+    grid: dict
+    quick: dict | None = None
+    variants: dict | None = None
+    default_variant: str | None = None
+
+
 #: Keys every simulation reproduction accepts at the top level.
-COMMON_KEYS = (
-    "name",
-    "kind",
-    "description",
-    "seed",
-    "samples",
-    "horizon",
-    "grid",
-    "quick",
-    "variants",
-    "default_variant",
-)
+COMMON_KEYS = key_names(SimKeys)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimGrid:
+    """The ``[grid]`` of a simulation reproduction, declared: processor counts; a reproduction's
+    own class adds its axes."""
+
+    m: list = spec_key(parse=_ms)
 
 
 @dataclass
@@ -67,6 +114,7 @@ class SimSpec:
     skipped: list = field(default_factory=list)  # always empty: infeasible grid points are errors
     note: str = ""
     variant: str | None = None  # the [variants.NAME] applied (variants.py), if any
+    engine: str | None = None  # the engine it runs on, where the reproduction has two (engines.py)
 
     @functools.cached_property
     def hash(self) -> str:
@@ -136,21 +184,40 @@ class Parsed:
     """The common part of a simulation spec, parsed: the kind's module finishes it."""
 
     spec: SimSpec
-    data: dict  # the TOML after [quick] and the override
-    grid: dict
-    ms: list
+    keys: Any  # the reproduction's declared top level (a SimKeys), read after [quick] and the override
+    grid: Any  # its declared [grid] (a SimGrid)
     where: str
-    seed: int
-    samples: int
-    horizon: int
+
+    @property
+    def ms(self) -> list:
+        return self.grid.m
+
+    @property
+    def seed(self) -> int:
+        return self.keys.seed
+
+    @property
+    def samples(self) -> int:
+        return self.keys.samples
+
+    @property
+    def horizon(self) -> int:
+        return self.keys.horizon
+
+
+def load_toml(text: str, where: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{where}: not valid TOML: {e}") from None
 
 
 def parse_common(
     text: str,
     path: str | None,
     kind: str,
-    keys,
-    grid_keys,
+    keys: type[SimKeys],
+    grid: type[SimGrid],
     *,
     schema: pa.Schema,
     evaluator: Callable[[str], dict],
@@ -158,17 +225,19 @@ def parse_common(
     override: dict | None = None,
     variant: str | None = None,
     variant_keys=(),
+    data: dict | None = None,
 ) -> Parsed:
-    """Parses what every simulation spec has (unknown keys rejected with the table named):
-    ``variant`` applies its [variants.NAME] table (keys ``variant_keys``; default: its
-    ``default_variant``), ``quick`` its [quick] table, ``override`` (top-level keys and an
-    optional ``grid`` table) is applied last (the tests' tiny forms)."""
+    """Reads a simulation spec into its declared classes ``keys`` (top level) and ``grid``
+    (``fields.read_keys``: unknown keys, missing keys and wrongly typed values refused, naming
+    the file and the key): ``variant`` applies its [variants.NAME] table (keys ``variant_keys``;
+    default: its ``default_variant``), ``quick`` its [quick] table, ``override`` (top-level keys
+    and an optional ``grid`` table) is applied last (the tests' tiny forms). ``data``: the TOML
+    already read from ``text`` (with an engine's table applied, engines.py)."""
     where = path or "<spec>"
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"{where}: not valid TOML: {e}") from None
-    check_keys(data, keys, f"the top level of {where}")
+    if data is None:
+        data = load_toml(text, where)
+    grid_keys = key_names(grid)
+    check_keys(data, key_names(keys), f"the top level of {where}")
     data, variant = apply_variant(data, variant, where, variant_keys)
     q = data.get("quick")
     if q is not None:
@@ -185,32 +254,16 @@ def parse_common(
         data = _merge(data, override, f"the override of {where}", grid_keys)
         note = (note + "; " if note else "") + "override " + canonical_json(override)
     data.pop("quick", None)
-    name = check_name(data.get("name", Path(path).stem if path else kind), where)
-    desc = data.get("description", "")
-    seed = integer_at_least(data.get("seed", 0), f"{where} seed", 0)
-    samples = integer_at_least(data.get("samples", 10), f"{where} samples", 1)
-    if samples > MAX_SAMPLES:
-        raise SpecError(f"{where} samples: at most {MAX_SAMPLES:,} task sets per point, got {samples:,}")
-    horizon = parse_duration_ns(data.get("horizon", "30s"), f"{where} horizon")
-    if horizon < 1:
-        raise SpecError(f"{where} horizon: must be at least 1 ns")
-    grid = data.get("grid")
-    if not isinstance(grid, dict):
-        raise SpecError(f"{where}: a [grid] table is required")
-    check_keys(grid, grid_keys, f"table [grid] of {where}")
-    gw = f"{where} [grid]"
-    if "m" not in grid:
-        raise SpecError(f"{gw}: key 'm' is required")
-    ms = dedupe(axis_values(grid["m"], f"{gw}.m", integer=True))
-    if any(m < 1 or m > MAX_M for m in ms):
-        raise SpecError(f"{gw}.m: processor counts must be in 1..={MAX_M}")
+    top = read_keys(keys, data, where)
+    g = read_keys(grid, top.grid, where, "grid")
+    name = top.name if top.name is not None else _name(Path(path).stem if path else kind, f"{where} name")
     spec = SimSpec(
         text=text,
         path=path,
         name=name,
         kind=kind,
         quick=quick,
-        description=desc,
+        description=top.description,
         params={},
         schema=schema,
         rows_per_set=1,
@@ -218,7 +271,7 @@ def parse_common(
         note=note,
         variant=variant,
     )
-    return Parsed(spec, data, grid, ms, where, seed, samples, horizon)
+    return Parsed(spec, top, g, where)
 
 
 def add_point(spec: SimSpec, params: dict, coords: dict) -> None:

@@ -14,10 +14,11 @@ from pathlib import Path
 
 from ..errors import SpecError
 from ..plot import crossings, crossings_lines, plot_results, write_crossings, write_figure_table
-from ..spec import Spec, parse_spec
+from ..spec import Spec, SweepKeys, parse_spec
 from ..sweep import SweepResult
 
 KIND = None  # a plain sweep: its spec has no ``kind``
+KEYS = SweepKeys  # the declared top level of its spec
 
 
 def parse(

@@ -6,10 +6,13 @@ with the models extrapolated in n and m (labelled)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from ..fields import spec_key
 from ._overheads import (
     Figure,
+    OverheadKeys,
     Panel,
     common,
     compose,
@@ -28,18 +31,32 @@ DESCRIPTION = (
 SPEC = "gedfmp-hard-u.toml"
 KIND = "gedfmp-hard-u"
 OVERHEADS = True
-KEYS = ("m_large", "n_per_m", "util_frac", "periods")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Keys(OverheadKeys):
+    """The spec's top level: the common keys, ``m_large`` (the extrapolated panel's m),
+    ``n_per_m`` (n = n_per_m · m), ``util_frac`` ([low, high] of U / m) and ``periods``."""
+
+    m_large: int = 64
+    n_per_m: int = 5
+    util_frac: list = spec_key(factory=lambda: [0.05, 1.0])
+    periods: str = "loguniform:1ms-1000ms"
+
+
+#: The declared top level of the spec (the protocol's ``KEYS``).
+KEYS = Keys
 
 
 def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None) -> Any:
     where = path or "<spec>"
-    data, odir, models, notes = read(text, path, quick, KEYS, override)
-    c = common(data, where)
+    top, odir, models, notes = read(text, path, quick, Keys, override)
+    c = common(top)
     fig_notes = list(notes)
-    m_meas, m_large, curves, methods, keys = panels_and_curves(data, where, models, fig_notes, soft=False)
-    per_m = data.get("n_per_m", 5)
-    lo, hi = data.get("util_frac", [0.05, 1.0])
-    periods = data.get("periods", "loguniform:1ms-1000ms")
+    m_meas, m_large, curves, methods, keys = panels_and_curves(top, where, models, fig_notes, soft=False)
+    per_m = top.n_per_m
+    lo, hi = top.util_frac
+    periods = top.periods
     panels = []
     # One panel when the models were measured at the paper's m (the `paper` model set).
     for m, extrapolate in ((m_meas, False), (m_large, True)) if m_large != m_meas else ((m_meas, False),):

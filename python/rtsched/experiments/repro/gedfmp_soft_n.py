@@ -9,11 +9,14 @@ accounting it cites)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from ..fields import spec_key
 from ._overheads import (
     Curve,
     Figure,
+    OverheadKeys,
     Panel,
     available,
     common,
@@ -33,7 +36,18 @@ DESCRIPTION = (
 SPEC = "gedfmp-soft-n.toml"
 KIND = "gedfmp-soft-n"
 OVERHEADS = True
-KEYS = ("m_large", "n_frac", "generator", "periods")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Keys(OverheadKeys):
+    """The spec's top level: the common keys, ``m_large`` (the extrapolated panel's m),
+    ``n_frac`` ([low, high] of n / m), ``generator`` and ``periods``."""
+
+    m_large: int = 64
+    n_frac: list = spec_key(factory=lambda: [1.0, 10.0])
+    generator: str = "exp-light"
+    periods: str = "loguniform:1ms-1000ms"
+
 
 #: (curve key, label, mechanisms whose model may draw it).
 MECHANISMS = [
@@ -43,6 +57,10 @@ MECHANISMS = [
     ("gedf-mp", "G-EDF-MP", ["gedf-mp"]),
     ("kernel-sd", "Linux SCHED_DEADLINE", ["kernel-sd"]),
 ]
+
+
+#: The declared top level of the spec (the protocol's ``KEYS``).
+KEYS = Keys
 
 
 #: How the m = m_large panel evaluates models measured on fewer processors (docs/overheads.md,
@@ -63,7 +81,7 @@ def measured_word(models: dict, keys: dict) -> str:
     return " (measured)"
 
 
-def panels_and_curves(data: dict, where: str, models: dict, notes: list[str], *, soft: bool) -> Any:
+def panels_and_curves(top: Any, where: str, models: dict, notes: list[str], *, soft: bool) -> Any:
     """The two panels' processor counts and the curves available; shared with gedfmp_hard_u."""
     curves_src, keys = [], {}
     for ck, label, cands in MECHANISMS:
@@ -73,8 +91,8 @@ def panels_and_curves(data: dict, where: str, models: dict, notes: list[str], *,
         mech, key = got
         keys[mech] = key
         curves_src.append((ck, label, mech))
-    m_meas = data.get("m") or platform_m(list(keys), models, keys)
-    m_large = data.get("m_large", 64)
+    m_meas = top.m or platform_m(list(keys), models, keys)
+    m_large = top.m_large
     test = "gedf_srt" if soft else "gedf"
     curves = [
         Curve("ideal", "G-EDF, m processors, no overheads", {}),
@@ -86,13 +104,12 @@ def panels_and_curves(data: dict, where: str, models: dict, notes: list[str], *,
 
 def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None) -> Any:
     where = path or "<spec>"
-    data, odir, models, notes = read(text, path, quick, KEYS, override)
-    c = common(data, where)
+    top, odir, models, notes = read(text, path, quick, Keys, override)
+    c = common(top)
     fig_notes = list(notes)
-    m_meas, m_large, curves, methods, keys = panels_and_curves(data, where, models, fig_notes, soft=True)
-    lo, hi = data.get("n_frac", [1.0, 10.0])
-    gen = data.get("generator", "exp-light")
-    periods = data.get("periods", "loguniform:1ms-1000ms")
+    m_meas, m_large, curves, methods, keys = panels_and_curves(top, where, models, fig_notes, soft=True)
+    lo, hi = top.n_frac
+    gen, periods = top.generator, top.periods
     panels = []
     # One panel when the models were measured at the paper's m (the `paper` model set).
     for m, extrapolate in ((m_meas, False), (m_large, True)) if m_large != m_meas else ((m_meas, False),):

@@ -18,12 +18,15 @@ plugins exist.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SpecError
+from ..fields import spec_key
 from ._overheads import (
     Curve,
     Figure,
+    OverheadKeys,
     Panel,
     available,
     common,
@@ -44,7 +47,16 @@ SPEC = "rtss09-hrt.toml"
 KIND = "rtss09-hrt"
 #: `rtsched reproduce NAME --overheads DIR` applies.
 OVERHEADS = True
-KEYS = ("periods", "nobar")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Keys(OverheadKeys):
+    """The spec's top level: the common keys, ``periods`` and ``nobar`` (the distributions
+    without Baruah's test)."""
+
+    periods: str = "integral:10ms-100ms"
+    nobar: list = spec_key(factory=lambda: ["uniform-light"])
+
 
 #: The panels in the paper's layout: (a) uniform light, (b) bimodal light, (c) uniform medium,
 #: (d) bimodal medium, (e) uniform heavy, (f) bimodal heavy.
@@ -88,14 +100,15 @@ BARUAH_REASON = (
 )
 
 
+#: The declared top level of the spec (the protocol's ``KEYS``).
+KEYS = Keys
+
+
 def build(text: str, path: str | None, quick: bool, override: dict | None, *, soft: bool, name: str) -> Any:
     where = path or "<spec>"
-    data, odir, models, notes = read(text, path, quick, KEYS, override)
-    c = common(data, where)
-    periods = data.get("periods", "integral:10ms-100ms")
-    nobar = data.get("nobar", ["uniform-light"])
-    if not isinstance(nobar, list):
-        raise SpecError(f"{where} nobar: expected a list of distribution names")
+    top, odir, models, notes = read(text, path, quick, Keys, override)
+    c = common(top)
+    periods, nobar = top.periods, top.nobar
     fig_notes = list(notes)
     curves_src = []
     keys: dict = {}
@@ -107,7 +120,7 @@ def build(text: str, path: str | None, quick: bool, override: dict | None, *, so
         keys[mech] = key
         shown = label if mech == cands[0] else f"{label} ({mech.upper()} model)"
         curves_src.append((f"c{num}", f"[{num}] {shown}", mech))
-    m = data.get("m") or platform_m(list(keys), models, keys)
+    m = top.m or platform_m(list(keys), models, keys)
     if not isinstance(m, int) or m < 2:
         raise SpecError(f"{where} m: expected an integer >= 2, got {m!r}")
     k = c["points"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._overheads import csv_files, figure, summarize  # noqa: F401  (the protocol's steps, reproduction.py)
-from .rtss09_hrt import build
+from .rtss09_hrt import Keys, build
 
 DESCRIPTION = (
     "Brandenburg & Anderson, RTSS 2009, Fig. 5: SRT schedulability vs. utilization cap per G-EDF plugin, "
@@ -15,6 +15,7 @@ DESCRIPTION = (
 )
 SPEC = "rtss09-srt.toml"
 KIND = "rtss09-srt"
+KEYS = Keys  # the declared top level of its spec (rtss09-hrt's)
 OVERHEADS = True
 
 

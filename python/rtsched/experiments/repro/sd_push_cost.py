@@ -20,16 +20,20 @@ of linear, fmask, cpudl, cpupri) and ``[grid]`` m, ``load`` (U/m, in (0, 1]).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
 from ...output import save_figure
 from .. import quickmark
 from ..errors import SpecError
+from ..fields import spec_key
 from ..reproduction import Csv
 from ._sim import (
-    COMMON_KEYS,
+    SimGrid,
+    SimKeys,
     SimSpec,
     add_point,
     close,
@@ -57,23 +61,46 @@ LABELS = {
 }
 OPERATIONS = ("push", "pull", "enqueue", "dequeue")
 SEED_DERIVATION = "rtsched-sd-push-cost-v1"
-KEYS = (*COMMON_KEYS, "find_cpu")
-GRID_KEYS = ("m", "load")
+
+
+def _find_cpu(value: Any, where: str) -> list:
+    if not isinstance(value, list) or not value or any(v not in VARIANTS for v in value):
+        raise SpecError(f"{where}: a non-empty list of {', '.join(VARIANTS)}, got {value!r}")
+    return value
+
+
+def _load(value: Any, where: str) -> list:
+    return float_list(value, where, 0.01, 1.0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Keys(SimKeys):
+    """The spec's top level: the common keys and ``find_cpu`` (the variants to replay)."""
+
+    find_cpu: list = spec_key(factory=lambda: list(VARIANTS), parse=_find_cpu)
+
+
+#: The declared top level of the spec (the protocol's ``KEYS``).
+KEYS = Keys
+
+
+@dataclass(frozen=True, kw_only=True)
+class Grid(SimGrid):
+    """``[grid]``: m and ``load`` (U / m of the sets)."""
+
+    load: list = spec_key(factory=lambda: [0.6, 0.7, 0.8], parse=_load)
 
 
 def parse(text: str, path: str | None = None, quick: bool = False, override: dict | None = None) -> SimSpec:
     """Parses an sd-push-cost spec (``quick``: its [quick] table; ``override``: top-level keys and
     a ``grid`` table, applied last)."""
     c = parse_common(
-        text, path, KIND, KEYS, GRID_KEYS, schema=SCHEMA, evaluator=evaluate_point, quick=quick, override=override
+        text, path, KIND, Keys, Grid, schema=SCHEMA, evaluator=evaluate_point, quick=quick, override=override
     )
-    spec, data, grid, ms, where = c.spec, c.data, c.grid, c.ms, c.where
-    variants = data.get("find_cpu", list(VARIANTS))
-    if not isinstance(variants, list) or not variants or any(v not in VARIANTS for v in variants):
-        raise SpecError(f"{where} find_cpu: a non-empty list of {', '.join(VARIANTS)}, got {variants!r}")
+    spec, ms, where = c.spec, c.ms, c.where
+    variants, loads = c.keys.find_cpu, c.grid.load
     if any(m > 4096 for m in ms):
         raise SpecError(f"{where} [grid].m: at most 4096 processors")
-    loads = float_list(grid.get("load", [0.6, 0.7, 0.8]), f"{where} [grid].load", 0.01, 1.0)
     spec.params = {"seed": c.seed, "samples": c.samples, "horizon": c.horizon, "variants": variants}
     for m in ms:
         for load in loads:

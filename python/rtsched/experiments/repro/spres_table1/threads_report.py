@@ -1,4 +1,5 @@
-"""The tables, CSVs and figure of ``rtsched reproduce spres-runtime`` (spres_runtime.py):
+"""The tables, CSVs and figure of ``spres-table1``'s threads engine (threads.py; formerly
+``rtsched reproduce spres-runtime``):
 Brandenburg & Gül, RTSS 2016, Fig. 7 and Fig. 8 as distributions pooled over every run of a
 scheduler, Table I on threads beside the simulator's on the same sets and the paper's."""
 
@@ -8,11 +9,11 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ...output import save_figure
-from .. import quickmark
-from ..reproduction import Csv
-from . import spres_table1 as t1
-from ._sim import SimSpec, close, figure_axes, fmt, md, pct
+from ....output import save_figure
+from ... import quickmark
+from ...reproduction import Csv
+from .._sim import SimSpec, close, figure_axes, fmt, md, pct
+from . import common as t1
 
 LABELS = {"spres": "SP-RES", "pedf": "P-EDF", "pfp": "P-FP (RM)", "gsn-edf": "GSN-EDF"}
 FIG7 = (("schedule", "(a) scheduling"), ("context_switch", "(b) context switch"), ("release", "(c) release"))
@@ -84,7 +85,7 @@ def dist(rows: list, term: str) -> dict:
     }
 
 
-def us(ns) -> str:
+def us(ns: float | None) -> str:
     return "—" if ns is None else f"{ns / 1000:.2f}"
 
 

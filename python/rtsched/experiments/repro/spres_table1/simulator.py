@@ -1,5 +1,6 @@
-"""Brandenburg & Gül, RTSS 2016, §VII-C, Table I, in simulation: the SP-RES migration rate at
-0-50% average slack (``rtsched reproduce spres-table1``; docs/reproductions.md).
+"""The simulator engine of ``spres-table1``: Brandenburg & Gül, RTSS 2016, §VII-C, Table I, in
+simulation: the SP-RES migration rate at 0-50% average slack (``rtsched reproduce
+spres-table1``; docs/reproductions.md).
 
 Task sets of the paper's first experiment (RandFixedSum, the paper's period set; grid m, n,
 U/m) are placed by the SP-RES cascade; those whose placement splits a task are simulated for
@@ -10,221 +11,123 @@ sets "that contained at least one semi-partitioned reservation"). Point files ho
 (set, slack level): the placement (placed, heuristic, split tasks), simulated or not, and the
 simulator's counts.
 
-Spec keys besides the common ones (``_sim.COMMON_KEYS``): ``slack`` (average slacks in
-[0, 0.5]), ``cash``, ``soft_unsplit``, ``exec_scale`` (rtspin's ``-s``: jobs run this fraction of
-their drawn time, budgets stay those placed for the WCETs; default 1), ``[generator]`` and
-``[grid]`` m, n, ``util`` or ``util_frac``: the task sets are those a sweep with the same
-generator, seed and grid point would test.
+Spec keys besides the common ones (``_sim.SimKeys``): ``slack`` (average slacks in [0, 0.5]),
+``cash``, ``soft_unsplit``, ``exec_scale`` (rtspin's ``-s``: jobs run this fraction of their
+drawn time, budgets stay those placed for the WCETs; default 1), the placement keys
+(``common.Placement``), ``[generator]`` and ``[grid]`` m, n, ``util`` or ``util_frac``
+(``common.Grid``): the task sets are those a sweep with the same generator, seed and grid point
+would test.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from ...output import save_figure
-from .. import quickmark
-from ..errors import SpecError
-from ..fields import NExpr, axis_values, check_keys, dedupe, parse_duration_ns, resolve_n
-from ..point import derive_seed
-from ..reproduction import Csv
-from ..variants import parse_semi
-from ._sim import (
-    COMMON_KEYS,
-    SimSpec,
-    add_point,
-    close,
-    derive,
-    figure_axes,
-    float_list,
-    fmt,
-    md,
-    parse_common,
-    pct,
+from ....output import save_figure
+from ... import quickmark
+from ...engines import EngineChoice
+from ...errors import SpecError
+from ...fields import spec_key
+from ...point import derive_seed
+from ...reproduction import Csv
+from .._sim import SimKeys, SimSpec, add_point, close, figure_axes, fmt, md, parse_common, pct
+from .common import (
+    DEFAULT_SLACK,
+    PAPER_SPRES_M,
+    PAPER_SPRES_SETS,
+    PAPER_SPRES_TABLE1,
+    VARIANT_KEYS,
+    Grid,
+    Placement,
+    _exec_scale,
+    _slack,
+    placed_sets,
+    set_grid,
+    slack_runs,
 )
 
-if TYPE_CHECKING:
-    from ..._core import TaskSet
-
-DESCRIPTION = "Brandenburg & Gül, RTSS 2016, Table I: SP-RES migrations per second and core vs. average slack"
-SPEC = "spres-table1.toml"
+#: The kind of this engine's points (and the reproduction's).
 KIND = "spres-table1"
 
-# ---------------------------------------------------------------------------------------------
-# The paper's numbers.
 
-#: Brandenburg & Gül, RTSS 2016 Table I: average slack -> (total migrations, per second and core, reduction).
-PAPER_SPRES_TABLE1 = {
-    0.0: (412_637, 8.23, None),
-    0.10: (346_511, 6.91, 1.2),
-    0.25: (224_713, 4.48, 1.8),
-    0.33: (165_660, 3.30, 2.5),
-    0.50: (82_406, 1.64, 5.0),
-}
-#: The cores of the paper's Table I runs (LITMUS^RT on 44 cores), named beside every column of
-#: its numbers since ours run on other m.
-PAPER_SPRES_M = 44
-#: Sets the paper reran: 412,637 / (8.23 · 30 s · 44 cores) ≈ 38.0 (the table's own numbers).
-PAPER_SPRES_SETS = 412_637 / (8.23 * 30 * PAPER_SPRES_M)
+@dataclass(frozen=True, kw_only=True)
+class Keys(EngineChoice, Placement, SimKeys):
+    """The spec's top level: the common keys, the placement keys, ``slack`` (average slacks in
+    [0, 0.5]), ``cash``, ``soft_unsplit``, ``exec_scale`` and ``[generator]``."""
 
-
-def slack_exec_fraction(slack: float) -> float:
-    """The lower end ``lo`` of the execution-time fraction for an average slack ``slack``:
-    execution times are uniform in ``[lo·C, C]`` with ``lo = 1 − 2·slack``, so their mean is
-    ``(1 − slack)·C`` (``rtspin -U 2·slack`` in LITMUS^RT). ``slack`` must be in [0, 0.5]."""
-    if isinstance(slack, bool) or not isinstance(slack, (int, float)) or not 0 <= slack <= 0.5:
-        raise SpecError(f"field 'slack': an average slack must be in [0, 0.5], got {slack!r}")
-    return 1.0 - 2.0 * float(slack)
-
-
-# ---------------------------------------------------------------------------------------------
-# The spec.
-
-#: The placement and workload keys (docs/reproductions.md): ``epsilon`` (the placement's
-#: minimum slice, default 0), ``scale_short`` (tasks of WCET at most this are moved to a longer
-#: period that is a multiple of theirs, as the published workload writer does; default 0: off),
-#: ``regenerate`` (a set no heuristic places is replaced by the next one of its stream, as the
-#: published writer does; default false), ``slice_order`` (flipped or deadline-desc),
-#: ``merge_same_core`` and the ``[semi]`` options (variant, rp, rp_floor).
-PLACEMENT_KEYS = ("epsilon", "scale_short", "regenerate", "slice_order", "merge_same_core", "semi")
-KEYS = (*COMMON_KEYS, "slack", "cash", "soft_unsplit", "exec_scale", "generator", *PLACEMENT_KEYS)
-VARIANT_KEYS = (
-    "description",
-    "samples",
-    "horizon",
-    "slack",
-    "cash",
-    "soft_unsplit",
-    "exec_scale",
-    "generator",
-    "grid",
-    *PLACEMENT_KEYS,
-)
-GRID_KEYS = ("m", "n", "util", "util_frac")
-GEN_KEYS = ("name", "periods", "umax", "deadlines")
-SLICE_ORDERS = ("flipped", "deadline-desc")
-#: The period list the published workload writer scales short tasks within (ms).
-SCALE_PERIODS_MS = (1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000)
-#: Most draws for one set when ``regenerate`` is on (the original and 49 more).
-MAX_ATTEMPTS = 50
-
-
-def _placement(data: dict, where: str) -> dict:
-    """The placement and workload options of a spec, as they go into its points (only the keys
-    the spec gives, so that specs without them keep their point ids)."""
-    out: dict = {}
-    if "epsilon" in data:
-        out["epsilon"] = parse_duration_ns(data["epsilon"], f"{where} epsilon")
-    if "scale_short" in data:
-        out["scale_short"] = parse_duration_ns(data["scale_short"], f"{where} scale_short")
-    for k in ("regenerate", "merge_same_core"):
-        if k in data:
-            if not isinstance(data[k], bool):
-                raise SpecError(f"{where} {k}: expected true or false")
-            out[k] = data[k]
-    if "slice_order" in data:
-        if data["slice_order"] not in SLICE_ORDERS:
-            raise SpecError(
-                f"{where} slice_order: expected one of {', '.join(SLICE_ORDERS)}, got {data['slice_order']!r}"
-            )
-        out["slice_order"] = data["slice_order"]
-    semi = parse_semi(data.get("semi"), where)
-    for k in ("switch_rate", "cascade_rate"):
-        if k in semi:
-            raise SpecError(f"{where} [semi].{k}: applies to sweeps, not to this simulation")
-    if semi:
-        out["semi"] = semi
-    return out
+    slack: list = spec_key(factory=lambda: list(DEFAULT_SLACK), parse=_slack)
+    cash: bool = True
+    soft_unsplit: bool = False
+    exec_scale: float = spec_key(1.0, parse=_exec_scale)
+    generator: dict = spec_key(factory=dict)
 
 
 def parse(
-    text: str, path: str | None = None, quick: bool = False, override: dict | None = None, variant: str | None = None
+    text: str,
+    path: str | None = None,
+    quick: bool = False,
+    override: dict | None = None,
+    variant: str | None = None,
+    data: dict | None = None,
 ) -> SimSpec:
-    """Parses an spres-table1 spec (``variant``: one of its [variants.NAME] tables; ``quick``: its
-    [quick] table; ``override``: top-level keys and a ``grid`` table, applied last)."""
+    """Parses the spec for the simulator (``variant``: one of its [variants.NAME] tables;
+    ``quick``: its [quick] table; ``override``: top-level keys and a ``grid`` table, applied
+    last; ``data``: the TOML with the engine's table applied, engines.py)."""
     c = parse_common(
         text,
         path,
         KIND,
-        KEYS,
-        GRID_KEYS,
+        Keys,
+        Grid,
         schema=SCHEMA,
         evaluator=evaluate_point,
         quick=quick,
         override=override,
         variant=variant,
         variant_keys=VARIANT_KEYS,
+        data=data,
     )
-    spec, data, grid, ms, where = c.spec, c.data, c.grid, c.ms, c.where
-    seed, samples, horizon, kind = c.seed, c.samples, c.horizon, KIND
-    gw = f"{where} [grid]"
-    gen = data.get("generator", {})
-    if not isinstance(gen, dict):
-        raise SpecError(f"{where}: [generator] must be a table")
-    check_keys(gen, GEN_KEYS, f"table [generator] of {where}")
-    generator: dict = {"name": "randfixedsum", "periods": "seed004", "umax": 1.0, "deadlines": "implicit"}
-    generator.update({k: v for k, v in gen.items()})
-    generator["umax"] = float(generator["umax"])
-    slack = float_list(data.get("slack", [0.0, 0.1, 0.25, 0.33, 0.5]), f"{where} slack", 0.0, 0.5)
-    for k in ("cash", "soft_unsplit"):
-        if k in data and not isinstance(data[k], bool):
-            raise SpecError(f"{where} {k}: expected true or false")
-    cash, soft = data.get("cash", True), data.get("soft_unsplit", False)
-    scale = data.get("exec_scale", 1.0)
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale <= 1:
-        raise SpecError(f"{where} exec_scale: must be in (0, 1], got {scale!r}")
-    scale = float(scale)
-    if "n" not in grid:
-        raise SpecError(f"{gw}: key 'n' is required")
-    if ("util" in grid) == ("util_frac" in grid):
-        raise SpecError(f"{gw}: give exactly one of 'util' (total U) and 'util_frac' (U as a fraction of m)")
-    ns = dedupe(axis_values(grid["n"], f"{gw}.n", item=NExpr.parse))
-    ukey = "util" if "util" in grid else "util_frac"
-    uvals = dedupe([float(v) for v in axis_values(grid[ukey], f"{gw}.{ukey}")])
-    placement = _placement(data, where)
+    spec, k = c.spec, c.keys
+    sets = set_grid(c)
+    generator, placement = sets.generator, sets.placement
     spec.params = {
-        "seed": seed,
-        "samples": samples,
-        "horizon": horizon,
-        "slack": slack,
-        "cash": cash,
-        "soft_unsplit": soft,
-        "exec_scale": scale,
+        "seed": k.seed,
+        "samples": k.samples,
+        "horizon": k.horizon,
+        "slack": k.slack,
+        "cash": k.cash,
+        "soft_unsplit": k.soft_unsplit,
+        "exec_scale": k.exec_scale,
         "generator": generator,
         **placement,
     }
-    for m in ms:
-        for n, n_expr in resolve_n(ns, m, gw):
-            utils = uvals if ukey == "util" else [round(f * m, 10) for f in uvals]
-            for u in utils:
-                if u > n * generator["umax"] + 1e-9 or u > m:
-                    raise SpecError(f"{gw}: U = {u} is infeasible for n = {n}, m = {m}")
-                p = {
-                    "kind": kind,
-                    "m": m,
-                    "n": n,
-                    "n_expr": n_expr,
-                    "util": u,
-                    "util_frac": round(u / m, 10),
-                    "count": samples,
-                    "seed": derive_seed(seed, generator, n, m, u),
-                    "generator": generator,
-                    "horizon": horizon,
-                    "slack": slack,
-                    "cash": cash,
-                    "soft_unsplit": soft,
-                }
-                if scale != 1.0:  # only when set, so that the default points keep their ids
-                    p["exec_scale"] = scale
-                p.update(placement)
-                add_point(spec, p, {k: p[k] for k in ("m", "n", "n_expr", "util", "util_frac")})
+    for m, n, n_expr, u in sets.cells:
+        p = {
+            "kind": KIND,
+            "m": m,
+            "n": n,
+            "n_expr": n_expr,
+            "util": u,
+            "util_frac": round(u / m, 10),
+            "count": k.samples,
+            "seed": derive_seed(k.seed, generator, n, m, u),
+            "generator": generator,
+            "horizon": k.horizon,
+            "slack": k.slack,
+            "cash": k.cash,
+            "soft_unsplit": k.soft_unsplit,
+        }
+        if k.exec_scale != 1.0:  # only when set, so that the default points keep their ids
+            p["exec_scale"] = k.exec_scale
+        p.update(placement)
+        add_point(spec, p, {key: p[key] for key in ("m", "n", "n_expr", "util", "util_frac")})
     spec.rows_per_set = len(spec.params["slack"])
     if not spec.points:
-        raise SpecError(f"{where}: the grid has no point")
+        raise SpecError(f"{c.where}: the grid has no point")
     return spec
 
 
@@ -255,110 +158,6 @@ SCHEMA = pa.schema(
         ("horizon_ns", pa.int64()),
     ]
 )
-
-
-def _exec_seed(point_seed: int, index: int) -> int:
-    return derive({"v": "rtsched-exec-seed-v1", "seed": point_seed, "set": index})
-
-
-def scale_short_tasks(ts: TaskSet, threshold: int) -> tuple[TaskSet, int]:
-    """The published workload writer's rule for "unrealistically small budgets": a task of WCET
-    at most ``threshold`` ns gets the smallest period of :data:`SCALE_PERIODS_MS` that is a
-    multiple of its own and makes its WCET (scaled with it) at least ``threshold``, else the
-    largest such multiple; utilization and density stay the same. Returns (task set, count)."""
-    from ..._core import Task, TaskSet
-
-    ms = 1_000_000
-    tasks, scaled = [], 0
-    for t in ts:
-        c, d, period = t.wcet, t.deadline, t.period
-        if threshold and c <= threshold:
-            larger = [p * ms for p in SCALE_PERIODS_MS if p * ms > period and (p * ms) % period == 0]
-            for p in larger:
-                k = p // period
-                if c * k >= threshold or p == larger[-1]:
-                    c, d, period = c * k, d * k, period * k
-                    scaled += 1
-                    break
-        tasks.append(Task(wcet=c, deadline=d, period=period, name=t.name))
-    return TaskSet(tasks), scaled
-
-
-def _regen_seed(point_seed: int, index: int, attempt: int) -> int:
-    return derive({"v": "rtsched-regen-seed-v1", "seed": point_seed, "set": index, "attempt": attempt})
-
-
-def placed_sets(p: dict) -> Iterator[tuple[int, TaskSet, dict, int, int]]:
-    """The task sets of point ``p`` placed by the SP-RES cascade with the point's placement
-    options (with ``regenerate``, a set no heuristic places is replaced by another draw, up to
-    :data:`MAX_ATTEMPTS`): ``(index, task set, placement, attempts, short tasks scaled)`` per
-    set. Also the task sets of ``rtsched reproduce spres-runtime`` (the same points)."""
-    from ...api import generate, partition
-
-    g = p["generator"]
-
-    def draw(seed: int, count: int):
-        return generate(
-            p["n"],
-            p["util"],
-            generator=g["name"],
-            periods=g["periods"],
-            umax=g["umax"],
-            deadlines=g["deadlines"],
-            seed=seed,
-            count=count,
-            m=p["m"],
-        )
-
-    semi = p.get("semi", {})
-    opts = {
-        "epsilon": p.get("epsilon", 0),
-        "variant": semi.get("variant", "artifact"),
-        "rp": semi.get("rp"),
-        "rp_floor": semi.get("rp_floor"),
-        "slice_order": p.get("slice_order", "flipped"),
-        "merge_same_core": p.get("merge_same_core", False),
-    }
-    sets = draw(p["seed"], p["count"])
-    for i, first in enumerate(sets):
-        attempts, ts = 0, first
-        while True:
-            attempts += 1
-            ts, scaled = scale_short_tasks(ts, p.get("scale_short", 0))
-            pl = partition(ts, p["m"], heuristic="spres", **opts)
-            if pl["schedulable"] or not p.get("regenerate", False) or attempts >= MAX_ATTEMPTS:
-                break
-            ts = draw(_regen_seed(p["seed"], i, attempts), 1)[0]
-        yield i, ts, pl, attempts, scaled
-
-
-def slack_runs(p: dict, index: int, ts: TaskSet, pl: dict, horizon: int | None = None) -> list[dict]:
-    """Set ``index`` of point ``p`` (placement ``pl``) simulated under SP-RES at every slack
-    level of ``p["slack"]`` for ``horizon`` (default the point's): one dict per level (slack,
-    exec_lo, jobs, deadline_misses, preemptions, migrations, context_switches, observed_slack,
-    horizon_ns)."""
-    from ... import _core
-    from ..._core import Task, TaskSet
-
-    sim_ts = ts
-    scale = p.get("exec_scale", 1.0)
-    if scale != 1.0:
-        # rtspin's -s: every job runs scale × its drawn time; the reservations keep the
-        # budgets placed for the unscaled WCETs.
-        sim_ts = TaskSet([Task(wcet=max(1, round(t.wcet * scale)), deadline=t.deadline, period=t.period) for t in ts])
-    return [
-        json.loads(x)
-        for x in _core.spres_slack_runs(
-            sim_ts,
-            p["m"],
-            json.dumps(pl),
-            p["horizon"] if horizon is None else horizon,
-            p["slack"],
-            _exec_seed(p["seed"], index),
-            p["cash"],
-            p["soft_unsplit"],
-        )
-    ]
 
 
 def evaluate_point(point_json: str) -> dict:

@@ -1,11 +1,12 @@
-"""Brandenburg & Gül, RTSS 2016, §VII on real threads: Fig. 7 (scheduling, context-switch and
-release overhead of SP-RES vs P-EDF, P-FP and GSN-EDF on the same task sets), Fig. 8 (SP-RES's
-migration-timer and subtask-activation overhead) and Table I (SP-RES migrations per second and
-core at 0-50% average slack) measured with the runtime (``rtsched reproduce spres-runtime
-[--quick]``; docs/reproductions.md, docs/mechanisms/spres.md).
+"""The threads engine of ``spres-table1``: Brandenburg & Gül, RTSS 2016, §VII on real threads:
+Fig. 7 (scheduling, context-switch and release overhead of SP-RES vs P-EDF, P-FP and GSN-EDF on
+the same task sets), Fig. 8 (SP-RES's migration-timer and subtask-activation overhead) and Table I
+(SP-RES migrations per second and core at 0-50% average slack) measured with the runtime
+(``rtsched reproduce spres-table1 --engine threads [--quick]``, formerly ``spres-runtime``, a name
+that still runs it; docs/reproductions.md, docs/mechanisms/spres.md).
 
 The task sets are those of ``spres-table1`` (the same generator, seed derivation, grid keys and
-placement options, through :func:`spres_table1.placed_sets`): each set placed by the SP-RES
+placement options, through :func:`common.placed_sets`): each set placed by the SP-RES
 cascade runs for ``horizon`` under every scheduler of ``schedulers`` on the CPUs ``cpus`` (one
 real thread per CPU, ``rt_priority`` SCHED_FIFO):
 
@@ -21,7 +22,7 @@ Job bodies run ``exec_scale`` × their execution time (rtspin's ``-s``; the budg
 placed for the WCETs, so a job's overheads fit in its budget). Sets whose placement splits a
 task run again under ``spres`` at each nonzero ``slack`` s (execution times uniform in
 [(1 − 2s)·C, C], rtspin's under-run) and are simulated under SP-RES at every level for the same horizon
-(:func:`spres_table1.slack_runs`, the simulator's Table I on the same sets). Sets the cascade
+(:func:`common.slack_runs`, the simulator's Table I on the same sets). Sets the cascade
 cannot place are skipped and counted. Overhead samples are kept per run and term as at most
 ``max_samples`` evenly spaced order statistics (minimum and maximum included) with the true
 count, so the pooled quantiles are exact up to one stored rank per run.
@@ -38,196 +39,173 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from ...runtime import realtime_lock
-from ..errors import EvaluatorError, SpecError
-from ..fields import NExpr, axis_values, check_keys, dedupe, integer_at_least, resolve_n
-from ..point import derive_seed
-from . import spres_table1 as t1
-from ._sim import COMMON_KEYS, SimSpec, add_point, float_list, parse_common
-from ._spres_runtime_report import csv_files, figure, summarize  # noqa: F401  (the protocol's steps)
+from ....runtime import realtime_lock
+from ...engines import EngineChoice
+from ...errors import EvaluatorError, SpecError
+from ...fields import integer_at_least, spec_key
+from ...point import derive_seed
+from .._sim import SimKeys, SimSpec, add_point, parse_common
+from . import common as t1
+from .threads_report import csv_files, figure, summarize  # noqa: F401  (the protocol's steps)
 
 if TYPE_CHECKING:
-    from ..._core import TaskSet
+    from ...._core import TaskSet
 
+#: What this engine reproduces (``rtsched reproduce --list`` shows it beside its former name).
 DESCRIPTION = (
     "Brandenburg & Gül, RTSS 2016, Figs. 7-8 and Table I on real threads: SP-RES overheads vs "
     "P-EDF, P-FP, GSN-EDF; migration overheads; migrations vs slack"
 )
-SPEC = "spres-runtime.toml"
+#: The kind of this engine's points (the former reproduction's name: the points keep their ids).
 KIND = "spres-runtime"
 
 #: The overhead terms kept per run (the runtime's names; docs/runtime.md): Fig. 7's three,
 #: Fig. 8's two and SP-RES's budget timer.
 TERMS = ("schedule", "context_switch", "release", "migration_timer", "subtask_activation", "budget_enforcement")
 DEFAULT_SCHEDULERS = ("spres", "pedf", "pfp", "gsn-edf")
-KEYS = (
-    *COMMON_KEYS,
-    "schedulers",
-    "slack",
-    "cash",
-    "soft_unsplit",
-    "rt_priority",
-    "cpus",
-    "max_samples",
-    "check_trace",
-    "exec_scale",
-    "generator",
-    *t1.PLACEMENT_KEYS,
-)
-VARIANT_KEYS = (
-    "description",
-    "samples",
-    "horizon",
-    "slack",
-    "cash",
-    "soft_unsplit",
-    "exec_scale",
-    "generator",
-    "grid",
-    *t1.PLACEMENT_KEYS,
-)
-GRID_KEYS = ("m", "n", "util", "util_frac")
 #: A run the watchdog ends (its threads starved by the host) is tried at most this often.
 RUN_ATTEMPTS = 3
 #: At most this many stored samples per run and term (``max_samples``).
 MAX_STORED = 1_000_000
 
 
-def _bool(data: dict, key: str, default: bool, where: str) -> bool:
-    v = data.get(key, default)
-    if not isinstance(v, bool):
-        raise SpecError(f"{where} {key}: expected true or false, got {v!r}")
-    return v
-
-
-def _schedulers(v, where: str) -> list[str]:
-    from ...runtime import schedulers
+def _schedulers(v: Any, where: str) -> list[str]:
+    from ....runtime import schedulers
 
     entries = {e["name"]: e for e in schedulers()}
     if not isinstance(v, list) or not v or any(not isinstance(s, str) for s in v) or len(set(v)) != len(v):
-        raise SpecError(f"{where} schedulers: a non-empty list of distinct mechanism names, got {v!r}")
+        raise SpecError(f"{where}: a non-empty list of distinct mechanism names, got {v!r}")
     for s in v:
         e = entries.get(s)
         if e is None:
-            raise SpecError(f"{where} schedulers: unknown mechanism {s!r}; known: {', '.join(entries)}")
+            raise SpecError(f"{where}: unknown mechanism {s!r}; known: {', '.join(entries)}")
         if e["dedicated_cpu"] == "required" or e["backend"] != "Engine":
-            raise SpecError(f"{where} schedulers: {s!r} runs on a dedicated CPU or in the kernel; not these sets")
+            raise SpecError(f"{where}: {s!r} runs on a dedicated CPU or in the kernel; not these sets")
     return list(v)
 
 
-def _cpus(v, where: str) -> list[int] | None:
-    from ..._core import RtschedError
-    from ...runtime import parse_cpus
+def _cpus(v: Any, where: str) -> list[int] | None:
+    from ...._core import RtschedError
+    from ....runtime import parse_cpus
 
-    if v is None:
-        return None
     try:
         return parse_cpus(v if isinstance(v, (str, list)) else str(v))
     except RtschedError as e:
-        raise SpecError(f"{where} cpus: {e}") from None
+        raise SpecError(f"{where}: {e}") from None
+
+
+def _rt_priority(v: Any, where: str) -> int:
+    prio = integer_at_least(v, where, 0)
+    if prio > 98:
+        raise SpecError(f"{where}: 1..98 (SCHED_FIFO) or 0 (normal priority), got {prio}")
+    return prio
+
+
+def _max_samples(v: Any, where: str) -> int:
+    keep = integer_at_least(v, where, 2)
+    if keep > MAX_STORED:
+        raise SpecError(f"{where}: at most {MAX_STORED:,}, got {keep:,}")
+    return keep
+
+
+@dataclass(frozen=True, kw_only=True)
+class Keys(EngineChoice, t1.Placement, SimKeys):
+    """The spec's top level: the common keys, spres-table1's placement keys and generator, and
+    ``schedulers``, ``slack``, ``cash``, ``soft_unsplit``, ``rt_priority``, ``cpus``,
+    ``max_samples``, ``check_trace``, ``exec_scale``."""
+
+    schedulers: list = spec_key(factory=lambda: list(DEFAULT_SCHEDULERS), parse=_schedulers)
+    slack: list = spec_key(factory=lambda: list(t1.DEFAULT_SLACK), parse=t1._slack)
+    cash: bool = True
+    soft_unsplit: bool = True
+    rt_priority: int = spec_key(50, parse=_rt_priority)
+    cpus: list | None = spec_key(None, parse=_cpus)
+    max_samples: int = spec_key(20_000, parse=_max_samples)
+    check_trace: bool = False
+    exec_scale: float = spec_key(1.0, parse=t1._exec_scale)
+    generator: dict = spec_key(factory=dict)
+
+
+VARIANT_KEYS = t1.VARIANT_KEYS
 
 
 def parse(
-    text: str, path: str | None = None, quick: bool = False, override: dict | None = None, variant: str | None = None
+    text: str,
+    path: str | None = None,
+    quick: bool = False,
+    override: dict | None = None,
+    variant: str | None = None,
+    data: dict | None = None,
 ) -> SimSpec:
-    """Parses an spres-runtime spec (``variant``: one of its [variants.NAME]; ``quick``: its
-    [quick] table; ``override``: top-level keys and a ``grid`` table, applied last)."""
+    """Parses the spec for real threads (``variant``: one of its [variants.NAME]; ``quick``: its
+    [quick] table; ``override``: top-level keys and a ``grid`` table, applied last; ``data``:
+    the TOML with the engine's table applied, engines.py)."""
     c = parse_common(
         text,
         path,
         KIND,
-        KEYS,
-        GRID_KEYS,
+        Keys,
+        t1.Grid,
         schema=SCHEMA,
         evaluator=evaluate_point,
         quick=quick,
         override=override,
         variant=variant,
         variant_keys=VARIANT_KEYS,
+        data=data,
     )
-    spec, data, grid, ms, where = c.spec, c.data, c.grid, c.ms, c.where
-    gw = f"{where} [grid]"
-    gen = data.get("generator", {})
-    if not isinstance(gen, dict):
-        raise SpecError(f"{where}: [generator] must be a table")
-    check_keys(gen, t1.GEN_KEYS, f"table [generator] of {where}")
-    generator: dict = {"name": "randfixedsum", "periods": "seed004", "umax": 1.0, "deadlines": "implicit"}
-    generator.update(gen)
-    generator["umax"] = float(generator["umax"])
-    scheds = _schedulers(data.get("schedulers", list(DEFAULT_SCHEDULERS)), where)
-    slack = float_list(data.get("slack", [0.0, 0.1, 0.25, 0.33, 0.5]), f"{where} slack", 0.0, 0.5)
-    if any(s > 0 for s in slack) and "spres" not in scheds:
+    spec, k, ms, where = c.spec, c.keys, c.ms, c.where
+    if any(s > 0 for s in k.slack) and "spres" not in k.schedulers:
         raise SpecError(f"{where} slack: the slack runs are SP-RES runs; add 'spres' to schedulers")
-    cash = _bool(data, "cash", True, where)
-    soft = _bool(data, "soft_unsplit", True, where)
-    check = _bool(data, "check_trace", False, where)
-    prio = integer_at_least(data.get("rt_priority", 50), f"{where} rt_priority", 0)
-    if prio > 98:
-        raise SpecError(f"{where} rt_priority: 1..98 (SCHED_FIFO) or 0 (normal priority), got {prio}")
-    keep = integer_at_least(data.get("max_samples", 20_000), f"{where} max_samples", 2)
-    if keep > MAX_STORED:
-        raise SpecError(f"{where} max_samples: at most {MAX_STORED:,}, got {keep:,}")
-    scale = data.get("exec_scale", 1.0)
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale <= 1:
-        raise SpecError(f"{where} exec_scale: must be in (0, 1], got {scale!r}")
-    scale = float(scale)
-    cpus = _cpus(data.get("cpus"), where)
-    if cpus is not None and ms != [len(cpus)]:
-        raise SpecError(f"{gw}.m: with cpus = {data['cpus']!r} ({len(cpus)} CPUs) the grid's m must be [{len(cpus)}]")
-    if "n" not in grid:
-        raise SpecError(f"{gw}: key 'n' is required")
-    if ("util" in grid) == ("util_frac" in grid):
-        raise SpecError(f"{gw}: give exactly one of 'util' (total U) and 'util_frac' (U as a fraction of m)")
-    ns = dedupe(axis_values(grid["n"], f"{gw}.n", item=NExpr.parse))
-    ukey = "util" if "util" in grid else "util_frac"
-    uvals = dedupe([float(v) for v in axis_values(grid[ukey], f"{gw}.{ukey}")])
-    placement = t1._placement(data, where)
+    if k.cpus is not None and ms != [len(k.cpus)]:
+        raise SpecError(
+            f"{where} [grid].m: with cpus = {c.keys.cpus!r} ({len(k.cpus)} CPUs) the grid's m must be [{len(k.cpus)}]"
+        )
+    sets = t1.set_grid(c)
+    generator, placement = sets.generator, sets.placement
     # What the spec's parameters and every point share (in the points' key order).
     shared = {
-        "horizon": c.horizon,
-        "schedulers": scheds,
-        "slack": slack,
-        "cash": cash,
-        "soft_unsplit": soft,
-        "rt_priority": prio,
-        "cpus": cpus,
-        "max_samples": keep,
+        "horizon": k.horizon,
+        "schedulers": k.schedulers,
+        "slack": k.slack,
+        "cash": k.cash,
+        "soft_unsplit": k.soft_unsplit,
+        "rt_priority": k.rt_priority,
+        "cpus": k.cpus,
+        "max_samples": k.max_samples,
     }
     spec.params = {
-        "seed": c.seed,
-        "samples": c.samples,
+        "seed": k.seed,
+        "samples": k.samples,
         **shared,
-        "exec_scale": scale,
+        "exec_scale": k.exec_scale,
         "generator": generator,
         **placement,
     }
-    for m in ms:
-        for n, n_expr in resolve_n(ns, m, gw):
-            for u in uvals if ukey == "util" else [round(f * m, 10) for f in uvals]:
-                if u > n * generator["umax"] + 1e-9 or u > m:
-                    raise SpecError(f"{gw}: U = {u} is infeasible for n = {n}, m = {m}")
-                p = {
-                    "kind": KIND,
-                    "m": m,
-                    "n": n,
-                    "n_expr": n_expr,
-                    "util": u,
-                    "util_frac": round(u / m, 10),
-                    "count": c.samples,
-                    # The seed of spres-table1's (and a sweep's) point: the same task sets.
-                    "seed": derive_seed(c.seed, generator, n, m, u),
-                    "generator": generator,
-                    **shared,
-                    "check_trace": check,
-                    "exec_scale": scale,
-                }
-                p.update(placement)
-                add_point(spec, p, {k: p[k] for k in ("m", "n", "n_expr", "util", "util_frac")})
-    spec.rows_per_set = len(runs_of(scheds, slack))
+    for m, n, n_expr, u in sets.cells:
+        p = {
+            "kind": KIND,
+            "m": m,
+            "n": n,
+            "n_expr": n_expr,
+            "util": u,
+            "util_frac": round(u / m, 10),
+            "count": k.samples,
+            # The seed of spres-table1's (and a sweep's) point: the same task sets.
+            "seed": derive_seed(k.seed, generator, n, m, u),
+            "generator": generator,
+            **shared,
+            "check_trace": k.check_trace,
+            "exec_scale": k.exec_scale,
+        }
+        p.update(placement)
+        add_point(spec, p, {key: p[key] for key in ("m", "n", "n_expr", "util", "util_frac")})
+    spec.rows_per_set = len(runs_of(k.schedulers, k.slack))
     if not spec.points:
         raise SpecError(f"{where}: the grid has no point")
     return spec
@@ -290,7 +268,7 @@ def truncated(ts: TaskSet, pl: dict) -> tuple[TaskSet, list[list[int]], int]:
     subtask"): each task on the CPU of its first part, a split task's WCET cut to what its first
     part serves per period (budget × period ratio); its partition (task indices per CPU) and the
     number of tasks truncated."""
-    from ..._core import Task, TaskSet
+    from ...._core import Task, TaskSet
 
     first = {}
     for c in pl["cpus"]:
@@ -314,7 +292,7 @@ def truncated(ts: TaskSet, pl: dict) -> tuple[TaskSet, list[list[int]], int]:
 def scaled(ts: TaskSet, f: float) -> TaskSet:
     """``ts`` with every WCET scaled by ``f`` (rtspin's ``-s``: what the job bodies run; the
     placement's budgets stay those of the unscaled WCETs)."""
-    from ..._core import Task, TaskSet
+    from ...._core import Task, TaskSet
 
     if f == 1.0:
         return ts
@@ -337,8 +315,8 @@ def _trace_counts(jsonl: str) -> tuple[int, dict]:
 
 def _run(p: dict, cpus: list, sched: str, ts, placement, params: dict, exec_lo: float | None, seed: int) -> dict:
     """One real-thread run; the row's run columns."""
-    from ..._core import RtschedError
-    from ...runtime import run_raw
+    from ...._core import RtschedError
+    from ....runtime import run_raw
 
     ts = scaled(ts, p["exec_scale"])
     exports = ["overhead_samples"] + (["jsonl"] if p["check_trace"] else [])
@@ -473,7 +451,7 @@ def evaluate_point(point_json: str) -> dict:
 
 def _other(p: dict, cpus: list, sched: str, ts, pl: dict, seed: int) -> dict:
     """A baseline's run: partitioned ones on the truncated set, global ones on the set."""
-    from ...runtime import find_scheduler
+    from ....runtime import find_scheduler
 
     if find_scheduler(sched)["placement"] == "partition":
         tts, part, cut = truncated(ts, pl)

@@ -1,140 +1,87 @@
-"""RTWS: Real-Time Work-Stealing (global EDF with priority-aware work stealing for fork-join
-tasks), §VI, Tables I-III and Figs. 3-4, in simulation (``rtsched reproduce rtws-tables``;
-docs/reproductions.md, docs/rtws.md).
+"""The simulator engine of ``rtws-tables`` (Nogueira et al., EUC 2012, §VI, Tables I-III and
+Figs. 3-4; docs/reproductions.md, docs/rtws.md).
 
 Fork-join sets of the paper's generator on m cores and three per-core utilization windows,
 simulated under RTWS, G-EDF over threads and (for contrast) SP-RES over the sequentialized
 tasks; migrations, steals, context switches and the scale-up ratios relative to RTWS on two
 cores. Point files hold one row per (set, scheduler): the set's composition and the counts.
 
-Spec keys besides the common ones (``_sim.COMMON_KEYS``): ``schedulers`` (a subset of rtws,
-gedf, spres, with rtws) and ``[grid]`` m, ``window`` (per-core utilization windows [lo, hi]).
+Spec keys besides the common ones (``_sim.SimKeys``): ``schedulers`` (a subset of rtws, gedf,
+spres, with rtws) and ``[grid]`` m, ``window`` (per-core utilization windows [lo, hi]).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
-from ...output import save_figure
-from .. import quickmark
-from ..errors import SpecError
-from ..fields import dedupe
-from ..reproduction import Csv
-from ._sim import (
-    COMMON_KEYS,
-    SimSpec,
-    add_point,
-    close,
-    derive,
-    figure_axes,
-    fmt,
-    md,
-    mean,
-    parse_common,
-)
+from ....output import save_figure
+from ... import quickmark
+from ...engines import EngineChoice
+from ...errors import SpecError
+from ...fields import spec_key
+from ...reproduction import Csv
+from .._sim import SimKeys, SimSpec, close, figure_axes, fmt, md, mean, parse_common
+from .common import PAPER_RTWS_TABLE1, PAPER_RTWS_TABLE2, PAPER_RTWS_TABLE3, WINDOWS, Grid, add_points
 
-DESCRIPTION = (
-    "Nogueira et al., EUC 2012 (RTWS), Tables I-III and Figs. 3-4: migrations, steals, context switches, "
-    "scale-up ratios"
-)
-SPEC = "rtws-tables.toml"
+#: The kind of this engine's points (and the reproduction's).
 KIND = "rtws-tables"
 
-# ---------------------------------------------------------------------------------------------
-# The paper's numbers.
-
-WINDOWS = ((0.38, 0.40), (0.58, 0.60), (0.73, 0.75))
-#: Nogueira et al., EUC 2012 Table I: m -> (total tasks per window, total threads per window), twenty sets each.
-PAPER_RTWS_TABLE1 = {
-    2: ((50, 82, 98), (128, 218, 216)),
-    4: ((102, 158, 193), (457, 703, 866)),
-    8: ((217, 320, 401), (1736, 2720, 3491)),
-}
-#: Nogueira et al., EUC 2012 Tables II (migrations) and III (context switches): m -> (RTWS per window,
-#: SCHED_DEADLINE per window), scale-up relative to RTWS on two cores. None: illegible in our
-#: copy of the paper (the scan's table cells are garbled there).
-PAPER_RTWS_TABLE2 = {
-    2: ((1.0, 1.0, 1.0), (2.75, 3.27, 3.08)),
-    4: ((5.88, 5.55, 5.92), (11.38, None, None)),
-    8: ((36.38, None, 31.08), (45.38, 48.36, 55.08)),
-}
-PAPER_RTWS_TABLE3 = {
-    2: ((1.0, 1.0, 1.0), (1.35, 1.40, 1.33)),
-    4: ((2.91, 2.30, None), (None, 3.45, 4.74)),
-    8: ((10.60, 9.97, 10.75), (15.93, 16.36, 18.31)),
-}
-
 FJ_SCHEDULERS = ("rtws", "gedf", "spres")
-FJ_SEED_DERIVATION = "rtsched-forkjoin-seed-v1"
 
 # ---------------------------------------------------------------------------------------------
 # The spec.
 
-KEYS = (*COMMON_KEYS, "schedulers")
-GRID_KEYS = ("m", "window")
+
+def _schedulers(value: Any, where: str) -> list:
+    if not isinstance(value, list) or not value or any(s not in FJ_SCHEDULERS for s in value):
+        raise SpecError(f"{where}: a non-empty list of {', '.join(FJ_SCHEDULERS)}, got {value!r}")
+    if "rtws" not in value:
+        raise SpecError(f"{where}: the scale-up ratios are relative to rtws, which must be listed")
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class Keys(EngineChoice, SimKeys):
+    """The spec's top level on this engine: the common keys and ``schedulers`` (a subset of
+    rtws, gedf, spres that holds rtws)."""
+
+    schedulers: list = spec_key(factory=lambda: list(FJ_SCHEDULERS), parse=_schedulers)
 
 
 def parse(
-    text: str, path: str | None = None, quick: bool = False, override: dict | None = None, variant: str | None = None
+    text: str,
+    path: str | None = None,
+    quick: bool = False,
+    override: dict | None = None,
+    variant: str | None = None,
+    data: dict | None = None,
 ) -> SimSpec:
-    """Parses an rtws-tables spec (``quick``: its [quick] table; ``override``: top-level keys and
-    a ``grid`` table, applied last; it has no variants)."""
+    """Parses the spec for the simulator (``quick``: its [quick] table; ``override``: top-level
+    keys and a ``grid`` table, applied last; it has no variants; ``data``: the TOML with the
+    engine's table applied, engines.py)."""
     c = parse_common(
         text,
         path,
         KIND,
-        KEYS,
-        GRID_KEYS,
+        Keys,
+        Grid,
         schema=SCHEMA,
         evaluator=evaluate_point,
         quick=quick,
         override=override,
         variant=variant,
+        data=data,
     )
-    spec, data, grid, ms, where = c.spec, c.data, c.grid, c.ms, c.where
-    seed, samples, horizon, kind = c.seed, c.samples, c.horizon, KIND
-    gw = f"{where} [grid]"
-    scheds = data.get("schedulers", list(FJ_SCHEDULERS))
-    if not isinstance(scheds, list) or not scheds or any(s not in FJ_SCHEDULERS for s in scheds):
-        raise SpecError(f"{where} schedulers: a non-empty list of {', '.join(FJ_SCHEDULERS)}, got {scheds!r}")
-    if "rtws" not in scheds:
-        raise SpecError(f"{where} schedulers: the scale-up ratios are relative to rtws, which must be listed")
-    wins = grid.get("window", [list(w) for w in WINDOWS])
-    if not isinstance(wins, list) or not wins:
-        raise SpecError(f"{gw}.window: a list of [lo, hi] per-core utilization windows")
-    windows = []
-    for w in wins:
-        if (
-            not isinstance(w, list)
-            or len(w) != 2
-            or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in w)
-            or not 0 < w[0] <= w[1] <= 1
-        ):
-            raise SpecError(f"{gw}.window: each window is [lo, hi] with 0 < lo <= hi <= 1, got {w!r}")
-        windows.append((float(w[0]), float(w[1])))
-    windows = dedupe(windows)
-    spec.params = {"seed": seed, "samples": samples, "horizon": horizon, "schedulers": scheds}
-    for m in ms:
-        for lo, hi in windows:
-            s = derive({"v": FJ_SEED_DERIVATION, "seed": seed, "m": m, "window": [lo, hi]})
-            p = {
-                "kind": kind,
-                "m": m,
-                "lo": lo,
-                "hi": hi,
-                "count": samples,
-                "seed": s,
-                "horizon": horizon,
-                "schedulers": list(scheds),
-            }
-            add_point(spec, p, {"m": m, "window": [lo, hi]})
-    spec.rows_per_set = len(spec.params["schedulers"])
-    if not spec.points:
-        raise SpecError(f"{where}: the grid has no point")
-    return spec
+    scheds = c.keys.schedulers
+    c.spec.params = {"seed": c.seed, "samples": c.samples, "horizon": c.horizon, "schedulers": scheds}
+    add_points(c, KIND, lambda m: {"schedulers": list(scheds)})
+    c.spec.rows_per_set = len(scheds)
+    return c.spec
 
 
 # ---------------------------------------------------------------------------------------------
@@ -170,7 +117,7 @@ SCHEMA = pa.schema(
 def evaluate_point(point_json: str) -> dict:
     """One point: its fork-join sets simulated under each scheduler; the columns (all of
     :data:`SCHEMA` but ``point``)."""
-    from ... import _core
+    from .... import _core
 
     p = json.loads(point_json)
     texts = _core.forkjoin_generate(p["m"], p["lo"], p["hi"], p["seed"], p["count"])
