@@ -170,15 +170,24 @@ def test_the_simulator_columns_are_direct_simulator_calls(run):
 
 def test_run_summary_counts_are_those_of_its_trace():
     """What the evaluator reads from a run's summary (steals, steal attempts, context switches,
-    jobs) is what the run's exported trace holds."""
+    jobs) is what the run's exported trace holds up to the run's horizon (its duration). The
+    trace also keeps what happened while the run wound down after it (a job completing a few
+    µs late, more under load), which the metrics leave out by definition (docs/runtime.md)."""
     text = _core.forkjoin_generate(M, 0.73, 0.75, 3, 1)[0]
     r = run_forkjoin_raw(text, cpus=CPUS[:M], duration="300ms", exports=["jsonl", "job_csv"], quiet=True)
     s = r["summary"]
     recs = [json.loads(x) for x in r["jsonl"].splitlines()[1:]]
-    count = lambda ev, **kw: sum(1 for x in recs if x["ev"] == ev and all(x.get(k) == v for k, v in kw.items()))  # noqa: E731
-    assert s["steals"] == count("steal") == s["forkjoin"]["steals"]
+    h = s["duration_ns"]
+
+    def count(ev, **kw):
+        return sum(1 for x in recs if x["ev"] == ev and all(x.get(k) == v for k, v in kw.items()))
+
+    def within(ev):  # the metrics' horizon rule: releases before it, other events at or before it
+        return sum(1 for x in recs if x["ev"] == ev and (x["t"] < h if ev == "release" else x["t"] <= h))
+
+    assert s["steals"] == within("steal") == s["forkjoin"]["steals"]
     assert s["overheads"]["steal"]["count"] == count("overhead", kind="steal") >= s["steals"]
-    assert s["jobs"] == count("release") and s["completed"] == count("complete")
+    assert s["jobs"] == within("release") and s["completed"] == within("complete")
     # A context switch is a dispatch of a job other than the one the CPU holds: at most one per run record.
     assert 0 < s["context_switches"] <= count("run")
     rows = list(csv.DictReader(io.StringIO(r["job_csv"])))
