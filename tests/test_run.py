@@ -458,7 +458,9 @@ def test_ctrl_c_in_measure_overheads_writes_the_model_measured_so_far(tmp_path):
     model = json.loads((out / "overheads-pedf.json").read_text())
     assert model["interrupted"] is True
     assert [r["n"] for r in model["runs"]] == [1]
-    assert model["terms"]["release"]["n"] == [1]
+    # Every term measured so far comes from that one run (which terms have samples left after
+    # the interference filter depends on the host's load, so no particular term is named).
+    assert model["terms"] and all(t["n"] == [1] for t in model["terms"].values()), model["terms"]
     assert (out / "overheads-pedf-avg.png").read_bytes()[:4] == b"\x89PNG"
 
 
