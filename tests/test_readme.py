@@ -34,10 +34,10 @@ NOT_RUN = {
     "rtsched generate --m 8 --n 20 --util 5.6 --count 100000": "100,000 sets (tests/test_front_batch.py)",
     "rtsched analyze many.jsonl": "needs the 100,000 sets above",
     "rtsched reproduce spres-fig3 ": "a long sweep (tests/test_simrepro.py)",
-    "rtsched reproduce spres-table1 ": "a long simulation (tests/test_simrepro.py)",
-    "rtsched reproduce spres-runtime ": "real threads for a minute (tests/test_spres_runtime_repro.py)",
+    "rtsched reproduce spres-table1 --quick": "a long simulation (tests/test_simrepro.py)",
+    "rtsched reproduce spres-table1 --engine threads ": "real threads for a minute (tests/test_spres_runtime_repro.py)",
     "rtsched reproduce sd-push-cost ": "real threads (tests/test_sd_push_cost.py)",
-    "rtsched reproduce rtws-runtime ": "real threads (tests/test_rtws_runtime.py)",
+    "rtsched reproduce rtws-tables --engine threads ": "real threads (tests/test_rtws_runtime.py)",
 }
 
 
