@@ -10,6 +10,7 @@
 //! exactly on its own (integer cross-multiplication, or a rigorous float filter with exact
 //! rationals on near-ties).
 
+use crate::global::fp::{self as gfp, GfpTest};
 use crate::global::{self, GlobalTest};
 use crate::partition::{self, Admission, Fit, Order, PartitionOutcome};
 use crate::uni::{edf, fp};
@@ -18,7 +19,7 @@ use rtsched_model::{ModelError, TaskSet, Time};
 use std::fmt::Write as _;
 
 /// Every test name `analyze` knows, in report order.
-pub const TEST_NAMES: [&str; 14] = [
+pub const TEST_NAMES: [&str; 20] = [
     "gfb",
     "bak",
     "bcl",
@@ -28,6 +29,12 @@ pub const TEST_NAMES: [&str; 14] = [
     "ffdbf",
     "gedf",
     "gedf_srt",
+    "gfp_bc",
+    "gfp_bc_slack",
+    "gfp_guan",
+    "gfp_rm_bc",
+    "gfp_rm_bc_slack",
+    "gfp_rm_guan",
     "edf_uni",
     "fp_dm_uni",
     "pedf_ffd",
@@ -39,6 +46,8 @@ pub const TEST_NAMES: [&str; 14] = [
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TestId {
     Global(GlobalTest),
+    /// A global fixed-priority test under deadline- or rate-monotonic priorities.
+    Gfp(GfpTest, fp::Priority),
     Gedf,
     GedfSrt,
     EdfUni,
@@ -52,6 +61,9 @@ impl TestId {
     pub fn from_name(name: &str) -> Option<TestId> {
         if let Some(t) = GlobalTest::from_name(name) {
             return Some(TestId::Global(t));
+        }
+        if let Some((t, p)) = GfpTest::from_name(name) {
+            return Some(TestId::Gfp(t, p));
         }
         Some(match name {
             "gedf" => TestId::Gedf,
@@ -68,6 +80,8 @@ impl TestId {
     pub fn name(self) -> &'static str {
         match self {
             TestId::Global(t) => t.name(),
+            TestId::Gfp(t, fp::Priority::DeadlineMonotonic) => t.name(),
+            TestId::Gfp(t, fp::Priority::RateMonotonic) => t.rm_name(),
             TestId::Gedf => "gedf",
             TestId::GedfSrt => "gedf_srt",
             TestId::EdfUni => "edf_uni",
@@ -158,6 +172,7 @@ pub fn verdict(t: TestId, ts: &TaskSet, m: u32, limits: &Limits, epsilon: u64) -
     };
     match t {
         TestId::Global(g) => global::test(g, ts, m, limits),
+        TestId::Gfp(g, p) => gfp::test(g, ts, m, p, limits),
         TestId::Gedf => global::combined(ts, m, limits),
         TestId::GedfSrt => Verdict::from_bool(global::srt::bounded_tardiness(ts, m)),
         TestId::EdfUni => edf::qpa(ts, limits),
@@ -178,7 +193,8 @@ pub enum Extra {
     None,
     /// `gedf_srt`: Devi–Anderson bounds per task (`None`: unbounded or not implicit).
     Tardiness(Option<Vec<u64>>),
-    /// `fp_dm_uni`: exact response times per task (`None` where a job misses or gave up).
+    /// `fp_dm_uni`: exact response times per task (`None` where a job misses or gave up);
+    /// the `gfp_*` tests: response-time bounds per task (`None` where not proved).
     ResponseTimes(Vec<Option<Time>>),
 }
 
@@ -216,6 +232,14 @@ pub fn report(ts: &TaskSet, m: u32, tests: &[TestId], limits: &Limits, exact_uti
             TestId::FpDmUni => {
                 let (v, rts) = fp::rta(ts, fp::Priority::DeadlineMonotonic, limits);
                 TestResult { test: t, verdict: v, extra: Extra::ResponseTimes(rts) }
+            }
+            TestId::Gfp(g, p) => {
+                // A rule assignment cannot be of the wrong length.
+                let r = gfp::analyze(g, ts, m, &gfp::Assignment::Rule(p), limits).unwrap_or(gfp::GfpResult {
+                    verdict: Verdict::NotSchedulable,
+                    response_times: vec![None; ts.len()],
+                });
+                TestResult { test: t, verdict: r.verdict, extra: Extra::ResponseTimes(r.response_times) }
             }
             _ => TestResult { test: t, verdict: verdict(t, ts, m, limits, 0), extra: Extra::None },
         })

@@ -15,6 +15,9 @@
 //! [`combined`] ("gedf") accepts a task set if any of them does, cheapest first.
 //! Soft real-time: [`srt`] (Devi and Anderson, RTSS 2005).
 //!
+//! Global fixed priority (G-FP): [`fp`] (response-time analysis after Bertogna & Cirinei,
+//! RTSS 2007, and Guan, Stigge, Yi & Yu, RTSS 2009).
+//!
 //! **Assumptions shared by every hard test.** Sporadic tasks with *constrained* deadlines
 //! (`D <= T`), integer time (every release at an integer ns, as the model's [`Time`] implies).
 //! A task set with any `D > T` is answered [`Verdict::NotSchedulable`] ("cannot prove"): none
@@ -36,6 +39,7 @@ pub mod baker;
 pub mod baruah;
 pub mod density_bound;
 pub mod forced_forward;
+pub mod fp;
 pub mod interference;
 pub mod response_time;
 pub mod slack_iterative;

@@ -221,7 +221,7 @@ fn fixed_point(
 }
 
 /// Least `δ >= 1` with `m δ - sum_i min(δ, g_i) > base` (see the module doc).
-fn least_delta(base: u128, m: u128, gaps: &mut [u64]) -> u128 {
+pub(crate) fn least_delta(base: u128, m: u128, gaps: &mut [u64]) -> u128 {
     gaps.sort_unstable();
     let mut passed: u128 = 0; // sum of gaps already below δ
     let mut active = gaps.len() as u128; // gaps above δ
