@@ -20,6 +20,18 @@ def test_every_gfp_name_is_available():
     assert set(GFP) <= set(rtsched.tests_available())
 
 
+def test_the_default_list_has_each_gfp_test_once_under_dm(cli, tmp_path):
+    """Without --test, each G-FP test runs under deadline-monotonic priorities; the
+    rate-monotonic variants run only when named."""
+    f = tmp_path / "ts.json"
+    f.write_text(json.dumps(HAND))
+    code, out, err = cli("analyze", f, "--json")
+    assert code == 0, err
+    names = set(json.loads(out)["results"])
+    assert {"gfp_bc", "gfp_bc_slack", "gfp_guan", "gedf"} <= names
+    assert not names & {"gfp_rm_bc", "gfp_rm_bc_slack", "gfp_rm_guan"}
+
+
 @pytest.mark.parametrize("spelling", ["gfp-bc", "GFP_BC_SLACK", "gfp-guan", "gfp-rm-bc"])
 def test_analyze_test_name_works_in_the_cli(cli, tmp_path, spelling):
     f = tmp_path / "ts.json"

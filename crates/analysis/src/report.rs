@@ -96,6 +96,12 @@ impl TestId {
     fn uniprocessor_only(self) -> bool {
         matches!(self, TestId::EdfUni | TestId::FpDmUni)
     }
+
+    /// Tests run only when asked for by name: the rate-monotonic variants of the G-FP tests
+    /// (the default list has each G-FP test once, under deadline-monotonic priorities).
+    fn on_request_only(self) -> bool {
+        matches!(self, TestId::Gfp(_, fp::Priority::RateMonotonic))
+    }
 }
 
 /// Checks the requested names (unknown ones are an error for the whole call); `None` asks
@@ -126,14 +132,15 @@ impl Selection {
         Ok(Selection { requested })
     }
 
-    /// The tests to run on a set for `m` processors: every test that applies by default; a
+    /// The tests to run on a set for `m` processors: every test that applies by default (but
+    /// those [`TestId::on_request_only`]); a
     /// uniprocessor-only test asked for with `m != 1` is an error (of that set).
     pub fn for_m(&self, m: u32) -> Result<Vec<TestId>, ModelError> {
         match &self.requested {
             None => Ok(TEST_NAMES
                 .iter()
                 .filter_map(|n| TestId::from_name(n))
-                .filter(|t| m == 1 || !t.uniprocessor_only())
+                .filter(|t| (m == 1 || !t.uniprocessor_only()) && !t.on_request_only())
                 .collect()),
             Some(list) => {
                 if let Some(t) = list.iter().find(|t| t.uniprocessor_only() && m != 1) {
