@@ -11,6 +11,7 @@
 //!   spelling (the CLI, sweep specs and the Python API share it).
 //! * [`overheads`]: overhead-aware analysis — task-parameter inflation per mechanism, hard and
 //!   soft real-time verdicts on the inflated sets.
+//! * [`placing`]: placement by method name (`rtsched partition`).
 //!
 //! Every verdict is exact (integer ns, `u128`, exact rationals; see `rtsched_model::exact`).
 //! Work that can explode takes a [`Limits`] and reports [`Verdict::GaveUp`] when it hits one.
@@ -19,6 +20,7 @@ pub mod global;
 pub mod methods;
 pub mod overheads;
 pub mod partition;
+pub mod placing;
 pub mod report;
 pub mod semi;
 pub mod uni;

@@ -7,10 +7,10 @@ use pyo3::types::PyDict;
 use rayon::prelude::*;
 use rtsched_analysis::partition::{partition as partition_tasks, Order, PartitionOutcome};
 use rtsched_analysis::report;
-use rtsched_analysis::{semi, Limits, Verdict};
+use rtsched_analysis::{placing, semi, Limits, Verdict};
 use rtsched_gen::{DeadlineGen, GenSpec, PeriodGen};
 use rtsched_model::{ModelError, TaskSet as RTaskSet};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 fn limits(max_steps: u64) -> Limits {
     Limits { max_steps, ..Limits::default() }
@@ -159,108 +159,6 @@ fn check_m(m: u32) -> Result<u32, ModelError> {
     rtsched_model::check_m(m as u64)
 }
 
-fn partition_json(
-    ts: &RTaskSet,
-    m: u32,
-    heuristic: &str,
-    admission: &str,
-    cfg: &semi::SemiConfig,
-    lim: &Limits,
-) -> Result<Value, ModelError> {
-    check_m(m)?;
-    use rtsched_analysis::methods::{resolve, Cascade, Method};
-    let (method, canonical) = resolve(heuristic, &[]).ok_or_else(|| {
-        ModelError::field(
-            "heuristic",
-            format!("unknown placement method {heuristic:?}; use {}", rtsched_analysis::methods::help(&[])),
-        )
-    })?;
-    if let Method::Plain { fit, admission } = method {
-        let label = canonical.clone();
-        return Ok(match partition_tasks(ts, m, fit, Order::DecreasingUtilization, admission, lim) {
-            PartitionOutcome::Placed(p) => plain_placement(ts, m, &label, &p.cpus, None),
-            PartitionOutcome::Failed { task, partial } => plain_placement(ts, m, &label, &partial.cpus, Some(task)),
-        });
-    }
-    if admission != "edf" {
-        return Err(ModelError::field(
-            "admission",
-            "SP-RES reservations are scheduled by EDF; name a plain partitioning method (pfp_ffd, ...) for FP",
-        ));
-    }
-    let placement = match method {
-        Method::Cascade(Cascade::Full) => semi::cascade(ts, m, cfg),
-        Method::Cascade(Cascade::NoMeta) => semi::cascade(ts, m, &semi::SemiConfig { meta: false, ..cfg.clone() }),
-        Method::Cascade(Cascade::Paf) => semi::cascade_of(ts, m, &cascade_upto(cfg.variant, semi::Group::Paf), cfg),
-        Method::Cascade(Cascade::Partition) => {
-            semi::cascade_of(ts, m, &cascade_upto(cfg.variant, semi::Group::Partitioning), cfg)
-        }
-        Method::Heuristic(h) => semi::place(ts, m, &h, cfg),
-        Method::Plain { .. } | Method::Test(_) => {
-            return Err(ModelError::field("heuristic", format!("{heuristic:?} is not a placement method")))
-        }
-    };
-    Ok(placement.to_json())
-}
-
-/// The placement JSON of a plain partition (one whole reservation per task).
-fn plain_placement(ts: &RTaskSet, m: u32, heuristic: &str, cpus: &[Vec<usize>], failed: Option<usize>) -> Value {
-    let cpus_json: Vec<Value> = cpus
-        .iter()
-        .enumerate()
-        .map(|(c, tasks)| {
-            let res: Vec<Value> = tasks
-                .iter()
-                .map(|&i| {
-                    let t = &ts[i];
-                    // A reservation's deadline is at most its period (as `Placement::whole` builds
-                    // them): an arbitrary-deadline task's reservation ends with its period.
-                    let d = t.deadline.min(t.period);
-                    json!({"task": i, "budget": t.wcet, "period": t.period, "deadline": d, "offset": 0, "part": 1, "parts": 1})
-                })
-                .collect();
-            json!({"cpu": c, "reservations": res})
-        })
-        .collect();
-    let mut v = json!({"m": m, "schedulable": failed.is_none(), "heuristic": heuristic, "cpus": cpus_json});
-    match failed {
-        None => {
-            v["tasks"] =
-                Value::Array((0..ts.len()).map(|i| json!({"task": i, "period_ratio": 1, "parts": 1})).collect());
-        }
-        Some(i) => {
-            let t = &ts[i];
-            v["reason"] = json!(format!(
-                "task {i} (wcet {}, deadline {}, period {}) fits on none of the {m} processors",
-                t.wcet, t.deadline, t.period
-            ));
-        }
-    }
-    v
-}
-
-/// The SP-RES configuration of the bindings: `variant` ("text" or "artifact") picks the reading
-/// of the heuristics and, unless `rp` ("divisor" or "halving") is given, its RP mode; the RP
-/// floor defaults to 4 ms (the text's; the artifact's script used 2 ms).
-pub(crate) fn semi_config(
-    epsilon: u64,
-    meta: bool,
-    variant: &str,
-    rp: Option<&str>,
-    rp_floor: Option<u64>,
-) -> Result<semi::SemiConfig, ModelError> {
-    let variant = semi::Variant::parse(variant)?;
-    let rp = match rp {
-        Some(r) => semi::RpMode::parse(r)?,
-        None => semi::SemiConfig::for_variant(variant).rp,
-    };
-    let rp_floor = rp_floor.unwrap_or(semi::SemiConfig::default().rp_floor);
-    if rp_floor == 0 {
-        return Err(ModelError::field("rp_floor", "the RP floor must be at least 1 ns"));
-    }
-    Ok(semi::SemiConfig { epsilon, meta, variant, rp, rp_floor, ..semi::SemiConfig::default() })
-}
-
 /// partition(ts, m, heuristic, admission, epsilon, meta, variant="artifact", rp=None,
 /// rp_floor=None, slice_order="flipped", merge_same_core=False, overheads=None,
 /// mechanism=None, overheads_label=None, stat=None, cpd=0, quantum=1ms, extrapolate=False)
@@ -295,27 +193,17 @@ fn partition(
     let stop = rtsched_model::Stop::new();
     let lim = Limits { stop: stop.clone(), ..Limits::default() };
     let (out, interrupted) = crate::interrupt::stoppable(py, &stop, || {
-        let mut cfg = semi_config(epsilon, meta, variant, rp, rp_floor).map_err(err)?;
+        let mut cfg = placing::semi_config(epsilon, meta, variant, rp, rp_floor).map_err(err)?;
         cfg.slice_order = semi::SliceOrder::parse(slice_order).map_err(err)?;
         cfg.merge_same_core = merge_same_core;
         cfg.limits.stop = stop.clone(); // SP-RES polls its own limits
         match (overheads, mechanism) {
-            (None, None) => {
-                partition_json(&ts.inner, m, heuristic, admission, &cfg, &lim).map(|v| v.to_string()).map_err(err)
-            }
+            (None, None) => placing::place(&ts.inner, m, heuristic, admission, &cfg, &lim)
+                .map(|p| p.to_json().to_string())
+                .map_err(err),
             (Some(text), Some(mech)) => {
                 check_m(m).map_err(err)?;
-                use rtsched_analysis::methods::{resolve, Cascade, Method};
-                match resolve(heuristic, &[]) {
-                    Some((Method::Cascade(Cascade::Full), _)) => {}
-                    Some((Method::Cascade(Cascade::NoMeta), _)) => cfg.meta = false,
-                    _ => {
-                        return Err(err(ModelError::field(
-                            "heuristic",
-                            format!("with overheads the placement is the SP-RES cascade (spres or spres-nometa), not {heuristic:?}"),
-                        )))
-                    }
-                }
+                let cfg = placing::overhead_cascade(heuristic, &cfg).map_err(err)?;
                 let params = rtsched_analysis::overheads::Params { cpd, quantum };
                 crate::overheads::spres_placement(
                     &ts.inner,
@@ -392,19 +280,6 @@ fn acceptance<'py>(
     Ok(d)
 }
 
-/// The cumulative groups of the SP-RES cascade up to `last`, in the order of `variant`'s
-/// reading (`spres-partition`, `spres-nometa`, `spres-paf`, `spres`).
-fn cascade_upto(variant: semi::Variant, last: semi::Group) -> Vec<semi::Heuristic> {
-    let mut order = Vec::new();
-    for (g, hs) in semi::cascade_groups(variant) {
-        order.extend(hs);
-        if g == last {
-            break;
-        }
-    }
-    order
-}
-
 /// One method's outcome on one task set, for the experiment engine.
 struct Row {
     verdict: Verdict,
@@ -476,7 +351,7 @@ fn evaluate_method(method: &str, ts: &RTaskSet, ctx: &EvalCtx, memo: &mut SetMem
     if let Some(h) = semi::Heuristic::from_name(method) {
         return Ok(placed(semi::place(ts, m, &h, &semi_cfg(true))));
     }
-    let upto = |last: semi::Group| cascade_upto(semi_base.variant, last);
+    let upto = |last: semi::Group| rtsched_analysis::placing::cascade_upto(semi_base.variant, last);
     let mut group = |last: semi::Group, meta: bool| -> Row {
         let order = upto(last);
         let cfg = semi_cfg(meta);
@@ -608,8 +483,9 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
                 RtschedError::new_err("evaluate_point: field 'rp_floor': expected a non-negative integer (ns)")
             })?),
         };
-        let semi_base = semi_config(epsilon, true, opt_str("variant")?.unwrap_or("artifact"), opt_str("rp")?, rp_floor)
-            .map_err(|e| RtschedError::new_err(format!("evaluate_point: {e}")))?;
+        let semi_base =
+            placing::semi_config(epsilon, true, opt_str("variant")?.unwrap_or("artifact"), opt_str("rp")?, rp_floor)
+                .map_err(|e| RtschedError::new_err(format!("evaluate_point: {e}")))?;
         let rate = RateOpts {
             mean_core: match opt_str("switch_rate")? {
                 None | Some("max-core") => false,
