@@ -11,7 +11,8 @@
 //!   spelling (the CLI, sweep specs and the Python API share it).
 //! * [`overheads`]: overhead-aware analysis — task-parameter inflation per mechanism, hard and
 //!   soft real-time verdicts on the inflated sets.
-//! * [`placing`]: placement by method name (`rtsched partition`).
+//! * [`placing`]: placement by method name (`rtsched partition`); [`sweep`]: the experiment
+//!   engine's evaluator of one sweep point (generate, run every method, one row per set).
 //!
 //! Every verdict is exact (integer ns, `u128`, exact rationals; see `rtsched_model::exact`).
 //! Work that can explode takes a [`Limits`] and reports [`Verdict::GaveUp`] when it hits one.
@@ -23,6 +24,7 @@ pub mod partition;
 pub mod placing;
 pub mod report;
 pub mod semi;
+pub mod sweep;
 pub mod uni;
 mod verdict;
 
