@@ -7,11 +7,13 @@
 //! the command's JSON (docs/spres.md, "Format").
 
 use crate::methods::{self, Cascade, Method};
+use crate::overheads::{self as oh, Params, Rule};
 use crate::partition::{partition, Order, PartitionOutcome};
 use crate::semi::{self, CpuPlacement, Placement, Reservation, SemiConfig, TaskPlacement};
 use crate::Limits;
+use rtsched_model::overheads::{OverheadSpec, OverheadStat};
 use rtsched_model::{check_m, ModelError, TaskSet, Time};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The answer of [`place`].
 #[derive(Debug, Clone, PartialEq)]
@@ -138,6 +140,78 @@ pub fn overhead_cascade(method: &str, cfg: &SemiConfig) -> Result<SemiConfig, Mo
             format!("with overheads the placement is the SP-RES cascade (spres or spres-nometa), not {method:?}"),
         )),
     }
+}
+
+/// The terms of `rule` absent from `spec` (a measured model; constants give every term), for
+/// a note: they are charged as 0.
+pub fn unmeasured(spec: &OverheadSpec, rule: Rule) -> Vec<&'static str> {
+    match spec {
+        OverheadSpec::Model(model) => {
+            rule.terms().iter().filter(|&&t| model.term(t).is_none()).map(|t| t.name()).collect()
+        }
+        OverheadSpec::Constant(_) => Vec::new(),
+    }
+}
+
+/// The SP-RES placement of `ts` with budgets inflated by the overheads of the model
+/// `model_text` (`rtsched partition --overheads MODEL --mechanism spres`, docs/spres.md,
+/// "Placements with overheads"): [`oh::place_spres`], the rule `analyze --overheads` judges
+/// SP-RES with (the SP-RES cascade of `cfg` on the inflated set), with the values resolved as
+/// `analyze` resolves them ([`oh::values`], hard real-time statistic). The placement's
+/// `overheads` names the model (`label`, else the model's source), the mechanism, the
+/// statistic and the values charged, with notes (terms the model lacks, an unmeasured Δcpd).
+#[allow(clippy::too_many_arguments)]
+pub fn place_with_overheads(
+    ts: &TaskSet,
+    m: u32,
+    mechanism: &str,
+    model_text: &str,
+    label: Option<&str>,
+    stat: Option<&str>,
+    params: &Params,
+    extrapolate: bool,
+    cfg: &SemiConfig,
+) -> Result<Placement, ModelError> {
+    let mech = oh::mechanism(mechanism)?;
+    if !matches!(mech.rule, Rule::SemiPartitioned) {
+        return Err(ModelError::field(
+            "mechanism",
+            format!("a placement with overheads is made for spres (SP-RES budgets), not {}", mech.name),
+        ));
+    }
+    let spec = OverheadSpec::from_json(model_text)?;
+    params.validate()?;
+    let stat = stat.map(OverheadStat::parse).transpose()?;
+    let (hs, _) = oh::stats(stat);
+    let v = oh::values(&spec, ts, m, mech, hs, extrapolate);
+    let (judged, placed) = oh::place_spres(ts, m, &v, params, cfg)?;
+    let mut out = match placed {
+        Some((_, p)) => p,
+        None => Placement::failed(
+            m,
+            "spres".into(),
+            judged.reason.unwrap_or_else(|| "not schedulable after inflation".into()),
+        ),
+    };
+    let mut notes = Vec::new();
+    let missing = unmeasured(&spec, mech.rule);
+    if !missing.is_empty() {
+        notes.push(Value::from(format!("not in the model, charged as 0: {}", missing.join(", "))));
+    }
+    if params.cpd == 0 {
+        notes.push(Value::from("Δcpd (cache-related preemption delay) = 0: not measured; set --cpd"));
+    }
+    let mut o = Map::new();
+    o.insert("model".into(), Value::from(label.unwrap_or(spec.source())));
+    o.insert("mechanism".into(), Value::from(mech.name));
+    o.insert("stat".into(), Value::from(hs.name()));
+    o.insert("extrapolated".into(), Value::from(extrapolate));
+    o.insert("cpd_ns".into(), Value::from(params.cpd));
+    o.insert("quantum_ns".into(), Value::from(params.quantum));
+    o.insert("values".into(), v.to_json_terms(mech.rule.terms()));
+    o.insert("notes".into(), Value::Array(notes));
+    out.overheads = Some(o);
+    Ok(out)
 }
 
 /// A plain partition (`cpus[c]`: the tasks of processor `c`, in placement order) as a
@@ -278,5 +352,33 @@ mod tests {
         assert!(overhead_cascade("spres", &SemiConfig::default()).unwrap().meta);
         assert!(!overhead_cascade("spres_nometa", &SemiConfig::default()).unwrap().meta);
         assert_eq!(overhead_cascade("pedf_ffd", &off).unwrap_err().field.as_deref(), Some("heuristic"));
+    }
+
+    #[test]
+    fn a_placement_with_overheads_is_the_cascade_on_the_inflated_set_and_says_so() {
+        let ts = set(&[(3, 10), (3, 10), (3, 10)]);
+        let cfg = SemiConfig::default();
+        let params = Params { cpd: 0, quantum: 1_000_000 };
+        // Zero overheads: the cascade's own placement, with the overheads object appended.
+        let zero = r#"{"release_ns": 0, "schedule_ns": 0, "context_switch_ns": 0}"#;
+        let p = place_with_overheads(&ts, 2, "spres", zero, Some("zero.json"), None, &params, false, &cfg).unwrap();
+        let plain = semi::cascade(&ts, 2, &cfg);
+        assert!(p.schedulable);
+        assert_eq!((&p.cpus, &p.tasks), (&plain.cpus, &plain.tasks));
+        let o = p.overheads.as_ref().unwrap();
+        assert_eq!(p.overheads_model(), Some("zero.json"));
+        assert_eq!(o["stat"], "max");
+        assert_eq!(o["notes"][0], "Δcpd (cache-related preemption delay) = 0: not measured; set --cpd");
+        let keys: Vec<String> = p.to_json().as_object().unwrap().keys().cloned().collect();
+        assert_eq!(keys, ["m", "schedulable", "heuristic", "cpus", "tasks", "overheads"]);
+        // Large overheads: nothing fits; the failure keeps the overheads object after the reason.
+        let big = r#"{"release_ns": 4000000, "schedule_ns": 0, "context_switch_ns": 0}"#;
+        let f = place_with_overheads(&ts, 2, "spres", big, None, Some("avg"), &params, false, &cfg).unwrap();
+        assert!(!f.schedulable && f.cpus.is_empty() && f.reason.is_some());
+        assert_eq!(f.overheads.as_ref().unwrap()["stat"], "avg");
+        let keys: Vec<String> = f.to_json().as_object().unwrap().keys().cloned().collect();
+        assert_eq!(keys, ["m", "schedulable", "heuristic", "cpus", "tasks", "reason", "overheads"]);
+        let e = place_with_overheads(&ts, 2, "gsn-edf", zero, None, None, &params, false, &cfg).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("mechanism"));
     }
 }

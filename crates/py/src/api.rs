@@ -138,7 +138,7 @@ fn check_m(m: u32) -> Result<u32, ModelError> {
 /// rp_floor=None, slice_order="flipped", merge_same_core=False, overheads=None,
 /// mechanism=None, overheads_label=None, stat=None, cpd=0, quantum=1ms, extrapolate=False)
 /// -> str (placement JSON). With `overheads` (model text) and `mechanism` (spres): the
-/// SP-RES cascade on the set inflated by the model (`crate::overheads::spres_placement`).
+/// SP-RES cascade on the set inflated by the model (`placing::place_with_overheads`).
 #[pyfunction]
 #[pyo3(signature = (ts, m, heuristic, admission, epsilon, meta, variant="artifact", rp=None, rp_floor=None,
                     slice_order="flipped", merge_same_core=false, overheads=None, mechanism=None,
@@ -180,7 +180,7 @@ fn partition(
                 check_m(m).map_err(err)?;
                 let cfg = placing::overhead_cascade(heuristic, &cfg).map_err(err)?;
                 let params = rtsched_analysis::overheads::Params { cpd, quantum };
-                crate::overheads::spres_placement(
+                placing::place_with_overheads(
                     &ts.inner,
                     m,
                     mech,
@@ -191,7 +191,7 @@ fn partition(
                     extrapolate,
                     &cfg,
                 )
-                .map(|v| v.to_string())
+                .map(|p| p.to_json().to_string())
                 .map_err(err)
             }
             (Some(_), None) => Err(err(ModelError::field("mechanism", "required with overheads (spres)"))),

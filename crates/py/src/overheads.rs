@@ -8,21 +8,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 use rtsched_analysis::global::GlobalTest;
-use rtsched_analysis::overheads::{self as oh, Inflation, Mechanism, Mode, Params, Rule, MECHANISMS};
+use rtsched_analysis::overheads::{self as oh, Inflation, Mechanism, Mode, Params, MECHANISMS};
 use rtsched_analysis::{Limits, Verdict};
 use rtsched_model::overheads::{Extrapolation, OverheadModel, OverheadSpec, OverheadStat, Overheads, Term};
 use rtsched_model::{ModelError, TaskSet as RTaskSet};
 use serde_json::{json, Value};
-
-/// The terms of `rule` absent from `spec` (a model), for a note.
-fn unmeasured(spec: &OverheadSpec, rule: Rule) -> Vec<&'static str> {
-    match spec {
-        OverheadSpec::Model(model) => {
-            rule.terms().iter().filter(|&&t| model.term(t).is_none()).map(|t| t.name()).collect()
-        }
-        OverheadSpec::Constant(_) => Vec::new(),
-    }
-}
 
 fn inflated_u(ts: &RTaskSet, m: u32, mech: &Mechanism, v: &Overheads, p: &Params, mode: Mode) -> Value {
     match oh::inflate(ts, m, mech, v, p, mode) {
@@ -118,7 +108,7 @@ pub(crate) fn report(
             });
         }
     }
-    let missing = unmeasured(spec, mech.rule);
+    let missing = rtsched_analysis::placing::unmeasured(spec, mech.rule);
     if !missing.is_empty() {
         notes.push(format!("not in the model, charged as 0: {}", missing.join(", ")));
     }
@@ -139,63 +129,6 @@ pub(crate) fn report(
         "soft": side(&soft, ss, &sv, Mode::Soft),
         "notes": notes,
     }))
-}
-
-/// The SP-RES placement of `ts` with budgets inflated by the overheads of `spec`
-/// (`rtsched partition --overheads MODEL --mechanism spres`): [`oh::place_spres`], the rule
-/// `analyze --overheads` judges SP-RES with (the SP-RES cascade on the inflated set), with the
-/// values resolved as `analyze` resolves them ([`oh::values`], hard real-time statistic).
-/// The placement JSON gains `"overheads"`: the model (`label`: its file), mechanism,
-/// statistic, the values charged and notes (terms the model lacks, charged as 0).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn spres_placement(
-    ts: &RTaskSet,
-    m: u32,
-    mechanism: &str,
-    model_text: &str,
-    label: Option<&str>,
-    stat: Option<&str>,
-    params: &Params,
-    extrapolate: bool,
-    cfg: &rtsched_analysis::semi::SemiConfig,
-) -> Result<Value, ModelError> {
-    let mech = oh::mechanism(mechanism)?;
-    if !matches!(mech.rule, Rule::SemiPartitioned) {
-        return Err(ModelError::field(
-            "mechanism",
-            format!("a placement with overheads is made for spres (SP-RES budgets), not {}", mech.name),
-        ));
-    }
-    let spec = OverheadSpec::from_json(model_text)?;
-    params.validate()?;
-    let stat = stat.map(OverheadStat::parse).transpose()?;
-    let (hs, _) = oh::stats(stat);
-    let v = oh::values(&spec, ts, m, mech, hs, extrapolate);
-    let (judged, placed) = oh::place_spres(ts, m, &v, params, cfg)?;
-    let mut out = match placed {
-        Some((_, p)) => p.to_json(),
-        None => json!({"m": m, "schedulable": false, "heuristic": "spres", "cpus": [], "tasks": [],
-                       "reason": judged.reason.unwrap_or_else(|| "not schedulable after inflation".into())}),
-    };
-    let mut notes = Vec::new();
-    let missing = unmeasured(&spec, mech.rule);
-    if !missing.is_empty() {
-        notes.push(format!("not in the model, charged as 0: {}", missing.join(", ")));
-    }
-    if params.cpd == 0 {
-        notes.push("Δcpd (cache-related preemption delay) = 0: not measured; set --cpd".to_string());
-    }
-    out["overheads"] = json!({
-        "model": label.unwrap_or(spec.source()),
-        "mechanism": mech.name,
-        "stat": hs.name(),
-        "extrapolated": extrapolate,
-        "cpd_ns": params.cpd,
-        "quantum_ns": params.quantum,
-        "values": v.to_json_terms(mech.rule.terms()),
-        "notes": notes,
-    });
-    Ok(out)
 }
 
 /// The overhead part of an `analyze` request, read once: the mechanism's rule, the model, the
