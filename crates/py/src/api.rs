@@ -1,4 +1,5 @@
-//! Generation, analysis, placement and the experiment engine's batch calls.
+//! Bindings of generation, placement (`rtsched_analysis::placing`) and sweep points
+//! (`rtsched_analysis::sweep`): conversions only.
 
 use crate::taskset::TaskSet;
 use crate::{err, guarded, RtschedError};
@@ -258,15 +259,8 @@ fn evaluate_point<'py>(py: Python<'py>, point_json: &str) -> PyResult<Bound<'py,
         let res = sweep::evaluate_point(&req, &req.limits()).map_err(err)?;
         Ok((req, res))
     })?;
-    let rows = res.sets.len() * req.methods.len();
-    let (mut set, mut method, mut sched, mut gave, mut rate, mut util) = (
-        Vec::with_capacity(rows),
-        Vec::with_capacity(rows),
-        Vec::with_capacity(rows),
-        Vec::with_capacity(rows),
-        Vec::with_capacity(rows),
-        Vec::with_capacity(rows),
-    );
+    let (mut set, mut method, mut sched, mut gave, mut rate, mut util) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
     for (i, s) in res.sets.iter().enumerate() {
         for (name, row) in req.methods.iter().zip(&s.rows) {
             set.push(i);
