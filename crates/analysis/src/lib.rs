@@ -11,6 +11,8 @@
 //!   spelling (the CLI, sweep specs and the Python API share it).
 //! * [`overheads`]: overhead-aware analysis — task-parameter inflation per mechanism, hard and
 //!   soft real-time verdicts on the inflated sets.
+//! * [`placing`]: placement by method name (`rtsched partition`); [`sweep`]: the experiment
+//!   engine's evaluator of one sweep point (generate, run every method, one row per set).
 //!
 //! Every verdict is exact (integer ns, `u128`, exact rationals; see `rtsched_model::exact`).
 //! Work that can explode takes a [`Limits`] and reports [`Verdict::GaveUp`] when it hits one.
@@ -19,8 +21,10 @@ pub mod global;
 pub mod methods;
 pub mod overheads;
 pub mod partition;
+pub mod placing;
 pub mod report;
 pub mod semi;
+pub mod sweep;
 pub mod uni;
 mod verdict;
 

@@ -1,229 +1,18 @@
-//! Overhead-aware analysis for Python, the CLI and the experiment engine
-//! (docs/overheads.md): `rtsched analyze --overheads MODEL --mechanism NAME`, the sweep
-//! methods `TEST@MECHANISM`, the mechanism table and the model reader.
+//! Overhead-aware analysis for Python and the CLI (docs/overheads.md): `rtsched analyze
+//! --overheads MODEL --mechanism NAME`, the mechanism table and the model reader. The sweep
+//! methods `TEST@MECHANISM` are evaluated by `rtsched_analysis::sweep`.
 
 use crate::taskset::TaskSet;
 use crate::{err, RtschedError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
-use rtsched_analysis::global::{self, srt, GlobalTest};
-use rtsched_analysis::overheads::{self as oh, Inflation, Mechanism, Mode, Params, Rule, MECHANISMS};
+use rtsched_analysis::global::GlobalTest;
+use rtsched_analysis::overheads::{self as oh, Inflation, Mechanism, Mode, Params, MECHANISMS};
 use rtsched_analysis::{Limits, Verdict};
 use rtsched_model::overheads::{Extrapolation, OverheadModel, OverheadSpec, OverheadStat, Overheads, Term};
 use rtsched_model::{ModelError, TaskSet as RTaskSet};
 use serde_json::{json, Value};
-use std::collections::HashMap;
-
-/// The hard real-time tests of a sweep method `TEST@MECHANISM`.
-const HARD_TESTS: [(&str, &[GlobalTest]); 3] = [
-    ("gedf", &GlobalTest::COMBINED_ORDER),
-    // Brandenburg & Anderson, RTSS 2009, §4.2: any of five tests.
-    ("seed001", &GlobalTest::SEED001),
-    // The same without Baruah's test, which the paper disabled for the light uniform
-    // distribution ("it failed to terminate in reasonable time").
-    ("seed001_nobar", &[GlobalTest::Gfb, GlobalTest::Bak, GlobalTest::Bcl, GlobalTest::BclIterative]),
-];
-/// The soft real-time test of a sweep method.
-const SOFT_TEST: &str = "gedf_srt";
-
-/// Overhead models and settings of one batch (a sweep point, or one `analyze` call).
-pub(crate) struct OverheadCtx {
-    /// Model (or constants) per mechanism name or *model* name (`Mechanism::model`); `"*"` =
-    /// one model for every mechanism.
-    models: HashMap<String, OverheadSpec>,
-    stat: Option<OverheadStat>,
-    params: Params,
-    extrapolate: bool,
-    /// Values per (mechanism, statistic) for n in `n_lo..`, evaluated once per point
-    /// ([`OverheadCtx::prepare`]); other n are evaluated on demand.
-    cache: HashMap<(&'static str, OverheadStat), Vec<Overheads>>,
-    n_lo: usize,
-}
-
-fn field(k: &str, why: impl Into<String>) -> ModelError {
-    ModelError::field(format!("overheads.{k}"), why)
-}
-
-impl OverheadCtx {
-    /// Reads the point's `"overheads"` object (docs/experiments.md): `{"models": {NAME: model
-    /// object}, "stat": null|"max"|"avg", "cpd": ns, "quantum": ns, "extrapolate": bool}`.
-    pub(crate) fn from_point(v: &Value) -> Result<OverheadCtx, ModelError> {
-        let o = v.as_object().ok_or_else(|| field("", "must be an object"))?;
-        for k in o.keys() {
-            if !["models", "stat", "cpd", "quantum", "extrapolate"].contains(&k.as_str()) {
-                return Err(field(k, "unknown key (expected models, stat, cpd, quantum, extrapolate)"));
-            }
-        }
-        let mut models = HashMap::new();
-        let mo =
-            o.get("models").and_then(Value::as_object).ok_or_else(|| field("models", "missing or not an object"))?;
-        for (name, model) in mo {
-            let spec = OverheadSpec::from_json(&model.to_string())
-                .map_err(|e| ModelError::new(format!("overhead model for {name:?}: {e}")))?;
-            models.insert(name.clone(), spec);
-        }
-        let stat = match o.get("stat") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(OverheadStat::parse(s)?),
-            Some(x) => return Err(field("stat", format!("must be \"max\", \"avg\" or null, got {x}"))),
-        };
-        let num = |k: &str, d: u64| -> Result<u64, ModelError> {
-            match o.get(k) {
-                None | Some(Value::Null) => Ok(d),
-                Some(x) => x.as_u64().ok_or_else(|| field(k, format!("must be a non-negative integer of ns, got {x}"))),
-            }
-        };
-        let params = Params { cpd: num("cpd", 0)?, quantum: num("quantum", Params::default().quantum)? };
-        params.validate()?;
-        let extrapolate = o.get("extrapolate").and_then(Value::as_bool).unwrap_or(false);
-        Ok(OverheadCtx { models, stat, params, extrapolate, cache: HashMap::new(), n_lo: 0 })
-    }
-
-    /// Evaluates the models once for every n of `sets` and every mechanism of `methods` on `m`
-    /// processors (a point's sets share the model; evaluating it per set would cost as much as
-    /// the inflation itself).
-    pub(crate) fn prepare(&mut self, methods: &[String], m: u32, sets: &[RTaskSet]) {
-        let (lo, hi) = sets.iter().fold((usize::MAX, 0), |(a, b), s| (a.min(s.len()), b.max(s.len())));
-        if lo > hi {
-            return;
-        }
-        self.n_lo = lo;
-        for method in methods {
-            let Some(Ok(parsed)) = parse_method(method) else { continue };
-            let (mech, hard) = match parsed {
-                Method::Hard(_, Target::Mech(mech)) => (mech, true),
-                Method::Soft(Target::Mech(mech)) => (mech, false),
-                _ => continue,
-            };
-            let (hs, ss) = oh::stats(self.stat);
-            let stat = if hard { hs } else { ss };
-            let Ok(spec) = self.spec_for(mech) else { continue };
-            let vals: Vec<Overheads> =
-                (lo..=hi).map(|n| oh::values_at(spec, n, m, mech, stat, self.extrapolate)).collect();
-            self.cache.insert((mech.name, stat), vals);
-        }
-    }
-
-    /// The values for `ts` (from the cache when prepared).
-    fn values(&self, ts: &RTaskSet, m: u32, mech: &Mechanism, stat: OverheadStat) -> Result<Overheads, ModelError> {
-        if let Some(v) = self.cache.get(&(mech.name, stat)).and_then(|v| v.get(ts.len().checked_sub(self.n_lo)?)) {
-            return Ok(*v);
-        }
-        Ok(oh::values(self.spec_for(mech)?, ts, m, mech, stat, self.extrapolate))
-    }
-
-    /// The model of `mech`: one measured under its own name (e.g. `s-cqm`, staggered quanta),
-    /// else the one of its model (`cqm`), else the single model given for every mechanism.
-    fn spec_for(&self, mech: &Mechanism) -> Result<&OverheadSpec, ModelError> {
-        let found = self.models.get(mech.name).or_else(|| self.models.get(mech.model)).or_else(|| self.models.get("*"));
-        found.ok_or_else(|| {
-            let mut have: Vec<&String> = self.models.keys().collect();
-            have.sort();
-            ModelError::field(
-                "methods",
-                format!("no overhead model for {} (it uses the model of {:?}; have: {have:?})", mech.name, mech.model),
-            )
-        })
-    }
-}
-
-/// A parsed sweep method `TEST@MECHANISM`.
-enum Method {
-    Hard(&'static [GlobalTest], Target),
-    Soft(Target),
-}
-
-enum Target {
-    /// Overhead-free on `m` (`@ideal`) or `m − 1` (`@ideal-dedicated`) processors.
-    Ideal {
-        dedicated: bool,
-    },
-    Mech(&'static Mechanism),
-}
-
-/// Checks a method name `TEST@MECHANISM` (`None`: not of that form).
-pub(crate) fn check_method(method: &str) -> Option<Result<(), ModelError>> {
-    parse_method(method).map(|r| r.map(|_| ()))
-}
-
-fn parse_method(method: &str) -> Option<Result<Method, ModelError>> {
-    let (test, target) = method.split_once('@')?;
-    let target = match target {
-        "ideal" => Target::Ideal { dedicated: false },
-        "ideal-dedicated" => Target::Ideal { dedicated: true },
-        name => match oh::mechanism(name) {
-            Ok(m) => Target::Mech(m),
-            Err(e) => {
-                return Some(Err(ModelError::field(
-                    "methods",
-                    format!("{method:?}: {} (or ideal, ideal-dedicated)", e.reason),
-                )))
-            }
-        },
-    };
-    if test == SOFT_TEST {
-        return Some(Ok(Method::Soft(target)));
-    }
-    match HARD_TESTS.iter().find(|(n, _)| *n == test) {
-        Some((_, tests)) => Some(Ok(Method::Hard(tests, target))),
-        None => Some(Err(ModelError::field(
-            "methods",
-            format!(
-                "{method:?}: unknown test {test:?} before '@' (use {}, {SOFT_TEST})",
-                HARD_TESTS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
-            ),
-        ))),
-    }
-}
-
-/// Evaluates a sweep method of the form `TEST@MECHANISM` (`None` for any other method).
-/// TEST is `gedf` (the combined test), `seed001`, `seed001_nobar` (hard, maximum overheads
-/// unless the point's `stat` says otherwise) or `gedf_srt` (soft, average overheads);
-/// MECHANISM a name of the mechanism table, `ideal` (no overheads, `m` processors) or
-/// `ideal-dedicated` (no overheads, `m − 1`).
-pub(crate) fn evaluate_method(
-    method: &str,
-    ts: &RTaskSet,
-    m: u32,
-    lim: &Limits,
-    ctx: Option<&OverheadCtx>,
-) -> Option<Result<Verdict, ModelError>> {
-    let parsed = match parse_method(method)? {
-        Ok(p) => p,
-        Err(e) => return Some(Err(e)),
-    };
-    let ideal_m = |dedicated: bool| if dedicated { m.saturating_sub(1) } else { m };
-    let need = || {
-        ctx.ok_or_else(|| {
-            ModelError::field("methods", format!("{method:?} needs overhead models (the spec's `overheads` key)"))
-        })
-    };
-    Some(match parsed {
-        Method::Hard(tests, Target::Ideal { dedicated }) => Ok(global::combined_of(tests, ts, ideal_m(dedicated), lim)),
-        Method::Soft(Target::Ideal { dedicated }) => {
-            Ok(Verdict::from_bool(srt::bounded_tardiness(ts, ideal_m(dedicated))))
-        }
-        Method::Hard(tests, Target::Mech(mech)) => need().and_then(|ctx| {
-            let v = ctx.values(ts, m, mech, oh::stats(ctx.stat).0)?;
-            Ok(oh::hard(ts, m, mech, &v, &ctx.params, tests, lim)?.verdict)
-        }),
-        Method::Soft(Target::Mech(mech)) => need().and_then(|ctx| {
-            let v = ctx.values(ts, m, mech, oh::stats(ctx.stat).1)?;
-            Ok(oh::soft(ts, m, mech, &v, &ctx.params, lim)?.verdict)
-        }),
-    })
-}
-
-/// The terms of `rule` absent from `spec` (a model), for a note.
-fn unmeasured(spec: &OverheadSpec, rule: Rule) -> Vec<&'static str> {
-    match spec {
-        OverheadSpec::Model(model) => {
-            rule.terms().iter().filter(|&&t| model.term(t).is_none()).map(|t| t.name()).collect()
-        }
-        OverheadSpec::Constant(_) => Vec::new(),
-    }
-}
 
 fn inflated_u(ts: &RTaskSet, m: u32, mech: &Mechanism, v: &Overheads, p: &Params, mode: Mode) -> Value {
     match oh::inflate(ts, m, mech, v, p, mode) {
@@ -319,7 +108,7 @@ pub(crate) fn report(
             });
         }
     }
-    let missing = unmeasured(spec, mech.rule);
+    let missing = rtsched_analysis::placing::unmeasured(spec, mech.rule);
     if !missing.is_empty() {
         notes.push(format!("not in the model, charged as 0: {}", missing.join(", ")));
     }
@@ -340,63 +129,6 @@ pub(crate) fn report(
         "soft": side(&soft, ss, &sv, Mode::Soft),
         "notes": notes,
     }))
-}
-
-/// The SP-RES placement of `ts` with budgets inflated by the overheads of `spec`
-/// (`rtsched partition --overheads MODEL --mechanism spres`): [`oh::place_spres`], the rule
-/// `analyze --overheads` judges SP-RES with (the SP-RES cascade on the inflated set), with the
-/// values resolved as `analyze` resolves them ([`oh::values`], hard real-time statistic).
-/// The placement JSON gains `"overheads"`: the model (`label`: its file), mechanism,
-/// statistic, the values charged and notes (terms the model lacks, charged as 0).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn spres_placement(
-    ts: &RTaskSet,
-    m: u32,
-    mechanism: &str,
-    model_text: &str,
-    label: Option<&str>,
-    stat: Option<&str>,
-    params: &Params,
-    extrapolate: bool,
-    cfg: &rtsched_analysis::semi::SemiConfig,
-) -> Result<Value, ModelError> {
-    let mech = oh::mechanism(mechanism)?;
-    if !matches!(mech.rule, Rule::SemiPartitioned) {
-        return Err(ModelError::field(
-            "mechanism",
-            format!("a placement with overheads is made for spres (SP-RES budgets), not {}", mech.name),
-        ));
-    }
-    let spec = OverheadSpec::from_json(model_text)?;
-    params.validate()?;
-    let stat = stat.map(OverheadStat::parse).transpose()?;
-    let (hs, _) = oh::stats(stat);
-    let v = oh::values(&spec, ts, m, mech, hs, extrapolate);
-    let (judged, placed) = oh::place_spres(ts, m, &v, params, cfg)?;
-    let mut out = match placed {
-        Some((_, p)) => p.to_json(),
-        None => json!({"m": m, "schedulable": false, "heuristic": "spres", "cpus": [], "tasks": [],
-                       "reason": judged.reason.unwrap_or_else(|| "not schedulable after inflation".into())}),
-    };
-    let mut notes = Vec::new();
-    let missing = unmeasured(&spec, mech.rule);
-    if !missing.is_empty() {
-        notes.push(format!("not in the model, charged as 0: {}", missing.join(", ")));
-    }
-    if params.cpd == 0 {
-        notes.push("Δcpd (cache-related preemption delay) = 0: not measured; set --cpd".to_string());
-    }
-    out["overheads"] = json!({
-        "model": label.unwrap_or(spec.source()),
-        "mechanism": mech.name,
-        "stat": hs.name(),
-        "extrapolated": extrapolate,
-        "cpd_ns": params.cpd,
-        "quantum_ns": params.quantum,
-        "values": v.to_json_terms(mech.rule.terms()),
-        "notes": notes,
-    });
-    Ok(out)
 }
 
 /// The overhead part of an `analyze` request, read once: the mechanism's rule, the model, the
@@ -615,20 +347,6 @@ fn describe_overhead_model(
         "terms": terms,
     });
     crate::convert::json_to_py(py, &out)
-}
-
-/// A point's `overheads` object as a context for its `sets` on `m` processors (for
-/// `evaluate_point`).
-pub(crate) fn ctx_of_point(p: &Value, m: u32, sets: &[RTaskSet]) -> PyResult<Option<OverheadCtx>> {
-    let Some(v) = p.get("overheads").filter(|v| !v.is_null()) else { return Ok(None) };
-    let mut ctx = OverheadCtx::from_point(v).map_err(|e| RtschedError::new_err(format!("evaluate_point: {e}")))?;
-    let methods: Vec<String> = p
-        .get("methods")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
-        .unwrap_or_default();
-    ctx.prepare(&methods, m, sets);
-    Ok(Some(ctx))
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -1,0 +1,227 @@
+use super::*;
+use crate::global::{self, srt, GlobalTest};
+use crate::overheads as oh;
+use crate::semi;
+use rtsched_model::overheads::OverheadStat;
+use rtsched_model::TaskSet;
+use serde_json::json;
+
+fn point(extra: Value) -> Value {
+    let mut p = json!({
+        "generator": "randfixedsum", "periods": "seed004", "umax": 1.0, "deadlines": "implicit",
+        "n": 6, "m": 2, "util": 1.6, "count": 16, "seed": 11, "epsilon": 0, "max_steps": 100000,
+        "methods": ["gfb"],
+    });
+    for (k, v) in extra.as_object().unwrap() {
+        p[k] = v.clone();
+    }
+    p
+}
+
+fn read(p: &Value) -> PointRequest {
+    PointRequest::from_json(&p.to_string()).unwrap()
+}
+
+fn sets_of(req: &PointRequest) -> Vec<TaskSet> {
+    rtsched_gen::generate_many(&req.gen_spec().unwrap(), req.seed, req.count).unwrap()
+}
+
+fn column(r: &PointResult, j: usize) -> Vec<Verdict> {
+    r.sets.iter().map(|s| s.rows[j].verdict).collect()
+}
+
+#[test]
+fn the_rows_are_what_each_test_and_partitioner_says_on_the_same_sets() {
+    let methods = ["gfb", "GEDF", "bcl-iterative", "gedf_srt", "pedf_ffd", "pfp-wfd"];
+    let req = read(&point(json!({"methods": methods})));
+    let res = evaluate_point(&req, &req.limits()).unwrap();
+    let sets = sets_of(&req);
+    assert_eq!(res.sets.len(), 16);
+    let lim = req.limits();
+    for (i, ts) in sets.iter().enumerate() {
+        let row = &res.sets[i];
+        assert_eq!(row.utilization, ts.utilization_f64());
+        assert_eq!(row.rows.len(), methods.len());
+        for (j, name) in ["gfb", "gedf", "bcl_iterative", "gedf_srt", "pedf_ffd", "pfp_ffd"].iter().enumerate().take(4)
+        {
+            assert_eq!(row.rows[j].verdict, report::run_test(name, ts, 2, &lim, 0), "set {i} {name}");
+            assert_eq!(row.rows[j].switch_rate, None);
+        }
+        for (j, name) in [(4, "pedf_ffd"), (5, "pfp_wfd")] {
+            let placed = placing::place(ts, 2, name, "edf", &SemiConfig::default(), &lim).unwrap();
+            assert_eq!(row.rows[j].verdict.decided(), Some(placed.placement().schedulable), "set {i} {name}");
+        }
+    }
+    // The counts are not all alike: the point separates the methods (U = 1.6 on 2 processors).
+    let accepted = |j: usize| column(&res, j).iter().filter(|v| v.is_schedulable()).count();
+    assert!(accepted(0) < accepted(4), "GFB accepts fewer sets than P-EDF here");
+    assert!(accepted(3) == 16, "every set is SRT-feasible at U = 1.6 with u <= 1");
+}
+
+#[test]
+fn the_cumulative_cascades_answer_as_their_placements() {
+    for rate in [json!({}), json!({"cascade_rate": "min", "switch_rate": "mean-core"})] {
+        let methods = ["spres-partition", "spres-nometa", "spres-paf", "spres", "wfd-c=d"];
+        let req = read(
+            &point(json!({"methods": methods, "util": 1.9, "n": 5}))
+                .as_object()
+                .map(|o| {
+                    let mut o = o.clone();
+                    o.extend(rate.as_object().unwrap().clone());
+                    Value::Object(o)
+                })
+                .unwrap(),
+        );
+        let res = evaluate_point(&req, &req.limits()).unwrap();
+        let sets = sets_of(&req);
+        let cfg = |meta| SemiConfig { meta, ..req.semi.clone() };
+        let mut placed_by_all = 0;
+        for (i, ts) in sets.iter().enumerate() {
+            let r = &res.sets[i].rows;
+            // Cumulative: a group that places the set is followed by groups that do too.
+            for w in r[..4].windows(2) {
+                assert!(!w[0].verdict.is_schedulable() || w[1].verdict.is_schedulable(), "set {i}");
+            }
+            let partition = semi::cascade_of(
+                ts,
+                2,
+                &placing::cascade_upto(cfg(false).variant, semi::Group::Partitioning),
+                &cfg(false),
+            );
+            assert_eq!(r[0].verdict.is_schedulable(), partition.schedulable, "set {i}");
+            let full = semi::cascade(ts, 2, &cfg(true));
+            assert_eq!(r[3].verdict.is_schedulable(), full.schedulable, "set {i}");
+            let one = semi::place(ts, 2, &semi::Heuristic::from_name("wfd-c=d").unwrap(), &cfg(true));
+            assert_eq!(r[4].verdict.is_schedulable(), one.schedulable, "set {i}");
+            let bound = |p: &semi::Placement| {
+                let b = p.switch_rate_bound();
+                if req.rate.mean_core {
+                    b.iter().sum::<f64>() / b.len() as f64
+                } else {
+                    b.into_iter().fold(0.0, f64::max)
+                }
+            };
+            assert_eq!(r[4].switch_rate, one.schedulable.then(|| bound(&one)), "set {i}");
+            if !req.rate.min_over_members && full.schedulable {
+                assert_eq!(r[3].switch_rate, Some(bound(&full)), "set {i}: the first success's rate");
+            }
+            placed_by_all += r[3].verdict.is_schedulable() as usize;
+        }
+        assert!(placed_by_all > 0);
+    }
+}
+
+#[test]
+fn overhead_methods_match_the_tests_they_name() {
+    // One constant model for every mechanism (`"*"`), and the ideal targets.
+    let constants = json!({"release_ns": 5000, "schedule_ns": 8000, "context_switch_ns": 3000, "tick_ns": 1000});
+    let methods = ["gedf@ideal", "gedf_srt@ideal-dedicated", "seed001@gsn-edf", "gedf_srt@gsn-edf"];
+    let req = read(&point(json!({"methods": methods, "util": 1.3,
+        "overheads": {"models": {"*": constants}, "cpd": 2000}})));
+    let res = evaluate_point(&req, &req.limits()).unwrap();
+    let lim = req.limits();
+    let ovh = req.overheads.as_ref().unwrap();
+    assert_eq!(ovh.params.cpd, 2000);
+    let mech = oh::mechanism("gsn-edf").unwrap();
+    let spec = &ovh.models["*"];
+    for (i, ts) in sets_of(&req).iter().enumerate() {
+        let r = &res.sets[i].rows;
+        assert_eq!(r[0].verdict, global::combined_of(&GlobalTest::COMBINED_ORDER, ts, 2, &lim), "set {i}");
+        assert_eq!(r[1].verdict, Verdict::from_bool(srt::bounded_tardiness(ts, 1)), "set {i}");
+        let hv = oh::values(spec, ts, 2, mech, OverheadStat::Max, false);
+        let hard = oh::hard(ts, 2, mech, &hv, &ovh.params, &GlobalTest::SEED001, &lim).unwrap();
+        assert_eq!(r[2].verdict, hard.verdict, "set {i}");
+        let sv = oh::values(spec, ts, 2, mech, OverheadStat::Avg, false);
+        assert_eq!(r[3].verdict, oh::soft(ts, 2, mech, &sv, &ovh.params, &lim).unwrap().verdict, "set {i}");
+    }
+    // Without models the mechanism methods cannot run.
+    let bare = read(&point(json!({"methods": ["gedf@gsn-edf"]})));
+    let e = evaluate_point(&bare, &bare.limits()).unwrap_err();
+    assert_eq!(e.to_string(), "field 'methods': \"gedf@gsn-edf\" needs overhead models (the spec's `overheads` key)");
+}
+
+#[test]
+fn the_reader_names_the_field_at_fault() {
+    let cases = [
+        (json!({"m": null}), "evaluate_point: field 'm': expected a non-negative integer"),
+        (json!({"m": 0}), "field 'm': the number of processors must be in 1..=16384, got 0"),
+        (json!({"n": 0}), "evaluate_point: field 'n': must be in 1..=1000000, got 0"),
+        (json!({"util": "x"}), "evaluate_point: field 'util': expected a number"),
+        (
+            json!({"count": 0}),
+            "evaluate_point: field 'count': 0 sets of 6 tasks exceed the bound of a point (1000000 sets, 50000000 tasks in all)",
+        ),
+        (json!({"seed": -1}), "evaluate_point: field 'seed': expected a non-negative integer"),
+        (json!({"variant": 3}), "evaluate_point: field 'variant': expected a string"),
+        (json!({"rp_floor": 0}), "evaluate_point: field 'rp_floor': the RP floor must be at least 1 ns"),
+        (json!({"switch_rate": "x"}), "evaluate_point: field 'switch_rate': \"x\" is neither \"max-core\" nor \"mean-core\""),
+        (json!({"cascade_rate": "x"}), "evaluate_point: field 'cascade_rate': \"x\" is neither \"first\" nor \"min\""),
+        (json!({"methods": "gfb"}), "evaluate_point: field 'methods': expected a list"),
+        (json!({"methods": [1]}), "evaluate_point: field 'methods': expected strings"),
+        (
+            json!({"overheads": {"models": {}, "bogus": 1}}),
+            "evaluate_point: field 'overheads.bogus': unknown key (expected models, stat, cpd, quantum, extrapolate)",
+        ),
+    ];
+    for (extra, want) in cases {
+        let e = PointRequest::from_json(&point(extra.clone()).to_string()).unwrap_err();
+        assert_eq!(e.to_string(), want, "{extra}");
+    }
+    let mut p = point(json!({}));
+    p.as_object_mut().unwrap().remove("util");
+    assert_eq!(
+        PointRequest::from_json(&p.to_string()).unwrap_err().to_string(),
+        "evaluate_point: field 'util': missing"
+    );
+    let e = PointRequest::from_json(&point(json!({"periods": "nope"})).to_string()).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("periods"));
+    // Lenient keys keep their defaults; `"n": null` is the Baker distributions' "until full".
+    let r = read(&point(json!({"epsilon": "x", "generator": "uniform-light", "n": null})));
+    assert_eq!((r.epsilon, r.n, r.max_steps), (0, None, 100000));
+    assert!(evaluate_point(&r, &r.limits()).unwrap().sets.iter().all(|s| s.rows.len() == 1));
+}
+
+#[test]
+fn unknown_methods_are_refused_before_any_set_runs() {
+    let req = read(&point(json!({"methods": ["gfb", "no-such-method"]})));
+    let e = evaluate_point(&req, &req.limits()).unwrap_err();
+    assert!(
+        e.to_string().starts_with("field 'methods': unknown method \"no-such-method\": use one of the tests: gfb"),
+        "{e}"
+    );
+    let names = |ms: &[&str]| {
+        check_names("randfixedsum", "seed004", "implicit", 1.0, &ms.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    };
+    assert_eq!(names(&["GFB", "pedf-ffd", "spres", "PAF(WWFD)", "gedf@gsn-edf", "gedf_srt@ideal"]), Ok(()));
+    assert_eq!(names(&["gfb", "zzz"]).unwrap_err(), unknown_method("zzz"));
+    assert!(names(&["q@gsn-edf"]).unwrap_err().to_string().contains("unknown test \"q\" before '@'"));
+    assert_eq!(check_names("nope", "seed004", "implicit", 1.0, &[]).unwrap_err().field.as_deref(), Some("util"));
+    // A request made in Rust is checked as the reader checks it.
+    let mut big = read(&point(json!({})));
+    big.count = 0;
+    assert_eq!(evaluate_point(&big, &big.limits()).unwrap_err().field.as_deref(), Some("count"));
+}
+
+#[test]
+fn acceptance_counts_what_run_test_accepts() {
+    let tests = vec!["gfb".to_string(), "gedf".to_string()];
+    let utils = [0.8, 1.5, 1.9];
+    let lim = Limits::steps(100_000);
+    let a = acceptance("randfixedsum", "seed004", 6, &utils, 2, 12, 3, &tests, &lim).unwrap();
+    assert_eq!(a.tests, tests);
+    for (ui, &u) in utils.iter().enumerate() {
+        let sets = rtsched_gen::generate_many(
+            &gen_spec(Some(6), u, "randfixedsum", "seed004", 1.0, "implicit").unwrap(),
+            3,
+            12,
+        )
+        .unwrap();
+        for (ti, t) in tests.iter().enumerate() {
+            let want = sets.iter().filter(|ts| report::run_test(t, ts, 2, &lim, 0).is_schedulable()).count();
+            assert_eq!(a.accepted[ti][ui], want, "{t} at U = {u}");
+        }
+    }
+    assert_eq!(a.accepted[0][0], 12, "GFB accepts every set at U = 0.8 on 2 processors");
+    assert!(a.accepted[1][2] < 12);
+    assert!(acceptance("randfixedsum", "seed004", 6, &utils, 2, 12, 3, &["zz".into()], &lim).is_err());
+}
