@@ -12,6 +12,7 @@ use crate::partition::{partition, Order, PartitionOutcome};
 use crate::semi::{self, CpuPlacement, Placement, Reservation, SemiConfig, TaskPlacement};
 use crate::Limits;
 use rtsched_model::overheads::{OverheadSpec, OverheadStat};
+use rtsched_model::time::format_time_exact;
 use rtsched_model::{check_m, ModelError, TaskSet, Time};
 use serde_json::{Map, Value};
 
@@ -249,7 +250,9 @@ fn whole_tasks(ts: &TaskSet, m: u32, heuristic: String, cpus: &[Vec<usize>], fai
             let t = &ts[i];
             let why = format!(
                 "task {i} (wcet {}, deadline {}, period {}) fits on none of the {m} processors",
-                t.wcet, t.deadline, t.period
+                format_time_exact(t.wcet),
+                format_time_exact(t.deadline),
+                format_time_exact(t.period)
             );
             (Vec::new(), Some(why))
         }
@@ -302,7 +305,7 @@ mod tests {
         assert_eq!(partial.cpus.len(), 2);
         assert_eq!(
             partial.reason.as_deref(),
-            Some("task 2 (wcet 6, deadline 10, period 10) fits on none of the 2 processors")
+            Some("task 2 (wcet 6 ns, deadline 10 ns, period 10 ns) fits on none of the 2 processors")
         );
         let j = placed.to_json();
         let keys: Vec<&String> = j.as_object().unwrap().keys().collect();
