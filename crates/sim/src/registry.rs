@@ -402,9 +402,6 @@ impl Entry {
             PlacementKind::Reservations => s.push_str("; placement: reservations (default: the SP-RES cascade)"),
             PlacementKind::None => {}
         }
-        if self.workloads.fork_join {
-            s.push_str("; also fork-join tasks");
-        }
         if !self.params.is_empty() {
             let ps: Vec<String> = self.params.iter().map(|p| format!("{}={}", p.name, p.default)).collect();
             let _ = write!(s, "; params {}", ps.join(", "));
