@@ -2,7 +2,7 @@
 # exports is declared here (tests/test_typing.py checks both ways); keep it in step with the
 # bindings. Times are integer nanoseconds, or duration strings ("2ms") where `Time` is taken.
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 Time = int | str
@@ -172,13 +172,13 @@ def acceptance(
 ) -> dict[str, dict[str, list[int]]]: ...
 def evaluate_point(point_json: str) -> dict[str, list[Any]]: ...
 def simulate_schedulers() -> list[str]: ...
+def simulate_scheduler_entries() -> str: ...
 def simulate(
-    ts: TaskSet,
+    workload: TaskSet | str,
     m: int | None,
     scheduler: str,
+    params: Mapping[str, int | str | bool] | None = None,
     placement: str | None = None,
-    quantum: Time | None = None,
-    staggered: bool = False,
     horizon: Time | None = None,
     sporadic: Time | None = None,
     exec_fraction: float | None = None,
@@ -186,18 +186,6 @@ def simulate(
     outputs: Sequence[str] = ...,
     overheads: str | None = None,
     overhead_stat: str | None = None,
-    cash: bool = False,
-    soft: bool = False,
-    background: str | None = None,
-    rr_quantum: int | None = None,
-) -> dict[str, Any]: ...
-def simulate_forkjoin(
-    text: str,
-    m: int | None,
-    horizon: int | None = None,
-    sporadic: int | None = None,
-    seed: int = 0,
-    outputs: Sequence[str] = ...,
 ) -> dict[str, Any]: ...
 def forkjoin_simulate(
     text: str,

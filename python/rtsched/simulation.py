@@ -81,25 +81,30 @@ def _simulate(
         overhead_stat = v.choice(overhead_stat, "overhead_stat", ["max", "avg"])
     if log is not None and not callable(log):
         raise RtschedError(f"argument 'log': expected a function of one string, got {type(log).__name__}")
+    # Checked in the order of the arguments.
+    placement_text = _placement_text(placement)
+    staggered = v.boolean(staggered, "staggered")
+    seed = v.seed(seed)
+    overheads_text = _overheads_text(overheads)
+    cash = v.boolean(cash, "cash")
+    soft = v.boolean(soft, "soft")
+    background = None if background is None else v.text(background, "background")  # names checked by the core
+    rr_quantum = v.optional_duration(rr_quantum, "rr_quantum", 1)
+    # The scheduler's parameters, only those given: the simulator's registry refuses one that
+    # the scheduler does not take, naming it (rtsched_sim::registry).
+    given = {
+        "quantum": quantum,
+        "staggered": staggered or None,
+        "cash": cash or None,
+        "soft": soft or None,
+        "background": background,
+        "rr_quantum": rr_quantum,
+    }
+    params = {k: x for k, x in given.items() if x is not None}
     res = _core.simulate(
-        ts,
-        m,
-        scheduler,
-        _placement_text(placement),
-        quantum,
-        v.boolean(staggered, "staggered"),
-        horizon,
-        sporadic,
-        exec_fraction,
-        v.seed(seed),
-        outputs,
-        _overheads_text(overheads),
+        ts, m, scheduler, params, placement_text, horizon, sporadic, exec_fraction, seed, outputs, overheads_text,
         overhead_stat,
-        v.boolean(cash, "cash"),
-        v.boolean(soft, "soft"),
-        None if background is None else v.text(background, "background"),  # names checked by the core
-        v.optional_duration(rr_quantum, "rr_quantum", 1),
-    )
+    )  # fmt: skip
     if res["not_placed"] is not None:
         raise NotPlacedError(res["not_placed"])
     summary = json.loads(res["summary"])
@@ -328,7 +333,7 @@ def simulate_forkjoin(
             raise RtschedError(f"field '{asked[0]}': fork-join sets write trace files only under rtws, not {scheduler}")
         return dict(json.loads(_core.forkjoin_simulate(text, m, scheduler, horizon, sporadic, seed)))
     outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt, gantt_window)
-    res = _core.simulate_forkjoin(text, m, horizon, sporadic, seed, outputs)
+    res = _core.simulate(text, m, "rtws", horizon=horizon, sporadic=sporadic, seed=seed, outputs=outputs)
     summary = dict(json.loads(res["summary"]))
     title = f"RTWS on {summary.get('m', m)} processors (simulation, thread level)"
     _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, title, gantt_window)

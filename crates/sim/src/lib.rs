@@ -25,6 +25,8 @@
 //! both share), [`spres`] (executing a [`placement`]), [`rtws`] and [`fj_gedf`] over one fork-join
 //! job book (`forkjoin.rs`, on the model's `RegionProgress`); [`overheads`]
 //! (the overhead values and models). [`simulate`] dispatches to the loop of the scheduler.
+//! [`registry`] names the schedulers (one entry each, with parameters, placement and builder),
+//! and [`request`] is the one typed request the front ends use ([`simulate_request`]).
 
 pub mod config;
 mod engine;
@@ -34,6 +36,8 @@ mod forkjoin;
 pub mod overheads;
 pub mod placement;
 mod recorder;
+pub mod registry;
+pub mod request;
 pub mod result;
 pub mod rtws;
 mod setup;
@@ -44,6 +48,8 @@ pub use error::SimError;
 pub use fj_gedf::simulate_forkjoin_gedf;
 pub use overheads::{simulator_view, OverheadModel, OverheadSpec, OverheadStat, Overheads, Term};
 pub use placement::{Background, SpresConfig};
+pub use registry::ParamArg;
+pub use request::{simulate_request, Export, SimOutcome, SimReport, SimRequest};
 pub use result::{OverheadReport, SimResult};
 pub use rtsched_policy::FpOrder;
 pub use rtws::{simulate_rtws, ForkJoinResult, ThreadInfo};

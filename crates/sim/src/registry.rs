@@ -1,0 +1,838 @@
+//! The simulator's schedulers, keyed by name — shaped like the runtime's mechanism registry
+//! (`rtsched_runtime::mechanism::registry`, after LITMUS^RT's `register_sched_plugin` /
+//! `find_sched_plugin`): every scheduler `rtsched simulate --scheduler NAME` accepts is one
+//! [`Entry`] here, and nothing else lists them. The request ([`crate::request`]), the Python
+//! bindings (`_core.simulate`, `_core.simulate_schedulers`, `_core.default_partition`) and the
+//! CLI read this table through [`entries`] / [`find`] / [`build`].
+//!
+//! An entry declares:
+//! * its **name** and a one-line **summary** citing its source;
+//! * its **parameters** ([`ParamSpec`]: name, kind, default, help), which reach its builder
+//!   checked and typed ([`Params`]); a parameter given to a scheduler that does not declare it
+//!   is refused, naming the parameter and the schedulers that take it;
+//! * its **placement** ([`PlacementKind`]): none (global; a placement is refused), a partition
+//!   (given, or the default partition of `rtsched_analysis::partition::default_partition` with
+//!   the entry's own exact admission test), or reservations (given, or placed by the SP-RES
+//!   cascade of Brandenburg & Gül, RTSS 2016);
+//! * which **workloads** it accepts ([`Workloads`]: sporadic tasks, fork-join tasks);
+//! * its **builder** ([`Builder`]): from the checked parameters, the task set, `m` and the
+//!   resolved placement to the simulator's [`Scheduler`].
+//!
+//! # Adding a scheduler
+//!
+//! Write its policy (a pure state machine in `crates/policy`, docs/simulator.md), give it a
+//! [`Scheduler`] variant and the loop that drives it (`simulate` in `lib.rs` dispatches on the
+//! variant), then add one `static` [`Entry`] below and its name to [`ENTRIES`]. Everything else
+//! (the name in `rtsched simulate --scheduler`, the unknown-name message, parameter checking,
+//! the placement defaults, the listing) derives from the entry. A global fixed-priority
+//! scheduler with a priority parameter, for example, is this entry plus its policy:
+//!
+//! ```ignore
+//! pub static GFP: Entry = Entry {
+//!     name: "gfp",
+//!     summary: "global fixed priority, DM, RM or explicit ranks (Bertogna & Cirinei, RTSS 2007)",
+//!     params: &[ParamSpec {
+//!         name: "priorities",
+//!         kind: ParamKind::Text,
+//!         default: "dm",
+//!         help: "dm, rm, or one integer rank per task (smaller = higher)",
+//!     }],
+//!     placement: PlacementKind::None,
+//!     workloads: Workloads::SPORADIC,
+//!     build: |s| Ok(Scheduler::Gfp(priorities(s.ts, s.params.text("priorities"))?)),
+//! };
+//! ```
+
+use crate::config::Scheduler;
+use crate::placement::{Background, SpresConfig};
+use rtsched_analysis::partition::{Admission, DefaultPartition, NotPlaced};
+use rtsched_analysis::semi;
+use rtsched_analysis::uni::fp::Priority;
+use rtsched_analysis::Limits;
+use rtsched_model::io::parse_duration_text;
+use rtsched_model::{ModelError, Placement, Stop, TaskSet, Time, Workload};
+use rtsched_policy::FpOrder;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fmt::Write;
+
+/// What values a parameter takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// A duration (integer ns or a string such as `2ms`), at least 1 ns.
+    Duration,
+    /// `true` or `false`.
+    Bool,
+    /// One of the listed words (a rule's name).
+    Choice(&'static [&'static str]),
+    /// An integer in `min..=max`.
+    Int { min: u64, max: u64 },
+    /// Free text, checked by the builder (e.g. a list of per-task priorities).
+    Text,
+}
+
+/// One declared parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    /// The default, written as a user would (read like a user's text).
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+/// A parameter value as a caller gives it (the Python bindings convert `int`, `str` and `bool`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamArg {
+    Int(u64),
+    Text(String),
+    Bool(bool),
+}
+
+impl From<u64> for ParamArg {
+    fn from(v: u64) -> ParamArg {
+        ParamArg::Int(v)
+    }
+}
+
+impl From<&str> for ParamArg {
+    fn from(v: &str) -> ParamArg {
+        ParamArg::Text(v.to_string())
+    }
+}
+
+impl From<bool> for ParamArg {
+    fn from(v: bool) -> ParamArg {
+        ParamArg::Bool(v)
+    }
+}
+
+impl fmt::Display for ParamArg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamArg::Int(v) => write!(f, "{v}"),
+            ParamArg::Text(t) => write!(f, "{t:?}"),
+            ParamArg::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// A checked parameter value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamValue {
+    /// Nanoseconds.
+    Duration(Time),
+    Bool(bool),
+    Int(u64),
+    /// A choice or free text.
+    Text(String),
+}
+
+impl ParamSpec {
+    /// Reads `arg` as a value of this parameter; the error names the parameter (`field 'NAME'`).
+    pub fn parse(&self, arg: &ParamArg) -> Result<ParamValue, ModelError> {
+        let bad = |what: String| ModelError::field(self.name, what);
+        match (self.kind, arg) {
+            (ParamKind::Duration, ParamArg::Int(v)) => positive(self.name, *v).map(ParamValue::Duration),
+            (ParamKind::Duration, ParamArg::Text(t)) => {
+                let v = parse_duration_text(t).map_err(|e| bad(e.reason))?;
+                positive(self.name, v).map(ParamValue::Duration)
+            }
+            (ParamKind::Duration, other) => {
+                Err(bad(format!("expected integer ns or a duration string like \"2ms\", got {other}")))
+            }
+            (ParamKind::Bool, ParamArg::Bool(b)) => Ok(ParamValue::Bool(*b)),
+            (ParamKind::Bool, ParamArg::Text(t)) if t.trim() == "true" || t.trim() == "false" => {
+                Ok(ParamValue::Bool(t.trim() == "true"))
+            }
+            (ParamKind::Bool, other) => Err(bad(format!("expected true or false, got {other}"))),
+            (ParamKind::Choice(words), ParamArg::Text(t)) if words.contains(&t.as_str()) => {
+                Ok(ParamValue::Text(t.clone()))
+            }
+            (ParamKind::Choice(words), other) => Err(bad(format!("unknown rule {other}; use {}", or_list(words)))),
+            (ParamKind::Int { min, max }, ParamArg::Int(v)) if (min..=max).contains(v) => Ok(ParamValue::Int(*v)),
+            (ParamKind::Int { min, max }, ParamArg::Text(t))
+                if t.trim().parse::<u64>().is_ok_and(|v| (min..=max).contains(&v)) =>
+            {
+                Ok(ParamValue::Int(t.trim().parse().unwrap_or(min)))
+            }
+            (ParamKind::Int { min, max }, other) => {
+                Err(bad(format!("expected an integer in {min}..={max}, got {other}")))
+            }
+            (ParamKind::Text, ParamArg::Text(t)) => Ok(ParamValue::Text(t.clone())),
+            (ParamKind::Text, other) => Err(bad(format!("expected text, got {other}"))),
+        }
+    }
+
+    /// The kind in words (for listings).
+    pub fn kind_name(&self) -> String {
+        match self.kind {
+            ParamKind::Duration => "duration".into(),
+            ParamKind::Bool => "flag".into(),
+            ParamKind::Choice(w) => w.join("|"),
+            ParamKind::Int { min, max } => format!("integer {min}..={max}"),
+            ParamKind::Text => "text".into(),
+        }
+    }
+}
+
+fn positive(name: &str, v: Time) -> Result<Time, ModelError> {
+    if v == 0 {
+        return Err(ModelError::field(name, "must be at least 1 ns, got 0"));
+    }
+    Ok(v)
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn or_list(words: &[&str]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(words: &[&str]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// The checked parameters of one scheduler: every declared one (the default where not given)
+/// and which of them the caller gave.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Params {
+    values: BTreeMap<&'static str, ParamValue>,
+    given: Vec<&'static str>,
+}
+
+impl Params {
+    /// Whether the caller gave `name` (rather than leaving it at its default).
+    pub fn given(&self, name: &str) -> bool {
+        self.given.contains(&name)
+    }
+    /// A duration parameter, ns (`None` if not declared or of another kind).
+    pub fn duration(&self, name: &str) -> Option<Time> {
+        match self.values.get(name)? {
+            ParamValue::Duration(v) => Some(*v),
+            _ => None,
+        }
+    }
+    /// A flag.
+    pub fn flag(&self, name: &str) -> Option<bool> {
+        match self.values.get(name)? {
+            ParamValue::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+    /// An integer parameter.
+    pub fn int(&self, name: &str) -> Option<u64> {
+        match self.values.get(name)? {
+            ParamValue::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+    /// A choice or text parameter.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        match self.values.get(name)? {
+            ParamValue::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// Where a scheduler's tasks are placed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlacementKind {
+    /// Global: no placement (one is refused).
+    None,
+    /// Partitioned: a plain partition (every task one whole reservation), given or the default
+    /// partition, worst-fit decreasing utilization with this exact admission test.
+    Partition(Admission),
+    /// Reservations (SP-RES): a reservation placement (split and period-transformed tasks
+    /// allowed), given or placed by the SP-RES cascade.
+    Reservations,
+}
+
+/// Which workloads a scheduler simulates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Workloads {
+    pub sporadic: bool,
+    pub fork_join: bool,
+}
+
+impl Workloads {
+    /// Sequential sporadic tasks only.
+    pub const SPORADIC: Workloads = Workloads { sporadic: true, fork_join: false };
+    /// Sporadic and fork-join tasks.
+    pub const BOTH: Workloads = Workloads { sporadic: true, fork_join: true };
+
+    fn accepts(self, w: &Workload) -> bool {
+        match w {
+            Workload::Sporadic(_) => self.sporadic,
+            Workload::ForkJoin(_) => self.fork_join,
+        }
+    }
+}
+
+/// What a builder gets: the checked parameters and the resolved placement.
+pub struct Setup<'a> {
+    /// The registered name.
+    pub name: &'static str,
+    /// The tasks (for a fork-join workload, its sequential view).
+    pub ts: &'a TaskSet,
+    pub m: u32,
+    pub params: &'a Params,
+    /// [`PlacementKind::Partition`]: task indices per CPU (given or the default).
+    pub partition: Option<Vec<Vec<usize>>>,
+    /// [`PlacementKind::Reservations`]: the placement (given or the cascade's).
+    pub reservations: Option<Placement>,
+}
+
+/// Builds the simulator's scheduler; an error names the parameter at fault.
+pub type Builder = fn(Setup<'_>) -> Result<Scheduler, ModelError>;
+
+/// One registered simulator scheduler.
+#[derive(Debug)]
+pub struct Entry {
+    /// The name users type (`--scheduler NAME`).
+    pub name: &'static str,
+    /// One line: what it is, with its source.
+    pub summary: &'static str,
+    pub params: &'static [ParamSpec],
+    pub placement: PlacementKind,
+    pub workloads: Workloads,
+    pub build: Builder,
+}
+
+/// Why [`build`] made no scheduler.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildError {
+    /// Invalid input: the error names the field (`scheduler`, a parameter, `placement`, `m`).
+    Input(ModelError),
+    /// A well-formed request whose task set the default placement cannot place.
+    NotPlaced(NotPlaced),
+}
+
+impl From<ModelError> for BuildError {
+    fn from(e: ModelError) -> BuildError {
+        BuildError::Input(e)
+    }
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Input(e) => e.fmt(f),
+            BuildError::NotPlaced(NotPlaced(why)) => write!(f, "not placed: {why}"),
+        }
+    }
+}
+
+/// A built scheduler and the notes for the user (which default placement was used).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Built {
+    pub scheduler: Scheduler,
+    pub notes: Vec<String>,
+}
+
+impl Entry {
+    /// The declared parameter `name`.
+    pub fn param(&self, name: &str) -> Option<&'static ParamSpec> {
+        self.params.iter().find(|p| p.name == name)
+    }
+
+    /// Every declared parameter at its default, overridden by `given`. A parameter this
+    /// scheduler does not declare is refused naming the schedulers that take it (or, if none
+    /// does, the ones this one takes); a value of the wrong kind is refused naming the parameter.
+    pub fn resolve<'a, V>(&self, given: impl IntoIterator<Item = (&'a str, V)>) -> Result<Params, ModelError>
+    where
+        V: std::borrow::Borrow<ParamArg>,
+    {
+        let mut values = BTreeMap::new();
+        for p in self.params {
+            let v = p
+                .parse(&ParamArg::Text(p.default.to_string()))
+                .map_err(|e| ModelError::new(format!("{}: bad default: {e}", self.name)))?;
+            values.insert(p.name, v);
+        }
+        let mut out = Params { values, given: Vec::new() };
+        for (k, v) in given {
+            let Some(spec) = self.param(k) else {
+                let owners: Vec<&str> = entries().iter().filter(|e| e.param(k).is_some()).map(|e| e.name).collect();
+                let why = if !owners.is_empty() {
+                    format!("applies only to --scheduler {}, not {}", owners.join(", "), self.name)
+                } else if self.params.is_empty() {
+                    format!("{} has no parameter {k:?} (it takes none)", self.name)
+                } else {
+                    let known: Vec<&str> = self.params.iter().map(|p| p.name).collect();
+                    format!("{} has no parameter {k:?} (known: {})", self.name, known.join(", "))
+                };
+                return Err(ModelError::field(k, why));
+            };
+            if out.given(spec.name) {
+                return Err(ModelError::field(spec.name, "given twice"));
+            }
+            out.values.insert(spec.name, spec.parse(v.borrow())?);
+            out.given.push(spec.name);
+        }
+        Ok(out)
+    }
+
+    /// The default partition of a [`PlacementKind::Partition`] scheduler (`None` for the others):
+    /// worst-fit decreasing utilization with its exact admission test
+    /// ([`rtsched_analysis::partition::default_partition`], the one `rtsched run` uses too). A
+    /// requested `stop` (Ctrl-C) ends it early; the caller, which requested it, discards the answer.
+    pub fn default_partition(&self, ts: &TaskSet, m: u32, stop: &Stop) -> Option<Result<DefaultPartition, NotPlaced>> {
+        let PlacementKind::Partition(adm) = self.placement else {
+            return None;
+        };
+        Some(default_partition(adm, ts, m, stop))
+    }
+
+    /// One line for a listing: name, summary, what it needs and its parameters.
+    pub fn line(&self) -> String {
+        let mut s = format!("{:<12} {}", self.name, self.summary);
+        match self.placement {
+            PlacementKind::Partition(_) => s.push_str("; placement: a partition (default: worst-fit decreasing)"),
+            PlacementKind::Reservations => s.push_str("; placement: reservations (default: the SP-RES cascade)"),
+            PlacementKind::None => {}
+        }
+        if !self.params.is_empty() {
+            let ps: Vec<String> = self.params.iter().map(|p| format!("{}={}", p.name, p.default)).collect();
+            let _ = write!(s, "; params {}", ps.join(", "));
+        }
+        s
+    }
+
+    /// The entry as JSON (for the Python bindings).
+    pub fn to_json(&self) -> serde_json::Value {
+        let workloads: Vec<&str> = [("sporadic", self.workloads.sporadic), ("fork-join", self.workloads.fork_join)]
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(k, _)| *k)
+            .collect();
+        serde_json::json!({
+            "name": self.name,
+            "summary": self.summary,
+            "line": self.line(),
+            "params": self.params.iter().map(|p| serde_json::json!({
+                "name": p.name, "kind": p.kind_name(), "default": p.default, "help": p.help,
+            })).collect::<Vec<_>>(),
+            "placement": match self.placement {
+                PlacementKind::None => "none",
+                PlacementKind::Partition(_) => "partition",
+                PlacementKind::Reservations => "reservations",
+            },
+            "workloads": workloads,
+        })
+    }
+}
+
+fn default_partition(adm: Admission, ts: &TaskSet, m: u32, stop: &Stop) -> Result<DefaultPartition, NotPlaced> {
+    let lim = Limits { stop: stop.clone(), ..Limits::default() };
+    rtsched_analysis::partition::default_partition(ts, m, adm, &lim)
+}
+
+/// A plain partition from a placement for a run on `m` CPUs: the placement must be for `m`
+/// CPUs (`m_is` names where `m` came from in the error, e.g. `"--m is"`) and every task one
+/// whole reservation. The placement is checked already (`Placement::check_runnable`).
+pub fn plain_partition(p: &Placement, ts: &TaskSet, m: u32, m_is: &str) -> Result<Vec<Vec<usize>>, ModelError> {
+    check_placement_m(p, m, m_is)?;
+    p.as_partition(ts).map_err(|i| {
+        ModelError::task_field(
+            i,
+            "placement",
+            "is split or period-transformed; a plain partition (pedf, pfp) needs one whole reservation per task (use --scheduler spres)",
+        )
+    })
+}
+
+fn check_placement_m(p: &Placement, m: u32, m_is: &str) -> Result<(), ModelError> {
+    if p.m != m {
+        return Err(ModelError::field("m", format!("the placement is for m = {} but {m_is} {m}", p.m)));
+    }
+    Ok(())
+}
+
+/// The one place where a scheduler name becomes a [`Scheduler`]: finds the entry, checks that it
+/// accepts the workload, checks the parameters ([`Entry::resolve`]), resolves the placement
+/// (the given one, checked for `ts` and `m`, or the entry's default, with a note saying which)
+/// and calls the entry's builder. A default placement that cannot place the task set is
+/// [`BuildError::NotPlaced`]; `stop` (Ctrl-C) ends the default partition early.
+pub fn build<'a, V>(
+    name: &str,
+    params: impl IntoIterator<Item = (&'a str, V)>,
+    workload: &Workload,
+    m: u32,
+    placement: Option<Placement>,
+    stop: &Stop,
+) -> Result<Built, BuildError>
+where
+    V: std::borrow::Borrow<ParamArg>,
+{
+    let e = find(name)?;
+    if !e.workloads.accepts(workload) {
+        let fj: Vec<&str> = entries().iter().filter(|e| e.workloads.fork_join).map(|e| e.name).collect();
+        return Err(ModelError::field(
+            "scheduler",
+            format!(
+                "{} schedules sequential tasks; a {} task set runs under {}",
+                e.name,
+                workload.kind(),
+                or_list(&fj)
+            ),
+        )
+        .into());
+    }
+    let params = e.resolve(params)?;
+    if placement.is_some() && e.placement == PlacementKind::None {
+        let placed: Vec<&str> =
+            entries().iter().filter(|e| e.placement != PlacementKind::None).map(|e| e.name).collect();
+        return Err(
+            ModelError::field("placement", format!("applies only to {}, not {}", and_list(&placed), e.name)).into()
+        );
+    }
+    let ts: Cow<'_, TaskSet> = match workload {
+        Workload::Sporadic(ts) => Cow::Borrowed(ts),
+        other => Cow::Owned(other.sequential()?),
+    };
+    let mut notes = Vec::new();
+    let (mut partition, mut reservations) = (None, None);
+    match e.placement {
+        PlacementKind::None => {}
+        PlacementKind::Partition(adm) => {
+            partition = Some(match placement {
+                Some(p) => {
+                    p.check_runnable(&ts)?;
+                    plain_partition(&p, &ts, m, "--m is")?
+                }
+                None => {
+                    let p = default_partition(adm, &ts, m, stop).map_err(BuildError::NotPlaced)?;
+                    notes.push(format!("no --placement given: {}", p.note));
+                    p.cpus
+                }
+            });
+        }
+        PlacementKind::Reservations => {
+            let p = match placement {
+                Some(p) => {
+                    p.check_runnable(&ts)?;
+                    p
+                }
+                None => {
+                    let p = semi::cascade(&ts, m, &semi::SemiConfig::default());
+                    if !p.schedulable {
+                        return Err(BuildError::NotPlaced(NotPlaced(format!(
+                            "the SP-RES cascade cannot place the task set on {m} processors: {}",
+                            p.reason.as_deref().unwrap_or("no reason given")
+                        ))));
+                    }
+                    notes.push(format!("no --placement given: placed by the SP-RES cascade ({})", p.heuristic));
+                    p
+                }
+            };
+            check_placement_m(&p, m, "--m is")?;
+            reservations = Some(p);
+        }
+    }
+    let scheduler = (e.build)(Setup { name: e.name, ts: &ts, m, params: &params, partition, reservations })?;
+    Ok(Built { scheduler, notes })
+}
+
+/// Every registered scheduler, in registration order.
+pub fn entries() -> &'static [&'static Entry] {
+    ENTRIES
+}
+
+/// The registered names, in registration order.
+pub fn names() -> Vec<&'static str> {
+    entries().iter().map(|e| e.name).collect()
+}
+
+/// The scheduler registered as `name` (ASCII case ignored); the error lists the known names.
+pub fn find(name: &str) -> Result<&'static Entry, ModelError> {
+    entries().iter().copied().find(|e| e.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
+        let name = name.to_ascii_lowercase();
+        ModelError::field("scheduler", format!("unknown scheduler {name:?}; use one of: {}", names().join(", ")))
+    })
+}
+
+/// The registry, in the order listings show it.
+pub static ENTRIES: &[&Entry] = &[&GEDF, &GEDF_QUANTUM, &PEDF, &PFP, &SPRES, &RTWS];
+
+/// The partition a [`PlacementKind::Partition`] builder was given.
+fn partition(s: &mut Setup<'_>) -> Result<Vec<Vec<usize>>, ModelError> {
+    s.partition.take().ok_or_else(|| ModelError::field("placement", format!("{} needs a partition", s.name)))
+}
+
+pub static GEDF: Entry = Entry {
+    name: "gedf",
+    summary: "event-driven global EDF, link-based (Brandenburg & Anderson, RTSS 2009, §3); a fork-join set runs \
+              over its threads",
+    params: &[],
+    placement: PlacementKind::None,
+    workloads: Workloads::BOTH,
+    build: |_| Ok(Scheduler::Gedf),
+};
+
+pub static GEDF_QUANTUM: Entry = Entry {
+    name: "gedf-quantum",
+    summary: "quantum-driven global EDF, aligned or staggered quanta (Brandenburg & Anderson, RTSS 2009, §2)",
+    params: &[
+        ParamSpec { name: "quantum", kind: ParamKind::Duration, default: "1ms", help: "the quantum" },
+        ParamSpec {
+            name: "staggered",
+            kind: ParamKind::Bool,
+            default: "false",
+            help: "staggered instead of aligned quanta",
+        },
+    ],
+    placement: PlacementKind::None,
+    workloads: Workloads::SPORADIC,
+    build: |s| {
+        Ok(Scheduler::GedfQuantum {
+            quantum: s.params.duration("quantum").unwrap_or(1_000_000),
+            staggered: s.params.flag("staggered").unwrap_or(false),
+        })
+    },
+};
+
+pub static PEDF: Entry = Entry {
+    name: "pedf",
+    summary: "partitioned EDF",
+    params: &[],
+    placement: PlacementKind::Partition(Admission::Edf),
+    workloads: Workloads::SPORADIC,
+    build: |mut s| Ok(Scheduler::Pedf(partition(&mut s)?)),
+};
+
+pub static PFP: Entry = Entry {
+    name: "pfp",
+    summary: "partitioned fixed priority, deadline monotonic",
+    params: &[],
+    placement: PlacementKind::Partition(Admission::Fp(Priority::DeadlineMonotonic)),
+    workloads: Workloads::SPORADIC,
+    build: |mut s| Ok(Scheduler::Pfp(partition(&mut s)?, FpOrder::DeadlineMonotonic)),
+};
+
+pub static SPRES: Entry = Entry {
+    name: "spres",
+    summary: "semi-partitioned reservations executing a placement (Brandenburg & Gül, RTSS 2016, §III-A, §IV-A)",
+    params: &[
+        ParamSpec { name: "cash", kind: ParamKind::Bool, default: "false", help: "CASH slack reclamation" },
+        ParamSpec {
+            name: "soft",
+            kind: ParamKind::Bool,
+            default: "false",
+            help: "unsplit reservations soft too (split parts always are)",
+        },
+        ParamSpec {
+            name: "background",
+            kind: ParamKind::Choice(&Background::NAMES),
+            default: "round-robin",
+            help: "how depleted soft reservations share the background",
+        },
+        ParamSpec {
+            name: "rr_quantum",
+            kind: ParamKind::Duration,
+            default: "1ms",
+            help: "the background round-robin quantum",
+        },
+    ],
+    placement: PlacementKind::Reservations,
+    workloads: Workloads::SPORADIC,
+    build: |s| {
+        let p = s.params;
+        let rule = p.text("background").unwrap_or("round-robin");
+        if rule != "round-robin" && p.given("rr_quantum") {
+            return Err(ModelError::field("rr_quantum", "applies only with background round-robin"));
+        }
+        let background = Background::parse(rule, p.duration("rr_quantum").unwrap_or(1_000_000))?;
+        let placement =
+            s.reservations.ok_or_else(|| ModelError::field("placement", "spres needs a reservation placement"))?;
+        Ok(Scheduler::Spres(SpresConfig {
+            placement,
+            soft_unsplit: p.flag("soft").unwrap_or(false),
+            cash: p.flag("cash").unwrap_or(false),
+            background,
+        }))
+    },
+};
+
+pub static RTWS: Entry = Entry {
+    name: "rtws",
+    summary: "global EDF with priority-aware work stealing (Nogueira, Fonseca, Maia & Pinho, EUC 2012); a \
+              sequential task is one region of one thread",
+    params: &[],
+    placement: PlacementKind::None,
+    workloads: Workloads::BOTH,
+    build: |_| Ok(Scheduler::Rtws),
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts() -> TaskSet {
+        TaskSet::from_cdt(&[(2, 5, 5), (3, 7, 7), (4, 9, 10)]).unwrap()
+    }
+
+    fn forkjoin() -> Workload {
+        let text = r#"{"tasks": [{"period": 10, "regions": [[2], [1, 1]]}, {"period": 20, "regions": [[4]]}]}"#;
+        Workload::ForkJoin(rtsched_model::forkjoin::read_json(text).unwrap().set)
+    }
+
+    fn none() -> Vec<(&'static str, ParamArg)> {
+        Vec::new()
+    }
+
+    #[test]
+    fn names_are_unique_and_every_default_parses() {
+        let mut n = names();
+        n.sort_unstable();
+        let k = n.len();
+        n.dedup();
+        assert_eq!(n.len(), k, "two schedulers share a name");
+        for e in entries() {
+            let p = e.resolve(none()).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+            assert!(e.params.iter().all(|s| !p.given(s.name)), "{}: a default counted as given", e.name);
+            assert!(!e.summary.is_empty() && e.line().starts_with(e.name), "{}", e.line());
+            assert_eq!(e.to_json()["name"], e.name);
+        }
+    }
+
+    #[test]
+    fn every_name_builds_with_its_default_placement() {
+        let w = Workload::Sporadic(ts());
+        for e in entries() {
+            let b =
+                build(e.name, none(), &w, 2, None, &Stop::never()).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+            // The scheduler built is the entry's: its display name starts like the registered one.
+            let shown = b.scheduler.name().to_ascii_lowercase().replace('-', "");
+            assert!(shown.starts_with(&e.name.replace('-', "")[..3]), "{} built {}", e.name, b.scheduler.name());
+            let note = b.notes.join(" ");
+            match e.placement {
+                PlacementKind::None => assert!(b.notes.is_empty(), "{}: {note}", e.name),
+                PlacementKind::Partition(_) => assert!(note.contains("worst-fit decreasing"), "{}: {note}", e.name),
+                PlacementKind::Reservations => assert!(note.contains("SP-RES cascade"), "{}: {note}", e.name),
+            }
+            if e.workloads.fork_join {
+                build(e.name, none(), &forkjoin(), 2, None, &Stop::never()).unwrap();
+            } else {
+                let err = build(e.name, none(), &forkjoin(), 2, None, &Stop::never()).unwrap_err().to_string();
+                assert!(err.contains("runs under gedf or rtws"), "{err}");
+            }
+        }
+        // Case is ignored, as the CLI always did.
+        assert_eq!(build("PFP", none(), &w, 2, None, &Stop::never()).unwrap().scheduler.name(), "P-FP (DM)");
+    }
+
+    #[test]
+    fn an_unknown_name_lists_the_names() {
+        let e = find("G-EDF").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("scheduler"));
+        assert_eq!(
+            e.to_string(),
+            "field 'scheduler': unknown scheduler \"g-edf\"; use one of: gedf, gedf-quantum, pedf, pfp, spres, rtws"
+        );
+        let w = Workload::Sporadic(ts());
+        assert!(matches!(build("nope", none(), &w, 2, None, &Stop::never()), Err(BuildError::Input(_))));
+    }
+
+    #[test]
+    fn parameters_are_checked_by_kind_and_owner() {
+        let q = find("gedf-quantum").unwrap();
+        let p = q.resolve([("quantum", ParamArg::from("2ms")), ("staggered", ParamArg::from(true))]).unwrap();
+        assert_eq!((p.duration("quantum"), p.flag("staggered")), (Some(2_000_000), Some(true)));
+        assert!(p.given("quantum") && p.given("staggered"));
+        assert_eq!(q.resolve([("quantum", ParamArg::Int(500))]).unwrap().duration("quantum"), Some(500));
+        // A value of the wrong kind is refused naming the parameter.
+        let e = q.resolve([("quantum", ParamArg::Bool(true))]).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("quantum"));
+        assert!(e.to_string().contains("expected integer ns or a duration string"), "{e}");
+        let e = q.resolve([("staggered", ParamArg::from("maybe"))]).unwrap_err();
+        assert_eq!(e.to_string(), "field 'staggered': expected true or false, got \"maybe\"");
+        let e = q.resolve([("quantum", ParamArg::Int(0))]).unwrap_err();
+        assert_eq!(e.to_string(), "field 'quantum': must be at least 1 ns, got 0");
+        let e = q.resolve([("quantum", ParamArg::from("2"))]).unwrap_err();
+        assert!(e.to_string().starts_with("field 'quantum': duration \"2\" has no unit"), "{e}");
+        let e = q.resolve([("quantum", ParamArg::from("1ms")), ("quantum", ParamArg::from("2ms"))]).unwrap_err();
+        assert_eq!(e.to_string(), "field 'quantum': given twice");
+        // A parameter of another scheduler names the schedulers that take it.
+        let gedf = find("gedf").unwrap();
+        let e = gedf.resolve([("quantum", ParamArg::from("1ms"))]).unwrap_err();
+        assert_eq!(e.to_string(), "field 'quantum': applies only to --scheduler gedf-quantum, not gedf");
+        let e = gedf.resolve([("cash", ParamArg::from(true))]).unwrap_err();
+        assert_eq!(e.to_string(), "field 'cash': applies only to --scheduler spres, not gedf");
+        // One nobody takes names what this one takes.
+        assert_eq!(
+            gedf.resolve([("x", ParamArg::Int(1))]).unwrap_err().to_string(),
+            "field 'x': gedf has no parameter \"x\" (it takes none)"
+        );
+        let e = q.resolve([("x", ParamArg::Int(1))]).unwrap_err().to_string();
+        assert_eq!(e, "field 'x': gedf-quantum has no parameter \"x\" (known: quantum, staggered)");
+        // Choices and the SP-RES background rules (the runtime's messages).
+        let spres = find("spres").unwrap();
+        let e = spres.resolve([("background", ParamArg::from("fifo"))]).unwrap_err().to_string();
+        assert_eq!(e, "field 'background': unknown rule \"fifo\"; use round-robin or earliest-end");
+        let w = Workload::Sporadic(ts());
+        let ee = [("background", ParamArg::from("earliest-end")), ("rr_quantum", ParamArg::from("2ms"))];
+        let e = build("spres", ee.iter().map(|(k, v)| (*k, v)), &w, 2, None, &Stop::never()).unwrap_err();
+        assert_eq!(e.to_string(), "field 'rr_quantum': applies only with background round-robin");
+        let rr = [("rr_quantum", ParamArg::from("2ms")), ("cash", ParamArg::from(true))];
+        let b = build("spres", rr.iter().map(|(k, v)| (*k, v)), &w, 2, None, &Stop::never()).unwrap();
+        let Scheduler::Spres(c) = b.scheduler else { panic!("spres built {:?}", b.scheduler) };
+        assert_eq!(
+            (c.background, c.cash, c.soft_unsplit),
+            (Background::RoundRobin { quantum: 2_000_000 }, true, false)
+        );
+    }
+
+    #[test]
+    fn placements_are_checked_against_the_scheduler_the_tasks_and_m() {
+        let ts = ts();
+        let w = Workload::Sporadic(ts.clone());
+        let part = vec![vec![0, 2], vec![1]];
+        let p = Placement::whole(&ts, &part).unwrap();
+        let b = build("pedf", none(), &w, 2, Some(p.clone()), &Stop::never()).unwrap();
+        assert_eq!((b.scheduler, b.notes.len()), (Scheduler::Pedf(part), 0));
+        let e = build("gedf", none(), &w, 2, Some(p.clone()), &Stop::never()).unwrap_err();
+        assert_eq!(e.to_string(), "field 'placement': applies only to pedf, pfp and spres, not gedf");
+        let e = build("pfp", none(), &w, 3, Some(p.clone()), &Stop::never()).unwrap_err();
+        assert_eq!(e.to_string(), "field 'm': the placement is for m = 2 but --m is 3");
+        let e = build("spres", none(), &w, 3, Some(p), &Stop::never()).unwrap_err();
+        assert_eq!(e.to_string(), "field 'm': the placement is for m = 2 but --m is 3");
+        // A split placement is not a partition.
+        let split = semi_split();
+        let e = plain_partition(&split.1, &split.0, 2, "--m is").unwrap_err().to_string();
+        assert!(e.contains("is split or period-transformed"), "{e}");
+    }
+
+    /// A set that the SP-RES cascade places only by splitting a task.
+    fn semi_split() -> (TaskSet, Placement) {
+        let ts = TaskSet::from_cdt(&[(6, 10, 10), (6, 10, 10), (6, 10, 10)]).unwrap();
+        let p = semi::cascade(&ts, 2, &semi::SemiConfig::default());
+        assert!(p.schedulable && p.tasks.iter().any(|t| t.parts > 1), "{p:?}");
+        (ts, p)
+    }
+
+    #[test]
+    fn the_default_partition_is_the_entrys_admission() {
+        // Schedulable under EDF on one CPU (U < 1), not under deadline-monotonic FP (task 1's
+        // response time is 8 > 7).
+        let ts = TaskSet::from_cdt(&[(2, 5, 5), (4, 7, 7)]).unwrap();
+        let pedf = find("pedf").unwrap().default_partition(&ts, 1, &Stop::never()).unwrap().unwrap();
+        assert_eq!(pedf.cpus, vec![vec![1, 0]]); // decreasing utilization
+        assert!(pedf.note.contains("EDF (QPA)"), "{}", pedf.note);
+        let NotPlaced(why) = find("pfp").unwrap().default_partition(&ts, 1, &Stop::never()).unwrap().unwrap_err();
+        assert!(why.contains("deadline-monotonic FP") && why.contains("cannot place task 0"), "{why}");
+        assert!(find("gedf").unwrap().default_partition(&ts, 1, &Stop::never()).is_none());
+        let w = Workload::Sporadic(ts);
+        assert!(matches!(build("pfp", none(), &w, 1, None, &Stop::never()), Err(BuildError::NotPlaced(_))));
+    }
+}
