@@ -322,3 +322,15 @@ def test_spres_soft_and_cash_flags(cli, tmp_path):
     # The flags belong to spres only.
     code, _, err = cli("simulate", g, "--scheduler", "gedf", "--cash")
     assert code == 2 and "cash" in err and "spres" in err
+
+
+def test_a_placement_for_a_global_scheduler_is_refused_before_the_file_is_read(cli, tmp_path):
+    """--placement with a scheduler that takes none says so, even when the file is itself bad;
+    with a partitioned scheduler the file's own error is reported."""
+    f = write(tmp_path, SMALL, m=1)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"cpus": 3}')
+    code, _, err = cli("simulate", f, "--scheduler", "gedf", "--placement", bad)
+    assert code == 2 and "field 'placement': applies only to pedf, pfp and spres, not gedf" in err, err
+    code, _, err = cli("simulate", f, "--scheduler", "pedf", "--placement", bad)
+    assert code == 2 and "applies only" not in err and "placement" in err, err

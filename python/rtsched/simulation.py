@@ -331,6 +331,11 @@ def simulate_forkjoin(
         ]
         if asked:
             raise RtschedError(f"field '{asked[0]}': fork-join sets write trace files only under rtws, not {scheduler}")
+        if scheduler == "gedf":  # the one simulate request: G-EDF over the threads
+            res = _core.simulate(text, m, "gedf", horizon=horizon, sporadic=sporadic, seed=seed, outputs=[])
+            return {**json.loads(res["summary"]), "scheduler": "gedf"}
+        # SP-RES over the sequentialized tasks: a contrast of the RTWS reproduction, not a scheduler
+        # of fork-join sets (crates/py/src/repro.rs).
         return dict(json.loads(_core.forkjoin_simulate(text, m, scheduler, horizon, sporadic, seed)))
     outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt, gantt_window)
     res = _core.simulate(text, m, "rtws", horizon=horizon, sporadic=sporadic, seed=seed, outputs=outputs)

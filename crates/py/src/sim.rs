@@ -87,6 +87,10 @@ fn simulate<'py>(
     req.overhead_stat = overhead_stat.as_deref().map(OverheadStat::parse).transpose().map_err(err)?;
     req.overheads = overheads.as_deref().map(OverheadSpec::from_json).transpose().map_err(err)?;
     if let Some(text) = placement {
+        // The scheduler's name and whether it takes a placement come before the file's own errors.
+        let entry = rtsched_sim::registry::find(scheduler).map_err(err)?;
+        entry.resolve(req.params.iter().map(|(k, v)| (k.as_str(), v))).map_err(err)?;
+        entry.takes_placement().map_err(err)?;
         let ts = req.workload.sequential().map_err(err)?;
         req.placement = Some(Placement::from_json(&text, &ts).map_err(err)?);
     }

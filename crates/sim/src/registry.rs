@@ -459,6 +459,20 @@ fn check_placement_m(p: &Placement, m: u32, m_is: &str) -> Result<(), ModelError
     Ok(())
 }
 
+impl Entry {
+    /// Whether the scheduler takes a placement (`--placement`): an error naming the ones that do
+    /// when it does not. Front ends call it before they read a placement file, so that a
+    /// placement given to a global scheduler is reported as such rather than as the file's error.
+    pub fn takes_placement(&self) -> Result<(), ModelError> {
+        if self.placement != PlacementKind::None {
+            return Ok(());
+        }
+        let placed: Vec<&str> =
+            entries().iter().filter(|e| e.placement != PlacementKind::None).map(|e| e.name).collect();
+        Err(ModelError::field("placement", format!("applies only to {}, not {}", and_list(&placed), self.name)))
+    }
+}
+
 /// The one place where a scheduler name becomes a [`Scheduler`]: finds the entry, checks that it
 /// accepts the workload, checks the parameters ([`Entry::resolve`]), resolves the placement
 /// (the given one, checked for `ts` and `m`, or the entry's default, with a note saying which)
@@ -490,12 +504,8 @@ where
         .into());
     }
     let params = e.resolve(params)?;
-    if placement.is_some() && e.placement == PlacementKind::None {
-        let placed: Vec<&str> =
-            entries().iter().filter(|e| e.placement != PlacementKind::None).map(|e| e.name).collect();
-        return Err(
-            ModelError::field("placement", format!("applies only to {}, not {}", and_list(&placed), e.name)).into()
-        );
+    if placement.is_some() {
+        e.takes_placement()?;
     }
     let ts: Cow<'_, TaskSet> = match workload {
         Workload::Sporadic(ts) => Cow::Borrowed(ts),
