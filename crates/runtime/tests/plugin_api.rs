@@ -133,7 +133,7 @@ impl Plugin for TickTock {
     fn timer(&self, ctx: &mut Ctx<'_>, _now: u64) {
         self.timer[ctx.cpu()].store(u64::MAX, Ordering::Release);
     }
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let c = ctx.cpu();
         let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;

@@ -307,7 +307,7 @@ impl Plugin for GedfMp {
     }
 
     /// Operations 2 and 5 on client `ctx.cpu()`.
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let cpu = ctx.cpu();
         let completed = match prev {
             Prev::Completed(j) => Some(j),

@@ -151,7 +151,7 @@ impl Plugin for Pedf {
         }
     }
 
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let mut g = self.cpus[ctx.cpu()].lock(ctx.trace());
         let st = &mut *g;
         match prev {
@@ -260,7 +260,7 @@ mod tests {
                     1 => {
                         if signals[c].take().is_some() || running[c].is_none() {
                             let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
-                            running[c] = g.schedule(&mut ctx, prev);
+                            running[c] = g.schedule(&mut ctx, prev, now);
                         }
                     }
                     _ => {
@@ -271,7 +271,7 @@ mod tests {
                             if released[t] > completed[t] {
                                 reference.job_ready(prio(t, completed[t]));
                             }
-                            running[c] = g.schedule(&mut ctx, Prev::Completed(j));
+                            running[c] = g.schedule(&mut ctx, Prev::Completed(j), now);
                         }
                     }
                 }

@@ -259,8 +259,11 @@ pub trait Plugin: Send + Sync {
     /// handled here, as LITMUS^RT's `schedule` calls `job_completion`) — and it runs nothing
     /// until this returns. Returns the job to run next (it becomes `scheduled`; rule 2 of the
     /// module docs' contract). Calls [`Ctx::ack_resched`] last, under the lock that serialises
-    /// reschedule requests to this CPU. Traced as Δsch.
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job>;
+    /// reschedule requests to this CPU. `now` is the monotonic time (ns) at which the worker
+    /// entered the scheduler, read by the engine just before the call (a virtual-time driver
+    /// passes its own clock), as `release`, `tick`, `timer` and `notified` get theirs: a plugin
+    /// that charges budgets or arms timers charges up to this instant (SP-RES). Traced as Δsch.
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, now: u64) -> Option<Job>;
     /// The quantum ticks this plugin wants on its workers (`None`: event-driven, no tick).
     /// Read once at the start of the run.
     fn ticks(&self) -> Option<Ticks> {

@@ -498,7 +498,7 @@ impl<F: FindCpu> Plugin for PushPull<F> {
     fn release(&self, ctx: &mut Ctx<'_>, domain: usize, now: u64) {
         self.release_with(&mut CtxEnv { ctx, op_spans: self.op_spans }, domain, now);
     }
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let cpu = ctx.cpu();
         self.schedule_with(&mut CtxEnv { ctx, op_spans: self.op_spans }, cpu, prev)
     }

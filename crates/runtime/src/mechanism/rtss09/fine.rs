@@ -465,7 +465,7 @@ impl<Q: SharedQueue> Plugin for Fine<Q> {
         self.core.release(ctx, &mut ready);
     }
 
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let successor = match prev {
             Prev::Completed(j) => self.rel.lock(ctx.trace()).complete(&j).map(|n| n.prio),
             _ => None,

@@ -147,7 +147,7 @@ impl Plugin for Quantum {
         st.dispatch.enact(&mut st.policy, |x| ctx.preempt(x));
     }
 
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let cpu = ctx.cpu();
         let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;
