@@ -60,7 +60,7 @@
 
 use crate::config::IdleMode;
 use crate::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, Setup, TermSpec,
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamDecl, ParamKind, ParamSet, PlacementKind, Setup, TermSpec,
 };
 use crate::mechanism::dispatch::pairs::{Pairs, Publisher};
 use crate::mechanism::dispatch::{check_at_rest, heads};
@@ -73,40 +73,42 @@ use crate::sync::SpinLock;
 use crate::RunError;
 use rtsched_policy::{Gedf, Policy, Prio, PriorityRule};
 
+crate::mechanism_params! {
+    /// G-EDF-MP's parameters (the registry's list is [`GEDF_MP`]`.params`, derived from these).
+    pub struct GedfMpParams {
+        dsp: &'static str = ParamDecl {
+            kind: ParamKind::Choice(&["spin", "sleep"]),
+            default: "spin",
+            help: "how the scheduling processor waits for its next release: spin on the clock (no timer wake-up \
+                   latency) or sleep on a timer",
+        },
+        /// ns.
+        spin_window: u64 = ParamDecl {
+            kind: ParamKind::Duration,
+            default: "500us",
+            help: "with dsp=spin: the scheduling processor sleeps until this long before its next release and spins \
+                   from there (a SCHED_FIFO thread that never sleeps is throttled by Linux for up to 50 ms a second)",
+        },
+        mailboxes: usize = ParamDecl {
+            kind: ParamKind::Int { min: 1, max: 64 },
+            default: "1",
+            help: "number of client mailboxes; client c of m writes mailbox floor(c*k/m) (one per cluster of CPUs)",
+        },
+        mailbox_size: usize = ParamDecl {
+            kind: ParamKind::Int { min: 2, max: 65536 },
+            default: "256",
+            help: "slots per mailbox (writes are wait-free while a mailbox has room)",
+        },
+    }
+}
+
 /// G-EDF-MP's registry entry.
 pub static GEDF_MP: Entry = Entry {
     name: "gedf-mp",
     summary: "G-EDF-MP: global EDF by message passing; a dedicated scheduling processor owns the ready and \
               release queues, clients follow per-client linked/scheduled pairs and report through wait-free \
               mailboxes (Cerqueira, Vanga & Brandenburg, RTAS 2014, §III)",
-    params: &[
-        ParamSpec {
-            name: "dsp",
-            kind: ParamKind::Choice(&["spin", "sleep"]),
-            default: "spin",
-            help: "how the scheduling processor waits for its next release: spin on the clock (no timer wake-up \
-                   latency) or sleep on a timer",
-        },
-        ParamSpec {
-            name: "spin_window",
-            kind: ParamKind::Duration,
-            default: "500us",
-            help: "with dsp=spin: the scheduling processor sleeps until this long before its next release and spins \
-                   from there (a SCHED_FIFO thread that never sleeps is throttled by Linux for up to 50 ms a second)",
-        },
-        ParamSpec {
-            name: "mailboxes",
-            kind: ParamKind::Int { min: 1, max: 64 },
-            default: "1",
-            help: "number of client mailboxes; client c of m writes mailbox floor(c*k/m) (one per cluster of CPUs)",
-        },
-        ParamSpec {
-            name: "mailbox_size",
-            kind: ParamKind::Int { min: 2, max: 65536 },
-            default: "256",
-            help: "slots per mailbox (writes are wait-free while a mailbox has room)",
-        },
-    ],
+    params: GedfMpParams::SPECS,
     placement: PlacementKind::None,
     dedicated: DedicatedCpu::Required,
     dedicated_role: "the scheduling processor",
@@ -141,15 +143,13 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     if !s.dedicated {
         return Err(RunError::Config("gedf-mp needs a dedicated CPU for its scheduling processor".into()));
     }
-    let idle = match s.params.text("dsp") {
-        Some("sleep") => IdleMode::Sleep,
+    let p = GedfMpParams::from_params(s.params)?;
+    let idle = match p.dsp {
+        "sleep" => IdleMode::Sleep,
         _ => IdleMode::Spin,
     };
-    let window = s.params.duration("spin_window").unwrap_or(500_000);
-    let boxes = s.params.int("mailboxes").unwrap_or(1) as usize;
-    let size = s.params.int("mailbox_size").unwrap_or(256) as usize;
-    let mut g = GedfMp::new(s.tasks, s.m, s.t0, s.end, idle, boxes, size);
-    g.spin_window = window;
+    let mut g = GedfMp::new(s.tasks, s.m, s.t0, s.end, idle, p.mailboxes, p.mailbox_size);
+    g.spin_window = p.spin_window;
     Ok(Box::new(g))
 }
 

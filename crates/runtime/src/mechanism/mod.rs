@@ -4,6 +4,8 @@
 //!
 //! * [`plugin`]: the interface every engine mechanism implements ([`Plugin`]) and its
 //!   context, with the happens-before contract between the engine and a plugin;
+//! * [`params`]: a mechanism's typed parameter struct (`mechanism_params!`), from which its
+//!   registry entry's parameter list is derived;
 //! * [`registry`]: the table of mechanisms ([`Entry`]: parameters, placement and
 //!   dedicated-CPU needs, overhead terms, invariant, builder) and its lookup;
 //! * [`spec`]: a mechanism chosen for a run ([`Mechanism`]: entry, placement, parameters);
@@ -24,6 +26,7 @@
 
 pub(crate) mod dispatch;
 pub mod forkjoin;
+pub mod params;
 pub mod plugin;
 pub mod registry;
 pub(crate) mod release_domain;
@@ -51,4 +54,97 @@ registry! {
     rtws: [RTWS],
     push_pull: [PUSH_PULL, PUSH_PULL_FP],
     gedf_mp: [GEDF_MP],
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every registered parameter list is the one derived from its mechanism's typed struct.
+
+    use super::params::{ParamKind, ParamSet, ParamSpec, Params};
+    use super::registry::{entries, FixedPriorityParams};
+    use super::{gedf_mp, push_pull, rtss09, spres};
+    use crate::ParamError;
+
+    /// A typed struct's list and its reader, type-erased.
+    struct Typed {
+        specs: &'static [ParamSpec],
+        read: fn(&Params) -> Result<(), ParamError>,
+        parse_bad: fn(&str, &str) -> Option<ParamError>,
+    }
+
+    fn typed<T: ParamSet>() -> Typed {
+        Typed { specs: T::SPECS, read: |p| T::from_params(p).map(|_| ()), parse_bad: |k, v| T::parse([(k, v)]).err() }
+    }
+
+    /// The struct each registered mechanism with parameters declares them with.
+    fn typed_of(name: &str) -> Option<Typed> {
+        Some(match name {
+            "pfp" => typed::<FixedPriorityParams>(),
+            "spres" => typed::<spres::SpresParams>(),
+            "cqm" | "cq1" | "s-cqm" | "s-cq1" => typed::<rtss09::quantum::QuantumParams>(),
+            "push-pull" => typed::<push_pull::PushPullParams>(),
+            "push-pull-fp" => typed::<push_pull::PushPullFpParams>(),
+            "gedf-mp" => typed::<gedf_mp::GedfMpParams>(),
+            _ => return None,
+        })
+    }
+
+    #[test]
+    fn every_parameter_list_is_derived_from_a_typed_struct() {
+        let mut with_params = 0;
+        for e in entries() {
+            let Some(t) = typed_of(e.name) else {
+                assert!(e.params.is_empty(), "{}: parameters without a typed struct", e.name);
+                continue;
+            };
+            with_params += 1;
+            // The same parameters in the same order, with the same kinds and help; the
+            // defaults too, except where an entry overrides one (the S- variants' staggered).
+            let shape = |s: &[ParamSpec]| s.iter().map(|p| (p.name, p.kind, p.help)).collect::<Vec<_>>();
+            assert_eq!(shape(e.params), shape(t.specs), "{}", e.name);
+            for (p, q) in e.params.iter().zip(t.specs) {
+                if p.default != q.default {
+                    assert!(e.name.starts_with("s-") && p.name == "staggered", "{}: {} overridden", e.name, p.name);
+                }
+            }
+            // The entry's defaults (and so every resolved value) read typed.
+            (t.read)(&e.resolve([]).unwrap()).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+            // A bad value is refused naming its field, by the struct as by the entry.
+            for p in e.params {
+                let bad = match p.kind {
+                    ParamKind::Text => continue,
+                    ParamKind::Int { .. } | ParamKind::Duration => "-1",
+                    ParamKind::Bool | ParamKind::Choice(_) => "neither",
+                };
+                let err = (t.parse_bad)(p.name, bad).unwrap_or_else(|| panic!("{}: {}={bad} accepted", e.name, p.name));
+                assert_eq!(err.param, p.name, "{}: {err}", e.name);
+                let err = e.resolve([(p.name, bad)]).unwrap_err().to_string();
+                assert!(err.contains(&format!("parameter {}:", p.name)), "{}: {err}", e.name);
+            }
+        }
+        assert_eq!(with_params, 9, "pfp, spres, 4 quantum-driven, push-pull, push-pull-fp, gedf-mp");
+    }
+
+    #[test]
+    fn typed_defaults_are_the_documented_ones() {
+        let gm = gedf_mp::GedfMpParams::parse([]).unwrap();
+        assert_eq!(gm, gedf_mp::GedfMpParams { dsp: "spin", spin_window: 500_000, mailboxes: 1, mailbox_size: 256 });
+        let pp = push_pull::PushPullParams::parse([("find_cpu", "fmask")]).unwrap();
+        assert_eq!(pp, push_pull::PushPullParams { find_cpu: "fmask", retries: 3, op_spans: false });
+        let sp = spres::SpresParams::parse([]).unwrap();
+        assert_eq!(
+            sp,
+            spres::SpresParams {
+                cash: true,
+                soft: false,
+                rr_quantum: 1_000_000,
+                background: "round-robin",
+                enforcement: true
+            }
+        );
+        let e = gedf_mp::GedfMpParams::parse([("mailbox_size", "1")]).unwrap_err();
+        assert_eq!(e.to_string(), "parameter mailbox_size: expected an integer in 2..=65536, got \"1\"");
+        assert_eq!(FixedPriorityParams::parse([]).unwrap().priorities, "dm");
+        assert_eq!(push_pull::PushPullFpParams::parse([]).unwrap().priorities, "rm");
+    }
 }

@@ -11,7 +11,7 @@
 //! deadline-monotonic); ties by task index, then job number ([`rtsched_policy::Prio`]).
 
 use crate::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, Setup,
+    self, Backend, DedicatedCpu, Entry, FixedPriorityParams, InvariantKind, ParamSet, PlacementKind, Setup,
 };
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
@@ -34,12 +34,7 @@ pub static PEDF: Entry = Entry {
 pub static PFP: Entry = Entry {
     name: "pfp",
     summary: "partitioned fixed priority, deadline-monotonic by default: per-CPU queues and locks",
-    params: &[ParamSpec {
-        name: "priorities",
-        kind: ParamKind::Text,
-        default: "dm",
-        help: "dm (deadline-monotonic), rm (rate-monotonic), or one rank per task, comma-separated (0 = highest)",
-    }],
+    params: FixedPriorityParams::SPECS,
     priority: registry::fixed_priorities,
     ..PARTITIONED
 };

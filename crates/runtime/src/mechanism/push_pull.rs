@@ -54,7 +54,7 @@ use self::book::Book;
 use self::ops::{Core, Env, Guard, Op};
 use crate::mechanism::forkjoin::Shape;
 use crate::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, Setup, TermSpec,
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamDecl, ParamKind, ParamSet, PlacementKind, Setup, TermSpec,
 };
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::cpudl::Cpudl;
@@ -107,15 +107,13 @@ const T_FAIL: u32 = 2;
 const T_ENQ: u32 = 3;
 const T_DEQ: u32 = 4;
 
-const OP_SPANS: ParamSpec = ParamSpec {
-    name: "op_spans",
+const OP_SPANS: ParamDecl = ParamDecl {
     kind: ParamKind::Bool,
     default: "false",
     help: "also trace every enqueue and dequeue as a span (terms enqueue, dequeue; costs two records each)",
 };
 
-const RETRIES: ParamSpec = ParamSpec {
-    name: "retries",
+const RETRIES: ParamDecl = ParamDecl {
     kind: ParamKind::Int { min: 1, max: 1000 },
     default: "3",
     help: "push attempts whose target changed before the push is abandoned (SD V8: 3)",
@@ -124,22 +122,40 @@ const RETRIES: ParamSpec = ParamSpec {
 /// The find-CPU variants of `push-pull`.
 pub const FIND_CPU: &[&str] = &["linear", "fmask", "cpudl"];
 
-/// Push/pull global EDF (SCHED_DEADLINE).
-pub static PUSH_PULL: Entry = Entry {
-    name: "push-pull",
-    summary: "push/pull global EDF as in Linux SCHED_DEADLINE: per-CPU run-queues and locks, push on release \
-              and preemption, pull on completion and idle, find-CPU linear / fmask / cpudl (Lelli et al., OSPERT 2011)",
-    params: &[
-        ParamSpec {
-            name: "find_cpu",
+crate::mechanism_params! {
+    /// `push-pull`'s parameters ([`PUSH_PULL`]`.params` is derived from these).
+    pub struct PushPullParams {
+        find_cpu: &'static str = ParamDecl {
             kind: ParamKind::Choice(FIND_CPU),
             default: "cpudl",
             help: "where a push looks for a CPU: linear (scan, original SCHED_DEADLINE), fmask (free-CPU mask, \
                    then scan), cpudl (max-heap of CPU deadlines + free mask, mainline Linux)",
         },
-        RETRIES,
-        OP_SPANS,
-    ],
+        retries: u32 = RETRIES,
+        op_spans: bool = OP_SPANS,
+    }
+}
+
+crate::mechanism_params! {
+    /// `push-pull-fp`'s parameters ([`PUSH_PULL_FP`]`.params`); `priorities` is read by
+    /// [`registry::fixed_priorities`].
+    pub struct PushPullFpParams {
+        priorities: String = ParamDecl {
+            kind: ParamKind::Text,
+            default: "rm",
+            help: "rm (rate-monotonic), dm (deadline-monotonic), or one rank per task, comma-separated (0 = highest)",
+        },
+        retries: u32 = RETRIES,
+        op_spans: bool = OP_SPANS,
+    }
+}
+
+/// Push/pull global EDF (SCHED_DEADLINE).
+pub static PUSH_PULL: Entry = Entry {
+    name: "push-pull",
+    summary: "push/pull global EDF as in Linux SCHED_DEADLINE: per-CPU run-queues and locks, push on release \
+              and preemption, pull on completion and idle, find-CPU linear / fmask / cpudl (Lelli et al., OSPERT 2011)",
+    params: PushPullParams::SPECS,
     placement: PlacementKind::None,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
@@ -155,26 +171,19 @@ pub static PUSH_PULL_FP: Entry = Entry {
     name: "push-pull-fp",
     summary: "push/pull global fixed priority as in Linux SCHED_FIFO: cpupri's per-priority CPU masks, \
               rate-monotonic by default (the baseline of Lelli et al., OSPERT 2011)",
-    params: &[
-        ParamSpec {
-            name: "priorities",
-            kind: ParamKind::Text,
-            default: "rm",
-            help: "rm (rate-monotonic), dm (deadline-monotonic), or one rank per task, comma-separated (0 = highest)",
-        },
-        RETRIES,
-        OP_SPANS,
-    ],
+    params: PushPullFpParams::SPECS,
     priority: registry::fixed_priorities,
     backend: Backend::Engine(build_fp),
     ..PUSH_PULL
 };
 
 fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
-    match s.params.text("find_cpu").unwrap_or("cpudl") {
-        "linear" => make(s, "push-pull", Linear::new(s.m)),
-        "fmask" => make(s, "push-pull", Fmask::new(s.m)),
-        "cpudl" => make(s, "push-pull", Cpudl::new(s.m)),
+    let p = PushPullParams::from_params(s.params)?;
+    let (retries, op_spans) = (p.retries, p.op_spans);
+    match p.find_cpu {
+        "linear" => make(s, "push-pull", Linear::new(s.m), retries, op_spans),
+        "fmask" => make(s, "push-pull", Fmask::new(s.m), retries, op_spans),
+        "cpudl" => make(s, "push-pull", Cpudl::new(s.m), retries, op_spans),
         other => Err(RunError::Config(format!(
             "push-pull: parameter find_cpu: expected one of {}, got {other:?}",
             FIND_CPU.join(", ")
@@ -183,14 +192,20 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
 }
 
 fn build_fp(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
-    make(s, "push-pull-fp", Cpupri::new(s.m, s.tasks.len()))
+    let p = PushPullFpParams::from_params(s.params)?;
+    make(s, "push-pull-fp", Cpupri::new(s.m, s.tasks.len()), p.retries, p.op_spans)
 }
 
-fn make<F: FindCpu + 'static>(s: &Setup<'_>, name: &'static str, find: F) -> Result<Box<dyn Plugin>, RunError> {
-    let retries = s.params.int("retries").unwrap_or(3) as u32;
+fn make<F: FindCpu + 'static>(
+    s: &Setup<'_>,
+    name: &'static str,
+    find: F,
+    retries: u32,
+    op_spans: bool,
+) -> Result<Box<dyn Plugin>, RunError> {
     let (shape, params) = Shape::of_setup(s, name)?;
     let mut pp = PushPull::with_shape(name, shape, &params, s.m, &s.rule, s.t0, s.end, find, retries)?;
-    pp.op_spans = s.params.flag("op_spans").unwrap_or(false);
+    pp.op_spans = op_spans;
     Ok(Box::new(pp))
 }
 

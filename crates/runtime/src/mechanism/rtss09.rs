@@ -48,8 +48,9 @@ pub mod quantum;
 pub(crate) mod testkit;
 
 use crate::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, TermSpec,
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamSet, ParamSpec, PlacementKind, TermSpec,
 };
+use quantum::QuantumParams;
 
 /// Ready queue choice (RTSS 2009, §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,20 +105,10 @@ pub const TABLE1: &[Design] = {
     ]
 };
 
-const QUANTUM: ParamSpec = ParamSpec {
-    name: "quantum",
-    kind: ParamKind::Duration,
-    default: "1ms",
-    help: "the quantum Q: every worker ticks every Q and jobs are linked only at ticks",
-};
-const STAGGERED: ParamSpec = ParamSpec {
-    name: "staggered",
-    kind: ParamKind::Bool,
-    default: "false",
-    help: "staggered quanta: worker c ticks at c·Q/m, each linking for itself (default: aligned)",
-};
-const ALIGNED_PARAMS: [ParamSpec; 2] = [QUANTUM, STAGGERED];
-const STAGGERED_PARAMS: [ParamSpec; 2] = [QUANTUM, ParamSpec { default: "true", ..STAGGERED }];
+/// The quantum-driven entries' parameters: [`QuantumParams`]' list, with `staggered` on by
+/// default for the S- variants.
+const ALIGNED_PARAMS: &[ParamSpec] = QuantumParams::SPECS;
+const STAGGERED_PARAMS: [ParamSpec; 2] = [QuantumParams::SPECS[0], ParamSpec { default: "true", ..QuantumParams::SPECS[1] }];
 
 /// The quantum-driven plugins' own term: the tick handler (the engine traces it).
 const TICK_TERMS: [TermSpec; 1] = [TermSpec {
@@ -145,7 +136,7 @@ const FAMILY: Entry = Entry {
 };
 
 const QUANTUM_FAMILY: Entry =
-    Entry { params: &ALIGNED_PARAMS, terms: &TICK_TERMS, backend: Backend::Engine(quantum::build), ..FAMILY };
+    Entry { params: ALIGNED_PARAMS, terms: &TICK_TERMS, backend: Backend::Engine(quantum::build), ..FAMILY };
 
 /// CEm (and the `gsn-edf` alias): the entry with everything but its name and summary.
 pub(crate) const CEM_ENTRY: Entry = Entry {
@@ -288,8 +279,8 @@ mod tests {
             assert_eq!(e.param("quantum").is_some(), quantum, "{}", d.name);
             assert_eq!(e.terms.iter().any(|t| t.name == "tick"), quantum, "{}", d.name);
             if quantum {
-                let staggered = e.resolve([]).unwrap().flag("staggered");
-                assert_eq!(staggered, Some(d.name.starts_with("s-")), "{}", d.name);
+                let staggered = QuantumParams::from_params(&e.resolve([]).unwrap()).map(|p| p.staggered);
+                assert_eq!(staggered, Ok(d.name.starts_with("s-")), "{}", d.name);
             }
             assert_eq!(e.invariant, InvariantKind::Global);
         }

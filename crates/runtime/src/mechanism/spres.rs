@@ -46,7 +46,7 @@
 //! `tests/spres_runtime.rs`).
 
 use crate::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, Setup, TermSpec,
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamDecl, ParamKind, ParamSet, PlacementKind, Setup, TermSpec,
 };
 use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
 use crate::queue::release::TaskBook;
@@ -66,44 +66,44 @@ const BUDGET_ENFORCEMENT: u32 = 2;
 const BUDGET_OVERRUN: u32 = 3;
 const ENFORCEMENT_LATENCY: u32 = 4;
 
-/// SP-RES.
-pub static SPRES: Entry = Entry {
-    name: "spres",
-    summary: "semi-partitioned reservations: per-CPU EDF over polling reservations with budget timers, CASH, \
-              migrating split tasks by migration timer and remote activation (Brandenburg & Gül, RTSS 2016)",
-    params: &[
-        ParamSpec {
-            name: "cash",
+crate::mechanism_params! {
+    /// SP-RES's parameters ([`SPRES`]`.params` is derived from these).
+    pub struct SpresParams {
+        cash: bool = ParamDecl {
             kind: ParamKind::Bool,
             default: "true",
             help: "CASH slack reclamation (Caccamo et al., RTSS 2000), as SP-RES runs it",
         },
-        ParamSpec {
-            name: "soft",
+        soft: bool = ParamDecl {
             kind: ParamKind::Bool,
             default: "false",
             help: "unsplit tasks in soft reservations too (split tasks always are)",
         },
-        ParamSpec {
-            name: "rr_quantum",
+        rr_quantum: u64 = ParamDecl {
             kind: ParamKind::Duration,
             default: "1ms",
             help: "round-robin quantum of depleted soft reservations in background",
         },
-        ParamSpec {
-            name: "background",
+        background: &'static str = ParamDecl {
             kind: ParamKind::Choice(&Background::NAMES),
             default: "round-robin",
             help: "depleted soft reservations in background: round-robin every rr_quantum (the paper's, RTSS 2016 \
                    §III-A) or earliest-end (earliest window end first); the simulator's --background is the same",
         },
-        ParamSpec {
-            name: "enforcement",
+        enforcement: bool = ParamDecl {
             kind: ParamKind::Bool,
             default: "true",
             help: "budget timers for hard reservations; false only to show what the overrun oracle catches",
         },
-    ],
+    }
+}
+
+/// SP-RES.
+pub static SPRES: Entry = Entry {
+    name: "spres",
+    summary: "semi-partitioned reservations: per-CPU EDF over polling reservations with budget timers, CASH, \
+              migrating split tasks by migration timer and remote activation (Brandenburg & Gül, RTSS 2016)",
+    params: SpresParams::SPECS,
     placement: PlacementKind::Reservations,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
@@ -162,18 +162,15 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     if placement.m as usize != s.m {
         return Err(RunError::Config(format!("the placement is for m = {} but the run has {} CPUs", placement.m, s.m)));
     }
+    let p = SpresParams::from_params(s.params)?;
     let rules = Rules {
-        soft_unsplit: s.params.flag("soft").unwrap_or(false),
-        cash: s.params.flag("cash").unwrap_or(true),
-        background: Background::parse(
-            s.params.text("background").unwrap_or("round-robin"),
-            s.params.duration("rr_quantum").unwrap_or(1_000_000),
-        )
-        .map_err(|e| RunError::Config(format!("spres: {e}")))?,
+        soft_unsplit: p.soft,
+        cash: p.cash,
+        background: Background::parse(p.background, p.rr_quantum).map_err(|e| RunError::Config(format!("spres: {e}")))?,
         charging: Charging::Execution,
     };
     let mut mech = SpresMech::new(s.tasks, placement, rules, s.rule.clone(), s.t0, s.end);
-    mech.enforce = s.params.flag("enforcement").unwrap_or(true);
+    mech.enforce = p.enforcement;
     Ok(Box::new(mech))
 }
 
