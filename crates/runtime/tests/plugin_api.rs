@@ -10,7 +10,7 @@ use rtsched_policy::{GedfQuantum, Policy};
 use rtsched_runtime::mechanism::registry::{
     self, Backend, DedicatedCpu, Entry, InvariantKind, ParamDecl, ParamKind, ParamSet, PlacementKind, Setup, TermSpec,
 };
-use rtsched_runtime::mechanism::{Accounting, Ctx, Job, Plugin, Prev, Ticks};
+use rtsched_runtime::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, Ticks};
 use rtsched_runtime::platform::allowed_cpus;
 use rtsched_runtime::queue::release::TaskBook;
 use rtsched_runtime::sync::SpinLock;

@@ -65,7 +65,7 @@ use crate::mechanism::registry::{
 use crate::mechanism::dispatch::pairs::{Pairs, Publisher};
 use crate::mechanism::dispatch::{check_at_rest, heads};
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
-use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
+use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
 use crate::queue::mailbox::{Mailbox, Msg};
 use crate::queue::release::TaskBook;

@@ -13,7 +13,7 @@
 use crate::mechanism::registry::{
     self, Backend, DedicatedCpu, Entry, FixedPriorityParams, InvariantKind, ParamSet, PlacementKind, Setup,
 };
-use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
+use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
 use crate::queue::release::TaskBook;
 use crate::RunError;

@@ -40,7 +40,7 @@
 use crate::mechanism::forkjoin::Shape;
 use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, PlacementKind, Setup, TermSpec};
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
-use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
+use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
 use crate::tracer::RecKind;

@@ -48,7 +48,7 @@
 use crate::mechanism::registry::{
     self, Backend, DedicatedCpu, Entry, InvariantKind, ParamDecl, ParamKind, ParamSet, PlacementKind, Setup, TermSpec,
 };
-use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
+use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
 use crate::RunError;

@@ -25,7 +25,7 @@
 use crate::mechanism::dispatch::{check_at_rest, heads, Dispatch};
 use crate::mechanism::registry::Setup;
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
-use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
+use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;

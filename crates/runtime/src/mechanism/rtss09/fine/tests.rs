@@ -133,7 +133,7 @@ fn a_full_queue_makes_room_by_dropping_a_stale_entry() {
     // whose entries still fill the queue beside the live y and z.
     let mut ready = Hand::new();
     ready.push(l);
-    core.release(&mut s, &mut ready);
+    core.release(&mut s, 0, &mut ready);
     core.mark_done(2, 0);
     core.mark_done(3, 0);
     for p in [y, z, job(90, 2, 0), job(100, 3, 0)] {
@@ -143,7 +143,7 @@ fn a_full_queue_makes_room_by_dropping_a_stale_entry() {
     // Task 3's second job becomes ready.
     let mut ready = Hand::new();
     ready.push(x);
-    core.release(&mut s, &mut ready);
+    core.release(&mut s, 0, &mut ready);
     let mut pending = vec![l, y, z, x];
     pending.sort_unstable();
     core.check_at_rest(&pending).unwrap();
