@@ -18,7 +18,9 @@
 //! FIFOs (client `c` of `m` writes mailbox `⌊c·k/m⌋`: one per cluster of consecutive CPUs, as
 //! the paper has one per socket), each message {operation, sender, job, stamp}, followed by a
 //! notification of the DSP; the DSP serves the mailboxes round-robin, one message per mailbox
-//! per round. DSP → client: the link under the client's lock, plus a reschedule request.
+//! per round. The clients hold the mailboxes' shared sides; the mailboxes' readers are part of
+//! the DSP's state (under its lock), so nothing but the DSP can take a message. DSP → client:
+//! the link under the client's lock, plus a reschedule request.
 //!
 //! **Operations** (§III-C), as this runtime has them:
 //! 1. *release* — the DSP's release domain (its "timer interrupt"): jobs join the policy,
@@ -67,11 +69,12 @@ use crate::mechanism::dispatch::{check_at_rest, heads};
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
 use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
-use crate::queue::mailbox::{Mailbox, Msg};
+use crate::queue::mailbox::{self, Mailbox, Msg, Reader};
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
 use crate::RunError;
 use rtsched_policy::{Gedf, Policy, Prio, PriorityRule};
+use std::sync::Arc;
 
 crate::mechanism_params! {
     /// G-EDF-MP's parameters (the registry's list is [`GEDF_MP`]`.params`, derived from these).
@@ -159,6 +162,8 @@ struct Dsp {
     policy: Gedf<BinomialHeap<Prio>>,
     publisher: Publisher,
     scratch: Vec<Job>,
+    /// The mailboxes' reading sides (the DSP is their one consumer).
+    readers: Vec<Reader>,
     /// The mailbox the next round starts with.
     rr: usize,
 }
@@ -171,7 +176,8 @@ pub struct GedfMp {
     spin_window: u64,
     dsp: SpinLock<Dsp>,
     links: Pairs,
-    boxes: Vec<Mailbox>,
+    /// The mailboxes' writing sides (the clients').
+    boxes: Vec<Arc<Mailbox>>,
     box_of: Vec<usize>,
     /// The DSP's release domain (polled by the service thread only).
     releases: ReleaseDomain,
@@ -186,6 +192,7 @@ impl GedfMp {
         let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
         let releases = ReleaseDomain::new(true, m, book.next_due());
         let k = boxes.clamp(1, m.max(1));
+        let (boxes, readers): (Vec<_>, Vec<_>) = (0..k).map(|_| mailbox::channel(size)).unzip();
         GedfMp {
             m,
             idle,
@@ -197,11 +204,12 @@ impl GedfMp {
                     policy: Gedf::with_queue(m, BinomialHeap::with_capacity(2 * n + 4)),
                     publisher: Publisher::new(m, n),
                     scratch: Vec::with_capacity(n),
+                    readers,
                     rr: 0,
                 },
             ),
             links: Pairs::new(m, n),
-            boxes: (0..k).map(|_| Mailbox::new(size)).collect(),
+            boxes,
             box_of: (0..m).map(|c| c * k / m.max(1)).collect(),
             releases,
         }
@@ -253,7 +261,7 @@ impl GedfMp {
             let mut any = false;
             for i in 0..k {
                 let b = (d.rr + i) % k;
-                if let Some(msg) = self.boxes[b].pop() {
+                if let Some(msg) = d.readers[b].pop() {
                     any = true;
                     ctx.term_since(T_REQUEST, msg.stamp);
                     ctx.term_start(T_DSP);
@@ -343,8 +351,8 @@ impl Plugin for GedfMp {
     fn accounting(&self) -> Accounting {
         let mut g = self.dsp.lock_untraced();
         let d = &mut *g;
-        for b in &self.boxes {
-            while let Some(msg) = b.pop() {
+        for b in 0..d.readers.len() {
+            while let Some(msg) = d.readers[b].pop() {
                 GedfMp::handle(d, &msg);
             }
         }

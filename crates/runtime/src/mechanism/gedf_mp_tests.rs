@@ -189,7 +189,7 @@ fn a_still_scheduled_job_is_swapped_not_moved() {
     assert_eq!(g.schedule(&mut Ctx::new(ca, &mut tb, &sig), Prev::Completed(a), 10), None);
     assert!(sig[2].take_notify());
     let mut d = g.dsp.lock_untraced();
-    let msg = g.boxes[0].pop().unwrap();
+    let msg = d.readers[0].pop().unwrap();
     // (Task 0's next job is not X's book entry: apply the completion to the policy only.)
     d.policy.unlink(ca);
     d.policy.link_all();
