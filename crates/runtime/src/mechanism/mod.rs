@@ -11,8 +11,9 @@
 //! * [`spec`]: a mechanism chosen for a run ([`Mechanism`]: entry, placement, parameters);
 //! * the families: [`partitioned`] (P-EDF, P-FP), [`gsn_edf`] (GSN-EDF, GSN-EDF-DI), [`spres`] (SP-RES),
 //!   [`gedf_mp`] (G-EDF-MP, a dedicated scheduling processor), [`kernel_sd`] (Linux
-//!   `SCHED_DEADLINE`, run by the peer backend), [`rtss09`] (the seven G-EDF plugins of
-//!   Brandenburg & Anderson, RTSS 2009; GSN-EDF is their CEm);
+//!   `SCHED_DEADLINE`, run by the peer backend), [`design_space`] (the G-EDF implementation
+//!   design space of Brandenburg & Anderson, RTSS 2009: seven plugins from three choices,
+//!   registered under the paper's names; GSN-EDF is their CEm);
 //! * [`forkjoin`]: the fork-join structure (thread slots, regions) of the mechanisms that
 //!   execute fork-join jobs (`rtws`, `push-pull`);
 //! * `dispatch`: linked versus scheduled — the one link-swap algorithm and reschedule requests,
@@ -50,7 +51,7 @@ registry! {
     gsn_edf: [GSN_EDF, GSN_EDF_DI],
     kernel_sd: [KERNEL_SD],
     spres: [SPRES],
-    rtss09: [CQM, CEM, FEM, HEM, CQ1, CE1, FE1, S_CQM, S_CQ1],
+    design_space: [CQM, CEM, FEM, HEM, CQ1, CE1, FE1, S_CQM, S_CQ1],
     rtws: [RTWS],
     push_pull: [PUSH_PULL, PUSH_PULL_FP],
     gedf_mp: [GEDF_MP],
@@ -62,7 +63,7 @@ mod tests {
 
     use super::params::{ParamKind, ParamSet, ParamSpec, Params};
     use super::registry::{entries, FixedPriorityParams};
-    use super::{gedf_mp, push_pull, rtss09, spres};
+    use super::{design_space, gedf_mp, push_pull, spres};
     use crate::ParamError;
 
     /// A typed struct's list and its reader, type-erased.
@@ -81,7 +82,7 @@ mod tests {
         Some(match name {
             "pfp" => typed::<FixedPriorityParams>(),
             "spres" => typed::<spres::SpresParams>(),
-            "cqm" | "cq1" | "s-cqm" | "s-cq1" => typed::<rtss09::quantum::QuantumParams>(),
+            "cqm" | "cq1" | "s-cqm" | "s-cq1" => typed::<design_space::quantum::QuantumParams>(),
             "push-pull" => typed::<push_pull::PushPullParams>(),
             "push-pull-fp" => typed::<push_pull::PushPullFpParams>(),
             "gedf-mp" => typed::<gedf_mp::GedfMpParams>(),

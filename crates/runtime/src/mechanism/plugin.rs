@@ -93,7 +93,7 @@ impl Ticks {
 /// record (releases, its own overhead terms). The engine's [`Ctx`] implements it on real
 /// threads; the virtual-time runs (`push_pull::vtime`, the cost replay `push_pull::replay`)
 /// and the test doubles implement it without threads, so that a mechanism's core written
-/// against it (`push_pull::ops::Core`, `rtss09::fine::Core`) runs unchanged under each.
+/// against it (`push_pull::ops::Core`, `design_space::fine::Core`) runs unchanged under each.
 ///
 /// The recording methods default to nothing (a driver that does not trace ignores them);
 /// locking and the requests, which change what happens next, have no default.

@@ -48,8 +48,8 @@ fn model<const RECHECK: bool>() {
         book.release_due(0, |j, _| jobs.push(j));
         let (a, b) = (jobs[0], jobs[1]);
         assert!(b.prio < a.prio, "b has the earlier deadline");
-        type C<const R: bool> = Core<HuntHeap<Prio, Loom>, Loom, R>;
-        let core: &'static C<RECHECK> = Box::leak(Box::new(C::<RECHECK>::new(1, book, 2, HuntHeap::with_capacity(4))));
+        type C<const R: bool> = Core<ConcurrentHeap<Prio, Loom>, Loom, R>;
+        let core: &'static C<RECHECK> = Box::leak(Box::new(C::<RECHECK>::new(1, book, 2, ConcurrentHeap::with_capacity(4))));
         // Worker 0 runs a.
         let mut w = sink(0);
         let mut hand = Hand::new();

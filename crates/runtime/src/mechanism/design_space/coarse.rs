@@ -3,7 +3,7 @@
 //! (Brandenburg & Anderson, RTSS 2009, §3, Table 1; Cerqueira et al., RTAS 2014, §II-B; the
 //! LITMUS^RT plugin `sched_gsn_edf.c`, Brandenburg 2007–). With a dedicated CPU (CE1,
 //! GSN-EDF-DI) the service thread on the dedicated CPU handles every release and the `m`
-//! workers only schedule. Registered as `cem` and `ce1` (`mechanism::rtss09`) and under
+//! workers only schedule. Registered as `cem` and `ce1` (`mechanism::design_space`) and under
 //! LITMUS^RT's names `gsn-edf` and `gsn-edf-di` (`mechanism::gsn_edf`).
 //!
 //! **The policy decides, the mechanism communicates.** What should run where is

@@ -58,7 +58,7 @@ use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
 use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
 use crate::queue::hierarchical::Hierarchical;
-use crate::queue::hunt_heap::HuntHeap;
+use crate::queue::concurrent_heap::ConcurrentHeap;
 use crate::queue::release::TaskBook;
 use crate::sync::{Atom, Primitives, SpinLock, Std};
 use crate::RunError;
@@ -81,18 +81,18 @@ pub trait SharedQueue: Send + Sync {
     fn quiescent(&self) -> Result<Vec<Prio>, Inconsistency>;
 }
 
-impl<B: Primitives> SharedQueue for HuntHeap<Prio, B> {
+impl<B: Primitives> SharedQueue for ConcurrentHeap<Prio, B> {
     #[inline]
     fn insert(&self, _cpu: usize, job: Prio) -> Result<(), Prio> {
-        HuntHeap::insert(self, job)
+        ConcurrentHeap::insert(self, job)
     }
     #[inline]
     fn peek(&self) -> Option<Prio> {
-        HuntHeap::peek(self)
+        ConcurrentHeap::peek(self)
     }
     #[inline]
     fn pop(&self) -> Option<Prio> {
-        HuntHeap::pop(self)
+        ConcurrentHeap::pop(self)
     }
     fn quiescent(&self) -> Result<Vec<Prio>, Inconsistency> {
         self.check_quiescent().map_err(|e| Inconsistency(e.to_string()))
@@ -379,7 +379,7 @@ pub struct Fine<Q> {
 
 pub(crate) fn build_hunt(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     let cap = 2 * s.tasks.len() + 2 * s.m + 16;
-    Ok(Box::new(Fine::new(s.name, s.tasks, s.m, s.dedicated, s.t0, s.end, HuntHeap::<Prio>::with_capacity(cap))))
+    Ok(Box::new(Fine::new(s.name, s.tasks, s.m, s.dedicated, s.t0, s.end, ConcurrentHeap::<Prio>::with_capacity(cap))))
 }
 
 pub(crate) fn build_hierarchical(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {

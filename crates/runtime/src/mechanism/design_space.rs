@@ -3,7 +3,7 @@
 //! mechanism assembled from three choices —
 //!
 //! * the **ready queue**: R1 a binomial heap under the processor-mapping lock (*coarse*); R2
-//!   Hunt et al.'s fine-grained concurrent heap (`queue::hunt_heap`); R3 the hierarchical
+//!   Hunt et al.'s fine-grained concurrent heap (`queue::concurrent_heap`); R3 the hierarchical
 //!   queue of per-CPU binomial heaps under a global heap of their minima
 //!   (`queue::hierarchical`);
 //! * **scheduling**: S1 event-driven (a job is linked as soon as fewer than m higher-priority
@@ -18,11 +18,11 @@
 //! |---|---|---|---|---|
 //! | CQm | R1 coarse | quantum | global | [`quantum::Quantum`] |
 //! | CEm | R1 coarse | event | global | [`coarse::GsnEdf`] (= GSN-EDF) |
-//! | FEm | R2 Hunt heap | event | global | [`fine::Fine`] over `HuntHeap` |
+//! | FEm | R2 concurrent heap | event | global | [`fine::Fine`] over `ConcurrentHeap` |
 //! | HEm | R3 hierarchical | event | global | [`fine::Fine`] over `Hierarchical` |
 //! | CQ1 | R1 coarse | quantum | dedicated | [`quantum::Quantum`] |
 //! | CE1 | R1 coarse | event | dedicated | [`coarse::GsnEdf`] (= GSN-EDF-DI) |
-//! | FE1 | R2 Hunt heap | event | dedicated | [`fine::Fine`] over `HuntHeap` |
+//! | FE1 | R2 concurrent heap | event | dedicated | [`fine::Fine`] over `ConcurrentHeap` |
 //!
 //! S-CQm and S-CQ1 (RTSS 2009, §4.2) are CQm and CQ1 with staggered quanta, registered under
 //! their own names so that their measured models are kept apart; `gsn-edf` and `gsn-edf-di`
