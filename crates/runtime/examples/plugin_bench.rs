@@ -49,7 +49,7 @@ fn drive(g: &dyn Plugin, c: usize, signals: &[CpuSignal], clock: &AtomicU64, ste
         if let Some(prev) = prev {
             let mut ctx = Ctx::new(c, &mut tb, signals);
             let t = std::time::Instant::now();
-            running = g.schedule(&mut ctx, prev);
+            running = g.schedule(&mut ctx, prev, now);
             sch += t.elapsed().as_nanos();
             sch_n += 1;
         }

@@ -8,9 +8,9 @@
 use rtsched_model::TaskSet;
 use rtsched_policy::{GedfQuantum, Policy};
 use rtsched_runtime::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, Setup, TermSpec,
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamDecl, ParamKind, ParamSet, PlacementKind, Setup, TermSpec,
 };
-use rtsched_runtime::mechanism::{Accounting, Ctx, Job, Plugin, Prev, Ticks};
+use rtsched_runtime::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, Ticks};
 use rtsched_runtime::platform::allowed_cpus;
 use rtsched_runtime::queue::release::TaskBook;
 use rtsched_runtime::sync::SpinLock;
@@ -23,13 +23,18 @@ const MS: u64 = 1_000_000;
 const REQUEST: u32 = 2;
 const ACK: u32 = 3;
 
+rtsched_runtime::mechanism_params! {
+    /// The test plugin's parameters: `TICKTOCK.params` is derived from them.
+    struct TickTockParams {
+        quantum: u64 = ParamDecl { kind: ParamKind::Duration, default: "2ms", help: "the quantum Q" },
+        staggered: bool = ParamDecl { kind: ParamKind::Bool, default: "false", help: "ticks staggered by c·Q/m" },
+    }
+}
+
 static TICKTOCK: Entry = Entry {
     name: "ticktock",
     summary: "test only: quantum-driven G-EDF, releases and a completion mailbox on the service thread",
-    params: &[
-        ParamSpec { name: "quantum", kind: ParamKind::Duration, default: "2ms", help: "the quantum Q" },
-        ParamSpec { name: "staggered", kind: ParamKind::Bool, default: "false", help: "ticks staggered by c·Q/m" },
-    ],
+    params: TickTockParams::SPECS,
     placement: PlacementKind::None,
     dedicated: DedicatedCpu::Required,
     dedicated_role: "releases and the completion mailbox",
@@ -62,14 +67,13 @@ struct TickTock {
 }
 
 fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
-    let quantum_ns = s.params.duration("quantum").ok_or_else(|| RunError::Config("no quantum".into()))?;
-    let staggered = s.params.flag("staggered").unwrap_or(false);
+    let p = TickTockParams::from_params(s.params)?;
     let all: Vec<usize> = (0..s.tasks.len()).collect();
     let book = TaskBook::new(s.tasks, &all, s.rule.clone(), s.t0, s.end);
     let next = book.next_due();
     Ok(Box::new(TickTock {
         m: s.m,
-        ticks: Ticks { quantum_ns, staggered },
+        ticks: Ticks { quantum_ns: p.quantum, staggered: p.staggered },
         state: SpinLock::new(
             0,
             State { book, policy: GedfQuantum::new(s.m), scheduled: vec![None; s.m], mailbox: Vec::new() },
@@ -133,7 +137,7 @@ impl Plugin for TickTock {
     fn timer(&self, ctx: &mut Ctx<'_>, _now: u64) {
         self.timer[ctx.cpu()].store(u64::MAX, Ordering::Release);
     }
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let c = ctx.cpu();
         let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;

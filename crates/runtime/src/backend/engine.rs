@@ -239,8 +239,10 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
                 ctx.trace().record(RecKind::IpiNoticed, idx as u32, 0, stamp);
             }
         }
+        // The scheduler's `now` (read before Δsch starts, so no plugin's Δsch includes it).
+        let now = clock::monotonic_ns();
         ctx.trace().record(RecKind::SchedStart, 0, 0, 0);
-        let next = plugin.schedule(&mut ctx, prev);
+        let next = plugin.schedule(&mut ctx, prev, now);
         ctx.trace().record(RecKind::SchedEnd, 0, 0, 0);
         ctx.flush_wakes();
         prev = Prev::Idle;
@@ -314,8 +316,9 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
     }
     // A completion must reach the plugin, or its accounting would miss it.
     if let Prev::Completed(_) = prev {
+        let now = clock::monotonic_ns();
         ctx.trace().record(RecKind::SchedStart, 0, 0, 0);
-        plugin.schedule(&mut ctx, prev);
+        plugin.schedule(&mut ctx, prev, now);
         ctx.trace().record(RecKind::SchedEnd, 0, 0, 0);
         ctx.flush_wakes();
     }

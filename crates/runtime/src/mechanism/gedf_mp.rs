@@ -18,7 +18,9 @@
 //! FIFOs (client `c` of `m` writes mailbox `⌊c·k/m⌋`: one per cluster of consecutive CPUs, as
 //! the paper has one per socket), each message {operation, sender, job, stamp}, followed by a
 //! notification of the DSP; the DSP serves the mailboxes round-robin, one message per mailbox
-//! per round. DSP → client: the link under the client's lock, plus a reschedule request.
+//! per round. The clients hold the mailboxes' shared sides; the mailboxes' readers are part of
+//! the DSP's state (under its lock), so nothing but the DSP can take a message. DSP → client:
+//! the link under the client's lock, plus a reschedule request.
 //!
 //! **Operations** (§III-C), as this runtime has them:
 //! 1. *release* — the DSP's release domain (its "timer interrupt"): jobs join the policy,
@@ -60,18 +62,48 @@
 
 use crate::config::IdleMode;
 use crate::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, Setup, TermSpec,
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamDecl, ParamKind, ParamSet, PlacementKind, Setup, TermSpec,
 };
 use crate::mechanism::dispatch::pairs::{Pairs, Publisher};
 use crate::mechanism::dispatch::{check_at_rest, heads};
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
-use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
+use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
-use crate::queue::mailbox::{Mailbox, Msg};
+use crate::queue::mailbox::{self, Mailbox, Msg, Reader};
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
 use crate::RunError;
 use rtsched_policy::{Gedf, Policy, Prio, PriorityRule};
+use std::sync::Arc;
+
+crate::mechanism_params! {
+    /// G-EDF-MP's parameters (the registry's list is [`GEDF_MP`]`.params`, derived from these).
+    pub struct GedfMpParams {
+        dsp: &'static str = ParamDecl {
+            kind: ParamKind::Choice(&["spin", "sleep"]),
+            default: "spin",
+            help: "how the scheduling processor waits for its next release: spin on the clock (no timer wake-up \
+                   latency) or sleep on a timer",
+        },
+        /// ns.
+        spin_window: u64 = ParamDecl {
+            kind: ParamKind::Duration,
+            default: "500us",
+            help: "with dsp=spin: the scheduling processor sleeps until this long before its next release and spins \
+                   from there (a SCHED_FIFO thread that never sleeps is throttled by Linux for up to 50 ms a second)",
+        },
+        mailboxes: usize = ParamDecl {
+            kind: ParamKind::Int { min: 1, max: 64 },
+            default: "1",
+            help: "number of client mailboxes; client c of m writes mailbox floor(c*k/m) (one per cluster of CPUs)",
+        },
+        mailbox_size: usize = ParamDecl {
+            kind: ParamKind::Int { min: 2, max: 65536 },
+            default: "256",
+            help: "slots per mailbox (writes are wait-free while a mailbox has room)",
+        },
+    }
+}
 
 /// G-EDF-MP's registry entry.
 pub static GEDF_MP: Entry = Entry {
@@ -79,34 +111,7 @@ pub static GEDF_MP: Entry = Entry {
     summary: "G-EDF-MP: global EDF by message passing; a dedicated scheduling processor owns the ready and \
               release queues, clients follow per-client linked/scheduled pairs and report through wait-free \
               mailboxes (Cerqueira, Vanga & Brandenburg, RTAS 2014, §III)",
-    params: &[
-        ParamSpec {
-            name: "dsp",
-            kind: ParamKind::Choice(&["spin", "sleep"]),
-            default: "spin",
-            help: "how the scheduling processor waits for its next release: spin on the clock (no timer wake-up \
-                   latency) or sleep on a timer",
-        },
-        ParamSpec {
-            name: "spin_window",
-            kind: ParamKind::Duration,
-            default: "500us",
-            help: "with dsp=spin: the scheduling processor sleeps until this long before its next release and spins \
-                   from there (a SCHED_FIFO thread that never sleeps is throttled by Linux for up to 50 ms a second)",
-        },
-        ParamSpec {
-            name: "mailboxes",
-            kind: ParamKind::Int { min: 1, max: 64 },
-            default: "1",
-            help: "number of client mailboxes; client c of m writes mailbox floor(c*k/m) (one per cluster of CPUs)",
-        },
-        ParamSpec {
-            name: "mailbox_size",
-            kind: ParamKind::Int { min: 2, max: 65536 },
-            default: "256",
-            help: "slots per mailbox (writes are wait-free while a mailbox has room)",
-        },
-    ],
+    params: GedfMpParams::SPECS,
     placement: PlacementKind::None,
     dedicated: DedicatedCpu::Required,
     dedicated_role: "the scheduling processor",
@@ -141,15 +146,13 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     if !s.dedicated {
         return Err(RunError::Config("gedf-mp needs a dedicated CPU for its scheduling processor".into()));
     }
-    let idle = match s.params.text("dsp") {
-        Some("sleep") => IdleMode::Sleep,
+    let p = GedfMpParams::from_params(s.params)?;
+    let idle = match p.dsp {
+        "sleep" => IdleMode::Sleep,
         _ => IdleMode::Spin,
     };
-    let window = s.params.duration("spin_window").unwrap_or(500_000);
-    let boxes = s.params.int("mailboxes").unwrap_or(1) as usize;
-    let size = s.params.int("mailbox_size").unwrap_or(256) as usize;
-    let mut g = GedfMp::new(s.tasks, s.m, s.t0, s.end, idle, boxes, size);
-    g.spin_window = window;
+    let mut g = GedfMp::new(s.tasks, s.m, s.t0, s.end, idle, p.mailboxes, p.mailbox_size);
+    g.spin_window = p.spin_window;
     Ok(Box::new(g))
 }
 
@@ -159,6 +162,8 @@ struct Dsp {
     policy: Gedf<BinomialHeap<Prio>>,
     publisher: Publisher,
     scratch: Vec<Job>,
+    /// The mailboxes' reading sides (the DSP is their one consumer).
+    readers: Vec<Reader>,
     /// The mailbox the next round starts with.
     rr: usize,
 }
@@ -171,7 +176,8 @@ pub struct GedfMp {
     spin_window: u64,
     dsp: SpinLock<Dsp>,
     links: Pairs,
-    boxes: Vec<Mailbox>,
+    /// The mailboxes' writing sides (the clients').
+    boxes: Vec<Arc<Mailbox>>,
     box_of: Vec<usize>,
     /// The DSP's release domain (polled by the service thread only).
     releases: ReleaseDomain,
@@ -186,6 +192,7 @@ impl GedfMp {
         let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
         let releases = ReleaseDomain::new(true, m, book.next_due());
         let k = boxes.clamp(1, m.max(1));
+        let (boxes, readers): (Vec<_>, Vec<_>) = (0..k).map(|_| mailbox::channel(size)).unzip();
         GedfMp {
             m,
             idle,
@@ -197,11 +204,12 @@ impl GedfMp {
                     policy: Gedf::with_queue(m, BinomialHeap::with_capacity(2 * n + 4)),
                     publisher: Publisher::new(m, n),
                     scratch: Vec::with_capacity(n),
+                    readers,
                     rr: 0,
                 },
             ),
             links: Pairs::new(m, n),
-            boxes: (0..k).map(|_| Mailbox::new(size)).collect(),
+            boxes,
             box_of: (0..m).map(|c| c * k / m.max(1)).collect(),
             releases,
         }
@@ -253,7 +261,7 @@ impl GedfMp {
             let mut any = false;
             for i in 0..k {
                 let b = (d.rr + i) % k;
-                if let Some(msg) = self.boxes[b].pop() {
+                if let Some(msg) = d.readers[b].pop() {
                     any = true;
                     ctx.term_since(T_REQUEST, msg.stamp);
                     ctx.term_start(T_DSP);
@@ -307,7 +315,7 @@ impl Plugin for GedfMp {
     }
 
     /// Operations 2 and 5 on client `ctx.cpu()`.
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let cpu = ctx.cpu();
         let completed = match prev {
             Prev::Completed(j) => Some(j),
@@ -343,8 +351,8 @@ impl Plugin for GedfMp {
     fn accounting(&self) -> Accounting {
         let mut g = self.dsp.lock_untraced();
         let d = &mut *g;
-        for b in &self.boxes {
-            while let Some(msg) = b.pop() {
+        for b in 0..d.readers.len() {
+            while let Some(msg) = d.readers[b].pop() {
                 GedfMp::handle(d, &msg);
             }
         }

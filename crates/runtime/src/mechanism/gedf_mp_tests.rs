@@ -132,14 +132,14 @@ proptest! {
                     // Client c notices a request (or is idle) and reschedules.
                     if sig[c].resched_pending() || running[c].is_none() {
                         let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
-                        running[c] = g.schedule(&mut Ctx::new(c, &mut tb, &sig), prev);
+                        running[c] = g.schedule(&mut Ctx::new(c, &mut tb, &sig), prev, now);
                     }
                 }
                 _ => {
                     if let Some(j) = running[c] {
                         done.insert((j.task(), j.seq()));
                         sent.push((j.task(), j.seq()));
-                        running[c] = g.schedule(&mut Ctx::new(c, &mut tb, &sig), Prev::Completed(j));
+                        running[c] = g.schedule(&mut Ctx::new(c, &mut tb, &sig), Prev::Completed(j), now);
                     }
                 }
             }
@@ -174,8 +174,8 @@ fn a_still_scheduled_job_is_swapped_not_moved() {
     g.release(&mut Ctx::new(2, &mut tb, &sig), 0, 0);
     let on = |t: u32| g.linked().iter().position(|x| x.is_some_and(|j| j.task == t)).unwrap();
     let (ca, cb) = (on(0), on(1));
-    let a = g.schedule(&mut Ctx::new(ca, &mut tb, &sig), Prev::Idle).unwrap();
-    let b = g.schedule(&mut Ctx::new(cb, &mut tb, &sig), Prev::Idle).unwrap();
+    let a = g.schedule(&mut Ctx::new(ca, &mut tb, &sig), Prev::Idle, 0).unwrap();
+    let b = g.schedule(&mut Ctx::new(cb, &mut tb, &sig), Prev::Idle, 0).unwrap();
     // X: a job of a higher priority, made ready on the DSP as a release would.
     let x = Prio { key: 5, task: 0, job: 1 };
     {
@@ -186,10 +186,10 @@ fn a_still_scheduled_job_is_swapped_not_moved() {
     assert_eq!(g.linked()[cb], Some(x));
     assert!(sig[cb].resched_pending(), "cb is told");
     // A completes on ca (its message goes out); the DSP serves it before cb noticed.
-    assert_eq!(g.schedule(&mut Ctx::new(ca, &mut tb, &sig), Prev::Completed(a)), None);
+    assert_eq!(g.schedule(&mut Ctx::new(ca, &mut tb, &sig), Prev::Completed(a), 10), None);
     assert!(sig[2].take_notify());
     let mut d = g.dsp.lock_untraced();
-    let msg = g.boxes[0].pop().unwrap();
+    let msg = d.readers[0].pop().unwrap();
     // (Task 0's next job is not X's book entry: apply the completion to the policy only.)
     d.policy.unlink(ca);
     d.policy.link_all();
@@ -200,5 +200,5 @@ fn a_still_scheduled_job_is_swapped_not_moved() {
     assert_eq!(g.links.pair(cb).linked, Some(b), "B stays where it runs");
     assert_eq!(g.links.pair(ca).linked.map(|j| (j.task(), j.seq())), Some((0, 1)), "X goes to the freed client");
     assert!(sig[ca].resched_pending());
-    assert_eq!(g.schedule(&mut Ctx::new(cb, &mut tb, &sig), Prev::Preempted(b)), Some(b));
+    assert_eq!(g.schedule(&mut Ctx::new(cb, &mut tb, &sig), Prev::Preempted(b), 10), Some(b));
 }

@@ -11,9 +11,9 @@
 //! deadline-monotonic); ties by task index, then job number ([`rtsched_policy::Prio`]).
 
 use crate::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, Setup,
+    self, Backend, DedicatedCpu, Entry, FixedPriorityParams, InvariantKind, ParamSet, PlacementKind, Setup,
 };
-use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
+use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
 use crate::queue::release::TaskBook;
 use crate::RunError;
@@ -34,12 +34,7 @@ pub static PEDF: Entry = Entry {
 pub static PFP: Entry = Entry {
     name: "pfp",
     summary: "partitioned fixed priority, deadline-monotonic by default: per-CPU queues and locks",
-    params: &[ParamSpec {
-        name: "priorities",
-        kind: ParamKind::Text,
-        default: "dm",
-        help: "dm (deadline-monotonic), rm (rate-monotonic), or one rank per task, comma-separated (0 = highest)",
-    }],
+    params: FixedPriorityParams::SPECS,
     priority: registry::fixed_priorities,
     ..PARTITIONED
 };
@@ -151,7 +146,7 @@ impl Plugin for Pedf {
         }
     }
 
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let mut g = self.cpus[ctx.cpu()].lock(ctx.trace());
         let st = &mut *g;
         match prev {
@@ -260,7 +255,7 @@ mod tests {
                     1 => {
                         if signals[c].take().is_some() || running[c].is_none() {
                             let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
-                            running[c] = g.schedule(&mut ctx, prev);
+                            running[c] = g.schedule(&mut ctx, prev, now);
                         }
                     }
                     _ => {
@@ -271,7 +266,7 @@ mod tests {
                             if released[t] > completed[t] {
                                 reference.job_ready(prio(t, completed[t]));
                             }
-                            running[c] = g.schedule(&mut ctx, Prev::Completed(j));
+                            running[c] = g.schedule(&mut ctx, Prev::Completed(j), now);
                         }
                     }
                 }

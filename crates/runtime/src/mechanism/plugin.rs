@@ -21,7 +21,7 @@
 //! thread's callbacks never overlap, and each one's precondition is written on its method.
 //!
 //! **The happens-before contract.**
-//! 1. Everything a thread wrote before [`Ctx::preempt`] or [`Ctx::notify`] of thread `t`
+//! 1. Everything a thread wrote before [`Effects::preempt`] or [`Effects::notify`] of thread `t`
 //!    happens-before `t`'s `schedule` answering that request (`ack_resched`) or its
 //!    `notified` call: the request word is written with release and consumed with acquire.
 //!    A plugin needs no other synchronisation to hand `t` data through memory it publishes
@@ -35,8 +35,8 @@
 //!    running job's body and before an idle thread sleeps. A value may be stale: a later due
 //!    time only costs a spurious poll, but a thread that sleeps or runs a job re-reads them
 //!    only at its polls, so a plugin that makes thread `t`'s next release or timer *earlier*
-//!    from another thread must [`notify`](Ctx::notify) `t` (or preempt it).
-//! 4. [`Ctx::preempt`] and [`Ctx::notify`] only set request bits and defer the futex wake-up
+//!    from another thread must [`notify`](Effects::notify) `t` (or preempt it).
+//! 4. [`Effects::preempt`] and [`Effects::notify`] only set request bits and defer the futex wake-up
 //!    of a sleeping target until the plugin call returns (outside the plugin's lock and the
 //!    traced section): a callback may signal while holding its locks.
 //! 5. `accounting` happens after every thread has been joined.
@@ -54,7 +54,7 @@
 
 use crate::config::IdleMode;
 pub use crate::queue::release::{Job, TaskParams};
-use crate::sync::CpuSignal;
+use crate::sync::{CpuSignal, Primitives, SpinGuard, SpinLock};
 use crate::tracer::{RecKind, TraceBuffer};
 
 /// What a worker stopped doing before calling [`Plugin::schedule`].
@@ -86,6 +86,42 @@ impl Ticks {
             0
         }
     }
+}
+
+/// Everything a mechanism does outside its own state, as one interface: take a lock (traced
+/// or not), ask a worker to reschedule, notify a thread, answer this worker's requests, and
+/// record (releases, its own overhead terms). The engine's [`Ctx`] implements it on real
+/// threads; the virtual-time runs (`push_pull::vtime`, the cost replay `push_pull::replay`)
+/// and the test doubles implement it without threads, so that a mechanism's core written
+/// against it (`push_pull::ops::Core`, `design_space::fine::Core`) runs unchanged under each.
+///
+/// The recording methods default to nothing (a driver that does not trace ignores them);
+/// locking and the requests, which change what happens next, have no default.
+pub trait Effects {
+    /// Takes `l`: traced on the calling thread's buffer (the engine), or plainly.
+    fn lock<'l, T, B: Primitives>(&mut self, l: &'l SpinLock<T, B>) -> SpinGuard<'l, T, B>;
+    /// Asks worker `target` to call `schedule` soon (rule 1 of the contract).
+    fn preempt(&mut self, target: usize);
+    /// Notifies thread `target`: it calls [`Plugin::notified`] at its next poll point.
+    fn notify(&mut self, target: usize);
+    /// Answers this worker's pending reschedule requests; called by `schedule` under the lock
+    /// that serialises requests to this CPU.
+    fn ack_resched(&mut self) {}
+    /// Records a job's release.
+    fn record_release(&mut self, _job: &Job) {}
+    /// A stamp to send along for [`term_since`](Effects::term_since) (0 where nothing is
+    /// traced).
+    fn stamp(&self) -> u64 {
+        0
+    }
+    /// Starts a span of the mechanism's own term `term` (its index in the entry's `terms`).
+    fn term_start(&mut self, _term: u32) {}
+    /// Ends the span of `term` started on this thread.
+    fn term_end(&mut self, _term: u32) {}
+    /// A sample of `term`: the time from `stamp` to now.
+    fn term_since(&mut self, _term: u32, _stamp: u64) {}
+    /// A sample of `term` with the value `value`.
+    fn term_value(&mut self, _term: u32, _value: u64) {}
 }
 
 /// Per-call context: which thread (index into the run's CPU list; the service thread on the
@@ -142,9 +178,18 @@ impl<'a> Ctx<'a> {
             self.signals[target].kick();
         }
     }
+}
+
+/// The engine's effects: requests through the threads' request words (a remote preemption is
+/// a traced "IPI"), traced locks, and records on the calling thread's trace buffer.
+impl Effects for Ctx<'_> {
+    #[inline(always)]
+    fn lock<'l, T, B: Primitives>(&mut self, l: &'l SpinLock<T, B>) -> SpinGuard<'l, T, B> {
+        l.lock(self.trace)
+    }
 
     /// Asks worker `target` to call `schedule` soon: locally a flag, remotely a traced "IPI".
-    pub fn preempt(&mut self, target: usize) {
+    fn preempt(&mut self, target: usize) {
         if target == self.cpu {
             self.signals[target].set_local();
         } else {
@@ -158,7 +203,7 @@ impl<'a> Ctx<'a> {
 
     /// Notifies thread `target` (any worker or the service thread): it calls
     /// [`Plugin::notified`] at its next poll point, after what this thread wrote before.
-    pub fn notify(&mut self, target: usize) {
+    fn notify(&mut self, target: usize) {
         if self.signals[target].notify_deferred() && target != self.cpu {
             self.wake_later(target);
         }
@@ -168,7 +213,7 @@ impl<'a> Ctx<'a> {
     /// one). `schedule` calls it while holding the lock under which requests to this CPU are
     /// sent: every request made before is answered by the decision being taken, so the
     /// worker is not sent back to reschedule for a decision it already follows.
-    pub fn ack_resched(&mut self) {
+    fn ack_resched(&mut self) {
         if let Some(stamp) = self.signals[self.cpu].take() {
             if stamp != 0 {
                 self.trace.record(RecKind::IpiNoticed, self.cpu as u32, 0, stamp);
@@ -177,40 +222,40 @@ impl<'a> Ctx<'a> {
     }
 
     /// Records a job's release (`arg` = its due time).
-    pub fn record_release(&mut self, j: &Job) {
+    fn record_release(&mut self, j: &Job) {
         self.trace.record(RecKind::JobRelease, j.task(), j.seq(), j.release);
     }
 
     /// The trace counter now: a stamp to send along (e.g. in a message) for
     /// [`term_since`](Self::term_since).
     #[inline(always)]
-    pub fn stamp(&self) -> u64 {
+    fn stamp(&self) -> u64 {
         crate::clock::counter()
     }
 
     /// Starts a span of the mechanism's own overhead term `term` (its index in the registry
     /// entry's `terms`).
     #[inline(always)]
-    pub fn term_start(&mut self, term: u32) {
+    fn term_start(&mut self, term: u32) {
         self.trace.record(RecKind::TermStart, term, 0, 0);
     }
 
     /// Ends the span of `term` started on this thread.
     #[inline(always)]
-    pub fn term_end(&mut self, term: u32) {
+    fn term_end(&mut self, term: u32) {
         self.trace.record(RecKind::TermEnd, term, 0, 0);
     }
 
     /// A sample of `term`: the time from `stamp` ([`stamp`](Self::stamp), taken on any
     /// thread) to now — e.g. a request's latency from its sender to its handling here.
     #[inline(always)]
-    pub fn term_since(&mut self, term: u32, stamp: u64) {
+    fn term_since(&mut self, term: u32, stamp: u64) {
         self.trace.record(RecKind::TermSince, term, 0, stamp);
     }
 
     /// A sample of `term` with the value `value` (e.g. a count of pushed jobs).
     #[inline(always)]
-    pub fn term_value(&mut self, term: u32, value: u64) {
+    fn term_value(&mut self, term: u32, value: u64) {
         self.trace.record(RecKind::TermValue, term, 0, value);
     }
 }
@@ -250,7 +295,7 @@ pub trait Plugin: Send + Sync {
     /// and the calling thread polls `domain` ([`release_domain`](Plugin::release_domain)) and
     /// won [`try_claim_release`](Plugin::try_claim_release) for this due time (the end-of-run
     /// drain calls it after every thread stopped). Releases every job due by `now`, records
-    /// `JobRelease` for each ([`Ctx::record_release`]), requests preemptions. Traced by the
+    /// `JobRelease` for each ([`Effects::record_release`]), requests preemptions. Traced by the
     /// engine as Δrel (and Δev from the due time).
     fn release(&self, ctx: &mut Ctx<'_>, domain: usize, now: u64);
     /// The scheduler of worker `ctx.cpu()`. Precondition: the calling thread is a worker
@@ -258,9 +303,12 @@ pub trait Plugin: Send + Sync {
     /// remaining budget already saved by the engine), or a job that completed (completion is
     /// handled here, as LITMUS^RT's `schedule` calls `job_completion`) — and it runs nothing
     /// until this returns. Returns the job to run next (it becomes `scheduled`; rule 2 of the
-    /// module docs' contract). Calls [`Ctx::ack_resched`] last, under the lock that serialises
-    /// reschedule requests to this CPU. Traced as Δsch.
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job>;
+    /// module docs' contract). Calls [`Effects::ack_resched`] last, under the lock that serialises
+    /// reschedule requests to this CPU. `now` is the monotonic time (ns) at which the worker
+    /// entered the scheduler, read by the engine just before the call (a virtual-time driver
+    /// passes its own clock), as `release`, `tick`, `timer` and `notified` get theirs: a plugin
+    /// that charges budgets or arms timers charges up to this instant (SP-RES). Traced as Δsch.
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, now: u64) -> Option<Job>;
     /// The quantum ticks this plugin wants on its workers (`None`: event-driven, no tick).
     /// Read once at the start of the run.
     fn ticks(&self) -> Option<Ticks> {
@@ -285,7 +333,7 @@ pub trait Plugin: Send + Sync {
     /// Precondition: [`uses_timers`](Plugin::uses_timers) is true and `now >=
     /// next_timer(ctx.cpu())`; the plugin disarms or re-arms it. Traced as `timer`.
     fn timer(&self, _ctx: &mut Ctx<'_>, _now: u64) {}
-    /// Thread `ctx.cpu()` took a notification sent with [`Ctx::notify`] (a client wrote a
+    /// Thread `ctx.cpu()` took a notification sent with [`Effects::notify`] (a client wrote a
     /// mailbox; a timer moved). Precondition: a notification of this thread was pending and is
     /// now consumed (everything its sender wrote before is visible: contract rule 1). On a
     /// worker it does not deschedule the running job.

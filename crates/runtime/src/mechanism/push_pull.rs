@@ -51,18 +51,18 @@ pub mod replay;
 pub mod vtime;
 
 use self::book::Book;
-use self::ops::{Core, Env, Guard, Op};
+use self::ops::{Core, Guard};
 use crate::mechanism::forkjoin::Shape;
 use crate::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, Setup, TermSpec,
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamDecl, ParamKind, ParamSet, PlacementKind, Setup, TermSpec,
 };
-use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
+use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::cpudl::Cpudl;
 use crate::queue::cpupri::Cpupri;
 use crate::queue::find_cpu::FindCpu;
 use crate::queue::find_linear::Linear;
 use crate::queue::fmask::Fmask;
-use crate::sync::{SpinGuard, SpinLock};
+use crate::sync::SpinLock;
 use crate::RunError;
 use crossbeam_utils::CachePadded;
 use rtsched_policy::PriorityRule;
@@ -101,21 +101,14 @@ const TERMS: &[TermSpec] = &[
         tracking: false,
     },
 ];
-const T_PUSH: u32 = 0;
-const T_PULL: u32 = 1;
-const T_FAIL: u32 = 2;
-const T_ENQ: u32 = 3;
-const T_DEQ: u32 = 4;
 
-const OP_SPANS: ParamSpec = ParamSpec {
-    name: "op_spans",
+const OP_SPANS: ParamDecl = ParamDecl {
     kind: ParamKind::Bool,
     default: "false",
     help: "also trace every enqueue and dequeue as a span (terms enqueue, dequeue; costs two records each)",
 };
 
-const RETRIES: ParamSpec = ParamSpec {
-    name: "retries",
+const RETRIES: ParamDecl = ParamDecl {
     kind: ParamKind::Int { min: 1, max: 1000 },
     default: "3",
     help: "push attempts whose target changed before the push is abandoned (SD V8: 3)",
@@ -124,22 +117,40 @@ const RETRIES: ParamSpec = ParamSpec {
 /// The find-CPU variants of `push-pull`.
 pub const FIND_CPU: &[&str] = &["linear", "fmask", "cpudl"];
 
-/// Push/pull global EDF (SCHED_DEADLINE).
-pub static PUSH_PULL: Entry = Entry {
-    name: "push-pull",
-    summary: "push/pull global EDF as in Linux SCHED_DEADLINE: per-CPU run-queues and locks, push on release \
-              and preemption, pull on completion and idle, find-CPU linear / fmask / cpudl (Lelli et al., OSPERT 2011)",
-    params: &[
-        ParamSpec {
-            name: "find_cpu",
+crate::mechanism_params! {
+    /// `push-pull`'s parameters ([`PUSH_PULL`]`.params` is derived from these).
+    pub struct PushPullParams {
+        find_cpu: &'static str = ParamDecl {
             kind: ParamKind::Choice(FIND_CPU),
             default: "cpudl",
             help: "where a push looks for a CPU: linear (scan, original SCHED_DEADLINE), fmask (free-CPU mask, \
                    then scan), cpudl (max-heap of CPU deadlines + free mask, mainline Linux)",
         },
-        RETRIES,
-        OP_SPANS,
-    ],
+        retries: u32 = RETRIES,
+        op_spans: bool = OP_SPANS,
+    }
+}
+
+crate::mechanism_params! {
+    /// `push-pull-fp`'s parameters ([`PUSH_PULL_FP`]`.params`); `priorities` is read by
+    /// [`registry::fixed_priorities`].
+    pub struct PushPullFpParams {
+        priorities: String = ParamDecl {
+            kind: ParamKind::Text,
+            default: "rm",
+            help: "rm (rate-monotonic), dm (deadline-monotonic), or one rank per task, comma-separated (0 = highest)",
+        },
+        retries: u32 = RETRIES,
+        op_spans: bool = OP_SPANS,
+    }
+}
+
+/// Push/pull global EDF (SCHED_DEADLINE).
+pub static PUSH_PULL: Entry = Entry {
+    name: "push-pull",
+    summary: "push/pull global EDF as in Linux SCHED_DEADLINE: per-CPU run-queues and locks, push on release \
+              and preemption, pull on completion and idle, find-CPU linear / fmask / cpudl (Lelli et al., OSPERT 2011)",
+    params: PushPullParams::SPECS,
     placement: PlacementKind::None,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
@@ -155,26 +166,19 @@ pub static PUSH_PULL_FP: Entry = Entry {
     name: "push-pull-fp",
     summary: "push/pull global fixed priority as in Linux SCHED_FIFO: cpupri's per-priority CPU masks, \
               rate-monotonic by default (the baseline of Lelli et al., OSPERT 2011)",
-    params: &[
-        ParamSpec {
-            name: "priorities",
-            kind: ParamKind::Text,
-            default: "rm",
-            help: "rm (rate-monotonic), dm (deadline-monotonic), or one rank per task, comma-separated (0 = highest)",
-        },
-        RETRIES,
-        OP_SPANS,
-    ],
+    params: PushPullFpParams::SPECS,
     priority: registry::fixed_priorities,
     backend: Backend::Engine(build_fp),
     ..PUSH_PULL
 };
 
 fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
-    match s.params.text("find_cpu").unwrap_or("cpudl") {
-        "linear" => make(s, "push-pull", Linear::new(s.m)),
-        "fmask" => make(s, "push-pull", Fmask::new(s.m)),
-        "cpudl" => make(s, "push-pull", Cpudl::new(s.m)),
+    let p = PushPullParams::from_params(s.params)?;
+    let (retries, op_spans) = (p.retries, p.op_spans);
+    match p.find_cpu {
+        "linear" => make(s, "push-pull", Linear::new(s.m), retries, op_spans),
+        "fmask" => make(s, "push-pull", Fmask::new(s.m), retries, op_spans),
+        "cpudl" => make(s, "push-pull", Cpudl::new(s.m), retries, op_spans),
         other => Err(RunError::Config(format!(
             "push-pull: parameter find_cpu: expected one of {}, got {other:?}",
             FIND_CPU.join(", ")
@@ -183,14 +187,20 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
 }
 
 fn build_fp(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
-    make(s, "push-pull-fp", Cpupri::new(s.m, s.tasks.len()))
+    let p = PushPullFpParams::from_params(s.params)?;
+    make(s, "push-pull-fp", Cpupri::new(s.m, s.tasks.len()), p.retries, p.op_spans)
 }
 
-fn make<F: FindCpu + 'static>(s: &Setup<'_>, name: &'static str, find: F) -> Result<Box<dyn Plugin>, RunError> {
-    let retries = s.params.int("retries").unwrap_or(3) as u32;
+fn make<F: FindCpu + 'static>(
+    s: &Setup<'_>,
+    name: &'static str,
+    find: F,
+    retries: u32,
+    op_spans: bool,
+) -> Result<Box<dyn Plugin>, RunError> {
     let (shape, params) = Shape::of_setup(s, name)?;
     let mut pp = PushPull::with_shape(name, shape, &params, s.m, &s.rule, s.t0, s.end, find, retries)?;
-    pp.op_spans = s.params.flag("op_spans").unwrap_or(false);
+    pp.core.set_op_spans(op_spans);
     Ok(Box::new(pp))
 }
 
@@ -263,8 +273,6 @@ pub struct PushPull<F: FindCpu> {
     rule: PriorityRule,
     /// Thread slots and regions (one region of one thread per task when sequential).
     shape: Shape,
-    /// Trace enqueue and dequeue spans.
-    op_spans: bool,
 }
 
 impl<F: FindCpu> PushPull<F> {
@@ -321,7 +329,7 @@ impl<F: FindCpu> PushPull<F> {
             .collect::<Result<_, RunError>>()?;
         let next_rel = books.iter().map(|b| CachePadded::new(AtomicU64::new(b.lock_untraced().next_due()))).collect();
         let core = Core::new(m, shape.slots(), find, retries);
-        Ok(PushPull { name, core, books, next_rel, rank, rule: rule.clone(), shape, op_spans: false })
+        Ok(PushPull { name, core, books, next_rel, rank, rule: rule.clone(), shape })
     }
 
     /// Thread `slot`'s job of the fork-join job `j` (the run's job `j.seq()` of task `slot`).
@@ -331,7 +339,7 @@ impl<F: FindCpu> PushPull<F> {
     }
 
     /// The threads of region `r` of the fork-join job `j` join run-queue `cpu` (a fork).
-    fn fork<E: Env>(&self, env: &mut E, cpu: usize, g: &mut Guard<'_, crate::sync::Std>, j: &Job, r: u32) {
+    fn fork<E: Effects>(&self, env: &mut E, cpu: usize, g: &mut Guard<'_, crate::sync::Std>, j: &Job, r: u32) {
         for s in self.shape.region(j.task(), r) {
             let sj = self.slot_job(s, j);
             self.core.enqueue(env, cpu, g, self.rank.rank(&sj), sj);
@@ -348,16 +356,16 @@ impl<F: FindCpu> PushPull<F> {
     }
 
     /// Release domain `d`'s handler at `now`: every job due by then is recorded as released
-    /// (`env.released` sees each of its threads, backlogged jobs' and later regions' too), and
+    /// (`env.record_release` sees each of its threads, backlogged jobs' and later regions' too), and
     /// the first region's threads of each ready one join run-queue `d`; `d` reschedules if its
     /// best job changed, then pushes.
-    pub fn release_with<E: Env>(&self, env: &mut E, d: usize, now: u64) {
+    pub fn release_with<E: Effects>(&self, env: &mut E, d: usize, now: u64) {
         let mut g = env.lock(self.core.rq(d));
         {
             let mut b = env.lock(&self.books[d]);
             b.release_due(now, |j, ready| {
                 for s in self.shape.all_slots(j.task()) {
-                    env.released(&self.slot_job(s, &j));
+                    env.record_release(&self.slot_job(s, &j));
                 }
                 if ready {
                     self.fork(env, d, &mut g, &j, 0);
@@ -366,7 +374,7 @@ impl<F: FindCpu> PushPull<F> {
             self.next_rel[d].store(b.next_due(), Ordering::Release);
         }
         if g.needs_resched() {
-            env.resched(d);
+            env.preempt(d);
         }
         let g = self.core.push_all(env, d, g);
         drop(g);
@@ -377,7 +385,7 @@ impl<F: FindCpu> PushPull<F> {
     /// region's threads of its task's next job if that was backlogged — join this run-queue, as
     /// Linux wakes forked threads on the forking CPU; pull) or idle (pull), pick the best job,
     /// answer the requests so far, push. Returns the job to run.
-    pub fn schedule_with<E: Env>(&self, env: &mut E, cpu: usize, prev: Prev) -> Option<Job> {
+    pub fn schedule_with<E: Effects>(&self, env: &mut E, cpu: usize, prev: Prev) -> Option<Job> {
         let mut g: Guard<'_, crate::sync::Std> = env.lock(self.core.rq(cpu));
         match prev {
             // An idle CPU pulls too: another CPU's pull may have taken the job this one was
@@ -403,7 +411,7 @@ impl<F: FindCpu> PushPull<F> {
             }
         }
         let next = self.core.pick(cpu, &mut g);
-        env.picked();
+        env.ack_resched();
         let g = self.core.push_all(env, cpu, g);
         drop(g);
         next
@@ -434,54 +442,6 @@ impl<F: FindCpu> PushPull<F> {
     }
 }
 
-/// The plugin's [`Env`]: traced locks, "IPIs", the mechanism's terms.
-struct CtxEnv<'c, 'a> {
-    ctx: &'c mut Ctx<'a>,
-    op_spans: bool,
-}
-
-impl Env for CtxEnv<'_, '_> {
-    #[inline]
-    fn lock<'l, T>(&mut self, l: &'l SpinLock<T>) -> SpinGuard<'l, T> {
-        l.lock(self.ctx.trace())
-    }
-    #[inline]
-    fn resched(&mut self, cpu: usize) {
-        self.ctx.preempt(cpu);
-    }
-    #[inline]
-    fn begin(&mut self, op: Op) {
-        match op {
-            Op::Push => self.ctx.term_start(T_PUSH),
-            Op::Pull => self.ctx.term_start(T_PULL),
-            Op::Enqueue if self.op_spans => self.ctx.term_start(T_ENQ),
-            Op::Dequeue if self.op_spans => self.ctx.term_start(T_DEQ),
-            Op::Enqueue | Op::Dequeue => {}
-        }
-    }
-    #[inline]
-    fn end(&mut self, op: Op) {
-        match op {
-            Op::Push => self.ctx.term_end(T_PUSH),
-            Op::Pull => self.ctx.term_end(T_PULL),
-            Op::Enqueue if self.op_spans => self.ctx.term_end(T_ENQ),
-            Op::Dequeue if self.op_spans => self.ctx.term_end(T_DEQ),
-            Op::Enqueue | Op::Dequeue => {}
-        }
-    }
-    fn push_failed(&mut self, _job: &Job, tries: u32) {
-        self.ctx.term_value(T_FAIL, tries as u64);
-    }
-    #[inline]
-    fn picked(&mut self) {
-        self.ctx.ack_resched();
-    }
-    #[inline]
-    fn released(&mut self, job: &Job) {
-        self.ctx.record_release(job);
-    }
-}
-
 impl<F: FindCpu> Plugin for PushPull<F> {
     fn name(&self) -> &'static str {
         self.name
@@ -496,11 +456,11 @@ impl<F: FindCpu> Plugin for PushPull<F> {
         self.next_rel[domain].load(Ordering::Acquire)
     }
     fn release(&self, ctx: &mut Ctx<'_>, domain: usize, now: u64) {
-        self.release_with(&mut CtxEnv { ctx, op_spans: self.op_spans }, domain, now);
+        self.release_with(ctx, domain, now);
     }
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let cpu = ctx.cpu();
-        self.schedule_with(&mut CtxEnv { ctx, op_spans: self.op_spans }, cpu, prev)
+        self.schedule_with(ctx, cpu, prev)
     }
 
     /// Fork-join jobs (RTWS paper, §III): a region's threads are released with their job and

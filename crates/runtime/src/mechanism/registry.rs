@@ -6,8 +6,9 @@
 //! all read this table (through [`entries`] / [`find`], and in Python `rtsched.schedulers()`).
 //!
 //! An entry declares:
-//! * its **parameters** ([`ParamSpec`]: name, kind, default, help), which reach its builder
-//!   validated and typed ([`Params`]); the CLI takes them as `--param KEY=VALUE` or as named
+//! * its **parameters** ([`ParamSpec`]: name, kind, default, help), derived from the typed
+//!   struct its builder reads (`mechanism_params!`, [`ParamSet`]: each parameter's name and
+//!   default written once) and reaching it validated ([`Params`]); the CLI takes them as `--param KEY=VALUE` or as named
 //!   options generated from the table, Python as `params={...}`;
 //! * whether it needs a **placement** (a partition of the tasks onto the CPUs);
 //! * its **dedicated-CPU** need (none, optional, required) — a service thread runs there;
@@ -21,137 +22,13 @@
 //! Adding a mechanism: write one file in `mechanism/` with a `pub static` [`Entry`] and its
 //! plugin, and add one line to the `registry!` list in `mechanism/mod.rs`.
 
+use super::params::ResolveError;
+pub use super::params::{ParamDecl, ParamKind, ParamSet, ParamSpec, ParamValue, Params};
 use super::{Plugin, TaskParams};
 use crate::{ParamError, RunError};
 use rtsched_model::TaskSet;
 use rtsched_policy::{FpOrder, Invariant, PriorityRule};
-use std::collections::BTreeMap;
 use std::fmt::Write;
-
-/// What values a parameter takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamKind {
-    /// An integer in `min..=max`.
-    Int { min: u64, max: u64 },
-    /// A duration (integer ns or a string such as `1ms`), at least 1 ns.
-    Duration,
-    /// `true`/`false` (also `1`/`0`, `yes`/`no`); a bare `--name` on the command line is true.
-    Bool,
-    /// One of the listed words.
-    Choice(&'static [&'static str]),
-    /// Free text, checked by the mechanism (e.g. a list of per-task priorities).
-    Text,
-}
-
-/// One declared parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ParamSpec {
-    pub name: &'static str,
-    pub kind: ParamKind,
-    /// The default, written as a user would (parsed like a user's value).
-    pub default: &'static str,
-    pub help: &'static str,
-}
-
-/// A parsed parameter value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ParamValue {
-    Int(u64),
-    /// Nanoseconds.
-    Duration(u64),
-    Bool(bool),
-    Text(String),
-}
-
-impl ParamSpec {
-    /// Parses `text` as a value of this parameter; the error names the parameter.
-    pub fn parse(&self, text: &str) -> Result<ParamValue, ParamError> {
-        let t = text.trim();
-        let bad = |what: &str| ParamError::new(self.name, format!("{what}, got {text:?}"));
-        match self.kind {
-            ParamKind::Int { min, max } => match t.parse::<u64>() {
-                Ok(v) if (min..=max).contains(&v) => Ok(ParamValue::Int(v)),
-                _ => Err(bad(&format!("expected an integer in {min}..={max}"))),
-            },
-            ParamKind::Duration => match rtsched_model::time::parse_duration(t) {
-                Ok(v) if v > 0 => Ok(ParamValue::Duration(v)),
-                _ => Err(bad("expected a positive duration such as 1ms or 250us")),
-            },
-            ParamKind::Bool => match t.to_ascii_lowercase().as_str() {
-                "true" | "1" | "yes" | "on" => Ok(ParamValue::Bool(true)),
-                "false" | "0" | "no" | "off" => Ok(ParamValue::Bool(false)),
-                _ => Err(bad("expected true or false")),
-            },
-            ParamKind::Choice(words) => match words.iter().find(|w| **w == t) {
-                Some(_) => Ok(ParamValue::Text(t.to_string())),
-                None => Err(bad(&format!("expected one of {}", words.join(", ")))),
-            },
-            ParamKind::Text => Ok(ParamValue::Text(t.to_string())),
-        }
-    }
-
-    /// The kind in words (for listings).
-    pub fn kind_name(&self) -> String {
-        match self.kind {
-            ParamKind::Int { min, max } => format!("integer {min}..={max}"),
-            ParamKind::Duration => "duration".into(),
-            ParamKind::Bool => "flag".into(),
-            ParamKind::Choice(w) => w.join("|"),
-            ParamKind::Text => "text".into(),
-        }
-    }
-}
-
-/// The validated parameters of one mechanism: every declared one, defaults filled in.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Params(pub(crate) BTreeMap<&'static str, ParamValue>);
-
-impl Params {
-    fn get(&self, name: &str) -> Option<&ParamValue> {
-        self.0.get(name)
-    }
-    /// An integer parameter (`None` if not declared or of another kind).
-    pub fn int(&self, name: &str) -> Option<u64> {
-        match self.get(name)? {
-            ParamValue::Int(v) => Some(*v),
-            _ => None,
-        }
-    }
-    /// A duration parameter, ns.
-    pub fn duration(&self, name: &str) -> Option<u64> {
-        match self.get(name)? {
-            ParamValue::Duration(v) => Some(*v),
-            _ => None,
-        }
-    }
-    /// A flag.
-    pub fn flag(&self, name: &str) -> Option<bool> {
-        match self.get(name)? {
-            ParamValue::Bool(v) => Some(*v),
-            _ => None,
-        }
-    }
-    /// A choice or text parameter.
-    pub fn text(&self, name: &str) -> Option<&str> {
-        match self.get(name)? {
-            ParamValue::Text(v) => Some(v),
-            _ => None,
-        }
-    }
-    /// `name=value` pairs as JSON (for summaries).
-    pub fn to_json(&self) -> serde_json::Value {
-        let mut o = serde_json::Map::new();
-        for (k, v) in &self.0 {
-            let v = match v {
-                ParamValue::Int(x) | ParamValue::Duration(x) => serde_json::json!(x),
-                ParamValue::Bool(b) => serde_json::json!(b),
-                ParamValue::Text(t) => serde_json::json!(t),
-            };
-            o.insert((*k).to_string(), v);
-        }
-        serde_json::Value::Object(o)
-    }
-}
 
 /// Whether a mechanism needs the tasks placed on CPUs beforehand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -276,10 +153,23 @@ pub fn edf(_: &TaskSet, _: &Params) -> Result<PriorityRule, ParamError> {
     Ok(PriorityRule::Edf)
 }
 
+crate::mechanism_params! {
+    /// The parameter [`fixed_priorities`] reads: P-FP's list (deadline-monotonic by default).
+    /// A fixed-priority mechanism with more parameters declares `priorities` among them, with
+    /// its own default (`push-pull-fp`: rate-monotonic).
+    pub struct FixedPriorityParams {
+        priorities: String = ParamDecl {
+            kind: ParamKind::Text,
+            default: "dm",
+            help: "dm (deadline-monotonic), rm (rate-monotonic), or one rank per task, comma-separated (0 = highest)",
+        },
+    }
+}
+
 /// Fixed priorities from a `priorities` parameter: `dm` (deadline-monotonic), `rm`
 /// (rate-monotonic) or a comma-separated rank per task (smaller = higher).
 pub fn fixed_priorities(ts: &TaskSet, p: &Params) -> Result<PriorityRule, ParamError> {
-    match p.text("priorities").unwrap_or("dm") {
+    match FixedPriorityParams::from_params(p)?.priorities.as_str() {
         "dm" => Ok(PriorityRule::fixed(ts, FpOrder::DeadlineMonotonic)),
         "rm" => Ok(PriorityRule::fixed(ts, FpOrder::RateMonotonic)),
         list => {
@@ -330,24 +220,18 @@ impl Entry {
     /// Every declared parameter at its default, overridden by `given` (name, text) pairs;
     /// an unknown name or a bad value is an error naming the mechanism and the parameter.
     pub fn resolve<'a>(&self, given: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Params, RunError> {
-        let mut out = BTreeMap::new();
-        for p in self.params {
-            let v = p.parse(p.default).map_err(|e| RunError::Config(format!("{}: bad default: {e}", self.name)))?;
-            out.insert(p.name, v);
-        }
-        for (k, v) in given {
-            let Some(spec) = self.param(k) else {
+        Params::resolve(self.params, given).map_err(|e| match e {
+            ResolveError::BadDefault(e) => RunError::Config(format!("{}: bad default: {e}", self.name)),
+            ResolveError::Unknown(k) => {
                 let known: Vec<&str> = self.params.iter().map(|p| p.name).collect();
-                return Err(RunError::Config(format!(
+                RunError::Config(format!(
                     "{} has no parameter {k:?} ({})",
                     self.name,
                     if known.is_empty() { "it takes none".to_string() } else { format!("known: {}", known.join(", ")) }
-                )));
-            };
-            let val = spec.parse(v).map_err(|e| RunError::Config(format!("{}: {e}", self.name)))?;
-            out.insert(spec.name, val);
-        }
-        Ok(Params(out))
+                ))
+            }
+            ResolveError::BadValue(e) => RunError::Config(format!("{}: {e}", self.name)),
+        })
     }
 
     /// The invariant this mechanism promises for a run of `ts` on `m` CPUs with `partition`

@@ -40,7 +40,7 @@
 use crate::mechanism::forkjoin::Shape;
 use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, PlacementKind, Setup, TermSpec};
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
-use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
+use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
 use crate::tracer::RecKind;
@@ -276,7 +276,7 @@ impl Plugin for Rtws {
         self.releases.set(st.book.next_due());
     }
 
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let cpu = ctx.cpu();
         let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;
@@ -386,9 +386,9 @@ mod tests {
             let mut tb = TraceBuffer::new(0, 200_000);
             let mut running: Vec<Option<Job>> = vec![None; m];
             let mut now = 0u64;
-            let schedule = |c: usize, prev: Prev, tb: &mut TraceBuffer, running: &mut Vec<Option<Job>>, model: &Model| {
+            let schedule = |c: usize, prev: Prev, now: u64, tb: &mut TraceBuffer, running: &mut Vec<Option<Job>>, model: &Model| {
                 let mut ctx = Ctx::new(c, tb, &signals);
-                let next = plugin.schedule(&mut ctx, prev);
+                let next = plugin.schedule(&mut ctx, prev, now);
                 drop(ctx);
                 if let Some(j) = next {
                     if running[c] != Some(j) {
@@ -410,13 +410,13 @@ mod tests {
                         // CPU c notices a request (or idles) and reschedules.
                         if signals[c].take().is_some() || running[c].is_none() {
                             let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
-                            schedule(c, prev, &mut tb, &mut running, &model).map_err(TestCaseError::fail)?;
+                            schedule(c, prev, now, &mut tb, &mut running, &model).map_err(TestCaseError::fail)?;
                         }
                     }
                     _ => {
                         if let Some(j) = running[c] {
                             model.complete(&j);
-                            schedule(c, Prev::Completed(j), &mut tb, &mut running, &model).map_err(TestCaseError::fail)?;
+                            schedule(c, Prev::Completed(j), now, &mut tb, &mut running, &model).map_err(TestCaseError::fail)?;
                         }
                     }
                 }
@@ -427,7 +427,7 @@ mod tests {
                 let Some(c) = (0..m).find(|&c| signals[c].is_set()) else { break };
                 signals[c].take();
                 let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
-                schedule(c, prev, &mut tb, &mut running, &model).map_err(TestCaseError::fail)?;
+                schedule(c, prev, now, &mut tb, &mut running, &model).map_err(TestCaseError::fail)?;
                 prop_assert_eq!(check(&plugin, &running), Ok(()));
             }
             prop_assert!((0..m).all(|c| !signals[c].is_set()), "requests do not settle");

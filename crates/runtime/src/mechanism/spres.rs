@@ -46,9 +46,9 @@
 //! `tests/spres_runtime.rs`).
 
 use crate::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, Setup, TermSpec,
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamDecl, ParamKind, ParamSet, PlacementKind, Setup, TermSpec,
 };
-use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
+use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
 use crate::RunError;
@@ -66,44 +66,44 @@ const BUDGET_ENFORCEMENT: u32 = 2;
 const BUDGET_OVERRUN: u32 = 3;
 const ENFORCEMENT_LATENCY: u32 = 4;
 
-/// SP-RES.
-pub static SPRES: Entry = Entry {
-    name: "spres",
-    summary: "semi-partitioned reservations: per-CPU EDF over polling reservations with budget timers, CASH, \
-              migrating split tasks by migration timer and remote activation (Brandenburg & Gül, RTSS 2016)",
-    params: &[
-        ParamSpec {
-            name: "cash",
+crate::mechanism_params! {
+    /// SP-RES's parameters ([`SPRES`]`.params` is derived from these).
+    pub struct SpresParams {
+        cash: bool = ParamDecl {
             kind: ParamKind::Bool,
             default: "true",
             help: "CASH slack reclamation (Caccamo et al., RTSS 2000), as SP-RES runs it",
         },
-        ParamSpec {
-            name: "soft",
+        soft: bool = ParamDecl {
             kind: ParamKind::Bool,
             default: "false",
             help: "unsplit tasks in soft reservations too (split tasks always are)",
         },
-        ParamSpec {
-            name: "rr_quantum",
+        rr_quantum: u64 = ParamDecl {
             kind: ParamKind::Duration,
             default: "1ms",
             help: "round-robin quantum of depleted soft reservations in background",
         },
-        ParamSpec {
-            name: "background",
+        background: &'static str = ParamDecl {
             kind: ParamKind::Choice(&Background::NAMES),
             default: "round-robin",
             help: "depleted soft reservations in background: round-robin every rr_quantum (the paper's, RTSS 2016 \
                    §III-A) or earliest-end (earliest window end first); the simulator's --background is the same",
         },
-        ParamSpec {
-            name: "enforcement",
+        enforcement: bool = ParamDecl {
             kind: ParamKind::Bool,
             default: "true",
             help: "budget timers for hard reservations; false only to show what the overrun oracle catches",
         },
-    ],
+    }
+}
+
+/// SP-RES.
+pub static SPRES: Entry = Entry {
+    name: "spres",
+    summary: "semi-partitioned reservations: per-CPU EDF over polling reservations with budget timers, CASH, \
+              migrating split tasks by migration timer and remote activation (Brandenburg & Gül, RTSS 2016)",
+    params: SpresParams::SPECS,
     placement: PlacementKind::Reservations,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
@@ -162,18 +162,15 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     if placement.m as usize != s.m {
         return Err(RunError::Config(format!("the placement is for m = {} but the run has {} CPUs", placement.m, s.m)));
     }
+    let p = SpresParams::from_params(s.params)?;
     let rules = Rules {
-        soft_unsplit: s.params.flag("soft").unwrap_or(false),
-        cash: s.params.flag("cash").unwrap_or(true),
-        background: Background::parse(
-            s.params.text("background").unwrap_or("round-robin"),
-            s.params.duration("rr_quantum").unwrap_or(1_000_000),
-        )
-        .map_err(|e| RunError::Config(format!("spres: {e}")))?,
+        soft_unsplit: p.soft,
+        cash: p.cash,
+        background: Background::parse(p.background, p.rr_quantum).map_err(|e| RunError::Config(format!("spres: {e}")))?,
         charging: Charging::Execution,
     };
     let mut mech = SpresMech::new(s.tasks, placement, rules, s.rule.clone(), s.t0, s.end);
-    mech.enforce = s.params.flag("enforcement").unwrap_or(true);
+    mech.enforce = p.enforcement;
     Ok(Box::new(mech))
 }
 
@@ -410,8 +407,43 @@ impl Plugin for SpresMech {
         self.hand_over(ctx, &mut out);
     }
 
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
-        self.schedule_at(ctx, prev, crate::clock::monotonic_ns())
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, now: u64) -> Option<Job> {
+        let c = ctx.cpu();
+        let mut out = Vec::new();
+        let mut done_elsewhere = None;
+        let next = {
+            let mut g = self.cpus[c].lock(ctx.trace());
+            let st = &mut *g;
+            self.enter(ctx, c, st, now);
+            if let Prev::Completed(j) = prev {
+                // Held here, or it left while it ran (then it never reaches the target).
+                if st.rules.complete(j.task(), now).is_none() {
+                    st.outgoing.retain(|d| !(d.task == j.task() && d.seq == j.seq()));
+                }
+                if self.home[j.task() as usize] as usize == c {
+                    if let Some(nx) = st.book.complete(&j) {
+                        Self::activate_first(st, c, &nx, nx.release.max(now));
+                    }
+                } else {
+                    done_elsewhere = Some(j);
+                }
+            }
+            // The worker runs nothing now: jobs that left while it ran them go.
+            out.append(&mut st.outgoing);
+            st.scheduled = None;
+            self.refresh(ctx, c, st, now, true, &mut out);
+            st.scheduled = Self::wanted(st);
+            // The worker executes what the rules serve from the end of this callback.
+            st.rules.dispatch();
+            self.leave(ctx, c, st, now);
+            ctx.ack_resched();
+            st.scheduled
+        };
+        if let Some(j) = done_elsewhere {
+            self.complete_at_home(ctx, &j, now, &mut out);
+        }
+        self.hand_over(ctx, &mut out);
+        next
     }
 
     fn timer(&self, ctx: &mut Ctx<'_>, now: u64) {
@@ -492,49 +524,6 @@ impl Plugin for SpresMech {
         }
         Accounting { released, completed, consistent: consistent.map_err(crate::Inconsistency) }
     }
-}
-
-impl SpresMech {
-    /// [`Plugin::schedule`] at `now` (the property test drives it in virtual time).
-    fn schedule_at(&self, ctx: &mut Ctx<'_>, prev: Prev, now: u64) -> Option<Job> {
-        let c = ctx.cpu();
-        let mut out = Vec::new();
-        let mut done_elsewhere = None;
-        let next = {
-            let mut g = self.cpus[c].lock(ctx.trace());
-            let st = &mut *g;
-            self.enter(ctx, c, st, now);
-            if let Prev::Completed(j) = prev {
-                // Held here, or it left while it ran (then it never reaches the target).
-                if st.rules.complete(j.task(), now).is_none() {
-                    st.outgoing.retain(|d| !(d.task == j.task() && d.seq == j.seq()));
-                }
-                if self.home[j.task() as usize] as usize == c {
-                    if let Some(nx) = st.book.complete(&j) {
-                        Self::activate_first(st, c, &nx, nx.release.max(now));
-                    }
-                } else {
-                    done_elsewhere = Some(j);
-                }
-            }
-            // The worker runs nothing now: jobs that left while it ran them go.
-            out.append(&mut st.outgoing);
-            st.scheduled = None;
-            self.refresh(ctx, c, st, now, true, &mut out);
-            st.scheduled = Self::wanted(st);
-            // The worker executes what the rules serve from the end of this callback.
-            st.rules.dispatch();
-            self.leave(ctx, c, st, now);
-            ctx.ack_resched();
-            st.scheduled
-        };
-        if let Some(j) = done_elsewhere {
-            self.complete_at_home(ctx, &j, now, &mut out);
-        }
-        self.hand_over(ctx, &mut out);
-        next
-    }
-
 }
 
 #[cfg(test)]
@@ -647,7 +636,7 @@ mod tests {
                         if signals[c].resched_pending() {
                             let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
                             let before = running[c];
-                            running[c] = g.schedule_at(&mut ctx, prev, now);
+                            running[c] = g.schedule(&mut ctx, prev, now);
                             if let Some(b) = running[c] {
                                 let moved = last_cpu.insert((b.task(), b.seq()), c).is_some_and(|x| x != c);
                                 migrations += u32::from(moved && before != Some(b));
@@ -691,7 +680,7 @@ mod tests {
                     if let Some(j) = running[c] {
                         let t = j.task() as usize;
                         let mut ctx = Ctx::new(c, &mut tb, &signals);
-                        running[c] = g.schedule_at(&mut ctx, Prev::Completed(j), now);
+                        running[c] = g.schedule(&mut ctx, Prev::Completed(j), now);
                         drop(ctx);
                         reference.advance(now);
                         prop_assert!(reference.complete(t as u32, now).is_some());
@@ -751,12 +740,12 @@ mod overrun_tests {
         let mut ctx = Ctx::new(0, &mut tb, &signals);
         g.release(&mut ctx, 0, 0);
         // Dispatched at 10 (the release and schedule callbacks are nobody's budget).
-        let j = g.schedule_at(&mut ctx, Prev::Idle, 10).unwrap();
+        let j = g.schedule(&mut ctx, Prev::Idle, 10).unwrap();
         assert_eq!(j.task(), 0);
         assert_eq!(g.next_timer(0), 2010);
         // The budget timer handled 7 ns late.
         g.timer(&mut ctx, 2017);
-        let next = g.schedule_at(&mut ctx, Prev::Preempted(j), 2017).unwrap();
+        let next = g.schedule(&mut ctx, Prev::Preempted(j), 2017).unwrap();
         assert_eq!(next.task(), 1, "task 0 is cut off at its budget");
         drop(ctx);
         let samples: Vec<(u32, u64)> =
@@ -768,7 +757,7 @@ mod overrun_tests {
         let mut tb = TraceBuffer::new(0, 1_000_000);
         let mut ctx = Ctx::new(0, &mut tb, &signals);
         g.release(&mut ctx, 0, 0);
-        g.schedule_at(&mut ctx, Prev::Idle, 10).unwrap();
+        g.schedule(&mut ctx, Prev::Idle, 10).unwrap();
         assert_eq!(g.next_timer(0), 10_000);
     }
 }

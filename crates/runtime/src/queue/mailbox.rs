@@ -23,6 +23,13 @@
 //! times the clients per mailbox. Such a wait is not counted: it would be spent inside the
 //! client's `schedule`, so a run shows it in its Δsch samples.
 //!
+//! **Handles** (as tokio's `Local`/`Steal` split a work-stealing queue by who may call what):
+//! [`channel`] gives the shared side, an `Arc<Mailbox>` that any number of producers write
+//! through ([`Mailbox::push`], `&self`), and the one [`Reader`], which owns the consumer's
+//! position (a plain integer, no atomic) and is the only way to take messages
+//! ([`Reader::pop`], `&mut self`; not `Clone`): the single-consumer rule is the type's, not a
+//! comment's.
+//!
 //! Generic over the platform [`Primitives`] so that the loom models below check it over every
 //! interleaving at tiny size (no lost, duplicated or reordered message per producer), with a
 //! deliberately broken twin (publication before the payload) that the model must catch.
@@ -30,6 +37,7 @@
 use crate::sync::{Atom, AtomAdd, Primitives, Std};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 /// One message: an operation code, its sender (a client index), a job (task, sequence
 /// number) and the sender's trace stamp at the write (for the request latency Δreq).
@@ -51,21 +59,32 @@ struct Slot<B: Primitives> {
     stamp: B::U64,
 }
 
-/// A bounded MPSC FIFO of [`Msg`] with wait-free producers (see the module docs).
+/// The shared side of a bounded MPSC FIFO of [`Msg`] with wait-free producers (see the module
+/// docs): what producers write through.
 pub struct Mailbox<B: Primitives = Std> {
     slots: Box<[CachePadded<Slot<B>>]>,
     tail: CachePadded<B::U64>,
-    /// The consumer's position (only the consumer touches it).
-    head: CachePadded<B::U64>,
     /// Broken twin for the model checker: publish before writing the payload.
     #[cfg(test)]
     broken: bool,
 }
 
+/// The consumer's side of a [`Mailbox`]: its position, owned (one per mailbox, see [`channel`]).
+pub struct Reader<B: Primitives = Std> {
+    mailbox: Arc<Mailbox<B>>,
+    head: u64,
+}
+
+/// A mailbox of `capacity` slots (at least 2: with one slot a published message, `seq = t + 1`,
+/// would read as free for the next lap, `seq = t + N`): the shared side for the producers and
+/// the one reader.
+pub fn channel<B: Primitives>(capacity: usize) -> (Arc<Mailbox<B>>, Reader<B>) {
+    let mailbox = Arc::new(Mailbox::new(capacity));
+    (mailbox.clone(), Reader { mailbox, head: 0 })
+}
+
 impl<B: Primitives> Mailbox<B> {
-    /// A mailbox of `capacity` slots (at least 2: with one slot a published message, `seq =
-    /// t + 1`, would read as free for the next lap, `seq = t + N`).
-    pub fn new(capacity: usize) -> Mailbox<B> {
+    fn new(capacity: usize) -> Mailbox<B> {
         let n = capacity.max(2);
         let slots = (0..n)
             .map(|i| {
@@ -80,7 +99,6 @@ impl<B: Primitives> Mailbox<B> {
         Mailbox {
             slots,
             tail: CachePadded::new(B::U64::new(0)),
-            head: CachePadded::new(B::U64::new(0)),
             #[cfg(test)]
             broken: false,
         }
@@ -107,11 +125,21 @@ impl<B: Primitives> Mailbox<B> {
         slot.seq.store(t + 1, Ordering::Release);
     }
 
-    /// Takes the oldest published message (the consumer only: one thread at a time).
-    pub fn pop(&self) -> Option<Msg> {
-        let n = self.slots.len() as u64;
-        let h = self.head.load(Ordering::Relaxed);
-        let slot = &self.slots[(h % n) as usize];
+    /// Whether the next write would wait for the consumer (its ticket's slot not yet free).
+    #[cfg(test)]
+    fn full(&self) -> bool {
+        let t = self.tail.load(Ordering::Relaxed);
+        self.slots[(t % self.slots.len() as u64) as usize].seq.load(Ordering::Acquire) != t
+    }
+}
+
+impl<B: Primitives> Reader<B> {
+    /// Takes the oldest published message.
+    pub fn pop(&mut self) -> Option<Msg> {
+        let mb = &*self.mailbox;
+        let n = mb.slots.len() as u64;
+        let h = self.head;
+        let slot = &mb.slots[(h % n) as usize];
         if slot.seq.load(Ordering::Acquire) != h + 1 {
             return None;
         }
@@ -119,21 +147,14 @@ impl<B: Primitives> Mailbox<B> {
         let w1 = slot.w1.load(Ordering::Relaxed);
         let stamp = slot.stamp.load(Ordering::Relaxed);
         slot.seq.store(h + n, Ordering::Release);
-        self.head.store(h + 1, Ordering::Relaxed);
+        self.head = h + 1;
         Some(Msg { op: (w0 >> 32) as u32, sender: w0 as u32, task: (w1 >> 32) as u32, seq: w1 as u32, stamp })
     }
 
     /// Whether a ticket was taken that the consumer has not consumed (a message published or
     /// being written).
     pub fn pending(&self) -> bool {
-        self.tail.load(Ordering::Acquire) != self.head.load(Ordering::Relaxed)
-    }
-
-    /// Whether the next write would wait for the consumer (its ticket's slot not yet free).
-    #[cfg(test)]
-    fn full(&self) -> bool {
-        let t = self.tail.load(Ordering::Relaxed);
-        self.slots[(t % self.slots.len() as u64) as usize].seq.load(Ordering::Acquire) != t
+        self.mailbox.tail.load(Ordering::Acquire) != self.head
     }
 }
 
@@ -152,7 +173,7 @@ mod tests {
     proptest! {
         #[test]
         fn equals_a_plain_fifo(cap in 2usize..6, ops in proptest::collection::vec(any::<bool>(), 0..200)) {
-            let mb: Mailbox = Mailbox::new(cap);
+            let (mb, mut rx) = channel::<Std>(cap);
             let mut reference = VecDeque::new();
             let mut k = 0;
             for push in ops {
@@ -164,9 +185,9 @@ mod tests {
                     reference.push_back(m);
                     k += 1;
                 } else {
-                    prop_assert_eq!(mb.pop(), reference.pop_front());
+                    prop_assert_eq!(rx.pop(), reference.pop_front());
                 }
-                prop_assert_eq!(mb.pending(), !reference.is_empty());
+                prop_assert_eq!(rx.pending(), !reference.is_empty());
             }
             prop_assert_eq!(mb.full(), reference.len() == cap);
         }
@@ -174,18 +195,18 @@ mod tests {
 
     #[test]
     fn threads_lose_duplicate_and_reorder_nothing() {
-        let mb: Mailbox = Mailbox::new(4); // small: producers do wait for room
+        let (mb, mut rx) = channel::<Std>(4); // small: producers do wait for room
         let producers = 3u32;
         let each = 3_000u32;
         std::thread::scope(|s| {
             for p in 0..producers {
-                let mb = &mb;
+                let mb = &*mb;
                 s.spawn(move || (0..each).for_each(|k| mb.push(msg(p, k))));
             }
             let mut next = vec![0u32; producers as usize];
             let mut got = 0;
             while got < producers * each {
-                match mb.pop() {
+                match rx.pop() {
                     Some(m) => {
                         assert_eq!(m, msg(m.sender, next[m.sender as usize]), "lost, duplicated or reordered");
                         next[m.sender as usize] += 1;
@@ -194,7 +215,7 @@ mod tests {
                     None => std::hint::spin_loop(),
                 }
             }
-            assert!(!mb.pending() && mb.pop().is_none());
+            assert!(!rx.pending() && rx.pop().is_none());
         });
     }
 
@@ -218,6 +239,8 @@ mod tests {
             b.check(move || {
                 let mut mb: Mailbox<Loom> = Mailbox::new(cap);
                 mb.broken = broken;
+                let mb = Arc::new(mb);
+                let mut rx = Reader { mailbox: mb.clone(), head: 0 };
                 let mb = leak(mb);
                 let hs: Vec<_> = (0..counts.len() as u32)
                     .map(|p| thread::spawn(move || (0..counts[p as usize]).for_each(|k| mb.push(msg(p, k)))))
@@ -226,7 +249,7 @@ mod tests {
                 let mut next = vec![0u32; counts.len()];
                 let mut got = 0;
                 while got < total {
-                    match mb.pop() {
+                    match rx.pop() {
                         Some(m) => {
                             assert_eq!(m, msg(m.sender, next[m.sender as usize]), "lost, duplicated or reordered");
                             next[m.sender as usize] += 1;
@@ -238,7 +261,7 @@ mod tests {
                 for h in hs {
                     h.join().unwrap();
                 }
-                assert!(mb.pop().is_none() && !mb.pending());
+                assert!(rx.pop().is_none() && !rx.pending());
             });
         }
 

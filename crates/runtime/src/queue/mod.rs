@@ -9,10 +9,12 @@
 //! * [`find_cpu`]: the find-CPU contract of push/pull and its variants [`find_linear`],
 //!   [`fmask`], [`cpudl`] (Lelli et al., 2011, §4–§5) and [`cpupri`] (Linux SCHED_FIFO).
 //! * [`mailbox`]: a bounded multi-producer FIFO with wait-free writers (G-EDF-MP's mailbox).
-//! * [`hunt_heap`]: Hunt et al.'s fine-grained concurrent heap (seed 001 R2).
+//! * [`concurrent_heap`]: a concurrent heap with a lock per node (Hunt, Michael, Parthasarathy
+//!   & Scott, IPL 1996; seed 001 R2).
 //! * [`hierarchical`]: the queue of queues with two-level locking (seed 001 R3).
 
 pub mod binomial;
+pub mod concurrent_heap;
 pub mod cpudl;
 pub mod cpumask;
 pub mod cpupri;
@@ -20,7 +22,6 @@ pub mod find_cpu;
 pub mod find_linear;
 pub mod fmask;
 pub mod hierarchical;
-pub mod hunt_heap;
 pub mod mailbox;
 pub mod release;
 pub mod runqueue;

@@ -38,7 +38,7 @@
 //! including a swap (no deadlock, no job scheduled on two clients, no completed job run).
 
 use super::{Dispatcher, Enactor};
-use crate::mechanism::Ctx;
+use crate::mechanism::{Ctx, Effects};
 use crate::queue::release::Job;
 use crate::sync::{Atom, Primitives, SpinLock, Std};
 use crossbeam_utils::CachePadded;

@@ -3,10 +3,11 @@
 //! (Lelli et al., 2011, §4; Linux `kernel/sched/deadline.c`): `enqueue` / `dequeue` (which
 //! keep the caches and the find-CPU structure current), `push_one` (`push_dl_task` with
 //! `find_lock_later_rq` and its retry limit), `pull` (`pull_dl_task`), `pick`. Everything a
-//! caller observes goes through an [`Env`] — lock acquisition (traced or not), reschedule
-//! requests, the spans of the four operations, push failures — so that the plugin (real
-//! threads, traced) and the cost replay (`replay`, single-threaded, timed per operation) run
-//! exactly this code.
+//! caller observes goes through the mechanisms' one effects interface ([`Effects`]) — lock
+//! acquisition (traced or not), reschedule requests, the spans of the four operations (the
+//! terms `T_PUSH` .. `T_DEQ`), push failures (`T_FAIL`) — so that the plugin (the engine's
+//! `Ctx`, real threads, traced), the virtual-time runs (`vtime`) and the cost replay (`replay`,
+//! single-threaded, timed per operation) run exactly this code.
 //!
 //! **Run-queue state** ([`Rq`], under its lock): `curr` — the job the CPU's worker runs (changed
 //! only by that worker, in `schedule`: Linux's `rq->curr`) — and `queued`, the pushable set
@@ -25,7 +26,7 @@
 //! retakes its own, and re-validates what it decided before the drop. The find-CPU structures'
 //! locks and the job books' locks are leaves.
 
-use super::super::Job;
+use super::super::{Effects, Job};
 use crate::queue::cpumask::CpuMask;
 use crate::queue::find_cpu::{Earliest, FindCpu, FREE};
 use crate::queue::runqueue::RunQueue;
@@ -91,7 +92,15 @@ impl Rq {
     }
 }
 
-/// The operations an [`Env`] times (the four of Lelli et al., 2011, §6).
+/// The push/pull entries' own terms (indices into their `terms`): the spans of push and pull,
+/// a push failure's attempts, and with `op_spans` the spans of enqueue and dequeue.
+pub const T_PUSH: u32 = 0;
+pub const T_PULL: u32 = 1;
+pub const T_FAIL: u32 = 2;
+pub const T_ENQ: u32 = 3;
+pub const T_DEQ: u32 = 4;
+
+/// The operations the core traces as spans (the four of Lelli et al., 2011, §6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Op {
     Push,
@@ -114,23 +123,21 @@ impl Op {
     pub fn index(self) -> usize {
         self as usize
     }
-}
-
-/// What the core's caller provides: locking (traced or not), reschedule requests, operation
-/// spans and the report of a push failure.
-pub trait Env<B: Primitives = Std> {
-    fn lock<'a, T>(&mut self, l: &'a SpinLock<T, B>) -> SpinGuard<'a, T, B>;
-    /// Asks CPU `cpu` to reschedule (the caller holds `cpu`'s run-queue lock).
-    fn resched(&mut self, cpu: usize);
-    fn begin(&mut self, op: Op);
-    fn end(&mut self, op: Op);
-    /// A push gave up after `tries` attempts whose target had changed (the retry limit).
-    fn push_failed(&mut self, job: &Job, tries: u32);
-    /// The schedule path picked the CPU's next job (under its lock): the requests sent to the
-    /// CPU so far are answered (the plugin calls `Ctx::ack_resched` here).
-    fn picked(&mut self) {}
-    /// A job was released (the plugin records `JobRelease`).
-    fn released(&mut self, _job: &Job) {}
+    /// The operation's span term.
+    #[inline]
+    pub const fn term(self) -> u32 {
+        match self {
+            Op::Push => T_PUSH,
+            Op::Pull => T_PULL,
+            Op::Enqueue => T_ENQ,
+            Op::Dequeue => T_DEQ,
+        }
+    }
+    /// The operation whose span term is `term` (`None`: another term).
+    #[inline]
+    pub fn of_term(term: u32) -> Option<Op> {
+        Op::ALL.into_iter().find(|op| op.term() == term)
+    }
 }
 
 /// A run-queue guard.
@@ -144,6 +151,8 @@ pub struct Core<F, B: Primitives = Std> {
     overloaded: CpuMask<B>,
     find: F,
     retries: u32,
+    /// Whether enqueue and dequeue are traced as spans (push and pull always are).
+    op_spans: bool,
 }
 
 impl<F: FindCpu<B>, B: Primitives> Core<F, B> {
@@ -158,6 +167,28 @@ impl<F: FindCpu<B>, B: Primitives> Core<F, B> {
             overloaded: CpuMask::new(m),
             find,
             retries: retries.max(1),
+            op_spans: true,
+        }
+    }
+
+    /// Whether enqueue and dequeue are traced as spans (on unless set off: the `op_spans`
+    /// parameter of the registered mechanisms, off by default there, since it costs two
+    /// records per operation on the real path).
+    pub fn set_op_spans(&mut self, on: bool) {
+        self.op_spans = on;
+    }
+
+    #[inline]
+    fn begin<E: Effects>(&self, env: &mut E, op: Op) {
+        if self.op_spans || matches!(op, Op::Push | Op::Pull) {
+            env.term_start(op.term());
+        }
+    }
+
+    #[inline]
+    fn end<E: Effects>(&self, env: &mut E, op: Op) {
+        if self.op_spans || matches!(op, Op::Push | Op::Pull) {
+            env.term_end(op.term());
         }
     }
 
@@ -206,30 +237,30 @@ impl<F: FindCpu<B>, B: Primitives> Core<F, B> {
     /// `enqueue_task`: `job` (rank `rank`) joins run-queue `cpu`. Precondition: `rq` is
     /// run-queue `cpu`, locked; no job of that rank is on it.
     #[inline]
-    pub fn enqueue<E: Env<B>>(&self, env: &mut E, cpu: usize, rq: &mut Rq, rank: u64, job: Job) {
-        env.begin(Op::Enqueue);
+    pub fn enqueue<E: Effects>(&self, env: &mut E, cpu: usize, rq: &mut Rq, rank: u64, job: Job) {
+        self.begin(env, Op::Enqueue);
         rq.queued.insert(rank, job);
         self.publish(cpu, rq);
-        env.end(Op::Enqueue);
+        self.end(env, Op::Enqueue);
     }
 
     /// `dequeue_task` of a queued job. Precondition: `rq` is run-queue `cpu`, locked.
     #[inline]
-    pub fn dequeue<E: Env<B>>(&self, env: &mut E, cpu: usize, rq: &mut Rq, rank: u64) -> Option<Job> {
-        env.begin(Op::Dequeue);
+    pub fn dequeue<E: Effects>(&self, env: &mut E, cpu: usize, rq: &mut Rq, rank: u64) -> Option<Job> {
+        self.begin(env, Op::Dequeue);
         let j = rq.queued.remove(rank);
         self.publish(cpu, rq);
-        env.end(Op::Dequeue);
+        self.end(env, Op::Dequeue);
         j
     }
 
     /// `dequeue_task` of the running job (it completed). Precondition as [`Core::dequeue`].
     #[inline]
-    pub fn dequeue_curr<E: Env<B>>(&self, env: &mut E, cpu: usize, rq: &mut Rq) -> Option<Job> {
-        env.begin(Op::Dequeue);
+    pub fn dequeue_curr<E: Effects>(&self, env: &mut E, cpu: usize, rq: &mut Rq) -> Option<Job> {
+        self.begin(env, Op::Dequeue);
         let j = rq.curr.take().map(|x| x.1);
         self.publish(cpu, rq);
-        env.end(Op::Dequeue);
+        self.end(env, Op::Dequeue);
         j
     }
 
@@ -256,7 +287,7 @@ impl<F: FindCpu<B>, B: Primitives> Core<F, B> {
     /// `other > this`, else by dropping `this`, taking `other`, retaking `this`. Returns both
     /// guards and whether `this` was dropped (then everything read under it is stale).
     #[inline]
-    pub fn double_lock<'a, E: Env<B>>(
+    pub fn double_lock<'a, E: Effects>(
         &'a self,
         env: &mut E,
         this: usize,
@@ -285,15 +316,15 @@ impl<F: FindCpu<B>, B: Primitives> Core<F, B> {
     /// possibly violating the global invariant (Cerqueira et al., RTAS 2014, §II-D), until a
     /// later push or a pull moves it. As in Linux, when the lock was dropped and the job left
     /// (pulled, or started running), the new earliest pushable job is tried instead.
-    pub fn push_one<'a, E: Env<B>>(&'a self, env: &mut E, cpu: usize, mut g: Guard<'a, B>) -> (Guard<'a, B>, bool) {
+    pub fn push_one<'a, E: Effects>(&'a self, env: &mut E, cpu: usize, mut g: Guard<'a, B>) -> (Guard<'a, B>, bool) {
         if !g.overloaded {
             return (g, false);
         }
-        let Some((mut rank, mut job)) = g.queued.first() else { return (g, false) };
-        env.begin(Op::Push);
+        let Some((mut rank, _)) = g.queued.first() else { return (g, false) };
+        self.begin(env, Op::Push);
         let pushed = loop {
             if g.curr.is_none_or(|c| rank < c.0) {
-                env.resched(cpu);
+                env.preempt(cpu);
                 break false;
             }
             // find_lock_later_rq
@@ -319,28 +350,25 @@ impl<F: FindCpu<B>, B: Primitives> Core<F, B> {
             if let Some((c, mut o)) = target {
                 if let Some(j) = self.dequeue(env, cpu, &mut g, rank) {
                     self.enqueue(env, c, &mut o, rank, j);
-                    env.resched(c);
+                    env.preempt(c);
                 }
                 break true;
             }
             if tries >= self.retries && !left {
-                env.push_failed(&job, tries);
+                env.term_value(T_FAIL, tries as u64);
             }
             // The lock may have been dropped: try the new earliest pushable job, if it changed.
             match g.queued.first() {
-                Some((r, j)) if r != rank && g.overloaded => {
-                    rank = r;
-                    job = j;
-                }
+                Some((r, _)) if r != rank && g.overloaded => rank = r,
                 _ => break false,
             }
         };
-        env.end(Op::Push);
+        self.end(env, Op::Push);
         (g, pushed)
     }
 
     /// `push_dl_tasks`: pushes while jobs move.
-    pub fn push_all<'a, E: Env<B>>(&'a self, env: &mut E, cpu: usize, mut g: Guard<'a, B>) -> Guard<'a, B> {
+    pub fn push_all<'a, E: Effects>(&'a self, env: &mut E, cpu: usize, mut g: Guard<'a, B>) -> Guard<'a, B> {
         loop {
             let (g2, moved) = self.push_one(env, cpu, g);
             g = g2;
@@ -354,11 +382,11 @@ impl<F: FindCpu<B>, B: Primitives> Core<F, B> {
     /// its lock) beats this run-queue's best, lock both (in CPU-id order) and take its best
     /// queued job if that beats this run-queue's best and the job pulled so far, unless it is
     /// about to preempt the job running there. Precondition: `g` is run-queue `cpu`'s guard.
-    pub fn pull<'a, E: Env<B>>(&'a self, env: &mut E, cpu: usize, mut g: Guard<'a, B>) -> Guard<'a, B> {
+    pub fn pull<'a, E: Effects>(&'a self, env: &mut E, cpu: usize, mut g: Guard<'a, B>) -> Guard<'a, B> {
         if self.overloaded.next(0).is_none_or(|c| c == cpu && self.overloaded.next(c + 1).is_none()) {
             return g;
         }
-        env.begin(Op::Pull);
+        self.begin(env, Op::Pull);
         let mut dmin = FREE;
         let mut from = 0;
         while let Some(src) = self.overloaded.next(from) {
@@ -384,7 +412,7 @@ impl<F: FindCpu<B>, B: Primitives> Core<F, B> {
                 }
             }
         }
-        env.end(Op::Pull);
+        self.end(env, Op::Pull);
         g
     }
 

@@ -23,18 +23,18 @@
 //! core's caches: these are the algorithmic costs (scan length, heap depth, level walks, lock
 //! acquisitions without contention), not the cross-core misses of the paper's 48-core machine.
 
-use super::ops::{Env, Op};
+use super::ops::Op;
 use super::recording::{mechanism, Call, PrevKind, Recording};
 pub use super::vtime::record;
 use super::PushPull;
 use crate::clock::{self, ClockPair};
-use crate::mechanism::{Job, Prev};
+use crate::mechanism::{Effects, Job, Prev};
 use crate::queue::cpudl::Cpudl;
 use crate::queue::cpupri::Cpupri;
 use crate::queue::find_cpu::FindCpu;
 use crate::queue::find_linear::Linear;
 use crate::queue::fmask::Fmask;
-use crate::sync::{SpinGuard, SpinLock};
+use crate::sync::{Primitives, SpinGuard, SpinLock};
 use crate::RunError;
 use rtsched_model::{ModelError, TaskSet};
 
@@ -233,30 +233,37 @@ impl Probe {
     }
 }
 
-/// The replay's env: untraced locks, requests as flags, every operation timed by the probe.
+/// The replay's effects: untraced locks, requests (and notifications, which push/pull does not
+/// send) as flags, every operation's span timed by the probe.
 struct TimingEnv<'p> {
     resched: Vec<bool>,
     probe: &'p mut Probe,
 }
 
-impl Env for TimingEnv<'_> {
+impl Effects for TimingEnv<'_> {
     #[inline]
-    fn lock<'a, T>(&mut self, l: &'a SpinLock<T>) -> SpinGuard<'a, T> {
+    fn lock<'a, T, B: Primitives>(&mut self, l: &'a SpinLock<T, B>) -> SpinGuard<'a, T, B> {
         l.lock_untraced()
     }
     #[inline]
-    fn resched(&mut self, cpu: usize) {
+    fn preempt(&mut self, cpu: usize) {
+        self.resched[cpu] = true;
+    }
+    fn notify(&mut self, cpu: usize) {
         self.resched[cpu] = true;
     }
     #[inline]
-    fn begin(&mut self, op: Op) {
-        self.probe.begin(op);
+    fn term_start(&mut self, term: u32) {
+        if let Some(op) = Op::of_term(term) {
+            self.probe.begin(op);
+        }
     }
     #[inline]
-    fn end(&mut self, op: Op) {
-        self.probe.end(op);
+    fn term_end(&mut self, term: u32) {
+        if let Some(op) = Op::of_term(term) {
+            self.probe.end(op);
+        }
     }
-    fn push_failed(&mut self, _job: &Job, _tries: u32) {}
 }
 
 /// Replays `rec` against a fresh mechanism over the find-CPU structure `find` (sized for

@@ -14,18 +14,19 @@
 //!   re-validation of `double_lock`): the job ends on exactly one run-queue; without the
 //!   re-validation loom finds it duplicated.
 
-use super::ops::{Core, Env, Op};
+use super::ops::{Core, Op, T_DEQ, T_ENQ, T_FAIL, T_PULL, T_PUSH};
 use super::replay::{self, Probe, Variant};
 use super::vtime;
 use super::*;
 use crate::queue::find_cpu::FREE;
-use crate::sync::Std;
+use crate::sync::{Primitives, SpinGuard, Std};
 use proptest::prelude::*;
 use rtsched_policy::{invariant, Prio};
 
 mod forkjoin;
 
-/// A test env: untraced locks, requests as flags, counts of operations and push failures.
+/// A test double of the effects: untraced locks, requests as flags, counts of operations and
+/// push failures.
 #[derive(Default)]
 struct Flags {
     resched: Vec<bool>,
@@ -33,20 +34,40 @@ struct Flags {
     failed: u64,
 }
 
-impl Env for Flags {
-    fn lock<'a, T>(&mut self, l: &'a SpinLock<T>) -> SpinGuard<'a, T> {
+impl Effects for Flags {
+    fn lock<'a, T, B: Primitives>(&mut self, l: &'a SpinLock<T, B>) -> SpinGuard<'a, T, B> {
         l.lock_untraced()
     }
-    fn resched(&mut self, cpu: usize) {
+    fn preempt(&mut self, cpu: usize) {
         self.resched[cpu] = true;
     }
-    fn begin(&mut self, op: Op) {
-        self.ops[op.index()] += 1;
+    fn notify(&mut self, cpu: usize) {
+        self.resched[cpu] = true;
     }
-    fn end(&mut self, _op: Op) {}
-    fn push_failed(&mut self, _job: &Job, _tries: u32) {
-        self.failed += 1;
+    fn term_start(&mut self, term: u32) {
+        if let Some(op) = Op::of_term(term) {
+            self.ops[op.index()] += 1;
+        }
     }
+    fn term_value(&mut self, term: u32, _tries: u64) {
+        if term == T_FAIL {
+            self.failed += 1;
+        }
+    }
+}
+
+/// The core's term ids are the registered entries' terms.
+#[test]
+fn the_cores_term_ids_name_the_entries_terms() {
+    for e in [&PUSH_PULL, &PUSH_PULL_FP] {
+        let name = |t: u32| e.terms[t as usize].name;
+        let got = [T_PUSH, T_PULL, T_FAIL, T_ENQ, T_DEQ].map(name);
+        assert_eq!(got, ["push", "pull", "push_failure", "enqueue", "dequeue"], "{}", e.name);
+    }
+    for op in Op::ALL {
+        assert_eq!(Op::of_term(op.term()), Some(op));
+    }
+    assert_eq!(Op::of_term(T_FAIL), None);
 }
 
 /// One mechanism under test with its workers' state.
@@ -361,14 +382,12 @@ fn loom_race(revalidate: bool) {
     use crate::sync::loom_model::Loom;
     type LCore = Core<Linear<Loom>, Loom>;
     struct LEnv;
-    impl Env<Loom> for LEnv {
-        fn lock<'a, T>(&mut self, l: &'a SpinLock<T, Loom>) -> SpinGuard<'a, T, Loom> {
+    impl Effects for LEnv {
+        fn lock<'a, T, B: Primitives>(&mut self, l: &'a SpinLock<T, B>) -> SpinGuard<'a, T, B> {
             l.lock_untraced()
         }
-        fn resched(&mut self, _cpu: usize) {}
-        fn begin(&mut self, _op: Op) {}
-        fn end(&mut self, _op: Op) {}
-        fn push_failed(&mut self, _job: &Job, _tries: u32) {}
+        fn preempt(&mut self, _cpu: usize) {}
+        fn notify(&mut self, _cpu: usize) {}
     }
     /// The push as `push_one`, but trusting the decision taken before its lock was dropped.
     fn push_unchecked(cr: &'static LCore, env: &mut LEnv, g: SpinGuard<'static, super::ops::Rq, Loom>) {

@@ -17,38 +17,41 @@
 //!   the priority-inversion monitor (`rtsched_trace::monitor`) against that sum: the monitor
 //!   measures exactly the deviation the push failures cause.
 
-use super::ops::{Env, Op};
+use super::ops::T_FAIL;
 use super::recording::{mechanism, Call, PrevKind, Recording};
-use crate::mechanism::{Job, Plugin, Prev, TaskParams};
+use crate::mechanism::{Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::find_cpu::FindCpu;
 use crate::queue::find_linear::Linear;
-use crate::sync::{SpinGuard, SpinLock};
+use crate::sync::{Primitives, SpinGuard, SpinLock};
 use crate::RunError;
 use rtsched_model::TaskSet;
 use rtsched_policy::{invariant, FpOrder, Prio, PriorityRule};
 use rtsched_trace::{Event, JobId, Record, Trace, TraceMeta};
 
-/// The virtual-time env: untraced locks, requests as flags, push failures counted, releases
-/// collected for the trace.
+/// The virtual-time effects: untraced locks, requests (and notifications, which push/pull does
+/// not send) as flags, push failures counted, releases collected for the trace.
 struct VEnv {
     resched: Vec<bool>,
     failed: u64,
     released: Vec<Job>,
 }
 
-impl Env for VEnv {
-    fn lock<'a, T>(&mut self, l: &'a SpinLock<T>) -> SpinGuard<'a, T> {
+impl Effects for VEnv {
+    fn lock<'a, T, B: Primitives>(&mut self, l: &'a SpinLock<T, B>) -> SpinGuard<'a, T, B> {
         l.lock_untraced()
     }
-    fn resched(&mut self, cpu: usize) {
+    fn preempt(&mut self, cpu: usize) {
         self.resched[cpu] = true;
     }
-    fn begin(&mut self, _op: Op) {}
-    fn end(&mut self, _op: Op) {}
-    fn push_failed(&mut self, _job: &Job, _tries: u32) {
-        self.failed += 1;
+    fn notify(&mut self, cpu: usize) {
+        self.resched[cpu] = true;
     }
-    fn released(&mut self, job: &Job) {
+    fn term_value(&mut self, term: u32, _tries: u64) {
+        if term == T_FAIL {
+            self.failed += 1;
+        }
+    }
+    fn record_release(&mut self, job: &Job) {
         self.released.push(*job);
     }
 }

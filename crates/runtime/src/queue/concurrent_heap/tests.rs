@@ -35,7 +35,7 @@ proptest! {
     /// included), with the heap's shape and order checked after every operation.
     #[test]
     fn matches_a_sequential_heap(cap in 1usize..20, ops in proptest::collection::vec((0u8..3, 0u32..30), 0..200)) {
-        let h: HuntHeap<u32> = HuntHeap::with_capacity(cap);
+        let h: ConcurrentHeap<u32> = ConcurrentHeap::with_capacity(cap);
         let mut o: BinaryHeap<Reverse<u32>> = BinaryHeap::new();
         for (op, k) in ops {
             match op {
@@ -77,7 +77,7 @@ fn mix(mut z: u64) -> u64 {
 #[test]
 fn random_concurrent_sequences_lose_and_duplicate_nothing() {
     for round in 0..6u64 {
-        let h: HuntHeap<u64> = HuntHeap::with_capacity(300);
+        let h: ConcurrentHeap<u64> = ConcurrentHeap::with_capacity(300);
         let threads = 4u64;
         let results: Vec<(Vec<u64>, Vec<u64>, Vec<u64>)> = std::thread::scope(|s| {
             let hs: Vec<_> = (0..threads)
@@ -122,7 +122,7 @@ fn random_concurrent_sequences_lose_and_duplicate_nothing() {
         assert!(drained.windows(2).all(|w| w[0] < w[1]), "round {round}: not drained in order");
     }
     // Concurrent deletions after the insertions: the k smallest, each once.
-    let h: HuntHeap<u64> = HuntHeap::with_capacity(1024);
+    let h: ConcurrentHeap<u64> = ConcurrentHeap::with_capacity(1024);
     let mut all: Vec<u64> = (0..1000).map(|i| mix(i) % 1_000_000 * 1000 + i).collect();
     std::thread::scope(|s| {
         for part in all.chunks(250) {
@@ -147,7 +147,7 @@ fn random_concurrent_sequences_lose_and_duplicate_nothing() {
 
 #[test]
 fn a_full_heap_hands_the_element_back_and_an_empty_one_pops_none() {
-    let h: HuntHeap<u8> = HuntHeap::with_capacity(2);
+    let h: ConcurrentHeap<u8> = ConcurrentHeap::with_capacity(2);
     assert_eq!(h.pop(), None);
     assert_eq!(h.peek(), None);
     assert_eq!((h.insert(5), h.insert(3), h.insert(4)), (Ok(()), Ok(()), Err(4)));
@@ -162,7 +162,7 @@ mod loom_models {
     use crate::sync::loom_model::Loom;
     use loom::thread;
 
-    type H = HuntHeap<u32, Loom>;
+    type H = ConcurrentHeap<u32, Loom>;
 
     fn leak<T>(t: T) -> &'static T {
         Box::leak(Box::new(t))
@@ -232,7 +232,7 @@ mod loom_models {
     /// a deletion's bottom element may be the heap's next minimum, carried past the root
     /// while the other deletion sifts — the interleaving below, which loom finds. Hunt et
     /// al.'s deletions are not linearizable in that sense; the fine-grained plugins re-check
-    /// the queue's top after every dequeue (`mechanism::rtss09::fine`), so such a job is
+    /// the queue's top after every dequeue (`mechanism::design_space::fine`), so such a job is
     /// linked at the protocol's next iteration.
     #[test]
     fn loom_two_deletions() {

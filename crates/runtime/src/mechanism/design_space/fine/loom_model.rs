@@ -12,27 +12,27 @@
 
 use super::*;
 use crate::sync::loom_model::Loom;
+use crate::sync::SpinGuard;
+use crate::tracer::TraceBuffer;
 use loom::thread;
 
-/// A sink without threads (shared with `fine/tests.rs`).
+/// A test double of the effects without threads (shared with `fine/tests.rs`): traced locks
+/// on its own buffer; requests go nowhere (the model's worker reschedules by itself).
 pub(super) struct TestSink {
-    cpu: usize,
     tb: TraceBuffer,
 }
 
-impl Sink for TestSink {
-    fn cpu(&self) -> usize {
-        self.cpu
-    }
-    fn trace(&mut self) -> &mut TraceBuffer {
-        &mut self.tb
+impl Effects for TestSink {
+    fn lock<'l, T, B: Primitives>(&mut self, l: &'l SpinLock<T, B>) -> SpinGuard<'l, T, B> {
+        l.lock(&mut self.tb)
     }
     fn preempt(&mut self, _cpu: usize) {}
-    fn ack(&mut self) {}
+    fn notify(&mut self, _thread: usize) {}
 }
 
+/// The double for thread `cpu`.
 pub(super) fn sink(cpu: usize) -> TestSink {
-    TestSink { cpu, tb: TraceBuffer::new(cpu as u16, 4096) }
+    TestSink { tb: TraceBuffer::new(cpu as u16, 4096) }
 }
 
 fn model<const RECHECK: bool>() {
@@ -48,19 +48,19 @@ fn model<const RECHECK: bool>() {
         book.release_due(0, |j, _| jobs.push(j));
         let (a, b) = (jobs[0], jobs[1]);
         assert!(b.prio < a.prio, "b has the earlier deadline");
-        type C<const R: bool> = Core<HuntHeap<Prio, Loom>, Loom, R>;
-        let core: &'static C<RECHECK> = Box::leak(Box::new(C::<RECHECK>::new(1, book, 2, HuntHeap::with_capacity(4))));
+        type C<const R: bool> = Core<ConcurrentHeap<Prio, Loom>, Loom, R>;
+        let core: &'static C<RECHECK> = Box::leak(Box::new(C::<RECHECK>::new(1, book, 2, ConcurrentHeap::with_capacity(4))));
         // Worker 0 runs a.
         let mut w = sink(0);
         let mut hand = Hand::new();
         hand.push(a.prio);
-        core.release(&mut w, &mut hand);
-        assert_eq!(core.schedule(&mut w, Prev::Idle, None), Some(a));
+        core.release(&mut w, 0, &mut hand);
+        assert_eq!(core.schedule(&mut w, 0, Prev::Idle, None), Some(a));
         // The worker (a thread of its own) reschedules once and completes what it got.
         let t = thread::spawn(move || {
-            let completed = core.schedule(&mut w, Prev::Preempted(a), None);
+            let completed = core.schedule(&mut w, 0, Prev::Preempted(a), None);
             if let Some(j) = completed {
-                core.schedule(&mut w, Prev::Completed(j), None);
+                core.schedule(&mut w, 0, Prev::Completed(j), None);
             }
             completed
         });
@@ -68,7 +68,7 @@ fn model<const RECHECK: bool>() {
         let mut s = sink(1);
         let mut hand = Hand::new();
         hand.push(b.prio);
-        core.release(&mut s, &mut hand);
+        core.release(&mut s, 1, &mut hand);
         let completed = t.join().unwrap();
         let mut pending: Vec<Prio> = [a, b].iter().filter(|j| Some(**j) != completed).map(|j| j.prio).collect();
         pending.sort_unstable();

@@ -3,7 +3,7 @@
 //! (Brandenburg & Anderson, RTSS 2009, §3, Table 1; Cerqueira et al., RTAS 2014, §II-B; the
 //! LITMUS^RT plugin `sched_gsn_edf.c`, Brandenburg 2007–). With a dedicated CPU (CE1,
 //! GSN-EDF-DI) the service thread on the dedicated CPU handles every release and the `m`
-//! workers only schedule. Registered as `cem` and `ce1` (`mechanism::rtss09`) and under
+//! workers only schedule. Registered as `cem` and `ce1` (`mechanism::design_space`) and under
 //! LITMUS^RT's names `gsn-edf` and `gsn-edf-di` (`mechanism::gsn_edf`).
 //!
 //! **The policy decides, the mechanism communicates.** What should run where is
@@ -25,7 +25,7 @@
 use crate::mechanism::dispatch::{check_at_rest, heads, Dispatch};
 use crate::mechanism::registry::Setup;
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
-use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
+use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
@@ -116,7 +116,7 @@ impl Plugin for GsnEdf {
         self.releases.set(st.book.next_due());
     }
 
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let cpu = ctx.cpu();
         let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;
@@ -273,13 +273,13 @@ mod tests {
                         // CPU c notices a request (or is idle) and reschedules.
                         if signals[c].take().is_some() || running[c].is_none() {
                             let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
-                            running[c] = g.schedule(&mut ctx, prev);
+                            running[c] = g.schedule(&mut ctx, prev, now);
                         }
                     }
                     _ => {
                         if let Some(j) = running[c] {
                             r.complete(j);
-                            running[c] = g.schedule(&mut ctx, Prev::Completed(j));
+                            running[c] = g.schedule(&mut ctx, Prev::Completed(j), now);
                         }
                     }
                 }
@@ -306,8 +306,8 @@ mod tests {
         g.release(&mut Ctx::new(0, &mut tb, &sig), 0, 0);
         let at = |t: u32| g.linked().iter().position(|x| x.is_some_and(|j| j.task() == t)).unwrap();
         let (ca, cb) = (at(0), at(1));
-        let a = g.schedule(&mut Ctx::new(ca, &mut tb, &sig), Prev::Idle).unwrap();
-        let b = g.schedule(&mut Ctx::new(cb, &mut tb, &sig), Prev::Idle).unwrap();
+        let a = g.schedule(&mut Ctx::new(ca, &mut tb, &sig), Prev::Idle, 0).unwrap();
+        let b = g.schedule(&mut Ctx::new(cb, &mut tb, &sig), Prev::Idle, 0).unwrap();
         // A job X of priority 1 becomes ready: the policy links it to the lowest CPU, cb,
         // and queues B, which still runs on cb until cb notices.
         let x = Prio { key: 1, task: 0, job: 7 };

@@ -117,13 +117,13 @@ impl<'a, P: Plugin, R: Policy> Driver<'a, P, R> {
                 Op::Notice { .. } => {
                     if self.signals[cpu].take().is_some() || self.running[cpu].is_none() {
                         let prev = self.running[cpu].map_or(Prev::Idle, Prev::Preempted);
-                        self.running[cpu] = self.plugin.schedule(&mut ctx, prev);
+                        self.running[cpu] = self.plugin.schedule(&mut ctx, prev, self.now);
                     }
                 }
                 Op::Complete { .. } => {
                     if let Some(j) = self.running[cpu] {
                         completed = Some(j);
-                        self.running[cpu] = self.plugin.schedule(&mut ctx, Prev::Completed(j));
+                        self.running[cpu] = self.plugin.schedule(&mut ctx, Prev::Completed(j), self.now);
                     }
                 }
                 Op::Tick { .. } => {

@@ -55,13 +55,12 @@ use crate::mechanism::dispatch::{check_at_rest, heads, placeholder, Dispatch};
 use crate::Inconsistency;
 use crate::mechanism::registry::Setup;
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
-use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams};
+use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::binomial::BinomialHeap;
 use crate::queue::hierarchical::Hierarchical;
-use crate::queue::hunt_heap::HuntHeap;
+use crate::queue::concurrent_heap::ConcurrentHeap;
 use crate::queue::release::TaskBook;
 use crate::sync::{Atom, Primitives, SpinLock, Std};
-use crate::tracer::TraceBuffer;
 use crate::RunError;
 use rtsched_policy::{Gedf, Policy, Prio, PriorityRule};
 use std::sync::atomic::Ordering;
@@ -82,18 +81,18 @@ pub trait SharedQueue: Send + Sync {
     fn quiescent(&self) -> Result<Vec<Prio>, Inconsistency>;
 }
 
-impl<B: Primitives> SharedQueue for HuntHeap<Prio, B> {
+impl<B: Primitives> SharedQueue for ConcurrentHeap<Prio, B> {
     #[inline]
     fn insert(&self, _cpu: usize, job: Prio) -> Result<(), Prio> {
-        HuntHeap::insert(self, job)
+        ConcurrentHeap::insert(self, job)
     }
     #[inline]
     fn peek(&self) -> Option<Prio> {
-        HuntHeap::peek(self)
+        ConcurrentHeap::peek(self)
     }
     #[inline]
     fn pop(&self) -> Option<Prio> {
-        HuntHeap::pop(self)
+        ConcurrentHeap::pop(self)
     }
     fn quiescent(&self) -> Result<Vec<Prio>, Inconsistency> {
         self.check_quiescent().map_err(|e| Inconsistency(e.to_string()))
@@ -117,32 +116,6 @@ impl<B: Primitives> SharedQueue for Hierarchical<Prio, B> {
     }
     fn quiescent(&self) -> Result<Vec<Prio>, Inconsistency> {
         self.check_quiescent().map_err(|e| Inconsistency(e.to_string()))
-    }
-}
-
-/// What a handler gives the protocol: who it is, its trace buffer, and how it signals.
-pub trait Sink {
-    /// The calling thread's index (workers `0..m`, the service thread `m`).
-    fn cpu(&self) -> usize;
-    fn trace(&mut self) -> &mut TraceBuffer;
-    /// Asks worker `cpu` to reschedule.
-    fn preempt(&mut self, cpu: usize);
-    /// Answers this worker's pending reschedule requests (`Ctx::ack_resched`).
-    fn ack(&mut self);
-}
-
-impl Sink for Ctx<'_> {
-    fn cpu(&self) -> usize {
-        Ctx::cpu(self)
-    }
-    fn trace(&mut self) -> &mut TraceBuffer {
-        Ctx::trace(self)
-    }
-    fn preempt(&mut self, cpu: usize) {
-        Ctx::preempt(self, cpu)
-    }
-    fn ack(&mut self) {
-        self.ack_resched()
     }
 }
 
@@ -262,17 +235,17 @@ impl<Q: SharedQueue, B: Primitives, const RECHECK: bool> Core<Q, B, RECHECK> {
         }
     }
 
-    /// The protocol of the module docs for thread `sink.cpu()` with the jobs in `hand`:
+    /// The protocol of the module docs for thread `me` with the jobs in `hand`:
     /// `first` runs under the mapping lock at the first acquisition (a completion's unlink),
     /// `last` under it at the end, when nothing is outstanding (a worker's pick).
-    pub fn settle<S: Sink, R>(
+    pub fn settle<S: Effects, R>(
         &self,
         sink: &mut S,
+        me: usize,
         hand: &mut Hand,
         first: impl FnOnce(&mut Map, &mut S),
         last: impl FnOnce(&mut Map, &mut S) -> R,
     ) -> R {
-        let me = sink.cpu();
         let mine = placeholder(me);
         let mut first = Some(first);
         let mut reserved = false;
@@ -283,7 +256,7 @@ impl<Q: SharedQueue, B: Primitives, const RECHECK: bool> Core<Q, B, RECHECK> {
             if cfg!(any(test, debug_assertions)) && rounds > SETTLE_BOUND {
                 panic!("settle did not converge in {SETTLE_BOUND} rounds");
             }
-            let mut g = self.map.lock(sink.trace());
+            let mut g = sink.lock(&self.map);
             let map = &mut *g;
             if let Some(f) = first.take() {
                 f(map, sink);
@@ -344,25 +317,24 @@ impl<Q: SharedQueue, B: Primitives, const RECHECK: bool> Core<Q, B, RECHECK> {
             }
             if !RECHECK && pushed && !reserve && !purge && hand.is_empty() {
                 // The broken twin: no re-check after the last insertion.
-                let mut g = self.map.lock(sink.trace());
+                let mut g = sink.lock(&self.map);
                 return last(&mut g, sink);
             }
         }
     }
 
-    /// A release of the jobs `ready` by thread `sink.cpu()`: into the queue, then the protocol.
-    pub fn release<S: Sink>(&self, sink: &mut S, ready: &mut Hand) {
+    /// A release of the jobs `ready` by thread `me`: into the queue, then the protocol.
+    pub fn release<S: Effects>(&self, sink: &mut S, me: usize, ready: &mut Hand) {
         let mut hand = Hand::new();
         while let Some(p) = ready.pop() {
-            self.push(sink.cpu(), p, &mut hand);
+            self.push(me, p, &mut hand);
         }
-        self.settle(sink, &mut hand, |_, _| {}, |_, _| ());
+        self.settle(sink, me, &mut hand, |_, _| {}, |_, _| ());
     }
 
-    /// Worker `sink.cpu()` stopped doing `prev`; `successor` is the completed job's backlogged
+    /// Worker `cpu` stopped doing `prev`; `successor` is the completed job's backlogged
     /// successor, now ready. Returns the job the worker runs next.
-    pub fn schedule<S: Sink>(&self, sink: &mut S, prev: Prev, successor: Option<Prio>) -> Option<Job> {
-        let cpu = sink.cpu();
+    pub fn schedule<S: Effects>(&self, sink: &mut S, cpu: usize, prev: Prev, successor: Option<Prio>) -> Option<Job> {
         let mut hand = Hand::new();
         if let Some(p) = successor {
             hand.push(p);
@@ -380,10 +352,10 @@ impl<Q: SharedQueue, B: Primitives, const RECHECK: bool> Core<Q, B, RECHECK> {
         let last = |map: &mut Map, sink: &mut S| {
             let next = map.dispatch.take(cpu, map.policy.linked(cpu), |p| map.jobs.job_of(p));
             // Last, under the mapping lock: the requests so far are answered by `next`.
-            sink.ack();
+            sink.ack_resched();
             next
         };
-        self.settle(sink, &mut hand, first, last)
+        self.settle(sink, cpu, &mut hand, first, last)
     }
 
     /// At rest (no handler running): no reservation is left, every pending job (`pending`,
@@ -407,7 +379,7 @@ pub struct Fine<Q> {
 
 pub(crate) fn build_hunt(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     let cap = 2 * s.tasks.len() + 2 * s.m + 16;
-    Ok(Box::new(Fine::new(s.name, s.tasks, s.m, s.dedicated, s.t0, s.end, HuntHeap::<Prio>::with_capacity(cap))))
+    Ok(Box::new(Fine::new(s.name, s.tasks, s.m, s.dedicated, s.t0, s.end, ConcurrentHeap::<Prio>::with_capacity(cap))))
 }
 
 pub(crate) fn build_hierarchical(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
@@ -462,15 +434,17 @@ impl<Q: SharedQueue> Plugin for Fine<Q> {
             });
             self.releases.set(book.next_due());
         }
-        self.core.release(ctx, &mut ready);
+        let me = ctx.cpu();
+        self.core.release(ctx, me, &mut ready);
     }
 
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let successor = match prev {
             Prev::Completed(j) => self.rel.lock(ctx.trace()).complete(&j).map(|n| n.prio),
             _ => None,
         };
-        self.core.schedule(ctx, prev, successor)
+        let cpu = ctx.cpu();
+        self.core.schedule(ctx, cpu, prev, successor)
     }
 
     fn accounting(&self) -> Accounting {

@@ -6,7 +6,7 @@
 //! queued or in the temporary queue, exactly once).
 
 use super::*;
-use crate::mechanism::rtss09::testkit::{Driver, Op, Reference};
+use crate::mechanism::design_space::testkit::{Driver, Op, Reference};
 use proptest::prelude::*;
 
 fn ops() -> impl Strategy<Value = Vec<Op>> {

@@ -7,7 +7,7 @@
 //! loom model's and the stress test's business.
 
 use super::*;
-use crate::mechanism::rtss09::testkit::{Driver, Op, Reference};
+use crate::mechanism::design_space::testkit::{Driver, Op, Reference};
 use proptest::prelude::*;
 
 fn ops() -> impl Strategy<Value = Vec<Op>> {
@@ -41,7 +41,7 @@ proptest! {
         ..ProptestConfig::default()
     })]
     #[test]
-    fn hunt_heap_links_equal_the_policys(
+    fn concurrent_heap_links_equal_the_policys(
         periods in proptest::collection::vec(5u64..40, 2..7),
         ops in ops(),
         dedicated in any::<bool>(),
@@ -49,7 +49,7 @@ proptest! {
         let m = 3;
         let params: Vec<TaskParams> = periods.iter().map(|&p| TaskParams { deadline: p, period: p }).collect();
         // A small capacity (at least n) exercises the full-queue path.
-        let f = Fine::new("fem", &params, m, dedicated, 0, 1_000_000, HuntHeap::<Prio>::with_capacity(params.len()));
+        let f = Fine::new("fem", &params, m, dedicated, 0, 1_000_000, ConcurrentHeap::<Prio>::with_capacity(params.len()));
         run(&f, &params, m, dedicated, ops)?;
     }
 
@@ -112,7 +112,7 @@ fn settle_purges_the_stale_top_it_peeked_hunt() {
         Complete { cpu: 1 },
         Complete { cpu: 1 },
     ];
-    let f = Fine::new("fe1", &params, m, true, 0, 1_000_000, HuntHeap::<Prio>::with_capacity(params.len()));
+    let f = Fine::new("fe1", &params, m, true, 0, 1_000_000, ConcurrentHeap::<Prio>::with_capacity(params.len()));
     run(&f, &params, m, true, ops).unwrap();
 }
 
@@ -125,7 +125,7 @@ fn a_full_queue_makes_room_by_dropping_a_stale_entry() {
     use super::loom_model::sink;
     let params: Vec<TaskParams> = (0..4).map(|_| TaskParams { deadline: 1000, period: 1000 }).collect();
     let book = TaskBook::new(&params, &[0, 1, 2, 3], PriorityRule::Edf, 0, 10_000);
-    let core: Core<HuntHeap<Prio>> = Core::new(1, book, 4, HuntHeap::with_capacity(4));
+    let core: Core<ConcurrentHeap<Prio>> = Core::new(1, book, 4, ConcurrentHeap::with_capacity(4));
     let job = |key, task, job| Prio { key, task, job };
     let (l, y, z, x) = (job(6, 2, 1), job(10, 0, 0), job(20, 1, 0), job(50, 3, 1));
     let mut s = sink(0);
@@ -133,7 +133,7 @@ fn a_full_queue_makes_room_by_dropping_a_stale_entry() {
     // whose entries still fill the queue beside the live y and z.
     let mut ready = Hand::new();
     ready.push(l);
-    core.release(&mut s, &mut ready);
+    core.release(&mut s, 0, &mut ready);
     core.mark_done(2, 0);
     core.mark_done(3, 0);
     for p in [y, z, job(90, 2, 0), job(100, 3, 0)] {
@@ -143,7 +143,7 @@ fn a_full_queue_makes_room_by_dropping_a_stale_entry() {
     // Task 3's second job becomes ready.
     let mut ready = Hand::new();
     ready.push(x);
-    core.release(&mut s, &mut ready);
+    core.release(&mut s, 0, &mut ready);
     let mut pending = vec![l, y, z, x];
     pending.sort_unstable();
     core.check_at_rest(&pending).unwrap();

@@ -27,9 +27,9 @@
 //! deviation on every run; the property test checks the links against `GedfQuantum`.
 
 use crate::mechanism::dispatch::{check_at_rest, heads, Dispatch};
-use crate::mechanism::registry::Setup;
+use crate::mechanism::registry::{ParamDecl, ParamKind, ParamSet, Setup};
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
-use crate::mechanism::{Accounting, Ctx, Job, Plugin, Prev, TaskParams, Ticks};
+use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams, Ticks};
 use crate::queue::binomial::BinomialHeap;
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
@@ -63,11 +63,28 @@ pub struct Quantum {
     state: SpinLock<State>,
 }
 
+crate::mechanism_params! {
+    /// The quantum-driven plugins' parameters (their entries' `params`; the S- variants
+    /// default `staggered` to true).
+    pub struct QuantumParams {
+        /// The quantum, ns.
+        quantum: u64 = ParamDecl {
+            kind: ParamKind::Duration,
+            default: "1ms",
+            help: "the quantum Q: every worker ticks every Q and jobs are linked only at ticks",
+        },
+        staggered: bool = ParamDecl {
+            kind: ParamKind::Bool,
+            default: "false",
+            help: "staggered quanta: worker c ticks at c·Q/m, each linking for itself (default: aligned)",
+        },
+    }
+}
+
 pub(crate) fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
-    let quantum_ns =
-        s.params.duration("quantum").ok_or_else(|| RunError::Config("quantum-driven plugin without a quantum".into()))?;
-    let staggered = s.params.flag("staggered").unwrap_or(false);
-    Ok(Box::new(Quantum::new(s.name, s.tasks, s.m, s.dedicated, Ticks { quantum_ns, staggered }, s.t0, s.end)))
+    let p = QuantumParams::from_params(s.params)?;
+    let ticks = Ticks { quantum_ns: p.quantum, staggered: p.staggered };
+    Ok(Box::new(Quantum::new(s.name, s.tasks, s.m, s.dedicated, ticks, s.t0, s.end)))
 }
 
 impl Quantum {
@@ -147,7 +164,7 @@ impl Plugin for Quantum {
         st.dispatch.enact(&mut st.policy, |x| ctx.preempt(x));
     }
 
-    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev) -> Option<Job> {
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let cpu = ctx.cpu();
         let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;

@@ -23,7 +23,7 @@
 //!   node and its two children.
 //!
 //! Every element is a `K: Ord + Copy`; the minimum is the highest priority. Capacity is fixed
-//! (the array does not grow while others walk it): [`insert`](HuntHeap::insert) returns the
+//! (the array does not grow while others walk it): [`insert`](ConcurrentHeap::insert) returns the
 //! element back when the heap is full. Guarantees (checked by the tests): no element is lost
 //! or duplicated, and at quiescence the heap is in heap order. A deletion running alone
 //! returns the minimum, but two concurrent deletions need not return the two smallest: a
@@ -95,7 +95,7 @@ fn wait<B: Primitives>(spins: u32) {
 const MODEL_RETRIES: u32 = 4;
 
 /// Hunt et al.'s concurrent heap of at most `capacity` elements (see the module docs).
-pub struct HuntHeap<K, B: Primitives = Std> {
+pub struct ConcurrentHeap<K, B: Primitives = Std> {
     size: SpinLock<Size, B>,
     /// The most elements held at once.
     cap: usize,
@@ -105,12 +105,12 @@ pub struct HuntHeap<K, B: Primitives = Std> {
     nodes: Box<[SpinLock<Slot<K>, B>]>,
 }
 
-impl<K: Ord + Copy + Send, B: Primitives> HuntHeap<K, B> {
+impl<K: Ord + Copy + Send, B: Primitives> ConcurrentHeap<K, B> {
     /// An empty heap for up to `capacity` elements (at least 1).
     pub fn with_capacity(capacity: usize) -> Self {
         let cap = capacity.max(1);
         let full = (cap + 1).next_power_of_two() - 1;
-        HuntHeap {
+        ConcurrentHeap {
             size: SpinLock::new(0, Size { len: 0, next_op: 0 }),
             cap,
             nodes: (0..=full).map(|_| SpinLock::new(0, Slot { tag: Tag::Empty, item: None })).collect(),

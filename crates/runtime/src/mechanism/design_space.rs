@@ -3,7 +3,7 @@
 //! mechanism assembled from three choices —
 //!
 //! * the **ready queue**: R1 a binomial heap under the processor-mapping lock (*coarse*); R2
-//!   Hunt et al.'s fine-grained concurrent heap (`queue::hunt_heap`); R3 the hierarchical
+//!   Hunt et al.'s fine-grained concurrent heap (`queue::concurrent_heap`); R3 the hierarchical
 //!   queue of per-CPU binomial heaps under a global heap of their minima
 //!   (`queue::hierarchical`);
 //! * **scheduling**: S1 event-driven (a job is linked as soon as fewer than m higher-priority
@@ -18,11 +18,11 @@
 //! |---|---|---|---|---|
 //! | CQm | R1 coarse | quantum | global | [`quantum::Quantum`] |
 //! | CEm | R1 coarse | event | global | [`coarse::GsnEdf`] (= GSN-EDF) |
-//! | FEm | R2 Hunt heap | event | global | [`fine::Fine`] over `HuntHeap` |
+//! | FEm | R2 concurrent heap | event | global | [`fine::Fine`] over `ConcurrentHeap` |
 //! | HEm | R3 hierarchical | event | global | [`fine::Fine`] over `Hierarchical` |
 //! | CQ1 | R1 coarse | quantum | dedicated | [`quantum::Quantum`] |
 //! | CE1 | R1 coarse | event | dedicated | [`coarse::GsnEdf`] (= GSN-EDF-DI) |
-//! | FE1 | R2 Hunt heap | event | dedicated | [`fine::Fine`] over `HuntHeap` |
+//! | FE1 | R2 concurrent heap | event | dedicated | [`fine::Fine`] over `ConcurrentHeap` |
 //!
 //! S-CQm and S-CQ1 (RTSS 2009, §4.2) are CQm and CQ1 with staggered quanta, registered under
 //! their own names so that their measured models are kept apart; `gsn-edf` and `gsn-edf-di`
@@ -48,8 +48,9 @@ pub mod quantum;
 pub(crate) mod testkit;
 
 use crate::mechanism::registry::{
-    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamKind, ParamSpec, PlacementKind, TermSpec,
+    self, Backend, DedicatedCpu, Entry, InvariantKind, ParamSet, ParamSpec, PlacementKind, TermSpec,
 };
+use quantum::QuantumParams;
 
 /// Ready queue choice (RTSS 2009, §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,20 +105,10 @@ pub const TABLE1: &[Design] = {
     ]
 };
 
-const QUANTUM: ParamSpec = ParamSpec {
-    name: "quantum",
-    kind: ParamKind::Duration,
-    default: "1ms",
-    help: "the quantum Q: every worker ticks every Q and jobs are linked only at ticks",
-};
-const STAGGERED: ParamSpec = ParamSpec {
-    name: "staggered",
-    kind: ParamKind::Bool,
-    default: "false",
-    help: "staggered quanta: worker c ticks at c·Q/m, each linking for itself (default: aligned)",
-};
-const ALIGNED_PARAMS: [ParamSpec; 2] = [QUANTUM, STAGGERED];
-const STAGGERED_PARAMS: [ParamSpec; 2] = [QUANTUM, ParamSpec { default: "true", ..STAGGERED }];
+/// The quantum-driven entries' parameters: [`QuantumParams`]' list, with `staggered` on by
+/// default for the S- variants.
+const ALIGNED_PARAMS: &[ParamSpec] = QuantumParams::SPECS;
+const STAGGERED_PARAMS: [ParamSpec; 2] = [QuantumParams::SPECS[0], ParamSpec { default: "true", ..QuantumParams::SPECS[1] }];
 
 /// The quantum-driven plugins' own term: the tick handler (the engine traces it).
 const TICK_TERMS: [TermSpec; 1] = [TermSpec {
@@ -145,7 +136,7 @@ const FAMILY: Entry = Entry {
 };
 
 const QUANTUM_FAMILY: Entry =
-    Entry { params: &ALIGNED_PARAMS, terms: &TICK_TERMS, backend: Backend::Engine(quantum::build), ..FAMILY };
+    Entry { params: ALIGNED_PARAMS, terms: &TICK_TERMS, backend: Backend::Engine(quantum::build), ..FAMILY };
 
 /// CEm (and the `gsn-edf` alias): the entry with everything but its name and summary.
 pub(crate) const CEM_ENTRY: Entry = Entry {
@@ -288,8 +279,8 @@ mod tests {
             assert_eq!(e.param("quantum").is_some(), quantum, "{}", d.name);
             assert_eq!(e.terms.iter().any(|t| t.name == "tick"), quantum, "{}", d.name);
             if quantum {
-                let staggered = e.resolve([]).unwrap().flag("staggered");
-                assert_eq!(staggered, Some(d.name.starts_with("s-")), "{}", d.name);
+                let staggered = QuantumParams::from_params(&e.resolve([]).unwrap()).map(|p| p.staggered);
+                assert_eq!(staggered, Ok(d.name.starts_with("s-")), "{}", d.name);
             }
             assert_eq!(e.invariant, InvariantKind::Global);
         }

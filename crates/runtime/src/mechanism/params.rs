@@ -1,0 +1,352 @@
+//! A mechanism's parameters, typed: each mechanism declares one struct with
+//! [`mechanism_params!`](crate::mechanism_params), one field per parameter with its kind,
+//! default and help ([`ParamDecl`]). From that one declaration come both the registry's
+//! parameter list ([`ParamSet::SPECS`]: what `rtsched run --list-schedulers`, `--param`, the
+//! CLI's named options and Python see) and the typed value its builder reads
+//! ([`ParamSet::from_params`]), so a parameter's name and default are written once and no
+//! mechanism reads a parameter by a string key.
+//!
+//! ```
+//! use rtsched_runtime::mechanism::params::{ParamDecl, ParamKind, ParamSet};
+//!
+//! rtsched_runtime::mechanism_params! {
+//!     /// The parameters of a quantum-driven example.
+//!     pub struct TickParams {
+//!         quantum: u64 = ParamDecl { kind: ParamKind::Duration, default: "2ms", help: "the quantum Q" },
+//!         staggered: bool = ParamDecl { kind: ParamKind::Bool, default: "false", help: "ticks staggered by c·Q/m" },
+//!     }
+//! }
+//!
+//! // The registry's list (an `Entry`'s `params: TickParams::SPECS`) is derived from the fields.
+//! let names: Vec<&str> = TickParams::SPECS.iter().map(|p| p.name).collect();
+//! assert_eq!(names, ["quantum", "staggered"]);
+//! // Defaults filled in, a user's value parsed by its kind, a bad value named.
+//! assert_eq!(TickParams::parse([("staggered", "yes")]).unwrap(), TickParams { quantum: 2_000_000, staggered: true });
+//! assert_eq!(TickParams::parse([("quantum", "soon")]).unwrap_err().param, "quantum");
+//! ```
+
+use crate::ParamError;
+use std::collections::BTreeMap;
+
+/// What values a parameter takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// An integer in `min..=max`.
+    Int { min: u64, max: u64 },
+    /// A duration (integer ns or a string such as `1ms`), at least 1 ns.
+    Duration,
+    /// `true`/`false` (also `1`/`0`, `yes`/`no`); a bare `--name` on the command line is true.
+    Bool,
+    /// One of the listed words.
+    Choice(&'static [&'static str]),
+    /// Free text, checked by the mechanism (e.g. a list of per-task priorities).
+    Text,
+}
+
+/// One declared parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    /// The default, written as a user would (parsed like a user's value).
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+/// A parameter's declaration without its name: the name is the field's in
+/// [`mechanism_params!`](crate::mechanism_params). A declaration that several mechanisms share
+/// is one `const`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParamDecl {
+    pub kind: ParamKind,
+    /// The default, written as a user would (parsed like a user's value).
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+impl ParamDecl {
+    /// The registry's spec of this declaration under `name`.
+    pub const fn named(self, name: &'static str) -> ParamSpec {
+        ParamSpec { name, kind: self.kind, default: self.default, help: self.help }
+    }
+}
+
+/// A parsed parameter value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamValue {
+    Int(u64),
+    /// Nanoseconds.
+    Duration(u64),
+    Bool(bool),
+    Text(String),
+}
+
+impl ParamSpec {
+    /// Parses `text` as a value of this parameter; the error names the parameter.
+    pub fn parse(&self, text: &str) -> Result<ParamValue, ParamError> {
+        let t = text.trim();
+        let bad = |what: &str| ParamError::new(self.name, format!("{what}, got {text:?}"));
+        match self.kind {
+            ParamKind::Int { min, max } => match t.parse::<u64>() {
+                Ok(v) if (min..=max).contains(&v) => Ok(ParamValue::Int(v)),
+                _ => Err(bad(&format!("expected an integer in {min}..={max}"))),
+            },
+            ParamKind::Duration => match rtsched_model::time::parse_duration(t) {
+                Ok(v) if v > 0 => Ok(ParamValue::Duration(v)),
+                _ => Err(bad("expected a positive duration such as 1ms or 250us")),
+            },
+            ParamKind::Bool => match t.to_ascii_lowercase().as_str() {
+                "true" | "1" | "yes" | "on" => Ok(ParamValue::Bool(true)),
+                "false" | "0" | "no" | "off" => Ok(ParamValue::Bool(false)),
+                _ => Err(bad("expected true or false")),
+            },
+            ParamKind::Choice(words) => match words.iter().find(|w| **w == t) {
+                Some(_) => Ok(ParamValue::Text(t.to_string())),
+                None => Err(bad(&format!("expected one of {}", words.join(", ")))),
+            },
+            ParamKind::Text => Ok(ParamValue::Text(t.to_string())),
+        }
+    }
+
+    /// The kind in words (for listings).
+    pub fn kind_name(&self) -> String {
+        match self.kind {
+            ParamKind::Int { min, max } => format!("integer {min}..={max}"),
+            ParamKind::Duration => "duration".into(),
+            ParamKind::Bool => "flag".into(),
+            ParamKind::Choice(w) => w.join("|"),
+            ParamKind::Text => "text".into(),
+        }
+    }
+}
+
+/// Why (name, value) pairs do not resolve against a parameter list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResolveError {
+    /// A declared default does not parse (a bug in the declaration).
+    BadDefault(ParamError),
+    /// A name the list does not declare.
+    Unknown(String),
+    /// A value that does not parse as its parameter's kind.
+    BadValue(ParamError),
+}
+
+/// The validated parameters of one mechanism: every declared one, defaults filled in (the
+/// untyped form the run's summary writes; a builder reads its [`ParamSet`] from it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Params(pub(crate) BTreeMap<&'static str, ParamValue>);
+
+impl Params {
+    /// Every parameter of `specs` at its default, overridden by `given` (name, text) pairs.
+    pub fn resolve<'a>(
+        specs: &'static [ParamSpec],
+        given: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Params, ResolveError> {
+        let mut out = BTreeMap::new();
+        for p in specs {
+            out.insert(p.name, p.parse(p.default).map_err(ResolveError::BadDefault)?);
+        }
+        for (k, v) in given {
+            let spec = specs.iter().find(|p| p.name == k).ok_or_else(|| ResolveError::Unknown(k.to_string()))?;
+            out.insert(spec.name, spec.parse(v).map_err(ResolveError::BadValue)?);
+        }
+        Ok(Params(out))
+    }
+
+    /// The value of the parameter `name` of `specs` as a `T` (what a [`ParamSet`]'s
+    /// `from_params` reads for each field). Errors name the parameter: one these parameters
+    /// were not resolved with, or a field type that does not fit its kind.
+    pub fn field<T: ParamField>(&self, specs: &'static [ParamSpec], name: &'static str) -> Result<T, ParamError> {
+        let spec = specs.iter().find(|p| p.name == name).ok_or_else(|| ParamError::new(name, "not declared"))?;
+        let v = self.0.get(name).ok_or_else(|| ParamError::new(name, "not given to this mechanism"))?;
+        T::from_value(v, spec).ok_or_else(|| {
+            ParamError::new(name, format!("the field's type does not hold a {} value", spec.kind_name()))
+        })
+    }
+
+    /// `name=value` pairs as JSON (for summaries).
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut o = serde_json::Map::new();
+        for (k, v) in &self.0 {
+            let v = match v {
+                ParamValue::Int(x) | ParamValue::Duration(x) => serde_json::json!(x),
+                ParamValue::Bool(b) => serde_json::json!(b),
+                ParamValue::Text(t) => serde_json::json!(t),
+            };
+            o.insert((*k).to_string(), v);
+        }
+        serde_json::Value::Object(o)
+    }
+}
+
+/// A Rust type a parameter's value converts to (a field of a [`ParamSet`]).
+pub trait ParamField: Sized {
+    /// `v` as this type (`spec` is its declaration); `None` if the kinds do not fit.
+    fn from_value(v: &ParamValue, spec: &ParamSpec) -> Option<Self>;
+}
+
+impl ParamField for u64 {
+    fn from_value(v: &ParamValue, _: &ParamSpec) -> Option<u64> {
+        match v {
+            ParamValue::Int(x) | ParamValue::Duration(x) => Some(*x),
+            _ => None,
+        }
+    }
+}
+
+impl ParamField for u32 {
+    fn from_value(v: &ParamValue, _: &ParamSpec) -> Option<u32> {
+        match v {
+            ParamValue::Int(x) => u32::try_from(*x).ok(),
+            _ => None,
+        }
+    }
+}
+
+impl ParamField for usize {
+    fn from_value(v: &ParamValue, _: &ParamSpec) -> Option<usize> {
+        match v {
+            ParamValue::Int(x) => usize::try_from(*x).ok(),
+            _ => None,
+        }
+    }
+}
+
+impl ParamField for bool {
+    fn from_value(v: &ParamValue, _: &ParamSpec) -> Option<bool> {
+        match v {
+            ParamValue::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+}
+
+impl ParamField for String {
+    fn from_value(v: &ParamValue, _: &ParamSpec) -> Option<String> {
+        match v {
+            ParamValue::Text(t) => Some(t.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// A choice's word, as the declaration's own `&'static str` (to `match` on).
+impl ParamField for &'static str {
+    fn from_value(v: &ParamValue, spec: &ParamSpec) -> Option<&'static str> {
+        match (v, spec.kind) {
+            (ParamValue::Text(t), ParamKind::Choice(words)) => words.iter().copied().find(|w| w == t),
+            _ => None,
+        }
+    }
+}
+
+/// A mechanism's typed parameters (declared with [`mechanism_params!`](crate::mechanism_params)).
+pub trait ParamSet: Sized {
+    /// The declared parameters, in the fields' order: the registry entry's `params`.
+    const SPECS: &'static [ParamSpec];
+
+    /// The typed value of parameters resolved against (a list that declares) these fields.
+    fn from_params(p: &Params) -> Result<Self, ParamError>;
+
+    /// Defaults overridden by `given` (name, text) pairs; an unknown name or a bad value is an
+    /// error naming the parameter.
+    fn parse<'a>(given: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, ParamError> {
+        let p = Params::resolve(Self::SPECS, given).map_err(|e| match e {
+            ResolveError::BadDefault(e) | ResolveError::BadValue(e) => e,
+            ResolveError::Unknown(k) => {
+                let known: Vec<&str> = Self::SPECS.iter().map(|p| p.name).collect();
+                ParamError::new(k, format!("unknown parameter (known: {})", known.join(", ")))
+            }
+        })?;
+        Self::from_params(&p)
+    }
+}
+
+/// Declares a mechanism's parameter struct: one field per parameter, `name: Type = decl`,
+/// where `decl` is a [`ParamDecl`] (kind, default, help; a shared one is a `const`) and
+/// `Type` one of the [`ParamField`] types (`u64` for an integer or a duration in ns, `u32`,
+/// `usize`, `bool`, `String` for text, `&'static str` for a choice's word). The struct gets
+/// [`ParamSet`]: its `SPECS` (the registry's list, in field order, each named by its field)
+/// and `from_params`. See the [module docs](crate::mechanism::params) for an example.
+#[macro_export]
+macro_rules! mechanism_params {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            $($(#[$fmeta:meta])* $field:ident : $ty:ty = $decl:expr),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        $vis struct $name {
+            $($(#[$fmeta])* pub $field: $ty,)*
+        }
+
+        impl $crate::mechanism::params::ParamSet for $name {
+            const SPECS: &'static [$crate::mechanism::params::ParamSpec] =
+                &[$($crate::mechanism::params::ParamDecl::named($decl, stringify!($field))),*];
+
+            fn from_params(p: &$crate::mechanism::params::Params) -> Result<Self, $crate::ParamError> {
+                Ok($name { $($field: p.field(Self::SPECS, stringify!($field))?,)* })
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    crate::mechanism_params! {
+        /// Every field type once.
+        struct Every {
+            n: usize = ParamDecl { kind: ParamKind::Int { min: 1, max: 9 }, default: "2", help: "n" },
+            d: u64 = ParamDecl { kind: ParamKind::Duration, default: "1us", help: "d" },
+            b: bool = ParamDecl { kind: ParamKind::Bool, default: "false", help: "b" },
+            w: &'static str = ParamDecl { kind: ParamKind::Choice(&["x", "y"]), default: "y", help: "w" },
+            t: String = ParamDecl { kind: ParamKind::Text, default: "free", help: "t" },
+        }
+    }
+
+    crate::mechanism_params! {
+        /// A field whose type does not hold its kind's values.
+        struct Mismatched {
+            flag: u64 = ParamDecl { kind: ParamKind::Bool, default: "true", help: "" },
+        }
+    }
+
+    #[test]
+    fn a_struct_lists_its_fields_and_parses_them_typed() {
+        let names: Vec<&str> = Every::SPECS.iter().map(|p| p.name).collect();
+        assert_eq!(names, ["n", "d", "b", "w", "t"]);
+        assert_eq!(Every::SPECS[1], ParamSpec { name: "d", kind: ParamKind::Duration, default: "1us", help: "d" });
+        assert_eq!(
+            Every::parse([]).unwrap(),
+            Every { n: 2, d: 1_000, b: false, w: "y", t: "free".into() },
+            "the defaults"
+        );
+        let e = Every::parse([("w", "x"), ("n", "7"), ("b", "on"), ("t", "1,2")]).unwrap();
+        assert_eq!(e, Every { n: 7, d: 1_000, b: true, w: "x", t: "1,2".into() });
+    }
+
+    #[test]
+    fn a_bad_value_or_name_is_named() {
+        for (k, v) in [("n", "0"), ("n", "ten"), ("d", "0"), ("b", "maybe"), ("w", "z")] {
+            let e = Every::parse([(k, v)]).unwrap_err();
+            assert_eq!(e.param, k, "{k}={v}: {e}");
+            assert!(e.to_string().contains(v), "{e}");
+        }
+        let e = Every::parse([("m", "1")]).unwrap_err();
+        assert_eq!(
+            (e.param.as_str(), e.to_string()),
+            ("m", "parameter m: unknown parameter (known: n, d, b, w, t)".into())
+        );
+        // A type that does not fit the kind is refused by name, not read as something else.
+        let e = Mismatched::parse([]).unwrap_err();
+        assert_eq!(e.param, "flag");
+        assert!(e.to_string().contains("does not hold a flag value"), "{e}");
+        // Parameters resolved for another list lack the field.
+        let other = Params::resolve(Every::SPECS, []).unwrap();
+        assert_eq!(Mismatched::from_params(&other).unwrap_err().param, "flag");
+    }
+}
