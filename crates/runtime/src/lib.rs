@@ -50,6 +50,7 @@ pub mod error;
 pub mod mechanism;
 pub mod platform;
 pub mod queue;
+pub mod request;
 
 pub use backend::forkjoin::{forkjoin_job_csv, forkjoin_jobs, forkjoin_summary, run_forkjoin, slot_task_set};
 pub use backend::result::{to_trace, JobRecord, RunResult, Stats};
@@ -59,3 +60,7 @@ pub use error::{ErrorKind, Inconsistency, ParamError, RunError};
 pub use mechanism::Mechanism;
 pub use platform::body::ExecTime;
 pub use platform::{body, clock, interference, parallel, sync, tracer, user};
+pub use request::{
+    assess_timing, run_request, DecidedPlacement, Decision, ExportData, ExportKind, GivenPlacement, PreparedRun,
+    RunOutcome, RunRequest, TimingFacts,
+};
