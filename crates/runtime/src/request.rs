@@ -1146,6 +1146,31 @@ mod tests {
     }
 
     #[test]
+    fn a_request_runs_and_its_outcome_carries_the_verdict_and_the_exports() {
+        // Real threads for 30 ms (no timing asserted): the outcome's verdict is the summary's.
+        let cpu = crate::platform::allowed_cpus()[0];
+        let mut r = RunRequest::new(set(&[(1, 10), (2, 20)]), "gsn-edf", ms(30));
+        r.cpus = Some(vec![cpu]);
+        r.exports = vec![ExportKind::OverheadSamples, ExportKind::Jsonl];
+        let out = run_request(r).unwrap();
+        assert_eq!(out.summary["cpus"], serde_json::json!([cpu]));
+        assert_eq!((out.trustworthy, out.trustworthy_reason.clone()), verdict(&out.summary, "gsn-edf", None));
+        let kinds: Vec<ExportKind> = out.exports.iter().map(|(k, _)| *k).collect();
+        assert_eq!(kinds, vec![ExportKind::OverheadSamples, ExportKind::Jsonl]);
+        // Fork-join goes through the same request; its summary adds the job-level results.
+        let fj =
+            rtsched_model::forkjoin::read_json(r#"{"tasks": [{"period": "10ms", "regions": [["1ms"], ["1ms"]]}]}"#)
+                .unwrap()
+                .set;
+        let mut r = RunRequest::new(fj, "rtws", ms(30));
+        r.cpus = Some(vec![cpu]);
+        r.exports = vec![ExportKind::JobCsv];
+        let out = run_request(r).unwrap();
+        assert!(out.summary["forkjoin"]["jobs"].as_u64().is_some(), "{}", out.summary);
+        assert_eq!(out.exports.len(), 1);
+    }
+
+    #[test]
     fn a_global_mechanism_runs_on_the_first_allowed_cpu() {
         let ts = set(&[(1, 10)]);
         let p = request(ts, None, "gsn-edf", &[4]).prepare().unwrap();
