@@ -408,7 +408,11 @@ def test_run_outputs_and_placement_are_checked_before_the_run(cli, tmp_path):
     assert code == 2 and "duplicate key" in err and err.count("\n") == 1, err
     code, out, err = cli("run", f, "--scheduler", "pedf", "--placement", good, "--cpus", "0,1", "--duration", "1000s")
     assert code == 2 and "the placement is for m = 1" in err and "--cpus" in err, err
-    from rtsched.runtime import _placement_partition
+    from rtsched.runtime import _prepare
+
+    def _placement_partition(placement, ts, m):  # the partition a pedf run on m CPUs decides
+        plan, _ = _prepare(ts, "pedf", list(range(m)), "1s", None, "sleep", True, 0, (), None, placement)
+        return plan.partition
 
     assert _placement_partition(placement, TS, 1) == [[0, 1]]
     with pytest.raises(RtschedError, match="each of the 2 tasks once"):

@@ -10,7 +10,6 @@ import os
 import pytest
 import rtsched
 from rtsched._core import RtschedError
-from rtsched.runtime import _hard_without_overheads
 
 #: Plausible constants (ns): what a measured model gives, without measuring.
 CONSTANTS = {
@@ -114,6 +113,13 @@ def test_bad_overhead_options_are_one_line(cli, tmp_path, extra, words):
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
 
 
+def _hard_without_overheads(text, pairs):
+    """The placement warning the runtime decides for a spres run of ``split_set()`` on 2 CPUs."""
+    request = {"workload": split_set(), "scheduler": "spres", "duration_ns": 1, "cpus": [0, 1], "force": True}
+    plan = rtsched._core.prepare_run({**request, "placement": text, "params": pairs})
+    return plan.placement_warnings[0] if plan.placement_warnings else None
+
+
 def test_run_warns_about_hard_placements_made_without_overheads():
     ts = split_set()
     plain = json.dumps(rtsched.partition(ts, 2, "spres"))
@@ -122,10 +128,14 @@ def test_run_warns_about_hard_placements_made_without_overheads():
     assert w is not None and "made without overheads" in w and "partition --overheads" in w
     assert _hard_without_overheads(inflated, []) is None
     assert _hard_without_overheads(plain, [("soft", "true")]) is None
-    # Only split tasks (always soft): nothing hard to warn about.
+    # Only split tasks (always soft): nothing hard to warn about — checked on the typed placement
+    # in crates/runtime/src/request.rs (`hard_reservations_without_overheads_are_warned_about`);
+    # here the hand-edited placement (parts that no reservations serve) is refused when read,
+    # before any warning.
     only_split = json.loads(plain)
     only_split["tasks"] = [dict(t, parts=2) for t in only_split["tasks"]]
-    assert _hard_without_overheads(json.dumps(only_split), []) is None
+    with pytest.raises(RtschedError, match="'parts'"):
+        _hard_without_overheads(json.dumps(only_split), [])
 
 
 def test_run_prints_the_warning_once(cli, tmp_path):

@@ -208,34 +208,30 @@ def spres_slack_runs(
     soft_unsplit: bool = False,
 ) -> list[str]: ...
 def trace_gantt_svg(jsonl: str, start: int | None = None, end: int | None = None) -> str: ...
-def run(
-    ts: TaskSet,
-    scheduler: str,
-    cpus: Sequence[int],
-    duration_ns: int,
-    partition: Sequence[Sequence[int]] | None = None,
-    dedicated_cpu: int | None = None,
-    rt_priority: int | None = None,
-    idle: str = "sleep",
-    force: bool = False,
-    seed: int = 0,
-    exports: Sequence[str] = ...,
-    params: Sequence[tuple[str, str]] = ...,
-    reservations: str | None = None,
-    exec_min_fraction: float | None = None,
-) -> dict[str, Any]: ...
-def run_forkjoin(
-    text: str,
-    scheduler: str,
-    cpus: Sequence[int],
-    duration_ns: int,
-    rt_priority: int | None = None,
-    idle: str = "sleep",
-    force: bool = False,
-    seed: int = 0,
-    exports: Sequence[str] = ...,
-    params: Sequence[tuple[str, str]] = ...,
-) -> dict[str, Any]: ...
+
+class RunPlan:
+    """A decided run (``prepare_run``): what it will use, said before it starts."""
+
+    @property
+    def cpus(self) -> list[int]: ...
+    @property
+    def partition(self) -> list[list[int]] | None: ...
+    @property
+    def placement(self) -> dict[str, Any] | None: ...
+    @property
+    def warnings(self) -> list[str]: ...
+    @property
+    def placement_warnings(self) -> list[str]: ...
+    @property
+    def notes(self) -> list[str]: ...
+
+def prepare_run(request: dict[str, Any]) -> RunPlan: ...
+def run(plan: RunPlan) -> dict[str, Any]: ...
+def assess_timing(summary: str, scheduler: str, rt_priority: int | None = None) -> tuple[bool, str]: ...
+
+TRUST_FACTOR: int
+TRUST_FLOOR_NS: int
+
 def forkjoin_slot_set(text: str) -> TaskSet: ...
 def mechanisms() -> str: ...
 def overhead_mechanisms() -> list[dict[str, Any]]: ...

@@ -1,6 +1,7 @@
-"""What this machine lets a run use: the share of each CPU that SCHED_FIFO threads get, the load
-a placement puts on each CPU, and what a mechanism with a dedicated CPU can run here
-(docs/runtime.md, "The SCHED_FIFO limit" and "Dedicated CPUs").
+"""What this machine lets a run use: the share of each CPU that SCHED_FIFO threads get and the load
+a placement puts on each CPU (docs/runtime.md, "The SCHED_FIFO limit"). What a mechanism
+with a dedicated CPU can run here ("Dedicated CPUs") is the runtime's advice
+(``rtsched_runtime::request::dedicated_advice``), given when a run is refused.
 
 Linux lets real-time threads use ``kernel.sched_rt_runtime_us`` of every
 ``kernel.sched_rt_period_us`` (950,000 of 1,000,000 µs by default: 95%) and throttles them for
@@ -89,12 +90,13 @@ def fifo_capacity(proc: Path = PROC, release: str | None = None, fair_dir: Path 
 
 
 def placement_loads(
-    ts: TaskSet, cpus: Sequence[int], partition: list | None = None, reservations: str | None = None
+    ts: TaskSet, cpus: Sequence[int], partition: list | None = None, reservations: str | dict | None = None
 ) -> dict[int, Fraction]:
     """CPU -> the utilization a run puts on it: a partition's tasks, an SP-RES placement's
-    reservations (budget / period), or, for a global scheduler, the set's U spread evenly."""
+    reservations (budget / period; the placement's JSON object or text), or, for a global
+    scheduler, the set's U spread evenly."""
     if reservations is not None:
-        p = json.loads(reservations)
+        p = json.loads(reservations) if isinstance(reservations, str) else reservations
         loads = {c: Fraction(0) for c in cpus}
         for i, cpu in enumerate(p.get("cpus") or []):
             if i < len(cpus):
@@ -133,36 +135,4 @@ def overloaded(loads: dict[int, Fraction], cap: dict, spread: bool = False) -> s
         "the kernel will stop the run's threads for the rest of each period and jobs will miss for that, not for "
         "the scheduler; lower the load, use more CPUs, or as root lift the limit for the run "
         "(sysctl kernel.sched_rt_runtime_us=-1, and restore it after)"
-    )
-
-
-def dedicated_advice(
-    name: str,
-    role: str,
-    ts_m: int | None,
-    dedicated_cpu: int | None,
-    allowed: Sequence[int] | None = None,
-    cpus: Sequence[int] | None = None,
-) -> str:
-    """What to pass to run a mechanism that needs a CPU of its own on this machine (``cpus``:
-    the task CPUs the user chose, kept apart from the suggested dedicated one)."""
-    allowed = sorted(os.sched_getaffinity(0)) if allowed is None else list(allowed)
-    if len(allowed) < 2:
-        return (
-            f"{name} needs a CPU of its own for {role} (--dedicated-cpu N; Python: dedicated_cpu=N) besides the CPUs "
-            f"that run the tasks, so at least 2 CPUs, but this process may use {len(allowed)} "
-            f"({','.join(map(str, allowed))})"
-        )
-    free = [c for c in allowed if cpus is None or c not in cpus]
-    d = dedicated_cpu if dedicated_cpu is not None else (free or allowed)[0]
-    rest = [c for c in allowed if c != d]
-    m_here = len(rest)
-    msg = f"{name} needs a CPU of its own for {role} (--dedicated-cpu N; Python: dedicated_cpu=N)"
-    if dedicated_cpu is None:
-        msg += "; none was given"
-    this = f" (this one is made for m = {ts_m})" if ts_m is not None and ts_m > m_here else ""
-    return (
-        f"{msg}. This process may use {len(allowed)} CPUs ({','.join(map(str, allowed))}): with "
-        f"--dedicated-cpu {d} the tasks run on the other CPU{'s' if m_here > 1 else ''} "
-        f"({','.join(map(str, rest))}), so give a task set for m ≤ {m_here}{this}"
     )

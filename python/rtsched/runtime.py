@@ -78,64 +78,18 @@ def _param_pairs(params) -> list[tuple[str, str]]:
     return out
 
 
-def _hard_without_overheads(text: str, pairs: list[tuple[str, str]]) -> str | None:
-    """The one-line warning for an SP-RES placement with hard reservations whose budgets
-    were not inflated by overheads (no ``"overheads"`` object: not made by ``rtsched partition
-    --overheads``): its jobs get exactly their WCET, and the overheads a job meets in its window
-    make it miss. Unsplit tasks are hard unless ``soft=true``; split parts are always soft
-    (``rtsched_policy::spres``, Brandenburg & Gül, RTSS 2016, §IV-A)."""
-    try:
-        p = json.loads(text)
-    except ValueError:
-        return None  # the Rust parser reports it with its field
-    if not isinstance(p, dict) or p.get("overheads") is not None:
-        return None
-    soft = next((val.strip().lower() in ("true", "1", "yes", "on") for k, val in reversed(pairs) if k == "soft"), False)
-    tasks = p.get("tasks")
-    if soft or not isinstance(tasks, list):
-        return None
-    hard = sum(1 for t in tasks if isinstance(t, dict) and t.get("parts") == 1)
-    if not hard:
-        return None
-    return (
-        f"the placement has {hard} hard reservation(s) made without overheads (budget = WCET): overheads "
-        "will make jobs miss; place with `rtsched partition --overheads MODEL --mechanism spres` or run with soft=true"
-    )
-
-
-def parse_cpus(spec: str | Sequence[int] | None) -> list[int]:
-    """``"0,1"``, ``"0-3"``, ``[0, 1]`` -> a list of CPU numbers (default: the first CPU this
-    process may use); a bad list raises RtschedError. Text goes through the one CPU-list rule
-    (:func:`rtsched.validate.parse_cpus`: ranges checked before they are expanded)."""
-    if spec is None:
-        return [sorted(os.sched_getaffinity(0))[0]]
-    if isinstance(spec, (list, tuple)):
-        items = [v.integer(c, "cpus", 0, v.MAX_CPU) for c in spec]
-        if not items or len(set(items)) != len(items):
-            raise RtschedError(f"argument 'cpus': expected distinct CPU numbers, got {list(spec)!r}")
-        return items
-    return v.parse_cpus(v.text(spec, "cpus"), "cpus")
-
-
-def _placement_partition(placement, ts: TaskSet, m: int) -> list[list[int]]:
-    """Task indices per CPU from a placement (``rtsched partition --json``: a dict, its JSON text
-    or a file path), read by the placement parser of ``simulate`` (strict JSON, validated
-    against the task set); or, from Python, a plain list of task-index lists."""
+def _placement_arg(placement, ts: TaskSet) -> list[list[int]] | str:
+    """A placement as the run request takes it: task-index lists per CPU (from Python; each
+    index checked here, the whole partition against the run's CPUs by the runtime) or a
+    placement's JSON text (``rtsched partition --json``: a dict, its text or a file path)."""
     if isinstance(placement, list):
         part = []
         for c in placement:
             if not isinstance(c, (list, tuple)):
                 raise RtschedError(f"argument 'placement': expected a list of task-index lists, got {placement!r}")
             part.append([v.integer(t, "placement", 0, len(ts) - 1) for t in c])
-        placed = sorted(t for c in part for t in c)
-        if placed != list(range(len(ts))) or len(part) != m:
-            raise RtschedError(
-                f"argument 'placement': {len(part)} CPU lists must place each of the {len(ts)} tasks once "
-                f"on the run's {m} CPUs"
-            )
         return part
-    text = _placement_text(placement)
-    return _core.placement_partition(ts, text, m)
+    return _placement_text(placement)
 
 
 def _placement_text(placement) -> str:
@@ -155,63 +109,90 @@ def _cpu_text(cpus: Sequence[int]) -> str:
     return ",".join(str(c) for c in cpus)
 
 
+def parse_cpus(spec: str | Sequence[int] | None) -> list[int]:
+    """``"0,1"``, ``"0-3"``, ``[0, 1]`` -> a list of CPU numbers (default: the first CPU this
+    process may use); a bad list raises RtschedError. Text goes through the one CPU-list rule
+    (:func:`rtsched.validate.parse_cpus`: ranges checked before they are expanded)."""
+    if spec is None:
+        return [sorted(os.sched_getaffinity(0))[0]]
+    if isinstance(spec, (list, tuple)):
+        items = [v.integer(c, "cpus", 0, v.MAX_CPU) for c in spec]
+        if not items or len(set(items)) != len(items):
+            raise RtschedError(f"argument 'cpus': expected distinct CPU numbers, got {list(spec)!r}")
+        return items
+    return v.parse_cpus(v.text(spec, "cpus"), "cpus")
+
+
+def _prepare(
+    workload: TaskSet | str,
+    scheduler: str,
+    cpus: str | Sequence[int] | None,
+    duration: int | str,
+    rt_priority: int | None,
+    idle: str,
+    force: bool,
+    seed: int,
+    exports: Sequence[str],
+    params: dict | Sequence[str] | None,
+    placement: Any = None,
+    **more: Any,
+) -> tuple[Any, dict]:
+    """The run request of :func:`run_raw` / :func:`run_forkjoin_raw` (values checked here with
+    the names users know) decided by the runtime (``rtsched_runtime::request``, no thread
+    started): its plan (CPUs, placement, warnings) and the request."""
+    find_scheduler(v.text(scheduler, "scheduler"))
+    request = {
+        "workload": workload,
+        "scheduler": scheduler,
+        "duration_ns": v.duration(duration, "duration", 1),
+        "rt_priority": v.optional_integer(rt_priority, "rt_priority", 1, 99),
+        "idle": v.choice(idle, "idle", ["sleep", "spin"]),
+        "force": v.boolean(force, "force"),
+        "seed": v.seed(seed),
+        "cpus": None if cpus is None else parse_cpus(cpus),
+        "exports": list(exports),
+        "params": _param_pairs(params),
+        **more,
+    }
+    if placement is not None:
+        if not isinstance(workload, TaskSet):
+            raise RtschedError("a fork-join workload runs without a placement")
+        request["placement"] = _placement_arg(placement, workload)
+    return _core.prepare_run(request), request
+
+
 def run_cpus(
     ts: TaskSet, cpus: str | Sequence[int] | None, dedicated_cpu: int | None = None, force: bool = False
 ) -> tuple[list[int], list[str]]:
-    """The CPUs a run uses and the warnings to print: ``cpus`` if given, else the first ``m`` CPUs
+    """The CPUs a run of ``ts`` uses and the warnings to print, as the runtime decides them
+    (``rtsched_runtime::request::decide_cpus``): ``cpus`` if given, else the first ``m`` CPUs
     this process may use (the task set's ``m``; one CPU when it has none; the dedicated CPU
     excluded). A task set made for more CPUs than the run has (its ``m``), or whose
-    utilization exceeds their number, is refused with the numbers, or with ``force`` run
-    anyway with a warning: its deadline misses would be the CPU count's, not the scheduler's."""
-    if cpus is None:
-        allowed = [c for c in sorted(os.sched_getaffinity(0)) if c != dedicated_cpu]
-        want = ts.m or 1
-        if want > len(allowed) and not force:
-            besides = "" if dedicated_cpu is None else f", besides the dedicated CPU {dedicated_cpu}"
-            fewer = (
-                "fewer CPUs"
-                if dedicated_cpu is None
-                else f"m ≤ {len(allowed)} (with --dedicated-cpu {dedicated_cpu} the tasks get the other CPUs)"
-            )
-            raise RtschedError(
-                f"the task set is made for m = {want} CPUs, but this process may use {len(allowed)} "
-                f"({_cpu_text(allowed)}{besides}); give a task set for {fewer}, or --force to run it on "
-                "these anyway"
-            )
-        cpu_list = allowed[:want]
-    else:
-        cpu_list = parse_cpus(cpus)
-        if dedicated_cpu is not None and dedicated_cpu in cpu_list:
-            raise RtschedError(
-                f"field 'dedicated_cpu': CPU {dedicated_cpu} is also in cpus {_cpu_text(cpu_list)}; the dedicated "
-                "CPU runs the mechanism's service thread and no task: list only the task CPUs in cpus (--cpus)"
-            )
-    k = len(cpu_list)
-    over = []
-    if ts.m is not None and ts.m > k:
-        over.append(f"is made for m = {ts.m} CPUs")
-    # Exact (Rust's sum of the C/T; a Fraction sum took 9 s at n = 10,000).
-    if not ts.utilization_at_most(k):
-        over.append(f"has utilization U = {ts.utilization:.4g} > {k}")
-    if not over:
-        return cpu_list, []
-    msg = f"the task set {' and '.join(over)}, but the run has {k} CPU{'s' if k != 1 else ''} ({_cpu_text(cpu_list)})"
-    if not force:
-        raise RtschedError(
-            f"{msg}; give --cpus with enough CPUs (or a task set for these), or --force to run it anyway"
-        )
-    return cpu_list, [
-        f"{msg}; running anyway (--force): its deadline misses come from the CPU count, not the scheduler"
-    ]
+    utilization exceeds their number (exactly), is refused with the numbers, or with ``force``
+    run anyway with a warning: its deadline misses would be the CPU count's, not the scheduler's."""
+    plan, _ = _prepare(
+        v.task_set(ts, "ts"),
+        "gsn-edf",  # a global mechanism: the CPUs alone are decided
+        cpus,
+        1,
+        None,
+        "sleep",
+        force,
+        0,
+        (),
+        None,
+        dedicated_cpu=v.optional_integer(dedicated_cpu, "dedicated_cpu", 0, v.MAX_CPU),
+    )
+    return plan.cpus, plan.warnings
 
 
 #: A run's timing is trustworthy when its longest poll gap and its largest timer latency are
 #: at most this many times the mechanism's own reaction time (see :func:`assess_timing`).
-TRUST_FACTOR = 10
+TRUST_FACTOR: int = _core.TRUST_FACTOR
 #: The smallest reaction time the factor is applied to: about this machine's average timer
 #: wake-up latency (cyclictest, Debian's rt-tests: 19 us here), so that a mechanism reacting in
 #: a few microseconds does not make every microsecond of host noise suspicious.
-TRUST_FLOOR_NS = 20_000
+TRUST_FLOOR_NS: int = _core.TRUST_FLOOR_NS
 
 
 @contextlib.contextmanager
@@ -231,83 +212,43 @@ def realtime_lock() -> Iterator[None]:
 
 def assess_timing(summary: dict, entry: dict, rt_priority: int | None) -> tuple[bool, str]:
     """Whether a run's measured timing is trustworthy, and why (docs/runtime.md, "Trustworthy
-    timing"). The run's tracking delay (the monitor's bound) sums the largest samples of the
-    terms on the path from an event to its dispatch; host interference inflates its host
-    terms — timer latency (``release_event``) and the reschedule notice (``ipi``), both waits
-    for the kernel to wake a thread — together with the rest, so the comparison is against the
-    mechanism's own share: the largest samples of its other tracking terms (release handler,
-    lock waits, scheduler, dispatch, its own), at least :data:`TRUST_FLOOR_NS`. A job body
-    polls every ~0.1 us, so its longest poll gap (``max_poll_gap_ns``) is the longest time the
-    host took a worker's CPU away. Untrustworthy: the poll gap or the largest timer latency
-    above :data:`TRUST_FACTOR` times that reaction time, or the largest Δipi (a wake-up, the
-    timer latency's twin) likewise, or the priority-inversion monitor's longest interval above
-    that limit and above :data:`TRUST_FACTOR` times the run's tracking bound, plus the quantum of
-    a quantum-driven mechanism (a worker that never ran records neither a poll gap nor a Δipi).
-    Every maximum here is the raw one (``max_raw_ns``: samples the interference filter
-    discards and outliers included), since this judges the host's disturbance itself. Never
-    trustworthy when the run dropped trace records: its metrics then cover only the time up to
-    the first lost record (``metrics_horizon_ns``), and the reason says so first."""
-    ov = summary.get("overheads") or {}
-    host = {"release_event", "ipi"}
+    timing"): the runtime's verdict (``rtsched_runtime::request::assess_timing``, which every
+    run's summary carries as ``trustworthy`` / ``trustworthy_reason``) for a summary under the
+    mechanism ``entry`` (its registry entry) at ``rt_priority``. The poll gap, the largest timer
+    latency and the largest Δipi (raw maxima) are compared with :data:`TRUST_FACTOR` times the
+    mechanism's own reaction time (at least :data:`TRUST_FLOOR_NS`), the longest
+    priority-inversion interval with that limit and with :data:`TRUST_FACTOR` times the run's
+    tracking bound (plus a quantum-driven mechanism's quantum); a run that dropped trace
+    records is never trustworthy, and the reason says so first."""
+    return _core.assess_timing(json.dumps(summary), entry["name"], rt_priority)
 
-    def raw_max(term: str) -> int:
-        o = ov.get(term, {})
-        return int(o.get("max_raw_ns", o.get("max_ns", 0)))
 
-    own = sum(raw_max(t["name"]) for t in entry["terms"] if t["tracking"] and t["name"] not in host)
-    limit = TRUST_FACTOR * max(own, TRUST_FLOOR_NS)
-    fmt = _core.format_time
-    found = []
-    gap = summary.get("max_poll_gap_ns")
-    if gap is not None and gap > limit:
-        found.append(f"a job body waited {fmt(gap)} between two polls (the host took its CPU)")
-    timer = raw_max("release_event")
-    if timer > limit:
-        found.append(f"a release timer fired {fmt(timer)} late")
-    wake = raw_max("ipi")
-    if wake > limit:
-        found.append(f"a reschedule request took {fmt(wake)} to be noticed (Δipi: waking a thread)")
-    # A worker the host never let run leaves no poll gap and no Δipi sample (nothing ran to
-    # record them): its trace shows it as a CPU that stayed idle, or kept a lower-priority job,
-    # while a ready job waited — one long priority-inversion interval.
-    pi = summary.get("priority_inversion")
-    if isinstance(pi, dict):
-        longest = int(pi.get("max_interval_ns") or 0)
-        # A quantum-driven mechanism holds a release back until the next tick, by design.
-        quantum = (summary.get("params") or {}).get("quantum")
-        allowed = max(limit, TRUST_FACTOR * int(pi.get("tracking_bound_ns") or 0))
-        if longest > allowed + (quantum if isinstance(quantum, int) else 0):
-            found.append(
-                f"a ready job waited {fmt(longest)} beside an idle or lower-priority CPU (the host kept a worker "
-                "from running, or the mechanism missed a preemption)"
-            )
-    ref = f"{TRUST_FACTOR}× the mechanism's reaction time ({fmt(max(own, TRUST_FLOOR_NS))})"
-    # A run whose trace buffers filled is judged on a prefix only (its metrics stop at the first
-    # lost record), so nothing after it can be vouched for, whatever the maxima say.
-    dropped = int(summary.get("dropped_records") or 0)
-    lost = ""
-    if dropped:
-        horizon, duration = summary.get("metrics_horizon_ns"), summary.get("duration_ns")
-        cover = (
-            f"its jobs, misses and overheads cover only its first {fmt(int(horizon))} of {fmt(int(duration))}"
-            if isinstance(horizon, int) and isinstance(duration, int)
-            else "its jobs, misses and overheads cover only a prefix of it"
-        )
-        lost = (
-            f"the run dropped {dropped} trace records (its trace buffers filled): {cover}; run fewer tasks or a "
-            "shorter duration"
-        )
-    if not found:
-        if lost:
-            return False, lost
-        return True, f"poll gaps, timer and wake-up latency within {ref}"
-    where = (
-        "at normal priority: other processes preempted the run; rerun with --rt-priority 50 (SCHED_FIFO)"
-        if rt_priority is None
-        else f"at SCHED_FIFO priority {rt_priority}: higher-priority threads or interrupts took the CPUs"
-    )
-    disturbed = f"{' and '.join(found)}, above {ref}, {where}"
-    return False, f"{lost}; and {disturbed}" if lost else disturbed
+def _say(plan: Any, quiet: bool) -> None:
+    """Prints what the runtime decided before the run: its warnings, then its notes."""
+    if quiet:
+        return
+    for w in [*plan.warnings, *plan.placement_warnings]:
+        print(f"rtsched run: warning: {w}", file=sys.stderr)
+    for note in plan.notes:
+        print(f"rtsched run: {note}", file=sys.stderr)
+
+
+def _outcome(res: dict) -> tuple[dict, bool, str]:
+    """``_core.run``'s answer with the summary decoded: (the result, trustworthy, why)."""
+    res = dict(res)
+    trusted, why = res.pop("trustworthy"), res.pop("trustworthy_reason")
+    res["summary"] = json.loads(res["summary"])
+    if "overhead_samples" in res:
+        res["overhead_samples"] = json.loads(res["overhead_samples"])
+    res["interrupted"] = bool(res["summary"].get("interrupted"))
+    return res, trusted, why
+
+
+def _untrusted(summary: dict, warns: list[str], quiet: bool) -> None:
+    if not summary["trustworthy"]:
+        warns.append(f"the measured timing is not trustworthy: {summary['trustworthy_reason']}")
+        if not quiet:
+            print(f"rtsched run: warning: {warns[-1]}", file=sys.stderr)
 
 
 def run_raw(
@@ -342,70 +283,42 @@ def run_raw(
     Ctrl-C included (:func:`rtsched.protocol.isolated`, as ``measure-overheads --isolate``);
     the summary's ``isolate`` says what changed and what was refused.
 
+    The run's decisions (its CPUs, the refusals, the default placement, the trust verdict) are
+    the runtime's (``rtsched_runtime::request``); this adds the host protocol around the run.
+
     Ctrl-C during the run (in the main thread) stops it early: the Rust side notices within
     50 ms, the run winds down in a few ms, and this returns what it measured with
     ``interrupted`` true (also in the summary) and the summary's ``duration_ns`` the time
     actually run."""
     ts = v.task_set(ts, "ts")
-    entry = find_scheduler(v.text(scheduler, "scheduler"))
     dedicated_cpu = v.optional_integer(dedicated_cpu, "dedicated_cpu", 0, v.MAX_CPU)
-    rt_priority = v.optional_integer(rt_priority, "rt_priority", 1, 99)
-    idle = v.choice(idle, "idle", ["sleep", "spin"])
-    force = v.boolean(force, "force")
-    seed = v.seed(seed)
-    dur = v.duration(duration, "duration", 1)
     if exec_min_fraction is not None:
         exec_min_fraction = v.number(exec_min_fraction, "exec_min_fraction", 0.0, 1.0)
-    if entry["dedicated_cpu"] == "required" and dedicated_cpu is None:
-        chosen = parse_cpus(cpus) if cpus is not None else None
-        raise RtschedError(rtlimits.dedicated_advice(scheduler, entry["dedicated_role"], ts.m, None, cpus=chosen))
-    cpu_list, warns = run_cpus(ts, cpus, dedicated_cpu, force)
-    if not quiet:
-        for w in warns:
-            print(f"rtsched run: warning: {w}", file=sys.stderr)
-    pairs = _param_pairs(params)
+    plan, request = _prepare(
+        ts,
+        scheduler,
+        cpus,
+        duration,
+        rt_priority,
+        idle,
+        force,
+        seed,
+        exports,
+        params,
+        placement,
+        dedicated_cpu=dedicated_cpu,
+        exec_min_fraction=exec_min_fraction,
+    )
+    rt_priority = request["rt_priority"]
+    _say(plan, quiet)
+    cpu_list, warns = plan.cpus, list(plan.warnings)
+    partition, reservations = plan.partition, plan.placement
+    used = cpu_list + ([dedicated_cpu] if dedicated_cpu is not None else [])
     pre = None
     if v.boolean(preflight, "preflight"):
         from .protocol import preflight as take_preflight
 
-        used = cpu_list + ([dedicated_cpu] if dedicated_cpu is not None else [])
         pre = take_preflight(used, rt_priority=rt_priority)
-    partition = None
-    reservations = None
-    if entry["placement"] == "reservations":
-        if isinstance(placement, list):
-            partition = _placement_partition(placement, ts, len(cpu_list))
-        elif placement is not None:
-            reservations = _placement_text(placement)
-            hard = _hard_without_overheads(reservations, pairs)
-            if hard and not quiet:
-                print(f"rtsched run: warning: {hard}", file=sys.stderr)
-        else:
-            # As in simulate: the SP-RES cascade (Brandenburg & Gül, RTSS 2016).
-            from .api import partition as place
-
-            p = place(ts, len(cpu_list), "spres")
-            if not p.get("schedulable"):
-                raise RtschedError(
-                    f"the SP-RES cascade cannot place the task set on {len(cpu_list)} CPUs: "
-                    f"{p.get('reason', 'no reason given')}; pass --placement or more CPUs"
-                )
-            reservations = json.dumps(p)
-            if not quiet:
-                print(f"rtsched run: {scheduler} without --placement: placed by the SP-RES cascade", file=sys.stderr)
-    elif entry["placement"] == "partition":
-        if placement is not None:
-            partition = _placement_partition(placement, ts, len(cpu_list))
-        else:
-            # The default partition, decided in one place for run and simulate (pfp: FP admission).
-            default = _core.default_partition(ts, scheduler, len(cpu_list))
-            partition = default["partition"]
-            if partition is None:
-                raise RtschedError(f"{default['reason']}; pass --placement or more CPUs")
-            if not quiet:
-                print(f"rtsched run: {scheduler} without --placement: {default['note']}: {partition}", file=sys.stderr)
-    elif placement is not None:
-        raise RtschedError(f"{scheduler} is global and takes no placement")
     isolate = v.boolean(isolate, "isolate")
     # Everything from lifting the limits to the end of the run is undone on the way out.
     with contextlib.ExitStack() as stack:
@@ -413,9 +326,7 @@ def run_raw(
         if isolate:
             from .protocol import isolated
 
-            lifted = stack.enter_context(
-                isolated(cpu_list + ([dedicated_cpu] if dedicated_cpu is not None else []), report=pre)
-            )
+            lifted = stack.enter_context(isolated(used, report=pre))
         # SCHED_FIFO threads get only part of each CPU here (RT throttling, the fair server): a
         # placement above it misses for the kernel's sake, which the warning says with the numbers.
         throttled = None
@@ -433,28 +344,7 @@ def run_raw(
                 warns.append(throttled)
                 if not quiet:
                     print(f"rtsched run: warning: {throttled}", file=sys.stderr)
-        res = dict(
-            _core.run(
-                ts,
-                scheduler,
-                cpu_list,
-                dur,
-                partition,
-                dedicated_cpu,
-                rt_priority,
-                idle,
-                force,
-                seed,
-                list(exports),
-                pairs,
-                reservations,
-                exec_min_fraction,
-            )
-        )
-    res["summary"] = json.loads(res["summary"])
-    if "overhead_samples" in res:
-        res["overhead_samples"] = json.loads(res["overhead_samples"])
-    res["interrupted"] = bool(res["summary"].get("interrupted"))
+        res, trusted, why = _outcome(_core.run(plan))
     summary = res["summary"]
     summary["rt_priority"] = rt_priority
     if pre is not None:
@@ -463,27 +353,24 @@ def run_raw(
         summary["isolate"] = lifted
         if lifted["refused"] and not quiet:
             print(f"rtsched run: warning: --isolate could not change: {'; '.join(lifted['refused'])}", file=sys.stderr)
-    summary["trustworthy"], summary["trustworthy_reason"] = assess_timing(summary, entry, rt_priority)
-    if not summary["trustworthy"] and throttled is not None:
+    summary["trustworthy"], summary["trustworthy_reason"] = trusted, why
+    if not trusted and throttled is not None:
         summary["trustworthy_reason"] += (
             "; the likelier cause: the load is above what SCHED_FIFO gets here, so the kernel throttled the "
             "run's threads (see the warning before the run)"
         )
-    if not summary["trustworthy"]:
-        warns.append(f"the measured timing is not trustworthy: {summary['trustworthy_reason']}")
-        if not quiet:
-            print(f"rtsched run: warning: {warns[-1]}", file=sys.stderr)
+    _untrusted(summary, warns, quiet)
     summary["warnings"] = warns
     if res["interrupted"] and not quiet:
         print(
-            f"rtsched run: interrupted after {res['summary']['duration_ns'] / 1e9:.3f} s of {dur / 1e9:g} s; "
-            "the results cover the time run",
+            f"rtsched run: interrupted after {summary['duration_ns'] / 1e9:.3f} s of "
+            f"{request['duration_ns'] / 1e9:g} s; the results cover the time run",
             file=sys.stderr,
         )
     if partition is not None:
-        res["summary"]["partition"] = partition
+        summary["partition"] = partition
     if reservations is not None:
-        res["summary"]["placement"] = json.loads(reservations)
+        summary["placement"] = reservations
     return res
 
 
@@ -505,53 +392,19 @@ def run_forkjoin_raw(
     mechanism that executes fork-join jobs (``rtws``, ``push-pull``; docs/mechanisms/rtws.md). The summary has a
     ``forkjoin`` object with the job-level results; trace exports are per thread, the job CSV
     per fork-join job. Without ``cpus`` the file's ``m`` decides (the first ``m`` CPUs this
-    process may use; one if the file has no ``m``)."""
+    process may use; one if the file has no ``m``). The same run request as :func:`run_raw`."""
     text = v.text(text, "text")
-    entry = find_scheduler(v.text(scheduler, "scheduler"))
-    dur = v.duration(duration, "duration", 1)
-    rt_priority = v.optional_integer(rt_priority, "rt_priority", 1, 99)
-    idle = v.choice(idle, "idle", ["sleep", "spin"])
-    force = v.boolean(force, "force")
-    seed = v.seed(seed)
-    if cpus is None:
-        try:
-            m = json.loads(text).get("m")
-        except (ValueError, AttributeError):
-            m = None  # the Rust reader reports the error
-        allowed = sorted(os.sched_getaffinity(0))
-        if isinstance(m, int) and m > len(allowed) and not force:
-            raise RtschedError(
-                f"the file is made for m = {m} CPUs but this process may use {len(allowed)}; pass --cpus"
-            )
-        cpus = allowed[: m if isinstance(m, int) and m >= 1 else 1]
-    res = dict(
-        _core.run_forkjoin(
-            text,
-            scheduler,
-            parse_cpus(cpus),
-            dur,
-            rt_priority,
-            idle,
-            force,
-            seed,
-            list(exports),
-            _param_pairs(params),
-        )
-    )
-    res["summary"] = json.loads(res["summary"])
-    res["interrupted"] = bool(res["summary"].get("interrupted"))
+    plan, request = _prepare(text, scheduler, cpus, duration, rt_priority, idle, force, seed, exports, params)
+    _say(plan, quiet)
+    res, trusted, why = _outcome(_core.run(plan))
     summary = res["summary"]
-    summary["rt_priority"] = rt_priority
-    summary["trustworthy"], summary["trustworthy_reason"] = assess_timing(summary, entry, rt_priority)
-    summary["warnings"] = []
-    if not summary["trustworthy"]:
-        summary["warnings"].append(f"the measured timing is not trustworthy: {summary['trustworthy_reason']}")
-        if not quiet:
-            print(f"rtsched run: warning: {summary['warnings'][-1]}", file=sys.stderr)
+    summary["rt_priority"] = request["rt_priority"]
+    summary["trustworthy"], summary["trustworthy_reason"] = trusted, why
+    summary["warnings"] = list(plan.warnings)
+    _untrusted(summary, summary["warnings"], quiet)
     if res["interrupted"] and not quiet:
         print(
-            f"rtsched run: interrupted after {res['summary']['duration_ns'] / 1e9:.3f} s; "
-            "the results cover the time run",
+            f"rtsched run: interrupted after {summary['duration_ns'] / 1e9:.3f} s; the results cover the time run",
             file=sys.stderr,
         )
     return res

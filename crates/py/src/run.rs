@@ -1,21 +1,23 @@
-//! The runtime's bindings: `run` (real threads, docs/runtime.md) with the converted trace's
-//! exports (`pedf` / `pfp` without a placement get the default partition of
-//! [`crate::partition`], through `_core.default_partition`, as in `rtsched simulate`).
+//! The runtime's bindings, thin typed conversions of `rtsched_runtime::request`: a run request
+//! (a dict, converted field by field) is decided by `prepare_run` into a `RunPlan` (its CPUs,
+//! placement and warnings, which the front acts on before the run: preflight, `--isolate`, the
+//! throttling warning), and `run(plan)` runs it on real threads (docs/runtime.md).
 
+use crate::convert::json_to_py;
 use crate::taskset::TaskSet;
 use crate::{run_err, RtschedError};
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rtsched_runtime::{to_trace, ExecTime, IdleMode, Mechanism, RunConfig, RunError, RunResult};
+use rtsched_model::Workload;
+use rtsched_runtime::{
+    DecidedPlacement, ExportData, ExportKind, GivenPlacement, IdleMode, PreparedRun, RunError, RunOutcome, RunRequest,
+    TimingFacts,
+};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::Duration;
-
-/// A run's text exports by name, and the binary sched_trace if asked for.
-type Exports = (Vec<(String, String)>, Option<Vec<u8>>);
-type Outputs = (String, Vec<(String, String)>, Option<Vec<u8>>);
 
 /// Runs `work` on its own thread (the run) while this thread, which holds the GIL only in
 /// between, checks Python's signal handlers every 50 ms: the GIL is released during the run,
@@ -26,8 +28,8 @@ type Outputs = (String, Vec<(String, String)>, Option<Vec<u8>>);
 fn run_interruptibly(
     py: Python<'_>,
     stop: Arc<AtomicBool>,
-    work: impl FnOnce() -> PyResult<Outputs> + Send + 'static,
-) -> PyResult<Outputs> {
+    work: impl FnOnce() -> PyResult<RunOutcome> + Send + 'static,
+) -> PyResult<RunOutcome> {
     let (tx, rx) = channel();
     let handle = std::thread::Builder::new()
         .name("rtsched-run".into())
@@ -75,144 +77,229 @@ fn mechanisms() -> String {
     serde_json::Value::Array(list).to_string()
 }
 
-/// run(ts, scheduler, cpus, duration_ns, partition=None, dedicated_cpu=None, rt_priority=None,
-///     idle="sleep", force=False, seed=0, exports=[], params={}, reservations=None,
-///     exec_min_fraction=None) -> dict
-///
-/// `reservations`: a reservation placement's JSON text (`rtsched partition --json`, read here
-/// with the model's strict reader, `rtsched_model::Placement::from_json`), for
-/// mechanisms whose registry entry says `"placement": "reservations"` (spres).
-///
-/// `exec_min_fraction`: each job runs a fraction uniform in `[f, 1]` of its WCET, drawn from
-/// `seed` per (task, job) (`ExecTime::Uniform`; None: every job runs its WCET).
-///
-/// `params`: the mechanism's parameters as text (`{"priorities": "rm"}`), checked against its
-/// registry entry (unknown names and bad values raise RtschedError).
-/// Returns {"summary": JSON text (computed from the run's own trace, with the
-/// priority-inversion monitor's result)} plus one entry per requested
-/// export of the converted trace: "jsonl", "perfetto", "job_csv", "gantt_svg" (text) and
-/// "sched_trace" (bytes), and "overhead_samples" (JSON text: every overhead sample of the run in
-/// ns, per term, in trace order — what the summary's statistics are computed from). Errors (bad CPUs, privileges, kernel admission) raise RtschedError.
-/// Ctrl-C (in the main thread) stops the run early and returns what it measured, with
-/// `"interrupted": true` and the actual `duration_ns` in the summary.
-#[pyfunction]
-#[pyo3(signature = (ts, scheduler, cpus, duration_ns, partition=None, dedicated_cpu=None, rt_priority=None,
-                    idle="sleep", force=false, seed=0, exports=Vec::new(), params=Vec::new(), reservations=None,
-                    exec_min_fraction=None))]
-#[allow(clippy::too_many_arguments)]
-fn run<'py>(
-    py: Python<'py>,
-    ts: TaskSet,
-    scheduler: &str,
-    cpus: Vec<usize>,
-    duration_ns: u64,
-    partition: Option<Vec<Vec<usize>>>,
-    dedicated_cpu: Option<usize>,
-    rt_priority: Option<i32>,
-    idle: &str,
-    force: bool,
-    seed: u64,
-    exports: Vec<String>,
-    params: Vec<(String, String)>,
-    reservations: Option<String>,
-    exec_min_fraction: Option<f64>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let idle = check_run_args(idle, &exports)?;
-    // The reservation placement's JSON text becomes the model's Placement here, once.
-    let reservations = reservations
-        .map(|text| {
-            rtsched_model::Placement::from_json(&text, &ts.inner)
-                .map_err(|e| RtschedError::new_err(RunError::Config(format!("placement: {e}")).to_string()))
-        })
-        .transpose()?;
-    let mech = Mechanism::parse(scheduler, partition)
-        .and_then(|m| m.with_params(params.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
-        .map(|m| match reservations {
-            Some(p) => m.with_reservations(p),
-            None => m,
-        })
-        .map_err(run_err)?;
-    let mut cfg = RunConfig::new(cpus, duration_ns);
-    cfg.dedicated_cpu = dedicated_cpu;
-    cfg.rt_priority = rt_priority;
-    cfg.idle = idle;
-    cfg.force = force;
-    cfg.seed = seed;
-    if let Some(f) = exec_min_fraction {
-        cfg.exec = ExecTime::Uniform { min_fraction: f };
+/// The fields of a run request (`prepare_run`'s dict), each optional but `workload`,
+/// `scheduler` and `duration_ns`.
+const REQUEST_FIELDS: [&str; 13] = [
+    "workload",
+    "scheduler",
+    "duration_ns",
+    "cpus",
+    "placement",
+    "dedicated_cpu",
+    "rt_priority",
+    "idle",
+    "force",
+    "seed",
+    "exports",
+    "params",
+    "exec_min_fraction",
+];
+
+/// Field `key` of a request dict, converted; a wrong type is an error naming the field.
+fn field<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
+    match d.get_item(key)? {
+        None => Ok(None),
+        Some(v) if v.is_none() => Ok(None),
+        Some(v) => v
+            .extract::<T>()
+            .map(Some)
+            .map_err(|e| RtschedError::new_err(format!("run request: field '{key}': {}", e.value(d.py())))),
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    cfg.stop = Some(stop.clone());
-    let ts_inner = ts.inner.clone();
-    let (summary, texts, bytes) = run_interruptibly(py, stop, move || {
-        let r = rtsched_runtime::run(&ts_inner, &mech, &cfg).map_err(run_err)?;
-        let summary = r.summary_json().to_string();
-        let (exports, samples) = take_samples(&r, exports);
-        let (mut texts, bytes) = if exports.is_empty() {
-            (Vec::new(), None)
-        } else {
-            let tr = to_trace(&r, &ts_inner).map_err(run_err)?;
-            export_trace(&tr, &exports, || tr.to_job_csv().map_err(crate::err))?
-        };
-        texts.extend(samples);
-        Ok((summary, texts, bytes))
-    })?;
-    outputs_dict(py, summary, texts, bytes)
 }
 
-/// run_forkjoin(text, scheduler, cpus, duration_ns, rt_priority=None, idle="sleep", force=False,
-///              seed=0, exports=[], params=[]) -> dict
-///
-/// Runs the fork-join task-set file `text` (JSON, docs/rtws.md) on real cores under a mechanism
-/// that executes fork-join jobs (`rtws`, `push-pull`; docs/mechanisms/rtws.md). As `run`, with the summary's
-/// `forkjoin` object (job-level: jobs, completed, pending, deadline_misses,
-/// max_response_time_ns, threads, steals); the trace exports are per thread (task `NAME/rR.K` =
-/// region R, thread K of task NAME), the job CSV one row per fork-join job.
-#[pyfunction]
-#[pyo3(signature = (text, scheduler, cpus, duration_ns, rt_priority=None, idle="sleep", force=false, seed=0,
-                    exports=Vec::new(), params=Vec::new()))]
-#[allow(clippy::too_many_arguments)]
-fn run_forkjoin<'py>(
-    py: Python<'py>,
-    text: &str,
-    scheduler: &str,
-    cpus: Vec<usize>,
-    duration_ns: u64,
-    rt_priority: Option<i32>,
-    idle: &str,
-    force: bool,
-    seed: u64,
-    exports: Vec<String>,
-    params: Vec<(String, String)>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let idle = check_run_args(idle, &exports)?;
-    let set = rtsched_model::forkjoin::read_json(text).map_err(crate::err)?.set;
-    let mech = Mechanism::parse(scheduler, None)
-        .and_then(|m| m.with_params(params.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
+fn required<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
+    field(d, key)?.ok_or_else(|| RtschedError::new_err(format!("run request: field '{key}' is required")))
+}
+
+/// A request dict as the runtime's [`RunRequest`], field by field.
+fn request_of(d: &Bound<'_, PyDict>) -> PyResult<RunRequest> {
+    for k in d.keys() {
+        let k: String = k.extract()?;
+        if !REQUEST_FIELDS.contains(&k.as_str()) {
+            return Err(RtschedError::new_err(format!(
+                "run request: unknown field '{k}' (fields: {})",
+                REQUEST_FIELDS.join(", ")
+            )));
+        }
+    }
+    let scheduler: String = required(d, "scheduler")?;
+    let duration_ns: u64 = required(d, "duration_ns")?;
+    // A TaskSet, or the text of a fork-join task-set file (docs/rtws.md).
+    let w =
+        d.get_item("workload")?.ok_or_else(|| RtschedError::new_err("run request: field 'workload' is required"))?;
+    let (workload, m): (Workload, Option<u32>) = if let Ok(ts) = w.extract::<PyRef<'_, TaskSet>>() {
+        (Workload::Sporadic(ts.inner.clone()), ts.m)
+    } else if let Ok(text) = w.extract::<String>() {
+        let file = rtsched_model::forkjoin::read_json(&text).map_err(crate::err)?;
+        (Workload::ForkJoin(file.set), file.m)
+    } else {
+        return Err(RtschedError::new_err(
+            "run request: field 'workload': expected a TaskSet or a fork-join file's JSON text",
+        ));
+    };
+    let mut r = RunRequest::new(workload, &scheduler, duration_ns);
+    r.m = m;
+    r.cpus = field(d, "cpus")?;
+    r.dedicated_cpu = field(d, "dedicated_cpu")?;
+    r.rt_priority = field(d, "rt_priority")?;
+    r.idle = match field::<String>(d, "idle")?.as_deref() {
+        None | Some("sleep") => IdleMode::Sleep,
+        Some("spin") => IdleMode::Spin,
+        Some(other) => return Err(RtschedError::new_err(format!("idle must be sleep or spin, got {other:?}"))),
+    };
+    r.force = field(d, "force")?.unwrap_or(false);
+    r.seed = field(d, "seed")?.unwrap_or(0);
+    r.exec_min_fraction = field(d, "exec_min_fraction")?;
+    r.params = field(d, "params")?.unwrap_or_default();
+    r.exports = field::<Vec<String>>(d, "exports")?
+        .unwrap_or_default()
+        .iter()
+        .map(|e| ExportKind::parse(e))
+        .collect::<Result<_, _>>()
         .map_err(run_err)?;
-    let mut cfg = RunConfig::new(cpus, duration_ns);
-    cfg.rt_priority = rt_priority;
-    cfg.idle = idle;
-    cfg.force = force;
-    cfg.seed = seed;
-    let stop = Arc::new(AtomicBool::new(false));
-    cfg.stop = Some(stop.clone());
-    let (summary, texts, bytes) = run_interruptibly(py, stop, move || {
-        let r = rtsched_runtime::run_forkjoin(&set, &mech, &cfg).map_err(run_err)?;
-        let mut summary = r.summary_json();
-        summary["forkjoin"] = rtsched_runtime::forkjoin_summary(&set, &r);
-        let (exports, samples) = take_samples(&r, exports);
-        let (mut texts, bytes) = if exports.is_empty() {
-            (Vec::new(), None)
+    r.placement = match d.get_item("placement")? {
+        None => None,
+        Some(p) if p.is_none() => None,
+        Some(p) => Some(if let Ok(text) = p.extract::<String>() {
+            placement_of(&text, &r)?
         } else {
-            let ts = rtsched_runtime::slot_task_set(&set).map_err(run_err)?;
-            let tr = to_trace(&r, &ts).map_err(run_err)?;
-            export_trace(&tr, &exports, || Ok(rtsched_runtime::forkjoin_job_csv(&set, &r)))?
-        };
-        texts.extend(samples);
-        Ok((summary.to_string(), texts, bytes))
-    })?;
-    outputs_dict(py, summary, texts, bytes)
+            GivenPlacement::Partition(p.extract().map_err(|_| {
+                RtschedError::new_err(
+                    "run request: field 'placement': expected a placement's JSON text or task-index lists per CPU",
+                )
+            })?)
+        }),
+    };
+    Ok(r)
+}
+
+/// A placement's JSON text (`rtsched partition --json`) read with the model's strict reader
+/// against the request's task set; its errors read as they always have for the mechanism's kind.
+fn placement_of(text: &str, r: &RunRequest) -> PyResult<GivenPlacement> {
+    let ts = match &r.workload {
+        Workload::Sporadic(ts) => ts,
+        Workload::ForkJoin(_) => return Err(RtschedError::new_err("a fork-join workload runs without a placement")),
+    };
+    let reservations = rtsched_runtime::mechanism::registry::find(&r.mechanism)
+        .is_ok_and(|e| e.placement == rtsched_runtime::mechanism::registry::PlacementKind::Reservations);
+    match rtsched_model::Placement::from_json(text, ts) {
+        Ok(p) => Ok(GivenPlacement::Placement(p)),
+        Err(e) if reservations => Err(run_err(RunError::Config(format!("placement: {e}")))),
+        Err(e) => Err(crate::err(e)),
+    }
+}
+
+/// A decided run (`prepare_run`), ready for `run`: what it will use, said before it starts.
+#[pyclass(frozen, module = "rtsched._core")]
+pub(crate) struct RunPlan {
+    prepared: PreparedRun,
+}
+
+#[pymethods]
+impl RunPlan {
+    /// The task CPUs, worker i on cpus[i].
+    #[getter]
+    fn cpus(&self) -> Vec<usize> {
+        self.prepared.decision.cpus.clone()
+    }
+    /// Task indices per CPU of the run (pedf, pfp, or spres given task lists), else None.
+    #[getter]
+    fn partition(&self) -> Option<Vec<Vec<usize>>> {
+        match &self.prepared.decision.placement {
+            DecidedPlacement::Partition(p) => Some(p.clone()),
+            _ => None,
+        }
+    }
+    /// The reservation placement (spres) as its JSON object, else None.
+    #[getter]
+    fn placement(&self, py: Python<'_>) -> PyResult<PyObject> {
+        match &self.prepared.decision.placement {
+            DecidedPlacement::Reservations(p) => json_to_py(py, &p.to_json()),
+            _ => Ok(py.None()),
+        }
+    }
+    /// Warnings about the run's size (listed in the summary's warnings).
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.prepared.decision.warnings.clone()
+    }
+    /// Warnings about the placement (said, not listed in the summary's warnings).
+    #[getter]
+    fn placement_warnings(&self) -> Vec<String> {
+        self.prepared.decision.placement_warnings.clone()
+    }
+    /// What was decided for the user (the default placement).
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.prepared.decision.notes.clone()
+    }
+}
+
+/// prepare_run(request: dict) -> RunPlan
+///
+/// Decides a run without starting it (`rtsched_runtime::RunRequest::prepare`): its CPUs, its
+/// placement (the default one of pedf / pfp / spres when none is given) and the warnings to
+/// say before it. `request` has the fields `workload` (a TaskSet, or a fork-join file's JSON
+/// text, docs/rtws.md), `scheduler`, `duration_ns` (required), `cpus` (None: the first m this
+/// process may use), `placement` (a placement's JSON text or task-index lists per CPU),
+/// `dedicated_cpu`, `rt_priority`, `idle` ("sleep" / "spin"), `force`, `seed`, `exports`
+/// ("jsonl", "perfetto", "job_csv", "gantt_svg", "sched_trace", "overhead_samples"), `params`
+/// (the mechanism's (name, text) pairs) and `exec_min_fraction`. A wrong type names the field;
+/// a refusal (too few CPUs, no placement fits, bad parameters) raises RtschedError. Ctrl-C
+/// stops a long placement search (KeyboardInterrupt).
+#[pyfunction]
+fn prepare_run(py: Python<'_>, request: &Bound<'_, PyDict>) -> PyResult<RunPlan> {
+    let req = request_of(request)?;
+    let stop = rtsched_model::Stop::new();
+    let (out, interrupted) = crate::interrupt::stoppable(py, &stop, || Ok(req.prepare_with(&stop)))?;
+    if interrupted {
+        return Err(PyKeyboardInterrupt::new_err("placing the run's tasks interrupted"));
+    }
+    Ok(RunPlan { prepared: out.map_err(run_err)? })
+}
+
+/// run(plan: RunPlan) -> dict
+///
+/// Runs a prepared run on real threads. Returns {"summary": JSON text (computed from the
+/// run's own trace, with the priority-inversion monitor's result; a fork-join run's adds its
+/// job-level "forkjoin" object), "trustworthy": bool, "trustworthy_reason": str (the Rust
+/// verdict, `rtsched_runtime::request::assess_timing`)} plus one entry per requested export:
+/// "jsonl", "perfetto", "job_csv", "gantt_svg", "overhead_samples" (text; the samples JSON
+/// per term in ns) and "sched_trace" (bytes). Errors (privileges, kernel admission, a run too
+/// big for its trace) raise RtschedError. Ctrl-C (in the main thread) stops the run early and
+/// returns what it measured, with `"interrupted": true` and the actual `duration_ns` in the
+/// summary.
+#[pyfunction]
+fn run<'py>(py: Python<'py>, plan: PyRef<'py, RunPlan>) -> PyResult<Bound<'py, PyDict>> {
+    let mut prepared = plan.prepared.clone();
+    drop(plan);
+    let stop = Arc::new(AtomicBool::new(false));
+    prepared.request.stop = Some(stop.clone());
+    let out = run_interruptibly(py, stop, move || prepared.run().map_err(run_err))?;
+    let d = PyDict::new(py);
+    d.set_item("summary", out.summary.to_string())?;
+    d.set_item("trustworthy", out.trustworthy)?;
+    d.set_item("trustworthy_reason", out.trustworthy_reason)?;
+    for (kind, data) in out.exports {
+        match data {
+            ExportData::Text(t) => d.set_item(kind.name(), t)?,
+            ExportData::Bytes(b) => d.set_item(kind.name(), pyo3::types::PyBytes::new(py, &b))?,
+        }
+    }
+    Ok(d)
+}
+
+/// assess_timing(summary: str, scheduler: str, rt_priority=None) -> (bool, str): whether a run
+/// summary's (JSON text) measured timing is trustworthy under `scheduler`'s traced terms, and
+/// why (`rtsched_runtime::request::assess_timing`, docs/runtime.md "Trustworthy timing").
+#[pyfunction]
+#[pyo3(signature = (summary, scheduler, rt_priority=None))]
+fn assess_timing(summary: &str, scheduler: &str, rt_priority: Option<i32>) -> PyResult<(bool, String)> {
+    let s: serde_json::Value = serde_json::from_str(summary)
+        .map_err(|e| RtschedError::new_err(format!("argument 'summary': not JSON: {e}")))?;
+    let entry = rtsched_runtime::mechanism::registry::find(scheduler).map_err(run_err)?;
+    let terms: Vec<(&str, bool)> = entry.all_terms().iter().map(|t| (t.name, t.tracking)).collect();
+    Ok(rtsched_runtime::assess_timing(&TimingFacts::from_summary(&s), &terms, rt_priority))
 }
 
 /// forkjoin_slot_set(text) -> TaskSet: the sequential task set a fork-join file runs as on the
@@ -228,72 +315,13 @@ fn forkjoin_slot_set(text: &str) -> PyResult<TaskSet> {
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<RunPlan>()?;
+    m.add_function(wrap_pyfunction!(prepare_run, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
-    m.add_function(wrap_pyfunction!(run_forkjoin, m)?)?;
+    m.add_function(wrap_pyfunction!(assess_timing, m)?)?;
+    m.add("TRUST_FACTOR", rtsched_runtime::request::TRUST_FACTOR)?;
+    m.add("TRUST_FLOOR_NS", rtsched_runtime::request::TRUST_FLOOR_NS)?;
     m.add_function(wrap_pyfunction!(forkjoin_slot_set, m)?)?;
     m.add_function(wrap_pyfunction!(mechanisms, m)?)?;
     Ok(())
-}
-
-/// The idle mode of a run, after checking that every requested export is known.
-fn check_run_args(idle: &str, exports: &[String]) -> PyResult<IdleMode> {
-    for e in exports {
-        if !["jsonl", "perfetto", "job_csv", "gantt_svg", "sched_trace", "overhead_samples"].contains(&e.as_str()) {
-            return Err(RtschedError::new_err(format!("unknown export {e:?}")));
-        }
-    }
-    match idle {
-        "sleep" => Ok(IdleMode::Sleep),
-        "spin" => Ok(IdleMode::Spin),
-        _ => Err(RtschedError::new_err(format!("idle must be sleep or spin, got {idle:?}"))),
-    }
-}
-
-/// The "overhead_samples" export (the run's samples per term, JSON text) if requested, and the
-/// other exports, which come from the converted trace.
-fn take_samples(r: &RunResult, exports: Vec<String>) -> (Vec<String>, Option<(String, String)>) {
-    let (samples, rest): (Vec<String>, Vec<String>) = exports.into_iter().partition(|e| e == "overhead_samples");
-    let text =
-        (!samples.is_empty()).then(|| ("overhead_samples".to_string(), serde_json::json!(r.overheads).to_string()));
-    (rest, text)
-}
-
-/// The requested exports of a run's trace: texts by name, and the binary sched_trace. The job
-/// CSV is the caller's (per task, or per fork-join job).
-fn export_trace(
-    tr: &rtsched_trace::Trace,
-    exports: &[String],
-    job_csv: impl Fn() -> PyResult<String>,
-) -> PyResult<Exports> {
-    let mut texts = Vec::new();
-    let mut bytes = None;
-    for e in exports {
-        match e.as_str() {
-            "jsonl" => texts.push((e.clone(), tr.to_jsonl())),
-            "perfetto" => texts.push((e.clone(), tr.to_perfetto_json())),
-            "job_csv" => texts.push((e.clone(), job_csv()?)),
-            "gantt_svg" => texts.push((e.clone(), tr.to_gantt_svg(None))),
-            _ => bytes = Some(tr.to_sched_trace_bytes().map_err(crate::err)?),
-        }
-    }
-    Ok((texts, bytes))
-}
-
-/// The dict `_core.run` and `_core.run_forkjoin` return: the summary JSON, each text export by
-/// name, and `sched_trace` as bytes.
-fn outputs_dict(
-    py: Python<'_>,
-    summary: String,
-    texts: Vec<(String, String)>,
-    bytes: Option<Vec<u8>>,
-) -> PyResult<Bound<'_, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("summary", summary)?;
-    for (k, v) in texts {
-        d.set_item(k, v)?;
-    }
-    if let Some(b) = bytes {
-        d.set_item("sched_trace", pyo3::types::PyBytes::new(py, &b))?;
-    }
-    Ok(d)
 }

@@ -10,7 +10,9 @@
 //! from, one per file); [`mechanism`] (the plugin trait with its happens-before contract, the
 //! registry, the mechanism families); [`backend`] (the plugin engine, the kernel-sd peer, the
 //! run lifecycle they share, and the run's result — computed by `rtsched_trace` from the run's
-//! own trace, exactly as for the simulator).
+//! own trace, exactly as for the simulator); on top, [`request`]: one typed [`RunRequest`]
+//! that decides a run's CPUs, placement and warnings and returns a [`RunOutcome`] with the
+//! trust verdict, what every front calls.
 //!
 //! Sources: Cerqueira, Vanga & Brandenburg, "Scaling Global Scheduling with Message Passing",
 //! RTAS 2014 (seed 000: §II-B GSN-EDF, §IV overhead terms, App. A synchronous-release
@@ -50,6 +52,7 @@ pub mod error;
 pub mod mechanism;
 pub mod platform;
 pub mod queue;
+pub mod request;
 
 pub use backend::forkjoin::{forkjoin_job_csv, forkjoin_jobs, forkjoin_summary, run_forkjoin, slot_task_set};
 pub use backend::result::{to_trace, JobRecord, RunResult, Stats};
@@ -59,3 +62,7 @@ pub use error::{ErrorKind, Inconsistency, ParamError, RunError};
 pub use mechanism::Mechanism;
 pub use platform::body::ExecTime;
 pub use platform::{body, clock, interference, parallel, sync, tracer, user};
+pub use request::{
+    assess_timing, run_request, DecidedPlacement, Decision, ExportData, ExportKind, GivenPlacement, PreparedRun,
+    RunOutcome, RunRequest, TimingFacts,
+};
