@@ -13,7 +13,7 @@
 //!   the graph's topological order and no edge `u → v` yet gets one with probability `p_add`
 //!   (an edge forward in a topological order never closes a cycle).
 //! * [`DagShape::ErdosRenyi`] — the Erdős–Rényi method as used for random DAGs by Cordeiro,
-//!   Mounié, Perarnau, Trystram, Vincent & Wagner, SIMUTools 2010 (§3): `n` nodes (uniform in
+//!   Mounié, Perarnau, Trystram, Vincent & Wagner, SIMUTools 2010: `n` nodes (uniform in
 //!   a range), each pair `i < j` gets the edge `i → j` with probability `p`, independently
 //!   (the upper triangle of `G(n, p)`'s adjacency matrix, so the graph is acyclic by
 //!   construction). Expected edges: `p · n(n−1)/2`.

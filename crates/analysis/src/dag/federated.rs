@@ -1,8 +1,9 @@
 //! Federated scheduling of DAG tasks.
 //!
 //! Li, Chen, Agrawal, Lu & Gill, "Analysis of Federated and Global Scheduling for Parallel
-//! Real-Time Tasks", ECRTS 2014, §III (federated scheduling, stated there for implicit
-//! deadlines): a *high-utilization* task (`C_i > D_i`, i.e. one core is not enough) gets
+//! Real-Time Tasks", ECRTS 2014 (federated scheduling, stated there for implicit deadlines;
+//! section and equation numbers not checked, see the caveat in `super::gedf`): a
+//! *high-utilization* task (`C_i > D_i`, i.e. one core is not enough) gets
 //!
 //! ```text
 //!     n_i = ⌈(C_i − L_i) / (D_i − L_i)⌉

@@ -2,10 +2,10 @@
 //!
 //! A scheduler has *capacity augmentation bound* `b` when every task set with total
 //! utilization `U <= m/b` and every longest path `L_i <= D_i/b` is schedulable on `m` unit-speed
-//! cores (Li, Agrawal, Lu & Gill, ECRTS 2013, §III, Definition of the capacity augmentation
-//! bound); a proven bound is thus a sufficient test. Those papers state their results for
-//! implicit deadlines. For a constrained deadline `D_i < T_i` the tests here are applied to the
-//! task `(vol_i, L_i, D_i, T'_i = D_i)`: every job sequence of the original (releases at least
+//! cores (the definition of Li, Agrawal, Lu & Gill, ECRTS 2013); a proven bound is thus a
+//! sufficient test. Those papers state their results for implicit deadlines. For a
+//! constrained deadline `D_i < T_i` the tests here are applied to the task
+//! `(vol_i, L_i, D_i, T'_i = D_i)`: every job sequence of the original (releases at least
 //! `T_i >= D_i` apart, same deadlines) is one of the modified task, so a proof for the modified
 //! set covers the original; its utilization is the density `vol_i/D_i`.
 //!

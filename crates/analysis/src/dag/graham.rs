@@ -4,7 +4,7 @@
 //! 1969: any work-conserving (list) schedule of a precedence graph of volume `vol` and longest
 //! path `len` on `m` processors finishes within `len + (vol − len)/m` — at every instant
 //! either all `m` processors are busy or some node of a longest chain of still-incomplete work
-//! runs. (Baruah et al., RTSS 2012 and Li et al., ECRTS 2014, §IV, use it for a DAG on
+//! runs. (Baruah et al., RTSS 2012 and Li et al., ECRTS 2014 use it for a DAG on
 //! dedicated cores.) With a constrained deadline `D <= T` a job completes before the next
 //! release, so each job is alone and the bound is its response time.
 
