@@ -1,7 +1,8 @@
 //! Oracle for the DAG analyses (`rtsched_analysis::dag`): an exact node-level simulator,
 //! written here and nowhere else, checks on 100,000 random small-integer DAG
 //! sets that no set a test accepts misses a deadline in the schedule that test assumes, under
-//! synchronous periodic release over the hyperperiod:
+//! synchronous periodic release over the hyperperiod (and, in a second test, sporadic and
+//! asynchronous releases with and without early completion, over a fixed horizon):
 //!
 //! * G-EDF tests (Li et al. 2013 and 2014, Bonifaci et al. 2013): work-conserving global EDF
 //!   over nodes on `m` cores;
@@ -43,27 +44,58 @@ struct Job {
     left: usize,
 }
 
-/// Global EDF over the nodes of `tasks` on `m` cores, synchronous periodic releases, over the
-/// hyperperiod. `Err` names the first job that missed its deadline.
-fn simulate_gedf(tasks: &[&DagTask], m: u32) -> Result<(), String> {
+/// Per task, its jobs: release time and the cost each node actually takes (at most its WCET).
+type Plan = Vec<Vec<(u64, Vec<u64>)>>;
+
+/// Synchronous periodic releases over the hyperperiod, every node at its WCET.
+fn periodic(tasks: &[&DagTask]) -> (u64, Plan) {
     let h = tasks.iter().fold(1u64, |h, t| num_lcm(h, t.period()));
+    (h, tasks.iter().map(|t| (0..h).step_by(t.period() as usize).map(|r| (r, t.wcets().to_vec())).collect()).collect())
+}
+
+/// Sporadic releases up to `horizon`: a random first release in `[0, T)`, then gaps of `T`
+/// plus, half the time, a random delay below `T`; with `early`, each node takes a cost uniform
+/// in `1..=WCET`.
+fn sporadic(tasks: &[&DagTask], horizon: u64, early: bool, r: &mut ChaCha8Rng) -> Plan {
+    tasks
+        .iter()
+        .map(|t| {
+            let mut jobs = Vec::new();
+            let mut at = r.random_range(0..t.period());
+            while at < horizon {
+                let costs = t.wcets().iter().map(|&c| if early { r.random_range(1..=c) } else { c }).collect();
+                jobs.push((at, costs));
+                at += t.period() + if r.random_bool(0.5) { r.random_range(0..t.period()) } else { 0 };
+            }
+            jobs
+        })
+        .collect()
+}
+
+/// Global EDF over the nodes of `tasks` on `m` cores, jobs released as `plan` says, up to
+/// `horizon`; every deadline at or before the horizon is checked. `Err` names the first job
+/// that missed its deadline.
+fn simulate(tasks: &[&DagTask], m: u32, horizon: u64, plan: &Plan) -> Result<(), String> {
     let mut jobs: Vec<Job> = Vec::new();
+    let mut next = vec![0usize; tasks.len()];
     let mut ready: Vec<(u64, usize, u64, usize, u32)> = Vec::new();
-    for now in 0..=h {
+    for now in 0..=horizon {
         // Deadlines at `now`: every job due by now must be complete.
         if let Some(j) = jobs.iter().find(|j| j.deadline <= now) {
             return Err(format!("task {} released at {} missed its deadline {}", j.task, j.release, j.deadline));
         }
-        if now == h {
+        if now == horizon {
             break;
         }
         for (i, t) in tasks.iter().enumerate() {
-            if now % t.period() == 0 {
+            while next[i] < plan[i].len() && plan[i][next[i]].0 == now {
+                let costs = plan[i][next[i]].1.clone();
+                next[i] += 1;
                 jobs.push(Job {
                     task: i,
                     release: now,
                     deadline: now + t.deadline(),
-                    remaining: t.wcets().to_vec(),
+                    remaining: costs,
                     preds_left: t.predecessor_counts().to_vec(),
                     left: t.nodes(),
                 });
@@ -94,6 +126,12 @@ fn simulate_gedf(tasks: &[&DagTask], m: u32) -> Result<(), String> {
     Ok(())
 }
 
+/// Synchronous periodic global EDF over the hyperperiod.
+fn simulate_gedf(tasks: &[&DagTask], m: u32) -> Result<(), String> {
+    let (h, plan) = periodic(tasks);
+    simulate(tasks, m, h, &plan)
+}
+
 fn num_lcm(a: u64, b: u64) -> u64 {
     let (mut x, mut y) = (a, b);
     while y != 0 {
@@ -102,18 +140,28 @@ fn num_lcm(a: u64, b: u64) -> u64 {
     a / x * b
 }
 
-/// The federated plan's schedule: high tasks alone on their cores, light cores under EDF over
-/// sequential jobs (a one-node DAG of cost `vol` is the sequential job).
-fn simulate_federated(set: &DagSet, plan: &rtsched_analysis::dag::federated::FederatedPlan) -> Result<(), String> {
+/// The federated plan's schedule for the jobs of `jobs` (indexed like `set`): high tasks
+/// alone on their cores, light cores under EDF over sequential jobs (a one-node DAG whose cost
+/// is the job's total is the sequential job).
+fn simulate_federated(
+    set: &DagSet,
+    plan: &rtsched_analysis::dag::federated::FederatedPlan,
+    horizon: u64,
+    jobs: &Plan,
+) -> Result<(), String> {
     for (i, cores) in &plan.high {
-        simulate_gedf(&[&set[*i]], cores.end - cores.start).map_err(|e| format!("high task {i}: {e}"))?;
+        simulate(&[&set[*i]], cores.end - cores.start, horizon, &vec![jobs[*i].clone()])
+            .map_err(|e| format!("high task {i}: {e}"))?;
     }
     for (k, cpu) in plan.low.iter().enumerate() {
         let seq: Vec<DagTask> = cpu
             .iter()
             .map(|&i| DagTask::new(set[i].period(), set[i].deadline(), vec![set[i].volume()], vec![]).unwrap())
             .collect();
-        simulate_gedf(&seq.iter().collect::<Vec<_>>(), 1).map_err(|e| format!("light core {k} ({cpu:?}): {e}"))?;
+        let seq_jobs: Plan =
+            cpu.iter().map(|&i| jobs[i].iter().map(|(r, c)| (*r, vec![c.iter().sum()])).collect()).collect();
+        simulate(&seq.iter().collect::<Vec<_>>(), 1, horizon, &seq_jobs)
+            .map_err(|e| format!("light core {k} ({cpu:?}): {e}"))?;
     }
     Ok(())
 }
@@ -180,7 +228,8 @@ fn no_accepted_set_misses_a_deadline() {
         match federated(&set, m, LowPlacement::default(), &limits) {
             Federated::Schedulable(plan) => {
                 accepted[3] += 1;
-                if let Err(e) = simulate_federated(&set, &plan) {
+                let (h, jobs) = periodic(&tasks);
+                if let Err(e) = simulate_federated(&set, &plan, h, &jobs) {
                     panic!("seed {s}: federated accepts {set:?} on m = {m} ({plan:?}), but {e}");
                 }
                 // The broken twin: one dedicated core fewer for a high task that has two or more.
@@ -246,4 +295,43 @@ fn one_node_dags_get_the_sequential_verdicts() {
         }
     }
     assert!(compared > 500, "only {compared} accepted one-node sets compared");
+}
+
+#[test]
+fn no_accepted_set_misses_under_sporadic_releases_and_early_completion() {
+    // Sporadic and asynchronous releases, some with early completion: legal job sequences of
+    // the sporadic model the tests are proven for, other than the synchronous periodic one.
+    let limits = Limits::default();
+    let horizon = 120;
+    let mut checked = 0u32;
+    for s in 0..SETS / 5 {
+        let mut r = ChaCha8Rng::seed_from_u64(2_000_000 + s);
+        let (set, m) = random_set(&mut r, 6);
+        let tasks: Vec<&DagTask> = set.iter().collect();
+        let accepted_gedf =
+            [gedf::li2013, gedf::li2014, gedf::bonifaci2013].map(|f| f(&set, m) == Verdict::Schedulable);
+        let fed = federated(&set, m, LowPlacement::default(), &limits);
+        let graham_ok: Vec<bool> = set.iter().map(|t| graham::single_task(t, m) == Verdict::Schedulable).collect();
+        if !accepted_gedf.iter().any(|&a| a) && fed.verdict() != Verdict::Schedulable && !graham_ok.contains(&true) {
+            continue;
+        }
+        for round in 0..3 {
+            let plan = sporadic(&tasks, horizon, round > 0, &mut r);
+            if accepted_gedf.iter().any(|&a| a) {
+                checked += 1;
+                let res = simulate(&tasks, m, horizon, &plan);
+                assert!(res.is_ok(), "seed {s} round {round}: {accepted_gedf:?} accept {set:?} on m = {m}: {res:?}");
+            }
+            if let Federated::Schedulable(p) = &fed {
+                checked += 1;
+                let res = simulate_federated(&set, p, horizon, &plan);
+                assert!(res.is_ok(), "seed {s} round {round}: federated {p:?} of {set:?}: {res:?}");
+            }
+            for (i, _) in graham_ok.iter().enumerate().filter(|(_, &ok)| ok) {
+                let res = simulate(&[&set[i]], m, horizon, &vec![plan[i].clone()]);
+                assert!(res.is_ok(), "seed {s} round {round}: Graham, task {i} of {set:?}: {res:?}");
+            }
+        }
+    }
+    assert!(checked > 10_000, "only {checked} schedules checked");
 }
