@@ -748,6 +748,67 @@ mod tests {
         assert_eq!((e.task, e.field.as_deref()), (Some(1), Some("deadline")));
     }
 
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn forkjoin_conversion_preserves_volume_and_longest_path(
+            regions in proptest::collection::vec(proptest::collection::vec(1u64..1000, 1..5), 1..6),
+        ) {
+            let fj = ForkJoinTask::implicit(1 << 40, regions).unwrap();
+            let d = DagTask::try_from(&fj).unwrap();
+            prop_assert_eq!(d.volume(), fj.wcet());
+            prop_assert_eq!(d.longest_path(), fj.critical_path());
+            prop_assert_eq!(d.nodes(), fj.threads());
+        }
+
+        #[test]
+        fn any_edge_list_is_a_dag_or_an_error_naming_it(
+            wcets in proptest::collection::vec(1u64..50, 1..9),
+            edges in proptest::collection::vec((0u32..10, 0u32..10), 0..20),
+        ) {
+            match DagTask::new(1 << 40, 1 << 40, wcets.clone(), edges.clone()) {
+                Ok(t) => {
+                    // The order is a permutation that every edge respects.
+                    let mut pos = vec![usize::MAX; wcets.len()];
+                    for (i, &k) in t.topological_order().iter().enumerate() {
+                        prop_assert_eq!(pos[k as usize], usize::MAX);
+                        pos[k as usize] = i;
+                    }
+                    for &(u, v) in &edges {
+                        prop_assert!(pos[u as usize] < pos[v as usize]);
+                    }
+                    // Longest path by n rounds of relaxation over the edge list (Bellman–Ford).
+                    let mut fin: Vec<u64> = wcets.clone();
+                    for _ in 0..wcets.len() {
+                        for &(u, v) in &edges {
+                            fin[v as usize] = fin[v as usize].max(fin[u as usize] + wcets[v as usize]);
+                        }
+                    }
+                    prop_assert_eq!(t.longest_path(), fin.iter().copied().max().unwrap());
+                    prop_assert_eq!(t.volume(), wcets.iter().sum::<u64>());
+                    let back = read_json(&to_json(&DagSet::new(vec![t.clone()]), None)).unwrap();
+                    prop_assert_eq!(&back.set[0], &t);
+                }
+                Err(e) => {
+                    let f = e.field.clone().unwrap_or_default();
+                    prop_assert!(f == "edges" || f.starts_with("edges["), "{}", e);
+                    prop_assert!(!e.to_string().contains('\n'));
+                    if f == "edges" {
+                        // A cycle: the named nodes close a cycle along given edges.
+                        let s = e.to_string();
+                        let inside = &s[s.find('(').unwrap() + 1..s.rfind(')').unwrap()];
+                        let nodes: Vec<u32> = inside.split(" → ").map(|x| x.parse().unwrap()).collect();
+                        prop_assert!(nodes.len() >= 3 && nodes.first() == nodes.last());
+                        for w in nodes.windows(2) {
+                            prop_assert!(edges.contains(&(w[0], w[1])), "{}", s);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn dot_export_draws_nodes_edges_and_the_critical_path() {
         let t = diamond().named("cam \"front\"").unwrap();
