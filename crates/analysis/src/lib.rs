@@ -17,6 +17,7 @@
 //! Every verdict is exact (integer ns, `u128`, exact rationals; see `rtsched_model::exact`).
 //! Work that can explode takes a [`Limits`] and reports [`Verdict::GaveUp`] when it hits one.
 
+pub mod dag;
 pub mod global;
 pub mod methods;
 pub mod overheads;

@@ -36,6 +36,7 @@
 //! # Ok::<(), rtsched_model::ModelError>(())
 //! ```
 
+pub mod dag;
 pub mod deadline;
 pub mod dist;
 pub mod forkjoin;

@@ -273,7 +273,7 @@ pub struct ForkJoinFile {
     pub set: ForkJoinSet,
 }
 
-fn time_value(v: &Value, field: &str) -> Result<Time, ModelError> {
+pub(crate) fn time_value(v: &Value, field: &str) -> Result<Time, ModelError> {
     match v {
         Value::Number(n) => n.as_u64().ok_or_else(|| {
             ModelError::field(

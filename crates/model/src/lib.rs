@@ -21,6 +21,7 @@
 //!
 //! Invalid input is a [`ModelError`] whose message names the task and the field.
 
+pub mod dag;
 pub mod error;
 pub mod exact;
 pub mod forkjoin;
