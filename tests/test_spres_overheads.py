@@ -10,6 +10,7 @@ import os
 import pytest
 import rtsched
 from rtsched._core import RtschedError
+from rtsched.runtime import run_raw
 
 #: Plausible constants (ns): what a measured model gives, without measuring.
 CONSTANTS = {
@@ -149,6 +150,9 @@ def test_run_prints_the_warning_once(cli, tmp_path):
     assert code == 0, err
     assert err.count("made without overheads") == 1
     assert "budget overruns" in out
+    # The summary's warnings are what was printed, this one included.
+    s = run_raw(ts, scheduler="spres", placement=str(pl), cpus=[cpu], duration="50ms", quiet=True)["summary"]
+    assert sum("made without overheads" in w for w in s["warnings"]) == 1, s["warnings"]
 
 
 def test_the_simulators_background_rule_is_named_as_the_runtimes():

@@ -311,7 +311,7 @@ def run_raw(
     )
     rt_priority = request["rt_priority"]
     _say(plan, quiet)
-    cpu_list, warns = plan.cpus, list(plan.warnings)
+    cpu_list, warns = plan.cpus, [*plan.warnings, *plan.placement_warnings]  # every warning printed
     partition, reservations = plan.partition, plan.placement
     used = cpu_list + ([dedicated_cpu] if dedicated_cpu is not None else [])
     pre = None

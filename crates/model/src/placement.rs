@@ -139,6 +139,32 @@ impl Placement {
         })
     }
 
+    /// That the placement is for a run on `m` processors (`m_is` says where `m` comes from in
+    /// the error, e.g. `"--m is"`).
+    pub fn check_for_m(&self, m: u32, m_is: &str) -> Result<(), ModelError> {
+        if self.m != m {
+            return Err(ModelError::field("m", format!("the placement is for m = {} but {m_is} {m}", self.m)));
+        }
+        Ok(())
+    }
+
+    /// The plain partition this placement is for a run on `m` processors, with the errors a
+    /// user reads: a placement for another `m` (`m_is` says where `m` comes from, e.g. `"--m
+    /// is"`), or a task that is split or period-transformed (a plain partition, as P-EDF and
+    /// P-FP take, needs one whole reservation per task). For a placement that passed
+    /// [`Placement::validate`]; the one rule of the simulator and the runtime.
+    pub fn plain_partition(&self, ts: &TaskSet, m: u32, m_is: &str) -> Result<Vec<Vec<usize>>, ModelError> {
+        self.check_for_m(m, m_is)?;
+        self.as_partition(ts).map_err(|i| {
+            ModelError::task_field(
+                i,
+                "placement",
+                "is split or period-transformed; a plain partition (pedf, pfp) needs one whole reservation per task \
+                 (use --scheduler spres)",
+            )
+        })
+    }
+
     /// The plain partition this placement is, `partition[c]` = the tasks of CPU `c`; or
     /// `Err(task)` naming the first task that is split or period-transformed (more than one
     /// reservation, or a reservation period other than its period). For a placement that

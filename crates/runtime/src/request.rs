@@ -551,8 +551,9 @@ impl PlacementChoice {
 }
 
 /// The admission test of a partitioned mechanism's default partition (the schedulers'
-/// own exact tests: QPA for P-EDF, deadline-monotonic response-time analysis for P-FP, as in
-/// `rtsched simulate`).
+/// own exact tests: QPA for P-EDF, deadline-monotonic response-time analysis for P-FP, as the
+/// simulator's registry entries of the same names declare them; a test in this file checks
+/// that the two agree).
 fn default_admission(name: &str) -> Admission {
     match name {
         "pfp" => Admission::Fp(Priority::DeadlineMonotonic),
@@ -636,7 +637,8 @@ fn check_partition(p: &[Vec<usize>], n: usize, m: usize) -> Result<(), RunError>
 }
 
 /// The plain partition a placement is, for a run on `m` CPUs (`m_is` says where `m` comes from,
-/// for the message): runnable, for `m` processors, every task one whole reservation.
+/// for the message): runnable, for `m` processors, every task one whole reservation
+/// ([`Placement::plain_partition`], the rule the simulator applies too).
 pub fn partition_of_placement(
     p: &Placement,
     ts: &TaskSet,
@@ -644,17 +646,8 @@ pub fn partition_of_placement(
     m_is: &str,
 ) -> Result<Vec<Vec<usize>>, ModelError> {
     p.check_runnable(ts)?;
-    if p.m as usize != m {
-        return Err(ModelError::field("m", format!("the placement is for m = {} but {m_is} {m}", p.m)));
-    }
-    p.as_partition(ts).map_err(|i| {
-        ModelError::task_field(
-            i,
-            "placement",
-            "is split or period-transformed; a plain partition (pedf, pfp) needs one whole reservation per task (use \
-             --scheduler spres)",
-        )
-    })
+    let m = u32::try_from(m).map_err(|_| ModelError::field("m", format!("{m} CPUs are too many")))?;
+    p.plain_partition(ts, m, m_is)
 }
 
 /// The warning for an SP-RES placement with hard reservations whose budgets were not inflated
@@ -1176,5 +1169,22 @@ mod tests {
         let p = request(ts, None, "gsn-edf", &[4]).prepare().unwrap();
         assert_eq!((p.decision.cpus.clone(), p.decision.placement.clone()), (vec![4], DecidedPlacement::None));
         assert_eq!(p.config().cpus, vec![4]);
+    }
+
+    #[test]
+    fn default_admissions_are_the_simulators() {
+        // run and simulate place a set alike: the same admission per partitioned scheduler.
+        for e in crate::mechanism::registry::entries() {
+            if e.placement == PlacementKind::Partition {
+                if let Ok(sim) = rtsched_sim::registry::find(e.name) {
+                    assert_eq!(
+                        rtsched_sim::registry::PlacementKind::Partition(default_admission(e.name)),
+                        sim.placement,
+                        "{}",
+                        e.name
+                    );
+                }
+            }
+        }
     }
 }

@@ -438,25 +438,9 @@ fn default_partition(adm: Admission, ts: &TaskSet, m: u32, stop: &Stop) -> Resul
     rtsched_analysis::partition::default_partition(ts, m, adm, &lim)
 }
 
-/// A plain partition from a placement for a run on `m` CPUs: the placement must be for `m`
-/// CPUs (`m_is` names where `m` came from in the error, e.g. `"--m is"`) and every task one
-/// whole reservation. The placement is checked already (`Placement::check_runnable`).
+/// The plain partition a placement is ([`Placement::plain_partition`], the model's one rule).
 pub fn plain_partition(p: &Placement, ts: &TaskSet, m: u32, m_is: &str) -> Result<Vec<Vec<usize>>, ModelError> {
-    check_placement_m(p, m, m_is)?;
-    p.as_partition(ts).map_err(|i| {
-        ModelError::task_field(
-            i,
-            "placement",
-            "is split or period-transformed; a plain partition (pedf, pfp) needs one whole reservation per task (use --scheduler spres)",
-        )
-    })
-}
-
-fn check_placement_m(p: &Placement, m: u32, m_is: &str) -> Result<(), ModelError> {
-    if p.m != m {
-        return Err(ModelError::field("m", format!("the placement is for m = {} but {m_is} {m}", p.m)));
-    }
-    Ok(())
+    p.plain_partition(ts, m, m_is)
 }
 
 impl Entry {
@@ -546,7 +530,7 @@ where
                     p
                 }
             };
-            check_placement_m(&p, m, "--m is")?;
+            p.check_for_m(m, "--m is")?;
             reservations = Some(p);
         }
     }
