@@ -502,26 +502,7 @@ fn parse_task(index: usize, v: &Value) -> Result<DagTask, ModelError> {
 
 /// Reads a DAG set from a parsed JSON value (format: the module doc, `docs/formats.md`).
 pub fn from_value(v: &Value) -> Result<DagFile, ModelError> {
-    let obj: &Map<String, Value> =
-        v.as_object().ok_or_else(|| ModelError::new("expected a DAG set object {\"tasks\": [..]}"))?;
-    for key in obj.keys() {
-        if !matches!(key.as_str(), "m" | "tasks") {
-            return Err(ModelError::field(key, "unknown key (a DAG set has m, tasks)"));
-        }
-    }
-    let m = match obj.get("m") {
-        None | Some(Value::Null) => None,
-        Some(v) => {
-            let m =
-                v.as_u64().ok_or_else(|| ModelError::field("m", format!("expected a positive integer, got {v}")))?;
-            Some(crate::taskset::check_m(m)?)
-        }
-    };
-    let tasks = obj
-        .get("tasks")
-        .ok_or_else(|| ModelError::field("tasks", "missing"))?
-        .as_array()
-        .ok_or_else(|| ModelError::field("tasks", "expected a list of DAG task objects"))?;
+    let (m, tasks) = crate::json::set_object(v, "DAG")?;
     let tasks = tasks.iter().enumerate().map(|(i, t)| parse_task(i, t)).collect::<Result<Vec<_>, _>>()?;
     Ok(DagFile { m, set: DagSet::new(tasks) })
 }

@@ -120,6 +120,33 @@ pub fn parse(text: &str) -> Result<Value, ModelError> {
     Ok(v)
 }
 
+/// The top level of a set file, `{"m": .., "tasks": [..]}` (fork-join and DAG sets): its
+/// optional processor count (checked) and its task values. `what` names the set in messages
+/// ("fork-join", "DAG"); any other key is refused naming it.
+pub(crate) fn set_object<'a>(v: &'a Value, what: &str) -> Result<(Option<u32>, &'a [Value]), ModelError> {
+    let obj: &Map<String, Value> =
+        v.as_object().ok_or_else(|| ModelError::new(format!("expected a {what} set object {{\"tasks\": [..]}}")))?;
+    for key in obj.keys() {
+        if !matches!(key.as_str(), "m" | "tasks") {
+            return Err(ModelError::field(key, format!("unknown key (a {what} set has m, tasks)")));
+        }
+    }
+    let m = match obj.get("m") {
+        None | Some(Value::Null) => None,
+        Some(v) => {
+            let m =
+                v.as_u64().ok_or_else(|| ModelError::field("m", format!("expected a positive integer, got {v}")))?;
+            Some(crate::taskset::check_m(m)?)
+        }
+    };
+    let tasks = obj
+        .get("tasks")
+        .ok_or_else(|| ModelError::field("tasks", "missing"))?
+        .as_array()
+        .ok_or_else(|| ModelError::field("tasks", format!("expected a list of {what} task objects")))?;
+    Ok((m, tasks))
+}
+
 /// A `serde_json` error as a [`ModelError`] (duplicate keys name the key as the field).
 pub fn syntax(e: serde_json::Error) -> ModelError {
     let msg = e.to_string();
