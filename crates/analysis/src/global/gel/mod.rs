@@ -34,13 +34,16 @@
 //! least `C_i (1 - U_i/m) - S_i > -S_i`), so it has one root `s* > 0`, the least `s` allowed.
 //!
 //! **Solving for `s`** ([`Solve`]):
-//! * `Exact`: the root `s*` in exact rationals ([`rtsched_model::exact`]). From `s = 0`, the
-//!   lines that are largest at `s` give a supporting line of the convex `M` at `s`; its root
-//!   is `<= s*` and `> s` while `M(s) > 0` (Newton's method on a convex piecewise-linear
+//! * `Exact`: the root `s*` in exact rationals ([`rtsched_model::exact`]). At any `s`, the
+//!   lines that are largest there give a supporting line of the convex `M`; its root is
+//!   `<= s*`, and `> s` while `M(s) > 0` (Newton's method on a convex piecewise-linear
 //!   function). The iterates increase through roots of distinct line subsets and stop exactly
-//!   at `s*` (`M(s) = 0`). Each step is one `Limits` step. (SchedCAT sweeps the intersections
-//!   of the lines instead; the root is the same.) The `ceil(U) - 1` largest lines are chosen by
-//!   a float filter, with an exact comparison whenever the filter cannot separate them.
+//!   at `s*` (`M(s) = 0`). The iteration runs in floats first; the exact one starts from the
+//!   root of the line subset the floats end with (a lower bound of `s*` whatever the float
+//!   errors) and usually confirms it in one step. Each exact step is one `Limits` step.
+//!   (SchedCAT sweeps the intersections of the lines instead; the root is the same.) The
+//!   `ceil(U) - 1` largest lines are chosen by a float filter, with an exact comparison
+//!   whenever the filter cannot separate them.
 //! * `BinarySearch { rounds }`: the variant SchedCAT also offers: from `[0, 1]` ns, double the
 //!   upper end while `M > 0`, then halve `[lo, hi]` `rounds` times keeping `M(hi) <= 0`; `s =
 //!   hi` (exact dyadic rationals, so `M(hi) <= 0` holds exactly). Its bounds are never below
@@ -64,9 +67,10 @@
 //! of the paper's bound, which there is `T_i - T_min + U·T_min <= T_i` before rounding up.
 
 use num_bigint::BigInt;
+use num_integer::Integer;
 use num_traits::{Signed, ToPrimitive, Zero};
 use rayon::prelude::*;
-use rtsched_model::exact::{self, Rational};
+use rtsched_model::exact::{self, Interval, Rational};
 use rtsched_model::TaskSet;
 
 use crate::{Limits, Verdict};
@@ -131,7 +135,7 @@ pub enum Solve {
 /// Bounds of one task set (task order).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GelBounds {
-    /// The `s` used (exact).
+    /// The `s` used (exact; not necessarily in lowest terms).
     pub s: Rational,
     /// Response-time bounds, ns, rounded up.
     pub response_times: Vec<u64>,
@@ -175,12 +179,21 @@ pub fn analyze_with_points(
         let none = GelBounds { s: exact::zero(), response_times: Vec::new(), lateness: Vec::new() };
         return (Verdict::Schedulable, Some(none));
     }
-    let Some(u) = ts.utilization_sum(&limits.stop) else { return (Verdict::GaveUp, None) };
-    if u > exact::int(m as i128) {
+    // U <= m and ceil(U) from a rigorous float enclosure, exactly where it cannot decide.
+    let u = ts.utilization_interval();
+    let fits = match u.le(Interval::int(m as u128)) {
+        Some(b) => b,
+        None => match ts.utilization_sum(&limits.stop) {
+            Some(sum) => sum <= exact::int(m as i128),
+            None => return (Verdict::GaveUp, None),
+        },
+    };
+    if !fits {
         return (Verdict::NotSchedulable, None);
     }
     // ceil(U) - 1 lines, at most m - 1.
-    let k = (exact::ceil_u128(&u) as usize).saturating_sub(1);
+    let Some(ceil_u) = super::srt::ceil_utilization(ts, u, &limits.stop) else { return (Verdict::GaveUp, None) };
+    let k = (ceil_u as usize).saturating_sub(1);
     let sys = Lines::new(ts, m, pp, k);
     let mut steps = 0u64;
     let s = match solve {
@@ -258,10 +271,12 @@ impl Lines {
         let vf: Vec<f64> = (0..n).map(|i| self.yf[i] + self.uf[i] * sf).collect();
         if vf.iter().all(|v| v.is_finite()) {
             idx.sort_unstable_by(|&i, &j| vf[j].total_cmp(&vf[i]).then(i.cmp(&j)));
-            // Every float is within a relative 1e-12 of its exact value (a handful of roundings
-            // of exact inputs); a gap beyond that separates the chosen lines from the rest.
-            let scale = vf.iter().fold(1.0f64, |acc, v| acc.max(v.abs())) * (1.0 + sf.abs());
-            if vf[idx[self.k - 1]] - vf[idx[self.k]] > 1e-9 * scale {
+            // Each `y_i`, `U_i` and `s` is its exact value correctly rounded (to_f64), and
+            // `v_i = y_i + U_i s` adds two more roundings: `v_i` is within a few ulps of
+            // `|y_i| + U_i |s|` of the exact value. A gap above 1e-10 of the largest such
+            // magnitude separates the chosen lines from the rest exactly.
+            let scale = (0..n).fold(f64::MIN_POSITIVE, |acc, i| acc.max(self.yf[i].abs() + self.uf[i] * sf.abs()));
+            if vf[idx[self.k - 1]] - vf[idx[self.k]] > 1e-10 * scale {
                 idx.truncate(self.k);
                 return idx;
             }
@@ -290,21 +305,78 @@ impl Lines {
     }
 
     /// The root of `M` (see the module doc); `None` once `limits` are exhausted.
+    ///
+    /// Newton's method runs in floats first; the root `s_K` of the supporting line of the
+    /// subset `K` it ends with is a lower bound of `s*` (`G(s) >=` the sum of any `K`'s lines,
+    /// so `M(s_K) >= 0`), so the exact iteration starts there, and its first step confirms
+    /// `s* = s_K` when the exactly largest lines at `s_K` are `K`. Float errors can only cost
+    /// more exact steps.
     fn exact_root(&self, steps: &mut u64, limits: &Limits) -> Option<Rational> {
-        let mut s = exact::zero();
+        let mut set = self.float_candidate();
+        let mut s = self.line_root(&set);
         loop {
             *steps += 1;
             if limits.exhausted(*steps) {
                 return None;
             }
-            let (sy, su) = self.sums(&self.top(&s));
-            // Root of the supporting line: (S + Σy) / (m - ΣU); m - ΣU > 0.
-            let next = (&self.total_s + sy) / (exact::int(self.m as i128) - su);
+            let mut top = self.top(&s);
+            top.sort_unstable();
+            if top == set {
+                return Some(s); // M(s) = 0: the lines that give s are the largest there
+            }
+            let next = self.line_root(&top);
             if next <= s {
                 return Some(s);
             }
             s = next;
+            set = top;
         }
+    }
+
+    /// The root `(S + Σ_K y_i) / (m - Σ_K U_i)` of the supporting line of the subset `K`
+    /// (`m - Σ_K U_i > 0`).
+    ///
+    /// Not reduced to lowest terms: `S`'s denominator is the product of many periods, and a
+    /// gcd of such numbers costs more than the rest of the analysis.
+    fn line_root(&self, set: &[usize]) -> Rational {
+        let (sy, su) = self.sums(set);
+        let (sn, sd) = (self.total_s.numer(), self.total_s.denom());
+        // (sn/sd + yn/yd) / (m - un/ud) = (sn yd + yn sd) ud / (sd yd (m ud - un))
+        let num = (sn * sy.denom() + sy.numer() * sd) * su.denom();
+        let den = sd * sy.denom() * (BigInt::from(self.m) * su.denom() - su.numer());
+        Rational::new_raw(num, den)
+    }
+
+    /// Newton's method in floats from `s = 0`: the subset of lines it ends with (sorted), or
+    /// the exact choice at 0 if the floats misbehave.
+    fn float_candidate(&self) -> Vec<usize> {
+        let n = self.y.len();
+        let total_s = self.total_s.to_f64().unwrap_or(f64::NAN);
+        let m = self.m as f64;
+        let mut s = 0.0f64;
+        let mut set: Vec<usize> = Vec::new();
+        for _ in 0..=n + 2 {
+            let mut idx: Vec<usize> = (0..n).collect();
+            idx.sort_unstable_by(|&i, &j| {
+                (self.yf[j] + self.uf[j] * s).total_cmp(&(self.yf[i] + self.uf[i] * s)).then(i.cmp(&j))
+            });
+            idx.truncate(self.k.min(n));
+            idx.sort_unstable();
+            let (sy, su) = idx.iter().fold((0.0, 0.0), |(a, b), &i| (a + self.yf[i], b + self.uf[i]));
+            let next = (total_s + sy) / (m - su);
+            if !next.is_finite() {
+                break;
+            }
+            let same = idx == set;
+            set = idx;
+            if same || next <= s {
+                return set;
+            }
+            s = next;
+        }
+        let mut exact0 = self.top(&exact::zero());
+        exact0.sort_unstable();
+        exact0
     }
 
     /// SchedCAT's binary search (see the module doc); `None` once `limits` are exhausted.
@@ -338,14 +410,31 @@ impl Lines {
         Some(hi)
     }
 
+    /// `ceil(s + a_i/(m q))` per task without adding rationals (each addition would take a gcd
+    /// of `s`'s large terms): with `s = fl + r/d` (`0 <= r < d`) and `a_i = A m q + ρ`
+    /// (`0 <= ρ < m q`), the bound is `fl + A + ceil(r/d + ρ/(m q))`, whose last term is 0, 1
+    /// or 2.
     fn bounds(&self, ts: &TaskSet, s: Rational) -> GelBounds {
         let mq = BigInt::from(self.m as u128 * self.q as u128);
+        let d = s.denom();
+        let (fl, r) = s.numer().div_mod_floor(d);
+        let dmq = d * &mq;
         let response_times: Vec<u64> = self
             .a
             .iter()
             .map(|a| {
-                let r = &s + Rational::new(a.clone(), mq.clone());
-                u64::try_from(exact::ceil_u128(&r)).unwrap_or(u64::MAX)
+                let (big_a, rho) = a.div_mod_floor(&mq);
+                // r/d + ρ/(mq) against 0 and 1: r·mq + ρ·d against 0 and d·mq.
+                let lhs = &r * &mq + &rho * d;
+                let frac = if lhs.is_zero() {
+                    0
+                } else if lhs <= dmq {
+                    1
+                } else {
+                    2
+                };
+                let total = &fl + big_a + BigInt::from(frac);
+                total.to_u64().unwrap_or(if total.is_negative() { 0 } else { u64::MAX })
             })
             .collect();
         let lateness =
@@ -357,6 +446,61 @@ impl Lines {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Newton's method in exact rationals only, from `s = 0`, the exactly largest lines each
+    /// step: the reference for the float-first [`Lines::exact_root`].
+    fn reference_root(sys: &Lines) -> Rational {
+        let mut s = exact::zero();
+        loop {
+            let v: Vec<Rational> = (0..sys.y.len()).map(|i| &sys.y[i] + &sys.u[i] * &s).collect();
+            let mut idx: Vec<usize> = (0..v.len()).collect();
+            idx.sort_by(|&i, &j| v[j].cmp(&v[i]));
+            idx.truncate(sys.k);
+            let next = sys.line_root(&idx);
+            if next <= s {
+                return s;
+            }
+            s = next;
+        }
+    }
+
+    #[test]
+    fn float_first_root_equals_the_exact_newton_root() {
+        let mut x: u64 = 0x2012_0ec7_5eed_0001;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut checked = 0;
+        for round in 0..3000 {
+            let m = (next() % 6 + 1) as u32;
+            let n = (next() % 12 + 1) as usize;
+            // ns-scale periods (up to 100 ms) and small ones with many ties.
+            let scale = if round % 2 == 0 { 100_000_000 } else { 6 };
+            let cdt: Vec<(u64, u64, u64)> = (0..n)
+                .map(|_| {
+                    let t = next() % scale + 1;
+                    let c = next() % t + 1;
+                    let d = c.max(t - next() % t);
+                    (c, d, t)
+                })
+                .collect();
+            let ts = TaskSet::from_cdt(&cdt).unwrap();
+            if !ts.utilization_at_most(m as u64) {
+                continue;
+            }
+            let k = (exact::ceil_u128(&ts.utilization()) as usize).saturating_sub(1);
+            for sched in Scheduler::ALL {
+                let sys = Lines::new(&ts, m, &sched.priority_points(&ts, m), k);
+                let got = sys.exact_root(&mut 0, &Limits::default()).unwrap();
+                assert_eq!(got, reference_root(&sys), "{cdt:?} m {m}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
 
     /// `M(s*) = 0` exactly, and `M` is positive just below.
     #[test]
