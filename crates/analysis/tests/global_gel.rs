@@ -11,6 +11,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsched_analysis::global::gel::{self, GelBounds, PriorityPoints, Scheduler, Solve};
 use rtsched_analysis::global::srt;
+use rtsched_analysis::report::{self, Extra, Selection, TestId};
 use rtsched_analysis::{Limits, Verdict};
 use rtsched_model::exact;
 use rtsched_model::TaskSet;
@@ -360,9 +361,12 @@ fn not_bounded_bad_input_and_limits() {
     let (v, b) = gel::analyze(Scheduler::Gedf, &empty, 2, Solve::Exact, &lim);
     assert_eq!(v, Verdict::Schedulable);
     assert!(b.unwrap().response_times.is_empty());
-    // Limits: one step is not enough for a root that needs two.
+    // Limits: no step allowed; a binary search of 100 halvings within 10 steps.
     let fl = TaskSet::from_cdt(&[(1, 4, 4), (3, 4, 4), (4, 4, 4)]).unwrap();
-    assert_eq!(gel::analyze(Scheduler::Gfl, &fl, 2, Solve::Exact, &Limits::steps(1)), (Verdict::GaveUp, None));
+    assert_eq!(gel::analyze(Scheduler::Gfl, &fl, 2, Solve::Exact, &Limits::steps(0)), (Verdict::GaveUp, None));
+    let bs = Solve::BinarySearch { rounds: 100 };
+    assert_eq!(gel::analyze(Scheduler::Gfl, &fl, 2, bs, &Limits::steps(10)), (Verdict::GaveUp, None));
+    assert_eq!(gel::analyze(Scheduler::Gfl, &fl, 2, bs, &Limits::steps(200)).0, Verdict::Schedulable);
     let stop = Limits { stop: rtsched_analysis::Stop::new(), ..Limits::default() };
     stop.stop.request();
     assert_eq!(gel::analyze(Scheduler::Gfl, &fl, 2, Solve::Exact, &stop).0, Verdict::GaveUp);
@@ -370,4 +374,29 @@ fn not_bounded_bad_input_and_limits() {
     let big = TaskSet::from_cdt(&[(3_000_000_007, 9_000_000_011, 9_000_000_011); 5]).unwrap();
     let b = bounds(Scheduler::Gfl, &big, 2, Solve::Exact);
     assert!(b.response_times.iter().all(|&r| r >= 3_000_000_007));
+}
+
+#[test]
+fn registered_in_the_report_and_method_table() {
+    for name in ["gel_pl_gedf", "gel_pl_gfl", "GEL-PL-GFL"] {
+        let sel = Selection::new(Some(&[name.to_string()])).unwrap();
+        let tests = sel.for_m(2).unwrap();
+        assert!(matches!(tests[0], TestId::Gel(_)));
+    }
+    // Run by default.
+    let all = Selection::new(None).unwrap().for_m(2).unwrap();
+    assert!(all.contains(&TestId::Gel(Scheduler::Gedf)) && all.contains(&TestId::Gel(Scheduler::Gfl)));
+    let ts = TaskSet::from_cdt(&[(2, 3, 3); 3]).unwrap();
+    let r = report::report(&ts, 2, &[TestId::Gel(Scheduler::Gedf)], &Limits::default(), false);
+    assert_eq!(r.results[0].extra, Extra::ResponseTimes(vec![Some(5); 3]));
+    let mut out = String::new();
+    r.write_json(&mut out);
+    assert!(
+        out.contains("\"gel_pl_gedf\":{\"schedulable\":true,\"gave_up\":false,\"response_times_ns\":[5,5,5]}"),
+        "{out}"
+    );
+    let over = TaskSet::from_cdt(&[(3, 4, 4); 3]).unwrap();
+    let r = report::report(&over, 2, &[TestId::Gel(Scheduler::Gfl)], &Limits::default(), false);
+    assert_eq!(r.results[0].verdict, Verdict::NotSchedulable);
+    assert_eq!(r.results[0].extra, Extra::ResponseTimes(vec![None; 3]));
 }
