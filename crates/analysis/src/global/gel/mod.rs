@@ -213,6 +213,8 @@ struct Lines {
     u: Vec<Rational>,
     yf: Vec<f64>,
     uf: Vec<f64>,
+    /// The largest `C_i`: `yf` is a difference of terms up to about `3 C_i` (see `top`).
+    cmax: f64,
     total_s: Rational,
     /// `m·q·(Y'_i - C_i/m + C_i)`, integer; the response-time bound is `s + a_i/(m q)`.
     a: Vec<BigInt>,
@@ -228,6 +230,7 @@ impl Lines {
         let mut u = Vec::with_capacity(ts.len());
         let mut a = Vec::with_capacity(ts.len());
         let mut s_terms: Vec<(BigInt, BigInt)> = Vec::with_capacity(ts.len());
+        let (mut yf, mut uf) = (Vec::with_capacity(ts.len()), Vec::with_capacity(ts.len()));
         for (t, &p) in ts.iter().zip(&pp.num) {
             let (c, tp) = (t.wcet as u128, t.period as u128);
             // P'_i = q Y'_i >= 0 (an integer); max(0, q T_i - P'_i) = q T_i S_i / C_i.
@@ -239,8 +242,13 @@ impl Lines {
             // y_i = C_i (m q T_i - q C_i - m head) / (m q T_i)
             let mq = big(m as u128 * q as u128);
             let num = big(c) * (&mq * big(tp) - big(q as u128 * c) - big(m as u128) * &head);
-            y.push(Rational::new(num, &mq * big(tp)));
-            u.push(exact::ratio(c, tp));
+            // Floats for the filter of `top` (a few roundings each; its tolerance covers them);
+            // the exact values unreduced: only the few chosen lines are ever summed.
+            let (cf, mqt) = (c as f64, (m * q) as f64 * tp as f64);
+            yf.push(cf * (mqt - q as f64 * cf - m as f64 * head.to_f64().unwrap_or(f64::NAN)) / mqt);
+            uf.push(cf / tp as f64);
+            y.push(Rational::new_raw(num, &mq * big(tp)));
+            u.push(Rational::new_raw(big(c), big(tp)));
             // m q (Y'_i + C_i - C_i/m) = m P'_i + q (m - 1) C_i
             a.push(big(m as u128) * &p_shift + big(q as u128 * (m as u128 - 1) * c));
         }
@@ -251,9 +259,8 @@ impl Lines {
             Some(sum) => sum,
             None => s_terms.into_iter().fold(exact::zero(), |acc, (n, d)| acc + Rational::new(n, d)),
         };
-        let yf = y.iter().map(|v| v.to_f64().unwrap_or(f64::NAN)).collect();
-        let uf = u.iter().map(|v| v.to_f64().unwrap_or(f64::NAN)).collect();
-        Lines { m, k, y, u, yf, uf, total_s, a, q }
+        let cmax = ts.iter().map(|t| t.wcet as f64).fold(0.0, f64::max);
+        Lines { m, k, y, u, yf, uf, cmax, total_s, a, q }
     }
 
     /// The indices of `k` lines that are largest at `s` (exact: any choice among equal values
@@ -271,11 +278,13 @@ impl Lines {
         let vf: Vec<f64> = (0..n).map(|i| self.yf[i] + self.uf[i] * sf).collect();
         if vf.iter().all(|v| v.is_finite()) {
             idx.sort_unstable_by(|&i, &j| vf[j].total_cmp(&vf[i]).then(i.cmp(&j)));
-            // Each `y_i`, `U_i` and `s` is its exact value correctly rounded (to_f64), and
-            // `v_i = y_i + U_i s` adds two more roundings: `v_i` is within a few ulps of
-            // `|y_i| + U_i |s|` of the exact value. A gap above 1e-10 of the largest such
+            // `yf_i` is `C_i (m q T_i - q C_i - m head_i) / (m q T_i)` after a few roundings of
+            // terms at most `3 C_i` in size, `uf_i` and `s` are correctly rounded, and
+            // `v_i = y_i + U_i s` adds two more: `v_i` is within a few ulps of
+            // `3 C_max + U_i |s|` of the exact value. A gap above 1e-10 of the largest such
             // magnitude separates the chosen lines from the rest exactly.
-            let scale = (0..n).fold(f64::MIN_POSITIVE, |acc, i| acc.max(self.yf[i].abs() + self.uf[i] * sf.abs()));
+            let scale = (0..n)
+                .fold(f64::MIN_POSITIVE, |acc, i| acc.max(3.0 * self.cmax + self.yf[i].abs() + self.uf[i] * sf.abs()));
             if vf[idx[self.k - 1]] - vf[idx[self.k]] > 1e-10 * scale {
                 idx.truncate(self.k);
                 return idx;
