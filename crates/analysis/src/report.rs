@@ -11,6 +11,7 @@
 //! rationals on near-ties).
 
 use crate::global::fp::{self as gfp, GfpTest};
+use crate::global::gel::{self, Scheduler as GelScheduler};
 use crate::global::{self, GlobalTest};
 use crate::partition::{self, Admission, Fit, Order, PartitionOutcome};
 use crate::uni::{edf, fp};
@@ -19,7 +20,7 @@ use rtsched_model::{ModelError, TaskSet, Time};
 use std::fmt::Write as _;
 
 /// Every test name `analyze` knows, in report order.
-pub const TEST_NAMES: [&str; 20] = [
+pub const TEST_NAMES: [&str; 22] = [
     "gfb",
     "bak",
     "bcl",
@@ -35,6 +36,8 @@ pub const TEST_NAMES: [&str; 20] = [
     "gfp_rm_bc",
     "gfp_rm_bc_slack",
     "gfp_rm_guan",
+    "gel_pl_gedf",
+    "gel_pl_gfl",
     "edf_uni",
     "fp_dm_uni",
     "pedf_ffd",
@@ -48,6 +51,8 @@ pub enum TestId {
     Global(GlobalTest),
     /// A global fixed-priority test under deadline- or rate-monotonic priorities.
     Gfp(GfpTest, fp::Priority),
+    /// GEL-PL response-time bounds (Erickson & Anderson, ECRTS 2012) under G-EDF or G-FL.
+    Gel(GelScheduler),
     Gedf,
     GedfSrt,
     EdfUni,
@@ -64,6 +69,9 @@ impl TestId {
         }
         if let Some((t, p)) = GfpTest::from_name(name) {
             return Some(TestId::Gfp(t, p));
+        }
+        if let Some(g) = GelScheduler::from_name(name) {
+            return Some(TestId::Gel(g));
         }
         Some(match name {
             "gedf" => TestId::Gedf,
@@ -82,6 +90,7 @@ impl TestId {
             TestId::Global(t) => t.name(),
             TestId::Gfp(t, fp::Priority::DeadlineMonotonic) => t.name(),
             TestId::Gfp(t, fp::Priority::RateMonotonic) => t.rm_name(),
+            TestId::Gel(g) => g.name(),
             TestId::Gedf => "gedf",
             TestId::GedfSrt => "gedf_srt",
             TestId::EdfUni => "edf_uni",
@@ -180,6 +189,7 @@ pub fn verdict(t: TestId, ts: &TaskSet, m: u32, limits: &Limits, epsilon: u64) -
     match t {
         TestId::Global(g) => global::test(g, ts, m, limits),
         TestId::Gfp(g, p) => gfp::test(g, ts, m, p, limits),
+        TestId::Gel(g) => gel::analyze(g, ts, m, gel::Solve::Exact, limits).0,
         TestId::Gedf => global::combined(ts, m, limits),
         TestId::GedfSrt => Verdict::from_bool(global::srt::bounded_tardiness(ts, m)),
         TestId::EdfUni => edf::qpa(ts, limits),
@@ -201,7 +211,8 @@ pub enum Extra {
     /// `gedf_srt`: Devi–Anderson bounds per task (`None`: unbounded or not implicit).
     Tardiness(Option<Vec<u64>>),
     /// `fp_dm_uni`: exact response times per task (`None` where a job misses or gave up);
-    /// the `gfp_*` tests: response-time bounds per task (`None` where not proved).
+    /// the `gfp_*` tests: response-time bounds per task (`None` where not proved); the
+    /// `gel_pl_*` tests: GEL-PL response-time bounds per task (all `None` when not bounded).
     ResponseTimes(Vec<Option<Time>>),
 }
 
@@ -247,6 +258,14 @@ pub fn report(ts: &TaskSet, m: u32, tests: &[TestId], limits: &Limits, exact_uti
                     response_times: vec![None; ts.len()],
                 });
                 TestResult { test: t, verdict: r.verdict, extra: Extra::ResponseTimes(r.response_times) }
+            }
+            TestId::Gel(g) => {
+                let (v, rts) = gel::response_times(g, ts, m, limits);
+                let rts = match rts {
+                    Some(r) => r.into_iter().map(Some).collect(),
+                    None => vec![None; ts.len()],
+                };
+                TestResult { test: t, verdict: v, extra: Extra::ResponseTimes(rts) }
             }
             _ => TestResult { test: t, verdict: verdict(t, ts, m, limits, 0), extra: Extra::None },
         })

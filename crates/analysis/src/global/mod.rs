@@ -40,6 +40,7 @@ pub mod baruah;
 pub mod density_bound;
 pub mod forced_forward;
 pub mod fp;
+pub mod gel;
 pub mod interference;
 pub mod response_time;
 pub mod slack_iterative;

@@ -78,7 +78,7 @@ pub fn test(ts: &TaskSet, m: u32, stop: &Stop) -> (Verdict, Option<Vec<u64>>) {
 }
 
 /// `ceil(U)`, from the enclosure `u` of `U` when it decides, else exactly.
-fn ceil_utilization(ts: &TaskSet, u: Interval, stop: &Stop) -> Option<u128> {
+pub(crate) fn ceil_utilization(ts: &TaskSet, u: Interval, stop: &Stop) -> Option<u128> {
     let k = u.hi.ceil();
     // ceil(U) = k iff k - 1 < U <= k; U <= u.hi <= k always holds.
     if u.lo > k - 1.0 && k >= 0.0 && k < (1u64 << 53) as f64 {
