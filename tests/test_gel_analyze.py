@@ -19,11 +19,16 @@ HAND = {"m": 2, "tasks": [{"wcet": 2, "period": 3}] * 3}
 GFL = {"m": 2, "tasks": [{"wcet": 1, "period": 4}, {"wcet": 3, "period": 4}, {"wcet": 4, "period": 4}]}
 
 
-def test_every_gel_name_is_available_and_runs_by_default(cli, tmp_path):
+def test_every_gel_name_is_available_and_runs_when_named(cli, tmp_path):
+    """The GEL-PL bounds run when named (their verdict is gedf_srt's, which runs by default)."""
     assert set(GEL) <= set(rtsched.tests_available())
     f = tmp_path / "ts.json"
     f.write_text(json.dumps(HAND))
     code, out, err = cli("analyze", f, "--json")
+    assert code == 0, err
+    results = json.loads(out)["results"]
+    assert "gedf_srt" in results and not set(GEL) & set(results)
+    code, out, err = cli("analyze", f, "--json", *[x for name in GEL for x in ("--test", name)])
     assert code == 0, err
     results = json.loads(out)["results"]
     for name in GEL:

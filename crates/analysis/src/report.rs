@@ -107,9 +107,10 @@ impl TestId {
     }
 
     /// Tests run only when asked for by name: the rate-monotonic variants of the G-FP tests
-    /// (the default list has each G-FP test once, under deadline-monotonic priorities).
+    /// (the default list has each G-FP test once, under deadline-monotonic priorities), and the
+    /// GEL-PL bounds, whose verdict is `gedf_srt`'s and whose value is their per-task bounds.
     fn on_request_only(self) -> bool {
-        matches!(self, TestId::Gfp(_, fp::Priority::RateMonotonic))
+        matches!(self, TestId::Gfp(_, fp::Priority::RateMonotonic) | TestId::Gel(_))
     }
 }
 
