@@ -16,8 +16,8 @@ use rtsched_analysis::semi::{cascade, SemiConfig};
 use rtsched_model::forkjoin::{ForkJoinSet, ForkJoinTask};
 use rtsched_model::{ModelError, Task, TaskSet, Time};
 use rtsched_sim::{
-    simulate, simulate_rtws, Arrivals, ExecTimes, FpOrder, Overheads, Scheduler, SimConfig, SimError, SimResult,
-    SpresConfig,
+    simulate, simulate_rtws, Arrivals, Background, ExecTimes, FpOrder, Overheads, Scheduler, SimConfig, SimError,
+    SimResult, SpresConfig,
 };
 use rtsched_trace::{Event, JobId, Trace};
 use serde_json::{json, Value};
@@ -203,6 +203,7 @@ fuzz_target!(|data: &[u8]| {
             context_switch_ns: v(&mut b),
             ipi_ns: v(&mut b),
             tick_ns: if ov % 3 == 2 { b.small(3) } else { 0 },
+            ..Overheads::ZERO
         });
     }
     let sched = match b.u8() % 9 {
@@ -217,9 +218,12 @@ fuzz_target!(|data: &[u8]| {
         6 => {
             let text = placement(&ts, m, &mut b);
             match rtsched_model::Placement::from_json_runnable(&text, &ts) {
-                Ok(placement) => {
-                    Scheduler::Spres(SpresConfig { placement, soft_unsplit: b.u8() % 2 == 0, cash: b.u8() % 2 == 0 })
-                }
+                Ok(placement) => Scheduler::Spres(SpresConfig {
+                    placement,
+                    soft_unsplit: b.u8() % 2 == 0,
+                    cash: b.u8() % 2 == 0,
+                    background: Background::DEFAULT,
+                }),
                 Err(e) => return not_internal_input(&e, "placement"),
             }
         }
