@@ -20,6 +20,12 @@ pub enum Scheduler {
     Pedf(Vec<Vec<usize>>),
     /// Partitioned fixed priority with rate- or deadline-monotonic priorities (ties by index).
     Pfp(Vec<Vec<usize>>, FpOrder),
+    /// Global preemptive fixed priority (event-driven, link-based like `Gedf`): `ranks[task]`
+    /// (0 = highest, ties by task index); `order` is the rule they came from (`None`: given).
+    Gfp { ranks: Vec<u32>, order: Option<FpOrder> },
+    /// G-FL, the global fair-lateness scheduler (Erickson & Anderson, ECRTS 2012): `Gedf` with
+    /// priority points `r + D_i − (m−1)/m·C_i` (`rtsched_policy::PriorityPoints`).
+    Gfl,
     /// Semi-partitioned reservations executing a placement (seed 004).
     Spres(SpresConfig),
     /// RTWS (seed 003) with each task one sequential region; fork-join sets: `rtws::simulate_rtws`.
@@ -40,6 +46,10 @@ impl Scheduler {
             Scheduler::Pedf(_) => "P-EDF".into(),
             Scheduler::Pfp(_, FpOrder::RateMonotonic) => "P-FP (RM)".into(),
             Scheduler::Pfp(_, FpOrder::DeadlineMonotonic) => "P-FP (DM)".into(),
+            Scheduler::Gfp { order: Some(FpOrder::RateMonotonic), .. } => "G-FP (RM)".into(),
+            Scheduler::Gfp { order: Some(FpOrder::DeadlineMonotonic), .. } => "G-FP (DM)".into(),
+            Scheduler::Gfp { order: None, .. } => "G-FP (given priorities)".into(),
+            Scheduler::Gfl => "G-FL".into(),
             Scheduler::Spres(c) => format!("SP-RES ({})", c.placement.heuristic),
             Scheduler::Rtws => "RTWS".into(),
         }
@@ -129,7 +139,7 @@ impl SimConfig {
     }
 
     /// Whether the overheads (if any) apply to `sched`: only the engine's overhead loop injects
-    /// them (gedf, gedf-quantum, pedf, pfp), and a tick overhead only under quantum-driven
+    /// them (gedf, gedf-quantum, gfp, gfl, pedf, pfp), and a tick overhead only under quantum-driven
     /// G-EDF, below the quantum.
     pub(crate) fn check_overheads(&self, sched: &Scheduler) -> Result<(), ModelError> {
         if let Some(o) = &self.overheads {
@@ -143,7 +153,7 @@ impl SimConfig {
                 return Err(ModelError::field(
                     "overheads",
                     format!(
-                        "overhead injection is not supported for {name} (supported: gedf, gedf-quantum, pedf, pfp)"
+                        "overhead injection is not supported for {name} (supported: gedf, gedf-quantum, gfp, gfl, pedf, pfp)"
                     ),
                 ));
             }

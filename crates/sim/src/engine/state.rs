@@ -9,10 +9,27 @@ use crate::overheads::Overheads;
 use crate::recorder::{DirtyCpus, Recorder, NONE};
 use crate::setup::{Draw, EarlyEnd};
 use rtsched_model::{ModelError, Time};
-use rtsched_policy::{invariant, Policy, Prio, PriorityRule};
+use rtsched_policy::{invariant, Policy, Prio, PriorityPoints, PriorityRule};
 use rtsched_trace::{Event, JobId, OverheadKind};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+
+/// How the engine keys its jobs: a task-level rule (EDF, fixed priorities) or G-EDF-like
+/// priority points (G-FL).
+pub(super) enum Keys {
+    Rule(PriorityRule),
+    Points(PriorityPoints),
+}
+
+impl Keys {
+    #[inline]
+    pub(super) fn prio(&self, task: u32, job: u32, deadline: Time) -> Prio {
+        match self {
+            Keys::Rule(r) => r.prio(task, job, deadline),
+            Keys::Points(p) => p.prio(task, job, deadline),
+        }
+    }
+}
 
 pub(super) struct Pending {
     pub(super) seq: u32,
@@ -103,7 +120,7 @@ impl Ovh {
 /// `overhead.rs`) or without (the ideal loop, `ideal.rs`).
 pub(super) struct Engine<'a, P: Policy, const OV: bool> {
     pub(super) policy: P,
-    pub(super) rule: PriorityRule,
+    pub(super) rule: Keys,
     pub(super) tasks: Vec<TaskState>,
     pub(super) sched: Vec<Option<Prio>>,
     /// Completion time of the job each CPU runs; `Time::MAX` when it runs nothing.
