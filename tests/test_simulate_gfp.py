@@ -35,7 +35,7 @@ def test_gfp_schedule_through_the_api_with_params():
 
 def test_cli_param_reaches_the_simulator_and_every_output_is_written(cli, tmp_path):
     f = write(tmp_path)
-    for sched, extra in (("gfp", ["--param", "priorities=2,1,0"]), ("gfl", []), ("gedf", [])):
+    for sched, extra in (("gfp", ["--param", "priorities=2,1,0"]), ("gfl", []), ("edzl", []), ("gedf", [])):
         out = tmp_path / sched
         out.mkdir()
         files = {
@@ -78,6 +78,16 @@ def test_bad_params_exit_2_naming_them(cli, tmp_path, args, words):
     code, out, err = cli("simulate", write(tmp_path), *args, "--horizon", "15ns")
     assert code == 2, (out, err)
     assert words in err and "Traceback" not in err, err
+
+
+def test_edzl_meets_what_gedf_misses():
+    # Three tasks (C 2, T 3) on two CPUs: G-EDF misses one job, EDZL none (crates/sim/tests/edzl.rs).
+    ts = rtsched.TaskSet([rtsched.Task(wcet=2, period=3) for _ in range(3)], m=2)
+    assert rtsched.simulate(ts, 2, "gedf", horizon=3)["deadline_misses"] == 1
+    s = rtsched.simulate(ts, 2, "edzl", horizon=3)
+    assert (s["deadline_misses"], s["preemptions"], s["migrations"]) == (0, 1, 1)
+    with pytest.raises(rtsched.RtschedError, match="not supported for edzl"):
+        rtsched.simulate(ts, 2, "edzl", horizon=3, overheads={"schedule_ns": 1})
 
 
 def test_gedf_quantum_parameters_by_param_equal_the_named_options():

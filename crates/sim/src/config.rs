@@ -26,6 +26,9 @@ pub enum Scheduler {
     /// G-FL, the global fair-lateness scheduler (Erickson & Anderson, ECRTS 2012): `Gedf` with
     /// priority points `r + D_i − (m−1)/m·C_i` (`rtsched_policy::PriorityPoints`).
     Gfl,
+    /// EDZL (Lee, RTCSA 1994; Cirinei & Baker, ECRTS 2007): G-EDF in which a waiting job
+    /// whose laxity reaches zero gets the highest priority until it completes.
+    Edzl,
     /// Semi-partitioned reservations executing a placement (seed 004).
     Spres(SpresConfig),
     /// RTWS (seed 003) with each task one sequential region; fork-join sets: `rtws::simulate_rtws`.
@@ -50,6 +53,7 @@ impl Scheduler {
             Scheduler::Gfp { order: Some(FpOrder::DeadlineMonotonic), .. } => "G-FP (DM)".into(),
             Scheduler::Gfp { order: None, .. } => "G-FP (given priorities)".into(),
             Scheduler::Gfl => "G-FL".into(),
+            Scheduler::Edzl => "EDZL".into(),
             Scheduler::Spres(c) => format!("SP-RES ({})", c.placement.heuristic),
             Scheduler::Rtws => "RTWS".into(),
         }
@@ -147,6 +151,7 @@ impl SimConfig {
             let unsupported = match sched {
                 Scheduler::Spres(_) => Some("spres"),
                 Scheduler::Rtws => Some("rtws"),
+                Scheduler::Edzl => Some("edzl"),
                 _ => None,
             };
             if let Some(name) = unsupported {

@@ -6,7 +6,8 @@
 //!   quantum-driven with aligned or staggered quanta (ibid. §2, Fig. 1);
 //! * G-FP, global preemptive fixed priority (DM, RM or given ranks), and G-FL, G-EDF with the
 //!   fair-lateness priority points of Erickson & Anderson, ECRTS 2012 — the same link-based
-//!   policy as G-EDF with other priority keys;
+//!   policy as G-EDF with other priority keys; EDZL (Lee, RTCSA 1994; Cirinei & Baker, ECRTS
+//!   2007), the same with zero-laxity promotion;
 //! * P-EDF and P-FP (rate or deadline monotonic) over a given partition;
 //! * SP-RES, semi-partitioned reservations executing a placement (Brandenburg & Gül, RTSS
 //!   2016, §III-A, §IV-A), in [`spres`];
@@ -73,6 +74,7 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
         | Scheduler::GedfQuantum { .. }
         | Scheduler::Gfp { .. }
         | Scheduler::Gfl
+        | Scheduler::Edzl
         | Scheduler::Pedf(_)
         | Scheduler::Pfp(..) => engine::run(ts, sched, cfg),
     }

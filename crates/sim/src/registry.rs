@@ -559,7 +559,7 @@ pub fn find(name: &str) -> Result<&'static Entry, ModelError> {
 }
 
 /// The registry, in the order listings show it.
-pub static ENTRIES: &[&Entry] = &[&GEDF, &GEDF_QUANTUM, &GFP, &GFL, &PEDF, &PFP, &SPRES, &RTWS];
+pub static ENTRIES: &[&Entry] = &[&GEDF, &GEDF_QUANTUM, &GFP, &GFL, &EDZL, &PEDF, &PFP, &SPRES, &RTWS];
 
 /// The partition a [`PlacementKind::Partition`] builder was given.
 fn partition(s: &mut Setup<'_>) -> Result<Vec<Vec<usize>>, ModelError> {
@@ -632,6 +632,16 @@ pub static GFL: Entry = Entry {
     placement: PlacementKind::None,
     workloads: Workloads::SPORADIC,
     build: |_| Ok(Scheduler::Gfl),
+};
+
+pub static EDZL: Entry = Entry {
+    name: "edzl",
+    summary: "EDZL: global EDF in which a waiting job reaching zero laxity gets the highest priority (Lee, RTCSA \
+              1994; Cirinei & Baker, ECRTS 2007)",
+    params: &[],
+    placement: PlacementKind::None,
+    workloads: Workloads::SPORADIC,
+    build: |_| Ok(Scheduler::Edzl),
 };
 
 pub static PEDF: Entry = Entry {
@@ -770,7 +780,7 @@ mod tests {
         assert_eq!(e.field.as_deref(), Some("scheduler"));
         assert_eq!(
             e.to_string(),
-            "field 'scheduler': unknown scheduler \"g-edf\"; use one of: gedf, gedf-quantum, gfp, gfl, pedf, pfp, spres, rtws"
+            "field 'scheduler': unknown scheduler \"g-edf\"; use one of: gedf, gedf-quantum, gfp, gfl, edzl, pedf, pfp, spres, rtws"
         );
         let w = Workload::Sporadic(ts());
         assert!(matches!(build("nope", none(), &w, 2, None, &Stop::never()), Err(BuildError::Input(_))));

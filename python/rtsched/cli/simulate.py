@@ -29,7 +29,7 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         default="gedf",
         help=(
             "gedf (default), gedf-quantum, gfp (global fixed priority, --param priorities=dm|rm|RANKS), gfl "
-            "(G-FL), pedf, pfp, spres, or rtws (a fork-join file with "
+            "(G-FL), edzl (EDZL), pedf, pfp, spres, or rtws (a fork-join file with "
             '"regions" per task, docs/rtws.md, or a plain task set: one thread per job); '
             "a fork-join file also runs under gedf (G-EDF over its threads)"
         ),

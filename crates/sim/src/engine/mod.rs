@@ -72,6 +72,7 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
             }
             (Keys::Rule(PriorityRule::Fixed(ranks.clone())), None, Check::Global, vec![])
         }
+        Scheduler::Edzl => (Keys::Edzl, None, Check::Global, vec![]),
         Scheduler::Gfl => {
             let points = PriorityPoints::gfl(ts, m);
             // Every absolute deadline is below horizon + max D: the keys must stay exact.
@@ -139,6 +140,7 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
             completed: 0,
             last_cpu: NONE,
             on_cpu: NONE,
+            zl: false,
         })
         .collect();
     // Release domains (docs/simulator.md, "Overhead injection"): one per CPU under
@@ -219,6 +221,8 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
         // G-FP and G-FL are the link-based G-EDF policy over other keys (it only compares Prios).
         Scheduler::Gedf | Scheduler::Gfp { .. } | Scheduler::Gfl if ov => go!(Gedf::new(mu), true),
         Scheduler::Gedf | Scheduler::Gfp { .. } | Scheduler::Gfl => go!(Gedf::new(mu), false),
+        Scheduler::Edzl if !ov => go!(Gedf::new(mu), false),
+        Scheduler::Edzl => Err(SimError::internal("EDZL has no overhead loop (refused by check_overheads)")),
         Scheduler::GedfQuantum { .. } if ov => go!(GedfQuantum::new(mu), true),
         Scheduler::GedfQuantum { .. } => go!(GedfQuantum::new(mu), false),
         Scheduler::Pedf(p) | Scheduler::Pfp(p, _) => {
