@@ -100,7 +100,7 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         metavar="MODEL.json|NAME",
         help="inject overheads: a model written by rtsched measure-overheads or a shipped model's name "
         '(docs/examples), or constants {"release_ns": ..., "schedule_ns": ...} '
-        "(gedf, gedf-quantum, pedf, pfp; docs/simulator.md)",
+        "(gedf, gedf-quantum, gfp, gfl, pedf, pfp; docs/simulator.md)",
     )
     p.add_argument("--overhead-stat", choices=["max", "avg"], help="which statistic of the model (default max)")
     add_json_output(p, "the summary")
