@@ -328,3 +328,35 @@ fn gfl_refuses_a_horizon_whose_keys_would_not_be_exact() {
     let e = simulate(&ts, &Scheduler::Gfp { ranks: vec![0], order: None }, &SimConfig::new(2)).unwrap_err();
     assert_eq!(e.to_string(), "field 'priorities': 1 priorities for 2 tasks");
 }
+
+/// gfp and gfl run in the engine's overhead loop too: with zero overheads it gives the ideal
+/// loop's jobs, misses, preemptions, migrations and response times, and with real ones it runs
+/// with its structural checks on.
+#[test]
+fn gfp_and_gfl_under_the_overhead_loop() {
+    use rtsched_sim::Overheads;
+    let mut rng = ChaCha8Rng::seed_from_u64(22);
+    for _ in 0..60 {
+        let m = rng.random_range(2..=3u32);
+        let n = rng.random_range(m as usize + 1..=6);
+        let u = rng.random_range(0.5..m as f64);
+        let ts = gen(&mut rng, n, u);
+        let scheds = [sched("gfp", &[("priorities", "rm")], &ts, m), Scheduler::Gfl];
+        for s in &scheds {
+            let mut cfg = SimConfig::new(m);
+            cfg.horizon = Some(horizon(&ts));
+            cfg.record_trace = true;
+            cfg.check_invariants = true;
+            let ideal = simulate(&ts, s, &cfg).unwrap();
+            cfg.overheads = Some(Overheads::ZERO);
+            let zero = simulate(&ts, s, &cfg).unwrap();
+            let key = |r: &SimResult| {
+                (r.jobs, r.completed, r.deadline_misses, r.preemptions, r.migrations, r.max_response_time_ns)
+            };
+            assert!(key(&zero) == key(&ideal), "{}: {:?} vs {:?} on {ts:?}", s.name(), key(&zero), key(&ideal));
+            cfg.overheads = Some(Overheads { release_ns: 1, schedule_ns: 1, context_switch_ns: 1, ..Overheads::ZERO });
+            let r = simulate(&ts, s, &cfg).unwrap_or_else(|e| panic!("{}: {e}\n{ts:?}", s.name()));
+            assert!(r.overheads.is_some() && r.jobs == ideal.jobs, "{}", s.name());
+        }
+    }
+}
