@@ -37,6 +37,28 @@ def schedulers() -> list[str]:
     return list(_core.simulate_schedulers())
 
 
+#: Scheduler parameters by name: ``{"priorities": "rm"}`` (values int, str or bool).
+Params = dict[str, Any] | None
+
+
+def _merge_params(named: dict[str, Any], params: Params) -> dict[str, Any]:
+    """The named parameter arguments plus ``params``; a parameter given both ways is refused,
+    naming it (the registry checks names and values)."""
+    if params is None:
+        return named
+    if not isinstance(params, dict):
+        raise RtschedError(f"argument 'params': expected a dict of parameters, got {type(params).__name__}")
+    out = dict(named)
+    for k, val in params.items():
+        key = str(k).strip().replace("-", "_")
+        if key in out:
+            raise RtschedError(f"field '{key}': given twice (as an argument and in params); give it once")
+        if not isinstance(val, (bool, int, str)):
+            raise RtschedError(f"field '{key}': expected an int, str or bool, got {type(val).__name__}")
+        out[key] = val
+    return out
+
+
 def _placement_text(placement) -> str | None:
     if placement is None:
         return None
@@ -66,6 +88,7 @@ def _simulate(
     log: Callable[[str], None] | None,
     background: str | None = None,
     rr_quantum: Time | None = None,
+    params: Params = None,
 ) -> tuple[dict, dict]:
     """Runs the simulator; returns (the raw result with the requested exports, the summary).
     Every argument is checked first (rtsched.validate: no float truncated, numbers in range)."""
@@ -100,9 +123,10 @@ def _simulate(
         "background": background,
         "rr_quantum": rr_quantum,
     }
-    params = {k: x for k, x in given.items() if x is not None}
+    named = {k: x for k, x in given.items() if x is not None}
+    params_all = _merge_params(named, params)
     res = _core.simulate(
-        ts, m, scheduler, params, placement_text, horizon, sporadic, exec_fraction, seed, outputs, overheads_text,
+        ts, m, scheduler, params_all, placement_text, horizon, sporadic, exec_fraction, seed, outputs, overheads_text,
         overhead_stat,
     )  # fmt: skip
     if res["not_placed"] is not None:
@@ -140,12 +164,19 @@ def simulate(
     soft: bool = False,
     background: str | None = None,
     rr_quantum: Time | None = None,
+    params: Params = None,
     log: Callable[[str], None] | None = None,
 ) -> dict:
     """Simulates ``ts`` on ``m`` processors and returns the summary dict.
 
     ``scheduler``: ``gedf`` (event-driven global EDF), ``gedf-quantum`` (``quantum``, default
-    1 ms; ``staggered`` quanta), ``pedf``, ``pfp`` (deadline monotonic) or ``spres``.
+    1 ms; ``staggered`` quanta), ``gfp`` (global fixed priority; ``params={"priorities": "rm"}``,
+    ``"dm"`` by default, or one rank per task such as ``"2,0,1"``), ``gfl`` (G-FL, Erickson &
+    Anderson, ECRTS 2012), ``edzl`` (EDZL, Cirinei & Baker, ECRTS 2007), ``pedf``, ``pfp``
+    (deadline monotonic), ``spres`` or ``rtws``
+    (:func:`schedulers`). ``params``: the scheduler's registry parameters as a dict (each
+    scheduler's are listed in docs/simulator.md); the named arguments below are the same
+    parameters, and one given both ways is refused.
     ``placement`` (a placement dict or its JSON text, docs/formats.md) fixes the partition of
     pedf/pfp and the reservations of spres; without it, pedf/pfp are partitioned by worst-fit
     decreasing with exact admission and spres is placed by the SP-RES cascade (a set that
@@ -172,7 +203,7 @@ def simulate(
     outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt, gantt_window)
     res, summary = _simulate(
         ts, m, scheduler, placement, horizon, outputs, quantum, staggered, sporadic, exec_fraction, seed,
-        overheads, overhead_stat, cash, soft, log, background, rr_quantum,
+        overheads, overhead_stat, cash, soft, log, background, rr_quantum, params,
     )  # fmt: skip
     title = f"{res['scheduler']} on {m if m is not None else ts.m} processors (simulation)"
     _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, title, gantt_window)
@@ -215,6 +246,7 @@ def simulate_trace(
     soft: bool = False,
     background: str | None = None,
     rr_quantum: Time | None = None,
+    params: Params = None,
 ) -> str:
     """Like :func:`simulate` (same arguments, no output files) but returns the trace as JSON
     Lines text (docs/trace.md), for :func:`rtsched.gantt` or your own analysis:
@@ -223,7 +255,7 @@ def simulate_trace(
     """
     res, summary = _simulate(
         ts, m, scheduler, placement, horizon, ["jsonl"], quantum, staggered, sporadic, exec_fraction, seed,
-        overheads, overhead_stat, cash, soft, None, background, rr_quantum,
+        overheads, overhead_stat, cash, soft, None, background, rr_quantum, params,
     )  # fmt: skip
     _finish(summary, res)
     return str(res["jsonl"])

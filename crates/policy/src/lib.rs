@@ -38,7 +38,7 @@ pub use error::Violation;
 pub use gedf::{Gedf, GedfQuantum};
 pub use invariant::Invariant;
 pub use partitioned::{Partitioned, Uniprocessor};
-pub use prio::{FpOrder, Prio, PriorityRule};
+pub use prio::{FpOrder, Prio, PriorityPoints, PriorityRule};
 pub use queue::ReadyQueue;
 pub use rtws::Rtws;
 pub use spres::Spres;

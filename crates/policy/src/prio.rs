@@ -5,8 +5,10 @@
 //! are broken by task index and then by job sequence number (the rule of DESIGN.md). For
 //! fixed priorities the key is the task's rank in rate- or deadline-monotonic order (Liu &
 //! Layland 1973; Leung & Whitehead 1982), with ties in period/deadline broken by task index.
+//! For the G-EDF-like schedulers (G-FL) the key is an exact integer image of the job's priority
+//! point ([`PriorityPoints`]).
 
-use rtsched_model::{TaskSet, Time};
+use rtsched_model::{ModelError, TaskSet, Time};
 
 /// A job's priority, which also identifies the job (task index, sequence number).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -65,6 +67,29 @@ impl PriorityRule {
         PriorityRule::Fixed(ranks)
     }
 
+    /// Fixed priorities from text: `dm` (deadline-monotonic), `rm` (rate-monotonic) or a
+    /// comma-separated rank per task (smaller = higher, ties by task index). The error names
+    /// the field `priorities`.
+    pub fn fixed_from_text(ts: &TaskSet, text: &str) -> Result<PriorityRule, ModelError> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "dm" => Ok(PriorityRule::fixed(ts, FpOrder::DeadlineMonotonic)),
+            "rm" => Ok(PriorityRule::fixed(ts, FpOrder::RateMonotonic)),
+            _ => {
+                let ranks: Vec<u32> =
+                    text.split(',').map(|x| x.trim().parse::<u32>()).collect::<Result<_, _>>().map_err(|_| {
+                        ModelError::field("priorities", format!("dm, rm or one integer rank per task, got {text:?}"))
+                    })?;
+                if ranks.len() != ts.len() {
+                    return Err(ModelError::field(
+                        "priorities",
+                        format!("{} priorities for {} tasks", ranks.len(), ts.len()),
+                    ));
+                }
+                Ok(PriorityRule::Fixed(ranks))
+            }
+        }
+    }
+
     /// The priority of job `job` of `task` whose absolute deadline is `deadline`.
     #[inline]
     pub fn prio(&self, task: u32, job: u32, deadline: Time) -> Prio {
@@ -73,6 +98,48 @@ impl PriorityRule {
             PriorityRule::Fixed(r) => r.get(task as usize).copied().unwrap_or(u32::MAX) as u64,
         };
         Prio { key, task, job }
+    }
+}
+
+/// Job-level priority points of the G-EDF-like schedulers (Erickson & Anderson, ECRTS 2012,
+/// §2): job `J` of task `i` released at `r` has priority point `r + Y_i`, earlier = higher, ties
+/// as G-EDF's (task index, then job). With `Y_i = D_i` this is EDF; G-FL (the global
+/// fair-lateness scheduler) takes `Y_i = D_i − (m−1)/m · C_i`.
+///
+/// The points are compared exactly: the key is `scale · (r + D_i) + lift_i`, an order-preserving
+/// integer image of the point (for G-FL `scale = m` and `lift_i = (m−1)·(C_max − C_i)`, i.e.
+/// `m·(r + Y_i)` shifted by the constant `(m−1)·C_max` so that no key is negative), computed in
+/// `u128`. [`PriorityPoints::fits`] says whether every key up to a largest absolute deadline fits
+/// the `u64` of [`Prio::key`]; a driver checks it once before using the rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PriorityPoints {
+    scale: u64,
+    lift: Vec<u64>,
+}
+
+impl PriorityPoints {
+    /// G-FL on `m` CPUs over `ts` (at `m = 1` the keys are the absolute deadlines: EDF).
+    pub fn gfl(ts: &TaskSet, m: u32) -> PriorityPoints {
+        let m = u64::from(m.max(1));
+        let cmax = ts.iter().map(|t| t.wcet).max().unwrap_or(0);
+        // C_i <= C_max, and (m−1)·C_max fits: m <= 2^16 and C <= MAX_TIME < 2^47 (checked in fits).
+        let lift = ts.iter().map(|t| (m - 1).saturating_mul(cmax - t.wcet)).collect();
+        PriorityPoints { scale: m, lift }
+    }
+
+    /// Whether every key of a job whose absolute deadline is at most `max_deadline` fits a `u64`
+    /// (so that [`PriorityPoints::prio`] is exact).
+    pub fn fits(&self, max_deadline: Time) -> bool {
+        let lift = self.lift.iter().copied().max().unwrap_or(0);
+        lift < u64::MAX && self.scale as u128 * max_deadline as u128 + lift as u128 <= u64::MAX as u128
+    }
+
+    /// The priority of job `job` of `task` whose absolute deadline is `deadline` (`r + D_i`).
+    #[inline]
+    pub fn prio(&self, task: u32, job: u32, deadline: Time) -> Prio {
+        let lift = self.lift.get(task as usize).copied().unwrap_or(0);
+        let key = self.scale as u128 * deadline as u128 + lift as u128;
+        Prio { key: u64::try_from(key).unwrap_or(u64::MAX), task, job }
     }
 }
 
@@ -91,6 +158,36 @@ mod tests {
         for (x, y) in [(a, b), (a, c), (d, a), (b, c)] {
             assert_eq!(x.cmp(&y), x.packed().cmp(&y.packed()));
         }
+    }
+
+    #[test]
+    fn fixed_priorities_from_text() {
+        let ts = TaskSet::from_cdt(&[(1, 9, 10), (1, 5, 20)]).unwrap();
+        assert_eq!(PriorityRule::fixed_from_text(&ts, "dm").unwrap(), PriorityRule::Fixed(vec![1, 0]));
+        assert_eq!(PriorityRule::fixed_from_text(&ts, " RM ").unwrap(), PriorityRule::Fixed(vec![0, 1]));
+        assert_eq!(PriorityRule::fixed_from_text(&ts, "3, 2").unwrap(), PriorityRule::Fixed(vec![3, 2]));
+        let e = PriorityRule::fixed_from_text(&ts, "1,2,3").unwrap_err().to_string();
+        assert_eq!(e, "field 'priorities': 3 priorities for 2 tasks");
+        let e = PriorityRule::fixed_from_text(&ts, "1,-2").unwrap_err().to_string();
+        assert_eq!(e, "field 'priorities': dm, rm or one integer rank per task, got \"1,-2\"");
+    }
+
+    #[test]
+    fn gfl_points_are_exact_and_edf_on_one_cpu() {
+        // Y_i = D_i − (m−1)/m·C_i, m = 3: task 0 (C 3, D 10): 8; task 1 (C 4, D 10): 10 − 8/3 =
+        // 7.33…; task 2 (C 1, D 8): 7.33… — a tie with task 1 broken by the task index.
+        let ts = TaskSet::from_cdt(&[(3, 10, 10), (4, 10, 10), (1, 8, 8)]).unwrap();
+        let g = PriorityPoints::gfl(&ts, 3);
+        let (a, b, c) = (g.prio(0, 0, 10), g.prio(1, 0, 10), g.prio(2, 0, 8));
+        assert!(b.higher_than(&a) && c.higher_than(&a) && b.higher_than(&c), "{a:?} {b:?} {c:?}");
+        assert_eq!(b.key, c.key, "7 1/3 twice: an exact tie");
+        // A later release of task 2 by 1 ns is behind task 1.
+        assert!(g.prio(1, 0, 10).higher_than(&g.prio(2, 0, 9)));
+        let one = PriorityPoints::gfl(&ts, 1);
+        for (i, d) in [(0u32, 10u64), (1, 17), (2, 3)] {
+            assert_eq!(one.prio(i, 4, d), PriorityRule::Edf.prio(i, 4, d));
+        }
+        assert!(g.fits(u64::MAX / 3 - 8) && !g.fits(u64::MAX / 3));
     }
 
     #[test]

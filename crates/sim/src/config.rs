@@ -20,6 +20,15 @@ pub enum Scheduler {
     Pedf(Vec<Vec<usize>>),
     /// Partitioned fixed priority with rate- or deadline-monotonic priorities (ties by index).
     Pfp(Vec<Vec<usize>>, FpOrder),
+    /// Global preemptive fixed priority (event-driven, link-based like `Gedf`): `ranks[task]`
+    /// (0 = highest, ties by task index); `order` is the rule they came from (`None`: given).
+    Gfp { ranks: Vec<u32>, order: Option<FpOrder> },
+    /// G-FL, the global fair-lateness scheduler (Erickson & Anderson, ECRTS 2012): `Gedf` with
+    /// priority points `r + D_i − (m−1)/m·C_i` (`rtsched_policy::PriorityPoints`).
+    Gfl,
+    /// EDZL (Lee, RTCSA 1994; Cirinei & Baker, ECRTS 2007): G-EDF in which a waiting job
+    /// whose laxity reaches zero gets the highest priority until it completes.
+    Edzl,
     /// Semi-partitioned reservations executing a placement (seed 004).
     Spres(SpresConfig),
     /// RTWS (seed 003) with each task one sequential region; fork-join sets: `rtws::simulate_rtws`.
@@ -40,6 +49,11 @@ impl Scheduler {
             Scheduler::Pedf(_) => "P-EDF".into(),
             Scheduler::Pfp(_, FpOrder::RateMonotonic) => "P-FP (RM)".into(),
             Scheduler::Pfp(_, FpOrder::DeadlineMonotonic) => "P-FP (DM)".into(),
+            Scheduler::Gfp { order: Some(FpOrder::RateMonotonic), .. } => "G-FP (RM)".into(),
+            Scheduler::Gfp { order: Some(FpOrder::DeadlineMonotonic), .. } => "G-FP (DM)".into(),
+            Scheduler::Gfp { order: None, .. } => "G-FP (given priorities)".into(),
+            Scheduler::Gfl => "G-FL".into(),
+            Scheduler::Edzl => "EDZL".into(),
             Scheduler::Spres(c) => format!("SP-RES ({})", c.placement.heuristic),
             Scheduler::Rtws => "RTWS".into(),
         }
@@ -129,7 +143,7 @@ impl SimConfig {
     }
 
     /// Whether the overheads (if any) apply to `sched`: only the engine's overhead loop injects
-    /// them (gedf, gedf-quantum, pedf, pfp), and a tick overhead only under quantum-driven
+    /// them (gedf, gedf-quantum, gfp, gfl, pedf, pfp), and a tick overhead only under quantum-driven
     /// G-EDF, below the quantum.
     pub(crate) fn check_overheads(&self, sched: &Scheduler) -> Result<(), ModelError> {
         if let Some(o) = &self.overheads {
@@ -137,13 +151,14 @@ impl SimConfig {
             let unsupported = match sched {
                 Scheduler::Spres(_) => Some("spres"),
                 Scheduler::Rtws => Some("rtws"),
+                Scheduler::Edzl => Some("edzl"),
                 _ => None,
             };
             if let Some(name) = unsupported {
                 return Err(ModelError::field(
                     "overheads",
                     format!(
-                        "overhead injection is not supported for {name} (supported: gedf, gedf-quantum, pedf, pfp)"
+                        "overhead injection is not supported for {name} (supported: gedf, gedf-quantum, gfp, gfl, pedf, pfp)"
                     ),
                 ));
             }

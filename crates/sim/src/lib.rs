@@ -4,6 +4,10 @@
 //!
 //! * G-EDF, event-driven and link-based (Brandenburg & Anderson, RTSS 2009, §3), and
 //!   quantum-driven with aligned or staggered quanta (ibid. §2, Fig. 1);
+//! * G-FP, global preemptive fixed priority (DM, RM or given ranks), and G-FL, G-EDF with the
+//!   fair-lateness priority points of Erickson & Anderson, ECRTS 2012 — the same link-based
+//!   policy as G-EDF with other priority keys; EDZL (Lee, RTCSA 1994; Cirinei & Baker, ECRTS
+//!   2007), the same with zero-laxity promotion;
 //! * P-EDF and P-FP (rate or deadline monotonic) over a given partition;
 //! * SP-RES, semi-partitioned reservations executing a placement (Brandenburg & Gül, RTSS
 //!   2016, §III-A, §IV-A), in [`spres`];
@@ -66,9 +70,13 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
     match sched {
         Scheduler::Spres(sc) => spres::simulate_spres(ts, sched, sc, cfg),
         Scheduler::Rtws => rtws::simulate_sequential(ts, sched, cfg),
-        Scheduler::Gedf | Scheduler::GedfQuantum { .. } | Scheduler::Pedf(_) | Scheduler::Pfp(..) => {
-            engine::run(ts, sched, cfg)
-        }
+        Scheduler::Gedf
+        | Scheduler::GedfQuantum { .. }
+        | Scheduler::Gfp { .. }
+        | Scheduler::Gfl
+        | Scheduler::Edzl
+        | Scheduler::Pedf(_)
+        | Scheduler::Pfp(..) => engine::run(ts, sched, cfg),
     }
 }
 

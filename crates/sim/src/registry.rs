@@ -25,23 +25,9 @@
 //! variant), then add one `static` [`Entry`] below and its name to [`ENTRIES`]. Everything else
 //! (the name in `rtsched simulate --scheduler`, the unknown-name message, parameter checking,
 //! the placement defaults, the listing) derives from the entry. A global fixed-priority
-//! scheduler with a priority parameter, for example, is this entry plus its policy:
-//!
-//! ```ignore
-//! pub static GFP: Entry = Entry {
-//!     name: "gfp",
-//!     summary: "global fixed priority, DM, RM or explicit ranks (Bertogna & Cirinei, RTSS 2007)",
-//!     params: &[ParamSpec {
-//!         name: "priorities",
-//!         kind: ParamKind::Text,
-//!         default: "dm",
-//!         help: "dm, rm, or one integer rank per task (smaller = higher)",
-//!     }],
-//!     placement: PlacementKind::None,
-//!     workloads: Workloads::SPORADIC,
-//!     build: |s| Ok(Scheduler::Gfp(priorities(s.ts, s.params.text("priorities"))?)),
-//! };
-//! ```
+//! scheduler with a priority parameter, for example, is the entry [`GFP`] below plus its
+//! scheduler variant (`Scheduler::Gfp`, run by the engine over the G-EDF policy with
+//! fixed-priority keys).
 
 use crate::config::Scheduler;
 use crate::placement::{Background, SpresConfig};
@@ -51,7 +37,7 @@ use rtsched_analysis::uni::fp::Priority;
 use rtsched_analysis::Limits;
 use rtsched_model::io::parse_duration_text;
 use rtsched_model::{ModelError, Placement, Stop, TaskSet, Time, Workload};
-use rtsched_policy::FpOrder;
+use rtsched_policy::{FpOrder, PriorityRule};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -557,7 +543,7 @@ pub fn find(name: &str) -> Result<&'static Entry, ModelError> {
 }
 
 /// The registry, in the order listings show it.
-pub static ENTRIES: &[&Entry] = &[&GEDF, &GEDF_QUANTUM, &PEDF, &PFP, &SPRES, &RTWS];
+pub static ENTRIES: &[&Entry] = &[&GEDF, &GEDF_QUANTUM, &GFP, &GFL, &EDZL, &PEDF, &PFP, &SPRES, &RTWS];
 
 /// The partition a [`PlacementKind::Partition`] builder was given.
 fn partition(s: &mut Setup<'_>) -> Result<Vec<Vec<usize>>, ModelError> {
@@ -594,6 +580,52 @@ pub static GEDF_QUANTUM: Entry = Entry {
             staggered: s.params.flag("staggered").unwrap_or(false),
         })
     },
+};
+
+pub static GFP: Entry = Entry {
+    name: "gfp",
+    summary: "event-driven global preemptive fixed priority, link-based like gedf; DM, RM or given ranks",
+    params: &[ParamSpec {
+        name: "priorities",
+        kind: ParamKind::Text,
+        default: "dm",
+        help: "dm (deadline monotonic), rm (rate monotonic), or one integer rank per task, comma-separated \
+               (smaller = higher, ties by task index)",
+    }],
+    placement: PlacementKind::None,
+    workloads: Workloads::SPORADIC,
+    build: |s| {
+        let text = s.params.text("priorities").unwrap_or("dm");
+        let order = match text.trim().to_ascii_lowercase().as_str() {
+            "dm" => Some(FpOrder::DeadlineMonotonic),
+            "rm" => Some(FpOrder::RateMonotonic),
+            _ => None,
+        };
+        match PriorityRule::fixed_from_text(s.ts, text)? {
+            PriorityRule::Fixed(ranks) => Ok(Scheduler::Gfp { ranks, order }),
+            PriorityRule::Edf => Err(ModelError::field("priorities", "not a fixed-priority rule")),
+        }
+    },
+};
+
+pub static GFL: Entry = Entry {
+    name: "gfl",
+    summary: "G-FL, global fair lateness: gedf with priority points r + D − (m−1)/m·C, compared exactly \
+              (Erickson & Anderson, ECRTS 2012)",
+    params: &[],
+    placement: PlacementKind::None,
+    workloads: Workloads::SPORADIC,
+    build: |_| Ok(Scheduler::Gfl),
+};
+
+pub static EDZL: Entry = Entry {
+    name: "edzl",
+    summary: "EDZL: global EDF in which a waiting job reaching zero laxity gets the highest priority (Lee, RTCSA \
+              1994; Cirinei & Baker, ECRTS 2007)",
+    params: &[],
+    placement: PlacementKind::None,
+    workloads: Workloads::SPORADIC,
+    build: |_| Ok(Scheduler::Edzl),
 };
 
 pub static PEDF: Entry = Entry {
@@ -732,7 +764,7 @@ mod tests {
         assert_eq!(e.field.as_deref(), Some("scheduler"));
         assert_eq!(
             e.to_string(),
-            "field 'scheduler': unknown scheduler \"g-edf\"; use one of: gedf, gedf-quantum, pedf, pfp, spres, rtws"
+            "field 'scheduler': unknown scheduler \"g-edf\"; use one of: gedf, gedf-quantum, gfp, gfl, edzl, pedf, pfp, spres, rtws"
         );
         let w = Workload::Sporadic(ts());
         assert!(matches!(build("nope", none(), &w, 2, None, &Stop::never()), Err(BuildError::Input(_))));

@@ -197,21 +197,22 @@ pub fn simulate_request(req: &SimRequest) -> Result<SimOutcome, SimError> {
     if let Some(lo) = req.exec_fraction {
         cfg.exec = ExecTimes::UniformFraction { lo, seed: req.seed ^ 0x9e37_79b9_7f4a_7c15 };
     }
-    let origin =
-        match &req.overheads {
-            Some(_) if fork_join => return Err(ModelError::field(
+    let origin = match &req.overheads {
+        Some(_) if fork_join => {
+            return Err(ModelError::field(
                 "overheads",
-                "overhead injection is not supported for fork-join task sets (supported: gedf, gedf-quantum, pedf, \
-                 pfp on sequential tasks)",
+                "overhead injection is not supported for fork-join task sets (supported: gedf, gedf-quantum, gfp, \
+                 gfl, pedf, pfp on sequential tasks)",
             )
-            .into()),
-            Some(spec) => {
-                let (v, origin) = resolve_overheads(spec, req.overhead_stat, req.workload.len(), m, &mut notes);
-                cfg.overheads = Some(v);
-                Some(origin)
-            }
-            None => None,
-        };
+            .into())
+        }
+        Some(spec) => {
+            let (v, origin) = resolve_overheads(spec, req.overhead_stat, req.workload.len(), m, &mut notes);
+            cfg.overheads = Some(v);
+            Some(origin)
+        }
+        None => None,
+    };
     cfg.record_trace = req.exports.iter().any(|e| e.needs_trace());
     // Per-job rows only for the per-job CSV: without them memory does not grow with the jobs
     // (the fork-join loops keep their rows anyway: their job statistics are sums over threads).
@@ -434,7 +435,7 @@ mod tests {
         req.scheduler = "rtws".into();
         assert_eq!(
             msg(&req),
-            "field 'overheads': overhead injection is not supported for rtws (supported: gedf, gedf-quantum, pedf, pfp)"
+            "field 'overheads': overhead injection is not supported for rtws (supported: gedf, gedf-quantum, gfp, gfl, pedf, pfp)"
         );
         assert_eq!(Export::parse("svg").unwrap_err().to_string(), "field 'outputs': unknown output \"svg\"");
         assert!(Export::ALL.iter().all(|e| Export::parse(e.name()) == Ok(*e)));

@@ -28,13 +28,22 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         "--scheduler",
         default="gedf",
         help=(
-            "gedf (default), gedf-quantum, pedf, pfp, spres, or rtws (a fork-join file with "
+            "gedf (default), gedf-quantum, gfp (global fixed priority, --param priorities=dm|rm|RANKS), gfl "
+            "(G-FL), edzl (EDZL), pedf, pfp, spres, or rtws (a fork-join file with "
             '"regions" per task, docs/rtws.md, or a plain task set: one thread per job); '
             "a fork-join file also runs under gedf (G-EDF over its threads)"
         ),
     )
     p.add_argument(
         "--placement", metavar="P.json", help="placement JSON (rtsched partition --json) for pedf, pfp, spres"
+    )
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a scheduler parameter from the simulator's registry (repeatable), e.g. priorities=rm for gfp; "
+        "the options below are the same parameters under their own names (docs/simulator.md)",
     )
     p.add_argument("--quantum", type=v.cli_duration("ms"), help="gedf-quantum: the quantum with a unit (default 1ms)")
     p.add_argument("--staggered", action="store_true", help="gedf-quantum: staggered instead of aligned quanta")
@@ -91,7 +100,7 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         metavar="MODEL.json|NAME",
         help="inject overheads: a model written by rtsched measure-overheads or a shipped model's name "
         '(docs/examples), or constants {"release_ns": ..., "schedule_ns": ...} '
-        "(gedf, gedf-quantum, pedf, pfp; docs/simulator.md)",
+        "(gedf, gedf-quantum, gfp, gfl, pedf, pfp; docs/simulator.md)",
     )
     p.add_argument("--overhead-stat", choices=["max", "avg"], help="which statistic of the model (default max)")
     add_json_output(p, "the summary")
@@ -99,6 +108,7 @@ def add_command(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    from ..runtime import _param_pairs  # the one KEY=VALUE reader, as rtsched run --param
     from ..simulation import NotPlacedError, format_table, simulate
 
     if args.window and not args.gantt:
@@ -143,6 +153,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             soft=args.soft,
             background=args.background,
             rr_quantum=args.rr_quantum,
+            params=dict(_param_pairs(args.param)),
             log=log,
         )
     except NotPlacedError as e:
@@ -203,6 +214,7 @@ def _simulate_forkjoin(args: argparse.Namespace, workload: ForkJoinFile) -> int:
             ("--soft", args.soft),
             ("--background", args.background),
             ("--rr-quantum", args.rr_quantum),
+            ("--param", args.param),
             ("--overheads", args.overheads),
             ("--overhead-stat", args.overhead_stat),
         ]

@@ -2,7 +2,7 @@
 //! records (trace only), releases, quantum ticks, then dispatch (linked → scheduled), then
 //! the optional invariant check. Time never advances by less than one event.
 
-use super::state::{Check, Engine};
+use super::state::{Check, Engine, Keys};
 use crate::error::SimError;
 use rtsched_model::Time;
 use rtsched_policy::Policy;
@@ -12,10 +12,20 @@ impl<P: Policy> Engine<'_, P, false> {
     pub(super) fn run(&mut self) -> Result<(), SimError> {
         let mut h = self.horizon;
         let m = self.sched.len();
+        let edzl = matches!(self.rule, Keys::Edzl);
+        let mut last = None;
         loop {
             let t = self.next_instant(h);
             if t > h {
                 break;
+            }
+            if edzl {
+                // Every instant handles what is due at it, so time advances; a zero-laxity
+                // instant that did not promote its job would stop it, and is a bug.
+                if last.is_some_and(|l| t <= l) {
+                    return Err(SimError::internal(format!("EDZL made no progress at {t} ns")));
+                }
+                last = Some(t);
             }
             if self.early.check(self.cfg, t, h, self.events, &mut self.rec)? {
                 h = t; // end here (Ctrl-C or a work bound): t is the horizon now
@@ -48,7 +58,11 @@ impl<P: Policy> Engine<'_, P, false> {
                     }
                 }
             }
-            // 5. Dispatch.
+            // 5. EDZL: zero-laxity promotions (after the instant's other changes).
+            if edzl {
+                self.promote_zero_laxity(t);
+            }
+            // 6. Dispatch.
             self.dispatch(t)?;
             if self.check != Check::None {
                 self.check_invariant(t, ticked)?;
@@ -65,6 +79,11 @@ impl<P: Policy> Engine<'_, P, false> {
             let c = self.dirty.get(k) as usize;
             let want = self.policy.linked(c);
             if let Some(h) = self.sched[c] {
+                if want.is_some_and(|w| (w.task, w.job) == (h.task, h.job)) {
+                    // The same job with a new key (EDZL's promotion): it keeps running.
+                    self.sched[c] = want;
+                    continue;
+                }
                 if want != Some(h) {
                     self.rec.preempt(t, c as u32, JobId { task: h.task, job: h.job })?;
                     let ts = &mut self.tasks[h.task as usize];

@@ -1,6 +1,8 @@
 //! The engine of the global and partitioned schedulers: G-EDF (event-driven, link-based,
 //! Brandenburg & Anderson, RTSS 2009, §3; quantum-driven with aligned or staggered quanta,
-//! ibid. §2), P-EDF and P-FP over a given partition, each with or without overhead injection.
+//! ibid. §2), G-FP and G-FL (the event-driven G-EDF policy over fixed-priority keys and over
+//! G-FL's priority points), P-EDF and P-FP over a given partition, each with or without
+//! overhead injection.
 //!
 //! `state.rs` holds the engine's state and the steps its two loops share; `ideal.rs` is the loop
 //! without overheads, `overhead.rs` the loop with them (docs/simulator.md, "Overhead
@@ -17,8 +19,8 @@ use crate::recorder::{DirtyCpus, Recorder, NONE};
 use crate::result::SimResult;
 use crate::setup::{setup, Draw, EarlyEnd, Setup};
 use rtsched_model::{ModelError, TaskSet, Time, MAX_TIME};
-use rtsched_policy::{Gedf, GedfQuantum, Partitioned, PriorityRule};
-use state::{Check, Engine, Ovh, TaskState};
+use rtsched_policy::{Gedf, GedfQuantum, Partitioned, PriorityPoints, PriorityRule};
+use state::{Check, Engine, Keys, Ovh, TaskState};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -63,21 +65,44 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
     let (m, n) = (cfg.m, ts.len());
     let mu = m as usize;
     let (rule, quantum, check, cpu_of) = match sched {
-        Scheduler::Gedf => (PriorityRule::Edf, None, Check::Global, vec![]),
+        Scheduler::Gedf => (Keys::Rule(PriorityRule::Edf), None, Check::Global, vec![]),
+        Scheduler::Gfp { ranks, .. } => {
+            if ranks.len() != n {
+                return Err(ModelError::field("priorities", format!("{} priorities for {n} tasks", ranks.len())).into());
+            }
+            (Keys::Rule(PriorityRule::Fixed(ranks.clone())), None, Check::Global, vec![])
+        }
+        Scheduler::Edzl => (Keys::Edzl, None, Check::Global, vec![]),
+        Scheduler::Gfl => {
+            let points = PriorityPoints::gfl(ts, m);
+            // Every absolute deadline is below horizon + max D: the keys must stay exact.
+            let dmax = ts.iter().map(|t| t.deadline).max().unwrap_or(0);
+            if !points.fits(horizon.saturating_add(dmax)) {
+                return Err(ModelError::field(
+                    "horizon",
+                    format!(
+                        "G-FL compares m·(r + D) − (m−1)·C exactly in 64 bits: a horizon of {} on m = {m} is too long",
+                        rtsched_model::time::format_duration(horizon)
+                    ),
+                )
+                .into());
+            }
+            (Keys::Points(points), None, Check::Global, vec![])
+        }
         Scheduler::GedfQuantum { quantum, staggered } => {
             if *quantum == 0 || *quantum > MAX_TIME {
                 return Err(ModelError::field("quantum", format!("must be in 1..={MAX_TIME} ns, got {quantum}")).into());
             }
             (
-                PriorityRule::Edf,
+                Keys::Rule(PriorityRule::Edf),
                 Some((*quantum, *staggered)),
                 if *staggered { Check::None } else { Check::GlobalAtTicks },
                 vec![],
             )
         }
-        Scheduler::Pedf(p) => (PriorityRule::Edf, None, Check::Partitioned, validate_partition(ts, m, p)?),
+        Scheduler::Pedf(p) => (Keys::Rule(PriorityRule::Edf), None, Check::Partitioned, validate_partition(ts, m, p)?),
         Scheduler::Pfp(p, order) => {
-            (PriorityRule::fixed(ts, *order), None, Check::Partitioned, validate_partition(ts, m, p)?)
+            (Keys::Rule(PriorityRule::fixed(ts, *order)), None, Check::Partitioned, validate_partition(ts, m, p)?)
         }
         Scheduler::Spres(_) | Scheduler::Rtws => return Err(not_engine(sched)),
     };
@@ -115,6 +140,7 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
             completed: 0,
             last_cpu: NONE,
             on_cpu: NONE,
+            zl: false,
         })
         .collect();
     // Release domains (docs/simulator.md, "Overhead injection"): one per CPU under
@@ -192,8 +218,11 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
     }
     let ov = cfg.overheads.is_some();
     match sched {
-        Scheduler::Gedf if ov => go!(Gedf::new(mu), true),
-        Scheduler::Gedf => go!(Gedf::new(mu), false),
+        // G-FP and G-FL are the link-based G-EDF policy over other keys (it only compares Prios).
+        Scheduler::Gedf | Scheduler::Gfp { .. } | Scheduler::Gfl if ov => go!(Gedf::new(mu), true),
+        Scheduler::Gedf | Scheduler::Gfp { .. } | Scheduler::Gfl => go!(Gedf::new(mu), false),
+        Scheduler::Edzl if !ov => go!(Gedf::new(mu), false),
+        Scheduler::Edzl => Err(SimError::internal("EDZL has no overhead loop (refused by check_overheads)")),
         Scheduler::GedfQuantum { .. } if ov => go!(GedfQuantum::new(mu), true),
         Scheduler::GedfQuantum { .. } => go!(GedfQuantum::new(mu), false),
         Scheduler::Pedf(p) | Scheduler::Pfp(p, _) => {

@@ -9,16 +9,39 @@ use crate::overheads::Overheads;
 use crate::recorder::{DirtyCpus, Recorder, NONE};
 use crate::setup::{Draw, EarlyEnd};
 use rtsched_model::{ModelError, Time};
-use rtsched_policy::{invariant, Policy, Prio, PriorityRule};
+use rtsched_policy::{invariant, Policy, Prio, PriorityPoints, PriorityRule};
 use rtsched_trace::{Event, JobId, OverheadKind};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+
+/// How the engine keys its jobs: a task-level rule (EDF, fixed priorities) or G-EDF-like
+/// priority points (G-FL).
+pub(super) enum Keys {
+    Rule(PriorityRule),
+    Points(PriorityPoints),
+    /// EDZL: EDF keys, and key 0 (above every deadline, which is at least 1 ns) for a job
+    /// promoted at zero laxity ([`TaskState::zl`]).
+    Edzl,
+}
+
+impl Keys {
+    #[inline]
+    pub(super) fn prio(&self, task: u32, job: u32, deadline: Time) -> Prio {
+        match self {
+            Keys::Rule(r) => r.prio(task, job, deadline),
+            Keys::Points(p) => p.prio(task, job, deadline),
+            Keys::Edzl => PriorityRule::Edf.prio(task, job, deadline),
+        }
+    }
+}
 
 pub(super) struct Pending {
     pub(super) seq: u32,
     pub(super) deadline: Time,
     /// Remaining execution.
     pub(super) rem: Time,
+    /// The execution time drawn for the job (`rem` at release).
+    pub(super) exec: Time,
 }
 
 pub(super) struct TaskState {
@@ -35,6 +58,9 @@ pub(super) struct TaskState {
     pub(super) last_cpu: u32,
     /// CPU the front job is scheduled on now, or NONE (kept by the overhead engine only).
     pub(super) on_cpu: u32,
+    /// EDZL: the front job reached zero laxity while waiting and has the highest priority
+    /// until it completes.
+    pub(super) zl: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -103,7 +129,7 @@ impl Ovh {
 /// `overhead.rs`) or without (the ideal loop, `ideal.rs`).
 pub(super) struct Engine<'a, P: Policy, const OV: bool> {
     pub(super) policy: P,
-    pub(super) rule: PriorityRule,
+    pub(super) rule: Keys,
     pub(super) tasks: Vec<TaskState>,
     pub(super) sched: Vec<Option<Prio>>,
     /// Completion time of the job each CPU runs; `Time::MAX` when it runs nothing.
@@ -132,7 +158,70 @@ pub(super) struct Engine<'a, P: Policy, const OV: bool> {
 impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
     pub(super) fn prio_of_front(&self, task: usize) -> Option<Prio> {
         let ts = &self.tasks[task];
-        ts.backlog.front().filter(|j| j.seq < ts.handled).map(|j| self.rule.prio(task as u32, j.seq, j.deadline))
+        ts.backlog.front().filter(|j| j.seq < ts.handled).map(|j| {
+            let p = self.rule.prio(task as u32, j.seq, j.deadline);
+            if ts.zl {
+                Prio { key: 0, ..p }
+            } else {
+                p
+            }
+        })
+    }
+
+    /// EDZL (Lee, RTCSA 1994; Cirinei & Baker, ECRTS 2007): a ready job that is not linked and
+    /// whose laxity `d − t − (C − executed)` has reached zero gets the highest priority (key 0,
+    /// ties by task index) until it completes. Laxity is taken against the WCET, which is all
+    /// the scheduler knows. A running job's laxity is constant, so it is promoted only once it
+    /// is displaced; a promoted job may displace another whose laxity is zero too, hence the
+    /// loop (each job is promoted at most once).
+    pub(super) fn promote_zero_laxity(&mut self, t: Time) {
+        let m = self.sched.len();
+        loop {
+            let mut changed = false;
+            for i in 0..self.tasks.len() {
+                if self.tasks[i].zl {
+                    continue;
+                }
+                let Some(p) = self.prio_of_front(i) else { continue };
+                if (0..m).any(|c| self.policy.linked(c) == Some(p)) {
+                    continue;
+                }
+                let ts = &self.tasks[i];
+                let Some(f) = ts.backlog.front() else { continue };
+                let rem = match (0..m).find(|&c| self.sched[c] == Some(p)) {
+                    Some(c) => self.finish_at[c] - t,
+                    None => f.rem,
+                };
+                let left = ts.wcet.saturating_sub(f.exec - rem);
+                if f.deadline.saturating_sub(left) <= t {
+                    self.policy.job_done(p);
+                    self.tasks[i].zl = true;
+                    self.policy.job_ready(Prio { key: 0, ..p });
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// EDZL: the earliest instant a waiting (ready, not running) job reaches zero laxity.
+    pub(super) fn next_zero_laxity(&self) -> Time {
+        let mut z = Time::MAX;
+        for (i, ts) in self.tasks.iter().enumerate() {
+            if ts.zl {
+                continue;
+            }
+            let Some(p) = self.prio_of_front(i) else { continue };
+            if self.sched.contains(&Some(p)) {
+                continue;
+            }
+            if let Some(f) = ts.backlog.front() {
+                z = z.min(f.deadline.saturating_sub(ts.wcet.saturating_sub(f.exec - f.rem)));
+            }
+        }
+        z
     }
 
     pub(super) fn release(&mut self, t: Time, i: usize) -> Result<(), SimError> {
@@ -143,7 +232,7 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
         let deadline = t + ts.deadline;
         let rem = self.draw.exec(self.exec, i, ts.wcet);
         let gap = self.draw.gap(self.arrivals, ts.period);
-        ts.backlog.push_back(Pending { seq, deadline, rem });
+        ts.backlog.push_back(Pending { seq, deadline, rem, exec: rem });
         let first = ts.backlog.len() == 1;
         if !OV {
             ts.handled = ts.next_seq;
@@ -177,6 +266,7 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
         self.dirty.mark(c as u32);
         let ts = &mut self.tasks[j.task as usize];
         ts.backlog.pop_front();
+        ts.zl = false;
         ts.completed += 1;
         ts.last_cpu = NONE;
         ts.on_cpu = NONE;
@@ -269,6 +359,9 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
         }
         if let Some(&Reverse((d, _, _))) = self.deadlines.peek() {
             t = t.min(d);
+        }
+        if matches!(self.rule, Keys::Edzl) {
+            t = t.min(self.next_zero_laxity());
         }
         t
     }
