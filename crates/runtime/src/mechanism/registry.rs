@@ -27,7 +27,7 @@ pub use super::params::{ParamDecl, ParamKind, ParamSet, ParamSpec, ParamValue, P
 use super::{Plugin, TaskParams};
 use crate::{ParamError, RunError};
 use rtsched_model::TaskSet;
-use rtsched_policy::{FpOrder, Invariant, PriorityRule};
+use rtsched_policy::{Invariant, PriorityRule};
 use std::fmt::Write;
 
 /// Whether a mechanism needs the tasks placed on CPUs beforehand.
@@ -169,23 +169,9 @@ crate::mechanism_params! {
 /// Fixed priorities from a `priorities` parameter: `dm` (deadline-monotonic), `rm`
 /// (rate-monotonic) or a comma-separated rank per task (smaller = higher).
 pub fn fixed_priorities(ts: &TaskSet, p: &Params) -> Result<PriorityRule, ParamError> {
-    match FixedPriorityParams::from_params(p)?.priorities.as_str() {
-        "dm" => Ok(PriorityRule::fixed(ts, FpOrder::DeadlineMonotonic)),
-        "rm" => Ok(PriorityRule::fixed(ts, FpOrder::RateMonotonic)),
-        list => {
-            let ranks: Vec<u32> =
-                list.split(',').map(|x| x.trim().parse::<u32>()).collect::<Result<_, _>>().map_err(|_| {
-                    ParamError::new("priorities", format!("dm, rm or one integer rank per task, got {list:?}"))
-                })?;
-            if ranks.len() != ts.len() {
-                return Err(ParamError::new(
-                    "priorities",
-                    format!("{} priorities for {} tasks", ranks.len(), ts.len()),
-                ));
-            }
-            Ok(PriorityRule::Fixed(ranks))
-        }
-    }
+    // The one reader of the rule, the simulator's too (rtsched_policy::prio).
+    let text = FixedPriorityParams::from_params(p)?.priorities;
+    PriorityRule::fixed_from_text(ts, &text).map_err(|e| ParamError::new("priorities", e.reason))
 }
 
 /// One registered mechanism.
