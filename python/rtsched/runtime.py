@@ -52,32 +52,6 @@ def find_scheduler(name: str) -> dict:
     raise RtschedError(f"unknown scheduler {name!r}; known: {', '.join(scheduler_names())}")
 
 
-def _param_pairs(params) -> list[tuple[str, str]]:
-    """``{"priorities": "rm", "staggered": True}`` or ``["k=v", ...]`` -> ``[(k, text), ...]``."""
-    if params is None:
-        return []
-    if isinstance(params, dict):
-        items = list(params.items())
-    else:
-        items = []
-        for kv in params:
-            k, sep, val = str(kv).partition("=")
-            if not sep or not k.strip():
-                raise RtschedError(f"bad parameter {kv!r}: use KEY=VALUE")
-            items.append((k.strip(), val))
-    out = []
-    seen: set = set()
-    for k, val in items:
-        if isinstance(val, bool):
-            val = "true" if val else "false"
-        key = str(k).replace("-", "_")
-        if key in seen:  # --param k=1 --param k=2, or --param k=1 with --k 2: which one was meant?
-            raise RtschedError(f"parameter {str(k)!r} given twice; give each mechanism parameter once")
-        seen.add(key)
-        out.append((str(k), str(val)))
-    return out
-
-
 def _placement_arg(placement, ts: TaskSet) -> list[list[int]] | str:
     """A placement as the run request takes it: task-index lists per CPU (from Python; each
     index checked here, the whole partition against the run's CPUs by the runtime) or a
@@ -151,7 +125,7 @@ def _prepare(
         "seed": v.seed(seed),
         "cpus": None if cpus is None else parse_cpus(cpus),
         "exports": list(exports),
-        "params": _param_pairs(params),
+        "params": v.param_pairs(params),
         **more,
     }
     if placement is not None:
@@ -645,7 +619,7 @@ def _model(
         "format": "rtsched-overhead-model",
         "version": 1,
         "scheduler": scheduler,
-        "params": dict(_param_pairs(params)),
+        "params": dict(v.param_pairs(params)),
         "m": m,
         "cpus": cpu_list,
         "machine": {

@@ -418,3 +418,31 @@ def check_cli_cpus(s: str) -> str:
 
 
 cli_cpus = _cli(check_cli_cpus, "CPU list")
+
+
+def param_pairs(params) -> list[tuple[str, str]]:
+    """A scheduler's parameters, the one reader of ``rtsched run`` and ``rtsched simulate``
+    (``--param KEY=VALUE``, ``params=``): ``{"priorities": "rm", "staggered": True}`` or
+    ``["k=v", ...]`` -> ``[(k, text), ...]``."""
+    if params is None:
+        return []
+    if isinstance(params, dict):
+        items = list(params.items())
+    else:
+        items = []
+        for kv in params:
+            k, sep, val = str(kv).partition("=")
+            if not sep or not k.strip():
+                raise RtschedError(f"bad parameter {kv!r}: use KEY=VALUE")
+            items.append((k.strip(), val))
+    out = []
+    seen: set = set()
+    for k, val in items:
+        if isinstance(val, bool):
+            val = "true" if val else "false"
+        key = str(k).replace("-", "_")
+        if key in seen:  # --param k=1 --param k=2, or --param k=1 with --k 2: which one was meant?
+            raise RtschedError(f"parameter {str(k)!r} given twice; give each mechanism parameter once")
+        seen.add(key)
+        out.append((str(k), str(val)))
+    return out

@@ -108,8 +108,8 @@ def add_command(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from ..runtime import _param_pairs  # the one KEY=VALUE reader, as rtsched run --param
     from ..simulation import NotPlacedError, format_table, simulate
+    from ..validate import param_pairs  # the one KEY=VALUE reader, as rtsched run --param
 
     if args.window and not args.gantt:
         raise RtschedError("--window applies to the Gantt chart: give --gantt OUT.png|OUT.svg too")
@@ -153,7 +153,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             soft=args.soft,
             background=args.background,
             rr_quantum=args.rr_quantum,
-            params=dict(_param_pairs(args.param)),
+            params=dict(param_pairs(args.param)),
             log=log,
         )
     except NotPlacedError as e:
