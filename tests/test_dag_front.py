@@ -142,3 +142,22 @@ def test_export_dot(cli, tmp_path, dag_file):
     assert rc == 2 and "no task 1" in err
     rc, _, err = cli("export", dag_file, "--format", "json")
     assert rc == 2 and "exports as --format dot only" in err
+
+
+def test_the_api_rejects_bad_arguments_in_one_line(dag_file):
+    text = dag_file.read_text()
+    for call, word in [
+        (lambda: rtsched.analyze_dag(text, m=0), "m"),
+        (lambda: rtsched.analyze_dag(text, tests=[]), "tests"),
+        (lambda: rtsched.analyze_dag(text, tests=["pedf_ffd"]), "takes sequential tasks"),
+        (lambda: rtsched.analyze_dag(json.dumps({"tasks": DAG["tasks"]})), "no processor count"),
+        (lambda: rtsched.generate_dag("star", 2, 1.0), "unknown DAG shape"),
+        (lambda: rtsched.generate_dag("layered", 2, 1.0, seed=-1), "seed"),
+        (lambda: rtsched.generate_dag("layered", 2, 9.0), "total"),
+        (lambda: rtsched.generate_dag("erdos-renyi", 2, 1.0, p=1.5), "probability"),
+        (lambda: rtsched.dag_to_dot(text, task=-1), "task"),
+        (lambda: rtsched.read_dag(dag_file.parent / "missing.json"), "missing.json"),
+    ]:
+        with pytest.raises(_core.RtschedError) as e:
+            call()
+        assert word in str(e.value) and "\n" not in str(e.value), (word, str(e.value))

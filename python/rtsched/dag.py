@@ -11,6 +11,7 @@ from os import PathLike
 from typing import Any
 
 from . import _core
+from . import validate as v
 
 #: The DAG generators' shapes (docs/dag.md, "Generators").
 DAG_SHAPES = ("nested-fork-join", "erdos-renyi", "layered")
@@ -35,6 +36,10 @@ def analyze_dag(
     cores (default: the file's ``"m"``): ``{"kind": "DAG", "n", "m", "utilization", "results"}``
     as ``rtsched analyze --json`` writes it (docs/cli.md#analyze). ``tests``: DAG test names
     (default: all that apply); a sequential test's name is an error."""
+    dag = v.text(dag, "dag")
+    m = v.optional_processors(m)
+    tests = v.test_names(tests)
+    max_steps = v.max_steps(max_steps)
     return json.loads(_core.dag_analyze(dag, m, tests, max_steps))
 
 
@@ -66,6 +71,10 @@ def generate_dag(
     ``p``). ``total``: the target total utilization, ``umax`` the largest task utilization (may
     exceed 1), ``wcet`` the node WCET range in ns, ``beta`` the critical-path ratio (``D =
     min(T, ceil(len/beta))``; default implicit deadlines)."""
+    shape = v.text(shape, "shape")
+    seed = v.seed(seed)
+    count = v.integer(count, "count", 1, 10_000_000)
+    m = v.optional_processors(m)
     spec: dict[str, Any] = dict(shape=shape, n=n, total=total, umax=umax, wcet=list(wcet), beta=beta)
     spec["max_tries"] = max_tries
     if shape == "nested-fork-join":
@@ -82,4 +91,6 @@ def generate_dag(
 def dag_to_dot(dag: str, task: int | None = None) -> str:
     """The DAG set's tasks as Graphviz DOT digraphs (one per task; ``task``: only that one): a
     box per node with its index and WCET, the critical path bold (``dot -Tsvg``)."""
+    dag = v.text(dag, "dag")
+    task = v.optional_integer(task, "task", 0)
     return _core.dag_dot(dag, task)
