@@ -154,7 +154,7 @@ def test_the_api_rejects_bad_arguments_in_one_line(dag_file):
         (lambda: rtsched.generate_dag("star", 2, 1.0), "unknown DAG shape"),
         (lambda: rtsched.generate_dag("layered", 2, 1.0, seed=-1), "seed"),
         (lambda: rtsched.generate_dag("layered", 2, 9.0), "total"),
-        (lambda: rtsched.generate_dag("erdos-renyi", 2, 1.0, p=1.5), "probability"),
+        (lambda: rtsched.generate_dag("erdos-renyi", 2, 1.0, p=1.5), "argument 'p'"),
         (lambda: rtsched.dag_to_dot(text, task=-1), "task"),
         (lambda: rtsched.read_dag(dag_file.parent / "missing.json"), "missing.json"),
     ]:

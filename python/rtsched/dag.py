@@ -22,7 +22,8 @@ def read_dag(path: str | PathLike[str]) -> str:
     (integer ns). Errors name the file, the task and the node."""
     from .io import read_text
 
-    text = read_text(str(path))
+    path = v.path(path, "path")
+    text = read_text(path)
     try:
         return _core.dag_read(text)
     except _core.RtschedError as e:
@@ -75,22 +76,45 @@ def generate_dag(
     seed = v.seed(seed)
     count = v.integer(count, "count", 1, 10_000_000)
     m = v.optional_processors(m)
-    spec: dict[str, Any] = dict(shape=shape, n=n, total=total, umax=umax, wcet=list(wcet), beta=beta)
-    spec["max_tries"] = max_tries
+    spec: dict[str, Any] = dict(
+        shape=shape,
+        n=v.integer(n, "n", 1, v.MAX_N),
+        total=v.number(total, "total", 0.0, None, lo_open=True),
+        umax=v.number(umax, "umax", 0.0, None, lo_open=True),
+        wcet=_pair(wcet, "wcet", 1),
+        beta=None if beta is None else v.number(beta, "beta", 0.0, 1.0, lo_open=True),
+        max_tries=v.integer(max_tries, "max_tries", 1, 2**32 - 1),
+    )
+    prob = [
+        ("p_par", p_par),
+        ("p_add", p_add),
+        ("p", p),
+    ]
+    checked = {name: v.number(x, name, 0.0, 1.0) for name, x in prob}
+    depth = v.integer(max_depth, "max_depth", 1, 2**32 - 1)
+    branches = v.integer(max_branches, "max_branches", 2, 2**32 - 1)
+    sizes = {name: _pair(x, name, 1) for name, x in [("nodes", nodes), ("layers", layers), ("width", width)]}
     if shape == "nested-fork-join":
-        spec.update(max_depth=max_depth, max_branches=max_branches, p_par=p_par, p_add=p_add)
+        spec.update(max_depth=depth, max_branches=branches, p_par=checked["p_par"], p_add=checked["p_add"])
     elif shape == "erdos-renyi":
-        spec.update(nodes=list(nodes), p=p)
+        spec.update(nodes=sizes["nodes"], p=checked["p"])
     elif shape == "layered":
-        spec.update(layers=list(layers), width=list(width), p=p)
+        spec.update(layers=sizes["layers"], width=sizes["width"], p=checked["p"])
     else:
         raise _core.RtschedError(f"unknown DAG shape {shape!r}; shapes: {', '.join(DAG_SHAPES)}")
     return _core.dag_generate(json.dumps(spec), seed, count, m)
+
+
+def _pair(x: Any, name: str, lo: int) -> list[int]:
+    """A ``(min, max)`` pair of integers, each at least ``lo`` and below 2^63."""
+    if isinstance(x, (str, bytes, dict)) or not isinstance(x, (tuple, list)) or len(x) != 2:
+        raise _core.RtschedError(f"argument '{name}': expected a pair (min, max) of integers, got {x!r}")
+    return [v.integer(x[0], f"{name}[0]", lo, 2**63 - 1), v.integer(x[1], f"{name}[1]", lo, 2**63 - 1)]
 
 
 def dag_to_dot(dag: str, task: int | None = None) -> str:
     """The DAG set's tasks as Graphviz DOT digraphs (one per task; ``task``: only that one): a
     box per node with its index and WCET, the critical path bold (``dot -Tsvg``)."""
     dag = v.text(dag, "dag")
-    task = v.optional_integer(task, "task", 0)
+    task = v.optional_integer(task, "task", 0, 2**32 - 1)
     return _core.dag_dot(dag, task)
