@@ -52,6 +52,11 @@ SECTIONS: list[tuple[str, str, list[str]]] = [
         ],
     ),
     (
+        "DAG task sets",
+        "A DAG set is the JSON text of a DAG file (docs/dag.md, docs/formats.md).",
+        ["rtsched.read_dag", "rtsched.analyze_dag", "rtsched.generate_dag", "rtsched.dag_to_dot"],
+    ),
+    (
         "Simulation",
         "The simulator: docs/simulator.md; fork-join task sets: docs/rtws.md. In the signatures, "
         "`Time` is an integer number of ns or a duration string, `PathArg` a path (str or "

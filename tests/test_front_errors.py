@@ -36,7 +36,33 @@ def api(tmp_path):
     fj = json.dumps({"m": 2, "tasks": [{"period": "10ms", "regions": [["1ms"], ["1ms", "1ms"]]}]})
     good_csv = tmp_path / "ok.csv"
     good_csv.write_text("wcet,period\n1,2\n")
+    dag = json.dumps({"m": 2, "tasks": [{"period": 100, "nodes": [10, 20], "edges": [[0, 1]]}]})
+    good_dag = tmp_path / "dag.json"
+    good_dag.write_text(dag)
     return {
+        "read_dag": (rtsched.read_dag, {"path": (str(good_dag), [])}),
+        "analyze_dag": (
+            rtsched.analyze_dag,
+            {"dag": (dag, []), "m": (2, [None]), "tests": (["dag_federated"], [None]), "max_steps": (1000, [])},
+        ),
+        "generate_dag": (
+            rtsched.generate_dag,
+            {
+                "shape": ("layered", []),
+                "n": (2, []),
+                "total": (1.0, [2.0, 1.5]),
+                "umax": (1.0, [2.0, 1.5]),
+                "wcet": ((1, 10), []),
+                "beta": (None, [None]),
+                "seed": (0, [0, 1]),
+                "count": (1, [1, 2]),
+                "m": (None, [None]),
+                "p": (0.5, [0]),
+                "layers": ((1, 2), []),
+                "width": ((1, 2), []),
+            },
+        ),
+        "dag_to_dot": (rtsched.dag_to_dot, {"dag": (dag, []), "task": (None, [None, 0])}),
         "analyze": (
             rtsched.analyze,
             {
@@ -174,6 +200,10 @@ def test_every_public_function_is_listed():
         "format_duration",
         "Task",
         "TaskSet",
+        "read_dag",
+        "analyze_dag",
+        "generate_dag",
+        "dag_to_dot",
     }
     # run is covered by test_run_api_rejects_wrong_values and run_forkjoin by
     # test_run_forkjoin_api_rejects_wrong_values (a valid call starts real threads);

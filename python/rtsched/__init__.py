@@ -33,6 +33,7 @@ from ._core import (
     parse_duration,
 )
 from .api import analyze, analyze_many, analyze_table, generate, partition, tests_available
+from .dag import analyze_dag, dag_to_dot, generate_dag, read_dag
 from .experiments.errors import EvaluatorError, EvaluatorMissing, SpecError
 from .io import load, load_many, loads, loads_many, save
 from .plots import gantt
@@ -50,18 +51,22 @@ __all__ = [
     "TaskSet",
     "__version__",
     "analyze",
+    "analyze_dag",
     "analyze_many",
     "analyze_table",
+    "dag_to_dot",
     "format_duration",
     "format_time",
     "gantt",
     "generate",
+    "generate_dag",
     "load",
     "load_many",
     "loads",
     "loads_many",
     "parse_duration",
     "partition",
+    "read_dag",
     "run",
     "run_forkjoin",
     "save",

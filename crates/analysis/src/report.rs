@@ -45,6 +45,13 @@ pub const TEST_NAMES: [&str; 22] = [
     "spres",
 ];
 
+/// Every DAG test name, in report order (run on DAG sets by `crate::dag::report`; never on a
+/// sequential set, as [`TEST_NAMES`] never run on a DAG set). `dag_graham` (Graham's bound for
+/// one DAG alone) runs by default only on a set of one task, and is an error when named on a
+/// larger one.
+pub const DAG_TEST_NAMES: [&str; 5] =
+    ["dag_federated", "dag_gedf_li2013", "dag_gedf_li2014", "dag_gedf_bonifaci2013", "dag_graham"];
+
 /// A test of [`TEST_NAMES`], resolved once per call rather than matched by name per set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TestId {
@@ -130,6 +137,12 @@ impl Selection {
                 for t in list {
                     // Any spelling of a name (case, `_` or `-`): crate::methods.
                     let id = crate::methods::test(t, &TEST_NAMES).and_then(TestId::from_name).ok_or_else(|| {
+                        if crate::methods::test(t, &DAG_TEST_NAMES).is_some() {
+                            return ModelError::field(
+                                "test",
+                                format!("{t:?} takes DAG tasks; this is a sequential task set"),
+                            );
+                        }
                         ModelError::field("test", format!("unknown test {t:?}; available: {}", TEST_NAMES.join(", ")))
                     })?;
                     if !out.contains(&id) {

@@ -3,16 +3,20 @@
 //! * [`Workload::Sporadic`]: sequential sporadic (or periodic) tasks `(C, D, T)`;
 //! * [`Workload::ForkJoin`]: fork-join tasks, each job a sequence of regions of parallel
 //!   threads (the model of Nogueira et al., EUC 2012, used by the RTWS paper, §III); a task of
-//!   one region of one thread is a sporadic task.
+//!   one region of one thread is a sporadic task;
+//! * [`Workload::Dag`]: sporadic DAG tasks (`crate::dag`; Baruah et al., RTSS 2012), analysed by
+//!   `rtsched analyze` but not yet simulated or run (`docs/dag.md`).
 //!
 //! Every kind has a sequential view ([`Workload::sequential`]: per task `(C, D, T)` with `C`
-//! the sum of its threads' costs), which is what hyperperiods, utilizations and the trace's
-//! task table use. New kinds (DAG tasks, self-suspending tasks) are new variants here, so that
+//! the sum of its threads' (or nodes') costs), which is what hyperperiods, utilizations and the
+//! trace's task table use. New kinds (self-suspending tasks) are new variants here, so that
 //! one file reader and one request per engine carry them.
 //!
 //! JSON: a file is a fork-join set when any of its tasks has `"regions"`
-//! (`docs/formats.md`, `docs/rtws.md`); otherwise it is the task-set format.
+//! (`docs/formats.md`, `docs/rtws.md`), a DAG set when any has `"nodes"` (`docs/dag.md`);
+//! otherwise it is the task-set format.
 
+use crate::dag::{self, DagSet};
 use crate::forkjoin::{self, ForkJoinSet};
 use crate::{io, ModelError, TaskSet};
 use serde_json::Value;
@@ -22,7 +26,12 @@ use serde_json::Value;
 pub enum Workload {
     Sporadic(TaskSet),
     ForkJoin(ForkJoinSet),
+    Dag(DagSet),
 }
+
+/// What the simulator and the runtime answer for a DAG workload (they do not take one yet).
+pub const DAG_NOT_SIMULATED: &str =
+    "DAG task sets are analysed (rtsched analyze) but not yet simulated/run; see docs/dag.md";
 
 /// A workload as read from a file: the tasks and, if the file says it, `m`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,11 +41,12 @@ pub struct WorkloadFile {
 }
 
 impl Workload {
-    /// `"sporadic"` or `"fork-join"`, for messages.
+    /// `"sporadic"`, `"fork-join"` or `"DAG"`, for messages.
     pub fn kind(&self) -> &'static str {
         match self {
             Workload::Sporadic(_) => "sporadic",
             Workload::ForkJoin(_) => "fork-join",
+            Workload::Dag(_) => "DAG",
         }
     }
 
@@ -45,6 +55,7 @@ impl Workload {
         match self {
             Workload::Sporadic(ts) => ts.len(),
             Workload::ForkJoin(set) => set.len(),
+            Workload::Dag(set) => set.len(),
         }
     }
 
@@ -57,6 +68,7 @@ impl Workload {
         match self {
             Workload::Sporadic(ts) => Ok(ts.clone()),
             Workload::ForkJoin(set) => set.sequential(),
+            Workload::Dag(set) => set.sequential(),
         }
     }
 
@@ -84,13 +96,20 @@ impl From<ForkJoinSet> for Workload {
     }
 }
 
-/// Whether a parsed JSON document is a fork-join set: some task has `"regions"`.
-fn is_forkjoin(doc: &Value) -> bool {
-    doc.get("tasks").and_then(Value::as_array).is_some_and(|tasks| tasks.iter().any(|t| t.get("regions").is_some()))
+impl From<DagSet> for Workload {
+    fn from(set: DagSet) -> Workload {
+        Workload::Dag(set)
+    }
+}
+
+/// Whether some task of a parsed JSON document has the key `key`.
+fn some_task_has(doc: &Value, key: &str) -> bool {
+    doc.get("tasks").and_then(Value::as_array).is_some_and(|tasks| tasks.iter().any(|t| t.get(key).is_some()))
 }
 
 /// Reads a JSON workload file (a leading byte-order mark is skipped): a fork-join set when any
-/// task has `"regions"`, else a task set. Errors are those of the kind's own reader.
+/// task has `"regions"`, a DAG set when any has `"nodes"`, else a task set. Errors are those of
+/// the kind's own reader.
 pub fn read_json(text: &str) -> Result<WorkloadFile, ModelError> {
     let text = crate::json::strip_bom(text);
     // The sporadic reader's fast path first (most files); its failure may be a fork-join file.
@@ -98,9 +117,12 @@ pub fn read_json(text: &str) -> Result<WorkloadFile, ModelError> {
         return Ok(WorkloadFile { m: f.m, workload: Workload::Sporadic(f.taskset) });
     }
     let doc = crate::json::parse(text)?;
-    if is_forkjoin(&doc) {
+    if some_task_has(&doc, "regions") {
         let f = forkjoin::from_value(&doc)?;
         Ok(WorkloadFile { m: f.m, workload: Workload::ForkJoin(f.set) })
+    } else if some_task_has(&doc, "nodes") {
+        let f = dag::from_value(&doc)?;
+        Ok(WorkloadFile { m: f.m, workload: Workload::Dag(f.set) })
     } else {
         let f = io::from_value(&doc)?;
         Ok(WorkloadFile { m: f.m, workload: Workload::Sporadic(f.taskset) })
@@ -135,5 +157,23 @@ mod tests {
         let e = read_json(r#"{"tasks": [{"wcet": "1ms"}]}"#).unwrap_err().to_string();
         assert!(e.contains("period"), "{e}");
         assert!(read_json("not json").is_err());
+        // A DAG file with an edge to a node it does not have: the DAG reader's message.
+        let e = read_json(r#"{"tasks": [{"name": "a", "period": 10, "nodes": [1, 2], "edges": [[0, 5]]}]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("task 0") && e.contains('5'), "{e}");
+    }
+
+    #[test]
+    fn reads_a_dag_set() {
+        let f = read_json(r#"{"m": 3, "tasks": [{"period": 100, "nodes": [10, 20, 30], "edges": [[0, 1], [0, 2]]}]}"#)
+            .unwrap();
+        assert_eq!(f.m, Some(3));
+        assert_eq!(f.workload.kind(), "DAG");
+        let Workload::Dag(set) = &f.workload else { panic!("not a DAG set") };
+        assert_eq!(set[0].nodes(), 3);
+        assert_eq!(f.workload.sequential().unwrap()[0].wcet, 60);
+        let e = f.workload.as_sporadic("analyze").unwrap_err().to_string();
+        assert!(e.contains("DAG"), "{e}");
     }
 }

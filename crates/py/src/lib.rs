@@ -15,6 +15,7 @@ use rtsched_sim::SimError;
 mod api;
 mod batch;
 mod convert;
+mod dag;
 mod interrupt;
 mod model;
 mod overheads;
@@ -94,5 +95,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     repro::register(m)?;
     overheads::register(m)?;
     push_pull::register(m)?;
+    dag::register(m)?;
     Ok(())
 }

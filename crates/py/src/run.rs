@@ -130,6 +130,11 @@ fn request_of(d: &Bound<'_, PyDict>) -> PyResult<RunRequest> {
     let (workload, m): (Workload, Option<u32>) = if let Ok(ts) = w.extract::<PyRef<'_, TaskSet>>() {
         (Workload::Sporadic(ts.inner.clone()), ts.m)
     } else if let Ok(text) = w.extract::<String>() {
+        if let Ok(rtsched_model::WorkloadFile { workload: Workload::Dag(_), .. }) =
+            rtsched_model::workload::read_json(&text)
+        {
+            return Err(RtschedError::new_err(rtsched_model::workload::DAG_NOT_SIMULATED));
+        }
         let file = rtsched_model::forkjoin::read_json(&text).map_err(crate::err)?;
         (Workload::ForkJoin(file.set), file.m)
     } else {
@@ -179,6 +184,7 @@ fn placement_of(text: &str, r: &RunRequest) -> PyResult<GivenPlacement> {
     let ts = match &r.workload {
         Workload::Sporadic(ts) => ts,
         Workload::ForkJoin(_) => return Err(RtschedError::new_err("a fork-join workload runs without a placement")),
+        Workload::Dag(_) => return Err(RtschedError::new_err(rtsched_model::workload::DAG_NOT_SIMULATED)),
     };
     let reservations = rtsched_runtime::mechanism::registry::find(&r.mechanism)
         .is_ok_and(|e| e.placement == rtsched_runtime::mechanism::registry::PlacementKind::Reservations);

@@ -175,10 +175,13 @@ impl RunRequest {
     /// mechanism, the SP-RES cascade for `spres`), the mechanism's parameters. `stop` ends a
     /// long placement search (its answer is then an error the caller discards).
     pub fn prepare_with(self, stop: &Stop) -> Result<PreparedRun, RunError> {
+        if matches!(self.workload, Workload::Dag(_)) {
+            return Err(ModelError::new(rtsched_model::workload::DAG_NOT_SIMULATED).into());
+        }
         let entry = registry::find(&self.mechanism)?;
         let ts = match &self.workload {
             Workload::Sporadic(ts) => Some(ts),
-            Workload::ForkJoin(_) => None,
+            Workload::ForkJoin(_) | Workload::Dag(_) => None,
         };
         if entry.dedicated == DedicatedCpu::Required && self.dedicated_cpu.is_none() && ts.is_some() {
             let m = self.m.map(u64::from);
@@ -299,6 +302,7 @@ impl PreparedRun {
                 let exports = exports(&r, &self.request.exports, || Ok(ts.clone()), |tr| Ok(tr.to_job_csv()?))?;
                 (r, summary, exports)
             }
+            Workload::Dag(_) => return Err(ModelError::new(rtsched_model::workload::DAG_NOT_SIMULATED).into()),
             Workload::ForkJoin(set) => {
                 let r = run_forkjoin(set, &self.mechanism, &cfg)?;
                 let mut summary = r.summary_json();

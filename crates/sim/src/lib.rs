@@ -95,6 +95,7 @@ pub enum Simulated {
 pub fn simulate_workload(w: &Workload, sched: &Scheduler, cfg: &SimConfig) -> Result<Simulated, SimError> {
     match w {
         Workload::Sporadic(ts) => simulate(ts, sched, cfg).map(Simulated::Jobs),
+        Workload::Dag(_) => Err(ModelError::new(rtsched_model::workload::DAG_NOT_SIMULATED).into()),
         Workload::ForkJoin(set) => match sched {
             Scheduler::Rtws => simulate_rtws(set, cfg).map(Simulated::ForkJoin),
             Scheduler::Gedf => simulate_forkjoin_gedf(set, cfg).map(Simulated::ForkJoin),

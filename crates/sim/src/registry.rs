@@ -261,6 +261,7 @@ impl Workloads {
         match w {
             Workload::Sporadic(_) => self.sporadic,
             Workload::ForkJoin(_) => self.fork_join,
+            Workload::Dag(_) => false,
         }
     }
 }

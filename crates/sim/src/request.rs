@@ -162,6 +162,9 @@ pub fn simulate_request(req: &SimRequest) -> Result<SimOutcome, SimError> {
     if req.overhead_stat.is_some() && req.overheads.is_none() {
         return Err(ModelError::field("overhead_stat", "applies only with overheads (--overheads)").into());
     }
+    if matches!(req.workload, Workload::Dag(_)) {
+        return Err(ModelError::new(rtsched_model::workload::DAG_NOT_SIMULATED).into());
+    }
     let fork_join = matches!(req.workload, Workload::ForkJoin(_));
     let m = req.m.ok_or_else(|| {
         ModelError::field(
@@ -489,5 +492,19 @@ mod tests {
         req.overheads = Some(OverheadSpec::Constant(Overheads::ZERO));
         let e = simulate_request(&req).unwrap_err().to_string();
         assert!(e.starts_with("field 'overheads': overhead injection is not supported for fork-join"), "{e}");
+    }
+
+    #[test]
+    fn a_dag_request_is_refused_in_one_line_before_the_registry() {
+        let file =
+            rtsched_model::workload::read_json(r#"{"m": 2, "tasks": [{"period": 100, "nodes": [10, 20]}]}"#).unwrap();
+        // An unknown scheduler too: the DAG refusal comes first, whatever the registry would say.
+        for sched in ["gedf", "no-such-scheduler"] {
+            let req = SimRequest::new(file.workload.clone(), sched);
+            let e = simulate_request(&req).unwrap_err().to_string();
+            assert_eq!(e, rtsched_model::workload::DAG_NOT_SIMULATED);
+        }
+        let e = simulate_workload(&file.workload, &crate::Scheduler::Gedf, &SimConfig::new(2)).unwrap_err();
+        assert_eq!(e.to_string(), rtsched_model::workload::DAG_NOT_SIMULATED);
     }
 }

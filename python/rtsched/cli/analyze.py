@@ -13,7 +13,7 @@ import sys
 
 from .. import validate as v
 from .common import add_json_output, progress, stdout_sink
-from .workload import read_workload
+from .workload import DagFile, read_workload
 
 
 def add_command(sub: argparse._SubParsersAction) -> None:
@@ -85,6 +85,45 @@ def _print_report_table(results: list[dict]) -> None:
             print("\n".join(table_lines(r["overheads"])))
 
 
+def _analyze_dag(args: argparse.Namespace, workload: DagFile) -> int:
+    """``analyze`` on a DAG file: the DAG tests (docs/dag.md), one report as the sequential one."""
+    from .._core import RtschedError
+    from ..dag import analyze_dag
+
+    for opt, given in [
+        ("--overheads", args.overheads is not None),
+        ("--mechanism", args.mechanism is not None),
+        ("--exact-utilization", args.exact_utilization),
+    ]:
+        if given:
+            raise RtschedError(f"{args.file}: {opt} applies to sequential task sets; this is a DAG task set")
+    try:
+        r = analyze_dag(workload.text, args.m, args.tests, args.max_steps)
+    except RtschedError as e:
+        raise RtschedError(f"{args.file}: {e}") from None
+    line = json.dumps(r)
+    if args.output:
+        from ..output import write_text
+
+        write_text(args.output, line + "\n")
+    if args.json:
+        print(line)
+        return 0
+    print(f"n = {r['n']}, m = {r['m']}, U = {r['utilization']:.4f} (DAG tasks)")
+    width = max([len(k) for k in r["results"]] + [4])
+    for name, res in r["results"].items():
+        extra = ""
+        if name == "dag_federated" and "plan" in res:
+            cores = ", ".join(
+                f"task {h['task']}: cores {h['cores'][0]}-{h['cores'][1] - 1}" for h in res["plan"]["high"]
+            )
+            extra = f"  ({cores or 'no heavy task'}; {len(res['plan']['low'])} light core(s))"
+        elif name == "dag_federated" and "reason" in res:
+            extra = f"  ({res['reason']})"
+        print(f"  {name:<{width}}  {_verdict_word(res)}{extra}")
+    return 0
+
+
 #: Task sets per call of the overhead-aware batch analysis (what a Ctrl-C can lose at most).
 _ANALYZE_CHUNK = 256
 
@@ -93,7 +132,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from .. import _core
     from ..io import _format
 
-    file = read_workload(args.file).sequential("analyze")
+    workload = read_workload(args.file)
+    if isinstance(workload, DagFile):
+        return _analyze_dag(args, workload)
+    file = workload.sequential("analyze")
     fmt = _format(file.path)
     ovh = {}
     if args.overheads is not None or args.mechanism is not None:

@@ -13,9 +13,9 @@ import sys
 
 from .. import validate as v
 from .._core import RtschedError
-from .workload import load_one
+from .workload import DagFile, load_one, read_workload
 
-EXPORT_FORMATS = ["rt-app", "json", "csv"]
+EXPORT_FORMATS = ["rt-app", "json", "csv", "dot"]
 IMPORT_FORMATS = ["rt-app", "json", "jsonl", "csv"]
 
 
@@ -31,6 +31,11 @@ def _write(out: str | None, text: str) -> None:
 def cmd_export(args: argparse.Namespace) -> int:
     from ..io import _format
 
+    workload = read_workload(args.file)
+    if args.format == "dot" or isinstance(workload, DagFile):
+        return _export_dag(args, workload)
+    if args.task is not None:
+        raise RtschedError("--task applies to --format dot only")
     ts = load_one(args.file, "export")
     if args.format != "rt-app":
         for name in ("duration", "cpus", "policy", "logdir", "calibration"):
@@ -58,6 +63,27 @@ def cmd_export(args: argparse.Namespace) -> int:
     for note in notes:
         print(f"rtsched export: {note}", file=sys.stderr)
     _write(args.output, dumps(config))
+    return 0
+
+
+def _export_dag(args: argparse.Namespace, workload: object) -> int:
+    """``export --format dot``: a DAG file's tasks as Graphviz DOT (docs/dag.md)."""
+    from ..dag import dag_to_dot
+
+    if not isinstance(workload, DagFile):
+        raise RtschedError(f'{args.file}: --format dot draws DAG task sets (tasks with "nodes"); this file has none')
+    if args.format != "dot":
+        raise RtschedError(f"{args.file} is a DAG task set; it exports as --format dot only")
+    for name in ("duration", "cpus", "policy", "logdir", "calibration"):
+        if getattr(args, name) is not None:
+            raise RtschedError(f"--{name} applies to --format rt-app only")
+    if args.output and not args.output.lower().endswith((".dot", ".gv")):
+        raise RtschedError(f"-o {args.output!r}: a DOT file must end in .dot or .gv")
+    try:
+        text = dag_to_dot(workload.text, args.task)
+    except RtschedError as e:
+        raise RtschedError(f"{args.file}: {e}") from None
+    _write(args.output, text)
     return 0
 
 
@@ -99,7 +125,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "runtime C, deadline D, period T; each job runs C and waits for an absolute periodic timer), to run it under "
         "the Linux kernel's scheduler with rt-app (docs/formats.md, rt-app), or as rtsched JSON or CSV. rt-app "
         "counts in microseconds: run times and budgets are rounded up, deadlines and periods down, and the command "
-        "says how many values it rounded.",
+        "says how many values it rounded. A DAG task set (docs/dag.md) exports as --format dot (Graphviz).",
     )
     p.add_argument("file", help="task-set file (.json, .csv, or a one-set .jsonl)")
     p.add_argument("--format", required=True, choices=EXPORT_FORMATS, help="the output format")
@@ -116,6 +142,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="rt-app: SCHED_DEADLINE (default) or SCHED_FIFO with deadline-monotonic priorities",
     )
     p.add_argument("--logdir", help="rt-app: the folder rt-app writes its per-thread logs to (default ./)")
+    p.add_argument(
+        "--task", type=v.cli_int(0, None), help="dot: draw only this task of the DAG file (default every task)"
+    )
     p.add_argument(
         "--calibration",
         metavar="CPUn|NS",

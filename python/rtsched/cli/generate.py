@@ -42,7 +42,10 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         "RTSS 2016), uni-short, uni-moderate, uni-long (Brandenburg & Anderson, RTSS 2009)",
     )
     p.add_argument(
-        "--umax", type=v.cli_float(0.0, 1.0, lo_open=True), default=1.0, help="largest per-task utilization (default 1)"
+        "--umax",
+        type=v.cli_float(0.0, None, lo_open=True),
+        default=1.0,
+        help="largest per-task utilization (default 1; above 1 only with --dag)",
     )
     p.add_argument(
         "--deadlines", default="implicit", help="implicit (default) or a constrained-deadline spec (docs/generators.md)"
@@ -58,7 +61,101 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("-o", "--output", help="output file (.json, .jsonl or .csv); default stdout")
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    g = p.add_argument_group(
+        "DAG tasks (--dag SHAPE; docs/dag.md)",
+        "with --dag, one DAG task set is written as DAG JSON (--n tasks, total utilization --util, --seed); "
+        "the options below apply to it only",
+    )
+    g.add_argument(
+        "--dag",
+        choices=["nested-fork-join", "erdos-renyi", "layered"],
+        help="generate DAG tasks of this shape: nested-fork-join (Melani et al., ECRTS 2015), erdos-renyi or "
+        "layered (Cordeiro et al., SIMUTools 2010)",
+    )
+    g.add_argument(
+        "--wcet", type=_int_range, default=(1_000, 100_000), help="node WCET range in ns, MIN-MAX (default 1000-100000)"
+    )
+    g.add_argument(
+        "--beta",
+        type=v.cli_float(0.0, 1.0, lo_open=True),
+        help="critical-path ratio: D = min(T, ceil(len/beta)) (default implicit deadlines D = T)",
+    )
+    g.add_argument(
+        "--max-depth", type=v.cli_int(1, None), default=3, help="nested-fork-join: nesting depth (default 3)"
+    )
+    g.add_argument(
+        "--max-branches", type=v.cli_int(2, None), default=4, help="nested-fork-join: most branches (default 4)"
+    )
+    g.add_argument(
+        "--p-par", type=v.cli_float(0.0, 1.0), default=0.8, help="nested-fork-join: P(branch forks) (default 0.8)"
+    )
+    g.add_argument(
+        "--p-add", type=v.cli_float(0.0, 1.0), default=0.1, help="nested-fork-join: P(extra edge) (default 0.1)"
+    )
+    g.add_argument(
+        "--nodes", type=_int_range, default=(10, 30), help="erdos-renyi: node count range MIN-MAX (default 10-30)"
+    )
+    g.add_argument("--p", type=v.cli_float(0.0, 1.0), default=0.2, help="erdos-renyi, layered: P(edge) (default 0.2)")
+    g.add_argument("--layers", type=_int_range, default=(3, 6), help="layered: layer count range MIN-MAX (default 3-6)")
+    g.add_argument("--width", type=_int_range, default=(2, 5), help="layered: layer width range MIN-MAX (default 2-5)")
     p.set_defaults(func=cmd_generate)
+
+
+def _int_range(s: str) -> tuple[int, int]:
+    """``MIN-MAX`` (or one integer) as a pair of non-negative integers."""
+    lo, sep, hi = s.partition("-")
+    try:
+        a = int(lo)
+        b = int(hi) if sep else a
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected MIN-MAX of integers, got {s!r}") from None
+    if a < 0 or b < a:
+        raise argparse.ArgumentTypeError(f"expected 0 <= MIN <= MAX, got {s!r}")
+    return a, b
+
+
+def _generate_dag(args: argparse.Namespace) -> int:
+    from ..dag import generate_dag
+    from ..output import write_text
+
+    if args.count is not None:
+        raise RtschedError("--dag writes one DAG task set (.json); --count is not supported with it yet")
+    if args.n is None:
+        raise RtschedError("--dag needs --n (the number of DAG tasks)")
+    for opt, default in [
+        ("generator", "randfixedsum"),
+        ("periods", "loguniform:10ms-100ms"),
+        ("deadlines", "implicit"),
+    ]:
+        if getattr(args, opt) != default:
+            raise RtschedError(
+                f"--{opt} applies to sequential tasks; with --dag, periods follow from --util and --umax"
+            )
+    if args.output and not args.output.lower().endswith(".json"):
+        raise RtschedError(f"-o {args.output!r}: a DAG task set is written as .json")
+    (text,) = generate_dag(
+        args.dag,
+        args.n,
+        args.util,
+        umax=args.umax,
+        wcet=args.wcet,
+        beta=args.beta,
+        seed=args.seed,
+        m=args.m,
+        max_depth=args.max_depth,
+        max_branches=args.max_branches,
+        p_par=args.p_par,
+        p_add=args.p_add,
+        nodes=args.nodes,
+        p=args.p,
+        layers=args.layers,
+        width=args.width,
+    )
+    if args.output:
+        write_text(args.output, text + "\n")
+    else:
+        sys.stdout.write(text + "\n")
+    return 0
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -67,6 +164,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from ..io import _format, save
     from ..output import write_with
 
+    if args.dag is not None:
+        return _generate_dag(args)
+    if args.umax > 1.0:
+        raise RtschedError(f"argument --umax: must be in (0.0, 1.0], got {args.umax} (above 1 only with --dag)")
     if args.count is None:
         ts = generate(
             args.n,

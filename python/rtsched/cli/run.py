@@ -108,7 +108,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise RtschedError("--scheduler is required (rtsched run --list-schedulers lists them)")
     workload = read_workload(args.file)
     if not isinstance(workload, ForkJoinFile):
-        ts = workload.one("run")
+        ts = workload.sequential("run").one("run")
     # Every output is checked before the run starts: a typo must not throw the run away.
     for opt in ("trace", "perfetto", "gantt", "job_csv"):
         if getattr(args, opt) is not None:

@@ -1,7 +1,8 @@
 """The one place the CLI reads the task-set FILE of a command: :func:`read_workload` looks at the
 file once and says what it holds, a sequential task-set file (:class:`TaskSetFile`: ``.json``,
 ``.jsonl`` or ``.csv``, docs/formats.md) or a fork-join task set (:class:`ForkJoinFile`: JSON whose
-tasks have "regions", docs/rtws.md). A command branches on the type only where the engines
+tasks have "regions", docs/rtws.md) or a DAG task set (:class:`DagFile`: JSON whose tasks have
+"nodes", docs/dag.md). A command branches on the type only where the engines
 differ (``simulate`` and ``run``); the commands that take sequential tasks call
 :meth:`Workload.sequential`, which refuses a fork-join file in one line that says where it runs.
 """
@@ -64,7 +65,27 @@ class ForkJoinFile(Workload):
         )
 
 
-def read_workload(path: str) -> TaskSetFile | ForkJoinFile:
+#: What ``simulate`` and ``run`` answer for a DAG file; the same line as the Rust requests'
+#: (``rtsched_model::workload::DAG_NOT_SIMULATED``; a test checks they agree).
+DAG_NOT_SIMULATED = "DAG task sets are analysed (rtsched analyze) but not yet simulated/run; see docs/dag.md"
+
+
+@dataclass(frozen=True)
+class DagFile(Workload):
+    """A DAG task set (docs/dag.md), with the file's text, which the Rust DAG reader parses."""
+
+    text: str
+
+    def sequential(self, command: str) -> TaskSetFile:
+        if command in ("simulate", "run"):
+            raise RtschedError(f"{self.path}: {DAG_NOT_SIMULATED}")
+        raise RtschedError(
+            f"{self.path} is a DAG task set (its tasks have nodes); {command} takes sequential tasks. "
+            f"Analyse it with: rtsched analyze {self.path}"
+        )
+
+
+def read_workload(path: str) -> TaskSetFile | ForkJoinFile | DagFile:
     """What the file at ``path`` holds. Only a ``.json`` file can be a fork-join task set; one that
     cannot be read or parsed here is a :class:`TaskSetFile`, whose loader then reports the problem
     in one line (nesting too deep included)."""
@@ -80,6 +101,8 @@ def read_workload(path: str) -> TaskSetFile | ForkJoinFile:
     tasks = doc.get("tasks") if isinstance(doc, dict) else None
     if isinstance(tasks, list) and any(isinstance(t, dict) and "regions" in t for t in tasks):
         return ForkJoinFile(path, text)
+    if isinstance(tasks, list) and any(isinstance(t, dict) and "nodes" in t for t in tasks):
+        return DagFile(path, text)
     return TaskSetFile(path)
 
 

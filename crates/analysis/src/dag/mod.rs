@@ -16,12 +16,13 @@
 //! answered [`Verdict::NotSchedulable`] (the test cannot prove it), as the sequential G-EDF
 //! tests do. `m = 0` is not schedulable, the empty set is.
 //!
-//! Not yet registered in the method table (`crate::report`, `crate::methods`); see
-//! `docs/dag.md`.
+//! [`report`] runs them by name for `rtsched analyze` (their own name list, apart from the
+//! sequential tests of `crate::report`).
 
 pub mod federated;
 pub mod gedf;
 pub mod graham;
+pub mod report;
 
 use crate::Verdict;
 use rtsched_model::dag::DagSet;

@@ -373,3 +373,13 @@ fn default_admissions_are_the_simulators() {
         }
     }
 }
+
+#[test]
+fn a_dag_workload_is_refused_in_one_line_before_the_registry() {
+    let file =
+        rtsched_model::workload::read_json(r#"{"m": 2, "tasks": [{"period": 100, "nodes": [10, 20]}]}"#).unwrap();
+    for mech in ["gsn-edf", "no-such-mechanism"] {
+        let e = RunRequest::new(file.workload.clone(), mech, ms(10)).prepare().expect_err("refused").to_string();
+        assert_eq!(e, rtsched_model::workload::DAG_NOT_SIMULATED);
+    }
+}
