@@ -420,7 +420,7 @@ def check_cli_cpus(s: str) -> str:
 cli_cpus = _cli(check_cli_cpus, "CPU list")
 
 
-def param_pairs(params) -> list[tuple[str, str]]:
+def param_pairs(params: dict | Iterable[str] | None) -> list[tuple[str, str]]:
     """A scheduler's parameters, the one reader of ``rtsched run`` and ``rtsched simulate``
     (``--param KEY=VALUE``, ``params=``): ``{"priorities": "rm", "staggered": True}`` or
     ``["k=v", ...]`` -> ``[(k, text), ...]``."""
