@@ -173,9 +173,11 @@ impl TaskSet {
             let p = t.period as u128;
             h = h / num_integer::gcd(h, p) * p;
             if h > bound as u128 {
+                let reached = u64::try_from(h).map_or_else(|_| format!("{h} ns"), crate::time::format_time_exact);
                 return Err(ModelError::new(format!(
-                    "the hyperperiod exceeds the bound of {bound} ns (reached {h} ns after task {i}); \
-                     choose harmonic or integral periods, or simulate to an explicit horizon"
+                    "the hyperperiod exceeds the bound of {} (reached {reached} after task {i}); \
+                     choose harmonic or integral periods, or simulate to an explicit horizon",
+                    crate::time::format_time_exact(bound)
                 )));
             }
         }

@@ -9,6 +9,7 @@ use crate::error::SimError;
 use crate::recorder::Recorder;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rtsched_model::time::format_time_exact as fe;
 use rtsched_model::{ModelError, TaskSet, Time, MAX_TIME};
 
 /// Seeded draws of inter-arrival gaps and execution times (shared by all engines).
@@ -107,12 +108,22 @@ pub(crate) fn setup(ts: &TaskSet, cfg: &SimConfig) -> Result<Setup, ModelError> 
     let max_off = offsets.iter().copied().max().unwrap_or(0);
     let (horizon, capped) = match cfg.horizon {
         Some(0) => return Err(ModelError::field("horizon", "must be at least 1 ns")),
-        Some(h) if h > cap => (cap, Some(format!("the requested horizon {h} ns exceeds the cap of {cap} ns; simulated to the cap"))),
+        Some(h) if h > cap => {
+            (cap, Some(format!("the requested horizon {} exceeds the cap of {}; simulated to the cap", fe(h), fe(cap))))
+        }
         Some(h) => (h, None),
         None => match ts.hyperperiod(cap) {
             Ok(hp) if hp.saturating_add(max_off) <= cap => (hp + max_off, None),
-            Ok(hp) => (cap, Some(format!("one hyperperiod ({hp} ns) after the largest offset ({max_off} ns) exceeds the cap of {cap} ns; simulated to the cap"))),
-            Err(e) => (cap, Some(format!("{e}; simulated to the cap of {cap} ns"))),
+            Ok(hp) => (
+                cap,
+                Some(format!(
+                    "one hyperperiod ({}) after the largest offset ({}) exceeds the cap of {}; simulated to the cap",
+                    fe(hp),
+                    fe(max_off),
+                    fe(cap)
+                )),
+            ),
+            Err(e) => (cap, Some(format!("{e}; simulated to the cap of {}", fe(cap)))),
         },
     };
     // Memory bound: jobs released before the horizon.
@@ -175,12 +186,13 @@ impl EarlyEnd {
             return Ok(false);
         }
         let why = if cfg.stop.requested() {
-            format!("interrupted (Ctrl-C): simulated up to {t} ns")
+            format!("interrupted (Ctrl-C): simulated up to {}", fe(t))
         } else if events >= cfg.max_events {
-            format!("stopped at {t} ns after {events} events, the bound max_events = {}; shorten the horizon (or use a larger quantum)", cfg.max_events)
+            format!("stopped at {} after {events} events, the bound max_events = {}; shorten the horizon (or use a larger quantum)", fe(t), cfg.max_events)
         } else if rec.trace_len() >= cfg.max_trace_records {
             format!(
-                "stopped at {t} ns: the trace reached max_trace_records = {} records ({} MB); shorten the horizon or ask for no trace output",
+                "stopped at {}: the trace reached max_trace_records = {} records ({} MB); shorten the horizon or ask for no trace output",
+                fe(t),
                 cfg.max_trace_records,
                 cfg.max_trace_records as u128 * 32 / 1_000_000
             )
