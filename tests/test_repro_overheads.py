@@ -138,3 +138,85 @@ def test_cli_overheads_option(tmp_path, cli):
     assert code == 2 and "--overheads applies to" in err and "rtss09-hrt" in err
     code, _, err = cli("reproduce", "rtss09-srt", "--quick", "--overheads", str(tmp_path / "nope"), "--jobs", "1")
     assert code == 2 and "neither a model file nor a directory" in err and "Traceback" not in err
+
+
+def _parse_default(name, quick=True):
+    path = lookup(name)
+    return parse_experiment(path.read_text(), str(path), quick=quick, name=name)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_default_models_are_the_protocol_set(name, monkeypatch):
+    """Without --overheads every reproduction draws its curves from the shipped set measured under
+    the protocol (vm-2cpu-protocol) — the models embedded in its points are that set's files — and
+    its report and figure footer name the set."""
+    from rtsched.experiments.repro import _overheads as ov
+
+    monkeypatch.delenv(ov.OVERHEADS_ENV, raising=False)
+    spec = _parse_default(name)
+    fig = spec.figure
+    proto = EXAMPLES / "vm-2cpu-protocol"
+    assert fig.models and all(i["set"] == "the shipped set vm-2cpu-protocol" for i in fig.models.values())
+    assert not any(i["fallback"] for i in fig.models.values())
+    for key, model in spec.points[0].params["overheads"]["models"].items():
+        assert model == json.loads((proto / f"overheads-{key}.json").read_text()), key
+    assert ov.model_sets(fig) == "the shipped set vm-2cpu-protocol"
+    if name.startswith("gedfmp"):
+        # kernel-sd is not in the set (SCHED_DEADLINE admission refused it): the earlier model is the
+        # fallback, said so, and left out since it measures no term.
+        (note,) = [n for n in fig.notes if n.startswith("Linux SCHED_DEADLINE: left out")]
+        assert "the fallback" in note and "earlier shipped models" in note
+
+
+def test_a_mechanism_missing_from_the_default_set_falls_back_by_name(tmp_path, monkeypatch):
+    """A default set without push-pull's model: SD's curve is drawn from the next directory's model,
+    the note and the report name the fallback, and the sweep's points embed that model."""
+    from rtsched.experiments.repro import _overheads as ov
+    from rtsched.shipped import DATA
+
+    monkeypatch.delenv(ov.OVERHEADS_ENV, raising=False)
+    first = tmp_path / "first"
+    first.mkdir()
+    for mech in ("gsn-edf", "gsn-edf-di", "gedf-mp"):
+        shutil.copy(DATA / "vm-2cpu-protocol" / f"overheads-{mech}.json", first)
+    monkeypatch.setattr(ov, "default_overheads_dirs", lambda: [first, DATA])
+    spec = _parse_default("gedfmp-soft-n")
+    fig = spec.figure
+    assert "SD (push/pull)" in [c.label for c in fig.curves]
+    assert fig.models["push-pull"]["fallback"] and not fig.models["gsn-edf"]["fallback"]
+    assert any(
+        n.startswith("SD (push/pull): no model in the default set; drawn from overheads-push-pull-2cpu.json")
+        for n in fig.notes
+    )
+    assert ov.model_sets(fig) == f"{first.resolve()}; fallback for push-pull: {ov.set_label(DATA)}"
+    models = spec.points[0].params["overheads"]["models"]
+    assert models["push-pull"] == json.loads((DATA / "overheads-push-pull-2cpu.json").read_text())
+    assert models["gsn-edf"] == json.loads((first / "overheads-gsn-edf.json").read_text())
+
+
+def test_a_sweep_reads_a_list_of_model_directories_in_order(tmp_path):
+    from rtsched.experiments.spec import parse_spec
+    from rtsched.shipped import DATA
+
+    base = (
+        'name = "x"\nsamples = 1\nmethods = ["gedf_srt@push-pull", "gedf_srt@gsn-edf"]\n'
+        '[generator]\nname = "exp-light"\n[grid]\nm = [2]\nn = [4]\nutil = [1.0]\n'
+    )
+    spec = parse_spec(f"overheads = {json.dumps([str(DATA / 'paper'), str(DATA)])}\n" + base, None)
+    models = spec.points[0].params["overheads"]["models"]
+    # Both from the first directory that has them (the paper set), none from the second.
+    assert models["push-pull"] == json.loads((DATA / "paper" / "overheads-push-pull.json").read_text())
+    assert models["gsn-edf"] == json.loads((DATA / "paper" / "overheads-gsn-edf.json").read_text())
+    # cqm is not in the paper set: it comes from the second directory.
+    spec = parse_spec(
+        f"overheads = {json.dumps([str(DATA / 'paper'), str(DATA)])}\n" + base.replace("push-pull", "cqm"), None
+    )
+    cqm = spec.points[0].params["overheads"]["models"]["cqm"]
+    assert cqm == json.loads((DATA / "overheads-cqm-2cpu-quick.json").read_text())
+    for bad, match in (("[]", "non-empty list of paths"), ("[1]", "non-empty list of paths")):
+        with pytest.raises(SpecError, match=match):
+            parse_spec(f"overheads = {bad}\n" + base, None)
+    with pytest.raises(SpecError, match=r"no model for \['cqm'\] in .* or "):
+        parse_spec(
+            f"overheads = {json.dumps([str(tmp_path), str(DATA / 'paper')])}\n" + base.replace("push-pull", "cqm"), None
+        )

@@ -136,8 +136,10 @@ def test_examples_by_name_from_a_scratch_folder(tmp_path):
 
 
 def test_the_reproductions_find_the_shipped_models_from_any_folder(tmp_path, monkeypatch):
-    from rtsched.experiments.repro._overheads import OVERHEADS_ENV, default_overheads_dir
+    from rtsched.experiments.repro._overheads import DEFAULT_SET, OVERHEADS_ENV, default_overheads_dirs
 
     monkeypatch.delenv(OVERHEADS_ENV, raising=False)
     monkeypatch.chdir(tmp_path)
-    assert default_overheads_dir() == shipped.DATA
+    # The protocol-measured set first, the earlier models beside it as the fallback.
+    assert DEFAULT_SET == "vm-2cpu-protocol"
+    assert default_overheads_dirs() == [shipped.DATA / DEFAULT_SET, shipped.DATA]

@@ -1,6 +1,7 @@
 """The overhead keys of a sweep spec (docs/experiments.md, "Overheads").
 
-``overheads`` (a model file or a directory of ``overheads-*.json``), ``mechanism`` (the default
+``overheads`` (a model file or a directory of ``overheads-*.json``, or a list of them: the first
+that has a model of a mechanism serves it), ``mechanism`` (the default
 mechanism for overhead-capable methods written without ``@``), ``stat`` (``max``/``avg``; default:
 max for hard, avg for soft real-time), ``cpd`` and ``quantum`` (durations), ``extrapolate`` (bool).
 Overhead-aware methods are written ``TEST@MECHANISM`` (docs/overheads.md): TEST is ``gedf``,
@@ -86,25 +87,37 @@ def parse(data: dict, path: str | None, where: str, methods: list) -> dict | Non
         return None
     if src is None:
         raise SpecError(f"{where}: methods {need} need overhead models: set overheads = a model file or directory")
-    if not isinstance(src, str):
-        raise SpecError(f"{where} overheads: expected a path (string)")
-    p = src
-    if not os.path.isabs(p) and path is not None and os.path.exists(os.path.join(os.path.dirname(path), p)):
-        p = os.path.join(os.path.dirname(path), p)
-    try:
-        models, _notes = load_models(p)
-    except (RtschedError, OSError) as e:
-        raise SpecError(f"{where} overheads: {e}") from None
-    if len(models) == 1 and os.path.isfile(p):
+    srcs = [src] if isinstance(src, str) else src
+    if not isinstance(srcs, list) or not srcs or not all(isinstance(s, str) for s in srcs):
+        raise SpecError(f"{where} overheads: expected a path (string) or a non-empty list of paths")
+    loaded = []
+    for p in srcs:
+        if not os.path.isabs(p) and path is not None and os.path.exists(os.path.join(os.path.dirname(path), p)):
+            p = os.path.join(os.path.dirname(path), p)
+        try:
+            loaded.append((p, load_models(p)[0]))
+        except (RtschedError, OSError) as e:
+            raise SpecError(f"{where} overheads: {e}") from None
+    p, models = loaded[0]
+    if len(loaded) == 1 and len(models) == 1 and os.path.isfile(p):
         # One model file: it serves every mechanism of the methods.
         only = next(iter(models.values()))
         chosen = {"*": json.loads(only["text"])}
     else:
-        missing = [m["name"] for m in need if model_key(m, models) is None]
+        # Per mechanism, the first source with a model of it (its own name, then its model's).
+        chosen, missing = {}, []
+        for m in need:
+            for _, found in loaded:
+                if (k := model_key(m, found)) is not None:
+                    chosen.setdefault(k, json.loads(found[k]["text"]))
+                    break
+            else:
+                missing.append(m["name"])
         if missing:
-            raise SpecError(f"{where} overheads: no model for {missing} in {p!r} (found: {sorted(models)})")
-        keys = sorted({k for m in need if (k := model_key(m, models)) is not None})
-        chosen = {k: json.loads(models[k]["text"]) for k in keys}
+            where_from = " or ".join(repr(q) for q, _ in loaded)
+            found_keys = sorted({k for _, f in loaded for k in f})
+            raise SpecError(f"{where} overheads: no model for {missing} in {where_from} (found: {found_keys})")
+        chosen = dict(sorted(chosen.items()))
     size = len(json.dumps(chosen, sort_keys=True, separators=(",", ":")))
     if size > MAX_EMBEDDED_BYTES:
         raise SpecError(

@@ -88,7 +88,7 @@ class SweepKeys:
     seed: int = spec_key(0, parse=_seed)
     max_steps: int = spec_key(DEFAULT_MAX_STEPS, parse=at_least(1))
     methods: list = spec_key(parse=_methods)
-    overheads: str | None = None
+    overheads: str | list | None = None  # a path, or paths read in order (overheads.py)
     mechanism: str | None = None
     stat: str | None = None
     cpd: int | str = 0

@@ -4,11 +4,13 @@
 Each is a schedulability sweep over several panels (a Baker distribution per panel for RTSS
 2009, a processor count per panel for RTAS 2014), one curve per mechanism. The curves use the
 overhead models found in a directory (``rtsched reproduce NAME --overheads DIR``; default: the
-models measured on the development machine and shipped with the package, ``docs/examples``): a mechanism whose
-model is absent — or measures none of the terms its rule charges — is left out of the legend,
-with a note; when one appears in the directory (``rtsched measure-overheads --out DIR``), the next
-run picks it up. The panels are sub-specs (ordinary sweep specs, generated here) whose points are
-run as one spec by the one runner; a module provides the panels and curves, this one the rest.
+shipped set :data:`DEFAULT_SET`, measured under the measurement protocol, and for a mechanism it
+has no model of, the earlier models shipped beside it, named in the output as a fallback): a
+mechanism whose model is absent — or measures none of the terms its rule charges — is left out of
+the legend, with a note; when one appears in the directory (``rtsched measure-overheads --out
+DIR``), the next run picks it up. Every report and figure names the model set that ran. The
+panels are sub-specs (ordinary sweep specs, generated here) whose points are run as one spec by
+the one runner; a module provides the panels and curves, this one the rest.
 
 Spec keys (TOML): ``name``, ``kind`` (the registry name), ``description``, ``samples``, ``seed``,
 ``max_steps``, ``m`` (processors of the measured panels; default: from the models), ``points``
@@ -61,23 +63,44 @@ COMMON_KEYS = key_names(OverheadKeys)
 
 K = TypeVar("K", bound=OverheadKeys)
 
-#: Where the default models are looked for: $RTSCHED_OVERHEADS, else the models shipped with the
-#: package (rtsched/data, which the repository's docs/examples links to), from any folder.
+#: Where the default models are looked for: $RTSCHED_OVERHEADS (one directory), else the models
+#: shipped with the package (rtsched/data, which the repository's docs/examples links to), from
+#: any folder: the set :data:`DEFAULT_SET`, then the earlier models of rtsched/data itself for
+#: the mechanisms the set has no model of.
 OVERHEADS_ENV = "RTSCHED_OVERHEADS"
+#: The shipped model set the reproductions use by default: every mechanism re-measured on the
+#: 2-core VM under the measurement protocol (docs/overheads.md, docs/reproductions.md).
+DEFAULT_SET = "vm-2cpu-protocol"
 
 
-def default_overheads_dir() -> Path:
+def default_overheads_dirs() -> list[Path]:
+    """The directories the default models come from, in order: the first with a model of a
+    mechanism serves it (``[$RTSCHED_OVERHEADS]``, else ``[DATA/DEFAULT_SET, DATA]``)."""
     env = os.environ.get(OVERHEADS_ENV)
     if env:
-        return Path(env)
+        return [Path(env)]
     from ...shipped import DATA
 
-    if DATA.is_dir() and any(DATA.glob("overheads-*.json")):
-        return DATA
+    dirs = [d for d in (DATA / DEFAULT_SET, DATA) if d.is_dir() and any(d.glob("overheads-*.json"))]
+    if dirs:
+        return dirs
     raise SpecError(
         f"no overhead models found in {DATA} (the package is incomplete): pass --overheads DIR (a directory "
         f"of overheads-*.json written by `rtsched measure-overheads --out DIR`) or set ${OVERHEADS_ENV}"
     )
+
+
+def set_label(d: Path) -> str:
+    """How a directory of models is named in the output: a shipped set by its name, the shipped
+    folder itself as the earlier models, any other directory by its path."""
+    from ...shipped import DATA
+
+    d = d.resolve()
+    if d == DATA.resolve():
+        return "the earlier shipped models (rtsched/data, 24 Nov 2026)"
+    if d.parent == DATA.resolve():
+        return f"the shipped set {d.name}"
+    return str(d)
 
 
 @dataclass
@@ -109,12 +132,17 @@ class Figure:
     notes: list = field(default_factory=list)
     columns: int = 2
     point_panel: dict = field(default_factory=dict)  # point id -> panel key
-    models: dict = field(default_factory=dict)  # model key -> info (scheduler, m, machine, path)
+    models: dict = field(default_factory=dict)  # model key -> info (scheduler, m, machine, path, set)
 
 
-def read(text: str, path: str | None, quick: bool, keys: type[K], override: dict | None) -> tuple[K, Path, dict, list]:
+def read(
+    text: str, path: str | None, quick: bool, keys: type[K], override: dict | None
+) -> tuple[K, list[Path], dict, list]:
     """The spec's declared top level ``keys`` (an :class:`OverheadKeys`) read with ``[quick]``
-    applied, and the overheads directory and its models."""
+    applied, the overheads directories (``--overheads``: one; default:
+    :func:`default_overheads_dirs`) and the models serving each mechanism, each info with its
+    ``set`` (:func:`set_label`) and ``fallback`` (whether a later directory served it; the
+    curve's note says so, :func:`available`), and the notes."""
     where = path or "<spec>"
     try:
         data = tomllib.loads(text)
@@ -132,12 +160,27 @@ def read(text: str, path: str | None, quick: bool, keys: type[K], override: dict
         check_keys(q, QUICK_KEYS, f"table [quick] of {where}")
         data = {**data, **{k: v for k, v in q.items() if k != "note"}}
     top = read_keys(keys, {k: v for k, v in data.items() if k != "quick"}, where)
-    d = Path(src) if src else default_overheads_dir()
-    try:
-        models, notes = load_models(d)
-    except (RtschedError, OSError) as e:
-        raise SpecError(f"overheads {str(d)!r}: {e}") from None
-    return top, d.resolve(), models, notes
+    dirs = [Path(src)] if src else default_overheads_dirs()
+    loaded = []
+    notes: list = []
+    for d in dirs:
+        try:
+            found, why = load_models(d)
+        except (RtschedError, OSError) as e:
+            raise SpecError(f"overheads {str(d)!r}: {e}") from None
+        loaded.append((d.resolve(), found, why))
+    models: dict = {}
+    for mech in mechanism_table().values():
+        for i, (d, found, why) in enumerate(loaded):
+            key = pick_model(mech, found)
+            if key is None:
+                continue
+            if key not in models:
+                models[key] = {**found[key], "set": set_label(d), "fallback": i > 0}
+                # load_models' notes on the file chosen for this model (several of one mechanism).
+                notes += [n for n in why if n.startswith(f"{key}: ")]
+            break
+    return top, [d for d, _, _ in loaded], models, notes
 
 
 def mechanism_table() -> dict:
@@ -161,9 +204,14 @@ def available(candidates: list, models: dict, notes: list, what: str) -> tuple[s
         key = pick_model(table[name], models)
         if key is None:
             continue
-        if not set(models[key]["terms"]) & set(table[name]["terms"]):
-            empty.append(f"{name} (model {os.path.basename(models[key]['path'])} measures none of its terms)")
+        info = models[key]
+        back = f" of {info['set']}, the fallback" if info.get("fallback") else ""
+        if not set(info["terms"]) & set(table[name]["terms"]):
+            comma = "," if back else ""
+            empty.append(f"{name} (model {os.path.basename(info['path'])}{back}{comma} measures none of its terms)")
             continue
+        if back:
+            notes.append(f"{what}: no model in the default set; drawn from {os.path.basename(info['path'])}{back}")
         return name, key
     why = "; ".join(empty) if empty else "no model in the overheads directory (its mechanism is not measured yet)"
     notes.append(f"{what}: left out — {why}")
@@ -188,7 +236,7 @@ def sub_spec_toml(
     seed: int,
     max_steps: int,
     methods: list,
-    overheads: Path,
+    overheads: Path | list[Path],
     generator: str,
     periods: str,
     m: int,
@@ -208,7 +256,14 @@ def sub_spec_toml(
             f"seed = {seed}",
             f"max_steps = {max_steps}",
             f"methods = {lst(methods)}",
-            f"overheads = {json.dumps(str(overheads))}",
+            # One directory as a path (as a spec author writes it), several as the list sweeps read
+            # in order (experiments/overheads.py).
+            "overheads = "
+            + (
+                lst([str(d) for d in overheads])
+                if isinstance(overheads, list) and len(overheads) > 1
+                else json.dumps(str(overheads[0] if isinstance(overheads, list) else overheads))
+            ),
             f"extrapolate = {'true' if extrapolate else 'false'}",
             f"cpd = {json.dumps(cpd)}",
             f"quantum = {json.dumps(quantum)}",
@@ -246,6 +301,20 @@ def compose(text: str, path: str | None, quick: bool, name: str, fig: Figure) ->
 
 def common(keys: OverheadKeys) -> dict:
     return {k: getattr(keys, k) for k in ("samples", "seed", "max_steps", "points", "cpd", "quantum")}
+
+
+def model_sets(fig: Figure) -> str:
+    """Which model set ran: the set of the models drawn, and each fallback with the mechanisms
+    it served."""
+    main = [i["set"] for i in fig.models.values() if not i.get("fallback")]
+    back: dict = {}
+    for i in fig.models.values():
+        if i.get("fallback"):
+            back.setdefault(i["set"], []).append(i["scheduler"] or os.path.basename(i["path"]))
+    out = "; ".join(dict.fromkeys(main)) or "none"
+    for label, mechs in back.items():
+        out += f"; fallback for {', '.join(sorted(mechs))}: {label}"
+    return out
 
 
 def machines(fig: Figure) -> str:
@@ -321,9 +390,11 @@ def summarize(spec: Spec, table: pa.Table) -> dict:
             for x in sorted(x for (pk, m, x) in cells if pk == panel.key and m == mt):
                 s, n = cells[(panel.key, mt, x)]
                 rows.append([panel.title, c.label, mt, x, n, s, f"{s / n:.4f}" if n else ""])
-    lines = [quickmark.title(f"# {fig.title.replace(chr(10), ' ')}", spec.quick), "", f"Overheads: {machines(fig)}", ""]
+    lines = [quickmark.title(f"# {fig.title.replace(chr(10), ' ')}", spec.quick), ""]
+    lines += [f"Model set: {model_sets(fig)}", "", f"Overheads: {machines(fig)}", ""]
     lines += ["Models:", ""] + [
-        f"- {k}: {os.path.basename(v['path'])} (m = {v['m']}, {v.get('machine') or 'machine unknown'})"
+        f"- {k}: {os.path.basename(v['path'])} of {v.get('set', '?')}{' (fallback)' if v.get('fallback') else ''} "
+        f"(m = {v['m']}, {v.get('machine') or 'machine unknown'})"
         for k, v in sorted(fig.models.items())
     ]
     lines += ["", "Notes:", ""] + [f"- {n}" for n in fig.notes]
@@ -369,7 +440,7 @@ def figure(res: dict, spec: Spec, path: Path) -> Path:
     for i in range(k, nrows * cols):
         axes[i // cols][i % cols].axis("off")
     f.suptitle(quickmark.title(fig.title, spec.quick), fontsize=11)
-    foot = f"overheads: {machines(fig)}"
+    foot = f"models: {model_sets(fig)}; overheads: {machines(fig)}"
     left_out = [n for n in fig.notes if "left out" in n]
     if left_out:
         foot += "\n" + "\n".join(left_out)
