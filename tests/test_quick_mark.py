@@ -43,7 +43,7 @@ CHEAP = {
     "rtss09-srt": (_overheads, None),
     "gedfmp-soft-n": (_overheads, None),
     "gedfmp-hard-u": (_overheads, None),
-    "sd-push-cost": ({"samples": 1, "horizon": "50ms", "grid": {"m": [2], "load": [0.6]}}, None),
+    "sd-push-cost": ({"samples": 1, "horizon": "50ms", "rt_priority": 0, "grid": {"m": [2], "load": [0.6]}}, None),
     "spres-runtime": (
         {
             "samples": 1,

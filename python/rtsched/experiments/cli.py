@@ -147,6 +147,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         from ..shipped import resolve_overheads
 
         override = {"overheads": resolve_overheads(args.overheads)}
+    if args.form is not None:
+        from .registry import REPRODUCTIONS, module
+
+        if args.name not in REPRODUCTIONS or not hasattr(module(args.name), "FORMS"):
+            takes = [n for n in REPRODUCTIONS if hasattr(module(n), "FORMS")]
+            print(f"rtsched reproduce: --form applies to {', '.join(takes)}", file=sys.stderr)
+            return 2
+        override = {**(override or {}), "form": args.form}
     executor = _make_executor(args)
     try:
         res = reproduce(
@@ -243,8 +251,16 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         "--overheads",
         metavar="DIR|NAME",
         help="overhead models (a folder of overheads-*.json, or the name of a shipped set) for rtss09-hrt, "
-        "rtss09-srt, gedfmp-soft-n, gedfmp-hard-u (default: the models shipped with rtsched, docs/examples, "
-        "measured on the development machine)",
+        "rtss09-srt, gedfmp-soft-n, gedfmp-hard-u (default: the shipped set vm-2cpu-protocol, measured under the "
+        "measurement protocol, with the earlier shipped models as the fallback for a mechanism it lacks; the "
+        "output names the set that ran)",
+    )
+    p.add_argument(
+        "--form",
+        choices=["a", "b", "both"],
+        help="sd-push-cost: a (the structures alone, replayed single-threaded for every m), b (real threads "
+        "contending on this machine's CPUs, for the m that fit them) or both (default: the spec's form, both; "
+        "docs/reproductions.md)",
     )
     _executor_args(p)
     p.set_defaults(func=lambda a: _guard("reproduce", cmd_reproduce, a))
