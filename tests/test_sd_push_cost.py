@@ -119,6 +119,14 @@ def test_form_option_and_its_bad_values(capsys):
     assert [(p.params["form"], p.params["m"]) for p in only_b.points] == [("b", 1)] * 3
     only_a = parse_experiment(text, "x", override={"form": "a"}, name="sd-push-cost")
     assert all("form" not in p.params for p in only_a.points)
+    # Each form other than the default has its own results folder (one folder holds one spec's points).
+    from rtsched.experiments.registry import default_out, module
+
+    mod = module("sd-push-cost")
+    both = parse_experiment(text, "x", quick=True, name="sd-push-cost")
+    assert str(default_out("sd-push-cost", mod, both, True)) == "results/sd-push-cost-quick"
+    assert str(default_out("sd-push-cost", mod, only_b, False)) == "results/sd-push-cost-form-b"
+    assert str(default_out("sd-push-cost", mod, only_a, True)) == "results/sd-push-cost-form-a-quick"
     with pytest.raises(SpecError, match=r"form: form \(b\) runs one thread per CPU: no m of the grid"):
         parse_experiment(text, "x", override={"form": "b", "grid": {"m": [cpus + 1]}}, name="sd-push-cost")
     with pytest.raises(SpecError, match="form.*one of 'a', 'b', 'both'"):

@@ -295,12 +295,16 @@ def default_out(name: str, mod: Module, spec: Any, quick: bool) -> Path:
     """The default results directory of a reproduction run by ``name``: ``results_dir(name,
     ...)``; on an engine other than its module's first (engines.py), the spec's ``name`` there
     (``rtws-runtime``: the folder its former name wrote) or ``NAME-ENGINE``, so that each engine's
-    results have a folder of their own."""
+    results have a folder of their own; a module's ``results_folder(spec, folder)`` may name its
+    own axis in it (sd-push-cost: ``NAME-form-F`` for a form other than its default)."""
     folder = name
     engine = getattr(spec, "engine", None)
     if engine not in (None, next(iter(engines(mod)), None)):
         target = resolve(name, None)[0] or name
         folder = spec.name if spec.name != target else f"{target}-{engine}"
+    hook = getattr(mod, "results_folder", None)
+    if hook is not None:
+        folder = hook(spec, folder)
     return results_dir(folder, getattr(spec, "variant", None), quick)
 
 

@@ -41,7 +41,7 @@ import pyarrow as pa
 
 from ...output import save_figure
 from .. import quickmark
-from ..errors import SpecError
+from ..errors import EvaluatorError, SpecError
 from ..fields import at_least, spec_key
 from ..reproduction import Csv
 from ._sim import (
@@ -83,6 +83,13 @@ def _find_cpu(value: Any, where: str) -> list:
     if not isinstance(value, list) or not value or any(v not in VARIANTS for v in value):
         raise SpecError(f"{where}: a non-empty list of {', '.join(VARIANTS)}, got {value!r}")
     return value
+
+
+def results_folder(spec: SimSpec, folder: str) -> str:
+    """The default results folder (registry.default_out): ``NAME-form-F`` for a form other than
+    the default, so that each form's points have a folder of their own."""
+    form = spec.params.get("form", DEFAULT_FORM)
+    return folder if form == DEFAULT_FORM else f"{folder}-form-{form}"
 
 
 def _form(value: Any, where: str) -> str:
@@ -261,7 +268,7 @@ def _evaluate_threads(p: dict) -> dict:
     m = p["m"]
     allowed = sorted(os.sched_getaffinity(0))
     if len(allowed) < m:
-        raise SpecError(f"sd-push-cost form (b): m = {m} needs {m} CPUs but this process may use {len(allowed)}")
+        raise EvaluatorError(f"sd-push-cost form (b): m = {m} needs {m} CPUs but this process may use {len(allowed)}")
     cpus = allowed[:m]
     ts = _sets({**p, "sets": 1})[0]
     cols: dict[str, list] = {f.name: [] for f in SCHEMA if f.name != "point"}
