@@ -9,6 +9,10 @@
 //!   policy as G-EDF with other priority keys; EDZL (Lee, RTCSA 1994; Cirinei & Baker, ECRTS
 //!   2007), the same with zero-laxity promotion;
 //! * P-EDF and P-FP (rate or deadline monotonic) over a given partition;
+//! * LLF, least laxity first (Mok 1983; Dertouzos & Mok, IEEE TSE 1989), deciding at job
+//!   events and every quantum, and PD², Pfair scheduling in quanta (Anderson & Srinivasan,
+//!   ECRTS 2000 / JCSS 2004) — the selection schedulers, whose priorities change with time, in
+//!   `selection.rs`;
 //! * SP-RES, semi-partitioned reservations executing a placement (Brandenburg & Gül, RTSS
 //!   2016, §III-A, §IV-A), in [`spres`];
 //! * RTWS, global EDF with priority-aware work stealing over fork-join tasks (seed 003, §V), in
@@ -44,6 +48,7 @@ pub mod registry;
 pub mod request;
 pub mod result;
 pub mod rtws;
+mod selection;
 mod setup;
 pub mod spres;
 
@@ -70,6 +75,7 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
     match sched {
         Scheduler::Spres(sc) => spres::simulate_spres(ts, sched, sc, cfg),
         Scheduler::Rtws => rtws::simulate_sequential(ts, sched, cfg),
+        Scheduler::Llf { .. } | Scheduler::Pd2 { .. } => selection::simulate_selection(ts, sched, cfg),
         Scheduler::Gedf
         | Scheduler::GedfQuantum { .. }
         | Scheduler::Gfp { .. }
