@@ -30,7 +30,8 @@
 //! validation, horizon and seeded draws every loop shares) and `recorder.rs` (the one recorder
 //! of records and dispatch events); the loops: `engine/` (G-EDF, quantum G-EDF, P-EDF, P-FP:
 //! `engine/ideal.rs` without overheads, `engine/overhead.rs` with them, `engine/state.rs` what
-//! both share), [`spres`] (executing a [`placement`]), [`rtws`] and [`fj_gedf`] over one fork-join
+//! both share), `selection.rs` (LLF and PD², whose priorities change with time), [`spres`]
+//! (executing a [`placement`]), [`rtws`] and [`fj_gedf`] over one fork-join
 //! job book (`forkjoin.rs`, on the model's `RegionProgress`); [`overheads`]
 //! (the overhead values and models). [`simulate`] dispatches to the loop of the scheduler.
 //! [`registry`] names the schedulers (one entry each, with parameters, placement and builder),
