@@ -11,6 +11,10 @@
 //!   sequence number).
 //! * [`gedf`]: global EDF, event-driven and quantum-driven (aligned or staggered quanta,
 //!   RTSS 2009 §2).
+//! * [`llf`]: LLF (least laxity first, Mok 1983) on `m` CPUs: laxities, the selection at a
+//!   decision instant and its invariant; the simulator decides at job events and quantum ticks.
+//! * [`pfair`]: PD² (Anderson & Srinivasan, ECRTS 2000 / JCSS 2004): Pfair windows, b-bits,
+//!   group deadlines, priorities, lags — exact integer arithmetic in quanta.
 //! * [`partitioned`]: P-EDF and P-FP over a given partition (uniprocessor EDF / FP per CPU).
 //! * [`queue`]: the ready-queue trait the policies are generic over (so a mechanism plugs in
 //!   its own queue structure without restating the policy).
@@ -28,7 +32,9 @@
 pub mod error;
 pub mod gedf;
 pub mod invariant;
+pub mod llf;
 pub mod partitioned;
+pub mod pfair;
 pub mod prio;
 pub mod queue;
 pub mod rtws;

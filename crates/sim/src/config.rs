@@ -29,6 +29,12 @@ pub enum Scheduler {
     /// EDZL (Lee, RTCSA 1994; Cirinei & Baker, ECRTS 2007): G-EDF in which a waiting job
     /// whose laxity reaches zero gets the highest priority until it completes.
     Edzl,
+    /// LLF, least laxity first on m CPUs (Mok 1983; Dertouzos & Mok, IEEE TSE 1989): decisions at
+    /// job events and every `quantum` (`rtsched_policy::llf`).
+    Llf { quantum: Time },
+    /// PD², Pfair with slots of `quantum` (Anderson & Srinivasan, ECRTS 2000 / JCSS 2004;
+    /// `rtsched_policy::pfair`).
+    Pd2 { quantum: Time },
     /// Semi-partitioned reservations executing a placement (seed 004).
     Spres(SpresConfig),
     /// RTWS (seed 003) with each task one sequential region; fork-join sets: `rtws::simulate_rtws`.
@@ -54,6 +60,8 @@ impl Scheduler {
             Scheduler::Gfp { order: None, .. } => "G-FP (given priorities)".into(),
             Scheduler::Gfl => "G-FL".into(),
             Scheduler::Edzl => "EDZL".into(),
+            Scheduler::Llf { quantum } => format!("LLF quantum {}", rtsched_model::time::format_duration(*quantum)),
+            Scheduler::Pd2 { quantum } => format!("PD2 quantum {}", rtsched_model::time::format_duration(*quantum)),
             Scheduler::Spres(c) => format!("SP-RES ({})", c.placement.heuristic),
             Scheduler::Rtws => "RTWS".into(),
         }
@@ -152,6 +160,8 @@ impl SimConfig {
                 Scheduler::Spres(_) => Some("spres"),
                 Scheduler::Rtws => Some("rtws"),
                 Scheduler::Edzl => Some("edzl"),
+                Scheduler::Llf { .. } => Some("llf"),
+                Scheduler::Pd2 { .. } => Some("pd2"),
                 _ => None,
             };
             if let Some(name) = unsupported {

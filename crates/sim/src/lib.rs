@@ -9,6 +9,10 @@
 //!   policy as G-EDF with other priority keys; EDZL (Lee, RTCSA 1994; Cirinei & Baker, ECRTS
 //!   2007), the same with zero-laxity promotion;
 //! * P-EDF and P-FP (rate or deadline monotonic) over a given partition;
+//! * LLF, least laxity first (Mok 1983; Dertouzos & Mok, IEEE TSE 1989), deciding at job
+//!   events and every quantum, and PD², Pfair scheduling in quanta (Anderson & Srinivasan,
+//!   ECRTS 2000 / JCSS 2004) — the selection schedulers, whose priorities change with time, in
+//!   `selection.rs`;
 //! * SP-RES, semi-partitioned reservations executing a placement (Brandenburg & Gül, RTSS
 //!   2016, §III-A, §IV-A), in [`spres`];
 //! * RTWS, global EDF with priority-aware work stealing over fork-join tasks (seed 003, §V), in
@@ -26,7 +30,8 @@
 //! validation, horizon and seeded draws every loop shares) and `recorder.rs` (the one recorder
 //! of records and dispatch events); the loops: `engine/` (G-EDF, quantum G-EDF, P-EDF, P-FP:
 //! `engine/ideal.rs` without overheads, `engine/overhead.rs` with them, `engine/state.rs` what
-//! both share), [`spres`] (executing a [`placement`]), [`rtws`] and [`fj_gedf`] over one fork-join
+//! both share), `selection.rs` (LLF and PD², whose priorities change with time), [`spres`]
+//! (executing a [`placement`]), [`rtws`] and [`fj_gedf`] over one fork-join
 //! job book (`forkjoin.rs`, on the model's `RegionProgress`); [`overheads`]
 //! (the overhead values and models). [`simulate`] dispatches to the loop of the scheduler.
 //! [`registry`] names the schedulers (one entry each, with parameters, placement and builder),
@@ -44,6 +49,7 @@ pub mod registry;
 pub mod request;
 pub mod result;
 pub mod rtws;
+mod selection;
 mod setup;
 pub mod spres;
 
@@ -70,6 +76,7 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
     match sched {
         Scheduler::Spres(sc) => spres::simulate_spres(ts, sched, sc, cfg),
         Scheduler::Rtws => rtws::simulate_sequential(ts, sched, cfg),
+        Scheduler::Llf { .. } | Scheduler::Pd2 { .. } => selection::simulate_selection(ts, sched, cfg),
         Scheduler::Gedf
         | Scheduler::GedfQuantum { .. }
         | Scheduler::Gfp { .. }

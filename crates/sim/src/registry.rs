@@ -544,7 +544,7 @@ pub fn find(name: &str) -> Result<&'static Entry, ModelError> {
 }
 
 /// The registry, in the order listings show it.
-pub static ENTRIES: &[&Entry] = &[&GEDF, &GEDF_QUANTUM, &GFP, &GFL, &EDZL, &PEDF, &PFP, &SPRES, &RTWS];
+pub static ENTRIES: &[&Entry] = &[&GEDF, &GEDF_QUANTUM, &GFP, &GFL, &EDZL, &LLF, &PD2, &PEDF, &PFP, &SPRES, &RTWS];
 
 /// The partition a [`PlacementKind::Partition`] builder was given.
 fn partition(s: &mut Setup<'_>) -> Result<Vec<Vec<usize>>, ModelError> {
@@ -627,6 +627,36 @@ pub static EDZL: Entry = Entry {
     placement: PlacementKind::None,
     workloads: Workloads::SPORADIC,
     build: |_| Ok(Scheduler::Edzl),
+};
+
+pub static LLF: Entry = Entry {
+    name: "llf",
+    summary: "LLF, least laxity first on m CPUs (Mok 1983; Dertouzos & Mok, IEEE TSE 1989): laxity against the \
+              WCET, decisions at job events and every quantum, ties by deadline then task",
+    params: &[ParamSpec {
+        name: "quantum",
+        kind: ParamKind::Duration,
+        default: "1ms",
+        help: "decisions also at every multiple of the quantum (bounds LLF's switching on laxity ties)",
+    }],
+    placement: PlacementKind::None,
+    workloads: Workloads::SPORADIC,
+    build: |s| Ok(Scheduler::Llf { quantum: s.params.duration("quantum").unwrap_or(1_000_000) }),
+};
+
+pub static PD2: Entry = Entry {
+    name: "pd2",
+    summary: "PD², Pfair in slots of one quantum (Anderson & Srinivasan, ECRTS 2000 / JCSS 2004; Baruah et al., \
+              Algorithmica 1996); periodic, C and T = D whole quanta",
+    params: &[ParamSpec {
+        name: "quantum",
+        kind: ParamKind::Duration,
+        default: "1ms",
+        help: "the slot length Q (every WCET, period and offset a multiple of it)",
+    }],
+    placement: PlacementKind::None,
+    workloads: Workloads::SPORADIC,
+    build: |s| Ok(Scheduler::Pd2 { quantum: s.params.duration("quantum").unwrap_or(1_000_000) }),
 };
 
 pub static PEDF: Entry = Entry {
@@ -765,7 +795,7 @@ mod tests {
         assert_eq!(e.field.as_deref(), Some("scheduler"));
         assert_eq!(
             e.to_string(),
-            "field 'scheduler': unknown scheduler \"g-edf\"; use one of: gedf, gedf-quantum, gfp, gfl, edzl, pedf, pfp, spres, rtws"
+            "field 'scheduler': unknown scheduler \"g-edf\"; use one of: gedf, gedf-quantum, gfp, gfl, edzl, llf, pd2, pedf, pfp, spres, rtws"
         );
         let w = Workload::Sporadic(ts());
         assert!(matches!(build("nope", none(), &w, 2, None, &Stop::never()), Err(BuildError::Input(_))));
@@ -793,7 +823,7 @@ mod tests {
         // A parameter of another scheduler names the schedulers that take it.
         let gedf = find("gedf").unwrap();
         let e = gedf.resolve([("quantum", ParamArg::from("1ms"))]).unwrap_err();
-        assert_eq!(e.to_string(), "field 'quantum': applies only to --scheduler gedf-quantum, not gedf");
+        assert_eq!(e.to_string(), "field 'quantum': applies only to --scheduler gedf-quantum, llf, pd2, not gedf");
         let e = gedf.resolve([("cash", ParamArg::from(true))]).unwrap_err();
         assert_eq!(e.to_string(), "field 'cash': applies only to --scheduler spres, not gedf");
         // One nobody takes names what this one takes.
