@@ -172,7 +172,8 @@ def simulate(
     ``scheduler``: ``gedf`` (event-driven global EDF), ``gedf-quantum`` (``quantum``, default
     1 ms; ``staggered`` quanta), ``gfp`` (global fixed priority; ``params={"priorities": "rm"}``,
     ``"dm"`` by default, or one rank per task such as ``"2,0,1"``), ``gfl`` (G-FL, Erickson &
-    Anderson, ECRTS 2012), ``edzl`` (EDZL, Cirinei & Baker, ECRTS 2007), ``pedf``, ``pfp``
+    Anderson, ECRTS 2012), ``edzl`` (EDZL, Cirinei & Baker, ECRTS 2007), ``llf`` (least laxity first at
+    ``quantum``), ``pd2`` (Pfair PD², Anderson & Srinivasan, ECRTS 2000), ``pedf``, ``pfp``
     (deadline monotonic), ``spres`` or ``rtws``
     (:func:`schedulers`). ``params``: the scheduler's registry parameters as a dict (each
     scheduler's are listed in docs/simulator.md); the named arguments below are the same

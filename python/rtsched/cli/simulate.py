@@ -29,7 +29,8 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         default="gedf",
         help=(
             "gedf (default), gedf-quantum, gfp (global fixed priority, --param priorities=dm|rm|RANKS), gfl "
-            "(G-FL), edzl (EDZL), pedf, pfp, spres, or rtws (a fork-join file with "
+            "(G-FL), edzl (EDZL), llf (least laxity, --quantum), pd2 (Pfair PD², --quantum), pedf, pfp, spres, or rtws "
+            "(a fork-join file with "
             '"regions" per task, docs/rtws.md, or a plain task set: one thread per job); '
             "a fork-join file also runs under gedf (G-EDF over its threads)"
         ),
@@ -45,7 +46,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         help="a scheduler parameter from the simulator's registry (repeatable), e.g. priorities=rm for gfp; "
         "the options below are the same parameters under their own names (docs/simulator.md)",
     )
-    p.add_argument("--quantum", type=v.cli_duration("ms"), help="gedf-quantum: the quantum with a unit (default 1ms)")
+    p.add_argument(
+        "--quantum", type=v.cli_duration("ms"), help="gedf-quantum, llf, pd2: the quantum with a unit (default 1ms)"
+    )
     p.add_argument("--staggered", action="store_true", help="gedf-quantum: staggered instead of aligned quanta")
     p.add_argument(
         "--cash",
