@@ -184,23 +184,19 @@ def test_the_calibration_is_kept_per_machine_and_refused_for_another(tmp_path, m
         calibrate.measure("1ms")
 
 
-def test_rtsched_calibrate_keeps_it_and_shows_it(cli, tmp_path):
-    env_before = os.environ["XDG_CACHE_HOME"]
-    os.environ["XDG_CACHE_HOME"] = str(tmp_path)
-    try:
-        code, out, err = cli("calibrate", "--budget", "50ms", "--json")
-        kept = tmp_path / "rtsched" / "machine.json"
-        if code == 0:
-            cal = json.loads(out)
-            assert json.loads(kept.read_text()) == cal and cal["key"] == calibrate.machine_key()
-            code, out, err = cli("calibrate", "--show")
-            assert code == 0 and "timer floor" in out and str(kept) in out
-        else:  # a floor above 1 ms: said, and not kept
-            assert "disturbed" in err and not kept.exists()
-        code, out, err = cli("calibrate", "--budget", "1ms")
-        assert code == 2 and "budget" in err and "Traceback" not in err
-    finally:
-        os.environ["XDG_CACHE_HOME"] = env_before
+def test_rtsched_calibrate_keeps_it_and_shows_it(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # the command runs with this environment
+    code, out, err = cli("calibrate", "--budget", "50ms", "--json")
+    kept = tmp_path / "rtsched" / "machine.json"
+    if code == 0:
+        cal = json.loads(out)
+        assert json.loads(kept.read_text()) == cal and cal["key"] == calibrate.machine_key()
+        code, out, err = cli("calibrate", "--show")
+        assert code == 0 and "timer floor" in out and str(kept) in out
+    else:  # a floor above 1 ms: said, and not kept
+        assert "disturbed" in err and not kept.exists()
+    code, out, err = cli("calibrate", "--budget", "1ms")
+    assert code == 2 and "budget" in err and "Traceback" not in err
 
 
 @pytest.mark.skipif(not hasattr(os, "nice"), reason="needs os.nice")
@@ -237,3 +233,17 @@ def test_a_normal_priority_run_beside_a_cpu_hog_is_not_trustworthy(tmp_path):
     assert "between two polls" in s["trustworthy_reason"]
     assert any("other runnable tasks on the run's CPUs" in c for c in s["trust_causes"]), s["trust_causes"]
     assert "not trustworthy" in p.stderr and "the machine names a cause" in p.stderr
+
+
+def test_run_takes_no_calibrate_and_the_model_of_its_reaction(cli, tmp_path):
+    f = tmp_path / "ts.json"
+    rtsched.save(str(f), rtsched.TaskSet([rtsched.Task(wcet="1ms", period="10ms")], m=1))
+    args = ("run", f, "--scheduler", "gsn-edf", "--cpus", ALL[0], "--duration", "50ms", "--json")
+    code, out, err = cli(*args, "--no-calibrate", "--overheads", "overheads-gsn-edf-2cpu")
+    assert code == 0, err
+    ref = json.loads(out)["trust_reference"]
+    assert ref["floor_source"] == "the default floor 20 µs (no calibration of this machine: skipped (--no-calibrate))"
+    assert (ref["timer_floor_ns"], ref["noise_ns"]) == (TRUST_FLOOR_NS, TRUST_FLOOR_NS)
+    assert "from the model overheads-gsn-edf-2cpu.json at n = 1" in ref["reaction_source"]
+    code, out, err = cli(*args, "--overheads", "no-such-model")
+    assert code == 2 and "no-such-model" in err and len(err.strip().splitlines()) == 1, err

@@ -240,19 +240,16 @@ def _trust_inputs(scheduler: str, calibration: Any, overheads: Any, quiet: bool)
     (:func:`rtsched.calibrate.reaction_model`)."""
     from . import calibrate
 
+    model = calibrate.reaction_model(scheduler, overheads)  # a bad model is refused before any measurement
     text, why = calibrate.for_run(calibration, quiet=quiet)
-    return {
-        "calibration": text,
-        "no_calibration": why,
-        "reaction_model": calibrate.reaction_model(scheduler, overheads),
-    }
+    return {"calibration": text, "no_calibration": why, "reaction_model": model}
 
 
 def _judge_causes(summary: dict, cpus: list[int], rt_priority: int | None, before: dict | None, **kw: Any) -> None:
     """A run not trustworthy gets ``trust_causes``: what the machine says disturbed it
     (:func:`rtsched.protocol.disturbance_causes`, one line each with its numbers), from the
     preflight ``before`` and a look at the CPUs' runnable tasks right after the run."""
-    if summary["trustworthy"] or summary.get("trust_unchecked"):
+    if summary["trustworthy"] or summary["trustworthy_reason"].startswith("partly judged"):
         summary["trust_causes"] = []
         return
     from .protocol import disturbance_causes, runnable_tasks
