@@ -281,7 +281,10 @@ impl RunPlan {
 /// process may use), `placement` (a placement's JSON text or task-index lists per CPU),
 /// `dedicated_cpu`, `rt_priority`, `idle` ("sleep" / "spin"), `force`, `seed`, `exports`
 /// ("jsonl", "perfetto", "job_csv", "gantt_svg", "sched_trace", "overhead_samples"), `params`
-/// (the mechanism's (name, text) pairs) and `exec_min_fraction`. A wrong type names the field;
+/// (the mechanism's (name, text) pairs), `exec_min_fraction`, and what the trust verdict is
+/// judged against: `calibration` (a calibration's JSON text, `rtsched calibrate`),
+/// `no_calibration` (why there is none) and `reaction_model` ((name, an overhead model's JSON
+/// text)). A wrong type names the field;
 /// a refusal (too few CPUs, no placement fits, bad parameters) raises RtschedError. Ctrl-C
 /// stops a long placement search (KeyboardInterrupt).
 #[pyfunction]
