@@ -185,9 +185,14 @@ def _stat_fields(text: str) -> tuple[str, list[str]] | None:
     return text[lp + 1 : rp], text[rp + 1 :].split()
 
 
+#: The scheduling policies of /proc/PID/stat field 41 by number.
+POLICIES = {0: "SCHED_OTHER", 1: "SCHED_FIFO", 2: "SCHED_RR", 3: "SCHED_BATCH", 5: "SCHED_IDLE", 6: "SCHED_DEADLINE"}
+
+
 def runnable_tasks(cpus: Sequence[int], root: str = "/", exclude_pids: Sequence[int] = ()) -> dict:
     """Threads in state R (``/proc/*/task/*/stat`` field 3) last on a measured CPU (field 39),
-    besides ``exclude_pids`` (this process)."""
+    besides ``exclude_pids`` (this process), each with its ``policy`` and ``rt_priority``
+    (fields 41 and 40) where the line has them."""
     want = set(cpus)
     found: list[dict] = []
     proc = _path(root, "/proc")
@@ -212,7 +217,11 @@ def runnable_tasks(cpus: Sequence[int], root: str = "/", exclude_pids: Sequence[
             comm, f = parsed
             # f[0] is field 3 (state); field 39 (processor) is f[36].
             if len(f) > 36 and f[0] == "R" and f[36].isdigit() and int(f[36]) in want:
-                found.append({"pid": int(pid), "tid": int(tid), "comm": comm, "cpu": int(f[36])})
+                task = {"pid": int(pid), "tid": int(tid), "comm": comm, "cpu": int(f[36])}
+                # Fields 40 (rt_priority) and 41 (policy: 1 SCHED_FIFO, 2 SCHED_RR, 6 SCHED_DEADLINE).
+                if len(f) > 38 and f[37].isdigit() and f[38].isdigit():
+                    task["policy"], task["rt_priority"] = POLICIES.get(int(f[38]), f"policy {f[38]}"), int(f[37])
+                found.append(task)
     found.sort(key=lambda d: (d["cpu"], d["pid"], d["tid"]))
     return {"count": len(found), "tasks": found[:MAX_LISTED]}
 
@@ -273,6 +282,129 @@ def preflight(
         "irq_affinity": irq_affinity(cpus, root),
         "cpufreq": cpufreq(cpus, root),
     }
+
+
+def uptime(root: str = "/") -> float | None:
+    """Seconds since boot (``/proc/uptime``), the clock of the kernel log's timestamps."""
+    text, _ = _read(root, "/proc/uptime")
+    try:
+        return float((text or "").split()[0])
+    except (IndexError, ValueError):
+        return None
+
+
+def kernel_log(root: str = "/") -> tuple[str | None, str | None]:
+    """The kernel log (``dmesg``; a fake tree's ``dmesg.txt`` when ``root`` is not ``/``) as
+    (text, None) or (None, why it could not be read: not permitted, no dmesg)."""
+    if root != "/":
+        return _read(root, "/dmesg.txt")
+    try:
+        out = subprocess.run(["dmesg"], capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, f"dmesg unavailable ({e.__class__.__name__})"
+    if out.returncode != 0:
+        return None, f"dmesg refused ({out.stderr.strip()[:80] or out.returncode})"
+    return out.stdout, None
+
+
+#: The kernel's message when it first throttles real-time threads (once per boot).
+RT_THROTTLED_MESSAGE = "sched: RT throttling activated"
+
+
+def rt_throttled_at(log: str) -> list[float]:
+    """The kernel-log times (seconds since boot) of :data:`RT_THROTTLED_MESSAGE`."""
+    out = []
+    for m in re.finditer(r"^\[\s*(\d+\.\d+)\]\s*" + re.escape(RT_THROTTLED_MESSAGE), log, re.M):
+        out.append(float(m.group(1)))
+    return out
+
+
+def _names(tasks: list[dict], limit: int = 4) -> str:
+    return ", ".join(f"{t['comm']}[{t['tid']}]@{t['cpu']}" for t in tasks[:limit]) + (
+        ", ..." if len(tasks) > limit else ""
+    )
+
+
+def disturbance_causes(
+    cpus: Sequence[int],
+    rt_priority: int | None,
+    *,
+    before: dict | None = None,
+    after: dict | None = None,
+    window: tuple[float | None, float | None] = (None, None),
+    loads: dict | None = None,
+    cap: dict | None = None,
+    root: str = "/",
+    log: str | None = None,
+) -> list[str]:
+    """What this machine says disturbed a run on ``cpus``, one line each with its numbers
+    (docs/runtime.md, "Trustworthy timing"): RT throttling (the kernel log's
+    :data:`RT_THROTTLED_MESSAGE` during the run's ``window``, seconds since boot), a per-CPU
+    load (``loads``: CPU -> utilization) above the share SCHED_FIFO threads get (``cap``:
+    :func:`rtsched.rtlimits.fifo_capacity`), the fair server of Linux ≥ 6.12 with normal tasks
+    runnable on the CPUs, and other runnable tasks on the CPUs (``before``/``after``:
+    :func:`runnable_tasks` taken before and after the run; at SCHED_FIFO only real-time threads
+    at the run's priority or above count). ``log``: the kernel log text (default
+    :func:`kernel_log`). An empty list: the machine names no cause."""
+    out: list[str] = []
+    fifo = rt_priority is not None
+    rt = rt_throttling(root)
+    throttling_on = isinstance(rt.get("runtime_us"), int) and rt["runtime_us"] >= 0
+    share_text = f"kernel.sched_rt_runtime_us {rt.get('runtime_us')} of sched_rt_period_us {rt.get('period_us')}"
+    if fifo and throttling_on:
+        if log is None:
+            log, _ = kernel_log(root)
+        start, end = window
+        during = [t for t in rt_throttled_at(log or "") if start is not None and end is not None and start <= t <= end]
+        if during:
+            out.append(
+                "RT throttling: the kernel throttled SCHED_FIFO threads during the run (kernel log at "
+                f"{during[0]:.1f} s since boot, the run {start:.1f}-{end:.1f} s: '{RT_THROTTLED_MESSAGE}'); they may "
+                f"run {share_text} µs per CPU"
+            )
+    if fifo and loads and cap is not None and cap.get("share") is not None:
+        over = [(c, u) for c, u in sorted(loads.items()) if u > cap["share"]]
+        if over:
+            out.append(
+                "a per-CPU load above the SCHED_FIFO share: "
+                + ", ".join(f"CPU {c} at {float(u):.1%}" for c, u in over)
+                + f" > {float(cap['share']):.1%} ({cap['text']}); the kernel stops the run's threads for the rest of "
+                "each period"
+            )
+    tasks: dict[int, dict] = {}
+    for snap in (before, after):
+        for t in (snap or {}).get("tasks") or []:
+            tasks.setdefault(t["tid"], t)
+    found = sorted(tasks.values(), key=lambda t: (t["cpu"], t["tid"]))
+    fair = [t for t in found if t.get("policy", "SCHED_OTHER") in ("SCHED_OTHER", "SCHED_BATCH", "SCHED_IDLE")]
+    if fifo and fair:
+        fs = fair_server(cpus, root)
+        if fs.get("present"):
+            out.append(
+                f"the fair server (Linux {fs.get('kernel')} ≥ 6.12): {fs.get('cost')}; {len(fair)} normal tasks were "
+                f"runnable on the run's CPUs ({_names(fair)})"
+            )
+    if fifo:
+        rivals = [
+            t
+            for t in found
+            if t.get("policy") in ("SCHED_FIFO", "SCHED_RR", "SCHED_DEADLINE")
+            and (t.get("policy") == "SCHED_DEADLINE" or t.get("rt_priority", 0) >= rt_priority)
+        ]
+        if rivals:
+            out.append(
+                f"{len(rivals)} real-time threads at priority {rt_priority} or above were runnable on the run's CPUs "
+                f"({_names(rivals)})"
+            )
+    elif found:
+        load, _ = _read(root, "/proc/loadavg")
+        la = (load or "").split()[:1]
+        out.append(
+            f"{len(found)} other runnable tasks on the run's CPUs {','.join(map(str, cpus))} ({_names(found)})"
+            + (f"; load average {la[0]}" if la else "")
+            + " — at normal priority they share the CPUs with the run"
+        )
+    return out
 
 
 def format_preflight(p: dict) -> list[str]:

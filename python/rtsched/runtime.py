@@ -161,11 +161,11 @@ def run_cpus(
 
 
 #: A run's timing is trustworthy when its longest poll gap and its largest timer latency are
-#: at most this many times the mechanism's own reaction time (see :func:`assess_timing`).
+#: at most this many times the reference: this machine's calibrated floor plus the
+#: mechanism's reaction time from its overhead model (see :func:`assess_timing`).
 TRUST_FACTOR: int = _core.TRUST_FACTOR
-#: The smallest reaction time the factor is applied to: about this machine's average timer
-#: wake-up latency (cyclictest, Debian's rt-tests: 19 us here), so that a mechanism reacting in
-#: a few microseconds does not make every microsecond of host noise suspicious.
+#: The floor taken for the timer and the noise when the machine has no calibration (skipped):
+#: about the 2-core development VM's average timer wake-up latency (cyclictest: 19 us).
 TRUST_FLOOR_NS: int = _core.TRUST_FLOOR_NS
 
 
@@ -184,17 +184,30 @@ def realtime_lock() -> Iterator[None]:
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def assess_timing(summary: dict, entry: dict, rt_priority: int | None) -> tuple[bool, str]:
+def assess_timing(
+    summary: dict,
+    entry: dict,
+    rt_priority: int | None,
+    calibration: dict | None = None,
+    reaction_model: tuple[str, str] | None = None,
+) -> tuple[bool, str]:
     """Whether a run's measured timing is trustworthy, and why (docs/runtime.md, "Trustworthy
     timing"): the runtime's verdict (``rtsched_runtime::request::assess_timing``, which every
     run's summary carries as ``trustworthy`` / ``trustworthy_reason``) for a summary under the
-    mechanism ``entry`` (its registry entry) at ``rt_priority``. The poll gap, the largest timer
-    latency and the largest Δipi (raw maxima) are compared with :data:`TRUST_FACTOR` times the
-    mechanism's own reaction time (at least :data:`TRUST_FLOOR_NS`), the longest
-    priority-inversion interval with that limit and with :data:`TRUST_FACTOR` times the run's
-    tracking bound (plus a quantum-driven mechanism's quantum); a run that dropped trace
-    records is never trustworthy, and the reason says so first."""
-    return _core.assess_timing(json.dumps(summary), entry["name"], rt_priority)
+    mechanism ``entry`` (its registry entry) at ``rt_priority``, against ``calibration`` (this
+    machine's, :mod:`rtsched.calibrate`; None: the default floor :data:`TRUST_FLOOR_NS`) and the
+    mechanism's reaction time from ``reaction_model`` ((name, JSON text),
+    :func:`rtsched.calibrate.reaction_model`; None: no reaction time). Not trustworthy: the
+    poll gap above :data:`TRUST_FACTOR` × (noise + reaction), the largest timer latency or Δipi
+    above :data:`TRUST_FACTOR` × (timer floor + reaction), the longest priority-inversion
+    interval above that (plus a quantum-driven mechanism's quantum), a deadline miss with host
+    interruptions at least its tardiness, or dropped trace records (said first). kernel-sd
+    says what it cannot judge and is never called trustworthy."""
+    cal = None if calibration is None else json.dumps(calibration)
+    ok, why, _unchecked = _core.assess_timing(
+        json.dumps(summary), entry["name"], rt_priority, cal, None, reaction_model
+    )
+    return ok, why
 
 
 def _say(plan: Any, quiet: bool) -> None:
@@ -208,21 +221,54 @@ def _say(plan: Any, quiet: bool) -> None:
 
 
 def _outcome(res: dict) -> tuple[dict, bool, str]:
-    """``_core.run``'s answer with the summary decoded: (the result, trustworthy, why)."""
+    """``_core.run``'s answer with the summary decoded: (the result, trustworthy, why); the
+    checks the verdict could not make go into the summary's ``trust_unchecked``."""
     res = dict(res)
     trusted, why = res.pop("trustworthy"), res.pop("trustworthy_reason")
+    unchecked = res.pop("trust_unchecked", [])
     res["summary"] = json.loads(res["summary"])
+    res["summary"]["trust_unchecked"] = unchecked
     if "overhead_samples" in res:
         res["overhead_samples"] = json.loads(res["overhead_samples"])
     res["interrupted"] = bool(res["summary"].get("interrupted"))
     return res, trusted, why
 
 
+def _trust_inputs(scheduler: str, calibration: Any, overheads: Any, quiet: bool) -> dict:
+    """The run request's fields the trust verdict is judged against: this machine's calibration
+    (:func:`rtsched.calibrate.for_run`) and the mechanism's overhead model
+    (:func:`rtsched.calibrate.reaction_model`)."""
+    from . import calibrate
+
+    model = calibrate.reaction_model(scheduler, overheads)  # a bad model is refused before any measurement
+    text, why = calibrate.for_run(calibration, quiet=quiet)
+    return {"calibration": text, "no_calibration": why, "reaction_model": model}
+
+
+def _judge_causes(summary: dict, cpus: list[int], rt_priority: int | None, before: dict | None, **kw: Any) -> None:
+    """A run not trustworthy gets ``trust_causes``: what the machine says disturbed it
+    (:func:`rtsched.protocol.disturbance_causes`, one line each with its numbers), from the
+    preflight ``before`` and a look at the CPUs' runnable tasks right after the run."""
+    if summary["trustworthy"] or summary["trustworthy_reason"].startswith("partly judged"):
+        summary["trust_causes"] = []
+        return
+    from .protocol import disturbance_causes, runnable_tasks
+
+    after = runnable_tasks(cpus, exclude_pids=[os.getpid()])
+    summary["trust_causes"] = disturbance_causes(
+        cpus, rt_priority, before=(before or {}).get("runnable"), after=after, **kw
+    )
+
+
 def _untrusted(summary: dict, warns: list[str], quiet: bool) -> None:
     if not summary["trustworthy"]:
-        warns.append(f"the measured timing is not trustworthy: {summary['trustworthy_reason']}")
+        what = "cannot be judged whole" if summary.get("trust_unchecked") else "is not trustworthy"
+        warns.append(f"the measured timing {what}: {summary['trustworthy_reason']}")
+        warns.extend(f"the machine names a cause: {c}" for c in summary.get("trust_causes") or [])
         if not quiet:
-            print(f"rtsched run: warning: {warns[-1]}", file=sys.stderr)
+            start = len(warns) - 1 - len(summary.get("trust_causes") or [])
+            for w in warns[start:]:
+                print(f"rtsched run: warning: {w}", file=sys.stderr)
 
 
 def run_raw(
@@ -243,6 +289,8 @@ def run_raw(
     exec_min_fraction: float | None = None,
     preflight: bool = True,
     isolate: bool = False,
+    calibration: str | dict | os.PathLike | None = "auto",
+    overheads: str | os.PathLike | None = None,
 ) -> dict:
     """Like :func:`run` but returns ``{"summary": dict, export name: text, "interrupted": bool}``.
     ``exports`` names the trace's exports (``jsonl``, ``perfetto``, ``job_csv``, ``gantt_svg``,
@@ -255,7 +303,12 @@ def run_raw(
     throttling and the fair server are lifted on its CPUs, IRQs moved off them and the
     performance governor set where this process may (root), everything restored afterwards,
     Ctrl-C included (:func:`rtsched.protocol.isolated`, as ``measure-overheads --isolate``);
-    the summary's ``isolate`` says what changed and what was refused.
+    the summary's ``isolate`` says what changed and what was refused. ``calibration``: what the
+    trust verdict's floor comes from (:func:`rtsched.calibrate.for_run`: ``"auto"``, this
+    machine's kept calibration, measured once in 0.5 s when there is none; ``"skip"``; a dict
+    or a file); ``overheads``: the overhead model of the mechanism's reaction time (a file, set
+    or shipped name; default the shipped one, :func:`rtsched.calibrate.reaction_model`). A run
+    that is not trustworthy gets ``trust_causes``: what the machine says disturbed it.
 
     The run's decisions (its CPUs, the refusals, the default placement, the trust verdict) are
     the runtime's (``rtsched_runtime::request``); this adds the host protocol around the run.
@@ -282,6 +335,7 @@ def run_raw(
         placement,
         dedicated_cpu=dedicated_cpu,
         exec_min_fraction=exec_min_fraction,
+        **_trust_inputs(scheduler, calibration, overheads, quiet),
     )
     rt_priority = request["rt_priority"]
     _say(plan, quiet)
@@ -304,11 +358,11 @@ def run_raw(
         # SCHED_FIFO threads get only part of each CPU here (RT throttling, the fair server): a
         # placement above it misses for the kernel's sake, which the warning says with the numbers.
         throttled = None
+        loads, cap = None, None
         if rt_priority is not None:
             loads = rtlimits.placement_loads(ts, cpu_list, partition, reservations)
-            throttled = rtlimits.overloaded(
-                loads, rtlimits.fifo_capacity(), spread=partition is None and reservations is None
-            )
+            cap = rtlimits.fifo_capacity()
+            throttled = rtlimits.overloaded(loads, cap, spread=partition is None and reservations is None)
             if throttled is not None:
                 if not isolate:
                     throttled += (
@@ -318,7 +372,11 @@ def run_raw(
                 warns.append(throttled)
                 if not quiet:
                     print(f"rtsched run: warning: {throttled}", file=sys.stderr)
+        from .protocol import uptime
+
+        since = uptime()
         res, trusted, why = _outcome(_core.run(plan))
+        window = (since, uptime())
     summary = res["summary"]
     summary["rt_priority"] = rt_priority
     if pre is not None:
@@ -328,11 +386,7 @@ def run_raw(
         if lifted["refused"] and not quiet:
             print(f"rtsched run: warning: --isolate could not change: {'; '.join(lifted['refused'])}", file=sys.stderr)
     summary["trustworthy"], summary["trustworthy_reason"] = trusted, why
-    if not trusted and throttled is not None:
-        summary["trustworthy_reason"] += (
-            "; the likelier cause: the load is above what SCHED_FIFO gets here, so the kernel throttled the "
-            "run's threads (see the warning before the run)"
-        )
+    _judge_causes(summary, used, rt_priority, pre, window=window, loads=loads, cap=cap)
     _untrusted(summary, warns, quiet)
     summary["warnings"] = warns
     if res["interrupted"] and not quiet:
@@ -361,6 +415,8 @@ def run_forkjoin_raw(
     exports: Sequence[str] = (),
     params: dict | Sequence[str] | None = None,
     quiet: bool = False,
+    calibration: str | dict | os.PathLike | None = "auto",
+    overheads: str | os.PathLike | None = None,
 ) -> dict:
     """Like :func:`run_raw` for a fork-join task-set file's JSON ``text`` (docs/rtws.md) under a
     mechanism that executes fork-join jobs (``rtws``, ``push-pull``; docs/mechanisms/rtws.md). The summary has a
@@ -368,12 +424,30 @@ def run_forkjoin_raw(
     per fork-join job. Without ``cpus`` the file's ``m`` decides (the first ``m`` CPUs this
     process may use; one if the file has no ``m``). The same run request as :func:`run_raw`."""
     text = v.text(text, "text")
-    plan, request = _prepare(text, scheduler, cpus, duration, rt_priority, idle, force, seed, exports, params)
+    plan, request = _prepare(
+        text,
+        scheduler,
+        cpus,
+        duration,
+        rt_priority,
+        idle,
+        force,
+        seed,
+        exports,
+        params,
+        **_trust_inputs(scheduler, calibration, overheads, quiet),
+    )
     _say(plan, quiet)
+    from .protocol import runnable_tasks, uptime
+
+    before = {"runnable": runnable_tasks(plan.cpus, exclude_pids=[os.getpid()])}
+    since = uptime()
     res, trusted, why = _outcome(_core.run(plan))
+    window = (since, uptime())
     summary = res["summary"]
     summary["rt_priority"] = request["rt_priority"]
     summary["trustworthy"], summary["trustworthy_reason"] = trusted, why
+    _judge_causes(summary, plan.cpus, request["rt_priority"], before, window=window)
     summary["warnings"] = list(plan.warnings)
     _untrusted(summary, summary["warnings"], quiet)
     if res["interrupted"] and not quiet:
@@ -826,8 +900,12 @@ def format_summary(s: dict) -> str:
     if s.get("max_poll_gap_ns") is not None:
         out.append(f"longest poll gap {ns(s['max_poll_gap_ns'])}; dropped trace records {s.get('dropped_records')}")
     if "trustworthy" in s:
-        verdict = "trustworthy" if s["trustworthy"] else "NOT trustworthy"
+        if s.get("trust_unchecked") and s.get("trustworthy_reason", "").startswith("partly judged"):
+            verdict = "not judged whole"
+        else:
+            verdict = "trustworthy" if s["trustworthy"] else "NOT trustworthy"
         out.append(f"timing {verdict}: {s.get('trustworthy_reason')}")
+        out.extend(f"  cause: {c}" for c in s.get("trust_causes") or [])
     ovh = s.get("overheads") or {}
     over, lat = ovh.get("budget_overrun"), ovh.get("enforcement_latency")
     if isinstance(over, dict):

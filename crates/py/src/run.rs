@@ -12,7 +12,7 @@ use pyo3::types::PyDict;
 use rtsched_model::Workload;
 use rtsched_runtime::{
     DecidedPlacement, ExportData, ExportKind, GivenPlacement, IdleMode, PreparedRun, RunError, RunOutcome, RunRequest,
-    TimingFacts,
+    TimingFacts, TrustInputs, TrustMechanism,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
@@ -79,7 +79,7 @@ fn mechanisms() -> String {
 
 /// The fields of a run request (`prepare_run`'s dict), each optional but `workload`,
 /// `scheduler` and `duration_ns`.
-const REQUEST_FIELDS: [&str; 13] = [
+const REQUEST_FIELDS: [&str; 16] = [
     "workload",
     "scheduler",
     "duration_ns",
@@ -93,6 +93,9 @@ const REQUEST_FIELDS: [&str; 13] = [
     "exports",
     "params",
     "exec_min_fraction",
+    "calibration",
+    "no_calibration",
+    "reaction_model",
 ];
 
 /// Field `key` of a request dict, converted; a wrong type is an error naming the field.
@@ -162,6 +165,7 @@ fn request_of(d: &Bound<'_, PyDict>) -> PyResult<RunRequest> {
         .map(|e| ExportKind::parse(e))
         .collect::<Result<_, _>>()
         .map_err(run_err)?;
+    r.trust = trust_inputs(field(d, "calibration")?, field(d, "no_calibration")?, field(d, "reaction_model")?)?;
     r.placement = match d.get_item("placement")? {
         None => None,
         Some(p) if p.is_none() => None,
@@ -176,6 +180,33 @@ fn request_of(d: &Bound<'_, PyDict>) -> PyResult<RunRequest> {
         }),
     };
     Ok(r)
+}
+
+/// What the trust verdict is judged against: a calibration's JSON text (`rtsched calibrate`),
+/// why there is none, and an overhead model as (its name, its JSON text); each reader's error
+/// names the field.
+fn trust_inputs(
+    calibration: Option<String>,
+    no_calibration: Option<String>,
+    model: Option<(String, String)>,
+) -> PyResult<TrustInputs> {
+    let calibration = match calibration {
+        None => None,
+        Some(text) => {
+            let v: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|e| RtschedError::new_err(format!("field 'calibration': not JSON: {e}")))?;
+            Some(rtsched_runtime::Calibration::from_json(&v).map_err(run_err)?)
+        }
+    };
+    let model = match model {
+        None => None,
+        Some((name, text)) => Some((
+            name.clone(),
+            rtsched_model::overheads::OverheadModel::from_json(&text)
+                .map_err(|e| RtschedError::new_err(format!("field 'reaction_model' ({name}): {e}")))?,
+        )),
+    };
+    Ok(TrustInputs { calibration, no_calibration, model })
 }
 
 /// A placement's JSON text (`rtsched partition --json`) read with the model's strict reader
@@ -250,7 +281,10 @@ impl RunPlan {
 /// process may use), `placement` (a placement's JSON text or task-index lists per CPU),
 /// `dedicated_cpu`, `rt_priority`, `idle` ("sleep" / "spin"), `force`, `seed`, `exports`
 /// ("jsonl", "perfetto", "job_csv", "gantt_svg", "sched_trace", "overhead_samples"), `params`
-/// (the mechanism's (name, text) pairs) and `exec_min_fraction`. A wrong type names the field;
+/// (the mechanism's (name, text) pairs), `exec_min_fraction`, and what the trust verdict is
+/// judged against: `calibration` (a calibration's JSON text, `rtsched calibrate`),
+/// `no_calibration` (why there is none) and `reaction_model` ((name, an overhead model's JSON
+/// text)). A wrong type names the field;
 /// a refusal (too few CPUs, no placement fits, bad parameters) raises RtschedError. Ctrl-C
 /// stops a long placement search (KeyboardInterrupt).
 #[pyfunction]
@@ -286,6 +320,7 @@ fn run<'py>(py: Python<'py>, plan: PyRef<'py, RunPlan>) -> PyResult<Bound<'py, P
     d.set_item("summary", out.summary.to_string())?;
     d.set_item("trustworthy", out.trustworthy)?;
     d.set_item("trustworthy_reason", out.trustworthy_reason)?;
+    d.set_item("trust_unchecked", out.trust_unchecked)?;
     for (kind, data) in out.exports {
         match data {
             ExportData::Text(t) => d.set_item(kind.name(), t)?,
@@ -295,17 +330,44 @@ fn run<'py>(py: Python<'py>, plan: PyRef<'py, RunPlan>) -> PyResult<Bound<'py, P
     Ok(d)
 }
 
-/// assess_timing(summary: str, scheduler: str, rt_priority=None) -> (bool, str): whether a run
-/// summary's (JSON text) measured timing is trustworthy under `scheduler`'s traced terms, and
-/// why (`rtsched_runtime::request::assess_timing`, docs/runtime.md "Trustworthy timing").
+/// assess_timing(summary: str, scheduler: str, rt_priority=None, calibration=None,
+/// no_calibration=None, reaction_model=None) -> (bool, str, list[str]): whether a run summary's
+/// (JSON text) measured timing is trustworthy under `scheduler`, why, and the checks it cannot
+/// make (`rtsched_runtime::request::assess_timing`, docs/runtime.md "Trustworthy timing"),
+/// against a calibration's JSON text and a model (name, JSON text) as a run request takes them.
 #[pyfunction]
-#[pyo3(signature = (summary, scheduler, rt_priority=None))]
-fn assess_timing(summary: &str, scheduler: &str, rt_priority: Option<i32>) -> PyResult<(bool, String)> {
+#[pyo3(signature = (summary, scheduler, rt_priority=None, calibration=None, no_calibration=None, reaction_model=None))]
+fn assess_timing(
+    summary: &str,
+    scheduler: &str,
+    rt_priority: Option<i32>,
+    calibration: Option<String>,
+    no_calibration: Option<String>,
+    reaction_model: Option<(String, String)>,
+) -> PyResult<(bool, String, Vec<String>)> {
     let s: serde_json::Value = serde_json::from_str(summary)
         .map_err(|e| RtschedError::new_err(format!("argument 'summary': not JSON: {e}")))?;
     let entry = rtsched_runtime::mechanism::registry::find(scheduler).map_err(run_err)?;
-    let terms: Vec<(&str, bool)> = entry.all_terms().iter().map(|t| (t.name, t.tracking)).collect();
-    Ok(rtsched_runtime::assess_timing(&TimingFacts::from_summary(&s), &terms, rt_priority))
+    let terms = rtsched_runtime::entry_terms(entry);
+    let inputs = trust_inputs(calibration, no_calibration, reaction_model)?;
+    let v = rtsched_runtime::assess_timing(
+        &TimingFacts::from_summary(&s),
+        &TrustMechanism::of(entry, &terms),
+        rt_priority,
+        &inputs,
+    );
+    Ok((v.trustworthy, v.reason, v.unchecked))
+}
+
+/// calibrate(budget_ns: int, rt_priority=None) -> str: this machine's calibration as JSON text
+/// (`rtsched_runtime::measure_calibration`: timer floor and scheduling noise, medians of the
+/// windows' maxima, measured within `budget_ns` on a thread of its own, at SCHED_FIFO
+/// `rt_priority` where allowed). Ctrl-C is not awaited: the budget is at most 60 s.
+#[pyfunction]
+#[pyo3(signature = (budget_ns, rt_priority=None))]
+fn calibrate(py: Python<'_>, budget_ns: u64, rt_priority: Option<i32>) -> PyResult<String> {
+    let c = py.allow_threads(|| rtsched_runtime::measure_calibration(budget_ns, rt_priority)).map_err(run_err)?;
+    Ok(c.to_json().to_string())
 }
 
 /// forkjoin_slot_set(text) -> TaskSet: the sequential task set a fork-join file runs as on the
@@ -325,6 +387,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(prepare_run, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(assess_timing, m)?)?;
+    m.add_function(wrap_pyfunction!(calibrate, m)?)?;
+    m.add("CALIBRATION_CAP_NS", rtsched_runtime::request::CALIBRATION_CAP_NS)?;
     m.add("TRUST_FACTOR", rtsched_runtime::request::TRUST_FACTOR)?;
     m.add("TRUST_FLOOR_NS", rtsched_runtime::request::TRUST_FLOOR_NS)?;
     m.add_function(wrap_pyfunction!(forkjoin_slot_set, m)?)?;

@@ -63,6 +63,7 @@ pub use mechanism::Mechanism;
 pub use platform::body::ExecTime;
 pub use platform::{body, clock, interference, parallel, sync, tracer, user};
 pub use request::{
-    assess_timing, run_request, DecidedPlacement, Decision, ExportData, ExportKind, GivenPlacement, PreparedRun,
-    RunOutcome, RunRequest, TimingFacts,
+    assess_timing, entry_terms, measure_calibration, run_request, Calibration, DecidedPlacement, Decision, ExportData,
+    ExportKind, GivenPlacement, PreparedRun, RunOutcome, RunRequest, TimingFacts, TrustInputs, TrustMechanism,
+    TrustVerdict,
 };

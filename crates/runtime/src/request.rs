@@ -29,10 +29,12 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+mod calibration;
 mod cpus;
 mod placement;
 mod trust;
 
+pub use calibration::*;
 pub use cpus::*;
 pub use placement::*;
 pub use trust::*;
@@ -137,6 +139,9 @@ pub struct RunRequest {
     pub exports: Vec<ExportKind>,
     /// Set it to end the run early (see [`RunConfig::stop`]).
     pub stop: Option<Arc<AtomicBool>>,
+    /// What the trust verdict is judged against: the machine's calibration and the
+    /// mechanism's overhead model ([`assess_timing`]).
+    pub trust: TrustInputs,
 }
 
 impl RunRequest {
@@ -161,6 +166,7 @@ impl RunRequest {
             exec_min_fraction: None,
             exports: Vec::new(),
             stop: None,
+            trust: TrustInputs::default(),
         }
     }
 
@@ -261,6 +267,8 @@ pub struct RunOutcome {
     /// Whether the measured timing can be trusted ([`assess_timing`]), and why.
     pub trustworthy: bool,
     pub trustworthy_reason: String,
+    /// The checks the verdict could not make for this mechanism ([`TrustVerdict::unchecked`]).
+    pub trust_unchecked: Vec<String>,
     /// The requested exports, in the order asked.
     pub exports: Vec<(ExportKind, ExportData)>,
 }
@@ -312,10 +320,21 @@ impl PreparedRun {
                 (r, summary, exports)
             }
         };
-        let terms: Vec<(&str, bool)> = self.entry.all_terms().iter().map(|t| (t.name, t.tracking)).collect();
-        let (trustworthy, trustworthy_reason) =
-            assess_timing(&TimingFacts::from_summary(&summary), &terms, self.request.rt_priority);
-        Ok(RunOutcome { result, summary, trustworthy, trustworthy_reason, exports })
+        let mut summary = summary;
+        summary["trust_facts"] = trust_facts_json(result.trace.meta.tasks.len(), &misses_in_interference(&result));
+        let terms = entry_terms(self.entry);
+        let mech = TrustMechanism::of(self.entry, &terms);
+        let v =
+            assess_timing(&TimingFacts::from_summary(&summary), &mech, self.request.rt_priority, &self.request.trust);
+        summary["trust_reference"] = v.reference.to_json();
+        Ok(RunOutcome {
+            result,
+            summary,
+            trustworthy: v.trustworthy,
+            trustworthy_reason: v.reason,
+            trust_unchecked: v.unchecked,
+            exports,
+        })
     }
 }
 

@@ -139,6 +139,16 @@ impl Interference {
         v.get(i).is_some_and(|&(a, _)| a < end)
     }
 
+    /// The most interference any one CPU had within `[a, b)`: per CPU the length of its
+    /// intervals' overlap with `[a, b)`, the largest of these (0 when none overlaps).
+    pub fn most_within(&self, a: Time, b: Time) -> Time {
+        let on = |v: &Vec<(Time, Time)>| -> Time {
+            let i = v.partition_point(|&(_, end)| end <= a);
+            v[i..].iter().take_while(|&&(start, _)| start < b).map(|&(start, end)| end.min(b) - start.max(a)).sum()
+        };
+        self.by_cpu.values().map(on).max().unwrap_or(0)
+    }
+
     /// The number of intervals (after merging) and their total length.
     pub fn totals(&self) -> (usize, Time) {
         let v = self.by_cpu.values().flatten();
@@ -178,6 +188,17 @@ impl OverheadStats {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn most_within_is_the_largest_overlap_on_one_cpu() {
+        let smp = |cpu, start, duration| Sample { cpu, start, duration };
+        let i = Interference::new(&[smp(0, 10, 10), smp(0, 15, 10), smp(0, 40, 5), smp(1, 0, 100)]);
+        assert_eq!(i.most_within(0, 30), 30); // CPU 1 covers all of it
+        let i = Interference::new(&[smp(0, 10, 10), smp(0, 15, 10), smp(0, 40, 5), smp(1, 90, 100)]);
+        assert_eq!(i.most_within(12, 42), 13 + 2); // [12, 25) and [40, 42) on CPU 0
+        assert_eq!(i.most_within(25, 40), 0);
+        assert_eq!(Interference::default().most_within(0, 100), 0);
+    }
+
     use super::*;
 
     fn at(cpu: u32, start: Time, duration: Time) -> Sample {

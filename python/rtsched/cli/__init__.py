@@ -9,7 +9,7 @@ report and exits with status 70.
 One module per command or family of commands, over the shared helpers of :mod:`.common` (parser,
 output options, progress) and :mod:`.workload` (the one reader of a command's task-set file):
 :mod:`.generate`, :mod:`.analyze`, :mod:`.partition`, :mod:`.simulate`, :mod:`.quickstart`,
-:mod:`.run` and :mod:`.measure` (over the mechanism options of :mod:`.mechanism`),
+:mod:`.run` and :mod:`.measure` (over the mechanism options of :mod:`.mechanism`), :mod:`.calibrate`,
 :mod:`.exchange` (``export``, ``import``), :mod:`.overheads` (``overheads show``), and the
 experiment commands of :mod:`rtsched.experiments.cli` (``sweep``, ``plot``, ``reproduce``).
 """
@@ -23,7 +23,7 @@ from .. import __version__
 from .. import validate as v
 from .._core import InternalError, RtschedError
 from ..experiments import cli as experiments
-from . import analyze, exchange, generate, measure, overheads, partition, quickstart, run, simulate
+from . import analyze, calibrate, exchange, generate, measure, overheads, partition, quickstart, run, simulate
 from .common import Parser
 
 __all__ = ["EXIT_INTERNAL", "build_parser", "main"]
@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rtsched {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
-    for command in (generate, analyze, partition, simulate, quickstart, run, measure):
+    for command in (generate, analyze, partition, simulate, quickstart, run, measure, calibrate):
         command.add_command(sub)
     exchange.add_commands(sub)
     overheads.add_commands(sub)

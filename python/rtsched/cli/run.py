@@ -23,7 +23,10 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         "and print a summary (--json: the summary JSON). Without --cpus it runs on the first m CPUs this process may "
         "use, m from the file; a set made for more CPUs than the run has, or whose utilization exceeds them, is "
         "refused unless --force. The summary says whether the timing is trustworthy (poll gaps and timer latency "
-        "within 10x the mechanism's reaction time); at normal priority other processes preempt the run, so "
+        "within 10x this machine's calibrated floor plus the mechanism's reaction time from its overhead model, no "
+        "dropped trace record, no miss explained by host interruptions) and names the cause the machine reports "
+        "(RT throttling, the fair server, a load above the SCHED_FIFO share, other runnable tasks); "
+        "at normal priority other processes preempt the run, so "
         "measure with --rt-priority 50. Mechanisms that need a placement are partitioned by worst-fit decreasing "
         "with the scheduler's exact admission test, as in simulate, when --placement is not given; spres runs any "
         "SP-RES placement (split tasks migrate) or, without one, the SP-RES cascade's. "
@@ -60,6 +63,18 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="for the run: lift RT throttling and the fair server on its CPUs, move IRQs off them, set the "
         "performance governor, where permitted (root); everything is restored afterwards, Ctrl-C included",
+    )
+    p.add_argument(
+        "--no-calibrate",
+        action="store_true",
+        help="judge the timing against the default floor (20 us) instead of this machine's calibration, which is "
+        "otherwise measured once in 0.5 s (rtsched calibrate)",
+    )
+    p.add_argument(
+        "--overheads",
+        metavar="MODEL",
+        help="the overhead model (file, set or shipped name) whose maxima give the mechanism's reaction time for the "
+        "trust verdict (default: the shipped model of the mechanism)",
     )
     p.add_argument("--seed", type=v.CLI_SEED, default=0, help="seed of execution-time draws (default 0)")
     p.add_argument(
@@ -140,6 +155,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             exports=exports,
             params=mechanism_params(args),
             isolate=args.isolate,
+            calibration="skip" if args.no_calibrate else "auto",
+            overheads=args.overheads,
         )
     text = json.dumps(res["summary"], indent=1)
     print(text if args.json else format_summary(res["summary"]))
@@ -185,4 +202,6 @@ def _run_forkjoin(args: argparse.Namespace, workload: ForkJoinFile, exports: lis
         seed=args.seed,
         exports=exports,
         params=mechanism_params(args),
+        calibration="skip" if args.no_calibrate else "auto",
+        overheads=args.overheads,
     )
