@@ -261,6 +261,22 @@ pub struct Report {
 /// Runs `tests` on one task set. Once `limits.stop` is requested, the tests not yet run
 /// answer [`Verdict::GaveUp`] at once (the caller discards the report).
 pub fn report(ts: &TaskSet, m: u32, tests: &[TestId], limits: &Limits, exact_utilization: bool) -> Report {
+    report_with_priorities(ts, m, tests, limits, exact_utilization, None)
+}
+
+/// [`report`] with the G-FP tests named for deadline-monotonic priorities (`gfp_bc`,
+/// `gfp_bc_slack`, `gfp_guan`) run under `priorities` instead (`None`: deadline monotonic);
+/// the `gfp_rm_*` names keep rate-monotonic priorities. An explicit assignment must have one
+/// value per task ([`gfp::Assignment::from_text`] checks it); a wrong length leaves those
+/// tests not schedulable.
+pub fn report_with_priorities(
+    ts: &TaskSet,
+    m: u32,
+    tests: &[TestId],
+    limits: &Limits,
+    exact_utilization: bool,
+    priorities: Option<&gfp::Assignment>,
+) -> Report {
     let results = tests
         .iter()
         .map(|&t| match t {
@@ -274,8 +290,12 @@ pub fn report(ts: &TaskSet, m: u32, tests: &[TestId], limits: &Limits, exact_uti
                 TestResult { test: t, verdict: v, extra: Extra::ResponseTimes(rts) }
             }
             TestId::Gfp(g, p) => {
-                // A rule assignment cannot be of the wrong length.
-                let r = gfp::analyze(g, ts, m, &gfp::Assignment::Rule(p), limits).unwrap_or(gfp::GfpResult {
+                let rule = gfp::Assignment::Rule(p);
+                let prio = match priorities {
+                    Some(a) if p == fp::Priority::DeadlineMonotonic => a,
+                    _ => &rule,
+                };
+                let r = gfp::analyze(g, ts, m, prio, limits).unwrap_or(gfp::GfpResult {
                     verdict: Verdict::NotSchedulable,
                     response_times: vec![None; ts.len()],
                 });
