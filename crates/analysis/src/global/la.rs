@@ -41,17 +41,15 @@
 //! tasks the model will have, and for SchedCAT users who look for it. Tested in
 //! crates/analysis/tests/global_props.rs.
 //!
-//! Where we differ from SchedCAT: SchedCAT stops a task's search after one second of CPU time
-//! and then answers "not schedulable"; here `Limits::max_steps` (test points evaluated, over
-//! all tasks and suspension lengths) and `Limits::max_interval` bound the work, and hitting
+//! Where we differ from SchedCAT: SchedCAT evaluates every test point and stops a task's search
+//! after one second of CPU time, then answers "not schedulable"; here the points are searched
+//! by bisection (`task_passes`: same verdict, fewer evaluations), `Limits::max_steps`
+//! (evaluations, over all tasks and suspension lengths) and `Limits::max_interval` bound the work, and hitting
 //! either answers `GaveUp`. The bound on `A` is computed with a rigorous float enclosure
 //! rounded up, exact rationals near `U = m` (a bound that is too large only adds points).
 //!
 //! Integer ns throughout (`u64` parameters, `u128` sums): exact. Constrained deadlines only
 //! (the common admission of [`super`]); `C_l + S_l > D_l` is `NotSchedulable`.
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use rtsched_model::exact::{self, int, ratio, Interval, Rational};
 use rtsched_model::{TaskSet, Time};
@@ -147,46 +145,80 @@ pub(crate) fn check(sys: &System, susp: &[Time], limits: &Limits) -> Verdict {
 
 /// Whether `τ_l` with suspension length `s` passes at every test point `A <= last`; `None`
 /// when the step budget ends first.
+///
+/// The left-hand side is non-decreasing in `A` (it is the largest, over the choices of `m - 1`
+/// carry-in tasks, of sums of non-decreasing terms) and the right-hand side increases, so when
+/// `LHS(b) <= RHS(a)` every test point in `[a, b]` passes. The points are searched by
+/// bisection on that rule, as in [`super::baruah`]: the verdict is the one of checking every
+/// point (a unit test compares the two), at a fraction of the evaluations.
 fn task_passes(ctx: &mut Ctx, l: usize, s: Time, last: u64, steps: &mut u64, limits: &Limits) -> Option<bool> {
     let sys = ctx.sys;
     let dl = sys.d[l];
     // The first step point A >= 0 of each dbf_i(A + D_l): A = D_i - D_l + j T_i.
-    let mut heap: BinaryHeap<Reverse<(u64, usize)>> = (0..sys.n())
+    let first: Vec<u64> = (0..sys.n())
         .map(|i| {
-            let first = if sys.d[i] >= dl {
+            if sys.d[i] >= dl {
                 sys.d[i] - dl
             } else {
                 let behind = dl - sys.d[i];
                 behind.div_ceil(sys.t[i]) * sys.t[i] - behind
-            };
-            Reverse((first, i))
+            }
         })
         .collect();
-    let mut prev: Option<u64> = None;
-    while let Some(Reverse((a, i))) = heap.pop() {
-        if a > last {
-            break;
-        }
-        if let Some(next) = a.checked_add(sys.t[i]) {
-            heap.push(Reverse((next, i)));
-        }
-        if prev == Some(a) {
-            continue;
-        }
-        prev = Some(a);
+    let next_point = |x: u64| -> Option<u64> {
+        (0..sys.n())
+            .filter_map(|i| {
+                if x <= first[i] {
+                    Some(first[i])
+                } else {
+                    (x - first[i]).div_ceil(sys.t[i]).checked_mul(sys.t[i])?.checked_add(first[i])
+                }
+            })
+            .min()
+    };
+    let prev_point = |x: u64| -> Option<u64> {
+        (0..sys.n()).filter(|&i| x >= first[i]).map(|i| first[i] + (x - first[i]) / sys.t[i] * sys.t[i]).max()
+    };
+    // Intervals still to search, the leftmost on top.
+    let mut stack: Vec<(u64, u64)> = vec![(0, last)];
+    while let Some((lo, hi)) = stack.pop() {
+        let Some(a) = next_point(lo).filter(|&a| a <= hi) else { continue };
+        let b = prev_point(hi).expect("a <= hi is a point");
         *steps += 1;
         if limits.exhausted(*steps) {
             return None;
         }
-        if !condition_holds(ctx, l, s, a) {
-            return Some(false);
+        if a == b {
+            if lhs(ctx, l, s, a) > rhs(ctx, l, s, a) {
+                return Some(false);
+            }
+            continue;
         }
+        if lhs(ctx, l, s, b) <= rhs(ctx, l, s, a) {
+            continue;
+        }
+        let mid = a + (b - a) / 2;
+        stack.push((mid + 1, b));
+        stack.push((a, mid));
     }
     Some(true)
 }
 
+/// `m (t - C_l - s)`, the right-hand side of the condition at `A` (`t = A + D_l`).
+fn rhs(ctx: &Ctx, l: usize, s: Time, a: u64) -> u128 {
+    let sys = ctx.sys;
+    sys.m as u128 * (a + sys.d[l] - sys.c[l] - s) as u128
+}
+
 /// The condition of the module doc for `τ_l`, suspension length `s`, busy prefix `A`.
+#[cfg(test)]
 fn condition_holds(ctx: &mut Ctx, l: usize, s: Time, a: u64) -> bool {
+    lhs(ctx, l, s, a) <= rhs(ctx, l, s, a)
+}
+
+/// The left-hand side of the condition of the module doc for `τ_l`, suspension length `s`,
+/// busy prefix `A`.
+fn lhs(ctx: &mut Ctx, l: usize, s: Time, a: u64) -> u128 {
     let sys = ctx.sys;
     let (cl, dl, tl) = (sys.c[l], sys.d[l], sys.t[l]);
     let t = a + dl;
@@ -219,7 +251,7 @@ fn condition_holds(ctx: &mut Ctx, l: usize, s: Time, a: u64) -> bool {
         }
         sum += ctx.diffs[..k].iter().map(|&x| x as u128).sum::<u128>();
     }
-    sum <= sys.m as u128 * (t - cl - s) as u128
+    sum
 }
 
 #[cfg(test)]
@@ -266,6 +298,75 @@ mod tests {
             prev = now;
         }
         assert!(!prev, "4 ns of suspension per job should not pass here");
+    }
+
+    /// Every test point, one after the other (the paper's procedure, as SchedCAT runs it).
+    fn every_point(ts: &TaskSet, m: u32, susp: &[Time]) -> bool {
+        let Admission::Run(sys) = System::admit(ts, m) else { panic!() };
+        let n = sys.n();
+        let u: Rational = (0..n).map(|i| ratio(sys.c[i] as u128, sys.t[i] as u128)).sum();
+        let slack = int(sys.m as i128) - u;
+        assert!(slack > exact::zero());
+        let csum: i128 = sys.c.iter().map(|&c| c as i128).sum();
+        let mut ctx = Ctx { sys: &sys, susp, inv: sys.t.iter().map(|&t| 1.0 / t as f64).collect(), diffs: vec![] };
+        for l in 0..n {
+            for s in 0..=susp.get(l).copied().unwrap_or(0) {
+                let x = sys.m as i128 * (sys.c[l] + s) as i128 + csum;
+                let a_max = exact::ceil_u128(&(int(x) / slack.clone())) as u64;
+                for a in 0..=a_max {
+                    let step = (0..n).any(|i| {
+                        let v = a as i128 + sys.d[l] as i128 - sys.d[i] as i128;
+                        v >= 0 && v % sys.t[i] as i128 == 0
+                    });
+                    if step && !condition_holds(&mut ctx, l, s, a) {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// The bisection gives the verdict of checking every point, on random small sets with and
+    /// without suspensions.
+    #[test]
+    fn bisection_equals_every_point() {
+        let mut x: u64 = 0x2013_1a1a;
+        let mut next = move |k: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % k
+        };
+        let (mut yes, mut no) = (0, 0);
+        for _ in 0..4_000 {
+            let m = 1 + next(3) as u32;
+            let n = 2 + next(4) as usize;
+            let v: Vec<(u64, u64, u64)> = (0..n)
+                .map(|_| {
+                    let t = 2 + next(20);
+                    let c = 1 + next(t / 2);
+                    (c, c + next(t - c + 1), t)
+                })
+                .collect();
+            let ts = TaskSet::from_cdt(&v).unwrap();
+            if !ts.utilization_at_most(m as u64) || ts.utilization() == exact::int(m as i128) {
+                continue; // U > m: admission; U = m: LA's bound is infinite
+            }
+            let susp: Vec<Time> = if next(2) == 0 { vec![] } else { (0..n).map(|_| next(3)).collect() };
+            if v.iter().zip(susp.iter().chain(std::iter::repeat(&0))).any(|(&(c, d, _), &s)| c + s > d) {
+                continue;
+            }
+            let got = test_with_suspensions(&ts, m, &susp, &Limits::default());
+            let want = every_point(&ts, m, &susp);
+            assert_eq!(got.is_schedulable(), want, "m = {m}, {v:?}, S = {susp:?}");
+            if want {
+                yes += 1
+            } else {
+                no += 1
+            }
+        }
+        assert!(yes > 300 && no > 300, "{yes} {no}");
     }
 
     #[test]
