@@ -102,6 +102,7 @@ def analyze_sets(
     exact_utilization: bool = False,
     progress: Callable[[int, int], None] | None = None,
     overheads: tuple[str, str, str | None, int, int, bool] | None = None,
+    priorities: str | None = None,
 ) -> tuple[list[dict[str, Any]], bool]: ...
 def analyze_file(
     path: str,
@@ -112,6 +113,7 @@ def analyze_file(
     write: Callable[[bytes], Any] | int | None = None,
     progress: Callable[..., None] | None = None,
     keep_first: int = 0,
+    priorities: str | None = None,
 ) -> dict[str, Any]: ...
 def analyze_columns(
     wcet: bytes,

@@ -114,9 +114,15 @@ def analyze(
     max_steps: int = 1_000_000,
     *,
     exact_utilization: bool = False,
+    priorities: str | Sequence[int] | None = None,
     **overheads: Any,
 ) -> dict[str, Any]:
     """Runs schedulability tests on one task set; returns the documented JSON object as a dict.
+
+    ``priorities`` (``"dm"``, ``"rm"``, ``"2,0,1"`` or ``[2, 0, 1]``: one rank per task,
+    smaller = higher, ties to the lower index) replaces deadline-monotonic priorities in the
+    global fixed-priority tests ``gfp_bc``, ``gfp_bc_slack`` and ``gfp_guan``
+    (docs/analysis-global.md); the ``gfp_rm_*`` tests keep rate-monotonic priorities.
 
     ``utilization`` is a float for reading; with ``exact_utilization=True`` the report also
     holds ``utilization_exact``, the exact total as a ``"num/den"`` string (verdicts never
@@ -128,7 +134,9 @@ def analyze(
     (docs/overheads.md).
     """
     ts = v.task_set(ts, "ts")
-    return analyze_many([ts], m, tests, max_steps, exact_utilization=exact_utilization, **overheads)[0]
+    return analyze_many(
+        [ts], m, tests, max_steps, exact_utilization=exact_utilization, priorities=priorities, **overheads
+    )[0]
 
 
 def analyze_many(
@@ -139,9 +147,12 @@ def analyze_many(
     *,
     exact_utilization: bool = False,
     progress: bool = False,
+    priorities: str | Sequence[int] | None = None,
     **overheads: Any,
 ) -> list[dict[str, Any]]:
     """Runs the tests on many task sets in parallel in Rust (the GIL is released).
+
+    ``priorities`` as in :func:`analyze`, the same for every set (a rank list must fit each).
 
     ``m`` overrides each set's own processor count. ``progress=True`` draws sets/s and an ETA
     on stderr. Ctrl-C stops within a fraction of a second: the ``KeyboardInterrupt`` raised
@@ -156,6 +167,7 @@ def analyze_many(
     tests = v.test_names(tests)
     max_steps = v.max_steps(max_steps)
     exact_utilization = v.boolean(exact_utilization, "exact_utilization")
+    prio = v.priorities(priorities)
     ovh = None
     if with_overheads:
         from .overheads import overhead_args
@@ -164,7 +176,7 @@ def analyze_many(
     cb, close = _progress_bar("analyze") if v.boolean(progress, "progress") else (None, lambda: None)
     try:
         # One call: the tests and, with overheads, the overhead-aware verdicts of each set.
-        out, interrupted = _core.analyze_sets(sets, m, tests, max_steps, exact_utilization, cb, ovh)
+        out, interrupted = _core.analyze_sets(sets, m, tests, max_steps, exact_utilization, cb, ovh, prio)
     finally:
         close()
     if interrupted:

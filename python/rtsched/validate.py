@@ -193,6 +193,21 @@ def optional_text(v: Any, name: str) -> str | None:
     return None if v is None else text(v, name)
 
 
+def priorities(v: Any, name: str = "priorities") -> str | None:
+    """Fixed priorities for the G-FP tests: ``None``, ``"dm"``, ``"rm"``, ``"3,1,2"`` or a list of
+    integer ranks (smaller = higher), returned as the text the Rust side parses."""
+    if v is None:
+        return None
+    if isinstance(v, str):
+        return text(v, name)
+    if isinstance(v, (list, tuple)):
+        for i, r in enumerate(v):
+            if isinstance(r, bool) or not isinstance(r, int) or not 0 <= r < 2**32:
+                raise _fail(name, f"task {i}: expected an integer rank >= 0 (0 = highest), got {_show(r)}")
+        return ",".join(str(r) for r in v)
+    raise _fail(name, f"expected dm, rm, a comma-separated rank per task or a list of ranks, got {_show(v)}")
+
+
 def choice(v: Any, name: str, choices: Iterable[str]) -> str:
     choices = list(choices)
     if not isinstance(v, str) or v not in choices:

@@ -20,7 +20,7 @@ use rtsched_model::{ModelError, TaskSet, Time};
 use std::fmt::Write as _;
 
 /// Every test name `analyze` knows, in report order.
-pub const TEST_NAMES: [&str; 22] = [
+pub const TEST_NAMES: [&str; 24] = [
     "gfb",
     "bak",
     "bcl",
@@ -28,7 +28,9 @@ pub const TEST_NAMES: [&str; 22] = [
     "rta",
     "bar",
     "ffdbf",
+    "la",
     "gedf",
+    "gedf_no_la",
     "gedf_srt",
     "gfp_bc",
     "gfp_bc_slack",
@@ -61,6 +63,8 @@ pub enum TestId {
     /// GEL-PL response-time bounds (Erickson & Anderson, ECRTS 2012) under G-EDF or G-FL.
     Gel(GelScheduler),
     Gedf,
+    /// "gedf" without Liu & Anderson's test (the combination before LA was added).
+    GedfNoLa,
     GedfSrt,
     EdfUni,
     FpDmUni,
@@ -82,6 +86,7 @@ impl TestId {
         }
         Some(match name {
             "gedf" => TestId::Gedf,
+            "gedf_no_la" => TestId::GedfNoLa,
             "gedf_srt" => TestId::GedfSrt,
             "edf_uni" => TestId::EdfUni,
             "fp_dm_uni" => TestId::FpDmUni,
@@ -99,6 +104,7 @@ impl TestId {
             TestId::Gfp(t, fp::Priority::RateMonotonic) => t.rm_name(),
             TestId::Gel(g) => g.name(),
             TestId::Gedf => "gedf",
+            TestId::GedfNoLa => "gedf_no_la",
             TestId::GedfSrt => "gedf_srt",
             TestId::EdfUni => "edf_uni",
             TestId::FpDmUni => "fp_dm_uni",
@@ -115,9 +121,10 @@ impl TestId {
 
     /// Tests run only when asked for by name: the rate-monotonic variants of the G-FP tests
     /// (the default list has each G-FP test once, under deadline-monotonic priorities), and the
-    /// GEL-PL bounds, whose verdict is `gedf_srt`'s and whose value is their per-task bounds.
+    /// GEL-PL bounds, whose verdict is `gedf_srt`'s and whose value is their per-task bounds,
+    /// and `gedf_no_la` (the switch that leaves LA out of `gedf`).
     fn on_request_only(self) -> bool {
-        matches!(self, TestId::Gfp(_, fp::Priority::RateMonotonic) | TestId::Gel(_))
+        matches!(self, TestId::Gfp(_, fp::Priority::RateMonotonic) | TestId::Gel(_) | TestId::GedfNoLa)
     }
 }
 
@@ -205,6 +212,7 @@ pub fn verdict(t: TestId, ts: &TaskSet, m: u32, limits: &Limits, epsilon: u64) -
         TestId::Gfp(g, p) => gfp::test(g, ts, m, p, limits),
         TestId::Gel(g) => gel::analyze(g, ts, m, gel::Solve::Exact, limits).0,
         TestId::Gedf => global::combined(ts, m, limits),
+        TestId::GedfNoLa => global::combined_no_la(ts, m, limits),
         TestId::GedfSrt => Verdict::from_bool(global::srt::bounded_tardiness(ts, m)),
         TestId::EdfUni => edf::qpa(ts, limits),
         TestId::FpDmUni => fp::rta(ts, fp::Priority::DeadlineMonotonic, limits).0,
@@ -253,6 +261,22 @@ pub struct Report {
 /// Runs `tests` on one task set. Once `limits.stop` is requested, the tests not yet run
 /// answer [`Verdict::GaveUp`] at once (the caller discards the report).
 pub fn report(ts: &TaskSet, m: u32, tests: &[TestId], limits: &Limits, exact_utilization: bool) -> Report {
+    report_with_priorities(ts, m, tests, limits, exact_utilization, None)
+}
+
+/// [`report`] with the G-FP tests named for deadline-monotonic priorities (`gfp_bc`,
+/// `gfp_bc_slack`, `gfp_guan`) run under `priorities` instead (`None`: deadline monotonic);
+/// the `gfp_rm_*` names keep rate-monotonic priorities. An explicit assignment must have one
+/// value per task ([`gfp::Assignment::from_text`] checks it); a wrong length leaves those
+/// tests not schedulable.
+pub fn report_with_priorities(
+    ts: &TaskSet,
+    m: u32,
+    tests: &[TestId],
+    limits: &Limits,
+    exact_utilization: bool,
+    priorities: Option<&gfp::Assignment>,
+) -> Report {
     let results = tests
         .iter()
         .map(|&t| match t {
@@ -266,8 +290,12 @@ pub fn report(ts: &TaskSet, m: u32, tests: &[TestId], limits: &Limits, exact_uti
                 TestResult { test: t, verdict: v, extra: Extra::ResponseTimes(rts) }
             }
             TestId::Gfp(g, p) => {
-                // A rule assignment cannot be of the wrong length.
-                let r = gfp::analyze(g, ts, m, &gfp::Assignment::Rule(p), limits).unwrap_or(gfp::GfpResult {
+                let rule = gfp::Assignment::Rule(p);
+                let prio = match priorities {
+                    Some(a) if p == fp::Priority::DeadlineMonotonic => a,
+                    _ => &rule,
+                };
+                let r = gfp::analyze(g, ts, m, prio, limits).unwrap_or(gfp::GfpResult {
                     verdict: Verdict::NotSchedulable,
                     response_times: vec![None; ts.len()],
                 });

@@ -393,3 +393,54 @@ fn registered_in_the_report_and_method_table() {
         assert_eq!(rtsched_analysis::methods::test(&n.replace('_', "-").to_uppercase(), &report::TEST_NAMES), Some(n));
     }
 }
+
+/// Explicit priorities from text (`rtsched analyze --priorities`, `priorities=` in Python):
+/// `dm`/`rm` are the rules, a rank list is an explicit assignment parsed by the simulator's
+/// parser (`PriorityRule::fixed_from_text`), and the report runs the DM-named tests under it.
+/// On the hand-worked set, putting the tight task `(2, 2, 2)` last makes it miss (both
+/// processors are busy at 0 with the other two): every test rejects, the simulation misses.
+#[test]
+fn priorities_from_text_drive_the_dm_named_tests() {
+    let ts = TaskSet::from_cdt(&[(2, 2, 2), (1, 3, 3), (2, 3, 3)]).unwrap();
+    assert_eq!(Assignment::from_text(&ts, " DM ").unwrap(), Assignment::Rule(Priority::DeadlineMonotonic));
+    assert_eq!(Assignment::from_text(&ts, "rm").unwrap(), Assignment::Rule(Priority::RateMonotonic));
+    let last = Assignment::from_text(&ts, "2, 0, 1").unwrap();
+    assert_eq!(last, Assignment::Explicit(vec![2, 0, 1]));
+    let mut rng = ChaCha8Rng::seed_from_u64(26);
+    assert!(simulate_patterns(&ts, 2, &last, &mut rng, 0).is_none(), "task 0 last misses");
+    let names: Vec<String> = ["gfp_bc_slack", "gfp_guan", "gfp_rm_bc_slack"].iter().map(|s| s.to_string()).collect();
+    let tests = Selection::new(Some(&names)).unwrap().for_m(2).unwrap();
+    let with = report::report_with_priorities(&ts, 2, &tests, &limits(), false, Some(&last));
+    let without = report::report(&ts, 2, &tests, &limits(), false);
+    for (a, b) in with.results.iter().zip(&without.results) {
+        let TestId::Gfp(g, p) = a.test else { panic!() };
+        if p == Priority::DeadlineMonotonic {
+            let want = run(g, &ts, 2, &last);
+            assert_eq!(a.verdict, want.verdict);
+            assert_eq!(a.extra, Extra::ResponseTimes(want.response_times));
+            assert_eq!(a.verdict, Verdict::NotSchedulable, "{}", g.name());
+            assert_eq!(b.verdict, Verdict::Schedulable, "{} under DM", g.name());
+        } else {
+            assert_eq!(a, b, "the rm-named test keeps rate-monotonic priorities");
+        }
+    }
+    // Explicit "dm" equals the default.
+    let dm = Assignment::from_text(&ts, "dm").unwrap();
+    assert_eq!(report::report_with_priorities(&ts, 2, &tests, &limits(), false, Some(&dm)), without);
+}
+
+/// Bad priorities name the field, and the task where one entry is at fault.
+#[test]
+fn bad_priorities_name_the_task_and_field() {
+    let ts = TaskSet::from_cdt(&[(1, 4, 4), (1, 5, 5), (1, 6, 6)]).unwrap();
+    let e = Assignment::from_text(&ts, "0,x,2").unwrap_err().to_string();
+    assert!(e.contains("task 1") && e.contains("priorities") && e.contains("\"x\""), "{e}");
+    let e = Assignment::from_text(&ts, "0,1,-2").unwrap_err().to_string();
+    assert!(e.contains("task 2") && e.contains("\"-2\""), "{e}");
+    let e = Assignment::from_text(&ts, "0,1").unwrap_err().to_string();
+    assert!(e.contains("priorities") && e.contains("2 priorities for 3 tasks"), "{e}");
+    let e = Assignment::from_text(&ts, "edf").unwrap_err().to_string();
+    assert!(e.contains("priorities") && e.contains("dm, rm"), "{e}");
+    let e = Assignment::from_text(&ts, "").unwrap_err().to_string();
+    assert!(e.contains("priorities"), "{e}");
+}

@@ -26,7 +26,7 @@ fn names_round_trip() {
     }
     assert_eq!(GlobalTest::from_name("GFB"), None);
     let names: Vec<_> = GlobalTest::ALL.iter().map(|t| t.name()).collect();
-    assert_eq!(names, ["gfb", "bak", "bcl", "bcl_iterative", "rta", "bar", "ffdbf"]);
+    assert_eq!(names, ["gfb", "bak", "bcl", "bcl_iterative", "rta", "bar", "ffdbf", "la"]);
 }
 
 #[test]

@@ -18,10 +18,17 @@ fn limits() -> Limits {
 /// deadline is missed). Returns whether every deadline is met. A necessary condition for
 /// hard schedulability (one release pattern of many), not a proof.
 fn simulate_gedf(ts: &TaskSet, m: u32) -> bool {
+    simulate_gedf_offsets(ts, m, &vec![0; ts.len()])
+}
+
+/// [`simulate_gedf`] with task `i` releasing at `offset[i] + j T_i`, for releases before the
+/// largest offset plus the hyperperiod.
+fn simulate_gedf_offsets(ts: &TaskSet, m: u32, offset: &[u64]) -> bool {
     let n = ts.len();
     let h = ts.hyperperiod(1 << 20).expect("small periods");
     let dmax = ts.iter().map(|t| t.deadline).max().unwrap_or(0);
-    let horizon = h + dmax;
+    let release_end = offset.iter().copied().max().unwrap_or(0) + h;
+    let horizon = release_end + dmax;
     let mut remaining = vec![0u64; n];
     let mut deadline = vec![0u64; n];
     let mut order: Vec<usize> = Vec::with_capacity(n);
@@ -30,7 +37,7 @@ fn simulate_gedf(ts: &TaskSet, m: u32) -> bool {
             if remaining[i] > 0 && deadline[i] <= now {
                 return false;
             }
-            if now % t.period == 0 && now < h {
+            if now >= offset[i] && (now - offset[i]).is_multiple_of(t.period) && now < release_end {
                 if remaining[i] > 0 {
                     return false; // previous job still pending at its successor's release
                 }
@@ -83,7 +90,7 @@ fn simulator_sanity() {
 fn soundness_against_simulation() {
     let mut rng = ChaCha8Rng::seed_from_u64(0x5eed_0001);
     let l = limits();
-    let mut accepted = [0u32; 7];
+    let mut accepted = [0u32; GlobalTest::ALL.len()];
     let mut sims = 0u32;
     let mut checked = 0u32;
     while checked < 24_000 {
@@ -195,6 +202,13 @@ proptest! {
                         prop_assert_eq!(a, Verdict::Schedulable, "{} m={} f={} {:?}", t.name(), m, f, ts);
                     }
                 }
+                // LA's caps `t - C_l + 1` against `m (t - C_l)`: the 1 ns weighs less after
+                // scaling, so scaling can only turn a rejection into an acceptance.
+                GlobalTest::La => {
+                    if a.is_schedulable() {
+                        prop_assert_eq!(b, Verdict::Schedulable, "{} m={} f={} {:?}", t.name(), m, f, ts);
+                    }
+                }
                 _ => prop_assert_eq!(a, b, "{} m={} f={} {:?}", t.name(), m, f, ts),
             }
         }
@@ -253,4 +267,102 @@ proptest! {
             }
         }
     }
+}
+
+/// `n <= 4` tasks on `m = 2`, periods `<= 12`, constrained deadlines, `U <= 2`.
+fn small_set(rng: &mut ChaCha8Rng) -> TaskSet {
+    loop {
+        let n = rng.random_range(3..=4usize);
+        let v: Vec<(u64, u64, u64)> = (0..n)
+            .map(|_| {
+                let t = rng.random_range(2..=12u64);
+                let c = rng.random_range(1..=t.div_ceil(2));
+                let d = if rng.random_range(0..2) == 0 { t } else { rng.random_range(c..=t) };
+                (c, d, t)
+            })
+            .collect();
+        let ts = TaskSet::from_cdt(&v).unwrap();
+        if ts.utilization_at_most(2) {
+            return ts;
+        }
+    }
+}
+
+/// Liu & Anderson (ECRTS 2013) on small integer sets (`n <= 4`, `m = 2`): no set LA accepts
+/// misses in the exact unit-time G-EDF simulation, synchronous and with eight random offset
+/// patterns. The oracle is not vacuous: it asserts many acceptances, and that some rejected
+/// sets really miss.
+#[test]
+fn la_accepted_small_sets_meet_every_deadline() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0x1a_2013);
+    let l = limits();
+    let (mut accepted, mut rejected_missing) = (0u32, 0u32);
+    for _ in 0..6_000 {
+        let ts = small_set(&mut rng);
+        let v = global::test(GlobalTest::La, &ts, 2, &l);
+        assert_ne!(v, Verdict::GaveUp, "{ts:?}");
+        if v.is_schedulable() {
+            accepted += 1;
+            assert!(simulate_gedf(&ts, 2), "LA accepted a set that misses (synchronous): {ts:?}");
+            for _ in 0..8 {
+                let off: Vec<u64> = ts.iter().map(|t| rng.random_range(0..t.period)).collect();
+                assert!(simulate_gedf_offsets(&ts, 2, &off), "LA accepted a set that misses, offsets {off:?}: {ts:?}");
+            }
+        } else if !simulate_gedf(&ts, 2) {
+            rejected_missing += 1;
+        }
+    }
+    eprintln!("la: {accepted} of 6000 accepted, {rejected_missing} rejected sets miss in simulation");
+    assert!(accepted > 1_000, "oracle too weak: {accepted}");
+    assert!(rejected_missing > 100, "{rejected_missing}");
+}
+
+/// Without suspensions LA's left-hand side is, term by term, BAR's (caps `A + D - C + 1`), and
+/// its bound `m (A + D - C)` is below BAR's `m (A + D - C + 1) - 1`: every set LA accepts, BAR
+/// accepts (the module doc of `global::la`). So adding LA to "gedf" changes no verdict here;
+/// "gedf_no_la" (the switch) gives the same verdicts. Counts are printed.
+#[test]
+fn la_without_suspensions_is_dominated_by_bar_and_leaves_gedf_unchanged() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0x1a_0bad);
+    let l = limits();
+    let (mut la_yes, mut bar_only, mut sets) = (0u32, 0u32, 0u32);
+    while sets < 8_000 {
+        let m = rng.random_range(2..=4u32);
+        let ts = random_set(&mut rng, sets.is_multiple_of(3), m);
+        if !ts.utilization_at_most(m as u64) {
+            continue;
+        }
+        sets += 1;
+        let la = global::test(GlobalTest::La, &ts, m, &l);
+        let bar = global::test(GlobalTest::Bar, &ts, m, &l);
+        if la.is_schedulable() {
+            la_yes += 1;
+            assert!(bar.is_schedulable() || bar == Verdict::GaveUp, "LA accepts, BAR rejects: m = {m}, {ts:?}");
+        } else if bar.is_schedulable() {
+            bar_only += 1;
+        }
+        let with = global::combined(&ts, m, &l);
+        let without = global::combined_no_la(&ts, m, &l);
+        assert!(with == without || without == Verdict::GaveUp, "m = {m}, {ts:?}: {with:?} vs {without:?}");
+    }
+    eprintln!("la accepted {la_yes} of {sets}; bar accepted {bar_only} more");
+    assert!(la_yes > 500 && bar_only > 0, "{la_yes} {bar_only}");
+}
+
+/// A test that fails when LA is weakened: with the bound `m (t - C_l - s)` replaced by BAR's
+/// `m (t - C_l - s + 1) - 1`, LA would accept this set, which LA (as published) rejects and
+/// BAR accepts. Pins the one place where LA and rtsched's BAR differ on sets without
+/// suspensions.
+#[test]
+fn la_is_strictly_weaker_than_bar_somewhere() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0x1a_5eed);
+    let l = limits();
+    let found = (0..20_000).find_map(|_| {
+        let ts = small_set(&mut rng);
+        let la = global::test(GlobalTest::La, &ts, 2, &l);
+        let bar = global::test(GlobalTest::Bar, &ts, 2, &l);
+        (la == Verdict::NotSchedulable && bar.is_schedulable()).then_some(ts)
+    });
+    let ts = found.expect("a set BAR accepts and LA rejects");
+    assert!(simulate_gedf(&ts, 2), "BAR accepted it: it must be met");
 }

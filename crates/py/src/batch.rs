@@ -17,6 +17,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use rayon::prelude::*;
+use rtsched_analysis::global::fp::Assignment;
 use rtsched_analysis::report::{self, Extra, Report, Selection, TestId};
 use rtsched_analysis::{Limits, Stop, Verdict};
 use rtsched_model::{check_m, io, ModelError, Task, TaskSet as RTaskSet};
@@ -132,8 +133,10 @@ fn tick(py: Python<'_>, progress: Option<&PyObject>, done: usize, total: Option<
     Ok(())
 }
 
-/// analyze_sets(sets, m, tests, max_steps, exact_utilization, progress, overheads) -> (list[dict], bool)
+/// analyze_sets(sets, m, tests, max_steps, exact_utilization, progress, overheads, priorities) -> (list[dict], bool)
 ///
+/// `priorities` (`dm`, `rm` or one rank per task, comma-separated) replaces deadline-monotonic
+/// priorities in `gfp_bc`, `gfp_bc_slack` and `gfp_guan` (`report::report_with_priorities`).
 /// One report dict per task set, in order; `m` (an int or None) overrides each set's own. With
 /// `overheads` = `(model_text, mechanism, stat, cpd, quantum, extrapolate)` each report also has
 /// its `"overheads"` object (docs/overheads.md), computed in the same parallel pass. The
@@ -141,7 +144,7 @@ fn tick(py: Python<'_>, progress: Option<&PyObject>, done: usize, total: Option<
 /// were finished, and the caller raises `KeyboardInterrupt`. `progress(done, total)` is called
 /// every 50 ms when given.
 #[pyfunction]
-#[pyo3(signature = (sets, m, tests, max_steps, exact_utilization=false, progress=None, overheads=None))]
+#[pyo3(signature = (sets, m, tests, max_steps, exact_utilization=false, progress=None, overheads=None, priorities=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn analyze_sets<'py>(
     py: Python<'py>,
@@ -152,6 +155,7 @@ pub(crate) fn analyze_sets<'py>(
     exact_utilization: bool,
     progress: Option<PyObject>,
     overheads: Option<OverheadArgs>,
+    priorities: Option<String>,
 ) -> PyResult<(Bound<'py, PyList>, bool)> {
     let stop = Stop::new();
     let lim = limits(max_steps, &stop)?;
@@ -182,7 +186,7 @@ pub(crate) fn analyze_sets<'py>(
             })
         })
         .collect::<PyResult<_>>()?;
-    let mut work: Vec<(&RTaskSet, u32, &[TestId])> = Vec::with_capacity(objs.len());
+    let mut work: Vec<(&RTaskSet, u32, &[TestId], Option<Assignment>)> = Vec::with_capacity(objs.len());
     for (i, ts) in refs.iter().enumerate() {
         let mi = m.or(ts.m).ok_or_else(|| {
             RtschedError::new_err(format!(
@@ -190,7 +194,12 @@ pub(crate) fn analyze_sets<'py>(
             ))
         })?;
         let t = tests.for_m(mi).map_err(|e| RtschedError::new_err(format!("task set {i}: {e}")))?;
-        work.push((&ts.inner, mi, t));
+        let p = priorities
+            .as_deref()
+            .map(|text| Assignment::from_text(&ts.inner, text))
+            .transpose()
+            .map_err(|e| RtschedError::new_err(format!("task set {i}: {e}")))?;
+        work.push((&ts.inner, mi, t, p));
     }
     let total = work.len();
     let done = AtomicUsize::new(0);
@@ -199,11 +208,12 @@ pub(crate) fn analyze_sets<'py>(
         &stop,
         |_: &Outbox<'_, (), Vec<Option<AnalyzedSet>>>| {
             work.par_iter()
-                .map(|&(ts, mi, t)| {
+                .map(|(ts, mi, t, p)| {
+                    let (ts, mi, t) = (*ts, *mi, *t);
                     if stop.requested() {
                         return None;
                     }
-                    let r = report::report(ts, mi, t, &lim, exact_utilization);
+                    let r = report::report_with_priorities(ts, mi, t, &lim, exact_utilization, p.as_ref());
                     let o = overheads.as_ref().map(|o| o.report(ts, mi, &lim).map_err(|e| e.to_string()));
                     done.fetch_add(1, Ordering::Relaxed);
                     (!stop.requested()).then_some((r, o))
@@ -309,8 +319,8 @@ fn check_text(path: &str, head: &[u8]) -> PyResult<()> {
     Ok(())
 }
 
-/// analyze_file(path, m, tests, max_steps, exact_utilization, write, progress, keep_first)
-/// -> dict
+/// analyze_file(path, m, tests, max_steps, exact_utilization, write, progress, keep_first,
+/// priorities) -> dict
 ///
 /// Streams a JSON Lines file of task sets (docs/formats.md) in chunks: each chunk is parsed
 /// and analysed in parallel and, when `write` is given, its JSON lines (one per input line, in
@@ -320,7 +330,7 @@ fn check_text(path: &str, head: &[u8]) -> PyResult<()> {
 /// error messages], "bytes": file size}. Ctrl-C stops at once: what was written stays, and
 /// "interrupted" is true. `progress(done_bytes, total_bytes, sets)` every 50 ms.
 #[pyfunction]
-#[pyo3(signature = (path, m, tests, max_steps, exact_utilization=false, write=None, progress=None, keep_first=0))]
+#[pyo3(signature = (path, m, tests, max_steps, exact_utilization=false, write=None, progress=None, keep_first=0, priorities=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn analyze_file<'py>(
     py: Python<'py>,
@@ -332,6 +342,7 @@ pub(crate) fn analyze_file<'py>(
     write: Option<PyObject>,
     progress: Option<PyObject>,
     keep_first: usize,
+    priorities: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let stop = Stop::new();
     let lim = limits(max_steps, &stop)?;
@@ -381,7 +392,7 @@ pub(crate) fn analyze_file<'py>(
                         if stop.requested() {
                             return None;
                         }
-                        let r = analyze_line(*k, raw, m, &tests, &lim, exact_utilization);
+                        let r = analyze_line(*k, raw, m, &tests, &lim, exact_utilization, priorities.as_deref());
                         done_sets.fetch_add(1, Ordering::Relaxed);
                         (!stop.requested()).then_some(r)
                     })
@@ -516,6 +527,7 @@ fn analyze_line(
     tests: &Tests,
     lim: &Limits,
     exact_utilization: bool,
+    priorities: Option<&str>,
 ) -> Result<Option<Report>, ModelError> {
     let text = std::str::from_utf8(raw).map_err(|e| {
         ModelError::new(format!(
@@ -531,7 +543,8 @@ fn analyze_line(
         ModelError::field("m", "no processor count: pass --m or put \"m\" in the task set").at_line(k)
     })?;
     let t = tests.for_m(m).map_err(|e| e.at_line(k))?;
-    Ok(Some(report::report(&f.taskset, m, t, lim, exact_utilization)))
+    let p = priorities.map(|text| Assignment::from_text(&f.taskset, text)).transpose().map_err(|e| e.at_line(k))?;
+    Ok(Some(report::report_with_priorities(&f.taskset, m, t, lim, exact_utilization, p.as_ref())))
 }
 
 /// An OS error's reason without Rust's "(os error N)" suffix.

@@ -48,6 +48,12 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         help="work bound for pseudo-polynomial and iterative tests (default 1000000); a test that hits "
         "it reports gave_up",
     )
+    p.add_argument(
+        "--priorities",
+        metavar="dm|rm|RANKS",
+        help="priorities of the global fixed-priority tests gfp_bc, gfp_bc_slack and gfp_guan: dm (default), rm, "
+        "or one integer rank per task, comma-separated (0 = highest; ties to the lower task index)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     from ..overheads import add_analyze_options
 
@@ -91,6 +97,7 @@ def _analyze_dag(args: argparse.Namespace, workload: DagFile) -> int:
     from ..dag import analyze_dag
 
     for opt, given in [
+        ("--priorities", args.priorities is not None),
         ("--overheads", args.overheads is not None),
         ("--mechanism", args.mechanism is not None),
         ("--exact-utilization", args.exact_utilization),
@@ -159,6 +166,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                     sink,
                     prog,
                     0 if sink is not None else 21,
+                    args.priorities,
                 )
 
             if args.output:
@@ -223,7 +231,13 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     try:
         for i in range(0, len(sets), step):
             results += analyze_many(
-                sets[i : i + step], args.m, args.tests, args.max_steps, exact_utilization=args.exact_utilization, **ovh
+                sets[i : i + step],
+                args.m,
+                args.tests,
+                args.max_steps,
+                exact_utilization=args.exact_utilization,
+                priorities=args.priorities,
+                **ovh,
             )
     except KeyboardInterrupt as e:
         interrupted = True

@@ -11,8 +11,10 @@
 //! | `Rta` | [`response_time`] | Bertogna, Cirinei, RTSS 2007 |
 //! | `Bar` | [`baruah`] | Baruah, RTSS 2007 |
 //! | `FfDbf` | [`forced_forward`] | Baruah, Bonifaci, Marchetti-Spaccamela, Stiller, ECRTS 2010 |
+//! | `La` | [`la`] | Liu & Anderson, ECRTS 2013 (suspension-aware; without suspensions a G-EDF test) |
 //!
-//! [`combined`] ("gedf") accepts a task set if any of them does, cheapest first.
+//! [`combined`] ("gedf") accepts a task set if any of them does, cheapest first, LA last as in
+//! SchedCAT's combined test; [`combined_no_la`] ("gedf_no_la") leaves LA out.
 //! Soft real-time: [`srt`] (Devi and Anderson, RTSS 2005).
 //!
 //! Global fixed priority (G-FP): [`fp`] (response-time analysis after Bertogna & Cirinei,
@@ -42,6 +44,7 @@ pub mod forced_forward;
 pub mod fp;
 pub mod gel;
 pub mod interference;
+pub mod la;
 pub mod response_time;
 pub mod slack_iterative;
 pub mod srt;
@@ -56,11 +59,12 @@ pub enum GlobalTest {
     Rta,
     Bar,
     FfDbf,
+    La,
 }
 
 impl GlobalTest {
     /// Every test.
-    pub const ALL: [GlobalTest; 7] = [
+    pub const ALL: [GlobalTest; 8] = [
         GlobalTest::Gfb,
         GlobalTest::Bak,
         GlobalTest::Bcl,
@@ -68,13 +72,26 @@ impl GlobalTest {
         GlobalTest::Rta,
         GlobalTest::Bar,
         GlobalTest::FfDbf,
+        GlobalTest::La,
     ];
 
     /// The order in which [`combined`] tries the tests: cheapest first (measured,
     /// docs/performance.md). BCL 2005 is left out because BCL-iterative accepts every set it
     /// accepts at the same cost in its first round (see [`slack_iterative`]), so "any of all
-    /// seven" is unchanged.
-    pub const COMBINED_ORDER: [GlobalTest; 6] = [
+    /// seven" is unchanged. LA (Liu & Anderson, ECRTS 2013) comes last, as in SchedCAT's
+    /// combined test (`native/src/edf/gedf.cpp`).
+    pub const COMBINED_ORDER: [GlobalTest; 7] = [
+        GlobalTest::Gfb,
+        GlobalTest::Bak,
+        GlobalTest::BclIterative,
+        GlobalTest::Bar,
+        GlobalTest::Rta,
+        GlobalTest::FfDbf,
+        GlobalTest::La,
+    ];
+
+    /// [`GlobalTest::COMBINED_ORDER`] without LA: "gedf" as it was before LA ("gedf_no_la").
+    pub const COMBINED_ORDER_NO_LA: [GlobalTest; 6] = [
         GlobalTest::Gfb,
         GlobalTest::Bak,
         GlobalTest::BclIterative,
@@ -97,6 +114,7 @@ impl GlobalTest {
             GlobalTest::Rta => "rta",
             GlobalTest::Bar => "bar",
             GlobalTest::FfDbf => "ffdbf",
+            GlobalTest::La => "la",
         }
     }
 
@@ -123,6 +141,8 @@ fn run(t: GlobalTest, sys: &System, limits: &Limits) -> Verdict {
         GlobalTest::Rta => response_time::check(sys, limits),
         GlobalTest::Bar => baruah::check(sys, limits),
         GlobalTest::FfDbf => forced_forward::check(sys, limits),
+        // The task model has no self-suspension bounds yet: S_i = 0 for every task.
+        GlobalTest::La => la::check(sys, &[], limits),
     }
 }
 
@@ -131,6 +151,11 @@ fn run(t: GlobalTest, sys: &System, limits: &Limits) -> Verdict {
 /// succeeded and at least one gave up.
 pub fn combined(ts: &TaskSet, m: u32, limits: &Limits) -> Verdict {
     combined_of(&GlobalTest::COMBINED_ORDER, ts, m, limits)
+}
+
+/// [`combined`] without LA ("gedf_no_la"): the combination as it was before LA was added.
+pub fn combined_no_la(ts: &TaskSet, m: u32, limits: &Limits) -> Verdict {
+    combined_of(&GlobalTest::COMBINED_ORDER_NO_LA, ts, m, limits)
 }
 
 /// Like [`combined`] over the given tests, tried in the given order (e.g.
