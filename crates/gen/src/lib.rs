@@ -126,7 +126,7 @@ fn task<R: RngCore>(u: f64, spec: &GenSpec, pr: &mut R, dr: &mut R) -> Task {
     let t = spec.periods.sample_valid(pr);
     let c = wcet_from_utilization(u, t);
     let d = spec.deadlines.sample_valid(c, t, dr);
-    Task { name: None, wcet: c, deadline: d, period: t }
+    Task { name: None, wcet: c, deadline: d, period: t, segments: None }
 }
 
 fn generate_checked(spec: &GenSpec, seed: u64, index: u64, sc: &mut Scratch) -> Result<TaskSet, ModelError> {
