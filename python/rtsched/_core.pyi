@@ -104,6 +104,8 @@ def generate(
     seed: int,
     count: int,
     m: int | None = None,
+    suspension_ratio: str | None = None,
+    suspension_segments: int = 2,
 ) -> list[TaskSet]: ...
 def analyze_sets(
     sets: Sequence[TaskSet],
@@ -146,6 +148,8 @@ def generate_stream(
     m: int | None,
     write: Callable[[bytes], Any] | int,
     progress: Callable[[int, int], None] | None = None,
+    suspension_ratio: str | None = None,
+    suspension_segments: int = 2,
 ) -> tuple[int, bool]: ...
 def check_point_names(generator: str, periods: str, deadlines: str, umax: float, methods: Sequence[str]) -> None: ...
 def placement_partition(ts: TaskSet, text: str, m: int) -> list[list[int]]: ...
