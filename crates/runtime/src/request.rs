@@ -138,8 +138,8 @@ pub struct RunRequest {
     /// Set it to end the run early (see [`RunConfig::stop`]).
     pub stop: Option<Arc<AtomicBool>>,
     /// Self-suspending jobs: per task its execution and suspension segments
-    /// ([`crate::body::Suspensions`]; empty: none). A mechanism registered without `suspends`
-    /// refuses them at prepare time.
+    /// ([`crate::body::Suspensions`]; empty: the task set's own `segments`, each suspension at
+    /// its upper bound). A mechanism registered without `suspends` refuses them at prepare time.
     pub suspensions: crate::body::Suspensions,
 }
 
@@ -188,7 +188,11 @@ impl RunRequest {
             Workload::Sporadic(ts) => Some(ts),
             Workload::ForkJoin(_) | Workload::Dag(_) => None,
         };
-        if !self.suspensions.is_empty() {
+        let suspending = match ts {
+            Some(ts) => !crate::body::Suspensions::effective(&self.suspensions, ts).is_empty(),
+            None => !self.suspensions.is_empty(),
+        };
+        if suspending {
             let Some(ts) = ts else {
                 return Err(RunError::Config(
                     "self-suspension segments apply to sporadic tasks, not to fork-join jobs".into(),

@@ -141,11 +141,13 @@ fn mechanisms_without_suspends_refuse_a_suspending_set_at_prepare_time() {
     assert!(e.contains("task 1: segments:") && e.contains("WCET"), "{e}");
 }
 
-/// User jobs: task 0 waits on an event task 1's job signals; task 2 suspends for 1 ms.
+/// User jobs: task 0 waits on an event task 1's job signals 2 ms into its job (same period:
+/// task 0 waits first on 2 CPUs, and on one it runs first by the tie rule); task 2 suspends
+/// for 1 ms.
 #[test]
 fn user_jobs_suspend_for_a_time_and_wait_on_an_event_another_job_signals() {
     let _g = serial();
-    let ts = TaskSet::from_ct(&[(MS, 20 * MS), (MS, 10 * MS), (MS, 25 * MS)]).unwrap();
+    let ts = TaskSet::from_ct(&[(MS, 20 * MS), (3 * MS, 20 * MS), (MS, 25 * MS)]).unwrap();
     let ev = Event::new();
     let (a, b) = (ev.clone(), ev.clone());
     let spin = |us: u64| {
@@ -162,8 +164,11 @@ fn user_jobs_suspend_for_a_time_and_wait_on_an_event_another_job_signals() {
             }
             _ => Step::Done,
         })),
-        Some(Arc::new(move |_: &JobCtx<'_>| {
+        Some(Arc::new(move |c: &JobCtx<'_>| {
             spin(100);
+            if c.step < 20 {
+                return Step::Continue;
+            }
             b.signal();
             Step::Done
         })),
@@ -211,4 +216,38 @@ fn a_user_job_that_suspends_on_a_mechanism_without_suspends_fails_the_run() {
         UserJobs::new(vec![Some(Arc::new(|c: &JobCtx<'_>| if c.step == 0 { Step::Suspend(MS) } else { Step::Done }))]);
     let e = run(&ts, &Mechanism::named("fem").unwrap(), &cfg).unwrap_err().to_string();
     assert!(e.contains("task 0") && e.contains("fem does not execute self-suspending jobs"), "{e}");
+}
+
+/// The model's segments (`Task::segments`, suspensions at their upper bound) drive a run
+/// requested without the runtime's own field, and a mechanism without `suspends` refuses them.
+#[test]
+fn the_task_sets_own_segments_drive_the_run() {
+    use rtsched_model::task::{Segments, SuspensionBound};
+    use rtsched_model::Task;
+    let _g = serial();
+    let (ts0, segs) = light_set();
+    let tasks: Vec<Task> = ts0
+        .iter()
+        .zip(&segs)
+        .map(|(t, s)| match s {
+            None => t.clone(),
+            Some(s) => {
+                let exec: Vec<u64> = s.iter().step_by(2).copied().collect();
+                let susp = s.iter().skip(1).step_by(2).map(|&x| SuspensionBound { min: x / 2, max: x }).collect();
+                t.clone().with_segments(Segments::new(exec, susp).unwrap()).unwrap()
+            }
+        })
+        .collect();
+    let ts = TaskSet::new(tasks).unwrap();
+    assert!(!Suspensions::of_task_set(&ts).is_empty(), "{:?}", ts.tasks()[0]);
+    let mut req = RunRequest::new(ts.clone(), "fem", 300 * MS);
+    req.cpus = Some(cpus());
+    let e = req.prepare().err().unwrap().to_string();
+    assert!(e.contains("fem does not execute self-suspending jobs"), "{e}");
+    let mut req = RunRequest::new(ts.clone(), "gsn-edf", 300 * MS);
+    req.cpus = Some(cpus());
+    let p = req.prepare().unwrap();
+    let mut cfg = p.config();
+    let r = common::run_rt_if_permitted(&ts, p.mechanism(), &mut cfg);
+    check(&ts, &segs, &r);
 }

@@ -65,6 +65,8 @@ struct Shared<'a> {
     plugin: &'a dyn Plugin,
     /// The mechanism executes self-suspending jobs (its entry's `suspends`).
     suspends: bool,
+    /// The synthetic jobs' suspension segments (`RunConfig::suspensions`, else the task set's).
+    susp: crate::body::Suspensions,
     name: &'static str,
     cfg: &'a RunConfig,
     signals: Vec<CpuSignal>,
@@ -365,8 +367,7 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
                     // it; the body runs up to it at most.
                     let cost = ex.cost.load(Ordering::Relaxed);
                     let susp = sh
-                        .cfg
-                        .suspensions
+                        .susp
                         .next(job.task() as usize, ex.taken.load(Ordering::Relaxed))
                         .filter(|&(before, _)| before < cost);
                     let budget =
@@ -618,7 +619,7 @@ fn run_once(
         end,
         forkjoin: cfg.forkjoin.as_deref(),
     })?;
-    if !cfg.suspensions.is_empty() && cfg.forkjoin.is_some() {
+    if !crate::body::Suspensions::effective(&cfg.suspensions, ts).is_empty() && cfg.forkjoin.is_some() {
         return Err(RunError::Config("self-suspension segments apply to sporadic tasks, not to fork-join jobs".into()));
     }
     if cfg.forkjoin.is_some() && !plugin.forkjoin() {
@@ -631,6 +632,7 @@ fn run_once(
     let sh = Shared {
         plugin: plugin.as_ref(),
         suspends: mech.entry().suspends,
+        susp: crate::body::Suspensions::effective(&cfg.suspensions, ts),
         name: mech.name(),
         cfg,
         signals: (0..threads).map(|_| CpuSignal::new()).collect(),

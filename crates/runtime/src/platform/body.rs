@@ -212,6 +212,39 @@ impl Suspensions {
         Suspensions(per_task.into_iter().map(|s| s.map(Into::into)).collect())
     }
 
+    /// The task set's own segments (`Task::segments` of the model, each suspension at its
+    /// upper bound, as the simulator runs it by default); empty when no task suspends.
+    pub fn of_task_set(ts: &rtsched_model::TaskSet) -> Suspensions {
+        if !ts.iter().any(|t| t.segments.is_some()) {
+            return Suspensions::default();
+        }
+        Suspensions::new(
+            ts.iter()
+                .map(|t| {
+                    t.segments.as_ref().map(|s| {
+                        let mut v = Vec::with_capacity(2 * s.exec.len());
+                        for (i, &c) in s.exec.iter().enumerate() {
+                            v.push(c);
+                            if let Some(b) = s.susp.get(i) {
+                                v.push(b.max);
+                            }
+                        }
+                        v
+                    })
+                })
+                .collect(),
+        )
+    }
+
+    /// The segments a run of `ts` executes: `given` (the runtime's own), else the task set's.
+    pub fn effective(given: &Suspensions, ts: &rtsched_model::TaskSet) -> Suspensions {
+        if given.0.is_empty() {
+            Suspensions::of_task_set(ts)
+        } else {
+            given.clone()
+        }
+    }
+
     /// Whether no task suspends.
     pub fn is_empty(&self) -> bool {
         self.0.iter().all(|s| s.as_ref().is_none_or(|s| s.len() < 2))
