@@ -632,6 +632,43 @@ mod tests {
         assert_eq!(m.per_task[1].max_response_time_ns, Some(3));
     }
 
+    /// Self-suspension, by hand: job 0.0 runs 0..2 on cpu 0, suspends 2..6 (job 1.0 runs on
+    /// cpu 0 meanwhile), resumes on cpu 1 (a migration, not a preemption), completes at 8; job
+    /// 1.1 suspends at 14 and is still suspended at the horizon 20.
+    #[test]
+    fn suspensions_by_hand() {
+        let rs = [
+            Record::new(0, Release { job: j(0, 0), deadline: 10 }),
+            Record::new(0, Release { job: j(1, 0), deadline: 12 }),
+            Record::new(0, Run { cpu: 0, job: j(0, 0) }),
+            Record::new(2, Suspend { cpu: 0, job: j(0, 0) }),
+            Record::new(2, Run { cpu: 0, job: j(1, 0) }),
+            Record::new(5, Complete { cpu: 0, job: j(1, 0) }),
+            Record::new(6, Resume { job: j(0, 0) }),
+            Record::new(6, Migration { job: j(0, 0), from: 0, to: 1 }),
+            Record::new(6, Run { cpu: 1, job: j(0, 0) }),
+            Record::new(8, Complete { cpu: 1, job: j(0, 0) }),
+            Record::new(12, Release { job: j(1, 1), deadline: 24 }),
+            Record::new(12, Run { cpu: 0, job: j(1, 1) }),
+            Record::new(14, Suspend { cpu: 0, job: j(1, 1) }),
+        ];
+        let m = same_but_jobs(&rs, 2, 2, 20);
+        assert_eq!((m.suspensions, m.suspension_ns), (2, 4 + 6));
+        assert_eq!((m.preemptions, m.migrations), (0, 1));
+        assert_eq!(m.per_job[0].executed, 4);
+        assert_eq!(m.max_response_time_ns, Some(8));
+        // The JSON Lines round trip keeps them.
+        let mut meta = crate::TraceMeta::new(&rtsched_model::TaskSet::from_ct(&[(4, 10), (5, 12)]).unwrap(), 2, 20);
+        meta.terms = Vec::new();
+        let tr = crate::Trace { meta, records: rs.to_vec() };
+        let back = crate::Trace::from_jsonl(&tr.to_jsonl()).unwrap();
+        assert_eq!(back.records, tr.records);
+        // A resume without a suspension is refused.
+        let mut b = MetricsBuilder::new(1, 1, 20);
+        b.push(&Record::new(0, Release { job: j(0, 0), deadline: 10 })).unwrap();
+        assert!(b.push(&Record::new(1, Resume { job: j(0, 0) })).is_err());
+    }
+
     /// Without kept jobs every metric is the same; only `per_job` is empty.
     fn same_but_jobs(rs: &[Record], n: usize, m: u32, h: Time) -> Metrics {
         let (mut a, mut b) = (MetricsBuilder::new(n, m, h), MetricsBuilder::new(n, m, h).keep_jobs(false));
