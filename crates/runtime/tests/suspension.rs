@@ -251,3 +251,30 @@ fn the_task_sets_own_segments_drive_the_run() {
     let r = common::run_rt_if_permitted(&ts, p.mechanism(), &mut cfg);
     check(&ts, &segs, &r);
 }
+
+/// A suspension of 0 ns is due at once: its wake still comes after the block's `schedule`
+/// (contract rule 6), and every job completes with one suspension.
+#[test]
+fn a_zero_suspension_wakes_after_its_block() {
+    let _g = serial();
+    let ts = TaskSet::from_ct(&[(MS, 10 * MS)]).unwrap();
+    let mut cfg = RunConfig::new(vec![allowed_cpus()[0]], 100 * MS);
+    cfg.user_jobs =
+        UserJobs::new(vec![Some(Arc::new(|c: &JobCtx<'_>| if c.step == 0 { Step::Suspend(0) } else { Step::Done }))]);
+    for name in ["gsn-edf", "pedf"] {
+        let mut mech = Mechanism::named(name).unwrap();
+        if name == "pedf" {
+            mech = mech.with_partition(vec![vec![0]]);
+        }
+        let r = common::run_rt_if_permitted(&ts, &mech, &mut cfg);
+        assert_eq!(r.accounting.error, None, "{name}: {:?}", r.accounting);
+        r.check_trace().unwrap();
+        let (_, count) = from_trace(&r);
+        let done: Vec<_> = r.jobs.iter().filter(|j| j.finish_ns.is_some()).collect();
+        // A wake lost before its block would leave the first job suspended for good.
+        assert!(done.len() > 5, "{name}: {} jobs completed", done.len());
+        for j in done {
+            assert_eq!(count.get(&JobId { task: j.task, job: j.job }), Some(&1), "{name}: {j:?}");
+        }
+    }
+}

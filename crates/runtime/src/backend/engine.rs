@@ -313,7 +313,11 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
             break;
         }
         sh.events(&mut ctx, &mut ev, sig, now);
-        sleepers.wake_due(sh, &mut ctx, now);
+        // Not before the block's `schedule` (contract rule 6): a job blocked just now (a
+        // suspension of 0 ns is due at once) wakes at the next round.
+        if !matches!(prev, Prev::Blocked(_)) {
+            sleepers.wake_due(sh, &mut ctx, now);
+        }
         if let Some(stamp) = sig.take() {
             if stamp != 0 {
                 ctx.trace().record(RecKind::IpiNoticed, idx as u32, 0, stamp);
