@@ -142,6 +142,10 @@ pub struct RunRequest {
     /// What the trust verdict is judged against: the machine's calibration and the
     /// mechanism's overhead model ([`assess_timing`]).
     pub trust: TrustInputs,
+    /// Self-suspending jobs: per task its execution and suspension segments
+    /// ([`crate::body::Suspensions`]; empty: the task set's own `segments`, each suspension at
+    /// its upper bound). A mechanism registered without `suspends` refuses them at prepare time.
+    pub suspensions: crate::body::Suspensions,
 }
 
 impl RunRequest {
@@ -167,6 +171,7 @@ impl RunRequest {
             exports: Vec::new(),
             stop: None,
             trust: TrustInputs::default(),
+            suspensions: Default::default(),
         }
     }
 
@@ -189,6 +194,25 @@ impl RunRequest {
             Workload::Sporadic(ts) => Some(ts),
             Workload::ForkJoin(_) | Workload::Dag(_) => None,
         };
+        let suspending = match ts {
+            Some(ts) => !crate::body::Suspensions::effective(&self.suspensions, ts).is_empty(),
+            None => !self.suspensions.is_empty(),
+        };
+        if suspending {
+            let Some(ts) = ts else {
+                return Err(RunError::Config(
+                    "self-suspension segments apply to sporadic tasks, not to fork-join jobs".into(),
+                ));
+            };
+            self.suspensions.validate(ts)?;
+            if !entry.suspends {
+                return Err(RunError::Config(format!(
+                    "{} does not execute self-suspending jobs, and the task set's jobs suspend ({})",
+                    entry.name,
+                    crate::backend::engine::suspending_mechanisms()
+                )));
+            }
+        }
         if entry.dedicated == DedicatedCpu::Required && self.dedicated_cpu.is_none() && ts.is_some() {
             let m = self.m.map(u64::from);
             let advice =
@@ -297,6 +321,7 @@ impl PreparedRun {
             cfg.exec = ExecTime::Uniform { min_fraction: f };
         }
         cfg.stop = r.stop.clone();
+        cfg.suspensions = r.suspensions.clone();
         cfg
     }
 

@@ -26,8 +26,8 @@
 //! ([`mechanism_params!`](crate::mechanism_params), if it takes any) and a `pub static`
 //! [`Entry`], and one line in the `registry!` list below.
 //!
-//! The smallest complete mechanism (uniprocessor EDF under one lock: an entry of 13 lines and a
-//! plugin of about 55), driven here without threads as the engine would call it:
+//! The smallest complete mechanism (uniprocessor EDF under one lock, self-suspension included:
+//! an entry of 14 lines and a plugin of about 65), driven here without threads as the engine would call it:
 //!
 //! ```
 //! use rtsched_policy::{Prio, PriorityRule};
@@ -49,6 +49,7 @@
 //!     invariant: InvariantKind::Global,
 //!     priority: registry::edf,
 //!     user_jobs: true,
+//!     suspends: true,
 //!     backend: Backend::Engine(build),
 //! };
 //!
@@ -94,12 +95,20 @@
 //!         match prev {
 //!             Prev::Preempted(j) => g.ready.push(j.prio),
 //!             Prev::Completed(j) => if let Some(n) = g.book.complete(&j) { g.ready.push(n.prio) },
+//!             Prev::Blocked(j) => g.book.suspend(&j), // self-suspends: held nowhere until `wake`
 //!             Prev::Idle => {}
 //!         }
 //!         let next = g.ready.pop().map(|p| g.book.job_of(p));
 //!         g.running = next;
 //!         ctx.ack_resched();
 //!         next
+//!     }
+//!     fn wake(&self, ctx: &mut Ctx<'_>, j: Job, _now: u64) {
+//!         let mut g = ctx.lock(&self.state);
+//!         if g.book.resume(&j) {
+//!             g.ready.push(j.prio);
+//!             if g.running.is_none_or(|r| j.prio < r.prio) { ctx.preempt(0) }
+//!         }
 //!     }
 //!     fn accounting(&self) -> Accounting {
 //!         let g = self.state.lock_untraced();
@@ -118,6 +127,10 @@
 //! let a = p.schedule(&mut ctx, Prev::Idle, 0).unwrap();
 //! let b = p.schedule(&mut ctx, Prev::Completed(a), 3).unwrap();
 //! assert_eq!((a.task(), b.task()), (1, 0));
+//! // B self-suspends; nothing else is ready; B wakes and runs again.
+//! assert_eq!(p.schedule(&mut ctx, Prev::Blocked(b), 5), None);
+//! p.wake(&mut ctx, b, 7);
+//! let b = p.schedule(&mut ctx, Prev::Idle, 7).unwrap();
 //! assert_eq!(p.schedule(&mut ctx, Prev::Completed(b), 9), None);
 //! assert_eq!(p.accounting().completed, [1, 1]);
 //! ```
