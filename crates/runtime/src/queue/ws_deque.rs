@@ -434,4 +434,89 @@ mod tests {
             assert_eq!(w.len(), model.iter().map(|(_, q)| q.len()).sum::<usize>());
         }
     }
+
+    mod loom_models {
+        use super::super::*;
+        use crate::sync::loom_model::Loom;
+        use loom::thread;
+
+        /// One owner and one thief over one lane holding items 1 and 2 (and, with `two_lanes`,
+        /// item 3 of a higher priority in lane 1): the thief steals until it finds nothing, the
+        /// owner pops until it finds nothing, concurrently. Every item is taken exactly once;
+        /// the thief takes a lane's top, the owner its bottom.
+        fn model(broken: Broken, two_lanes: bool) {
+            let mut b = loom::model::Builder::new();
+            b.preemption_bound = Some(3);
+            b.check(move || {
+                let lanes = if two_lanes { 2 } else { 1 };
+                // `new`'s construction with the broken mode set before any handle is shared.
+                let shared =
+                    Arc::new(Shared::<Loom> { lanes: (0..lanes).map(|_| Lane::new(2)).collect(), cap: 2, broken });
+                let mut w = Worker::<Loom> {
+                    shared: shared.clone(),
+                    order: BTreeSet::new(),
+                    in_order: vec![None; lanes],
+                    _owner: PhantomData,
+                };
+                let s = Stealer { shared };
+                w.push(0, 20, 1).unwrap();
+                w.push(0, 20, 2).unwrap();
+                if two_lanes {
+                    w.push(1, 10, 3).unwrap();
+                }
+                let thief = thread::spawn(move || {
+                    let mut got = Vec::new();
+                    loop {
+                        match s.steal() {
+                            Steal::Taken(t) => got.push(t),
+                            Steal::Retry => thread::yield_now(),
+                            Steal::Empty => return got,
+                        }
+                    }
+                });
+                let mut mine = Vec::new();
+                while let Some(t) = w.pop() {
+                    mine.push(t);
+                }
+                let theirs = thief.join().unwrap();
+                let mut all: Vec<u64> = mine.iter().chain(theirs.iter()).map(|t| t.item).collect();
+                all.sort_unstable();
+                let want: &[u64] = if two_lanes { &[1, 2, 3] } else { &[1, 2] };
+                assert!(all.len() <= want.len(), "an item was taken twice: {mine:?} {theirs:?}");
+                assert_eq!(all, want, "an item was lost: {mine:?} {theirs:?}");
+                // Ends: the owner's lane-0 items in bottom-first order, the thief's top-first.
+                let lane0 = |v: &Vec<Taken>| v.iter().filter(|t| t.lane == 0).map(|t| t.item).collect::<Vec<_>>();
+                assert!(lane0(&mine).windows(2).all(|p| p[0] > p[1]), "{mine:?}");
+                assert!(lane0(&theirs).windows(2).all(|p| p[0] < p[1]), "{theirs:?}");
+                for t in mine.iter().chain(theirs.iter()) {
+                    assert_eq!(t.rank, if t.lane == 0 { 20 } else { 10 });
+                }
+            });
+        }
+
+        #[test]
+        fn loom_a_steal_racing_local_pops_takes_each_item_once() {
+            model(Broken::None, false);
+        }
+
+        #[test]
+        fn loom_two_lanes_each_item_once_with_its_rank() {
+            model(Broken::None, true);
+        }
+
+        /// The broken twin: the owner takes the last item without the compare-exchange.
+        #[test]
+        #[should_panic(expected = "an item was taken twice")]
+        fn loom_catches_the_last_item_taken_without_the_compare_exchange() {
+            model(Broken::NoCas, false);
+        }
+
+        /// The broken twin: the pop without its fence (loom's weak memory lets the owner read a
+        /// stale `top` while the thief reads a stale `bottom`).
+        #[test]
+        #[should_panic(expected = "an item was taken twice")]
+        fn loom_catches_the_pop_without_its_fence() {
+            model(Broken::NoFence, false);
+        }
+    }
 }
