@@ -367,9 +367,11 @@ mod tests {
         assert_eq!(w.push(1, 30, 9), Err(PushError::Rank(20)));
         assert_eq!(w.push(7, 30, 9), Err(PushError::Lane));
         // Highest priority: rank 10 (lane 2); then rank 20, lane 0 before lane 1.
-        assert_eq!(s.peek(), Some((10, 2)));
+        assert_eq!((s.peek(), w.peek()), (Some((10, 2)), Some((10, 2))));
         assert_eq!(w.pop(), Some(Taken { lane: 2, rank: 10, item: 12 }));
         assert_eq!(s.steal(), Steal::Taken(Taken { lane: 0, rank: 20, item: 13 }));
+        // The owner's view skips a lane a thief emptied.
+        assert_eq!(w.peek(), Some((20, 1)));
         // Lane 1: the thief takes the top (10), the owner the bottom (11).
         assert_eq!(s.steal_lane(1), Steal::Taken(Taken { lane: 1, rank: 20, item: 10 }));
         assert_eq!(w.pop(), Some(Taken { lane: 1, rank: 20, item: 11 }));
