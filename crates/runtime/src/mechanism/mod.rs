@@ -173,7 +173,7 @@ mod tests {
 
     use super::params::{ParamKind, ParamSet, ParamSpec, Params};
     use super::registry::{entries, FixedPriorityParams};
-    use super::{design_space, gedf_mp, push_pull, spres};
+    use super::{design_space, gedf_mp, push_pull, rtws, spres};
     use crate::ParamError;
 
     /// A typed struct's list and its reader, type-erased.
@@ -196,6 +196,7 @@ mod tests {
             "push-pull" => typed::<push_pull::PushPullParams>(),
             "push-pull-fp" => typed::<push_pull::PushPullFpParams>(),
             "gedf-mp" => typed::<gedf_mp::GedfMpParams>(),
+            "rtws" => typed::<rtws::RtwsParams>(),
             _ => return None,
         })
     }
@@ -233,11 +234,12 @@ mod tests {
                 assert!(err.contains(&format!("parameter {}:", p.name)), "{}: {err}", e.name);
             }
         }
-        assert_eq!(with_params, 9, "pfp, spres, 4 quantum-driven, push-pull, push-pull-fp, gedf-mp");
+        assert_eq!(with_params, 10, "pfp, spres, 4 quantum-driven, push-pull, push-pull-fp, gedf-mp, rtws");
     }
 
     #[test]
     fn typed_defaults_are_the_documented_ones() {
+        assert_eq!(rtws::RtwsParams::parse([]).unwrap(), rtws::RtwsParams { deques: "lockfree" });
         let gm = gedf_mp::GedfMpParams::parse([]).unwrap();
         assert_eq!(gm, gedf_mp::GedfMpParams { dsp: "spin", spin_window: 500_000, mailboxes: 1, mailbox_size: 256 });
         let pp = push_pull::PushPullParams::parse([("find_cpu", "fmask")]).unwrap();

@@ -2,71 +2,120 @@
 //! of fork-join jobs (Real-Time Work-Stealing, the RTWS paper in `docs/papers.md`: §III task
 //! model, §IV Definitions 1–2, §V rules A–F). Design note: `docs/mechanisms/rtws.md`.
 //!
-//! **The policy decides, the mechanism communicates.** What each CPU runs is
-//! `rtsched_policy::rtws::Rtws` — the same state machine the simulator drives (the global EDF
-//! queue of Rule A, the per-CPU priority queues of deques of Rules B–C, the deterministic
-//! victim of Rule E / Definitions 1–2, the requeueing of Rule F), here under one global spin
-//! lock. This file adds what real threads need: the fork-join bookkeeping (which region each
-//! job is in, how many of its threads are outstanding), the release queue, the reschedule
-//! requests, and the *deferred preemption check*.
+//! **Two designs, one parameter.** `deques=lockfree` (the default, this file) keeps the
+//! paper's split: Rule A's global EDF queue under its own lock, and per CPU a priority queue of
+//! deques ([`crate::queue::ws_deque`], lock-free Chase–Lev deques) whose owner pushes and pops
+//! at the bottom while thieves take the top. `deques=locked` ([`locked`]) is the first design,
+//! kept as the measurements' baseline: the policy's one state machine (global queue and every
+//! deque) under one global lock.
 //!
-//! **Deferred preemption check.** §V: "whenever a new job is released [...] and all the cores
-//! are busy, the scheduler verifies if the core executing the lowest priority job/thread
-//! [...] has a higher deadline than the newly arrived job. If this condition is true, the
-//! job/thread is preempted." The policy moves the preempted entity (to the global queue, or
-//! back to its deque) at once; on real threads that entity is still executing on its CPU
-//! until that CPU notices the request, and another CPU must not pick it up meanwhile (the
-//! plugin contract, rule 2). So an arrival is only *recorded* (`pending`), the target the pure
-//! rule `rtsched_policy::rtws::preemption_target` names is asked to reschedule, and the policy's
-//! `preempt_check` runs in the target's own `schedule`, when its thread has stopped — if the
-//! rule still names that CPU then (otherwise the request moves to the CPU it names, or is
-//! dropped when the job was taken by an idle CPU or no longer preempts anyone).
+//! **What takes which lock (`deques=lockfree`).**
+//! * Rule C on the fast path — a CPU's thread completed and was not the last of its region —
+//!   is the owner's pop of its own queue and nothing else: no lock, no shared write but the
+//!   deque's and this CPU's `running` record (a single-writer seqlock that the §V check reads).
+//!   The term `pop` is that pop.
+//! * Everything else runs under the *global queue's lock*: the job book and releases (Rule
+//!   A), the join of a region's last thread and the fork of the next (Rule B: the owner's
+//!   pushes), Rule D, Rule E (the term `steal`), the §V preemption check and its requeueing
+//!   (§V (i)–(iii), Rule F: a stolen thread goes to the global queue, a local one back to the
+//!   bottom of its deque, pushed by its owner).
 //!
-//! **Jobs and threads.** The engine runs one sequential "task" per thread slot
-//! (`backend::slot_task_set`: task `i`, region `r`, thread `k`); job `j` of slot `s` is thread
-//! `s` of job `j` of its fork-join task. All slots of a task are recorded as released at the
-//! job's release (with its deadline); a slot's thread becomes ready when its region forks
-//! (Rule B: on the CPU where the job's previous region joined). Without a fork-join structure
-//! (`Setup::forkjoin` = `None`) every task is one region of one thread: RTWS is then global
-//! EDF, and promises its invariant.
+//! **Which rule needs a consistent view of several deques, and how it gets one.** Rule E with
+//! Definitions 1–2: the thief takes "the earliest deadline thread among the ones in the top of
+//! the highest-priority non-empty deques", ties to the first processor — a minimum over every
+//! CPU's queue at one instant. The thief reads each queue in turn (`Stealer::peek`), so the
+//! view is consistent only if nothing is *added* while it reads. Here every push (a fork, a
+//! requeue) and every steal happens under the global queue's lock, which the thief holds: the
+//! only concurrent changes are owners' pops, which remove. A pop never changes a deque's top
+//! item (it takes the bottom; taking the last item races the thief's compare-exchange, which
+//! then fails and the thief looks again), and it can only make another CPU's best top worse.
+//! So when the thief's compare-exchange succeeds, the item it takes is still the minimum of
+//! Definition 2 over every CPU, ties included (`rule_e_takes_the_definition_2_minimum`
+//! below). Retries are bounded: each is an item some owner popped, and nothing is added while
+//! the thief holds the lock. Definition 1's "busy" is read from the `running` records.
 //!
-//! **Steals** (Rule E) are recorded as `Steal` trace records (the trace's steal count) and
-//! every Rule E search — a CPU with an empty local queue and an empty global queue — is a
-//! span of the term `steal` (attempts, successful or not, with their cost).
+//! The §V preemption check also reads every CPU: what each runs. It runs under the global
+//! lock, but a CPU's fast path changes its own record without that lock, so the check sees a
+//! record per CPU as of some instant of its read — as a kernel's check reads remote run-queues
+//! under its own lock only. The check is made (as in `deques=locked`) in the target's own
+//! `schedule`, which re-reads every record under the lock; a fast path that ran meanwhile is a
+//! scheduling event the check then sees. Work conservation needs no more: every push and every
+//! decision to idle is taken under the global lock, so an idle CPU never misses work added
+//! before it idled, and after every push idle CPUs are asked to reschedule.
+//!
+//! **Deferred preemption check, jobs and threads, steals**: as in `deques=locked` (a released
+//! job is recorded as pending; the target `rtsched_policy::rtws::preemption_target` names is
+//! asked to reschedule and the check runs in its `schedule`; slot `s` of job `j` is thread `s`
+//! of job `j` of its fork-join task; steals are `Steal` trace records). The pure rules —
+//! [`preemption_target`], [`choose_victim`], [`Origin::requeue`] — are the policy's.
+//!
+//! **Fast path and requests.** The fast path does not answer this CPU's reschedule requests
+//! (it takes no lock under which they are sent): a request that arrived stays pending, and the
+//! worker comes back to `schedule` at its next poll, where the slow path answers it.
 //!
 //! Assumptions: periodic releases (sporadic tasks at their densest), any deadlines, EDF with
 //! ties by task index then job number (the one `Prio` order), jobs of a task in release order.
 
+pub mod locked;
+
 use crate::mechanism::forkjoin::Shape;
+use crate::mechanism::params::{ParamDecl, ParamKind, ParamSet};
 use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, PlacementKind, Setup, TermSpec};
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
 use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::release::TaskBook;
-use crate::sync::SpinLock;
+use crate::queue::ws_deque::{self, Steal, Stealer, Taken, Worker};
+use crate::sync::{Primitives, SpinLock, Std};
 use crate::tracer::RecKind;
 use crate::RunError;
-use rtsched_model::forkjoin::{Join, RegionProgress};
-use rtsched_policy::rtws::{preemption_target, Arrival, Rtws as RtwsPolicy, Source, ThreadId, Work};
+use crossbeam_utils::CachePadded;
+use rtsched_policy::rtws::{choose_victim, preemption_target, Origin, Requeue, Running, Work};
 use rtsched_policy::{Prio, PriorityRule};
+use std::cell::UnsafeCell;
 use std::collections::BTreeSet;
+use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 
 /// The term id of `steal` in [`RTWS`]'s `terms`.
-const STEAL: u32 = 0;
+pub(crate) const STEAL: u32 = 0;
+/// The term id of `pop`.
+pub(crate) const POP: u32 = 1;
+
+crate::mechanism_params! {
+    /// RTWS's parameters (the registry's list is [`RTWS`]`.params`, derived from these).
+    pub struct RtwsParams {
+        deques: &'static str = ParamDecl {
+            kind: ParamKind::Choice(&["lockfree", "locked"]),
+            default: "lockfree",
+            help: "the per-CPU deques: lock-free, owned by their CPU (the global queue under its own lock), \
+                   or the first design's one global lock over the global queue and every deque (the baseline)",
+        },
+    }
+}
 
 pub static RTWS: Entry = Entry {
     name: "rtws",
-    summary: "RTWS: global EDF for fork-join jobs with priority-aware work stealing, the policy's global queue and \
-              per-CPU priority queues of deques under one global lock (RTWS paper, §V rules A-F)",
-    params: &[],
+    summary: "RTWS: global EDF for fork-join jobs with priority-aware work stealing; the global queue under its \
+              own lock, per-CPU priority queues of lock-free deques popped by their owner and stolen from the top \
+              (RTWS paper, §IV-V rules A-F)",
+    params: RtwsParams::SPECS,
     placement: PlacementKind::None,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
-    terms: &[TermSpec {
-        name: "steal",
-        symbol: "",
-        help: "Rule E search of the other CPUs' deques and the take (every attempt; successes are steal records)",
-        tracking: true,
-    }],
+    terms: &[
+        TermSpec {
+            name: "steal",
+            symbol: "",
+            help: "Rule E search of the other CPUs' deques and the take (every attempt; successes are steal records)",
+            tracking: true,
+        },
+        TermSpec {
+            name: "pop",
+            symbol: "",
+            help: "Rule C: the owner's pop of its own highest-priority deque (deques=lockfree: without a lock, \
+                   when a thread completes and its region goes on; deques=locked: under the global lock)",
+            tracking: true,
+        },
+    ],
     invariant: InvariantKind::Global,
     priority: registry::edf,
     user_jobs: true,
@@ -75,28 +124,137 @@ pub static RTWS: Entry = Entry {
 };
 
 fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
+    let p = RtwsParams::from_params(s.params)?;
     let (shape, params) = Shape::of_setup(s, s.name)?;
+    if p.deques == "locked" {
+        return Ok(Box::new(locked::Locked::new(shape, &params, s.m, s.t0, s.end)?));
+    }
     Ok(Box::new(Rtws::new(shape, &params, s.m, s.t0, s.end)?))
 }
 
-/// Everything under the global lock.
-struct State {
-    shape: Shape,
-    /// The release queue and job book over the fork-join tasks.
-    book: TaskBook,
-    policy: RtwsPolicy,
-    /// Per task: the region its current (head) job executes, and its threads not yet complete.
-    progress: RegionProgress,
-    /// Arrived jobs whose §V preemption check has not been made yet.
-    pending: BTreeSet<Prio>,
-    completed_slot: Vec<u32>,
-    scratch: Vec<Prio>,
-    ids: Vec<ThreadId>,
+/// A deque item: job number, thread slot and whether the thread is the job itself (a region
+/// of one thread) or a locally generated one.
+fn item(job: u32, slot: u32, origin: Origin) -> u64 {
+    (job as u64) << 32 | (slot as u64) << 1 | (origin == Origin::Job) as u64
 }
 
-/// The RTWS plugin.
+/// What an item taken from `cpu`'s queue (by its owner or, `stolen`, a thief) runs as.
+fn running_of(t: Taken, stolen: bool) -> Running {
+    let origin = if stolen {
+        Origin::Stolen
+    } else if t.item & 1 == 1 {
+        Origin::Job
+    } else {
+        Origin::Local
+    };
+    Running {
+        prio: Prio { key: t.rank, task: t.lane, job: (t.item >> 32) as u32 },
+        thread: ((t.item & 0xffff_ffff) >> 1) as u32,
+        origin,
+    }
+}
+
+/// What one CPU runs, written by that CPU alone and read by any (a sequence lock: odd while
+/// the owner writes; a reader retries until it reads one even value around its reads).
+struct RunSlot {
+    seq: AtomicU64,
+    /// Priority key; `task << 32 | job`; `thread << 2 | origin` with origin 1 = job, 2 =
+    /// local, 3 = stolen (0: idle).
+    w: [AtomicU64; 3],
+}
+
+impl RunSlot {
+    fn new() -> RunSlot {
+        RunSlot { seq: AtomicU64::new(0), w: [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)] }
+    }
+
+    /// Precondition: the caller is this CPU's thread (the one writer).
+    fn set(&self, r: Option<Running>) {
+        let words = match r {
+            None => [0, 0, 0],
+            Some(r) => {
+                let o = match r.origin {
+                    Origin::Job => 1,
+                    Origin::Local => 2,
+                    Origin::Stolen => 3,
+                };
+                [r.prio.key, (r.prio.task as u64) << 32 | r.prio.job as u64, (r.thread as u64) << 2 | o]
+            }
+        };
+        let s = self.seq.load(Ordering::Relaxed);
+        self.seq.store(s.wrapping_add(1), Ordering::Relaxed);
+        fence(Ordering::Release);
+        for (a, v) in self.w.iter().zip(words) {
+            a.store(v, Ordering::Relaxed);
+        }
+        self.seq.store(s.wrapping_add(2), Ordering::Release);
+    }
+
+    fn get(&self) -> Option<Running> {
+        let mut spins = 0u32;
+        let words = loop {
+            let s1 = self.seq.load(Ordering::Acquire);
+            let words = [0, 1, 2].map(|i| self.w[i].load(Ordering::Relaxed));
+            fence(Ordering::Acquire);
+            let s2 = self.seq.load(Ordering::Relaxed);
+            if s1 == s2 && s1 & 1 == 0 {
+                break words;
+            }
+            spins = spins.wrapping_add(1);
+            Std::spin_hint(spins);
+        };
+        let origin = match words[2] & 3 {
+            0 => return None,
+            1 => Origin::Job,
+            2 => Origin::Local,
+            _ => Origin::Stolen,
+        };
+        Some(Running {
+            prio: Prio { key: words[0], task: (words[1] >> 32) as u32, job: words[1] as u32 },
+            thread: (words[2] >> 2) as u32,
+            origin,
+        })
+    }
+}
+
+/// The owner's handle of a CPU's queue, in a cell only that CPU's thread opens.
+struct Owner(UnsafeCell<Worker>);
+
+// SAFETY: `owners[c]` is opened only inside `schedule` called with `ctx.cpu() == c` (see
+// `Rtws::owner`), and the plugin contract runs one thread's callbacks on that thread alone,
+// never overlapping: the cell is never accessed from two threads at once. `Worker` is `Send`.
+unsafe impl Sync for Owner {}
+
+/// Everything under the global queue's lock.
+struct Global {
+    /// The release queue and job book over the fork-join tasks.
+    book: TaskBook,
+    /// Rule A's queue: jobs not started and preempted jobs and stolen threads, EDF, ties FIFO.
+    queue: BTreeSet<(Prio, u64, Work)>,
+    fifo: u64,
+    /// Per task: the region its head job executes (changed at a join).
+    region: Vec<u32>,
+    /// Arrived jobs whose §V preemption check has not been made yet.
+    pending: BTreeSet<Prio>,
+    scratch: Vec<Prio>,
+    /// A refused push (a broken invariant), reported by the accounting.
+    error: Option<String>,
+}
+
+/// The RTWS plugin with per-CPU lock-free deques (`deques=lockfree`).
 pub struct Rtws {
-    state: SpinLock<State>,
+    shape: Shape,
+    global: SpinLock<Global>,
+    owners: Box<[CachePadded<Owner>]>,
+    stealers: Box<[Stealer]>,
+    running: Box<[CachePadded<RunSlot>]>,
+    /// Per task: threads of its head job's current region not yet complete (the join count;
+    /// the last decrement joins).
+    left: Box<[CachePadded<AtomicU32>]>,
+    completed_slot: Box<[AtomicU32]>,
+    /// A job book never released from: job `k` of a task's release and deadline (a function
+    /// of the task's parameters), read without a lock.
+    calendar: TaskBook,
     /// The one release domain, polled by every worker.
     releases: ReleaseDomain,
 }
@@ -104,102 +262,170 @@ pub struct Rtws {
 impl Rtws {
     fn new(shape: Shape, params: &[TaskParams], m: usize, t0: u64, end: u64) -> Result<Rtws, RunError> {
         let n = params.len();
+        if shape.tasks() != n {
+            return Err(RunError::Internal(format!("rtws: {} fork-join tasks, {n} parameters", shape.tasks())));
+        }
+        shape.progress()?;
         let all: Vec<usize> = (0..n).collect();
         let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
+        let calendar = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
         let releases = ReleaseDomain::new(false, m, book.next_due());
-        let progress = shape.progress()?;
+        // One lane per task; a lane holds at most one region's threads.
+        let cap = shape.width.iter().flatten().copied().max().unwrap_or(1) as usize;
+        let (owners, stealers): (Vec<_>, Vec<_>) = (0..m)
+            .map(|_| {
+                let (w, s) = ws_deque::new::<Std>(n, cap);
+                (CachePadded::new(Owner(UnsafeCell::new(w))), s)
+            })
+            .unzip();
+        let left = (0..n).map(|i| CachePadded::new(AtomicU32::new(shape.width[i][0]))).collect();
         let slots = shape.slots();
         Ok(Rtws {
-            state: SpinLock::new(
+            global: SpinLock::new(
                 0,
-                State {
-                    shape,
+                Global {
                     book,
-                    policy: RtwsPolicy::new(m),
-                    progress,
+                    queue: BTreeSet::new(),
+                    fifo: 0,
+                    region: vec![0; n],
                     pending: BTreeSet::new(),
-                    completed_slot: vec![0; slots],
                     scratch: Vec::with_capacity(n),
-                    ids: Vec::new(),
+                    error: None,
                 },
             ),
+            shape,
+            owners: owners.into(),
+            stealers: stealers.into(),
+            running: (0..m).map(|_| CachePadded::new(RunSlot::new())).collect(),
+            left,
+            completed_slot: (0..slots).map(|_| AtomicU32::new(0)).collect(),
+            calendar,
             releases,
         })
     }
-}
 
-impl State {
-    /// The engine's job for thread `slot` of the fork-join job `p`.
-    fn slot_job(&self, slot: u32, p: Prio) -> Job {
-        let j = self.book.job_of(p);
-        Job { prio: Prio { key: p.key, task: slot, job: p.job }, release: j.release, deadline: j.deadline }
+    fn m(&self) -> usize {
+        self.running.len()
     }
 
-    /// Job `p` forks its current region on `cpu` (Rule B).
-    fn fork(&mut self, cpu: usize, p: Prio) {
-        let r = self.progress.region(p.task);
-        let mut ids = std::mem::take(&mut self.ids);
-        ids.clear();
-        ids.extend(self.shape.region(p.task, r));
-        self.policy.fork(cpu, p, &ids);
-        self.ids = ids;
+    /// CPU `c`'s own queue. Precondition: the caller is `schedule` with `ctx.cpu() == c`, and
+    /// the returned reference is dropped before it returns (see the `Sync` impl of `Owner`).
+    #[allow(clippy::mut_from_ref)]
+    fn owner(&self, c: usize) -> &mut Worker {
+        // SAFETY: the precondition above: only CPU c's thread opens its cell, one call at a
+        // time, and no two references to it are alive at once (each use is a statement).
+        unsafe { &mut *self.owners[c].0.get() }
     }
 
-    /// An idle `cpu` selects (Rules C, D, E) until it runs a thread or finds nothing; a job
-    /// picked from the global queue unstarted forks its first region here.
-    fn fill(&mut self, ctx: &mut Ctx<'_>, cpu: usize) {
-        loop {
-            let attempt = self.policy.waiting_local(cpu) == 0 && self.policy.waiting_global() == 0;
-            if attempt {
-                ctx.term_start(STEAL);
-            }
-            let pick = self.policy.select(cpu);
-            if attempt {
-                ctx.term_end(STEAL);
-            }
-            let Some(pick) = pick else { return };
-            match pick.work {
-                Work::Start => {
-                    self.pending.remove(&pick.prio);
-                    self.fork(cpu, pick.prio);
-                }
-                Work::Thread(t, _) => {
-                    if let Source::Steal { victim } = pick.source {
-                        let j = self.slot_job(t, pick.prio);
-                        ctx.trace().record(RecKind::Steal, j.task(), j.seq(), victim as u64);
-                    }
-                    return;
-                }
+    fn run(&self, c: usize) -> Option<Running> {
+        self.running[c].get()
+    }
+
+    /// The engine's job for a thread (from the calendar: no lock).
+    fn slot_job(&self, r: Running) -> Job {
+        let j = self.calendar.job_of(r.prio);
+        Job { prio: Prio { key: r.prio.key, task: r.thread, job: r.prio.job }, release: j.release, deadline: j.deadline }
+    }
+
+    fn push_global(g: &mut Global, prio: Prio, work: Work) {
+        g.queue.insert((prio, g.fifo, work));
+        g.fifo += 1;
+    }
+
+    /// Rule B: job `p` forks region `r` on `cpu` (the caller is `cpu`'s `schedule`): its
+    /// threads go to the bottom of the job's deque in thread order.
+    fn fork(&self, g: &mut Global, cpu: usize, p: Prio, r: u32) {
+        let ids = self.shape.region(p.task, r);
+        let origin = Origin::of_region(ids.len());
+        g.region[p.task as usize] = r;
+        // Before the threads can be taken (a thief takes them under the global lock, which is
+        // held here; the owner is this thread).
+        self.left[p.task as usize].store(ids.len() as u32, Ordering::Relaxed);
+        let w = self.owner(cpu);
+        for s in ids {
+            if let Err(e) = w.push(p.task, p.key, item(p.job, s, origin)) {
+                g.error.get_or_insert_with(|| format!("rtws: cpu {cpu}: push of slot {s} refused: {e:?}"));
             }
         }
     }
 
-    fn any_idle(&self) -> bool {
-        (0..self.policy.m()).any(|c| self.policy.running(c).is_none())
+    /// An idle `cpu` selects (Rules C, D, E) until it runs a thread or finds nothing; a job
+    /// picked from the global queue unstarted forks its first region here.
+    fn fill(&self, ctx: &mut Ctx<'_>, g: &mut Global, cpu: usize) {
+        loop {
+            // Rule C: the bottom of its own highest-priority non-empty deque.
+            ctx.term_start(POP);
+            let t = self.owner(cpu).pop();
+            ctx.term_end(POP);
+            if let Some(t) = t {
+                self.running[cpu].set(Some(running_of(t, false)));
+                return;
+            }
+            // Rule D: the global EDF queue.
+            if let Some((prio, _, work)) = g.queue.pop_first() {
+                match work {
+                    Work::Start => {
+                        g.pending.remove(&prio);
+                        self.fork(g, cpu, prio, 0);
+                        continue;
+                    }
+                    Work::Thread(thread, origin) => {
+                        self.running[cpu].set(Some(Running { prio, thread, origin }));
+                        return;
+                    }
+                }
+            }
+            // Rule E (see the module docs for why this view is Definition 2's).
+            ctx.term_start(STEAL);
+            let got = self.steal(cpu);
+            ctx.term_end(STEAL);
+            let Some((victim, r)) = got else { return };
+            self.running[cpu].set(Some(r));
+            let j = self.slot_job(r);
+            ctx.trace().record(RecKind::Steal, j.task(), j.seq(), victim as u64);
+            return;
+        }
+    }
+
+    /// Rule E, Definitions 1–2. Precondition: the global lock is held (no push can happen).
+    fn steal(&self, thief: usize) -> Option<(usize, Running)> {
+        loop {
+            let views = (0..self.m()).map(|q| {
+                let top = if q == thief { None } else { self.stealers[q].peek() };
+                (q, self.run(q).is_some(), top.map(|(key, lane)| Prio { key, task: lane, job: 0 }))
+            });
+            let (q, p) = choose_victim(thief, views)?;
+            match self.stealers[q].steal_lane(p.task) {
+                Steal::Taken(t) => return Some((q, running_of(t, true))),
+                // Its owner took the last item meanwhile: look again.
+                Steal::Empty | Steal::Retry => continue,
+            }
+        }
+    }
+
+    /// Items waiting anywhere (the global queue and every deque).
+    fn waiting_total(&self, g: &Global) -> usize {
+        g.queue.len() + self.stealers.iter().map(Stealer::len).sum::<usize>()
     }
 
     /// The §V check for the arrived jobs, highest priority first, made on `cpu` (whose thread,
     /// if any, has stopped): while every CPU is busy, a job the rule sends to `cpu` preempts it
     /// now; a job it sends elsewhere is requested there (and waits, as do the lower ones); a job
     /// the rule sends nowhere stays queued (Rule D will give it a CPU).
-    fn checks(&mut self, ctx: &mut Ctx<'_>, cpu: Option<usize>) {
-        while let Some(&p) = self.pending.first() {
-            if self.any_idle() {
+    fn checks(&self, ctx: &mut Ctx<'_>, g: &mut Global, cpu: Option<usize>) {
+        while let Some(&p) = g.pending.first() {
+            let running: Vec<Option<Prio>> = (0..self.m()).map(|c| self.run(c).map(|r| r.prio)).collect();
+            if running.iter().any(Option::is_none) {
                 // Idle CPUs (asked to reschedule) take queued work first (Rule D).
                 return;
             }
-            let running = (0..self.policy.m()).map(|c| self.policy.running(c).map(|r| r.prio));
             match preemption_target(p, running) {
                 None => {
-                    self.pending.remove(&p);
+                    g.pending.remove(&p);
                 }
                 Some(c) if Some(c) == cpu => {
-                    self.pending.remove(&p);
-                    if let Arrival::Run { cpu: c2, .. } = self.policy.preempt_check(p) {
-                        debug_assert_eq!(c2 as usize, c);
-                        self.fork(c, p);
-                        self.fill(ctx, c);
-                    }
+                    g.pending.remove(&p);
+                    self.preempt_for(ctx, g, c, p);
                 }
                 Some(c) => {
                     ctx.preempt(c);
@@ -209,39 +435,79 @@ impl State {
         }
     }
 
+    /// §V on `cpu` (the caller): if job `p` still waits unstarted, the thread `cpu` runs is
+    /// requeued by its origin ((i)–(iii), Rule F) and `p` forks here.
+    fn preempt_for(&self, ctx: &mut Ctx<'_>, g: &mut Global, cpu: usize, p: Prio) {
+        let entry = g.queue.range((p, 0, Work::Start)..).next().copied();
+        let Some(e @ (q, _, Work::Start)) = entry else { return };
+        if q != p {
+            return;
+        }
+        let Some(r) = self.run(cpu) else { return };
+        g.queue.remove(&e);
+        match r.origin.requeue() {
+            Requeue::Global => Self::push_global(g, r.prio, Work::Thread(r.thread, r.origin)),
+            Requeue::LocalBottom => {
+                if let Err(e) = self.owner(cpu).push(r.prio.task, r.prio.key, item(r.prio.job, r.thread, Origin::Local))
+                {
+                    g.error.get_or_insert_with(|| format!("rtws: cpu {cpu}: requeue of slot {} refused: {e:?}", r.thread));
+                }
+            }
+        }
+        self.running[cpu].set(None);
+        self.fork(g, cpu, p, 0);
+        self.fill(ctx, g, cpu);
+    }
+
     /// Work conservation: every idle CPU is asked to reschedule while work waits (it then
     /// takes it by Rules C, D or E); then the pending preemption checks.
-    fn after(&mut self, ctx: &mut Ctx<'_>, cpu: Option<usize>) {
-        if self.policy.waiting_total() > 0 {
-            for c in 0..self.policy.m() {
-                if Some(c) != cpu && self.policy.running(c).is_none() {
+    fn after(&self, ctx: &mut Ctx<'_>, g: &mut Global, cpu: Option<usize>) {
+        if self.waiting_total(g) > 0 {
+            for c in 0..self.m() {
+                if Some(c) != cpu && self.run(c).is_none() {
                     ctx.preempt(c);
                 }
             }
         }
-        self.checks(ctx, cpu);
+        self.checks(ctx, g, cpu);
     }
 
-    /// Thread `slot` completed on `cpu`: its region joins when it was the last, the job forks
-    /// its next region here or completes, and its task's next job (if released) arrives.
-    fn completed(&mut self, cpu: usize, slot: u32) {
-        self.policy.stop(cpu);
-        self.completed_slot[slot as usize] += 1;
-        let (task, _) = self.shape.of_slot[slot as usize];
-        let i = task as usize;
-        // None (no thread of the region outstanding) shows in the accounting: the slot's
-        // completions no longer match its task's jobs.
-        let (Some(join), Some(head)) = (self.progress.thread_done(task), self.book.head(i)) else { return };
-        match join {
-            Join::Pending => {}
-            Join::Fork { .. } => self.fork(cpu, head.prio),
-            Join::JobDone => {
-                if let Some(next) = self.book.complete(&head) {
-                    self.policy.release(next.prio);
-                    self.pending.insert(next.prio);
-                }
-            }
+    /// The last thread of `task`'s region completed on `cpu`: the job forks its next region
+    /// here or completes, and its task's next job (if released) arrives.
+    fn join(&self, g: &mut Global, cpu: usize, task: u32) {
+        let Some(head) = g.book.head(task as usize) else {
+            g.error.get_or_insert_with(|| format!("rtws: task {task} joined without a job"));
+            return;
+        };
+        let r = g.region[task as usize] + 1;
+        if r < self.shape.regions(task) {
+            self.fork(g, cpu, head.prio, r);
+            return;
         }
+        g.region[task as usize] = 0;
+        self.left[task as usize].store(self.shape.width[task as usize][0], Ordering::Relaxed);
+        if let Some(next) = g.book.complete(&head) {
+            Self::push_global(g, next.prio, Work::Start);
+            g.pending.insert(next.prio);
+        }
+    }
+
+    /// Everything but the fast path, under the global queue's lock.
+    fn slow(&self, ctx: &mut Ctx<'_>, cpu: usize, joined: Option<u32>) -> Option<Job> {
+        let mut guard = self.global.lock(ctx.trace());
+        let g = &mut *guard;
+        if let Some(task) = joined {
+            self.join(g, cpu, task);
+        }
+        // A preemption requested of this CPU (its thread has stopped).
+        self.checks(ctx, g, Some(cpu));
+        if self.run(cpu).is_none() {
+            self.fill(ctx, g, cpu);
+        }
+        self.after(ctx, g, Some(cpu));
+        let next = self.run(cpu).map(|r| self.slot_job(r));
+        ctx.ack_resched();
+        next
     }
 }
 
@@ -254,11 +520,11 @@ impl Plugin for Rtws {
     /// Rule A: released jobs enter the global EDF queue; idle CPUs are asked to take them and
     /// the §V preemption check is requested.
     fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
-        let mut g = self.state.lock(ctx.trace());
-        let st = &mut *g;
-        let mut scratch = std::mem::take(&mut st.scratch);
-        let shape = &st.shape;
-        st.book.release_due(now, |j, ready| {
+        let mut guard = self.global.lock(ctx.trace());
+        let g = &mut *guard;
+        let mut scratch = std::mem::take(&mut g.scratch);
+        let shape = &self.shape;
+        g.book.release_due(now, |j, ready| {
             for s in shape.all_slots(j.task()) {
                 let sj = Job { prio: Prio { key: j.prio.key, task: s, job: j.seq() }, ..j };
                 ctx.record_release(&sj);
@@ -269,35 +535,37 @@ impl Plugin for Rtws {
         });
         scratch.sort_unstable();
         for p in scratch.drain(..) {
-            st.policy.release(p);
-            st.pending.insert(p);
+            Self::push_global(g, p, Work::Start);
+            g.pending.insert(p);
         }
-        st.scratch = scratch;
-        st.after(ctx, None);
-        self.releases.set(st.book.next_due());
+        g.scratch = scratch;
+        self.after(ctx, g, None);
+        self.releases.set(g.book.next_due());
     }
 
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let cpu = ctx.cpu();
-        let mut g = self.state.lock(ctx.trace());
-        let st = &mut *g;
-        match prev {
-            Prev::Idle => {}
-            // The policy still has it running here: it resumes unless a check preempts it.
-            Prev::Preempted(_) => {}
-            Prev::Completed(j) => st.completed(cpu, j.task()),
-            // Registered without `suspends`: the engine never blocks its jobs.
-            Prev::Blocked(j) => unreachable!("rtws: {j:?} blocked, but rtws is registered without `suspends`"),
+        let Prev::Completed(j) = prev else {
+            // Idle, or preempted (it resumes unless a check preempts it): the slow path.
+            return self.slow(ctx, cpu, None);
+        };
+        let slot = j.task();
+        self.completed_slot[slot as usize].fetch_add(1, Ordering::Relaxed);
+        let (task, _) = self.shape.of_slot(slot);
+        let last = self.left[task as usize].fetch_sub(1, Ordering::AcqRel) == 1;
+        if !last {
+            // The fast path: Rule C, the owner's pop, no lock.
+            ctx.term_start(POP);
+            let t = self.owner(cpu).pop();
+            ctx.term_end(POP);
+            if let Some(t) = t {
+                let r = running_of(t, false);
+                self.running[cpu].set(Some(r));
+                return Some(self.slot_job(r));
+            }
         }
-        // A preemption requested of this CPU (its thread has stopped).
-        st.checks(ctx, Some(cpu));
-        if st.policy.running(cpu).is_none() {
-            st.fill(ctx, cpu);
-        }
-        st.after(ctx, Some(cpu));
-        let next = st.policy.running(cpu).map(|r| st.slot_job(r.thread, r.prio));
-        ctx.ack_resched();
-        next
+        self.running[cpu].set(None);
+        self.slow(ctx, cpu, last.then_some(task))
     }
 
     fn forkjoin(&self) -> bool {
@@ -305,15 +573,22 @@ impl Plugin for Rtws {
     }
 
     fn accounting(&self) -> Accounting {
-        let st = self.state.lock_untraced();
-        let (rel, done) = (st.book.released(), st.book.completed());
-        let mut consistent = Ok(());
+        let g = self.global.lock_untraced();
+        let (rel, done) = (g.book.released(), g.book.completed());
+        let mut consistent = match &g.error {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        };
+        let completed: Vec<u32> = self.completed_slot.iter().map(|c| c.load(Ordering::Relaxed)).collect();
         // Exactly once: a slot completed once per completed job of its task, plus once for the
         // head job if its region is already past the slot's (never for a later region).
-        for (s, &(task, r)) in st.shape.of_slot.iter().enumerate() {
-            let (i, c) = (task as usize, st.completed_slot[s]);
-            let head = st.book.head(i).is_some();
-            let cur = st.progress.region(task);
+        for (s, &(task, r)) in self.shape.of_slot.iter().enumerate() {
+            if consistent.is_err() {
+                break;
+            }
+            let (i, c) = (task as usize, completed[s]);
+            let head = g.book.head(i).is_some();
+            let cur = g.region[i];
             let ok = if !head || r > cur {
                 c == done[i]
             } else if r < cur {
@@ -326,118 +601,12 @@ impl Plugin for Rtws {
                     "rtws: slot {s} (task {task}, region {r}) completed {c} times with {} jobs of its task completed",
                     done[i]
                 ));
-                break;
             }
         }
-        let released = st.shape.of_slot.iter().map(|&(t, _)| rel[t as usize]).collect();
-        Accounting { released, completed: st.completed_slot.clone(), consistent: consistent.map_err(crate::Inconsistency) }
+        let released = self.shape.of_slot.iter().map(|&(t, _)| rel[t as usize]).collect();
+        Accounting { released, completed, consistent: consistent.map_err(crate::Inconsistency) }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    //! The mechanism driven without threads: random interleavings of releases, CPUs noticing
-    //! requests (or idling) and CPUs completing their thread, on m = 3 CPUs and random
-    //! fork-join shapes. After every callback: what each CPU runs is what the policy has it
-    //! run, and no thread runs on two CPUs (the plugin contract's rule 2, which the deferred
-    //! preemption check exists for); every thread handed out belongs to its task's current job
-    //! and current region and has not completed before (precedence and exactly once, against a
-    //! job model kept here from the completions alone); the accounting is consistent. After the
-    //! requests are drained: no CPU idles while work waits (work conservation, §V).
-    use super::*;
-    use crate::sync::CpuSignal;
-    use crate::tracer::TraceBuffer;
-    use crate::mechanism::forkjoin::test_model::Model;
-    use proptest::prelude::*;
-    use std::collections::HashSet;
-
-    fn check(p: &Rtws, running: &[Option<Job>]) -> Result<(), String> {
-        let st = p.state.lock_untraced();
-        for (c, run) in running.iter().enumerate() {
-            let pol = st.policy.running(c).map(|r| st.slot_job(r.thread, r.prio));
-            if pol != *run {
-                return Err(format!("cpu {c} runs {run:?}, the policy has it run {pol:?}"));
-            }
-        }
-        let mut seen = HashSet::new();
-        for j in running.iter().flatten() {
-            if !seen.insert((j.task(), j.seq())) {
-                return Err(format!("{j:?} runs on two CPUs"));
-            }
-        }
-        drop(st);
-        p.accounting().consistent.map_err(|e| e.0)
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(200))]
-        #[test]
-        fn threads_follow_the_policy_once_and_in_order(
-            shape in proptest::collection::vec(
-                (5u64..40, proptest::collection::vec(1usize..4, 1..4)), 1..4),
-            ops in proptest::collection::vec((0u8..3, 0usize..3, 1u64..15), 1..250),
-        ) {
-            let m = 3;
-            let params: Vec<TaskParams> = shape.iter().map(|&(p, _)| TaskParams { deadline: p, period: p }).collect();
-            let widths: Vec<Vec<usize>> = shape.iter().map(|(_, w)| w.clone()).collect();
-            let plugin = Rtws::new(Shape::of(widths.clone()), &params, m, 0, 1_000_000).unwrap();
-            let mut model = Model::new(
-                widths.iter().map(|w| w.iter().map(|&k| k as u32).collect()).collect(),
-                params.iter().map(|t| t.period).collect(),
-            );
-            let signals: Vec<CpuSignal> = (0..m).map(|_| CpuSignal::new()).collect();
-            let mut tb = TraceBuffer::new(0, 200_000);
-            let mut running: Vec<Option<Job>> = vec![None; m];
-            let mut now = 0u64;
-            let schedule = |c: usize, prev: Prev, now: u64, tb: &mut TraceBuffer, running: &mut Vec<Option<Job>>, model: &Model| {
-                let mut ctx = Ctx::new(c, tb, &signals);
-                let next = plugin.schedule(&mut ctx, prev, now);
-                drop(ctx);
-                if let Some(j) = next {
-                    if running[c] != Some(j) {
-                        model.handed(&j)?;
-                    }
-                }
-                running[c] = next;
-                Ok::<(), String>(())
-            };
-            for (op, c, dt) in ops {
-                match op {
-                    0 => {
-                        now += dt;
-                        if plugin.next_release(0) <= now && plugin.try_claim_release(0, plugin.next_release(0)) {
-                            plugin.release(&mut Ctx::new(c, &mut tb, &signals), 0, now);
-                        }
-                    }
-                    1 => {
-                        // CPU c notices a request (or idles) and reschedules.
-                        if signals[c].take().is_some() || running[c].is_none() {
-                            let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
-                            schedule(c, prev, now, &mut tb, &mut running, &model).map_err(TestCaseError::fail)?;
-                        }
-                    }
-                    _ => {
-                        if let Some(j) = running[c] {
-                            model.complete(&j);
-                            schedule(c, Prev::Completed(j), now, &mut tb, &mut running, &model).map_err(TestCaseError::fail)?;
-                        }
-                    }
-                }
-                prop_assert_eq!(check(&plugin, &running), Ok(()));
-            }
-            // Drain the requests: every CPU with one reschedules until none is left.
-            for _ in 0..100 {
-                let Some(c) = (0..m).find(|&c| signals[c].is_set()) else { break };
-                signals[c].take();
-                let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
-                schedule(c, prev, now, &mut tb, &mut running, &model).map_err(TestCaseError::fail)?;
-                prop_assert_eq!(check(&plugin, &running), Ok(()));
-            }
-            prop_assert!((0..m).all(|c| !signals[c].is_set()), "requests do not settle");
-            let st = plugin.state.lock_untraced();
-            let idle = running.iter().filter(|r| r.is_none()).count();
-            prop_assert!(idle == 0 || st.policy.waiting_total() == 0,
-                "{idle} CPUs idle while {} work items wait", st.policy.waiting_total());
-        }
-    }
-}
+mod tests;

@@ -12,6 +12,8 @@
 //! * [`concurrent_heap`]: a concurrent heap with a lock per node (Hunt, Michael, Parthasarathy
 //!   & Scott, IPL 1996; seed 001 R2).
 //! * [`hierarchical`]: the queue of queues with two-level locking (seed 001 R3).
+//! * [`ws_deque`]: a per-CPU priority queue of lock-free work-stealing deques, owner and thief
+//!   handles (RTWS's local queues, the RTWS paper §IV, §V Rules B, C, E).
 
 pub mod binomial;
 pub mod concurrent_heap;
@@ -25,3 +27,4 @@ pub mod hierarchical;
 pub mod mailbox;
 pub mod release;
 pub mod runqueue;
+pub mod ws_deque;
