@@ -106,6 +106,13 @@ pub struct Metrics {
     pub steals: u64,
     /// `DeadlineMiss` records seen (a cross-check: equals `deadline_misses` for sim traces).
     pub deadline_miss_records: u64,
+    /// `Suspend` records up to the horizon (self-suspending jobs, the segmented model).
+    #[serde(default)]
+    pub suspensions: u64,
+    /// Total time jobs spent self-suspended up to the horizon, ns: the sum over `Suspend`
+    /// records of the time to the job's `Resume` (or to the horizon, if later).
+    #[serde(default)]
+    pub suspension_ns: Time,
     pub per_task: Vec<TaskStats>,
     pub overheads: Vec<OverheadStats>,
     #[serde(skip)]
@@ -118,6 +125,11 @@ const NONE: u32 = u32::MAX;
 struct Live {
     running_on: u32,
     since: Time,
+    /// Start of the job's current self-suspension (`Time::MAX`: not suspended).
+    suspended_since: Time,
+    /// The job resumed from a suspension and has not run since: its next `Run` is not a
+    /// preemption.
+    resumed: bool,
 }
 
 /// Where the builder holds jobs. Keeping every job (the default) gives `Metrics::per_job`;
@@ -218,6 +230,8 @@ pub struct MetricsBuilder {
     miss_records: u64,
     steals: u64,
     overheads: Vec<OverheadStats>,
+    suspensions: u64,
+    suspension_ns: u128,
 }
 
 impl MetricsBuilder {
@@ -234,6 +248,8 @@ impl MetricsBuilder {
             context_switches: 0,
             miss_records: 0,
             steals: 0,
+            suspensions: 0,
+            suspension_ns: 0,
             overheads: OverheadKind::ALL
                 .iter()
                 .map(|&kind| OverheadStats { kind, count: 0, total_ns: 0, max_ns: 0 })
@@ -357,7 +373,7 @@ impl MetricsBuilder {
                     preemptions: 0,
                     migrations: 0,
                 };
-                let lv = Live { running_on: NONE, since: 0 };
+                let lv = Live { running_on: NONE, since: 0, suspended_since: Time::MAX, resumed: false };
                 match &mut self.jobs {
                     Jobs::All { jobs, live, index } => {
                         index[job.task as usize].push(jobs.len() as u32);
@@ -393,14 +409,23 @@ impl MetricsBuilder {
                     return Err(running_or_complete());
                 }
                 let ts = &mut self.per_task[job.task as usize];
+                if lv.suspended_since != Time::MAX {
+                    return Err(ModelError::field(
+                        "job",
+                        format!("job {}.{} runs at {t} while suspended", job.task, job.job),
+                    ));
+                }
+                let after_suspension = std::mem::take(&mut lv.resumed);
                 match js.last_cpu {
                     None => {
                         js.start = Some(t);
                         js.first_cpu = Some(cpu);
                     }
                     Some(last) => {
-                        js.preemptions += 1;
-                        ts.preemptions += 1;
+                        if !after_suspension {
+                            js.preemptions += 1;
+                            ts.preemptions += 1;
+                        }
                         if last != cpu {
                             js.migrations += 1;
                             ts.migrations += 1;
@@ -413,7 +438,7 @@ impl MetricsBuilder {
                 self.running[c] = Some(job);
                 self.switch_to(c, Some(job));
             }
-            Event::Preempt { cpu, job } | Event::Complete { cpu, job } => {
+            Event::Preempt { cpu, job } | Event::Complete { cpu, job } | Event::Suspend { cpu, job } => {
                 let c = self.cpu(cpu)?;
                 let not_running = || {
                     ModelError::field(
@@ -429,6 +454,10 @@ impl MetricsBuilder {
                 }
                 js.executed += t - lv.since;
                 lv.running_on = NONE;
+                if matches!(r.event, Event::Suspend { .. }) {
+                    lv.suspended_since = t;
+                    self.suspensions += 1;
+                }
                 let complete = matches!(r.event, Event::Complete { .. });
                 if complete {
                     js.finish = Some(t);
@@ -437,6 +466,23 @@ impl MetricsBuilder {
                 if complete {
                     self.retire(job.task);
                 }
+            }
+            Event::Resume { job } => {
+                let not_suspended = || {
+                    ModelError::field(
+                        "job",
+                        format!("job {}.{} resumes at {t} but is not suspended", job.task, job.job),
+                    )
+                };
+                let Slot::Held(_, lv) = slot(&mut self.jobs, self.per_task.len(), job)? else {
+                    return Err(not_suspended());
+                };
+                if lv.suspended_since == Time::MAX {
+                    return Err(not_suspended());
+                }
+                self.suspension_ns += (t - lv.suspended_since) as u128;
+                lv.suspended_since = Time::MAX;
+                lv.resumed = true;
             }
             Event::Idle { cpu } => {
                 let c = self.cpu(cpu)?;
@@ -516,6 +562,10 @@ impl MetricsBuilder {
             if lv.running_on != NONE {
                 js.executed += h - lv.since;
             }
+            // Suspensions still open at the horizon count up to it.
+            if lv.suspended_since != Time::MAX {
+                self.suspension_ns += (h - lv.suspended_since.min(h)) as u128;
+            }
             fold(&js, h, &mut self.per_task, &mut self.totals);
             if per_job {
                 kept.push(js);
@@ -536,6 +586,8 @@ impl MetricsBuilder {
             context_switches: self.context_switches,
             deadline_miss_records: self.miss_records,
             steals: self.steals,
+            suspensions: self.suspensions,
+            suspension_ns: self.suspension_ns.min(u64::MAX as u128) as u64,
             per_task: self.per_task,
             overheads: self.overheads,
             per_job: kept,

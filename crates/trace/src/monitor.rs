@@ -149,6 +149,18 @@ pub fn priority_inversion_report(trace: &Trace, inv: &Invariant, bound_ns: Time)
                     running[lane(cpu, t)?] = Some(prio(job, d));
                 }
                 Event::Preempt { cpu, .. } => running[lane(cpu, t)?] = None,
+                // A self-suspending job is not ready while suspended (its backlog entry stays).
+                Event::Suspend { cpu, job } => {
+                    running[lane(cpu, t)?] = None;
+                    if let Some(&d) = deadline.get(&job) {
+                        ready.remove(&prio(job, d));
+                    }
+                }
+                Event::Resume { job } => {
+                    if let Some(&d) = deadline.get(&job) {
+                        ready.insert(prio(job, d));
+                    }
+                }
                 Event::Complete { cpu, job } => {
                     running[lane(cpu, t)?] = None;
                     let tk = job.task as usize;

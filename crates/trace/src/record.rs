@@ -94,6 +94,12 @@ pub enum Event {
     Steal { job: JobId, from: u32, to: u32 },
     /// An overhead sample (runtime): `duration` ns of `kind` on `cpu`, starting at the time.
     Overhead { cpu: u32, kind: OverheadKind, duration: Time },
+    /// The job, running on `cpu`, self-suspends (it finished an execution segment and waits;
+    /// the segmented model, `rtsched_model::task::Segments`): it leaves the CPU and is not
+    /// ready until its `Resume`.
+    Suspend { cpu: u32, job: JobId },
+    /// The suspended job's suspension ends: it is ready again (it runs at its next `Run`).
+    Resume { job: JobId },
 }
 
 /// One trace record: 32 bytes, `Copy`, no allocation.

@@ -40,8 +40,8 @@ use std::collections::HashMap;
 /// the job taking a CPU, then overhead samples.
 fn class(e: &Event) -> u8 {
     match e {
-        Event::Release { .. } => 0,
-        Event::Preempt { .. } | Event::Complete { .. } => 1,
+        Event::Release { .. } | Event::Resume { .. } => 0,
+        Event::Preempt { .. } | Event::Complete { .. } | Event::Suspend { .. } => 1,
         Event::DeadlineMiss { .. } | Event::Idle { .. } => 2,
         Event::Migration { .. } => 3,
         Event::Run { .. } => 4,
