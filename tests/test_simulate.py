@@ -14,6 +14,8 @@ KEYS = {
     "preemptions",
     "migrations",
     "context_switches",
+    "suspensions",
+    "suspension_ns",
     "steals",
     "horizon_ns",
     "horizon_capped",
@@ -57,6 +59,7 @@ def test_json_summary_keys_and_hand_computed_schedule(cli, tmp_path):
     assert s["max_response_time_ns"] == 3
     assert (s["preemptions"], s["migrations"], s["context_switches"]) == (0, 0, 8)
     assert s["steals"] is None and s["overheads"] is None
+    assert (s["suspensions"], s["suspension_ns"]) == (0, 0)
     assert [(t["task"], t["jobs"], t["max_response_time_ns"]) for t in s["per_task"]] == [(0, 3, 1), (1, 2, 3)]
     # pedf on one CPU gives the same schedule (and says how it partitioned).
     code, out2, err2 = cli("simulate", f, "--m", 1, "--scheduler", "pedf", "--json")

@@ -54,3 +54,68 @@ def test_generate_api_rejects_bad_ratio():
         rtsched.generate(3, 1.0, suspension_ratio=2.0)
     with pytest.raises(rtsched.RtschedError, match="suspension_segments"):
         rtsched.generate(3, 1.0, suspension_ratio=0.2, suspension_segments=1)
+
+
+#: τ0 suspends 3 ns between two 2-ns segments (C = 4, D = 11, T = 12); τ1: C = 3, T = 6.
+HAND = {
+    "m": 1,
+    "tasks": [
+        {"name": "s", "wcet": 4, "period": 12, "deadline": 11, "segments": [2, 3, 2]},
+        {"wcet": 3, "period": 6},
+    ],
+}
+
+
+def test_analyze_says_suspension_oblivious(cli, tmp_path):
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(HAND))
+    code, out, err = cli("analyze", f, "--json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["results"] and all(res["suspension"] == "oblivious" for res in r["results"].values())
+    # Every verdict is the verdict on the converted set, C' = C + S = 7 (here U' = 13/12 > 1).
+    conv = tmp_path / "c.json"
+    conv.write_text(
+        json.dumps({"m": 1, "tasks": [{"wcet": 7, "period": 12, "deadline": 11}, {"wcet": 3, "period": 6}]})
+    )
+    code, out2, _ = cli("analyze", conv, "--json")
+    want = json.loads(out2)["results"]
+    assert {k: {a: b for a, b in res.items() if a != "suspension"} for k, res in r["results"].items()} == want
+    assert want["edf_uni"]["schedulable"] is False
+    code, out, _ = cli("analyze", f)
+    assert code == 0 and "suspension-oblivious" in out
+    plain = tmp_path / "p.json"
+    plain.write_text(json.dumps({"m": 1, "tasks": [{"wcet": 4, "period": 12}]}))
+    code, out, _ = cli("analyze", plain, "--json")
+    assert all("suspension" not in res for res in json.loads(out)["results"].values())
+    # S counted as execution: C + S = 13 > T = 12 is refused by every test (soft real-time too).
+    bad = tmp_path / "b.json"
+    bad.write_text(json.dumps({"m": 1, "tasks": [{"wcet": 4, "period": 12, "deadline": 11, "segments": [2, 9, 2]}]}))
+    code, out, _ = cli("analyze", bad, "--json")
+    assert all(res["schedulable"] is False for res in json.loads(out)["results"].values())
+
+
+def test_simulate_executes_the_hand_worked_suspension(cli, tmp_path):
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(HAND))
+    trace = tmp_path / "t.jsonl"
+    code, out, err = cli("simulate", f, "--scheduler", "gedf", "--horizon", "12ns", "--json", "--trace", trace)
+    assert code == 0, err
+    s = json.loads(out)
+    assert (s["suspensions"], s["suspension_ns"], s["deadline_misses"]) == (1, 3, 0)
+    recs = [json.loads(x) for x in trace.read_text().splitlines()[1:]]
+    assert {"t": 5, "ev": "suspend", "cpu": 0, "task": 0, "job": 0} in recs
+    assert {"t": 8, "ev": "resume", "task": 0, "job": 0} in recs
+    api = rtsched.simulate(rtsched.load(f), horizon=12, draw_suspensions=True, seed=4)
+    assert api["suspensions"] == 1 and 0 <= api["suspension_ns"] <= 3
+    code, out, _ = cli("simulate", f, "--scheduler", "gedf", "--horizon", "12ns")
+    assert "self-suspensions 1" in out
+
+
+def test_simulate_refuses_what_it_does_not_model_in_one_line(cli, tmp_path):
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(HAND))
+    for sched in ["spres", "rtws"]:
+        code, out, err = cli("simulate", f, "--scheduler", sched, "--m", 2)
+        lines = err.strip().splitlines()
+        assert code == 2 and out == "" and len(lines) == 1 and "field 'segments'" in lines[0], err

@@ -209,6 +209,7 @@ def simulate(
     outputs: Sequence[str] = ...,
     overheads: str | None = None,
     overhead_stat: str | None = None,
+    draw_suspensions: bool = False,
 ) -> dict[str, Any]: ...
 def forkjoin_simulate(
     text: str,

@@ -89,6 +89,7 @@ def _simulate(
     background: str | None = None,
     rr_quantum: Time | None = None,
     params: Params = None,
+    draw_suspensions: bool = False,
 ) -> tuple[dict, dict]:
     """Runs the simulator; returns (the raw result with the requested exports, the summary).
     Every argument is checked first (rtsched.validate: no float truncated, numbers in range)."""
@@ -127,7 +128,7 @@ def _simulate(
     params_all = _merge_params(named, params)
     res = _core.simulate(
         ts, m, scheduler, params_all, placement_text, horizon, sporadic, exec_fraction, seed, outputs, overheads_text,
-        overhead_stat,
+        overhead_stat, v.boolean(draw_suspensions, "draw_suspensions"),
     )  # fmt: skip
     if res["not_placed"] is not None:
         raise NotPlacedError(res["not_placed"])
@@ -166,6 +167,7 @@ def simulate(
     rr_quantum: Time | None = None,
     params: Params = None,
     log: Callable[[str], None] | None = None,
+    draw_suspensions: bool = False,
 ) -> dict:
     """Simulates ``ts`` on ``m`` processors and returns the summary dict.
 
@@ -199,12 +201,15 @@ def simulate(
     Brandenburg & Gül, RTSS 2016, §III-A, as ``rtsched run --scheduler spres`` does by default)
     or ``"earliest-end"`` (earliest window end first). For a chart in a notebook, see
     :func:`simulate_trace` and :func:`rtsched.gantt`.
+    Self-suspending tasks (``segments``, docs/formats.md) suspend for each suspension's upper
+    bound, or with ``draw_suspensions`` for a time drawn uniformly between its bounds (``seed``);
+    the summary's ``suspensions`` and ``suspension_ns`` count them (docs/simulator.md).
     """
     _check_outputs(trace=trace, perfetto=perfetto, sched_trace=sched_trace, job_csv=job_csv, gantt=gantt)
     outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt, gantt_window)
     res, summary = _simulate(
         ts, m, scheduler, placement, horizon, outputs, quantum, staggered, sporadic, exec_fraction, seed,
-        overheads, overhead_stat, cash, soft, log, background, rr_quantum, params,
+        overheads, overhead_stat, cash, soft, log, background, rr_quantum, params, draw_suspensions,
     )  # fmt: skip
     title = f"{res['scheduler']} on {m if m is not None else ts.m} processors (simulation)"
     _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, title, gantt_window)
@@ -248,6 +253,7 @@ def simulate_trace(
     background: str | None = None,
     rr_quantum: Time | None = None,
     params: Params = None,
+    draw_suspensions: bool = False,
 ) -> str:
     """Like :func:`simulate` (same arguments, no output files) but returns the trace as JSON
     Lines text (docs/trace.md), for :func:`rtsched.gantt` or your own analysis:
@@ -256,7 +262,7 @@ def simulate_trace(
     """
     res, summary = _simulate(
         ts, m, scheduler, placement, horizon, ["jsonl"], quantum, staggered, sporadic, exec_fraction, seed,
-        overheads, overhead_stat, cash, soft, None, background, rr_quantum, params,
+        overheads, overhead_stat, cash, soft, None, background, rr_quantum, params, draw_suspensions,
     )  # fmt: skip
     _finish(summary, res)
     return str(res["jsonl"])
@@ -407,6 +413,8 @@ def format_table(s: dict) -> str:
         f"preemptions {s['preemptions']}, migrations {s['migrations']}, context switches {s['context_switches']}"
         + ("" if s["steals"] is None else f", steals {s['steals']}"),
     ]
+    if s.get("suspensions"):
+        out.append(f"self-suspensions {s['suspensions']}, time suspended {t(s['suspension_ns'])}")
     o = s.get("overheads")
     if o:
         v = o["values"]

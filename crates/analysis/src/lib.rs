@@ -11,6 +11,8 @@
 //!   spelling (the CLI, sweep specs and the Python API share it).
 //! * [`overheads`]: overhead-aware analysis — task-parameter inflation per mechanism, hard and
 //!   soft real-time verdicts on the inflated sets.
+//! * [`suspension`]: suspension-oblivious analysis of self-suspending tasks (`C' = C + S`),
+//!   applied by the report, the placements and the overhead-aware verdicts.
 //! * [`placing`]: placement by method name (`rtsched partition`); [`sweep`]: the experiment
 //!   engine's evaluator of one sweep point (generate, run every method, one row per set).
 //!
@@ -25,6 +27,7 @@ pub mod partition;
 pub mod placing;
 pub mod report;
 pub mod semi;
+pub mod suspension;
 pub mod sweep;
 pub mod uni;
 mod verdict;

@@ -220,6 +220,18 @@ pub fn partition(
     admission: Admission,
     limits: &Limits,
 ) -> PartitionOutcome {
+    // Self-suspending tasks are admitted suspension-obliviously (crate::suspension); a task
+    // whose C + S exceeds the largest time fits nowhere.
+    let view = match crate::suspension::oblivious(ts) {
+        Ok(v) => v,
+        Err(e) => {
+            return PartitionOutcome::Failed {
+                task: e.task.unwrap_or(0),
+                partial: Partition { cpus: vec![Vec::new(); m as usize] },
+            }
+        }
+    };
+    let ts = view.as_ref();
     let mut cpus: Vec<Cpu> = (0..m)
         .map(|_| Cpu {
             bin: match admission {

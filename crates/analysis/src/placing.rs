@@ -97,6 +97,8 @@ pub fn place(
     lim: &Limits,
 ) -> Result<Placed, ModelError> {
     check_m(m as u64)?;
+    // Self-suspending tasks are placed suspension-obliviously (crate::suspension).
+    let ts = &*crate::suspension::oblivious(ts)?;
     let (meaning, canonical) = methods::resolve(method, &[]).ok_or_else(|| {
         ModelError::field("heuristic", format!("unknown placement method {method:?}; use {}", methods::help(&[])))
     })?;

@@ -15,7 +15,7 @@ use crate::global::gel::{self, Scheduler as GelScheduler};
 use crate::global::{self, GlobalTest};
 use crate::partition::{self, Admission, Fit, Order, PartitionOutcome};
 use crate::uni::{edf, fp};
-use crate::{semi, Limits, Verdict};
+use crate::{semi, suspension, Limits, Verdict};
 use rtsched_model::{ModelError, TaskSet, Time};
 use std::fmt::Write as _;
 
@@ -187,8 +187,11 @@ pub fn resolve_tests(requested: Option<&[String]>, m: u32) -> Result<Vec<String>
     Ok(Selection::new(requested)?.for_m(m)?.into_iter().map(|t| t.name().to_string()).collect())
 }
 
-/// Runs one named test; `Verdict` for the experiment engine.
+/// Runs one named test; `Verdict` for the experiment engine. A set with self-suspending
+/// tasks is analysed suspension-obliviously ([`crate::suspension`]).
 pub fn run_test(name: &str, ts: &TaskSet, m: u32, limits: &Limits, epsilon: u64) -> Verdict {
+    let Ok(ts) = suspension::oblivious(ts) else { return Verdict::NotSchedulable };
+    let ts = ts.as_ref();
     match TestId::from_name(name) {
         Some(t) => verdict(t, ts, m, limits, epsilon),
         None => match semi::Heuristic::from_name(name) {
@@ -201,8 +204,17 @@ pub fn run_test(name: &str, ts: &TaskSet, m: u32, limits: &Limits, epsilon: u64)
     }
 }
 
-/// The verdict of one test.
+/// The verdict of one test. A set with self-suspending tasks is analysed
+/// suspension-obliviously ([`crate::suspension`]; a task whose `C + S` exceeds the largest
+/// time is unschedulable).
 pub fn verdict(t: TestId, ts: &TaskSet, m: u32, limits: &Limits, epsilon: u64) -> Verdict {
+    match suspension::oblivious(ts) {
+        Ok(ts) => verdict_plain(t, ts.as_ref(), m, limits, epsilon),
+        Err(_) => Verdict::NotSchedulable,
+    }
+}
+
+fn verdict_plain(t: TestId, ts: &TaskSet, m: u32, limits: &Limits, epsilon: u64) -> Verdict {
     let partitioned = |adm| {
         let p = partition::partition(ts, m, Fit::First, Order::DecreasingUtilization, adm, limits);
         Verdict::from_bool(matches!(p, PartitionOutcome::Placed(_)))
@@ -256,10 +268,15 @@ pub struct Report {
     /// `"num/den"`, only when asked for.
     pub utilization_exact: Option<String>,
     pub results: Vec<TestResult>,
+    /// The set has self-suspending tasks and every verdict is suspension-oblivious
+    /// ([`crate::suspension`]); the JSON says `"suspension": "oblivious"` in every result.
+    pub suspension_oblivious: bool,
 }
 
 /// Runs `tests` on one task set. Once `limits.stop` is requested, the tests not yet run
-/// answer [`Verdict::GaveUp`] at once (the caller discards the report).
+/// answer [`Verdict::GaveUp`] at once (the caller discards the report). A set with
+/// self-suspending tasks is analysed suspension-obliviously ([`crate::suspension`]) and the
+/// report says so; the utilization reported is the set's own (`C/T`).
 pub fn report(ts: &TaskSet, m: u32, tests: &[TestId], limits: &Limits, exact_utilization: bool) -> Report {
     report_with_priorities(ts, m, tests, limits, exact_utilization, None)
 }
@@ -270,6 +287,49 @@ pub fn report(ts: &TaskSet, m: u32, tests: &[TestId], limits: &Limits, exact_uti
 /// value per task ([`gfp::Assignment::from_text`] checks it); a wrong length leaves those
 /// tests not schedulable.
 pub fn report_with_priorities(
+    ts: &TaskSet,
+    m: u32,
+    tests: &[TestId],
+    limits: &Limits,
+    exact_utilization: bool,
+    priorities: Option<&gfp::Assignment>,
+) -> Report {
+    let applies = suspension::applies(ts);
+    let mut r = match suspension::oblivious(ts) {
+        Ok(view) => report_plain(view.as_ref(), m, tests, limits, false, priorities),
+        // A C + S beyond the largest time: unschedulable by every test.
+        Err(_) => Report {
+            m,
+            n: ts.len(),
+            utilization: 0.0,
+            utilization_exact: None,
+            results: tests
+                .iter()
+                .map(|&t| TestResult {
+                    test: t,
+                    verdict: Verdict::NotSchedulable,
+                    extra: match t {
+                        TestId::GedfSrt => Extra::Tardiness(None),
+                        TestId::FpDmUni | TestId::Gfp(..) | TestId::Gel(_) => {
+                            Extra::ResponseTimes(vec![None; ts.len()])
+                        }
+                        _ => Extra::None,
+                    },
+                })
+                .collect(),
+            suspension_oblivious: true,
+        },
+    };
+    r.utilization = ts.utilization_f64() + 0.0;
+    r.utilization_exact = exact_utilization.then(|| {
+        let u = ts.utilization();
+        format!("{}/{}", u.numer(), u.denom())
+    });
+    r.suspension_oblivious = applies;
+    r
+}
+
+fn report_plain(
     ts: &TaskSet,
     m: u32,
     tests: &[TestId],
@@ -322,6 +382,7 @@ pub fn report_with_priorities(
             format!("{}/{}", u.numer(), u.denom())
         }),
         results,
+        suspension_oblivious: false,
     }
 }
 
@@ -361,6 +422,9 @@ impl Report {
             write_opt_bool(out, r.verdict.decided());
             out.push_str(",\"gave_up\":");
             out.push_str(if r.verdict == Verdict::GaveUp { "true" } else { "false" });
+            if self.suspension_oblivious {
+                let _ = write!(out, ",\"suspension\":\"{}\"", suspension::OBLIVIOUS);
+            }
             match &r.extra {
                 Extra::None => {}
                 Extra::Tardiness(b) => {

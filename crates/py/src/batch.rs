@@ -114,6 +114,9 @@ fn report_dict<'py>(py: Python<'py>, r: &Report, k: &Keys<'py>) -> PyResult<Boun
         let v = PyDict::new(py);
         v.set_item(&k.schedulable, t.verdict.decided())?;
         v.set_item(&k.gave_up, t.verdict == Verdict::GaveUp)?;
+        if r.suspension_oblivious {
+            v.set_item(intern!(py, "suspension"), rtsched_analysis::suspension::OBLIVIOUS)?;
+        }
         match &t.extra {
             Extra::None => {}
             Extra::Tardiness(b) => v.set_item(&k.tardiness, b)?,

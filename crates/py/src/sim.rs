@@ -31,17 +31,21 @@ fn param_arg(key: &str, v: &Bound<'_, PyAny>) -> PyResult<ParamArg> {
 }
 
 /// simulate(workload, m, scheduler, params=None, placement=None, horizon=None, sporadic=None,
-/// exec_fraction=None, seed=0, outputs=[], overheads=None, overhead_stat=None) -> dict with
+/// exec_fraction=None, seed=0, outputs=[], overheads=None, overhead_stat=None,
+/// draw_suspensions=False) -> dict with
 /// "summary" (JSON text), "scheduler", "notes", "not_placed" (reason or None), "interrupted"
 /// and one entry per requested output: "jsonl", "perfetto", "sched_trace" (bytes), "job_csv",
 /// "gantt_svg". `workload`: a TaskSet, or the JSON text of a workload file (fork-join tasks
 /// when a task has "regions", docs/rtws.md); `m` defaults to the file's. `params`: the
 /// scheduler's parameters by name (the registry's, `simulate_scheduler_entries`);
 /// `placement`: placement JSON text; `overheads`: the JSON text of an overhead model or of
-/// constants; `overhead_stat`: "max" (default) or "avg".
+/// constants; `overhead_stat`: "max" (default) or "avg"; `draw_suspensions`: self-suspending
+/// jobs suspend for a time drawn uniformly between each suspension's bounds (seeded by `seed`)
+/// instead of its upper bound.
 #[pyfunction]
 #[pyo3(signature = (workload, m, scheduler, params=None, placement=None, horizon=None, sporadic=None,
-                    exec_fraction=None, seed=0, outputs=Vec::new(), overheads=None, overhead_stat=None))]
+                    exec_fraction=None, seed=0, outputs=Vec::new(), overheads=None, overhead_stat=None,
+                    draw_suspensions=false))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -57,6 +61,7 @@ fn simulate<'py>(
     outputs: Vec<String>,
     overheads: Option<String>,
     overhead_stat: Option<String>,
+    draw_suspensions: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let exports = outputs.iter().map(|o| Export::parse(o)).collect::<Result<Vec<_>, _>>().map_err(err)?;
     let (workload, file_m) = if let Ok(ts) = workload.extract::<TaskSet>() {
@@ -82,6 +87,7 @@ fn simulate<'py>(
     req.horizon = horizon.map(|h| time_arg(&h, "horizon")).transpose()?;
     req.sporadic = sporadic.map(|s| time_arg(&s, "sporadic")).transpose()?;
     req.exec_fraction = exec_fraction;
+    req.draw_suspensions = draw_suspensions;
     req.seed = seed;
     req.exports = exports;
     req.overhead_stat = overhead_stat.as_deref().map(OverheadStat::parse).transpose().map_err(err)?;

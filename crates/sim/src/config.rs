@@ -89,6 +89,16 @@ pub enum ExecTimes {
     Fixed(Vec<Time>),
 }
 
+/// How long a self-suspending job suspends (docs/simulator.md, "Self-suspension").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SuspensionTimes {
+    /// Every suspension lasts its upper bound (the default).
+    #[default]
+    Max,
+    /// Each suspension is an integer drawn uniformly from its `[min, max]` (ChaCha8, `seed`).
+    Uniform { seed: u64 },
+}
+
 /// Simulation parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimConfig {
@@ -127,6 +137,8 @@ pub struct SimConfig {
     /// system. `Some(Overheads::ZERO)` runs the overhead-aware engine with nothing to charge
     /// (the same schedule as `None`).
     pub overheads: Option<Overheads>,
+    /// How long self-suspending jobs suspend; tasks without segments never do.
+    pub suspensions: SuspensionTimes,
 }
 
 impl SimConfig {
@@ -146,6 +158,7 @@ impl SimConfig {
             max_events: 2_000_000_000,
             max_trace_records: 100_000_000,
             overheads: None,
+            suspensions: SuspensionTimes::Max,
             stop: Stop::never(),
         }
     }

@@ -53,7 +53,7 @@ mod selection;
 mod setup;
 pub mod spres;
 
-pub use config::{Arrivals, ExecTimes, Scheduler, SimConfig};
+pub use config::{Arrivals, ExecTimes, Scheduler, SimConfig, SuspensionTimes};
 pub use error::SimError;
 pub use fj_gedf::simulate_forkjoin_gedf;
 pub use overheads::{simulator_view, OverheadModel, OverheadSpec, OverheadStat, Overheads, Term};
@@ -73,6 +73,7 @@ use rtsched_model::{ModelError, TaskSet, Workload};
 /// simulation that would release more than `cfg.max_jobs` jobs.
 pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimResult, SimError> {
     cfg.check_overheads(sched)?;
+    check_suspensions(ts, sched, cfg)?;
     match sched {
         Scheduler::Spres(sc) => spres::simulate_spres(ts, sched, sc, cfg),
         Scheduler::Rtws => rtws::simulate_sequential(ts, sched, cfg),
@@ -84,6 +85,31 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
         | Scheduler::Edzl
         | Scheduler::Pedf(_)
         | Scheduler::Pfp(..) => engine::run(ts, sched, cfg),
+    }
+}
+
+/// Self-suspending tasks (docs/simulator.md, "Self-suspension") run in the engine's ideal loop:
+/// every global and partitioned scheduler of the engine executes their segments exactly. The
+/// SP-RES and RTWS loops and overhead injection do not model them yet: a one-line error.
+fn check_suspensions(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<(), SimError> {
+    let Some(i) = ts.iter().position(|t| t.is_self_suspending()) else { return Ok(()) };
+    let why = match sched {
+        Scheduler::Spres(_) => Some(format!("{} does not simulate self-suspending tasks yet", sched.name())),
+        Scheduler::Rtws => Some("RTWS does not simulate self-suspending tasks (it schedules fork-join threads)".into()),
+        _ if cfg.overheads.is_some() => {
+            Some("self-suspending tasks are not simulated with overheads yet (simulate without --overheads)".into())
+        }
+        _ => None,
+    };
+    match why {
+        Some(w) => Err(ModelError::task_field(
+            i,
+            "segments",
+            format!("{w}; gedf, gedf-quantum, gfp, gfl, edzl, pedf and pfp run them"),
+        )
+        .in_task(i, ts[i].name.as_deref())
+        .into()),
+        None => Ok(()),
     }
 }
 

@@ -84,7 +84,10 @@ pub struct SimRequest {
     pub sporadic: Option<Time>,
     /// Execution times uniform in `[f·C, C]`, `f` in `(0, 1]`.
     pub exec_fraction: Option<f64>,
-    /// Seeds the sporadic delays and the execution times.
+    /// Self-suspending tasks: each suspension drawn uniformly between its bounds (seeded by
+    /// `seed`) instead of lasting its upper bound.
+    pub draw_suspensions: bool,
+    /// Seeds the sporadic delays, the execution times and the drawn suspensions.
     pub seed: u64,
     /// Overheads to inject: a measured model or constants.
     pub overheads: Option<OverheadSpec>,
@@ -108,6 +111,7 @@ impl SimRequest {
             horizon: None,
             sporadic: None,
             exec_fraction: None,
+            draw_suspensions: false,
             seed: 0,
             overheads: None,
             overhead_stat: None,
@@ -199,6 +203,9 @@ pub fn simulate_request(req: &SimRequest) -> Result<SimOutcome, SimError> {
     }
     if let Some(lo) = req.exec_fraction {
         cfg.exec = ExecTimes::UniformFraction { lo, seed: req.seed ^ 0x9e37_79b9_7f4a_7c15 };
+    }
+    if req.draw_suspensions {
+        cfg.suspensions = crate::config::SuspensionTimes::Uniform { seed: req.seed ^ 0x5851_f42d_4c95_7f2d };
     }
     let origin = match &req.overheads {
         Some(_) if fork_join => {
@@ -336,6 +343,8 @@ fn summary(r: &SimResult, origin: Option<&OverheadOrigin>) -> Value {
         "preemptions": r.preemptions,
         "migrations": r.migrations,
         "context_switches": r.context_switches,
+        "suspensions": r.suspensions,
+        "suspension_ns": r.suspension_ns,
         "steals": Value::Null,
         "horizon_ns": r.horizon,
         "horizon_capped": r.horizon_capped,

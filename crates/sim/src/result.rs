@@ -27,6 +27,10 @@ pub struct SimResult {
     pub preemptions: u64,
     pub migrations: u64,
     pub context_switches: u64,
+    /// Self-suspensions up to the horizon (`Suspend` records), and the total time jobs spent
+    /// suspended up to it, ns (docs/simulator.md, "Self-suspension").
+    pub suspensions: u64,
+    pub suspension_ns: Time,
     /// Scheduling events processed: releases, completions, quantum ticks (per CPU tick for
     /// staggered quanta, one per boundary for aligned).
     pub events: u64,
@@ -97,6 +101,8 @@ impl SimResult {
             preemptions: m.preemptions,
             migrations: m.migrations,
             context_switches: m.context_switches,
+            suspensions: m.suspensions,
+            suspension_ns: m.suspension_ns,
             events,
             per_task: m.per_task,
             per_job: m.per_job,

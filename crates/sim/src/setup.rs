@@ -16,6 +16,7 @@ use rtsched_model::{ModelError, TaskSet, Time, MAX_TIME};
 pub(crate) struct Draw {
     arr_rng: ChaCha8Rng,
     exec_rng: ChaCha8Rng,
+    susp_rng: ChaCha8Rng,
 }
 
 impl Draw {
@@ -28,7 +29,27 @@ impl Draw {
             ExecTimes::UniformFraction { seed, .. } => seed,
             _ => 0,
         };
-        Draw { arr_rng: ChaCha8Rng::seed_from_u64(arr), exec_rng: ChaCha8Rng::seed_from_u64(exec) }
+        let susp = match cfg.suspensions {
+            crate::config::SuspensionTimes::Uniform { seed } => seed,
+            crate::config::SuspensionTimes::Max => 0,
+        };
+        Draw {
+            arr_rng: ChaCha8Rng::seed_from_u64(arr),
+            exec_rng: ChaCha8Rng::seed_from_u64(exec),
+            susp_rng: ChaCha8Rng::seed_from_u64(susp),
+        }
+    }
+    /// The length of one suspension with bounds `b`: its upper bound, or drawn uniformly.
+    #[inline]
+    pub(crate) fn suspension(
+        &mut self,
+        how: crate::config::SuspensionTimes,
+        b: rtsched_model::task::SuspensionBound,
+    ) -> Time {
+        match how {
+            crate::config::SuspensionTimes::Max => b.max,
+            crate::config::SuspensionTimes::Uniform { .. } => self.susp_rng.random_range(b.min..=b.max),
+        }
     }
     #[inline]
     pub(crate) fn exec(&mut self, exec: &ExecTimes, task: usize, wcet: Time) -> Time {

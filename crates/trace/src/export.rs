@@ -272,20 +272,20 @@ impl Trace {
                         us(r.time)
                     ));
                 }
-                Event::Resume { job } => {
-                    ev.push(format!(
-                        r#"{{"name":"resume {}","ph":"i","s":"t","pid":2,"tid":{},"ts":{}}}"#,
-                        job.job,
-                        job.task,
-                        us(r.time)
-                    ));
-                }
                 Event::Overhead { cpu, kind, duration } => {
                     ev.push(format!(
                         r#"{{"name":{},"cat":"overhead","ph":"X","pid":1,"tid":{cpu},"ts":{},"dur":{}}}"#,
                         serde_json::to_string(&self.term_name(kind)).unwrap_or_default(),
                         us(r.time),
                         us(duration)
+                    ));
+                }
+                Event::Resume { job } => {
+                    ev.push(format!(
+                        r#"{{"name":"resume {}","ph":"i","s":"t","pid":2,"tid":{},"ts":{}}}"#,
+                        job.job,
+                        job.task,
+                        us(r.time)
                     ));
                 }
                 Event::Idle { .. } => {}
@@ -370,10 +370,13 @@ impl Trace {
                     let e = exec.entry(job).or_insert((0, r.time));
                     e.0 += r.time - e.1;
                     rec(ST_SWITCH_AWAY, cpu, job.task, job.job.wrapping_add(1), r.time, e.0);
-                    // st_block_data / st_resume_data: u64 when, u64 unused.
+                    // st_block_data: u64 when.
                     rec(ST_BLOCK, cpu, job.task, job.job.wrapping_add(1), r.time, 0);
                 }
-                Event::Resume { job } => rec(ST_RESUME, 0, job.task, job.job.wrapping_add(1), r.time, 0),
+                Event::Resume { job } => {
+                    // st_resume_data: u64 when.
+                    rec(ST_RESUME, 0, job.task, job.job.wrapping_add(1), r.time, 0);
+                }
                 Event::Complete { cpu, job } => {
                     let e = exec.remove(&job).unwrap_or((0, r.time));
                     let done = e.0 + (r.time - e.1);

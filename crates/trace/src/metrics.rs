@@ -104,15 +104,15 @@ pub struct Metrics {
     pub context_switches: u64,
     /// `Steal` records (work stealing, RTWS).
     pub steals: u64,
-    /// Self-suspensions (`Suspend` records in the horizon).
-    #[serde(default)]
-    pub suspensions: u64,
-    /// Total time jobs spent self-suspended: each `Suspend` to its job's `Resume`, or to the
-    /// horizon for a job still suspended there (ns).
-    #[serde(default)]
-    pub suspension_ns: Time,
     /// `DeadlineMiss` records seen (a cross-check: equals `deadline_misses` for sim traces).
     pub deadline_miss_records: u64,
+    /// `Suspend` records up to the horizon (self-suspending jobs, the segmented model).
+    #[serde(default)]
+    pub suspensions: u64,
+    /// Total time jobs spent self-suspended up to the horizon, ns: the sum over `Suspend`
+    /// records of the time to the job's `Resume` (or to the horizon, if later).
+    #[serde(default)]
+    pub suspension_ns: Time,
     pub per_task: Vec<TaskStats>,
     pub overheads: Vec<OverheadStats>,
     #[serde(skip)]
@@ -125,6 +125,11 @@ const NONE: u32 = u32::MAX;
 struct Live {
     running_on: u32,
     since: Time,
+    /// Start of the job's current self-suspension (`Time::MAX`: not suspended).
+    suspended_since: Time,
+    /// The job resumed from a suspension and has not run since: its next `Run` is not a
+    /// preemption.
+    resumed: bool,
 }
 
 /// Where the builder holds jobs. Keeping every job (the default) gives `Metrics::per_job`;
@@ -224,14 +229,9 @@ pub struct MetricsBuilder {
     context_switches: u64,
     miss_records: u64,
     steals: u64,
-    suspensions: u64,
-    suspension_ns: Time,
-    /// Jobs suspended now, with the time they suspended.
-    suspended: std::collections::HashMap<JobId, Time>,
-    /// Jobs resumed from a suspension that have not run since (their next `Run` is not a
-    /// return from a preemption).
-    resumed: std::collections::HashSet<JobId>,
     overheads: Vec<OverheadStats>,
+    suspensions: u64,
+    suspension_ns: u128,
 }
 
 impl MetricsBuilder {
@@ -250,8 +250,6 @@ impl MetricsBuilder {
             steals: 0,
             suspensions: 0,
             suspension_ns: 0,
-            suspended: std::collections::HashMap::new(),
-            resumed: std::collections::HashSet::new(),
             overheads: OverheadKind::ALL
                 .iter()
                 .map(|&kind| OverheadStats { kind, count: 0, total_ns: 0, max_ns: 0 })
@@ -375,7 +373,7 @@ impl MetricsBuilder {
                     preemptions: 0,
                     migrations: 0,
                 };
-                let lv = Live { running_on: NONE, since: 0 };
+                let lv = Live { running_on: NONE, since: 0, suspended_since: Time::MAX, resumed: false };
                 match &mut self.jobs {
                     Jobs::All { jobs, live, index } => {
                         index[job.task as usize].push(jobs.len() as u32);
@@ -411,13 +409,20 @@ impl MetricsBuilder {
                     return Err(running_or_complete());
                 }
                 let ts = &mut self.per_task[job.task as usize];
+                if lv.suspended_since != Time::MAX {
+                    return Err(ModelError::field(
+                        "job",
+                        format!("job {}.{} runs at {t} while suspended", job.task, job.job),
+                    ));
+                }
+                let after_suspension = std::mem::take(&mut lv.resumed);
                 match js.last_cpu {
                     None => {
                         js.start = Some(t);
                         js.first_cpu = Some(cpu);
                     }
                     Some(last) => {
-                        if !self.resumed.remove(&job) {
+                        if !after_suspension {
                             js.preemptions += 1;
                             ts.preemptions += 1;
                         }
@@ -449,6 +454,10 @@ impl MetricsBuilder {
                 }
                 js.executed += t - lv.since;
                 lv.running_on = NONE;
+                if matches!(r.event, Event::Suspend { .. }) {
+                    lv.suspended_since = t;
+                    self.suspensions += 1;
+                }
                 let complete = matches!(r.event, Event::Complete { .. });
                 if complete {
                     js.finish = Some(t);
@@ -457,21 +466,23 @@ impl MetricsBuilder {
                 if complete {
                     self.retire(job.task);
                 }
-                if matches!(r.event, Event::Suspend { .. }) {
-                    self.suspensions += 1;
-                    self.suspended.insert(job, t);
-                }
             }
             Event::Resume { job } => {
-                self.check_job(job)?;
-                let since = self.suspended.remove(&job).ok_or_else(|| {
+                let not_suspended = || {
                     ModelError::field(
                         "job",
-                        format!("job {}.{} resumes at {t} without a suspension", job.task, job.job),
+                        format!("job {}.{} resumes at {t} but is not suspended", job.task, job.job),
                     )
-                })?;
-                self.suspension_ns += t - since;
-                self.resumed.insert(job);
+                };
+                let Slot::Held(_, lv) = slot(&mut self.jobs, self.per_task.len(), job)? else {
+                    return Err(not_suspended());
+                };
+                if lv.suspended_since == Time::MAX {
+                    return Err(not_suspended());
+                }
+                self.suspension_ns += (t - lv.suspended_since) as u128;
+                lv.suspended_since = Time::MAX;
+                lv.resumed = true;
             }
             Event::Idle { cpu } => {
                 let c = self.cpu(cpu)?;
@@ -551,14 +562,14 @@ impl MetricsBuilder {
             if lv.running_on != NONE {
                 js.executed += h - lv.since;
             }
+            // Suspensions still open at the horizon count up to it.
+            if lv.suspended_since != Time::MAX {
+                self.suspension_ns += (h - lv.suspended_since.min(h)) as u128;
+            }
             fold(&js, h, &mut self.per_task, &mut self.totals);
             if per_job {
                 kept.push(js);
             }
-        }
-        // Jobs still suspended at the horizon: suspended until it.
-        for (_, since) in self.suspended.drain() {
-            self.suspension_ns += h.saturating_sub(since);
         }
         let t = self.totals;
         Metrics {
@@ -576,7 +587,7 @@ impl MetricsBuilder {
             deadline_miss_records: self.miss_records,
             steals: self.steals,
             suspensions: self.suspensions,
-            suspension_ns: self.suspension_ns,
+            suspension_ns: self.suspension_ns.min(u64::MAX as u128) as u64,
             per_task: self.per_task,
             overheads: self.overheads,
             per_job: kept,
@@ -630,43 +641,6 @@ mod tests {
         assert_eq!(m.per_task[0].context_switches, 2);
         assert_eq!(m.per_job[0].executed, 10);
         assert_eq!(m.per_task[1].max_response_time_ns, Some(3));
-    }
-
-    /// Self-suspension, by hand: job 0.0 runs 0..2 on cpu 0, suspends 2..6 (job 1.0 runs on
-    /// cpu 0 meanwhile), resumes on cpu 1 (a migration, not a preemption), completes at 8; job
-    /// 1.1 suspends at 14 and is still suspended at the horizon 20.
-    #[test]
-    fn suspensions_by_hand() {
-        let rs = [
-            Record::new(0, Release { job: j(0, 0), deadline: 10 }),
-            Record::new(0, Release { job: j(1, 0), deadline: 12 }),
-            Record::new(0, Run { cpu: 0, job: j(0, 0) }),
-            Record::new(2, Suspend { cpu: 0, job: j(0, 0) }),
-            Record::new(2, Run { cpu: 0, job: j(1, 0) }),
-            Record::new(5, Complete { cpu: 0, job: j(1, 0) }),
-            Record::new(6, Resume { job: j(0, 0) }),
-            Record::new(6, Migration { job: j(0, 0), from: 0, to: 1 }),
-            Record::new(6, Run { cpu: 1, job: j(0, 0) }),
-            Record::new(8, Complete { cpu: 1, job: j(0, 0) }),
-            Record::new(12, Release { job: j(1, 1), deadline: 24 }),
-            Record::new(12, Run { cpu: 0, job: j(1, 1) }),
-            Record::new(14, Suspend { cpu: 0, job: j(1, 1) }),
-        ];
-        let m = same_but_jobs(&rs, 2, 2, 20);
-        assert_eq!((m.suspensions, m.suspension_ns), (2, 4 + 6));
-        assert_eq!((m.preemptions, m.migrations), (0, 1));
-        assert_eq!(m.per_job[0].executed, 4);
-        assert_eq!(m.max_response_time_ns, Some(8));
-        // The JSON Lines round trip keeps them.
-        let mut meta = crate::TraceMeta::new(&rtsched_model::TaskSet::from_ct(&[(4, 10), (5, 12)]).unwrap(), 2, 20);
-        meta.terms = Vec::new();
-        let tr = crate::Trace { meta, records: rs.to_vec() };
-        let back = crate::Trace::from_jsonl(&tr.to_jsonl()).unwrap();
-        assert_eq!(back.records, tr.records);
-        // A resume without a suspension is refused.
-        let mut b = MetricsBuilder::new(1, 1, 20);
-        b.push(&Record::new(0, Release { job: j(0, 0), deadline: 10 })).unwrap();
-        assert!(b.push(&Record::new(1, Resume { job: j(0, 0) })).is_err());
     }
 
     /// Without kept jobs every metric is the same; only `per_job` is empty.

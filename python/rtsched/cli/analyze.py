@@ -79,6 +79,11 @@ def _print_report_table(results: list[dict]) -> None:
             continue
         exact = f" = {r['utilization_exact']}" if "utilization_exact" in r else ""
         print(f"n = {r['n']}, m = {r['m']}, U = {r['utilization']:.4f}{exact}")
+        if any(res.get("suspension") == "oblivious" for res in r["results"].values()):
+            print(
+                "  self-suspending tasks: suspension-oblivious verdicts, suspension counted as execution "
+                "(C' = C + S; Chen et al., Real-Time Systems 2019)"
+            )
         width = max(len(k) for k in r["results"])
         for name, res in r["results"].items():
             extra = ""

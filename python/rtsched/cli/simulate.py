@@ -87,7 +87,18 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         metavar="LO",
         help="execution times uniform in [LO*C, C] (default: every job runs for its WCET)",
     )
-    p.add_argument("--seed", type=v.CLI_SEED, default=0, help="seed of --sporadic and --exec-fraction (default 0)")
+    p.add_argument(
+        "--draw-suspensions",
+        action="store_true",
+        help="self-suspending tasks: each suspension lasts a time drawn uniformly between its bounds "
+        "(--seed) instead of its upper bound (docs/simulator.md, Self-suspension)",
+    )
+    p.add_argument(
+        "--seed",
+        type=v.CLI_SEED,
+        default=0,
+        help="seed of --sporadic, --exec-fraction and --draw-suspensions (default 0)",
+    )
     p.add_argument("--trace", metavar="OUT.jsonl", help="write the trace as JSON Lines (docs/trace.md)")
     p.add_argument("--perfetto", metavar="OUT.json", help="write a Perfetto / Chrome trace (ui.perfetto.dev)")
     p.add_argument("--sched-trace", metavar="OUT.bin", help="write LITMUS^RT sched_trace records")
@@ -143,6 +154,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             staggered=args.staggered,
             sporadic=args.sporadic,
             exec_fraction=args.exec_fraction,
+            draw_suspensions=args.draw_suspensions,
             seed=args.seed,
             trace=args.trace,
             perfetto=args.perfetto,
@@ -213,6 +225,7 @@ def _simulate_forkjoin(args: argparse.Namespace, workload: ForkJoinFile) -> int:
             ("--quantum", args.quantum),
             ("--staggered", args.staggered),
             ("--exec-fraction", args.exec_fraction),
+            ("--draw-suspensions", args.draw_suspensions),
             ("--cash", args.cash),
             ("--soft", args.soft),
             ("--background", args.background),

@@ -109,6 +109,8 @@ pub fn inflate(
     p: &Params,
     mode: Mode,
 ) -> Result<Inflation, ModelError> {
+    // Self-suspending tasks: suspension-oblivious (crate::suspension).
+    let ts = &*crate::suspension::oblivious(ts)?;
     mech.check_m(m)?;
     p.validate()?;
     v.validate()?;
@@ -161,6 +163,8 @@ fn judge(
     tests: &[GlobalTest],
     limits: &Limits,
 ) -> Result<Judged, ModelError> {
+    // Self-suspending tasks: suspension-oblivious (crate::suspension).
+    let ts = &*crate::suspension::oblivious(ts)?;
     mech.check_m(m)?;
     p.validate()?;
     v.validate()?;
@@ -194,6 +198,8 @@ pub fn place_partitioned(
     mode: Mode,
     limits: &Limits,
 ) -> Result<(Judged, Option<Partition>), ModelError> {
+    // Self-suspending tasks: suspension-oblivious (crate::suspension).
+    let ts = &*crate::suspension::oblivious(ts)?;
     mech.check_m(m)?;
     p.validate()?;
     v.validate()?;
@@ -212,6 +218,8 @@ pub fn place_spres(
     p: &Params,
     cfg: &SemiConfig,
 ) -> Result<(Judged, Option<(TaskSet, crate::semi::Placement)>), ModelError> {
+    // Self-suspending tasks: suspension-oblivious (crate::suspension).
+    let ts = &*crate::suspension::oblivious(ts)?;
     p.validate()?;
     v.validate()?;
     Ok(partitioned::spres(ts, m, v, p, Mode::Hard, cfg))

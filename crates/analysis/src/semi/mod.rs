@@ -231,6 +231,12 @@ fn run(ts: &TaskSet, m: u32, h: &Heuristic, cfg: &SemiConfig, cache: &mut meta::
 
 /// Runs one heuristic. Never panics; an unplaceable set gives `schedulable: false` and a reason.
 pub fn place(ts: &TaskSet, m: u32, h: &Heuristic, cfg: &SemiConfig) -> Placement {
+    // Self-suspending tasks: reservations sized suspension-obliviously (crate::suspension).
+    let ts = match crate::suspension::oblivious(ts) {
+        Ok(v) => v,
+        Err(e) => return Placement::failed(m, h.name(), e.to_string()),
+    };
+    let ts = ts.as_ref();
     if let Some(r) = precheck(ts, m) {
         return Placement::failed(m, h.name(), r);
     }
@@ -251,6 +257,11 @@ pub fn cascade(ts: &TaskSet, m: u32, cfg: &SemiConfig) -> Placement {
 /// whose first round is that same run (PAF's round 0 is 2WFD-C=D on every task; the divisor
 /// RP's round 0 is its base heuristic), so it is computed once per set.
 pub fn cascade_of(ts: &TaskSet, m: u32, order: &[Heuristic], cfg: &SemiConfig) -> Placement {
+    let ts = match crate::suspension::oblivious(ts) {
+        Ok(v) => v,
+        Err(e) => return Placement::failed(m, "cascade".into(), e.to_string()),
+    };
+    let ts = ts.as_ref();
     if let Some(r) = precheck(ts, m) {
         return Placement::failed(m, "cascade".into(), r);
     }

@@ -1,6 +1,7 @@
-//! The ideal loop of the engine (no overheads). One instant at a time: completions, deadline
-//! records (trace only), releases, quantum ticks, then dispatch (linked → scheduled), then
-//! the optional invariant check. Time never advances by less than one event.
+//! The ideal loop of the engine (no overheads). One instant at a time: completions (and ends of
+//! execution segments, where a self-suspending job suspends), deadline records (trace only),
+//! ends of suspensions, releases, quantum ticks, then dispatch (linked → scheduled), then the
+//! optional invariant check. Time never advances by less than one event.
 
 use super::state::{Check, Engine, Keys};
 use crate::error::SimError;
@@ -31,17 +32,19 @@ impl<P: Policy> Engine<'_, P, false> {
                 h = t; // end here (Ctrl-C or a work bound): t is the horizon now
                 self.horizon = t;
             }
-            // 1. Completions.
+            // 1. Completions, and ends of execution segments (the job self-suspends).
             for c in 0..m {
                 if self.finish_at[c] == t {
                     if let Some(j) = self.sched[c] {
                         self.events += 1;
-                        self.complete(t, c, j)?;
+                        self.segment_end(t, c, j)?;
                     }
                 }
             }
             // 2. Deadlines passed without completion (trace only; metrics do not need them).
             self.deadline_records(t)?;
+            // 2b. Suspensions that end now (at the horizon too: the job is ready again).
+            self.resumes_at(t)?;
             // 3. Releases (only before the horizon).
             if t < h {
                 self.releases_at(t)?;

@@ -143,6 +143,8 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
             last_cpu: NONE,
             on_cpu: NONE,
             zl: false,
+            segs: t.segments.clone(),
+            suspended: false,
         })
         .collect();
     // Release domains (docs/simulator.md, "Overhead injection"): one per CPU under
@@ -184,6 +186,7 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
                 finish_at: vec![Time::MAX; mu],
                 releases,
                 deadlines: BinaryHeap::new(),
+                resumes: BinaryHeap::new(),
                 rec: Recorder::new(n, m, horizon, cfg.record_trace, expected as usize, "the simulator")
                     .keep_jobs(cfg.keep_jobs),
                 dirty: DirtyCpus::new(mu),

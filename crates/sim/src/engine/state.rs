@@ -40,8 +40,12 @@ pub(super) struct Pending {
     pub(super) deadline: Time,
     /// Remaining execution.
     pub(super) rem: Time,
-    /// The execution time drawn for the job (`rem` at release).
+    /// The execution time drawn for the job (`rem + rest` at release).
     pub(super) exec: Time,
+    /// Self-suspension: the execution segment `rem` belongs to, and the execution left in
+    /// the segments after it (0 for a task without segments).
+    pub(super) seg: u32,
+    pub(super) rest: Time,
 }
 
 pub(super) struct TaskState {
@@ -61,6 +65,10 @@ pub(super) struct TaskState {
     /// EDZL: the front job reached zero laxity while waiting and has the highest priority
     /// until it completes.
     pub(super) zl: bool,
+    /// The task's self-suspension segments (`None`: it never suspends).
+    pub(super) segs: Option<Box<rtsched_model::task::Segments>>,
+    /// The front job is self-suspended: not ready until its resume.
+    pub(super) suspended: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -137,6 +145,8 @@ pub(super) struct Engine<'a, P: Policy, const OV: bool> {
     /// Next release per task, packed `time << 32 | task` (one integer compare per heap step).
     pub(super) releases: BinaryHeap<Reverse<u128>>,
     pub(super) deadlines: BinaryHeap<Reverse<(Time, u32, u32)>>,
+    /// Ends of suspensions: `(time, task)` of the task's suspended front job.
+    pub(super) resumes: BinaryHeap<Reverse<(Time, u32)>>,
     pub(super) rec: Recorder,
     pub(super) dirty: DirtyCpus,
     pub(super) horizon: Time,
@@ -158,7 +168,7 @@ pub(super) struct Engine<'a, P: Policy, const OV: bool> {
 impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
     pub(super) fn prio_of_front(&self, task: usize) -> Option<Prio> {
         let ts = &self.tasks[task];
-        ts.backlog.front().filter(|j| j.seq < ts.handled).map(|j| {
+        ts.backlog.front().filter(|j| j.seq < ts.handled && !ts.suspended).map(|j| {
             let p = self.rule.prio(task as u32, j.seq, j.deadline);
             if ts.zl {
                 Prio { key: 0, ..p }
@@ -192,7 +202,7 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
                     Some(c) => self.finish_at[c] - t,
                     None => f.rem,
                 };
-                let left = ts.wcet.saturating_sub(f.exec - rem);
+                let left = ts.wcet.saturating_sub(f.exec - rem - f.rest);
                 if f.deadline.saturating_sub(left) <= t {
                     self.policy.job_done(p);
                     self.tasks[i].zl = true;
@@ -218,7 +228,7 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
                 continue;
             }
             if let Some(f) = ts.backlog.front() {
-                z = z.min(f.deadline.saturating_sub(ts.wcet.saturating_sub(f.exec - f.rem)));
+                z = z.min(f.deadline.saturating_sub(ts.wcet.saturating_sub(f.exec - f.rem - f.rest)));
             }
         }
         z
@@ -230,9 +240,12 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
         ts.next_seq =
             seq.checked_add(1).ok_or_else(|| ModelError::task_field(i, "period", "more than 2^32 jobs of one task"))?;
         let deadline = t + ts.deadline;
-        let rem = self.draw.exec(self.exec, i, ts.wcet);
+        let exec = self.draw.exec(self.exec, i, ts.wcet);
         let gap = self.draw.gap(self.arrivals, ts.period);
-        ts.backlog.push_back(Pending { seq, deadline, rem, exec: rem });
+        // A job of a self-suspending task runs its first execution segment first; a job drawn
+        // shorter than the WCET uses its execution up segment by segment (docs/simulator.md).
+        let rem = ts.segs.as_ref().map_or(exec, |s| s.exec[0].min(exec));
+        ts.backlog.push_back(Pending { seq, deadline, rem, exec, seg: 0, rest: exec - rem });
         let first = ts.backlog.len() == 1;
         if !OV {
             ts.handled = ts.next_seq;
@@ -255,6 +268,66 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
         } else if first {
             let p = self.rule.prio(i as u32, seq, deadline);
             self.policy.job_ready(p);
+        }
+        Ok(())
+    }
+
+    /// The job `j` on CPU `c` finished its current execution segment at `t`: it completes, or,
+    /// with execution left in later segments, self-suspends (ideal loop only).
+    pub(super) fn segment_end(&mut self, t: Time, c: usize, j: Prio) -> Result<(), SimError> {
+        let i = j.task as usize;
+        let Some(front) = self.tasks[i].backlog.front() else {
+            return Err(SimError::internal(format!(
+                "job {}.{} ends a segment at {t} ns but is not pending",
+                j.task, j.job
+            )));
+        };
+        if front.rest == 0 {
+            return self.complete(t, c, j);
+        }
+        let seg = front.seg as usize;
+        let (bound, next) = {
+            let s = self.tasks[i].segs.as_ref().ok_or_else(|| {
+                SimError::internal(format!("job {}.{} has execution left but its task has no segments", j.task, j.job))
+            })?;
+            (s.susp[seg], s.exec[seg + 1])
+        };
+        let d = self.draw.suspension(self.cfg.suspensions, bound);
+        self.rec.emit(t, Event::Suspend { cpu: c as u32, job: JobId { task: j.task, job: j.job } })?;
+        self.sched[c] = None;
+        self.finish_at[c] = Time::MAX;
+        self.dirty.mark(c as u32);
+        self.policy.job_complete(c);
+        let ts = &mut self.tasks[i];
+        let f = ts.backlog.front_mut().expect("checked above");
+        f.seg += 1;
+        f.rem = next.min(f.rest);
+        f.rest -= f.rem;
+        ts.suspended = true;
+        ts.zl = false;
+        self.resumes.push(Reverse((t + d, j.task)));
+        Ok(())
+    }
+
+    /// Suspensions ending at `t`: each job is ready again.
+    pub(super) fn resumes_at(&mut self, t: Time) -> Result<(), SimError> {
+        while let Some(&Reverse((r, i))) = self.resumes.peek() {
+            if r > t {
+                break;
+            }
+            self.resumes.pop();
+            self.events += 1;
+            let ts = &mut self.tasks[i as usize];
+            ts.suspended = false;
+            let seq = ts
+                .backlog
+                .front()
+                .map(|f| f.seq)
+                .ok_or_else(|| SimError::internal(format!("task {i} resumes at {t} ns without a pending job")))?;
+            self.rec.emit(t, Event::Resume { job: JobId { task: i, job: seq } })?;
+            if let Some(p) = self.prio_of_front(i as usize) {
+                self.policy.job_ready(p);
+            }
         }
         Ok(())
     }
@@ -359,6 +432,9 @@ impl<P: Policy, const OV: bool> Engine<'_, P, OV> {
         }
         if let Some(&Reverse((d, _, _))) = self.deadlines.peek() {
             t = t.min(d);
+        }
+        if let Some(&Reverse((r, _))) = self.resumes.peek() {
+            t = t.min(r);
         }
         if matches!(self.rule, Keys::Edzl) {
             t = t.min(self.next_zero_laxity());
