@@ -33,6 +33,9 @@ pub enum Scheduler {
     Spres(SpresConfig),
     /// RTWS (seed 003) with each task one sequential region; fork-join sets: `rtws::simulate_rtws`.
     Rtws,
+    /// RUN (Regnier, Lima, Massa, Levin & Brandt, RTSS 2011): optimal for implicit-deadline
+    /// periodic tasks with `U ≤ m` (`rtsched_policy::run`).
+    Run,
 }
 
 impl Scheduler {
@@ -56,6 +59,7 @@ impl Scheduler {
             Scheduler::Edzl => "EDZL".into(),
             Scheduler::Spres(c) => format!("SP-RES ({})", c.placement.heuristic),
             Scheduler::Rtws => "RTWS".into(),
+            Scheduler::Run => "RUN".into(),
         }
     }
 }
@@ -152,6 +156,7 @@ impl SimConfig {
                 Scheduler::Spres(_) => Some("spres"),
                 Scheduler::Rtws => Some("rtws"),
                 Scheduler::Edzl => Some("edzl"),
+                Scheduler::Run => Some("run"),
                 _ => None,
             };
             if let Some(name) = unsupported {

@@ -104,7 +104,7 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
         Scheduler::Pfp(p, order) => {
             (Keys::Rule(PriorityRule::fixed(ts, *order)), None, Check::Partitioned, validate_partition(ts, m, p)?)
         }
-        Scheduler::Spres(_) | Scheduler::Rtws => return Err(not_engine(sched)),
+        Scheduler::Spres(_) | Scheduler::Rtws | Scheduler::Run => return Err(not_engine(sched)),
     };
     if let Some((q, staggered)) = quantum {
         // Quantum ticks are work without jobs: bounded before the run, not only during it.
@@ -233,6 +233,6 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
                 go!(Partitioned::new(mu, part), false)
             }
         }
-        Scheduler::Spres(_) | Scheduler::Rtws => Err(not_engine(sched)),
+        Scheduler::Spres(_) | Scheduler::Rtws | Scheduler::Run => Err(not_engine(sched)),
     }
 }
