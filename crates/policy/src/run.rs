@@ -699,8 +699,8 @@ mod tests {
 
     #[test]
     fn five_tasks_of_rate_three_fifths_reduce_in_two_levels() {
-        // Five servers of rate 3/5 on three processors (the shape of the example Regnier et
-        // al. reduce, §IV), every number from the definitions: PACK leaves five servers of 3/5
+        // Five servers of rate 3/5 on three processors (our example, not one quoted from the
+        // paper), every number from the definitions: PACK leaves five servers of 3/5
         // (total 3); DUAL gives 2/5 each, packed 4/5, 4/5, 2/5 (total 2 = 5 − 3); DUAL gives
         // 1/5, 1/5, 3/5, which pack into one unit server (total 1 = 3 − 2).
         let ts = set(&[(3, 5), (6, 10), (9, 15), (6, 10), (3, 5)]);
