@@ -21,6 +21,9 @@
 //! * [`invariant`]: the invariants the policies promise, checked by the simulator, the
 //!   runtime's monitor and the mechanisms' tests — the one definition; a failed check is an
 //!   [`error::Violation`].
+//! * [`run`]: RUN (Regnier et al., RTSS 2011): the offline reduction tree and the online
+//!   scheduling of its servers, in exact ticks of 1/L ns; not a [`Policy`] (its events are
+//!   budget instants, not job boundaries).
 //! * [`rtws`]: RTWS, global EDF with priority-aware work stealing for fork-join jobs (seed 003).
 //! * [`spres`]: SP-RES, per-CPU EDF over polling reservations with CASH, executing a
 //!   semi-partitioned placement (seed 004). Unlike the others its operations take `now`:
@@ -38,6 +41,7 @@ pub mod pfair;
 pub mod prio;
 pub mod queue;
 pub mod rtws;
+pub mod run;
 pub mod spres;
 
 pub use error::Violation;

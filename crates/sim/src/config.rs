@@ -39,6 +39,9 @@ pub enum Scheduler {
     Spres(SpresConfig),
     /// RTWS (seed 003) with each task one sequential region; fork-join sets: `rtws::simulate_rtws`.
     Rtws,
+    /// RUN (Regnier, Lima, Massa, Levin & Brandt, RTSS 2011): optimal for implicit-deadline
+    /// periodic tasks with `U ≤ m` (`rtsched_policy::run`).
+    Run,
 }
 
 impl Scheduler {
@@ -64,6 +67,7 @@ impl Scheduler {
             Scheduler::Pd2 { quantum } => format!("PD2 quantum {}", rtsched_model::time::format_duration(*quantum)),
             Scheduler::Spres(c) => format!("SP-RES ({})", c.placement.heuristic),
             Scheduler::Rtws => "RTWS".into(),
+            Scheduler::Run => "RUN".into(),
         }
     }
 }
@@ -175,6 +179,7 @@ impl SimConfig {
                 Scheduler::Edzl => Some("edzl"),
                 Scheduler::Llf { .. } => Some("llf"),
                 Scheduler::Pd2 { .. } => Some("pd2"),
+                Scheduler::Run => Some("run"),
                 _ => None,
             };
             if let Some(name) = unsupported {

@@ -15,6 +15,8 @@
 //!   `selection.rs`;
 //! * SP-RES, semi-partitioned reservations executing a placement (Brandenburg & Gül, RTSS
 //!   2016, §III-A, §IV-A), in [`spres`];
+//! * RUN, optimal multiprocessor scheduling by reduction to uniprocessor (Regnier, Lima, Massa,
+//!   Levin & Brandt, RTSS 2011), in `run.rs` over `rtsched_policy::run`;
 //! * RTWS, global EDF with priority-aware work stealing over fork-join tasks (seed 003, §V), in
 //!   [`rtws`]; event-driven G-EDF over the threads of fork-join tasks (the seed-003
 //!   baseline), in [`fj_gedf`].
@@ -50,6 +52,7 @@ pub mod request;
 pub mod result;
 pub mod rtws;
 mod selection;
+mod run;
 mod setup;
 pub mod spres;
 
@@ -78,6 +81,7 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
         Scheduler::Spres(sc) => spres::simulate_spres(ts, sched, sc, cfg),
         Scheduler::Rtws => rtws::simulate_sequential(ts, sched, cfg),
         Scheduler::Llf { .. } | Scheduler::Pd2 { .. } => selection::simulate_selection(ts, sched, cfg),
+        Scheduler::Run => run::simulate_run(ts, sched, cfg),
         Scheduler::Gedf
         | Scheduler::GedfQuantum { .. }
         | Scheduler::Gfp { .. }

@@ -544,7 +544,7 @@ pub fn find(name: &str) -> Result<&'static Entry, ModelError> {
 }
 
 /// The registry, in the order listings show it.
-pub static ENTRIES: &[&Entry] = &[&GEDF, &GEDF_QUANTUM, &GFP, &GFL, &EDZL, &LLF, &PD2, &PEDF, &PFP, &SPRES, &RTWS];
+pub static ENTRIES: &[&Entry] = &[&GEDF, &GEDF_QUANTUM, &GFP, &GFL, &EDZL, &LLF, &PD2, &PEDF, &PFP, &SPRES, &RTWS, &RUN];
 
 /// The partition a [`PlacementKind::Partition`] builder was given.
 fn partition(s: &mut Setup<'_>) -> Result<Vec<Vec<usize>>, ModelError> {
@@ -731,6 +731,17 @@ pub static RTWS: Entry = Entry {
     build: |_| Ok(Scheduler::Rtws),
 };
 
+pub static RUN: Entry = Entry {
+    name: "run",
+    summary: "RUN, optimal by reduction to uniprocessor: servers packed first-fit decreasing, DUAL and PACK to unit \
+              servers, EDF at each level (Regnier, Lima, Massa, Levin & Brandt, RTSS 2011); implicit deadlines, \
+              periodic releases, U ≤ m",
+    params: &[],
+    placement: PlacementKind::None,
+    workloads: Workloads::SPORADIC,
+    build: |_| Ok(Scheduler::Run),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -795,7 +806,7 @@ mod tests {
         assert_eq!(e.field.as_deref(), Some("scheduler"));
         assert_eq!(
             e.to_string(),
-            "field 'scheduler': unknown scheduler \"g-edf\"; use one of: gedf, gedf-quantum, gfp, gfl, edzl, llf, pd2, pedf, pfp, spres, rtws"
+            "field 'scheduler': unknown scheduler \"g-edf\"; use one of: gedf, gedf-quantum, gfp, gfl, edzl, llf, pd2, pedf, pfp, spres, rtws, run"
         );
         let w = Workload::Sporadic(ts());
         assert!(matches!(build("nope", none(), &w, 2, None, &Stop::never()), Err(BuildError::Input(_))));

@@ -104,7 +104,7 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
         Scheduler::Pfp(p, order) => {
             (Keys::Rule(PriorityRule::fixed(ts, *order)), None, Check::Partitioned, validate_partition(ts, m, p)?)
         }
-        Scheduler::Spres(_) | Scheduler::Rtws | Scheduler::Llf { .. } | Scheduler::Pd2 { .. } => {
+        Scheduler::Spres(_) | Scheduler::Rtws | Scheduler::Llf { .. } | Scheduler::Pd2 { .. } | Scheduler::Run => {
             return Err(not_engine(sched))
         }
     };
@@ -238,6 +238,6 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
                 go!(Partitioned::new(mu, part), false)
             }
         }
-        Scheduler::Spres(_) | Scheduler::Rtws | Scheduler::Llf { .. } | Scheduler::Pd2 { .. } => Err(not_engine(sched)),
+        Scheduler::Spres(_) | Scheduler::Rtws | Scheduler::Llf { .. } | Scheduler::Pd2 { .. } | Scheduler::Run => Err(not_engine(sched)),
     }
 }
