@@ -14,9 +14,10 @@
 //! shared only by that client and the DSP, never nested; only the client writes `scheduled`,
 //! checking `linked` and updating `scheduled` in one critical section.
 //!
-//! **Messages** (`queue::mailbox`): client → DSP through `mailboxes` wait-free multi-producer
-//! FIFOs (client `c` of `m` writes mailbox `⌊c·k/m⌋`: one per cluster of consecutive CPUs, as
-//! the paper has one per socket), each message {operation, sender, job, stamp}, followed by a
+//! **Messages** (`queue::mailbox`): client → DSP through wait-free multi-producer FIFOs, by
+//! default one per cluster of client CPUs sharing a last-level cache (`mailboxes=llc`,
+//! `platform::topology`; the paper has one per socket), or `mailboxes=N` (client `c` of `m`
+//! writes mailbox `⌊c·N/m⌋`), each message {operation, sender, job, stamp}, followed by a
 //! notification of the DSP; the DSP serves the mailboxes round-robin, one message per mailbox
 //! per round. The clients hold the mailboxes' shared sides; the mailboxes' readers are part of
 //! the DSP's state (under its lock), so nothing but the DSP can take a message. DSP → client:
@@ -72,12 +73,15 @@ use crate::mechanism::registry::{
 use crate::mechanism::dispatch::pairs::Pairs;
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
 use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
+use crate::platform::topology;
+use crate::ParamError;
 use crate::queue::mailbox::{self, Mailbox, Msg, Reader};
 use crate::sync::SpinLock;
 use crate::RunError;
 use protocol::{DspCore, OP_COMPLETE, OP_RESUME, OP_SUSPEND};
 #[cfg(test)]
 use rtsched_policy::Prio;
+use std::path::Path;
 use std::sync::Arc;
 
 crate::mechanism_params! {
@@ -96,10 +100,12 @@ crate::mechanism_params! {
             help: "with dsp=spin: the scheduling processor sleeps until this long before its next release and spins \
                    from there (a SCHED_FIFO thread that never sleeps is throttled by Linux for up to 50 ms a second)",
         },
-        mailboxes: usize = ParamDecl {
-            kind: ParamKind::Int { min: 1, max: 64 },
-            default: "1",
-            help: "number of client mailboxes; client c of m writes mailbox floor(c*k/m) (one per cluster of CPUs)",
+        mailboxes: String = ParamDecl {
+            kind: ParamKind::Text,
+            default: "llc",
+            help: "client mailboxes: llc (one per cluster of CPUs sharing a last-level cache, as \
+                   /sys/devices/system/cpu reports it; one mailbox if it cannot be read) or a number N (1-64: client \
+                   c of m writes mailbox floor(c*N/m))",
         },
         mailbox_size: usize = ParamDecl {
             kind: ParamKind::Int { min: 2, max: 65536 },
@@ -107,6 +113,30 @@ crate::mechanism_params! {
             help: "slots per mailbox (writes are wait-free while a mailbox has room)",
         },
     }
+}
+
+/// The mailbox of each client for `mailboxes` (the parameter's text) over the clients' OS
+/// CPUs `cpus`, reading the topology under `root`; with a note when `llc` fell back to one
+/// mailbox. Errors name the parameter.
+pub fn mailbox_map(spec: &str, cpus: &[usize], root: &Path) -> Result<(Vec<usize>, Option<String>), ParamError> {
+    let m = cpus.len();
+    let spec = spec.trim();
+    if spec == "llc" {
+        return Ok(match topology::llc_clusters(root, cpus) {
+            Ok(map) => (map, None),
+            Err(why) => (
+                vec![0; m],
+                Some(format!("gedf-mp: mailboxes=llc: the last-level caches could not be read ({why}); one mailbox")),
+            ),
+        });
+    }
+    let k: usize = spec
+        .parse()
+        .ok()
+        .filter(|k| (1..=64).contains(k))
+        .ok_or_else(|| ParamError::new("mailboxes", format!("'{spec}' is neither llc nor a number from 1 to 64")))?;
+    let k = k.min(m.max(1));
+    Ok(((0..m).map(|c| c * k / m.max(1)).collect(), None))
 }
 
 /// G-EDF-MP's registry entry.
@@ -153,7 +183,13 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
         "sleep" => IdleMode::Sleep,
         _ => IdleMode::Spin,
     };
-    let mut g = GedfMp::even(s.tasks, s.m, s.t0, s.end, idle, p.mailboxes, p.mailbox_size);
+    // (A driver that names no CPUs gets CPUs 0..m.)
+    let cpus: Vec<usize> = if s.cpus.len() == s.m { s.cpus.to_vec() } else { (0..s.m).collect() };
+    let (box_of, note) = mailbox_map(&p.mailboxes, &cpus, Path::new("/"))?;
+    if let Some(note) = note {
+        eprintln!("rtsched run: note: {note}");
+    }
+    let mut g = GedfMp::new(s.tasks, s.m, s.t0, s.end, idle, box_of, p.mailbox_size);
     g.spin_window = p.spin_window;
     Ok(Box::new(g))
 }

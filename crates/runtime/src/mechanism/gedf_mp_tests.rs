@@ -256,3 +256,30 @@ fn a_still_scheduled_job_is_swapped_not_moved() {
     assert_eq!(g.schedule(&mut Ctx::new(cb, &mut tb, &sig), Prev::Preempted(b), 10), Some(b));
 }
 
+/// `mailboxes=llc|N`: clusters from the (fake) sysfs, the fallback with its note, even splits,
+/// and bad values refused naming the parameter.
+#[test]
+fn mailboxes_follow_the_last_level_caches_or_the_number_given() {
+    let root = std::env::temp_dir().join(format!("rtsched-gedfmp-llc-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    for (c, shared) in ["4-5", "4-5", "6-7", "6-7"].iter().enumerate() {
+        let d = root.join(format!("sys/devices/system/cpu/cpu{}/cache/index3", c + 4));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("level"), "3\n").unwrap();
+        std::fs::write(d.join("shared_cpu_list"), format!("{shared}\n")).unwrap();
+    }
+    assert_eq!(mailbox_map("llc", &[4, 6, 5, 7], &root), Ok((vec![0, 1, 0, 1], None)));
+    let (map, note) = mailbox_map("llc", &[4, 9], &root).unwrap();
+    assert_eq!(map, vec![0, 0]);
+    assert!(note.is_some_and(|n| n.contains("cpu9/cache") && n.ends_with("one mailbox")));
+    assert_eq!(mailbox_map("2", &[0, 1, 2, 3], &root), Ok((vec![0, 0, 1, 1], None)));
+    assert_eq!(mailbox_map("8", &[0, 1], &root), Ok((vec![0, 1], None)), "at most one per client");
+    for bad in ["0", "65", "two", ""] {
+        let e = mailbox_map(bad, &[0, 1], &root).unwrap_err();
+        assert_eq!(e.param, "mailboxes");
+        assert!(e.reason.contains("neither llc nor a number from 1 to 64"), "{}", e.reason);
+    }
+    let g = GedfMp::new(&[TaskParams { deadline: 10, period: 10 }], 4, 0, 100, IdleMode::Spin, vec![0, 1, 0, 1], 8);
+    assert_eq!(g.mailboxes(), 2);
+    std::fs::remove_dir_all(&root).unwrap();
+}
