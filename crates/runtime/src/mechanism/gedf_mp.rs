@@ -47,13 +47,13 @@
 //!
 //! Link swaps whenever the DSP links a still-scheduled job: `mechanism::dispatch::pairs` (module docs).
 //!
-//! The DSP waits for its next release either spinning on the clock (`dsp=spin`, the
-//! default: no timer wake-up latency on the release path, which a processor that runs no
-//! real-time job can afford) or sleeping on a timer (`dsp=sleep`). Spinning starts
-//! `spin_window` (default 500 µs) before each release; until then the DSP sleeps on its request
-//! word (a client's notification wakes it): a SCHED_FIFO thread that never sleeps is throttled
-//! by Linux (`sched_rt_runtime_us`, 95% of each second; the fair server on Linux ≥ 6.12),
-//! which on this machine stalled an always-spinning DSP for ~30–45 ms once a second.
+//! The DSP waits for its next event as `dsp` says: `spin` — it never sleeps, spinning on the
+//! clock and its request word (no timer or futex wake-up on a release or a message; bounded by
+//! the run's end and the watchdog; under SCHED_FIFO it needs RT throttling lifted, `--isolate`,
+//! or the kernel stops it for the throttled part of each second — stalls of ~30–45 ms once a
+//! second were measured here); `window` (the default) — it sleeps on its request word until
+//! `spin_window` (500 µs) before each release and spins from there; `sleep` — on a timer and
+//! its request word.
 //!
 //! Overhead terms beyond the engine's (§IV-A): `request` (Δreq: a message's latency from its
 //! write to its dequeue by the DSP) and `dsp` (Δdsp: the DSP's handling of one message,
@@ -88,17 +88,18 @@ crate::mechanism_params! {
     /// G-EDF-MP's parameters (the registry's list is [`GEDF_MP`]`.params`, derived from these).
     pub struct GedfMpParams {
         dsp: &'static str = ParamDecl {
-            kind: ParamKind::Choice(&["spin", "sleep"]),
-            default: "spin",
-            help: "how the scheduling processor waits for its next release: spin on the clock (no timer wake-up \
-                   latency) or sleep on a timer",
+            kind: ParamKind::Choice(&["spin", "window", "sleep"]),
+            default: "window",
+            help: "how the scheduling processor waits for its next event: spin always (never sleeps: no wake-up \
+                   latency; as root lift RT throttling with --isolate), window (sleep until spin_window before each \
+                   release, then spin) or sleep (on a timer and its request word)",
         },
         /// ns.
         spin_window: u64 = ParamDecl {
             kind: ParamKind::Duration,
             default: "500us",
-            help: "with dsp=spin: the scheduling processor sleeps until this long before its next release and spins \
-                   from there (a SCHED_FIFO thread that never sleeps is throttled by Linux for up to 50 ms a second)",
+            help: "with dsp=window: the scheduling processor sleeps until this long before its next release and \
+                   spins from there",
         },
         mailboxes: String = ParamDecl {
             kind: ParamKind::Text,
@@ -179,9 +180,10 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
         return Err(RunError::Config("gedf-mp needs a dedicated CPU for its scheduling processor".into()));
     }
     let p = GedfMpParams::from_params(s.params)?;
-    let idle = match p.dsp {
-        "sleep" => IdleMode::Sleep,
-        _ => IdleMode::Spin,
+    let (idle, window) = match p.dsp {
+        "sleep" => (IdleMode::Sleep, u64::MAX),
+        "spin" => (IdleMode::Spin, u64::MAX),
+        _ => (IdleMode::Spin, p.spin_window),
     };
     // (A driver that names no CPUs gets CPUs 0..m.)
     let cpus: Vec<usize> = if s.cpus.len() == s.m { s.cpus.to_vec() } else { (0..s.m).collect() };
@@ -190,7 +192,7 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
         eprintln!("rtsched run: note: {note}");
     }
     let mut g = GedfMp::new(s.tasks, s.m, s.t0, s.end, idle, box_of, p.mailbox_size);
-    g.spin_window = p.spin_window;
+    g.spin_window = window;
     Ok(Box::new(g))
 }
 

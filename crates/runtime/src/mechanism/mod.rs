@@ -228,7 +228,7 @@ mod tests {
         let gm = gedf_mp::GedfMpParams::parse([]).unwrap();
         assert_eq!(
             gm,
-            gedf_mp::GedfMpParams { dsp: "spin", spin_window: 500_000, mailboxes: "llc".into(), mailbox_size: 256 }
+            gedf_mp::GedfMpParams { dsp: "window", spin_window: 500_000, mailboxes: "llc".into(), mailbox_size: 256 }
         );
         let pp = push_pull::PushPullParams::parse([("find_cpu", "fmask")]).unwrap();
         assert_eq!(pp, push_pull::PushPullParams { find_cpu: "fmask", retries: 3, op_spans: false });
