@@ -86,3 +86,44 @@ def test_hyperperiod_bound():
     assert ts.hyperperiod() == 12
     with pytest.raises(RtschedError, match="bound"):
         ts.hyperperiod(10)
+
+
+def test_self_suspending_task_segments(tmp_path):
+    """The segmented self-suspension model (docs/formats.md): built, read, written, pickled."""
+    import copy
+    import pickle
+
+    t = Task(wcet="3ms", period="20ms", name="cam", segments=["1ms", "2ms", "1.5ms", ("1ms", "4ms"), "0.5ms"])
+    assert t.segments == [1_000_000, 2_000_000, 1_500_000, (1_000_000, 4_000_000), 500_000]
+    assert t.suspension == 6_000_000
+    assert eval(repr(t), {"Task": Task}) == t
+    assert pickle.loads(pickle.dumps(t)) == t and copy.deepcopy(t) == t
+    plain = Task(wcet=3, period=9)
+    assert plain.segments is None and plain.suspension == 0
+    assert Task(wcet=3, period=9, segments=[3]) == plain
+    assert Task(wcet=3, period=9, segments=[1, {"min": 1, "max": 2}, 2]).segments == [1, (1, 2), 2]
+    ts = TaskSet([t, plain], m=2)
+    assert TaskSet.from_json(ts.to_json()) == ts and ts[0].suspension == 6_000_000
+    path = tmp_path / "s.json"
+    rtsched.save(path, ts)
+    assert rtsched.load(path) == ts
+    with pytest.raises(RtschedError, match=r'task 0 \("cam"\): field .segments.: CSV has no column'):
+        ts.to_csv()
+
+
+@pytest.mark.parametrize(
+    "segments, words",
+    [
+        ([1, 2], "odd length"),
+        ([1, 2, 1], "sum to 2 ns, but wcet is 3 ns"),
+        ([1, 0, 2], r"entry 1 \(suspension\): the upper bound must be at least 1 ns"),
+        ([1, (3, 2), 2], "lower bound 3 ns exceeds the upper bound 2 ns"),
+        ([1, "2", 2], r"entry 1 \(suspension\): duration '2' has no unit|entry 1 \(suspension\): duration \"2\""),
+        ([1, {"max": 2, "mn": 1}, 2], "unknown key"),
+        ("1ms", "expected a list"),
+    ],
+)
+def test_bad_segments_name_the_field(segments, words):
+    with pytest.raises(RtschedError, match=words) as e:
+        Task(wcet=3, period=9, segments=segments)
+    assert "field 'segments'" in str(e.value) and "\n" not in str(e.value)

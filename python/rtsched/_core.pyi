@@ -15,7 +15,18 @@ class RtschedError(ValueError): ...
 class InternalError(RuntimeError): ...
 
 class Task:
-    def __init__(self, wcet: Time, period: Time, deadline: Time | None = None, name: str | None = None) -> None: ...
+    def __init__(
+        self,
+        wcet: Time,
+        period: Time,
+        deadline: Time | None = None,
+        name: str | None = None,
+        segments: Sequence[Time | tuple[Time, Time] | dict[str, Time]] | None = None,
+    ) -> None: ...
+    @property
+    def segments(self) -> list[int | tuple[int, int]] | None: ...
+    @property
+    def suspension(self) -> int: ...
     @property
     def wcet(self) -> int: ...
     @property
@@ -93,6 +104,8 @@ def generate(
     seed: int,
     count: int,
     m: int | None = None,
+    suspension_ratio: str | None = None,
+    suspension_segments: int = 2,
 ) -> list[TaskSet]: ...
 def analyze_sets(
     sets: Sequence[TaskSet],
@@ -135,6 +148,8 @@ def generate_stream(
     m: int | None,
     write: Callable[[bytes], Any] | int,
     progress: Callable[[int, int], None] | None = None,
+    suspension_ratio: str | None = None,
+    suspension_segments: int = 2,
 ) -> tuple[int, bool]: ...
 def check_point_names(generator: str, periods: str, deadlines: str, umax: float, methods: Sequence[str]) -> None: ...
 def placement_partition(ts: TaskSet, text: str, m: int) -> list[list[int]]: ...

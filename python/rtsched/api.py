@@ -36,6 +36,8 @@ def generate(
     seed: int = ...,
     count: None = ...,
     m: int | None = ...,
+    suspension_ratio: float | str | tuple[float, float] | None = ...,
+    suspension_segments: int = ...,
 ) -> TaskSet: ...
 
 
@@ -51,6 +53,8 @@ def generate(
     seed: int = ...,
     count: int,
     m: int | None = ...,
+    suspension_ratio: float | str | tuple[float, float] | None = ...,
+    suspension_segments: int = ...,
 ) -> list[TaskSet]: ...
 
 
@@ -65,6 +69,8 @@ def generate(
     seed: int = 0,
     count: int | None = None,
     m: int | None = None,
+    suspension_ratio: float | str | tuple[float, float] | None = None,
+    suspension_segments: int = 2,
 ) -> TaskSet | list[TaskSet]:
     """Generates task sets (docs/generators.md).
 
@@ -72,6 +78,12 @@ def generate(
     "add tasks until ``util`` is exceeded, drop the last"). Task set ``i`` of a stream depends
     only on ``(seed, i)``. Returns one TaskSet, or a list when ``count`` is given. ``m`` is
     stored in the task sets (as in their files).
+
+    ``suspension_ratio`` makes the tasks self-suspending (docs/generators.md, "Self-suspension"):
+    each task suspends for ``S = round(R * (T - C))`` ns in total, ``R`` the ratio (a number in
+    [0, 1]) or drawn uniformly from a range (``(lo, hi)`` or ``"lo-hi"``), split with ``C`` into
+    ``suspension_segments`` execution segments. The tasks, utilizations and periods are those of
+    the same seed without it.
     """
     n = v.optional_integer(n, "n", 1, v.MAX_N)
     util = v.number(util, "util", 0.0, None, lo_open=True)
@@ -82,8 +94,25 @@ def generate(
     seed = v.seed(seed)
     k = 1 if count is None else v.integer(count, "count", 1, 10_000_000)
     m = v.optional_processors(m)
-    sets = _core.generate(n, util, generator, periods, umax, deadlines, seed, k, m)
+    ratio = _suspension_ratio(suspension_ratio)
+    segments = v.integer(suspension_segments, "suspension_segments", 2, 4096)
+    sets = _core.generate(n, util, generator, periods, umax, deadlines, seed, k, m, ratio, segments)
     return sets[0] if count is None else sets
+
+
+def _suspension_ratio(ratio: float | str | tuple[float, float] | None) -> str | None:
+    """The suspension ratio as the text the generator reads: ``"R"`` or ``"LO-HI"``."""
+    if ratio is None:
+        return None
+    if isinstance(ratio, str):
+        return v.text(ratio, "suspension_ratio")
+    if isinstance(ratio, tuple):
+        if len(ratio) != 2:
+            raise RtschedError(f"field 'suspension_ratio': a range is a pair (lo, hi), got {ratio!r}")
+        lo = v.number(ratio[0], "suspension_ratio", 0.0, 1.0)
+        hi = v.number(ratio[1], "suspension_ratio", 0.0, 1.0)
+        return f"{lo!r}-{hi!r}"
+    return repr(v.number(ratio, "suspension_ratio", 0.0, 1.0))
 
 
 def _progress_bar(label: str):

@@ -49,7 +49,7 @@ fn gen_set(rng: &mut ChaCha8Rng, n: usize, constrained: bool) -> TaskSet {
             let t: u64 = rng.random_range(10_000_000..=100_000_000);
             let c = ((u * t as f64).round() as u64).clamp(1, t);
             let d = if constrained { rng.random_range(c + (t - c) / 2..=t) } else { t };
-            Task { name: None, wcet: c, deadline: d, period: t }
+            Task { name: None, wcet: c, deadline: d, period: t, segments: None }
         })
         .collect();
     TaskSet::new(tasks).unwrap()

@@ -190,7 +190,7 @@ fn small_set() -> impl Strategy<Value = (TaskSet, usize)> {
                 let c = (t * cu).div_ceil(100).clamp(1, t);
                 // Mostly implicit deadlines, sometimes constrained.
                 let d = if kind > 0 { t } else { c + (t - c) * du / 100 };
-                Task { name: None, wcet: c, deadline: d, period: t }
+                Task { name: None, wcet: c, deadline: d, period: t, segments: None }
             });
             (proptest::collection::vec(task, n), Just(m))
         })

@@ -17,7 +17,7 @@ fn small_set() -> impl Strategy<Value = (TaskSet, u32)> {
                     let t = PERIODS[pi];
                     let c = (t * cu).div_ceil(100).clamp(1, t);
                     let d = if implicit { t } else { c + (t - c) * du / 100 };
-                    Task { name: None, wcet: c, deadline: d, period: t }
+                    Task { name: None, wcet: c, deadline: d, period: t, segments: None }
                 });
             (proptest::collection::vec(task, n), Just(m))
         })

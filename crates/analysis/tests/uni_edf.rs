@@ -277,7 +277,7 @@ fn edf_bin_agrees_with_qpa() {
         assert_eq!(bin.len(), placed.len());
         assert_eq!(bin.utilization(), u_exact(&TaskSet::new(placed).unwrap()));
     }
-    let bad = Task { name: None, wcet: 0, deadline: 1, period: 1 };
+    let bad = Task { name: None, wcet: 0, deadline: 1, period: 1, segments: None };
     assert!(EdfBin::new().fits(&bad, &limits).is_err());
 }
 

@@ -10,6 +10,9 @@
 //! * [`randfixedsum`] — Emberson, Stafford & Davis, WATERS 2010 (Stafford's algorithm);
 //! * [`uunifast_discard`] — Davis & Burns, Real-Time Systems 2011 (UUniFast: Bini & Buttazzo
 //!   2005);
+//! * [`suspension`] — self-suspension added to a generated set: `S_i = R · (T_i − C_i)` split
+//!   into segments (the construction of the self-suspension literature's evaluations, e.g.
+//!   Huang, Chen, Zhou & Liu, DAC 2015);
 //! * [`Dist`] — the Baker-style uniform/bimodal distributions of Brandenburg & Anderson, RTSS
 //!   2009 §4.2, and the exponential ones of Cerqueira, Vanga & Brandenburg, RTAS 2014 §V-A, with
 //!   a fixed count or the "add until the cap is exceeded, discard the last" construction.
@@ -42,11 +45,13 @@ pub mod dist;
 pub mod forkjoin;
 pub mod period;
 pub mod rng;
+pub mod suspension;
 pub mod util;
 
 pub use deadline::DeadlineGen;
 pub use dist::{Count, Dist};
 pub use period::PeriodGen;
+pub use suspension::{add_suspension, SuspensionGen};
 pub use util::{randfixedsum, uunifast_discard, uunifast_discard_with_limit, MAX_TASKS, RANDFIXEDSUM_MAX_N};
 
 use rand::RngCore;
@@ -126,7 +131,7 @@ fn task<R: RngCore>(u: f64, spec: &GenSpec, pr: &mut R, dr: &mut R) -> Task {
     let t = spec.periods.sample_valid(pr);
     let c = wcet_from_utilization(u, t);
     let d = spec.deadlines.sample_valid(c, t, dr);
-    Task { name: None, wcet: c, deadline: d, period: t }
+    Task { name: None, wcet: c, deadline: d, period: t, segments: None }
 }
 
 fn generate_checked(spec: &GenSpec, seed: u64, index: u64, sc: &mut Scratch) -> Result<TaskSet, ModelError> {

@@ -17,6 +17,7 @@ pub(crate) enum Purpose {
     Utilization = 1,
     Period = 2,
     Deadline = 3,
+    Suspension = 4,
 }
 
 /// The generator for `purpose` of task set `index` of stream `seed`.

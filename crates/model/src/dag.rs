@@ -304,7 +304,13 @@ impl DagTask {
     }
     /// The sequential task `(vol, D, T)`: the task executed on one core in topological order.
     pub fn sequential(&self) -> Task {
-        Task { name: self.name.clone(), wcet: self.volume, deadline: self.deadline, period: self.period }
+        Task {
+            name: self.name.clone(),
+            wcet: self.volume,
+            deadline: self.deadline,
+            period: self.period,
+            segments: None,
+        }
     }
 }
 

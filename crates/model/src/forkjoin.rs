@@ -118,7 +118,13 @@ impl ForkJoinTask {
 
     /// The sequential task `(C, D, T)` with the same total cost.
     pub fn sequential(&self) -> Task {
-        Task { name: self.name.clone(), wcet: self.wcet(), deadline: self.deadline, period: self.period }
+        Task {
+            name: self.name.clone(),
+            wcet: self.wcet(),
+            deadline: self.deadline,
+            period: self.period,
+            segments: None,
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! The task-set file formats (specified in `docs/formats.md`).
 //!
 //! * JSON: `{"m": 4, "tasks": [{"name": "a", "wcet": 1000000, "period": "10ms", "deadline": "8ms"}]}`;
-//!   `m`, `name` and `deadline` (defaults to `period`) are optional; times are integer ns or
+//!   `m`, `name`, `deadline` (defaults to `period`) and `segments` (self-suspension, the
+//!   segmented model: `[C_1, S_1, C_2, ..]`) are optional; times are integer ns or
 //!   duration strings. Unknown and repeated keys are errors (a misspelled `dedline` must not be
 //!   ignored, nor the first of two `wcet`s). A leading byte-order mark is skipped.
 //! * JSON Lines: one such object per line; blank lines and lines starting with `#` are skipped
@@ -15,7 +16,7 @@ mod fast;
 
 pub use csv::{read_csv, to_csv};
 
-use crate::task::Task;
+use crate::task::{Segments, SuspensionBound, Task};
 use crate::taskset::TaskSet;
 use crate::time::{parse_duration, Time};
 use crate::ModelError;
@@ -118,8 +119,11 @@ fn parse_task(index: usize, v: &Value) -> Result<Task, ModelError> {
     };
     let wrap = |e: ModelError| e.in_task(index, name.as_deref());
     for key in obj.keys() {
-        if !matches!(key.as_str(), "name" | "wcet" | "period" | "deadline") {
-            return Err(wrap(ModelError::field(key, "unknown key (a task has name, wcet, period, deadline)")));
+        if !matches!(key.as_str(), "name" | "wcet" | "period" | "deadline" | "segments") {
+            return Err(wrap(ModelError::field(
+                key,
+                "unknown key (a task has name, wcet, period, deadline, segments)",
+            )));
         }
     }
     let need = |field: &str| -> Result<Time, ModelError> {
@@ -132,9 +136,81 @@ fn parse_task(index: usize, v: &Value) -> Result<Task, ModelError> {
         None | Some(Value::Null) => period,
         Some(v) => time_field(v, "deadline").map_err(wrap)?,
     };
-    let task = Task { name: name.clone(), wcet, deadline, period };
+    let task = Task { name: name.clone(), wcet, deadline, period, segments: None };
     task.validate().map_err(wrap)?;
-    Ok(task)
+    match obj.get("segments") {
+        None | Some(Value::Null) => Ok(task),
+        Some(v) => task.with_segments(parse_segments(v).map_err(wrap)?).map_err(wrap),
+    }
+}
+
+/// `"segments": [C_1, S_1, C_2, ..., C_k]`: execution times at even entries, suspensions at
+/// odd ones, each a time (its upper bound; the lower bound is 0) or `{"max": t, "min": t}`.
+/// Errors name the field `segments` and the entry.
+fn parse_segments(v: &Value) -> Result<Segments, ModelError> {
+    let bad = |reason: String| ModelError::field("segments", reason);
+    let list = v.as_array().ok_or_else(|| {
+        bad(format!("expected a list [execution, suspension, execution, ...] of times, got {}", short(v)))
+    })?;
+    if list.len() > 2 * crate::task::MAX_SEGMENTS - 1 {
+        return Err(bad(format!(
+            "{} entries exceed the bound of {} execution segments",
+            list.len(),
+            crate::task::MAX_SEGMENTS
+        )));
+    }
+    let entry_time = |j: usize, v: &Value, what: &str| -> Result<Time, ModelError> {
+        time_field(v, "segments").map_err(|e| bad(format!("entry {j} ({what}): {}", e.reason)))
+    };
+    let (mut exec, mut susp) = (Vec::new(), Vec::new());
+    for (j, e) in list.iter().enumerate() {
+        if j % 2 == 0 {
+            exec.push(entry_time(j, e, "execution")?);
+            continue;
+        }
+        let bound = match e {
+            Value::Object(o) => {
+                for key in o.keys() {
+                    if !matches!(key.as_str(), "min" | "max") {
+                        return Err(bad(format!(
+                            "entry {j} (suspension): unknown key {key:?} (a suspension has min, max)"
+                        )));
+                    }
+                }
+                let max = o.get("max").ok_or_else(|| bad(format!("entry {j} (suspension): 'max' is missing")))?;
+                let max = entry_time(j, max, "suspension max")?;
+                let min = match o.get("min") {
+                    None | Some(Value::Null) => 0,
+                    Some(m) => entry_time(j, m, "suspension min")?,
+                };
+                SuspensionBound { min, max }
+            }
+            other => SuspensionBound { min: 0, max: entry_time(j, other, "suspension")? },
+        };
+        susp.push(bound);
+    }
+    Segments::new(exec, susp)
+}
+
+/// The JSON value of a task's segments list (a suspension with lower bound 0 as its upper
+/// bound alone, otherwise `{"min": .., "max": ..}`).
+fn segments_value(s: &Segments) -> Value {
+    let mut out = Vec::with_capacity(2 * s.exec.len());
+    for (j, &c) in s.exec.iter().enumerate() {
+        if j > 0 {
+            let b = s.susp[j - 1];
+            if b.min == 0 {
+                out.push(b.max.into());
+            } else {
+                let mut o = Map::new();
+                o.insert("min".into(), b.min.into());
+                o.insert("max".into(), b.max.into());
+                out.push(Value::Object(o));
+            }
+        }
+        out.push(c.into());
+    }
+    Value::Array(out)
 }
 
 fn parse_m(v: &Value) -> Result<u32, ModelError> {
@@ -226,6 +302,9 @@ pub fn to_value(ts: &TaskSet, m: Option<u32>) -> Value {
             o.insert("wcet".into(), t.wcet.into());
             o.insert("period".into(), t.period.into());
             o.insert("deadline".into(), t.deadline.into());
+            if let Some(seg) = &t.segments {
+                o.insert("segments".into(), segments_value(seg));
+            }
             Value::Object(o)
         })
         .collect();
@@ -263,7 +342,12 @@ pub fn write_json(out: &mut String, ts: &TaskSet, m: Option<u32>) {
             out.push_str(&Value::String(n.clone()).to_string());
             out.push(',');
         }
-        let _ = write!(out, "\"wcet\":{},\"period\":{},\"deadline\":{}}}", t.wcet, t.period, t.deadline);
+        let _ = write!(out, "\"wcet\":{},\"period\":{},\"deadline\":{}", t.wcet, t.period, t.deadline);
+        if let Some(seg) = &t.segments {
+            out.push_str(",\"segments\":");
+            out.push_str(&segments_value(seg).to_string());
+        }
+        out.push('}');
     }
     out.push_str("]}");
 }
@@ -306,7 +390,10 @@ mod tests {
     #[test]
     fn rejects_unknown_keys_and_bad_fields() {
         let e = read_json(r#"{"tasks": [{"wcet": 1, "period": 2, "dedline": 2}]}"#).unwrap_err();
-        assert_eq!(e.to_string(), "task 0: field 'dedline': unknown key (a task has name, wcet, period, deadline)");
+        assert_eq!(
+            e.to_string(),
+            "task 0: field 'dedline': unknown key (a task has name, wcet, period, deadline, segments)"
+        );
         let e =
             read_json(r#"{"tasks": [{"wcet": 1, "period": 2}, {"name": "x", "wcet": -1, "period": 2}]}"#).unwrap_err();
         assert!(e.to_string().starts_with("task 1 (\"x\"): field 'wcet'"), "{e}");
@@ -339,14 +426,14 @@ mod tests {
         let ts = read_csv("wcet,period,deadline\n1ms,10ms,\n2,5,4\n").unwrap();
         assert_eq!(ts.len(), 2);
         assert_eq!(ts[0].deadline, 10_000_000);
-        assert_eq!(read_csv(&to_csv(&ts)).unwrap(), ts);
+        assert_eq!(read_csv(&to_csv(&ts).unwrap()).unwrap(), ts);
         let ts2 = read_csv("1,2\n3,4,4\n").unwrap();
         assert_eq!(ts2[1].wcet, 3);
         let e = read_csv("1,2\n3,x\n").unwrap_err();
         assert!(e.to_string().starts_with("line 2: task 1: field 'period'"), "{e}");
         assert!(read_csv("wcet,perod\n1,2\n").is_err());
         let named = TaskSet::new(vec![Task::implicit(1, 2).unwrap().named("a")]).unwrap();
-        assert_eq!(read_csv(&to_csv(&named)).unwrap(), named);
+        assert_eq!(read_csv(&to_csv(&named).unwrap()).unwrap(), named);
     }
 
     #[test]
@@ -385,7 +472,7 @@ mod tests {
         assert_eq!(ts[0].name.as_deref(), Some("a, \"b\"\nc"));
         assert_eq!(ts[1].name.as_deref(), Some(""));
         assert_eq!(ts[2].name, None);
-        assert_eq!(read_csv(&to_csv(&ts)).unwrap(), ts);
+        assert_eq!(read_csv(&to_csv(&ts).unwrap()).unwrap(), ts);
         for empty in ["", "\n\n", "# only a comment\n", "wcet,period,deadline\n"] {
             let e = read_csv(empty).unwrap_err();
             assert!(e.to_string().contains("no task rows"), "{empty:?}: {e}");
@@ -426,18 +513,115 @@ mod tests {
             1..6,
         )
         .prop_map(|v| {
-            TaskSet::new(v.into_iter().map(|(c, d, t, name)| Task { name, wcet: c, deadline: d, period: t }).collect())
-                .unwrap()
+            TaskSet::new(
+                v.into_iter()
+                    .map(|(c, d, t, name)| Task { name, wcet: c, deadline: d, period: t, segments: None })
+                    .collect(),
+            )
+            .unwrap()
         })
+    }
+
+    /// Task sets whose tasks have 1..4 execution segments, with and without lower bounds.
+    fn suspending_strategy() -> impl Strategy<Value = TaskSet> {
+        let seg = (1u64..1_000_000, 1u64..1_000_000, 0u64..3);
+        let task = (proptest::collection::vec(seg, 0..4), 1u64..1_000_000, 1u64..10_000_000, name_strategy());
+        proptest::collection::vec(task, 1..5).prop_map(|v| {
+            let tasks = v
+                .into_iter()
+                .map(|(segs, c0, t, name)| {
+                    let mut exec = vec![c0];
+                    let mut susp = Vec::new();
+                    for (c, s, lo) in segs {
+                        susp.push(SuspensionBound { min: s * lo / 3, max: s });
+                        exec.push(c);
+                    }
+                    let wcet = exec.iter().sum();
+                    let task = Task { name, wcet, deadline: t, period: t, segments: None };
+                    task.with_segments(Segments::new(exec, susp).unwrap()).unwrap()
+                })
+                .collect();
+            TaskSet::new(tasks).unwrap()
+        })
+    }
+
+    #[test]
+    fn reads_segments_and_names_bad_ones() {
+        let f = read_json(
+            r#"{"tasks": [{"name": "s", "wcet": "3ms", "period": "20ms",
+                           "segments": ["1ms", "2ms", "1.5ms", {"min": "1ms", "max": 4000000}, 500000]},
+                          {"wcet": 2, "period": 9, "segments": [2]},
+                          {"wcet": 2, "period": 9, "segments": null}]}"#,
+        )
+        .unwrap();
+        let t = &f.taskset[0];
+        let s = t.segments.as_ref().unwrap();
+        assert_eq!(s.exec, vec![1_000_000, 1_500_000, 500_000]);
+        assert_eq!(
+            s.susp,
+            vec![SuspensionBound { min: 0, max: 2_000_000 }, SuspensionBound { min: 1_000_000, max: 4_000_000 }]
+        );
+        assert_eq!(t.suspension(), 6_000_000);
+        assert!(!f.taskset[1].is_self_suspending() && f.taskset[1].segments.is_none());
+        assert!(f.taskset[2].segments.is_none());
+        let text = to_json(&f.taskset, None);
+        assert!(
+            text.contains(r#""segments":[1000000,2000000,1500000,{"min":1000000,"max":4000000},500000]"#),
+            "{text}"
+        );
+        assert_eq!(read_json(&text).unwrap().taskset, f.taskset);
+        let cases = [
+            (r#"[1, 2]"#, "odd length"),
+            (r#"[1, 2, 2]"#, "sum to 3 ns, but wcet is 2 ns"),
+            (r#"[1, 0, 1]"#, "entry 1 (suspension): the upper bound must be at least 1 ns"),
+            (r#"[0, 1, 2]"#, "entry 0 (execution): must be at least 1 ns"),
+            (r#"[1, {"max": 2, "min": 3}, 1]"#, "lower bound 3 ns exceeds the upper bound 2 ns"),
+            (r#"[1, {"min": 1}, 1]"#, "entry 1 (suspension): 'max' is missing"),
+            (r#"[1, {"max": 2, "mn": 1}, 1]"#, "unknown key \"mn\""),
+            (r#"[1, "x", 1]"#, "entry 1 (suspension): "),
+            (r#"[1, -2, 1]"#, "entry 1 (suspension): expected a non-negative integer"),
+            (r#""1ms""#, "expected a list"),
+            (r#"[]"#, "at least one execution segment"),
+        ];
+        for (seg, want) in cases {
+            let doc = format!(
+                r#"{{"tasks": [{{"wcet": 1, "period": 9}}, {{"name": "b", "wcet": 2, "period": 9, "segments": {seg}}}]}}"#
+            );
+            let e = read_json(&doc).unwrap_err().to_string();
+            assert!(e.starts_with("task 1 (\"b\"): field 'segments': ") && e.contains(want), "{seg}: {e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+        let e = read_jsonl("{\"tasks\": [{\"wcet\": 1, \"period\": 9, \"segments\": [1, 1]}]}\n")
+            .next()
+            .unwrap()
+            .unwrap_err();
+        assert!(e.to_string().starts_with("line 1: task 0: field 'segments': "), "{e}");
+        let e = to_csv(&f.taskset).unwrap_err().to_string();
+        assert!(e.starts_with("task 0 (\"s\"): field 'segments': CSV has no column"), "{e}");
     }
 
     proptest! {
         /// load(save(x)) == x for every task set, in both formats.
         #[test]
         fn csv_and_json_round_trip(ts in taskset_strategy(), m in proptest::option::of(1u32..=crate::MAX_M)) {
-            prop_assert_eq!(read_csv(&to_csv(&ts)).unwrap(), ts.clone());
+            prop_assert_eq!(read_csv(&to_csv(&ts).unwrap()).unwrap(), ts.clone());
             let f = read_json(&to_json(&ts, m)).unwrap();
             prop_assert_eq!(f, TaskSetFile { m, taskset: ts });
+        }
+
+        /// load(save(x)) == x for self-suspending task sets (JSON; the value writer and the
+        /// streaming writer agree), and CSV refuses them naming the task and the field.
+        #[test]
+        fn segments_round_trip(ts in suspending_strategy(), m in proptest::option::of(1u32..=8)) {
+            let text = to_json(&ts, m);
+            prop_assert_eq!(&text, &to_value(&ts, m).to_string());
+            let f = read_json(&text).unwrap();
+            prop_assert_eq!(f, TaskSetFile { m, taskset: ts.clone() });
+            if let Some(i) = ts.iter().position(Task::is_self_suspending) {
+                let e = to_csv(&ts).unwrap_err();
+                prop_assert_eq!(e.task, Some(i));
+                prop_assert_eq!(e.field.as_deref(), Some("segments"));
+            }
         }
 
         /// The fast reader and the reference reader agree on every input: the same task set,

@@ -4,6 +4,7 @@
 //!   with units (`"2ms"`, `"250us"`, `"1.5s"`), parsed exactly by [`time::parse_duration`].
 //! * A [`Task`] is a sporadic (or periodic) task `(C, D, T)`: WCET, relative deadline and
 //!   period / minimum inter-arrival time; deadlines may be implicit, constrained or arbitrary.
+//!   A task may self-suspend ([`task::Segments`]: execution and suspension segments).
 //! * A [`TaskSet`] is an ordered list of tasks; the index of a task in it is its identity in
 //!   every result (placements, traces, per-task metrics).
 //! * [`exact`] holds the arithmetic that verdicts use: exact rationals, and a rigorous
@@ -11,7 +12,7 @@
 //! * [`io`] reads and writes the documented file formats (`docs/formats.md`); [`json`] is the
 //!   strict JSON reader behind every JSON input (duplicate keys are errors).
 //! * A [`Workload`] is what an engine schedules: sporadic tasks or fork-join tasks (with room
-//!   for DAG and self-suspending tasks); [`workload::read_json`] reads either kind of file.
+//!   for DAG tasks); [`workload::read_json`] reads either kind of file.
 //! * [`Placement`] is where the tasks run: per-CPU reservations (split tasks' pieces, as in
 //!   Brandenburg & Gül, RTSS 2016) or a plain partition, with its JSON form and validation.
 //! * [`Stop`] lets a caller end long work early (Ctrl-C).

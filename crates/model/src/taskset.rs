@@ -50,12 +50,19 @@ impl TaskSet {
 
     /// Builds from `(wcet, deadline, period)` triples.
     pub fn from_cdt(params: &[(Time, Time, Time)]) -> Result<TaskSet, ModelError> {
-        TaskSet::new(params.iter().map(|&(c, d, t)| Task { name: None, wcet: c, deadline: d, period: t }).collect())
+        TaskSet::new(
+            params
+                .iter()
+                .map(|&(c, d, t)| Task { name: None, wcet: c, deadline: d, period: t, segments: None })
+                .collect(),
+        )
     }
 
     /// Builds implicit-deadline tasks from `(wcet, period)` pairs.
     pub fn from_ct(params: &[(Time, Time)]) -> Result<TaskSet, ModelError> {
-        TaskSet::new(params.iter().map(|&(c, t)| Task { name: None, wcet: c, deadline: t, period: t }).collect())
+        TaskSet::new(
+            params.iter().map(|&(c, t)| Task { name: None, wcet: c, deadline: t, period: t, segments: None }).collect(),
+        )
     }
 
     /// Appends a task (validated; the error names its index and field).

@@ -9,8 +9,9 @@
 //!
 //! Every kind has a sequential view ([`Workload::sequential`]: per task `(C, D, T)` with `C`
 //! the sum of its threads' (or nodes') costs), which is what hyperperiods, utilizations and the
-//! trace's task table use. New kinds (self-suspending tasks) are new variants here, so that
-//! one file reader and one request per engine carry them.
+//! trace's task table use. New kinds are new variants here, so that one file reader and one
+//! request per engine carry them. Self-suspending tasks are not a kind of their own: a sporadic
+//! task may carry suspension segments ([`crate::task::Segments`], the segmented model).
 //!
 //! JSON: a file is a fork-join set when any of its tasks has `"regions"`
 //! (`docs/formats.md`, `docs/rtws.md`), a DAG set when any has `"nodes"` (`docs/dag.md`);

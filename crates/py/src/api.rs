@@ -9,9 +9,30 @@ use rayon::prelude::*;
 use rtsched_analysis::{placing, report, semi, sweep, Limits, Verdict};
 use rtsched_model::ModelError;
 
-/// generate(n, util, generator, periods, umax, deadlines, seed, count, m) -> list[TaskSet]
+/// `suspension_ratio` / `suspension_segments` as a generator of self-suspension, or None.
+fn suspension_gen(ratio: Option<&str>, segments: usize) -> Result<Option<rtsched_gen::SuspensionGen>, ModelError> {
+    ratio.map(|r| rtsched_gen::SuspensionGen::parse(r, segments)).transpose()
+}
+
+/// Task set `i` of stream `seed`, with suspension added when `susp` is given
+/// (`rtsched_gen::add_suspension`, the same stream and index).
+fn generate_one(
+    spec: &rtsched_gen::GenSpec,
+    susp: Option<&rtsched_gen::SuspensionGen>,
+    seed: u64,
+    i: u64,
+) -> Result<rtsched_model::TaskSet, ModelError> {
+    let ts = rtsched_gen::generate(spec, seed, i)?;
+    match susp {
+        Some(g) => rtsched_gen::add_suspension(&ts, g, seed, i),
+        None => Ok(ts),
+    }
+}
+
+/// generate(n, util, generator, periods, umax, deadlines, seed, count, m, suspension_ratio,
+/// suspension_segments) -> list[TaskSet]
 #[pyfunction]
-#[pyo3(signature = (n, util, generator, periods, umax, deadlines, seed, count, m=None))]
+#[pyo3(signature = (n, util, generator, periods, umax, deadlines, seed, count, m=None, suspension_ratio=None, suspension_segments=2))]
 #[allow(clippy::too_many_arguments)]
 fn generate(
     py: Python<'_>,
@@ -24,26 +45,38 @@ fn generate(
     seed: u64,
     count: usize,
     m: Option<u32>,
+    suspension_ratio: Option<&str>,
+    suspension_segments: usize,
 ) -> PyResult<Vec<TaskSet>> {
     if let Some(m) = m {
         check_m(m).map_err(err)?;
     }
+    let susp = suspension_gen(suspension_ratio, suspension_segments).map_err(err)?;
     let sets = guarded(py, || {
         let spec = sweep::gen_spec(n, util, generator, periods, umax, deadlines).map_err(err)?;
-        rtsched_gen::generate_many(&spec, seed, count).map_err(err)
+        let sets = rtsched_gen::generate_many(&spec, seed, count).map_err(err)?;
+        match &susp {
+            None => Ok(sets),
+            Some(g) => sets
+                .into_par_iter()
+                .enumerate()
+                .map(|(i, ts)| rtsched_gen::add_suspension(&ts, g, seed, i as u64))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(err),
+        }
     })?;
     Ok(sets.into_iter().map(|s| TaskSet::wrap(s, m)).collect())
 }
 
 /// generate_stream(n, util, generator, periods, umax, deadlines, seed, count, m, write,
-/// progress) -> (int, bool)
+/// progress, suspension_ratio, suspension_segments) -> (int, bool)
 ///
 /// `rtsched generate --count K`: task sets `0..count` of stream `seed`, generated in parallel
 /// in chunks and handed to `write(text)` as JSON Lines one chunk at a time, so that memory
 /// stays bounded whatever `count` is. Returns the number written and whether Ctrl-C stopped
 /// it (what was written before stays written). `progress(done, total)` every 50 ms.
 #[pyfunction]
-#[pyo3(signature = (n, util, generator, periods, umax, deadlines, seed, count, m, write, progress=None))]
+#[pyo3(signature = (n, util, generator, periods, umax, deadlines, seed, count, m, write, progress=None, suspension_ratio=None, suspension_segments=2))]
 #[allow(clippy::too_many_arguments)]
 fn generate_stream(
     py: Python<'_>,
@@ -58,8 +91,11 @@ fn generate_stream(
     m: Option<u64>,
     write: PyObject,
     progress: Option<PyObject>,
+    suspension_ratio: Option<&str>,
+    suspension_segments: usize,
 ) -> PyResult<(u64, bool)> {
     let m = m.map(|m| rtsched_model::check_m(m).map_err(err)).transpose()?;
+    let susp = suspension_gen(suspension_ratio, suspension_segments).map_err(err)?;
     let spec = sweep::gen_spec(n, util, generator, periods, umax, deadlines).map_err(err)?;
     let stop = rtsched_model::Stop::new();
     let done = std::sync::atomic::AtomicU64::new(0);
@@ -81,7 +117,7 @@ fn generate_stream(
                         if stop.requested() {
                             return None;
                         }
-                        let r = rtsched_gen::generate(&spec, seed, i).map(|ts| {
+                        let r = generate_one(&spec, susp.as_ref(), seed, i).map(|ts| {
                             let mut s = String::with_capacity(64 * ts.len());
                             rtsched_model::io::write_json(&mut s, &ts, m);
                             s.push('\n');

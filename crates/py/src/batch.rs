@@ -623,6 +623,7 @@ pub(crate) fn analyze_columns<'py>(
                                 wcet: c[r],
                                 period: t[r],
                                 deadline: d.as_ref().map_or(t[r], |d| d[r]),
+                                segments: None,
                             };
                             task.validate()
                                 .map(|()| task)

@@ -119,7 +119,7 @@ fn from_columns(
             Some(v) if !missing(v) => time_arg(v, "deadline").map_err(|e| in_task(i, e, py))?,
             _ => period,
         };
-        let task = RTask { name, wcet, deadline, period };
+        let task = RTask { name, wcet, deadline, period, segments: None };
         task.validate().map_err(|e| err(e.in_task(i, task.name.as_deref())))?;
         tasks.push(task);
     }
@@ -288,9 +288,10 @@ impl TaskSet {
     fn to_json(&self) -> String {
         io::to_json(&self.inner, self.m)
     }
-    /// The task set as CSV (`wcet,period,deadline[,name]`).
-    fn to_csv(&self) -> String {
-        io::to_csv(&self.inner)
+    /// The task set as CSV (`wcet,period,deadline[,name]`); a self-suspending task is an
+    /// error (CSV has no column for its segments: write JSON).
+    fn to_csv(&self) -> PyResult<String> {
+        io::to_csv(&self.inner).map_err(err)
     }
     /// Parses a JSON task-set object.
     #[staticmethod]

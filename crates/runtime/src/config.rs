@@ -60,6 +60,10 @@ pub struct RunConfig {
     /// `i`, region `r`, thread `k`, in that order), and only a mechanism whose plugin executes
     /// fork-join jobs ([`crate::mechanism::Plugin::forkjoin`]) accepts it.
     pub forkjoin: Option<Arc<rtsched_model::forkjoin::ForkJoinSet>>,
+    /// Self-suspending synthetic jobs: per task its execution and suspension segments
+    /// ([`crate::body::Suspensions`]; empty: none). Only a mechanism registered with
+    /// `suspends` runs them.
+    pub suspensions: crate::body::Suspensions,
 }
 
 impl RunConfig {
@@ -79,6 +83,7 @@ impl RunConfig {
             user_jobs: Default::default(),
             stop: None,
             forkjoin: None,
+            suspensions: Default::default(),
         }
     }
 
@@ -93,6 +98,7 @@ impl RunConfig {
         }
         self.exec.validate()?;
         self.user_jobs.validate(ts.len())?;
+        self.suspensions.validate(ts)?;
         self.check_trace_room(ts)?;
         if let Some(p) = self.rt_priority {
             if !(1..=98).contains(&p) {

@@ -137,6 +137,10 @@ pub struct RunRequest {
     pub exports: Vec<ExportKind>,
     /// Set it to end the run early (see [`RunConfig::stop`]).
     pub stop: Option<Arc<AtomicBool>>,
+    /// Self-suspending jobs: per task its execution and suspension segments
+    /// ([`crate::body::Suspensions`]; empty: the task set's own `segments`, each suspension at
+    /// its upper bound). A mechanism registered without `suspends` refuses them at prepare time.
+    pub suspensions: crate::body::Suspensions,
 }
 
 impl RunRequest {
@@ -161,6 +165,7 @@ impl RunRequest {
             exec_min_fraction: None,
             exports: Vec::new(),
             stop: None,
+            suspensions: Default::default(),
         }
     }
 
@@ -183,6 +188,25 @@ impl RunRequest {
             Workload::Sporadic(ts) => Some(ts),
             Workload::ForkJoin(_) | Workload::Dag(_) => None,
         };
+        let suspending = match ts {
+            Some(ts) => !crate::body::Suspensions::effective(&self.suspensions, ts).is_empty(),
+            None => !self.suspensions.is_empty(),
+        };
+        if suspending {
+            let Some(ts) = ts else {
+                return Err(RunError::Config(
+                    "self-suspension segments apply to sporadic tasks, not to fork-join jobs".into(),
+                ));
+            };
+            self.suspensions.validate(ts)?;
+            if !entry.suspends {
+                return Err(RunError::Config(format!(
+                    "{} does not execute self-suspending jobs, and the task set's jobs suspend ({})",
+                    entry.name,
+                    crate::backend::engine::suspending_mechanisms()
+                )));
+            }
+        }
         if entry.dedicated == DedicatedCpu::Required && self.dedicated_cpu.is_none() && ts.is_some() {
             let m = self.m.map(u64::from);
             let advice =
@@ -289,6 +313,7 @@ impl PreparedRun {
             cfg.exec = ExecTime::Uniform { min_fraction: f };
         }
         cfg.stop = r.stop.clone();
+        cfg.suspensions = r.suspensions.clone();
         cfg
     }
 

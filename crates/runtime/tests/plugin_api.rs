@@ -47,6 +47,7 @@ static TICKTOCK: Entry = Entry {
     invariant: InvariantKind::Unobservable("quantum-driven: links change only at ticks"),
     priority: registry::edf,
     user_jobs: true,
+    suspends: false,
     backend: Backend::Engine(build),
 };
 

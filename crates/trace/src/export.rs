@@ -23,6 +23,8 @@ fn event_name(e: &Event) -> &'static str {
         Event::Steal { .. } => "steal",
         Event::Idle { .. } => "idle",
         Event::Overhead { .. } => "overhead",
+        Event::Suspend { .. } => "suspend",
+        Event::Resume { .. } => "resume",
     }
 }
 
@@ -69,10 +71,15 @@ impl Trace {
                 Event::Release { job, deadline } => {
                     write!(out, ",\"task\":{},\"job\":{},\"deadline\":{deadline}", job.task, job.job)
                 }
-                Event::Run { cpu, job } | Event::Preempt { cpu, job } | Event::Complete { cpu, job } => {
+                Event::Run { cpu, job }
+                | Event::Preempt { cpu, job }
+                | Event::Complete { cpu, job }
+                | Event::Suspend { cpu, job } => {
                     write!(out, ",\"cpu\":{cpu},\"task\":{},\"job\":{}", job.task, job.job)
                 }
-                Event::DeadlineMiss { job } => write!(out, ",\"task\":{},\"job\":{}", job.task, job.job),
+                Event::DeadlineMiss { job } | Event::Resume { job } => {
+                    write!(out, ",\"task\":{},\"job\":{}", job.task, job.job)
+                }
                 Event::Migration { job, from, to } | Event::Steal { job, from, to } => {
                     write!(out, ",\"task\":{},\"job\":{},\"from\":{from},\"to\":{to}", job.task, job.job)
                 }
@@ -149,6 +156,10 @@ impl Trace {
                     (Event::Complete { cpu: get_u32(&obj, "cpu", ln)?, job: job(&obj)? }, &["cpu", "task", "job"])
                 }
                 "deadline_miss" => (Event::DeadlineMiss { job: job(&obj)? }, &["task", "job"]),
+                "suspend" => {
+                    (Event::Suspend { cpu: get_u32(&obj, "cpu", ln)?, job: job(&obj)? }, &["cpu", "task", "job"])
+                }
+                "resume" => (Event::Resume { job: job(&obj)? }, &["task", "job"]),
                 "migration" => (
                     Event::Migration {
                         job: job(&obj)?,
@@ -219,13 +230,17 @@ impl Trace {
                 Event::Run { cpu, job } => {
                     since.insert(job, (cpu, r.time));
                 }
-                Event::Preempt { cpu, job } | Event::Complete { cpu, job } => {
+                Event::Preempt { cpu, job } | Event::Complete { cpu, job } | Event::Suspend { cpu, job } => {
                     if let Some((c, s)) = since.remove(&job) {
-                        let done = matches!(r.event, Event::Complete { .. });
+                        let ends = match r.event {
+                            Event::Complete { .. } => "complete",
+                            Event::Suspend { .. } => "suspend",
+                            _ => "preempt",
+                        };
                         ev.push(format!(
                             r#"{{"name":{},"cat":"job","ph":"X","pid":1,"tid":{c},"ts":{},"dur":{},"args":{{"task":{},"job":{},"ends":"{}"}}}}"#,
                             slice_name(&self.meta, job), us(s), us(r.time - s), job.task, job.job,
-                            if done { "complete" } else { "preempt" }
+                            ends
                         ));
                         let _ = cpu;
                     }
@@ -252,6 +267,14 @@ impl Trace {
                 Event::Steal { job, from, to } => {
                     ev.push(format!(
                         r#"{{"name":"steal {} {from}->{to}","ph":"i","s":"t","pid":2,"tid":{},"ts":{}}}"#,
+                        job.job,
+                        job.task,
+                        us(r.time)
+                    ));
+                }
+                Event::Resume { job } => {
+                    ev.push(format!(
+                        r#"{{"name":"resume {}","ph":"i","s":"t","pid":2,"tid":{},"ts":{}}}"#,
                         job.job,
                         job.task,
                         us(r.time)
@@ -297,6 +320,8 @@ impl Trace {
         const ST_SWITCH_TO: u8 = 5;
         const ST_SWITCH_AWAY: u8 = 6;
         const ST_COMPLETION: u8 = 7;
+        const ST_BLOCK: u8 = 8;
+        const ST_RESUME: u8 = 9;
         const ST_SYS_RELEASE: u8 = 11;
         if self.meta.m > 256 {
             return Err(ModelError::field("m", "sched_trace stores the cpu in 8 bits: at most 256 CPUs"));
@@ -341,6 +366,14 @@ impl Trace {
                     e.0 += r.time - e.1;
                     rec(ST_SWITCH_AWAY, cpu, job.task, job.job.wrapping_add(1), r.time, e.0);
                 }
+                Event::Suspend { cpu, job } => {
+                    let e = exec.entry(job).or_insert((0, r.time));
+                    e.0 += r.time - e.1;
+                    rec(ST_SWITCH_AWAY, cpu, job.task, job.job.wrapping_add(1), r.time, e.0);
+                    // st_block_data / st_resume_data: u64 when, u64 unused.
+                    rec(ST_BLOCK, cpu, job.task, job.job.wrapping_add(1), r.time, 0);
+                }
+                Event::Resume { job } => rec(ST_RESUME, 0, job.task, job.job.wrapping_add(1), r.time, 0),
                 Event::Complete { cpu, job } => {
                     let e = exec.remove(&job).unwrap_or((0, r.time));
                     let done = e.0 + (r.time - e.1);
@@ -432,7 +465,7 @@ impl Trace {
                 Event::Run { cpu, job } => {
                     since.insert(job, (cpu, t));
                 }
-                Event::Preempt { job, .. } | Event::Complete { job, .. } => {
+                Event::Preempt { job, .. } | Event::Complete { job, .. } | Event::Suspend { job, .. } => {
                     if let Some((c, a)) = since.remove(&job) {
                         bar(&mut s, c, job, a, t);
                     }

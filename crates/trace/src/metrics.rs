@@ -104,6 +104,13 @@ pub struct Metrics {
     pub context_switches: u64,
     /// `Steal` records (work stealing, RTWS).
     pub steals: u64,
+    /// Self-suspensions (`Suspend` records in the horizon).
+    #[serde(default)]
+    pub suspensions: u64,
+    /// Total time jobs spent self-suspended: each `Suspend` to its job's `Resume`, or to the
+    /// horizon for a job still suspended there (ns).
+    #[serde(default)]
+    pub suspension_ns: Time,
     /// `DeadlineMiss` records seen (a cross-check: equals `deadline_misses` for sim traces).
     pub deadline_miss_records: u64,
     pub per_task: Vec<TaskStats>,
@@ -217,6 +224,13 @@ pub struct MetricsBuilder {
     context_switches: u64,
     miss_records: u64,
     steals: u64,
+    suspensions: u64,
+    suspension_ns: Time,
+    /// Jobs suspended now, with the time they suspended.
+    suspended: std::collections::HashMap<JobId, Time>,
+    /// Jobs resumed from a suspension that have not run since (their next `Run` is not a
+    /// return from a preemption).
+    resumed: std::collections::HashSet<JobId>,
     overheads: Vec<OverheadStats>,
 }
 
@@ -234,6 +248,10 @@ impl MetricsBuilder {
             context_switches: 0,
             miss_records: 0,
             steals: 0,
+            suspensions: 0,
+            suspension_ns: 0,
+            suspended: std::collections::HashMap::new(),
+            resumed: std::collections::HashSet::new(),
             overheads: OverheadKind::ALL
                 .iter()
                 .map(|&kind| OverheadStats { kind, count: 0, total_ns: 0, max_ns: 0 })
@@ -399,8 +417,10 @@ impl MetricsBuilder {
                         js.first_cpu = Some(cpu);
                     }
                     Some(last) => {
-                        js.preemptions += 1;
-                        ts.preemptions += 1;
+                        if !self.resumed.remove(&job) {
+                            js.preemptions += 1;
+                            ts.preemptions += 1;
+                        }
                         if last != cpu {
                             js.migrations += 1;
                             ts.migrations += 1;
@@ -413,7 +433,7 @@ impl MetricsBuilder {
                 self.running[c] = Some(job);
                 self.switch_to(c, Some(job));
             }
-            Event::Preempt { cpu, job } | Event::Complete { cpu, job } => {
+            Event::Preempt { cpu, job } | Event::Complete { cpu, job } | Event::Suspend { cpu, job } => {
                 let c = self.cpu(cpu)?;
                 let not_running = || {
                     ModelError::field(
@@ -437,6 +457,21 @@ impl MetricsBuilder {
                 if complete {
                     self.retire(job.task);
                 }
+                if matches!(r.event, Event::Suspend { .. }) {
+                    self.suspensions += 1;
+                    self.suspended.insert(job, t);
+                }
+            }
+            Event::Resume { job } => {
+                self.check_job(job)?;
+                let since = self.suspended.remove(&job).ok_or_else(|| {
+                    ModelError::field(
+                        "job",
+                        format!("job {}.{} resumes at {t} without a suspension", job.task, job.job),
+                    )
+                })?;
+                self.suspension_ns += t - since;
+                self.resumed.insert(job);
             }
             Event::Idle { cpu } => {
                 let c = self.cpu(cpu)?;
@@ -521,6 +556,10 @@ impl MetricsBuilder {
                 kept.push(js);
             }
         }
+        // Jobs still suspended at the horizon: suspended until it.
+        for (_, since) in self.suspended.drain() {
+            self.suspension_ns += h.saturating_sub(since);
+        }
         let t = self.totals;
         Metrics {
             m: self.m,
@@ -536,6 +575,8 @@ impl MetricsBuilder {
             context_switches: self.context_switches,
             deadline_miss_records: self.miss_records,
             steals: self.steals,
+            suspensions: self.suspensions,
+            suspension_ns: self.suspension_ns,
             per_task: self.per_task,
             overheads: self.overheads,
             per_job: kept,

@@ -149,6 +149,20 @@ pub fn priority_inversion_report(trace: &Trace, inv: &Invariant, bound_ns: Time)
                     running[lane(cpu, t)?] = Some(prio(job, d));
                 }
                 Event::Preempt { cpu, .. } => running[lane(cpu, t)?] = None,
+                // A self-suspended job is not ready until it resumes (it stays its task's head).
+                Event::Suspend { cpu, job } => {
+                    running[lane(cpu, t)?] = None;
+                    if let Some(&d) = deadline.get(&job) {
+                        ready.remove(&prio(job, d));
+                    }
+                }
+                Event::Resume { job } => {
+                    if let Some(&d) = deadline.get(&job) {
+                        if backlog[job.task as usize].front() == Some(&prio(job, d)) {
+                            ready.insert(prio(job, d));
+                        }
+                    }
+                }
                 Event::Complete { cpu, job } => {
                     running[lane(cpu, t)?] = None;
                     let tk = job.task as usize;

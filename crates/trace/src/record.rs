@@ -94,6 +94,11 @@ pub enum Event {
     Steal { job: JobId, from: u32, to: u32 },
     /// An overhead sample (runtime): `duration` ns of `kind` on `cpu`, starting at the time.
     Overhead { cpu: u32, kind: OverheadKind, duration: Time },
+    /// The job stops executing on `cpu` and self-suspends (LITMUS^RT's `ST_BLOCK`): it is not
+    /// ready until its `Resume`.
+    Suspend { cpu: u32, job: JobId },
+    /// The self-suspended job becomes ready again (LITMUS^RT's `ST_RESUME`).
+    Resume { job: JobId },
 }
 
 /// One trace record: 32 bytes, `Copy`, no allocation.

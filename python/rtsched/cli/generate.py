@@ -59,6 +59,20 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--count", type=v.CLI_COUNT, help="number of task sets (writes JSON Lines, streamed: any count fits in memory)"
     )
+    p.add_argument(
+        "--suspension-ratio",
+        metavar="R",
+        help="make the tasks self-suspending: each suspends for round(R*(T-C)) ns in total, R in [0, 1] "
+        "or drawn uniformly from LO-HI per task (e.g. 0.1-0.3), split into --suspension-segments execution "
+        "segments (docs/generators.md, Self-suspension); writes JSON (CSV has no column for segments)",
+    )
+    p.add_argument(
+        "--suspension-segments",
+        type=v.cli_int(2, 4096),
+        default=2,
+        metavar="K",
+        help="execution segments per self-suspending task (K-1 suspensions between them; default 2)",
+    )
     p.add_argument("-o", "--output", help="output file (.json, .jsonl or .csv); default stdout")
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     g = p.add_argument_group(
@@ -165,6 +179,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from ..output import write_with
 
     if args.dag is not None:
+        if args.suspension_ratio is not None:
+            raise RtschedError("argument --suspension-ratio: not with --dag (DAG tasks do not self-suspend)")
         return _generate_dag(args)
     if args.umax > 1.0:
         raise RtschedError(f"argument --umax: must be in (0.0, 1.0], got {args.umax} (above 1 only with --dag)")
@@ -178,6 +194,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
             deadlines=args.deadlines,
             seed=args.seed,
             m=args.m,
+            suspension_ratio=args.suspension_ratio,
+            suspension_segments=args.suspension_segments,
         )
         if args.output:
             save(args.output, ts)
@@ -205,6 +223,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
             args.m,
             write,
             prog,
+            args.suspension_ratio,
+            args.suspension_segments,
         )
 
     result: dict = {}

@@ -83,7 +83,13 @@ pub(super) fn build(
                 reason: format!("task {i}: inflated cost {cost} exceeds its inflated {what} {lim}"),
             };
         }
-        out.push(Task { name: t.name.clone(), wcet: c2.max(1) as Time, deadline: d2 as Time, period: p2 as Time });
+        out.push(Task {
+            name: t.name.clone(),
+            wcet: c2.max(1) as Time,
+            deadline: d2 as Time,
+            period: p2 as Time,
+            segments: None,
+        });
     }
     match TaskSet::new(out) {
         Ok(tasks) => Inflation::Done(Inflated { tasks, capacity }),

@@ -117,7 +117,7 @@ pub fn check(ts: &TaskSet, p: &Placement) -> Result<(), CheckError> {
         let tasks: Vec<Task> = c
             .reservations
             .iter()
-            .map(|r| Task { name: None, wcet: r.budget, deadline: r.deadline, period: r.period })
+            .map(|r| Task { name: None, wcet: r.budget, deadline: r.deadline, period: r.period, segments: None })
             .collect();
         cpu_demand_ok(&tasks).map_err(|reason| CheckError::Cpu { cpu: c.cpu, reason })?;
     }

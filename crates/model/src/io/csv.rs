@@ -147,7 +147,7 @@ pub fn read_csv(text: &str) -> Result<TaskSet, ModelError> {
             .in_task(index, None)
             .at_line(line));
         }
-        let mut task = Task { name: None, wcet: 0, deadline: 0, period: 0 };
+        let mut task = Task { name: None, wcet: 0, deadline: 0, period: 0, segments: None };
         let (mut wcet, mut period, mut deadline) = (None, None, None);
         for (col, cell) in columns.iter().zip(&cells) {
             let err = |e: ModelError| ModelError::field(col.clone(), e.reason).in_task(index, None).at_line(line);
@@ -188,7 +188,15 @@ fn needs_quotes(name: &str) -> bool {
 }
 
 /// CSV with a `wcet,period,deadline[,name]` header; names are quoted when they need it.
-pub fn to_csv(ts: &TaskSet) -> String {
+pub fn to_csv(ts: &TaskSet) -> Result<String, ModelError> {
+    if let Some(i) = ts.iter().position(Task::is_self_suspending) {
+        return Err(ModelError::task_field(
+            i,
+            "segments",
+            "CSV has no column for self-suspension segments: write the task set as JSON (.json/.jsonl)",
+        )
+        .in_task(i, ts[i].name.as_deref()));
+    }
     let named = ts.iter().any(|t| t.name.is_some());
     let mut s = String::from(if named { "wcet,period,deadline,name\n" } else { "wcet,period,deadline\n" });
     for t in ts {
@@ -207,5 +215,5 @@ pub fn to_csv(ts: &TaskSet) -> String {
         }
         s.push('\n');
     }
-    s
+    Ok(s)
 }

@@ -162,7 +162,7 @@ impl<'de> Visitor<'de> for OneTask {
             }
         }
         let (wcet, period) = (wcet.ok_or_else(no::<A::Error>)?, period.ok_or_else(no::<A::Error>)?);
-        let t = Task { name, wcet, deadline: deadline.unwrap_or(period), period };
+        let t = Task { name, wcet, deadline: deadline.unwrap_or(period), period, segments: None };
         t.validate().map_err(|_| no::<A::Error>())?;
         Ok(t)
     }

@@ -35,10 +35,11 @@ use crate::clock::{self, ClockPair, TscCalibration};
 use crate::config::{IdleMode, RunConfig};
 use crate::interference::{self, RunQueueProbe};
 use crate::mechanism::registry::{Builder, Setup};
-use crate::mechanism::{Ctx, Mechanism, Plugin, Prev, TaskParams};
+use crate::mechanism::{Ctx, Job, Mechanism, Plugin, Prev, TaskParams};
 use crate::platform;
 use crate::sync::CpuSignal;
 use crate::tracer::{RecKind, TraceBuffer};
+use crate::user::Event;
 use crate::RunError;
 use rtsched_model::TaskSet;
 use rtsched_trace::stats::INTERFERENCE_GAP_NS;
@@ -52,6 +53,9 @@ use std::sync::Barrier;
 struct TaskExec {
     seq: AtomicU32,
     remaining: AtomicU64,
+    /// The current job's cost (ns) and the suspensions it has taken (synthetic body).
+    cost: AtomicU64,
+    taken: AtomicU32,
     /// A user job's next step (its resume point).
     step: AtomicU64,
     wss: Vec<std::sync::atomic::AtomicU64>,
@@ -59,6 +63,11 @@ struct TaskExec {
 
 struct Shared<'a> {
     plugin: &'a dyn Plugin,
+    /// The mechanism executes self-suspending jobs (its entry's `suspends`).
+    suspends: bool,
+    /// The synthetic jobs' suspension segments (`RunConfig::suspensions`, else the task set's).
+    susp: crate::body::Suspensions,
+    name: &'static str,
     cfg: &'a RunConfig,
     signals: Vec<CpuSignal>,
     exec: Vec<TaskExec>,
@@ -157,6 +166,75 @@ impl Shared<'_> {
     }
 }
 
+/// A job this worker suspended, until its wake-up: a time (`until`) or an event.
+struct Sleeper {
+    job: Job,
+    until: u64,
+    event: Option<Event>,
+}
+
+/// The jobs a worker suspended: it is their wake-up "timer" (contract rule 6: the wake runs
+/// on this thread, after the block's `schedule` returned here). Worker-local, no lock.
+#[derive(Default)]
+struct Sleepers {
+    list: Vec<Sleeper>,
+    /// The earliest timed wake-up (`u64::MAX`: none).
+    next: u64,
+    /// Some sleeper waits on an event.
+    events: bool,
+}
+
+impl Sleepers {
+    fn new() -> Sleepers {
+        Sleepers { list: Vec::new(), next: u64::MAX, events: false }
+    }
+
+    fn push(&mut self, s: Sleeper) {
+        self.next = self.next.min(s.until);
+        self.events |= s.event.is_some();
+        self.list.push(s);
+    }
+
+    /// Whether a wake-up is due (lock-free; polled by running bodies and idle waits).
+    #[inline]
+    fn due(&self, now: u64) -> bool {
+        now >= self.next || (self.events && self.list.iter().any(|s| s.event.as_ref().is_some_and(Event::is_set)))
+    }
+
+    /// Wakes every sleeper due at `now`: records `JobWake` and calls the plugin's `wake` on
+    /// this thread.
+    fn wake_due(&mut self, sh: &Shared<'_>, ctx: &mut Ctx<'_>, now: u64) {
+        if !self.due(now) {
+            return;
+        }
+        let mut i = 0;
+        while i < self.list.len() {
+            let fire = match &self.list[i].event {
+                Some(e) => e.take(),
+                None => now >= self.list[i].until,
+            };
+            if !fire {
+                i += 1;
+                continue;
+            }
+            let s = self.list.swap_remove(i);
+            ctx.trace().record(RecKind::JobWake, s.job.task(), s.job.seq(), 0);
+            sh.plugin.wake(ctx, s.job, now);
+            ctx.flush_wakes();
+        }
+        self.next = self.list.iter().map(|s| s.until).min().unwrap_or(u64::MAX);
+        self.events = self.list.iter().any(|s| s.event.is_some());
+    }
+}
+
+/// How a job's body stopped.
+enum Ran {
+    Done,
+    Stopped,
+    /// It self-suspends for this long, or until the event.
+    Suspend(u64, Option<Event>),
+}
+
 /// What one thread polls besides its request word.
 struct Events {
     /// Its release domain.
@@ -228,12 +306,14 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
     let sig = &sh.signals[idx];
     let mut ctx = Ctx::new(idx, &mut trace, &sh.signals);
     let mut prev = Prev::Idle;
+    let mut sleepers = Sleepers::new();
     'outer: loop {
         let now = clock::monotonic_ns();
         if sh.stopped(now) {
             break;
         }
         sh.events(&mut ctx, &mut ev, sig, now);
+        sleepers.wake_due(sh, &mut ctx, now);
         if let Some(stamp) = sig.take() {
             if stamp != 0 {
                 ctx.trace().record(RecKind::IpiNoticed, idx as u32, 0, stamp);
@@ -248,7 +328,7 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
         prev = Prev::Idle;
         let Some(job) = next else {
             probe.check(ctx.trace());
-            idle(sh, idx, sig, &ev, ctx.trace());
+            idle(sh, idx, sig, &ev, &sleepers, ctx.trace());
             continue;
         };
         ctx.trace().record(RecKind::CxsStart, job.task(), job.seq(), 0);
@@ -257,6 +337,8 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
         let mut remaining = if fresh {
             let c = sh.cfg.exec.cost(sh.cfg.seed, job.task(), job.seq(), sh.wcet[job.task() as usize]);
             ex.remaining.store(c, Ordering::Relaxed);
+            ex.cost.store(c, Ordering::Relaxed);
+            ex.taken.store(0, Ordering::Relaxed);
             ex.step.store(0, Ordering::Relaxed);
             ex.seq.store(job.seq(), Ordering::Release);
             c
@@ -270,36 +352,89 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
         let mut step = ex.step.load(Ordering::Acquire);
         loop {
             let next_tick = ev.next_tick;
+            let sl = &sleepers;
             let poll = |now: u64| {
                 sig.is_set()
                     || now >= sh.end()
                     || now >= next_tick
                     || dom.is_some_and(|d| now >= plugin.next_release(d))
                     || (timers && now >= plugin.next_timer(idx))
+                    || sl.due(now)
             };
-            let done = match user {
+            let ran = match user {
                 None => {
+                    // The next suspension of a self-suspending job: the execution done before
+                    // it; the body runs up to it at most.
+                    let cost = ex.cost.load(Ordering::Relaxed);
+                    let susp = sh
+                        .susp
+                        .next(job.task() as usize, ex.taken.load(Ordering::Relaxed))
+                        .filter(|&(before, _)| before < cost);
+                    let budget =
+                        susp.map_or(remaining, |(before, _)| before.saturating_sub(cost - remaining).min(remaining));
                     let tr = &mut *ctx.trace();
-                    let (used, why, gap) =
-                        body::spin(remaining, &ex.wss, poll, |from| interference::record_gap(tr, from));
+                    let (used, why, gap) = if budget == 0 {
+                        (0, Stop::Done, 0)
+                    } else {
+                        body::spin(budget, &ex.wss, poll, |from| interference::record_gap(tr, from))
+                    };
                     max_gap = max_gap.max(gap);
                     remaining = remaining.saturating_sub(used);
-                    why == Stop::Done || remaining == 0
+                    match susp {
+                        _ if remaining == 0 => Ran::Done,
+                        Some((before, d)) if cost - remaining >= before => {
+                            ex.taken.fetch_add(1, Ordering::Relaxed);
+                            Ran::Suspend(d, None)
+                        }
+                        _ if why == Stop::Done && susp.is_none() => Ran::Done,
+                        _ => Ran::Stopped,
+                    }
                 }
                 Some(b) => {
-                    let done = crate::user::run_steps(b, job.task() as usize, job.seq(), idx, &mut step, &|| {
+                    let r = crate::user::run_steps(b, job.task() as usize, job.seq(), idx, &mut step, &|| {
                         poll(clock::monotonic_ns())
                     });
                     ex.step.store(step, Ordering::Release);
-                    done
+                    match r {
+                        crate::user::Ran::Done => Ran::Done,
+                        crate::user::Ran::Stopped => Ran::Stopped,
+                        crate::user::Ran::Suspend(d) => Ran::Suspend(d, None),
+                        // A signal already pending: the wait is over at once, no suspension.
+                        crate::user::Ran::Wait(e) if e.take() => Ran::Stopped,
+                        crate::user::Ran::Wait(e) => Ran::Suspend(0, Some(e)),
+                    }
                 }
             };
-            if done {
-                ctx.trace().record(RecKind::JobComplete, job.task(), job.seq(), 0);
-                probe.check(ctx.trace());
-                ex.remaining.store(0, Ordering::Release);
-                prev = Prev::Completed(job);
-                break;
+            match ran {
+                Ran::Done => {
+                    ctx.trace().record(RecKind::JobComplete, job.task(), job.seq(), 0);
+                    probe.check(ctx.trace());
+                    ex.remaining.store(0, Ordering::Release);
+                    prev = Prev::Completed(job);
+                    break;
+                }
+                Ran::Suspend(d, event) => {
+                    if !sh.suspends {
+                        sh.fail(RunError::Config(format!(
+                            "task {}'s job {} self-suspended, but {} does not execute self-suspending jobs ({})",
+                            job.task(),
+                            job.seq(),
+                            sh.name,
+                            suspending_mechanisms()
+                        )));
+                        break 'outer;
+                    }
+                    // The block (contract rule 6): the budget saved, the suspension traced, the
+                    // wake-up armed here, then `schedule(Blocked)`.
+                    ex.remaining.store(remaining, Ordering::Release);
+                    let now = clock::monotonic_ns();
+                    ctx.trace().record(RecKind::JobSuspend, job.task(), job.seq(), remaining);
+                    let until = if event.is_some() { u64::MAX } else { now.saturating_add(d) };
+                    sleepers.push(Sleeper { job, until, event });
+                    prev = Prev::Blocked(job);
+                    break;
+                }
+                Ran::Stopped => {}
             }
             ex.remaining.store(remaining, Ordering::Release);
             let now = clock::monotonic_ns();
@@ -307,6 +442,7 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
                 break 'outer;
             }
             sh.events(&mut ctx, &mut ev, sig, now);
+            sleepers.wake_due(sh, &mut ctx, now);
             if sig.resched_pending() {
                 ctx.trace().record(RecKind::JobPreempt, job.task(), job.seq(), remaining);
                 prev = Prev::Preempted(job);
@@ -314,8 +450,8 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
             }
         }
     }
-    // A completion must reach the plugin, or its accounting would miss it.
-    if let Prev::Completed(_) = prev {
+    // A completion or a block must reach the plugin, or its accounting would miss it.
+    if let Prev::Completed(_) | Prev::Blocked(_) = prev {
         let now = clock::monotonic_ns();
         ctx.trace().record(RecKind::SchedStart, 0, 0, 0);
         plugin.schedule(&mut ctx, prev, now);
@@ -326,9 +462,16 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
     (trace, max_gap)
 }
 
+/// The registered mechanisms that execute self-suspending jobs, for messages.
+pub(crate) fn suspending_mechanisms() -> String {
+    let names: Vec<&str> =
+        crate::mechanism::registry::entries().iter().filter(|e| e.suspends).map(|e| e.name).collect();
+    format!("mechanisms that do: {}", names.join(", "))
+}
+
 /// Waits (sleeps on the futex or spins, as configured) until thread `idx` has a request, an
-/// event due, or the run ends. A spinning wait records its clock jumps as host interference.
-fn idle(sh: &Shared<'_>, idx: usize, sig: &CpuSignal, ev: &Events, trace: &mut TraceBuffer) {
+/// event due (a suspended job's wake-up included), or the run ends. A spinning wait records its clock jumps as host interference.
+fn idle(sh: &Shared<'_>, idx: usize, sig: &CpuSignal, ev: &Events, sleepers: &Sleepers, trace: &mut TraceBuffer) {
     let mut last = clock::monotonic_ns();
     loop {
         let now = clock::monotonic_ns();
@@ -336,10 +479,10 @@ fn idle(sh: &Shared<'_>, idx: usize, sig: &CpuSignal, ev: &Events, trace: &mut T
             interference::record_gap(trace, last);
         }
         last = now;
-        if sh.stopped(now) || sig.is_set() {
+        if sh.stopped(now) || sig.is_set() || sleepers.due(now) {
             return;
         }
-        let due = sh.next_due(idx, ev);
+        let due = sh.next_due(idx, ev).min(sleepers.next);
         if due <= now {
             return;
         }
@@ -477,6 +620,9 @@ fn run_once(
         end,
         forkjoin: cfg.forkjoin.as_deref(),
     })?;
+    if !crate::body::Suspensions::effective(&cfg.suspensions, ts).is_empty() && cfg.forkjoin.is_some() {
+        return Err(RunError::Config("self-suspension segments apply to sporadic tasks, not to fork-join jobs".into()));
+    }
     if cfg.forkjoin.is_some() && !plugin.forkjoin() {
         return Err(RunError::Config(format!(
             "{} runs sequential tasks only; fork-join task files need a mechanism that executes fork-join jobs",
@@ -486,6 +632,9 @@ fn run_once(
     let threads = m + usize::from(cfg.dedicated_cpu.is_some());
     let sh = Shared {
         plugin: plugin.as_ref(),
+        suspends: mech.entry().suspends,
+        susp: crate::body::Suspensions::effective(&cfg.suspensions, ts),
+        name: mech.name(),
         cfg,
         signals: (0..threads).map(|_| CpuSignal::new()).collect(),
         exec: ts
@@ -493,6 +642,8 @@ fn run_once(
             .map(|_| TaskExec {
                 seq: AtomicU32::new(u32::MAX),
                 remaining: AtomicU64::new(0),
+                cost: AtomicU64::new(0),
+                taken: AtomicU32::new(0),
                 step: AtomicU64::new(0),
                 wss: body::working_set(cfg.wss_bytes),
             })

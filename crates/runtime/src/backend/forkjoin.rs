@@ -28,6 +28,7 @@ pub fn slot_task_set(set: &ForkJoinSet) -> Result<TaskSet, RunError> {
                     wcet: c,
                     deadline: t.deadline,
                     period: t.period,
+                    segments: None,
                 });
             }
         }

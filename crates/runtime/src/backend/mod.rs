@@ -25,6 +25,13 @@ use rtsched_model::TaskSet;
 /// Runs `ts` under `mech` on real cores with `cfg` (see the crate docs).
 pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult, RunError> {
     mech.validate(ts, cfg)?;
+    if !crate::body::Suspensions::effective(&cfg.suspensions, ts).is_empty() && !mech.entry().suspends {
+        return Err(RunError::Config(format!(
+            "{} does not execute self-suspending jobs, and the task set's jobs suspend ({})",
+            mech.name(),
+            engine::suspending_mechanisms()
+        )));
+    }
     match mech.entry().backend {
         Backend::KernelSd if cfg.forkjoin.is_some() => {
             Err(RunError::Config(format!("{} runs sequential tasks only; fork-join task files need rtws", mech.name())))

@@ -390,7 +390,7 @@ impl RunResult {
                         }
                         running = Some((r.task, r.job, r.ts));
                     }
-                    RecKind::JobPreempt | RecKind::JobComplete => {
+                    RecKind::JobPreempt | RecKind::JobComplete | RecKind::JobSuspend => {
                         match running {
                             Some((t, j, s)) if (t, j) == key => intervals.entry(key).or_default().push((s, r.ts)),
                             _ => {
@@ -490,6 +490,8 @@ impl RunResult {
             "migrations": mt.migrations,
             "context_switches": mt.context_switches,
             "steals": mt.steals,
+            "suspensions": mt.suspensions,
+            "suspension_ns": mt.suspension_ns,
             "metrics_horizon_ns": mt.horizon,
             "dropped_records": self.dropped_records,
             "overheads": ov,

@@ -8,7 +8,8 @@
 //! * `JobRelease` → `Release { job, deadline }` at the job's *due* time (the run's definition of
 //!   release; never after the job's first run) with the deadline `release + D`;
 //! * `JobStart` / `JobResume` → `Run { cpu, job }`, preceded by `Migration` when the job last
-//!   ran on another CPU; `JobPreempt` → `Preempt`; `JobComplete` → `Complete`;
+//!   ran on another CPU; `JobPreempt` → `Preempt`; `JobComplete` → `Complete`; a
+//!   self-suspension's `JobSuspend` → `Suspend { cpu, job }` and its `JobWake` → `Resume`;
 //! * `DeadlineMiss` at the deadline of every job that had not completed by it (deadline ≤
 //!   horizon), as the simulator writes them;
 //! * overhead samples → `Overhead` at their start: start/end pairs (`release` Δrel, `schedule`
@@ -40,8 +41,8 @@ use std::collections::HashMap;
 /// the job taking a CPU, then overhead samples.
 fn class(e: &Event) -> u8 {
     match e {
-        Event::Release { .. } => 0,
-        Event::Preempt { .. } | Event::Complete { .. } => 1,
+        Event::Release { .. } | Event::Resume { .. } => 0,
+        Event::Preempt { .. } | Event::Complete { .. } | Event::Suspend { .. } => 1,
         Event::DeadlineMiss { .. } | Event::Idle { .. } => 2,
         Event::Migration { .. } => 3,
         Event::Run { .. } => 4,
@@ -130,6 +131,8 @@ pub(crate) fn convert(c: &Conversion<'_>, buffers: &[Vec<TRecord>]) -> Result<Tr
                     | RecKind::JobResume
                     | RecKind::JobPreempt
                     | RecKind::JobComplete
+                    | RecKind::JobSuspend
+                    | RecKind::JobWake
             );
             if job_rec && x.task as usize >= n {
                 return Err(RunError::Internal(format!(
@@ -161,6 +164,11 @@ pub(crate) fn convert(c: &Conversion<'_>, buffers: &[Vec<TRecord>]) -> Result<Tr
                     let cpu = cpu.ok_or_else(|| RunError::Internal("a job completes on the drain buffer".into()))?;
                     out.push(Record::new(x.ts, Event::Complete { cpu, job }));
                 }
+                RecKind::JobSuspend => {
+                    let cpu = cpu.ok_or_else(|| RunError::Internal("a job suspends on the drain buffer".into()))?;
+                    out.push(Record::new(x.ts, Event::Suspend { cpu, job }));
+                }
+                RecKind::JobWake => out.push(Record::new(x.ts, Event::Resume { job })),
                 RecKind::ReleaseStart
                 | RecKind::SchedStart
                 | RecKind::LockWaitStart

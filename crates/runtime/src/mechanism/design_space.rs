@@ -132,17 +132,24 @@ const FAMILY: Entry = Entry {
     invariant: InvariantKind::Global,
     priority: registry::edf,
     user_jobs: true,
+    suspends: false,
     backend: Backend::Engine(coarse::build),
 };
 
-const QUANTUM_FAMILY: Entry =
-    Entry { params: ALIGNED_PARAMS, terms: &TICK_TERMS, backend: Backend::Engine(quantum::build), ..FAMILY };
+const QUANTUM_FAMILY: Entry = Entry {
+    params: ALIGNED_PARAMS,
+    terms: &TICK_TERMS,
+    suspends: true,
+    backend: Backend::Engine(quantum::build),
+    ..FAMILY
+};
 
 /// CEm (and the `gsn-edf` alias): the entry with everything but its name and summary.
 pub(crate) const CEM_ENTRY: Entry = Entry {
     name: "cem",
     summary: "RTSS'09 CEm: coarse-grained binomial-heap ready queue under the global lock, event-driven, \
               global interrupts (= GSN-EDF; Brandenburg & Anderson, RTSS 2009)",
+    suspends: true,
     ..FAMILY
 };
 
@@ -153,6 +160,7 @@ pub(crate) const CE1_ENTRY: Entry = Entry {
               Brandenburg & Anderson, RTSS 2009)",
     dedicated: DedicatedCpu::Required,
     dedicated_role: RELEASES,
+    suspends: true,
     ..FAMILY
 };
 

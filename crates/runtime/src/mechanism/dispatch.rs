@@ -134,11 +134,12 @@ impl Dispatch {
         &self.scheduled
     }
 
-    /// Worker `cpu` stopped running the job `prev` names (preempted or completed): it runs
-    /// nothing, and the job is scheduled nowhere, until [`take`](Self::take).
+    /// Worker `cpu` stopped running the job `prev` names (preempted, completed or
+    /// self-suspended): it runs nothing, and the job is scheduled nowhere, until
+    /// [`take`](Self::take).
     #[inline]
     pub(crate) fn leave(&mut self, cpu: usize, prev: Prev) {
-        if let Prev::Preempted(j) | Prev::Completed(j) = prev {
+        if let Some(j) = prev.job() {
             self.scheduled[cpu] = None;
             if let Some(s) = self.sched_on.get_mut(j.task() as usize) {
                 *s = None;
@@ -198,9 +199,10 @@ pub(crate) fn check_at_rest(
     Ok(())
 }
 
-/// The pending jobs of `book` (each task's head), in priority order.
+/// The pending jobs of `book` (each task's head unless it is self-suspended), in priority order.
 pub(crate) fn heads(book: &TaskBook) -> Vec<Prio> {
-    let mut pending: Vec<Prio> = (0..book.released().len()).filter_map(|t| book.head(t)).map(|j| j.prio).collect();
+    let mut pending: Vec<Prio> =
+        (0..book.released().len()).filter_map(|t| book.ready_head(t)).map(|j| j.prio).collect();
     pending.sort_unstable();
     pending
 }

@@ -167,6 +167,7 @@ pub static GEDF_MP: Entry = Entry {
     invariant: InvariantKind::Global,
     priority: registry::edf,
     user_jobs: true,
+    suspends: false,
     backend: Backend::Engine(build),
 };
 

@@ -18,5 +18,6 @@ pub static KERNEL_SD: Entry = Entry {
     invariant: InvariantKind::Unobservable("kernel-sd: the kernel's dispatching is not observable from user space"),
     priority: registry::edf,
     user_jobs: false,
+    suspends: false,
     backend: Backend::KernelSd,
 };

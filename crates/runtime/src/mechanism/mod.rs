@@ -49,6 +49,7 @@
 //!     invariant: InvariantKind::Global,
 //!     priority: registry::edf,
 //!     user_jobs: true,
+//!     suspends: false,
 //!     backend: Backend::Engine(build),
 //! };
 //!

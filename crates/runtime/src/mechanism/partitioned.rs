@@ -50,6 +50,7 @@ const PARTITIONED: Entry = Entry {
     invariant: InvariantKind::Partitioned,
     priority: registry::edf,
     user_jobs: true,
+    suspends: true,
     backend: Backend::Engine(build),
 };
 
@@ -72,6 +73,8 @@ pub struct Pedf {
     cpus: Vec<CachePadded<SpinLock<CpuState>>>,
     next_rel: Vec<CachePadded<AtomicU64>>,
     n: usize,
+    /// Per task: the CPU index of its partition.
+    cpu_of: Vec<usize>,
 }
 
 impl Pedf {
@@ -101,7 +104,13 @@ impl Pedf {
             .collect();
         let next_rel =
             cpus.iter().map(|s| CachePadded::new(AtomicU64::new(s.lock_untraced().book.next_due()))).collect();
-        Pedf { name, cpus, next_rel, n: params.len() }
+        let mut cpu_of = vec![0; params.len()];
+        for (c, ts) in partition.iter().enumerate() {
+            for &t in ts {
+                cpu_of[t] = c;
+            }
+        }
+        Pedf { name, cpus, next_rel, n: params.len(), cpu_of }
     }
 
     /// The job linked to each CPU now (for tests against the policy).
@@ -152,6 +161,13 @@ impl Plugin for Pedf {
         match prev {
             // Still linked: it continues; otherwise the policy queued it when it was unlinked.
             Prev::Idle | Prev::Preempted(_) => {}
+            // Self-suspension (LITMUS^RT's P-EDF `psnedf_task_block`): the job leaves the
+            // policy — unlinked and the CPU refilled, or dequeued if it was unlinked before
+            // this CPU noticed — and is held nowhere until `wake`.
+            Prev::Blocked(j) => {
+                st.policy.job_done(j.prio);
+                st.book.suspend(&j);
+            }
             Prev::Completed(j) => {
                 // Linked (the CPU is refilled) or, if it completed after being unlinked, queued.
                 st.policy.job_done(j.prio);
@@ -165,6 +181,21 @@ impl Plugin for Pedf {
         st.scheduled
     }
 
+    /// The job arrives again on its partition's CPU (same release and deadline): under that
+    /// CPU's lock, as a release, with a reschedule request when it now beats what runs there
+    /// (LITMUS^RT's `psnedf_task_wake_up` → `requeue` + `preempt`).
+    fn wake(&self, ctx: &mut Ctx<'_>, job: Job, _now: u64) {
+        let c = self.cpu_of[job.task() as usize];
+        let mut g = self.cpus[c].lock(ctx.trace());
+        let st = &mut *g;
+        if st.book.resume(&job) {
+            st.policy.job_ready(job.prio);
+            if st.scheduled.map(|j| j.prio) != st.policy.linked() {
+                ctx.preempt(c);
+            }
+        }
+    }
+
     fn accounting(&self) -> Accounting {
         let mut released = vec![0; self.n];
         let mut completed = vec![0; self.n];
@@ -175,7 +206,7 @@ impl Plugin for Pedf {
             for &t in &st.tasks {
                 released[t] = st.book.released()[t];
                 completed[t] = st.book.completed()[t];
-                pending.extend(st.book.head(t).map(|j| j.prio));
+                pending.extend(st.book.ready_head(t).map(|j| j.prio));
             }
             pending.sort_unstable();
             // At rest the policy's invariant holds on this CPU, and every other pending job
@@ -221,10 +252,12 @@ mod tests {
         fn links_equal_the_policys(
             tasks in proptest::collection::vec((5u64..40, 0u32..3, 0u32..6), 2..8),
             fixed in any::<bool>(),
-            ops in proptest::collection::vec((0u8..3, 0usize..3, 1u64..15), 1..200),
+            ops in proptest::collection::vec((0u8..5, 0usize..3, 1u64..15), 1..200),
         ) {
             let m = 3;
             let n = tasks.len();
+            // Self-suspended jobs (op 3 blocks the running one, op 4 wakes one).
+            let mut suspended: Vec<Job> = Vec::new();
             let params: Vec<TaskParams> = tasks.iter().map(|&(p, _, _)| TaskParams { deadline: p, period: p }).collect();
             let cpu_of: Vec<u32> = tasks.iter().map(|&(_, c, _)| c).collect();
             let mut partition = vec![Vec::new(); m];
@@ -256,6 +289,20 @@ mod tests {
                         if signals[c].take().is_some() || running[c].is_none() {
                             let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
                             running[c] = g.schedule(&mut ctx, prev, now);
+                        }
+                    }
+                    3 => {
+                        if let Some(j) = running[c] {
+                            prop_assert!(reference.job_done(j.prio));
+                            suspended.push(j);
+                            running[c] = g.schedule(&mut ctx, Prev::Blocked(j), now);
+                        }
+                    }
+                    4 => {
+                        if !suspended.is_empty() {
+                            let j = suspended.remove(dt as usize % suspended.len());
+                            reference.job_ready(j.prio);
+                            g.wake(&mut ctx, j, now);
                         }
                     }
                     _ => {

@@ -41,9 +41,24 @@
 //!    traced section): a callback may signal while holding its locks.
 //! 5. `accounting` happens after every thread has been joined.
 //!
-//! Block / wake: the synthetic jobs never self-suspend, so no such callbacks exist yet; a
-//! suspension workload (locks, RTWS joins) adds `task_block(job)` / `task_wake(job)` with the
-//! preconditions of LITMUS^RT's.
+//! **Block / wake** (LITMUS^RT's `task_block` / `task_wake_up`, e.g. `gsnedf_task_block`,
+//! which unlinks the job, and `gsnedf_task_wake_up`, which makes it arrive again as a ready
+//! job, `gsnedf_job_arrival`). A running job that self-suspends (an execution segment ended
+//! before a suspension; a user job waiting) is *blocked* by the worker that ran it: the engine
+//! saves its remaining budget, records `JobSuspend`, and calls `schedule(Prev::Blocked(job))`
+//! — the block is that call (one call, as LITMUS^RT's `schedule` sees `blocks` and unlinks),
+//! and it returns the worker's next job. The job is then pending nowhere (the job book's
+//! [`TaskBook::suspend`](crate::queue::release::TaskBook::suspend)) until [`Plugin::wake`]:
+//! 6. `wake(job)` is called at most once per block, and only after the block's `schedule`
+//!    returned, with that call happening-before it (the engine calls it on the thread where
+//!    the wake-up happens — today the worker that blocked the job, when the suspension's timer
+//!    or the awaited event is due; a plugin must accept it from any thread, workers, the
+//!    service thread or the drain alike, and synchronise as for a release). It makes the job
+//!    ready again as LITMUS^RT's wake-up does — the job keeps its release and deadline (no
+//!    new job), it arrives, and preemptions follow as after a release. The engine reads the
+//!    job's saved budget after a later `schedule` returns it (rule 2).
+//! 7. Only a mechanism registered with `suspends` (`registry::Entry::suspends`) is given a
+//!    workload whose jobs suspend; the others never see `Prev::Blocked` nor `wake`.
 //!
 //! How the next mechanisms fit: push/pull (seed 002) keeps one ready queue and lock per CPU
 //! and pushes/pulls inside `release`/`schedule`, tracing push/pull counts as its own terms;
@@ -66,6 +81,21 @@ pub enum Prev {
     Preempted(Job),
     /// This job completed.
     Completed(Job),
+    /// This job self-suspended (the block of LITMUS^RT's `task_block`): it stopped running
+    /// before completion and is not ready until [`Plugin::wake`] (module docs, rules 6–7). Its
+    /// remaining budget is already saved. Only on mechanisms registered with `suspends`.
+    Blocked(Job),
+}
+
+impl Prev {
+    /// The job the worker stopped running, if any.
+    #[inline]
+    pub fn job(self) -> Option<Job> {
+        match self {
+            Prev::Idle => None,
+            Prev::Preempted(j) | Prev::Completed(j) | Prev::Blocked(j) => Some(j),
+        }
+    }
 }
 
 /// Quantum ticks a plugin asks for (seed 001 §2: aligned or staggered quanta).
@@ -300,9 +330,10 @@ pub trait Plugin: Send + Sync {
     fn release(&self, ctx: &mut Ctx<'_>, domain: usize, now: u64);
     /// The scheduler of worker `ctx.cpu()`. Precondition: the calling thread is a worker
     /// (`< m`), it has stopped what `prev` names — nothing, a job it was preempted from (its
-    /// remaining budget already saved by the engine), or a job that completed (completion is
-    /// handled here, as LITMUS^RT's `schedule` calls `job_completion`) — and it runs nothing
-    /// until this returns. Returns the job to run next (it becomes `scheduled`; rule 2 of the
+    /// remaining budget already saved by the engine), a job that completed (completion is
+    /// handled here, as LITMUS^RT's `schedule` calls `job_completion`), or a job that
+    /// self-suspended (`Blocked`: the plugin unlinks it and holds it nowhere until
+    /// [`wake`](Plugin::wake); its budget is saved) — and it runs nothing until this returns. Returns the job to run next (it becomes `scheduled`; rule 2 of the
     /// module docs' contract). Calls [`Effects::ack_resched`] last, under the lock that serialises
     /// reschedule requests to this CPU. `now` is the monotonic time (ns) at which the worker
     /// entered the scheduler, read by the engine just before the call (a virtual-time driver
@@ -356,6 +387,18 @@ pub trait Plugin: Send + Sync {
     /// The plugin's books at the end. Precondition: every thread has been joined (contract
     /// rule 5); the engine calls it before and after the end-of-run drain's releases.
     fn accounting(&self) -> Accounting;
+    /// Job `job`, blocked by an earlier `schedule(Prev::Blocked(job))`, wakes up on thread
+    /// `ctx.cpu()` (module docs, rules 6–7): the plugin makes it ready again — it keeps its
+    /// release and deadline — and requests the preemptions that follow, as `release` does for
+    /// a new job. Precondition: the plugin's registry entry has `suspends`; the block's
+    /// `schedule` returned and happens-before this call; the job has not been woken since
+    /// (one wake per block); any thread may call it. Traced by the engine as the `resume`
+    /// record before the call. The default refuses: a mechanism without `suspends` is never
+    /// given a suspending workload (the request is refused at prepare time), so it is never
+    /// called.
+    fn wake(&self, _ctx: &mut Ctx<'_>, job: Job, _now: u64) {
+        panic!("{}: wake({job:?}) on a mechanism registered without `suspends`", self.name());
+    }
     /// Whether this plugin executes fork-join jobs (`Setup::forkjoin`; the run's tasks are
     /// then thread slots). The engine refuses a fork-join workload for plugins that do not.
     fn forkjoin(&self) -> bool {

@@ -158,6 +158,7 @@ pub static PUSH_PULL: Entry = Entry {
     invariant: InvariantKind::Global,
     priority: registry::edf,
     user_jobs: true,
+    suspends: true,
     backend: Backend::Engine(build),
 };
 
@@ -397,6 +398,14 @@ impl<F: FindCpu> PushPull<F> {
                 g = self.core.pull(env, cpu, g);
             }
             Prev::Preempted(_) => self.core.put_prev(cpu, &mut g),
+            // Self-suspension: the running job leaves the run-queue (Linux's
+            // `dequeue_task_dl` on a block), and the CPU pulls, as after a completion (Linux
+            // pulls when a deadline task leaves the CPU, `balance_dl`).
+            Prev::Blocked(j) => {
+                self.core.dequeue_curr(env, cpu, &mut g);
+                env.lock(&self.books[j.task() as usize % self.books.len()]).suspend(&j);
+                g = self.core.pull(env, cpu, g);
+            }
             Prev::Completed(j) => {
                 self.core.dequeue_curr(env, cpu, &mut g);
                 let (task, _) = self.shape.of_slot(j.task());
@@ -415,6 +424,25 @@ impl<F: FindCpu> PushPull<F> {
         let g = self.core.push_all(env, cpu, g);
         drop(g);
         next
+    }
+
+    /// The blocked job `job` wakes on thread `thread` (a worker, or the service thread or
+    /// drain: then CPU `thread % m`): it joins that CPU's run-queue — Linux enqueues a woken
+    /// deadline task on its run-queue (`enqueue_task_dl`), asks for a reschedule when it beats
+    /// the running one, and pushes (`task_woken_dl` → `push_dl_tasks`): push on wake.
+    pub fn wake_with<E: Effects>(&self, env: &mut E, thread: usize, job: Job) {
+        let cpu = thread % self.core.m();
+        let mut g: Guard<'_, crate::sync::Std> = env.lock(self.core.rq(cpu));
+        let woke = env.lock(&self.books[job.task() as usize % self.books.len()]).resume(&job);
+        if !woke {
+            return;
+        }
+        self.core.enqueue(env, cpu, &mut g, self.rank.rank(&job), job);
+        if g.needs_resched() {
+            env.preempt(cpu);
+        }
+        let g = self.core.push_all(env, cpu, g);
+        drop(g);
     }
 
     /// The jobs on each run-queue: (running, queued), for tests.
@@ -461,6 +489,10 @@ impl<F: FindCpu> Plugin for PushPull<F> {
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let cpu = ctx.cpu();
         self.schedule_with(ctx, cpu, prev)
+    }
+    fn wake(&self, ctx: &mut Ctx<'_>, job: Job, _now: u64) {
+        let thread = ctx.cpu();
+        self.wake_with(ctx, thread, job);
     }
 
     /// Fork-join jobs (RTWS paper, §III): a region's threads are released with their job and

@@ -197,6 +197,10 @@ pub struct Entry {
     pub priority: PriorityFn,
     /// Whether it runs user jobs (closures) as well as the synthetic body.
     pub user_jobs: bool,
+    /// Whether it executes self-suspending jobs: its plugin implements the block
+    /// (`schedule(Prev::Blocked)`) and [`Plugin::wake`] callbacks (`mechanism::plugin`, rules
+    /// 6–7). A run whose jobs suspend is refused at prepare time on a mechanism without it.
+    pub suspends: bool,
     pub backend: Backend,
 }
 
@@ -312,6 +316,7 @@ impl Entry {
                 InvariantKind::Unobservable(why) => format!("none: {why}"),
             },
             "user_jobs": self.user_jobs,
+            "suspends": self.suspends,
             "backend": format!("{:?}", self.backend),
         })
     }

@@ -70,6 +70,7 @@ pub static RTWS: Entry = Entry {
     invariant: InvariantKind::Global,
     priority: registry::edf,
     user_jobs: true,
+    suspends: false,
     backend: Backend::Engine(build),
 };
 
@@ -285,6 +286,8 @@ impl Plugin for Rtws {
             // The policy still has it running here: it resumes unless a check preempts it.
             Prev::Preempted(_) => {}
             Prev::Completed(j) => st.completed(cpu, j.task()),
+            // Registered without `suspends`: the engine never blocks its jobs.
+            Prev::Blocked(j) => unreachable!("rtws: {j:?} blocked, but rtws is registered without `suspends`"),
         }
         // A preemption requested of this CPU (its thread has stopped).
         st.checks(ctx, Some(cpu));

@@ -144,6 +144,7 @@ pub static SPRES: Entry = Entry {
     ),
     priority: registry::edf,
     user_jobs: true,
+    suspends: false,
     backend: Backend::Engine(build),
 };
 

@@ -195,3 +195,100 @@ mod tests {
         );
     }
 }
+
+/// Self-suspending synthetic jobs: per task, the segments of each job in the standard
+/// segmented model (Chen et al., "Many suspensions, many problems", Real-Time Systems 2019,
+/// §2): `[C_1, S_1, C_2, …, S_{k-1}, C_k]`, execution and suspension alternating, ns. A job
+/// executes `C_1`, suspends for `S_1` (its CPU free meanwhile; a timer wakes it), executes
+/// `C_2`, and so on; the execution segments sum to the task's WCET. A job that executes less
+/// than its WCET ([`ExecTime::Uniform`]) completes when its work is done, without the
+/// suspensions after that point. Empty: no task suspends.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Suspensions(Vec<Option<std::sync::Arc<[u64]>>>);
+
+impl Suspensions {
+    /// Per task its segments (`None`: one execution segment, no suspension).
+    pub fn new(per_task: Vec<Option<Vec<u64>>>) -> Suspensions {
+        Suspensions(per_task.into_iter().map(|s| s.map(Into::into)).collect())
+    }
+
+    /// The task set's own segments (`Task::segments` of the model, each suspension at its
+    /// upper bound, as the simulator runs it by default); empty when no task suspends.
+    pub fn of_task_set(ts: &rtsched_model::TaskSet) -> Suspensions {
+        if !ts.iter().any(|t| t.segments.is_some()) {
+            return Suspensions::default();
+        }
+        Suspensions::new(
+            ts.iter()
+                .map(|t| {
+                    t.segments.as_ref().map(|s| {
+                        let mut v = Vec::with_capacity(2 * s.exec.len());
+                        for (i, &c) in s.exec.iter().enumerate() {
+                            v.push(c);
+                            if let Some(b) = s.susp.get(i) {
+                                v.push(b.max);
+                            }
+                        }
+                        v
+                    })
+                })
+                .collect(),
+        )
+    }
+
+    /// The segments a run of `ts` executes: `given` (the runtime's own), else the task set's.
+    pub fn effective(given: &Suspensions, ts: &rtsched_model::TaskSet) -> Suspensions {
+        if given.0.is_empty() {
+            Suspensions::of_task_set(ts)
+        } else {
+            given.clone()
+        }
+    }
+
+    /// Whether no task suspends.
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|s| s.as_ref().is_none_or(|s| s.len() < 2))
+    }
+
+    /// Checks the segments against the task set: one entry per task, an odd count of
+    /// segments, each > 0, the execution segments summing to the task's WCET (one line naming
+    /// the task and the field).
+    pub fn validate(&self, ts: &rtsched_model::TaskSet) -> Result<(), RunError> {
+        if self.0.is_empty() {
+            return Ok(());
+        }
+        if self.0.len() != ts.len() {
+            return Err(RunError::Config(format!("segments has {} entries for {} tasks", self.0.len(), ts.len())));
+        }
+        for (i, (seg, t)) in self.0.iter().zip(ts.iter()).enumerate() {
+            let Some(seg) = seg else { continue };
+            let bad = |why: String| RunError::Config(format!("task {i}: segments: {why}"));
+            if seg.len() % 2 == 0 {
+                return Err(bad(format!("{} segments; expected an odd count (execution first and last)", seg.len())));
+            }
+            if let Some(k) = seg.iter().position(|&x| x == 0) {
+                return Err(bad(format!("segment {k} is 0 ns; every segment must be > 0")));
+            }
+            let exec: u128 = seg.iter().step_by(2).map(|&x| x as u128).sum();
+            if exec != t.wcet as u128 {
+                return Err(bad(format!("the execution segments sum to {exec} ns, the WCET is {} ns", t.wcet)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Task `task`'s next suspension after it took `taken` of them: the execution that must
+    /// be done before it (cumulative, ns) and its length (ns), if any is left.
+    pub fn next(&self, task: usize, taken: u32) -> Option<(u64, u64)> {
+        let seg = self.0.get(task)?.as_ref()?;
+        let i = taken as usize;
+        let susp = *seg.get(2 * i + 1)?;
+        let before: u64 = seg.iter().step_by(2).take(i + 1).sum();
+        Some((before, susp))
+    }
+
+    /// Task `task`'s total suspension per job (ns).
+    pub fn total(&self, task: usize) -> u64 {
+        self.0.get(task).and_then(Option::as_ref).map_or(0, |s| s.iter().skip(1).step_by(2).sum())
+    }
+}

@@ -80,6 +80,12 @@ pub enum RecKind {
     /// Host interference ended now: the host took this CPU from `arg` (monotonic ns) until
     /// this record (`platform::interference`).
     HostGap,
+    /// Job (`task`, `job`) stops executing on this CPU and self-suspends (`arg` = its remaining
+    /// budget, ns).
+    JobSuspend,
+    /// The self-suspended job (`task`, `job`) wakes up (ready again); recorded on the thread
+    /// that wakes it, just before the plugin's `wake`.
+    JobWake,
 }
 
 impl RecKind {
@@ -110,6 +116,8 @@ impl RecKind {
             RecKind::TermValue => "term_value",
             RecKind::Steal => "steal",
             RecKind::HostGap => "host_gap",
+            RecKind::JobSuspend => "job_suspend",
+            RecKind::JobWake => "job_wake",
         }
     }
 }

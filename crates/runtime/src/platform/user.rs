@@ -34,12 +34,69 @@ use std::fmt;
 use std::sync::Arc;
 
 /// What a step tells the worker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
     /// More steps follow (a preemption point).
     Continue,
     /// The job is complete.
     Done,
+    /// The job self-suspends for this many ns (`suspend_for(d)`), then resumes at its next
+    /// step: its CPU is free meanwhile, and a timer of the worker that ran it wakes it. Only
+    /// under a mechanism registered with `suspends`; elsewhere the run fails naming the task.
+    Suspend(u64),
+    /// The job self-suspends until `event` is signalled (by any thread, before or after this
+    /// step), then resumes at its next step. As [`Step::Suspend`], only where `suspends`.
+    Wait(Event),
+}
+
+/// An event a user job can wait on ([`Step::Wait`]) and any thread can [`signal`](Event::signal):
+/// a binary semaphore — a signal made before the wait is kept (several count once), and a
+/// wait consumes it. The worker that suspended the waiting job polls it: a signal wakes the
+/// job at that worker's next poll point (within a chunk of a running job's body, within
+/// 1 ms of an idle worker's sleep).
+#[derive(Debug, Clone, Default)]
+pub struct Event(Arc<std::sync::atomic::AtomicBool>);
+
+impl Event {
+    pub fn new() -> Event {
+        Event::default()
+    }
+
+    /// Signals the event (from any thread): what this thread wrote before happens-before the
+    /// waiting job's next step.
+    pub fn signal(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether a signal is pending (not consumed).
+    pub(crate) fn is_set(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Consumes a pending signal: whether there was one.
+    pub(crate) fn take(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed) && self.0.swap(false, std::sync::atomic::Ordering::AcqRel)
+    }
+}
+
+impl PartialEq for Event {
+    fn eq(&self, other: &Event) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+impl Eq for Event {}
+
+/// How [`run_steps`] stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Ran {
+    /// The job completed.
+    Done,
+    /// The poll asked to stop between two steps.
+    Stopped,
+    /// The job self-suspends for this many ns.
+    Suspend(u64),
+    /// The job waits on the event.
+    Wait(Event),
 }
 
 /// What a step knows about its job.
@@ -102,8 +159,8 @@ impl fmt::Debug for UserJobs {
     }
 }
 
-/// Runs steps of `body` from `*step` until the job is done (`true`) or `poll` asks to stop
-/// between two steps (`false`); `*step` is left at the next step to run.
+/// Runs steps of `body` from `*step` until the job is done, suspends, or `poll` asks to stop
+/// between two steps; `*step` is left at the next step to run.
 pub(crate) fn run_steps(
     body: &UserJob,
     task: usize,
@@ -111,16 +168,19 @@ pub(crate) fn run_steps(
     cpu: usize,
     step: &mut u64,
     poll: &dyn Fn() -> bool,
-) -> bool {
+) -> Ran {
     loop {
         let ctx = JobCtx { task, job, step: *step, cpu, poll };
         let r = body(&ctx);
         *step += 1;
-        if r == Step::Done {
-            return true;
+        match r {
+            Step::Done => return Ran::Done,
+            Step::Suspend(d) => return Ran::Suspend(d),
+            Step::Wait(e) => return Ran::Wait(e),
+            Step::Continue => {}
         }
         if poll() {
-            return false;
+            return Ran::Stopped;
         }
     }
 }

@@ -51,6 +51,8 @@ pub struct TaskBook {
     end: u64,
     released: Vec<u32>,
     completed: Vec<u32>,
+    /// Per task: its head job self-suspended ([`suspend`](Self::suspend)) and has not woken.
+    suspended: Vec<bool>,
     rq: BinaryHeap<Reverse<(u64, u32)>>,
 }
 
@@ -71,6 +73,7 @@ impl TaskBook {
             end,
             released: vec![0; params.len()],
             completed: vec![0; params.len()],
+            suspended: vec![false; params.len()],
             rq,
         }
     }
@@ -118,6 +121,7 @@ impl TaskBook {
     pub fn complete(&mut self, job: &Job) -> Option<Job> {
         let t = job.task() as usize;
         debug_assert_eq!(job.seq(), self.completed[t]);
+        debug_assert!(!self.suspended[t], "{job:?} completed while suspended");
         self.completed[t] += 1;
         if self.released[t] > self.completed[t] {
             Some(self.job(job.task(), self.completed[t]))
@@ -126,9 +130,40 @@ impl TaskBook {
         }
     }
 
-    /// The task's oldest incomplete released job, if any.
+    /// The task's oldest incomplete released job, if any (ready, running or suspended).
     pub fn head(&self, task: usize) -> Option<Job> {
         (self.released[task] > self.completed[task]).then(|| self.job(task as u32, self.completed[task]))
+    }
+
+    /// The task's head job if it is pending — released, incomplete and not self-suspended:
+    /// the jobs a mechanism must hold (ready, linked or scheduled) at rest.
+    pub fn ready_head(&self, task: usize) -> Option<Job> {
+        self.head(task).filter(|_| !self.suspended[task])
+    }
+
+    /// `job` (its task's head, which was running) self-suspends: it is no longer pending until
+    /// [`resume`](Self::resume). Later jobs of its task stay backlogged behind it.
+    pub fn suspend(&mut self, job: &Job) {
+        let t = job.task() as usize;
+        debug_assert_eq!(job.seq(), self.completed[t], "only a task's head job runs, so only it suspends");
+        debug_assert!(!self.suspended[t], "{job:?} suspended twice");
+        self.suspended[t] = true;
+    }
+
+    /// `job` wakes up: returns whether it was suspended (it is pending again), false for a job
+    /// that is not its task's suspended head (a wake-up without a suspension is ignored).
+    pub fn resume(&mut self, job: &Job) -> bool {
+        let t = job.task() as usize;
+        let was = self.suspended.get(t).copied().unwrap_or(false) && job.seq() == self.completed[t];
+        if was {
+            self.suspended[t] = false;
+        }
+        was
+    }
+
+    /// Whether the head job of `task` is self-suspended.
+    pub fn is_suspended(&self, task: usize) -> bool {
+        self.suspended[task]
     }
 
     pub fn released(&self) -> &[u32] {

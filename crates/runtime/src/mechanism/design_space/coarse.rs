@@ -123,6 +123,13 @@ impl Plugin for GsnEdf {
         // A preempted job still linked here simply continues below; otherwise the policy
         // requeued it when it was unlinked, and it may be linked elsewhere by now.
         st.dispatch.leave(cpu, prev);
+        if let Prev::Blocked(j) = prev {
+            // LITMUS^RT's gsnedf_task_block: the job leaves the policy — unlinked here (and the
+            // CPU refilled), or removed from the queue if it was unlinked before it noticed —
+            // and is held nowhere until `wake`.
+            st.policy.job_done(j.prio);
+            st.book.suspend(&j);
+        }
         if let Prev::Completed(j) = prev {
             // Linked here: unlinked; if it completed after being unlinked: removed from the
             // queue. Its successor (if released) joins the queue, and then the policy links the
@@ -144,6 +151,18 @@ impl Plugin for GsnEdf {
         // have made to itself while linking) are answered by `next`.
         ctx.ack_resched();
         next
+    }
+
+    /// LITMUS^RT's gsnedf_task_wake_up → gsnedf_job_arrival: the job (same release and
+    /// deadline) becomes ready, the policy links it if it beats the lowest CPU, and the link
+    /// changes are enacted (reschedule requests), all under the one lock.
+    fn wake(&self, ctx: &mut Ctx<'_>, job: Job, _now: u64) {
+        let mut g = self.state.lock(ctx.trace());
+        let st = &mut *g;
+        if st.book.resume(&job) {
+            st.policy.job_ready(job.prio);
+            st.enact(ctx);
+        }
     }
 
     fn accounting(&self) -> Accounting {
@@ -242,11 +261,13 @@ mod tests {
         #[test]
         fn links_equal_the_policys(
             periods in proptest::collection::vec(5u64..40, 2..7),
-            ops in proptest::collection::vec((0u8..3, 0usize..3, 1u64..15), 1..200),
+            ops in proptest::collection::vec((0u8..5, 0usize..3, 1u64..15), 1..200),
         ) {
             let m = 3;
             let params: Vec<TaskParams> = periods.iter().map(|&p| TaskParams { deadline: p, period: p }).collect();
             let g = GsnEdf::new("cem", &params, m, false, 0, 1_000_000);
+            // Self-suspended jobs, in suspension order (op 3 blocks, op 4 wakes one).
+            let mut suspended: Vec<Job> = Vec::new();
             let n = params.len();
             let mut r = Reference {
                 policy: Gedf::new(m),
@@ -276,10 +297,26 @@ mod tests {
                             running[c] = g.schedule(&mut ctx, prev, now);
                         }
                     }
-                    _ => {
+                    2 => {
                         if let Some(j) = running[c] {
                             r.complete(j);
                             running[c] = g.schedule(&mut ctx, Prev::Completed(j), now);
+                        }
+                    }
+                    3 => {
+                        // The job running on c self-suspends (block): it leaves the policy.
+                        if let Some(j) = running[c] {
+                            prop_assert!(r.policy.job_done(j.prio), "the reference did not know {:?}", j);
+                            suspended.push(j);
+                            running[c] = g.schedule(&mut ctx, Prev::Blocked(j), now);
+                        }
+                    }
+                    _ => {
+                        // A suspended job wakes, on thread c (any thread may wake it).
+                        if !suspended.is_empty() {
+                            let j = suspended.remove(dt as usize % suspended.len());
+                            r.policy.job_ready(j.prio);
+                            g.wake(&mut ctx, j, now);
                         }
                     }
                 }

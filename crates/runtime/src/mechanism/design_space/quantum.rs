@@ -15,7 +15,10 @@
 //!   policy's reading of per-CPU tick handlers). Changed CPUs are asked to reschedule
 //!   (`mechanism::dispatch`, with its link swaps);
 //! * **schedule** (Δsch) enacts the links: a completed job is unlinked (its CPU idles until its
-//!   next tick, RTSS 2009, Fig. 1(b)) and its backlogged successor queued for the next tick.
+//!   next tick, RTSS 2009, Fig. 1(b)) and its backlogged successor queued for the next tick; a
+//!   self-suspending job (`Prev::Blocked`) is unlinked the same way;
+//! * **wake** re-arrives a suspended job as `release` does: into the temporary queue, linked at
+//!   the next tick.
 //!
 //! Lock order: the global lock, then the release lock (tick and completion nest them; release
 //! takes the release lock alone). Both are the traced spin lock, loom-checked in
@@ -169,6 +172,12 @@ impl Plugin for Quantum {
         let mut g = self.state.lock(ctx.trace());
         let st = &mut *g;
         st.dispatch.leave(cpu, prev);
+        if let Prev::Blocked(j) = prev {
+            // Self-suspension: the job leaves the policy as a completed one does (unlinked
+            // without a refill, or dequeued), and the book holds it suspended until `wake`.
+            st.policy.job_done(j.prio);
+            self.rel.lock(ctx.trace()).book.suspend(&j);
+        }
         if let Prev::Completed(j) = prev {
             // Unlinked without a refill (linked anywhere), or removed from the queue (it
             // completed after being unlinked, before noticing).
@@ -182,6 +191,17 @@ impl Plugin for Quantum {
         let next = st.dispatch.take(cpu, st.policy.linked(cpu), |p| st.jobs.job_of(p));
         ctx.ack_resched();
         next
+    }
+
+    /// The woken job re-arrives as a released one does: under the release lock alone, into
+    /// the temporary queue, linked at the next tick (RTSS 2009, §2 S2: quantum-driven
+    /// scheduling defers every arrival to a quantum boundary).
+    fn wake(&self, ctx: &mut Ctx<'_>, job: Job, _now: u64) {
+        let mut g = self.rel.lock(ctx.trace());
+        let r = &mut *g;
+        if r.book.resume(&job) {
+            r.pending.push(job.prio);
+        }
     }
 
     fn accounting(&self) -> Accounting {

@@ -63,6 +63,10 @@ pub(crate) enum Op {
     Complete { cpu: usize },
     /// Worker `cpu` ticks (quantum-driven plugins).
     Tick { cpu: usize },
+    /// Worker `cpu`'s job self-suspends (`schedule(Prev::Blocked)`).
+    Block { cpu: usize },
+    /// Suspended job number `pick` (modulo their count) wakes on thread `cpu`.
+    Wake { cpu: usize, pick: usize },
 }
 
 /// The driver: a plugin, its workers' running jobs, and the signals.
@@ -70,6 +74,8 @@ pub(crate) struct Driver<'a, P: Plugin, R: Policy> {
     pub plugin: &'a P,
     pub reference: Reference<R>,
     pub running: Vec<Option<Job>>,
+    /// Self-suspended jobs, in suspension order.
+    pub suspended: Vec<Job>,
     signals: Vec<CpuSignal>,
     tb: TraceBuffer,
     now: u64,
@@ -85,6 +91,7 @@ impl<'a, P: Plugin, R: Policy> Driver<'a, P, R> {
             plugin,
             reference,
             running: vec![None; m],
+            suspended: Vec::new(),
             signals: (0..threads).map(|_| CpuSignal::new()).collect(),
             tb: TraceBuffer::new(0, 1_000_000),
             now: 0,
@@ -99,8 +106,8 @@ impl<'a, P: Plugin, R: Policy> Driver<'a, P, R> {
         let mut completed = None;
         {
             let cpu = match op {
-                Op::Release { cpu, .. } => cpu % self.signals.len(),
-                Op::Notice { cpu } | Op::Complete { cpu } | Op::Tick { cpu } => cpu % m,
+                Op::Release { cpu, .. } | Op::Wake { cpu, .. } => cpu % self.signals.len(),
+                Op::Notice { cpu } | Op::Complete { cpu } | Op::Tick { cpu } | Op::Block { cpu } => cpu % m,
             };
             let mut ctx = Ctx::new(cpu, &mut self.tb, &self.signals);
             match op {
@@ -129,6 +136,24 @@ impl<'a, P: Plugin, R: Policy> Driver<'a, P, R> {
                 Op::Tick { .. } => {
                     self.plugin.tick(&mut ctx, self.now, self.now);
                     self.reference.policy.tick(if self.staggered { Some(cpu) } else { None });
+                }
+                Op::Block { .. } => {
+                    if let Some(j) = self.running[cpu] {
+                        // The reference: the job leaves the ready set (LITMUS^RT's task_block).
+                        if !self.reference.policy.job_done(j.prio) {
+                            return Err(format!("the reference did not know the blocked {j:?}"));
+                        }
+                        self.suspended.push(j);
+                        self.running[cpu] = self.plugin.schedule(&mut ctx, Prev::Blocked(j), self.now);
+                    }
+                }
+                Op::Wake { pick, .. } => {
+                    if !self.suspended.is_empty() {
+                        let j = self.suspended.remove(pick % self.suspended.len());
+                        // The reference: the job is ready again, as on an arrival.
+                        self.reference.policy.job_ready(j.prio);
+                        self.plugin.wake(&mut ctx, j, self.now);
+                    }
                 }
             }
         }

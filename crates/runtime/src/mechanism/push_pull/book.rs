@@ -63,10 +63,21 @@ impl Book {
         }
     }
 
+    /// The sequential task `task`'s head job `job` self-suspends (a fork-join task's threads
+    /// never do: the engine refuses suspensions with fork-join workloads).
+    pub fn suspend(&mut self, job: &Job) {
+        self.tb.suspend(job)
+    }
+
+    /// The sequential task's suspended head job `job` wakes: whether it was suspended.
+    pub fn resume(&mut self, job: &Job) -> bool {
+        self.tb.resume(job)
+    }
+
     /// The fork-join task's head job, its current region and the threads of it not yet
-    /// complete (the ready threads), if it has a pending job.
+    /// complete (the ready threads), if it has a pending job that is not self-suspended.
     pub fn ready_slots<'s>(&'s self, shape: &'s Shape, task: u32) -> Option<(Job, impl Iterator<Item = u32> + 's)> {
-        let head = self.tb.head(task as usize)?;
+        let head = self.tb.ready_head(task as usize)?;
         let done = self.tb.completed()[task as usize];
         let slots = shape.region(task, self.progress.region(task)).filter(move |&s| self.slot_done[s as usize] == done);
         Some((head, slots))

@@ -94,6 +94,12 @@ impl<F: FindCpu> Driven<F> {
         self.running[c]
     }
 
+    /// CPU `c`'s running job `j` self-suspends.
+    fn block(&mut self, c: usize, j: Job) {
+        self.env.resched[c] = false;
+        self.running[c] = self.pp.schedule_with(&mut self.env, c, Prev::Blocked(j));
+    }
+
     fn check(&self) -> Result<(), String> {
         self.pp.consistent().map_err(|e| e.to_string())?;
         let mut runs: Vec<Prio> = self.running.iter().flatten().map(|j| j.prio).collect();
@@ -515,4 +521,79 @@ fn the_monitor_measures_the_deviation_push_failures_cause() {
         runs += 1;
     }
     assert!(runs == 40 && failures > 0 && inverted > 0, "failures {failures}, inversion {inverted} ns");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    /// Self-suspension (pull on block, push on wake): random releases, reschedules,
+    /// completions, blocks of running jobs and wake-ups on any CPU, the three EDF variants in
+    /// lockstep: consistent after every callback (a suspended job on no run-queue), the same
+    /// decisions, and at every settled point the running jobs are the `min(m, r)` best
+    /// *ready* jobs (suspended ones excluded) — the G-EDF invariant.
+    #[test]
+    fn block_and_wake_settle_to_gedf(
+        periods in proptest::collection::vec(5u64..40, 2..8),
+        ops in proptest::collection::vec((0u8..6, 0usize..3, 1u64..15), 1..150),
+    ) {
+        let m = 3;
+        let p = params(&periods);
+        let mut a = Driven::new(mk_linear(&p, m), m);
+        let mut b = Driven::new(PushPull::new("push-pull", &p, m, &PriorityRule::Edf, 0, 1_000_000, Fmask::new(m), 3).unwrap(), m);
+        let mut c = Driven::new(PushPull::new("push-pull", &p, m, &PriorityRule::Edf, 0, 1_000_000, Cpudl::new(m), 3).unwrap(), m);
+        let mut suspended: Vec<Job> = Vec::new();
+        let mut now = 0;
+        for (op, cpu, dt) in ops {
+            match op {
+                0 => {
+                    now += dt;
+                    for d in 0..m {
+                        if a.pp.next_release(d) <= now {
+                            a.pp.release_with(&mut a.env, d, now);
+                            b.pp.release_with(&mut b.env, d, now);
+                            c.pp.release_with(&mut c.env, d, now);
+                        }
+                    }
+                }
+                1 | 2 => {
+                    let done = op == 2;
+                    if (done && a.running[cpu].is_some()) || (!done && (a.env.resched[cpu] || a.running[cpu].is_none())) {
+                        let (x, y, z) = (a.schedule(cpu, done), b.schedule(cpu, done), c.schedule(cpu, done));
+                        prop_assert_eq!((key(x), key(x)), (key(y), key(z)));
+                    }
+                }
+                3 => {
+                    if let Some(j) = a.running[cpu] {
+                        suspended.push(j);
+                        a.block(cpu, j);
+                        b.block(cpu, j);
+                        c.block(cpu, j);
+                        prop_assert_eq!((key(a.running[cpu]), key(a.running[cpu])), (key(b.running[cpu]), key(c.running[cpu])));
+                    }
+                }
+                4 => {
+                    if !suspended.is_empty() {
+                        let j = suspended.remove(dt as usize % suspended.len());
+                        a.pp.wake_with(&mut a.env, cpu, j);
+                        b.pp.wake_with(&mut b.env, cpu, j);
+                        c.pp.wake_with(&mut c.env, cpu, j);
+                    }
+                }
+                _ => {
+                    prop_assert_eq!(a.settle(), Ok(()));
+                    prop_assert_eq!(b.settle(), Ok(()));
+                    prop_assert_eq!(c.settle(), Ok(()));
+                }
+            }
+            for d in [&a.check(), &b.check(), &c.check()] {
+                prop_assert_eq!(d, &Ok(()));
+            }
+            prop_assert_eq!(&a.env.resched, &b.env.resched);
+            prop_assert_eq!(&a.env.resched, &c.env.resched);
+            for j in &suspended {
+                prop_assert!(!a.pp.heads().contains(j), "suspended {:?} is ready", j);
+            }
+        }
+        prop_assert_eq!(a.settle(), Ok(()));
+    }
 }

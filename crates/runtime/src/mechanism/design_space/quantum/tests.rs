@@ -1,6 +1,6 @@
 //! CQm / CQ1 / S-CQm / S-CQ1 driven without threads: random interleavings of releases (on the
 //! dedicated service thread for the `…1` plugins), reschedules, completions and ticks on
-//! m = 3 workers. After every callback the links equal those of `rtsched_policy::GedfQuantum`
+//! m = 3 workers, with self-suspensions (blocks of running jobs, wake-ups on any thread). After every callback the links equal those of `rtsched_policy::GedfQuantum`
 //! fed the same job events and ticks (an independent job model), no job runs twice, a linked
 //! job runs only on its CPU, and the plugin's own accounting holds (every pending job linked,
 //! queued or in the temporary queue, exactly once).
@@ -10,10 +10,12 @@ use crate::mechanism::design_space::testkit::{Driver, Op, Reference};
 use proptest::prelude::*;
 
 fn ops() -> impl Strategy<Value = Vec<Op>> {
-    let op = (0u8..4, 0usize..4, 1u64..15).prop_map(|(k, cpu, dt)| match k {
+    let op = (0u8..6, 0usize..4, 1u64..15).prop_map(|(k, cpu, dt)| match k {
         0 => Op::Release { cpu, dt },
         1 => Op::Notice { cpu },
         2 => Op::Complete { cpu },
+        3 => Op::Block { cpu },
+        4 => Op::Wake { cpu, pick: dt as usize },
         _ => Op::Tick { cpu },
     });
     proptest::collection::vec(op, 1..200)

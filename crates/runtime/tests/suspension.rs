@@ -1,0 +1,253 @@
+//! Self-suspending jobs on real threads (the block / wake callbacks of `mechanism::plugin`,
+//! rules 6–7): synthetic jobs with execution and suspension segments, and user jobs that
+//! `suspend_for` a time or wait on an event another thread signals. No timing assertions: a
+//! light set with large slack must run without a miss, each job must suspend exactly as its
+//! segments say, no job may finish before its suspensions have elapsed (a lower bound that
+//! holds however slow the machine is), and the summary's suspension time must equal the one
+//! computed here from the run's own trace.
+
+mod common;
+
+use rtsched_model::TaskSet;
+use rtsched_runtime::body::Suspensions;
+use rtsched_runtime::platform::allowed_cpus;
+use rtsched_runtime::user::{Event, JobCtx, Step, UserJobs};
+use rtsched_runtime::{run, Mechanism, RunConfig, RunRequest, RunResult};
+use rtsched_trace::{Event as Ev, JobId};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+const MS: u64 = 1_000_000;
+const US: u64 = 1_000;
+
+static RUNS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    RUNS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Two CPUs where allowed, else one.
+fn cpus() -> Vec<usize> {
+    let c = allowed_cpus();
+    c[..c.len().min(2)].to_vec()
+}
+
+/// A light set with large slack (U ≈ 0.25): (segments, period) per task, implicit deadlines.
+fn light_set() -> (TaskSet, Vec<Option<Vec<u64>>>) {
+    let tasks: Vec<(Vec<u64>, u64)> = vec![
+        (vec![300 * US, 2 * MS, 300 * US], 20 * MS),
+        (vec![200 * US, MS, 200 * US, 3 * MS, 200 * US], 25 * MS),
+        (vec![500 * US], 30 * MS),
+        (vec![400 * US, 4 * MS, 400 * US], 40 * MS),
+    ];
+    let ct: Vec<(u64, u64)> = tasks.iter().map(|(s, t)| (s.iter().step_by(2).sum(), *t)).collect();
+    let ts = TaskSet::from_ct(&ct).unwrap();
+    let segs = tasks.into_iter().map(|(s, _)| (s.len() > 1).then_some(s)).collect();
+    (ts, segs)
+}
+
+/// Suspension time per the exported trace: each `Suspend` to its job's `Resume`, or to the
+/// horizon; and the suspensions of each job.
+fn from_trace(r: &RunResult) -> (u64, HashMap<JobId, u32>) {
+    let mut open: HashMap<JobId, u64> = HashMap::new();
+    let mut total = 0;
+    let mut count: HashMap<JobId, u32> = HashMap::new();
+    let h = r.trace.meta.horizon;
+    for x in &r.trace.records {
+        if x.time > h {
+            continue;
+        }
+        match x.event {
+            Ev::Suspend { job, .. } => {
+                assert!(open.insert(job, x.time).is_none(), "{job:?} suspended twice");
+                *count.entry(job).or_default() += 1;
+            }
+            Ev::Resume { job } => total += x.time - open.remove(&job).expect("a resume without a suspension"),
+            Ev::Run { job, .. } => assert!(!open.contains_key(&job), "{job:?} runs while suspended"),
+            Ev::Complete { job, .. } => assert!(!open.contains_key(&job), "{job:?} completes while suspended"),
+            _ => {}
+        }
+    }
+    total += open.values().map(|&s| h - s).sum::<u64>();
+    (total, count)
+}
+
+fn check(ts: &TaskSet, segs: &[Option<Vec<u64>>], r: &RunResult) {
+    let name = &r.scheduler;
+    assert_eq!(r.dropped_records, 0, "{name}");
+    assert_eq!(r.accounting.error, None, "{name}: {:?}", r.accounting);
+    r.check_trace().unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(r.deadline_misses(), 0, "{name}: a light set with large slack missed");
+    let (total, count) = from_trace(r);
+    let s = r.summary_json();
+    assert_eq!(s["suspension_ns"].as_u64(), Some(total), "{name}: summary against trace");
+    assert_eq!(s["suspensions"].as_u64(), Some(count.values().map(|&c| c as u64).sum()), "{name}");
+    assert!(total > 0, "{name}: nothing suspended");
+    let mut completed = 0;
+    for j in &r.jobs {
+        let Some(f) = j.finish_ns else { continue };
+        completed += 1;
+        let seg = segs[j.task as usize].as_deref().unwrap_or(&[]);
+        let want = seg.len() as u32 / 2;
+        let got = count.get(&JobId { task: j.task, job: j.job }).copied().unwrap_or(0);
+        assert_eq!(got, want, "{name}: job {}.{} suspended {got} times, its segments say {want}", j.task, j.job);
+        // Its suspensions elapsed before it finished, and it executed its WCET.
+        let susp: u64 = seg.iter().skip(1).step_by(2).sum();
+        assert!(f - j.release_ns >= susp + ts.tasks()[j.task as usize].wcet, "{name}: {j:?} finished too early");
+    }
+    assert!(completed > 10, "{name}: {completed} jobs completed");
+}
+
+#[test]
+fn suspending_synthetic_jobs_run_without_misses_on_every_mechanism_with_suspends() {
+    let _g = serial();
+    let (ts, segs) = light_set();
+    let cpus = cpus();
+    let m = cpus.len();
+    let partition: Vec<Vec<usize>> = (0..m).map(|c| (0..ts.len()).filter(|t| t % m == c).collect()).collect();
+    for name in ["gsn-edf", "cem", "push-pull", "push-pull-fp", "pedf", "pfp"] {
+        let mut mech = Mechanism::named(name).unwrap();
+        if name.starts_with('p') && !name.starts_with("push") {
+            mech = mech.with_partition(partition.clone());
+        }
+        let mut cfg = RunConfig::new(cpus.clone(), 300 * MS);
+        cfg.suspensions = Suspensions::new(segs.clone());
+        let r = common::run_rt_if_permitted(&ts, &mech, &mut cfg);
+        check(&ts, &segs, &r);
+    }
+}
+
+#[test]
+fn mechanisms_without_suspends_refuse_a_suspending_set_at_prepare_time() {
+    let (ts, segs) = light_set();
+    for e in rtsched_runtime::mechanism::registry::entries() {
+        let mut req = RunRequest::new(ts.clone(), e.name, 100 * MS);
+        req.suspensions = Suspensions::new(segs.clone());
+        req.dedicated_cpu = Some(0);
+        let err = req.prepare().err().map(|x| x.to_string());
+        let refused = err.as_deref().is_some_and(|x| x.contains("does not execute self-suspending jobs"));
+        assert_eq!(refused, !e.suspends, "{}: {err:?}", e.name);
+        if refused {
+            let x = err.unwrap();
+            assert!(!x.contains('\n') && x.contains(e.name) && x.contains("gsn-edf"), "{x}");
+        }
+    }
+    // Bad segments are refused naming the task and the field.
+    let mut req = RunRequest::new(ts.clone(), "gsn-edf", 100 * MS);
+    let mut bad = segs.clone();
+    bad[1] = Some(vec![100 * US, MS, 100 * US]);
+    req.suspensions = Suspensions::new(bad);
+    let e = req.prepare().err().unwrap().to_string();
+    assert!(e.contains("task 1: segments:") && e.contains("WCET"), "{e}");
+}
+
+/// User jobs: task 0 waits on an event task 1's job signals 2 ms into its job (same period:
+/// task 0 waits first on 2 CPUs, and on one it runs first by the tie rule); task 2 suspends
+/// for 1 ms.
+#[test]
+fn user_jobs_suspend_for_a_time_and_wait_on_an_event_another_job_signals() {
+    let _g = serial();
+    let ts = TaskSet::from_ct(&[(MS, 20 * MS), (3 * MS, 20 * MS), (MS, 25 * MS)]).unwrap();
+    let ev = Event::new();
+    let (a, b) = (ev.clone(), ev.clone());
+    let spin = |us: u64| {
+        let t0 = std::time::Instant::now();
+        while t0.elapsed().as_micros() < us as u128 {
+            std::hint::spin_loop();
+        }
+    };
+    let jobs = UserJobs::new(vec![
+        Some(Arc::new(move |c: &JobCtx<'_>| match c.step {
+            0 => {
+                spin(100);
+                Step::Wait(a.clone())
+            }
+            _ => Step::Done,
+        })),
+        Some(Arc::new(move |c: &JobCtx<'_>| {
+            spin(100);
+            if c.step < 20 {
+                return Step::Continue;
+            }
+            b.signal();
+            Step::Done
+        })),
+        Some(Arc::new(move |c: &JobCtx<'_>| match c.step {
+            0 => Step::Suspend(MS),
+            _ => {
+                spin(100);
+                Step::Done
+            }
+        })),
+    ]);
+    for name in ["gsn-edf", "push-pull"] {
+        let mut cfg = RunConfig::new(cpus(), 300 * MS);
+        cfg.user_jobs = jobs.clone();
+        let r = common::run_rt_if_permitted(&ts, &Mechanism::named(name).unwrap(), &mut cfg);
+        assert_eq!(r.accounting.error, None, "{name}: {:?}", r.accounting);
+        r.check_trace().unwrap();
+        let (total, count) = from_trace(&r);
+        assert_eq!(r.summary_json()["suspension_ns"].as_u64(), Some(total), "{name}");
+        for j in r.jobs.iter().filter(|j| j.finish_ns.is_some()) {
+            let got = count.get(&JobId { task: j.task, job: j.job }).copied().unwrap_or(0);
+            match j.task {
+                // A signal already pending when the job waits ends the wait without a suspension.
+                0 => assert!(got <= 1, "{name}: {j:?}"),
+                1 => assert_eq!(got, 0, "{name}: {j:?}"),
+                _ => {
+                    assert_eq!(got, 1, "{name}: {j:?}");
+                    assert!(j.finish_ns.unwrap() - j.release_ns >= MS, "{name}: {j:?}");
+                }
+            }
+        }
+        assert!(r.jobs.iter().filter(|j| j.task == 0 && j.finish_ns.is_some()).count() > 5, "{name}: task 0 starved");
+        assert!(count.keys().any(|j| j.task == 0), "{name}: task 0 never waited");
+    }
+}
+
+/// A user job that suspends under a mechanism without `suspends` ends the run with one line
+/// naming the task and the mechanism.
+#[test]
+fn a_user_job_that_suspends_on_a_mechanism_without_suspends_fails_the_run() {
+    let _g = serial();
+    let ts = TaskSet::from_ct(&[(MS, 20 * MS)]).unwrap();
+    let mut cfg = RunConfig::new(vec![allowed_cpus()[0]], 100 * MS);
+    cfg.user_jobs =
+        UserJobs::new(vec![Some(Arc::new(|c: &JobCtx<'_>| if c.step == 0 { Step::Suspend(MS) } else { Step::Done }))]);
+    let e = run(&ts, &Mechanism::named("fem").unwrap(), &cfg).unwrap_err().to_string();
+    assert!(e.contains("task 0") && e.contains("fem does not execute self-suspending jobs"), "{e}");
+}
+
+/// The model's segments (`Task::segments`, suspensions at their upper bound) drive a run
+/// requested without the runtime's own field, and a mechanism without `suspends` refuses them.
+#[test]
+fn the_task_sets_own_segments_drive_the_run() {
+    use rtsched_model::task::{Segments, SuspensionBound};
+    use rtsched_model::Task;
+    let _g = serial();
+    let (ts0, segs) = light_set();
+    let tasks: Vec<Task> = ts0
+        .iter()
+        .zip(&segs)
+        .map(|(t, s)| match s {
+            None => t.clone(),
+            Some(s) => {
+                let exec: Vec<u64> = s.iter().step_by(2).copied().collect();
+                let susp = s.iter().skip(1).step_by(2).map(|&x| SuspensionBound { min: x / 2, max: x }).collect();
+                t.clone().with_segments(Segments::new(exec, susp).unwrap()).unwrap()
+            }
+        })
+        .collect();
+    let ts = TaskSet::new(tasks).unwrap();
+    assert!(!Suspensions::of_task_set(&ts).is_empty(), "{:?}", ts.tasks()[0]);
+    let mut req = RunRequest::new(ts.clone(), "fem", 300 * MS);
+    req.cpus = Some(cpus());
+    let e = req.prepare().err().unwrap().to_string();
+    assert!(e.contains("fem does not execute self-suspending jobs"), "{e}");
+    let mut req = RunRequest::new(ts.clone(), "gsn-edf", 300 * MS);
+    req.cpus = Some(cpus());
+    let p = req.prepare().unwrap();
+    let mut cfg = p.config();
+    let r = common::run_rt_if_permitted(&ts, p.mechanism(), &mut cfg);
+    check(&ts, &segs, &r);
+}
