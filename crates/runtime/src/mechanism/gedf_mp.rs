@@ -167,7 +167,7 @@ pub static GEDF_MP: Entry = Entry {
     invariant: InvariantKind::Global,
     priority: registry::edf,
     user_jobs: true,
-    suspends: false,
+    suspends: true,
     backend: Backend::Engine(build),
 };
 
@@ -364,20 +364,27 @@ impl Plugin for GedfMp {
         self.releases.set(d.core.next_due());
     }
 
-    /// Operations 2 and 5 on client `ctx.cpu()`.
+    /// Operations 2, 3 and 5 on client `ctx.cpu()`.
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let cpu = ctx.cpu();
-        let completed = match prev {
-            Prev::Completed(j) => Some(j),
-            _ => None,
-        };
         // The request acknowledgement happens under the pair's lock: the DSP sends requests
         // under it.
-        let next = self.links.pick(cpu, completed, Some(&mut *ctx));
-        if let Some(j) = completed {
-            self.send(ctx, OP_COMPLETE, &j);
+        match prev {
+            // Operation 3 (the block of the plugin contract's rule 6).
+            Prev::Blocked(j) => self.suspend(ctx, j),
+            Prev::Completed(j) => {
+                let next = self.links.pick(cpu, Some(j), Some(&mut *ctx));
+                self.send(ctx, OP_COMPLETE, &j);
+                next
+            }
+            Prev::Idle | Prev::Preempted(_) => self.links.pick(cpu, None, Some(&mut *ctx)),
         }
-        next
+    }
+
+    /// Operation 1 for a job that blocked (rule 6): a message from a client, or handled at once
+    /// on the DSP ([`GedfMp::resume`]).
+    fn wake(&self, ctx: &mut Ctx<'_>, job: Job, _now: u64) {
+        self.resume(ctx, job);
     }
 
     fn notified(&self, ctx: &mut Ctx<'_>, _now: u64) {

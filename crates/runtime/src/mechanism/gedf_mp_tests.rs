@@ -160,25 +160,25 @@ proptest! {
                     }
                 }
                 4 => {
-                    // The job on client c suspends (operation (3)).
+                    // The job on client c suspends (operation (3): the plugin contract's block).
                     if let Some(j) = t.running[c] {
                         t.asleep[j.task() as usize] = Some(j);
                         t.in_flight.insert(j.task());
-                        t.running[c] = g.suspend(&mut ctx(c, &mut tb, &sig), j);
+                        t.running[c] = g.schedule(&mut ctx(c, &mut tb, &sig), Prev::Blocked(j), now);
                     }
                 }
                 _ => {
-                    // A sleeping job resumes: woken by client c (a message) or, for op 6, by an
-                    // external event on the DSP.
+                    // A sleeping job resumes (the contract's wake): woken on client c (a message)
+                    // or, for op 6, on the DSP's thread (an external event).
                     let sleeping: Vec<usize> = (0..n).filter(|&k| t.asleep[k].is_some()).collect();
                     if !sleeping.is_empty() {
                         let k = sleeping[(dt as usize + c) % sleeping.len()];
                         let j = t.asleep[k].take().unwrap();
                         if op == 5 {
                             t.in_flight.insert(j.task());
-                            g.resume(&mut ctx(c, &mut tb, &sig), j);
+                            g.wake(&mut ctx(c, &mut tb, &sig), j, now);
                         } else {
-                            g.resume(&mut ctx(m, &mut tb, &sig), j);
+                            g.wake(&mut ctx(m, &mut tb, &sig), j, now);
                             told.asleep[k] = false;
                         }
                     }
