@@ -95,7 +95,8 @@
 //!         match prev {
 //!             Prev::Preempted(j) => g.ready.push(j.prio),
 //!             Prev::Completed(j) => if let Some(n) = g.book.complete(&j) { g.ready.push(n.prio) },
-//!             Prev::Idle => {}
+//!             // (This toy registers without `suspends`: it is never given a block.)
+//!             Prev::Idle | Prev::Blocked(_) => {}
 //!         }
 //!         let next = g.ready.pop().map(|p| g.book.job_of(p));
 //!         g.running = next;
