@@ -106,6 +106,31 @@ def test_run_warns_before_the_run_when_the_placement_is_above_the_share(monkeypa
     assert "SCHED_FIFO threads get here" not in capsys.readouterr().err
 
 
+def test_a_dsp_that_never_sleeps_is_warned_about_with_the_numbers(monkeypatch, tmp_path, capsys):
+    """G-EDF-MP's dsp=spin under SCHED_FIFO while the kernel throttles it (docs/mechanisms/gedf-mp.md)."""
+    if len(CPUS) < 2:
+        pytest.skip("needs two CPUs (a client and the scheduling processor)")
+    monkeypatch.setattr(rt, "_core", _NoRun())
+    real = rtlimits.fifo_capacity
+    monkeypatch.setattr(rtlimits, "fifo_capacity", lambda: real(proc(tmp_path, 950_000), "6.1.0", tmp_path / "x"))
+    light = rtsched.TaskSet([rtsched.Task(wcet=10, period=100)])
+    kw = {"scheduler": "gedf-mp", "cpus": [CPUS[1]], "dedicated_cpu": CPUS[0], "duration": "10ms"}
+    with pytest.raises(_Stop):
+        rt.run_raw(light, rt_priority=50, params={"dsp": "spin"}, **kw)
+    err = capsys.readouterr().err
+    assert f"the scheduling processor (dsp=spin) on CPU {CPUS[0]} never sleeps" in err
+    assert "only 95.0% of a CPU here" in err and "--isolate" in err
+    for other in ({"dsp": "window"}, {"dsp": "sleep"}):
+        with pytest.raises(_Stop):
+            rt.run_raw(light, rt_priority=50, params=other, **kw)
+        assert "never sleeps" not in capsys.readouterr().err
+    # Throttling lifted (as --isolate leaves it): nothing to warn about.
+    monkeypatch.setattr(rtlimits, "fifo_capacity", lambda: real(proc(tmp_path, -1), "6.1.0", tmp_path / "x"))
+    with pytest.raises(_Stop):
+        rt.run_raw(light, rt_priority=50, params={"dsp": "spin"}, **kw)
+    assert "never sleeps" not in capsys.readouterr().err
+
+
 # The advice's wording (which CPU to dedicate, what m fits the others) is checked where it is
 # made: crates/runtime/src/request.rs, `dedicated_advice_says_what_runs_here`.
 

@@ -143,7 +143,7 @@ def test_overloaded_run_exports_mark_every_miss(cli, tmp_path):
 
 
 @pytest.mark.skipif(len(ALL) < 2, reason="gedf-mp needs a client CPU and a dedicated CPU")
-@pytest.mark.parametrize("dsp", ["spin", "sleep"])
+@pytest.mark.parametrize("dsp", ["spin", "window", "sleep"])
 def test_gedf_mp_runs_with_every_output(cli, tmp_path, dsp):
     # G-EDF-MP (Cerqueira et al., RTAS 2014): one client, the scheduling processor on another CPU,
     # an overloaded set; every export marks every miss and the message-passing terms are traced.

@@ -136,3 +136,17 @@ def overloaded(loads: dict[int, Fraction], cap: dict, spread: bool = False) -> s
         "the scheduler; lower the load, use more CPUs, or as root lift the limit for the run "
         "(sysctl kernel.sched_rt_runtime_us=-1, and restore it after)"
     )
+
+
+def spinning_service(cap: dict, cpu: int, what: str) -> str | None:
+    """A warning for a SCHED_FIFO thread that never sleeps (G-EDF-MP's ``dsp=spin``) on ``cpu``
+    while the kernel limits SCHED_FIFO (None: it does not): ``what`` names the thread."""
+    share = cap["share"]
+    if share is None or share >= 1:
+        return None
+    return (
+        f"{what} on CPU {cpu} never sleeps, but SCHED_FIFO threads get only {float(share):.1%} of a CPU here "
+        f"({cap['text']}): the kernel will stop it for the rest of each period (tens of ms at a time), delaying "
+        "every release and message then; as root, --isolate (isolate=True) lifts RT throttling and the fair server "
+        "for the run and restores them afterwards, or use dsp=window"
+    )

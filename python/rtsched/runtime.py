@@ -373,6 +373,15 @@ def run_raw(
                 warns.append(throttled)
                 if not quiet:
                     print(f"rtsched run: warning: {throttled}", file=sys.stderr)
+            # G-EDF-MP's dsp=spin: a SCHED_FIFO thread that never sleeps meets the limit whatever the load.
+            if dedicated_cpu is not None and ("dsp", "spin") in request["params"]:
+                spin = rtlimits.spinning_service(
+                    rtlimits.fifo_capacity(), dedicated_cpu, "the scheduling processor (dsp=spin)"
+                )
+                if spin is not None:
+                    warns.append(spin)
+                    if not quiet:
+                        print(f"rtsched run: warning: {spin}", file=sys.stderr)
         from .protocol import uptime
 
         since = uptime()

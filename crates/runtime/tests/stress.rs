@@ -315,9 +315,10 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
         }
         Kind::Gsn => mech("gsn-edf"),
         Kind::GsnDi => mech("gsn-edf-di"),
-        // The scheduling processor spins or sleeps; one or two mailboxes of a few slots.
+        // The scheduling processor spins always, in a window before releases, or sleeps;
+        // mailboxes of a few slots.
         Kind::GedfMp => mech("gedf-mp")
-            .with_param("dsp", if rng.below(2) == 0 { "spin" } else { "sleep" })
+            .with_param("dsp", ["spin", "window", "sleep"][rng.below(3) as usize])
             .and_then(|m| m.with_param("mailbox_size", &rng.range(4, 16).to_string()))
             .map_err(|e| e.to_string())?,
         Kind::KernelSd => mech("kernel-sd"),

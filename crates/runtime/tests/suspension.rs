@@ -117,6 +117,28 @@ fn suspending_synthetic_jobs_run_without_misses_on_every_mechanism_with_suspends
     }
 }
 
+/// G-EDF-MP: the clients send suspensions and resumptions to the dedicated scheduling
+/// processor as messages (Cerqueira, Vanga & Brandenburg, RTAS 2014, §III-C operations 1, 3,
+/// 4), with each of its waiting modes. One client and the DSP (two CPUs needed).
+#[test]
+fn suspending_synthetic_jobs_run_without_misses_on_gedf_mp() {
+    let _g = serial();
+    let c = cpus();
+    if c.len() < 2 {
+        eprintln!("skipped: gedf-mp needs a client CPU and a dedicated one");
+        return;
+    }
+    let (ts, segs) = light_set();
+    for dsp in ["window", "sleep", "spin"] {
+        let mech = Mechanism::named("gedf-mp").unwrap().with_param("dsp", dsp).unwrap();
+        let mut cfg = RunConfig::new(vec![c[1]], 300 * MS);
+        cfg.dedicated_cpu = Some(c[0]);
+        cfg.suspensions = Suspensions::new(segs.clone());
+        let r = common::run_rt_if_permitted(&ts, &mech, &mut cfg);
+        check(&ts, &segs, &r);
+    }
+}
+
 #[test]
 fn mechanisms_without_suspends_refuse_a_suspending_set_at_prepare_time() {
     let (ts, segs) = light_set();

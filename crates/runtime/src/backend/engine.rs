@@ -614,6 +614,7 @@ fn run_once(
         ts,
         tasks: &params,
         m,
+        cpus: &cfg.cpus,
         dedicated: cfg.dedicated_cpu.is_some(),
         partition: mech.partition(),
         reservations: mech.reservations(),

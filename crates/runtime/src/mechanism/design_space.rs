@@ -246,6 +246,7 @@ mod tests {
                 ts: &ts,
                 tasks: &tasks,
                 m: 2,
+                cpus: &[0, 1],
                 dedicated: e.dedicated != DedicatedCpu::None,
                 partition: None,
                 reservations: None,

@@ -14,42 +14,46 @@
 //! shared only by that client and the DSP, never nested; only the client writes `scheduled`,
 //! checking `linked` and updating `scheduled` in one critical section.
 //!
-//! **Messages** (`queue::mailbox`): client → DSP through `mailboxes` wait-free multi-producer
-//! FIFOs (client `c` of `m` writes mailbox `⌊c·k/m⌋`: one per cluster of consecutive CPUs, as
-//! the paper has one per socket), each message {operation, sender, job, stamp}, followed by a
+//! **Messages** (`queue::mailbox`): client → DSP through wait-free multi-producer FIFOs, by
+//! default one per cluster of client CPUs sharing a last-level cache (`mailboxes=llc`,
+//! `platform::topology`; the paper has one per socket), or `mailboxes=N` (client `c` of `m`
+//! writes mailbox `⌊c·N/m⌋`), each message {operation, sender, job, stamp}, followed by a
 //! notification of the DSP; the DSP serves the mailboxes round-robin, one message per mailbox
 //! per round. The clients hold the mailboxes' shared sides; the mailboxes' readers are part of
 //! the DSP's state (under its lock), so nothing but the DSP can take a message. DSP → client:
 //! the link under the client's lock, plus a reschedule request.
 //!
-//! **Operations** (§III-C), as this runtime has them:
-//! 1. *release* — the DSP's release domain (its "timer interrupt"): jobs join the policy,
-//!    which links them to an idle client or preempts the lowest-priority one; the changed
-//!    links are published with link swaps (`mechanism::dispatch::pairs::Publisher`). Resumption by an
-//!    external event is the same path; the synthetic and user jobs never self-suspend, so no
-//!    client ever sends a resume message.
+//! **Operations** (§III-C), all six: the DSP's side is the state machine [`protocol::DspCore`]
+//! (its module docs work through the races), the clients' side the pairs.
+//! 1. *release or resumption* — the DSP's release domain (its "timer interrupt"): jobs join
+//!    the policy, which links them to an idle client or preempts the lowest-priority one; the
+//!    changed links are published with link swaps (`mechanism::dispatch::pairs::Publisher`).
+//!    A resumption ([`GedfMp::resume`]) is a message {resume, job} from a client (the job's
+//!    `asleep` flag cleared first), or, on the DSP itself (an external event), handled at once.
 //! 2. *rescheduling signal* — the client's `schedule`: takes `linked` as `scheduled` (never a
-//!    job already completed) and acknowledges the request under its lock.
-//! 3. and 4. *suspension* — not applicable: jobs never self-suspend here (the plugin trait has no
-//!    block/wake callbacks; see `mechanism::plugin`).
+//!    job already completed or asleep) and acknowledges the request under its lock.
+//! 3. *suspension* ([`GedfMp::suspend`]) — the client marks the job asleep, invalidates
+//!    `linked` (if still that job), takes what is linked now, and sends {suspend, itself, job}.
+//! 4. *DSP handling of a suspension* — the job is discarded where it is (linked to the sender,
+//!    queued after a preemption that raced with the suspension, or linked elsewhere) and the
+//!    freed client refilled.
 //! 5. *completion* — the client invalidates `linked` (if still that job), records the
 //!    completion in the task's counter, and sends {complete, itself, job}.
 //! 6. *DSP handling of a completion* — if the job is still linked to the sender it is
 //!    unlinked, otherwise it is removed where it is (re-queued after a preemption the client
 //!    had not noticed, or even linked elsewhere: the races of §III-C); its task's next job
 //!    joins the ready queue at once if already released (a tardy job), or waits for its
-//!    release; then the highest-priority ready jobs are linked, the sender first among
-//!    the idle.
+//!    release; then the highest-priority ready jobs are linked.
 //!
 //! Link swaps whenever the DSP links a still-scheduled job: `mechanism::dispatch::pairs` (module docs).
 //!
-//! The DSP waits for its next release either spinning on the clock (`dsp=spin`, the
-//! default: no timer wake-up latency on the release path, which a processor that runs no
-//! real-time job can afford) or sleeping on a timer (`dsp=sleep`). Spinning starts
-//! `spin_window` (default 500 µs) before each release; until then the DSP sleeps on its request
-//! word (a client's notification wakes it): a SCHED_FIFO thread that never sleeps is throttled
-//! by Linux (`sched_rt_runtime_us`, 95% of each second; the fair server on Linux ≥ 6.12),
-//! which on this machine stalled an always-spinning DSP for ~30–45 ms once a second.
+//! The DSP waits for its next event as `dsp` says: `spin` — it never sleeps, spinning on the
+//! clock and its request word (no timer or futex wake-up on a release or a message; bounded by
+//! the run's end and the watchdog; under SCHED_FIFO it needs RT throttling lifted, `--isolate`,
+//! or the kernel stops it for the throttled part of each second — stalls of ~30–45 ms once a
+//! second were measured here); `window` (the default) — it sleeps on its request word until
+//! `spin_window` (500 µs) before each release and spins from there; `sleep` — on a timer and
+//! its request word.
 //!
 //! Overhead terms beyond the engine's (§IV-A): `request` (Δreq: a message's latency from its
 //! write to its dequeue by the DSP) and `dsp` (Δdsp: the DSP's handling of one message,
@@ -60,42 +64,49 @@
 //! Assumptions: sporadic tasks, any deadlines, EDF with ties by task index then job number;
 //! needs a dedicated CPU (`--dedicated-cpu`); clients are the CPUs of `--cpus`.
 
+pub mod protocol;
+
 use crate::config::IdleMode;
 use crate::mechanism::registry::{
     self, Backend, DedicatedCpu, Entry, InvariantKind, ParamDecl, ParamKind, ParamSet, PlacementKind, Setup, TermSpec,
 };
-use crate::mechanism::dispatch::pairs::{Pairs, Publisher};
-use crate::mechanism::dispatch::{check_at_rest, heads};
+use crate::mechanism::dispatch::pairs::Pairs;
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
 use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
-use crate::queue::binomial::BinomialHeap;
+use crate::platform::topology;
+use crate::ParamError;
 use crate::queue::mailbox::{self, Mailbox, Msg, Reader};
-use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
 use crate::RunError;
-use rtsched_policy::{Gedf, Policy, Prio, PriorityRule};
+use protocol::{DspCore, OP_COMPLETE, OP_RESUME, OP_SUSPEND};
+#[cfg(test)]
+use rtsched_policy::Prio;
+use std::path::Path;
 use std::sync::Arc;
 
 crate::mechanism_params! {
     /// G-EDF-MP's parameters (the registry's list is [`GEDF_MP`]`.params`, derived from these).
     pub struct GedfMpParams {
         dsp: &'static str = ParamDecl {
-            kind: ParamKind::Choice(&["spin", "sleep"]),
-            default: "spin",
-            help: "how the scheduling processor waits for its next release: spin on the clock (no timer wake-up \
-                   latency) or sleep on a timer",
+            kind: ParamKind::Choice(&["spin", "window", "sleep"]),
+            default: "window",
+            help: "how the scheduling processor waits for its next event: spin always (never sleeps: no wake-up \
+                   latency; as root lift RT throttling with --isolate), window (sleep until spin_window before each \
+                   release, then spin) or sleep (on a timer and its request word)",
         },
         /// ns.
         spin_window: u64 = ParamDecl {
             kind: ParamKind::Duration,
             default: "500us",
-            help: "with dsp=spin: the scheduling processor sleeps until this long before its next release and spins \
-                   from there (a SCHED_FIFO thread that never sleeps is throttled by Linux for up to 50 ms a second)",
+            help: "with dsp=window: the scheduling processor sleeps until this long before its next release and \
+                   spins from there",
         },
-        mailboxes: usize = ParamDecl {
-            kind: ParamKind::Int { min: 1, max: 64 },
-            default: "1",
-            help: "number of client mailboxes; client c of m writes mailbox floor(c*k/m) (one per cluster of CPUs)",
+        mailboxes: String = ParamDecl {
+            kind: ParamKind::Text,
+            default: "llc",
+            help: "client mailboxes: llc (one per cluster of CPUs sharing a last-level cache, as \
+                   /sys/devices/system/cpu reports it; one mailbox if it cannot be read) or a number N (1-64: client \
+                   c of m writes mailbox floor(c*N/m))",
         },
         mailbox_size: usize = ParamDecl {
             kind: ParamKind::Int { min: 2, max: 65536 },
@@ -103,6 +114,30 @@ crate::mechanism_params! {
             help: "slots per mailbox (writes are wait-free while a mailbox has room)",
         },
     }
+}
+
+/// The mailbox of each client for `mailboxes` (the parameter's text) over the clients' OS
+/// CPUs `cpus`, reading the topology under `root`; with a note when `llc` fell back to one
+/// mailbox. Errors name the parameter.
+pub fn mailbox_map(spec: &str, cpus: &[usize], root: &Path) -> Result<(Vec<usize>, Option<String>), ParamError> {
+    let m = cpus.len();
+    let spec = spec.trim();
+    if spec == "llc" {
+        return Ok(match topology::llc_clusters(root, cpus) {
+            Ok(map) => (map, None),
+            Err(why) => (
+                vec![0; m],
+                Some(format!("gedf-mp: mailboxes=llc: the last-level caches could not be read ({why}); one mailbox")),
+            ),
+        });
+    }
+    let k: usize = spec
+        .parse()
+        .ok()
+        .filter(|k| (1..=64).contains(k))
+        .ok_or_else(|| ParamError::new("mailboxes", format!("'{spec}' is neither llc nor a number from 1 to 64")))?;
+    let k = k.min(m.max(1));
+    Ok(((0..m).map(|c| c * k / m.max(1)).collect(), None))
 }
 
 /// G-EDF-MP's registry entry.
@@ -132,7 +167,7 @@ pub static GEDF_MP: Entry = Entry {
     invariant: InvariantKind::Global,
     priority: registry::edf,
     user_jobs: true,
-    suspends: false,
+    suspends: true,
     backend: Backend::Engine(build),
 };
 
@@ -140,29 +175,32 @@ pub static GEDF_MP: Entry = Entry {
 const T_REQUEST: u32 = 0;
 const T_DSP: u32 = 1;
 
-/// Message operations.
-const OP_COMPLETE: u32 = 1;
 
 fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     if !s.dedicated {
         return Err(RunError::Config("gedf-mp needs a dedicated CPU for its scheduling processor".into()));
     }
     let p = GedfMpParams::from_params(s.params)?;
-    let idle = match p.dsp {
-        "sleep" => IdleMode::Sleep,
-        _ => IdleMode::Spin,
+    let (idle, window) = match p.dsp {
+        "sleep" => (IdleMode::Sleep, u64::MAX),
+        "spin" => (IdleMode::Spin, u64::MAX),
+        _ => (IdleMode::Spin, p.spin_window),
     };
-    let mut g = GedfMp::new(s.tasks, s.m, s.t0, s.end, idle, p.mailboxes, p.mailbox_size);
-    g.spin_window = p.spin_window;
+    // (A driver that names no CPUs gets CPUs 0..m.)
+    let cpus: Vec<usize> = if s.cpus.len() == s.m { s.cpus.to_vec() } else { (0..s.m).collect() };
+    let (box_of, note) = mailbox_map(&p.mailboxes, &cpus, Path::new("/"))?;
+    if let Some(note) = note {
+        eprintln!("rtsched run: note: {note}");
+    }
+    let mut g = GedfMp::new(s.tasks, s.m, s.t0, s.end, idle, box_of, p.mailbox_size);
+    g.spin_window = window;
     Ok(Box::new(g))
 }
 
-/// The DSP's state (§III-B "DSP state").
+/// The DSP's state (§III-B "DSP state"): the protocol's state machine and the mailboxes'
+/// reading sides.
 struct Dsp {
-    book: TaskBook,
-    policy: Gedf<BinomialHeap<Prio>>,
-    publisher: Publisher,
-    scratch: Vec<Job>,
+    core: DspCore,
     /// The mailboxes' reading sides (the DSP is their one consumer).
     readers: Vec<Reader>,
     /// The mailbox the next round starts with.
@@ -186,73 +224,60 @@ pub struct GedfMp {
 
 impl GedfMp {
     /// `m` clients; tasks `params` released from `t0` until `end`; the DSP waits in `idle`;
-    /// `boxes` mailboxes (at most `m`) of `size` slots.
-    pub fn new(params: &[TaskParams], m: usize, t0: u64, end: u64, idle: IdleMode, boxes: usize, size: usize) -> GedfMp {
-        let n = params.len();
-        let all: Vec<usize> = (0..n).collect();
-        let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
-        let releases = ReleaseDomain::new(true, m, book.next_due());
-        let k = boxes.clamp(1, m.max(1));
+    /// client `c` writes mailbox `box_of[c]` (indices `0..k`, `k` mailboxes) of `size` slots.
+    pub fn new(
+        params: &[TaskParams],
+        m: usize,
+        t0: u64,
+        end: u64,
+        idle: IdleMode,
+        box_of: Vec<usize>,
+        size: usize,
+    ) -> GedfMp {
+        let core = DspCore::new(params, m, t0, end);
+        let releases = ReleaseDomain::new(true, m, core.next_due());
+        debug_assert_eq!(box_of.len(), m);
+        let k = box_of.iter().max().map_or(1, |&b| b + 1);
         let (boxes, readers): (Vec<_>, Vec<_>) = (0..k).map(|_| mailbox::channel(size)).unzip();
         GedfMp {
             m,
             idle,
             spin_window: u64::MAX,
-            dsp: SpinLock::new(
-                u32::MAX,
-                Dsp {
-                    book,
-                    policy: Gedf::with_queue(m, BinomialHeap::with_capacity(2 * n + 4)),
-                    publisher: Publisher::new(m, n),
-                    scratch: Vec::with_capacity(n),
-                    readers,
-                    rr: 0,
-                },
-            ),
-            links: Pairs::new(m, n),
+            dsp: SpinLock::new(u32::MAX, Dsp { core, readers, rr: 0 }),
+            links: Pairs::new(m, params.len()),
             boxes,
-            box_of: (0..m).map(|c| c * k / m.max(1)).collect(),
+            box_of,
             releases,
         }
+    }
+
+    /// `m` clients over `k` mailboxes of consecutive clients (client `c` writes `⌊c·k/m⌋`).
+    pub fn even(params: &[TaskParams], m: usize, t0: u64, end: u64, idle: IdleMode, k: usize, size: usize) -> GedfMp {
+        let k = k.clamp(1, m.max(1));
+        GedfMp::new(params, m, t0, end, idle, (0..m).map(|c| c * k / m.max(1)).collect(), size)
+    }
+
+    /// The number of mailboxes.
+    pub fn mailboxes(&self) -> usize {
+        self.boxes.len()
     }
 
     /// The jobs the DSP's policy links to each client now (for tests against the policy).
     #[cfg(test)]
     pub(crate) fn linked(&self) -> Vec<Option<Prio>> {
         let d = self.dsp.lock_untraced();
-        (0..self.m).map(|c| d.policy.linked(c)).collect()
+        (0..self.m).map(|c| d.core.linked(c)).collect()
     }
 
     /// Link swaps made so far.
     #[cfg(test)]
     pub(crate) fn swaps(&self) -> u64 {
-        self.dsp.lock_untraced().publisher.swaps()
-    }
-
-    /// Operation 6 (and its races): the DSP learns that `job` completed on `sender`.
-    fn completed(d: &mut Dsp, sender: usize, job: Job) {
-        if d.policy.linked(sender) == Some(job.prio) {
-            d.policy.unlink(sender);
-        } else {
-            d.policy.job_done(job.prio);
-        }
-        if let Some(next) = d.book.complete(&job) {
-            d.policy.enqueue(next.prio);
-        }
-        d.policy.link_all();
-    }
-
-    fn handle(d: &mut Dsp, msg: &Msg) {
-        if msg.op == OP_COMPLETE {
-            let job = d.book.job(msg.task, msg.seq);
-            GedfMp::completed(d, msg.sender as usize, job);
-        }
+        self.dsp.lock_untraced().core.publisher.swaps()
     }
 
     /// Publishes the policy's changed links to the clients (with link swaps).
     fn enact(&self, d: &mut Dsp, ctx: &mut Ctx<'_>) {
-        let Dsp { book, policy, publisher, .. } = d;
-        publisher.enact(policy, &self.links, |p| book.job_of(p), |c| ctx.preempt(c));
+        d.core.enact(&self.links, |c| ctx.preempt(c));
     }
 
     /// Serves the mailboxes round-robin until all are empty (the DSP's `notified`).
@@ -266,7 +291,7 @@ impl GedfMp {
                     any = true;
                     ctx.term_since(T_REQUEST, msg.stamp);
                     ctx.term_start(T_DSP);
-                    GedfMp::handle(d, &msg);
+                    d.core.handle(&msg);
                     self.enact(d, ctx);
                     ctx.term_end(T_DSP);
                     // The requests to sleeping clients go out now, not after the whole round.
@@ -280,13 +305,47 @@ impl GedfMp {
         }
     }
 
-    /// The consistency check of the DSP's structures (no message handled): every pending job
-    /// linked or queued once, the G-EDF invariant, no job scheduled on two clients.
+    /// Client `ctx.cpu()` sends `op` about `job` to the DSP (its cluster's mailbox, then a
+    /// notification).
+    fn send(&self, ctx: &mut Ctx<'_>, op: u32, job: &Job) {
+        let cpu = ctx.cpu();
+        let msg = Msg { op, sender: cpu as u32, task: job.task(), seq: job.seq(), stamp: ctx.stamp() };
+        self.boxes[self.box_of[cpu]].push(msg);
+        ctx.notify(self.m);
+    }
+
+    /// Operation (3) on client `ctx.cpu()`: `job`, which it runs, suspends. The client leaves
+    /// it (invalidating its link if still that job), takes whatever is linked to it now
+    /// (another job if a preemption was published meanwhile: the race of §III-C), and tells
+    /// the DSP. Returns the job to run next. Precondition: as [`Plugin::schedule`]'s, with
+    /// `job` the job the worker stopped running.
+    pub fn suspend(&self, ctx: &mut Ctx<'_>, job: Job) -> Option<Job> {
+        let next = self.links.suspend(ctx.cpu(), job, Some(&mut *ctx));
+        self.send(ctx, OP_SUSPEND, &job);
+        next
+    }
+
+    /// Operation (1): `job`, suspended, resumes. On a client, the resumption is a message
+    /// (its flag cleared first); on the DSP (an external event: its own "interrupt") it is
+    /// handled at once. Precondition: `job` suspended (its client called
+    /// [`suspend`](Self::suspend)) and was not resumed since.
+    pub fn resume(&self, ctx: &mut Ctx<'_>, job: Job) {
+        self.links.wake(&job);
+        if ctx.cpu() == self.m {
+            let mut g = self.dsp.lock_untraced();
+            g.core.resumed(job.task(), job.seq());
+            self.enact(&mut g, ctx);
+        } else {
+            self.send(ctx, OP_RESUME, &job);
+        }
+    }
+
+    /// The consistency check of the DSP's structures (no message handled): every pending,
+    /// non-suspended job linked or queued once, the G-EDF invariant, no job scheduled on two
+    /// clients.
     fn check(&self, d: &Dsp) -> Result<(), String> {
-        let linked: Vec<Option<Prio>> = (0..self.m).map(|c| d.policy.linked(c)).collect();
         let scheduled = (0..self.m).filter_map(|c| self.links.pair(c).scheduled);
-        check_at_rest(&heads(&d.book), &linked, d.policy.ready_queue().keys(), scheduled, true)
-            .map_err(|e| format!("{}: {e}", self.name()))
+        d.core.check(scheduled).map_err(|e| format!("{}: {e}", self.name()))
     }
 }
 
@@ -300,37 +359,32 @@ impl Plugin for GedfMp {
     fn release(&self, ctx: &mut Ctx<'_>, _domain: usize, now: u64) {
         let mut g = self.dsp.lock_untraced();
         let d = &mut *g;
-        let mut scratch = std::mem::take(&mut d.scratch);
-        d.book.release_due(now, |j, ready| {
-            ctx.record_release(&j);
-            if ready {
-                scratch.push(j);
-            }
-        });
-        for j in scratch.drain(..) {
-            d.policy.job_ready(j.prio);
-        }
-        d.scratch = scratch;
+        d.core.release_due(now, |j| ctx.record_release(j));
         self.enact(d, ctx);
-        self.releases.set(d.book.next_due());
+        self.releases.set(d.core.next_due());
     }
 
-    /// Operations 2 and 5 on client `ctx.cpu()`.
+    /// Operations 2, 3 and 5 on client `ctx.cpu()`.
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let cpu = ctx.cpu();
-        let completed = match prev {
-            Prev::Completed(j) => Some(j),
-            _ => None,
-        };
         // The request acknowledgement happens under the pair's lock: the DSP sends requests
         // under it.
-        let next = self.links.pick(cpu, completed, Some(&mut *ctx));
-        if let Some(j) = completed {
-            let msg = Msg { op: OP_COMPLETE, sender: cpu as u32, task: j.task(), seq: j.seq(), stamp: ctx.stamp() };
-            self.boxes[self.box_of[cpu]].push(msg);
-            ctx.notify(self.m);
+        match prev {
+            // Operation 3 (the block of the plugin contract's rule 6).
+            Prev::Blocked(j) => self.suspend(ctx, j),
+            Prev::Completed(j) => {
+                let next = self.links.pick(cpu, Some(j), Some(&mut *ctx));
+                self.send(ctx, OP_COMPLETE, &j);
+                next
+            }
+            Prev::Idle | Prev::Preempted(_) => self.links.pick(cpu, None, Some(&mut *ctx)),
         }
-        next
+    }
+
+    /// Operation 1 for a job that blocked (rule 6): a message from a client, or handled at once
+    /// on the DSP ([`GedfMp::resume`]).
+    fn wake(&self, ctx: &mut Ctx<'_>, job: Job, _now: u64) {
+        self.resume(ctx, job);
     }
 
     fn notified(&self, ctx: &mut Ctx<'_>, _now: u64) {
@@ -354,12 +408,12 @@ impl Plugin for GedfMp {
         let d = &mut *g;
         for b in 0..d.readers.len() {
             while let Some(msg) = d.readers[b].pop() {
-                GedfMp::handle(d, &msg);
+                d.core.handle(&msg);
             }
         }
         Accounting {
-            released: d.book.released().to_vec(),
-            completed: d.book.completed().to_vec(),
+            released: d.core.book.released().to_vec(),
+            completed: d.core.book.completed().to_vec(),
             consistent: self.check(d).map_err(crate::Inconsistency),
         }
     }
@@ -368,3 +422,6 @@ impl Plugin for GedfMp {
 #[cfg(test)]
 #[path = "gedf_mp_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+mod loom_model;

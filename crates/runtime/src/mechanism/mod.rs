@@ -241,7 +241,10 @@ mod tests {
     fn typed_defaults_are_the_documented_ones() {
         assert_eq!(rtws::RtwsParams::parse([]).unwrap(), rtws::RtwsParams { deques: "lockfree" });
         let gm = gedf_mp::GedfMpParams::parse([]).unwrap();
-        assert_eq!(gm, gedf_mp::GedfMpParams { dsp: "spin", spin_window: 500_000, mailboxes: 1, mailbox_size: 256 });
+        assert_eq!(
+            gm,
+            gedf_mp::GedfMpParams { dsp: "window", spin_window: 500_000, mailboxes: "llc".into(), mailbox_size: 256 }
+        );
         let pp = push_pull::PushPullParams::parse([("find_cpu", "fmask")]).unwrap();
         assert_eq!(pp, push_pull::PushPullParams { find_cpu: "fmask", retries: 3, op_spans: false });
         let sp = spres::SpresParams::parse([]).unwrap();

@@ -106,6 +106,9 @@ pub struct Setup<'a> {
     pub tasks: &'a [TaskParams],
     /// Scheduling CPUs (workers).
     pub m: usize,
+    /// Their OS CPU numbers (worker `i` runs on `cpus[i]`; `m` of them), for mechanisms that
+    /// follow the machine's topology (G-EDF-MP's mailbox per last-level-cache cluster).
+    pub cpus: &'a [usize],
     /// A service thread runs on a dedicated CPU (thread index `m`).
     pub dedicated: bool,
     /// The partition, for mechanisms that need one (validated).

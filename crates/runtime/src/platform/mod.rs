@@ -5,6 +5,7 @@
 //! * [`sync`]: the spin lock and the per-thread signal ("IPI"), with their loom models;
 //! * [`tracer`]: per-CPU Feather-Trace-style record buffers; [`interference`]: host
 //!   interference (clock jumps, run-queue waits) recorded for the overhead filter;
+//! * [`topology`]: which CPUs share a last-level cache (G-EDF-MP's mailbox clusters);
 //! * [`body`]: the synthetic `rtspin`-like job body; [`user`]: user jobs (closures);
 //!   [`parallel`]: parallel user jobs (fork-join closures with `join`/`scope`, under `rtws`).
 //!
@@ -18,6 +19,7 @@ pub mod clock;
 pub mod interference;
 pub mod parallel;
 pub mod sync;
+pub mod topology;
 pub mod tracer;
 pub mod user;
 

@@ -32,7 +32,10 @@
 //! and tells the scheduling processor by message; until the message is handled, the policy
 //! may still link `J` somewhere (e.g. it had been preempted and re-queued). A client never
 //! picks a job its task's completion counter says is done: it stays idle, and the completion
-//! message, already in flight, makes the scheduling processor relink it.
+//! message, already in flight, makes the scheduling processor relink it. A *suspended* job
+//! is refused the same way (its task's `asleep` flag, set by the suspending client in its
+//! critical section and cleared by the waker): G-EDF-MP's operations (3) and (1), whose races
+//! `mechanism::gedf_mp::protocol` works through.
 //!
 //! Generic over the platform [`Primitives`]; the loom models below check the handshake
 //! including a swap (no deadlock, no job scheduled on two clients, no completed job run).
@@ -52,12 +55,23 @@ pub struct Pair {
     pub scheduled: Option<Job>,
 }
 
-/// Every client's pair and every task's completion counter.
+/// Every client's pair and every task's completion counter and suspension flag.
 pub struct Pairs<B: Primitives = Std> {
     pairs: Box<[CachePadded<SpinLock<Pair, B>>]>,
     /// Per task: the number of its completed jobs (written by the completing client before it
     /// leaves its pair's critical section).
     done: Box<[B::U32]>,
+    /// Per task: 1 while its current job is suspended (set by the suspending client inside its
+    /// pair's critical section, cleared by the waker before it tells the scheduling processor).
+    asleep: Box<[B::U32]>,
+}
+
+/// What a client leaves when it enters its scheduler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Leave {
+    Nothing,
+    Completed(Job),
+    Suspended(Job),
 }
 
 impl<B: Primitives> Pairs<B> {
@@ -66,7 +80,21 @@ impl<B: Primitives> Pairs<B> {
         Pairs {
             pairs: (0..m).map(|c| CachePadded::new(SpinLock::new(c as u32, Pair::default()))).collect(),
             done: (0..n).map(|_| B::U32::new(0)).collect(),
+            asleep: (0..n).map(|_| B::U32::new(0)).collect(),
         }
+    }
+
+    /// Whether `j`'s task has a suspended job (per the clients' flag).
+    #[inline]
+    pub fn is_asleep(&self, j: &Job) -> bool {
+        self.asleep[j.task() as usize].load(Ordering::Acquire) != 0
+    }
+
+    /// Whether a client must not pick `j` even if it is linked to it: `j` completed or is
+    /// suspended, and the scheduling processor has not yet handled the message that says so.
+    #[inline]
+    pub fn is_stale(&self, j: &Job) -> bool {
+        self.is_done(j) || self.is_asleep(j)
     }
 
     /// Whether `j` has completed (per its task's counter).
@@ -82,18 +110,46 @@ impl<B: Primitives> Pairs<B> {
     /// reschedule requests are acknowledged last, under the lock under which the scheduling
     /// processor sends them ([`Ctx::ack_resched`]).
     pub fn pick(&self, c: usize, completed: Option<Job>, ctx: Option<&mut Ctx<'_>>) -> Option<Job> {
+        self.pick_leaving(c, completed.map_or(Leave::Nothing, Leave::Completed), ctx)
+    }
+
+    /// Client `c`'s side of a suspension (operation (3) of RTAS 2014, §III-C): under its lock,
+    /// marks `job`'s task asleep and leaves `job` (invalidating `linked` if it is still that
+    /// job: the client is idle as far as it knows), then takes `linked` as [`pick`](Self::pick)
+    /// does — which is another job if the scheduling processor's preemption of `job` was
+    /// already published here (the race of operation (4)).
+    pub fn suspend(&self, c: usize, job: Job, ctx: Option<&mut Ctx<'_>>) -> Option<Job> {
+        self.pick_leaving(c, Leave::Suspended(job), ctx)
+    }
+
+    /// The waker's side of a resumption (operation (1)): `job` may run again. Called before
+    /// the scheduling processor is told (by message, or as its own external event), so that
+    /// a client it then links `job` to does not refuse it.
+    pub fn wake(&self, job: &Job) {
+        self.asleep[job.task() as usize].store(0, Ordering::Release);
+    }
+
+    fn pick_leaving(&self, c: usize, leave: Leave, ctx: Option<&mut Ctx<'_>>) -> Option<Job> {
         let mut ctx = ctx;
         let mut p = match ctx.as_deref_mut() {
             Some(x) => self.pairs[c].lock(x.trace()),
             None => self.pairs[c].lock_untraced(),
         };
-        if let Some(j) = completed {
-            self.done[j.task() as usize].store(j.seq() + 1, Ordering::Release);
-            if p.linked == Some(j) {
-                p.linked = None;
+        let left = match leave {
+            Leave::Nothing => None,
+            Leave::Completed(j) => {
+                self.done[j.task() as usize].store(j.seq() + 1, Ordering::Release);
+                Some(j)
             }
+            Leave::Suspended(j) => {
+                self.asleep[j.task() as usize].store(1, Ordering::Release);
+                Some(j)
+            }
+        };
+        if left.is_some() && p.linked == left {
+            p.linked = None;
         }
-        let next = p.linked.filter(|j| !self.is_done(j));
+        let next = p.linked.filter(|j| !self.is_stale(j));
         p.scheduled = next;
         if let Some(x) = ctx {
             x.ack_resched();
