@@ -51,8 +51,8 @@ pub mod registry;
 pub mod request;
 pub mod result;
 pub mod rtws;
-mod selection;
 mod run;
+mod selection;
 mod setup;
 pub mod spres;
 

@@ -544,7 +544,8 @@ pub fn find(name: &str) -> Result<&'static Entry, ModelError> {
 }
 
 /// The registry, in the order listings show it.
-pub static ENTRIES: &[&Entry] = &[&GEDF, &GEDF_QUANTUM, &GFP, &GFL, &EDZL, &LLF, &PD2, &PEDF, &PFP, &SPRES, &RTWS, &RUN];
+pub static ENTRIES: &[&Entry] =
+    &[&GEDF, &GEDF_QUANTUM, &GFP, &GFL, &EDZL, &LLF, &PD2, &PEDF, &PFP, &SPRES, &RTWS, &RUN];
 
 /// The partition a [`PlacementKind::Partition`] builder was given.
 fn partition(s: &mut Setup<'_>) -> Result<Vec<Vec<usize>>, ModelError> {

@@ -238,6 +238,8 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
                 go!(Partitioned::new(mu, part), false)
             }
         }
-        Scheduler::Spres(_) | Scheduler::Rtws | Scheduler::Llf { .. } | Scheduler::Pd2 { .. } | Scheduler::Run => Err(not_engine(sched)),
+        Scheduler::Spres(_) | Scheduler::Rtws | Scheduler::Llf { .. } | Scheduler::Pd2 { .. } | Scheduler::Run => {
+            Err(not_engine(sched))
+        }
     }
 }
