@@ -20,6 +20,9 @@ pub enum Violation {
     /// The partitioned invariant on `cpu`: it runs `running`, but the highest-priority ready
     /// job of its partition is `best` (`None`: it has none).
     Partitioned { cpu: usize, running: Option<Prio>, best: Option<Prio> },
+    /// The invariant of a policy whose priorities change with time (LLF's laxity order, PD²'s
+    /// slot order and lag bound: [`crate::llf::check`], [`crate::pfair::check`]), with what broke it.
+    Selection(String),
 }
 
 impl fmt::Display for Violation {
@@ -31,6 +34,7 @@ impl fmt::Display for Violation {
             Violation::Partitioned { cpu, running, best } => {
                 write!(f, "cpu {cpu} runs {running:?} but its highest-priority ready job is {best:?}")
             }
+            Violation::Selection(what) => f.write_str(what),
         }
     }
 }

@@ -74,14 +74,14 @@ pub fn select(m: usize, now: Time, ready: &mut [LlfJob]) -> usize {
 /// the `(task, job)` each CPU runs (`None`: idle), (1) every running job is ready and runs on
 /// one CPU only, (2) no CPU idles while a ready job waits, and (3) no running job ranks below
 /// a waiting one in the LLF order (laxity, deadline, task, job). `Err` says which.
-pub fn check(now: Time, ready: &[LlfJob], running: &[Option<(u32, u32)>]) -> Result<(), String> {
+pub fn check(now: Time, ready: &[LlfJob], running: &[Option<(u32, u32)>]) -> Result<(), crate::Violation> {
     let mut run: Vec<&LlfJob> = Vec::with_capacity(running.len());
     for r in running.iter().flatten() {
         let Some(j) = ready.iter().find(|j| (j.task, j.job) == *r) else {
-            return Err(format!("LLF runs job {}.{} which is not ready", r.0, r.1));
+            return Err(crate::Violation::Selection(format!("LLF runs job {}.{} which is not ready", r.0, r.1)));
         };
         if run.iter().any(|x| (x.task, x.job) == *r) {
-            return Err(format!("LLF runs job {}.{} on two CPUs", r.0, r.1));
+            return Err(crate::Violation::Selection(format!("LLF runs job {}.{} on two CPUs", r.0, r.1)));
         }
         run.push(j);
     }
@@ -89,13 +89,16 @@ pub fn check(now: Time, ready: &[LlfJob], running: &[Option<(u32, u32)>]) -> Res
         ready.iter().filter(|j| !run.iter().any(|r| (r.task, r.job) == (j.task, j.job))).collect();
     if let Some(w) = waiting.first() {
         if run.len() < running.len() {
-            return Err(format!("a CPU idles at {now} ns while job {}.{} waits", w.task, w.job));
+            return Err(crate::Violation::Selection(format!(
+                "a CPU idles at {now} ns while job {}.{} waits",
+                w.task, w.job
+            )));
         }
     }
     for r in &run {
         for w in &waiting {
             if r.cmp_at(w, now) == Ordering::Greater {
-                return Err(format!(
+                return Err(crate::Violation::Selection(format!(
                     "LLF runs job {}.{} (laxity {} ns, deadline {}) while job {}.{} (laxity {} ns, deadline {}) waits at {now} ns",
                     r.task,
                     r.job,
@@ -105,7 +108,7 @@ pub fn check(now: Time, ready: &[LlfJob], running: &[Option<(u32, u32)>]) -> Res
                     w.job,
                     w.laxity(now),
                     w.deadline
-                ));
+                )));
             }
         }
     }
@@ -146,18 +149,18 @@ mod tests {
         // Laxities 5, 2, 7: on two CPUs tasks 1 and 0 run.
         assert!(check(0, &ready, &[Some((1, 0)), Some((0, 0))]).is_ok());
         assert!(check(0, &ready, &[Some((0, 0)), Some((1, 0)), Some((2, 0))]).is_ok());
-        let e = check(0, &ready, &[Some((2, 0)), Some((1, 0))]).unwrap_err();
+        let e = check(0, &ready, &[Some((2, 0)), Some((1, 0))]).unwrap_err().to_string();
         assert!(e.contains("runs job 2.0 (laxity 7 ns"), "{e}");
-        let e = check(0, &ready, &[Some((1, 0)), None]).unwrap_err();
+        let e = check(0, &ready, &[Some((1, 0)), None]).unwrap_err().to_string();
         assert!(e.contains("idles"), "{e}");
-        let e = check(0, &ready, &[Some((1, 0)), Some((1, 0))]).unwrap_err();
+        let e = check(0, &ready, &[Some((1, 0)), Some((1, 0))]).unwrap_err().to_string();
         assert!(e.contains("two CPUs"), "{e}");
-        let e = check(0, &ready, &[Some((5, 0)), None]).unwrap_err();
+        let e = check(0, &ready, &[Some((5, 0)), None]).unwrap_err().to_string();
         assert!(e.contains("not ready"), "{e}");
         // At 4, after task 1 ran [0, 4) on one CPU: its laxity is still 2, task 0's fell to
         // 9 − 4 − 4 = 1, so task 0 must run now.
         let later = [j(0, 9, 4), j(1, 8, 2), j(2, 8, 1)];
-        assert!(check(4, &later, &[Some((1, 0))]).unwrap_err().contains("while job 0.0 (laxity 1 ns"));
+        assert!(check(4, &later, &[Some((1, 0))]).unwrap_err().to_string().contains("while job 0.0 (laxity 1 ns"));
         assert!(check(4, &later, &[Some((0, 0))]).is_ok());
     }
 }

@@ -151,27 +151,34 @@ pub fn select(m: usize, eligible: &mut [Pd2Key]) -> usize {
 /// The PD² invariant of one slot: with `eligible` the eligible subtasks and `running` the task
 /// each CPU runs (`None`: idle), every running task is eligible and on one CPU, no CPU idles
 /// while a subtask waits, and no running subtask has lower priority than a waiting one.
-pub fn check(slot: u64, eligible: &[Pd2Key], running: &[Option<u32>]) -> Result<(), String> {
+pub fn check(slot: u64, eligible: &[Pd2Key], running: &[Option<u32>]) -> Result<(), crate::Violation> {
     let mut run: Vec<&Pd2Key> = Vec::with_capacity(running.len());
     for &r in running.iter().flatten() {
         let Some(k) = eligible.iter().find(|k| k.task == r) else {
-            return Err(format!("PD2 runs task {r} in slot {slot} but it has no eligible subtask"));
+            return Err(crate::Violation::Selection(format!(
+                "PD2 runs task {r} in slot {slot} but it has no eligible subtask"
+            )));
         };
         if run.iter().any(|x| x.task == r) {
-            return Err(format!("PD2 runs task {r} on two CPUs in slot {slot}"));
+            return Err(crate::Violation::Selection(format!("PD2 runs task {r} on two CPUs in slot {slot}")));
         }
         run.push(k);
     }
     let waiting: Vec<&Pd2Key> = eligible.iter().filter(|k| !run.iter().any(|r| r.task == k.task)).collect();
     if let Some(w) = waiting.first() {
         if run.len() < running.len() {
-            return Err(format!("a CPU idles in slot {slot} while task {} has an eligible subtask", w.task));
+            return Err(crate::Violation::Selection(format!(
+                "a CPU idles in slot {slot} while task {} has an eligible subtask",
+                w.task
+            )));
         }
     }
     for r in &run {
         for w in &waiting {
             if r > w {
-                return Err(format!("PD2 runs {r:?} while the higher-priority {w:?} waits in slot {slot}"));
+                return Err(crate::Violation::Selection(format!(
+                    "PD2 runs {r:?} while the higher-priority {w:?} waits in slot {slot}"
+                )));
             }
         }
     }
@@ -274,10 +281,10 @@ mod tests {
         let w = Weight::new(1, 2).unwrap();
         let e = [w.key(0, 1, 0), Weight::new(1, 3).unwrap().key(1, 1, 0)];
         assert!(check(0, &e, &[Some(0)]).is_ok());
-        assert!(check(0, &e, &[Some(1)]).unwrap_err().contains("waits"));
-        assert!(check(0, &e, &[Some(0), None]).unwrap_err().contains("idles"));
-        assert!(check(0, &e, &[Some(0), Some(0)]).unwrap_err().contains("two CPUs"));
-        assert!(check(0, &e, &[Some(7)]).unwrap_err().contains("no eligible"));
+        assert!(check(0, &e, &[Some(1)]).unwrap_err().to_string().contains("waits"));
+        assert!(check(0, &e, &[Some(0), None]).unwrap_err().to_string().contains("idles"));
+        assert!(check(0, &e, &[Some(0), Some(0)]).unwrap_err().to_string().contains("two CPUs"));
+        assert!(check(0, &e, &[Some(7)]).unwrap_err().to_string().contains("no eligible"));
         assert_eq!(quanta(3_000_000, 1_000_000), Some(3));
         assert_eq!(quanta(3_000_001, 1_000_000), None);
     }

@@ -373,7 +373,7 @@ fn check(
             .collect();
         let running: Vec<Option<(u32, u32)>> =
             sched_on.iter().map(|s| s.and_then(|i| Some((i, backlog[i as usize].front()?.seq)))).collect();
-        return llf::check(t, &ready, &running);
+        return llf::check(t, &ready, &running).map_err(|v| v.to_string());
     };
     let slot = t / q;
     let mut eligible = Vec::new();
@@ -387,7 +387,7 @@ fn check(
             eligible.push(pf.w[i].key(i as u32, sub, pf.off[i]));
         }
     }
-    pfair::check(slot, &eligible, sched_on)?;
+    pfair::check(slot, &eligible, sched_on).map_err(|v| v.to_string())?;
     if pf.lag {
         for (i, w) in pf.w.iter().enumerate() {
             if pf.off[i] > slot {

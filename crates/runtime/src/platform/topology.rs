@@ -6,9 +6,21 @@
 use std::fs;
 use std::path::Path;
 
+/// What could not be read or parsed of the machine's topology (the file and why, or the bad
+/// item of a CPU list).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct TopologyError(pub String);
+
+impl From<String> for TopologyError {
+    fn from(s: String) -> TopologyError {
+        TopologyError(s)
+    }
+}
+
 /// Parses a kernel CPU list (`0-3,8,10-11`; blanks around items allowed) into ascending,
 /// distinct CPU numbers. Refuses an empty list, a malformed item or a reversed range.
-pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>, String> {
+pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>, TopologyError> {
     let mut out = Vec::new();
     for item in s.trim().split(',') {
         let item = item.trim();
@@ -17,10 +29,10 @@ pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>, String> {
             Some((a, b)) => {
                 let (a, b) = (num(a)?, num(b)?);
                 if a > b {
-                    return Err(format!("the range '{item}' in the CPU list '{s}' is reversed"));
+                    return Err(format!("the range '{item}' in the CPU list '{s}' is reversed").into());
                 }
                 if b - a > 1 << 16 {
-                    return Err(format!("the range '{item}' in the CPU list '{s}' is too long"));
+                    return Err(format!("the range '{item}' in the CPU list '{s}' is too long").into());
                 }
                 out.extend(a..=b);
             }
@@ -34,7 +46,7 @@ pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>, String> {
 
 /// The CPUs sharing `cpu`'s last-level cache (the highest `level` among its cache indices),
 /// read under `root` (`/` on a real machine; a directory tree for tests).
-pub fn llc_shared(root: &Path, cpu: usize) -> Result<Vec<usize>, String> {
+pub fn llc_shared(root: &Path, cpu: usize) -> Result<Vec<usize>, TopologyError> {
     let dir = root.join(format!("sys/devices/system/cpu/cpu{cpu}/cache"));
     let entries = fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut best: Option<(u32, std::path::PathBuf)> = None;
@@ -52,13 +64,13 @@ pub fn llc_shared(root: &Path, cpu: usize) -> Result<Vec<usize>, String> {
     let (_, p) = best.ok_or_else(|| format!("{}: no cache level listed", dir.display()))?;
     let f = p.join("shared_cpu_list");
     let text = fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
-    parse_cpu_list(&text).map_err(|e| format!("{}: {e}", f.display()))
+    parse_cpu_list(&text).map_err(|e| format!("{}: {e}", f.display()).into())
 }
 
 /// The last-level-cache cluster of each CPU of `cpus` (in order): clusters are numbered
 /// `0..k` in the order of their first CPU in `cpus`. An error names the file that could not be
 /// read or parsed.
-pub fn llc_clusters(root: &Path, cpus: &[usize]) -> Result<Vec<usize>, String> {
+pub fn llc_clusters(root: &Path, cpus: &[usize]) -> Result<Vec<usize>, TopologyError> {
     let mut seen: Vec<Vec<usize>> = Vec::new();
     let mut out = Vec::with_capacity(cpus.len());
     for &c in cpus {
@@ -84,9 +96,9 @@ mod tests {
         assert_eq!(parse_cpu_list("0-3,8,10-11\n"), Ok(vec![0, 1, 2, 3, 8, 10, 11]));
         assert_eq!(parse_cpu_list(" 5 "), Ok(vec![5]));
         assert_eq!(parse_cpu_list("3,1-2,2"), Ok(vec![1, 2, 3]));
-        assert!(parse_cpu_list("").unwrap_err().contains("is not a CPU"));
-        assert!(parse_cpu_list("4-2").unwrap_err().contains("reversed"));
-        assert!(parse_cpu_list("1,x").unwrap_err().contains("'x'"));
+        assert!(parse_cpu_list("").unwrap_err().0.contains("is not a CPU"));
+        assert!(parse_cpu_list("4-2").unwrap_err().0.contains("reversed"));
+        assert!(parse_cpu_list("1,x").unwrap_err().0.contains("'x'"));
     }
 
     /// A fake sysfs: CPUs 0-1 share an L3, 2-3 another; L1/L2 private.
@@ -115,9 +127,9 @@ mod tests {
         assert_eq!(llc_clusters(&root, &[0, 1, 2, 3]), Ok(vec![0, 0, 1, 1]));
         assert_eq!(llc_clusters(&root, &[3, 0, 2]), Ok(vec![0, 1, 0]));
         let err = llc_clusters(&root, &[0, 7]).unwrap_err();
-        assert!(err.contains("cpu7/cache"), "{err}");
+        assert!(err.0.contains("cpu7/cache"), "{err}");
         fs::write(root.join("sys/devices/system/cpu/cpu1/cache/index3/shared_cpu_list"), "0-").unwrap();
-        assert!(llc_clusters(&root, &[1]).unwrap_err().contains("index3/shared_cpu_list"));
+        assert!(llc_clusters(&root, &[1]).unwrap_err().0.contains("index3/shared_cpu_list"));
         fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -259,11 +259,11 @@ impl DspCore {
 
     /// The consistency check at rest: every pending, non-suspended job linked or queued once,
     /// the G-EDF invariant, no job scheduled on two clients.
-    pub fn check(&self, scheduled: impl IntoIterator<Item = Job>) -> Result<(), String> {
+    pub fn check(&self, scheduled: impl IntoIterator<Item = Job>) -> Result<(), crate::error::Inconsistency> {
         let m = self.policy.m();
         let linked: Vec<Option<Prio>> = (0..m).map(|c| self.policy.linked(c)).collect();
         let pending: Vec<Prio> = heads(&self.book).into_iter().filter(|p| self.balance[p.task as usize].held()).collect();
-        check_at_rest(&pending, &linked, self.policy.ready_queue().keys(), scheduled, true)
+        check_at_rest(&pending, &linked, self.policy.ready_queue().keys(), scheduled, true).map_err(Into::into)
     }
 }
 
