@@ -143,3 +143,22 @@ def test_the_reproductions_find_the_shipped_models_from_any_folder(tmp_path, mon
     # The protocol-measured set first, the earlier models beside it as the fallback.
     assert DEFAULT_SET == "vm-2cpu-protocol"
     assert default_overheads_dirs() == [shipped.DATA / DEFAULT_SET, shipped.DATA]
+
+
+def test_partition_takes_a_shipped_set_by_name(tmp_path):
+    """`partition --overheads SET --mechanism spres` (issue 23's placement with overheads) finds the
+    set's SP-RES model by name from a scratch folder, and places the same budgets as its path."""
+    gen = ["generate", "--m", 2, "--n", 6, "--util", 1.85, "--periods", "loguniform:10ms-100ms", "--seed", 3]
+    code, _, err = rtsched_in(tmp_path, *gen, "-o", "sp.json")
+    assert code == 0, err
+    args = ["partition", "sp.json", "--heuristic", "spres", "--mechanism", "spres", "--json", "--overheads"]
+    code, by_name, err = rtsched_in(tmp_path, *args, "vm-2cpu-protocol")
+    assert code == 0, err
+    code, by_path, err = rtsched_in(tmp_path, *args, shipped.DATA / "vm-2cpu-protocol" / "overheads-spres.json")
+    assert code == 0, err
+    assert json.loads(by_name)["overheads"]["model"] == json.loads(by_path)["overheads"]["model"]
+    assert json.loads(by_name)["schedulable"] and json.loads(by_name)["cpus"] == json.loads(by_path)["cpus"]
+    code, _, err = rtsched_in(
+        tmp_path, "partition", "sp.json", "--heuristic", "spres", "--overheads", "vm-2cpu-protocol"
+    )
+    assert code != 0 and "give --mechanism" in err and "Traceback" not in err

@@ -150,8 +150,11 @@ def _partition_overheads(args: argparse.Namespace) -> dict:
             if val:
                 raise RtschedError(f"field 'overheads': {flag} applies only with --overheads MODEL")
         return {}
+    from ..shipped import resolve_model_file
+
     return dict(
-        overheads=args.overheads,
+        # A file, a folder (its model for --mechanism), constants, or a shipped model or set by name.
+        overheads=resolve_model_file(args.overheads, args.mechanism),
         mechanism=args.mechanism,
         stat=args.stat,
         cpd=args.cpd,
