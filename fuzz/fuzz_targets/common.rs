@@ -19,7 +19,8 @@ pub fn time(bytes: &mut impl Iterator<Item = u8>) -> u64 {
 
 /// `n` tasks whose (C, D, T) come from the bytes.
 pub fn task_set(n: usize, bytes: &mut impl Iterator<Item = u8>) -> TaskSet {
-    let tasks: Vec<Task> =
-        (0..n).map(|_| Task { name: None, wcet: time(bytes), deadline: time(bytes), period: time(bytes) }).collect();
+    let tasks: Vec<Task> = (0..n)
+        .map(|_| Task { name: None, wcet: time(bytes), deadline: time(bytes), period: time(bytes), segments: None })
+        .collect();
     TaskSet::new(tasks).expect("parameters are in 1..=MAX_TIME")
 }

@@ -4,8 +4,8 @@
 //! placement reader of `simulate` and `run`.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use rtsched_model::{io, json, Task, TaskSet};
 use rtsched_model::Placement;
+use rtsched_model::{io, json, Task, TaskSet};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
@@ -27,19 +27,24 @@ fuzz_target!(|data: &[u8]| {
         let _ = r.map_err(|e| e.to_string());
     }
     if let Ok(ts) = io::read_csv(text) {
-        let again = io::read_csv(&io::to_csv(&ts)).expect("written CSV reads back");
+        let again = io::read_csv(&io::to_csv(&ts).expect("a set without suspensions writes as CSV"))
+            .expect("written CSV reads back");
         assert_eq!(again, ts, "CSV round trip changed the task set");
     }
     // Names: any text (the writer quotes commas, quotes and newlines).
-    let task = Task { name: Some(text.to_owned()), wcet: 1, deadline: 2, period: 2 };
+    let task = Task { name: Some(text.to_owned()), wcet: 1, deadline: 2, period: 2, segments: None };
     if task.validate().is_ok() {
         let named = TaskSet::new(vec![task]).expect("a valid task makes a task set");
-        assert_eq!(io::read_csv(&io::to_csv(&named)).expect("named CSV reads back"), named);
+        assert_eq!(
+            io::read_csv(&io::to_csv(&named).expect("a set without suspensions writes as CSV"))
+                .expect("named CSV reads back"),
+            named
+        );
     }
     // The placement reader, against a small fixed task set.
     let ts = TaskSet::new(vec![
-        Task { name: None, wcet: 2, deadline: 10, period: 10 },
-        Task { name: None, wcet: 3, deadline: 20, period: 20 },
+        Task { name: None, wcet: 2, deadline: 10, period: 10, segments: None },
+        Task { name: None, wcet: 3, deadline: 20, period: 20, segments: None },
     ])
     .expect("a valid task set");
     let _ = Placement::from_json_runnable(text, &ts).map_err(|e| e.to_string());

@@ -38,7 +38,8 @@ impl Bytes<'_> {
 /// then a huge parameter from `common::time` (overflow-prone sums).
 fn task_set(n: usize, b: &mut Bytes<'_>) -> TaskSet {
     let t = |b: &mut Bytes<'_>| if b.u8().is_multiple_of(16) { common::time(&mut b.0) } else { b.small(63) + 1 };
-    let tasks: Vec<Task> = (0..n).map(|_| Task { name: None, wcet: t(b), deadline: t(b), period: t(b) }).collect();
+    let tasks: Vec<Task> =
+        (0..n).map(|_| Task { name: None, wcet: t(b), deadline: t(b), period: t(b), segments: None }).collect();
     TaskSet::new(tasks).expect("parameters are in 1..=MAX_TIME")
 }
 
