@@ -4,6 +4,7 @@ optionally with budgets inflated by an overhead model."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .. import validate as v
@@ -152,9 +153,13 @@ def _partition_overheads(args: argparse.Namespace) -> dict:
         return {}
     from ..shipped import resolve_model_file
 
+    given = args.overheads
+    # A path or constants go as given (the placement reads them); a bare name is a shipped model
+    # or set (its model for --mechanism).
+    if not (given.lstrip().startswith("{") or os.path.exists(given) or os.path.dirname(given)):
+        given = resolve_model_file(given, args.mechanism)
     return dict(
-        # A file, a folder (its model for --mechanism), constants, or a shipped model or set by name.
-        overheads=resolve_model_file(args.overheads, args.mechanism),
+        overheads=given,
         mechanism=args.mechanism,
         stat=args.stat,
         cpd=args.cpd,
