@@ -1,5 +1,6 @@
 //! The simulator's entry points on arbitrary small inputs built from the fuzz bytes: every
-//! scheduler (gedf, aligned and staggered gedf-quantum, pedf and pfp over arbitrary — also
+//! scheduler (gedf, aligned and staggered gedf-quantum, gfp with arbitrary ranks, gfl, edzl, llf,
+//! pd2 and run with arbitrary quanta, pedf and pfp over arbitrary — also
 //! invalid — partitions, spres over the cascade's placement with one field mutated or over a
 //! placement made of bytes, rtws on the plain set and on a small fork-join set), random
 //! horizons, offsets, sporadic delays, execution times and overheads, with the simulator's own
@@ -207,7 +208,7 @@ fuzz_target!(|data: &[u8]| {
             ..Overheads::ZERO
         });
     }
-    let sched = match b.u8() % 9 {
+    let sched = match b.u8() % 15 {
         0 | 1 => Scheduler::Gedf,
         2 => Scheduler::GedfQuantum { quantum: b.small(8), staggered: false },
         3 => Scheduler::GedfQuantum { quantum: b.small(8) + 1, staggered: true },
@@ -229,6 +230,15 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         7 => Scheduler::Rtws,
+        8 => Scheduler::Gfp {
+            ranks: (0..n).map(|_| b.small(n as u64) as u32).collect(),
+            order: None,
+        },
+        9 => Scheduler::Gfl,
+        10 => Scheduler::Edzl,
+        11 => Scheduler::Llf { quantum: b.small(8) },
+        12 => Scheduler::Pd2 { quantum: b.small(4) },
+        13 => Scheduler::Run,
         _ => {
             // RTWS on a fork-join set (Wcet only; other execution models are refused).
             let Some(set) = forkjoin(n, &mut b) else { return };
