@@ -230,10 +230,7 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         7 => Scheduler::Rtws,
-        8 => Scheduler::Gfp {
-            ranks: (0..n).map(|_| b.small(n as u64) as u32).collect(),
-            order: None,
-        },
+        8 => Scheduler::Gfp { ranks: (0..n).map(|_| b.small(n as u64) as u32).collect(), order: None },
         9 => Scheduler::Gfl,
         10 => Scheduler::Edzl,
         11 => Scheduler::Llf { quantum: b.small(8) },
