@@ -235,15 +235,19 @@ def _outcome(res: dict) -> tuple[dict, bool, str]:
     return res, trusted, why
 
 
-def _trust_inputs(scheduler: str, calibration: Any, overheads: Any, quiet: bool) -> dict:
-    """The run request's fields the trust verdict is judged against: this machine's calibration
-    (:func:`rtsched.calibrate.for_run`) and the mechanism's overhead model
-    (:func:`rtsched.calibrate.reaction_model`)."""
+def _prepare_trusted(scheduler: str, calibration: Any, overheads: Any, quiet: bool, *args: Any, **kw: Any) -> tuple:
+    """:func:`_prepare` with the request's fields the trust verdict is judged against: this
+    machine's calibration (:func:`rtsched.calibrate.for_run`) and the mechanism's overhead model
+    (:func:`rtsched.calibrate.reaction_model`). A calibration still to be measured (0.5 s) is
+    measured only once the request is known to be valid, so that an invalid one is refused in
+    one line and at once."""
     from . import calibrate
 
     model = calibrate.reaction_model(scheduler, overheads)  # a bad model is refused before any measurement
+    if calibration == "auto" and calibrate.load()[0] is None:
+        _prepare(*args, calibration=None, no_calibration="not measured yet", reaction_model=model, **kw)
     text, why = calibrate.for_run(calibration, quiet=quiet)
-    return {"calibration": text, "no_calibration": why, "reaction_model": model}
+    return _prepare(*args, calibration=text, no_calibration=why, reaction_model=model, **kw)
 
 
 def _judge_causes(summary: dict, cpus: list[int], rt_priority: int | None, before: dict | None, **kw: Any) -> None:
@@ -322,7 +326,11 @@ def run_raw(
     dedicated_cpu = v.optional_integer(dedicated_cpu, "dedicated_cpu", 0, v.MAX_CPU)
     if exec_min_fraction is not None:
         exec_min_fraction = v.number(exec_min_fraction, "exec_min_fraction", 0.0, 1.0)
-    plan, request = _prepare(
+    plan, request = _prepare_trusted(
+        scheduler,
+        calibration,
+        overheads,
+        quiet,
         ts,
         scheduler,
         cpus,
@@ -336,7 +344,6 @@ def run_raw(
         placement,
         dedicated_cpu=dedicated_cpu,
         exec_min_fraction=exec_min_fraction,
-        **_trust_inputs(scheduler, calibration, overheads, quiet),
     )
     rt_priority = request["rt_priority"]
     _say(plan, quiet)
@@ -434,7 +441,11 @@ def run_forkjoin_raw(
     per fork-join job. Without ``cpus`` the file's ``m`` decides (the first ``m`` CPUs this
     process may use; one if the file has no ``m``). The same run request as :func:`run_raw`."""
     text = v.text(text, "text")
-    plan, request = _prepare(
+    plan, request = _prepare_trusted(
+        scheduler,
+        calibration,
+        overheads,
+        quiet,
         text,
         scheduler,
         cpus,
@@ -445,7 +456,6 @@ def run_forkjoin_raw(
         seed,
         exports,
         params,
-        **_trust_inputs(scheduler, calibration, overheads, quiet),
     )
     _say(plan, quiet)
     from .protocol import runnable_tasks, uptime
