@@ -120,7 +120,7 @@ pub(super) fn point_spec(dag: &Value, n: usize, util: f64, umax: f64) -> Result<
     for k in ["n", "total", "umax"] {
         if o.contains_key(k) {
             return Err(ModelError::field(
-                &format!("dag.{k}"),
+                format!("dag.{k}"),
                 "comes from the point (n, util, umax), not from its DAG generator",
             ));
         }
