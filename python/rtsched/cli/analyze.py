@@ -19,12 +19,16 @@ from .workload import DagFile, read_workload
 
 def add_command(sub: argparse._SubParsersAction) -> None:
     from ..api import tests_available
+    from ..dag import dag_tests_available
 
     p = sub.add_parser(
         "analyze",
         help="run schedulability tests",
         description="Run schedulability tests on the task set(s) in FILE (.json, .jsonl or .csv) and print a "
-        "table, or with --json one JSON object per task set (docs/cli.md). Tests: " + ", ".join(tests_available()),
+        "table, or with --json one JSON object per task set (docs/cli.md). Tests: "
+        + ", ".join(tests_available())
+        + ". On DAG task sets (docs/dag.md): "
+        + ", ".join(dag_tests_available()),
     )
     p.add_argument("file", help="task-set file: .json (one set), .jsonl (one per line) or .csv")
     p.add_argument("--m", type=v.CLI_M, help='processor count (overrides the file\'s "m")')
