@@ -54,7 +54,13 @@ SECTIONS: list[tuple[str, str, list[str]]] = [
     (
         "DAG task sets",
         "A DAG set is the JSON text of a DAG file (docs/dag.md, docs/formats.md).",
-        ["rtsched.read_dag", "rtsched.analyze_dag", "rtsched.generate_dag", "rtsched.dag_to_dot"],
+        [
+            "rtsched.read_dag",
+            "rtsched.analyze_dag",
+            "rtsched.generate_dag",
+            "rtsched.dag_tests_available",
+            "rtsched.dag_to_dot",
+        ],
     ),
     (
         "Simulation",

@@ -63,6 +63,7 @@ def api(tmp_path):
             },
         ),
         "dag_to_dot": (rtsched.dag_to_dot, {"dag": (dag, []), "task": (None, [None, 0])}),
+        "dag_tests_available": (rtsched.dag_tests_available, {"several": (False, [True])}),
         "analyze": (
             rtsched.analyze,
             {
@@ -204,6 +205,7 @@ def test_every_public_function_is_listed():
         "analyze_dag",
         "generate_dag",
         "dag_to_dot",
+        "dag_tests_available",
     }
     # run is covered by test_run_api_rejects_wrong_values and run_forkjoin by
     # test_run_forkjoin_api_rejects_wrong_values (a valid call starts real threads);

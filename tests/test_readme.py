@@ -37,6 +37,7 @@ NOT_RUN = {
     "rtsched reproduce spres-table1 --quick": "a long simulation (tests/test_simrepro.py)",
     "rtsched reproduce spres-table1 --engine threads ": "real threads for a minute (tests/test_spres_runtime_repro.py)",
     "rtsched reproduce sd-push-cost ": "real threads (tests/test_sd_push_cost.py)",
+    "rtsched reproduce dag-li2014 ": "a sweep of 600 DAG sets (tests/test_quick_mark.py runs its quick form)",
     "rtsched reproduce rtws-tables --engine threads ": "real threads (tests/test_rtws_runtime.py)",
 }
 

@@ -33,7 +33,7 @@ from ._core import (
     parse_duration,
 )
 from .api import analyze, analyze_many, analyze_table, generate, partition, tests_available
-from .dag import analyze_dag, dag_to_dot, generate_dag, read_dag
+from .dag import analyze_dag, dag_tests_available, dag_to_dot, generate_dag, read_dag
 from .experiments.errors import EvaluatorError, EvaluatorMissing, SpecError
 from .io import load, load_many, loads, loads_many, save
 from .plots import gantt
@@ -52,6 +52,7 @@ __all__ = [
     "__version__",
     "analyze",
     "analyze_dag",
+    "dag_tests_available",
     "analyze_many",
     "analyze_table",
     "dag_to_dot",

@@ -187,10 +187,20 @@ def analyze_many(
     on stderr. Ctrl-C stops within a fraction of a second: the ``KeyboardInterrupt`` raised
     carries the reports of the sets finished before it as ``.partial`` (a list, in order).
     ``overheads`` as in :func:`analyze`.
+
+    DAG task sets (docs/dag.md) are given as their DAG JSON texts (from
+    :func:`rtsched.generate_dag` or :func:`rtsched.read_dag`); each report is then what
+    :func:`rtsched.analyze_dag` returns, and ``tests`` are DAG test names. A batch is all
+    ``TaskSet`` objects or all DAG texts; a mixed one is an error naming the first item of the
+    other kind. ``priorities``, ``exact_utilization`` and overheads apply to sequential sets only.
     """
     with_overheads = overheads.get("overheads") is not None or overheads.get("mechanism") is not None
     if overheads and not with_overheads:
         raise RtschedError(f"unexpected arguments {sorted(overheads)} without overheads= and mechanism=")
+    if not isinstance(sets, (str, bytes, dict, TaskSet)) and isinstance(sets, Iterable):
+        sets = list(sets)
+        if sets and isinstance(sets[0], str):
+            return _analyze_dag_many(sets, m, tests, max_steps, exact_utilization, progress, priorities, with_overheads)
     sets = v.task_sets(sets, "sets")
     m = v.optional_processors(m)
     tests = v.test_names(tests)
@@ -210,6 +220,46 @@ def analyze_many(
         close()
     if interrupted:
         e = KeyboardInterrupt(f"interrupted after {len(out)} of {len(sets)} task sets")
+        e.partial = out  # type: ignore[attr-defined]
+        raise e
+    return out
+
+
+def _analyze_dag_many(
+    sets: list[Any],
+    m: int | None,
+    tests: Sequence[str] | str | None,
+    max_steps: int,
+    exact_utilization: bool,
+    progress: bool,
+    priorities: Any,
+    with_overheads: bool,
+) -> list[dict[str, Any]]:
+    """:func:`analyze_many` on DAG sets (their JSON texts), in parallel in Rust."""
+    for i, x in enumerate(sets):
+        if not isinstance(x, str):
+            what = "a TaskSet (sequential tasks)" if isinstance(x, TaskSet) else v._show(x)
+            raise RtschedError(
+                f"argument 'sets': item {i} is {what} in a batch of DAG task sets (item 0 is DAG JSON text); "
+                "a batch is all DAG sets or all TaskSets"
+            )
+    for given, opt in [
+        (priorities is not None, "priorities"),
+        (v.boolean(exact_utilization, "exact_utilization"), "exact_utilization"),
+        (with_overheads, "overheads"),
+    ]:
+        if given:
+            raise RtschedError(f"argument {opt!r}: applies to sequential task sets; these are DAG task sets")
+    m = v.optional_processors(m)
+    tests = v.test_names(tests)
+    max_steps = v.max_steps(max_steps)
+    cb, close = _progress_bar("analyze") if v.boolean(progress, "progress") else (None, lambda: None)
+    try:
+        out, interrupted = _core.analyze_dag_sets(sets, m, tests, max_steps, cb)
+    finally:
+        close()
+    if interrupted:
+        e = KeyboardInterrupt(f"interrupted after {len(out)} of {len(sets)} DAG task sets")
         e.partial = out  # type: ignore[attr-defined]
         raise e
     return out

@@ -275,14 +275,30 @@ fn acceptance<'py>(
     Ok(d)
 }
 
-/// check_point_names(generator, periods, deadlines, umax, methods) -> None
+/// check_point_names(generator, periods, deadlines, umax, methods, dag=None) -> None
 ///
 /// Checks the names a sweep spec gives before any point runs (the experiment engine calls it
 /// when the evaluator is the core's): the generator, period and deadline specifications, and
-/// every method. The error names the first unknown one.
+/// every method. With `dag` (the JSON text of the points' DAG generator object, docs/dag.md),
+/// the DAG generator instead, and every method must be a DAG test. The error names the first
+/// unknown one.
 #[pyfunction]
-fn check_point_names(generator: &str, periods: &str, deadlines: &str, umax: f64, methods: Vec<String>) -> PyResult<()> {
-    sweep::check_names(generator, periods, deadlines, umax, &methods).map_err(err)
+#[pyo3(signature = (generator, periods, deadlines, umax, methods, dag=None))]
+fn check_point_names(
+    generator: &str,
+    periods: &str,
+    deadlines: &str,
+    umax: f64,
+    methods: Vec<String>,
+    dag: Option<&str>,
+) -> PyResult<()> {
+    match dag {
+        Some(text) => {
+            let v = rtsched_model::json::parse(text).map_err(err)?;
+            sweep::check_dag_names(&v, umax, &methods).map_err(err)
+        }
+        None => sweep::check_names(generator, periods, deadlines, umax, &methods).map_err(err),
+    }
 }
 
 /// evaluate_point(point_json) -> dict of columns (docs/experiments.md): one row per

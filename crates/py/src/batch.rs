@@ -3,8 +3,11 @@
 //! output built without a per-set round trip through JSON or Python:
 //!
 //! * [`analyze_sets`]: `TaskSet` objects in, a list of report dicts out (`rtsched.analyze_many`);
+//! * [`analyze_dag_sets`]: the same for DAG task sets, given as DAG JSON texts (docs/dag.md);
 //! * [`analyze_file`]: a JSON Lines file streamed in chunks, parsed and analysed in parallel,
-//!   its JSON lines handed to a writer one chunk at a time (`rtsched analyze FILE.jsonl`);
+//!   its JSON lines handed to a writer one chunk at a time (`rtsched analyze FILE.jsonl`); a
+//!   batch is all sequential task sets or all DAG sets, as its first set is (a line of the
+//!   other kind is an error for the whole batch, naming the line);
 //! * [`analyze_columns`]: task parameters as flat arrays in, a verdict table out
 //!   (`rtsched.analyze_table`: numpy arrays or an Arrow table, no Python object per set).
 
@@ -17,10 +20,13 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use rayon::prelude::*;
+use rtsched_analysis::dag::report::{self as dag_report, DAG_TEST_NAMES};
 use rtsched_analysis::global::fp::Assignment;
 use rtsched_analysis::report::{self, Extra, Report, Selection, TestId};
+use rtsched_analysis::sweep::dag::{dag_test, verdict_of};
 use rtsched_analysis::{Limits, Stop, Verdict};
-use rtsched_model::{check_m, io, ModelError, Task, TaskSet as RTaskSet};
+use rtsched_model::{check_m, dag, io, ModelError, Task, TaskSet as RTaskSet};
+use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -245,6 +251,104 @@ pub(crate) fn analyze_sets<'py>(
     Ok((out, fin.interrupt.is_some()))
 }
 
+/// The DAG tests named in `tests` for a batch of DAG sets, resolved once (any spelling); `None`
+/// (the default) runs, on each set, all that apply to it (`dag_report::select`). A sequential
+/// test's name or an unknown one is an error.
+fn dag_names(tests: Option<&[String]>) -> Result<Vec<&'static str>, ModelError> {
+    let Some(list) = tests else { return Ok(DAG_TEST_NAMES.to_vec()) };
+    let mut out: Vec<&'static str> = Vec::new();
+    for t in list {
+        let name = dag_test(t).ok_or_else(|| {
+            let why = if rtsched_analysis::methods::test(t, &report::TEST_NAMES).is_some() {
+                format!("{t:?} takes sequential tasks; this is a batch of DAG task sets")
+            } else {
+                format!("unknown test {t:?}")
+            };
+            ModelError::field("test", format!("{why}; available for DAG task sets: {}", DAG_TEST_NAMES.join(", ")))
+        })?;
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    Ok(out)
+}
+
+/// One DAG set's report (`dag_report::analyze`, as `rtsched analyze` on a DAG file writes it).
+fn dag_report_of(set: &dag::DagSet, m: u32, tests: Option<&[String]>, lim: &Limits) -> Result<Value, ModelError> {
+    let selected = dag_report::select(tests, set)?;
+    Ok(dag_report::analyze(set, m, &selected, lim))
+}
+
+/// analyze_dag_sets(texts, m, tests, max_steps, progress) -> (list[dict], bool)
+///
+/// The DAG form of [`analyze_sets`] (`rtsched.analyze_many` on DAG sets): one report dict per
+/// DAG set (each the JSON text of a DAG file, docs/dag.md), in order, as
+/// `rtsched.analyze_dag` returns it; every set is read and checked before any is analysed (an
+/// error names the set). `m` (an int or None) overrides each set's own. The bool says Ctrl-C
+/// stopped the batch (the list then holds the leading sets' reports).
+#[pyfunction]
+#[pyo3(signature = (texts, m, tests, max_steps, progress=None))]
+pub(crate) fn analyze_dag_sets<'py>(
+    py: Python<'py>,
+    texts: Vec<String>,
+    m: Option<u64>,
+    tests: Option<Vec<String>>,
+    max_steps: u64,
+    progress: Option<PyObject>,
+) -> PyResult<(Bound<'py, PyList>, bool)> {
+    let stop = Stop::new();
+    let lim = limits(max_steps, &stop)?;
+    let m = m.map(|m| check_m(m).map_err(err)).transpose()?;
+    dag_names(tests.as_deref()).map_err(err)?;
+    let files: Vec<(dag::DagSet, u32)> = py
+        .allow_threads(|| {
+            texts
+                .par_iter()
+                .enumerate()
+                .map(|(i, text)| {
+                    let f = dag::read_json(text).map_err(|e| format!("DAG set {i}: {e}"))?;
+                    let mi = m.or(f.m).ok_or_else(|| {
+                        format!("DAG set {i}: field 'm': no processor count: pass m (--m) or put \"m\" in the DAG set")
+                    })?;
+                    dag_report::select(tests.as_deref(), &f.set).map_err(|e| format!("DAG set {i}: {e}"))?;
+                    Ok((f.set, mi))
+                })
+                .collect::<Result<Vec<_>, String>>()
+        })
+        .map_err(RtschedError::new_err)?;
+    let total = files.len();
+    let done = AtomicUsize::new(0);
+    let fin = interrupt::run(
+        py,
+        &stop,
+        |_: &Outbox<'_, (), Vec<Option<Value>>>| {
+            files
+                .par_iter()
+                .map(|(set, mi)| {
+                    if stop.requested() {
+                        return None;
+                    }
+                    // Selected above: the same call cannot fail here.
+                    let r = dag_report_of(set, *mi, tests.as_deref(), &lim).ok()?;
+                    done.fetch_add(1, Ordering::Relaxed);
+                    (!stop.requested()).then_some(r)
+                })
+                .collect()
+        },
+        |_, ()| Ok(()),
+        |py| tick(py, progress.as_ref(), done.load(Ordering::Relaxed), Some(total)),
+    )?;
+    let out = PyList::empty(py);
+    for r in fin.result.iter() {
+        match r {
+            Some(r) => out.append(json_to_py(py, r)?)?,
+            None => break,
+        }
+    }
+    tick(py, progress.as_ref(), out.len(), Some(total))?;
+    Ok((out, fin.interrupt.is_some()))
+}
+
 /// One set's report and, when asked, its overhead-aware object (or the error it gave).
 type AnalyzedSet = (Report, Option<Result<serde_json::Value, String>>);
 
@@ -322,16 +426,72 @@ fn check_text(path: &str, head: &[u8]) -> PyResult<()> {
     Ok(())
 }
 
+/// The kind of task sets in a JSON Lines batch: that of its first set, the same on every line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Sequential,
+    Dag,
+}
+
+impl Kind {
+    fn words(self) -> &'static str {
+        match self {
+            Kind::Sequential => "sequential",
+            Kind::Dag => "DAG",
+        }
+    }
+}
+
+/// A line's text when it holds a set: `None` for a blank or comment line (or one that is not
+/// UTF-8, which the reader then reports).
+fn content(k: usize, raw: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(raw).ok()?;
+    let text = if k == 1 { rtsched_model::json::strip_bom(text) } else { text }.trim();
+    (!text.is_empty() && !text.starts_with('#')).then_some(text)
+}
+
+/// What a line holds, judged by the model's rule (docs/dag.md: a set whose tasks have
+/// `"nodes"` is a DAG set); `None` when it is not JSON with a `tasks` list, which the reader of
+/// the batch's kind then reports as that line's error.
+fn line_kind(text: &str) -> Option<Kind> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    let tasks = v.get("tasks")?.as_array()?;
+    Some(if tasks.iter().any(|t| t.get("nodes").is_some()) { Kind::Dag } else { Kind::Sequential })
+}
+
+/// One line's analysis.
+enum Line {
+    Seq(Report),
+    Dag(Value),
+}
+
+/// Why a line has no analysis: it is invalid (reported on its line), or of the other kind than
+/// the batch (an error for the whole batch).
+enum LineErr {
+    Invalid(ModelError),
+    Mixed(Kind),
+}
+
+/// How the lines of a batch are analysed.
+enum Plan {
+    Seq(Tests),
+    Dag(Option<Vec<String>>),
+}
+
 /// analyze_file(path, m, tests, max_steps, exact_utilization, write, progress, keep_first,
 /// priorities) -> dict
 ///
 /// Streams a JSON Lines file of task sets (docs/formats.md) in chunks: each chunk is parsed
 /// and analysed in parallel and, when `write` is given, its JSON lines (one per input line, in
 /// order; an invalid line gives `{"error": ..., "line": k}`) are passed to `write(text)` as
-/// one string. Returns {"sets", "invalid", "interrupted", "counts": {test: [accepted,
-/// rejected, gave_up]}, "first": [the first `keep_first` lines' JSON], "errors": [the first
-/// error messages], "bytes": file size}. Ctrl-C stops at once: what was written stays, and
-/// "interrupted" is true. `progress(done_bytes, total_bytes, sets)` every 50 ms.
+/// one string. The file's first set says whether it is a batch of sequential task sets or of
+/// DAG sets (docs/dag.md; their reports as `rtsched analyze` writes them); a line of the other
+/// kind is an error for the whole batch, naming that line (the lines before it are written).
+/// Returns {"kind": "sequential" or "DAG", "sets", "invalid", "interrupted", "counts": {test:
+/// [accepted, rejected, gave_up]} (in a DAG batch without `tests`, the tests that ran on some
+/// set), "first": [the first `keep_first` lines' JSON], "errors": [the
+/// first error messages], "bytes": file size}. Ctrl-C stops at once: what was written stays,
+/// and "interrupted" is true. `progress(done_bytes, total_bytes, sets)` every 50 ms.
 #[pyfunction]
 #[pyo3(signature = (path, m, tests, max_steps, exact_utilization=false, write=None, progress=None, keep_first=0, priorities=None))]
 #[allow(clippy::too_many_arguments)]
@@ -350,11 +510,6 @@ pub(crate) fn analyze_file<'py>(
     let stop = Stop::new();
     let lim = limits(max_steps, &stop)?;
     let m = m.map(|m| check_m(m).map_err(err)).transpose()?;
-    let tests = Tests::new(tests.as_deref())?;
-    let names: Vec<TestId> = match (&tests.multi, &tests.uni) {
-        (Ok(v), _) | (Err(_), Ok(v)) => v.clone(),
-        (Err(e), Err(_)) => return Err(err(e.clone())),
-    };
     let file = std::fs::File::open(path)
         .map_err(|e| RtschedError::new_err(format!("cannot read {path:?}: {}", os_reason(&e))))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
@@ -365,16 +520,66 @@ pub(crate) fn analyze_file<'py>(
     let head =
         reader.fill_buf().map_err(|e| RtschedError::new_err(format!("cannot read {path:?}: {}", os_reason(&e))))?;
     check_text(path, &head[..head.len().min(64 * 1024)])?;
+    // The batch's kind: read up to its first set (the lines read go to the first chunk).
+    let mut next_line = 0usize;
+    let mut first: (Lines, u64) = (Vec::new(), 0);
+    let mut kind: Option<(Kind, usize)> = None;
+    while kind.is_none() {
+        let (lines, bytes) = read_chunk(&mut reader, &mut next_line, 256, 8 << 20)
+            .map_err(|e| RtschedError::new_err(format!("cannot read {path:?}: {}", os_reason(&e))))?;
+        if lines.is_empty() {
+            break;
+        }
+        kind =
+            lines.iter().find_map(|(k, raw)| content(*k, raw).map(|t| (line_kind(t).unwrap_or(Kind::Sequential), *k)));
+        first.0.extend(lines);
+        first.1 += bytes;
+    }
+    let (kind, first_set_line) = kind.unwrap_or((Kind::Sequential, 0));
+    let (plan, names): (Plan, Vec<&'static str>) = match kind {
+        Kind::Sequential => {
+            let tests = Tests::new(tests.as_deref())?;
+            let names: Vec<&'static str> = match (&tests.multi, &tests.uni) {
+                (Ok(v), _) | (Err(_), Ok(v)) => v.iter().map(|t| t.name()).collect(),
+                (Err(e), Err(_)) => return Err(err(e.clone())),
+            };
+            (Plan::Seq(tests), names)
+        }
+        Kind::Dag => {
+            let what = |opt: &str| {
+                RtschedError::new_err(format!(
+                    "{path}: {opt} applies to sequential task sets; this is a batch of DAG task sets"
+                ))
+            };
+            if priorities.is_some() {
+                return Err(what("--priorities"));
+            }
+            if exact_utilization {
+                return Err(what("--exact-utilization"));
+            }
+            let names = dag_names(tests.as_deref()).map_err(|e| RtschedError::new_err(format!("{path}: {e}")))?;
+            (Plan::Dag(tests.clone()), names)
+        }
+    };
     let mut sink = crate::interrupt::Sink::new(write, py)?;
     let want_text = sink.is_some();
     let mut acc = Acc { counts: vec![[0; 3]; names.len()], ..Acc::default() };
     let done_bytes = AtomicUsize::new(0);
     let done_sets = AtomicUsize::new(0);
+    let count = |counts: &mut [[u64; 3]], name: &str, v: Verdict| {
+        if let Some(j) = names.iter().position(|&x| x == name) {
+            counts[j][match v {
+                Verdict::Schedulable => 0,
+                Verdict::NotSchedulable => 1,
+                Verdict::GaveUp => 2,
+            }] += 1;
+        }
+    };
     let fin = interrupt::run(
         py,
         &stop,
         |out: &Outbox<'_, Chunk, Result<(), String>>| {
-            let mut next_line = 0usize;
+            let mut pending = Some(first);
             let mut first_left = keep_first;
             let mut errors_left = 10usize;
             // Small first chunks, so that a short file's answer and an early error come at once.
@@ -383,19 +588,32 @@ pub(crate) fn analyze_file<'py>(
                 if stop.requested() {
                     return Ok(());
                 }
-                let (lines, bytes) = read_chunk(&mut reader, &mut next_line, max_lines, 8 << 20)
-                    .map_err(|e| format!("cannot read {path:?}: {}", os_reason(&e)))?;
+                let (lines, bytes) = match pending.take() {
+                    Some(p) => p,
+                    None => read_chunk(&mut reader, &mut next_line, max_lines, 8 << 20)
+                        .map_err(|e| format!("cannot read {path:?}: {}", os_reason(&e)))?,
+                };
                 if lines.is_empty() {
                     return Ok(());
                 }
                 max_lines = (max_lines * 2).min(8192);
-                let results: Vec<Option<Result<Option<Report>, ModelError>>> = lines
+                let results: Vec<Option<Result<Option<Line>, LineErr>>> = lines
                     .par_iter()
                     .map(|(k, raw)| {
                         if stop.requested() {
                             return None;
                         }
-                        let r = analyze_line(*k, raw, m, &tests, &lim, exact_utilization, priorities.as_deref());
+                        let r = match &plan {
+                            Plan::Seq(tests) => {
+                                analyze_line(*k, raw, m, tests, &lim, exact_utilization, priorities.as_deref())
+                                    .map(|r| r.map(Line::Seq))
+                                    .map_err(|e| match content(*k, raw).and_then(line_kind) {
+                                        Some(Kind::Dag) => LineErr::Mixed(Kind::Dag),
+                                        _ => LineErr::Invalid(e),
+                                    })
+                            }
+                            Plan::Dag(tests) => analyze_dag_line(*k, raw, m, tests.as_deref(), &lim),
+                        };
                         done_sets.fetch_add(1, Ordering::Relaxed);
                         (!stop.requested()).then_some(r)
                     })
@@ -413,27 +631,38 @@ pub(crate) fn analyze_file<'py>(
                 let complete = results.iter().all(Option::is_some);
                 for ((k, raw), r) in lines.iter().zip(&results) {
                     let Some(r) = r else { break };
-                    c.lines += 1;
-                    c.bytes += raw.len() as u64 + 1;
                     let mut line = String::new();
                     match r {
-                        Ok(None) => continue, // blank or comment
+                        Ok(None) => {
+                            // blank or comment
+                            c.lines += 1;
+                            c.bytes += raw.len() as u64 + 1;
+                            continue;
+                        }
                         Ok(Some(rep)) => {
                             c.ok += 1;
-                            for t in &rep.results {
-                                if let Some(j) = names.iter().position(|&x| x == t.test) {
-                                    c.counts[j][match t.verdict {
-                                        Verdict::Schedulable => 0,
-                                        Verdict::NotSchedulable => 1,
-                                        Verdict::GaveUp => 2,
-                                    }] += 1;
+                            match rep {
+                                Line::Seq(rep) => {
+                                    for t in &rep.results {
+                                        count(&mut c.counts, t.test.name(), t.verdict);
+                                    }
+                                    if want_text || first_left > 0 {
+                                        rep.write_json(&mut line);
+                                    }
+                                }
+                                Line::Dag(v) => {
+                                    if let Some(res) = v.get("results").and_then(Value::as_object) {
+                                        for (name, r) in res {
+                                            count(&mut c.counts, name, verdict_of(r));
+                                        }
+                                    }
+                                    if want_text || first_left > 0 {
+                                        line = v.to_string();
+                                    }
                                 }
                             }
-                            if want_text || first_left > 0 {
-                                rep.write_json(&mut line);
-                            }
                         }
-                        Err(e) => {
+                        Err(LineErr::Invalid(e)) => {
                             c.bad += 1;
                             if errors_left > 0 {
                                 errors_left -= 1;
@@ -443,7 +672,19 @@ pub(crate) fn analyze_file<'py>(
                                 report::write_error_json(&mut line, &e.to_string(), *k);
                             }
                         }
+                        Err(LineErr::Mixed(this)) => {
+                            let msg = format!(
+                                "{path}: line {k}: a {} task set in a batch of {} task sets (line {first_set_line} is \
+                                 one); a batch is all DAG sets or all sequential task sets",
+                                this.words(),
+                                kind.words()
+                            );
+                            out.send(c);
+                            return Err(msg);
+                        }
                     }
+                    c.lines += 1;
+                    c.bytes += raw.len() as u64 + 1;
                     if first_left > 0 {
                         first_left -= 1;
                         c.first.push(line.clone());
@@ -481,19 +722,63 @@ pub(crate) fn analyze_file<'py>(
         cb.call1(py, (done_bytes.load(Ordering::Relaxed), size, done_sets.load(Ordering::Relaxed)))?;
     }
     let d = PyDict::new(py);
+    d.set_item("kind", kind.words())?;
     d.set_item("sets", acc.ok)?;
     d.set_item("invalid", acc.bad)?;
     d.set_item("lines", acc.lines)?;
     d.set_item("interrupted", fin.interrupt.is_some())?;
     let counts = PyDict::new(py);
+    // By default a DAG batch runs on each set the tests that apply to it (dag_graham only on
+    // sets of one task): a test that applied to none is left out.
+    let default_dag = kind == Kind::Dag && tests.is_none();
     for (t, c) in names.iter().zip(&acc.counts) {
-        counts.set_item(t.name(), c.to_vec())?;
+        if !(default_dag && c.iter().all(|&x| x == 0)) {
+            counts.set_item(t, c.to_vec())?;
+        }
     }
     d.set_item("counts", counts)?;
     d.set_item("first", acc.first)?;
     d.set_item("errors", acc.errors)?;
     d.set_item("bytes", size)?;
     Ok(d)
+}
+
+/// Reads and analyses one line of a batch of DAG sets: `Ok(None)` for a blank or comment line;
+/// a sequential task set is [`LineErr::Mixed`].
+fn analyze_dag_line(
+    k: usize,
+    raw: &[u8],
+    m: Option<u32>,
+    tests: Option<&[String]>,
+    lim: &Limits,
+) -> Result<Option<Line>, LineErr> {
+    let text = std::str::from_utf8(raw).map_err(|e| {
+        LineErr::Invalid(
+            ModelError::new(format!(
+                "not UTF-8 text (invalid byte 0x{:02x} at column {})",
+                raw[e.valid_up_to()],
+                e.valid_up_to() + 1
+            ))
+            .at_line(k),
+        )
+    })?;
+    let Some(text) = content(k, raw).map(|_| text) else { return Ok(None) };
+    let text = if k == 1 { rtsched_model::json::strip_bom(text) } else { text }.trim();
+    let f = match dag::read_json(text) {
+        Ok(f) => f,
+        Err(e) => {
+            return Err(match line_kind(text) {
+                Some(Kind::Sequential) => LineErr::Mixed(Kind::Sequential),
+                _ => LineErr::Invalid(e.at_line(k)),
+            })
+        }
+    };
+    let inv = |e: ModelError| LineErr::Invalid(e.at_line(k));
+    let m = m
+        .or(f.m)
+        .ok_or_else(|| ModelError::field("m", "no processor count: pass --m or put \"m\" in the DAG set"))
+        .map_err(inv)?;
+    Ok(Some(Line::Dag(dag_report_of(&f.set, m, tests, lim).map_err(inv)?)))
 }
 
 /// What the chunks of [`analyze_file`] add up to.
@@ -684,6 +969,7 @@ pub(crate) fn analyze_columns<'py>(
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analyze_sets, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze_dag_sets, m)?)?;
     m.add_function(wrap_pyfunction!(analyze_file, m)?)?;
     m.add_function(wrap_pyfunction!(analyze_columns, m)?)?;
     Ok(())

@@ -4,12 +4,13 @@
 
 use crate::err;
 use pyo3::prelude::*;
+use rayon::prelude::*;
 use rtsched_analysis::dag::report as dag_report;
+use rtsched_analysis::sweep::dag::spec_from_json;
 use rtsched_analysis::Limits;
-use rtsched_gen::dag::{generate_dag_set, DagDeadline, DagGenSpec, DagShape};
+use rtsched_gen::dag::generate_dag_set;
 use rtsched_model::dag::{self, DagFile};
 use rtsched_model::ModelError;
-use serde_json::{Map, Value};
 
 fn read(text: &str) -> PyResult<DagFile> {
     dag::read_json(text).map_err(err)
@@ -38,99 +39,32 @@ fn dag_analyze(text: &str, m: Option<u32>, tests: Option<Vec<String>>, max_steps
     Ok(dag_report::analyze(&f.set, m, &selected, &Limits::steps(max_steps)).to_string())
 }
 
-fn get<'a>(o: &'a Map<String, Value>, key: &str) -> Result<&'a Value, ModelError> {
-    o.get(key).ok_or_else(|| ModelError::field(key, "missing"))
-}
-
-fn num(o: &Map<String, Value>, key: &str) -> Result<f64, ModelError> {
-    get(o, key)?.as_f64().ok_or_else(|| ModelError::field(key, "expected a number"))
-}
-
-fn int(o: &Map<String, Value>, key: &str) -> Result<u64, ModelError> {
-    get(o, key)?.as_u64().ok_or_else(|| ModelError::field(key, "expected a non-negative integer"))
-}
-
-fn pair(o: &Map<String, Value>, key: &str) -> Result<(u64, u64), ModelError> {
-    let v = get(o, key)?;
-    match v.as_array().map(|a| a.as_slice()) {
-        Some([a, b]) => match (a.as_u64(), b.as_u64()) {
-            (Some(a), Some(b)) => Ok((a, b)),
-            _ => Err(ModelError::field(key, format!("expected [min, max] non-negative integers, got {v}"))),
-        },
-        _ => Err(ModelError::field(key, format!("expected [min, max], got {v}"))),
-    }
-}
-
-fn usize_pair(o: &Map<String, Value>, key: &str) -> Result<(usize, usize), ModelError> {
-    let (a, b) = pair(o, key)?;
-    Ok((a as usize, b as usize))
-}
-
-/// The generator spec from its JSON object (keys as `DagGenSpec`'s fields plus `shape` and the
-/// shape's parameters; every key is required, the Python API fills the defaults).
-fn spec_of(text: &str) -> Result<DagGenSpec, ModelError> {
-    let v = rtsched_model::json::parse(text)?;
-    let o = v.as_object().ok_or_else(|| ModelError::new("DAG generator spec: expected a JSON object"))?;
-    let shape_name = get(o, "shape")?.as_str().unwrap_or("");
-    let (shape, keys): (DagShape, &[&str]) = match shape_name {
-        "nested-fork-join" => (
-            DagShape::NestedForkJoin {
-                max_depth: u32::try_from(int(o, "max_depth")?)
-                    .map_err(|_| ModelError::field("max_depth", "too large"))?,
-                max_branches: u32::try_from(int(o, "max_branches")?)
-                    .map_err(|_| ModelError::field("max_branches", "too large"))?,
-                p_par: num(o, "p_par")?,
-                p_add: num(o, "p_add")?,
-            },
-            &["max_depth", "max_branches", "p_par", "p_add"],
-        ),
-        "erdos-renyi" => (DagShape::ErdosRenyi { nodes: usize_pair(o, "nodes")?, p: num(o, "p")? }, &["nodes", "p"]),
-        "layered" => (
-            DagShape::Layered { layers: usize_pair(o, "layers")?, width: usize_pair(o, "width")?, p: num(o, "p")? },
-            &["layers", "width", "p"],
-        ),
-        other => {
-            return Err(ModelError::field(
-                "shape",
-                format!("unknown DAG shape {other:?}; shapes: nested-fork-join, erdos-renyi, layered"),
-            ))
-        }
-    };
-    for k in o.keys() {
-        if !matches!(k.as_str(), "shape" | "n" | "total" | "umax" | "wcet" | "beta" | "max_tries")
-            && !keys.contains(&k.as_str())
-        {
-            return Err(ModelError::field(k, format!("not a parameter of the {shape_name} shape")));
-        }
-    }
-    let deadline = match o.get("beta") {
-        None | Some(Value::Null) => DagDeadline::Implicit,
-        Some(_) => DagDeadline::CriticalPathRatio(num(o, "beta")?),
-    };
-    let spec = DagGenSpec {
-        n: int(o, "n")? as usize,
-        total: num(o, "total")?,
-        umax: num(o, "umax")?,
-        shape,
-        wcet: pair(o, "wcet")?,
-        deadline,
-        max_tries: u32::try_from(int(o, "max_tries")?).map_err(|_| ModelError::field("max_tries", "too large"))?,
-    };
-    spec.validate()?;
-    Ok(spec)
-}
-
-/// dag_generate(spec_json, seed, count, m=None) -> list[str]: `count` DAG sets (sets `0..count`
-/// of stream `seed`), each as the DAG file's JSON text (with `"m"` when given).
+/// dag_generate(spec_json, seed, count, m=None, start=0) -> list[str]: `count` DAG sets (sets
+/// `start..start + count` of stream `seed`, in parallel), each as the DAG file's JSON text, one
+/// line (with `"m"` when given). The spec is the JSON object that
+/// `rtsched_analysis::sweep::dag::spec_from_json` reads.
 #[pyfunction]
-#[pyo3(signature = (spec_json, seed, count, m=None))]
-fn dag_generate(py: Python<'_>, spec_json: &str, seed: u64, count: u64, m: Option<u32>) -> PyResult<Vec<String>> {
-    let spec = spec_of(spec_json).map_err(err)?;
+#[pyo3(signature = (spec_json, seed, count, m=None, start=0))]
+fn dag_generate(
+    py: Python<'_>,
+    spec_json: &str,
+    seed: u64,
+    count: u64,
+    m: Option<u32>,
+    start: u64,
+) -> PyResult<Vec<String>> {
+    let spec = spec_from_json(spec_json).map_err(err)?;
+    let end = start
+        .checked_add(count)
+        .ok_or_else(|| err(ModelError::field("start", format!("start + count overflows: {start} + {count}"))))?;
     if let Some(m) = m {
         rtsched_model::check_m(m as u64).map_err(err)?;
     }
     py.allow_threads(|| {
-        (0..count).map(|i| generate_dag_set(&spec, seed, i).map(|s| dag::to_json(&s, m))).collect::<Result<Vec<_>, _>>()
+        (start..end)
+            .into_par_iter()
+            .map(|i| generate_dag_set(&spec, seed, i).map(|s| dag::to_json(&s, m)))
+            .collect::<Result<Vec<_>, _>>()
     })
     .map_err(err)
 }
@@ -150,7 +84,21 @@ fn dag_dot(text: &str, task: Option<usize>) -> PyResult<String> {
     }
 }
 
+/// dag_test_names(several=False) -> list[str]: the DAG tests by name
+/// (`rtsched_analysis::dag::report`, in its order); with `several`, only those that apply to a
+/// set of several tasks (what `rtsched analyze` runs by default on one).
+#[pyfunction]
+#[pyo3(signature = (several=false))]
+fn dag_test_names(several: bool) -> PyResult<Vec<&'static str>> {
+    if !several {
+        return Ok(dag_report::DAG_TEST_NAMES.to_vec());
+    }
+    let two = read(r#"{"tasks": [{"period": 10, "nodes": [1]}, {"period": 10, "nodes": [1]}]}"#)?;
+    dag_report::select(None, &two.set).map_err(err)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(dag_test_names, m)?)?;
     m.add_function(wrap_pyfunction!(dag_read, m)?)?;
     m.add_function(wrap_pyfunction!(dag_analyze, m)?)?;
     m.add_function(wrap_pyfunction!(dag_generate, m)?)?;

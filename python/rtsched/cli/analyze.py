@@ -2,7 +2,8 @@
 mechanism's overhead-aware verdicts too).
 
 A ``.jsonl`` batch without overheads takes the Rust batch path (read, parse, analyse and write in
-Rust, chunk by chunk); everything else is analysed through :func:`rtsched.api.analyze_many`.
+Rust, chunk by chunk), for sequential task sets and for DAG sets alike (the file's first set says
+which; docs/dag.md); everything else is analysed through :func:`rtsched.api.analyze_many`.
 """
 
 from __future__ import annotations
@@ -18,12 +19,16 @@ from .workload import DagFile, read_workload
 
 def add_command(sub: argparse._SubParsersAction) -> None:
     from ..api import tests_available
+    from ..dag import dag_tests_available
 
     p = sub.add_parser(
         "analyze",
         help="run schedulability tests",
         description="Run schedulability tests on the task set(s) in FILE (.json, .jsonl or .csv) and print a "
-        "table, or with --json one JSON object per task set (docs/cli.md). Tests: " + ", ".join(tests_available()),
+        "table, or with --json one JSON object per task set (docs/cli.md). Tests: "
+        + ", ".join(tests_available())
+        + ". On DAG task sets (docs/dag.md): "
+        + ", ".join(dag_tests_available()),
     )
     p.add_argument("file", help="task-set file: .json (one set), .jsonl (one per line) or .csv")
     p.add_argument("--m", type=v.CLI_M, help='processor count (overrides the file\'s "m")')
@@ -77,6 +82,9 @@ def _print_report_table(results: list[dict]) -> None:
         if "error" in r:
             print(f"  invalid: {r['error']}")
             continue
+        if r.get("kind") == "DAG":
+            _print_dag_report(r)
+            continue
         exact = f" = {r['utilization_exact']}" if "utilization_exact" in r else ""
         print(f"n = {r['n']}, m = {r['m']}, U = {r['utilization']:.4f}{exact}")
         if any(res.get("suspension") == "oblivious" for res in r["results"].values()):
@@ -121,6 +129,12 @@ def _analyze_dag(args: argparse.Namespace, workload: DagFile) -> int:
     if args.json:
         print(line)
         return 0
+    _print_dag_report(r)
+    return 0
+
+
+def _print_dag_report(r: dict) -> None:
+    """One DAG set's report as a table (with the federated plan in words)."""
     print(f"n = {r['n']}, m = {r['m']}, U = {r['utilization']:.4f} (DAG tasks)")
     width = max([len(k) for k in r["results"]] + [4])
     for name, res in r["results"].items():
@@ -133,7 +147,20 @@ def _analyze_dag(args: argparse.Namespace, workload: DagFile) -> int:
         elif name == "dag_federated" and "reason" in res:
             extra = f"  ({res['reason']})"
         print(f"  {name:<{width}}  {_verdict_word(res)}{extra}")
-    return 0
+
+
+def _first_line_is_dag(path: str) -> bool:
+    """Whether the first set of a JSON Lines file is a DAG set (its tasks have "nodes", the
+    loader's rule); an unreadable file is not (its reader then says why)."""
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            for line in f:
+                if line.strip() and not line.lstrip().startswith("#"):
+                    tasks = json.loads(line).get("tasks")
+                    return isinstance(tasks, list) and any(isinstance(t, dict) and "nodes" in t for t in tasks)
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return False
+    return False
 
 
 #: Task sets per call of the overhead-aware batch analysis (what a Ctrl-C can lose at most).
@@ -156,6 +183,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         model = None if args.overheads is None else resolve_model_file(args.overheads, args.mechanism)
         ovh = dict(overheads=model, mechanism=args.mechanism, stat=args.stat, cpd=args.cpd)
         ovh.update(quantum=args.quantum, extrapolate=args.extrapolate)
+    if fmt == "jsonl" and ovh and _first_line_is_dag(args.file):
+        from .._core import RtschedError
+
+        raise RtschedError(
+            f"{args.file}: --overheads applies to sequential task sets; this is a batch of DAG task sets"
+        )
     if fmt == "jsonl" and not ovh:
         # The batch path: read, parse, analyse and serialise in Rust, chunk by chunk, in parallel.
         prog, close = progress("analyze", "task sets", args.quiet)
@@ -207,7 +240,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             else:
                 names = list(res["counts"])
                 width = max([len(k) for k in names] + [4])
-                print(f"{res['sets']} task sets" + (f" ({res['invalid']} invalid)" if res["invalid"] else ""))
+                kind = " DAG" if res.get("kind") == "DAG" else ""
+                print(f"{res['sets']}{kind} task sets" + (f" ({res['invalid']} invalid)" if res["invalid"] else ""))
                 print(f"  {'test':<{width}}  {'accepted':>9}  {'rejected':>9}  {'gave up':>8}")
                 for name in names:
                     acc, rej, gave = res["counts"][name]

@@ -77,8 +77,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     g = p.add_argument_group(
         "DAG tasks (--dag SHAPE; docs/dag.md)",
-        "with --dag, one DAG task set is written as DAG JSON (--n tasks, total utilization --util, --seed); "
-        "the options below apply to it only",
+        "with --dag, one DAG task set is written as DAG JSON (--n tasks, total utilization --util, --seed), or "
+        "with --count N, N of them as JSON Lines (one DAG set per line, -o FILE.jsonl); the options below apply "
+        "to DAG sets only",
     )
     g.add_argument(
         "--dag",
@@ -128,12 +129,17 @@ def _int_range(s: str) -> tuple[int, int]:
     return a, b
 
 
-def _generate_dag(args: argparse.Namespace) -> int:
-    from ..dag import generate_dag
-    from ..output import write_text
+#: DAG sets per call of the generator with --dag --count (what a Ctrl-C can lose at most).
+_DAG_CHUNK = 256
 
-    if args.count is not None:
-        raise RtschedError("--dag writes one DAG task set (.json); --count is not supported with it yet")
+
+def _generate_dag(args: argparse.Namespace) -> int:
+    """``generate --dag``: one DAG set as JSON, or ``--count`` of them as JSON Lines (one DAG set
+    per line, sets ``0 .. count`` of the stream ``--seed``, generated in chunks in parallel)."""
+    from ..dag import dag_generator, generate_dag
+    from ..io import _format
+    from ..output import write_text, write_with
+
     if args.n is None:
         raise RtschedError("--dag needs --n (the number of DAG tasks)")
     for opt, default in [
@@ -145,30 +151,56 @@ def _generate_dag(args: argparse.Namespace) -> int:
             raise RtschedError(
                 f"--{opt} applies to sequential tasks; with --dag, periods follow from --util and --umax"
             )
-    if args.output and not args.output.lower().endswith(".json"):
-        raise RtschedError(f"-o {args.output!r}: a DAG task set is written as .json")
-    (text,) = generate_dag(
-        args.dag,
-        args.n,
-        args.util,
-        umax=args.umax,
-        wcet=args.wcet,
-        beta=args.beta,
-        seed=args.seed,
-        m=args.m,
-        max_depth=args.max_depth,
-        max_branches=args.max_branches,
-        p_par=args.p_par,
-        p_add=args.p_add,
-        nodes=args.nodes,
-        p=args.p,
-        layers=args.layers,
-        width=args.width,
-    )
+    params = {k: getattr(args, k) for k in ("wcet", "beta", "max_depth", "max_branches", "p_par", "p_add")}
+    params.update({k: getattr(args, k) for k in ("nodes", "p", "layers", "width")})
+    from ..dag import SHAPE_KEYS
+
+    params = {k: x for k, x in params.items() if k in ("wcet", "beta") or k in SHAPE_KEYS[args.dag]}
+    dag_generator(args.dag, **params)  # the parameters' errors before anything is written
+
+    def sets(start: int, count: int) -> list[str]:
+        return generate_dag(
+            args.dag, args.n, args.util, umax=args.umax, seed=args.seed, m=args.m, start=start, count=count, **params
+        )
+
+    if args.count is None:
+        if args.output and not args.output.lower().endswith(".json"):
+            raise RtschedError(f"-o {args.output!r}: one DAG task set is written as .json (--count N writes .jsonl)")
+        (text,) = sets(0, 1)
+        if args.output:
+            write_text(args.output, text + "\n")
+        else:
+            sys.stdout.write(text + "\n")
+        return 0
     if args.output:
-        write_text(args.output, text + "\n")
-    else:
-        sys.stdout.write(text + "\n")
+        if _format(args.output) != "jsonl":
+            raise RtschedError(f"--count writes JSON Lines: name the output .jsonl, not {args.output!r}")
+        v.output_path(args.output, "output")
+    prog, close = progress("generate", "task sets", args.quiet)
+    state = {"written": 0, "interrupted": False}
+
+    def stream(write) -> None:
+        try:
+            for start in range(0, args.count, _DAG_CHUNK):
+                chunk = sets(start, min(_DAG_CHUNK, args.count - start))
+                write("".join(t + "\n" for t in chunk).encode())
+                state["written"] += len(chunk)
+                if prog is not None:
+                    prog(state["written"], args.count)
+        except KeyboardInterrupt:
+            state["interrupted"] = True
+
+    try:
+        if args.output:
+            write_with(args.output, lambda f: stream(f.write))
+        else:
+            stream(lambda data: sys.stdout.write(data.decode()))
+    finally:
+        close()
+    if state["interrupted"]:
+        where = args.output or "stdout"
+        print(f"rtsched generate: interrupted; {where} holds the first {state['written']} DAG set(s)", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -12,7 +12,8 @@ Scheduling with Semi-Partitioned Reservations", RTSS 2016, §IV-B and §V: each 
 - (d) + PAF + RP: the whole cascade ("spres"), which also runs the RP meta-heuristic.
 
 A spec refers to a group as ``"@name"`` wherever it lists methods (``methods`` and the values of
-``[plot.groups]``), so the four figure specs do not repeat these names.
+``[plot.groups]``), so the four figure specs do not repeat these names. ``"@dag"`` is the DAG
+tests (docs/dag.md) that apply to sets of several tasks, for sweeps of DAG task sets.
 """
 
 from __future__ import annotations
@@ -46,6 +47,20 @@ GROUPS: dict[str, list[str]] = {
 }
 
 
+#: The group of the DAG tests (docs/dag.md) that apply to sets of several tasks: read from the
+#: Rust core's table (``rtsched_analysis::dag::report``) when a spec names it, so that a DAG
+#: test added there joins every sweep that names ``"@dag"``.
+DAG_GROUP = "dag"
+
+
+def _group(name: str) -> list[str] | None:
+    if name == DAG_GROUP:
+        from .. import _core
+
+        return list(_core.dag_test_names(True))
+    return GROUPS.get(name)
+
+
 def expand(items: Iterable[Any], where: str) -> list[str]:
     """Expand ``"@group"`` references in a list of method names, keeping order, dropping repeats."""
     out: list[str] = []
@@ -53,12 +68,11 @@ def expand(items: Iterable[Any], where: str) -> list[str]:
         if not isinstance(item, str) or not item.strip():
             raise SpecError(f"{where}: a method must be a non-empty string, got {item!r}")
         if item.startswith("@"):
-            name = item[1:]
-            if name not in GROUPS:
-                raise SpecError(
-                    f"{where}: unknown method group {item!r} (known: " + ", ".join("@" + g for g in GROUPS) + ")"
-                )
-            names = GROUPS[name]
+            group = _group(item[1:])
+            if group is None:
+                known = ", ".join("@" + g for g in [*GROUPS, DAG_GROUP])
+                raise SpecError(f"{where}: unknown method group {item!r} (known: {known})")
+            names = group
         else:
             names = [item]
         for x in names:

@@ -47,6 +47,7 @@ REPRODUCTIONS = {
     "gedfmp-soft-n": "gedfmp_soft_n",
     "gedfmp-hard-u": "gedfmp_hard_u",
     "sd-push-cost": "sd_push_cost",
+    "dag-li2014": "dag_li2014",
 }
 
 #: The former names of reproductions merged into one artefact with an engine axis: name ->
@@ -61,6 +62,7 @@ SHIPPED_SPECS = Path(__file__).resolve().parent / "specs"
 
 if TYPE_CHECKING:  # mypy checks every registered module against its protocol (reproduction.py)
     from .repro import (
+        dag_li2014,
         gedfmp_hard_u,
         gedfmp_soft_n,
         rtss09_hrt,
@@ -74,7 +76,7 @@ if TYPE_CHECKING:  # mypy checks every registered module against its protocol (r
         spres_table1,
     )
 
-    _SWEEPS: list[SweepReproduction] = [spres_fig3, spres_fig4, spres_fig5, spres_fig6]
+    _SWEEPS: list[SweepReproduction] = [spres_fig3, spres_fig4, spres_fig5, spres_fig6, dag_li2014]
     _TABULATED: list[Reproduction] = [
         spres_table1,
         rtws_tables,

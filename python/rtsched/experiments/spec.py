@@ -106,7 +106,7 @@ class SweepKeys:
 TOP_KEYS = key_names(SweepKeys)
 #: What a [variants.NAME] table of a sweep spec may set (variants.py).
 VARIANT_KEYS = ("description", "samples", "generator", "grid", "plot", "semi")
-GENERATOR_KEYS = ("name", "periods", "umax", "deadlines")
+GENERATOR_KEYS = ("name", "periods", "umax", "deadlines", "dag")
 GRID_KEYS = ("m", "n", "util", "util_frac", "epsilon")
 QUICK_KEYS = ("samples", "grid")
 PLOT_KEYS = (
@@ -231,11 +231,49 @@ class Spec:
         check = getattr(_core, "check_point_names", None)
         if check is not None and fn is getattr(_core, "evaluate_point", None):
             g = self.generator
+            dag = canonical_json(g["dag"]) if "dag" in g else None
             try:
-                check(g["name"], g["periods"], g["deadlines"], float(g["umax"]), list(self.methods))
+                check(g["name"], g["periods"], g["deadlines"], float(g["umax"]), list(self.methods), dag)
             except ValueError as e:
                 raise SpecError(f"{self.path or self.name}: {e}") from None
         return evaluate.evaluate_point
+
+
+#: The generator name of a sweep of DAG task sets (its points carry the ``dag`` object).
+DAG_GENERATOR = "dag"
+
+
+def _dag_generator(gen: dict, where: str) -> dict:
+    """The [generator] of a sweep of DAG task sets (docs/experiments.md, "DAG task sets"):
+    ``dag`` is a table with ``shape`` and the DAG generator's parameters (docs/dag.md,
+    "Generators"; defaults as :func:`rtsched.generate_dag`'s), checked here; ``umax`` may exceed
+    1; ``name``, ``periods`` and ``deadlines`` are the sequential generator's and are errors
+    here (a DAG task's period follows from its volume and utilization, its deadline from
+    ``beta``). The points' seeds do not depend on the ``dag`` table, so two shapes at the same
+    point draw the same utilizations."""
+    from .. import _core
+    from ..dag import dag_generator
+
+    for k in ("name", "periods", "deadlines"):
+        if k in gen:
+            raise SpecError(
+                f"{where}.{k}: applies to sequential task sets; with [generator].dag, periods follow from the "
+                "volumes and utilizations and deadlines from dag.beta"
+            )
+    table = gen["dag"]
+    if not isinstance(table, dict):
+        raise SpecError(f"{where}.dag: expected a table with shape and the DAG generator's parameters")
+    if "shape" not in table:
+        raise SpecError(f"{where}.dag: key 'shape' is required (nested-fork-join, erdos-renyi or layered)")
+    params = {k: x for k, x in table.items() if k != "shape"}
+    for k in ("n", "total", "umax"):
+        if k in params:
+            raise SpecError(f"{where}.dag.{k}: comes from the grid (n, util) and [generator].umax")
+    try:
+        dag = dag_generator(table["shape"], **params)
+    except (_core.RtschedError, ValueError) as e:
+        raise SpecError(f"{where}.dag: {e}") from None
+    return {"name": DAG_GENERATOR, "periods": "", "umax": 1.0, "deadlines": "", "dag": dag}
 
 
 def _str(value, where: str) -> str:
@@ -364,13 +402,17 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False, variant:
     gen = top.generator
     check_keys(gen, GENERATOR_KEYS, f"table [generator] of {where}")
     generator = dict(DEFAULT_GENERATOR)
+    if "dag" in gen:
+        generator = _dag_generator(gen, f"{where} [generator]")
     for k in ("name", "periods", "deadlines"):
         if k in gen:
             generator[k] = _str(gen[k], f"{where} [generator].{k}")
     if "umax" in gen:
         umax = finite_number(gen["umax"], f"{where} [generator].umax", False)
-        if not 0 < umax <= 1:
-            raise SpecError(f"{where} [generator].umax: must be in (0, 1], got {umax}")
+        hi = MAX_M if "dag" in gen else 1
+        if not 0 < umax <= hi:
+            extra = "" if "dag" in gen else " (above 1 only for DAG tasks, [generator].dag)"
+            raise SpecError(f"{where} [generator].umax: must be in (0, {hi}], got {umax}{extra}")
         generator["umax"] = float(umax)
 
     grid = top.grid
@@ -386,6 +428,8 @@ def parse_spec(text: str, path: str | None = None, quick: bool = False, variant:
         if m < 1 or m > MAX_M:
             raise SpecError(f"{gw}.m: processor counts must be in 1..={MAX_M}, got {m}")
     ns = dedupe(axis_values(grid["n"], f"{gw}.n", item=NExpr.parse))
+    if any(isinstance(e, NExpr) and e.text == AUTO_N for e in ns) and "dag" in generator:
+        raise SpecError(f'{gw}.n: "auto" needs a Baker distribution; the DAG generator needs a fixed n')
     if any(isinstance(e, NExpr) and e.text == AUTO_N for e in ns) and generator["name"] in FIXED_N_GENERATORS:
         raise SpecError(f'{gw}.n: "auto" needs a Baker distribution; {generator["name"]!r} needs a fixed n')
     util = util_frac = None
@@ -480,6 +524,8 @@ def _expand(spec: Spec, where: str):
                         "epsilon": eps,
                         "max_steps": spec.max_steps,
                     }
+                    if "dag" in spec.generator:  # only then: the other points keep their ids
+                        params["dag"] = spec.generator["dag"]
                     if spec.overheads is not None:
                         params["overheads"] = spec.overheads
                     params.update(spec.semi)  # only the keys given: other specs keep their ids

@@ -53,6 +53,12 @@ pub(crate) struct EvalCtx<'a> {
 }
 
 pub(crate) fn unknown_method(name: &str) -> ModelError {
+    if let Some(t) = super::dag::dag_test(name) {
+        return ModelError::field(
+            "methods",
+            format!("{t} takes DAG tasks; this point generates sequential task sets (give the sweep a DAG generator, docs/experiments.md)"),
+        );
+    }
     ModelError::field("methods", format!("unknown method {name:?}: use one of the {}", methods::help(&TEST_NAMES)))
 }
 

@@ -8,6 +8,7 @@
 //! (docs/overheads.md). [`acceptance`] is the quick acceptance-ratio loop of `rtsched
 //! quickstart`.
 
+pub mod dag;
 mod dispatch;
 mod overheads;
 
@@ -20,6 +21,7 @@ use crate::{methods, placing, Limits, Verdict};
 use dispatch::{evaluate_method, unknown_method, EvalCtx, SetMemo};
 use overheads::OverheadCtx;
 use rayon::prelude::*;
+use rtsched_gen::dag::DagGenSpec;
 use rtsched_gen::{DeadlineGen, GenSpec, PeriodGen};
 use rtsched_model::{check_m, ModelError, Time};
 use serde_json::Value;
@@ -63,6 +65,10 @@ pub struct PointRequest {
     pub rate: RateOpts,
     /// The overhead models of the `TEST@MECHANISM` methods (the point's `overheads`).
     pub overheads: Option<PointOverheads>,
+    /// A point of DAG task sets (the point's `dag` object, [`dag::point_spec`]): their
+    /// generator, with `n`, `util` and `umax` from the point; `generator`, `periods` and
+    /// `deadlines` are then unused, and the methods are DAG tests.
+    pub dag: Option<DagGenSpec>,
 }
 
 /// One method's row on one task set, with the set's utilization.
@@ -204,7 +210,16 @@ impl PointRequest {
             semi,
             rate,
             overheads: None,
+            dag: None,
         };
+        if let Some(d) = p.get("dag").filter(|v| !v.is_null()) {
+            let n = req.n.ok_or_else(|| bad("n", "a point of DAG task sets needs a fixed n"))?;
+            if p.get("overheads").is_some_and(|v| !v.is_null()) {
+                return Err(bad("overheads", "overhead-aware methods take sequential tasks; this point has DAG sets"));
+            }
+            let spec = dag::point_spec(d, n, util, umax).map_err(read_err)?;
+            return Ok(PointRequest { dag: Some(spec), ..req });
+        }
         req.gen_spec()?;
         let overheads = match p.get("overheads").filter(|v| !v.is_null()) {
             Some(v) => Some(PointOverheads::from_value(v).map_err(read_err)?),
@@ -234,6 +249,9 @@ pub fn evaluate_point(req: &PointRequest, limits: &Limits) -> Result<PointResult
         check_n(n as u64)?;
     }
     check_count(req.count as u64, req.n.map(|n| n as u64))?;
+    if let Some(spec) = &req.dag {
+        return dag::evaluate_dag_point(req, spec, limits);
+    }
     let spec = req.gen_spec()?;
     let sets = rtsched_gen::generate_many(&spec, req.seed, req.count)?;
     let ovh = req.overheads.as_ref().map(|o| OverheadCtx::prepare(o, &req.methods, m, &sets));
@@ -289,6 +307,19 @@ pub fn check_names(
         }
         if methods::resolve(m, &TEST_NAMES).is_none() {
             return Err(unknown_method(m));
+        }
+    }
+    Ok(())
+}
+
+/// [`check_names`] for a sweep of DAG task sets: the DAG generator object (`dag`, without `n`,
+/// `total` and `umax`, [`dag::point_spec`]) with `umax`, and every method, which must be a DAG
+/// test of `crate::dag::report` (any spelling). The error names the first bad one.
+pub fn check_dag_names(dag: &Value, umax: f64, methods: &[String]) -> Result<(), ModelError> {
+    dag::point_spec(dag, 1, umax.min(1.0) / 2.0, umax)?;
+    for m in methods {
+        if dag::dag_test(m).is_none() {
+            return Err(dag::not_a_dag_test(m));
         }
     }
     Ok(())

@@ -225,3 +225,85 @@ fn acceptance_counts_what_run_test_accepts() {
     assert!(a.accepted[1][2] < 12);
     assert!(acceptance("randfixedsum", "seed004", 6, &utils, 2, 12, 3, &["zz".into()], &lim).is_err());
 }
+
+fn dag_point(extra: Value) -> Value {
+    let mut p = json!({
+        "generator": "dag", "umax": 2.0, "n": 4, "m": 4, "util": 2.5, "count": 24, "seed": 3,
+        "epsilon": 0, "max_steps": 100000,
+        "methods": ["dag_federated", "DAG-GEDF-li2014", "dag_gedf_li2013", "dag_gedf_bonifaci2013"],
+        "dag": {"shape": "erdos-renyi", "nodes": [4, 12], "p": 0.2, "wcet": [1, 50], "beta": null, "max_tries": 100},
+    });
+    for (k, v) in extra.as_object().unwrap() {
+        p[k] = v.clone();
+    }
+    p
+}
+
+#[test]
+fn a_dag_point_gives_the_verdicts_of_the_dag_report_on_the_generated_sets() {
+    use crate::dag::report as dag_report;
+    let req = read(&dag_point(json!({})));
+    let spec = req.dag.clone().unwrap();
+    assert_eq!((spec.n, spec.total, spec.umax), (4, 2.5, 2.0));
+    let res = evaluate_point(&req, &req.limits()).unwrap();
+    assert_eq!(res.sets.len(), 24);
+    let names = ["dag_federated", "dag_gedf_li2014", "dag_gedf_li2013", "dag_gedf_bonifaci2013"];
+    let (mut yes, mut no) = (0, 0);
+    for (i, s) in res.sets.iter().enumerate() {
+        let set = rtsched_gen::dag::generate_dag_set(&spec, req.seed, i as u64).unwrap();
+        assert!((s.utilization - dag::utilization(&set)).abs() < 1e-12);
+        let report = dag_report::analyze(&set, 4, &names, &req.limits());
+        for (j, name) in names.iter().enumerate() {
+            let want = report["results"][*name]["schedulable"].as_bool().unwrap();
+            assert_eq!(s.rows[j].verdict, Verdict::from_bool(want), "set {i} {name}");
+            if want {
+                yes += 1
+            } else {
+                no += 1
+            }
+        }
+    }
+    // The point is neither all accepted nor all rejected, so the comparison means something.
+    assert!(yes > 0 && no > 0, "{yes} accepted, {no} rejected");
+}
+
+#[test]
+fn every_dag_test_of_the_table_runs_by_name_in_a_sweep() {
+    // The names come from the report's table: a test added there is a sweep method with no change.
+    let several: Vec<&str> =
+        crate::dag::report::DAG_TEST_NAMES.iter().copied().filter(|t| *t != "dag_graham").collect();
+    let req = read(&dag_point(json!({"methods": several, "count": 4})));
+    let res = evaluate_point(&req, &req.limits()).unwrap();
+    assert!(res.sets.iter().all(|s| s.rows.len() == several.len()));
+    // dag_graham bounds one task alone: it runs on points of one task, and is an error on more.
+    let one = read(&dag_point(json!({"methods": ["dag_graham"], "n": 1, "util": 1.5, "count": 4})));
+    assert_eq!(evaluate_point(&one, &one.limits()).unwrap().sets.len(), 4);
+    let e = evaluate_point(&read(&dag_point(json!({"methods": ["dag_graham"]}))), &req.limits()).unwrap_err();
+    assert!(e.to_string().contains("dag_graham") && e.to_string().contains("4 tasks"), "{e}");
+}
+
+#[test]
+fn a_dag_point_rejects_what_it_cannot_run_in_one_line() {
+    let lim = Limits::default();
+    let e = evaluate_point(&read(&dag_point(json!({"methods": ["gfb"]}))), &lim).unwrap_err().to_string();
+    assert!(e.contains("\"gfb\" takes sequential tasks; this point generates DAG task sets"), "{e}");
+    let e = evaluate_point(&read(&dag_point(json!({"methods": ["nope"]}))), &lim).unwrap_err().to_string();
+    assert!(e.contains("unknown method \"nope\"") && e.contains("dag_federated"), "{e}");
+    // A DAG test on a point of sequential task sets.
+    let e = evaluate_point(&read(&point(json!({"methods": ["dag_federated"]}))), &lim).unwrap_err().to_string();
+    assert!(e.contains("dag_federated takes DAG tasks"), "{e}");
+    let bad = |extra: Value| PointRequest::from_json(&dag_point(extra).to_string()).unwrap_err().to_string();
+    let e = bad(
+        json!({"dag": {"shape": "erdos-renyi", "nodes": [4, 12], "p": 0.2, "wcet": [1, 50], "max_tries": 9, "width": [1, 2]}}),
+    );
+    assert!(e.contains("dag.width") && e.contains("not a parameter of the erdos-renyi shape"), "{e}");
+    let e = bad(json!({"dag": {"shape": "star", "wcet": [1, 50], "max_tries": 9}}));
+    assert!(e.contains("unknown DAG shape \"star\""), "{e}");
+    let e = bad(json!({"n": null}));
+    assert!(e.contains("field 'n'") && e.contains("fixed n"), "{e}");
+    let e = bad(json!({"util": 9.0}));
+    assert!(e.contains("field 'total'"), "{e}");
+    assert!(check_dag_names(&dag_point(json!({}))["dag"], 2.0, &["dag_federated".into()]).is_ok());
+    let e = check_dag_names(&dag_point(json!({}))["dag"], 2.0, &["gfb".into()]).unwrap_err().to_string();
+    assert!(e.contains("takes sequential tasks"), "{e}");
+}
