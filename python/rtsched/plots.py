@@ -195,8 +195,8 @@ def gantt(
     labelled ``task.job`` (the task's name, else its index) where wide enough; below, one row
     per task with releases (▲, upper half of the row), deadlines (▽, lower half, so that a
     deadline that coincides with the next release stays visible) and deadline misses (red ✕).
-    ``window``: ``"START:END"`` or a pair (ns or duration strings) to draw part of a long trace. The time axis is in the unit that
-    suits the window. With ``path`` the figure is also saved (PNG, SVG or PDF by suffix)."""
+    ``window``: ``"START:END"`` or a pair (ns or duration strings) to draw part of a long
+    trace. The time axis is in the unit that suits the window. With ``path`` the figure is also saved (PNG, SVG or PDF by suffix)."""
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
