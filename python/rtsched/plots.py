@@ -196,7 +196,8 @@ def gantt(
     per task with releases (▲, upper half of the row), deadlines (▽, lower half, so that a
     deadline that coincides with the next release stays visible) and deadline misses (red ✕).
     ``window``: ``"START:END"`` or a pair (ns or duration strings) to draw part of a long
-    trace. The time axis is in the unit that suits the window. With ``path`` the figure is also saved (PNG, SVG or PDF by suffix)."""
+    trace. The time axis is in the unit that suits the window. With ``path`` the figure is also
+    saved (PNG, SVG or PDF by suffix)."""
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
