@@ -104,3 +104,7 @@ def test_the_api_refuses_wrong_values():
             rtsched.simulate_dag(text, **kwargs)
     with pytest.raises(rtsched.NotPlacedError):
         rtsched.simulate_dag(text, 1, "federated")
+    with pytest.raises(rtsched.RtschedError, match="not a DAG task set"):
+        rtsched.simulate_dag(json.dumps({"m": 1, "tasks": [{"wcet": 1, "period": 2}]}))
+    with pytest.raises(rtsched.RtschedError, match="line 1"):
+        rtsched.simulate_dag("{not json")

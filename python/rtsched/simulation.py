@@ -419,6 +419,11 @@ def simulate_dag(
     box reads ``NAME[k].j``; ``job_csv`` writes one row per DAG job. Sequential-only schedulers
     are refused in one line naming the scheduler."""
     text = v.text(text, "text")
+    if not _is_dag_text(text):
+        raise RtschedError(
+            "argument 'text': not a DAG task set (no task has \"nodes\", docs/dag.md); "
+            "sequential sets run through rtsched.simulate, fork-join sets through rtsched.simulate_forkjoin"
+        )
     m = v.optional_processors(m)
     scheduler = v.text(scheduler, "scheduler")
     horizon = v.optional_duration(horizon, "horizon", 1)
@@ -445,6 +450,17 @@ def simulate_dag(
     title = f"{res['scheduler']} on {summary['m']} processors (simulation, node level)"
     _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, title, gantt_window)
     return _finish(summary, res)
+
+
+def _is_dag_text(text: str) -> bool:
+    """Whether ``text`` is JSON whose tasks have ``"nodes"`` (the one loader's rule, cli/workload.py);
+    text that does not parse is left to the Rust reader, which names the problem."""
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):
+        return True
+    tasks = doc.get("tasks") if isinstance(doc, dict) else None
+    return not isinstance(tasks, list) or any(isinstance(t, dict) and "nodes" in t for t in tasks)
 
 
 def format_dag_table(s: dict) -> str:
