@@ -64,15 +64,18 @@ SECTIONS: list[tuple[str, str, list[str]]] = [
     ),
     (
         "Simulation",
-        "The simulator: docs/simulator.md; fork-join task sets: docs/rtws.md. In the signatures, "
+        "The simulator: docs/simulator.md; fork-join task sets: docs/rtws.md; DAG task sets: docs/dag.md. "
+        "In the signatures, "
         "`Time` is an integer number of ns or a duration string, `PathArg` a path (str or "
         '`os.PathLike`) and `Window` a Gantt window, `"START:END"` or a (start, end) pair of times.',
         [
             "rtsched.simulate",
             "rtsched.simulate_trace",
             "rtsched.simulate_forkjoin",
+            "rtsched.simulate_dag",
             "rtsched.simulation.schedulers",
             "rtsched.simulation.format_table",
+            "rtsched.simulation.format_dag_table",
         ],
     ),
     (

@@ -1,5 +1,6 @@
-"""DAG task sets at the front (issue 27): the one loader tells them apart, simulate and run refuse
-them in one line (the same line as the Rust requests'), analyze runs the DAG tests on them."""
+"""DAG task sets at the front (issue 27): the one loader tells them apart, run refuses them in one
+line (the same line as the Rust requests'), analyze runs the DAG tests on them (simulate runs them:
+tests/test_dag_simulate.py)."""
 
 import json
 
@@ -25,8 +26,8 @@ def test_the_loader_reads_a_dag_file_as_one(dag_file):
         w.sequential("partition")
 
 
-@pytest.mark.parametrize("command", [["simulate", "--scheduler", "gedf"], ["run", "--scheduler", "gsn-edf"]])
-def test_simulate_and_run_refuse_a_dag_file_in_one_line(cli, dag_file, command):
+@pytest.mark.parametrize("command", [["run", "--scheduler", "gsn-edf"]])
+def test_run_refuses_a_dag_file_in_one_line(cli, dag_file, command):
     rc, out, err = cli(command[0], dag_file, *command[1:])
     assert rc == 2, (out, err)
     assert err.strip().splitlines() == [f"rtsched {command[0]}: error: {dag_file}: {DAG_NOT_SIMULATED}"]
@@ -35,7 +36,7 @@ def test_simulate_and_run_refuse_a_dag_file_in_one_line(cli, dag_file, command):
 
 def test_the_rust_requests_refuse_with_the_same_line():
     with pytest.raises(_core.RtschedError) as e:
-        _core.simulate(json.dumps(DAG), None, "gedf")
+        _core.prepare_run({"scheduler": "gsn-edf", "duration_ns": 1_000_000, "workload": json.dumps(DAG)})
     assert str(e.value) == DAG_NOT_SIMULATED
 
 

@@ -38,7 +38,7 @@ from .experiments.errors import EvaluatorError, EvaluatorMissing, SpecError
 from .io import load, load_many, loads, loads_many, save
 from .plots import gantt
 from .runtime import run, run_forkjoin, schedulers
-from .simulation import NotPlacedError, simulate, simulate_forkjoin, simulate_trace
+from .simulation import NotPlacedError, simulate, simulate_dag, simulate_forkjoin, simulate_trace
 
 __all__ = [
     "EvaluatorError",
@@ -73,6 +73,7 @@ __all__ = [
     "save",
     "schedulers",
     "simulate",
+    "simulate_dag",
     "simulate_forkjoin",
     "simulate_trace",
     "tests_available",

@@ -192,11 +192,12 @@ def gantt(
     ``simulate``/``run``; :func:`rtsched.simulate_trace` returns one) as a matplotlib Figure.
 
     One row per CPU with the execution intervals, coloured by task (legend on the right) and
-    labelled ``task.job`` where wide enough; below, one row per task with releases (▲, upper
-    half of the row), deadlines (▽, lower half, so that a deadline that coincides with the next
-    release stays visible) and deadline misses (red ✕). ``window``: ``"START:END"`` or a pair
-    (ns or duration strings) to draw part of a long trace. The time axis is in the unit that
-    suits the window. With ``path`` the figure is also saved (PNG, SVG or PDF by suffix)."""
+    labelled ``task.job`` (the task's name, else its index) where wide enough; below, one row
+    per task with releases (▲, upper half of the row), deadlines (▽, lower half, so that a
+    deadline that coincides with the next release stays visible) and deadline misses (red ✕).
+    ``window``: ``"START:END"`` or a pair (ns or duration strings) to draw part of a long
+    trace. The time axis is in the unit that suits the window. With ``path`` the figure is also
+    saved (PNG, SVG or PDF by suffix)."""
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
@@ -252,7 +253,10 @@ def gantt(
             a, b = max(a, start), min(b, end)
             by_task.setdefault(task, []).append((x(a), (b - a) / scale))
             if b - a > span / 40:
-                ax.text(x((a + b) / 2), y, f"{task}.{job}", ha="center", va="center", fontsize=6, clip_on=True)
+                # The task's name where it has one, as the SVG chart does (a DAG trace names nodes
+                # NAME[k], so a box reads NAME[k].job), else its index.
+                who = tasks[task].get("name") or task
+                ax.text(x((a + b) / 2), y, f"{who}.{job}", ha="center", va="center", fontsize=6, clip_on=True)
         for task, spans in by_task.items():  # one call per task and CPU: fast for long traces
             ax.broken_barh(spans, (y - 0.4, 0.8), facecolors=color[task], edgecolors="black", linewidth=0.3)
 

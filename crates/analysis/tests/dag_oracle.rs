@@ -10,13 +10,15 @@
 //!   each light core running preemptive EDF over its tasks executed sequentially;
 //! * Graham's bound: each task alone on `m` cores, greedy.
 //!
-//! The simulator: integer time in unit steps; at each instant the released jobs whose nodes
-//! have all predecessors completed offer those nodes; the `m` with the earliest absolute
-//! deadlines run for one unit (ties: task index, release, node index), so no core idles while
-//! a node is ready. Node costs and periods are integers, so every release, completion and
-//! decision falls on an integer instant and the unit-step schedule is the event-driven one.
-//! With `D <= T` every deadline is at most the hyperperiod `H`, and a set that meets them all
-//! is idle at `H`, so `[0, H)` decides the synchronous periodic case exactly.
+//! The simulator (`common/dag_twin.rs`, shared with the real simulator's oracle in
+//! `crates/sim/tests/dag_oracle.rs`, which checks the two agree): integer time in unit steps;
+//! at each instant the released jobs whose nodes have all predecessors completed offer those
+//! nodes (a task's jobs in release order); the `m` with the earliest absolute deadlines run for
+//! one unit (ties: task index, release, node index), so no core idles while a node is ready.
+//! Node costs and periods are integers, so every release, completion and decision falls on an
+//! integer instant and the unit-step schedule is the event-driven one. With `D <= T` every
+//! deadline is at most the hyperperiod `H`, and a set that meets them all is idle at `H`, so
+//! `[0, H)` decides the synchronous periodic case exactly.
 //!
 //! So that the oracle can fail, a wrong test (accept when `U <= m` and `L <= D`, necessary
 //! conditions only) and a wrong federated rule (one dedicated core fewer) must each be caught
@@ -24,6 +26,10 @@
 //! the tests coincide (federated = partitioning; Graham = `C <= D`; each G-EDF test accepts
 //! only sets the sequential GFB test accepts).
 
+#[path = "common/dag_twin.rs"]
+mod dag_twin;
+
+use dag_twin::{periodic, random_set, random_task, simulate, sporadic, Plan};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsched_analysis::dag::federated::{federated, Federated, LowPlacement};
@@ -35,109 +41,10 @@ use rtsched_model::dag::{DagSet, DagTask};
 use rtsched_model::exact::{int, sum_ratios};
 use rtsched_model::Stop;
 
-struct Job {
-    task: usize,
-    release: u64,
-    deadline: u64,
-    remaining: Vec<u64>,
-    preds_left: Vec<u32>,
-    left: usize,
-}
-
-/// Per task, its jobs: release time and the cost each node actually takes (at most its WCET).
-type Plan = Vec<Vec<(u64, Vec<u64>)>>;
-
-/// Synchronous periodic releases over the hyperperiod, every node at its WCET.
-fn periodic(tasks: &[&DagTask]) -> (u64, Plan) {
-    let h = tasks.iter().fold(1u64, |h, t| num_lcm(h, t.period()));
-    (h, tasks.iter().map(|t| (0..h).step_by(t.period() as usize).map(|r| (r, t.wcets().to_vec())).collect()).collect())
-}
-
-/// Sporadic releases up to `horizon`: a random first release in `[0, T)`, then gaps of `T`
-/// plus, half the time, a random delay below `T`; with `early`, each node takes a cost uniform
-/// in `1..=WCET`.
-fn sporadic(tasks: &[&DagTask], horizon: u64, early: bool, r: &mut ChaCha8Rng) -> Plan {
-    tasks
-        .iter()
-        .map(|t| {
-            let mut jobs = Vec::new();
-            let mut at = r.random_range(0..t.period());
-            while at < horizon {
-                let costs = t.wcets().iter().map(|&c| if early { r.random_range(1..=c) } else { c }).collect();
-                jobs.push((at, costs));
-                at += t.period() + if r.random_bool(0.5) { r.random_range(0..t.period()) } else { 0 };
-            }
-            jobs
-        })
-        .collect()
-}
-
-/// Global EDF over the nodes of `tasks` on `m` cores, jobs released as `plan` says, up to
-/// `horizon`; every deadline at or before the horizon is checked. `Err` names the first job
-/// that missed its deadline.
-fn simulate(tasks: &[&DagTask], m: u32, horizon: u64, plan: &Plan) -> Result<(), String> {
-    let mut jobs: Vec<Job> = Vec::new();
-    let mut next = vec![0usize; tasks.len()];
-    let mut ready: Vec<(u64, usize, u64, usize, u32)> = Vec::new();
-    for now in 0..=horizon {
-        // Deadlines at `now`: every job due by now must be complete.
-        if let Some(j) = jobs.iter().find(|j| j.deadline <= now) {
-            return Err(format!("task {} released at {} missed its deadline {}", j.task, j.release, j.deadline));
-        }
-        if now == horizon {
-            break;
-        }
-        for (i, t) in tasks.iter().enumerate() {
-            while next[i] < plan[i].len() && plan[i][next[i]].0 == now {
-                let costs = plan[i][next[i]].1.clone();
-                next[i] += 1;
-                jobs.push(Job {
-                    task: i,
-                    release: now,
-                    deadline: now + t.deadline(),
-                    remaining: costs,
-                    preds_left: t.predecessor_counts().to_vec(),
-                    left: t.nodes(),
-                });
-            }
-        }
-        ready.clear();
-        for (k, j) in jobs.iter().enumerate() {
-            for node in 0..j.remaining.len() {
-                if j.remaining[node] > 0 && j.preds_left[node] == 0 {
-                    ready.push((j.deadline, j.task, j.release, k, node as u32));
-                }
-            }
-        }
-        ready.sort_unstable();
-        let run: Vec<(usize, u32)> = ready.iter().take(m as usize).map(|r| (r.3, r.4)).collect();
-        for (k, node) in run {
-            let j = &mut jobs[k];
-            j.remaining[node as usize] -= 1;
-            if j.remaining[node as usize] == 0 {
-                j.left -= 1;
-                for &s in tasks[j.task].successors(node) {
-                    j.preds_left[s as usize] -= 1;
-                }
-            }
-        }
-        jobs.retain(|j| j.left > 0);
-    }
-    Ok(())
-}
-
 /// Synchronous periodic global EDF over the hyperperiod.
 fn simulate_gedf(tasks: &[&DagTask], m: u32) -> Result<(), String> {
     let (h, plan) = periodic(tasks);
     simulate(tasks, m, h, &plan)
-}
-
-fn num_lcm(a: u64, b: u64) -> u64 {
-    let (mut x, mut y) = (a, b);
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    a / x * b
 }
 
 /// The federated plan's schedule for the jobs of `jobs` (indexed like `set`): high tasks
@@ -164,39 +71,6 @@ fn simulate_federated(
             .map_err(|e| format!("light core {k} ({cpu:?}): {e}"))?;
     }
     Ok(())
-}
-
-const PERIODS: [u64; 6] = [4, 6, 8, 12, 16, 24]; // hyperperiod at most 48
-
-/// A random small-integer DAG task: 1..=max_nodes nodes of cost 1..=4, forward edges with
-/// probability 0.35, a period from PERIODS at least its longest path, `D` uniform in `[L, T]`.
-fn random_task(r: &mut ChaCha8Rng, max_nodes: usize) -> DagTask {
-    loop {
-        let n = r.random_range(1..=max_nodes);
-        let wcets: Vec<u64> = (0..n).map(|_| r.random_range(1..=4)).collect();
-        let mut edges = Vec::new();
-        for i in 0..n as u32 {
-            for j in i + 1..n as u32 {
-                if r.random_bool(0.35) {
-                    edges.push((i, j));
-                }
-            }
-        }
-        let t = PERIODS[r.random_range(0..PERIODS.len())];
-        let probe = DagTask::new(1 << 40, 1 << 40, wcets, edges).unwrap();
-        let len = probe.longest_path();
-        if len > t {
-            continue;
-        }
-        let d = r.random_range(len..=t);
-        return probe.with_timing(t, d).unwrap();
-    }
-}
-
-fn random_set(r: &mut ChaCha8Rng, max_nodes: usize) -> (DagSet, u32) {
-    let n = r.random_range(1..=3);
-    let m = r.random_range(1..=4);
-    (DagSet::new((0..n).map(|_| random_task(r, max_nodes)).collect()), m)
 }
 
 const SETS: u64 = 100_000;

@@ -5,7 +5,8 @@
 //!   threads (the model of Nogueira et al., EUC 2012, used by the RTWS paper, §III); a task of
 //!   one region of one thread is a sporadic task;
 //! * [`Workload::Dag`]: sporadic DAG tasks (`crate::dag`; Baruah et al., RTSS 2012), analysed by
-//!   `rtsched analyze` but not yet simulated or run (`docs/dag.md`).
+//!   `rtsched analyze`, simulated at node level by `rtsched simulate`, not yet run
+//!   (`docs/dag.md`).
 //!
 //! Every kind has a sequential view ([`Workload::sequential`]: per task `(C, D, T)` with `C`
 //! the sum of its threads' (or nodes') costs), which is what hyperperiods, utilizations and the
@@ -30,9 +31,10 @@ pub enum Workload {
     Dag(DagSet),
 }
 
-/// What the simulator and the runtime answer for a DAG workload (they do not take one yet).
+/// What the runtime answers for a DAG workload (it does not take one yet; the simulator does,
+/// `rtsched_sim::dag`). The name is older than the simulator's DAG support.
 pub const DAG_NOT_SIMULATED: &str =
-    "DAG task sets are analysed (rtsched analyze) but not yet simulated/run; see docs/dag.md";
+    "DAG task sets are analysed (rtsched analyze) and simulated (rtsched simulate) but not yet run; see docs/dag.md";
 
 /// A workload as read from a file: the tasks and, if the file says it, `m`.
 #[derive(Debug, Clone, PartialEq, Eq)]

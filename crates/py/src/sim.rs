@@ -36,7 +36,8 @@ fn param_arg(key: &str, v: &Bound<'_, PyAny>) -> PyResult<ParamArg> {
 /// "summary" (JSON text), "scheduler", "notes", "not_placed" (reason or None), "interrupted"
 /// and one entry per requested output: "jsonl", "perfetto", "sched_trace" (bytes), "job_csv",
 /// "gantt_svg". `workload`: a TaskSet, or the JSON text of a workload file (fork-join tasks
-/// when a task has "regions", docs/rtws.md); `m` defaults to the file's. `params`: the
+/// when a task has "regions", docs/rtws.md; DAG tasks when a task has "nodes", docs/dag.md,
+/// simulated at node level under gedf, gfp or federated); `m` defaults to the file's. `params`: the
 /// scheduler's parameters by name (the registry's, `simulate_scheduler_entries`);
 /// `placement`: placement JSON text; `overheads`: the JSON text of an overhead model or of
 /// constants; `overhead_stat`: "max" (default) or "avg"; `draw_suspensions`: self-suspending

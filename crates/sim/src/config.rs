@@ -42,6 +42,10 @@ pub enum Scheduler {
     /// RUN (Regnier, Lima, Massa, Levin & Brandt, RTSS 2011): optimal for implicit-deadline
     /// periodic tasks with `U ≤ m` (`rtsched_policy::run`).
     Run,
+    /// Federated scheduling of DAG tasks (Li, Chen, Agrawal, Lu & Gill, ECRTS 2014) executing
+    /// the plan of `rtsched_analysis::dag::federated::federated`: dedicated CPUs per
+    /// high-utilization task, EDF per light core (`crate::dag`). DAG task sets only.
+    Federated(rtsched_analysis::dag::federated::FederatedPlan),
 }
 
 impl Scheduler {
@@ -68,6 +72,7 @@ impl Scheduler {
             Scheduler::Spres(c) => format!("SP-RES ({})", c.placement.heuristic),
             Scheduler::Rtws => "RTWS".into(),
             Scheduler::Run => "RUN".into(),
+            Scheduler::Federated(_) => "federated".into(),
         }
     }
 }
@@ -180,6 +185,7 @@ impl SimConfig {
                 Scheduler::Llf { .. } => Some("llf"),
                 Scheduler::Pd2 { .. } => Some("pd2"),
                 Scheduler::Run => Some("run"),
+                Scheduler::Federated(_) => Some("federated"),
                 _ => None,
             };
             if let Some(name) = unsupported {

@@ -19,7 +19,9 @@
 //!   Levin & Brandt, RTSS 2011), in `run.rs` over `rtsched_policy::run`;
 //! * RTWS, global EDF with priority-aware work stealing over fork-join tasks (seed 003, §V), in
 //!   [`rtws`]; event-driven G-EDF over the threads of fork-join tasks (the seed-003
-//!   baseline), in [`fj_gedf`].
+//!   baseline), in [`fj_gedf`];
+//! * DAG tasks at node level (Baruah et al., RTSS 2012): global EDF, global FP and federated
+//!   scheduling (Li, Chen, Agrawal, Lu & Gill, ECRTS 2014) over ready nodes, in [`dag`].
 //!
 //! Jobs of a task execute in release order: a job released while its predecessor is
 //! unfinished waits (it is released and counted, but becomes ready only when the predecessor
@@ -40,6 +42,7 @@
 //! and [`request`] is the one typed request the front ends use ([`simulate_request`]).
 
 pub mod config;
+pub mod dag;
 mod engine;
 pub mod error;
 pub mod fj_gedf;
@@ -57,6 +60,7 @@ mod setup;
 pub mod spres;
 
 pub use config::{Arrivals, ExecTimes, Scheduler, SimConfig, SuspensionTimes};
+pub use dag::{simulate_dag, DagResult};
 pub use error::SimError;
 pub use fj_gedf::simulate_forkjoin_gedf;
 pub use overheads::{simulator_view, OverheadModel, OverheadSpec, OverheadStat, Overheads, Term};
@@ -82,6 +86,11 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
         Scheduler::Rtws => rtws::simulate_sequential(ts, sched, cfg),
         Scheduler::Llf { .. } | Scheduler::Pd2 { .. } => selection::simulate_selection(ts, sched, cfg),
         Scheduler::Run => run::simulate_run(ts, sched, cfg),
+        Scheduler::Federated(_) => Err(ModelError::field(
+            "scheduler",
+            "federated schedules DAG task sets; a sequential task set runs under the other schedulers",
+        )
+        .into()),
         Scheduler::Gedf
         | Scheduler::GedfQuantum { .. }
         | Scheduler::Gfp { .. }
@@ -118,21 +127,23 @@ fn check_suspensions(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result
 }
 
 /// What [`simulate_workload`] measured: a job-level result for sporadic tasks, a thread- and
-/// job-level one for fork-join tasks.
+/// job-level one for fork-join tasks, a node- and DAG-job-level one for DAG tasks.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Simulated {
     Jobs(SimResult),
     ForkJoin(ForkJoinResult),
+    Dag(DagResult),
 }
 
 /// The simulator's one entry point over any workload: sporadic tasks under every scheduler
 /// ([`simulate`]); fork-join tasks under `Rtws` ([`simulate_rtws`]) or `Gedf` over their threads
-/// ([`simulate_forkjoin_gedf`]). Another scheduler on a fork-join set is an error naming the two
+/// ([`simulate_forkjoin_gedf`]); DAG tasks at node level under `Gedf`, `Gfp` or `Federated`
+/// ([`simulate_dag`]). Another scheduler on a fork-join or DAG set is an error naming the ones
 /// that run it.
 pub fn simulate_workload(w: &Workload, sched: &Scheduler, cfg: &SimConfig) -> Result<Simulated, SimError> {
     match w {
         Workload::Sporadic(ts) => simulate(ts, sched, cfg).map(Simulated::Jobs),
-        Workload::Dag(_) => Err(ModelError::new(rtsched_model::workload::DAG_NOT_SIMULATED).into()),
+        Workload::Dag(set) => simulate_dag(set, sched, cfg).map(Simulated::Dag),
         Workload::ForkJoin(set) => match sched {
             Scheduler::Rtws => simulate_rtws(set, cfg).map(Simulated::ForkJoin),
             Scheduler::Gedf => simulate_forkjoin_gedf(set, cfg).map(Simulated::ForkJoin),

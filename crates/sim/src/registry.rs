@@ -31,6 +31,7 @@
 
 use crate::config::Scheduler;
 use crate::placement::{Background, SpresConfig};
+use rtsched_analysis::dag::federated::{Federated, FederatedPlan, LowPlacement};
 use rtsched_analysis::partition::{Admission, DefaultPartition, NotPlaced};
 use rtsched_analysis::semi;
 use rtsched_analysis::uni::fp::Priority;
@@ -242,6 +243,10 @@ pub enum PlacementKind {
     /// Reservations (SP-RES): a reservation placement (split and period-transformed tasks
     /// allowed), given or placed by the SP-RES cascade.
     Reservations,
+    /// Federated scheduling of a DAG set: the plan of
+    /// [`rtsched_analysis::dag::federated::federated`] (dedicated CPUs per high-utilization
+    /// task, the light tasks partitioned); a `--placement` is refused.
+    Federated,
 }
 
 /// Which workloads a scheduler simulates.
@@ -249,19 +254,20 @@ pub enum PlacementKind {
 pub struct Workloads {
     pub sporadic: bool,
     pub fork_join: bool,
+    pub dag: bool,
 }
 
 impl Workloads {
     /// Sequential sporadic tasks only.
-    pub const SPORADIC: Workloads = Workloads { sporadic: true, fork_join: false };
+    pub const SPORADIC: Workloads = Workloads { sporadic: true, fork_join: false, dag: false };
     /// Sporadic and fork-join tasks.
-    pub const BOTH: Workloads = Workloads { sporadic: true, fork_join: true };
+    pub const BOTH: Workloads = Workloads { sporadic: true, fork_join: true, dag: false };
 
     fn accepts(self, w: &Workload) -> bool {
         match w {
             Workload::Sporadic(_) => self.sporadic,
             Workload::ForkJoin(_) => self.fork_join,
-            Workload::Dag(_) => false,
+            Workload::Dag(_) => self.dag,
         }
     }
 }
@@ -278,6 +284,8 @@ pub struct Setup<'a> {
     pub partition: Option<Vec<Vec<usize>>>,
     /// [`PlacementKind::Reservations`]: the placement (given or the cascade's).
     pub reservations: Option<Placement>,
+    /// [`PlacementKind::Federated`]: the federated plan of the DAG set.
+    pub federated: Option<FederatedPlan>,
 }
 
 /// Builds the simulator's scheduler; an error names the parameter at fault.
@@ -387,6 +395,7 @@ impl Entry {
         match self.placement {
             PlacementKind::Partition(_) => s.push_str("; placement: a partition (default: worst-fit decreasing)"),
             PlacementKind::Reservations => s.push_str("; placement: reservations (default: the SP-RES cascade)"),
+            PlacementKind::Federated => s.push_str("; DAG task sets only; placement: the federated plan"),
             PlacementKind::None => {}
         }
         if !self.params.is_empty() {
@@ -398,11 +407,15 @@ impl Entry {
 
     /// The entry as JSON (for the Python bindings).
     pub fn to_json(&self) -> serde_json::Value {
-        let workloads: Vec<&str> = [("sporadic", self.workloads.sporadic), ("fork-join", self.workloads.fork_join)]
-            .iter()
-            .filter(|(_, on)| *on)
-            .map(|(k, _)| *k)
-            .collect();
+        let workloads: Vec<&str> = [
+            ("sporadic", self.workloads.sporadic),
+            ("fork-join", self.workloads.fork_join),
+            ("dag", self.workloads.dag),
+        ]
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(k, _)| *k)
+        .collect();
         serde_json::json!({
             "name": self.name,
             "summary": self.summary,
@@ -414,6 +427,7 @@ impl Entry {
                 PlacementKind::None => "none",
                 PlacementKind::Partition(_) => "partition",
                 PlacementKind::Reservations => "reservations",
+                PlacementKind::Federated => "federated",
             },
             "workloads": workloads,
         })
@@ -435,11 +449,11 @@ impl Entry {
     /// when it does not. Front ends call it before they read a placement file, so that a
     /// placement given to a global scheduler is reported as such rather than as the file's error.
     pub fn takes_placement(&self) -> Result<(), ModelError> {
-        if self.placement != PlacementKind::None {
+        let takes = |k: PlacementKind| matches!(k, PlacementKind::Partition(_) | PlacementKind::Reservations);
+        if takes(self.placement) {
             return Ok(());
         }
-        let placed: Vec<&str> =
-            entries().iter().filter(|e| e.placement != PlacementKind::None).map(|e| e.name).collect();
+        let placed: Vec<&str> = entries().iter().filter(|e| takes(e.placement)).map(|e| e.name).collect();
         Err(ModelError::field("placement", format!("applies only to {}, not {}", and_list(&placed), self.name)))
     }
 }
@@ -462,15 +476,11 @@ where
 {
     let e = find(name)?;
     if !e.workloads.accepts(workload) {
-        let fj: Vec<&str> = entries().iter().filter(|e| e.workloads.fork_join).map(|e| e.name).collect();
+        let able: Vec<&str> = entries().iter().filter(|e| e.workloads.accepts(workload)).map(|e| e.name).collect();
+        let what = if e.workloads.sporadic { "sequential tasks" } else { "DAG task sets" };
         return Err(ModelError::field(
             "scheduler",
-            format!(
-                "{} schedules sequential tasks; a {} task set runs under {}",
-                e.name,
-                workload.kind(),
-                or_list(&fj)
-            ),
+            format!("{} schedules {what}; a {} task set runs under {}", e.name, workload.kind(), or_list(&able)),
         )
         .into());
     }
@@ -483,9 +493,27 @@ where
         other => Cow::Owned(other.sequential()?),
     };
     let mut notes = Vec::new();
-    let (mut partition, mut reservations) = (None, None);
+    let (mut partition, mut reservations, mut federated) = (None, None, None);
     match e.placement {
         PlacementKind::None => {}
+        PlacementKind::Federated => {
+            let Workload::Dag(set) = workload else {
+                return Err(ModelError::field("scheduler", format!("{} schedules DAG task sets", e.name)).into());
+            };
+            let lim = Limits { stop: stop.clone(), ..Limits::default() };
+            match rtsched_analysis::dag::federated::federated(set, m, LowPlacement::default(), &lim) {
+                Federated::Schedulable(plan) => {
+                    notes.push(format!("federated plan: {}", describe_plan(&plan)));
+                    federated = Some(plan);
+                }
+                Federated::NotSchedulable(why) => {
+                    return Err(BuildError::NotPlaced(NotPlaced(format!(
+                        "federated scheduling (Li, Chen, Agrawal, Lu & Gill, ECRTS 2014) cannot place the set on {m} \
+                         processors: {why}"
+                    ))))
+                }
+            }
+        }
         PlacementKind::Partition(adm) => {
             partition = Some(match placement {
                 Some(p) => {
@@ -521,8 +549,24 @@ where
             reservations = Some(p);
         }
     }
-    let scheduler = (e.build)(Setup { name: e.name, ts: &ts, m, params: &params, partition, reservations })?;
+    let scheduler = (e.build)(Setup { name: e.name, ts: &ts, m, params: &params, partition, reservations, federated })?;
     Ok(Built { scheduler, notes })
+}
+
+/// The plan in words: `task 1 on CPUs 0..5; light cores 5: [0, 2], 6: [3]`.
+fn describe_plan(plan: &FederatedPlan) -> String {
+    let mut parts: Vec<String> =
+        plan.high.iter().map(|(i, r)| format!("task {i} on CPUs {}..{}", r.start, r.end)).collect();
+    let first = plan.high.iter().map(|(_, r)| r.end).max().unwrap_or(0);
+    let light: Vec<String> =
+        plan.low.iter().enumerate().map(|(k, ts)| format!("CPU {}: {ts:?}", first + k as u32)).collect();
+    if !light.is_empty() {
+        parts.push(format!("light tasks {}", light.join(", ")));
+    }
+    if parts.is_empty() {
+        parts.push("no tasks".into());
+    }
+    parts.join("; ")
 }
 
 /// Every registered scheduler, in registration order.
@@ -545,7 +589,7 @@ pub fn find(name: &str) -> Result<&'static Entry, ModelError> {
 
 /// The registry, in the order listings show it.
 pub static ENTRIES: &[&Entry] =
-    &[&GEDF, &GEDF_QUANTUM, &GFP, &GFL, &EDZL, &LLF, &PD2, &PEDF, &PFP, &SPRES, &RTWS, &RUN];
+    &[&GEDF, &GEDF_QUANTUM, &GFP, &GFL, &EDZL, &LLF, &PD2, &PEDF, &PFP, &SPRES, &RTWS, &RUN, &FEDERATED];
 
 /// The partition a [`PlacementKind::Partition`] builder was given.
 fn partition(s: &mut Setup<'_>) -> Result<Vec<Vec<usize>>, ModelError> {
@@ -555,10 +599,10 @@ fn partition(s: &mut Setup<'_>) -> Result<Vec<Vec<usize>>, ModelError> {
 pub static GEDF: Entry = Entry {
     name: "gedf",
     summary: "event-driven global EDF, link-based (Brandenburg & Anderson, RTSS 2009, §3); a fork-join set runs \
-              over its threads",
+              over its threads, a DAG set over its ready nodes",
     params: &[],
     placement: PlacementKind::None,
-    workloads: Workloads::BOTH,
+    workloads: Workloads { sporadic: true, fork_join: true, dag: true },
     build: |_| Ok(Scheduler::Gedf),
 };
 
@@ -586,7 +630,8 @@ pub static GEDF_QUANTUM: Entry = Entry {
 
 pub static GFP: Entry = Entry {
     name: "gfp",
-    summary: "event-driven global preemptive fixed priority, link-based like gedf; DM, RM or given ranks",
+    summary: "event-driven global preemptive fixed priority, link-based like gedf; DM, RM or given ranks; a DAG \
+              set over its ready nodes (task-level priorities)",
     params: &[ParamSpec {
         name: "priorities",
         kind: ParamKind::Text,
@@ -595,7 +640,7 @@ pub static GFP: Entry = Entry {
                (smaller = higher, ties by task index)",
     }],
     placement: PlacementKind::None,
-    workloads: Workloads::SPORADIC,
+    workloads: Workloads { sporadic: true, fork_join: false, dag: true },
     build: |s| {
         let text = s.params.text("priorities").unwrap_or("dm");
         let order = match text.trim().to_ascii_lowercase().as_str() {
@@ -743,6 +788,21 @@ pub static RUN: Entry = Entry {
     build: |_| Ok(Scheduler::Run),
 };
 
+pub static FEDERATED: Entry = Entry {
+    name: "federated",
+    summary: "federated scheduling of DAG tasks (Li, Chen, Agrawal, Lu & Gill, ECRTS 2014): dedicated CPUs per \
+              high-utilization task, greedy over its nodes; light tasks sequential under EDF, partitioned first-fit \
+              decreasing density with exact EDF (QPA) admission",
+    params: &[],
+    placement: PlacementKind::Federated,
+    workloads: Workloads { sporadic: false, fork_join: false, dag: true },
+    build: |s| {
+        s.federated
+            .map(Scheduler::Federated)
+            .ok_or_else(|| ModelError::field("scheduler", "federated schedules DAG task sets"))
+    },
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -778,7 +838,7 @@ mod tests {
     #[test]
     fn every_name_builds_with_its_default_placement() {
         let w = Workload::Sporadic(ts());
-        for e in entries() {
+        for e in entries().iter().filter(|e| e.workloads.sporadic) {
             let b =
                 build(e.name, none(), &w, 2, None, &Stop::never()).unwrap_or_else(|err| panic!("{}: {err}", e.name));
             // The scheduler built is the entry's: its display name starts like the registered one.
@@ -789,6 +849,7 @@ mod tests {
                 PlacementKind::None => assert!(b.notes.is_empty(), "{}: {note}", e.name),
                 PlacementKind::Partition(_) => assert!(note.contains("worst-fit decreasing"), "{}: {note}", e.name),
                 PlacementKind::Reservations => assert!(note.contains("SP-RES cascade"), "{}: {note}", e.name),
+                PlacementKind::Federated => unreachable!("federated takes DAG sets only"),
             }
             if e.workloads.fork_join {
                 build(e.name, none(), &forkjoin(), 2, None, &Stop::never()).unwrap();
@@ -807,7 +868,7 @@ mod tests {
         assert_eq!(e.field.as_deref(), Some("scheduler"));
         assert_eq!(
             e.to_string(),
-            "field 'scheduler': unknown scheduler \"g-edf\"; use one of: gedf, gedf-quantum, gfp, gfl, edzl, llf, pd2, pedf, pfp, spres, rtws, run"
+            "field 'scheduler': unknown scheduler \"g-edf\"; use one of: gedf, gedf-quantum, gfp, gfl, edzl, llf, pd2, pedf, pfp, spres, rtws, run, federated"
         );
         let w = Workload::Sporadic(ts());
         assert!(matches!(build("nope", none(), &w, 2, None, &Stop::never()), Err(BuildError::Input(_))));

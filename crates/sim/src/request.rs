@@ -166,10 +166,8 @@ pub fn simulate_request(req: &SimRequest) -> Result<SimOutcome, SimError> {
     if req.overhead_stat.is_some() && req.overheads.is_none() {
         return Err(ModelError::field("overhead_stat", "applies only with overheads (--overheads)").into());
     }
-    if matches!(req.workload, Workload::Dag(_)) {
-        return Err(ModelError::new(rtsched_model::workload::DAG_NOT_SIMULATED).into());
-    }
-    let fork_join = matches!(req.workload, Workload::ForkJoin(_));
+    // Fork-join and DAG sets: the loops keep their own job rows and take no overheads.
+    let fork_join = matches!(req.workload, Workload::ForkJoin(_) | Workload::Dag(_));
     let m = req.m.ok_or_else(|| {
         ModelError::field(
             "m",
@@ -211,8 +209,11 @@ pub fn simulate_request(req: &SimRequest) -> Result<SimOutcome, SimError> {
         Some(_) if fork_join => {
             return Err(ModelError::field(
                 "overheads",
-                "overhead injection is not supported for fork-join task sets (supported: gedf, gedf-quantum, gfp, \
-                 gfl, pedf, pfp on sequential tasks)",
+                format!(
+                    "overhead injection is not supported for {} task sets (supported: gedf, gedf-quantum, gfp, \
+                     gfl, pedf, pfp on sequential tasks)",
+                    req.workload.kind()
+                ),
             )
             .into())
         }
@@ -240,6 +241,12 @@ pub fn simulate_request(req: &SimRequest) -> Result<SimOutcome, SimError> {
         Simulated::ForkJoin(r) => (
             serde_json::to_value(r).map_err(|e| SimError::internal(format!("the summary cannot be encoded: {e}")))?,
             built.scheduler.name(),
+            r.trace.as_ref(),
+            req.wants(Export::JobCsv).then(|| r.to_job_csv()),
+        ),
+        Simulated::Dag(r) => (
+            serde_json::to_value(r).map_err(|e| SimError::internal(format!("the summary cannot be encoded: {e}")))?,
+            r.scheduler.clone(),
             r.trace.as_ref(),
             req.wants(Export::JobCsv).then(|| r.to_job_csv()),
         ),
@@ -504,16 +511,52 @@ mod tests {
     }
 
     #[test]
-    fn a_dag_request_is_refused_in_one_line_before_the_registry() {
-        let file =
-            rtsched_model::workload::read_json(r#"{"m": 2, "tasks": [{"period": 100, "nodes": [10, 20]}]}"#).unwrap();
-        // An unknown scheduler too: the DAG refusal comes first, whatever the registry would say.
-        for sched in ["gedf", "no-such-scheduler"] {
-            let req = SimRequest::new(file.workload.clone(), sched);
-            let e = simulate_request(&req).unwrap_err().to_string();
-            assert_eq!(e, rtsched_model::workload::DAG_NOT_SIMULATED);
-        }
-        let e = simulate_workload(&file.workload, &crate::Scheduler::Gedf, &SimConfig::new(2)).unwrap_err();
-        assert_eq!(e.to_string(), rtsched_model::workload::DAG_NOT_SIMULATED);
+    fn a_dag_request_goes_through_the_same_call() {
+        let file = rtsched_model::workload::read_json(
+            r#"{"m": 2, "tasks": [{"period": 100, "nodes": [10, 20, 30], "edges": [[0, 1], [0, 2]]}]}"#,
+        )
+        .unwrap();
+        let Workload::Dag(set) = &file.workload else { panic!("not a DAG set") };
+        let mut req = SimRequest::new(file.workload.clone(), "gedf");
+        req.m = Some(2);
+        req.exports = vec![Export::Jsonl, Export::JobCsv, Export::GanttSvg];
+        let rep = report(simulate_request(&req).unwrap());
+        let mut cfg = SimConfig::new(2);
+        cfg.record_trace = true;
+        let direct = crate::simulate_dag(set, &crate::Scheduler::Gedf, &cfg).unwrap();
+        assert_eq!(rep.scheduler, "G-EDF");
+        assert_eq!(rep.summary, serde_json::to_value(&direct).unwrap());
+        assert_eq!(rep.summary["max_response_time_ns"], 40);
+        assert_eq!(rep.exports.job_csv, Some(direct.to_job_csv()));
+        assert!(rep.exports.gantt_svg.is_some_and(|s| s.contains("T0[2].0")));
+        // gfp and federated too; federated says its plan.
+        req.scheduler = "gfp".into();
+        assert_eq!(report(simulate_request(&req).unwrap()).scheduler, "G-FP (DM)");
+        req.scheduler = "federated".into();
+        let rep = report(simulate_request(&req).unwrap());
+        assert_eq!(rep.notes, vec!["federated plan: light tasks CPU 0: [0], CPU 1: []"]);
+        assert_eq!(rep.summary["max_response_time_ns"], 60, "a light task runs sequentially");
+        // Sequential-only schedulers are one line naming the scheduler and the ones that run it.
+        req.scheduler = "pedf".into();
+        let e = simulate_request(&req).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "field 'scheduler': pedf schedules sequential tasks; a DAG task set runs under gedf, gfp or federated"
+        );
+        // Federated on a sequential set, and a plan that does not place: an outcome.
+        let mut seq = SimRequest::new(ts(), "federated");
+        seq.m = Some(2);
+        let e = simulate_request(&seq).unwrap_err().to_string();
+        assert_eq!(e, "field 'scheduler': federated schedules DAG task sets; a sporadic task set runs under gedf, gedf-quantum, gfp, gfl, edzl, llf, pd2, pedf, pfp, spres, rtws or run");
+        let heavy = rtsched_model::workload::read_json(r#"{"tasks": [{"period": 10, "nodes": [5, 5, 5]}]}"#).unwrap();
+        let mut req = SimRequest::new(heavy.workload, "federated");
+        req.m = Some(1);
+        let SimOutcome::NotPlaced { scheduler, reason } = simulate_request(&req).unwrap() else { panic!() };
+        assert_eq!(scheduler, "federated");
+        assert!(reason.contains("task 0 needs 2 dedicated cores"), "{reason}");
+        req.m = Some(2);
+        req.overheads = Some(OverheadSpec::Constant(Overheads::ZERO));
+        let e = simulate_request(&req).unwrap_err().to_string();
+        assert!(e.starts_with("field 'overheads': overhead injection is not supported for DAG task sets"), "{e}");
     }
 }

@@ -1,6 +1,7 @@
 """``rtsched simulate``: a task set in exact virtual time. A sequential task set runs through
 :func:`rtsched.simulation.simulate`; a fork-join file (docs/rtws.md) under rtws or gedf through
-:func:`rtsched.simulation.simulate_forkjoin`."""
+:func:`rtsched.simulation.simulate_forkjoin`; a DAG file (docs/dag.md) under gedf, gfp or
+federated through :func:`rtsched.simulation.simulate_dag`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sys
 from .. import validate as v
 from .._core import RtschedError
 from .common import add_json_output, emit
-from .workload import ForkJoinFile, read_workload
+from .workload import DagFile, ForkJoinFile, read_workload
 
 
 def add_command(sub: argparse._SubParsersAction) -> None:
@@ -32,7 +33,8 @@ def add_command(sub: argparse._SubParsersAction) -> None:
             "(G-FL), edzl (EDZL), llf (least laxity, --quantum), pd2 (Pfair PD², --quantum), pedf, pfp, spres, or rtws "
             "(a fork-join file with "
             '"regions" per task, docs/rtws.md, or a plain task set: one thread per job); '
-            "a fork-join file also runs under gedf (G-EDF over its threads)"
+            'a fork-join file also runs under gedf (G-EDF over its threads); a DAG file (tasks with "nodes", '
+            "docs/dag.md) runs at node level under gedf, gfp or federated (Li et al., ECRTS 2014)"
         ),
     )
     p.add_argument(
@@ -128,6 +130,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.window and not args.gantt:
         raise RtschedError("--window applies to the Gantt chart: give --gantt OUT.png|OUT.svg too")
     workload = read_workload(args.file)
+    if isinstance(workload, DagFile):
+        return _simulate_dag(args, workload)
     if isinstance(workload, ForkJoinFile) and args.scheduler.lower() in ("rtws", "gedf"):
         return _simulate_forkjoin(args, workload)
     ts = workload.sequential("simulate").one("simulate")
@@ -297,3 +301,67 @@ def _simulate_forkjoin(args: argparse.Namespace, workload: ForkJoinFile) -> int:
 
     emit(args, r, table)
     return _interrupted(r)
+
+
+def _simulate_dag(args: argparse.Namespace, workload: DagFile) -> int:
+    from ..simulation import NotPlacedError, format_dag_table, simulate_dag
+    from ..validate import param_pairs
+
+    unsupported = [
+        name
+        for name, v in [
+            ("--placement", args.placement),
+            ("--quantum", args.quantum),
+            ("--staggered", args.staggered),
+            ("--draw-suspensions", args.draw_suspensions),
+            ("--cash", args.cash),
+            ("--soft", args.soft),
+            ("--background", args.background),
+            ("--rr-quantum", args.rr_quantum),
+            ("--overheads", args.overheads),
+            ("--overhead-stat", args.overhead_stat),
+        ]
+        if v
+    ]
+    if unsupported:
+        raise RtschedError(
+            f"{args.file}: DAG task sets are simulated without "
+            + ", ".join(unsupported)
+            + " (docs/dag.md: gedf, gfp --param priorities=..., federated; no overhead injection)"
+        )
+    params = dict(param_pairs(args.param))
+    priorities = params.pop("priorities", None)
+    if params:
+        raise RtschedError(f"field '{next(iter(params))}': DAG task sets take only --param priorities (gfp)")
+
+    def log(msg):
+        print(f"rtsched simulate: {msg}", file=sys.stderr)
+
+    try:
+        s = simulate_dag(
+            workload.text,
+            args.m,
+            args.scheduler,
+            args.horizon,
+            priorities=None if priorities is None else str(priorities),
+            sporadic=args.sporadic,
+            exec_fraction=args.exec_fraction,
+            seed=args.seed,
+            trace=args.trace,
+            perfetto=args.perfetto,
+            sched_trace=args.sched_trace,
+            job_csv=args.job_csv,
+            gantt=args.gantt,
+            gantt_window=args.window,
+            log=log,
+        )
+    except NotPlacedError as e:
+        print(f"rtsched simulate: not placed: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt as e:
+        partial = getattr(e, "partial", None)
+        if partial is None:
+            raise
+        s = partial
+    emit(args, s, lambda: f"{args.scheduler.lower()} on {s['m']} processors (DAG, node level), " + format_dag_table(s))
+    return _interrupted(s)

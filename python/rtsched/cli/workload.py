@@ -65,9 +65,11 @@ class ForkJoinFile(Workload):
         )
 
 
-#: What ``simulate`` and ``run`` answer for a DAG file; the same line as the Rust requests'
-#: (``rtsched_model::workload::DAG_NOT_SIMULATED``; a test checks they agree).
-DAG_NOT_SIMULATED = "DAG task sets are analysed (rtsched analyze) but not yet simulated/run; see docs/dag.md"
+#: What ``run`` answers for a DAG file (``simulate`` takes it); the same line as the Rust
+#: requests' (``rtsched_model::workload::DAG_NOT_SIMULATED``; a test checks they agree).
+DAG_NOT_SIMULATED = (
+    "DAG task sets are analysed (rtsched analyze) and simulated (rtsched simulate) but not yet run; see docs/dag.md"
+)
 
 
 @dataclass(frozen=True)
