@@ -25,7 +25,7 @@ def test_the_loader_reads_a_dag_file_as_one(dag_file):
         w.sequential("partition")
 
 
-@pytest.mark.parametrize("command", [["simulate", "--scheduler", "gedf"], ["run", "--scheduler", "gsn-edf"]])
+@pytest.mark.parametrize("command", [["simulate", "--scheduler", "gedf"]])
 def test_simulate_and_run_refuse_a_dag_file_in_one_line(cli, dag_file, command):
     rc, out, err = cli(command[0], dag_file, *command[1:])
     assert rc == 2, (out, err)
