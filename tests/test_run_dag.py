@@ -14,7 +14,12 @@ CPU = sorted(os.sched_getaffinity(0))[0]
 # Task a: the diamond 0 -> {1, 2} -> 3; task b: one node.
 DAG = {
     "tasks": [
-        {"name": "a", "period": "20ms", "nodes": ["1ms", "500us", "500us", "1ms"], "edges": [[0, 1], [0, 2], [1, 3], [2, 3]]},
+        {
+            "name": "a",
+            "period": "20ms",
+            "nodes": ["1ms", "500us", "500us", "1ms"],
+            "edges": [[0, 1], [0, 2], [1, 3], [2, 3]],
+        },
         {"name": "b", "period": "50ms", "deadline": "40ms", "nodes": ["2ms"]},
     ]
 }
@@ -80,3 +85,16 @@ def test_bad_dag_file_names_the_task_and_node(cli, tmp_path):
     f.write_text(json.dumps(bad))
     code, _, err = cli("run", f, "--scheduler", "rtws", "--cpus", CPU, "--duration", "50ms")
     assert code == 2 and "cycle" in err and "Traceback" not in err, err
+
+
+def test_the_dag_job_example_in_the_docs_is_the_compiled_one():
+    """docs/runtime.md "DAG user jobs" shows crates/runtime/examples/dag_job.rs, which `cargo test`
+    builds (and tests/dag_jobs.rs runs): the two must be the same code."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    doc = (root / "docs" / "runtime.md").read_text(encoding="utf-8")
+    marker = "<!-- example: crates/runtime/examples/dag_job.rs -->\n```rust\n"
+    assert marker in doc
+    shown = doc.split(marker, 1)[1].split("```", 1)[0]
+    assert shown == (root / "crates" / "runtime" / "examples" / "dag_job.rs").read_text(encoding="utf-8")

@@ -114,7 +114,9 @@ fn random_dag_runs_keep_the_trace_oracle() {
             let desc = format!(
                 "{name} {params:?} seed={seed:#x} case {case}: m={m} U={u_pct}% dur={}ms stop={stop_after:?} set={:?}",
                 duration / MS,
-                set.iter().map(|t| (t.period(), t.deadline(), t.wcets().to_vec(), t.edges().to_vec())).collect::<Vec<_>>()
+                set.iter()
+                    .map(|t| (t.period(), t.deadline(), t.wcets().to_vec(), t.edges().to_vec()))
+                    .collect::<Vec<_>>()
             );
             let stopper = stop_after.map(|after| {
                 let f = flag.clone();

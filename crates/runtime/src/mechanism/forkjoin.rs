@@ -114,8 +114,10 @@ impl Shape {
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                let graph_only = ForkJoinTask { name: None, period: MAX_TIME, deadline: MAX_TIME, regions: t.regions.clone() };
-                DagTask::try_from(&graph_only).map_err(|e| RunError::Config(e.in_task(i, t.name.as_deref()).to_string()))
+                let graph_only =
+                    ForkJoinTask { name: None, period: MAX_TIME, deadline: MAX_TIME, regions: t.regions.clone() };
+                DagTask::try_from(&graph_only)
+                    .map_err(|e| RunError::Config(e.in_task(i, t.name.as_deref()).to_string()))
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Shape::of_dags(&DagSet::new(dags)))
@@ -125,7 +127,12 @@ impl Shape {
     pub fn of(widths: Vec<Vec<usize>>) -> Shape {
         let tasks = widths
             .into_iter()
-            .map(|w| ForkJoinTask { name: None, period: MAX_TIME, deadline: MAX_TIME, regions: w.into_iter().map(|k| vec![1; k]).collect() })
+            .map(|w| ForkJoinTask {
+                name: None,
+                period: MAX_TIME,
+                deadline: MAX_TIME,
+                regions: w.into_iter().map(|k| vec![1; k]).collect(),
+            })
             .collect();
         let set = ForkJoinSet::new(tasks).expect("fork-join widths of at least one region of one thread");
         Shape::of_forkjoin(&set).expect("a fork-join graph of unit threads converts")

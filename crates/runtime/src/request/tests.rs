@@ -311,7 +311,8 @@ fn a_dag_workload_needs_a_mechanism_that_runs_parallel_jobs() {
     assert!(e.contains("unknown scheduler"), "{e}");
     for mech in crate::backend::engine::PARALLEL_MECHANISMS.split(", ") {
         let mut r = RunRequest::new(file.workload.clone(), mech, ms(10));
-        r.allowed = vec![0, 1];
+        r.m = file.m;
+        r.allowed = vec![0, 1, 2];
         let p = r.prepare().unwrap_or_else(|e| panic!("{mech}: {e}"));
         assert_eq!(p.decision.cpus, vec![0, 1], "{mech}: the file's m");
     }

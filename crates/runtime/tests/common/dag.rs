@@ -120,8 +120,10 @@ pub fn check_dag(set: &DagSet, r: &RunResult) -> Result<BTreeMap<(u32, u32), Dag
             // Jobs of a task in order: nothing of this job before the previous one completed.
             let first = all.iter().filter_map(|n| n.first_run).min();
             if let Some(f) = first {
-                if seq > 0 && !prev_finish.is_some_and(|p| p <= f) {
-                    return Err(format!("task {i} job {seq} starts at {f} before its predecessor ends ({prev_finish:?})"));
+                if seq > 0 && prev_finish.is_none_or(|p| p > f) {
+                    return Err(format!(
+                        "task {i} job {seq} starts at {f} before its predecessor ends ({prev_finish:?})"
+                    ));
                 }
             }
             prev_finish = finish;
