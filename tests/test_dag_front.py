@@ -7,7 +7,7 @@ import json
 import pytest
 import rtsched
 from rtsched import _core
-from rtsched.cli.workload import DAG_NOT_SIMULATED, DagFile, read_workload
+from rtsched.cli.workload import DagFile, read_workload
 
 DAG = {"m": 2, "tasks": [{"name": "a", "period": 100, "nodes": [10, 20, 30], "edges": [[0, 1], [0, 2]]}]}
 
@@ -24,20 +24,6 @@ def test_the_loader_reads_a_dag_file_as_one(dag_file):
     assert isinstance(w, DagFile)
     with pytest.raises(_core.RtschedError, match="is a DAG task set .* partition takes sequential tasks"):
         w.sequential("partition")
-
-
-@pytest.mark.parametrize("command", [["run", "--scheduler", "gsn-edf"]])
-def test_run_refuses_a_dag_file_in_one_line(cli, dag_file, command):
-    rc, out, err = cli(command[0], dag_file, *command[1:])
-    assert rc == 2, (out, err)
-    assert err.strip().splitlines() == [f"rtsched {command[0]}: error: {dag_file}: {DAG_NOT_SIMULATED}"]
-    assert "Traceback" not in err
-
-
-def test_the_rust_requests_refuse_with_the_same_line():
-    with pytest.raises(_core.RtschedError) as e:
-        _core.prepare_run({"scheduler": "gsn-edf", "duration_ns": 1_000_000, "workload": json.dumps(DAG)})
-    assert str(e.value) == DAG_NOT_SIMULATED
 
 
 @pytest.mark.parametrize("shape", ["nested-fork-join", "erdos-renyi", "layered"])

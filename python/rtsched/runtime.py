@@ -435,11 +435,13 @@ def run_forkjoin_raw(
     calibration: str | dict | os.PathLike | None = "auto",
     overheads: str | os.PathLike | None = None,
 ) -> dict:
-    """Like :func:`run_raw` for a fork-join task-set file's JSON ``text`` (docs/rtws.md) under a
-    mechanism that executes fork-join jobs (``rtws``, ``push-pull``; docs/mechanisms/rtws.md). The summary has a
-    ``forkjoin`` object with the job-level results; trace exports are per thread, the job CSV
-    per fork-join job. Without ``cpus`` the file's ``m`` decides (the first ``m`` CPUs this
-    process may use; one if the file has no ``m``). The same run request as :func:`run_raw`."""
+    """Like :func:`run_raw` for a fork-join task-set file's JSON ``text`` (docs/rtws.md) or a DAG
+    task-set file's (docs/dag.md) under a mechanism that executes parallel jobs (``rtws``,
+    ``push-pull``, ``push-pull-fp``; docs/mechanisms/rtws.md). The summary has a ``forkjoin`` (or
+    ``dag``) object with the job-level results, over all and ``per_task``; trace exports are per
+    thread (per node), the job CSV per fork-join (DAG) job. Without ``cpus`` the file's ``m``
+    decides (the first ``m`` CPUs this process may use; one if the file has no ``m``). The same
+    run request as :func:`run_raw`."""
     text = v.text(text, "text")
     plan, request = _prepare_trusted(
         scheduler,
@@ -485,9 +487,9 @@ def run_forkjoin(
     duration: int | str = "1s",
     **kw: Any,
 ) -> dict:
-    """Runs the fork-join task set in the JSON ``text`` (docs/rtws.md) on real cores under
-    ``scheduler`` (``rtws`` or ``push-pull``) and returns the summary dict; keywords as :func:`run` (no
-    placement, no dedicated CPU)."""
+    """Runs the fork-join or DAG task set in the JSON ``text`` (docs/rtws.md, docs/dag.md) on real
+    cores under ``scheduler`` (``rtws``, ``push-pull`` or ``push-pull-fp``) and returns the summary
+    dict; keywords as :func:`run` (no placement, no dedicated CPU)."""
     return run_forkjoin_raw(text, scheduler=scheduler, cpus=cpus, duration=duration, **kw)["summary"]
 
 
@@ -933,6 +935,21 @@ def format_summary(s: dict) -> str:
         worst = ns(over.get("max_ns")) if over.get("count") else "0 ns"
         late = ns(lat.get("max_ns")) if isinstance(lat, dict) and lat.get("count") else "-"
         out.append(f"budget overruns {over.get('count', 0)}, max {worst} (max enforcement latency {late})")
+    for key, what in (("forkjoin", "fork-join"), ("dag", "DAG")):
+        par = s.get(key)
+        if not isinstance(par, dict):
+            continue
+        out.append(
+            f"{what} jobs {par.get('jobs')} (completed {par.get('completed')}, pending {par.get('pending')}), "
+            f"deadline misses {par.get('deadline_misses')}, max response time {ns(par.get('max_response_time_ns'))}, "
+            f"steals {par.get('steals')}"
+        )
+        for tk in par.get("per_task") or []:
+            name = tk.get("name") if tk.get("name") is not None else tk.get("task")
+            out.append(
+                f"  task {name}: jobs {tk.get('jobs')}, completed {tk.get('completed')}, "
+                f"misses {tk.get('deadline_misses')}, max response time {ns(tk.get('max_response_time_ns'))}"
+            )
     if ovh:
         width = max(len(k) for k in ovh)
         out.append("overheads:")

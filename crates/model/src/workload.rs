@@ -31,11 +31,6 @@ pub enum Workload {
     Dag(DagSet),
 }
 
-/// What the runtime answers for a DAG workload (it does not take one yet; the simulator does,
-/// `rtsched_sim::dag`). The name is older than the simulator's DAG support.
-pub const DAG_NOT_SIMULATED: &str =
-    "DAG task sets are analysed (rtsched analyze) and simulated (rtsched simulate) but not yet run; see docs/dag.md";
-
 /// A workload as read from a file: the tasks and, if the file says it, `m`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkloadFile {

@@ -127,22 +127,24 @@ fn request_of(d: &Bound<'_, PyDict>) -> PyResult<RunRequest> {
     }
     let scheduler: String = required(d, "scheduler")?;
     let duration_ns: u64 = required(d, "duration_ns")?;
-    // A TaskSet, or the text of a fork-join task-set file (docs/rtws.md).
+    // A TaskSet, or the text of a fork-join or DAG task-set file (docs/rtws.md, docs/dag.md).
     let w =
         d.get_item("workload")?.ok_or_else(|| RtschedError::new_err("run request: field 'workload' is required"))?;
     let (workload, m): (Workload, Option<u32>) = if let Ok(ts) = w.extract::<PyRef<'_, TaskSet>>() {
         (Workload::Sporadic(ts.inner.clone()), ts.m)
     } else if let Ok(text) = w.extract::<String>() {
-        if let Ok(rtsched_model::WorkloadFile { workload: Workload::Dag(_), .. }) =
-            rtsched_model::workload::read_json(&text)
-        {
-            return Err(RtschedError::new_err(rtsched_model::workload::DAG_NOT_SIMULATED));
+        match rtsched_model::workload::read_json(&text).map_err(crate::err)? {
+            rtsched_model::WorkloadFile { workload: w @ (Workload::Dag(_) | Workload::ForkJoin(_)), m } => (w, m),
+            // Sporadic tasks come as a TaskSet: the text is read as a fork-join file, whose
+            // error names what is missing.
+            rtsched_model::WorkloadFile { workload: Workload::Sporadic(_), .. } => {
+                let file = rtsched_model::forkjoin::read_json(&text).map_err(crate::err)?;
+                (Workload::ForkJoin(file.set), file.m)
+            }
         }
-        let file = rtsched_model::forkjoin::read_json(&text).map_err(crate::err)?;
-        (Workload::ForkJoin(file.set), file.m)
     } else {
         return Err(RtschedError::new_err(
-            "run request: field 'workload': expected a TaskSet or a fork-join file's JSON text",
+            "run request: field 'workload': expected a TaskSet or a fork-join or DAG file's JSON text",
         ));
     };
     let mut r = RunRequest::new(workload, &scheduler, duration_ns);
@@ -215,7 +217,7 @@ fn placement_of(text: &str, r: &RunRequest) -> PyResult<GivenPlacement> {
     let ts = match &r.workload {
         Workload::Sporadic(ts) => ts,
         Workload::ForkJoin(_) => return Err(RtschedError::new_err("a fork-join workload runs without a placement")),
-        Workload::Dag(_) => return Err(RtschedError::new_err(rtsched_model::workload::DAG_NOT_SIMULATED)),
+        Workload::Dag(_) => return Err(RtschedError::new_err("a DAG workload runs without a placement")),
     };
     let reservations = rtsched_runtime::mechanism::registry::find(&r.mechanism)
         .is_ok_and(|e| e.placement == rtsched_runtime::mechanism::registry::PlacementKind::Reservations);

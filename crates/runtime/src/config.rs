@@ -60,6 +60,12 @@ pub struct RunConfig {
     /// `i`, region `r`, thread `k`, in that order), and only a mechanism whose plugin executes
     /// fork-join jobs ([`crate::mechanism::Plugin::forkjoin`]) accepts it.
     pub forkjoin: Option<Arc<rtsched_model::forkjoin::ForkJoinSet>>,
+    /// The DAG structure of the workload (Baruah et al., RTSS 2012), set by
+    /// [`crate::run_dag`]: the run's task set then has one task per node (task `i`, node `k`,
+    /// in that order), and only a mechanism whose plugin executes parallel jobs
+    /// ([`crate::mechanism::Plugin::forkjoin`]) accepts it. At most one of `forkjoin` and
+    /// `dag` is set.
+    pub dag: Option<Arc<rtsched_model::dag::DagSet>>,
     /// Self-suspending synthetic jobs: per task its execution and suspension segments
     /// ([`crate::body::Suspensions`]; empty: none). Only a mechanism registered with
     /// `suspends` runs them.
@@ -67,6 +73,11 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
+    /// Whether the run executes parallel jobs (a fork-join or a DAG workload).
+    pub fn parallel(&self) -> bool {
+        self.forkjoin.is_some() || self.dag.is_some()
+    }
+
     pub fn new(cpus: Vec<usize>, duration_ns: u64) -> RunConfig {
         RunConfig {
             cpus,
@@ -83,6 +94,7 @@ impl RunConfig {
             user_jobs: Default::default(),
             stop: None,
             forkjoin: None,
+            dag: None,
             suspensions: Default::default(),
         }
     }

@@ -54,14 +54,18 @@ pub mod platform;
 pub mod queue;
 pub mod request;
 
-pub use backend::forkjoin::{forkjoin_job_csv, forkjoin_jobs, forkjoin_summary, run_forkjoin, slot_task_set};
+pub use backend::engine::PARALLEL_MECHANISMS;
+pub use backend::forkjoin::{
+    dag_job_csv, dag_jobs, dag_slot_task_set, dag_summary, forkjoin_job_csv, forkjoin_jobs, forkjoin_summary, run_dag,
+    run_forkjoin, slot_task_set,
+};
 pub use backend::result::{to_trace, JobRecord, RunResult, Stats};
 pub use backend::{kernel_sd, run};
 pub use config::{IdleMode, RunConfig};
 pub use error::{ErrorKind, Inconsistency, ParamError, RunError};
 pub use mechanism::Mechanism;
 pub use platform::body::ExecTime;
-pub use platform::{body, clock, interference, parallel, sync, tracer, user};
+pub use platform::{body, clock, dag, interference, parallel, sync, tracer, user};
 pub use request::{
     assess_timing, entry_terms, measure_calibration, run_request, Calibration, DecidedPlacement, Decision, ExportData,
     ExportKind, GivenPlacement, PreparedRun, RunOutcome, RunRequest, TimingFacts, TrustInputs, TrustMechanism,

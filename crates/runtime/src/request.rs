@@ -12,7 +12,10 @@
 //! host protocol around a run (preflight, `--isolate`, the SCHED_FIFO throttling warning:
 //! `python/rtsched/protocol.py`, `rtlimits.py`) and printing.
 
-use crate::backend::forkjoin::{forkjoin_job_csv, forkjoin_summary, run_forkjoin, slot_task_set};
+use crate::backend::forkjoin::{
+    dag_job_csv, dag_slot_task_set, dag_summary, forkjoin_job_csv, forkjoin_summary, run_dag, run_forkjoin,
+    slot_task_set,
+};
 use crate::backend::result::{to_trace, RunResult};
 use crate::config::{IdleMode, RunConfig};
 use crate::mechanism::registry::{self, DedicatedCpu, Entry, PlacementKind};
@@ -112,7 +115,8 @@ pub enum ExportData {
 /// Everything a run is asked with (`rtsched run` and `rtsched.run`'s options, typed).
 #[derive(Debug, Clone)]
 pub struct RunRequest {
-    /// The tasks: sporadic, or fork-join (under a mechanism that executes fork-join jobs).
+    /// The tasks: sporadic, fork-join or DAG (the last two under a mechanism that executes
+    /// parallel jobs, `backend::engine::PARALLEL_MECHANISMS`).
     pub workload: Workload,
     /// The processor count the workload file says it is made for (`"m"`), if any.
     pub m: Option<u32>,
@@ -186,10 +190,17 @@ impl RunRequest {
     /// mechanism, the SP-RES cascade for `spres`), the mechanism's parameters. `stop` ends a
     /// long placement search (its answer is then an error the caller discards).
     pub fn prepare_with(self, stop: &Stop) -> Result<PreparedRun, RunError> {
-        if matches!(self.workload, Workload::Dag(_)) {
-            return Err(ModelError::new(rtsched_model::workload::DAG_NOT_SIMULATED).into());
-        }
         let entry = registry::find(&self.mechanism)?;
+        if !matches!(self.workload, Workload::Sporadic(_))
+            && !crate::backend::engine::PARALLEL_MECHANISMS.split(", ").any(|n| n == entry.name)
+        {
+            return Err(RunError::Config(format!(
+                "{} runs sequential tasks only; {} task files need a mechanism that executes parallel jobs ({})",
+                entry.name,
+                self.workload.kind(),
+                crate::backend::engine::PARALLEL_MECHANISMS
+            )));
+        }
         let ts = match &self.workload {
             Workload::Sporadic(ts) => Some(ts),
             Workload::ForkJoin(_) | Workload::Dag(_) => None,
@@ -201,7 +212,7 @@ impl RunRequest {
         if suspending {
             let Some(ts) = ts else {
                 return Err(RunError::Config(
-                    "self-suspension segments apply to sporadic tasks, not to fork-join jobs".into(),
+                    "self-suspension segments apply to sporadic tasks, not to fork-join or DAG jobs".into(),
                 ));
             };
             self.suspensions.validate(ts)?;
@@ -235,8 +246,9 @@ impl RunRequest {
             }
             None if self.placement.is_some() => {
                 return Err(RunError::Placement(format!(
-                    "{} runs a fork-join workload without a placement (its mechanisms are global)",
-                    self.mechanism
+                    "{} runs a {} workload without a placement (its mechanisms are global)",
+                    self.mechanism,
+                    self.workload.kind()
                 )))
             }
             None => DecidedPlacement::None,
@@ -335,7 +347,14 @@ impl PreparedRun {
                 let exports = exports(&r, &self.request.exports, || Ok(ts.clone()), |tr| Ok(tr.to_job_csv()?))?;
                 (r, summary, exports)
             }
-            Workload::Dag(_) => return Err(ModelError::new(rtsched_model::workload::DAG_NOT_SIMULATED).into()),
+            Workload::Dag(set) => {
+                let r = run_dag(set, &self.mechanism, &cfg)?;
+                let mut summary = r.summary_json();
+                summary["dag"] = dag_summary(set, &r);
+                let exports =
+                    exports(&r, &self.request.exports, || dag_slot_task_set(set), |_| Ok(dag_job_csv(set, &r)))?;
+                (r, summary, exports)
+            }
             Workload::ForkJoin(set) => {
                 let r = run_forkjoin(set, &self.mechanism, &cfg)?;
                 let mut summary = r.summary_json();

@@ -1,6 +1,6 @@
 """``rtsched run``: a task set on real pinned threads under a runtime mechanism. A sequential
-task set runs through :func:`rtsched.runtime.run_raw`; a fork-join file (docs/rtws.md) through
-:func:`rtsched.runtime.run_forkjoin_raw`."""
+task set runs through :func:`rtsched.runtime.run_raw`; a fork-join file (docs/rtws.md) or a DAG
+file (docs/dag.md) through :func:`rtsched.runtime.run_forkjoin_raw`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import sys
 from .. import validate as v
 from .._core import RtschedError
 from .mechanism import add_mechanism_options, mechanism_params, mechanisms
-from .workload import ForkJoinFile, read_workload
+from .workload import DagFile, ForkJoinFile, read_workload
 
 
 def add_command(sub: argparse._SubParsersAction) -> None:
@@ -33,7 +33,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         "--list-schedulers prints the registered mechanisms, one line each. A fork-join task-set file "
         "(docs/rtws.md) runs under rtws (RTWS: global EDF with work stealing, docs/runtime.md) or push-pull (global "
         "EDF over its threads, each region forked when the one before has joined); its summary adds "
-        'the job-level results under "forkjoin". '
+        'the job-level results under "forkjoin". A DAG task-set file (docs/dag.md) runs under rtws, push-pull or '
+        "push-pull-fp: a node runs once every predecessor of its job has completed, made ready on the CPU that "
+        'completed the last of them; its summary adds the DAG-job results, per task too, under "dag". '
         "Ctrl-C stops the run early; the results of the time run are still printed and written, marked "
         '"interrupted": true, and the exit status is 130.',
     )
@@ -122,7 +124,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.scheduler:
         raise RtschedError("--scheduler is required (rtsched run --list-schedulers lists them)")
     workload = read_workload(args.file)
-    if not isinstance(workload, ForkJoinFile):
+    if not isinstance(workload, (ForkJoinFile, DagFile)):
         ts = workload.sequential("run").one("run")
     # Every output is checked before the run starts: a typo must not throw the run away.
     for opt in ("trace", "perfetto", "gantt", "job_csv"):
@@ -138,7 +140,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             exports.append(name)
     if args.gantt and not args.gantt.lower().endswith(".png") and not args.window:
         exports.append("gantt_svg")
-    if isinstance(workload, ForkJoinFile):
+    if isinstance(workload, (ForkJoinFile, DagFile)):
         res = _run_forkjoin(args, workload, exports)
     else:
         res = run_raw(
@@ -182,14 +184,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 130 if res.get("interrupted") else 0
 
 
-def _run_forkjoin(args: argparse.Namespace, workload: ForkJoinFile, exports: list[str]) -> dict:
-    """``rtsched run FJ.json --scheduler rtws|push-pull``: a fork-join file (docs/rtws.md) on real cores."""
+def _run_forkjoin(args: argparse.Namespace, workload: ForkJoinFile | DagFile, exports: list[str]) -> dict:
+    """``rtsched run FJ.json|DAG.json --scheduler rtws|push-pull``: a fork-join file (docs/rtws.md)
+    or a DAG file (docs/dag.md) on real cores."""
     from ..runtime import run_forkjoin_raw
 
+    kind = "DAG" if isinstance(workload, DagFile) else "fork-join"
     for name, given in [("--placement", args.placement), ("--dedicated-cpu", args.dedicated_cpu)]:
         if given is not None:
             raise RtschedError(
-                f"fork-join files run without {name} (rtws and push-pull are global and use no dedicated CPU)"
+                f"{kind} files run without {name} (rtws and push-pull are global and use no dedicated CPU)"
             )
     return run_forkjoin_raw(
         workload.text,

@@ -65,13 +65,6 @@ class ForkJoinFile(Workload):
         )
 
 
-#: What ``run`` answers for a DAG file (``simulate`` takes it); the same line as the Rust
-#: requests' (``rtsched_model::workload::DAG_NOT_SIMULATED``; a test checks they agree).
-DAG_NOT_SIMULATED = (
-    "DAG task sets are analysed (rtsched analyze) and simulated (rtsched simulate) but not yet run; see docs/dag.md"
-)
-
-
 @dataclass(frozen=True)
 class DagFile(Workload):
     """A DAG task set (docs/dag.md), with the file's text, which the Rust DAG reader parses."""
@@ -79,11 +72,9 @@ class DagFile(Workload):
     text: str
 
     def sequential(self, command: str) -> TaskSetFile:
-        if command in ("simulate", "run"):
-            raise RtschedError(f"{self.path}: {DAG_NOT_SIMULATED}")
         raise RtschedError(
             f"{self.path} is a DAG task set (its tasks have nodes); {command} takes sequential tasks. "
-            f"Analyse it with: rtsched analyze {self.path}"
+            f"Analyse, simulate or run it with: rtsched analyze|simulate|run {self.path}"
         )
 
 

@@ -467,6 +467,11 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
 }
 
 /// The registered mechanisms that execute self-suspending jobs, for messages.
+/// The mechanisms whose plugins execute parallel (fork-join and DAG) jobs
+/// ([`crate::mechanism::Plugin::forkjoin`]), for the error that refuses the others (kept
+/// equal to the plugins' answers by `tests/dag_runtime.rs`).
+pub const PARALLEL_MECHANISMS: &str = "rtws, push-pull, push-pull-fp";
+
 pub(crate) fn suspending_mechanisms() -> String {
     let names: Vec<&str> =
         crate::mechanism::registry::entries().iter().filter(|e| e.suspends).map(|e| e.name).collect();
@@ -623,14 +628,19 @@ fn run_once(
         t0,
         end,
         forkjoin: cfg.forkjoin.as_deref(),
+        dag: cfg.dag.as_deref(),
     })?;
-    if !crate::body::Suspensions::effective(&cfg.suspensions, ts).is_empty() && cfg.forkjoin.is_some() {
-        return Err(RunError::Config("self-suspension segments apply to sporadic tasks, not to fork-join jobs".into()));
+    if !crate::body::Suspensions::effective(&cfg.suspensions, ts).is_empty() && cfg.parallel() {
+        return Err(RunError::Config(
+            "self-suspension segments apply to sporadic tasks, not to fork-join or DAG jobs".into(),
+        ));
     }
-    if cfg.forkjoin.is_some() && !plugin.forkjoin() {
+    if cfg.parallel() && !plugin.forkjoin() {
+        let kind = if cfg.dag.is_some() { "DAG" } else { "fork-join" };
         return Err(RunError::Config(format!(
-            "{} runs sequential tasks only; fork-join task files need a mechanism that executes fork-join jobs",
-            mech.name()
+            "{} runs sequential tasks only; {kind} task files need a mechanism that executes parallel jobs ({})",
+            mech.name(),
+            PARALLEL_MECHANISMS
         )));
     }
     let threads = m + usize::from(cfg.dedicated_cpu.is_some());
@@ -748,6 +758,12 @@ fn run_once(
         // their region's fork: the per-task invariant of the monitor does not apply.
         info.promise = super::result::Promise::Unobservable(
             "fork-join jobs: a thread is ready only once its region forks (RTWS paper, §III)".into(),
+        );
+    }
+    if cfg.dag.as_ref().is_some_and(|d| d.iter().any(|t| t.nodes() > 1)) {
+        // Nodes are recorded as released with their job but wait for their predecessors.
+        info.promise = super::result::Promise::Unobservable(
+            "DAG jobs: a node is ready only once its predecessors completed (Baruah et al., RTSS 2012)".into(),
         );
     }
     Ok(Attempt::Ran(Box::new(RunResult::build(

@@ -255,6 +255,7 @@ mod tests {
                 t0: 0,
                 end: 1_000_000,
                 forkjoin: None,
+                dag: None,
             };
             let plugin = build(&setup).unwrap_or_else(|err| panic!("{}: {err}", e.name));
             assert_eq!(plugin.name(), e.name);

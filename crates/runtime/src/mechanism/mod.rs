@@ -14,8 +14,8 @@
 //!   `SCHED_DEADLINE`, run by the peer backend), [`design_space`] (the G-EDF implementation
 //!   design space of Brandenburg & Anderson, RTSS 2009: seven plugins from three choices,
 //!   registered under the paper's names; GSN-EDF is their CEm);
-//! * [`forkjoin`]: the fork-join structure (thread slots, regions) of the mechanisms that
-//!   execute fork-join jobs (`rtws`, `push-pull`);
+//! * [`forkjoin`]: the precedence structure (thread slots, a DAG per task; fork-join tasks as
+//!   their DAGs) of the mechanisms that execute parallel jobs (`rtws`, `push-pull`);
 //! * `dispatch`: linked versus scheduled — the one link-swap algorithm and reschedule requests,
 //!   shared by the link-based global mechanisms (and G-EDF-MP's per-client pairs), the
 //!   one-lock dispatch structure (`scheduled`, leave, take, enact) and the at-rest check;

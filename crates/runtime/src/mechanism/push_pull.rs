@@ -320,7 +320,7 @@ impl<F: FindCpu> PushPull<F> {
             )));
         }
         let n = params.len();
-        let slot_params: Vec<TaskParams> = (0..shape.slots() as u32).map(|s| params[shape.of_slot(s).0 as usize]).collect();
+        let slot_params: Vec<TaskParams> = (0..shape.slots() as u32).map(|s| params[shape.task_of(s) as usize]).collect();
         let rank = RankRule::new(rule, &slot_params, t0, end)?;
         let books: Box<[_]> = (0..m)
             .map(|d| {
@@ -339,9 +339,9 @@ impl<F: FindCpu> PushPull<F> {
         Job { prio: self.rule.prio(slot, j.seq(), j.deadline), release: j.release, deadline: j.deadline }
     }
 
-    /// The threads of region `r` of the fork-join job `j` join run-queue `cpu` (a fork).
-    fn fork<E: Effects>(&self, env: &mut E, cpu: usize, g: &mut Guard<'_, crate::sync::Std>, j: &Job, r: u32) {
-        for s in self.shape.region(j.task(), r) {
+    /// The nodes `slots` of the job `j` join run-queue `cpu` (they became ready there).
+    fn fork<E: Effects>(&self, env: &mut E, cpu: usize, g: &mut Guard<'_, crate::sync::Std>, j: &Job, slots: &[u32]) {
+        for &s in slots {
             let sj = self.slot_job(s, j);
             self.core.enqueue(env, cpu, g, self.rank.rank(&sj), sj);
         }
@@ -369,7 +369,7 @@ impl<F: FindCpu> PushPull<F> {
                     env.record_release(&self.slot_job(s, &j));
                 }
                 if ready {
-                    self.fork(env, d, &mut g, &j, 0);
+                    self.fork(env, d, &mut g, &j, self.shape.sources(j.task()));
                 }
             });
             self.next_rel[d].store(b.next_due(), Ordering::Release);
@@ -408,13 +408,13 @@ impl<F: FindCpu> PushPull<F> {
             }
             Prev::Completed(j) => {
                 self.core.dequeue_curr(env, cpu, &mut g);
-                let (task, _) = self.shape.of_slot(j.task());
-                let next = {
+                let task = self.shape.task_of(j.task());
+                {
+                    // The book's lock is taken inside the run-queue's, as on a release.
                     let mut b = env.lock(&self.books[task as usize % self.books.len()]);
-                    b.thread_done(&self.shape, j.task())
-                };
-                if let Some((fj, r)) = next {
-                    self.fork(env, cpu, &mut g, &fj, r);
+                    if let Some(fj) = b.thread_done(&self.shape, j.task()) {
+                        self.fork(env, cpu, &mut g, &fj, b.ready());
+                    }
                 }
                 g = self.core.pull(env, cpu, g);
             }
@@ -505,7 +505,7 @@ impl<F: FindCpu> Plugin for PushPull<F> {
         let d = self.books.len();
         let (released, completed) = (0..self.shape.slots() as u32)
             .map(|s| {
-                let (task, _) = self.shape.of_slot(s);
+                let task = self.shape.task_of(s);
                 self.books[task as usize % d].lock_untraced().slot_counts(&self.shape, s)
             })
             .unzip();

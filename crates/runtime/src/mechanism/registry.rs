@@ -125,6 +125,9 @@ pub struct Setup<'a> {
     /// The fork-join structure when the run executes fork-join jobs (`RunConfig::forkjoin`;
     /// `ts` then lists thread slots); `None` for sequential tasks.
     pub forkjoin: Option<&'a rtsched_model::forkjoin::ForkJoinSet>,
+    /// The DAG structure when the run executes DAG jobs (`RunConfig::dag`; `ts` then lists
+    /// one thread slot per node); `None` otherwise.
+    pub dag: Option<&'a rtsched_model::dag::DagSet>,
 }
 
 /// Builds a mechanism's plugin for one run.

@@ -10,13 +10,13 @@
 //! deque) under one global lock.
 //!
 //! **What takes which lock (`deques=lockfree`).**
-//! * Rule C on the fast path — a CPU's thread completed and was not the last of its region —
-//!   is the owner's pop of its own queue and nothing else: no lock, no shared write but the
+//! * Rule C on the fast path — a CPU's thread completed, readied no successor and was not the
+//!   last of its job — is the owner's pop of its own queue and nothing else: no lock, no shared write but the
 //!   deque's and this CPU's `running` record (a single-writer seqlock that the §V check reads).
 //!   The term `pop` is that pop.
 //! * Everything else runs under the *global queue's lock*: the job book and releases (Rule
-//!   A), the join of a region's last thread and the fork of the next (Rule B: the owner's
-//!   pushes), Rule D, Rule E (the term `steal`), the §V preemption check and its requeueing
+//!   A), the completion of a job's last node, the push of the successors a completion readied
+//!   (Rule B: the owner's pushes), Rule D, Rule E (the term `steal`), the §V preemption check and its requeueing
 //!   (§V (i)–(iii), Rule F: a stolen thread goes to the global queue, a local one back to the
 //!   bottom of its deque, pushed by its owner).
 //!
@@ -53,12 +53,22 @@
 //! (it takes no lock under which they are sent): a request that arrived stays pending, and the
 //! worker comes back to `schedule` at its next poll, where the slow path answers it.
 //!
+//! **DAG jobs.** The run's precedence structure ([`Shape`]) is a DAG per task: a fork-join
+//! set runs as its DAG (a region's threads become ready together when the previous region's
+//! last thread completes), and a DAG set as given. A job that starts pushes its sources; a
+//! node that completes decrements its successors' counts of outstanding predecessors, and the
+//! successors it leaves at zero are pushed to the bottom of the job's deque on *this* CPU —
+//! the paper's Rule B for the threads a job generates where it runs, the local push that keeps
+//! a DAG's successor with the CPU that computed its inputs. Pushes take the global lock (the
+//! steal argument below needs every push under it), so the fast path is a completion that
+//! readies no successor and does not complete the job.
+//!
 //! Assumptions: periodic releases (sporadic tasks at their densest), any deadlines, EDF with
 //! ties by task index then job number (the one `Prio` order), jobs of a task in release order.
 
 pub mod locked;
 
-use crate::mechanism::forkjoin::Shape;
+use crate::mechanism::forkjoin::{check_task, Shape};
 use crate::mechanism::params::{ParamDecl, ParamKind, ParamSet};
 use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, PlacementKind, Setup, TermSpec};
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
@@ -94,7 +104,7 @@ crate::mechanism_params! {
 
 pub static RTWS: Entry = Entry {
     name: "rtws",
-    summary: "RTWS: global EDF for fork-join jobs with priority-aware work stealing; the global queue under its \
+    summary: "RTWS: global EDF for fork-join and DAG jobs with priority-aware work stealing; the global queue under its \
               own lock, per-CPU priority queues of lock-free deques popped by their owner and stolen from the top \
               (RTWS paper, §IV-V rules A-F)",
     params: RtwsParams::SPECS,
@@ -112,7 +122,7 @@ pub static RTWS: Entry = Entry {
             name: "pop",
             symbol: "",
             help: "Rule C: the owner's pop of its own highest-priority deque (deques=lockfree: without a lock, \
-                   when a thread completes and its region goes on; deques=locked: under the global lock)",
+                   when a thread completes, readies no successor and its job goes on; deques=locked: under the global lock)",
             tracking: true,
         },
     ],
@@ -225,6 +235,13 @@ struct Owner(UnsafeCell<Worker>);
 // never overlapping: the cell is never accessed from two threads at once. `Worker` is `Send`.
 unsafe impl Sync for Owner {}
 
+/// A CPU's scratch list of readied successors, in a cell only that CPU's thread opens.
+struct ReadyBuf(UnsafeCell<Vec<u32>>);
+
+// SAFETY: as for `Owner`: `ready_bufs[c]` is opened only inside `schedule` called with
+// `ctx.cpu() == c`, one call at a time, so never from two threads at once. `Vec<u32>` is `Send`.
+unsafe impl Sync for ReadyBuf {}
+
 /// Everything under the global queue's lock.
 struct Global {
     /// The release queue and job book over the fork-join tasks.
@@ -232,8 +249,6 @@ struct Global {
     /// Rule A's queue: jobs not started and preempted jobs and stolen threads, EDF, ties FIFO.
     queue: BTreeSet<(Prio, u64, Work)>,
     fifo: u64,
-    /// Per task: the region its head job executes (changed at a join).
-    region: Vec<u32>,
     /// Arrived jobs whose §V preemption check has not been made yet.
     pending: BTreeSet<Prio>,
     scratch: Vec<Prio>,
@@ -248,9 +263,13 @@ pub struct Rtws {
     owners: Box<[CachePadded<Owner>]>,
     stealers: Box<[Stealer]>,
     running: Box<[CachePadded<RunSlot>]>,
-    /// Per task: threads of its head job's current region not yet complete (the join count;
-    /// the last decrement joins).
+    /// Per task: nodes of its head job not yet complete (the last decrement completes the job).
     left: Box<[CachePadded<AtomicU32>]>,
+    /// Per slot: predecessors in its task's head job not yet complete (the decrement to zero
+    /// readies the node, on the CPU that made it).
+    waiting: Box<[AtomicU32]>,
+    /// Per CPU: the successors its last completion readied (scratch, opened by its owner).
+    ready_bufs: Box<[CachePadded<ReadyBuf>]>,
     completed_slot: Box<[AtomicU32]>,
     /// A job book never released from: job `k` of a task's release and deadline (a function
     /// of the task's parameters), read without a lock.
@@ -265,21 +284,22 @@ impl Rtws {
         if shape.tasks() != n {
             return Err(RunError::Internal(format!("rtws: {} fork-join tasks, {n} parameters", shape.tasks())));
         }
-        shape.progress()?;
         let all: Vec<usize> = (0..n).collect();
         let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
         let calendar = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
         let releases = ReleaseDomain::new(false, m, book.next_due());
-        // One lane per task; a lane holds at most one region's threads.
-        let cap = shape.width.iter().flatten().copied().max().unwrap_or(1) as usize;
+        // One lane per task; a lane holds ready nodes of one job, at most `max_ready`.
+        let cap = shape.max_ready();
         let (owners, stealers): (Vec<_>, Vec<_>) = (0..m)
             .map(|_| {
                 let (w, s) = ws_deque::new::<Std>(n, cap);
                 (CachePadded::new(Owner(UnsafeCell::new(w))), s)
             })
             .unzip();
-        let left = (0..n).map(|i| CachePadded::new(AtomicU32::new(shape.width[i][0]))).collect();
+        let left = (0..n as u32).map(|i| CachePadded::new(AtomicU32::new(shape.nodes(i)))).collect();
         let slots = shape.slots();
+        let waiting = (0..slots as u32).map(|s| AtomicU32::new(shape.pred_count(s))).collect();
+        let ready_bufs = (0..m).map(|_| CachePadded::new(ReadyBuf(UnsafeCell::new(Vec::new())))).collect();
         Ok(Rtws {
             global: SpinLock::new(
                 0,
@@ -287,7 +307,6 @@ impl Rtws {
                     book,
                     queue: BTreeSet::new(),
                     fifo: 0,
-                    region: vec![0; n],
                     pending: BTreeSet::new(),
                     scratch: Vec::with_capacity(n),
                     error: None,
@@ -298,6 +317,8 @@ impl Rtws {
             stealers: stealers.into(),
             running: (0..m).map(|_| CachePadded::new(RunSlot::new())).collect(),
             left,
+            waiting,
+            ready_bufs,
             completed_slot: (0..slots).map(|_| AtomicU32::new(0)).collect(),
             calendar,
             releases,
@@ -317,6 +338,14 @@ impl Rtws {
         unsafe { &mut *self.owners[c].0.get() }
     }
 
+    /// CPU `c`'s list of readied successors. Precondition: as for [`Rtws::owner`].
+    #[allow(clippy::mut_from_ref)]
+    fn ready_buf(&self, c: usize) -> &mut Vec<u32> {
+        // SAFETY: as for `owner`: only CPU c's thread opens this cell, inside its `schedule`,
+        // and the reference does not outlive the call that took it.
+        unsafe { &mut *self.ready_bufs[c].0.get() }
+    }
+
     fn run(&self, c: usize) -> Option<Running> {
         self.running[c].get()
     }
@@ -332,17 +361,14 @@ impl Rtws {
         g.fifo += 1;
     }
 
-    /// Rule B: job `p` forks region `r` on `cpu` (the caller is `cpu`'s `schedule`): its
-    /// threads go to the bottom of the job's deque in thread order.
-    fn fork(&self, g: &mut Global, cpu: usize, p: Prio, r: u32) {
-        let ids = self.shape.region(p.task, r);
-        let origin = Origin::of_region(ids.len());
-        g.region[p.task as usize] = r;
-        // Before the threads can be taken (a thief takes them under the global lock, which is
-        // held here; the owner is this thread).
-        self.left[p.task as usize].store(ids.len() as u32, Ordering::Relaxed);
+    /// Rule B: job `p` makes the nodes `slots` ready on `cpu` (the caller is `cpu`'s
+    /// `schedule`, under the global lock): they go to the bottom of the job's deque in order.
+    /// One node is the job itself, several are threads it generated (`Origin::of_region`), as
+    /// a fork-join job's sequential and parallel regions.
+    fn fork(&self, g: &mut Global, cpu: usize, p: Prio, slots: &[u32]) {
+        let origin = Origin::of_region(slots.len());
         let w = self.owner(cpu);
-        for s in ids {
+        for &s in slots {
             if let Err(e) = w.push(p.task, p.key, item(p.job, s, origin)) {
                 g.error.get_or_insert_with(|| format!("rtws: cpu {cpu}: push of slot {s} refused: {e:?}"));
             }
@@ -366,7 +392,7 @@ impl Rtws {
                 match work {
                     Work::Start => {
                         g.pending.remove(&prio);
-                        self.fork(g, cpu, prio, 0);
+                        self.fork(g, cpu, prio, self.shape.sources(prio.task));
                         continue;
                     }
                     Work::Thread(thread, origin) => {
@@ -455,7 +481,7 @@ impl Rtws {
             }
         }
         self.running[cpu].set(None);
-        self.fork(g, cpu, p, 0);
+        self.fork(g, cpu, p, self.shape.sources(p.task));
         self.fill(ctx, g, cpu);
     }
 
@@ -472,20 +498,25 @@ impl Rtws {
         self.checks(ctx, g, cpu);
     }
 
-    /// The last thread of `task`'s region completed on `cpu`: the job forks its next region
-    /// here or completes, and its task's next job (if released) arrives.
-    fn join(&self, g: &mut Global, cpu: usize, task: u32) {
+    /// A node of `task`'s head job completed on `cpu`, readying the nodes in `cpu`'s ready
+    /// list (pushed here), or completing the job (`last`): the counts are reset for the next
+    /// job — no node of this one is left to touch them — and the task's next job (if
+    /// released) arrives.
+    fn join(&self, g: &mut Global, cpu: usize, task: u32, last: bool) {
         let Some(head) = g.book.head(task as usize) else {
-            g.error.get_or_insert_with(|| format!("rtws: task {task} joined without a job"));
+            g.error.get_or_insert_with(|| format!("rtws: task {task} completed a node without a job"));
             return;
         };
-        let r = g.region[task as usize] + 1;
-        if r < self.shape.regions(task) {
-            self.fork(g, cpu, head.prio, r);
+        if !last {
+            let ready = std::mem::take(self.ready_buf(cpu));
+            self.fork(g, cpu, head.prio, &ready);
+            *self.ready_buf(cpu) = ready;
             return;
         }
-        g.region[task as usize] = 0;
-        self.left[task as usize].store(self.shape.width[task as usize][0], Ordering::Relaxed);
+        for s in self.shape.all_slots(task) {
+            self.waiting[s as usize].store(self.shape.pred_count(s), Ordering::Relaxed);
+        }
+        self.left[task as usize].store(self.shape.nodes(task), Ordering::Relaxed);
         if let Some(next) = g.book.complete(&head) {
             Self::push_global(g, next.prio, Work::Start);
             g.pending.insert(next.prio);
@@ -493,11 +524,11 @@ impl Rtws {
     }
 
     /// Everything but the fast path, under the global queue's lock.
-    fn slow(&self, ctx: &mut Ctx<'_>, cpu: usize, joined: Option<u32>) -> Option<Job> {
+    fn slow(&self, ctx: &mut Ctx<'_>, cpu: usize, joined: Option<(u32, bool)>) -> Option<Job> {
         let mut guard = self.global.lock(ctx.trace());
         let g = &mut *guard;
-        if let Some(task) = joined {
-            self.join(g, cpu, task);
+        if let Some((task, last)) = joined {
+            self.join(g, cpu, task, last);
         }
         // A preemption requested of this CPU (its thread has stopped).
         self.checks(ctx, g, Some(cpu));
@@ -551,9 +582,17 @@ impl Plugin for Rtws {
         };
         let slot = j.task();
         self.completed_slot[slot as usize].fetch_add(1, Ordering::Relaxed);
-        let (task, _) = self.shape.of_slot(slot);
+        let task = self.shape.task_of(slot);
+        let ready = self.ready_buf(cpu);
+        ready.clear();
+        for &v in self.shape.successors(slot) {
+            if self.waiting[v as usize].fetch_sub(1, Ordering::AcqRel) == 1 {
+                ready.push(v);
+            }
+        }
+        let readied = !ready.is_empty();
         let last = self.left[task as usize].fetch_sub(1, Ordering::AcqRel) == 1;
-        if !last {
+        if !last && !readied {
             // The fast path: Rule C, the owner's pop, no lock.
             ctx.term_start(POP);
             let t = self.owner(cpu).pop();
@@ -565,7 +604,7 @@ impl Plugin for Rtws {
             }
         }
         self.running[cpu].set(None);
-        self.slow(ctx, cpu, last.then_some(task))
+        self.slow(ctx, cpu, (last || readied).then_some((task, last)))
     }
 
     fn forkjoin(&self) -> bool {
@@ -580,30 +619,25 @@ impl Plugin for Rtws {
             None => Ok(()),
         };
         let completed: Vec<u32> = self.completed_slot.iter().map(|c| c.load(Ordering::Relaxed)).collect();
-        // Exactly once: a slot completed once per completed job of its task, plus once for the
-        // head job if its region is already past the slot's (never for a later region).
-        for (s, &(task, r)) in self.shape.of_slot.iter().enumerate() {
+        // Exactly once and in order: every node once per completed job, and in the head job
+        // only after all its predecessors; the precedence counts match.
+        for task in 0..self.shape.tasks() as u32 {
             if consistent.is_err() {
                 break;
             }
-            let (i, c) = (task as usize, completed[s]);
-            let head = g.book.head(i).is_some();
-            let cur = g.region[i];
-            let ok = if !head || r > cur {
-                c == done[i]
-            } else if r < cur {
-                c == done[i] + 1
-            } else {
-                c == done[i] || c == done[i] + 1
-            };
-            if !ok {
-                consistent = Err(format!(
-                    "rtws: slot {s} (task {task}, region {r}) completed {c} times with {} jobs of its task completed",
-                    done[i]
-                ));
-            }
+            let i = task as usize;
+            consistent = check_task(
+                &self.shape,
+                task,
+                done[i],
+                g.book.head(i).is_some(),
+                |s| completed[s as usize],
+                |s| self.waiting[s as usize].load(Ordering::Relaxed),
+                self.left[i].load(Ordering::Relaxed),
+            )
+            .map_err(|e| format!("rtws: {e}"));
         }
-        let released = self.shape.of_slot.iter().map(|&(t, _)| rel[t as usize]).collect();
+        let released = (0..self.shape.slots() as u32).map(|s| rel[self.shape.task_of(s) as usize]).collect();
         Accounting { released, completed, consistent: consistent.map_err(crate::Inconsistency) }
     }
 }

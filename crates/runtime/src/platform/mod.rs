@@ -16,6 +16,7 @@
 
 pub mod body;
 pub mod clock;
+pub mod dag;
 pub mod interference;
 pub mod parallel;
 pub mod sync;

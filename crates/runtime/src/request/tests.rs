@@ -299,11 +299,21 @@ fn default_admissions_are_the_simulators() {
 }
 
 #[test]
-fn a_dag_workload_is_refused_in_one_line_before_the_registry() {
+fn a_dag_workload_needs_a_mechanism_that_runs_parallel_jobs() {
     let file =
         rtsched_model::workload::read_json(r#"{"m": 2, "tasks": [{"period": 100, "nodes": [10, 20]}]}"#).unwrap();
-    for mech in ["gsn-edf", "no-such-mechanism"] {
+    for mech in ["gsn-edf", "pedf", "kernel-sd"] {
         let e = RunRequest::new(file.workload.clone(), mech, ms(10)).prepare().expect_err("refused").to_string();
-        assert_eq!(e, rtsched_model::workload::DAG_NOT_SIMULATED);
+        assert!(e.contains(&format!("{mech} runs sequential tasks only; DAG task files need")), "{e}");
+        assert!(e.contains("rtws, push-pull") && !e.contains('\n'), "{e}");
+    }
+    let e = RunRequest::new(file.workload.clone(), "no-such-mechanism", ms(10)).prepare().unwrap_err().to_string();
+    assert!(e.contains("unknown scheduler"), "{e}");
+    for mech in crate::backend::engine::PARALLEL_MECHANISMS.split(", ") {
+        let mut r = RunRequest::new(file.workload.clone(), mech, ms(10));
+        r.m = file.m;
+        r.allowed = vec![0, 1, 2];
+        let p = r.prepare().unwrap_or_else(|e| panic!("{mech}: {e}"));
+        assert_eq!(p.decision.cpus, vec![0, 1], "{mech}: the file's m");
     }
 }

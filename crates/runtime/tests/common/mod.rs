@@ -2,6 +2,7 @@
 // Each test crate compiles this module and uses a part of it.
 #![allow(dead_code)]
 
+pub mod dag;
 pub mod forkjoin;
 
 use rtsched_model::TaskSet;

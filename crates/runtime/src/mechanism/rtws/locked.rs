@@ -12,14 +12,13 @@
 //! **Steals** (Rule E) are `Steal` trace records and spans of the term `steal`; a Rule C pick
 //! from the CPU's own deques is a span of the term `pop` (here taken under the global lock).
 
-use crate::mechanism::forkjoin::Shape;
+use crate::mechanism::forkjoin::{check_task, Done, Progress, Shape};
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
 use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
 use crate::tracer::RecKind;
 use crate::RunError;
-use rtsched_model::forkjoin::{Join, RegionProgress};
 use rtsched_policy::rtws::{preemption_target, Arrival, Rtws as RtwsPolicy, Source, ThreadId, Work};
 use rtsched_policy::{Prio, PriorityRule};
 use std::collections::BTreeSet;
@@ -32,13 +31,15 @@ struct State {
     /// The release queue and job book over the fork-join tasks.
     book: TaskBook,
     policy: RtwsPolicy,
-    /// Per task: the region its current (head) job executes, and its threads not yet complete.
-    progress: RegionProgress,
+    /// Per task: the precedence counts of its head job.
+    progress: Progress,
     /// Arrived jobs whose §V preemption check has not been made yet.
     pending: BTreeSet<Prio>,
     completed_slot: Vec<u32>,
     scratch: Vec<Prio>,
     ids: Vec<ThreadId>,
+    /// An inconsistency seen on a completion (reported by the accounting).
+    error: Option<String>,
 }
 
 /// RTWS under one global lock.
@@ -54,7 +55,7 @@ impl Locked {
         let all: Vec<usize> = (0..n).collect();
         let book = TaskBook::new(params, &all, PriorityRule::Edf, t0, end);
         let releases = ReleaseDomain::new(false, m, book.next_due());
-        let progress = shape.progress()?;
+        let progress = Progress::new(&shape);
         let slots = shape.slots();
         Ok(Locked {
             state: SpinLock::new(
@@ -68,6 +69,7 @@ impl Locked {
                     completed_slot: vec![0; slots],
                     scratch: Vec::with_capacity(n),
                     ids: Vec::new(),
+                    error: None,
                 },
             ),
             releases,
@@ -82,14 +84,9 @@ impl State {
         Job { prio: Prio { key: p.key, task: slot, job: p.job }, release: j.release, deadline: j.deadline }
     }
 
-    /// Job `p` forks its current region on `cpu` (Rule B).
-    fn fork(&mut self, cpu: usize, p: Prio) {
-        let r = self.progress.region(p.task);
-        let mut ids = std::mem::take(&mut self.ids);
-        ids.clear();
-        ids.extend(self.shape.region(p.task, r));
-        self.policy.fork(cpu, p, &ids);
-        self.ids = ids;
+    /// Job `p` starts on `cpu`: its sources are ready there (Rule B).
+    fn start(&mut self, cpu: usize, p: Prio) {
+        self.policy.fork(cpu, p, self.shape.sources(p.task));
     }
 
     /// An idle `cpu` selects (Rules C, D, E) until it runs a thread or finds nothing; a job
@@ -110,7 +107,7 @@ impl State {
             match pick.work {
                 Work::Start => {
                     self.pending.remove(&pick.prio);
-                    self.fork(cpu, pick.prio);
+                    self.start(cpu, pick.prio);
                 }
                 Work::Thread(t, _) => {
                     if let Source::Steal { victim } = pick.source {
@@ -146,7 +143,7 @@ impl State {
                     self.pending.remove(&p);
                     if let Arrival::Run { cpu: c2, .. } = self.policy.preempt_check(p) {
                         debug_assert_eq!(c2 as usize, c);
-                        self.fork(c, p);
+                        self.start(c, p);
                         self.fill(ctx, c);
                     }
                 }
@@ -171,20 +168,26 @@ impl State {
         self.checks(ctx, cpu);
     }
 
-    /// Thread `slot` completed on `cpu`: its region joins when it was the last, the job forks
-    /// its next region here or completes, and its task's next job (if released) arrives.
+    /// Node `slot` completed on `cpu`: the successors whose last predecessor it was become
+    /// ready here (Rule B: the local push), or the job completes and its task's next job (if
+    /// released) arrives.
     fn completed(&mut self, cpu: usize, slot: u32) {
         self.policy.stop(cpu);
         self.completed_slot[slot as usize] += 1;
-        let (task, _) = self.shape.of_slot[slot as usize];
-        let i = task as usize;
-        // None (no thread of the region outstanding) shows in the accounting: the slot's
-        // completions no longer match its task's jobs.
-        let (Some(join), Some(head)) = (self.progress.thread_done(task), self.book.head(i)) else { return };
-        match join {
-            Join::Pending => {}
-            Join::Fork { .. } => self.fork(cpu, head.prio),
-            Join::JobDone => {
+        let i = self.shape.task_of(slot) as usize;
+        let mut ready = std::mem::take(&mut self.ids);
+        ready.clear();
+        let done = self.progress.node_done(&self.shape, slot, &mut ready);
+        let (Some(done), Some(head)) = (done, self.book.head(i)) else {
+            self.error.get_or_insert_with(|| format!("rtws: slot {slot} completed out of precedence"));
+            self.ids = ready;
+            return;
+        };
+        self.policy.fork(cpu, head.prio, &ready);
+        self.ids = ready;
+        match done {
+            Done::Pending => {}
+            Done::JobDone => {
                 if let Some(next) = self.book.complete(&head) {
                     self.policy.release(next.prio);
                     self.pending.insert(next.prio);
@@ -256,29 +259,29 @@ impl Plugin for Locked {
     fn accounting(&self) -> Accounting {
         let st = self.state.lock_untraced();
         let (rel, done) = (st.book.released(), st.book.completed());
-        let mut consistent = Ok(());
-        // Exactly once: a slot completed once per completed job of its task, plus once for the
-        // head job if its region is already past the slot's (never for a later region).
-        for (s, &(task, r)) in st.shape.of_slot.iter().enumerate() {
-            let (i, c) = (task as usize, st.completed_slot[s]);
-            let head = st.book.head(i).is_some();
-            let cur = st.progress.region(task);
-            let ok = if !head || r > cur {
-                c == done[i]
-            } else if r < cur {
-                c == done[i] + 1
-            } else {
-                c == done[i] || c == done[i] + 1
-            };
-            if !ok {
-                consistent = Err(format!(
-                    "rtws: slot {s} (task {task}, region {r}) completed {c} times with {} jobs of its task completed",
-                    done[i]
-                ));
+        let mut consistent = match &st.error {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        };
+        // Exactly once and in order: every node once per completed job, and in the head job
+        // only after all its predecessors; the precedence counts match.
+        for task in 0..st.shape.tasks() as u32 {
+            if consistent.is_err() {
                 break;
             }
+            let i = task as usize;
+            consistent = check_task(
+                &st.shape,
+                task,
+                done[i],
+                st.book.head(i).is_some(),
+                |s| st.completed_slot[s as usize],
+                |s| st.progress.waiting(s),
+                st.progress.left(task),
+            )
+            .map_err(|e| format!("rtws: {e}"));
         }
-        let released = st.shape.of_slot.iter().map(|&(t, _)| rel[t as usize]).collect();
+        let released = (0..st.shape.slots() as u32).map(|s| rel[st.shape.task_of(s) as usize]).collect();
         Accounting { released, completed: st.completed_slot.clone(), consistent: consistent.map_err(crate::Inconsistency) }
     }
 }
@@ -287,16 +290,16 @@ impl Plugin for Locked {
 mod tests {
     //! The mechanism driven without threads: random interleavings of releases, CPUs noticing
     //! requests (or idling) and CPUs completing their thread, on m = 3 CPUs and random
-    //! fork-join shapes. After every callback: what each CPU runs is what the policy has it
+    //! fork-join shapes or random DAGs. After every callback: what each CPU runs is what the policy has it
     //! run, and no thread runs on two CPUs (the plugin contract's rule 2, which the deferred
-    //! preemption check exists for); every thread handed out belongs to its task's current job
-    //! and current region and has not completed before (precedence and exactly once, against a
-    //! job model kept here from the completions alone); the accounting is consistent. After the
+    //! preemption check exists for); every thread handed out belongs to its task's current job,
+    //! follows every predecessor of its job and has not completed before (precedence and
+    //! exactly once, against a job model kept from the completions alone); the accounting is consistent. After the
     //! requests are drained: no CPU idles while work waits (work conservation, §V).
     use super::*;
     use crate::sync::CpuSignal;
     use crate::tracer::TraceBuffer;
-    use crate::mechanism::forkjoin::test_model::Model;
+    use crate::mechanism::forkjoin::test_model::{graphs, Model};
     use proptest::prelude::*;
     use std::collections::HashSet;
 
@@ -325,15 +328,16 @@ mod tests {
             shape in proptest::collection::vec(
                 (5u64..40, proptest::collection::vec(1usize..4, 1..4)), 1..4),
             ops in proptest::collection::vec((0u8..3, 0usize..3, 1u64..15), 1..250),
+            dag in any::<bool>(),
+            bits in proptest::collection::vec(any::<u64>(), 1..4),
         ) {
             let m = 3;
             let params: Vec<TaskParams> = shape.iter().map(|&(p, _)| TaskParams { deadline: p, period: p }).collect();
             let widths: Vec<Vec<usize>> = shape.iter().map(|(_, w)| w.clone()).collect();
-            let plugin = Locked::new(Shape::of(widths.clone()), &params, m, 0, 1_000_000).unwrap();
-            let mut model = Model::new(
-                widths.iter().map(|w| w.iter().map(|&k| k as u32).collect()).collect(),
-                params.iter().map(|t| t.period).collect(),
-            );
+            let g = graphs(&widths, dag, &bits);
+            let sh = Shape::of_graphs(g.iter().map(|(n, e)| (*n, &e[..])));
+            let plugin = Locked::new(sh, &params, m, 0, 1_000_000).unwrap();
+            let mut model = Model::of_graphs(&g, params.iter().map(|t| t.period).collect());
             let signals: Vec<CpuSignal> = (0..m).map(|_| CpuSignal::new()).collect();
             let mut tb = TraceBuffer::new(0, 200_000);
             let mut running: Vec<Option<Job>> = vec![None; m];

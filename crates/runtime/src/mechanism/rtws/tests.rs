@@ -1,16 +1,17 @@
 //! `deques=lockfree` driven without threads: random interleavings of releases, CPUs noticing
 //! requests (or idling) and CPUs completing their thread, on 1–3 CPUs and random fork-join
-//! shapes. After every callback: what each CPU runs is its `running` record, and no thread
-//! runs on two CPUs (the plugin contract's rule 2); every thread handed out belongs to its
-//! task's current job and current region and has not completed before (precedence and exactly
-//! once, against the job model kept from the completions alone); the accounting is consistent.
+//! shapes or random DAGs. After every callback: what each CPU runs is its `running` record, and
+//! no thread runs on two CPUs (the plugin contract's rule 2); every thread handed out belongs to
+//! its task's current job, has not completed before and follows every predecessor of its job
+//! (precedence and exactly once, against the job model kept from the completions alone); the
+//! accounting is consistent.
 //! After the requests are drained: no CPU idles while work waits (work conservation, §V);
 //! then, without further releases, running every thread to completion finishes every released
 //! job (no thread lost, no join missed).
 //! Then Rule E against the policy: the victim and the thread are Definition 2's.
 
 use super::*;
-use crate::mechanism::forkjoin::test_model::Model;
+use crate::mechanism::forkjoin::test_model::{graphs, Model};
 use crate::sync::CpuSignal;
 use crate::tracer::TraceBuffer;
 use proptest::prelude::*;
@@ -40,14 +41,15 @@ proptest! {
             (5u64..40, proptest::collection::vec(1usize..4, 1..4)), 1..4),
         ops in proptest::collection::vec((0u8..3, 0usize..3, 1u64..15), 1..250),
         m in 1usize..4,
+        dag in any::<bool>(),
+        bits in proptest::collection::vec(any::<u64>(), 1..4),
     ) {
         let params: Vec<TaskParams> = shape.iter().map(|&(p, _)| TaskParams { deadline: p, period: p }).collect();
         let widths: Vec<Vec<usize>> = shape.iter().map(|(_, w)| w.clone()).collect();
-        let plugin = Rtws::new(Shape::of(widths.clone()), &params, m, 0, 1_000_000).unwrap();
-        let mut model = Model::new(
-            widths.iter().map(|w| w.iter().map(|&k| k as u32).collect()).collect(),
-            params.iter().map(|t| t.period).collect(),
-        );
+        let g = graphs(&widths, dag, &bits);
+        let sh = Shape::of_graphs(g.iter().map(|(n, e)| (*n, &e[..])));
+        let plugin = Rtws::new(sh, &params, m, 0, 1_000_000).unwrap();
+        let mut model = Model::of_graphs(&g, params.iter().map(|t| t.period).collect());
         let signals: Vec<CpuSignal> = (0..m).map(|_| CpuSignal::new()).collect();
         let mut tb = TraceBuffer::new(0, 200_000);
         let mut running: Vec<Option<Job>> = vec![None; m];
@@ -171,7 +173,7 @@ fn rule_e_takes_the_definition_2_minimum() {
     let mut g = p.global.lock_untraced();
     for c in 0..3u32 {
         let prio = Prio { key: 30 - 10 * (c as u64 % 2), task: c, job: 0 };
-        p.fork(&mut g, c as usize, prio, 0);
+        p.fork(&mut g, c as usize, prio, p.shape.sources(c));
         pol.release(prio);
         pol.select(c as usize).unwrap();
         pol.fork(c as usize, prio, &[3 * c, 3 * c + 1, 3 * c + 2]);

@@ -1,15 +1,15 @@
-//! Fork-join jobs (RTWS paper, §III) under push/pull, without threads: random fork-join shapes
-//! on 3 CPUs and random interleavings of releases, reschedules and completions. Against an
-//! independent job model kept here from the releases and completions alone: every thread handed
-//! out belongs to its task's oldest pending job and that job's current region and has not
-//! completed before (precedence, exactly once); the mechanism's ready threads are the model's;
+//! Fork-join jobs (RTWS paper, §III) and DAG jobs under push/pull, without threads: random
+//! fork-join shapes or random DAGs on 3 CPUs and random interleavings of releases, reschedules
+//! and completions. Against an independent job model kept from the releases and completions
+//! alone: every thread handed out belongs to its task's oldest pending job, follows every
+//! predecessor of that job and has not completed before (precedence, exactly once); the mechanism's ready threads are the model's;
 //! whenever the requests have settled the running threads are the `min(m, r)` best ready ones
 //! (global EDF over threads, the simulator's fork-join G-EDF); after every callback the
 //! mechanism is consistent (held threads on no run-queue).
 
 use super::*;
 use crate::mechanism::forkjoin::Shape;
-use crate::mechanism::forkjoin::test_model::Model;
+use crate::mechanism::forkjoin::test_model::{graphs, Model};
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
@@ -17,18 +17,18 @@ proptest! {
     fn fork_join_threads_follow_regions_once_and_settle_to_gedf(
         shape in proptest::collection::vec((5u64..40, proptest::collection::vec(1usize..4, 1..4)), 1..4),
         ops in proptest::collection::vec((0u8..4, 0usize..3, 1u64..15), 1..200),
+        dag in any::<bool>(),
+        bits in proptest::collection::vec(any::<u64>(), 1..4),
     ) {
         let m = 3;
         let fj: Vec<TaskParams> = shape.iter().map(|&(p, _)| TaskParams { deadline: p, period: p }).collect();
         let widths: Vec<Vec<usize>> = shape.iter().map(|(_, w)| w.clone()).collect();
-        let sh = Shape::of(widths.clone());
+        let g = graphs(&widths, dag, &bits);
+        let sh = Shape::of_graphs(g.iter().map(|(n, e)| (*n, &e[..])));
         let pp = PushPull::with_shape("push-pull", sh, &fj, m, &PriorityRule::Edf, 0, 1_000_000, Cpudl::new(m), 3)
             .unwrap();
         let mut a = Driven::new(pp, m);
-        let mut model = Model::new(
-            widths.iter().map(|w| w.iter().map(|&k| k as u32).collect()).collect(),
-            shape.iter().map(|&(p, _)| p).collect(),
-        );
+        let mut model = Model::of_graphs(&g, shape.iter().map(|&(p, _)| p).collect());
         let mut now = 0;
         for d in 0..m {
             a.pp.release_with(&mut a.env, d, now);
