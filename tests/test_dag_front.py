@@ -56,7 +56,18 @@ def test_generate_then_analyze_round_trip(cli, tmp_path, shape):
     assert rc == 0, err
     r = json.loads(line)
     assert r["kind"] == "DAG" and r["n"] == 3 and r["m"] == 4
-    assert list(r["results"]) == ["dag_federated", "dag_gedf_li2013", "dag_gedf_li2014", "dag_gedf_bonifaci2013"]
+    assert list(r["results"]) == [
+        "dag_federated",
+        "dag_gedf_li2013",
+        "dag_gedf_li2014",
+        "dag_gedf_bonifaci2013",
+        "dag_melani_gfp",
+        "dag_melani_gedf",
+        "dag_fonseca_gfp",
+    ]
+    for name in ["dag_melani_gfp", "dag_melani_gedf", "dag_fonseca_gfp"]:
+        rts = r["results"][name]["response_times_ns"]
+        assert len(rts) == 3 and all(x is None or isinstance(x, int) for x in rts)
     assert r == rtsched.analyze_dag(rtsched.read_dag(out))
     # The table names every test with a verdict.
     rc, table, _ = cli("analyze", out, "--m", 16)

@@ -132,6 +132,10 @@ def _analyze_dag(args: argparse.Namespace, workload: DagFile) -> int:
             extra = f"  ({cores or 'no heavy task'}; {len(res['plan']['low'])} light core(s))"
         elif name == "dag_federated" and "reason" in res:
             extra = f"  ({res['reason']})"
+        elif res.get("response_times_ns") and res.get("schedulable"):
+            extra = "  (R = " + ", ".join(str(x) for x in res["response_times_ns"]) + " ns)"
+        elif "reason" in res:
+            extra = f"  ({res['reason']})"
         print(f"  {name:<{width}}  {_verdict_word(res)}{extra}")
     return 0
 

@@ -194,11 +194,15 @@ pub(crate) fn structured_workload(p: &Params, prof: &ChainProfile, r: u128, x: u
 /// The variant of Fonseca et al.'s G-FP RTA (module doc) on `m` cores under `prio`: verdict
 /// and per-task bounds. `Err` only for an explicit assignment of the wrong length.
 pub fn gfp(set: &DagSet, m: u32, prio: &Assignment, limits: &Limits) -> Result<GfpResult, ModelError> {
-    let profiles: Vec<ChainProfile> = set.iter().map(ChainProfile::of).collect();
+    // Profiles are built when first needed (a task that never interferes needs none).
+    let mut profiles: Vec<Option<ChainProfile>> = vec![None; set.len()];
     gfp_with(set, m, prio, limits, |hp, x, m, growth| {
         *growth = 0;
         hp.iter()
-            .map(|(i, p, r)| structured_workload(p, &profiles[*i], *r, x, m).min(window_workload(p, *r, x, m).0))
+            .map(|(i, p, r)| {
+                let prof = profiles[*i].get_or_insert_with(|| ChainProfile::of(&set[*i]));
+                structured_workload(p, prof, *r, x, m).min(window_workload(p, *r, x, m).0)
+            })
             .sum()
     })
 }

@@ -207,7 +207,7 @@ pub(crate) fn priority_order(set: &DagSet, prio: &Assignment) -> Result<Vec<usiz
 /// (`None` for a task not analysed or above its deadline). `Err` only for an explicit
 /// assignment of the wrong length.
 pub fn gfp(set: &DagSet, m: u32, prio: &Assignment, limits: &Limits) -> Result<GfpResult, ModelError> {
-    gfp_with(set, m, prio, limits, |hp, x, m, g| fp_omega(hp, x, m, g))
+    gfp_with(set, m, prio, limits, fp_omega)
 }
 
 /// The G-FP driver, with the interference sum `omega(hp, x, m, growth)` as a parameter (Fonseca
