@@ -64,8 +64,10 @@
 //! some job exceeds its bound, and let `t*` be the first instant at which a job `J` of `τ_k`,
 //! released at `r`, has been pending for `R_k`. Before `t*` no job exceeded its bound, so
 //! every job of `τ_i` released before `r` executes in `[r, t*)` only before its release plus
-//! `R_i` — the assumption of `W_i` and `W^D_i` — and the critical-chain argument gives
-//! `m (R_k − len_k) < vol_k − len_k + Σ I_i + m`, contradicting the fixed point. (Under G-FP the
+//! `R_i` — the assumption of `W_i` and `W^D_i`. `J` pending at `t*` has run fewer than `len_k`
+//! units of its critical chain, so in at least `R_k − len_k + 1` of the `R_k` unit slots of
+//! `[r, t*)` all `m` cores ran other work: `m (R_k − len_k + 1) <= vol_k − len_k + Σ I_i(R_k)`,
+//! i.e. `R_k + 1 <= len_k + ⌊(vol_k − len_k + Σ I_i(R_k))/m⌋`, contradicting the fixed point. (Under G-FP the
 //! higher-priority bounds are final when `τ_k` is analysed; under G-EDF the same argument
 //! holds for the joint fixed point.) With `D_k <= T_k` the job's own earlier jobs have
 //! finished, so they do not interfere.
