@@ -427,5 +427,13 @@ mod tests {
         assert_eq!(gedf(&set, 2, &Limits::steps(1)).verdict, Verdict::GaveUp);
         assert_eq!(gedf(&set, 0, &Limits::default()).verdict, Verdict::NotSchedulable);
         assert_eq!(gedf(&DagSet::default(), 1, &Limits::default()).verdict, Verdict::Schedulable);
+        let none = gfp(&DagSet::default(), 1, &Assignment::default(), &Limits::default()).unwrap();
+        assert_eq!(none.verdict, Verdict::Schedulable);
+        // D > T is outside the model: not schedulable, no bounds.
+        let arb = DagSet::new(vec![DagTask::new(10, 12, vec![1], vec![]).unwrap()]);
+        let r = gfp(&arb, 4, &Assignment::default(), &Limits::default()).unwrap();
+        assert_eq!((r.verdict, r.response_times), (Verdict::NotSchedulable, vec![None]));
+        assert_eq!(gedf(&arb, 4, &Limits::default()).verdict, Verdict::NotSchedulable);
+        assert_eq!(gfp(&set, 0, &Assignment::default(), &Limits::default()).unwrap().verdict, Verdict::NotSchedulable);
     }
 }
