@@ -43,7 +43,18 @@ def test_generate_then_analyze_round_trip(cli, tmp_path, shape):
     assert rc == 0, err
     r = json.loads(line)
     assert r["kind"] == "DAG" and r["n"] == 3 and r["m"] == 4
-    assert list(r["results"]) == ["dag_federated", "dag_gedf_li2013", "dag_gedf_li2014", "dag_gedf_bonifaci2013"]
+    assert list(r["results"]) == [
+        "dag_federated",
+        "dag_gedf_li2013",
+        "dag_gedf_li2014",
+        "dag_gedf_bonifaci2013",
+        "dag_melani_gfp",
+        "dag_melani_gedf",
+        "dag_fonseca_gfp",
+    ]
+    for name in ["dag_melani_gfp", "dag_melani_gedf", "dag_fonseca_gfp"]:
+        rts = r["results"][name]["response_times_ns"]
+        assert len(rts) == 3 and all(x is None or isinstance(x, int) for x in rts)
     assert r == rtsched.analyze_dag(rtsched.read_dag(out))
     # The table names every test with a verdict.
     rc, table, _ = cli("analyze", out, "--m", 16)
@@ -148,3 +159,31 @@ def test_the_api_rejects_bad_arguments_in_one_line(dag_file):
         with pytest.raises(_core.RtschedError) as e:
             call()
         assert word in str(e.value) and "\n" not in str(e.value), (word, str(e.value))
+
+
+def test_the_response_time_analyses_take_priorities(cli, tmp_path):
+    # τ0: chain 2 → 2, T = D = 10; τ1: three independent nodes of 3, T = D = 12; m = 2.
+    # Deadline monotonic: R = [4, 8]; τ1 first: R = [8, 6] (worked out in dag::melani's tests).
+    p = tmp_path / "rta.json"
+    p.write_text(
+        json.dumps(
+            {
+                "m": 2,
+                "tasks": [{"period": 10, "nodes": [2, 2], "edges": [[0, 1]]}, {"period": 12, "nodes": [3, 3, 3]}],
+            }
+        )
+    )
+    rc, line, err = cli("analyze", p, "--json", "--test", "dag_melani_gfp")
+    assert rc == 0, err
+    assert json.loads(line)["results"] == {"dag_melani_gfp": {"schedulable": True, "response_times_ns": [4, 8]}}
+    rc, line, err = cli("analyze", p, "--json", "--test", "dag_melani_gfp", "--priorities", "1,0")
+    assert rc == 0, err
+    assert json.loads(line)["results"]["dag_melani_gfp"]["response_times_ns"] == [8, 6]
+    r = rtsched.analyze_dag(p.read_text(), tests=["dag_fonseca_gfp"], priorities=[1, 0])
+    assert r["results"]["dag_fonseca_gfp"]["response_times_ns"] == [8, 6]
+    rc, table, err = cli("analyze", p, "--test", "dag_melani_gfp")
+    assert rc == 0 and "R = 4, 8 ns" in table, (table, err)
+    rc, _, err = cli("analyze", p, "--priorities", "0,1,2")
+    assert rc == 2 and "3 priorities for 2 tasks" in err and len(err.strip().splitlines()) == 1, err
+    rc, _, err = cli("analyze", p, "--priorities", "0,x")
+    assert rc == 2 and "task 1" in err and "priorities" in err, err

@@ -7,6 +7,7 @@ it with the model's one DAG reader, whose errors name the task and node in one l
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from os import PathLike
 from typing import Any
 
@@ -38,17 +39,24 @@ def read_dag(path: str | PathLike[str]) -> str:
 
 
 def analyze_dag(
-    dag: str, m: int | None = None, tests: list[str] | None = None, max_steps: int = 1_000_000
+    dag: str,
+    m: int | None = None,
+    tests: list[str] | None = None,
+    max_steps: int = 1_000_000,
+    priorities: str | Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """The DAG tests on ``dag`` (the JSON text of a DAG file, e.g. from :func:`read_dag`) on ``m``
     cores (default: the file's ``"m"``): ``{"kind": "DAG", "n", "m", "utilization", "results"}``
     as ``rtsched analyze --json`` writes it (docs/cli.md#analyze). ``tests``: DAG test names
-    (default: all that apply); a sequential test's name is an error."""
+    (default: all that apply); a sequential test's name is an error. ``priorities`` (``"dm"``,
+    ``"rm"``, ``"2,0,1"`` or ``[2, 0, 1]``: one rank per task, smaller = higher, ties to the lower
+    index) replaces deadline-monotonic priorities in ``dag_melani_gfp`` and ``dag_fonseca_gfp``."""
     dag = v.text(dag, "dag")
     m = v.optional_processors(m)
     tests = v.test_names(tests)
     max_steps = v.max_steps(max_steps)
-    return json.loads(_core.dag_analyze(dag, m, tests, max_steps))
+    prio = v.priorities(priorities)
+    return json.loads(_core.dag_analyze(dag, m, tests, max_steps, prio))
 
 
 #: The defaults of the shapes' parameters (docs/dag.md, "Generators"), shared by

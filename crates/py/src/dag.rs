@@ -6,6 +6,7 @@ use crate::err;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 use rtsched_analysis::dag::report as dag_report;
+use rtsched_analysis::global::fp::Assignment;
 use rtsched_analysis::sweep::dag::spec_from_json;
 use rtsched_analysis::Limits;
 use rtsched_gen::dag::generate_dag_set;
@@ -24,19 +25,31 @@ fn dag_read(text: &str) -> PyResult<String> {
     Ok(dag::to_json(&f.set, f.m))
 }
 
-/// dag_analyze(text, m=None, tests=None, max_steps=1000000) -> str: the JSON report of the DAG
-/// tests (`rtsched analyze` on a DAG file; docs/cli.md#analyze). `m` overrides the file's; a
-/// sequential test named here, or a DAG test that does not apply, is an error.
+/// dag_analyze(text, m=None, tests=None, max_steps=1000000, priorities=None) -> str: the JSON
+/// report of the DAG tests (`rtsched analyze` on a DAG file; docs/cli.md#analyze). `m`
+/// overrides the file's; a sequential test named here, or a DAG test that does not apply, is
+/// an error. `priorities` (`dm`, `rm` or one rank per task, comma-separated; the sequential
+/// G-FP tests' parser) replaces deadline-monotonic priorities in the DAG G-FP tests.
 #[pyfunction]
-#[pyo3(signature = (text, m=None, tests=None, max_steps=1_000_000))]
-fn dag_analyze(text: &str, m: Option<u32>, tests: Option<Vec<String>>, max_steps: u64) -> PyResult<String> {
+#[pyo3(signature = (text, m=None, tests=None, max_steps=1_000_000, priorities=None))]
+fn dag_analyze(
+    text: &str,
+    m: Option<u32>,
+    tests: Option<Vec<String>>,
+    max_steps: u64,
+    priorities: Option<String>,
+) -> PyResult<String> {
     let f = read(text)?;
     let m = m
         .or(f.m)
         .ok_or_else(|| err(ModelError::field("m", "no processor count: pass --m or put \"m\" in the DAG file")))?;
     rtsched_model::check_m(m as u64).map_err(err)?;
     let selected = dag_report::select(tests.as_deref(), &f.set).map_err(err)?;
-    Ok(dag_report::analyze(&f.set, m, &selected, &Limits::steps(max_steps)).to_string())
+    let prio = match priorities {
+        None => Assignment::default(),
+        Some(text) => Assignment::from_text(&f.set.sequential().map_err(err)?, &text).map_err(err)?,
+    };
+    Ok(dag_report::analyze_with(&f.set, m, &selected, &prio, &Limits::steps(max_steps)).to_string())
 }
 
 /// dag_generate(spec_json, seed, count, m=None, start=0) -> list[str]: `count` DAG sets (sets

@@ -56,7 +56,8 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--priorities",
         metavar="dm|rm|RANKS",
-        help="priorities of the global fixed-priority tests gfp_bc, gfp_bc_slack and gfp_guan: dm (default), rm, "
+        help="priorities of the global fixed-priority tests gfp_bc, gfp_bc_slack and gfp_guan (on a DAG file: "
+        "dag_melani_gfp and dag_fonseca_gfp): dm (default), rm, "
         "or one integer rank per task, comma-separated (0 = highest; ties to the lower task index)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
@@ -110,7 +111,6 @@ def _analyze_dag(args: argparse.Namespace, workload: DagFile) -> int:
     from ..dag import analyze_dag
 
     for opt, given in [
-        ("--priorities", args.priorities is not None),
         ("--overheads", args.overheads is not None),
         ("--mechanism", args.mechanism is not None),
         ("--exact-utilization", args.exact_utilization),
@@ -118,7 +118,7 @@ def _analyze_dag(args: argparse.Namespace, workload: DagFile) -> int:
         if given:
             raise RtschedError(f"{args.file}: {opt} applies to sequential task sets; this is a DAG task set")
     try:
-        r = analyze_dag(workload.text, args.m, args.tests, args.max_steps)
+        r = analyze_dag(workload.text, args.m, args.tests, args.max_steps, args.priorities)
     except RtschedError as e:
         raise RtschedError(f"{args.file}: {e}") from None
     line = json.dumps(r)
@@ -145,6 +145,10 @@ def _print_dag_report(r: dict) -> None:
             )
             extra = f"  ({cores or 'no heavy task'}; {len(res['plan']['low'])} light core(s))"
         elif name == "dag_federated" and "reason" in res:
+            extra = f"  ({res['reason']})"
+        elif res.get("response_times_ns") and res.get("schedulable"):
+            extra = "  (R = " + ", ".join(str(x) for x in res["response_times_ns"]) + " ns)"
+        elif "reason" in res:
             extra = f"  ({res['reason']})"
         print(f"  {name:<{width}}  {_verdict_word(res)}{extra}")
 

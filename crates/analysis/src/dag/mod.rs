@@ -20,8 +20,10 @@
 //! sequential tests of `crate::report`).
 
 pub mod federated;
+pub mod fonseca;
 pub mod gedf;
 pub mod graham;
+pub mod melani;
 pub mod report;
 
 use crate::Verdict;

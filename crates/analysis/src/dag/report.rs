@@ -4,7 +4,8 @@
 //! name of the other list is a one-line error naming the set's kind.
 
 use super::federated::{federated, Federated, LowPlacement};
-use super::{gedf, graham};
+use super::{fonseca, gedf, graham, melani};
+use crate::global::fp::{Assignment, GfpResult};
 use crate::report::TEST_NAMES;
 use crate::{Limits, Verdict};
 use rtsched_model::dag::DagSet;
@@ -67,11 +68,43 @@ fn verdict_json(v: Verdict) -> Map<String, Value> {
     o
 }
 
+/// The JSON of a response-time analysis: the verdict, `"response_times_ns"` (per task, its bound
+/// in ns or null where none was established) and, when the step bound was hit, `"reason"`.
+fn rta_json(r: Result<GfpResult, ModelError>, limits: &Limits) -> Map<String, Value> {
+    match r {
+        Ok(r) => {
+            let mut o = verdict_json(r.verdict);
+            o.insert("response_times_ns".into(), json!(r.response_times));
+            if r.verdict == Verdict::GaveUp {
+                o.insert(
+                    "reason".into(),
+                    format!("gave up after {} fixed-point iterations (the step bound, --max-steps)", limits.max_steps)
+                        .into(),
+                );
+            }
+            o
+        }
+        Err(e) => {
+            let mut o = verdict_json(Verdict::NotSchedulable);
+            o.insert("reason".into(), e.to_string().into());
+            o
+        }
+    }
+}
+
 /// The report of one DAG set on `m` cores: `{"kind": "DAG", "n", "m", "utilization" (a float,
 /// for reading), "results": {name: {"schedulable", ...}}}`; `dag_federated`'s result carries the
 /// plan (`"plan": {"high": [{"task", "cores": [first, end)}], "low": [[task, ...] per light
-/// core]}`) or the reason it found none (`"reason"`).
+/// core]}`) or the reason it found none (`"reason"`); the response-time analyses carry
+/// `"response_times_ns"`. G-FP tests use deadline-monotonic priorities ([`analyze_with`] takes
+/// others).
 pub fn analyze(set: &DagSet, m: u32, tests: &[&'static str], limits: &Limits) -> Value {
+    analyze_with(set, m, tests, &Assignment::default(), limits)
+}
+
+/// [`analyze`] with the G-FP tests under `prio` (an explicit assignment of the wrong length is
+/// reported as each G-FP test's `"reason"`).
+pub fn analyze_with(set: &DagSet, m: u32, tests: &[&'static str], prio: &Assignment, limits: &Limits) -> Value {
     let mut results = Map::new();
     for &name in tests {
         let r = match name {
@@ -92,6 +125,9 @@ pub fn analyze(set: &DagSet, m: u32, tests: &[&'static str], limits: &Limits) ->
             "dag_gedf_li2013" => verdict_json(gedf::li2013(set, m)),
             "dag_gedf_li2014" => verdict_json(gedf::li2014(set, m)),
             "dag_gedf_bonifaci2013" => verdict_json(gedf::bonifaci2013(set, m)),
+            "dag_melani_gfp" => rta_json(melani::gfp(set, m, prio, limits), limits),
+            "dag_melani_gedf" => rta_json(Ok(melani::gedf(set, m, limits)), limits),
+            "dag_fonseca_gfp" => rta_json(fonseca::gfp(set, m, prio, limits), limits),
             "dag_graham" => verdict_json(graham::single_task(&set[0], m)),
             other => unreachable!("not a DAG test name: {other}"),
         };
@@ -131,6 +167,34 @@ mod tests {
         assert!(e.contains("takes DAG tasks; this is a sequential task set"), "{e}");
         let e = crate::report::Selection::new(Some(&["nope".into()])).unwrap_err().to_string();
         assert!(e.contains("unknown test"), "{e}");
+    }
+
+    #[test]
+    fn the_response_time_analyses_report_their_bounds() {
+        // τ0: chain 2 → 2, T = D = 10; τ1: three independent nodes of 3, T = D = 12; m = 2.
+        // Melani G-FP (DM): R0 = 4, R1 = 8 (worked out in dag::melani's tests).
+        let s = set(r#"{"tasks": [{"period": 10, "nodes": [2, 2], "edges": [[0, 1]]},
+                                  {"period": 12, "nodes": [3, 3, 3]}]}"#);
+        let names = ["dag_melani_gfp", "dag_melani_gedf", "dag_fonseca_gfp"];
+        let r = analyze(&s, 2, &names, &Limits::default());
+        assert_eq!(r["results"]["dag_melani_gfp"], json!({"schedulable": true, "response_times_ns": [4, 8]}), "{r}");
+        for name in names {
+            assert_eq!(r["results"][name]["schedulable"], true, "{r}");
+            assert_eq!(r["results"][name]["response_times_ns"].as_array().unwrap().len(), 2, "{r}");
+        }
+        let r = analyze(&s, 2, &names, &Limits::steps(1));
+        for name in names {
+            assert_eq!(r["results"][name]["gave_up"], true, "{r}");
+            assert!(r["results"][name]["reason"].as_str().unwrap().contains("gave up after 1 "), "{r}");
+        }
+        let r = analyze_with(&s, 2, &names, &Assignment::Explicit(vec![2, 1]), &Limits::default());
+        assert_eq!(r["results"]["dag_melani_gfp"]["response_times_ns"], json!([8, 6]), "{r}");
+        let r = analyze_with(&s, 2, &names, &Assignment::Explicit(vec![1]), &Limits::default());
+        assert!(
+            r["results"]["dag_fonseca_gfp"]["reason"].as_str().unwrap().contains("1 priorities given for 2"),
+            "{r}"
+        );
+        assert!(select(None, &s).unwrap().contains(&"dag_fonseca_gfp"));
     }
 
     #[test]
