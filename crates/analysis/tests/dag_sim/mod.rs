@@ -1,14 +1,7 @@
-//! An exact node-level simulator of DAG task sets under global EDF or global fixed priority,
-//! written for the test oracles and nowhere else (`mod dag_sim;` from a test file).
-//!
-//! Integer time in unit steps: at each instant the released jobs offer their ready nodes (all
-//! predecessors completed); the `m` of highest priority run for one unit, so no core idles
-//! while a node is ready. Priorities: G-EDF by absolute deadline, then task index, release,
-//! node; G-FP by the task's rank, then release, node (task-level priorities, every node of a
-//! job at its task's priority). Node costs and releases are integers, so every release,
-//! completion and decision falls on an integer instant and the unit-step schedule is the
-//! event-driven one. Deadlines up to the horizon are checked; the largest response time of
-//! each task's completed jobs is recorded.
+//! The response-time oracles' view of the one test-file DAG simulator (`common/dag_twin.rs`,
+//! which `dag_oracle.rs` and the real simulator's `crates/sim/tests/dag_oracle.rs` use too):
+//! global EDF or global fixed priority (task-level ranks), per task the largest response time
+//! or the first miss; and the random small-integer DAG sets these oracles draw.
 
 #![allow(dead_code)]
 
@@ -35,112 +28,63 @@ impl Policy {
     }
 }
 
-/// Per task, its jobs: release time and the cost each node actually takes (at most its WCET).
-pub type Plan = Vec<Vec<(u64, Vec<u64>)>>;
-
 /// What a simulation saw: the first miss (`Err` names it), else per task the largest response
 /// time of its jobs that completed (0 when none did).
 pub type Outcome = Result<Vec<u64>, String>;
 
-struct Job {
-    task: usize,
-    release: u64,
-    deadline: u64,
-    remaining: Vec<u64>,
-    preds_left: Vec<u32>,
-    left: usize,
-}
+#[path = "../common/dag_twin.rs"]
+mod twin;
+
+pub use twin::Plan;
 
 pub fn lcm(a: u64, b: u64) -> u64 {
-    let (mut x, mut y) = (a, b);
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    a / x * b
+    twin::num_lcm(a, b)
 }
 
 /// Synchronous periodic releases over the hyperperiod, every node at its WCET.
 pub fn periodic(set: &DagSet) -> (u64, Plan) {
-    let h = set.iter().fold(1u64, |h, t| lcm(h, t.period()));
-    (h, set.iter().map(|t| (0..h).step_by(t.period() as usize).map(|r| (r, t.wcets().to_vec())).collect()).collect())
+    twin::periodic(&set.iter().collect::<Vec<_>>())
 }
 
-/// Sporadic releases up to `horizon`: a random first release in `[0, T)`, then gaps of `T`
-/// plus, half the time, a random delay below `T`; with `early`, each node takes a cost uniform
-/// in `1..=WCET`.
+/// Sporadic releases up to `horizon` (`dag_twin::sporadic`).
 pub fn sporadic(set: &DagSet, horizon: u64, early: bool, r: &mut ChaCha8Rng) -> Plan {
-    set.iter()
-        .map(|t| {
-            let mut jobs = Vec::new();
-            let mut at = r.random_range(0..t.period());
-            while at < horizon {
-                let costs = t.wcets().iter().map(|&c| if early { r.random_range(1..=c) } else { c }).collect();
-                jobs.push((at, costs));
-                at += t.period() + if r.random_bool(0.5) { r.random_range(0..t.period()) } else { 0 };
-            }
-            jobs
-        })
-        .collect()
+    twin::sporadic(&set.iter().collect::<Vec<_>>(), horizon, early, r)
 }
 
-/// Simulates `set` on `m` cores under `policy`, jobs released as `plan` says, up to `horizon`.
+/// Simulates `set` on `m` cores under `policy`, jobs released as `plan` says, up to `horizon`,
+/// on the one test-file simulator (`common/dag_twin.rs`): the first job (by deadline) that has
+/// not finished by its deadline up to the horizon is the miss; else per task the largest
+/// response time of its finished jobs.
 pub fn simulate(set: &DagSet, m: u32, policy: &Policy, horizon: u64, plan: &Plan) -> Outcome {
     let tasks: Vec<&DagTask> = set.iter().collect();
-    let mut jobs: Vec<Job> = Vec::new();
-    let mut next = vec![0usize; tasks.len()];
+    let ranks: Option<Vec<u32>> = match policy {
+        Policy::Edf => None,
+        Policy::Fp(rank) => Some(rank.iter().map(|&r| r as u32).collect()),
+    };
+    let finish = twin::schedule(&tasks, m, horizon, plan, ranks.as_deref());
     let mut worst = vec![0u64; tasks.len()];
-    let mut ready: Vec<(u64, u64, u64, usize, u32)> = Vec::new();
-    for now in 0..=horizon {
-        if let Some(j) = jobs.iter().find(|j| j.deadline <= now) {
-            return Err(format!("task {} released at {} missed its deadline {}", j.task, j.release, j.deadline));
-        }
-        if now == horizon {
-            break;
-        }
-        for (i, t) in tasks.iter().enumerate() {
-            while next[i] < plan[i].len() && plan[i][next[i]].0 == now {
-                let costs = plan[i][next[i]].1.clone();
-                next[i] += 1;
-                jobs.push(Job {
-                    task: i,
-                    release: now,
-                    deadline: now + t.deadline(),
-                    remaining: costs,
-                    preds_left: t.predecessor_counts().to_vec(),
-                    left: t.nodes(),
-                });
+    let mut miss: Option<(u64, usize, u64)> = None;
+    for (i, t) in tasks.iter().enumerate() {
+        for (k, f) in finish[i].iter().enumerate() {
+            let release = plan[i][k].0;
+            let deadline = release + t.deadline();
+            match f {
+                Some(f) if *f <= deadline => worst[i] = worst[i].max(f - release),
+                _ if deadline <= horizon => {
+                    if miss.is_none_or(|(d, _, _)| deadline < d) {
+                        miss = Some((deadline, i, release));
+                    }
+                }
+                _ => {}
             }
         }
-        ready.clear();
-        for (k, j) in jobs.iter().enumerate() {
-            let key = match policy {
-                Policy::Edf => (j.deadline, j.task as u64),
-                Policy::Fp(rank) => (rank[j.task] as u64, 0),
-            };
-            for node in 0..j.remaining.len() {
-                if j.remaining[node] > 0 && j.preds_left[node] == 0 {
-                    ready.push((key.0, key.1, j.release, k, node as u32));
-                }
-            }
-        }
-        ready.sort_unstable();
-        let run: Vec<(usize, u32)> = ready.iter().take(m as usize).map(|r| (r.3, r.4)).collect();
-        for (k, node) in run {
-            let j = &mut jobs[k];
-            j.remaining[node as usize] -= 1;
-            if j.remaining[node as usize] == 0 {
-                j.left -= 1;
-                for &s in tasks[j.task].successors(node) {
-                    j.preds_left[s as usize] -= 1;
-                }
-                if j.left == 0 {
-                    worst[j.task] = worst[j.task].max(now + 1 - j.release);
-                }
-            }
-        }
-        jobs.retain(|j| j.left > 0);
     }
-    Ok(worst)
+    match miss {
+        Some((deadline, task, release)) => {
+            Err(format!("task {task} released at {release} missed its deadline {deadline}"))
+        }
+        None => Ok(worst),
+    }
 }
 
 pub const PERIODS: [u64; 6] = [4, 6, 8, 12, 16, 24]; // hyperperiod at most 48
