@@ -70,10 +70,8 @@ pub fn simulate(set: &DagSet, m: u32, policy: &Policy, horizon: u64, plan: &Plan
             let deadline = release + t.deadline();
             match f {
                 Some(f) if *f <= deadline => worst[i] = worst[i].max(f - release),
-                _ if deadline <= horizon => {
-                    if miss.is_none_or(|(d, _, _)| deadline < d) {
-                        miss = Some((deadline, i, release));
-                    }
+                _ if deadline <= horizon && miss.is_none_or(|(d, _, _)| deadline < d) => {
+                    miss = Some((deadline, i, release));
                 }
                 _ => {}
             }
