@@ -288,7 +288,8 @@ fn light_set(rng: &mut ChaCha8Rng, m: u32) -> Option<TaskSet> {
     )
     .unwrap();
     for c in 0..m as usize {
-        let u: f64 = ts.iter().skip(c).step_by(m as usize).map(|t| (t.wcet + t.suspension()) as f64 / t.period as f64).sum();
+        let u: f64 =
+            ts.iter().skip(c).step_by(m as usize).map(|t| (t.wcet + t.suspension()) as f64 / t.period as f64).sum();
         if u > 0.5 {
             return None;
         }
@@ -331,7 +332,9 @@ fn spres_executes_suspensions_with_no_miss_on_light_sets() {
             placements.push(pl);
         }
         for pl in placements {
-            for (cash, soft, draw) in [(false, false, false), (true, false, true), (true, true, false), (false, true, true)] {
+            for (cash, soft, draw) in
+                [(false, false, false), (true, false, true), (true, true, false), (false, true, true)]
+            {
                 let mut cfg = SimConfig::new(m);
                 cfg.horizon = Some(600);
                 cfg.record_trace = true;
