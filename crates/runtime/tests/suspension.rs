@@ -279,6 +279,57 @@ fn user_jobs_suspend_for_a_time_and_wait_on_an_event_another_job_signals() {
     }
 }
 
+/// An idle worker waits for a job that waits on an event signalled by a thread outside the
+/// run: the signal wakes the worker through its request word (`user::Event::signal`), the wait
+/// ends, and the job finishes — every job of the waiting task, each after one suspension. No
+/// time is asserted: the outside thread signals once per wait it observes (count-based).
+#[test]
+fn an_event_signalled_from_outside_the_run_ends_the_wait_of_an_idle_workers_job() {
+    let _g = serial();
+    let ts = TaskSet::from_ct(&[(MS, 20 * MS)]).unwrap();
+    let ev = Event::new();
+    let waiting = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let (a, w) = (ev.clone(), waiting.clone());
+    let jobs = UserJobs::new(vec![Some(Arc::new(move |c: &JobCtx<'_>| match c.step {
+        0 => {
+            w.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Step::Wait(a.clone())
+        }
+        _ => Step::Done,
+    }))]);
+    for idle in [rtsched_runtime::IdleMode::Sleep, rtsched_runtime::IdleMode::Spin] {
+        waiting.store(0, std::sync::atomic::Ordering::SeqCst);
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (e, w, st) = (ev.clone(), waiting.clone(), stop.clone());
+        let signaller = std::thread::spawn(move || {
+            let mut seen = 0;
+            while !st.load(std::sync::atomic::Ordering::SeqCst) {
+                let now = w.load(std::sync::atomic::Ordering::SeqCst);
+                if now > seen {
+                    seen = now;
+                    e.signal();
+                }
+                std::thread::yield_now();
+            }
+        });
+        let mut cfg = RunConfig::new(vec![allowed_cpus()[0]], 200 * MS);
+        cfg.idle = idle;
+        cfg.user_jobs = jobs.clone();
+        let r = common::run_rt_if_permitted(&ts, &Mechanism::named("gsn-edf").unwrap(), &mut cfg);
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        signaller.join().unwrap();
+        assert_eq!(r.accounting.error, None, "{idle:?}: {:?}", r.accounting);
+        r.check_trace().unwrap();
+        let (_, count) = from_trace(&r);
+        let done: Vec<_> = r.jobs.iter().filter(|j| j.finish_ns.is_some()).collect();
+        assert!(done.len() >= 5, "{idle:?}: {} jobs finished", done.len());
+        for j in done {
+            assert!(count.get(&JobId { task: j.task, job: j.job }).copied().unwrap_or(0) <= 1, "{idle:?}: {j:?}");
+        }
+        assert!(count.values().sum::<u32>() > 0, "{idle:?}: no job waited");
+    }
+}
+
 /// A user job that suspends under a mechanism without `suspends` ends the run with one line
 /// naming the task and the mechanism.
 #[test]
