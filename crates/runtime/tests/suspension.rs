@@ -105,7 +105,7 @@ fn suspending_synthetic_jobs_run_without_misses_on_every_mechanism_with_suspends
     let cpus = cpus();
     let m = cpus.len();
     let partition: Vec<Vec<usize>> = (0..m).map(|c| (0..ts.len()).filter(|t| t % m == c).collect()).collect();
-    for name in ["gsn-edf", "cem", "push-pull", "push-pull-fp", "pedf", "pfp"] {
+    for name in ["gsn-edf", "cem", "fem", "hem", "push-pull", "push-pull-fp", "pedf", "pfp"] {
         let mut mech = Mechanism::named(name).unwrap();
         if name.starts_with('p') && !name.starts_with("push") {
             mech = mech.with_partition(partition.clone());
@@ -169,8 +169,8 @@ fn suspending_synthetic_jobs_run_without_misses_on_spres() {
     check(&with_segs, &segs, &r);
 }
 
-/// G-EDF-MP: the clients send suspensions and resumptions to the dedicated scheduling
-/// processor as messages (Cerqueira, Vanga & Brandenburg, RTAS 2014, §III-C operations 1, 3,
+/// FE1 (a dedicated interrupt CPU) and G-EDF-MP: the clients send suspensions and resumptions
+/// to the dedicated scheduling processor as messages (Cerqueira, Vanga & Brandenburg, RTAS 2014, §III-C operations 1, 3,
 /// 4), with each of its waiting modes. One client and the DSP (two CPUs needed).
 #[test]
 fn suspending_synthetic_jobs_run_without_misses_on_gedf_mp() {
@@ -181,6 +181,13 @@ fn suspending_synthetic_jobs_run_without_misses_on_gedf_mp() {
         return;
     }
     let (ts, segs) = light_set();
+    // FE1: FEm with a dedicated interrupt CPU that releases (and wakes nothing: the wake-ups
+    // run on the worker that blocked the job).
+    let mut cfg = RunConfig::new(vec![c[1]], 300 * MS);
+    cfg.dedicated_cpu = Some(c[0]);
+    cfg.suspensions = Suspensions::new(segs.clone());
+    let r = common::run_rt_if_permitted(&ts, &Mechanism::named("fe1").unwrap(), &mut cfg);
+    check(&ts, &segs, &r);
     for dsp in ["window", "sleep", "spin"] {
         let mech = Mechanism::named("gedf-mp").unwrap().with_param("dsp", dsp).unwrap();
         let mut cfg = RunConfig::new(vec![c[1]], 300 * MS);
@@ -339,8 +346,8 @@ fn a_user_job_that_suspends_on_a_mechanism_without_suspends_fails_the_run() {
     let mut cfg = RunConfig::new(vec![allowed_cpus()[0]], 100 * MS);
     cfg.user_jobs =
         UserJobs::new(vec![Some(Arc::new(|c: &JobCtx<'_>| if c.step == 0 { Step::Suspend(MS) } else { Step::Done }))]);
-    let e = run(&ts, &Mechanism::named("fem").unwrap(), &cfg).unwrap_err().to_string();
-    assert!(e.contains("task 0") && e.contains("fem does not execute self-suspending jobs"), "{e}");
+    let e = run(&ts, &Mechanism::named("rtws").unwrap(), &cfg).unwrap_err().to_string();
+    assert!(e.contains("task 0") && e.contains("rtws does not execute self-suspending jobs"), "{e}");
 }
 
 /// The model's segments (`Task::segments`, suspensions at their upper bound) drive a run
@@ -365,10 +372,10 @@ fn the_task_sets_own_segments_drive_the_run() {
         .collect();
     let ts = TaskSet::new(tasks).unwrap();
     assert!(!Suspensions::of_task_set(&ts).is_empty(), "{:?}", ts.tasks()[0]);
-    let mut req = RunRequest::new(ts.clone(), "fem", 300 * MS);
+    let mut req = RunRequest::new(ts.clone(), "rtws", 300 * MS);
     req.cpus = Some(cpus());
     let e = req.prepare().err().unwrap().to_string();
-    assert!(e.contains("fem does not execute self-suspending jobs"), "{e}");
+    assert!(e.contains("rtws does not execute self-suspending jobs"), "{e}");
     let mut req = RunRequest::new(ts.clone(), "gsn-edf", 300 * MS);
     req.cpus = Some(cpus());
     let p = req.prepare().unwrap();
