@@ -157,7 +157,7 @@ def test_run_text_summary_prints_the_suspensions(cli, tmp_path):
 def test_simulate_refuses_what_it_does_not_model_in_one_line(cli, tmp_path):
     f = tmp_path / "s.json"
     f.write_text(json.dumps(HAND))
-    for sched in ["rtws"]:
+    for sched in ("rtws",):
         code, out, err = cli("simulate", f, "--scheduler", sched, "--m", 2)
         lines = err.strip().splitlines()
         assert code == 2 and out == "" and len(lines) == 1 and "field 'segments'" in lines[0], err
