@@ -112,10 +112,52 @@ def test_simulate_executes_the_hand_worked_suspension(cli, tmp_path):
     assert "self-suspensions 1" in out
 
 
+def test_simulate_spres_runs_suspensions_and_the_text_summary_prints_them(cli, tmp_path):
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(HAND))
+    code, out, err = cli("simulate", f, "--scheduler", "spres", "--m", 2, "--horizon", "12ns", "--json")
+    assert code == 0, err
+    s = json.loads(out)
+    assert (s["suspensions"], s["suspension_ns"]) == (1, 3)
+    code, out, err = cli("simulate", f, "--scheduler", "spres", "--m", 2, "--horizon", "12ns")
+    assert code == 0, err
+    assert "self-suspensions 1, time suspended 3 ns" in out, out
+
+
+RUN_SET = {
+    "m": 1,
+    "tasks": [
+        {"name": "s", "wcet": "400us", "period": "20ms", "segments": ["200us", "2ms", "200us"]},
+        {"wcet": "300us", "period": "10ms"},
+    ],
+}
+
+
+def test_run_text_summary_prints_the_suspensions(cli, tmp_path):
+    import os
+
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps(RUN_SET))
+    code, out, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", cpu, "--duration", "100ms", "--json")
+    assert code == 0, err
+    s = json.loads(out)
+    assert s["suspensions"] > 0 and s["suspension_ns"] > 0
+    code, out, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", cpu, "--duration", "100ms")
+    assert code == 0, err
+    assert "self-suspensions " in out and "time suspended " in out, out
+    # A set without segments prints no such line.
+    f2 = tmp_path / "plain.json"
+    f2.write_text(json.dumps({"m": 1, "tasks": [{"wcet": "300us", "period": "10ms"}]}))
+    code, out, err = cli("run", f2, "--scheduler", "gsn-edf", "--cpus", cpu, "--duration", "50ms")
+    assert code == 0, err
+    assert "self-suspensions" not in out, out
+
+
 def test_simulate_refuses_what_it_does_not_model_in_one_line(cli, tmp_path):
     f = tmp_path / "s.json"
     f.write_text(json.dumps(HAND))
-    for sched in ["spres", "rtws"]:
+    for sched in ("rtws",):
         code, out, err = cli("simulate", f, "--scheduler", sched, "--m", 2)
         lines = err.strip().splitlines()
         assert code == 2 and out == "" and len(lines) == 1 and "field 'segments'" in lines[0], err

@@ -907,6 +907,8 @@ def format_summary(s: dict) -> str:
     if isinstance(s.get("release_latency_ns"), dict):
         out.append(f"release latency: {stats(s['release_latency_ns'])}")
     out.append(f"preemptions {s.get('preemptions')}, migrations {s.get('migrations')}")
+    if s.get("suspensions"):
+        out.append(f"self-suspensions {s['suspensions']}, time suspended {ns(s.get('suspension_ns'))}")
     pi = s.get("priority_inversion")
     if isinstance(pi, dict):
         out.append(

@@ -105,7 +105,7 @@ fn suspending_synthetic_jobs_run_without_misses_on_every_mechanism_with_suspends
     let cpus = cpus();
     let m = cpus.len();
     let partition: Vec<Vec<usize>> = (0..m).map(|c| (0..ts.len()).filter(|t| t % m == c).collect()).collect();
-    for name in ["gsn-edf", "cem", "push-pull", "push-pull-fp", "pedf", "pfp"] {
+    for name in ["gsn-edf", "cem", "fem", "hem", "push-pull", "push-pull-fp", "pedf", "pfp"] {
         let mut mech = Mechanism::named(name).unwrap();
         if name.starts_with('p') && !name.starts_with("push") {
             mech = mech.with_partition(partition.clone());
@@ -117,8 +117,60 @@ fn suspending_synthetic_jobs_run_without_misses_on_every_mechanism_with_suspends
     }
 }
 
-/// G-EDF-MP: the clients send suspensions and resumptions to the dedicated scheduling
-/// processor as messages (Cerqueira, Vanga & Brandenburg, RTAS 2014, §III-C operations 1, 3,
+/// SP-RES: a job that suspends leaves its reservation, which keeps its budget (charged only
+/// while the job executes) and re-enters it on wake-up — a job never woken would never be
+/// served again, soft or hard. Whole tasks (budget C, CASH off) from a partition, and the
+/// SP-RES heuristic's placement (budgets sized suspension-obliviously from the task set's own
+/// segments, CASH on). Soft reservations: a budget equal to the WCET is charged by the wall
+/// clock while the job is dispatched, so on a loaded machine without real-time priority a
+/// hard one runs out before the job's execution does (issue 23's first point), which is not
+/// what this test is about.
+#[test]
+fn suspending_synthetic_jobs_run_without_misses_on_spres() {
+    use rtsched_analysis::semi;
+    use rtsched_model::task::{Segments, SuspensionBound};
+    use rtsched_model::Task;
+    let _g = serial();
+    let (ts, segs) = light_set();
+    let cpus = cpus();
+    let m = cpus.len();
+    let partition: Vec<Vec<usize>> = (0..m).map(|c| (0..ts.len()).filter(|t| t % m == c).collect()).collect();
+    let mech = Mechanism::named("spres")
+        .unwrap()
+        .with_params([("cash", "false"), ("soft", "true")])
+        .unwrap()
+        .with_partition(partition);
+    let mut cfg = RunConfig::new(cpus.clone(), 300 * MS);
+    cfg.suspensions = Suspensions::new(segs.clone());
+    let r = common::run_rt_if_permitted(&ts, &mech, &mut cfg);
+    check(&ts, &segs, &r);
+
+    let with_segs = TaskSet::new(
+        ts.iter()
+            .zip(&segs)
+            .map(|(t, s)| match s {
+                None => t.clone(),
+                Some(s) => {
+                    let exec: Vec<u64> = s.iter().step_by(2).copied().collect();
+                    let susp = s.iter().skip(1).step_by(2).map(|&x| SuspensionBound { min: x, max: x }).collect();
+                    t.clone().with_segments(Segments::new(exec, susp).unwrap()).unwrap()
+                }
+            })
+            .collect::<Vec<Task>>(),
+    )
+    .unwrap();
+    let p = semi::place(&with_segs, m as u32, &semi::Heuristic::all()[0], &semi::SemiConfig::default());
+    assert!(p.schedulable, "{p:?}");
+    let pl = rtsched_model::Placement::from_json_runnable(&p.to_json().to_string(), &with_segs).unwrap();
+    let mech = Mechanism::named("spres").unwrap().with_param("soft", "true").unwrap().with_reservations(pl);
+    let mut cfg = RunConfig::new(cpus, 300 * MS);
+    cfg.suspensions = Suspensions::new(segs.clone());
+    let r = common::run_rt_if_permitted(&with_segs, &mech, &mut cfg);
+    check(&with_segs, &segs, &r);
+}
+
+/// FE1 (a dedicated interrupt CPU) and G-EDF-MP: the clients send suspensions and resumptions
+/// to the dedicated scheduling processor as messages (Cerqueira, Vanga & Brandenburg, RTAS 2014, §III-C operations 1, 3,
 /// 4), with each of its waiting modes. One client and the DSP (two CPUs needed).
 #[test]
 fn suspending_synthetic_jobs_run_without_misses_on_gedf_mp() {
@@ -129,6 +181,13 @@ fn suspending_synthetic_jobs_run_without_misses_on_gedf_mp() {
         return;
     }
     let (ts, segs) = light_set();
+    // FE1: FEm with a dedicated interrupt CPU that releases (and wakes nothing: the wake-ups
+    // run on the worker that blocked the job).
+    let mut cfg = RunConfig::new(vec![c[1]], 300 * MS);
+    cfg.dedicated_cpu = Some(c[0]);
+    cfg.suspensions = Suspensions::new(segs.clone());
+    let r = common::run_rt_if_permitted(&ts, &Mechanism::named("fe1").unwrap(), &mut cfg);
+    check(&ts, &segs, &r);
     for dsp in ["window", "sleep", "spin"] {
         let mech = Mechanism::named("gedf-mp").unwrap().with_param("dsp", dsp).unwrap();
         let mut cfg = RunConfig::new(vec![c[1]], 300 * MS);
@@ -227,6 +286,57 @@ fn user_jobs_suspend_for_a_time_and_wait_on_an_event_another_job_signals() {
     }
 }
 
+/// An idle worker waits for a job that waits on an event signalled by a thread outside the
+/// run: the signal wakes the worker through its request word (`user::Event::signal`), the wait
+/// ends, and the job finishes — every job of the waiting task, each after one suspension. No
+/// time is asserted: the outside thread signals once per wait it observes (count-based).
+#[test]
+fn an_event_signalled_from_outside_the_run_ends_the_wait_of_an_idle_workers_job() {
+    let _g = serial();
+    let ts = TaskSet::from_ct(&[(MS, 20 * MS)]).unwrap();
+    let ev = Event::new();
+    let waiting = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let (a, w) = (ev.clone(), waiting.clone());
+    let jobs = UserJobs::new(vec![Some(Arc::new(move |c: &JobCtx<'_>| match c.step {
+        0 => {
+            w.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Step::Wait(a.clone())
+        }
+        _ => Step::Done,
+    }))]);
+    for idle in [rtsched_runtime::IdleMode::Sleep, rtsched_runtime::IdleMode::Spin] {
+        waiting.store(0, std::sync::atomic::Ordering::SeqCst);
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (e, w, st) = (ev.clone(), waiting.clone(), stop.clone());
+        let signaller = std::thread::spawn(move || {
+            let mut seen = 0;
+            while !st.load(std::sync::atomic::Ordering::SeqCst) {
+                let now = w.load(std::sync::atomic::Ordering::SeqCst);
+                if now > seen {
+                    seen = now;
+                    e.signal();
+                }
+                std::thread::yield_now();
+            }
+        });
+        let mut cfg = RunConfig::new(vec![allowed_cpus()[0]], 200 * MS);
+        cfg.idle = idle;
+        cfg.user_jobs = jobs.clone();
+        let r = common::run_rt_if_permitted(&ts, &Mechanism::named("gsn-edf").unwrap(), &mut cfg);
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        signaller.join().unwrap();
+        assert_eq!(r.accounting.error, None, "{idle:?}: {:?}", r.accounting);
+        r.check_trace().unwrap();
+        let (_, count) = from_trace(&r);
+        let done: Vec<_> = r.jobs.iter().filter(|j| j.finish_ns.is_some()).collect();
+        assert!(done.len() >= 5, "{idle:?}: {} jobs finished", done.len());
+        for j in done {
+            assert!(count.get(&JobId { task: j.task, job: j.job }).copied().unwrap_or(0) <= 1, "{idle:?}: {j:?}");
+        }
+        assert!(count.values().sum::<u32>() > 0, "{idle:?}: no job waited");
+    }
+}
+
 /// A user job that suspends under a mechanism without `suspends` ends the run with one line
 /// naming the task and the mechanism.
 #[test]
@@ -236,8 +346,8 @@ fn a_user_job_that_suspends_on_a_mechanism_without_suspends_fails_the_run() {
     let mut cfg = RunConfig::new(vec![allowed_cpus()[0]], 100 * MS);
     cfg.user_jobs =
         UserJobs::new(vec![Some(Arc::new(|c: &JobCtx<'_>| if c.step == 0 { Step::Suspend(MS) } else { Step::Done }))]);
-    let e = run(&ts, &Mechanism::named("fem").unwrap(), &cfg).unwrap_err().to_string();
-    assert!(e.contains("task 0") && e.contains("fem does not execute self-suspending jobs"), "{e}");
+    let e = run(&ts, &Mechanism::named("rtws").unwrap(), &cfg).unwrap_err().to_string();
+    assert!(e.contains("task 0") && e.contains("rtws does not execute self-suspending jobs"), "{e}");
 }
 
 /// The model's segments (`Task::segments`, suspensions at their upper bound) drive a run
@@ -262,10 +372,10 @@ fn the_task_sets_own_segments_drive_the_run() {
         .collect();
     let ts = TaskSet::new(tasks).unwrap();
     assert!(!Suspensions::of_task_set(&ts).is_empty(), "{:?}", ts.tasks()[0]);
-    let mut req = RunRequest::new(ts.clone(), "fem", 300 * MS);
+    let mut req = RunRequest::new(ts.clone(), "rtws", 300 * MS);
     req.cpus = Some(cpus());
     let e = req.prepare().err().unwrap().to_string();
-    assert!(e.contains("fem does not execute self-suspending jobs"), "{e}");
+    assert!(e.contains("rtws does not execute self-suspending jobs"), "{e}");
     let mut req = RunRequest::new(ts.clone(), "gsn-edf", 300 * MS);
     req.cpus = Some(cpus());
     let p = req.prepare().unwrap();

@@ -102,12 +102,13 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
 }
 
 /// Self-suspending tasks (docs/simulator.md, "Self-suspension") run in the engine's ideal loop:
-/// every global and partitioned scheduler of the engine executes their segments exactly. The
-/// SP-RES and RTWS loops and overhead injection do not model them yet: a one-line error.
+/// every global and partitioned scheduler of the engine executes their segments exactly, and so
+/// does the SP-RES loop (a suspended job leaves its reservation: RTSS 2016 §VII). The RTWS loop
+/// schedules fork-join threads, which take no segments, and overhead injection does not model
+/// suspensions yet: a one-line error.
 fn check_suspensions(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<(), SimError> {
     let Some(i) = ts.iter().position(|t| t.is_self_suspending()) else { return Ok(()) };
-    let why = match sched {
-        Scheduler::Spres(_) => Some(format!("{} does not simulate self-suspending tasks yet", sched.name())),
+    let why: Option<String> = match sched {
         Scheduler::Rtws => Some("RTWS does not simulate self-suspending tasks (it schedules fork-join threads)".into()),
         _ if cfg.overheads.is_some() => {
             Some("self-suspending tasks are not simulated with overheads yet (simulate without --overheads)".into())
@@ -118,7 +119,7 @@ fn check_suspensions(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result
         Some(w) => Err(ModelError::task_field(
             i,
             "segments",
-            format!("{w}; gedf, gedf-quantum, gfp, gfl, edzl, pedf and pfp run them"),
+            format!("{w}; gedf, gedf-quantum, gfp, gfl, edzl, pedf, pfp and spres run them"),
         )
         .in_task(i, ts[i].name.as_deref())
         .into()),

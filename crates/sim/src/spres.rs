@@ -8,7 +8,9 @@
 //! records the schedule. Background service of depleted soft reservations follows
 //! [`SpresConfig::background`]: the paper's round-robin with a quantum (§III-A; the front
 //! ends' default, as the runtime's) or earliest window end first; a job released while its predecessor is unfinished is
-//! activated (its windows anchored) when the predecessor completes (docs/simulator.md).
+//! activated (its windows anchored) when the predecessor completes (docs/simulator.md). A
+//! self-suspending job (`segments`) leaves its reservation while suspended; the reservation
+//! keeps its budget, charged only while the job executes ([`Spres::suspend`], [`Spres::wake`]).
 //!
 //! The placement it executes is the model's [`rtsched_model::Placement`] (its JSON in
 //! docs/spres.md), checked here with [`rtsched_model::Placement::check_runnable`].
@@ -27,7 +29,12 @@ use std::collections::VecDeque;
 struct Pending {
     seq: u32,
     release: Time,
+    /// Execution left in the current execution segment.
     rem: Time,
+    /// Self-suspension: the current execution segment's index, and the execution left in the
+    /// segments after it (0 for a task without segments).
+    seg: u32,
+    rest: Time,
 }
 
 /// Simulates SP-RES. Same configuration, records and metrics as [`crate::simulate`].
@@ -66,13 +73,38 @@ pub(crate) fn simulate_spres(
     let mut next_seq = vec![0u32; n];
     let mut scheduled: Vec<Option<JobId>> = vec![None; m];
     let mut events = 0u64;
+    // Self-suspension: when the suspended head job of each task resumes (`Time::MAX`: none).
+    let mut resume_at = vec![Time::MAX; n];
     let mut now: Time = 0;
     loop {
         // 1. Completions at `now`: the reservation turns inactive (CASH: its unused budget
-        //    becomes slack); the task's next backlogged job is activated.
+        //    becomes slack); the task's next backlogged job is activated. A job whose execution
+        //    segment ends with execution left in later segments self-suspends instead: it
+        //    leaves its reservation, which keeps its budget (no slack is made of it), until
+        //    the suspension's end (`SpresCpu::suspend`).
         for c in 0..m {
             let Some((i, _, _)) = rules.served(c) else { continue };
             let i = i as usize;
+            if backlog[i].front().is_some_and(|f| f.rem == 0 && f.rest > 0) {
+                let segs = ts[i].segments.as_ref().ok_or_else(|| {
+                    SimError::internal(format!("SP-RES: task {i} has execution left but no segments"))
+                })?;
+                let f = backlog[i].front_mut().ok_or_else(|| SimError::internal("SP-RES: served job vanished"))?;
+                let k = f.seg as usize;
+                let d = draw.suspension(cfg.suspensions, segs.susp[k]);
+                f.seg += 1;
+                f.rem = segs.exec[k + 1].min(f.rest);
+                f.rest -= f.rem;
+                events += 1;
+                rec.emit(now, Event::Suspend { cpu: c as u32, job: JobId { task: i as u32, job: f.seq } })?;
+                scheduled[c] = None;
+                last_cpu[i] = c as u32;
+                if !rules.suspend(i as u32, now) {
+                    return Err(SimError::internal(format!("SP-RES: task {i}'s job is not held to suspend")));
+                }
+                resume_at[i] = now + d;
+                continue;
+            }
             if backlog[i].front().is_some_and(|f| f.rem == 0) {
                 let f = backlog[i].pop_front().ok_or_else(|| SimError::internal("SP-RES: served job vanished"))?;
                 events += 1;
@@ -85,6 +117,20 @@ pub(crate) fn simulate_spres(
                 }
             }
         }
+        // 1b. Suspensions that end now (at the horizon too): the job is served again.
+        for i in 0..n {
+            if resume_at[i] <= now {
+                resume_at[i] = Time::MAX;
+                events += 1;
+                let seq = backlog[i].front().map(|f| f.seq).ok_or_else(|| {
+                    SimError::internal(format!("SP-RES: task {i} resumes at {now} ns without a pending job"))
+                })?;
+                rec.emit(now, Event::Resume { job: JobId { task: i as u32, job: seq } })?;
+                if !rules.wake(i as u32, now) {
+                    return Err(SimError::internal(format!("SP-RES: task {i}'s job is not suspended to wake")));
+                }
+            }
+        }
         // 2. Releases at `now` (before the horizon).
         if now < h {
             for i in 0..n {
@@ -93,7 +139,10 @@ pub(crate) fn simulate_spres(
                     let t = &ts[i];
                     let seq = next_seq[i];
                     next_seq[i] += 1;
-                    let rem = draw.exec(&cfg.exec, i, t.wcet);
+                    let exec = draw.exec(&cfg.exec, i, t.wcet);
+                    // A self-suspending job runs its first execution segment first; one drawn
+                    // shorter than the WCET uses its execution up segment by segment.
+                    let rem = t.segments.as_ref().map_or(exec, |s| s.exec[0].min(exec));
                     next_rel[i] = now + draw.gap(&cfg.arrivals, t.period);
                     rec.emit(
                         now,
@@ -102,7 +151,7 @@ pub(crate) fn simulate_spres(
                     if backlog[i].is_empty() {
                         rules.activate(i as u32, seq, now);
                     }
-                    backlog[i].push_back(Pending { seq, release: now, rem });
+                    backlog[i].push_back(Pending { seq, release: now, rem, seg: 0, rest: exec - rem });
                 }
             }
         }
@@ -139,6 +188,7 @@ pub(crate) fn simulate_spres(
             if next_rel[i] < h {
                 t = t.min(next_rel[i]);
             }
+            t = t.min(resume_at[i]);
         }
         for c in 0..m {
             if let Some((i, _, _)) = rules.served(c) {

@@ -9,6 +9,8 @@
 //! * the suspension-oblivious G-EDF test (`rtsched_analysis::suspension`): no set it accepts
 //!   misses a deadline in exact simulation, synchronous or sporadic, suspensions at their upper
 //!   bounds or drawn;
+//! * SP-RES (a suspended job leaves its reservation, which keeps its budget): by hand, and on light
+//!   sets no miss, with the same trace checks;
 //! * the schedulers that do not model suspension refuse with one line.
 
 use rand::{Rng, SeedableRng};
@@ -268,18 +270,134 @@ fn suspension_oblivious_gedf_acceptance_holds_in_simulation() {
     assert!(accepted >= 60, "only {accepted} sets accepted in {tried}");
 }
 
+/// A light implicit-deadline set for SP-RES: per CPU (tasks `c, c + m, ...`) the
+/// suspension-oblivious utilization Σ (C + S) / T stays at most 1/2.
+fn light_set(rng: &mut ChaCha8Rng, m: u32) -> Option<TaskSet> {
+    let n = rng.random_range(m as usize..=3 * m as usize);
+    let ts = random_set(rng, n);
+    let ts = TaskSet::new(
+        ts.iter()
+            .map(|t| {
+                let t2 = Task::new(t.wcet, t.period, t.period).unwrap();
+                match &t.segments {
+                    Some(s) => t2.with_segments((**s).clone()).unwrap(),
+                    None => t2,
+                }
+            })
+            .collect(),
+    )
+    .unwrap();
+    for c in 0..m as usize {
+        let u: f64 =
+            ts.iter().skip(c).step_by(m as usize).map(|t| (t.wcet + t.suspension()) as f64 / t.period as f64).sum();
+        if u > 0.5 {
+            return None;
+        }
+    }
+    Some(ts)
+}
+
+/// SP-RES: a suspended job leaves its reservation, which keeps its budget. On light sets,
+/// with whole placements (budget C) and the SP-RES heuristic's placements (sized
+/// suspension-obliviously, split tasks included),
+/// hard or soft, CASH on or off: no deadline miss, every job responds no earlier than its
+/// execution plus its suspensions, and the summary's suspension time equals the trace's.
+#[test]
+fn spres_executes_suspensions_with_no_miss_on_light_sets() {
+    use rtsched_analysis::semi;
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    let (mut suspended, mut sets, mut split) = (0, 0, 0);
+    let hs = semi::Heuristic::all();
+    while sets < 40 {
+        let m = rng.random_range(1..=3u32);
+        let Some(ts) = light_set(&mut rng, m) else { continue };
+        if !ts.iter().any(Task::is_self_suspending) {
+            continue;
+        }
+        let part: Vec<Vec<usize>> = (0..m as usize).map(|c| (c..ts.len()).step_by(m as usize).collect()).collect();
+        if ts.iter().any(|t| t.wcet + t.suspension() > t.period) {
+            continue;
+        }
+        // Whole placements with budget C: charged only while the job executes, kept while it
+        // is suspended, so C is enough.
+        let whole = rtsched_model::Placement::whole(&ts, &part).unwrap();
+        whole.check_runnable(&ts).unwrap();
+        sets += 1;
+        let mut placements = vec![whole];
+        let h = &hs[sets % hs.len()];
+        let p = semi::place(&ts, m, h, &semi::SemiConfig { rp_floor: 10, ..Default::default() });
+        if p.schedulable {
+            let pl = rtsched_model::Placement::from_json_runnable(&p.to_json().to_string(), &ts).unwrap();
+            split += pl.tasks.iter().filter(|x| x.parts > 1).count();
+            placements.push(pl);
+        }
+        for pl in placements {
+            for (cash, soft, draw) in
+                [(false, false, false), (true, false, true), (true, true, false), (false, true, true)]
+            {
+                let mut cfg = SimConfig::new(m);
+                cfg.horizon = Some(600);
+                cfg.record_trace = true;
+                if draw {
+                    cfg.suspensions = SuspensionTimes::Uniform { seed: sets as u64 };
+                }
+                let sched = Scheduler::Spres(rtsched_sim::SpresConfig {
+                    placement: pl.clone(),
+                    soft_unsplit: soft,
+                    cash,
+                    background: rtsched_sim::Background::DEFAULT,
+                });
+                let what = format!("set {sets} spres {} m={m} cash={cash} soft={soft} draw={draw}", pl.heuristic);
+                let r = simulate(&ts, &sched, &cfg).unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert_eq!(r.deadline_misses, 0, "{what}: {ts:?}");
+                check_trace(&r, &ts, m, false, !draw, &what);
+                suspended += r.suspensions;
+            }
+        }
+    }
+    assert!(suspended > 1000 && split > 0, "{suspended} suspensions, {split} split tasks");
+}
+
+/// SP-RES by hand: τ0 = [2, suspend 3, 2] (T = 20) and τ1 (C = 10, T = 20) in hard
+/// reservations of budget C on one CPU, EDF over their windows (equal deadlines: τ0 first, by
+/// index). τ0 runs 0–2 and suspends; τ1 runs 2–5 (τ0's reservation is not served while it is
+/// suspended); at 5 τ0 resumes with the 2 its reservation kept and preempts τ1: 5–7; τ1
+/// finishes 7–14. The same with CASH: a suspension makes no slack for τ1 to consume.
+#[test]
+fn spres_hand_worked_suspension() {
+    let ts = TaskSet::new(vec![suspending(&[2, 2], &[(0, 3)], 20, 20), Task::implicit(10, 20).unwrap()]).unwrap();
+    for cash in [false, true] {
+        let pl = rtsched_model::Placement::whole(&ts, &[vec![0, 1]]).unwrap();
+        let mut cfg = SimConfig::new(1);
+        cfg.horizon = Some(20);
+        cfg.record_trace = true;
+        let sched = Scheduler::Spres(rtsched_sim::SpresConfig {
+            placement: pl,
+            soft_unsplit: false,
+            cash,
+            background: rtsched_sim::Background::DEFAULT,
+        });
+        let r = simulate(&ts, &sched, &cfg).unwrap();
+        assert_eq!(
+            intervals(&r),
+            vec![(j(0, 0), 0, 2), (j(1, 0), 2, 5), (j(0, 0), 5, 7), (j(1, 0), 7, 14)],
+            "cash={cash}"
+        );
+        assert_eq!((r.suspensions, r.suspension_ns, r.deadline_misses), (1, 3, 0));
+    }
+}
+
 #[test]
 fn schedulers_without_suspension_support_refuse_in_one_line() {
     let ts = TaskSet::new(vec![suspending(&[1, 1], &[(0, 2)], 10, 10), Task::implicit(1, 5).unwrap()]).unwrap();
-    for name in ["spres", "rtws"] {
-        let mut req = SimRequest::new(Workload::Sporadic(ts.clone()), name);
-        req.m = Some(2);
-        let e = simulate_request(&req).unwrap_err().to_string();
-        assert!(
-            e.contains("task 0: field 'segments'") && e.contains("self-suspending") && !e.contains('\n'),
-            "{name}: {e}"
-        );
-    }
+    let name = "rtws";
+    let mut req = SimRequest::new(Workload::Sporadic(ts.clone()), name);
+    req.m = Some(2);
+    let e = simulate_request(&req).unwrap_err().to_string();
+    assert!(
+        e.contains("task 0: field 'segments'") && e.contains("self-suspending") && !e.contains('\n'),
+        "{name}: {e}"
+    );
     let mut cfg = SimConfig::new(2);
     cfg.overheads = Some(Overheads::ZERO);
     let e = simulate(&ts, &Scheduler::Gedf, &cfg).unwrap_err().to_string();

@@ -32,6 +32,8 @@ struct Slot {
     /// Execution charged to this hard reservation after its budget ran out (an overrun, up to
     /// one enforcement latency): reported by [`SpresCpu::take_overruns`] once it ends.
     over: Time,
+    /// Its job self-suspended ([`SpresCpu::suspend`]) and has not woken: held, never served.
+    suspended: bool,
 }
 
 /// What the served reservation (or an idle CPU) consumes.
@@ -91,6 +93,7 @@ impl SpresCpu {
                         win: NO_WINDOW,
                         left: 0,
                         over: 0,
+                        suspended: false,
                     });
                 }
             }
@@ -132,6 +135,71 @@ impl SpresCpu {
         }
     }
 
+    /// A departed job arrives here ([`Departure`]): it enters the slot of its part, suspended
+    /// if it departed suspended (its new part's budget is refilled when its window opens, as
+    /// for any job; it is served once it wakes). Returns false as [`activate`](Self::activate).
+    pub fn arrive(&mut self, d: &Departure) -> bool {
+        if !self.activate(d.task, d.part, d.seq, d.base) {
+            return false;
+        }
+        if d.suspended {
+            if let Some(k) = self.slot_of(d.task, d.part) {
+                self.slots[k].suspended = true;
+            }
+        }
+        true
+    }
+
+    /// The job of `task` held here self-suspends at `now` (service charged up to `now` by the
+    /// caller: [`advance`](Self::advance) or [`pause`](Self::pause)). The job leaves its
+    /// reservation: it stays held but is never served until [`wake`](Self::wake), and the CPU
+    /// goes to the next reservation by the §III-A rules (EDF over the active, non-depleted
+    /// reservations, then soft ones in background). Its budget is charged only while it
+    /// executes (LITMUS^RT's P-RES charges a reservation while its client runs), so it is
+    /// charged nothing while suspended and keeps the budget it has: the suspension is not a
+    /// completion, and no CASH slack is made of it. Windows, migrations at window boundaries
+    /// and replenishments go on by time, unchanged.
+    ///
+    /// Brandenburg & Gül (RTSS 2016, §VII, "Self suspensions") describe LITMUS^RT's choice
+    /// differently: a suspending job generates slack and regains what is left of it when it
+    /// resumes. With budgets sized suspension-obliviously (C + S, as the placement heuristics
+    /// size them) that slack is burnt at rate 1 while the job is suspended (by the CPU's other
+    /// reservations or, idle, by CASH's idle rule), so a job whose wake-up comes any later than
+    /// its suspension bound — a timer's latency — wakes with less than its remaining execution
+    /// and a hard reservation cuts it off: a miss of a placement the analysis accepted. Kept
+    /// budgets cannot lose what the job still needs (docs/mechanisms/spres.md). Returns false
+    /// if no job of `task` is held here or it is suspended already.
+    pub fn suspend(&mut self, task: u32, _now: Time) -> bool {
+        let Some(k) = self.slots.iter().position(|s| s.task == task && s.job.is_some()) else { return false };
+        if self.slots[k].suspended {
+            return false;
+        }
+        self.slots[k].suspended = true;
+        if self.served.is_some_and(|x| x.slot == k) {
+            self.served = None;
+        }
+        self.left_slot(k);
+        true
+    }
+
+    /// The suspended job of `task` held here wakes at `now` (service charged up to `now`): it
+    /// re-enters its reservation with the budget the reservation kept (refilled meanwhile if a
+    /// new window opened: the replenishment rule is unchanged) and is served again by the
+    /// §III-A rules at the next [`decide`](Self::decide). Returns false if no suspended job of
+    /// `task` is held here.
+    pub fn wake(&mut self, task: u32, _now: Time) -> bool {
+        let Some(k) = self.slots.iter().position(|s| s.task == task && s.job.is_some() && s.suspended) else {
+            return false;
+        };
+        self.slots[k].suspended = false;
+        true
+    }
+
+    /// Whether the job of `task` held here is self-suspended.
+    pub fn is_suspended(&self, task: u32) -> bool {
+        self.slots.iter().any(|s| s.task == task && s.job.is_some() && s.suspended)
+    }
+
     /// The job of `task` held here, if any.
     pub fn holds(&self, task: u32) -> Option<Held> {
         self.slots.iter().find(|s| s.task == task && s.job.is_some()).and_then(|s| s.job)
@@ -149,6 +217,7 @@ impl SpresCpu {
         let k = self.slots.iter().position(|s| s.task == task && s.job.is_some())?;
         let s = &mut self.slots[k];
         let h = s.job.take()?;
+        s.suspended = false;
         let loc = locate(&self.parts[task as usize], h.base, now);
         if self.rules.cash
             && loc.in_window
@@ -187,6 +256,7 @@ impl SpresCpu {
                     base: h.base,
                     part: loc.part as u32,
                     cpu: ps[loc.part].cpu,
+                    suspended: std::mem::take(&mut s.suspended),
                 });
                 if self.served.is_some_and(|x| x.slot == k) {
                     self.served = None;
@@ -236,6 +306,11 @@ impl SpresCpu {
                 if s.over > 0 {
                     refilled.push(k);
                 }
+            }
+            if s.suspended {
+                // Its windows and refills go on by time (the replenishment rule is unchanged);
+                // it is served again once it wakes.
+                continue;
             }
             let mode = if loc.in_window && s.left > 0 {
                 Mode::Budget
@@ -313,7 +388,7 @@ impl SpresCpu {
         let h = s.job?;
         let loc = locate(&self.parts[s.task as usize], h.base, now);
         let budgeted = loc.in_window && s.left > 0 && s.win == loc.start;
-        (loc.part == s.part as usize && !budgeted && s.soft).then_some(loc.end)
+        (loc.part == s.part as usize && !budgeted && s.soft && !s.suspended).then_some(loc.end)
     }
 
     /// The round-robin choice among the background candidates: the one served keeps the CPU
@@ -534,5 +609,70 @@ mod tests {
         d.decide(0);
         assert_eq!(d.next_event_with(0, false), 20, "only the window end");
         assert_eq!(d.served().map(|x| x.2), Some(Mode::Budget));
+    }
+}
+
+#[cfg(test)]
+mod suspension_tests {
+    //! Self-suspension: a suspended job is held but never served nor charged, and its
+    //! reservation keeps its budget (with or without CASH).
+    use super::super::{Mode, Rules};
+    use super::*;
+    use rtsched_model::{Placement, TaskSet};
+
+    /// Two hard reservations on one CPU: task 0 (budget 4, window 10), task 1 (budget 4,
+    /// window 20).
+    fn two(cash: bool) -> SpresCpu {
+        let ts = TaskSet::from_ct(&[(4, 10), (4, 20)]).unwrap();
+        let pl = Placement::whole(&ts, &[vec![0, 1]]).unwrap();
+        let mut c = SpresCpu::new(0, Arc::new(pl.parts_by_task(2)), Rules::new(false, cash));
+        assert!(c.activate(0, 0, 0, 0));
+        assert!(c.activate(1, 0, 0, 0));
+        c.decide(0);
+        c
+    }
+
+    #[test]
+    fn a_suspended_job_keeps_its_budget_and_makes_no_slack() {
+        let mut c = two(true);
+        assert_eq!(c.served().map(|x| x.0), Some(0), "earliest scheduling deadline first");
+        c.advance(1); // task 0 used 1 of 4
+        assert!(c.suspend(0, 1));
+        assert!(!c.suspend(0, 1), "suspended twice");
+        assert!(c.is_suspended(0));
+        assert_eq!(c.slack_total(), 0, "a suspension is not a completion: no CASH slack");
+        c.decide(1);
+        assert_eq!(c.served().map(|x| (x.0, x.2)), Some((1, Mode::Budget)), "the CPU goes to the next reservation");
+        c.advance(3);
+        assert!(c.wake(0, 3));
+        assert!(!c.wake(0, 3), "one wake per suspension");
+        c.decide(3);
+        assert_eq!(c.served().map(|x| x.0), Some(0));
+        assert_eq!(c.next_event(3), 6, "3 ns of budget left: nothing charged while suspended");
+    }
+
+    #[test]
+    fn without_cash_the_reservation_keeps_its_budget_and_is_not_charged_while_suspended() {
+        let mut c = two(false);
+        c.advance(1);
+        assert!(c.suspend(0, 1));
+        c.decide(1);
+        assert_eq!(c.served().map(|x| x.0), Some(1));
+        c.advance(5); // task 1 runs out of its budget of 4 at 5
+        assert!(c.wake(0, 5));
+        c.decide(5);
+        assert_eq!(c.served().map(|x| x.0), Some(0));
+        assert_eq!(c.next_event(5), 8, "3 ns of its budget left");
+        // A suspension that outlasts the window: the next window refills the budget.
+        c.advance(6);
+        assert!(c.suspend(0, 6));
+        c.decide(6);
+        assert_eq!(c.served(), None, "task 1 depleted, task 0 suspended: idle");
+        c.advance(12);
+        c.decide(12); // window [10, 20) of task 0 opens while it is suspended
+        assert_eq!(c.served(), None);
+        assert!(c.wake(0, 12));
+        c.decide(12);
+        assert_eq!(c.next_event(12), 16, "a full budget of 4 in its new window");
     }
 }

@@ -56,6 +56,17 @@ impl Spres {
         self.cpus.iter_mut().find_map(|c| c.complete(task, now))
     }
 
+    /// The current job of `task` self-suspends at `now` (wherever it is held; service charged
+    /// up to `now`): [`SpresCpu::suspend`]. Returns false if it is not held or suspended already.
+    pub fn suspend(&mut self, task: u32, now: Time) -> bool {
+        self.cpus.iter_mut().any(|c| c.suspend(task, now))
+    }
+
+    /// The suspended current job of `task` wakes at `now`: [`SpresCpu::wake`].
+    pub fn wake(&mut self, task: u32, now: Time) -> bool {
+        self.cpus.iter_mut().any(|c| c.wake(task, now))
+    }
+
     /// Expires slack, moves jobs whose window changed CPU, and decides on every CPU.
     pub fn step(&mut self, now: Time) {
         for c in &mut self.cpus {
@@ -72,7 +83,7 @@ impl Spres {
                 break;
             }
             for d in &self.moving {
-                self.cpus[d.cpu as usize].activate(d.task, d.part, d.seq, d.base);
+                self.cpus[d.cpu as usize].arrive(d);
             }
         }
         for c in &mut self.cpus {

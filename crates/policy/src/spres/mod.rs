@@ -21,7 +21,9 @@
 //!
 //! 1. [`SpresCpu::advance`]`(now)` — charge the service since the last call (budget or CASH
 //!    slack of the reservation served, or slack burnt by an idle CPU);
-//! 2. completions ([`SpresCpu::complete`]) and activations ([`SpresCpu::activate`]: a job
+//! 2. completions ([`SpresCpu::complete`]), self-suspensions and wake-ups
+//!    ([`SpresCpu::suspend`], [`SpresCpu::wake`]: the job leaves its reservation, which keeps
+//!    its budget, charged only while the job executes), and activations ([`SpresCpu::activate`]: a job
 //!    released with its predecessor complete, or a backlogged job when its predecessor
 //!    completes; it enters the slot of its first part);
 //! 3. [`SpresCpu::expire`]`(now)`, then [`SpresCpu::departures`]`(now)` — jobs whose window
@@ -145,6 +147,9 @@ pub struct Departure {
     /// 0-based part index where it is now.
     pub part: u32,
     pub cpu: u32,
+    /// It left self-suspended ([`SpresCpu::suspend`]): it arrives suspended
+    /// ([`SpresCpu::arrive`]).
+    pub suspended: bool,
 }
 
 /// Where a task's current job is at some instant.

@@ -44,6 +44,7 @@ use crate::RunError;
 use rtsched_model::TaskSet;
 use rtsched_trace::stats::INTERFERENCE_GAP_NS;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::sync::Barrier;
 
 /// Per-task execution state, written by the worker that runs the task's current job.
@@ -69,7 +70,9 @@ struct Shared<'a> {
     susp: crate::body::Suspensions,
     name: &'static str,
     cfg: &'a RunConfig,
-    signals: Vec<CpuSignal>,
+    /// Every thread's request word (shared with the user `Event`s its workers' suspended jobs
+    /// wait on: a signal wakes the worker through it).
+    signals: Arc<[CpuSignal]>,
     exec: Vec<TaskExec>,
     wcet: Vec<u64>,
     life: &'a Lifecycle,
@@ -195,6 +198,24 @@ impl Sleepers {
         self.list.push(s);
     }
 
+    /// Suspends `s` on worker `idx` of the run whose request words are `sigs`: an event it
+    /// waits on is told to wake this worker when signalled.
+    fn suspend(&mut self, s: Sleeper, sigs: &Arc<[CpuSignal]>, idx: usize) {
+        if let Some(e) = &s.event {
+            e.register(sigs, idx);
+        }
+        self.push(s);
+    }
+
+    /// The run ends: the events still awaited forget this worker.
+    fn forget(&mut self, sigs: &Arc<[CpuSignal]>, idx: usize) {
+        for s in self.list.drain(..) {
+            if let Some(e) = &s.event {
+                e.unregister(sigs, idx);
+            }
+        }
+    }
+
     /// Whether a wake-up is due (lock-free; polled by running bodies and idle waits).
     #[inline]
     fn due(&self, now: u64) -> bool {
@@ -204,6 +225,9 @@ impl Sleepers {
     /// Wakes every sleeper due at `now`: records `JobWake` and calls the plugin's `wake` on
     /// this thread.
     fn wake_due(&mut self, sh: &Shared<'_>, ctx: &mut Ctx<'_>, now: u64) {
+        // An event's signal sets this bit after the event (`user::Event::signal`): consumed
+        // before the events are read, so a signal that comes after is not lost.
+        sh.signals[ctx.cpu()].take_event();
         if !self.due(now) {
             return;
         }
@@ -218,6 +242,9 @@ impl Sleepers {
                 continue;
             }
             let s = self.list.swap_remove(i);
+            if let Some(e) = &s.event {
+                e.unregister(&sh.signals, ctx.cpu());
+            }
             ctx.trace().record(RecKind::JobWake, s.job.task(), s.job.seq(), 0);
             sh.plugin.wake(ctx, s.job, now);
             ctx.flush_wakes();
@@ -434,7 +461,7 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
                     let now = clock::monotonic_ns();
                     ctx.trace().record(RecKind::JobSuspend, job.task(), job.seq(), remaining);
                     let until = if event.is_some() { u64::MAX } else { now.saturating_add(d) };
-                    sleepers.push(Sleeper { job, until, event });
+                    sleepers.suspend(Sleeper { job, until, event }, &sh.signals, idx);
                     prev = Prev::Blocked(job);
                     break;
                 }
@@ -454,6 +481,7 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
             }
         }
     }
+    sleepers.forget(&sh.signals, idx);
     // A completion or a block must reach the plugin, or its accounting would miss it.
     if let Prev::Completed(_) | Prev::Blocked(_) = prev {
         let now = clock::monotonic_ns();
@@ -650,7 +678,7 @@ fn run_once(
         susp: crate::body::Suspensions::effective(&cfg.suspensions, ts),
         name: mech.name(),
         cfg,
-        signals: (0..threads).map(|_| CpuSignal::new()).collect(),
+        signals: (0..threads).map(|_| CpuSignal::new()).collect::<Vec<_>>().into(),
         exec: ts
             .iter()
             .map(|_| TaskExec {
@@ -788,7 +816,7 @@ fn watchdog(sh: &Shared<'_>, done: &AtomicBool) -> bool {
         let _ = platform::set_fifo(0, p + 1);
     }
     let wake = || {
-        for s in &sh.signals {
+        for s in sh.signals.iter() {
             s.kick();
         }
     };

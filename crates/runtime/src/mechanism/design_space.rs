@@ -178,6 +178,7 @@ pub static FEM: Entry = Entry {
     summary: "RTSS'09 FEm: Hunt et al.'s fine-grained heap used without the processor-mapping lock, event-driven, \
               global interrupts (Brandenburg & Anderson, RTSS 2009)",
     backend: Backend::Engine(fine::build_hunt),
+    suspends: true,
     ..FAMILY
 };
 
@@ -186,6 +187,7 @@ pub static HEM: Entry = Entry {
     summary: "RTSS'09 HEm: hierarchical queue of per-CPU heaps (cache-local insertions), event-driven, global \
               interrupts (Brandenburg & Anderson, RTSS 2009)",
     backend: Backend::Engine(fine::build_hierarchical),
+    suspends: true,
     ..FAMILY
 };
 
@@ -205,6 +207,7 @@ pub static FE1: Entry = Entry {
     dedicated: DedicatedCpu::Required,
     dedicated_role: RELEASES,
     backend: Backend::Engine(fine::build_hunt),
+    suspends: true,
     ..FAMILY
 };
 

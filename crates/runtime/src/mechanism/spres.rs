@@ -56,7 +56,7 @@ use crossbeam_utils::CachePadded;
 use rtsched_policy::spres::{Background, Charging, Departure, Rules, SpresCpu};
 use rtsched_model::Placement;
 use rtsched_policy::PriorityRule;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Term ids (indices into [`SPRES`]`.terms`).
@@ -144,7 +144,7 @@ pub static SPRES: Entry = Entry {
     ),
     priority: registry::edf,
     user_jobs: true,
-    suspends: false,
+    suspends: true,
     backend: Backend::Engine(build),
 };
 
@@ -204,6 +204,10 @@ pub struct SpresMech {
     /// Callbacks restart charging at the clock's time on exit (false: at the callback's `now`,
     /// for the virtual-time property test).
     real_clock: bool,
+    /// Per task: its current job is blocked (self-suspended) and has not woken. Written under
+    /// the lock of the CPU that blocks it (true) and by `wake` before it searches the CPUs
+    /// (false); read by a CPU that activates a job handed over suspended (module docs).
+    blocked: Vec<AtomicBool>,
 }
 
 impl SpresMech {
@@ -240,7 +244,8 @@ impl SpresMech {
         let next_rel =
             cpus.iter().map(|s| CachePadded::new(AtomicU64::new(s.lock_untraced().book.next_due()))).collect();
         let next_timer = (0..m).map(|_| CachePadded::new(AtomicU64::new(u64::MAX))).collect();
-        SpresMech { cpus, next_rel, next_timer, home, n: params.len(), enforce: true, real_clock: true }
+        let blocked = (0..params.len()).map(|_| AtomicBool::new(false)).collect();
+        SpresMech { cpus, next_rel, next_timer, home, n: params.len(), enforce: true, real_clock: true, blocked }
     }
 
     /// What CPU `c`'s rules serve now, as a job.
@@ -264,7 +269,7 @@ impl SpresMech {
             }
             for d in &deps {
                 if d.cpu as usize == c {
-                    if !st.rules.activate(d.task, d.part, d.seq, d.base) {
+                    if !st.rules.arrive(&self.arriving(d)) {
                         st.fault.get_or_insert_with(|| format!("CPU {c}: part {} of task {} is taken", d.part, d.task));
                     }
                 } else if !in_schedule && st.scheduled.is_some_and(|j| j.task() == d.task && j.seq() == d.seq) {
@@ -344,6 +349,16 @@ impl SpresMech {
         Self::trace_overruns(ctx, st);
     }
 
+    /// A job handed over arrives: suspended only if it left suspended and has not woken since
+    /// (its `wake` found it nowhere while it was in transit).
+    fn arriving(&self, d: &Departure) -> Departure {
+        let mut d = *d;
+        if d.suspended && !self.blocked[d.task as usize].load(Ordering::Acquire) {
+            d.suspended = false;
+        }
+        d
+    }
+
     fn activate_first(st: &mut CpuState, c: usize, j: &Job, base: u64) {
         if !st.rules.activate(j.task(), 0, j.seq(), base) {
             st.fault.get_or_insert_with(|| format!("CPU {c}: task {} already holds a job", j.task()));
@@ -416,6 +431,19 @@ impl Plugin for SpresMech {
             let mut g = self.cpus[c].lock(ctx.trace());
             let st = &mut *g;
             self.enter(ctx, c, st, now);
+            if let Prev::Blocked(j) = prev {
+                // The block (module docs): the job leaves its reservation, held here or in
+                // `outgoing` (it left while it ran) and handed over suspended.
+                self.blocked[j.task() as usize].store(true, Ordering::Release);
+                if !st.rules.suspend(j.task(), now) {
+                    match st.outgoing.iter_mut().find(|d| d.task == j.task() && d.seq == j.seq()) {
+                        Some(d) => d.suspended = true,
+                        None => {
+                            st.fault.get_or_insert_with(|| format!("CPU {c}: blocked job {j:?} is not held here"));
+                        }
+                    }
+                }
+            }
             if let Prev::Completed(j) = prev {
                 // Held here, or it left while it ran (then it never reaches the target).
                 if st.rules.complete(j.task(), now).is_none() {
@@ -477,7 +505,7 @@ impl Plugin for SpresMech {
             self.enter(ctx, c, st, now);
             let inbox = std::mem::take(&mut st.inbox);
             for d in &inbox {
-                if !st.rules.activate(d.task, d.part, d.seq, d.base) {
+                if !st.rules.arrive(&self.arriving(d)) {
                     st.fault.get_or_insert_with(|| format!("CPU {c}: part {} of task {} is taken", d.part, d.task));
                 }
             }
@@ -489,6 +517,44 @@ impl Plugin for SpresMech {
         if arrived {
             ctx.term_since(SUBTASK_ACTIVATION, stamp);
         }
+    }
+
+    /// The wake-up (plugin contract rule 6; Brandenburg & Gül, RTSS 2016, §VII "Self
+    /// suspensions"): the job re-enters the reservation that holds it with the budget it kept
+    /// — with CASH, whatever is left of the slack it lent at its block — and the replenishment
+    /// rule unchanged (`SpresCpu::wake`); the CPU holding it decides again and its worker is
+    /// asked to reschedule if the choice changed. Any thread: `blocked` is cleared first, then
+    /// each CPU is searched under its own lock (never two at once). A job in transit between
+    /// CPUs (handed over at a window boundary while suspended) is found by none of them; the
+    /// CPU that activates it reads `blocked` after taking its lock, which this call's store
+    /// happens-before once this call has taken and released that lock too, so it activates
+    /// the job ready — and if it activated it before, this call finds it there, suspended.
+    fn wake(&self, ctx: &mut Ctx<'_>, job: Job, now: u64) {
+        let t = job.task();
+        self.blocked[t as usize].store(false, Ordering::Release);
+        let mut out = Vec::new();
+        for c in 0..self.cpus.len() {
+            let mut g = self.cpus[c].lock(ctx.trace());
+            let st = &mut *g;
+            if !st.rules.is_suspended(t) {
+                continue;
+            }
+            if c == ctx.cpu() {
+                // This CPU's own worker: a callback of its own, not charged.
+                self.enter(ctx, c, st, now);
+                st.rules.wake(t, now);
+                self.refresh(ctx, c, st, now, false, &mut out);
+                self.leave(ctx, c, st, now);
+            } else {
+                // CPU c's worker goes on executing: charged up to now, not paused.
+                st.rules.advance(now);
+                st.rules.wake(t, now);
+                self.refresh(ctx, c, st, now, false, &mut out);
+                Self::trace_overruns(ctx, st);
+            }
+            break;
+        }
+        self.hand_over(ctx, &mut out);
     }
 
     fn accounting(&self) -> Accounting {
@@ -563,6 +629,20 @@ mod tests {
         ) {
             served_equals(m, &tasks, h, cash, soft, ops)?;
         }
+
+        /// The same with blocks and wake-ups (on any CPU's thread) among the events: each CPU
+        /// serves what the synchronous rules serve, fed the same `suspend` / `wake`.
+        #[test]
+        fn served_equals_the_synchronous_rules_with_blocks_and_wakes(
+            m in 2u32..=3,
+            tasks in proptest::collection::vec((0usize..8, 30u64..100), 3..9),
+            h in 0usize..64,
+            cash in any::<bool>(),
+            soft in any::<bool>(),
+            ops in proptest::collection::vec((0u8..7, 0usize..3, 1u64..15), 1..150),
+        ) {
+            served_equals(m, &tasks, h, cash, soft, ops)?;
+        }
     }
 
     /// The case the property test found (it failed in most runs before the fix): task 0
@@ -616,6 +696,8 @@ mod tests {
             // Jobs that ran on one CPU and later on another (for the statistics line).
             let mut migrations = 0u32;
             let mut last_cpu = std::collections::HashMap::new();
+            // Blocked jobs not woken yet.
+            let mut suspended: Vec<Job> = Vec::new();
             loop {
                 // The mechanism: every callback due at `now`, until nothing is pending.
                 for _ in 0..64 {
@@ -677,6 +759,28 @@ mod tests {
                 let Some((op, c, dt)) = ops.next() else { break };
                 // A completion of what CPU c runs, or time passes to the next event.
                 let c = c % m;
+                if op == 4 {
+                    if let Some(j) = running[c] {
+                        let mut ctx = Ctx::new(c, &mut tb, &signals);
+                        running[c] = g.schedule(&mut ctx, Prev::Blocked(j), now);
+                        drop(ctx);
+                        reference.advance(now);
+                        prop_assert!(reference.suspend(j.task(), now));
+                        reference.step(now);
+                        suspended.push(j);
+                        continue;
+                    }
+                }
+                if op == 5 && !suspended.is_empty() {
+                    let j = suspended.remove(dt as usize % suspended.len());
+                    let mut ctx = Ctx::new(c, &mut tb, &signals);
+                    g.wake(&mut ctx, j, now);
+                    drop(ctx);
+                    reference.advance(now);
+                    prop_assert!(reference.wake(j.task(), now));
+                    reference.step(now);
+                    continue;
+                }
                 if op == 0 {
                     if let Some(j) = running[c] {
                         let t = j.task() as usize;

@@ -150,6 +150,9 @@ impl Primitives for Std {
 const RESCHED: u32 = 1;
 /// Request bit: a notification (mailbox, timer change) that does not deschedule a running job.
 const NOTIFY: u32 = 2;
+/// Request bit: a user `Event` this thread's suspended job waits on was signalled
+/// ([`CpuSignal::event`]); no plugin callback, the worker only polls its sleepers.
+const EVENT: u32 = 4;
 
 /// One thread's request word: a reschedule request (the "IPI", bit 1) and a notification
 /// (bit 2) share one futex word, so that a sleeping thread wakes for either.
@@ -216,6 +219,30 @@ impl<B: Primitives> CpuSignal<B> {
         self.flag.fetch_or(NOTIFY, Ordering::Release);
         B::fence(Ordering::SeqCst);
         self.sleeping.load(Ordering::Relaxed) != 0
+    }
+
+    /// A user `Event` that a job suspended by this worker waits on was signalled (by any
+    /// thread, after it stored the signal): sets the event bit and wakes the worker if it
+    /// sleeps, so that it polls its sleepers at once instead of at its next timeout. The same
+    /// handshake as [`notify_deferred`](Self::notify_deferred) + [`kick`](Self::kick): the bit
+    /// is set before the fence and the sleeper re-checks the word after its own, so no wake-up
+    /// is lost.
+    pub fn event(&self) {
+        self.flag.fetch_or(EVENT, Ordering::Release);
+        B::fence(Ordering::SeqCst);
+        if self.sleeping.load(Ordering::Relaxed) != 0 {
+            B::futex_wake(&self.flag);
+        }
+    }
+
+    /// Consumes a pending event bit ([`event`](Self::event)); returns whether there was one.
+    /// What the signaller wrote before is visible after it.
+    pub fn take_event(&self) -> bool {
+        if self.flag.load(Ordering::Relaxed) & EVENT == 0 {
+            return false;
+        }
+        self.flag.fetch_and(!EVENT, Ordering::Acquire);
+        true
     }
 
     /// Wakes the CPU if it sleeps, without a request (used to stop a run early: the woken

@@ -51,11 +51,26 @@ pub enum Step {
 
 /// An event a user job can wait on ([`Step::Wait`]) and any thread can [`signal`](Event::signal):
 /// a binary semaphore — a signal made before the wait is kept (several count once), and a
-/// wait consumes it. The worker that suspended the waiting job polls it: a signal wakes the
-/// job at that worker's next poll point (within a chunk of a running job's body, within
-/// 1 ms of an idle worker's sleep).
-#[derive(Debug, Clone, Default)]
-pub struct Event(Arc<std::sync::atomic::AtomicBool>);
+/// wait consumes it. The worker that suspended the waiting job registers itself on the event
+/// while the job waits; a signal sets the event, then wakes that worker through its request
+/// word (`CpuSignal::event`, the futex the engine's idle wait sleeps on), so an idle worker
+/// wakes the job at once and a running one at its body's next poll point.
+#[derive(Clone, Default)]
+pub struct Event(Arc<EventInner>);
+
+#[derive(Default)]
+struct EventInner {
+    set: std::sync::atomic::AtomicBool,
+    /// The workers whose suspended jobs wait on this event: the run's request words and the
+    /// worker's index in them.
+    waiters: std::sync::Mutex<Vec<(Arc<[crate::sync::CpuSignal]>, usize)>>,
+}
+
+impl fmt::Debug for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Event").field("set", &self.is_set()).finish()
+    }
+}
 
 impl Event {
     pub fn new() -> Event {
@@ -63,19 +78,44 @@ impl Event {
     }
 
     /// Signals the event (from any thread): what this thread wrote before happens-before the
-    /// waiting job's next step.
+    /// waiting job's next step. The waiting job's worker, if one is registered, is woken.
     pub fn signal(&self) {
-        self.0.store(true, std::sync::atomic::Ordering::Release);
+        self.0.set.store(true, std::sync::atomic::Ordering::Release);
+        // A worker that registers after this lock sees the signal (the lock orders the store
+        // before its check); one registered before is woken here.
+        for (sigs, i) in self.waiters().iter() {
+            sigs[*i].event();
+        }
+    }
+
+    fn waiters(&self) -> std::sync::MutexGuard<'_, Vec<(Arc<[crate::sync::CpuSignal]>, usize)>> {
+        self.0.waiters.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Worker `idx` of the run whose request words are `sigs` suspended a job waiting on this
+    /// event: a signal wakes it ([`crate::sync::CpuSignal::event`]).
+    pub(crate) fn register(&self, sigs: &Arc<[crate::sync::CpuSignal]>, idx: usize) {
+        self.waiters().push((sigs.clone(), idx));
+    }
+
+    /// Undoes one [`register`](Self::register) of worker `idx` of `sigs` (its job woke, or the
+    /// run ended).
+    pub(crate) fn unregister(&self, sigs: &Arc<[crate::sync::CpuSignal]>, idx: usize) {
+        let mut w = self.waiters();
+        if let Some(k) = w.iter().position(|(s, i)| Arc::ptr_eq(s, sigs) && *i == idx) {
+            w.swap_remove(k);
+        }
     }
 
     /// Whether a signal is pending (not consumed).
     pub(crate) fn is_set(&self) -> bool {
-        self.0.load(std::sync::atomic::Ordering::Relaxed)
+        self.0.set.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Consumes a pending signal: whether there was one.
     pub(crate) fn take(&self) -> bool {
-        self.0.load(std::sync::atomic::Ordering::Relaxed) && self.0.swap(false, std::sync::atomic::Ordering::AcqRel)
+        self.0.set.load(std::sync::atomic::Ordering::Relaxed)
+            && self.0.set.swap(false, std::sync::atomic::Ordering::AcqRel)
     }
 }
 
@@ -182,5 +222,46 @@ pub(crate) fn run_steps(
         if poll() {
             return Ran::Stopped;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sync::CpuSignal;
+
+    /// A signal reaches the registered worker's request word (the futex its idle wait sleeps
+    /// on), once per signal, and only while it is registered; the signal itself is kept for
+    /// the wait whether or not a worker is registered.
+    #[test]
+    fn a_signal_wakes_the_registered_worker_through_its_request_word() {
+        let sigs: Arc<[CpuSignal]> = (0..2).map(|_| CpuSignal::new()).collect::<Vec<_>>().into();
+        let e = Event::new();
+        e.signal();
+        assert!(!sigs[0].is_set() && !sigs[1].is_set(), "nobody registered: no request");
+        assert!(e.take() && !e.take(), "the signal is kept once");
+        e.register(&sigs, 1);
+        e.signal();
+        assert!(!sigs[0].is_set(), "only the waiting worker");
+        assert!(sigs[1].take_event() && !sigs[1].take_event(), "one event bit per signal");
+        assert!(!sigs[1].resched_pending() && !sigs[1].take_notify(), "neither a reschedule nor a notification");
+        assert!(e.take());
+        e.unregister(&sigs, 1);
+        e.signal();
+        assert!(!sigs[1].is_set(), "unregistered: no request");
+        // A worker asleep on its request word is woken by the signal (the sleep's timeout is
+        // far beyond the test's: a lost wake-up would hang it).
+        e.take();
+        e.register(&sigs, 0);
+        std::thread::scope(|s| {
+            let h = s.spawn(|| {
+                while !e.is_set() {
+                    sigs[0].sleep(3_600_000_000_000);
+                }
+            });
+            e.signal();
+            h.join().unwrap();
+        });
+        assert!(sigs[0].take_event());
     }
 }

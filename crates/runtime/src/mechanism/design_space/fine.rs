@@ -36,6 +36,20 @@
 //! popping until it has dropped a stale entry and re-inserting the live jobs it popped
 //! ([`Core::push`]).
 //!
+//! **Blocked while queued** (self-suspension, plugin contract rules 6–7). A job that blocks
+//! while linked is unlinked under the mapping lock, as a completion. One that was unlinked
+//! (preempted) before its worker noticed has exactly one copy in circulation — in the queue or
+//! in some thread's hand — which neither queue can remove. That copy becomes a *ghost*: the
+//! task's word counts ghosts beside its completed count, and a copy of the task's head found
+//! while a ghost is left (popped, or in a hand under the lock) is dropped and consumes one,
+//! by compare-and-swap. When the job wakes, a new copy goes in as at a release; if the ghost
+//! was not found yet, two identical copies circulate with one ghost, and whichever is found
+//! first is dropped — so exactly one live copy remains. A ghost is never linked: every copy
+//! passes `drop_stale` under the mapping lock before the policy sees it. A completion resets
+//! the word (every older copy is stale by its sequence number), in the same store, so a
+//! ghost cannot be consumed by a later job's copy. At rest the ghosts are queued copies
+//! (hands are empty): the rest check drops that many and finds the rest exact.
+//!
 //! **Termination** (serialized; the property tests check it on random interleavings, and test
 //! builds panic after 10,000 rounds). A round that does not return reserved a CPU, purged a
 //! stale top, or requeued leftovers. A reservation makes the next round link the popped job in
@@ -171,7 +185,10 @@ pub struct Map {
 pub struct Core<Q, B: Primitives = Std, const RECHECK: bool = true> {
     pub map: SpinLock<Map, B>,
     pub queue: Q,
-    done: Box<[B::U32]>,
+    /// Per task, one word: the completed count `done` (high 32 bits) and the *ghosts* (low 32
+    /// bits): tombstoned copies of the task's head job `done` in circulation (module docs,
+    /// "Blocked while queued"). One word, so that a ghost is never taken for a later job's.
+    state: Box<[B::U64]>,
 }
 
 impl<Q: SharedQueue, B: Primitives, const RECHECK: bool> Core<Q, B, RECHECK> {
@@ -187,21 +204,58 @@ impl<Q: SharedQueue, B: Primitives, const RECHECK: bool> Core<Q, B, RECHECK> {
                 },
             ),
             queue,
-            done: (0..n).map(|_| B::U32::new(0)).collect(),
+            state: (0..n).map(|_| B::U64::new(0)).collect(),
         }
     }
 
-    /// Whether `p` completed already (a stale queue entry).
+    /// Whether `p` completed already, or is the head job of its task with ghosts left (a stale
+    /// queue entry); does not consume a ghost (the check of a peeked top, the rest check).
     #[inline]
     pub fn is_stale(&self, p: &Prio) -> bool {
-        self.done.get(p.task as usize).is_some_and(|d| p.job < d.load(Ordering::Acquire))
+        self.state.get(p.task as usize).is_some_and(|w| {
+            let w = w.load(Ordering::Acquire);
+            let done = (w >> 32) as u32;
+            p.job < done || (p.job == done && w as u32 > 0)
+        })
     }
 
-    /// Records the completion of job `seq` of `task` (under the mapping lock).
+    /// Whether the copy `p`, found (popped, or in a hand), is to be dropped: it completed
+    /// already, or it is its task's head and a ghost is left — then one ghost is consumed by
+    /// this copy (a compare-and-swap of the task's word: two finders never consume one ghost,
+    /// and a ghost never outlives its job's completion, which resets the count).
+    #[inline]
+    fn drop_stale(&self, p: &Prio) -> bool {
+        let Some(word) = self.state.get(p.task as usize) else { return false };
+        loop {
+            let w = word.load(Ordering::Acquire);
+            let done = (w >> 32) as u32;
+            if p.job < done {
+                return true;
+            }
+            if p.job != done || w as u32 == 0 {
+                return false;
+            }
+            if word.compare_exchange(w, w - 1, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                return true;
+            }
+        }
+    }
+
+    /// Records the completion of job `seq` of `task` (under the mapping lock): every copy of
+    /// it is stale, and its ghosts with them.
     #[inline]
     fn mark_done(&self, task: u32, seq: u32) {
-        if let Some(d) = self.done.get(task as usize) {
-            d.store(seq + 1, Ordering::Release);
+        if let Some(d) = self.state.get(task as usize) {
+            d.store(((seq + 1) as u64) << 32, Ordering::Release);
+        }
+    }
+
+    /// The head job of `task` blocked while unlinked (under the mapping lock): its one copy in
+    /// circulation (the queue, or a thread's hand) becomes a ghost.
+    #[inline]
+    fn add_ghost(&self, task: u32) {
+        if let Some(d) = self.state.get(task as usize) {
+            crate::sync::AtomAdd::fetch_add(d, 1, Ordering::AcqRel);
         }
     }
 
@@ -222,7 +276,7 @@ impl<Q: SharedQueue, B: Primitives, const RECHECK: bool> Core<Q, B, RECHECK> {
             out.push(p);
             loop {
                 match self.queue.pop() {
-                    Some(y) if self.is_stale(&y) => break,
+                    Some(y) if self.drop_stale(&y) => break,
                     Some(y) => out.push(y),
                     None => {
                         while let Some(y) = out.pop() {
@@ -270,7 +324,7 @@ impl<Q: SharedQueue, B: Primitives, const RECHECK: bool> Core<Q, B, RECHECK> {
                 reserved = false;
             }
             while let Some(p) = hand.pop() {
-                if !self.is_stale(&p) {
+                if !self.drop_stale(&p) {
                     map.policy.enqueue(p);
                 }
             }
@@ -306,7 +360,7 @@ impl<Q: SharedQueue, B: Primitives, const RECHECK: bool> Core<Q, B, RECHECK> {
             // `fine/tests.rs`, `settle_purges_the_stale_top_it_peeked_*`).
             if reserve || purge {
                 match self.queue.pop() {
-                    Some(j) if self.is_stale(&j) => {}
+                    Some(j) if self.drop_stale(&j) => {}
                     Some(j) => hand.push(j),
                     None => {}
                 }
@@ -348,6 +402,17 @@ impl<Q: SharedQueue, B: Primitives, const RECHECK: bool> Core<Q, B, RECHECK> {
                     map.policy.unlink(c);
                 }
             }
+            if let Prev::Blocked(j) = prev {
+                // LITMUS^RT's task_block: unlinked (the CPU is refilled by this settle), or, if
+                // it was unlinked before its worker noticed, its queued copy becomes a ghost.
+                let m = map.policy.m();
+                match (0..m).find(|&c| map.policy.linked(c) == Some(j.prio)) {
+                    Some(c) => {
+                        map.policy.unlink(c);
+                    }
+                    None => self.add_ghost(j.task()),
+                }
+            }
         };
         let last = |map: &mut Map, sink: &mut S| {
             let next = map.dispatch.take(cpu, map.policy.linked(cpu), |p| map.jobs.job_of(p));
@@ -364,7 +429,29 @@ impl<Q: SharedQueue, B: Primitives, const RECHECK: bool> Core<Q, B, RECHECK> {
     pub fn check_at_rest(&self, pending: &[Prio]) -> Result<(), Inconsistency> {
         let map = self.map.lock_untraced();
         let linked: Vec<Option<Prio>> = (0..map.policy.m()).map(|c| map.policy.linked(c)).collect();
-        let queued = self.queue.quiescent()?.into_iter().filter(|p| !self.is_stale(p));
+        // At rest every ghost is a queued copy of its task's head: drop that many of them.
+        let mut ghosts: Vec<u32> = self.state.iter().map(|w| w.load(Ordering::Acquire) as u32).collect();
+        let queued: Vec<Prio> = self
+            .queue
+            .quiescent()?
+            .into_iter()
+            .filter(|p| {
+                let done = (self.state[p.task as usize].load(Ordering::Acquire) >> 32) as u32;
+                if p.job < done {
+                    return false;
+                }
+                let g = &mut ghosts[p.task as usize];
+                if p.job == done && *g > 0 {
+                    *g -= 1;
+                    return false;
+                }
+                true
+            })
+            .collect();
+        if let Some(t) = ghosts.iter().position(|&g| g > 0) {
+            return Err(Inconsistency(format!("task {t}: {} ghost(s) at rest without a queued copy", ghosts[t])));
+        }
+        let queued = queued.into_iter();
         check_at_rest(pending, &linked, queued, map.dispatch.scheduled().iter().flatten().copied(), true).map_err(Inconsistency)
     }
 }
@@ -441,10 +528,27 @@ impl<Q: SharedQueue> Plugin for Fine<Q> {
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let successor = match prev {
             Prev::Completed(j) => self.rel.lock(ctx.trace()).complete(&j).map(|n| n.prio),
+            Prev::Blocked(j) => {
+                self.rel.lock(ctx.trace()).suspend(&j);
+                None
+            }
             _ => None,
         };
         let cpu = ctx.cpu();
         self.core.schedule(ctx, cpu, prev, successor)
+    }
+
+    /// The job arrives again as a release does (LITMUS^RT's `gsnedf_task_wake_up` →
+    /// `job_arrival`): into the shared queue, then the protocol, from any thread. A ghost of it
+    /// may still be queued (it blocked while queued): the copies are identical, and whichever
+    /// is found first while a ghost is left is dropped, so exactly one stays live.
+    fn wake(&self, ctx: &mut Ctx<'_>, job: Job, _now: u64) {
+        let mut ready = Hand::new();
+        if self.rel.lock(ctx.trace()).resume(&job) {
+            ready.push(job.prio);
+        }
+        let me = ctx.cpu();
+        self.core.release(ctx, me, &mut ready);
     }
 
     fn accounting(&self) -> Accounting {

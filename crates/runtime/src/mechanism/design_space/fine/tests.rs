@@ -1,5 +1,5 @@
 //! FEm / FE1 / HEm driven without threads (one callback at a time): random interleavings of
-//! releases, reschedules and completions on m = 3 workers. After every callback the links
+//! releases, reschedules and completions on m = 3 workers, and with blocks and wake-ups. After every callback the links
 //! equal those of `rtsched_policy::Gedf` fed the same job events from an independent job
 //! model, no job runs twice, a linked job runs only on its CPU, no CPU stays reserved, and
 //! the plugin's own rest check holds (every pending job linked or queued exactly once, the
@@ -15,6 +15,19 @@ fn ops() -> impl Strategy<Value = Vec<Op>> {
         0 => Op::Release { cpu, dt },
         1 => Op::Notice { cpu },
         _ => Op::Complete { cpu },
+    });
+    proptest::collection::vec(op, 1..200)
+}
+
+/// With self-suspensions: blocks of running jobs (linked, or unlinked and queued before their
+/// worker noticed: the ghost path) and wake-ups on any thread.
+fn ops_with_suspensions() -> impl Strategy<Value = Vec<Op>> {
+    let op = (0u8..5, 0usize..4, 1u64..15).prop_map(|(k, cpu, dt)| match k {
+        0 => Op::Release { cpu, dt },
+        1 => Op::Notice { cpu },
+        2 => Op::Complete { cpu },
+        3 => Op::Block { cpu },
+        _ => Op::Wake { cpu, pick: dt as usize },
     });
     proptest::collection::vec(op, 1..200)
 }
@@ -51,6 +64,30 @@ proptest! {
         // A small capacity (at least n) exercises the full-queue path.
         let f = Fine::new("fem", &params, m, dedicated, 0, 1_000_000, ConcurrentHeap::<Prio>::with_capacity(params.len()));
         run(&f, &params, m, dedicated, ops)?;
+    }
+
+    #[test]
+    fn concurrent_heap_links_equal_the_policys_with_blocks_and_wakes(
+        periods in proptest::collection::vec(5u64..40, 2..7),
+        ops in ops_with_suspensions(),
+        dedicated in any::<bool>(),
+    ) {
+        let m = 3;
+        let params: Vec<TaskParams> = periods.iter().map(|&p| TaskParams { deadline: p, period: p }).collect();
+        // Capacity n + 1: a ghost and its woken twin may both be queued.
+        let f = Fine::new("fem", &params, m, dedicated, 0, 1_000_000, ConcurrentHeap::<Prio>::with_capacity(params.len() + 1));
+        run(&f, &params, m, dedicated, ops)?;
+    }
+
+    #[test]
+    fn hierarchical_links_equal_the_policys_with_blocks_and_wakes(
+        periods in proptest::collection::vec(5u64..40, 2..7),
+        ops in ops_with_suspensions(),
+    ) {
+        let m = 3;
+        let params: Vec<TaskParams> = periods.iter().map(|&p| TaskParams { deadline: p, period: p }).collect();
+        let f = Fine::new("hem", &params, m, false, 0, 1_000_000, Hierarchical::<Prio>::new(m, params.len()));
+        run(&f, &params, m, false, ops)?;
     }
 
     #[test]
