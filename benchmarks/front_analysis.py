@@ -20,11 +20,17 @@ least 100x on rta, bar and gedf (the combined test); the CLI no slower per set t
 running the test alone. No assertion: it prints.
 
 Tests without a stored SchedCAT figure (the global fixed-priority tests ``gfp_*`` and Liu &
-Anderson's ``la``, issue 26: SchedCAT needs Python 2, which is absent here, so it was never run
-on these sets) print ``n/a`` for the reference and the ratio. ``--paths api`` times only
-``analyze_many``.
+Anderson's ``la``, issue 26) print ``n/a`` for the reference and the ratio, unless SchedCAT is
+run as a peer on the same sets: ``--peer-schedcat DIR`` (docs/performance.md, "SchedCAT peer":
+how to obtain and build it; SchedCAT's code is not part of rtsched) writes the sets in the
+peer's format (``m C D T S ...`` per line), runs ``DIR/la_peer`` (SchedCAT's ``LAGedf`` behind
+our driver benchmarks/peer/schedcat_la_driver.cpp) for ``la`` and SchedCAT's ``bertogna.py`` /
+``guan.py`` under Python 3 (benchmarks/peer/schedcat_fp_runner.py) for ``gfp_bc``,
+``gfp_bc_slack``, ``gfp_guan``, takes the peer's CPU time inside the tests per set as the
+reference, and prints how many verdicts agree. ``--paths api`` times only ``analyze_many``.
 
     python benchmarks/front_analysis.py [--sets 1000] [--repeat 3] [--tests gfb,bak,...] [--paths api,table,cli]
+                                        [--peer-schedcat DIR]
 """
 
 from __future__ import annotations
@@ -49,7 +55,32 @@ SCHEDCAT_US = {  # µs per task set at m = 8, n = 40 (from the task brief)
     "bar": 2_150.0,
     "gedf": 5_800.0,
 }
-TARGET = {"rta": 100, "bar": 100, "gedf": 100}
+TARGET = {"rta": 100, "bar": 100, "gedf": 100, "la": 100}
+#: Tests the SchedCAT peer runs (``--peer-schedcat``).
+PEER_TESTS = ("la", "gfp_bc", "gfp_bc_slack", "gfp_guan")
+
+
+def peer_lines(sets, m: int = 8) -> str:
+    """The sets in the peer format: ``m C D T S ...`` per line (integer ns, S = suspension)."""
+    return "".join(
+        f"{m} " + " ".join(f"{t.wcet} {t.deadline} {t.period} {t.suspension}" for t in ts) + "\n" for ts in sets
+    )
+
+
+def run_peer(root: str, test: str, path: str) -> tuple[list[bool], float]:
+    """(verdicts, CPU µs inside the tests in all) of SchedCAT on the sets in ``path``."""
+    if test == "la":
+        cmd = [os.path.join(root, "la_peer")]
+        with open(path) as f:
+            out = subprocess.run(cmd, stdin=f, check=True, capture_output=True, text=True).stdout
+    else:
+        runner = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peer", "schedcat_fp_runner.py")
+        out = subprocess.run(
+            [sys.executable, runner, root, test, path], check=True, capture_output=True, text=True
+        ).stdout
+    lines = out.split()
+    total = float(lines[lines.index("cpu_us_total") + 1])
+    return [x == "1" for x in lines[: lines.index("cpu_us_total")]], total
 
 
 def workload(count: int, m: int = 8, n: int = 40, seed: int = 1000):
@@ -92,6 +123,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--tests", default=",".join(SCHEDCAT_US))
     ap.add_argument("--paths", default="api,table,cli", help="which paths to time (api, table, cli)")
+    ap.add_argument(
+        "--peer-schedcat",
+        metavar="DIR",
+        help="run SchedCAT's la, bertogna and guan on the same sets from DIR (docs/performance.md, SchedCAT peer)",
+    )
     args = ap.parse_args()
     tests = args.tests.split(",")
     paths = set(args.paths.split(","))
@@ -114,6 +150,22 @@ def main() -> None:
         empty = os.path.join(d, "empty.jsonl")
         rtsched.save(path, sets)
         open(empty, "w").close()
+        peer_us: dict[str, float] = {}
+        agree: dict[str, str] = {}
+        if args.peer_schedcat:
+            peer_path = os.path.join(d, "sets.peer")
+            with open(peer_path, "w") as f:
+                f.write(peer_lines(sets))
+            for t in tests:
+                if t not in PEER_TESTS:
+                    continue
+                verdicts, total = run_peer(args.peer_schedcat, t, peer_path)
+                peer_us[t] = total / k
+                ours = [r["results"][t]["schedulable"] for r in rtsched.analyze_many(sets, tests=[t])]
+                same = sum(a == b for a, b in zip(verdicts, ours, strict=True))
+                agree[t] = (
+                    f"{same}/{k} verdicts agree (SchedCAT accepts {sum(verdicts)}, rtsched {sum(map(bool, ours))})"
+                )
         cmd = [sys.executable, "-m", "rtsched", "analyze"]
 
         def cli(f, t):
@@ -129,7 +181,7 @@ def main() -> None:
         print(head)
         print("-" * len(head))
         for t in tests:
-            ref = SCHEDCAT_US.get(t, nan)
+            ref = peer_us.get(t, SCHEDCAT_US.get(t, nan))
             aw, ac = (x / k * 1e6 for x in best(lambda t=t: rtsched.analyze_many(sets, tests=[t]), args.repeat))
             tc = cw = cc = nan
             if "table" in paths:
@@ -144,6 +196,8 @@ def main() -> None:
                 f"{t:<14} {ref:>8,.0f} | {aw:>8.2f} {ac:>8.2f} {ratio(ref, ac):>6} | {tc:>9.2f} {ratio(ref, tc):>6}"
                 f" | {cw:>8.1f} {cc:>8.1f} {ratio(ref, cc):>6} {marg:>8.2f} {ratio(ref, marg):>6} | {target}x {flag}"
             )
+        for t, line in agree.items():
+            print(f"peer {t}: SchedCAT {peer_us[t]:,.1f} µs CPU per set (measured now, same sets); {line}")
         print(
             f"\ncli startup (empty file): {startup_wall * 1e3:.0f} ms wall, {startup_cpu * 1e3:.0f} ms CPU, paid once "
             "per command; 'marg cpu' is the CLI's CPU time per set without it"

@@ -123,6 +123,18 @@ impl TestId {
         }
     }
 
+    /// The `suspension` key of this test's result on a set with self-suspending tasks:
+    /// `"aware"` for `la` (Liu & Anderson, ECRTS 2013), `"oblivious+aware"` for `gedf` (its
+    /// members obliviously, LA aware), `"oblivious"` for every other test
+    /// ([`crate::suspension`]).
+    pub fn suspension_mode(self) -> &'static str {
+        match self {
+            TestId::Global(GlobalTest::La) => suspension::AWARE,
+            TestId::Gedf => suspension::MIXED,
+            _ => suspension::OBLIVIOUS,
+        }
+    }
+
     /// Tests that only make sense on one processor.
     fn uniprocessor_only(self) -> bool {
         matches!(self, TestId::EdfUni | TestId::FpDmUni)
@@ -197,14 +209,15 @@ pub fn resolve_tests(requested: Option<&[String]>, m: u32) -> Result<Vec<String>
 }
 
 /// Runs one named test; `Verdict` for the experiment engine. A set with self-suspending
-/// tasks is analysed suspension-obliviously ([`crate::suspension`]).
+/// tasks is analysed suspension-obliviously ([`crate::suspension`]), but by `la` (and `la`
+/// within `gedf`), which is suspension-aware.
 pub fn run_test(name: &str, ts: &TaskSet, m: u32, limits: &Limits, epsilon: u64) -> Verdict {
-    let Ok(ts) = suspension::oblivious(ts) else { return Verdict::NotSchedulable };
-    let ts = ts.as_ref();
     match TestId::from_name(name) {
         Some(t) => verdict(t, ts, m, limits, epsilon),
         None => match semi::Heuristic::from_name(name) {
             Some(h) => {
+                let Ok(ts) = suspension::oblivious(ts) else { return Verdict::NotSchedulable };
+                let ts = ts.as_ref();
                 let cfg = semi::SemiConfig { epsilon, ..semi::SemiConfig::default() };
                 Verdict::from_bool(semi::place(ts, m, &h, &cfg).schedulable)
             }
@@ -215,8 +228,12 @@ pub fn run_test(name: &str, ts: &TaskSet, m: u32, limits: &Limits, epsilon: u64)
 
 /// The verdict of one test. A set with self-suspending tasks is analysed
 /// suspension-obliviously ([`crate::suspension`]; a task whose `C + S` exceeds the largest
-/// time is unschedulable).
+/// time is unschedulable), but by `la`, suspension-aware, also within `gedf` and
+/// `gedf_no_la` ([`global::combined_of`] handles both kinds itself).
 pub fn verdict(t: TestId, ts: &TaskSet, m: u32, limits: &Limits, epsilon: u64) -> Verdict {
+    if matches!(t, TestId::Global(_) | TestId::Gedf | TestId::GedfNoLa) {
+        return verdict_plain(t, ts, m, limits, epsilon);
+    }
     match suspension::oblivious(ts) {
         Ok(ts) => verdict_plain(t, ts.as_ref(), m, limits, epsilon),
         Err(_) => Verdict::NotSchedulable,
@@ -230,6 +247,11 @@ fn verdict_plain(t: TestId, ts: &TaskSet, m: u32, limits: &Limits, epsilon: u64)
     };
     match t {
         TestId::Global(g) => global::test(g, ts, m, limits),
+        // The set's own priorities (its file's `priority` fields) replace deadline monotonic.
+        TestId::Gfp(g, fp::Priority::DeadlineMonotonic) if ts.priorities().is_some() => {
+            let own = file_priorities(ts).expect("has priorities");
+            gfp::analyze(g, ts, m, &own, limits).map_or(Verdict::NotSchedulable, |r| r.verdict)
+        }
         TestId::Gfp(g, p) => gfp::test(g, ts, m, p, limits),
         TestId::Gel(g) => gel::analyze(g, ts, m, gel::Solve::Exact, limits).0,
         TestId::Gedf => global::combined(ts, m, limits),
@@ -267,6 +289,30 @@ pub struct TestResult {
     pub extra: Extra,
 }
 
+/// Where the priorities of `gfp_bc`, `gfp_bc_slack` and `gfp_guan` came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrioritySource {
+    /// Deadline monotonic (the default), or a rule or ranks given by the caller on a set whose
+    /// file has no priorities (the JSON says nothing).
+    Default,
+    /// The set's own per-task `priority` fields (docs/formats.md); the JSON says `"file"`.
+    File,
+    /// Given by the caller (`--priorities`, `priorities=`) over the set's own: the JSON says
+    /// `"given-over-file"`.
+    GivenOverFile,
+}
+
+impl PrioritySource {
+    /// The value of the `priorities` key of a G-FP result, if it has one.
+    pub fn json(self) -> Option<&'static str> {
+        match self {
+            PrioritySource::Default => None,
+            PrioritySource::File => Some("file"),
+            PrioritySource::GivenOverFile => Some("given-over-file"),
+        }
+    }
+}
+
 /// The report of one task set (docs/cli.md#analyze).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
@@ -277,9 +323,12 @@ pub struct Report {
     /// `"num/den"`, only when asked for.
     pub utilization_exact: Option<String>,
     pub results: Vec<TestResult>,
-    /// The set has self-suspending tasks and every verdict is suspension-oblivious
-    /// ([`crate::suspension`]); the JSON says `"suspension": "oblivious"` in every result.
+    /// The set has self-suspending tasks: every verdict is suspension-oblivious
+    /// ([`crate::suspension`]) but `la`'s (aware) and `gedf`'s (both); the JSON says which in
+    /// every result ([`TestId::suspension_mode`]).
     pub suspension_oblivious: bool,
+    /// Where the deadline-monotonic-named G-FP tests took their priorities from.
+    pub priorities: PrioritySource,
 }
 
 /// Runs `tests` on one task set. Once `limits.stop` is requested, the tests not yet run
@@ -291,10 +340,12 @@ pub fn report(ts: &TaskSet, m: u32, tests: &[TestId], limits: &Limits, exact_uti
 }
 
 /// [`report`] with the G-FP tests named for deadline-monotonic priorities (`gfp_bc`,
-/// `gfp_bc_slack`, `gfp_guan`) run under `priorities` instead (`None`: deadline monotonic);
-/// the `gfp_rm_*` names keep rate-monotonic priorities. An explicit assignment must have one
-/// value per task ([`gfp::Assignment::from_text`] checks it); a wrong length leaves those
-/// tests not schedulable.
+/// `gfp_bc_slack`, `gfp_guan`) run under `priorities` instead (`None`: the set's own
+/// per-task priorities if its file gave them, [`TaskSet::priorities`], else deadline
+/// monotonic); the `gfp_rm_*` names keep rate-monotonic priorities. Given priorities override
+/// the set's own, and the report says so ([`PrioritySource`]). An explicit assignment must
+/// have one value per task ([`gfp::Assignment::from_text`] checks it); a wrong length leaves
+/// those tests not schedulable.
 pub fn report_with_priorities(
     ts: &TaskSet,
     m: u32,
@@ -304,8 +355,15 @@ pub fn report_with_priorities(
     priorities: Option<&gfp::Assignment>,
 ) -> Report {
     let applies = suspension::applies(ts);
+    let own = file_priorities(ts);
+    let (priorities, source) = match (priorities, &own) {
+        (Some(p), Some(_)) => (Some(p), PrioritySource::GivenOverFile),
+        (Some(p), None) => (Some(p), PrioritySource::Default),
+        (None, Some(f)) => (Some(f), PrioritySource::File),
+        (None, None) => (None, PrioritySource::Default),
+    };
     let mut r = match suspension::oblivious(ts) {
-        Ok(view) => report_plain(view.as_ref(), m, tests, limits, false, priorities),
+        Ok(view) => report_plain(ts, view.as_ref(), m, tests, limits, false, priorities),
         // A C + S beyond the largest time: unschedulable by every test.
         Err(_) => Report {
             m,
@@ -327,8 +385,10 @@ pub fn report_with_priorities(
                 })
                 .collect(),
             suspension_oblivious: true,
+            priorities: source,
         },
     };
+    r.priorities = source;
     r.utilization = ts.utilization_f64() + 0.0;
     r.utilization_exact = exact_utilization.then(|| {
         let u = ts.utilization();
@@ -338,7 +398,10 @@ pub fn report_with_priorities(
     r
 }
 
+/// The report of `ts` (as given) whose suspension-oblivious view is `view` (`ts` itself
+/// without suspensions).
 fn report_plain(
+    orig: &TaskSet,
     ts: &TaskSet,
     m: u32,
     tests: &[TestId],
@@ -378,7 +441,8 @@ fn report_plain(
                 };
                 TestResult { test: t, verdict: v, extra: Extra::ResponseTimes(rts) }
             }
-            _ => TestResult { test: t, verdict: verdict(t, ts, m, limits, 0), extra: Extra::None },
+            // `verdict` converts (or, for the G-EDF family, lets LA see the suspensions).
+            _ => TestResult { test: t, verdict: verdict(t, orig, m, limits, 0), extra: Extra::None },
         })
         .collect();
     Report {
@@ -392,7 +456,13 @@ fn report_plain(
         }),
         results,
         suspension_oblivious: false,
+        priorities: PrioritySource::Default,
     }
+}
+
+/// The set's own per-task priorities ([`TaskSet::priorities`]) as an assignment.
+fn file_priorities(ts: &TaskSet) -> Option<gfp::Assignment> {
+    ts.priorities().map(|r| gfp::Assignment::Explicit(r.iter().map(|&x| u64::from(x)).collect()))
 }
 
 /// Appends a JSON number for a finite float (`2.0`, `4.800000050210976`, `1e-7`).
@@ -415,6 +485,15 @@ fn write_opt_bool(out: &mut String, v: Option<bool>) {
 }
 
 impl Report {
+    /// The `priorities` key of `test`'s result: where `gfp_bc`, `gfp_bc_slack` and `gfp_guan`
+    /// took their priorities from, when not the default ([`PrioritySource`]).
+    pub fn priority_note(&self, test: TestId) -> Option<&'static str> {
+        match test {
+            TestId::Gfp(_, fp::Priority::DeadlineMonotonic) => self.priorities.json(),
+            _ => None,
+        }
+    }
+
     /// Appends the report as one line of compact JSON (no newline).
     pub fn write_json(&self, out: &mut String) {
         let _ = write!(out, "{{\"m\":{},\"n\":{},\"utilization\":", self.m, self.n);
@@ -432,7 +511,10 @@ impl Report {
             out.push_str(",\"gave_up\":");
             out.push_str(if r.verdict == Verdict::GaveUp { "true" } else { "false" });
             if self.suspension_oblivious {
-                let _ = write!(out, ",\"suspension\":\"{}\"", suspension::OBLIVIOUS);
+                let _ = write!(out, ",\"suspension\":\"{}\"", r.test.suspension_mode());
+            }
+            if let Some(src) = self.priority_note(r.test) {
+                let _ = write!(out, ",\"priorities\":\"{src}\"");
             }
             match &r.extra {
                 Extra::None => {}

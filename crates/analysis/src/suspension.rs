@@ -10,7 +10,13 @@
 //! same conversion): a schedule of the suspending jobs is one of the converted jobs in which a
 //! job idles a while instead of executing, which can only lower its interference on others.
 //!
-//! The conversion happens here, in one place: [`crate::report`] (every named test, the
+//! One test is suspension-aware instead: `la` (Liu & Anderson, ECRTS 2013,
+//! [`crate::global::la`]) analyses the suspensions themselves, and `gedf`, which tries LA
+//! last, tries it both ways after its oblivious members ([`crate::global::combined_of`]; the report says
+//! `"suspension": "aware"` for `la` and `"oblivious+aware"` for `gedf`). Overhead-aware
+//! verdicts stay oblivious: the inflation rules of [`crate::overheads`] work on `C' = C + S`.
+//!
+//! The conversion happens here, in one place: [`crate::report`] (every other named test, the
 //! report's JSON says `"suspension": "oblivious"`), [`crate::placing::place`] and the
 //! overhead-aware verdicts and placements ([`crate::overheads`]) call [`oblivious`] before
 //! anything else. A set without suspension is passed through unchanged (no copy).
@@ -21,9 +27,27 @@ use std::borrow::Cow;
 /// The JSON value of a verdict's `suspension` key when the rule was applied.
 pub const OBLIVIOUS: &str = "oblivious";
 
+/// The JSON value of the `suspension` key of `la`, which analyses the suspensions themselves
+/// (Liu & Anderson, ECRTS 2013: [`crate::global::la`]).
+pub const AWARE: &str = "aware";
+
+/// The JSON value of the `suspension` key of `gedf`: its members run on the oblivious view,
+/// and LA (the last member) suspension-aware as well.
+pub const MIXED: &str = "oblivious+aware";
+
 /// One line for reports: what was done and where it comes from.
 pub const REASON: &str = "suspension-oblivious: each task's suspension S counted as execution, C' = C + S \
      (Chen et al., Real-Time Systems 2019, section 4.1)";
+
+/// Each task's suspension bound `S_i` ([`rtsched_model::Task::suspension`]), or an empty list
+/// when no task suspends (the form [`crate::global::la::test_with_suspensions`] takes).
+pub fn bounds(ts: &TaskSet) -> Vec<rtsched_model::Time> {
+    if applies(ts) {
+        ts.iter().map(|t| t.suspension()).collect()
+    } else {
+        Vec::new()
+    }
+}
 
 /// Whether any task of `ts` self-suspends (the rule then applies).
 pub fn applies(ts: &TaskSet) -> bool {
@@ -44,7 +68,12 @@ pub fn oblivious(ts: &TaskSet) -> Result<Cow<'_, TaskSet>, ModelError> {
         .map(|(i, t)| t.suspension_oblivious().map_err(|e| e.in_task(i, t.name.as_deref())))
         .collect::<Result<Vec<_>, _>>()?;
     debug_assert!(tasks.iter().all(|t| t.wcet <= MAX_TIME));
-    Ok(Cow::Owned(TaskSet::new(tasks)?))
+    let view = TaskSet::new(tasks)?;
+    // The same set: its per-task priorities (if its file gave them) stay.
+    Ok(Cow::Owned(match ts.priorities() {
+        Some(p) => view.with_priorities(p.to_vec())?,
+        None => view,
+    }))
 }
 
 #[cfg(test)]

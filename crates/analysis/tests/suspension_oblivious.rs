@@ -2,7 +2,11 @@
 //! test: looped over `report::TEST_NAMES`, each test's verdict on a self-suspending set is its
 //! verdict on the set with `C' = C + S`, and differs from the verdict that ignores suspension
 //! where `C + S > D`. The report, `run_test`, plain partitioning and SP-RES placement say so.
+//! The exceptions: `la` is suspension-aware (Liu & Anderson, ECRTS 2013) and `gedf` tries it
+//! last; their verdicts are checked here against their definition, in simulation in
+//! crates/sim/tests/suspension_aware.rs.
 
+use rtsched_analysis::global::{la, GlobalTest};
 use rtsched_analysis::report::{self, Selection, TestId, TEST_NAMES};
 use rtsched_analysis::{partition, placing, semi, suspension, Limits, Verdict};
 use rtsched_model::task::{Segments, SuspensionBound};
@@ -49,7 +53,13 @@ fn every_test_counts_suspension_as_execution() {
         assert!(r.suspension_oblivious && r.results[0].verdict == v, "{name}");
         let mut json = String::new();
         r.write_json(&mut json);
-        assert!(json.contains(r#""suspension":"oblivious""#), "{name}: {json}");
+        let mode = match name {
+            "la" => "aware",
+            "gedf" => "oblivious+aware",
+            _ => "oblivious",
+        };
+        assert_eq!(t.suspension_mode(), mode, "{name}");
+        assert!(json.contains(&format!(r#""suspension":"{mode}""#)), "{name}: {json}");
         assert_eq!(r.utilization, with.utilization_f64(), "{name}: the set's own utilization is reported");
     }
 }
@@ -81,7 +91,20 @@ fn verdicts_equal_the_oblivious_sets_on_random_suspending_sets() {
         let ts = TaskSet::new(tasks).unwrap();
         let ob = suspension::oblivious(&ts).unwrap().into_owned();
         for &t in &tests {
-            assert_eq!(report::verdict(t, &ts, 2, &lim, 0), report::verdict(t, &ob, 2, &lim, 0), "{}", t.name());
+            let v = report::verdict(t, &ts, 2, &lim, 0);
+            match t {
+                TestId::Global(GlobalTest::La) => {
+                    let s: Vec<Time> = ts.iter().map(|x| x.suspension()).collect();
+                    assert_eq!(v, la::test_with_suspensions(&ts, 2, &s, &lim), "la is suspension-aware");
+                }
+                TestId::Gedf => {
+                    let no_la = report::verdict(TestId::GedfNoLa, &ob, 2, &lim, 0).is_schedulable();
+                    let la_aware = report::verdict(TestId::Global(GlobalTest::La), &ts, 2, &lim, 0).is_schedulable();
+                    let la_ob = report::verdict(TestId::Global(GlobalTest::La), &ob, 2, &lim, 0).is_schedulable();
+                    assert_eq!(v.is_schedulable(), no_la || la_ob || la_aware, "gedf = oblivious members or la aware");
+                }
+                _ => assert_eq!(v, report::verdict(t, &ob, 2, &lim, 0), "{}", t.name()),
+            }
         }
     }
 }

@@ -2,8 +2,9 @@
 //!
 //! * JSON: `{"m": 4, "tasks": [{"name": "a", "wcet": 1000000, "period": "10ms", "deadline": "8ms"}]}`;
 //!   `m`, `name`, `deadline` (defaults to `period`) and `segments` (self-suspension, the
-//!   segmented model: `[C_1, S_1, C_2, ..]`) are optional; times are integer ns or
-//!   duration strings. Unknown and repeated keys are errors (a misspelled `dedline` must not be
+//!   segmented model: `[C_1, S_1, C_2, ..]`) and `priority` (a fixed-priority rank, an integer
+//!   in `0..=2^32-1`, smaller = higher, equal ranks tie by task index; every task or none) are
+//!   optional; times are integer ns or duration strings. Unknown and repeated keys are errors (a misspelled `dedline` must not be
 //!   ignored, nor the first of two `wcet`s). A leading byte-order mark is skipped.
 //! * JSON Lines: one such object per line; blank lines and lines starting with `#` are skipped
 //!   (line numbers in errors still count them).
@@ -107,7 +108,8 @@ fn time_field(v: &Value, field: &str) -> Result<Time, ModelError> {
     }
 }
 
-fn parse_task(index: usize, v: &Value) -> Result<Task, ModelError> {
+/// One task and its `priority` field, if it has one.
+fn parse_task(index: usize, v: &Value) -> Result<(Task, Option<u32>), ModelError> {
     let obj = v.as_object().ok_or_else(|| {
         ModelError::new(format!("expected a task object {{\"wcet\": .., \"period\": ..}}, got {v}"))
             .in_task(index, None)
@@ -119,10 +121,10 @@ fn parse_task(index: usize, v: &Value) -> Result<Task, ModelError> {
     };
     let wrap = |e: ModelError| e.in_task(index, name.as_deref());
     for key in obj.keys() {
-        if !matches!(key.as_str(), "name" | "wcet" | "period" | "deadline" | "segments") {
+        if !matches!(key.as_str(), "name" | "wcet" | "period" | "deadline" | "segments" | "priority") {
             return Err(wrap(ModelError::field(
                 key,
-                "unknown key (a task has name, wcet, period, deadline, segments)",
+                "unknown key (a task has name, wcet, period, deadline, segments, priority)",
             )));
         }
     }
@@ -136,12 +138,22 @@ fn parse_task(index: usize, v: &Value) -> Result<Task, ModelError> {
         None | Some(Value::Null) => period,
         Some(v) => time_field(v, "deadline").map_err(wrap)?,
     };
+    let priority = match obj.get("priority") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_u64().and_then(|p| u32::try_from(p).ok()).ok_or_else(|| {
+            wrap(ModelError::field(
+                "priority",
+                format!("expected an integer rank in 0..={} (smaller = higher priority), got {v}", u32::MAX),
+            ))
+        })?),
+    };
     let task = Task { name: name.clone(), wcet, deadline, period, segments: None };
     task.validate().map_err(wrap)?;
-    match obj.get("segments") {
-        None | Some(Value::Null) => Ok(task),
-        Some(v) => task.with_segments(parse_segments(v).map_err(wrap)?).map_err(wrap),
-    }
+    let task = match obj.get("segments") {
+        None | Some(Value::Null) => task,
+        Some(v) => task.with_segments(parse_segments(v).map_err(wrap)?).map_err(wrap)?,
+    };
+    Ok((task, priority))
 }
 
 /// `"segments": [C_1, S_1, C_2, ..., C_k]`: execution times at even entries, suspensions at
@@ -237,8 +249,25 @@ pub fn from_value(v: &Value) -> Result<TaskSetFile, ModelError> {
         .ok_or_else(|| ModelError::field("tasks", "missing"))?
         .as_array()
         .ok_or_else(|| ModelError::field("tasks", "expected a list of task objects"))?;
-    let tasks = tasks.iter().enumerate().map(|(i, t)| parse_task(i, t)).collect::<Result<Vec<_>, _>>()?;
-    Ok(TaskSetFile { m, taskset: TaskSet::new(tasks)? })
+    let parsed = tasks.iter().enumerate().map(|(i, t)| parse_task(i, t)).collect::<Result<Vec<_>, _>>()?;
+    // Priorities: every task or none (a set half-ranked has no meaning to guess).
+    let ranked = parsed.iter().position(|(_, p)| p.is_some());
+    if let Some(first) = ranked {
+        if let Some(i) = parsed.iter().position(|(_, p)| p.is_none()) {
+            return Err(ModelError::field(
+                "priority",
+                format!("missing (task {first} has one: give every task a priority or none)"),
+            )
+            .in_task(i, parsed[i].0.name.as_deref()));
+        }
+    }
+    let ranks: Option<Vec<u32>> = ranked.map(|_| parsed.iter().map(|(_, p)| p.unwrap_or(0)).collect());
+    let taskset = TaskSet::new(parsed.into_iter().map(|(t, _)| t).collect())?;
+    let taskset = match ranks {
+        Some(r) => taskset.with_priorities(r)?,
+        None => taskset,
+    };
+    Ok(TaskSetFile { m, taskset })
 }
 
 fn short(v: &Value) -> String {
@@ -308,6 +337,14 @@ pub fn to_value(ts: &TaskSet, m: Option<u32>) -> Value {
             Value::Object(o)
         })
         .collect();
+    let mut tasks = tasks;
+    if let Some(p) = ts.priorities() {
+        for (o, &rank) in tasks.iter_mut().zip(p) {
+            if let Value::Object(o) = o {
+                o.insert("priority".into(), rank.into());
+            }
+        }
+    }
     let mut o = Map::new();
     if let Some(m) = m {
         o.insert("m".into(), m.into());
@@ -347,6 +384,9 @@ pub fn write_json(out: &mut String, ts: &TaskSet, m: Option<u32>) {
             out.push_str(",\"segments\":");
             out.push_str(&segments_value(seg).to_string());
         }
+        if let Some(p) = ts.priorities() {
+            let _ = write!(out, ",\"priority\":{}", p[i]);
+        }
         out.push('}');
     }
     out.push_str("]}");
@@ -375,6 +415,58 @@ mod tests {
     }
 
     #[test]
+    fn priorities_round_trip_and_errors() {
+        let text = r#"{"m": 2, "tasks": [{"wcet": 1, "period": 4, "priority": 1},
+                                          {"name": "b", "wcet": 2, "period": 8, "priority": 0},
+                                          {"wcet": 2, "period": 8, "segments": [1, 3, 1], "priority": 1}]}"#;
+        let f = read_json(text).unwrap();
+        assert_eq!(f.taskset.priorities(), Some(&[1, 0, 1][..]), "duplicates allowed");
+        // JSON and JSON Lines round trip, the value form too.
+        let line = to_json(&f.taskset, f.m);
+        assert!(line.contains(r#""priority":0"#), "{line}");
+        assert_eq!(read_json(&line).unwrap(), f);
+        assert_eq!(from_value(&to_value(&f.taskset, f.m)).unwrap(), f);
+        assert_eq!(
+            read_jsonl(&format!("{line}\n{line}\n")).map(|r| r.unwrap()).collect::<Vec<_>>(),
+            vec![f.clone(); 2]
+        );
+        // A set without priorities writes none.
+        assert!(!to_json(&f.taskset.clone().without_priorities(), None).contains("priority"));
+        // CSV has no column for them: refused in one line.
+        let e =
+            to_csv(&TaskSet::from_ct(&[(1, 4)]).unwrap().with_priorities(vec![0]).unwrap()).unwrap_err().to_string();
+        assert!(e.contains("field 'priority'") && e.contains("CSV has no priority column") && !e.contains('\n'), "{e}");
+        // Errors name the task and the field.
+        for (body, want) in [
+            (r#"{"wcet": 1, "period": 4, "priority": -1}"#, "task 0: field 'priority': expected an integer rank"),
+            (r#"{"wcet": 1, "period": 4, "priority": 1.5}"#, "task 0: field 'priority': expected an integer rank"),
+            (r#"{"wcet": 1, "period": 4, "priority": "high"}"#, "task 0: field 'priority': expected an integer rank"),
+            (
+                r#"{"wcet": 1, "period": 4, "priority": 4294967296}"#,
+                "task 0: field 'priority': expected an integer rank",
+            ),
+        ] {
+            let e = read_json(&format!(r#"{{"tasks": [{body}]}}"#)).unwrap_err().to_string();
+            assert!(e.starts_with(want) && !e.contains('\n'), "{e}");
+        }
+        let e =
+            read_json(r#"{"tasks": [{"wcet": 1, "period": 4, "priority": 3}, {"name": "x", "wcet": 1, "period": 4}]}"#)
+                .unwrap_err()
+                .to_string();
+        assert!(e.starts_with("task 1 (\"x\"): field 'priority': missing (task 0 has one") && !e.contains('\n'), "{e}");
+        assert_eq!(
+            read_json(r#"{"tasks": [{"wcet": 1, "period": 4, "priority": null}]}"#).unwrap().taskset.priorities(),
+            None
+        );
+        // The set's own rules.
+        let ts = TaskSet::from_ct(&[(1, 4), (1, 5)]).unwrap();
+        assert!(ts.clone().with_priorities(vec![0]).unwrap_err().to_string().contains("1 priorities for 2 tasks"));
+        let mut ranked = ts.with_priorities(vec![4, 2]).unwrap();
+        let e = ranked.push(Task::implicit(1, 9).unwrap()).unwrap_err().to_string();
+        assert!(e.starts_with("task 2: field 'priority'"), "{e}");
+    }
+
+    #[test]
     fn reads_json_with_units_and_defaults() {
         let f = read_json(
             r#"{"m": 2, "tasks": [{"name": "a", "wcet": "1ms", "period": "10ms"},
@@ -392,7 +484,7 @@ mod tests {
         let e = read_json(r#"{"tasks": [{"wcet": 1, "period": 2, "dedline": 2}]}"#).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "task 0: field 'dedline': unknown key (a task has name, wcet, period, deadline, segments)"
+            "task 0: field 'dedline': unknown key (a task has name, wcet, period, deadline, segments, priority)"
         );
         let e =
             read_json(r#"{"tasks": [{"wcet": 1, "period": 2}, {"name": "x", "wcet": -1, "period": 2}]}"#).unwrap_err();

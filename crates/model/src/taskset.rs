@@ -34,9 +34,15 @@ impl Platform {
 
 /// An ordered list of valid tasks. A task's index is its identity everywhere (results,
 /// placements, traces) and the last tie-breaker of every priority order.
+///
+/// A set may carry one fixed-priority rank per task (the task-set file's `priority` fields,
+/// docs/formats.md): smaller = higher priority, equal ranks allowed (ties by task index, as
+/// every fixed-priority order here). They live beside the tasks, not on [`Task`]: they are a
+/// property of the assignment, and a set built from tasks ([`TaskSet::new`]) has none.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct TaskSet {
     tasks: Vec<Task>,
+    priorities: Option<Vec<u32>>,
 }
 
 impl TaskSet {
@@ -45,7 +51,7 @@ impl TaskSet {
         for (i, t) in tasks.iter().enumerate() {
             t.validate().map_err(|e| e.in_task(i, t.name.as_deref()))?;
         }
-        Ok(TaskSet { tasks })
+        Ok(TaskSet { tasks, priorities: None })
     }
 
     /// Builds from `(wcet, deadline, period)` triples.
@@ -65,9 +71,38 @@ impl TaskSet {
         )
     }
 
-    /// Appends a task (validated; the error names its index and field).
+    /// The same set with one fixed-priority rank per task (smaller = higher, ties by task
+    /// index); an error naming the field `priority` when the count differs from the tasks'.
+    pub fn with_priorities(mut self, ranks: Vec<u32>) -> Result<TaskSet, ModelError> {
+        if ranks.len() != self.tasks.len() {
+            return Err(ModelError::field(
+                "priority",
+                format!("{} priorities for {} tasks", ranks.len(), self.tasks.len()),
+            ));
+        }
+        self.priorities = Some(ranks);
+        Ok(self)
+    }
+
+    /// The same set without priorities.
+    pub fn without_priorities(mut self) -> TaskSet {
+        self.priorities = None;
+        self
+    }
+
+    /// The fixed-priority ranks the set carries (one per task), if any.
+    pub fn priorities(&self) -> Option<&[u32]> {
+        self.priorities.as_deref()
+    }
+
+    /// Appends a task (validated; the error names its index and field). A set that carries
+    /// priorities takes no task without one: [`TaskSet::with_priorities`] again instead.
     pub fn push(&mut self, task: Task) -> Result<(), ModelError> {
         task.validate().map_err(|e| e.in_task(self.tasks.len(), task.name.as_deref()))?;
+        if self.priorities.is_some() {
+            return Err(ModelError::field("priority", "the set has per-task priorities; this task has none")
+                .in_task(self.tasks.len(), task.name.as_deref()));
+        }
         self.tasks.push(task);
         Ok(())
     }

@@ -121,7 +121,10 @@ fn report_dict<'py>(py: Python<'py>, r: &Report, k: &Keys<'py>) -> PyResult<Boun
         v.set_item(&k.schedulable, t.verdict.decided())?;
         v.set_item(&k.gave_up, t.verdict == Verdict::GaveUp)?;
         if r.suspension_oblivious {
-            v.set_item(intern!(py, "suspension"), rtsched_analysis::suspension::OBLIVIOUS)?;
+            v.set_item(intern!(py, "suspension"), t.test.suspension_mode())?;
+        }
+        if let Some(src) = r.priority_note(t.test) {
+            v.set_item(intern!(py, "priorities"), src)?;
         }
         match &t.extra {
             Extra::None => {}

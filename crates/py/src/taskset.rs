@@ -227,15 +227,29 @@ impl TaskSet {
     fn __len__(&self) -> usize {
         self.inner.len()
     }
+    /// The per-task fixed-priority ranks of the task-set file (`priority`, smaller = higher,
+    /// ties by index; docs/formats.md), or None.
+    #[getter]
+    fn priorities(&self) -> Option<Vec<u32>> {
+        self.inner.priorities().map(<[u32]>::to_vec)
+    }
     /// `ts[i]` is a Task; `ts[a:b]` a new TaskSet (same m).
     fn __getitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<PyObject> {
         if let Ok(slice) = index.downcast::<PySlice>() {
             let ix = slice.indices(self.inner.len() as isize)?;
             let mut out = RTaskSet::default();
+            let mut ranks = Vec::new();
             let mut i = ix.start;
             for _ in 0..ix.slicelength {
                 out.push(self.inner[i as usize].clone()).map_err(err)?;
+                if let Some(p) = self.inner.priorities() {
+                    ranks.push(p[i as usize]);
+                }
                 i += ix.step;
+            }
+            // The file's per-task priorities go with their tasks.
+            if self.inner.priorities().is_some() {
+                out = out.with_priorities(ranks).map_err(err)?;
             }
             return Ok(TaskSet { inner: out, m: self.m }.into_pyobject(py)?.into_any().unbind());
         }

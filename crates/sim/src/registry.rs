@@ -549,6 +549,16 @@ where
             reservations = Some(p);
         }
     }
+    if ts.priorities().is_some() {
+        match e.name {
+            "gfp" if params.given("priorities") => {
+                notes.push("priorities=... overrides the task set's own priorities".into())
+            }
+            "gfp" => notes.push("priorities from the task set (its `priority` fields)".into()),
+            "pfp" => notes.push("pfp orders by deadline monotonic: the task set's own priorities are not used".into()),
+            _ => {}
+        }
+    }
     let scheduler = (e.build)(Setup { name: e.name, ts: &ts, m, params: &params, partition, reservations, federated })?;
     Ok(Built { scheduler, notes })
 }
@@ -642,6 +652,10 @@ pub static GFP: Entry = Entry {
     placement: PlacementKind::None,
     workloads: Workloads { sporadic: true, fork_join: false, dag: true },
     build: |s| {
+        // The task set's own priorities (its file's `priority` fields) unless given here.
+        if let (false, Some(ranks)) = (s.params.given("priorities"), s.ts.priorities()) {
+            return Ok(Scheduler::Gfp { ranks: ranks.to_vec(), order: None });
+        }
         let text = s.params.text("priorities").unwrap_or("dm");
         let order = match text.trim().to_ascii_lowercase().as_str() {
             "dm" => Some(FpOrder::DeadlineMonotonic),
@@ -833,6 +847,23 @@ mod tests {
             assert!(!e.summary.is_empty() && e.line().starts_with(e.name), "{}", e.line());
             assert_eq!(e.to_json()["name"], e.name);
         }
+    }
+
+    #[test]
+    fn gfp_takes_the_task_sets_own_priorities_unless_given() {
+        let own = ts().with_priorities((0..ts().len() as u32).rev().collect()).unwrap();
+        let want: Vec<u32> = own.priorities().unwrap().to_vec();
+        let w = Workload::Sporadic(own);
+        let b = build("gfp", none(), &w, 2, None, &Stop::never()).unwrap();
+        assert_eq!(b.scheduler, Scheduler::Gfp { ranks: want.clone(), order: None });
+        assert_eq!(b.notes, vec!["priorities from the task set (its `priority` fields)".to_string()]);
+        let given = vec![("priorities", ParamArg::Text("dm".into()))];
+        let b = build("gfp", given, &w, 2, None, &Stop::never()).unwrap();
+        assert_ne!(b.scheduler, Scheduler::Gfp { ranks: want, order: None });
+        assert!(matches!(b.scheduler, Scheduler::Gfp { order: Some(FpOrder::DeadlineMonotonic), .. }));
+        assert_eq!(b.notes, vec!["priorities=... overrides the task set's own priorities".to_string()]);
+        let b = build("pfp", none(), &w, 2, None, &Stop::never()).unwrap();
+        assert!(b.notes.iter().any(|n| n.contains("own priorities are not used")), "{:?}", b.notes);
     }
 
     #[test]

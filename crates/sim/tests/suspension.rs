@@ -6,7 +6,7 @@
 //!   execution plus its suspension; the summary's suspension time equals the trace's; every
 //!   global scheduler is work conserving at every event (no CPU idles while a ready job waits);
 //!   the engine's own invariant check is on;
-//! * the suspension-oblivious G-EDF test (`rtsched_analysis::suspension`): no set it accepts
+//! * the suspension-oblivious G-EDF tests (`gedf_no_la`, `rtsched_analysis::suspension`): no set they accept
 //!   misses a deadline in exact simulation, synchronous or sporadic, suspensions at their upper
 //!   bounds or drawn;
 //! * SP-RES (a suspended job leaves its reservation, which keeps its budget): by hand, and on light
@@ -246,7 +246,8 @@ fn suspension_oblivious_gedf_acceptance_holds_in_simulation() {
         if !ts.iter().any(Task::is_self_suspending) {
             continue;
         }
-        if report::verdict(TestId::Gedf, &ts, m, &lim, 0) != Verdict::Schedulable {
+        // gedf_no_la: every member oblivious (gedf adds LA, suspension-aware: tests/suspension_aware.rs).
+        if report::verdict(TestId::GedfNoLa, &ts, m, &lim, 0) != Verdict::Schedulable {
             continue;
         }
         accepted += 1;

@@ -88,11 +88,16 @@ def _print_report_table(results: list[dict]) -> None:
             continue
         exact = f" = {r['utilization_exact']}" if "utilization_exact" in r else ""
         print(f"n = {r['n']}, m = {r['m']}, U = {r['utilization']:.4f}{exact}")
-        if any(res.get("suspension") == "oblivious" for res in r["results"].values()):
+        if any("suspension" in res for res in r["results"].values()):
             print(
                 "  self-suspending tasks: suspension-oblivious verdicts, suspension counted as execution "
-                "(C' = C + S; Chen et al., Real-Time Systems 2019)"
+                "(C' = C + S; Chen et al., Real-Time Systems 2019); la suspension-aware "
+                "(Liu & Anderson, ECRTS 2013), gedf both"
             )
+        if any(res.get("priorities") == "given-over-file" for res in r["results"].values()):
+            print("  --priorities overrides the priorities of the task-set file (gfp_bc, gfp_bc_slack, gfp_guan)")
+        elif any(res.get("priorities") == "file" for res in r["results"].values()):
+            print("  gfp_bc, gfp_bc_slack, gfp_guan: priorities of the task-set file")
         width = max(len(k) for k in r["results"])
         for name, res in r["results"].items():
             extra = ""

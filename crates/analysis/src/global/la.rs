@@ -32,20 +32,38 @@
 //! >= 0`), up to the bound `A <= (m (C_l + s) + Σ_i C_i) / (m - U)` (rounded up), which
 //! needs `U < m` strictly: a set with `U = m` is answered `NotSchedulable`, as SchedCAT does.
 //!
-//! **Without suspensions** (`S_i = 0` for all `i`, the only case the task model has today)
-//! the condition is, term by term, the one of SchedCAT's Baruah test (`baruah.cpp`: caps
+//! **One length suffices.** The paper (and SchedCAT) checks every integer `s` in `0..=S_l`,
+//! each up to its own bound on `A`. Checking `s = S_l` alone, up to its bound (the largest),
+//! gives the same verdict: fix `A` (so `t`), write `x = t - C_l - s`; for one choice of the
+//! `m - 1` carry-in tasks the left-hand side is a constant plus the sum over `i != l` of
+//! `min(v_i, x + 1)` (`v_i` one of `dbf_i(t)`, `δ_i(t)`, their maximum: none depends on `s`),
+//! so `g(x) = LHS - m x` is concave in `x`. If `g` rose from `x` to `x + 1`, at least `m + 1`
+//! terms would still grow, i.e. equal `x + 1` at `x`, and `LHS >= (m + 1)(x + 1) > m x`:
+//! `g(x) > 0`. So where the condition holds at the smallest `x` (the largest `s`), `g` only
+//! falls as `x` grows: it holds for every shorter suspension at the same `A`; and every `A`
+//! that a shorter length examines, `S_l` examines too. A unit test compares the verdict with
+//! the enumeration of every length and every point (a suspension of milliseconds would be a
+//! million lengths in ns).
+//!
+//! **Without suspensions** (`S_i = 0` for all `i`) the condition is, term by term, the one of SchedCAT's Baruah test (`baruah.cpp`: caps
 //! `A + D_k - C_k + 1`, `<=` against `m (A + D_k - C_k)`), only over another range of `A`.
 //! rtsched's [`super::baruah`] compares the same left-hand side against the larger
 //! `m (x + 1) - 1` (`x = A + D_l - C_l`) at every breakpoint up to its own bound, so every set
-//! LA accepts is accepted by `bar` too (unless `bar` gave up); LA is here for the suspending
-//! tasks the model will have, and for SchedCAT users who look for it. Tested in
+//! LA accepts is accepted by `bar` too (unless `bar` gave up); LA is here for self-suspending
+//! tasks, and for SchedCAT users who look for it. Tested in
 //! crates/analysis/tests/global_props.rs.
+//!
+//! **With suspensions** [`super::test`] and [`super::combined`] run LA on the set as it is
+//! (`C_i` the execution, `S_i` = [`rtsched_model::Task::suspension`], the sum of the
+//! segmented model's suspension upper bounds: a segmented job is one of the paper's jobs that
+//! suspend for at most `S_i` in any pattern) and every other test on the suspension-oblivious
+//! set (`crate::suspension`). The simulator oracle is crates/sim/tests/suspension_aware.rs.
 //!
 //! Where we differ from SchedCAT: SchedCAT evaluates every test point and stops a task's search
 //! after one second of CPU time, then answers "not schedulable"; here the points are searched
-//! by bisection (`task_passes`: same verdict, fewer evaluations), `Limits::max_steps`
-//! (evaluations, over all tasks and suspension lengths) and `Limits::max_interval` bound the work, and hitting
-//! either answers `GaveUp`. The bound on `A` is computed with a rigorous float enclosure
+//! by bisection (`task_passes`: same verdict, fewer evaluations) for the longest suspension
+//! length only, `Limits::max_steps` (evaluations, over all tasks) and `Limits::max_interval`
+//! bound the work, and hitting either answers `GaveUp`. The bound on `A` is computed with a rigorous float enclosure
 //! rounded up, exact rationals near `U = m` (a bound that is too large only adds points).
 //!
 //! Integer ns throughout (`u64` parameters, `u128` sums): exact. Constrained deadlines only
@@ -58,8 +76,9 @@ use super::{by_laxity, divmod, Admission, System};
 use crate::{Limits, Verdict};
 
 /// The test on a task set whose tasks suspend for at most `suspension[i]` ns per job (empty:
-/// no task suspends). The task model has no suspension field yet: [`super::test`] runs this
-/// with no suspensions; a caller that knows the bounds passes them here.
+/// no task suspends; another length than the set's is `NotSchedulable`). `ts` holds the
+/// execution costs only (not `C + S`). [`super::test`] passes each task's own bound
+/// ([`rtsched_model::Task::suspension`]); a caller may pass other bounds here.
 pub fn test_with_suspensions(ts: &TaskSet, m: u32, suspension: &[Time], limits: &Limits) -> Verdict {
     if !suspension.is_empty() && suspension.len() != ts.len() {
         return Verdict::NotSchedulable;
@@ -102,38 +121,43 @@ pub(crate) fn check(sys: &System, susp: &[Time], limits: &Limits) -> Verdict {
         Some(s)
     };
     let csum: u128 = sys.c.iter().map(|&c| c as u128).sum();
+    // A <= (m (C_l + s) + Σ C_i) / (m - U), rounded up: the last test point for suspension
+    // length `s` (non-decreasing in `s`).
+    let bound = |l: usize, s: Time| -> u64 {
+        let x = sys.m as u128 * (sys.c[l] as u128 + s as u128) + csum;
+        let q: u128 = match &slack_exact {
+            None => {
+                let q = Interval::int(x).hi / slack_iv.lo;
+                let q = q.next_up().next_up().ceil();
+                if q >= (1u64 << 62) as f64 {
+                    1 << 62
+                } else {
+                    q as u128
+                }
+            }
+            Some(slack) => exact::ceil_u128(&(int(x as i128) / slack.clone())).min(1 << 62),
+        };
+        q as u64
+    };
     let mut ctx = Ctx { sys, susp, inv: sys.t.iter().map(|&t| 1.0 / t as f64).collect(), diffs: Vec::with_capacity(n) };
     let mut steps: u64 = 0;
     let mut truncated = false;
     for l in by_laxity(sys) {
-        for s in 0..=s_of(l) {
-            // A <= (m (C_l + s) + Σ C_i) / (m - U), rounded up.
-            let x = sys.m as u128 * (sys.c[l] as u128 + s as u128) + csum;
-            let a_max: u128 = match &slack_exact {
-                None => {
-                    let q = Interval::int(x).hi / slack_iv.lo;
-                    let q = q.next_up().next_up().ceil();
-                    if q >= (1u64 << 62) as f64 {
-                        1 << 62
-                    } else {
-                        q as u128
-                    }
-                }
-                Some(slack) => exact::ceil_u128(&(int(x as i128) / slack.clone())).min(1 << 62),
-            };
-            // Examine A + D_l <= max_interval only; beyond it the answer can only be GaveUp.
-            let reach = (limits.max_interval as u128).saturating_sub(sys.d[l] as u128);
-            let last = if a_max > reach {
-                truncated = true;
-                reach as u64
-            } else {
-                a_max as u64
-            };
-            match task_passes(&mut ctx, l, s, last, &mut steps, limits) {
-                Some(true) => {}
-                Some(false) => return Verdict::NotSchedulable,
-                None => return Verdict::GaveUp,
-            }
+        // The longest suspension decides every shorter one (module doc, "One length").
+        let s_max = s_of(l);
+        // Examine A + D_l <= max_interval only; beyond it the answer can only be GaveUp.
+        let reach = limits.max_interval.saturating_sub(sys.d[l]);
+        let a_max = bound(l, s_max);
+        let last = if a_max > reach {
+            truncated = true;
+            reach
+        } else {
+            a_max
+        };
+        match task_passes(&mut ctx, l, s_max, last, &mut steps, limits) {
+            Some(true) => {}
+            Some(false) => return Verdict::NotSchedulable,
+            None => return Verdict::GaveUp,
         }
     }
     if truncated {
@@ -339,12 +363,12 @@ mod tests {
             x % k
         };
         let (mut yes, mut no) = (0, 0);
-        for _ in 0..4_000 {
+        for _ in 0..6_000 {
             let m = 1 + next(3) as u32;
             let n = 2 + next(4) as usize;
             let v: Vec<(u64, u64, u64)> = (0..n)
                 .map(|_| {
-                    let t = 2 + next(20);
+                    let t = 2 + next(30);
                     let c = 1 + next(t / 2);
                     (c, c + next(t - c + 1), t)
                 })
@@ -353,7 +377,13 @@ mod tests {
             if !ts.utilization_at_most(m as u64) || ts.utilization() == exact::int(m as i128) {
                 continue; // U > m: admission; U = m: LA's bound is infinite
             }
-            let susp: Vec<Time> = if next(2) == 0 { vec![] } else { (0..n).map(|_| next(3)).collect() };
+            // No suspension, short ones, or lengths whose decisive values (not every one of
+            // 0..=S_l) are checked by `decisive_lengths`.
+            let susp: Vec<Time> = match next(3) {
+                0 => vec![],
+                1 => (0..n).map(|_| next(3)).collect(),
+                _ => (0..n).map(|_| next(2) * next(12)).collect(),
+            };
             if v.iter().zip(susp.iter().chain(std::iter::repeat(&0))).any(|(&(c, d, _), &s)| c + s > d) {
                 continue;
             }

@@ -15,6 +15,11 @@
 //!
 //! [`combined`] ("gedf") accepts a task set if any of them does, cheapest first, LA last as in
 //! SchedCAT's combined test; [`combined_no_la`] ("gedf_no_la") leaves LA out.
+//!
+//! **Self-suspending tasks**: LA is suspension-aware (it runs on the set as it is, with each
+//! task's suspension bound); every other test runs on the suspension-oblivious view
+//! (`C' = C + S`, [`crate::suspension`]). [`test`] and [`combined_of`] do both, so a caller
+//! passes the set as it is; the combination tries LA both ways.
 //! Soft real-time: [`srt`] (Devi and Anderson, RTSS 2005).
 //!
 //! Global fixed priority (G-FP): [`fp`] (response-time analysis after Bertogna & Cirinei,
@@ -123,9 +128,15 @@ impl GlobalTest {
     }
 }
 
-/// Runs one hard real-time test.
+/// Runs one hard real-time test. On a set with self-suspending tasks, LA runs
+/// suspension-aware (its own model: [`la`]) and every other test suspension-obliviously
+/// ([`crate::suspension`]).
 pub fn test(t: GlobalTest, ts: &TaskSet, m: u32, limits: &Limits) -> Verdict {
-    let sys = match System::admit(ts, m) {
+    if t == GlobalTest::La && crate::suspension::applies(ts) {
+        return la::test_with_suspensions(ts, m, &crate::suspension::bounds(ts), limits);
+    }
+    let Ok(view) = crate::suspension::oblivious(ts) else { return Verdict::NotSchedulable };
+    let sys = match System::admit(&view, m) {
         Admission::Decided(v) => return v,
         Admission::Run(s) => s,
     };
@@ -141,7 +152,8 @@ fn run(t: GlobalTest, sys: &System, limits: &Limits) -> Verdict {
         GlobalTest::Rta => response_time::check(sys, limits),
         GlobalTest::Bar => baruah::check(sys, limits),
         GlobalTest::FfDbf => forced_forward::check(sys, limits),
-        // The task model has no self-suspension bounds yet: S_i = 0 for every task.
+        // A system without suspensions (a suspending set reaches LA through `test` or
+        // `combined_of`, suspension-aware).
         GlobalTest::La => la::check(sys, &[], limits),
     }
 }
@@ -159,15 +171,38 @@ pub fn combined_no_la(ts: &TaskSet, m: u32, limits: &Limits) -> Verdict {
 }
 
 /// Like [`combined`] over the given tests, tried in the given order (e.g.
-/// [`GlobalTest::SEED001`] to reproduce seed 001's "any of five").
+/// [`GlobalTest::SEED001`] to reproduce seed 001's "any of five"). On a set with
+/// self-suspending tasks, the tests run on its suspension-oblivious view, and LA runs
+/// suspension-aware on the set as well (each reading accepts sets the other rejects).
 pub fn combined_of(tests: &[GlobalTest], ts: &TaskSet, m: u32, limits: &Limits) -> Verdict {
-    let sys = match System::admit(ts, m) {
-        Admission::Decided(v) => return v,
-        Admission::Run(s) => s,
-    };
+    let aware = crate::suspension::applies(ts);
+    let Ok(view) = crate::suspension::oblivious(ts) else { return Verdict::NotSchedulable };
+    let oblivious = System::admit(&view, m);
+    if !aware {
+        if let Admission::Decided(v) = oblivious {
+            return v;
+        }
+    }
     let mut gave_up = false;
     for &t in tests {
-        match run(t, &sys, limits) {
+        let on_view = |t| match &oblivious {
+            Admission::Decided(v) => *v,
+            Admission::Run(sys) => run(t, sys, limits),
+        };
+        let v = if aware && t == GlobalTest::La {
+            // Neither reading of LA dominates the other on suspending sets (crates/sim/tests/
+            // suspension_aware.rs counts both ways); both are sound, so both are tried.
+            match la::test_with_suspensions(ts, m, &crate::suspension::bounds(ts), limits) {
+                Verdict::Schedulable => Verdict::Schedulable,
+                aware_v => match on_view(t) {
+                    Verdict::NotSchedulable => aware_v,
+                    v => v,
+                },
+            }
+        } else {
+            on_view(t)
+        };
+        match v {
             Verdict::Schedulable => return Verdict::Schedulable,
             Verdict::GaveUp => gave_up = true,
             Verdict::NotSchedulable => {}

@@ -197,6 +197,14 @@ pub fn to_csv(ts: &TaskSet) -> Result<String, ModelError> {
         )
         .in_task(i, ts[i].name.as_deref()));
     }
+    if ts.priorities().is_some() {
+        return Err(ModelError::task_field(
+            0,
+            "priority",
+            "CSV has no priority column: write the task set as JSON (.json/.jsonl)",
+        )
+        .in_task(0, ts[0].name.as_deref()));
+    }
     let named = ts.iter().any(|t| t.name.is_some());
     let mut s = String::from(if named { "wcet,period,deadline,name\n" } else { "wcet,period,deadline\n" });
     for t in ts {
