@@ -39,8 +39,9 @@
 //!
 //! # Online: [`Qps`]
 //!
-//! Time is counted in *ticks* of `1/L` ns, `L` the least common multiple of the task rates'
-//! denominators ([`QuasiPartition::scale`]): every budget below is an integer number of ticks.
+//! Time is counted in *ticks* of `1/L` ns, `L` the least common multiple of the rates'
+//! denominators of the major sets' tasks ([`QuasiPartition::scale`]; 1 when partitioned):
+//! every budget below is an integer number of ticks.
 //! A set's *boundaries* are the release instants of its tasks and the boundaries of the sets
 //! whose slave items it hosts; a *window* runs from one boundary to the next. At a boundary
 //! `t` with next boundary `d` (`len = d − t`), each item with work pending gets a *window
@@ -128,8 +129,8 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
 impl QuasiPartition {
     /// The execution sets of `ts` on `m` processors. Refused, with one line naming the task and
     /// field: a deadline other than the period (QPS schedules implicit-deadline tasks), total
-    /// utilization above `m`, and rates whose common denominator exceeds 2^64 (the exact
-    /// budgets' grid).
+    /// utilization above `m`, and (only when a major set is needed) rates of the major sets'
+    /// tasks whose common denominator exceeds 2^64 (the exact budgets' grid).
     pub fn build(ts: &TaskSet, m: u32) -> Result<QuasiPartition, ModelError> {
         if m == 0 {
             return Err(ModelError::field("m", "must be at least 1"));
@@ -162,24 +163,14 @@ impl QuasiPartition {
                 format!("total utilization {approx:.6} exceeds m = {m}: QPS schedules U ≤ m"),
             ));
         }
-        let too_big = || {
-            ModelError::field(
+        let too_big = |i: usize| {
+            ModelError::task_field(
+                i,
                 "period",
-                "QPS's exact budgets need the rates' common denominator below 2^64; use periods with a smaller least common multiple",
+                "QPS's exact budgets need the common denominator of the rates of its major execution sets' tasks below 2^64; use periods with a smaller least common multiple",
             )
         };
         let rates: Vec<Rational> = ts.iter().map(|t| t.utilization()).collect();
-        let mut scale: u128 = 1;
-        for r in &rates {
-            let d = u128::try_from(r.denom()).map_err(|_| too_big())?;
-            scale = (scale / gcd(scale, d)).checked_mul(d).filter(|&l| l <= u64::MAX as u128).ok_or_else(too_big)?;
-        }
-        let mut rate_ticks = Vec::with_capacity(rates.len());
-        for r in &rates {
-            let num = u128::try_from(r.numer()).map_err(|_| too_big())?;
-            let den = u128::try_from(r.denom()).map_err(|_| too_big())?;
-            rate_ticks.push(num * (scale / den));
-        }
         let mut order: Vec<usize> = (0..ts.len()).collect();
         order.sort_by(|&a, &b| rates[b].cmp(&rates[a]).then(a.cmp(&b)));
         let (sets, partitioned) = match worst_fit(&rates, &order, m) {
@@ -191,6 +182,28 @@ impl QuasiPartition {
                 "QPS: the quasi-partition has {} sets for m = {m} processors (a bug)",
                 sets.len()
             )));
+        }
+        // The tick grid: only tasks of major sets have window budgets (a minor set's tasks run
+        // plain EDF in whole ns), so L covers their rates only; a partitioned set needs none.
+        let mut scale: u128 = 1;
+        let mut rate_ticks = vec![0u128; ts.len()];
+        let in_major: Vec<u32> = sets
+            .iter()
+            .filter(|s| s.major.is_some())
+            .flat_map(|s| s.items.iter().filter_map(|it| if let Item::Task(i) = *it { Some(i) } else { None }))
+            .collect();
+        for &i in &in_major {
+            let d = u128::try_from(rates[i as usize].denom()).map_err(|_| too_big(i as usize))?;
+            scale = (scale / gcd(scale, d))
+                .checked_mul(d)
+                .filter(|&l| l <= u64::MAX as u128)
+                .ok_or_else(|| too_big(i as usize))?;
+        }
+        for &i in &in_major {
+            let r = &rates[i as usize];
+            let num = u128::try_from(r.numer()).map_err(|_| too_big(i as usize))?;
+            let den = u128::try_from(r.denom()).map_err(|_| too_big(i as usize))?;
+            rate_ticks[i as usize] = num * (scale / den);
         }
         let mut place = vec![(0, 0); ts.len()];
         for (k, s) in sets.iter().enumerate() {
@@ -492,6 +505,15 @@ impl Qps {
         self.next_rel[iu] = r
             .checked_add(self.qp.periods[iu])
             .ok_or_else(|| QpsViolation(format!("task {i}'s release instants overflow the time range")))?;
+        Ok(())
+    }
+
+    /// The driver does not release task `i`'s job due now (its simulation ends here): the
+    /// task's release instant moves on and it stays without a pending job.
+    pub fn skip_release(&mut self, i: u32) -> Result<(), QpsViolation> {
+        let was = self.pending.get(i as usize).copied().unwrap_or(false);
+        self.release(i)?;
+        self.pending[i as usize] = was;
         Ok(())
     }
 
@@ -987,11 +1009,15 @@ mod tests {
         assert_eq!(e.field.as_deref(), Some("m"));
         assert!(e.to_string().contains("exceeds m = 2"), "{e}");
         assert!(QuasiPartition::build(&set(&[(1, 2)]), 0).is_err());
-        // Periods whose rates' common denominator passes 2^64.
+        // Periods whose rates' common denominator passes 2^64 in major sets are refused; the
+        // same periods are fine when worst fit places the set (no budgets).
         let primes = [1_000_003u64, 1_000_033, 1_000_037, 1_000_039];
-        let big: Vec<(Time, Time)> = primes.iter().map(|&p| (1, p)).collect();
-        let e = QuasiPartition::build(&set(&big), 2).unwrap_err();
+        let big: Vec<(Time, Time)> = primes.iter().map(|&p| (p / 2 + 1, p)).collect();
+        let e = QuasiPartition::build(&set(&big), 3).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("period"));
+        assert!(e.to_string().contains("major"), "{e}");
+        let small: Vec<(Time, Time)> = primes.iter().map(|&p| (1, p)).collect();
+        assert_eq!(QuasiPartition::build(&set(&small), 2).unwrap().scale(), 1);
         // U = m exactly is accepted.
         assert!(QuasiPartition::build(&set(&[(2, 3), (2, 3), (2, 3)]), 2).is_ok());
         // Releases off the periodic grid are refused (QPS here needs periodic releases).
