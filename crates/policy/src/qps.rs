@@ -5,7 +5,7 @@
 //! set (rate ≤ 1) is scheduled by EDF on one processor, a *major* set (rate in (1, 2)) by EDF on
 //! its dedicated processor while its load allows (*partitioned mode*) and by *QPS servers* on
 //! two processors — a *master* on its own processor and a *slave* on another — when it does not
-//! (*QPS mode*). A set that fits a partition is partitioned EDF.
+//! (*QPS mode*). A set that worst or first fit places is partitioned EDF.
 //!
 //! # Sources, and what is ours
 //!
@@ -26,8 +26,9 @@
 //!
 //! Rates are exact rationals. Tasks in decreasing rate order (ties: lower index first).
 //! * **Partition first**: worst-fit decreasing into `m` sets of rate ≤ 1 (each task into the
-//!   least-loaded set, ties: the lower CPU). If every task is placed, every set is minor and
-//!   QPS is partitioned EDF on that placement ([`QuasiPartition::partitioned`]).
+//!   least-loaded set, ties: the lower CPU), else first-fit decreasing (the order of SP-RES's
+//!   partitioning cascade, Brandenburg & Gül, RTSS 2016). If every task is placed, every set
+//!   is minor and QPS is partitioned EDF on that placement ([`QuasiPartition::partitioned`]).
 //! * **Else, quasi-partition** (next fit with overflow): tasks fill the current set while its
 //!   rate stays ≤ 1. A task that does not fit closes it: if the set's rate is exactly 1 it
 //!   closes minor and the task opens the next set; otherwise the task joins it, making it
@@ -132,6 +133,17 @@ impl QuasiPartition {
     /// utilization above `m`, and (only when a major set is needed) rates of the major sets'
     /// tasks whose common denominator exceeds 2^64 (the exact budgets' grid).
     pub fn build(ts: &TaskSet, m: u32) -> Result<QuasiPartition, ModelError> {
+        QuasiPartition::build_with(ts, m, true)
+    }
+
+    /// The execution sets alone, without the tick grid (so without its 2^64 bound): for what
+    /// reads only the sets (e.g. the context-switch bound of Brandenburg & Gül's Fig. 6);
+    /// [`Qps::new`] refuses it.
+    pub fn structure(ts: &TaskSet, m: u32) -> Result<QuasiPartition, ModelError> {
+        QuasiPartition::build_with(ts, m, false)
+    }
+
+    fn build_with(ts: &TaskSet, m: u32, grid: bool) -> Result<QuasiPartition, ModelError> {
         if m == 0 {
             return Err(ModelError::field("m", "must be at least 1"));
         }
@@ -173,7 +185,7 @@ impl QuasiPartition {
         let rates: Vec<Rational> = ts.iter().map(|t| t.utilization()).collect();
         let mut order: Vec<usize> = (0..ts.len()).collect();
         order.sort_by(|&a, &b| rates[b].cmp(&rates[a]).then(a.cmp(&b)));
-        let (sets, partitioned) = match worst_fit(&rates, &order, m) {
+        let (sets, partitioned) = match fit(&rates, &order, m, true).or_else(|| fit(&rates, &order, m, false)) {
             Some(sets) => (sets, true),
             None => (next_fit_with_overflow(&rates, &order), false),
         };
@@ -185,12 +197,13 @@ impl QuasiPartition {
         }
         // The tick grid: only tasks of major sets have window budgets (a minor set's tasks run
         // plain EDF in whole ns), so L covers their rates only; a partitioned set needs none.
-        let mut scale: u128 = 1;
+        let mut scale: u128 = if grid { 1 } else { 0 };
         let mut rate_ticks = vec![0u128; ts.len()];
         let in_major: Vec<u32> = sets
             .iter()
             .filter(|s| s.major.is_some())
             .flat_map(|s| s.items.iter().filter_map(|it| if let Item::Task(i) = *it { Some(i) } else { None }))
+            .filter(|_| grid)
             .collect();
         for &i in &in_major {
             let d = u128::try_from(rates[i as usize].denom()).map_err(|_| too_big(i as usize))?;
@@ -222,6 +235,39 @@ impl QuasiPartition {
             rate_ticks,
             place,
         })
+    }
+
+    /// An upper bound on the context-switch rate (per second, per CPU) by two switches per
+    /// activation, as Brandenburg & Gül (RTSS 2016, §VI, Fig. 6) infer QPS's: every job of a
+    /// task activates once on its set's CPU (`2/T`); in every window a major set's servers
+    /// activate at most once each — `σ^a`, `σ^b` and the master on its CPU, the slave on its
+    /// host's — and a set has at most as many windows per second as its boundaries, the
+    /// releases of its tasks and of the tasks of the sets whose slaves it hosts, transitively
+    /// (`B = Σ 1/T` over them). A partitioned set gets partitioning's bound. The bound
+    /// counts activations as that paper does; a master/slave segment split by its host's own
+    /// preemptions costs further switches (the simulator counts them).
+    pub fn switch_rate_bound(&self) -> Vec<f64> {
+        let mut out = vec![0.0; self.m as usize];
+        let mut rel = vec![0.0f64; self.sets.len()];
+        for (k, s) in self.sets.iter().enumerate() {
+            for it in &s.items {
+                match *it {
+                    Item::Task(i) => {
+                        let r = 1e9 / self.periods[i as usize] as f64;
+                        rel[k] += r;
+                        out[s.cpu as usize] += 2.0 * r;
+                    }
+                    Item::Slave(q) => rel[k] += rel[q],
+                }
+            }
+        }
+        for (k, s) in self.sets.iter().enumerate() {
+            if let Some(mj) = &s.major {
+                out[s.cpu as usize] += 2.0 * 3.0 * rel[k];
+                out[self.sets[mj.host].cpu as usize] += 2.0 * rel[k];
+            }
+        }
+        out
     }
 
     /// Ticks per ns (`L`): every event instant is an integer number of ticks.
@@ -260,17 +306,19 @@ impl QuasiPartition {
     }
 }
 
-/// Worst-fit decreasing into `m` sets of rate ≤ 1; `None` if a task does not fit.
-fn worst_fit(rates: &[Rational], order: &[usize], m: u32) -> Option<Vec<ExecutionSet>> {
+/// Worst-fit (`worst`) or first-fit decreasing into `m` sets of rate ≤ 1; `None` if a task
+/// does not fit.
+fn fit(rates: &[Rational], order: &[usize], m: u32, worst: bool) -> Option<Vec<ExecutionSet>> {
     let mut sets: Vec<ExecutionSet> =
         (0..m).map(|k| ExecutionSet { cpu: k, items: Vec::new(), rate: zero(), major: None }).collect();
     for &i in order {
-        let k = (0..sets.len()).min_by(|&a, &b| sets[a].rate.cmp(&sets[b].rate).then(a.cmp(&b)))?;
-        let r = sets[k].rate.clone() + rates[i].clone();
-        if r > one() {
-            return None;
-        }
-        sets[k].rate = r;
+        let fits = |k: &usize| sets[*k].rate.clone() + rates[i].clone() <= one();
+        let k = if worst {
+            (0..sets.len()).min_by(|&a, &b| sets[a].rate.cmp(&sets[b].rate).then(a.cmp(&b))).filter(fits)?
+        } else {
+            (0..sets.len()).find(fits)?
+        };
+        sets[k].rate += rates[i].clone();
         sets[k].items.push(Item::Task(i as u32));
     }
     Some(sets)
@@ -406,6 +454,11 @@ impl Qps {
     /// QPS at time 0 over `qp`; task `i` releases its first job at `offsets[i]` (empty: all at
     /// 0) and then periodically. `strict`: check QPS's promises at every boundary and decision.
     pub fn new(qp: QuasiPartition, offsets: &[Time], strict: bool) -> Result<Qps, ModelError> {
+        if qp.scale == 0 {
+            return Err(ModelError::new(
+                "QPS: a quasi-partition built by QuasiPartition::structure has no tick grid to run on",
+            ));
+        }
         let n = qp.periods.len();
         let next_rel = if offsets.is_empty() { vec![0; n] } else { offsets.to_vec() };
         if next_rel.len() != n {
@@ -961,6 +1014,23 @@ mod tests {
         assert_eq!(cpus[1], vec![0, 1]);
         assert_eq!(q.activations(), 2); // the windows [0, 3) and [3, 6)
         assert_eq!(q.switches(), 0);
+    }
+
+    #[test]
+    fn switch_rate_bounds_by_hand() {
+        // Two switches per activation (Brandenburg & Gül, RTSS 2016, §VI). The 3 × 2/3 example
+        // with T = 3 ns: set 0 has boundaries at τ0's and τ1's releases (B = 2/3 per ns); its
+        // CPU: τ0 and τ1 (2 · 2/3) plus σ^a, σ^b and the master (3 · 2 · 2/3); CPU 1: τ2
+        // (2/3) plus the slave (2 · 2/3). Per second: × 10^9.
+        let ts = set(&[(2, 3), (2, 3), (2, 3)]);
+        let b = QuasiPartition::structure(&ts, 2).unwrap().switch_rate_bound();
+        assert!((b[0] - 16e9 / 3.0).abs() < 1.0 && (b[1] - 2e9).abs() < 1.0, "{b:?}");
+        // A set worst fit places: partitioning's bound, 2/T per task on its CPU.
+        let ts = set(&[(1, 2), (2, 4), (3, 6), (1, 4)]);
+        let b = QuasiPartition::structure(&ts, 2).unwrap().switch_rate_bound();
+        assert!((b[0] - (1e9 + 2e9 / 6.0)).abs() < 1.0 && (b[1] - 1e9).abs() < 1.0, "{b:?}");
+        // The structure alone has no tick grid: Qps refuses it.
+        assert!(Qps::new(QuasiPartition::structure(&ts, 2).unwrap(), &[], true).is_err());
     }
 
     #[test]

@@ -747,7 +747,7 @@ pub static QPS: Entry = Entry {
     name: "qps",
     summary: "QPS, quasi-partitioned: minor execution sets under EDF on one CPU, major sets switching between \
               partitioned EDF and master/slave servers on two CPUs as their load varies (Massa, Lima, Regnier, Levin & \
-              Brandt, RTS 2016); partitioned EDF when worst fit places the set; implicit deadlines, periodic releases, U ≤ m",
+              Brandt, RTS 2016); partitioned EDF when worst or first fit places the set; implicit deadlines, periodic releases, U ≤ m",
     params: &[],
     placement: PlacementKind::None,
     workloads: Workloads::SPORADIC,

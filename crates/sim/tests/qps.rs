@@ -9,7 +9,7 @@
 //!   every decision (every item gets its window budget, masters get exactly their time);
 //! * migrations within the bound our argument gives (the paper's bound could not be read):
 //!   only tasks of a major set's `P^b` subset ever migrate;
-//! * on a set worst fit places, QPS is partitioned EDF on that placement, job for job and
+//! * on a set worst or first fit places, QPS is partitioned EDF on that placement, job for job and
 //!   record for record;
 //! * (the broken twin — a wrong mode switch, major sets never activating their servers — is
 //!   caught in `rtsched_policy::qps`'s own tests, where it can be built);
@@ -32,7 +32,7 @@ fn records(r: &SimResult) -> Vec<(Time, Event)> {
     r.trace.as_ref().unwrap().records.iter().map(|r| (r.time, r.event)).collect()
 }
 
-/// Three tasks (C 2, D = T 3) on two CPUs, horizon 3 (U = 2). Worst fit cannot place them;
+/// Three tasks (C 2, D = T 3) on two CPUs, horizon 3 (U = 2). No fit can place them;
 /// next fit with overflow makes set 0 = {τ0 | τ1} major (R = 4/3, x = 1/3) and set 1 = {the
 /// slave of set 0, τ2} minor. Window [0, 3): set 0 in QPS mode, master time 1 ns, servers a
 /// and b 1 ns each. CPU 1 runs EDF over τ2 and the slave job (1 ns, due 3; ties: tasks
@@ -121,7 +121,7 @@ fn random_set(rng: &mut ChaCha8Rng, m: u32, full: bool) -> TaskSet {
     TaskSet::from_cdt(&tasks).unwrap()
 }
 
-/// A random set worst fit places on `m` CPUs (light tasks, U well below m).
+/// A random set worst or first fit places on `m` CPUs (light tasks, U well below m).
 fn partitionable_set(rng: &mut ChaCha8Rng, m: u32) -> TaskSet {
     loop {
         let n = rng.random_range(m as usize..=3 * m as usize);
@@ -172,7 +172,7 @@ proptest! {
         }
     }
 
-    /// On a set worst fit places, QPS is partitioned EDF on that placement: the same per-job
+    /// On a set worst or first fit places, QPS is partitioned EDF on that placement: the same per-job
     /// statistics and the same records (in any order within one instant).
     #[test]
     fn partitionable_sets_are_partitioned_edf_job_for_job(seed in any::<u64>(), m in 1u32..=4, offsets in any::<bool>(), short in any::<bool>()) {
