@@ -16,6 +16,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import quickmark
 from ._sweep import KEYS, KIND, parse  # noqa: F401
 from ._sweep import report as _sweep_report
 
@@ -112,13 +113,18 @@ def report(spec: Spec, out: Path, run: SweepResult, fmt_: str = "png") -> dict:
     for r in rows:
         r["bound"] = bounds.get((r["n"], round(r["util"], 6), r["scheduler"].upper()), math.nan)
     path = out / "simulated.csv"
+    keys = ["n", "util", "scheduler", "sets", "skipped", "simulated", "bound"]
+    header, body = quickmark.csv_table(keys, [[r[k] for k in keys] for r in rows], spec.quick)
     with path.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["n"])
-        w.writeheader()
-        w.writerows(rows)
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(body)
     lines = [
-        f"RUN and QPS simulated ({HORIZON_NS // 1_000_000} ms, rates rounded up to 1/{GRID}, {SIM_SETS} sets a point)"
-        " beside the point's mean bound:"
+        quickmark.title(
+            f"{spec.name}: RUN and QPS simulated ({HORIZON_NS // 1_000_000} ms, rates rounded up to 1/{GRID}, "
+            f"{SIM_SETS} sets a point) beside the point's mean bound",
+            spec.quick,
+        )
     ]
     lines.append("n   U      sched  sets  switches/s/core simulated  bound")
     for r in rows:
