@@ -98,12 +98,16 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
 
 /// Self-suspending tasks (docs/simulator.md, "Self-suspension") run in the engine's ideal loop:
 /// every global and partitioned scheduler of the engine executes their segments exactly. The
-/// SP-RES and RTWS loops and overhead injection do not model them yet: a one-line error.
+/// SP-RES, RTWS, RUN and QPS loops and overhead injection do not model them yet: a one-line
+/// error.
 fn check_suspensions(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<(), SimError> {
     let Some(i) = ts.iter().position(|t| t.is_self_suspending()) else { return Ok(()) };
     let why = match sched {
         Scheduler::Spres(_) => Some(format!("{} does not simulate self-suspending tasks yet", sched.name())),
         Scheduler::Rtws => Some("RTWS does not simulate self-suspending tasks (it schedules fork-join threads)".into()),
+        Scheduler::Run | Scheduler::Qps => {
+            Some(format!("{} does not simulate self-suspending tasks (its servers' budgets assume none)", sched.name()))
+        }
         _ if cfg.overheads.is_some() => {
             Some("self-suspending tasks are not simulated with overheads yet (simulate without --overheads)".into())
         }

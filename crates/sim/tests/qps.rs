@@ -19,7 +19,8 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsched_model::exact::{int, ratio, zero};
-use rtsched_model::{TaskSet, Time};
+use rtsched_model::task::{Segments, SuspensionBound};
+use rtsched_model::{Task, TaskSet, Time};
 use rtsched_policy::qps::QuasiPartition;
 use rtsched_sim::{simulate, Arrivals, ExecTimes, Overheads, Scheduler, SimConfig, SimResult};
 use rtsched_trace::{Event, JobId};
@@ -90,6 +91,17 @@ fn refusals_name_the_field() {
     cfg.overheads = Some(Overheads { schedule_ns: 1, ..Overheads::ZERO });
     let e = simulate(&ok, &Scheduler::Qps, &cfg).unwrap_err().to_string();
     assert!(e.contains("not supported for qps"), "{e}");
+    // Self-suspending tasks: refused naming the task's segments (RUN alike).
+    cfg.overheads = None;
+    let susp = Task::new(2, 6, 6)
+        .unwrap()
+        .with_segments(Segments::new(vec![1, 1], vec![SuspensionBound { min: 1, max: 2 }]).unwrap())
+        .unwrap();
+    let ts = TaskSet::new(vec![Task::new(1, 3, 3).unwrap(), susp]).unwrap();
+    for sched in [Scheduler::Qps, Scheduler::Run] {
+        let e = simulate(&ts, &sched, &cfg).unwrap_err().to_string();
+        assert!(e.contains("task 1") && e.contains("segments") && e.contains("self-suspending"), "{e}");
+    }
 }
 
 /// A random implicit-deadline set with `U ≤ m` over periods with a small hyperperiod; with
