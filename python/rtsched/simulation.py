@@ -176,8 +176,9 @@ def simulate(
     ``"dm"`` by default, or one rank per task such as ``"2,0,1"``), ``gfl`` (G-FL, Erickson &
     Anderson, ECRTS 2012), ``edzl`` (EDZL, Cirinei & Baker, ECRTS 2007), ``llf`` (least laxity first at
     ``quantum``), ``pd2`` (Pfair PD², Anderson & Srinivasan, ECRTS 2000), ``pedf``, ``pfp``
-    (deadline monotonic), ``spres`` or ``rtws``
-    (:func:`schedulers`). ``params``: the scheduler's registry parameters as a dict (each
+    (deadline monotonic), ``spres``, ``rtws``, ``run`` (RUN, Regnier et al., RTSS 2011) or
+    ``qps`` (QPS, Massa et al., RTS 2016; run and qps: implicit deadlines, periodic releases,
+    ``U ≤ m``) (:func:`schedulers`). ``params``: the scheduler's registry parameters as a dict (each
     scheduler's are listed in docs/simulator.md); the named arguments below are the same
     parameters, and one given both ways is refused.
     ``placement`` (a placement dict or its JSON text, docs/formats.md) fixes the partition of

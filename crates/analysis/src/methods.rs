@@ -67,6 +67,11 @@ fn key(name: &str) -> String {
     name.trim().to_ascii_lowercase().replace('_', "-")
 }
 
+/// [`key`] for the sweep's other names (the optimal schedulers).
+pub(crate) fn key_of(name: &str) -> String {
+    key(name)
+}
+
 /// Every plain partitioning method's canonical name, in a stable order.
 pub fn plain_names() -> Vec<String> {
     SCHEDULERS.iter().flat_map(|(s, _)| FITS.iter().map(move |(f, _)| format!("{s}_{f}"))).collect()

@@ -127,6 +127,17 @@ impl Reduction {
     /// utilization above `m`, and rates whose common denominator exceeds 2^64 (the exact
     /// budgets' bound).
     pub fn build(ts: &TaskSet, m: u32) -> Result<Reduction, ModelError> {
+        Reduction::build_with(ts, m, true)
+    }
+
+    /// The reduction tree alone, without the tick grid (so without its 2^64 bound): for what
+    /// reads only the tree (its levels, e.g. the context-switch bound of Brandenburg & Gül's
+    /// Fig. 6); [`Run::new`] refuses it.
+    pub fn structure(ts: &TaskSet, m: u32) -> Result<Reduction, ModelError> {
+        Reduction::build_with(ts, m, false)
+    }
+
+    fn build_with(ts: &TaskSet, m: u32, grid: bool) -> Result<Reduction, ModelError> {
         if m == 0 {
             return Err(ModelError::field("m", "must be at least 1"));
         }
@@ -233,12 +244,12 @@ impl Reduction {
                 "RUN's exact budgets need the rates' common denominator below 2^64; use periods with a smaller least common multiple",
             )
         };
-        let mut scale: u128 = 1;
-        for n in &nodes {
+        let mut scale: u128 = if grid { 1 } else { 0 };
+        for n in nodes.iter().filter(|_| grid) {
             let d = to_u128(n.rate.denom()).ok_or_else(too_big)?;
             scale = (scale / gcd(scale, d)).checked_mul(d).filter(|&l| l <= u64::MAX as u128).ok_or_else(too_big)?;
         }
-        for n in &mut nodes {
+        for n in nodes.iter_mut().filter(|_| grid) {
             let num = to_u128(n.rate.numer()).ok_or_else(too_big)?;
             let den = to_u128(n.rate.denom()).ok_or_else(too_big)?;
             n.rate_ticks = num * (scale / den);
@@ -271,6 +282,18 @@ impl Reduction {
             scale,
             periods: ts.iter().map(|t| t.period).collect(),
         })
+    }
+
+    /// An upper bound on the context-switch rate (per second, per CPU) as Brandenburg & Gül
+    /// (RTSS 2016, §VI, Fig. 6) infer one for RUN from Regnier et al.'s bound: at most
+    /// `⌈(3p + 1)/2⌉` preemptions per job on average, each costing two switches besides the
+    /// job's own two, so `2·(1 + ⌈(3p + 1)/2⌉)·Σ 1/T` in all; RUN's jobs are not bound to a CPU,
+    /// so each CPU gets the `m`-th part.
+    pub fn switch_rate_bound(&self) -> Vec<f64> {
+        let p = self.levels() as u64;
+        let per_job = 2.0 * (1 + (3 * p + 1).div_ceil(2)) as f64;
+        let total: f64 = self.periods.iter().map(|&t| per_job * 1e9 / t as f64).sum();
+        vec![total / self.m as f64; self.m as usize]
     }
 
     /// Ticks per ns (`L`): every event instant is an integer number of ticks.
@@ -398,6 +421,9 @@ impl Run {
     /// at 0) and then periodically. Before its first release a task's leaf has one deadline at
     /// its offset (a job without work). `strict`: check RUN's promises at every event.
     pub fn new(red: Reduction, offsets: &[Time], strict: bool) -> Result<Run, ModelError> {
+        if red.scale == 0 {
+            return Err(ModelError::new("RUN: a reduction built by Reduction::structure has no tick grid to run on"));
+        }
         let n = red.periods.len();
         let offsets = if offsets.is_empty() { vec![0; n] } else { offsets.to_vec() };
         if offsets.len() != n {
@@ -723,6 +749,16 @@ mod tests {
         // (checked at every release instant by `strict`).
         let tr = trace(&mut run, 30);
         assert!(tr.len() > 10);
+    }
+
+    #[test]
+    fn switch_rate_bound_from_the_preemption_bound() {
+        // One level (p = 1): ⌈(3·1 + 1)/2⌉ = 2 preemptions per job on average, so 2 · (1 + 2)
+        // switches per job; three tasks of period 3 ns: 6 · 3 · 10^9/3 per second, half per CPU.
+        let ts = set(&[(2, 3), (2, 3), (2, 3)]);
+        let b = Reduction::structure(&ts, 2).unwrap().switch_rate_bound();
+        assert_eq!(b, vec![3e9, 3e9]);
+        assert!(Run::new(Reduction::structure(&ts, 2).unwrap(), &[], true).is_err());
     }
 
     #[test]

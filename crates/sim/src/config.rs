@@ -46,6 +46,9 @@ pub enum Scheduler {
     /// the plan of `rtsched_analysis::dag::federated::federated`: dedicated CPUs per
     /// high-utilization task, EDF per light core (`crate::dag`). DAG task sets only.
     Federated(rtsched_analysis::dag::federated::FederatedPlan),
+    /// QPS (Massa, Lima, Regnier, Levin & Brandt, RTS 2016): quasi-partitioned, optimal for
+    /// implicit-deadline periodic tasks with `U ≤ m` (`rtsched_policy::qps`).
+    Qps,
 }
 
 impl Scheduler {
@@ -73,6 +76,7 @@ impl Scheduler {
             Scheduler::Rtws => "RTWS".into(),
             Scheduler::Run => "RUN".into(),
             Scheduler::Federated(_) => "federated".into(),
+            Scheduler::Qps => "QPS".into(),
         }
     }
 }
@@ -186,6 +190,7 @@ impl SimConfig {
                 Scheduler::Pd2 { .. } => Some("pd2"),
                 Scheduler::Run => Some("run"),
                 Scheduler::Federated(_) => Some("federated"),
+                Scheduler::Qps => Some("qps"),
                 _ => None,
             };
             if let Some(name) = unsupported {

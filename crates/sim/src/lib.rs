@@ -17,6 +17,8 @@
 //!   2016, §III-A, §IV-A), in [`spres`];
 //! * RUN, optimal multiprocessor scheduling by reduction to uniprocessor (Regnier, Lima, Massa,
 //!   Levin & Brandt, RTSS 2011), in `run.rs` over `rtsched_policy::run`;
+//! * QPS, quasi-partitioned scheduling (Massa, Lima, Regnier, Levin & Brandt, RTS 2016), in
+//!   `qps.rs` over `rtsched_policy::qps`;
 //! * RTWS, global EDF with priority-aware work stealing over fork-join tasks (seed 003, §V), in
 //!   [`rtws`]; event-driven G-EDF over the threads of fork-join tasks (the seed-003
 //!   baseline), in [`fj_gedf`];
@@ -49,6 +51,7 @@ pub mod fj_gedf;
 mod forkjoin;
 pub mod overheads;
 pub mod placement;
+mod qps;
 mod recorder;
 pub mod registry;
 pub mod request;
@@ -86,6 +89,7 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
         Scheduler::Rtws => rtws::simulate_sequential(ts, sched, cfg),
         Scheduler::Llf { .. } | Scheduler::Pd2 { .. } => selection::simulate_selection(ts, sched, cfg),
         Scheduler::Run => run::simulate_run(ts, sched, cfg),
+        Scheduler::Qps => qps::simulate_qps(ts, sched, cfg),
         Scheduler::Federated(_) => Err(ModelError::field(
             "scheduler",
             "federated schedules DAG task sets; a sequential task set runs under the other schedulers",
@@ -104,12 +108,15 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
 /// Self-suspending tasks (docs/simulator.md, "Self-suspension") run in the engine's ideal loop:
 /// every global and partitioned scheduler of the engine executes their segments exactly, and so
 /// does the SP-RES loop (a suspended job leaves its reservation: RTSS 2016 §VII). The RTWS loop
-/// schedules fork-join threads, which take no segments, and overhead injection does not model
-/// suspensions yet: a one-line error.
+/// schedules fork-join threads, which take no segments; the RUN and QPS loops and overhead
+/// injection do not model suspensions yet: a one-line error.
 fn check_suspensions(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<(), SimError> {
     let Some(i) = ts.iter().position(|t| t.is_self_suspending()) else { return Ok(()) };
     let why: Option<String> = match sched {
         Scheduler::Rtws => Some("RTWS does not simulate self-suspending tasks (it schedules fork-join threads)".into()),
+        Scheduler::Run | Scheduler::Qps => {
+            Some(format!("{} does not simulate self-suspending tasks (its servers' budgets assume none)", sched.name()))
+        }
         _ if cfg.overheads.is_some() => {
             Some("self-suspending tasks are not simulated with overheads yet (simulate without --overheads)".into())
         }

@@ -9,6 +9,8 @@ use crate::report::{self, TEST_NAMES};
 use crate::semi::{self, Placement, SemiConfig};
 use crate::{Limits, Verdict};
 use rtsched_model::{ModelError, TaskSet};
+use rtsched_policy::qps::QuasiPartition;
+use rtsched_policy::run::Reduction;
 
 /// One method's outcome on one task set.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -52,6 +54,12 @@ pub(crate) struct EvalCtx<'a> {
     pub ovh: Option<&'a OverheadCtx<'a>>,
 }
 
+/// The optimal schedulers a sweep can ask for: every implicit-deadline set with `U ≤ m` is
+/// schedulable, and the `switch_rate` column is each one's context-switch bound (Brandenburg
+/// & Gül, RTSS 2016, §VI, Fig. 6): RUN (Regnier et al., RTSS 2011) and QPS (Massa et al., RTS
+/// 2016), as `rtsched_policy` builds them.
+pub(crate) const OPTIMAL: [&str; 2] = ["run", "qps"];
+
 pub(crate) fn unknown_method(name: &str) -> ModelError {
     if let Some(t) = super::dag::dag_test(name) {
         return ModelError::field(
@@ -59,7 +67,14 @@ pub(crate) fn unknown_method(name: &str) -> ModelError {
             format!("{t} takes DAG tasks; this point generates sequential task sets (give the sweep a DAG generator, docs/experiments.md)"),
         );
     }
-    ModelError::field("methods", format!("unknown method {name:?}: use one of the {}", methods::help(&TEST_NAMES)))
+    ModelError::field(
+        "methods",
+        format!(
+            "unknown method {name:?}: use one of the {}; optimal schedulers (their context-switch bounds): {}",
+            methods::help(&TEST_NAMES),
+            OPTIMAL.join(", ")
+        ),
+    )
 }
 
 pub(crate) fn evaluate_method(
@@ -84,14 +99,25 @@ pub(crate) fn evaluate_method(
     }
     let method = canonical.as_ref().map_or(method, |(_, c)| c.as_str());
     let semi_cfg = |meta: bool| SemiConfig { epsilon, meta, ..semi_base.clone() };
-    let bound = |p: &Placement| -> f64 {
-        let per_cpu = p.switch_rate_bound();
+    let per_core = |per_cpu: Vec<f64>| -> f64 {
         if rate.mean_core {
             per_cpu.iter().sum::<f64>() / per_cpu.len().max(1) as f64
         } else {
             per_cpu.into_iter().fold(0.0, f64::max)
         }
     };
+    let bound = |p: &Placement| -> f64 { per_core(p.switch_rate_bound()) };
+    // The optimal schedulers of Brandenburg & Gül's Fig. 6 (§VI): every implicit-deadline set
+    // with U ≤ m is schedulable; the rate is each one's own bound (their policies' notes).
+    let optimal = |per_cpu: Result<Vec<f64>, ModelError>| match per_cpu {
+        Ok(v) => Row { verdict: Verdict::from_bool(true), switch_rate: Some(per_core(v)) },
+        Err(_) => Row { verdict: Verdict::from_bool(false), switch_rate: None },
+    };
+    match methods::key_of(method).as_str() {
+        "run" => return Ok(optimal(Reduction::structure(ts, m).map(|r| r.switch_rate_bound()))),
+        "qps" => return Ok(optimal(QuasiPartition::structure(ts, m).map(|q| q.switch_rate_bound()))),
+        _ => {}
+    }
     let placed = |p: Placement| Row {
         verdict: Verdict::from_bool(p.schedulable),
         switch_rate: p.schedulable.then(|| bound(&p)),

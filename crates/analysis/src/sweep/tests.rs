@@ -307,3 +307,28 @@ fn a_dag_point_rejects_what_it_cannot_run_in_one_line() {
     let e = check_dag_names(&dag_point(json!({}))["dag"], 2.0, &["gfb".into()]).unwrap_err().to_string();
     assert!(e.contains("takes sequential tasks"), "{e}");
 }
+
+#[test]
+fn run_and_qps_rows_carry_their_switch_rate_bounds() {
+    // The optimal schedulers of Brandenburg & Gül's Fig. 6: every set schedulable, the rate
+    // each one's bound (rtsched_policy's switch_rate_bound, averaged over the cores here).
+    let req = read(&point(json!({"methods": ["run", "QPS", "spres-partition"], "switch_rate": "mean-core"})));
+    check_names("randfixedsum", "seed004", "implicit", 1.0, &req.methods).unwrap();
+    let res = evaluate_point(&req, &req.limits()).unwrap();
+    for (i, ts) in sets_of(&req).iter().enumerate() {
+        let row = &res.sets[i];
+        let mean = |v: Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;
+        let run = mean(rtsched_policy::run::Reduction::structure(ts, 2).unwrap().switch_rate_bound());
+        let qps = mean(rtsched_policy::qps::QuasiPartition::structure(ts, 2).unwrap().switch_rate_bound());
+        assert!(row.rows[0].verdict.is_schedulable() && row.rows[1].verdict.is_schedulable());
+        assert_eq!((row.rows[0].switch_rate, row.rows[1].switch_rate), (Some(run), Some(qps)), "set {i}");
+        // Where partitioning places the set, QPS's bound is partitioning's (both mean-core).
+        if let (true, Some(p)) = (row.rows[2].verdict.is_schedulable(), row.rows[2].switch_rate) {
+            if rtsched_policy::qps::QuasiPartition::structure(ts, 2).unwrap().partitioned {
+                assert!((p - qps).abs() < 1e-6 * p, "set {i}: {p} vs {qps}");
+            }
+        }
+    }
+    let e = check_names("randfixedsum", "seed004", "implicit", 1.0, &["rum".to_string()]).unwrap_err();
+    assert!(e.to_string().contains("run, qps"), "{e}");
+}

@@ -109,7 +109,8 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
         | Scheduler::Llf { .. }
         | Scheduler::Pd2 { .. }
         | Scheduler::Run
-        | Scheduler::Federated(_) => return Err(not_engine(sched)),
+        | Scheduler::Federated(_)
+        | Scheduler::Qps => return Err(not_engine(sched)),
     };
     if let Some((q, staggered)) = quantum {
         // Quantum ticks are work without jobs: bounded before the run, not only during it.
@@ -246,6 +247,7 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
         | Scheduler::Llf { .. }
         | Scheduler::Pd2 { .. }
         | Scheduler::Run
-        | Scheduler::Federated(_) => Err(not_engine(sched)),
+        | Scheduler::Federated(_)
+        | Scheduler::Qps => Err(not_engine(sched)),
     }
 }
