@@ -14,6 +14,7 @@
 //!   `SCHED_DEADLINE`, run by the peer backend), [`design_space`] (the G-EDF implementation
 //!   design space of Brandenburg & Anderson, RTSS 2009: seven plugins from three choices,
 //!   registered under the paper's names; GSN-EDF is their CEm);
+//!   [`run`] (RUN, the reduction tree of Regnier et al., RTSS 2011, under one global lock);
 //! * [`forkjoin`]: the fork-join structure (thread slots, regions) of the mechanisms that
 //!   execute fork-join jobs (`rtws`, `push-pull`);
 //! * `dispatch`: linked versus scheduled — the one link-swap algorithm and reschedule requests,
@@ -165,6 +166,7 @@ registry! {
     rtws: [RTWS],
     push_pull: [PUSH_PULL, PUSH_PULL_FP],
     gedf_mp: [GEDF_MP],
+    run: [RUN],
 }
 
 #[cfg(test)]
