@@ -24,6 +24,9 @@
 //! * [`run`]: RUN (Regnier et al., RTSS 2011): the offline reduction tree and the online
 //!   scheduling of its servers, in exact ticks of 1/L ns; not a [`Policy`] (its events are
 //!   budget instants, not job boundaries).
+//! * [`qps`]: QPS (Massa et al., RTS 2016): the offline quasi-partition (minor and major
+//!   execution sets) and the online switch between partitioned EDF and master/slave servers,
+//!   in exact ticks of 1/L ns; not a [`Policy`] (its events are budget instants too).
 //! * [`rtws`]: RTWS, global EDF with priority-aware work stealing for fork-join jobs (seed 003).
 //! * [`spres`]: SP-RES, per-CPU EDF over polling reservations with CASH, executing a
 //!   semi-partitioned placement (seed 004). Unlike the others its operations take `now`:
@@ -39,6 +42,7 @@ pub mod llf;
 pub mod partitioned;
 pub mod pfair;
 pub mod prio;
+pub mod qps;
 pub mod queue;
 pub mod rtws;
 pub mod run;

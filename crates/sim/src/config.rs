@@ -42,6 +42,9 @@ pub enum Scheduler {
     /// RUN (Regnier, Lima, Massa, Levin & Brandt, RTSS 2011): optimal for implicit-deadline
     /// periodic tasks with `U ≤ m` (`rtsched_policy::run`).
     Run,
+    /// QPS (Massa, Lima, Regnier, Levin & Brandt, RTS 2016): quasi-partitioned, optimal for
+    /// implicit-deadline periodic tasks with `U ≤ m` (`rtsched_policy::qps`).
+    Qps,
 }
 
 impl Scheduler {
@@ -68,6 +71,7 @@ impl Scheduler {
             Scheduler::Spres(c) => format!("SP-RES ({})", c.placement.heuristic),
             Scheduler::Rtws => "RTWS".into(),
             Scheduler::Run => "RUN".into(),
+            Scheduler::Qps => "QPS".into(),
         }
     }
 }
@@ -180,6 +184,7 @@ impl SimConfig {
                 Scheduler::Llf { .. } => Some("llf"),
                 Scheduler::Pd2 { .. } => Some("pd2"),
                 Scheduler::Run => Some("run"),
+                Scheduler::Qps => Some("qps"),
                 _ => None,
             };
             if let Some(name) = unsupported {

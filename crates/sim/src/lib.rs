@@ -17,6 +17,8 @@
 //!   2016, §III-A, §IV-A), in [`spres`];
 //! * RUN, optimal multiprocessor scheduling by reduction to uniprocessor (Regnier, Lima, Massa,
 //!   Levin & Brandt, RTSS 2011), in `run.rs` over `rtsched_policy::run`;
+//! * QPS, quasi-partitioned scheduling (Massa, Lima, Regnier, Levin & Brandt, RTS 2016), in
+//!   `qps.rs` over `rtsched_policy::qps`;
 //! * RTWS, global EDF with priority-aware work stealing over fork-join tasks (seed 003, §V), in
 //!   [`rtws`]; event-driven G-EDF over the threads of fork-join tasks (the seed-003
 //!   baseline), in [`fj_gedf`].
@@ -46,6 +48,7 @@ pub mod fj_gedf;
 mod forkjoin;
 pub mod overheads;
 pub mod placement;
+mod qps;
 mod recorder;
 pub mod registry;
 pub mod request;
@@ -82,6 +85,7 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
         Scheduler::Rtws => rtws::simulate_sequential(ts, sched, cfg),
         Scheduler::Llf { .. } | Scheduler::Pd2 { .. } => selection::simulate_selection(ts, sched, cfg),
         Scheduler::Run => run::simulate_run(ts, sched, cfg),
+        Scheduler::Qps => qps::simulate_qps(ts, sched, cfg),
         Scheduler::Gedf
         | Scheduler::GedfQuantum { .. }
         | Scheduler::Gfp { .. }

@@ -545,7 +545,7 @@ pub fn find(name: &str) -> Result<&'static Entry, ModelError> {
 
 /// The registry, in the order listings show it.
 pub static ENTRIES: &[&Entry] =
-    &[&GEDF, &GEDF_QUANTUM, &GFP, &GFL, &EDZL, &LLF, &PD2, &PEDF, &PFP, &SPRES, &RTWS, &RUN];
+    &[&GEDF, &GEDF_QUANTUM, &GFP, &GFL, &EDZL, &LLF, &PD2, &PEDF, &PFP, &SPRES, &RTWS, &RUN, &QPS];
 
 /// The partition a [`PlacementKind::Partition`] builder was given.
 fn partition(s: &mut Setup<'_>) -> Result<Vec<Vec<usize>>, ModelError> {
@@ -743,6 +743,17 @@ pub static RUN: Entry = Entry {
     build: |_| Ok(Scheduler::Run),
 };
 
+pub static QPS: Entry = Entry {
+    name: "qps",
+    summary: "QPS, quasi-partitioned: minor execution sets under EDF on one CPU, major sets switching between \
+              partitioned EDF and master/slave servers on two CPUs as their load varies (Massa, Lima, Regnier, Levin & \
+              Brandt, RTS 2016); partitioned EDF when worst fit places the set; implicit deadlines, periodic releases, U ≤ m",
+    params: &[],
+    placement: PlacementKind::None,
+    workloads: Workloads::SPORADIC,
+    build: |_| Ok(Scheduler::Qps),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -807,7 +818,7 @@ mod tests {
         assert_eq!(e.field.as_deref(), Some("scheduler"));
         assert_eq!(
             e.to_string(),
-            "field 'scheduler': unknown scheduler \"g-edf\"; use one of: gedf, gedf-quantum, gfp, gfl, edzl, llf, pd2, pedf, pfp, spres, rtws, run"
+            "field 'scheduler': unknown scheduler \"g-edf\"; use one of: gedf, gedf-quantum, gfp, gfl, edzl, llf, pd2, pedf, pfp, spres, rtws, run, qps"
         );
         let w = Workload::Sporadic(ts());
         assert!(matches!(build("nope", none(), &w, 2, None, &Stop::never()), Err(BuildError::Input(_))));

@@ -104,9 +104,12 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
         Scheduler::Pfp(p, order) => {
             (Keys::Rule(PriorityRule::fixed(ts, *order)), None, Check::Partitioned, validate_partition(ts, m, p)?)
         }
-        Scheduler::Spres(_) | Scheduler::Rtws | Scheduler::Llf { .. } | Scheduler::Pd2 { .. } | Scheduler::Run => {
-            return Err(not_engine(sched))
-        }
+        Scheduler::Spres(_)
+        | Scheduler::Rtws
+        | Scheduler::Llf { .. }
+        | Scheduler::Pd2 { .. }
+        | Scheduler::Run
+        | Scheduler::Qps => return Err(not_engine(sched)),
     };
     if let Some((q, staggered)) = quantum {
         // Quantum ticks are work without jobs: bounded before the run, not only during it.
@@ -238,8 +241,11 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
                 go!(Partitioned::new(mu, part), false)
             }
         }
-        Scheduler::Spres(_) | Scheduler::Rtws | Scheduler::Llf { .. } | Scheduler::Pd2 { .. } | Scheduler::Run => {
-            Err(not_engine(sched))
-        }
+        Scheduler::Spres(_)
+        | Scheduler::Rtws
+        | Scheduler::Llf { .. }
+        | Scheduler::Pd2 { .. }
+        | Scheduler::Run
+        | Scheduler::Qps => Err(not_engine(sched)),
     }
 }
