@@ -63,7 +63,7 @@ fn random_set(rng: &mut Rng, n: usize, u: f64, constrained: bool) -> TaskSet {
     TaskSet::from_cdt(&params).unwrap()
 }
 
-/// RUN's sets (`run`): n tasks at most, implicit deadlines, total utilization at most
+/// RUN's and QPS's sets (`run`, `qps-g`, `qps-c`): n tasks at most, implicit deadlines, total utilization at most
 /// `frac` × m (exact), periods 2–20 ms and WCETs in multiples of 100 µs, so that the reduction's
 /// exact budgets keep a small common denominator (a least common multiple of 20 ms).
 fn run_set(rng: &mut Rng, n: usize, m: usize, frac: f64) -> TaskSet {
@@ -268,6 +268,8 @@ enum Kind {
     Rtss09(&'static str),
     /// RUN (Regnier et al., RTSS 2011) on its own sets (`run_set`).
     Run,
+    /// QPS under one global lock or per-cluster locks (`qps-g`, `qps-c`), on RUN's sets.
+    Qps(&'static str),
 }
 
 /// The RTSS'09 plugins the stress test runs (cem and ce1 are gsn-edf and gsn-edf-di).
@@ -299,7 +301,7 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
     };
     let constrained = rng.below(3) == 0;
     let ts = match kind {
-        Kind::Run => {
+        Kind::Run | Kind::Qps(_) => {
             let frac = 0.2 + 0.8 * rng.unit();
             run_set(rng, n, m, frac)
         }
@@ -373,6 +375,7 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
         }
         Kind::Rtws => mech("rtws"),
         Kind::Run => mech("run"),
+        Kind::Qps(name) => mech(name),
         Kind::PushPull(i) => {
             let v = rtsched_runtime::mechanism::push_pull::FIND_CPU[i];
             let retries = rng.range(1, 3).to_string();
@@ -462,11 +465,13 @@ fn every_mechanism_survives_random_runs() {
         Kind::Spres,
         Kind::GedfMp,
         Kind::Run,
+        Kind::Qps("qps-g"),
+        Kind::Qps("qps-c"),
     ];
     for (k, kind) in kinds.into_iter().chain(RTSS09.map(Kind::Rtss09)).enumerate() {
         // kernel-sd, each find-CPU variant of push-pull (three of one mechanism) and each RTSS'09
         // plugin get half.
-        let half = matches!(kind, Kind::KernelSd | Kind::PushPull(_) | Kind::Rtss09(_));
+        let half = matches!(kind, Kind::KernelSd | Kind::PushPull(_) | Kind::Rtss09(_) | Kind::Qps(_));
         let count = if half { cases.div_ceil(2) } else { cases };
         for c in 0..count {
             // One generator per case, so a case reproduces alone.

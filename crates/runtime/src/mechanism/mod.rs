@@ -14,7 +14,8 @@
 //!   `SCHED_DEADLINE`, run by the peer backend), [`design_space`] (the G-EDF implementation
 //!   design space of Brandenburg & Anderson, RTSS 2009: seven plugins from three choices,
 //!   registered under the paper's names; GSN-EDF is their CEm);
-//!   [`run`] (RUN, the reduction tree of Regnier et al., RTSS 2011, under one global lock);
+//!   [`run`] (RUN, the reduction tree of Regnier et al., RTSS 2011, under one global lock), [`qps`]
+//!   (QPS-G and QPS-C: quasi-partitioned scheduling under one global lock or per-cluster locks);
 //! * [`forkjoin`]: the fork-join structure (thread slots, regions) of the mechanisms that
 //!   execute fork-join jobs (`rtws`, `push-pull`);
 //! * `dispatch`: linked versus scheduled — the one link-swap algorithm and reschedule requests,
@@ -167,6 +168,7 @@ registry! {
     push_pull: [PUSH_PULL, PUSH_PULL_FP],
     gedf_mp: [GEDF_MP],
     run: [RUN],
+    qps: [QPS_G, QPS_C],
 }
 
 #[cfg(test)]
