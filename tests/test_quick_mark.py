@@ -46,6 +46,7 @@ CHEAP = {
     "gedfmp-soft-n": (_overheads, None),
     "gedfmp-hard-u": (_overheads, None),
     "sd-push-cost": ({"samples": 1, "horizon": "50ms", "rt_priority": 0, "grid": {"m": [2], "load": [0.6]}}, None),
+    "spres-fig9": ({"samples": 1, "horizon": "50ms", "rt_priority": 0, "grid": {"m": [1], "n_per_m": [2.0]}}, None),
     "spres-runtime": (
         {
             "samples": 1,

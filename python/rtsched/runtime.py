@@ -558,11 +558,45 @@ def _spres_splits(ts: TaskSet, m: int) -> int:
     return sum(1 for t in p.get("tasks", []) if t.get("parts", 1) > 1)
 
 
+#: The mechanisms whose offline phase needs integral-millisecond parameters here (RUN's and
+#: QPS's exact budgets: the rates' common denominator must stay below 2^64), as Compagnin et
+#: al.'s implementations take them (Brandenburg & Gül, RTSS 2016, §VII-B, footnote 4).
+INTEGRAL_MS_SCHEDULERS = ("run", "qps-g", "qps-c")
+#: Their periods: the divisors of 200 ms from 10 ms up (a least common multiple of 200 ms).
+INTEGRAL_MS_PERIODS = "set:10ms,20ms,25ms,40ms,50ms,100ms,200ms"
+
+
+def integral_ms(ts: TaskSet, m: int) -> TaskSet:
+    """``ts`` with every WCET a whole number of milliseconds (periods must be whole already):
+    rounded down, at least 1 ms, then the largest WCET cut by 1 ms at a time while the total
+    utilization exceeds ``m`` (exact), so that a set with U ≤ m keeps U ≤ m. Deadlines stay
+    the periods (implicit). Refused when a period is not a whole number of milliseconds or a
+    task cannot keep 1 ms."""
+    from fractions import Fraction
+
+    from ._core import Task
+
+    ms = 1_000_000
+    for i, t in enumerate(ts):
+        if t.period % ms:
+            raise RtschedError(f"task {i}: period {t.period} ns is not a whole number of milliseconds")
+    wcets = [max(1, t.wcet // ms) for t in ts]
+    periods = [t.period // ms for t in ts]
+    while sum(Fraction(c, p) for c, p in zip(wcets, periods, strict=True)) > m:
+        k = max(range(len(wcets)), key=lambda j: Fraction(wcets[j], periods[j]))
+        if wcets[k] <= 1:
+            raise RtschedError(f"the set cannot reach U ≤ {m} with whole-millisecond WCETs of at least 1 ms")
+        wcets[k] -= 1
+    return TaskSet([Task(wcet=c * ms, period=t.period, name=t.name) for c, t in zip(wcets, ts, strict=True)])
+
+
 def _draw_set(
     scheduler: str, n: int, m: int, seed: int, rng: random.Random, log: TextIO
 ) -> tuple[TaskSet, float, dict]:
     """The task set of one point: RandFixedSum, U uniform in [0.4m, 0.8m], periods log-uniform
-    in [10, 100] ms (Cerqueira et al., RTAS 2014, §IV). Under ``spres`` a split-forcing draw,
+    in [10, 100] ms (Cerqueira et al., RTAS 2014, §IV). Under RUN and QPS
+    (:data:`INTEGRAL_MS_SCHEDULERS`) the same draw with periods from
+    :data:`INTEGRAL_MS_PERIODS` and whole-millisecond WCETs (:func:`integral_ms`). Under ``spres`` a split-forcing draw,
     so that migrations are measured: m + 1 heavy tasks of total U uniform in [0.88m, 0.95m]
     (when no two of them fit one CPU, one must be split) and n − m − 1 light tasks of total
     0.04m, redrawn up to :data:`SPRES_SPLIT_TRIES` times until the SP-RES cascade splits a
@@ -570,6 +604,10 @@ def _draw_set(
     from .api import generate
 
     periods = "loguniform:10ms-100ms"
+    if scheduler in INTEGRAL_MS_SCHEDULERS:
+        u = rng.uniform(0.4 * m, 0.8 * m)
+        ts = integral_ms(generate(n, u, generator="randfixedsum", periods=INTEGRAL_MS_PERIODS, seed=seed), m)
+        return ts, ts.utilization, {}
     if scheduler != "spres" or n <= m:
         u = rng.uniform(0.4 * m, 0.8 * m)
         ts = generate(n, u, generator="randfixedsum", periods=periods, seed=seed)

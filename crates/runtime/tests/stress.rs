@@ -63,6 +63,30 @@ fn random_set(rng: &mut Rng, n: usize, u: f64, constrained: bool) -> TaskSet {
     TaskSet::from_cdt(&params).unwrap()
 }
 
+/// RUN's and QPS's sets (`run`, `qps-g`, `qps-c`): n tasks at most, implicit deadlines, total utilization at most
+/// `frac` × m (exact), periods 2–20 ms and WCETs in multiples of 100 µs, so that the reduction's
+/// exact budgets keep a small common denominator (a least common multiple of 20 ms).
+fn run_set(rng: &mut Rng, n: usize, m: usize, frac: f64) -> TaskSet {
+    const UNIT: u64 = 100_000; // 100 µs
+    let periods = [20u64, 40, 50, 100, 200]; // in units
+    let cap = ((m as f64 * frac * 200.0) as u64).max(1); // in 1/200ths
+    let (mut used, mut tasks) = (0u64, Vec::new());
+    for _ in 0..n {
+        let t = periods[rng.below(periods.len() as u64) as usize];
+        let c = rng.range(1, t);
+        let u = c * (200 / t);
+        if used + u > cap {
+            break;
+        }
+        used += u;
+        tasks.push((c * UNIT, t * UNIT));
+    }
+    if tasks.is_empty() {
+        tasks.push((UNIT, 20 * UNIT));
+    }
+    TaskSet::from_ct(&tasks).unwrap()
+}
+
 /// The independent oracle. `m` = scheduling CPUs; `per_cpu_buffers` = buffer b is CPU b
 /// (false under kernel-sd, whose buffers follow tasks and whose dispatching is invisible).
 fn check(ts: &TaskSet, r: &RunResult, m: usize, per_cpu_buffers: bool) -> Result<(), String> {
@@ -242,6 +266,10 @@ enum Kind {
     PushPullFp,
     /// A plugin of Brandenburg & Anderson, RTSS 2009, Table 1 (by its registry name).
     Rtss09(&'static str),
+    /// RUN (Regnier et al., RTSS 2011) on its own sets (`run_set`).
+    Run,
+    /// QPS under one global lock or per-cluster locks (`qps-g`, `qps-c`), on RUN's sets.
+    Qps(&'static str),
 }
 
 /// The RTSS'09 plugins the stress test runs (cem and ce1 are gsn-edf and gsn-edf-di).
@@ -272,7 +300,13 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
         _ => m as f64 * (0.2 + 1.3 * rng.unit()),
     };
     let constrained = rng.below(3) == 0;
-    let ts = random_set(rng, n, u, constrained);
+    let ts = match kind {
+        Kind::Run | Kind::Qps(_) => {
+            let frac = 0.2 + 0.8 * rng.unit();
+            run_set(rng, n, m, frac)
+        }
+        _ => random_set(rng, n, u, constrained),
+    };
     let duration = rng.range(50, 300) * MS;
     let mut cfg = RunConfig::new(worker_cpus, duration);
     cfg.dedicated_cpu = dedicated;
@@ -340,6 +374,8 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
             base.with_params([("cash", cash), ("soft", soft), ("rr_quantum", "500us")]).unwrap()
         }
         Kind::Rtws => mech("rtws"),
+        Kind::Run => mech("run"),
+        Kind::Qps(name) => mech(name),
         Kind::PushPull(i) => {
             let v = rtsched_runtime::mechanism::push_pull::FIND_CPU[i];
             let retries = rng.range(1, 3).to_string();
@@ -428,11 +464,14 @@ fn every_mechanism_survives_random_runs() {
         Kind::PushPullFp,
         Kind::Spres,
         Kind::GedfMp,
+        Kind::Run,
+        Kind::Qps("qps-g"),
+        Kind::Qps("qps-c"),
     ];
     for (k, kind) in kinds.into_iter().chain(RTSS09.map(Kind::Rtss09)).enumerate() {
         // kernel-sd, each find-CPU variant of push-pull (three of one mechanism) and each RTSS'09
         // plugin get half.
-        let half = matches!(kind, Kind::KernelSd | Kind::PushPull(_) | Kind::Rtss09(_));
+        let half = matches!(kind, Kind::KernelSd | Kind::PushPull(_) | Kind::Rtss09(_) | Kind::Qps(_));
         let count = if half { cases.div_ceil(2) } else { cases };
         for c in 0..count {
             // One generator per case, so a case reproduces alone.

@@ -41,6 +41,7 @@ REPRODUCTIONS = {
     "spres-fig5": "spres_fig5",
     "spres-fig6": "spres_fig6",
     "spres-table1": "spres_table1",
+    "spres-fig9": "spres_fig9",
     "rtws-tables": "rtws_tables",
     "rtss09-hrt": "rtss09_hrt",
     "rtss09-srt": "rtss09_srt",
@@ -73,12 +74,14 @@ if TYPE_CHECKING:  # mypy checks every registered module against its protocol (r
         spres_fig4,
         spres_fig5,
         spres_fig6,
+        spres_fig9,
         spres_table1,
     )
 
     _SWEEPS: list[SweepReproduction] = [spres_fig3, spres_fig4, spres_fig5, spres_fig6, dag_li2014]
     _TABULATED: list[Reproduction] = [
         spres_table1,
+        spres_fig9,
         rtws_tables,
         sd_push_cost,
         rtss09_hrt,

@@ -14,6 +14,8 @@
 //!   `SCHED_DEADLINE`, run by the peer backend), [`design_space`] (the G-EDF implementation
 //!   design space of Brandenburg & Anderson, RTSS 2009: seven plugins from three choices,
 //!   registered under the paper's names; GSN-EDF is their CEm);
+//!   [`run`] (RUN, the reduction tree of Regnier et al., RTSS 2011, under one global lock), [`qps`]
+//!   (QPS-G and QPS-C: quasi-partitioned scheduling under one global lock or per-cluster locks);
 //! * [`forkjoin`]: the precedence structure (thread slots, a DAG per task; fork-join tasks as
 //!   their DAGs) of the mechanisms that execute parallel jobs (`rtws`, `push-pull`);
 //! * `dispatch`: linked versus scheduled — the one link-swap algorithm and reschedule requests,
@@ -165,6 +167,8 @@ registry! {
     rtws: [RTWS],
     push_pull: [PUSH_PULL, PUSH_PULL_FP],
     gedf_mp: [GEDF_MP],
+    run: [RUN],
+    qps: [QPS_G, QPS_C],
 }
 
 #[cfg(test)]

@@ -1,0 +1,693 @@
+//! QPS on real threads, in the two configurations of Compagnin et al.'s implementation that
+//! Brandenburg & Gül measured (RTSS 2016, §VII-B, Fig. 9): **QPS-G**, one global spin lock, and
+//! **QPS-C**, "per-cluster" spin locks (one per core on their platform, where the sets were
+//! partitioned). The policy is `rtsched_policy::qps` (Massa, Lima, Regnier, Levin & Brandt,
+//! Real-Time Systems 52(5), 2016; that module says which of its rules are confirmed from the
+//! paper and which are its own reconstruction), the same state machine `rtsched simulate
+//! --scheduler qps` drives.
+//!
+//! **Clusters — what is locked.** A *cluster* is a set of execution sets whose decisions are
+//! coupled: a major set and the set hosting its slave item (the host lends its CPU to the
+//! major set's slave server), closed under that relation — a chain of consecutive sets that
+//! ends at a set closing minor. Tasks of different clusters never share a CPU nor a budget.
+//! Each cluster has one spin lock over its own `Qps` (its sets' budgets, modes and decisions),
+//! the job book of its tasks and `scheduled` of its CPUs; one release domain polled by its CPUs
+//! (claimed by compare-and-swap); and one budget timer, on its first CPU. No thread ever holds
+//! two cluster locks.
+//! * `qps-g`: one cluster holding every set and every CPU — QPS's offline phase on the whole
+//!   set, one lock.
+//! * `qps-c`: the clusters of the whole set's quasi-partition, each given QPS's offline phase
+//!   on its own tasks and CPUs. A cluster's own offline phase makes the same sets (its first
+//!   set starts empty, as in the whole set's next fit) unless its worst-fit partition attempt
+//!   succeeds where the whole set's did not; it is then partitioned EDF on those CPUs — QPS's
+//!   own reduction to partitioning — and still a QPS schedule of the cluster. When every
+//!   cluster's sets are the whole set's, qps-c decides exactly as qps-g (tested). A
+//!   partitioned set has one cluster per CPU: per-CPU locks, as QPS-C on the paper's platform.
+//!
+//! **Driving the policy.** QPS's decisions depend on releases and completions: the policy
+//! takes releases at their periodic instants, completions when they happen. Every callback
+//! brings its cluster's `Qps` to its `now` event by event (each boundary or budget exhaustion
+//! at its own instant, the releases due there given at their instants — those at or after the
+//! end of the run as skipped), then applies what it has to say (a completion at `now`), then
+//! decides. The policy is driven non-strict: on threads a job can still be pending at its
+//! next release (overheads), and the policy keeps its task pending; a completed job whose task
+//! has a backlogged job leaves the task pending. CPU `c` runs the pending job of the task the
+//! policy puts on `c` (or idles); a job the policy moves while another worker still runs it is
+//! taken only after that worker let it go (plugin contract 2), as in `run`.
+//!
+//! Refused when built, with the policy's one line: deadlines other than periods, U > m, rates
+//! whose common denominator exceeds 2^64 (integral-millisecond parameters keep it small), a
+//! dedicated CPU.
+
+use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, PlacementKind, Setup, TermSpec};
+use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
+use crate::queue::release::TaskBook;
+use crate::sync::SpinLock;
+use crate::RunError;
+use crossbeam_utils::CachePadded;
+use rtsched_model::{TaskSet, Time};
+use rtsched_policy::qps::{Qps, QuasiPartition};
+use rtsched_policy::PriorityRule;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Term ids (indices into the entries' `terms`).
+const BUDGET_TIMER: u32 = 0;
+
+/// The most policy events one callback applies before it reports a fault.
+const MAX_EVENTS_PER_CALL: u32 = 1 << 22;
+
+const TERMS: &[TermSpec] = &[TermSpec {
+    name: "budget_timer",
+    symbol: "",
+    help: "a cluster's budget timer: the policy brought to the exhaustion or boundary, decided, reschedule requests",
+    tracking: true,
+}];
+
+const QPS: Entry = Entry {
+    name: "",
+    summary: "",
+    params: &[],
+    placement: PlacementKind::None,
+    dedicated: DedicatedCpu::None,
+    dedicated_role: "",
+    terms: TERMS,
+    invariant: InvariantKind::Unobservable(
+        "QPS serves execution sets by window budgets and modes, not jobs by priority (checked against the \
+         policy in virtual time: mechanism::qps::tests)",
+    ),
+    priority: registry::edf,
+    user_jobs: true,
+    suspends: false,
+    backend: Backend::Engine(build_g),
+};
+
+/// QPS-G: one global lock.
+pub static QPS_G: Entry = Entry {
+    name: "qps-g",
+    summary: "QPS (quasi-partitioned scheduling; Massa et al., Real-Time Systems 2016) under one global lock \
+              (QPS-G of Compagnin et al., measured by Brandenburg & Gül, RTSS 2016); implicit deadlines, U ≤ m",
+    ..QPS
+};
+
+/// QPS-C: one lock per cluster.
+pub static QPS_C: Entry = Entry {
+    name: "qps-c",
+    summary: "QPS with one lock per cluster (a major set and the sets hosting its slave, chained; one per CPU \
+              when partitioned): QPS-C of Compagnin et al. (Brandenburg & Gül, RTSS 2016); implicit deadlines, U ≤ m",
+    backend: Backend::Engine(build_c),
+    ..QPS
+};
+
+fn build_g(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
+    if s.dedicated {
+        return Err(RunError::Config("qps-g does not use a dedicated CPU".into()));
+    }
+    Ok(Box::new(QpsMech::new("qps-g", s.ts, s.tasks, s.m, false, s.rule.clone(), s.t0, s.end)?))
+}
+
+fn build_c(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
+    if s.dedicated {
+        return Err(RunError::Config("qps-c does not use a dedicated CPU".into()));
+    }
+    Ok(Box::new(QpsMech::new("qps-c", s.ts, s.tasks, s.m, true, s.rule.clone(), s.t0, s.end)?))
+}
+
+/// QPS's offline phase of `ts` on `m` CPUs, or the policy's refusal as one line.
+pub fn quasi_partition(name: &str, ts: &TaskSet, m: usize) -> Result<QuasiPartition, RunError> {
+    let m32 = u32::try_from(m).map_err(|_| RunError::Config(format!("{name}: {m} CPUs")))?;
+    QuasiPartition::build(ts, m32).map_err(|e| RunError::Config(format!("{name}: {e}")))
+}
+
+/// The clusters of a quasi-partition: per cluster, its sets' CPUs (ascending) and tasks
+/// (ascending). Sets chained by major → host are one cluster; CPUs without a set are in none.
+pub fn clusters(qp: &QuasiPartition) -> Vec<(Vec<usize>, Vec<u32>)> {
+    let k = qp.sets.len();
+    let mut root: Vec<usize> = (0..k).collect();
+    fn find(r: &mut [usize], x: usize) -> usize {
+        let mut x = x;
+        while r[x] != x {
+            r[x] = r[r[x]];
+            x = r[x];
+        }
+        x
+    }
+    for (s, set) in qp.sets.iter().enumerate() {
+        if let Some(mj) = &set.major {
+            let (a, b) = (find(&mut root, s), find(&mut root, mj.host));
+            root[a.max(b)] = a.min(b);
+        }
+    }
+    let part = qp.partition();
+    let mut out: Vec<(usize, Vec<usize>, Vec<u32>)> = Vec::new();
+    for (s, set) in qp.sets.iter().enumerate() {
+        let r = find(&mut root, s);
+        let cpu = set.cpu as usize;
+        match out.iter_mut().find(|c| c.0 == r) {
+            Some(c) => {
+                c.1.push(cpu);
+                c.2.extend(part[cpu].iter().copied());
+            }
+            None => out.push((r, vec![cpu], part[cpu].clone())),
+        }
+    }
+    out.into_iter()
+        .map(|(_, mut cpus, mut tasks)| {
+            cpus.sort_unstable();
+            tasks.sort_unstable();
+            (cpus, tasks)
+        })
+        .collect()
+}
+
+struct State {
+    qps: Qps,
+    /// The cluster's tasks' releases and completions (global task indices).
+    book: TaskBook,
+    /// Per local task: its next release instant (ns since time zero) the policy has not had,
+    /// and the jobs the policy has released.
+    next_rel: Vec<Time>,
+    released: Vec<u32>,
+    /// Per local CPU: the job its worker runs.
+    scheduled: Vec<Option<Job>>,
+    /// Per local task: the local CPU its job is scheduled on.
+    sched_on: Vec<Option<usize>>,
+    fault: Option<String>,
+}
+
+/// One cluster: its lock, CPUs and tasks (global indices), its release domain and timer.
+struct Cluster {
+    state: SpinLock<State>,
+    cpus: Vec<usize>,
+    tasks: Vec<u32>,
+    periods: Vec<Time>,
+    scale: u128,
+    next_rel: CachePadded<AtomicU64>,
+    timer: CachePadded<AtomicU64>,
+}
+
+/// QPS-G or QPS-C (module docs).
+pub struct QpsMech {
+    name: &'static str,
+    clusters: Vec<Cluster>,
+    /// Per global CPU: its cluster and its index there.
+    cpu_at: Vec<Option<(usize, usize)>>,
+    /// Per global task: its cluster and its index there.
+    task_at: Vec<(usize, usize)>,
+    t0: u64,
+    end: u64,
+    n: usize,
+}
+
+impl QpsMech {
+    /// QPS of `ts` on `m` workers, per cluster (`per_cluster`) or under one lock. Refused with
+    /// the offline phase's one line.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: &'static str,
+        ts: &TaskSet,
+        params: &[TaskParams],
+        m: usize,
+        per_cluster: bool,
+        rule: PriorityRule,
+        t0: u64,
+        end: u64,
+    ) -> Result<QpsMech, RunError> {
+        let whole = quasi_partition(name, ts, m)?;
+        let groups: Vec<(Vec<usize>, Vec<u32>)> =
+            if per_cluster { clusters(&whole) } else { vec![((0..m).collect(), (0..ts.len() as u32).collect())] };
+        let mut cpu_at = vec![None; m];
+        let mut task_at = vec![(usize::MAX, 0); ts.len()];
+        let mut out = Vec::with_capacity(groups.len());
+        for (g, (cpus, tasks)) in groups.into_iter().enumerate() {
+            let (qp, sub) = if per_cluster {
+                let sub = TaskSet::new(tasks.iter().map(|&i| ts[i as usize].clone()).collect())
+                    .map_err(|e| RunError::Config(format!("{name}: {e}")))?;
+                (quasi_partition(name, &sub, cpus.len())?, sub)
+            } else {
+                (whole.clone(), ts.clone())
+            };
+            let scale = qp.scale();
+            let qps = Qps::new(qp, &[], false).map_err(|e| RunError::Config(format!("{name}: {e}")))?;
+            for (j, &c) in cpus.iter().enumerate() {
+                cpu_at[c] = Some((g, j));
+            }
+            for (j, &i) in tasks.iter().enumerate() {
+                task_at[i as usize] = (g, j);
+            }
+            let subset: Vec<usize> = tasks.iter().map(|&i| i as usize).collect();
+            let book = TaskBook::new(params, &subset, rule.clone(), t0, end);
+            let first = book.next_due();
+            let state = State {
+                qps,
+                book,
+                next_rel: vec![0; tasks.len()],
+                released: vec![0; tasks.len()],
+                scheduled: vec![None; cpus.len()],
+                sched_on: vec![None; tasks.len()],
+                fault: None,
+            };
+            out.push(Cluster {
+                state: SpinLock::new(g as u32, state),
+                periods: sub.iter().map(|t| t.period).collect(),
+                cpus,
+                tasks,
+                scale,
+                next_rel: CachePadded::new(AtomicU64::new(first)),
+                timer: CachePadded::new(AtomicU64::new(u64::MAX)),
+            });
+        }
+        let mech = QpsMech { name, clusters: out, cpu_at, task_at, t0, end, n: ts.len() };
+        for cl in &mech.clusters {
+            let mut st = cl.state.lock_untraced();
+            mech.sync(cl, &mut st, t0, None);
+            cl.timer.store(mech.timer_due(cl, &st), Ordering::Release);
+        }
+        Ok(mech)
+    }
+
+    /// Brings cluster `cl`'s policy to `now` event by event, then, for `completed` (a local
+    /// task whose job completed now), tells the policy the task has no pending job — unless a
+    /// job the policy has released for it (at its release instant, whether or not the release
+    /// handler has run) is still incomplete — and decides.
+    fn sync(&self, cl: &Cluster, st: &mut State, now: u64, completed: Option<usize>) {
+        if st.fault.is_some() {
+            return;
+        }
+        let to = now.saturating_sub(self.t0) as u128 * cl.scale;
+        let mut k = 0u32;
+        let step = |st: &mut State| -> Result<(), String> {
+            let e = st.qps.next_event();
+            st.qps.advance(e).map_err(|v| v.to_string())?;
+            if e.is_multiple_of(cl.scale) {
+                let t = (e / cl.scale) as Time;
+                for j in 0..st.next_rel.len() {
+                    if st.next_rel[j] == t {
+                        let r = if self.t0.saturating_add(t) < self.end {
+                            st.released[j] += 1;
+                            st.qps.release(j as u32)
+                        } else {
+                            st.qps.skip_release(j as u32)
+                        };
+                        r.map_err(|v| v.to_string())?;
+                        st.next_rel[j] = t.saturating_add(cl.periods[j]);
+                    }
+                }
+            }
+            st.qps.schedule().map_err(|v| v.to_string())
+        };
+        while st.qps.next_event() <= to {
+            if k == MAX_EVENTS_PER_CALL {
+                st.fault = Some(format!("more than {MAX_EVENTS_PER_CALL} policy events in one callback"));
+                return;
+            }
+            if let Err(e) = step(st) {
+                st.fault = Some(e);
+                return;
+            }
+            k += 1;
+        }
+        if let Some(j) = completed.filter(|&j| st.book.completed()[cl.tasks[j] as usize] >= st.released[j]) {
+            let r = st.qps.advance(to.max(st.qps.now())).and_then(|_| st.qps.complete(j as u32));
+            if let Err(e) = r.and_then(|_| st.qps.schedule()) {
+                st.fault = Some(e.to_string());
+            }
+        }
+    }
+
+    fn wanted(cl: &Cluster, st: &State, c: usize) -> Option<Job> {
+        st.qps.task_on(c).and_then(|j| st.book.ready_head(cl.tasks[j as usize] as usize))
+    }
+
+    fn available(&self, cl: &Cluster, st: &State, c: usize) -> Option<Job> {
+        Self::wanted(cl, st, c).filter(|j| st.sched_on[self.task_at[j.task() as usize].1].is_none_or(|s| s == c))
+    }
+
+    /// The cluster's budget timer: its policy's next event before its next release and the end.
+    fn timer_due(&self, cl: &Cluster, st: &State) -> u64 {
+        let e = st.qps.next_event();
+        if e == u128::MAX {
+            return u64::MAX;
+        }
+        let at = u64::try_from(self.t0 as u128 + e.div_ceil(cl.scale)).unwrap_or(u64::MAX);
+        if at >= st.book.next_due() || at >= self.end {
+            u64::MAX
+        } else {
+            at
+        }
+    }
+
+    fn refresh(&self, ctx: &mut Ctx<'_>, cl: &Cluster, st: &State) {
+        for (j, &c) in cl.cpus.iter().enumerate() {
+            if self.available(cl, st, j) != st.scheduled[j] {
+                ctx.preempt(c);
+            }
+        }
+        let due = self.timer_due(cl, st);
+        let before = cl.timer.swap(due, Ordering::AcqRel);
+        if due < before && ctx.cpu() != cl.cpus[0] {
+            ctx.notify(cl.cpus[0]);
+        }
+    }
+
+    /// The task each CPU's policy places there now (for tests).
+    #[cfg(test)]
+    fn tasks_on(&self) -> Vec<Option<u32>> {
+        (0..self.cpu_at.len())
+            .map(|c| {
+                self.cpu_at[c].and_then(|(g, j)| {
+                    let cl = &self.clusters[g];
+                    cl.state.lock_untraced().qps.task_on(j).map(|l| cl.tasks[l as usize])
+                })
+            })
+            .collect()
+    }
+}
+
+impl Plugin for QpsMech {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn release_domains(&self) -> usize {
+        self.clusters.len()
+    }
+    fn release_domain(&self, thread: usize) -> Option<usize> {
+        self.cpu_at.get(thread).copied().flatten().map(|(g, _)| g)
+    }
+    fn next_release(&self, domain: usize) -> u64 {
+        self.clusters[domain].next_rel.load(Ordering::Acquire)
+    }
+    fn try_claim_release(&self, domain: usize, due: u64) -> bool {
+        self.clusters[domain].next_rel.compare_exchange(due, u64::MAX, Ordering::AcqRel, Ordering::Relaxed).is_ok()
+    }
+
+    fn release(&self, ctx: &mut Ctx<'_>, domain: usize, now: u64) {
+        let cl = &self.clusters[domain];
+        let mut g = ctx.lock(&cl.state);
+        let st = &mut *g;
+        st.book.release_due(now, |j, _| ctx.record_release(&j));
+        cl.next_rel.store(st.book.next_due(), Ordering::Release);
+        self.sync(cl, st, now, None);
+        self.refresh(ctx, cl, st);
+    }
+
+    fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, now: u64) -> Option<Job> {
+        let Some((gi, c)) = self.cpu_at.get(ctx.cpu()).copied().flatten() else {
+            // A CPU without an execution set runs nothing.
+            ctx.ack_resched();
+            return None;
+        };
+        let cl = &self.clusters[gi];
+        let mut g = ctx.lock(&cl.state);
+        let st = &mut *g;
+        let mut done = None;
+        if let Some(j) = prev.job() {
+            let local = self.task_at[j.task() as usize].1;
+            st.scheduled[c] = None;
+            st.sched_on[local] = None;
+            if let Prev::Completed(j) = prev {
+                st.book.complete(&j);
+                done = Some(local);
+            }
+        }
+        self.sync(cl, st, now, done);
+        let next = self.available(cl, st, c);
+        st.scheduled[c] = next;
+        if let Some(j) = next {
+            st.sched_on[self.task_at[j.task() as usize].1] = Some(c);
+        }
+        ctx.ack_resched();
+        self.refresh(ctx, cl, st);
+        next
+    }
+
+    fn uses_timers(&self) -> bool {
+        true
+    }
+    fn next_timer(&self, thread: usize) -> u64 {
+        match self.cpu_at.get(thread).copied().flatten() {
+            Some((g, 0)) => self.clusters[g].timer.load(Ordering::Acquire),
+            _ => u64::MAX,
+        }
+    }
+    fn timer(&self, ctx: &mut Ctx<'_>, now: u64) {
+        let Some((gi, 0)) = self.cpu_at.get(ctx.cpu()).copied().flatten() else { return };
+        let stamp = ctx.stamp();
+        {
+            let cl = &self.clusters[gi];
+            let mut g = ctx.lock(&cl.state);
+            let st = &mut *g;
+            self.sync(cl, st, now, None);
+            self.refresh(ctx, cl, st);
+        }
+        ctx.term_since(BUDGET_TIMER, stamp);
+    }
+
+    fn accounting(&self) -> Accounting {
+        let mut released = vec![0; self.n];
+        let mut completed = vec![0; self.n];
+        let mut consistent = Ok(());
+        for cl in &self.clusters {
+            let st = cl.state.lock_untraced();
+            if let (Some(f), true) = (&st.fault, consistent.is_ok()) {
+                consistent = Err(format!("{}: {f}", self.name));
+            }
+            for &t in &cl.tasks {
+                released[t as usize] = st.book.released()[t as usize];
+                completed[t as usize] = st.book.completed()[t as usize];
+            }
+            let mut seen = vec![false; cl.tasks.len()];
+            for j in st.scheduled.iter().flatten() {
+                let local = self.task_at[j.task() as usize].1;
+                if consistent.is_ok() && std::mem::replace(&mut seen[local], true) {
+                    consistent = Err(format!("{}: task {} scheduled on two CPUs", self.name, j.task()));
+                }
+            }
+        }
+        Accounting { released, completed, consistent: consistent.map_err(crate::Inconsistency) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Both mechanisms driven without threads, in virtual time, side by side on random
+    //! implicit-deadline sets with U ≤ m: releases, the clusters' budget timers, preemption
+    //! notices, random completions, callbacks on time or late. After every instant has settled:
+    //! `qps-g`'s CPUs run the pending job of the task a separate `Qps` over the whole set —
+    //! stepped as the simulator steps it (advance, completions, releases, decide) — puts there;
+    //! and, when every cluster's own offline phase made the whole set's sets, `qps-c` runs
+    //! exactly what `qps-g` runs (the per-cluster locks change who decides, not what).
+    use super::*;
+    use crate::sync::CpuSignal;
+    use crate::tracer::TraceBuffer;
+    use proptest::prelude::*;
+
+    const PERIODS: [u64; 6] = [20, 30, 40, 50, 60, 120];
+
+    fn draw(m: u32, raw: &[(usize, u64)]) -> Vec<(u64, u64)> {
+        let l: u128 = 600;
+        let (mut num, cap) = (0u128, m as u128 * l);
+        let mut out = Vec::new();
+        for &(p, f) in raw {
+            let t = PERIODS[p % PERIODS.len()];
+            let c = (t * f / 100).clamp(1, t);
+            let add = c as u128 * (l / t as u128);
+            if num + add > cap {
+                break;
+            }
+            num += add;
+            out.push((c, t));
+        }
+        out
+    }
+
+    fn settle(g: &QpsMech, m: usize, now: u64, running: &mut [Option<Job>], tb: &mut TraceBuffer, signals: &[CpuSignal]) {
+        for _ in 0..64 {
+            let mut busy = false;
+            for c in 0..m {
+                let mut ctx = Ctx::new(c, tb, signals);
+                if let Some(d) = g.release_domain(c) {
+                    let due = g.next_release(d);
+                    if due <= now && g.try_claim_release(d, due) {
+                        g.release(&mut ctx, d, now);
+                        busy = true;
+                    }
+                }
+                if g.next_timer(c) <= now {
+                    g.timer(&mut ctx, now);
+                    busy = true;
+                }
+                if signals[c].take_notify() {
+                    busy = true;
+                }
+                if signals[c].resched_pending() {
+                    let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
+                    running[c] = g.schedule(&mut ctx, prev, now);
+                    if let Some(j) = running[c] {
+                        let twice = (0..m).any(|d| d != c && running[d] == Some(j));
+                        assert!(!twice, "job {j:?} taken by CPU {c} while another worker runs it");
+                    }
+                    busy = true;
+                }
+            }
+            if !busy {
+                return;
+            }
+        }
+        panic!("callbacks did not settle at {now}");
+    }
+
+    /// Whether every cluster's own offline phase makes the whole set's sets.
+    fn same_sets(ts: &TaskSet, m: usize) -> bool {
+        let whole = quasi_partition("t", ts, m).unwrap();
+        let part = whole.partition();
+        clusters(&whole).into_iter().all(|(cpus, tasks)| {
+            let sub = TaskSet::new(tasks.iter().map(|&i| ts[i as usize].clone()).collect()).unwrap();
+            let own = quasi_partition("t", &sub, cpus.len()).unwrap().partition();
+            cpus.iter().enumerate().all(|(j, &c)| {
+                own[j].iter().map(|&l| tasks[l as usize]).collect::<Vec<_>>() == part[c]
+            })
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(150))]
+        #[test]
+        fn dispatch_follows_the_policy_and_clusters_agree(
+            m in 1u32..=4,
+            raw in proptest::collection::vec((0usize..6, 5u64..100), 1..12),
+            ops in proptest::collection::vec((0u8..3, 0usize..4, 1u64..40), 1..160),
+        ) {
+            follows(m, &raw, ops)?;
+        }
+    }
+
+    #[allow(clippy::needless_range_loop)] // per-CPU and per-task arrays
+    fn follows(m: u32, raw: &[(usize, u64)], ops: Vec<(u8, usize, u64)>) -> Result<(), TestCaseError> {
+        let ct = draw(m, raw);
+        if ct.is_empty() {
+            return Err(TestCaseError::reject("no task"));
+        }
+        let ts = TaskSet::from_ct(&ct).unwrap();
+        let params: Vec<TaskParams> = ct.iter().map(|&(_, t)| TaskParams { deadline: t, period: t }).collect();
+        let (m, n) = (m as usize, ct.len());
+        let end = 2_000u64;
+        let gm = QpsMech::new("qps-g", &ts, &params, m, false, PriorityRule::Edf, 0, end).unwrap();
+        let cm = QpsMech::new("qps-c", &ts, &params, m, true, PriorityRule::Edf, 0, end).unwrap();
+        let agree = same_sets(&ts, m);
+        let qp = quasi_partition("t", &ts, m).unwrap();
+        let l = qp.scale();
+        let mut policy = Qps::new(qp, &[], false).unwrap();
+        let signals: Vec<CpuSignal> = (0..m).map(|_| CpuSignal::new()).collect();
+        let signals_c: Vec<CpuSignal> = (0..m).map(|_| CpuSignal::new()).collect();
+        let mut tb = TraceBuffer::new(0, 1 << 20);
+        let (mut run_g, mut run_c): (Vec<Option<Job>>, Vec<Option<Job>>) = (vec![None; m], vec![None; m]);
+        let mut completed = vec![0u32; n];
+        let mut rel = vec![0u64; n];
+        let mut policy_released = vec![0u32; n];
+        let mut now = 0u64;
+        let mut ops = ops.into_iter();
+        let step_to = |policy: &mut Qps, rel: &mut [u64], pr: &mut [u32], to: u128| -> Result<(), TestCaseError> {
+            while policy.next_event() <= to {
+                let e = policy.next_event();
+                policy.advance(e).map_err(|v| TestCaseError::fail(v.to_string()))?;
+                if e.is_multiple_of(l) {
+                    let t = (e / l) as u64;
+                    for i in 0..rel.len() {
+                        if rel[i] == t {
+                            let r = if t < end {
+                                pr[i] += 1;
+                                policy.release(i as u32)
+                            } else {
+                                policy.skip_release(i as u32)
+                            };
+                            r.map_err(|v| TestCaseError::fail(v.to_string()))?;
+                            rel[i] += params[i].period;
+                        }
+                    }
+                }
+                policy.schedule().map_err(|v| TestCaseError::fail(v.to_string()))?;
+            }
+            Ok(())
+        };
+        while now < end {
+            settle(&gm, m, now, &mut run_g, &mut tb, &signals);
+            settle(&cm, m, now, &mut run_c, &mut tb, &signals_c);
+            step_to(&mut policy, &mut rel, &mut policy_released, now as u128 * l)?;
+            let tasks: Vec<Option<u32>> = (0..m).map(|c| policy.task_on(c)).collect();
+            prop_assert_eq!(&gm.tasks_on(), &tasks, "qps-g's policy at {}", now);
+            for c in 0..m {
+                let want = tasks[c].and_then(|i| {
+                    let t = params[i as usize].period;
+                    let released = (now / t + 1).min(end.div_ceil(t)) as u32;
+                    (completed[i as usize] < released).then_some((i, completed[i as usize]))
+                });
+                prop_assert_eq!(run_g[c].map(|j| (j.task(), j.seq())), want, "qps-g CPU {} at {}", c, now);
+            }
+            if agree {
+                prop_assert_eq!(&run_c, &run_g, "qps-c and qps-g at {}", now);
+            }
+            prop_assert_eq!(gm.accounting().consistent, Ok(()));
+            prop_assert_eq!(cm.accounting().consistent, Ok(()));
+            let Some((op, c, dt)) = ops.next() else { break };
+            let c = c % m;
+            match op {
+                0 if run_g[c].is_some() => {
+                    let j = run_g[c].unwrap();
+                    let mut ctx = Ctx::new(c, &mut tb, &signals);
+                    run_g[c] = gm.schedule(&mut ctx, Prev::Completed(j), now);
+                    drop(ctx);
+                    // qps-c completes the same job where it runs it.
+                    if let Some(d) = (0..m).find(|&d| run_c[d] == Some(j)) {
+                        let mut ctx = Ctx::new(d, &mut tb, &signals_c);
+                        run_c[d] = cm.schedule(&mut ctx, Prev::Completed(j), now);
+                    } else {
+                        prop_assert!(!agree, "qps-c does not run {:?}", j);
+                        return Ok(());
+                    }
+                    let i = j.task() as usize;
+                    completed[i] += 1;
+                    if completed[i] >= policy_released[i] {
+                        policy.advance(now as u128 * l).map_err(|v| TestCaseError::fail(v.to_string()))?;
+                        policy.complete(i as u32).map_err(|v| TestCaseError::fail(v.to_string()))?;
+                        policy.schedule().map_err(|v| TestCaseError::fail(v.to_string()))?;
+                    }
+                }
+                1 => {
+                    let mut next = now + dt;
+                    for g in [&gm, &cm] {
+                        for d in 0..g.release_domains() {
+                            next = next.min(g.next_release(d));
+                        }
+                        for c in 0..m {
+                            next = next.min(g.next_timer(c));
+                        }
+                    }
+                    prop_assert!(next > now, "an event at {} was not handled", next);
+                    now = next;
+                }
+                _ => now += dt,
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn clusters_chain_majors_to_their_hosts_and_partitions_are_per_cpu() {
+        // A partitionable set: one cluster per CPU (QPS-C's per-core locks on the paper's platform).
+        let ts = TaskSet::from_ct(&[(5, 10), (5, 10), (3, 10)]).unwrap();
+        let qp = quasi_partition("t", &ts, 2).unwrap();
+        assert!(qp.partitioned);
+        assert_eq!(clusters(&qp).len(), 2);
+        // Three tasks of rate 2/3 on two CPUs: no partition, one major set hosting on the other
+        // CPU — one cluster of both.
+        let ts = TaskSet::from_ct(&[(2, 3), (2, 3), (2, 3)]).unwrap();
+        let qp = quasi_partition("t", &ts, 2).unwrap();
+        assert!(!qp.partitioned);
+        assert_eq!(clusters(&qp), vec![(vec![0, 1], vec![0, 1, 2])]);
+        // Refusals: the policy's one line.
+        let ts = TaskSet::from_cdt(&[(1, 4, 4), (1, 3, 5)]).unwrap();
+        let params: Vec<TaskParams> = ts.iter().map(|t| TaskParams { deadline: t.deadline, period: t.period }).collect();
+        let e = QpsMech::new("qps-c", &ts, &params, 2, true, PriorityRule::Edf, 0, 10).err().unwrap().to_string();
+        assert!(e.contains("qps-c:") && e.contains("task 1") && !e.contains('\n'), "{e}");
+    }
+}
