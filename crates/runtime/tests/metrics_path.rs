@@ -136,7 +136,7 @@ fn every_mechanisms_summary_equals_the_metrics_of_its_own_trace() {
             // RUN and QPS refuse U > m when built (their offline phases), in one line.
             if matches!(e.name, "run" | "qps-g" | "qps-c") && overloaded {
                 let cfg = RunConfig::new(vec![allowed_cpus()[0]], 50 * MS);
-                let err = run(ts, &Mechanism::from_entry(e), &cfg).err().expect("U > m refused").to_string();
+                let err = run(ts, &Mechanism::from_entry(e), &cfg).expect_err("U > m refused").to_string();
                 assert!(err.contains("exceeds m = 1") && !err.contains('\n'), "{}: {err}", e.name);
                 ran += 1;
                 continue;
