@@ -547,7 +547,7 @@ mod tests {
         let mut seq = SimRequest::new(ts(), "federated");
         seq.m = Some(2);
         let e = simulate_request(&seq).unwrap_err().to_string();
-        assert_eq!(e, "field 'scheduler': federated schedules DAG task sets; a sporadic task set runs under gedf, gedf-quantum, gfp, gfl, edzl, llf, pd2, pedf, pfp, spres, rtws or run");
+        assert_eq!(e, "field 'scheduler': federated schedules DAG task sets; a sporadic task set runs under gedf, gedf-quantum, gfp, gfl, edzl, llf, pd2, pedf, pfp, spres, rtws, run or qps");
         let heavy = rtsched_model::workload::read_json(r#"{"tasks": [{"period": 10, "nodes": [5, 5, 5]}]}"#).unwrap();
         let mut req = SimRequest::new(heavy.workload, "federated");
         req.m = Some(1);
