@@ -391,14 +391,15 @@ fn spres_hand_worked_suspension() {
 #[test]
 fn schedulers_without_suspension_support_refuse_in_one_line() {
     let ts = TaskSet::new(vec![suspending(&[1, 1], &[(0, 2)], 10, 10), Task::implicit(1, 5).unwrap()]).unwrap();
-    let name = "rtws";
-    let mut req = SimRequest::new(Workload::Sporadic(ts.clone()), name);
-    req.m = Some(2);
-    let e = simulate_request(&req).unwrap_err().to_string();
-    assert!(
-        e.contains("task 0: field 'segments'") && e.contains("self-suspending") && !e.contains('\n'),
-        "{name}: {e}"
-    );
+    for name in ["rtws", "llf", "pd2", "run", "qps"] {
+        let mut req = SimRequest::new(Workload::Sporadic(ts.clone()), name);
+        req.m = Some(2);
+        let e = simulate_request(&req).unwrap_err().to_string();
+        assert!(
+            e.contains("task 0: field 'segments'") && e.contains("self-suspending") && !e.contains('\n'),
+            "{name}: {e}"
+        );
+    }
     let mut cfg = SimConfig::new(2);
     cfg.overheads = Some(Overheads::ZERO);
     let e = simulate(&ts, &Scheduler::Gedf, &cfg).unwrap_err().to_string();
