@@ -132,9 +132,9 @@ def test_cli_sweep_plot_and_errors(tmp_path, capsys, monkeypatch):
     assert (tmp_path / "fig.png").stat().st_size > 0 and (tmp_path / "fig.csv").stat().st_size > 0
     assert run("plot", tmp_path / "nothing", "-o", tmp_path / "fig.png") == 2
     assert "not a results directory" in capsys.readouterr().err
-    assert run("reproduce", "spres-fig9") == 2
+    assert run("reproduce", "spres-fig99") == 2
     err = capsys.readouterr().err
-    assert "unknown experiment 'spres-fig9'" in err and "spres-fig3" in err
+    assert "unknown experiment 'spres-fig99'" in err and "spres-fig3" in err
     assert run("reproduce", "--list") == 0
     assert "spres-fig6" in capsys.readouterr().out
 
