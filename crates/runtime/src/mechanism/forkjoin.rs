@@ -324,7 +324,7 @@ impl Progress {
 /// slot completed `done` times, or `done + 1` when it completed in the head job — and then so
 /// did every predecessor (precedence); the counts are those of the slots completed in the head
 /// job. Errors name the slot.
-pub fn check_task(
+pub(crate) fn check_task(
     shape: &Shape,
     task: u32,
     done: u32,
