@@ -433,8 +433,11 @@ def plot_results(results_dir: str | os.PathLike, output: str | os.PathLike) -> d
     labels = [tuple(a.get_legend_handles_labels()[1]) for a in used]
     if labels and labels[0] and all(lb == labels[0] for lb in labels):
         handles, names = used[0].get_legend_handles_labels()
-        fig.legend(handles, names, fontsize=7, loc="center right")
-        fig.tight_layout(rect=(0, 0, 1 - min(0.3, 1.3 / fig.get_figwidth()), 1))
+        leg = fig.legend(handles, names, fontsize=7, loc="center right")
+        # Reserve the legend's own drawn width (long curve names need more than a fixed margin).
+        fig.canvas.draw()
+        width = leg.get_window_extent().width / fig.bbox.width
+        fig.tight_layout(rect=(0, 0, 1 - min(0.45, width + 0.01), 1))
     else:
         for a in used:
             legend_outside(a)
