@@ -17,8 +17,9 @@
 //! completed, and every response time is at least the task's longest path. Counts: the jobs
 //! released per task over the horizon are equal, every job due by the horizon completed on both
 //! sides, no miss on either, and the same jobs completed (but for a job that completes within
-//! `TOL` of the horizon, with its deadline after it). Response times (node-level mechanisms): for each task, at least
-//! three quarters of the jobs respond on threads within `TOL` of the simulated response; and
+//! `TOL` of the horizon, with its deadline after it). Response times (node-level mechanisms): for
+//! each task of `n` jobs, at most `n/4 + 1` respond on threads further than `TOL` from the
+//! simulated response; and
 //! within each job, every two nodes whose simulated completions are at least `TOL` apart
 //! complete in the same order on threads, with at most one pair in ten reordered. The
 //! simulator's RTWS takes fork-join sets only, so `rtws` is compared with node-level G-EDF on
@@ -27,12 +28,14 @@
 //!
 //! Broken twins, each caught by the same comparison: the simulator run with one node's WCET
 //! doubled (its response times move by more than `2·TOL` on every job of that task, which the
-//! simulator says exactly, so the comparison rejects the twin whenever it accepts the real
-//! run), and the simulator run with one edge dropped (its trace breaks the real graph's
+//! simulator says exactly; so a job within `TOL` of one simulated run is outside it for the
+//! other, and with `n > 2 (n/4 + 1)` jobs the comparison rejects the twin whenever it accepts
+//! the real run), and the simulator run with one edge dropped (its trace breaks the real graph's
 //! precedence, deterministically: the simulator is exact). Beyond "no miss on a light set" (the
 //! assumption of tests/dag_runtime.rs) only the node-level checks read times on threads, with a
 //! noise bound of `TOL` per job and a quarter (responses) and a tenth (order) of outliers
-//! tolerated, so a run that load disturbs on a few jobs still passes.
+//! tolerated, so a run that load or a near-coincidence of events (see [`outliers`]) disturbs on
+//! a few jobs still passes.
 
 mod common;
 use common::dag::{check_dag, MS};
@@ -58,6 +61,14 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 /// beyond it are the outliers the counts tolerate.
 const TOL: u64 = 2 * MS;
 
+/// The jobs of a task (of `n` compared) allowed to respond outside `TOL` of the simulator: a
+/// quarter, plus one. Beyond load, an outlier comes from two simulated events closer than the
+/// noise (a release and a completion a few µs apart, say) that threads resolve the other way:
+/// the schedule then differs for a while, by up to a node's cost.
+fn outliers(n: u64) -> u64 {
+    n / 4 + 1
+}
+
 /// What one side (simulated or on threads) did with one node instance.
 #[derive(Debug, Clone, Copy, Default)]
 struct NodeRun {
@@ -78,6 +89,8 @@ struct Facts {
     due: Vec<u64>,
     due_done: Vec<u64>,
     misses: u64,
+    /// The missed jobs: (task, seq, release, completion).
+    late: Vec<(u32, u32, u64, Option<u64>)>,
     /// Per completed job (task, seq): its completion, response time and its nodes' completion
     /// times.
     finish: BTreeMap<(u32, u32), u64>,
@@ -128,6 +141,7 @@ fn facts(set: &DagSet, records: &[Record], horizon: u64) -> Result<Facts, String
         due: vec![0; set.len()],
         due_done: vec![0; set.len()],
         misses: 0,
+        late: Vec::new(),
         finish: BTreeMap::new(),
         response: BTreeMap::new(),
         completions: BTreeMap::new(),
@@ -184,6 +198,7 @@ fn facts(set: &DagSet, records: &[Record], horizon: u64) -> Result<Facts, String
             }
             if deadline <= horizon && end.is_none_or(|e| e > deadline) {
                 f.misses += 1;
+                f.late.push((i as u32, seq, release, end));
             }
         }
     }
@@ -218,8 +233,9 @@ fn compare(set: &DagSet, horizon: u64, sim: &Facts, thr: &Facts, level: Level) -
     for (side, f) in [("simulator", sim), ("threads", thr)] {
         if f.due_done != f.due || f.misses != 0 {
             return Err(format!(
-                "{side}: {} misses; jobs due per task {:?}, completed by their deadline {:?}",
-                f.misses, f.due, f.due_done
+                "{side}: {} misses; jobs due per task {:?}, completed by their deadline {:?}; missed (task, job, \
+                 release, completion): {:?}",
+                f.misses, f.due, f.due_done, f.late
             ));
         }
     }
@@ -258,9 +274,11 @@ fn compare(set: &DagSet, horizon: u64, sim: &Facts, thr: &Facts, level: Level) -
                 }
             }
         }
-        if level == Level::NodeLevel && 4 * within < 3 * n {
+        if level == Level::NodeLevel && n - within > outliers(n) {
             return Err(format!(
-                "task {i}: {within} of {n} jobs respond on threads within {TOL} ns of the simulated response"
+                "task {i}: {within} of {n} jobs respond on threads within {TOL} ns of the simulated response \
+                 (at most {} outside allowed)",
+                outliers(n)
             ));
         }
         c.jobs += n;
@@ -339,7 +357,17 @@ fn differential(what: &str, set: &DagSet, ranks: &[u32], horizon: u64) -> Option
         assert_eq!(r.duration_ns, horizon, "{label}: the run ended early");
         check_dag(set, &r).unwrap_or_else(|e| panic!("{label}, trace oracle: {e}"));
         let thr = facts(set, &r.trace.records, horizon).unwrap_or_else(|e| panic!("{label}, threads: {e}"));
-        let got = compare(set, horizon, &sim, &thr, case.level).unwrap_or_else(|e| panic!("{label}: {e}"));
+        let got = compare(set, horizon, &sim, &thr, case.level).unwrap_or_else(|e| {
+            // What the run says of its host (interference, release latency) tells load from a
+            // mechanism's fault.
+            let s = r.summary_json();
+            panic!(
+                "{label}: {e} (run at {}: interference {}, release latency {})",
+                c.rt_priority.map_or("normal priority".to_string(), |p| format!("SCHED_FIFO {p}")),
+                s["interference"],
+                s["release_latency_ns"]
+            )
+        });
         assert!(got.jobs >= 10, "{label}: only {} jobs compared", got.jobs);
         if case.level == Level::NodeLevel {
             assert!(got.pairs >= 5, "{label}: only {} node pairs compared", got.pairs);
@@ -412,8 +440,9 @@ fn a_fixed_set_agrees_with_the_simulator_and_the_twins_are_caught() {
     // Twin 1: the simulator with task 0's node 2 (6 ms, on its critical path) doubled. Every
     // job of task 0 then responds more than 2·TOL later in the simulator (checked exactly), so
     // a job within TOL of one run is not within TOL of the other, and a run the comparison
-    // accepted (above) is rejected against the twin: more than a quarter of task 0's jobs
-    // leave the tolerance.
+    // accepted (above) is rejected against the twin: with n = 15 jobs of task 0, at least
+    // n − (n/4 + 1) = 11 are within TOL of the real simulated run, so at most 4 of the twin's,
+    // and 11 > n/4 + 1 are outside.
     let mut w = set[0].wcets().to_vec();
     w[2] *= 2;
     let twin = DagSet::new(vec![
@@ -432,6 +461,8 @@ fn a_fixed_set_agrees_with_the_simulator_and_the_twins_are_caught() {
             let b = bad.response.get(k).copied();
             assert!(b.is_some_and(|b| b > r + 2 * TOL), "{}: job {k:?} moves from {r} to {b:?}", case.name);
         }
+        let n = real.response.range((0, 0)..=(0, u32::MAX)).count() as u64;
+        assert!(n > 2 * outliers(n), "{n} jobs of task 0: too few for the twin");
         let e = compare(&set, horizon, &bad, thr, case.level).expect_err("the doubled WCET is not caught");
         assert!(e.contains("task 0:") && e.contains("within"), "{}: {e}", case.name);
     }
@@ -450,12 +481,25 @@ fn a_fixed_set_agrees_with_the_simulator_and_the_twins_are_caught() {
     }
 }
 
+/// Seeded random light sets (2 and 3 tasks alternately; push-pull-fp and `gfp` at
+/// deadline-monotonic ranks); `RTSCHED_STRESS_SEED` /
+/// `RTSCHED_STRESS_CASES` (default 2 sets) as in tests/stress.rs.
 #[test]
 fn seeded_random_sets_agree_with_the_simulator() {
     let _s = serial();
-    for (seed, n) in [(0xda6_d1ff_u64, 2), (0xda6_d200, 3)] {
+    let first = std::env::var("RTSCHED_STRESS_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0xda6_d1ffu64);
+    let cases = std::env::var("RTSCHED_STRESS_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2u64);
+    for case in 0..cases {
+        let (seed, n) = (first.wrapping_add(case), 2 + (case % 2) as usize);
         let set = random_set(seed, n);
-        let ranks: Vec<u32> = (0..n as u32).rev().collect();
+        // Deadline-monotonic ranks (ties to the task index): random light sets stay schedulable
+        // under them, where an arbitrary order can starve a short-period task.
+        let mut by_deadline: Vec<usize> = (0..n).collect();
+        by_deadline.sort_by_key(|&i| (set[i].deadline(), i));
+        let mut ranks = vec![0u32; n];
+        for (r, &i) in by_deadline.iter().enumerate() {
+            ranks[i] = r as u32;
+        }
         let desc = format!("seed {seed:#x}");
         eprintln!(
             "{desc}: (period, node WCETs, edges) per task: {:?}",
