@@ -269,6 +269,14 @@ fn clusters(set: &DagSet, sched: &Scheduler, m: u32, check: bool) -> Result<(Vec
             }
             Ok((out, of))
         }
+        Scheduler::Rtws => Err(ModelError::field(
+            "scheduler",
+            format!(
+                "{} simulates sequential and fork-join task sets, not general DAG tasks (docs/dag.md); a DAG task \
+                 set runs under gedf, gfp or federated",
+                Scheduler::Rtws.name()
+            ),
+        )),
         other => Err(ModelError::field(
             "scheduler",
             format!("{} schedules sequential tasks; a DAG task set runs under gedf, gfp or federated", other.name()),
@@ -831,7 +839,8 @@ mod tests {
         let e = simulate_dag(&s, &Scheduler::Rtws, &cfg(1)).unwrap_err().to_string();
         assert_eq!(
             e,
-            "field 'scheduler': RTWS schedules sequential tasks; a DAG task set runs under gedf, gfp or federated"
+            "field 'scheduler': RTWS simulates sequential and fork-join task sets, not general DAG tasks \
+             (docs/dag.md); a DAG task set runs under gedf, gfp or federated"
         );
         let mut c = cfg(1);
         c.overheads = Some(crate::Overheads::ZERO);
