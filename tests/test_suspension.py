@@ -175,5 +175,5 @@ def test_simulate_rtws_runs_segments_as_gedf(cli, tmp_path):
         code, out, err = cli("simulate", f, "--scheduler", sched, "--m", 1, "--json")
         assert code == 0, err
         s = json.loads(out)
-        got[sched] = (s["suspensions"], s["suspension_ns"], s["deadline_misses"], s["completed"])
+        got[sched] = (s["suspensions"], s["suspension_ns"], s["deadline_misses"], s["jobs"], s["per_task"])
     assert got["rtws"] == got["gedf"] and got["rtws"][0] > 0, got
