@@ -160,7 +160,20 @@ def test_run_text_summary_prints_the_suspensions(cli, tmp_path):
 def test_simulate_refuses_what_it_does_not_model_in_one_line(cli, tmp_path):
     f = tmp_path / "s.json"
     f.write_text(json.dumps(HAND))
-    for sched in ("rtws",):
+    for sched in ("llf", "run"):
         code, out, err = cli("simulate", f, "--scheduler", sched, "--m", 2)
         lines = err.strip().splitlines()
         assert code == 2 and out == "" and len(lines) == 1 and "field 'segments'" in lines[0], err
+
+
+def test_simulate_rtws_runs_segments_as_gedf(cli, tmp_path):
+    # On sequential tasks RTWS is G-EDF, suspensions included (docs/mechanisms/rtws.md).
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(HAND))
+    got = {}
+    for sched in ("rtws", "gedf"):
+        code, out, err = cli("simulate", f, "--scheduler", sched, "--m", 1, "--json")
+        assert code == 0, err
+        s = json.loads(out)
+        got[sched] = (s["suspensions"], s["suspension_ns"], s["deadline_misses"], s["jobs"], s["per_task"])
+    assert got["rtws"] == got["gedf"] and got["rtws"][0] > 0, got

@@ -121,3 +121,18 @@ fn user_jobs_must_match_the_thread_slots() {
     let e = run_forkjoin(&set, &Mechanism::named("rtws").unwrap(), &cfg).unwrap_err().to_string();
     assert!(e.contains("user_jobs has 1 entries for 2 tasks"), "{e}");
 }
+
+/// A thread of a parallel job that suspends ends the run under rtws with one line: rtws
+/// executes self-suspending jobs of sequential tasks only (docs/mechanisms/rtws.md,
+/// "Self-suspending jobs").
+#[test]
+fn a_suspending_thread_of_a_parallel_job_fails_the_run_under_rtws() {
+    let log: Log = Default::default();
+    let sleeper = |c: &JobCtx<'_>| if c.step == 0 { Step::Suspend(MS) } else { Step::Done };
+    let (set, bodies) =
+        parallel_jobs(vec![ParallelTask::periodic("a", 10 * MS).join((MS, sleeper), (MS, steps(1, &log)))]).unwrap();
+    let mut cfg = RunConfig::new(vec![allowed_cpus()[0]], 50 * MS);
+    cfg.user_jobs = bodies;
+    let e = run_forkjoin(&set, &Mechanism::named("rtws").unwrap(), &cfg).unwrap_err().to_string();
+    assert!(e.contains("self-suspended") && e.contains("sequential tasks only") && !e.contains('\n'), "{e}");
+}

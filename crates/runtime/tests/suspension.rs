@@ -73,11 +73,18 @@ fn from_trace(r: &RunResult) -> (u64, HashMap<JobId, u32>) {
 }
 
 fn check(ts: &TaskSet, segs: &[Option<Vec<u64>>], r: &RunResult) {
+    check_with(ts, segs, r, true)
+}
+
+/// [`check`], with the assertion of no deadline miss only when `no_misses`.
+fn check_with(ts: &TaskSet, segs: &[Option<Vec<u64>>], r: &RunResult, no_misses: bool) {
     let name = &r.scheduler;
     assert_eq!(r.dropped_records, 0, "{name}");
     assert_eq!(r.accounting.error, None, "{name}: {:?}", r.accounting);
     r.check_trace().unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert_eq!(r.deadline_misses(), 0, "{name}: a light set with large slack missed");
+    if no_misses {
+        assert_eq!(r.deadline_misses(), 0, "{name}: a light set with large slack missed");
+    }
     let (total, count) = from_trace(r);
     let s = r.summary_json();
     assert_eq!(s["suspension_ns"].as_u64(), Some(total), "{name}: summary against trace");
@@ -105,8 +112,11 @@ fn suspending_synthetic_jobs_run_without_misses_on_every_mechanism_with_suspends
     let cpus = cpus();
     let m = cpus.len();
     let partition: Vec<Vec<usize>> = (0..m).map(|c| (0..ts.len()).filter(|t| t % m == c).collect()).collect();
-    for name in ["gsn-edf", "cem", "fem", "hem", "push-pull", "push-pull-fp", "pedf", "pfp"] {
-        let mut mech = Mechanism::named(name).unwrap();
+    for name in ["gsn-edf", "cem", "fem", "hem", "push-pull", "push-pull-fp", "pedf", "pfp", "rtws", "rtws-locked"] {
+        let mut mech = match name {
+            "rtws-locked" => Mechanism::named("rtws").unwrap().with_param("deques", "locked").unwrap(),
+            _ => Mechanism::named(name).unwrap(),
+        };
         if name.starts_with('p') && !name.starts_with("push") {
             mech = mech.with_partition(partition.clone());
         }
@@ -198,6 +208,32 @@ fn suspending_synthetic_jobs_run_without_misses_on_gedf_mp() {
     }
 }
 
+/// kernel-sd: each job's thread really sleeps through its suspensions and Linux's
+/// SCHED_DEADLINE blocks and wakes it (its CBS wake-up rule, docs/mechanisms/kernel-sd.md). On
+/// every CPU this process may use (the root domain); not run, with the reason, where the
+/// kernel refuses SCHED_DEADLINE to this process or admission fails.
+#[test]
+fn suspending_synthetic_jobs_run_without_misses_on_kernel_sd() {
+    let _g = serial();
+    let (ts, segs) = light_set();
+    let mut cfg = RunConfig::new(allowed_cpus(), 300 * MS);
+    cfg.suspensions = Suspensions::new(segs.clone());
+    match run(&ts, &Mechanism::named("kernel-sd").unwrap(), &cfg) {
+        Ok(r) => {
+            // No assertion on misses: this set misses under kernel-sd without suspensions
+            // too on a loaded machine (jobs throttled to their next period: the kernel charges
+            // the reservation more than the 5 % slack above the WCET, docs/mechanisms/kernel-sd.md).
+            eprintln!("kernel-sd: {} deadline misses", r.deadline_misses());
+            check_with(&ts, &segs, &r, false)
+        }
+        Err(e) => {
+            let e = e.to_string();
+            assert!(e.contains("CAP_SYS_NICE") || e.contains("EBUSY"), "{e}");
+            eprintln!("kernel-sd not run here: {e}");
+        }
+    }
+}
+
 #[test]
 fn mechanisms_without_suspends_refuse_a_suspending_set_at_prepare_time() {
     let (ts, segs) = light_set();
@@ -261,7 +297,7 @@ fn user_jobs_suspend_for_a_time_and_wait_on_an_event_another_job_signals() {
             }
         })),
     ]);
-    for name in ["gsn-edf", "push-pull"] {
+    for name in ["gsn-edf", "push-pull", "rtws"] {
         let mut cfg = RunConfig::new(cpus(), 300 * MS);
         cfg.user_jobs = jobs.clone();
         let r = common::run_rt_if_permitted(&ts, &Mechanism::named(name).unwrap(), &mut cfg);
@@ -346,8 +382,8 @@ fn a_user_job_that_suspends_on_a_mechanism_without_suspends_fails_the_run() {
     let mut cfg = RunConfig::new(vec![allowed_cpus()[0]], 100 * MS);
     cfg.user_jobs =
         UserJobs::new(vec![Some(Arc::new(|c: &JobCtx<'_>| if c.step == 0 { Step::Suspend(MS) } else { Step::Done }))]);
-    let e = run(&ts, &Mechanism::named("rtws").unwrap(), &cfg).unwrap_err().to_string();
-    assert!(e.contains("task 0") && e.contains("rtws does not execute self-suspending jobs"), "{e}");
+    let e = run(&ts, &Mechanism::named("qps-g").unwrap(), &cfg).unwrap_err().to_string();
+    assert!(e.contains("task 0") && e.contains("qps-g does not execute self-suspending jobs"), "{e}");
 }
 
 /// The model's segments (`Task::segments`, suspensions at their upper bound) drive a run
@@ -372,10 +408,10 @@ fn the_task_sets_own_segments_drive_the_run() {
         .collect();
     let ts = TaskSet::new(tasks).unwrap();
     assert!(!Suspensions::of_task_set(&ts).is_empty(), "{:?}", ts.tasks()[0]);
-    let mut req = RunRequest::new(ts.clone(), "rtws", 300 * MS);
+    let mut req = RunRequest::new(ts.clone(), "qps-g", 300 * MS);
     req.cpus = Some(cpus());
     let e = req.prepare().err().unwrap().to_string();
-    assert!(e.contains("rtws does not execute self-suspending jobs"), "{e}");
+    assert!(e.contains("qps-g does not execute self-suspending jobs"), "{e}");
     let mut req = RunRequest::new(ts.clone(), "gsn-edf", 300 * MS);
     req.cpus = Some(cpus());
     let p = req.prepare().unwrap();
@@ -393,7 +429,7 @@ fn a_zero_suspension_wakes_after_its_block() {
     let mut cfg = RunConfig::new(vec![allowed_cpus()[0]], 100 * MS);
     cfg.user_jobs =
         UserJobs::new(vec![Some(Arc::new(|c: &JobCtx<'_>| if c.step == 0 { Step::Suspend(0) } else { Step::Done }))]);
-    for name in ["gsn-edf", "pedf"] {
+    for name in ["gsn-edf", "pedf", "rtws"] {
         let mut mech = Mechanism::named(name).unwrap();
         if name == "pedf" {
             mech = mech.with_partition(vec![vec![0]]);

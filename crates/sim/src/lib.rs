@@ -107,13 +107,13 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
 
 /// Self-suspending tasks (docs/simulator.md, "Self-suspension") run in the engine's ideal loop:
 /// every global and partitioned scheduler of the engine executes their segments exactly, and so
-/// does the SP-RES loop (a suspended job leaves its reservation: RTSS 2016 §VII). The RTWS loop
-/// schedules fork-join threads, which take no segments; the LLF, PD², RUN and QPS loops and
-/// overhead injection do not model suspensions yet: a one-line error.
+/// does the SP-RES loop (a suspended job leaves its reservation: RTSS 2016 §VII) and the RTWS
+/// loop (a blocked job leaves its CPU as at a completion without a join and wakes as a Rule A
+/// arrival); the LLF, PD², RUN and QPS loops and overhead injection do not model suspensions
+/// yet: a one-line error.
 fn check_suspensions(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<(), SimError> {
     let Some(i) = ts.iter().position(|t| t.is_self_suspending()) else { return Ok(()) };
     let why: Option<String> = match sched {
-        Scheduler::Rtws => Some("RTWS does not simulate self-suspending tasks (it schedules fork-join threads)".into()),
         Scheduler::Llf { .. } | Scheduler::Pd2 { .. } => Some(format!(
             "{} does not simulate self-suspending tasks yet (its selection loop has no suspended state)",
             sched.name()
@@ -130,7 +130,7 @@ fn check_suspensions(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result
         Some(w) => Err(ModelError::task_field(
             i,
             "segments",
-            format!("{w}; gedf, gedf-quantum, gfp, gfl, edzl, pedf, pfp and spres run them"),
+            format!("{w}; gedf, gedf-quantum, gfp, gfl, edzl, pedf, pfp, spres and rtws run them"),
         )
         .in_task(i, ts[i].name.as_deref())
         .into()),

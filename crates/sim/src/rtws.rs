@@ -15,6 +15,16 @@
 //!
 //! At the horizon only completions are processed (no fork, no dispatch).
 //!
+//! Self-suspending jobs (sequential tasks with `segments`, [`simulate`](crate::simulate) with
+//! `Scheduler::Rtws`; docs/mechanisms/rtws.md, "Self-suspending jobs"): a thread runs up to
+//! the end of its current execution segment; there, with execution left, it *blocks* — it
+//! leaves its CPU as at a completion without a join (step 1; the CPU takes work by Rules C–E
+//! in steps 2 and 4) and a `Suspend` record is written — and at the end of its suspension
+//! (its upper bound, or drawn, `SimConfig::suspensions`) it *wakes*: a `Resume` record, and
+//! the job arrives in step 3 as a released job does (Rule A, release and deadline
+//! unchanged), with the §V check of step 5; it never goes to a deque. Ends of suspensions are
+//! processed right after step 1 (at the horizon too, as the engine's loop does).
+//!
 //! The trace is thread-level: trace task `i` is fork-join task `i`, and trace job
 //! `JobId { task: i, job: k }` is the `k`-th thread of task `i` in fork order ([`ThreadInfo`]
 //! says which job, region and thread it is); a thread's `Release` record is at its fork (the first
@@ -37,11 +47,13 @@ use crate::recorder::Recorder;
 use crate::result::SimResult;
 use crate::setup::{Draw, EarlyEnd, Setup};
 use rtsched_model::forkjoin::ForkJoinSet;
+use rtsched_model::task::Segments;
 use rtsched_model::{TaskSet, Time};
 use rtsched_policy::rtws::{Arrival, Rtws, Source, ThreadId, Work};
 use rtsched_policy::Prio;
 use rtsched_trace::{Event, JobId};
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 struct Sim<'a> {
     cfg: &'a SimConfig,
@@ -56,6 +68,13 @@ struct Sim<'a> {
     steals: u64,
     events: u64,
     arrivals_now: Vec<Prio>,
+    /// Per fork-join task: the segments of a self-suspending sequential task (empty: none).
+    segs: Vec<Option<Segments>>,
+    /// Per CPU: the execution its thread has left after its current segment (0: the thread
+    /// completes at `finish_at`, otherwise it blocks there).
+    after: Vec<Time>,
+    /// Ends of suspensions: `(time, thread)`.
+    resumes: BinaryHeap<Reverse<(Time, u32)>>,
 }
 
 impl Sim<'_> {
@@ -117,7 +136,26 @@ impl Sim<'_> {
         // A preempted thread (or job) resuming elsewhere is a migration, as in the other loops.
         let last = std::mem::replace(&mut self.book.threads[id as usize].last_cpu, cpu as u32);
         let th = &self.book.threads[id as usize];
-        self.finish_at[cpu] = t + th.rem;
+        // A self-suspending job's thread runs to the end of its current execution segment.
+        let task = self.book.jobs[th.job as usize].task as usize;
+        let after = match self.segs.get(task).and_then(Option::as_ref) {
+            None => 0,
+            Some(s) => {
+                let cost: Time = s.exec.iter().sum();
+                let done = cost - th.rem;
+                let mut end = 0;
+                s.exec
+                    .iter()
+                    .map(|&c| {
+                        end += c;
+                        end
+                    })
+                    .find(|&e| e > done)
+                    .map_or(0, |e| cost - e)
+            }
+        };
+        self.after[cpu] = after;
+        self.finish_at[cpu] = t + th.rem - after;
         let jr = &mut self.book.jobs[th.job as usize];
         jr.start.get_or_insert(t);
         self.rec.run(t, cpu as u32, job, last)
@@ -151,6 +189,10 @@ impl Sim<'_> {
     fn complete(&mut self, t: Time, cpu: usize) -> Result<(), SimError> {
         let r = self.policy.stop(cpu).ok_or_else(|| SimError::internal("a CPU completed but ran nothing"))?;
         let job = self.tid(r.thread);
+        let after = std::mem::take(&mut self.after[cpu]);
+        if after > 0 {
+            return self.block(t, cpu, r.thread, after);
+        }
         self.rec.emit(t, Event::Complete { cpu: cpu as u32, job })?;
         self.finish_at[cpu] = Time::MAX;
         match self.book.thread_done(t, r.thread)? {
@@ -171,6 +213,50 @@ impl Sim<'_> {
         Ok(())
     }
 
+    /// Thread `id` (a self-suspending sequential job) ended an execution segment on `cpu` at
+    /// `t` with `rest` execution left: it blocks — off the CPU as at a completion without a
+    /// join — and wakes at the end of its suspension.
+    fn block(&mut self, t: Time, cpu: usize, id: ThreadId, rest: Time) -> Result<(), SimError> {
+        self.finish_at[cpu] = Time::MAX;
+        let th = &mut self.book.threads[id as usize];
+        th.rem = rest;
+        let task = self.book.jobs[th.job as usize].task as usize;
+        let s = self.segs[task].as_ref().ok_or_else(|| SimError::internal("a job without segments blocked"))?;
+        let cost: Time = s.exec.iter().sum();
+        let mut end = 0;
+        let k = s.exec.iter().position(|&c| {
+            end += c;
+            cost - end == rest
+        });
+        let bound = k.and_then(|k| s.susp.get(k).copied()).ok_or_else(|| {
+            SimError::internal(format!("task {task}: no suspension after {} ns of execution", cost - rest))
+        })?;
+        let d = self.draw.suspension(self.cfg.suspensions, bound);
+        let job = self.tid(id);
+        self.rec.emit(t, Event::Suspend { cpu: cpu as u32, job })?;
+        self.resumes.push(Reverse((t + d, id)));
+        Ok(())
+    }
+
+    /// Suspensions ending at `t`: each job arrives again (Rule A, step 3), unstarted, with its
+    /// one thread (which keeps its remaining execution).
+    fn resumes_at(&mut self, t: Time) -> Result<(), SimError> {
+        while let Some(&Reverse((r, id))) = self.resumes.peek() {
+            if r > t {
+                break;
+            }
+            self.resumes.pop();
+            self.events += 1;
+            let job = self.tid(id);
+            self.rec.emit(t, Event::Resume { job })?;
+            let j = self.book.threads[id as usize].job;
+            self.book.jobs[j as usize].first = Some(vec![id]);
+            let p = self.prio(j);
+            self.arrivals_now.push(p);
+        }
+        Ok(())
+    }
+
     fn preempt_check(&mut self, t: Time, p: Prio) -> Result<bool, SimError> {
         let Arrival::Run { cpu, preempted } = self.policy.preempt_check(p) else {
             return Ok(false);
@@ -178,7 +264,7 @@ impl Sim<'_> {
         let c = cpu as usize;
         if let Some(r) = preempted {
             let job = self.tid(r.thread);
-            self.book.threads[r.thread as usize].rem = self.finish_at[c] - t;
+            self.book.threads[r.thread as usize].rem = self.finish_at[c] - t + std::mem::take(&mut self.after[c]);
             self.finish_at[c] = Time::MAX;
             self.rec.preempt(t, cpu, job)?;
         }
@@ -192,7 +278,12 @@ impl Sim<'_> {
         let mut h = self.horizon;
         let m = self.finish_at.len();
         loop {
-            let Some(t) = next_instant(&self.finish_at, &self.releases, h) else { return Ok(()) };
+            let wake = self.resumes.peek().map_or(Time::MAX, |r| r.0 .0);
+            let Some(t) = next_instant(&self.finish_at, &self.releases, h)
+                .map_or((wake <= h).then_some(wake), |t| Some(t.min(wake)))
+            else {
+                return Ok(());
+            };
             if self.early.check(self.cfg, t, h, self.events, &mut self.rec)? {
                 h = t; // end at t (Ctrl-C or a work bound): only completions are processed there
                 self.horizon = t;
@@ -204,6 +295,9 @@ impl Sim<'_> {
                     self.complete(t, c)?;
                 }
             }
+            // 1b. Ends of suspensions: the jobs arrive in step 3 (at the horizon, only the
+            // records).
+            self.resumes_at(t)?;
             if t == h {
                 return Ok(());
             }
@@ -271,6 +365,12 @@ impl Sim<'_> {
 /// Errors (never panics) on the parameters `simulate` rejects, and on `cfg.exec` other than
 /// `ExecTimes::Wcet` (thread costs are executed as given).
 pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<ForkJoinResult, SimError> {
+    simulate_with(set, cfg, Vec::new())
+}
+
+/// [`simulate_rtws`] with the segments of self-suspending tasks (`segs[i]` for fork-join task
+/// `i`, a sequential task's one region of one thread; empty: none suspends).
+fn simulate_with(set: &ForkJoinSet, cfg: &SimConfig, segs: Vec<Option<Segments>>) -> Result<ForkJoinResult, SimError> {
     let (seq, Setup { offsets, horizon, capped, expected }) = prepare(set, cfg, "RTWS")?;
     let (m, n) = (cfg.m as usize, set.len());
     let mut sim = Sim {
@@ -286,6 +386,9 @@ pub fn simulate_rtws(set: &ForkJoinSet, cfg: &SimConfig) -> Result<ForkJoinResul
         steals: 0,
         events: 0,
         arrivals_now: Vec::new(),
+        segs,
+        after: vec![0; m],
+        resumes: BinaryHeap::new(),
     };
     sim.run()?;
     let horizon = sim.horizon;
@@ -310,6 +413,7 @@ pub(crate) fn simulate_sequential(ts: &TaskSet, sched: &Scheduler, cfg: &SimConf
             })
             .collect(),
     )?;
-    let r = simulate_rtws(&set, cfg)?;
+    let segs = ts.iter().map(|t| t.segments.as_deref().cloned()).collect();
+    let r = simulate_with(&set, cfg, segs)?;
     Ok(SimResult::from_metrics(sched, r.thread_metrics, r.horizon_message, r.events, r.trace))
 }

@@ -3,7 +3,8 @@
 
 use proptest::prelude::*;
 use rtsched_model::forkjoin::{ForkJoinSet, ForkJoinTask};
-use rtsched_model::{TaskSet, Time};
+use rtsched_model::task::{Segments, SuspensionBound};
+use rtsched_model::{Task, TaskSet, Time};
 use rtsched_sim::{simulate, simulate_rtws, Arrivals, ForkJoinResult, Scheduler, SimConfig};
 use rtsched_trace::{Event, JobId};
 use std::collections::HashMap;
@@ -224,6 +225,69 @@ proptest! {
         // The fork-join entry point agrees with the Scheduler::Rtws path.
         let fj = ForkJoinSet::sequential_ct(&ct.iter().map(|&(c, t)| (c, t)).collect::<Vec<_>>()).unwrap();
         let _ = simulate_rtws(&fj, &c).unwrap();
+    }
+
+    /// With self-suspending one-thread tasks (random segments, suspensions at their upper
+    /// bound), RTWS is still G-EDF (docs/mechanisms/rtws.md: a block leaves the CPU as a
+    /// completion without a join, a wake-up arrives as a released job, Rule A, with the §V
+    /// check): job for job the same completions and misses, the same releases, runs,
+    /// preemptions, completions, suspensions and resumptions at the same instants before the
+    /// horizon, and the same suspension totals.
+    #[test]
+    fn one_thread_suspending_tasks_reduce_to_gedf(
+        (ct, m) in small_sets(),
+        cuts in prop::collection::vec(prop::collection::vec((0u64..=12, 1u64..=6), 0..=3), 6),
+    ) {
+        let tasks: Vec<Task> = ct.iter().zip(&cuts).map(|(&(c, t), cut)| {
+            let d = t.max(2) - 1;
+            // Execution segments: c split at the cut points (distinct, inside 1..c).
+            let mut at: Vec<Time> = cut.iter().map(|&(x, _)| x).filter(|&x| x > 0 && x < c).collect();
+            at.sort_unstable();
+            at.dedup();
+            if at.is_empty() {
+                return Task::new(c, d, t).unwrap();
+            }
+            let mut exec = Vec::new();
+            let mut prev = 0;
+            for &x in at.iter().chain(std::iter::once(&c)) {
+                exec.push(x - prev);
+                prev = x;
+            }
+            // One suspension per cut (there are at least as many cuts as cut points).
+            let susp = cut.iter().map(|&(_, s)| SuspensionBound { min: 0, max: s }).take(exec.len() - 1).collect();
+            Task::new(c, d, t).unwrap().with_segments(Segments::new(exec, susp).unwrap()).unwrap()
+        }).collect();
+        let ts = TaskSet::new(tasks).unwrap();
+        let c = cfg(m, 200);
+        let g = simulate(&ts, &Scheduler::Gedf, &c).unwrap();
+        let r = simulate(&ts, &Scheduler::Rtws, &c).unwrap();
+        prop_assert_eq!(r.deadline_misses, g.deadline_misses);
+        prop_assert_eq!((r.jobs, r.completed), (g.jobs, g.completed));
+        prop_assert_eq!((r.suspensions, r.suspension_ns), (g.suspensions, g.suspension_ns));
+        let fin = |x: &rtsched_sim::SimResult| x.per_job.iter().map(|j| (j.task, j.job, j.release, j.finish)).collect::<Vec<_>>();
+        prop_assert_eq!(fin(&r), fin(&g));
+        let before = |x: &rtsched_sim::SimResult| {
+            let mut v: Vec<(Time, u8, JobId)> = x
+                .trace
+                .as_ref()
+                .unwrap()
+                .records
+                .iter()
+                .filter(|q| q.time < 200)
+                .filter_map(|q| match q.event {
+                    Event::Release { job, .. } => Some((q.time, 0, job)),
+                    Event::Run { job, .. } => Some((q.time, 1, job)),
+                    Event::Preempt { job, .. } => Some((q.time, 2, job)),
+                    Event::Complete { job, .. } => Some((q.time, 3, job)),
+                    Event::Suspend { job, .. } => Some((q.time, 4, job)),
+                    Event::Resume { job } => Some((q.time, 5, job)),
+                    _ => None,
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        prop_assert_eq!(before(&r), before(&g));
     }
 
     /// Accounting, join semantics and work conservation (checked by the simulator's invariant

@@ -391,7 +391,7 @@ fn spres_hand_worked_suspension() {
 #[test]
 fn schedulers_without_suspension_support_refuse_in_one_line() {
     let ts = TaskSet::new(vec![suspending(&[1, 1], &[(0, 2)], 10, 10), Task::implicit(1, 5).unwrap()]).unwrap();
-    for name in ["rtws", "llf", "pd2", "run", "qps"] {
+    for name in ["llf", "pd2", "run", "qps"] {
         let mut req = SimRequest::new(Workload::Sporadic(ts.clone()), name);
         req.m = Some(2);
         let e = simulate_request(&req).unwrap_err().to_string();

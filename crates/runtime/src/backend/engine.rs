@@ -66,6 +66,9 @@ struct Shared<'a> {
     plugin: &'a dyn Plugin,
     /// The mechanism executes self-suspending jobs (its entry's `suspends`).
     suspends: bool,
+    /// A parallel run whose plugin does not take suspending threads
+    /// (`Plugin::suspends_parallel`): a suspension ends the run with an error.
+    parallel_refuses: bool,
     /// The synthetic jobs' suspension segments (`RunConfig::suspensions`, else the task set's).
     susp: crate::body::Suspensions,
     name: &'static str,
@@ -455,6 +458,16 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
                         )));
                         break 'outer;
                     }
+                    if sh.parallel_refuses {
+                        sh.fail(RunError::Config(format!(
+                            "task {}'s job {} self-suspended, but {} executes self-suspending jobs of sequential tasks \
+                             only, not threads of fork-join or DAG jobs",
+                            job.task(),
+                            job.seq(),
+                            sh.name
+                        )));
+                        break 'outer;
+                    }
                     // The block (contract rule 6): the budget saved, the suspension traced, the
                     // wake-up armed here, then `schedule(Blocked)`.
                     ex.remaining.store(remaining, Ordering::Release);
@@ -675,6 +688,7 @@ fn run_once(
     let sh = Shared {
         plugin: plugin.as_ref(),
         suspends: mech.entry().suspends,
+        parallel_refuses: cfg.parallel() && !plugin.suspends_parallel(),
         susp: crate::body::Suspensions::effective(&cfg.suspensions, ts),
         name: mech.name(),
         cfg,

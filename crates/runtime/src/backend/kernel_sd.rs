@@ -14,6 +14,15 @@
 //! slack, so that an early stop (`RunConfig::stop`, polled by a watcher thread every 5 ms)
 //! can wake it.
 //!
+//! Self-suspending jobs (segments: `RunConfig::suspensions`, else the task set's own): the
+//! body burns each execution segment and then really sleeps for the suspension (the same
+//! futex sleep as the release's, to an absolute time, so a stop still wakes it); the kernel
+//! blocks the thread and, when the timer wakes it, applies SCHED_DEADLINE's wake-up rule to
+//! its reservation (docs/mechanisms/kernel-sd.md, "Self-suspending jobs"). Traced as the
+//! engine traces a block: `JobSuspend` when it goes to sleep, `JobWake` and `JobResume` when
+//! the thread runs again (the kernel's own wake-up instant is not observable from user space:
+//! the recorded resumption is when the thread ran after it).
+//!
 //! The body measures cost with `CLOCK_THREAD_CPUTIME_ID`: the kernel preempts the thread
 //! invisibly, so wall time would count other threads' execution. What user space can
 //! measure here is release latency (due → the thread runs: timer, wake-up, scheduling and
@@ -175,6 +184,7 @@ pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<Run
         }
     }
     let n = ts.len();
+    let susp = crate::body::Suspensions::effective(&cfg.suspensions, ts);
     let cal_a = ClockPair::now();
     // The end of the run is lowered to the stop time by an early stop (`cfg.stop`); a thread
     // sleeping towards its next release is woken through `stop_word`.
@@ -196,7 +206,7 @@ pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<Run
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                let (abort, err, barrier, idx_of) = (&abort, &err, &barrier, &idx_of);
+                let (abort, err, barrier, idx_of, susp) = (&abort, &err, &barrier, &idx_of, &susp);
                 let (life, stop_word) = (&life, &stop_word);
                 s.spawn(move || {
                     let mut tb = TraceBuffer::new(i as u16, per_thread);
@@ -238,17 +248,42 @@ pub(crate) fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<Run
                         let cost = cfg.exec.cost(cfg.seed, i as u32, k, t.wcet);
                         let c0 = clock::thread_cpu_ns();
                         let mut finished = false;
-                        loop {
-                            for _ in 0..CHUNK {
-                                x = x * 1.000_000_01 + 1e-12;
+                        let mut taken = 0u32;
+                        'job: loop {
+                            // The execution due before the next suspension (a job drawn shorter
+                            // than its WCET skips the suspensions after its work, as the engine's body).
+                            let next = susp.next(i, taken).filter(|&(before, _)| before < cost);
+                            let until = next.map_or(cost, |(before, _)| before);
+                            loop {
+                                for _ in 0..CHUNK {
+                                    x = x * 1.000_000_01 + 1e-12;
+                                }
+                                if clock::thread_cpu_ns() - c0 >= until {
+                                    break;
+                                }
+                                if clock::monotonic_ns() >= end_now() {
+                                    break 'job;
+                                }
                             }
-                            if clock::thread_cpu_ns() - c0 >= cost {
+                            let Some((_, d)) = next else {
                                 finished = true;
                                 break;
+                            };
+                            // Self-suspension: a real sleep; the kernel blocks the thread and
+                            // applies its wake-up rule when it wakes.
+                            taken += 1;
+                            let left = cost.saturating_sub(clock::thread_cpu_ns() - c0);
+                            tb.record_on(idx_of(platform::current_cpu()), RecKind::JobSuspend, i as u32, k, left);
+                            let wake = clock::monotonic_ns().saturating_add(d);
+                            while clock::monotonic_ns() < wake.min(end_now()) {
+                                clock::sleep_until_or(wake.min(end_now()), stop_word);
                             }
                             if clock::monotonic_ns() >= end_now() {
                                 break;
                             }
+                            let cpu = idx_of(platform::current_cpu());
+                            tb.record_on(cpu, RecKind::JobWake, i as u32, k, 0);
+                            tb.record_on(cpu, RecKind::JobResume, i as u32, k, left);
                         }
                         if !finished {
                             break;

@@ -18,6 +18,8 @@ pub static KERNEL_SD: Entry = Entry {
     invariant: InvariantKind::Unobservable("kernel-sd: the kernel's dispatching is not observable from user space"),
     priority: registry::edf,
     user_jobs: false,
-    suspends: false,
+    // Its synthetic body sleeps through each suspension; the kernel blocks and wakes the
+    // thread by SCHED_DEADLINE's own rules (backend::kernel_sd).
+    suspends: true,
     backend: Backend::KernelSd,
 };

@@ -406,4 +406,12 @@ pub trait Plugin: Send + Sync {
     fn forkjoin(&self) -> bool {
         false
     }
+    /// Whether a thread of a parallel (fork-join or DAG) job may self-suspend under this
+    /// plugin (a parallel user job's step that suspends). Read once at the start of a parallel
+    /// run; where false, such a suspension ends the run with an error naming the task, and the
+    /// plugin never sees a parallel thread blocked. Sequential jobs suspend on every plugin
+    /// registered with `suspends`.
+    fn suspends_parallel(&self) -> bool {
+        true
+    }
 }

@@ -63,6 +63,27 @@
 //! steal argument below needs every push under it), so the fast path is a completion that
 //! readies no successor and does not complete the job.
 //!
+//! **Self-suspending jobs** (the plugin contract's block and wake, rules 6–7). The RTWS
+//! paper's model (§III) has no self-suspension; the rule that fits its §V rules A–F, in both
+//! designs:
+//! * *block* (`schedule(Prev::Blocked(job))`) — the thread leaves its CPU as at a completion
+//!   without a join (no precedence count changes), the job book marks the job suspended, and
+//!   the CPU takes work by Rules C–E (its own deque, the global queue, a steal);
+//! * *wake* ([`Plugin::wake`]) — the job re-enters Rule A's global EDF queue as a released job
+//!   does, release and deadline unchanged, followed by the §V preemption check (deferred to
+//!   the target's `schedule` as for a release). A woken job never goes to a deque (deques hold
+//!   the threads a running job generated, Rule B), so Rule F's local/stolen distinction does
+//!   not arise.
+//!
+//! Preconditions: only a sequential task's job blocks — its one node is the job itself
+//! (`Origin::Job`), so nothing of it waits in any deque while it is suspended. Fork-join and
+//! DAG nodes carry no segments (docs/formats.md), and a parallel user job's thread that
+//! suspends ends the run with an error ([`Plugin::suspends_parallel`] is false): a woken
+//! thread of a running parallel job has no place in rules A–F. On sequential sets RTWS is
+//! global EDF, and with suspensions it stays G-EDF with suspended jobs not ready
+//! (`tests::blocks_and_wakes_follow_the_policy_and_settle_to_gedf`; the simulator's RTWS
+//! equals its G-EDF job for job, `crates/sim/tests/rtws_oracles.rs`).
+//!
 //! Assumptions: periodic releases (sporadic tasks at their densest), any deadlines, EDF with
 //! ties by task index then job number (the one `Prio` order), jobs of a task in release order.
 
@@ -129,7 +150,7 @@ pub static RTWS: Entry = Entry {
     invariant: InvariantKind::Global,
     priority: registry::edf,
     user_jobs: true,
-    suspends: false,
+    suspends: true,
     backend: Backend::Engine(build),
 };
 
@@ -498,6 +519,19 @@ impl Rtws {
         self.checks(ctx, g, cpu);
     }
 
+    /// The block of `j` (its thread already left its CPU): the job book marks it suspended,
+    /// so it is held nowhere until [`Plugin::wake`]. Only a sequential task's job blocks (its
+    /// one node is the job itself, `Origin::Job`: nothing of it waits in a deque); the engine
+    /// refuses a suspending thread of a parallel job (`Plugin::suspends_parallel`).
+    fn block(&self, g: &mut Global, j: Job) {
+        let bj = self.book_job(j);
+        if self.shape.nodes(bj.task()) != 1 {
+            g.error.get_or_insert_with(|| format!("rtws: a thread of the parallel job {bj:?} blocked"));
+            return;
+        }
+        g.book.suspend(&bj);
+    }
+
     /// A node of `task`'s head job completed on `cpu`, readying the nodes in `cpu`'s ready
     /// list (pushed here), or completing the job (`last`): the counts are reset for the next
     /// job — no node of this one is left to touch them — and the task's next job (if
@@ -523,12 +557,21 @@ impl Rtws {
         }
     }
 
-    /// Everything but the fast path, under the global queue's lock.
-    fn slow(&self, ctx: &mut Ctx<'_>, cpu: usize, joined: Option<(u32, bool)>) -> Option<Job> {
+    /// The book's job (its fork-join task's, not the slot's) for the engine's job `j`.
+    fn book_job(&self, j: Job) -> Job {
+        Job { prio: Prio { key: j.prio.key, task: self.shape.task_of(j.task()), job: j.seq() }, ..j }
+    }
+
+    /// Everything but the fast path, under the global queue's lock: a join (`joined`), or a
+    /// block (`blocked`: the job's thread left `cpu`, whose record is already cleared).
+    fn slow(&self, ctx: &mut Ctx<'_>, cpu: usize, joined: Option<(u32, bool)>, blocked: Option<Job>) -> Option<Job> {
         let mut guard = self.global.lock(ctx.trace());
         let g = &mut *guard;
         if let Some((task, last)) = joined {
             self.join(g, cpu, task, last);
+        }
+        if let Some(j) = blocked {
+            self.block(g, j);
         }
         // A preemption requested of this CPU (its thread has stopped).
         self.checks(ctx, g, Some(cpu));
@@ -576,9 +619,15 @@ impl Plugin for Rtws {
 
     fn schedule(&self, ctx: &mut Ctx<'_>, prev: Prev, _now: u64) -> Option<Job> {
         let cpu = ctx.cpu();
+        if let Prev::Blocked(j) = prev {
+            // The block: the thread leaves its CPU as at a completion without a join, and the
+            // CPU takes work by Rules C–E (the slow path, for the job book's lock).
+            self.running[cpu].set(None);
+            return self.slow(ctx, cpu, None, Some(j));
+        }
         let Prev::Completed(j) = prev else {
             // Idle, or preempted (it resumes unless a check preempts it): the slow path.
-            return self.slow(ctx, cpu, None);
+            return self.slow(ctx, cpu, None, None);
         };
         let slot = j.task();
         self.completed_slot[slot as usize].fetch_add(1, Ordering::Relaxed);
@@ -604,11 +653,34 @@ impl Plugin for Rtws {
             }
         }
         self.running[cpu].set(None);
-        self.slow(ctx, cpu, (last || readied).then_some((task, last)))
+        self.slow(ctx, cpu, (last || readied).then_some((task, last)), None)
+    }
+
+    /// The wake-up (module docs, "Self-suspending jobs"): the job re-enters Rule A's global
+    /// EDF queue as a released job does — unstarted (`Work::Start`: the CPU that takes it
+    /// pushes its one node to its deque and pops it, Rule B–C, so it never waits in a deque),
+    /// with its release and deadline unchanged — and its §V preemption check is pending;
+    /// idle CPUs are asked to take it. A wake-up without a block is ignored (the job book says
+    /// whether the job was suspended). Any thread may call it: everything is under the global
+    /// queue's lock.
+    fn wake(&self, ctx: &mut Ctx<'_>, job: Job, _now: u64) {
+        let bj = self.book_job(job);
+        let mut guard = self.global.lock(ctx.trace());
+        let g = &mut *guard;
+        if !g.book.resume(&bj) {
+            return;
+        }
+        Self::push_global(g, bj.prio, Work::Start);
+        g.pending.insert(bj.prio);
+        self.after(ctx, g, None);
     }
 
     fn forkjoin(&self) -> bool {
         true
+    }
+
+    fn suspends_parallel(&self) -> bool {
+        false
     }
 
     fn accounting(&self) -> Accounting {

@@ -168,6 +168,24 @@ impl State {
         self.checks(ctx, cpu);
     }
 
+    /// The book's job (its fork-join task's, not the slot's) for the engine's job `j`.
+    fn book_job(&self, j: Job) -> Job {
+        Job { prio: Prio { key: j.prio.key, task: self.shape.task_of(j.task()), job: j.seq() }, ..j }
+    }
+
+    /// `j`, running on `cpu`, self-suspends: the policy stops it there (nothing of it waits
+    /// in a deque: only a sequential task's job, whose one node is the job itself, blocks) and
+    /// the job book holds it suspended until [`Plugin::wake`].
+    fn blocked(&mut self, cpu: usize, j: Job) {
+        self.policy.stop(cpu);
+        let bj = self.book_job(j);
+        if self.shape.nodes(bj.task()) != 1 {
+            self.error.get_or_insert_with(|| format!("rtws: a thread of the parallel job {bj:?} blocked"));
+            return;
+        }
+        self.book.suspend(&bj);
+    }
+
     /// Node `slot` completed on `cpu`: the successors whose last predecessor it was become
     /// ready here (Rule B: the local push), or the job completes and its task's next job (if
     /// released) arrives.
@@ -238,8 +256,9 @@ impl Plugin for Locked {
             // The policy still has it running here: it resumes unless a check preempts it.
             Prev::Preempted(_) => {}
             Prev::Completed(j) => st.completed(cpu, j.task()),
-            // Registered without `suspends`: the engine never blocks its jobs.
-            Prev::Blocked(j) => unreachable!("rtws: {j:?} blocked, but rtws is registered without `suspends`"),
+            // The block (parent module, "Self-suspending jobs"): the thread leaves the CPU as
+            // at a completion without a join; the CPU takes work by Rules C–E below.
+            Prev::Blocked(j) => st.blocked(cpu, j),
         }
         // A preemption requested of this CPU (its thread has stopped).
         st.checks(ctx, Some(cpu));
@@ -252,8 +271,27 @@ impl Plugin for Locked {
         next
     }
 
+    /// The wake-up (parent module): the job arrives in the global EDF queue unstarted, as a
+    /// released job (Rule A, release and deadline unchanged), and its §V check is pending. A
+    /// wake-up without a block is ignored.
+    fn wake(&self, ctx: &mut Ctx<'_>, job: Job, _now: u64) {
+        let mut g = self.state.lock(ctx.trace());
+        let st = &mut *g;
+        let bj = st.book_job(job);
+        if !st.book.resume(&bj) {
+            return;
+        }
+        st.policy.release(bj.prio);
+        st.pending.insert(bj.prio);
+        st.after(ctx, None);
+    }
+
     fn forkjoin(&self) -> bool {
         true
+    }
+
+    fn suspends_parallel(&self) -> bool {
+        false
     }
 
     fn accounting(&self) -> Accounting {

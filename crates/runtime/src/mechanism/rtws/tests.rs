@@ -199,3 +199,144 @@ fn rule_e_takes_the_definition_2_minimum() {
     }
     assert_eq!(steals, 6);
 }
+
+/// Self-suspension on sequential sets (the module docs' rule: block = the thread leaves its
+/// CPU as at a completion without a join; wake = a Rule A arrival with its §V check). Random
+/// releases, reschedules, completions, blocks and wake-ups (each wake on a random thread, as
+/// the contract allows), on 1–3 CPUs, drive `deques=lockfree` and `deques=locked` (the policy
+/// `rtsched_policy::rtws::Rtws`, the simulator's state machine, under one lock) in lock-step:
+/// after every callback both hand every CPU the same job and leave the same reschedule
+/// requests, and each one's accounting is consistent; whenever the requests are drained, what
+/// runs is the global EDF choice — the `m` highest-priority ready jobs, a suspended job not
+/// ready (a job book kept by the test from the same calls is the reference). A blocked job is
+/// never handed out before its wake-up.
+mod suspension {
+    use super::super::locked::Locked;
+    use super::*;
+
+    struct Driven<'s, P: Plugin> {
+        p: P,
+        signals: &'s [CpuSignal],
+        running: Vec<Option<Job>>,
+    }
+
+    impl<P: Plugin> Driven<'_, P> {
+        fn schedule(&mut self, tb: &mut TraceBuffer, c: usize, prev: Prev, now: u64) {
+            let mut ctx = Ctx::new(c, tb, self.signals);
+            self.running[c] = self.p.schedule(&mut ctx, prev, now);
+        }
+        fn requests(&self) -> Vec<bool> {
+            self.signals.iter().map(CpuSignal::is_set).collect()
+        }
+    }
+
+    /// The G-EDF choice: the `m` highest-priority ready jobs of the reference book.
+    fn gedf(book: &TaskBook, n: usize, m: usize) -> Vec<(u32, u32)> {
+        let mut ready: Vec<Job> = (0..n).filter_map(|i| book.ready_head(i)).collect();
+        ready.sort_by_key(|j| j.prio);
+        let mut top: Vec<(u32, u32)> = ready.iter().take(m).map(|j| (j.task(), j.seq())).collect();
+        top.sort_unstable();
+        top
+    }
+
+    fn runs(r: &[Option<Job>]) -> Vec<(u32, u32)> {
+        let mut v: Vec<(u32, u32)> = r.iter().flatten().map(|j| (j.task(), j.seq())).collect();
+        v.sort_unstable();
+        v
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn blocks_and_wakes_follow_the_policy_and_settle_to_gedf(
+            periods in proptest::collection::vec((5u64..40, 0u64..5), 1..6),
+            ops in proptest::collection::vec((0u8..6, 0usize..3, 1u64..15), 1..250),
+            m in 1usize..4,
+        ) {
+            let params: Vec<TaskParams> =
+                periods.iter().map(|&(p, d)| TaskParams { deadline: p - d, period: p }).collect();
+            let n = params.len();
+            let shape = || Shape::of(vec![vec![1]; n]);
+            let (sa, sb): (Vec<CpuSignal>, Vec<CpuSignal>) = (0..m).map(|_| (CpuSignal::new(), CpuSignal::new())).unzip();
+            let mut a = Driven { p: Rtws::new(shape(), &params, m, 0, 1_000_000).unwrap(), signals: &sa, running: vec![None; m] };
+            let mut b = Driven { p: Locked::new(shape(), &params, m, 0, 1_000_000).unwrap(), signals: &sb, running: vec![None; m] };
+            let all: Vec<usize> = (0..n).collect();
+            let mut book = TaskBook::new(&params, &all, PriorityRule::Edf, 0, 1_000_000);
+            let mut suspended: Vec<Job> = Vec::new();
+            let mut tb = TraceBuffer::new(0, 400_000);
+            let mut now = 0u64;
+            let settle = |a: &mut Driven<'_, Rtws>, b: &mut Driven<'_, Locked>, tb: &mut TraceBuffer, now: u64| {
+                for _ in 0..100 {
+                    let Some(c) = (0..m).find(|&c| sa[c].is_set() || sb[c].is_set()) else { return true };
+                    sa[c].take();
+                    sb[c].take();
+                    let prev = a.running[c].map_or(Prev::Idle, Prev::Preempted);
+                    a.schedule(tb, c, prev, now);
+                    let prev = b.running[c].map_or(Prev::Idle, Prev::Preempted);
+                    b.schedule(tb, c, prev, now);
+                }
+                false
+            };
+            for (op, c, dt) in ops {
+                let c = c % m;
+                match op {
+                    0 => {
+                        now += dt;
+                        let due = a.p.next_release(0);
+                        prop_assert_eq!(due, b.p.next_release(0));
+                        if due <= now {
+                            a.p.release(&mut Ctx::new(c, &mut tb, &sa), 0, now);
+                            b.p.release(&mut Ctx::new(c, &mut tb, &sb), 0, now);
+                            book.release_due(now, |_, _| {});
+                        }
+                    }
+                    1 => {
+                        if sa[c].is_set() || a.running[c].is_none() {
+                            sa[c].take();
+                            sb[c].take();
+                            let prev = a.running[c].map_or(Prev::Idle, Prev::Preempted);
+                            a.schedule(&mut tb, c, prev, now);
+                            b.schedule(&mut tb, c, prev, now);
+                        }
+                    }
+                    2 | 3 => {
+                        if let Some(j) = a.running[c] {
+                            let prev = if op == 2 {
+                                book.complete(&j);
+                                Prev::Completed(j)
+                            } else {
+                                book.suspend(&j);
+                                suspended.push(j);
+                                Prev::Blocked(j)
+                            };
+                            a.schedule(&mut tb, c, prev, now);
+                            b.schedule(&mut tb, c, prev, now);
+                        }
+                    }
+                    4 => {
+                        if !suspended.is_empty() {
+                            let j = suspended.remove(dt as usize % suspended.len());
+                            prop_assert!(book.resume(&j));
+                            a.p.wake(&mut Ctx::new(c, &mut tb, &sa), j, now);
+                            b.p.wake(&mut Ctx::new(c, &mut tb, &sb), j, now);
+                        }
+                    }
+                    _ => {
+                        prop_assert!(settle(&mut a, &mut b, &mut tb, now), "requests do not settle");
+                        prop_assert_eq!(runs(&a.running), gedf(&book, n, m), "settled, not G-EDF");
+                    }
+                }
+                prop_assert_eq!(&a.running, &b.running, "the designs differ");
+                prop_assert_eq!(a.requests(), b.requests(), "the designs' requests differ");
+                prop_assert_eq!(check(&a.p, &a.running), Ok(()));
+                prop_assert_eq!(b.p.accounting().consistent.map_err(|e| e.0), Ok(()));
+                for j in &suspended {
+                    prop_assert!(!a.running.contains(&Some(*j)), "suspended {:?} runs", j);
+                }
+            }
+            prop_assert!(settle(&mut a, &mut b, &mut tb, now), "requests do not settle");
+            prop_assert_eq!(&a.running, &b.running);
+            prop_assert_eq!(runs(&a.running), gedf(&book, n, m), "settled, not G-EDF");
+        }
+    }
+}
