@@ -32,20 +32,33 @@
 //! * *Carry-out bound* (Eq. 9 and Theorem 4): the carry-out job, released `x2` ns before the
 //!   window's end, executes at most `CO_i(x2) = min(first_x2(WD^UCO_i), m x2, vol_i −
 //!   max(0, len_i − x2))`.
-//! * *Window workload* (Eq. 10–11 and Algorithm 2): `Δ^C = x − max(0, ⌊(x − len_i)/T_i⌋) T_i`,
-//!   `W_i(x) = CW_i(Δ^C) + max(0, ⌊(x − len_i)/T_i⌋) vol_i` with `CW_i(Δ) = max_{x1 + x2 = Δ}
-//!   CI_i(x1) + CO_i(x2)`: the window's `⌊(x − len_i)/T_i⌋` body jobs and the split of the rest
-//!   between carry-in and carry-out that maximises their work.
+//! * *Window workload* (Eq. 10–11 and Algorithm 2): the window holds a carry-in job, body
+//!   jobs and a carry-out job, releases `T_i` apart, and the split between carry-in and
+//!   carry-out is maximised: `CW_i(Δ) = max_{x1 + x2 = Δ} CI_i(x1) + CO_i(x2)`. The tool reads
+//!   Eq. 11 as `Δ^C = x − k T_i` with `k = max(0, ⌊(x − len_i)/T_i⌋)` body jobs and Eq. 10 as
+//!   `W_i(x) = CW_i(Δ^C) + k vol_i` ([`Interferer::workload_eq11`]); what runs here is the
+//!   maximum over every placement instead (first departure below).
 //!
 //! **Departures, each named.**
 //!
+//! * *The body-job count of Eq. 11 is not fixed.* Read as the tool reads it, Eq. 10–11 is not
+//!   a bound: with `vol = 10`, `len = 7`, `T = 16`, `R = 12`, `m = 1` a window of 22 ns holds
+//!   18 units (the carry-in job's last 8, the next job's 10), a window of 23 ns at least as
+//!   much, yet `⌊(23 − 7)/16⌋ = 1` body job leaves `Δ^C = 7` and `W(23) = 10 + 7 = 17`
+//!   (unit test `eq11_is_not_monotone`). Here `W_i(x) = max_u CI_i(min(u, x)) + ⌊(x − u)/T_i⌋
+//!   vol_i + CO_i((x − u) mod T_i)` over every offset `u in [0, T_i)` of the first release in
+//!   the window — the same carry-in, body and carry-out jobs, with the split between carry-in
+//!   and carry-out maximised over all placements. It is never below the Eq. 10–11 reading
+//!   (tested) and is non-decreasing in `x`. Whether the paper's own Eq. 11 differs from the
+//!   tool's reading could not be checked.
 //! * *The maximisation over the split is exact.* Algorithm 2 (in the tool) evaluates
 //!   `CI + CO` at the splits where one distribution changes height; with the caps of Theorems
 //!   2 and 4 the maximum can lie between them (where a cap starts or stops binding). Here
-//!   `CI_i(x1) + CO_i(Δ − x1)` is maximised over every integer `x1` in `[0, Δ]`: it is linear in
-//!   each distribution between those points, so the sum of the capped terms is concave there,
-//!   and each stretch is searched exactly. The result is never below the tool's (a bound at
-//!   least as large). The tool's Algorithm 2 also calls the uncapped `CI` and `CO` (its capped
+//!   the sum is maximised over every integer split ([`Interferer::carry_workload`]) and every
+//!   integer offset of the first release ([`Interferer::workload`]): between the points where
+//!   a distribution changes height each term is linear, so the sum of the capped terms is
+//!   concave there, and each stretch is searched exactly (unit-tested against trying every
+//!   integer). The result is never below the tool's (a bound at least as large). The tool's Algorithm 2 also calls the uncapped `CI` and `CO` (its capped
 //!   ones, `computeImproved*`, are defined but unused); Theorems 2 and 4 are applied here.
 //! * *Which precedence constraints are removed for `WD^UCO`.* The paper transforms the DAG
 //!   into a nested fork-join one by removing "conflicting" edges; the tool's procedure for it
@@ -212,7 +225,7 @@ impl Distribution {
     /// Steps of all `parts` merged by decreasing height (an S node).
     fn merge(parts: &[Distribution]) -> Distribution {
         let mut steps: Vec<(u128, u128)> = parts.iter().flat_map(|d| d.steps.iter().copied()).collect();
-        steps.sort_by(|x, y| y.1.cmp(&x.1));
+        steps.sort_by_key(|s| std::cmp::Reverse(s.1));
         Distribution::from_steps(steps)
     }
 }
