@@ -51,8 +51,9 @@ def test_generate_then_analyze_round_trip(cli, tmp_path, shape):
         "dag_melani_gfp",
         "dag_melani_gedf",
         "dag_fonseca_gfp",
+        "dag_fonseca_gfp_chain",
     ]
-    for name in ["dag_melani_gfp", "dag_melani_gedf", "dag_fonseca_gfp"]:
+    for name in ["dag_melani_gfp", "dag_melani_gedf", "dag_fonseca_gfp", "dag_fonseca_gfp_chain"]:
         rts = r["results"][name]["response_times_ns"]
         assert len(rts) == 3 and all(x is None or isinstance(x, int) for x in rts)
     assert r == rtsched.analyze_dag(rtsched.read_dag(out))

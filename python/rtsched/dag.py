@@ -50,7 +50,8 @@ def analyze_dag(
     as ``rtsched analyze --json`` writes it (docs/cli.md#analyze). ``tests``: DAG test names
     (default: all that apply); a sequential test's name is an error. ``priorities`` (``"dm"``,
     ``"rm"``, ``"2,0,1"`` or ``[2, 0, 1]``: one rank per task, smaller = higher, ties to the lower
-    index) replaces deadline-monotonic priorities in ``dag_melani_gfp`` and ``dag_fonseca_gfp``."""
+    index) replaces deadline-monotonic priorities in ``dag_melani_gfp``, ``dag_fonseca_gfp`` and
+    ``dag_fonseca_gfp_chain``."""
     dag = v.text(dag, "dag")
     m = v.optional_processors(m)
     tests = v.test_names(tests)

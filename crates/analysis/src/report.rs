@@ -50,9 +50,10 @@ pub const TEST_NAMES: [&str; 24] = [
 /// Every DAG test name, in report order (run on DAG sets by `crate::dag::report`; never on a
 /// sequential set, as [`TEST_NAMES`] never run on a DAG set). `dag_graham` (Graham's bound for
 /// one DAG alone) runs by default only on a set of one task, and is an error when named on a
-/// larger one. `dag_melani_gfp`, `dag_melani_gedf` and `dag_fonseca_gfp` are response-time
-/// analyses (`crate::dag::melani`, `crate::dag::fonseca`); their results carry per-task bounds.
-pub const DAG_TEST_NAMES: [&str; 8] = [
+/// larger one. `dag_melani_gfp`, `dag_melani_gedf`, `dag_fonseca_gfp` and `dag_fonseca_gfp_chain`
+/// are response-time analyses (`crate::dag::melani`, `crate::dag::fonseca`,
+/// `crate::dag::fonseca_chain`); their results carry per-task bounds.
+pub const DAG_TEST_NAMES: [&str; 9] = [
     "dag_federated",
     "dag_gedf_li2013",
     "dag_gedf_li2014",
@@ -60,6 +61,7 @@ pub const DAG_TEST_NAMES: [&str; 8] = [
     "dag_melani_gfp",
     "dag_melani_gedf",
     "dag_fonseca_gfp",
+    "dag_fonseca_gfp_chain",
     "dag_graham",
 ];
 

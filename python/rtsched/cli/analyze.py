@@ -57,7 +57,7 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         "--priorities",
         metavar="dm|rm|RANKS",
         help="priorities of the global fixed-priority tests gfp_bc, gfp_bc_slack and gfp_guan (on a DAG file: "
-        "dag_melani_gfp and dag_fonseca_gfp): dm (default), rm, "
+        "dag_melani_gfp, dag_fonseca_gfp and dag_fonseca_gfp_chain): dm (default), rm, "
         "or one integer rank per task, comma-separated (0 = highest; ties to the lower task index)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")

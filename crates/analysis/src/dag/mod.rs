@@ -21,6 +21,7 @@
 
 pub mod federated;
 pub mod fonseca;
+pub mod fonseca_chain;
 pub mod gedf;
 pub mod graham;
 pub mod melani;

@@ -4,7 +4,7 @@
 //! name of the other list is a one-line error naming the set's kind.
 
 use super::federated::{federated, Federated, LowPlacement};
-use super::{fonseca, gedf, graham, melani};
+use super::{fonseca, fonseca_chain, gedf, graham, melani};
 use crate::global::fp::{Assignment, GfpResult};
 use crate::report::TEST_NAMES;
 use crate::{Limits, Verdict};
@@ -128,6 +128,7 @@ pub fn analyze_with(set: &DagSet, m: u32, tests: &[&'static str], prio: &Assignm
             "dag_melani_gfp" => rta_json(melani::gfp(set, m, prio, limits), limits),
             "dag_melani_gedf" => rta_json(Ok(melani::gedf(set, m, limits)), limits),
             "dag_fonseca_gfp" => rta_json(fonseca::gfp(set, m, prio, limits), limits),
+            "dag_fonseca_gfp_chain" => rta_json(fonseca_chain::gfp(set, m, prio, limits), limits),
             "dag_graham" => verdict_json(graham::single_task(&set[0], m)),
             other => unreachable!("not a DAG test name: {other}"),
         };
@@ -175,7 +176,7 @@ mod tests {
         // Melani G-FP (DM): R0 = 4, R1 = 8 (worked out in dag::melani's tests).
         let s = set(r#"{"tasks": [{"period": 10, "nodes": [2, 2], "edges": [[0, 1]]},
                                   {"period": 12, "nodes": [3, 3, 3]}]}"#);
-        let names = ["dag_melani_gfp", "dag_melani_gedf", "dag_fonseca_gfp"];
+        let names = ["dag_melani_gfp", "dag_melani_gedf", "dag_fonseca_gfp", "dag_fonseca_gfp_chain"];
         let r = analyze(&s, 2, &names, &Limits::default());
         assert_eq!(r["results"]["dag_melani_gfp"], json!({"schedulable": true, "response_times_ns": [4, 8]}), "{r}");
         for name in names {
