@@ -67,7 +67,7 @@ pub use dag::{simulate_dag, DagResult};
 pub use error::SimError;
 pub use fj_gedf::simulate_forkjoin_gedf;
 pub use overheads::{simulator_view, OverheadModel, OverheadSpec, OverheadStat, Overheads, Term};
-pub use placement::{Background, SpresConfig};
+pub use placement::{Background, SpresConfig, Suspension};
 pub use registry::ParamArg;
 pub use request::{simulate_request, Export, SimOutcome, SimReport, SimRequest};
 pub use result::{OverheadReport, SimResult};

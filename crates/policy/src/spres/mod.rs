@@ -124,16 +124,23 @@ impl Suspension {
     /// (`cash`): without slack reclamation there is no slack to give.
     pub fn parse(name: &str, cash: bool) -> Result<Suspension, rtsched_model::ModelError> {
         match name {
-            "keep" => Ok(Suspension::Keep),
-            "donate" if cash => Ok(Suspension::Donate),
-            "donate" => Err(rtsched_model::ModelError::field(
-                "suspension",
-                "donate makes a suspending job's budget CASH slack and needs cash=true",
-            )),
+            "keep" => Suspension::Keep.check(cash),
+            "donate" => Suspension::Donate.check(cash),
             other => Err(rtsched_model::ModelError::field(
                 "suspension",
                 format!("unknown rule {other:?}; use {}", Suspension::NAMES.join(" or ")),
             )),
+        }
+    }
+
+    /// This rule, if it goes with CASH on or off (`cash`): `donate` only with CASH on.
+    pub fn check(self, cash: bool) -> Result<Suspension, rtsched_model::ModelError> {
+        match self {
+            Suspension::Donate if !cash => Err(rtsched_model::ModelError::field(
+                "suspension",
+                "donate makes a suspending job's budget CASH slack and needs cash=true",
+            )),
+            rule => Ok(rule),
         }
     }
 }
