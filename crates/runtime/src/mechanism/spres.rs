@@ -679,9 +679,25 @@ mod tests {
         served_equals(3, &[(1, 50), (0, 80), (2, 90), (6, 65)], 3, false, false, Suspension::Keep, ops).unwrap();
     }
 
-    /// Drives the mechanism and the synchronous reference through the same events and compares
-    /// what each CPU serves after every instant (the module doc says how).
-    #[allow(clippy::needless_range_loop)] // per-CPU arrays of the mechanism and the reference
+    /// The broken twin of the `donate` property: a mechanism that keeps budgets, held to a
+    /// reference that lends them, is caught (the slack compared after every instant differs
+    /// once a job blocks with budget left).
+    #[test]
+    fn a_mechanism_that_keeps_is_caught_against_donating_rules() {
+        use proptest::test_runner::{Config, TestRunner};
+        let strategy = (
+            2u32..=3,
+            proptest::collection::vec((0usize..8, 30u64..100), 3..9),
+            0usize..64,
+            proptest::collection::vec((0u8..7, 0usize..3, 1u64..15), 1..150),
+        );
+        let mut runner = TestRunner::new(Config { cases: 200, failure_persistence: None, ..Config::default() });
+        let found = runner.run(&strategy, |(m, tasks, h, ops)| {
+            served_equals_with(m, &tasks, h, (true, false), (Suspension::Keep, Suspension::Donate), ops)
+        });
+        assert!(found.is_err(), "the property cannot tell keep from donate");
+    }
+
     fn served_equals(
         m: u32,
         tasks: &[(usize, u64)],
@@ -689,6 +705,21 @@ mod tests {
         cash: bool,
         soft: bool,
         suspension: Suspension,
+        ops: Vec<(u8, usize, u64)>,
+    ) -> Result<(), TestCaseError> {
+        served_equals_with(m, tasks, h, (cash, soft), (suspension, suspension), ops)
+    }
+
+    /// Drives the mechanism and the synchronous reference through the same events and compares
+    /// what each CPU serves after every instant (the module doc says how); `rules` = (the
+    /// mechanism's suspension rule, the reference's): equal but in the broken twin.
+    #[allow(clippy::needless_range_loop)] // per-CPU arrays of the mechanism and the reference
+    fn served_equals_with(
+        m: u32,
+        tasks: &[(usize, u64)],
+        h: usize,
+        (cash, soft): (bool, bool),
+        (suspension, ref_suspension): (Suspension, Suspension),
         ops: Vec<(u8, usize, u64)>,
     ) -> Result<(), TestCaseError> {
             let ct: Vec<(u64, u64)> = tasks.iter().map(|&(p, f)| {
@@ -707,7 +738,7 @@ mod tests {
             let end = 100_000;
             let mut g = SpresMech::new(&params, &pl, rules, PriorityRule::Edf, 0, end);
             g.real_clock = false;
-            let mut reference = Spres::new(&pl, Rules { suspension, ..Rules::new(soft, cash) });
+            let mut reference = Spres::new(&pl, Rules { suspension: ref_suspension, ..Rules::new(soft, cash) });
             let n = ct.len();
             let (mut released, mut completed) = (vec![0u32; n], vec![0u32; n]);
             let m = m as usize;
