@@ -107,9 +107,10 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
 
 /// Self-suspending tasks (docs/simulator.md, "Self-suspension") run in the engine's ideal loop:
 /// every global and partitioned scheduler of the engine executes their segments exactly, and so
-/// does the SP-RES loop (a suspended job leaves its reservation: RTSS 2016 §VII). The RTWS loop
-/// schedules fork-join threads, which take no segments; the LLF, PD², RUN and QPS loops and
-/// overhead injection do not model suspensions yet: a one-line error.
+/// does the SP-RES loop (a suspended job leaves its reservation, whose budget is kept or lent
+/// as slack by `suspension`: RTSS 2016 §VIII). The RTWS loop schedules fork-join threads, which
+/// take no segments; the LLF, PD², RUN and QPS loops and overhead injection do not model
+/// suspensions yet: a one-line error.
 fn check_suspensions(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<(), SimError> {
     let Some(i) = ts.iter().position(|t| t.is_self_suspending()) else { return Ok(()) };
     let why: Option<String> = match sched {
