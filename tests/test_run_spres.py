@@ -30,7 +30,7 @@ def test_the_registry_declares_spres():
     by = {e["name"]: e for e in rtsched.schedulers()}
     e = by["spres"]
     assert e["placement"] == "reservations" and e["dedicated_cpu"] == "none"
-    assert [p["name"] for p in e["params"]] == ["cash", "soft", "rr_quantum", "background", "enforcement"]
+    assert [p["name"] for p in e["params"]] == ["cash", "soft", "rr_quantum", "background", "enforcement", "suspension"]
     own = [t["name"] for t in e["terms"]][6:]
     assert own == [
         "migration_timer",

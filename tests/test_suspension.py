@@ -177,3 +177,66 @@ def test_simulate_rtws_runs_segments_as_gedf(cli, tmp_path):
         s = json.loads(out)
         got[sched] = (s["suspensions"], s["suspension_ns"], s["deadline_misses"], s["jobs"], s["per_task"])
     assert got["rtws"] == got["gedf"] and got["rtws"][0] > 0, got
+
+
+def _hand_placement(budget0: int) -> dict:
+    res = [
+        {"task": 0, "budget": budget0, "period": 20, "deadline": 20, "offset": 0, "part": 1, "parts": 1},
+        {"task": 1, "budget": 10, "period": 20, "deadline": 20, "offset": 0, "part": 1, "parts": 1},
+    ]
+    tasks = [{"task": t, "period_ratio": 1, "parts": 1} for t in (0, 1)]
+    return {"m": 1, "schedulable": True, "heuristic": "hand", "cpus": [{"cpu": 0, "reservations": res}], "tasks": tasks}
+
+
+def test_spres_suspension_rule_keep_and_donate_through_both_front_ends(cli, tmp_path):
+    """SP-RES's `suspension` parameter (docs/spres.md, "Self-suspending jobs"): the hand-worked
+    set of crates/sim/tests/spres_suspension_rule.rs (τ0 = [2, suspend 3, 2], τ1 C = 10, both
+    D = T = 20, budgets C, CASH on): `keep` finishes τ0, `donate` lends its budget to τ1 and
+    τ0's hard reservation misses; `--soft` serves it in background. The runtime takes the same
+    name, and both refuse `donate` without CASH in one line."""
+    f = tmp_path / "s.json"
+    f.write_text(
+        json.dumps({"m": 1, "tasks": [{"wcet": 4, "period": 20, "segments": [2, 3, 2]}, {"wcet": 10, "period": 20}]})
+    )
+    pl = tmp_path / "p.json"
+    pl.write_text(json.dumps(_hand_placement(4)))
+    base = ["simulate", f, "--scheduler", "spres", "--placement", pl, "--horizon", "20ns", "--json", "--cash"]
+    misses = {}
+    for rule in ("keep", "donate"):
+        code, out, err = cli(*base, "--param", f"suspension={rule}")
+        assert code == 0, err
+        s = json.loads(out)
+        assert s["suspensions"] == 1
+        misses[rule] = s["deadline_misses"]
+    assert misses == {"keep": 0, "donate": 1}
+    code, out, err = cli(*base, "--soft", "--param", "suspension=donate")
+    assert code == 0 and json.loads(out)["deadline_misses"] == 0, err
+    # The same set with τ0's budget C + S = 7: donate serves the wake-up at the bound.
+    pl.write_text(json.dumps(_hand_placement(7)))
+    code, out, err = cli(*base, "--param", "suspension=donate")
+    assert code == 0 and json.loads(out)["deadline_misses"] == 0, err
+    # Without CASH: refused in one line, by both engines.
+    code, out, err = cli("simulate", f, "--scheduler", "spres", "--placement", pl, "--param", "suspension=donate")
+    assert code != 0 and "needs cash=true" in err and len(err.strip().splitlines()) == 1, err
+    r = tmp_path / "r.json"
+    r.write_text(json.dumps(RUN_SET))
+    code, out, err = cli(
+        "run", r, "--scheduler", "spres", "--suspension", "donate", "--cash", "false", "--no-calibrate"
+    )
+    errors = [x for x in err.splitlines() if "error" in x]
+    assert code != 0 and len(errors) == 1 and errors[0].endswith("needs cash=true"), err
+    code, out, err = cli("simulate", f, "--scheduler", "spres", "--placement", pl, "--param", "suspension=lend")
+    assert code != 0 and "suspension" in err, err
+
+
+def test_run_spres_donate_executes_suspensions(cli, tmp_path):
+    import os
+
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps(RUN_SET))
+    run = ["run", f, "--scheduler", "spres", "--cpus", cpu, "--duration", "100ms", "--json", "--soft", "true"]
+    code, out, err = cli(*run, "--param", "suspension=donate")
+    assert code == 0, err
+    s = json.loads(out)
+    assert s["params"]["suspension"] == "donate" and s["suspensions"] > 0 and s["accounting_error"] is None

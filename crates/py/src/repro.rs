@@ -82,6 +82,7 @@ fn spres_slack_runs(
             soft_unsplit,
             cash,
             background: rtsched_sim::Background::EarliestEnd,
+            suspension: rtsched_sim::Suspension::Keep,
         });
         let runs: Vec<Result<String, SimError>> = slacks
             .par_iter()
@@ -148,6 +149,7 @@ fn spres_sequential(set: &ForkJoinSet, cfg: &SimConfig) -> Result<Value, SimErro
         soft_unsplit: false,
         cash: true,
         background: rtsched_sim::Background::EarliestEnd,
+        suspension: rtsched_sim::Suspension::Keep,
     });
     let r = rtsched_sim::simulate(&ts, &sched, cfg)?;
     Ok(json!({

@@ -90,6 +90,7 @@ fn main() {
                 soft_unsplit: false,
                 cash: true,
                 background: rtsched_sim::Background::EarliestEnd,
+                suspension: rtsched_sim::Suspension::Keep,
             };
             let mut sim = SimConfig::new(m);
             sim.horizon = Some(r.duration_ns);

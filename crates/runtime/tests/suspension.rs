@@ -172,11 +172,33 @@ fn suspending_synthetic_jobs_run_without_misses_on_spres() {
     let p = semi::place(&with_segs, m as u32, &semi::Heuristic::all()[0], &semi::SemiConfig::default());
     assert!(p.schedulable, "{p:?}");
     let pl = rtsched_model::Placement::from_json_runnable(&p.to_json().to_string(), &with_segs).unwrap();
-    let mech = Mechanism::named("spres").unwrap().with_param("soft", "true").unwrap().with_reservations(pl);
+    // Both budget rules of a suspended job's reservation: kept, or lent as CASH slack and
+    // regained as far as it is left (`suspension=donate`, RTSS 2016 §VIII); with budgets of
+    // C + S and soft reservations, neither misses on this light set.
+    for rule in ["keep", "donate"] {
+        let mech = Mechanism::named("spres")
+            .unwrap()
+            .with_params([("soft", "true"), ("suspension", rule)])
+            .unwrap()
+            .with_reservations(pl.clone());
+        let mut cfg = RunConfig::new(cpus.clone(), 300 * MS);
+        cfg.suspensions = Suspensions::new(segs.clone());
+        let r = common::run_rt_if_permitted(&with_segs, &mech, &mut cfg);
+        check(&with_segs, &segs, &r);
+    }
+    // Refused before any thread starts, in one line.
+    let mech = Mechanism::named("spres")
+        .unwrap()
+        .with_params([("cash", "false"), ("suspension", "donate")])
+        .unwrap()
+        .with_reservations(pl);
     let mut cfg = RunConfig::new(cpus, 300 * MS);
-    cfg.suspensions = Suspensions::new(segs.clone());
-    let r = common::run_rt_if_permitted(&with_segs, &mech, &mut cfg);
-    check(&with_segs, &segs, &r);
+    cfg.suspensions = Suspensions::new(segs);
+    let e = run(&with_segs, &mech, &cfg).err().map(|e| e.to_string());
+    assert_eq!(
+        e.as_deref(),
+        Some("bad run configuration: spres: field 'suspension': donate makes a suspending job's budget CASH slack and needs cash=true")
+    );
 }
 
 /// FE1 (a dedicated interrupt CPU) and G-EDF-MP: the clients send suspensions and resumptions

@@ -67,7 +67,7 @@ pub use dag::{simulate_dag, DagResult};
 pub use error::SimError;
 pub use fj_gedf::simulate_forkjoin_gedf;
 pub use overheads::{simulator_view, OverheadModel, OverheadSpec, OverheadStat, Overheads, Term};
-pub use placement::{Background, SpresConfig};
+pub use placement::{Background, SpresConfig, Suspension};
 pub use registry::ParamArg;
 pub use request::{simulate_request, Export, SimOutcome, SimReport, SimRequest};
 pub use result::{OverheadReport, SimResult};
@@ -107,10 +107,10 @@ pub fn simulate(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimR
 
 /// Self-suspending tasks (docs/simulator.md, "Self-suspension") run in the engine's ideal loop:
 /// every global and partitioned scheduler of the engine executes their segments exactly, and so
-/// does the SP-RES loop (a suspended job leaves its reservation: RTSS 2016 §VII) and the RTWS
-/// loop (a blocked job leaves its CPU as at a completion without a join and wakes as a Rule A
-/// arrival); the LLF, PD², RUN and QPS loops and overhead injection do not model suspensions
-/// yet: a one-line error.
+/// does the SP-RES loop (a suspended job leaves its reservation, whose budget is kept or lent
+/// as slack by `suspension`: RTSS 2016 §VIII) and the RTWS loop (a blocked job leaves its CPU as
+/// at a completion without a join and wakes as a Rule A arrival); the LLF, PD², RUN and QPS
+/// loops and overhead injection do not model suspensions yet: a one-line error.
 fn check_suspensions(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<(), SimError> {
     let Some(i) = ts.iter().position(|t| t.is_self_suspending()) else { return Ok(()) };
     let why: Option<String> = match sched {

@@ -30,7 +30,7 @@
 //! fixed-priority keys).
 
 use crate::config::Scheduler;
-use crate::placement::{Background, SpresConfig};
+use crate::placement::{Background, SpresConfig, Suspension};
 use rtsched_analysis::dag::federated::{Federated, FederatedPlan, LowPlacement};
 use rtsched_analysis::partition::{Admission, DefaultPartition, NotPlaced};
 use rtsched_analysis::semi;
@@ -760,6 +760,13 @@ pub static SPRES: Entry = Entry {
             default: "1ms",
             help: "the background round-robin quantum",
         },
+        ParamSpec {
+            name: "suspension",
+            kind: ParamKind::Choice(&Suspension::NAMES),
+            default: "keep",
+            help: "a self-suspending job's budget while suspended: keep (charged only while it executes) or donate \
+                   (CASH slack, what is left regained at the wake-up: RTSS 2016 §VIII; needs cash)",
+        },
     ],
     placement: PlacementKind::Reservations,
     workloads: Workloads::SPORADIC,
@@ -772,11 +779,14 @@ pub static SPRES: Entry = Entry {
         let background = Background::parse(rule, p.duration("rr_quantum").unwrap_or(1_000_000))?;
         let placement =
             s.reservations.ok_or_else(|| ModelError::field("placement", "spres needs a reservation placement"))?;
+        let cash = p.flag("cash").unwrap_or(false);
+        let suspension = Suspension::parse(p.text("suspension").unwrap_or("keep"), cash)?;
         Ok(Scheduler::Spres(SpresConfig {
             placement,
             soft_unsplit: p.flag("soft").unwrap_or(false),
-            cash: p.flag("cash").unwrap_or(false),
+            cash,
             background,
+            suspension,
         }))
     },
 };
@@ -960,9 +970,22 @@ mod tests {
         let b = build("spres", rr.iter().map(|(k, v)| (*k, v)), &w, 2, None, &Stop::never()).unwrap();
         let Scheduler::Spres(c) = b.scheduler else { panic!("spres built {:?}", b.scheduler) };
         assert_eq!(
-            (c.background, c.cash, c.soft_unsplit),
-            (Background::RoundRobin { quantum: 2_000_000 }, true, false)
+            (c.background, c.cash, c.soft_unsplit, c.suspension),
+            (Background::RoundRobin { quantum: 2_000_000 }, true, false, Suspension::Keep)
         );
+        // The suspension rule: donate needs CASH (the runtime's messages).
+        let d = [("suspension", ParamArg::from("donate"))];
+        let e = build("spres", d.iter().map(|(k, v)| (*k, v)), &w, 2, None, &Stop::never()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "field 'suspension': donate makes a suspending job's budget CASH slack and needs cash=true"
+        );
+        let d = [("suspension", ParamArg::from("donate")), ("cash", ParamArg::from(true))];
+        let b = build("spres", d.iter().map(|(k, v)| (*k, v)), &w, 2, None, &Stop::never()).unwrap();
+        let Scheduler::Spres(c) = b.scheduler else { panic!("spres built {:?}", b.scheduler) };
+        assert_eq!(c.suspension, Suspension::Donate);
+        let e = spres.resolve([("suspension", ParamArg::from("lend"))]).unwrap_err().to_string();
+        assert!(e.starts_with("field 'suspension': "), "{e}");
     }
 
     #[test]

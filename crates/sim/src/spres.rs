@@ -9,8 +9,11 @@
 //! [`SpresConfig::background`]: the paper's round-robin with a quantum (§III-A; the front
 //! ends' default, as the runtime's) or earliest window end first; a job released while its predecessor is unfinished is
 //! activated (its windows anchored) when the predecessor completes (docs/simulator.md). A
-//! self-suspending job (`segments`) leaves its reservation while suspended; the reservation
-//! keeps its budget, charged only while the job executes ([`Spres::suspend`], [`Spres::wake`]).
+//! self-suspending job (`segments`) leaves its reservation while suspended; by
+//! [`SpresConfig::suspension`] the reservation keeps its budget, charged only while the job
+//! executes (`keep`, the default), or lends it as CASH slack and the job regains what is left
+//! when it wakes (`donate`, Brandenburg & Gül, RTSS 2016, §VIII) ([`Spres::suspend`],
+//! [`Spres::wake`]).
 //!
 //! The placement it executes is the model's [`rtsched_model::Placement`] (its JSON in
 //! docs/spres.md), checked here with [`rtsched_model::Placement::check_runnable`].
@@ -66,7 +69,9 @@ pub(crate) fn simulate_spres(
     let (m, n) = (cfg.m as usize, ts.len());
     let mut draw = Draw::new(cfg);
     let mut rec = Recorder::new(n, cfg.m, h, cfg.record_trace, expected as usize, "SP-RES").keep_jobs(cfg.keep_jobs);
-    let mut rules = Spres::new(pl, Rules { background: sc.background, ..Rules::new(sc.soft_unsplit, sc.cash) });
+    let rules = Rules { background: sc.background, suspension: sc.suspension, ..Rules::new(sc.soft_unsplit, sc.cash) };
+    rules.suspension.check(rules.cash)?;
+    let mut rules = Spres::new(pl, rules);
     let mut backlog: Vec<VecDeque<Pending>> = (0..n).map(|_| VecDeque::new()).collect();
     let mut last_cpu = vec![NONE; n];
     let mut next_rel: Vec<Time> = offsets.clone();
@@ -80,8 +85,8 @@ pub(crate) fn simulate_spres(
         // 1. Completions at `now`: the reservation turns inactive (CASH: its unused budget
         //    becomes slack); the task's next backlogged job is activated. A job whose execution
         //    segment ends with execution left in later segments self-suspends instead: it
-        //    leaves its reservation, which keeps its budget (no slack is made of it), until
-        //    the suspension's end (`SpresCpu::suspend`).
+        //    leaves its reservation until the suspension's end; the reservation keeps its
+        //    budget or lends it as slack, by `sc.suspension` (`SpresCpu::suspend`).
         for c in 0..m {
             let Some((i, _, _)) = rules.served(c) else { continue };
             let i = i as usize;

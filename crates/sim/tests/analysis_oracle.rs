@@ -265,6 +265,7 @@ fn spres_oracle(cash: bool, per_m: u64, seed_base: u64) {
                         soft_unsplit: false,
                         cash,
                         background: rtsched_sim::Background::EarliestEnd,
+                        suspension: rtsched_sim::Suspension::Keep,
                     });
                     let (pc, sc) = (periodic(m, &ts), sporadic(m, &ts, (m as u64) << 32 | k));
                     let a = misses(&ts, &sched, &pc);
@@ -332,6 +333,7 @@ fn cash_counterexample() {
             soft_unsplit: false,
             cash: true,
             background: rtsched_sim::Background::EarliestEnd,
+            suspension: rtsched_sim::Suspension::Keep,
         });
         assert_eq!(misses(&ts, &sched, &sc), 0, "seed k = {k}\n{}", explain(&ts, &sched, &sc));
     }

@@ -53,6 +53,7 @@ fn schedulers(ts: &TaskSet) -> Vec<Scheduler> {
             soft_unsplit: false,
             cash: true,
             background: rtsched_sim::Background::EarliestEnd,
+            suspension: rtsched_sim::Suspension::Keep,
         }),
         Scheduler::Rtws,
     ]

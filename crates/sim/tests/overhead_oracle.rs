@@ -278,6 +278,7 @@ fn spres_accepted_placements_are_valid_for_the_inflated_set() {
             soft_unsplit: false,
             cash: false,
             background: rtsched_sim::Background::EarliestEnd,
+            suspension: rtsched_sim::Suspension::Keep,
         });
         check_no_miss("spres", &inflated, &sched, m, None, k);
         // Inflation only adds: every inflated cost is at least the original one.

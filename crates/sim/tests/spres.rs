@@ -46,6 +46,7 @@ fn run(ts: &TaskSet, pl: &str, exec: ExecTimes, horizon: Time, cash: bool) -> Si
             soft_unsplit: false,
             cash,
             background: rtsched_sim::Background::EarliestEnd,
+            suspension: rtsched_sim::Suspension::Keep,
         }),
         &cfg,
     )
@@ -174,7 +175,8 @@ fn rejects_bad_placements() {
             placement: p,
             soft_unsplit: false,
             cash: true,
-            background: rtsched_sim::Background::EarliestEnd
+            background: rtsched_sim::Background::EarliestEnd,
+            suspension: rtsched_sim::Suspension::Keep,
         }),
         &cfg
     )
@@ -200,7 +202,7 @@ proptest! {
         let mut cfg = SimConfig::new(m);
         cfg.horizon = Some(300);
         cfg.exec = ExecTimes::UniformFraction { lo, seed };
-        let a = simulate(&ts, &Scheduler::Spres(SpresConfig { placement, soft_unsplit: false, cash: true, background: rtsched_sim::Background::EarliestEnd }), &cfg).unwrap();
+        let a = simulate(&ts, &Scheduler::Spres(SpresConfig { placement, soft_unsplit: false, cash: true, background: rtsched_sim::Background::EarliestEnd, suspension: rtsched_sim::Suspension::Keep }), &cfg).unwrap();
         let b = simulate(&ts, &Scheduler::Pedf(part), &cfg).unwrap();
         prop_assert_eq!(a.per_job, b.per_job);
         prop_assert_eq!((a.deadline_misses, a.preemptions, a.context_switches), (0, b.preemptions, b.context_switches));
@@ -231,7 +233,7 @@ proptest! {
         cfg.horizon = Some(200);
         cfg.exec = ExecTimes::UniformFraction { lo, seed };
         cfg.record_trace = true;
-        let r = simulate(&ts, &Scheduler::Spres(SpresConfig { placement, soft_unsplit: soft, cash, background: rtsched_sim::Background::EarliestEnd }), &cfg).unwrap();
+        let r = simulate(&ts, &Scheduler::Spres(SpresConfig { placement, soft_unsplit: soft, cash, background: rtsched_sim::Background::EarliestEnd, suspension: rtsched_sim::Suspension::Keep }), &cfg).unwrap();
         prop_assert_eq!(r.jobs, r.completed + r.pending);
         let tr = r.trace.as_ref().unwrap();
         let m = rtsched_trace::Trace::from_jsonl(&tr.to_jsonl()).unwrap().metrics().unwrap();
@@ -263,7 +265,13 @@ fn background_round_robin_alternates_where_earliest_end_does_not() {
         let mut cfg = SimConfig::new(1);
         cfg.horizon = Some(20);
         cfg.record_trace = true;
-        let sc = SpresConfig { placement, soft_unsplit: true, cash: false, background };
+        let sc = SpresConfig {
+            placement,
+            soft_unsplit: true,
+            cash: false,
+            background,
+            suspension: rtsched_sim::Suspension::Keep,
+        };
         let r = simulate(&ts, &Scheduler::Spres(sc), &cfg).unwrap();
         let done: Vec<(Time, u32)> = records(&r)
             .into_iter()

@@ -129,6 +129,7 @@ fn simulate_case(ts: &TaskSet, res: &[(Time, Time)], cpu: &[u32], m: u32, soft: 
             soft_unsplit: soft,
             cash: false,
             background: rtsched_sim::Background::EarliestEnd,
+            suspension: rtsched_sim::Suspension::Keep,
         }),
         &cfg,
     )

@@ -65,6 +65,7 @@ fn cascade_placements_meet_deadlines_under_cash_at_any_slack() {
             soft_unsplit: false,
             cash: true,
             background: rtsched_sim::Background::EarliestEnd,
+            suspension: rtsched_sim::Suspension::Keep,
         });
         for lo in [1.0, 0.8, 0.5, 0.34, 0.0] {
             let mut c = SimConfig::new(m);

@@ -347,6 +347,7 @@ fn spres_executes_suspensions_with_no_miss_on_light_sets() {
                     soft_unsplit: soft,
                     cash,
                     background: rtsched_sim::Background::DEFAULT,
+                    suspension: rtsched_sim::Suspension::Keep,
                 });
                 let what = format!("set {sets} spres {} m={m} cash={cash} soft={soft} draw={draw}", pl.heuristic);
                 let r = simulate(&ts, &sched, &cfg).unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -377,6 +378,7 @@ fn spres_hand_worked_suspension() {
             soft_unsplit: false,
             cash,
             background: rtsched_sim::Background::DEFAULT,
+            suspension: rtsched_sim::Suspension::Keep,
         });
         let r = simulate(&ts, &sched, &cfg).unwrap();
         assert_eq!(

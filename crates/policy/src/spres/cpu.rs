@@ -3,7 +3,7 @@
 //! Only the CPU's own driver touches it (the runtime: under the CPU's lock); jobs move between
 //! CPUs only as [`Departure`]s.
 
-use super::{locate, next_boundary, next_departure, Background, Charging, Departure, Mode, Rules};
+use super::{locate, next_boundary, next_departure, Background, Charging, Departure, Mode, Rules, Suspension};
 use rtsched_model::placement::Reservation;
 use rtsched_model::Time;
 use std::sync::Arc;
@@ -60,8 +60,10 @@ pub struct SpresCpu {
     parts: Arc<Vec<Vec<Reservation>>>,
     rules: Rules,
     slots: Vec<Slot>,
-    /// CASH slack: (deadline, amount), in creation order.
-    slack: Vec<(Time, Time)>,
+    /// CASH slack: (deadline, amount, owner), in creation order. The owner is the slot whose
+    /// suspended job lent it ([`Suspension::Donate`]): that job takes back what is left of it
+    /// when it wakes; `None` for the slack of a completion.
+    slack: Vec<(Time, Time, Option<usize>)>,
     served: Option<Served>,
     /// Background candidates at the last decision.
     background: usize,
@@ -154,22 +156,24 @@ impl SpresCpu {
     /// caller: [`advance`](Self::advance) or [`pause`](Self::pause)). The job leaves its
     /// reservation: it stays held but is never served until [`wake`](Self::wake), and the CPU
     /// goes to the next reservation by the §III-A rules (EDF over the active, non-depleted
-    /// reservations, then soft ones in background). Its budget is charged only while it
-    /// executes (LITMUS^RT's P-RES charges a reservation while its client runs), so it is
-    /// charged nothing while suspended and keeps the budget it has: the suspension is not a
-    /// completion, and no CASH slack is made of it. Windows, migrations at window boundaries
-    /// and replenishments go on by time, unchanged.
+    /// reservations, then soft ones in background). Windows, migrations at window boundaries
+    /// and replenishments go on by time, unchanged. What happens to its budget is
+    /// [`Rules::suspension`]:
     ///
-    /// Brandenburg & Gül (RTSS 2016, §VII, "Self suspensions") describe LITMUS^RT's choice
-    /// differently: a suspending job generates slack and regains what is left of it when it
-    /// resumes. With budgets sized suspension-obliviously (C + S, as the placement heuristics
-    /// size them) that slack is burnt at rate 1 while the job is suspended (by the CPU's other
-    /// reservations or, idle, by CASH's idle rule), so a job whose wake-up comes any later than
-    /// its suspension bound — a timer's latency — wakes with less than its remaining execution
-    /// and a hard reservation cuts it off: a miss of a placement the analysis accepted. Kept
-    /// budgets cannot lose what the job still needs (docs/mechanisms/spres.md). Returns false
-    /// if no job of `task` is held here or it is suspended already.
-    pub fn suspend(&mut self, task: u32, _now: Time) -> bool {
+    /// * [`Suspension::Keep`] (default): the budget is charged only while the job executes
+    ///   (LITMUS^RT's P-RES charges a reservation while its client runs), so it is charged
+    ///   nothing while suspended and keeps the budget it has: the suspension is not a
+    ///   completion, and no CASH slack is made of it. With budgets sized
+    ///   suspension-obliviously (C + S, as the placement heuristics size them) a job that
+    ///   wakes any later than its suspension bound still has its remaining execution.
+    /// * [`Suspension::Donate`] (Brandenburg & Gül, RTSS 2016, §VIII, "Self suspensions"):
+    ///   the budget left in its current window becomes CASH slack with the window's deadline,
+    ///   lent by this slot — burnt at rate 1 while the job is suspended (by the CPU's other
+    ///   reservations or, idle, by CASH's idle rule); a window that opens while it is
+    ///   suspended lends its fresh budget the same way ([`decide`](Self::decide)).
+    ///
+    /// Returns false if no job of `task` is held here or it is suspended already.
+    pub fn suspend(&mut self, task: u32, now: Time) -> bool {
         let Some(k) = self.slots.iter().position(|s| s.task == task && s.job.is_some()) else { return false };
         if self.slots[k].suspended {
             return false;
@@ -179,19 +183,52 @@ impl SpresCpu {
             self.served = None;
         }
         self.left_slot(k);
+        self.lend(k, now);
         true
     }
 
-    /// The suspended job of `task` held here wakes at `now` (service charged up to `now`): it
-    /// re-enters its reservation with the budget the reservation kept (refilled meanwhile if a
-    /// new window opened: the replenishment rule is unchanged) and is served again by the
-    /// §III-A rules at the next [`decide`](Self::decide). Returns false if no suspended job of
-    /// `task` is held here.
-    pub fn wake(&mut self, task: u32, _now: Time) -> bool {
+    /// [`Suspension::Donate`]: the suspended job of slot `k` lends the budget left in its
+    /// current window (the one whose budget `left` holds, if it is in it at `now`) as CASH
+    /// slack with that window's deadline.
+    fn lend(&mut self, k: usize, now: Time) {
+        if self.rules.suspension != Suspension::Donate || !self.rules.cash {
+            return;
+        }
+        let s = &mut self.slots[k];
+        let Some(h) = s.job else { return };
+        let loc = locate(&self.parts[s.task as usize], h.base, now);
+        if loc.in_window && loc.part == s.part as usize && s.win == loc.start && s.left > 0 && loc.end > now {
+            self.slack.push((loc.end, std::mem::take(&mut s.left), Some(k)));
+        }
+    }
+
+    /// Slack lent by slot `k` becomes anybody's (its job left the slot).
+    fn disown(&mut self, k: usize) {
+        for e in &mut self.slack {
+            if e.2 == Some(k) {
+                e.2 = None;
+            }
+        }
+    }
+
+    /// The suspended job of `task` held here wakes at `now` (service charged up to `now`) and
+    /// is served again by the §III-A rules at the next [`decide`](Self::decide). With
+    /// [`Suspension::Keep`] it re-enters its reservation with the budget the reservation kept
+    /// (refilled meanwhile if a new window opened: the replenishment rule is unchanged); with
+    /// [`Suspension::Donate`] it regains whatever is left of the slack it lent (RTSS 2016,
+    /// §VIII) as its budget — nothing if that slack was used up or expired with its window.
+    /// Returns false if no suspended job of `task` is held here.
+    pub fn wake(&mut self, task: u32, now: Time) -> bool {
         let Some(k) = self.slots.iter().position(|s| s.task == task && s.job.is_some() && s.suspended) else {
             return false;
         };
         self.slots[k].suspended = false;
+        if let Some(i) = self.slack.iter().position(|e| e.2 == Some(k)) {
+            let (d, a, _) = self.slack.remove(i);
+            if d > now {
+                self.slots[k].left += a;
+            }
+        }
         true
     }
 
@@ -226,19 +263,20 @@ impl SpresCpu {
             && s.left > 0
             && loc.end > now
         {
-            self.slack.push((loc.end, s.left));
+            self.slack.push((loc.end, s.left, None));
         }
         s.win = NO_WINDOW;
         if self.served.is_some_and(|x| x.slot == k) {
             self.served = None;
         }
+        self.disown(k);
         self.left_slot(k);
         Some(h)
     }
 
     /// Drops expired and used-up slack.
     pub fn expire(&mut self, now: Time) {
-        self.slack.retain(|&(d, a)| d > now && a > 0);
+        self.slack.retain(|&(d, a, _)| d > now && a > 0);
     }
 
     /// Jobs whose window is now on another part leave their slots (appended to `out`).
@@ -265,6 +303,7 @@ impl SpresCpu {
             }
         }
         for k in gone {
+            self.disown(k);
             self.left_slot(k);
         }
     }
@@ -293,6 +332,7 @@ impl SpresCpu {
         let mut best: Option<((Time, u32, u32), usize, Mode)> = None;
         let mut background = 0;
         let mut refilled = Vec::new();
+        let mut lent = Vec::new();
         for (k, s) in self.slots.iter_mut().enumerate() {
             let Some(h) = s.job else { continue };
             let ps = &self.parts[s.task as usize];
@@ -309,7 +349,11 @@ impl SpresCpu {
             }
             if s.suspended {
                 // Its windows and refills go on by time (the replenishment rule is unchanged);
-                // it is served again once it wakes.
+                // it is served again once it wakes. With `Donate` a refill made while it is
+                // suspended is lent as slack at once (`lend`).
+                if s.left > 0 && s.win == loc.start {
+                    lent.push(k);
+                }
                 continue;
             }
             let mode = if loc.in_window && s.left > 0 {
@@ -328,6 +372,9 @@ impl SpresCpu {
             if better {
                 best = Some((key, k, mode));
             }
+        }
+        for k in lent {
+            self.lend(k, now);
         }
         self.background = background;
         if let (Background::RoundRobin { quantum }, Some((_, _, Mode::Background))) = (self.rules.background, best) {
@@ -429,8 +476,8 @@ impl SpresCpu {
             self.slack
                 .iter()
                 .enumerate()
-                .filter(|(_, &(d, a))| d > t && a > 0 && (any || d <= own))
-                .min_by_key(|(_, &(d, _))| d)
+                .filter(|(_, &(d, a, _))| d > t && a > 0 && (any || d <= own))
+                .min_by_key(|(_, &(d, _, _))| d)
                 .map(|(k, _)| k)
         };
         match self.exec {
@@ -458,7 +505,7 @@ impl SpresCpu {
             let dt = now - t;
             let used = match self.source(t) {
                 Source::Slack(k) => {
-                    let (d, a) = self.slack[k];
+                    let (d, a, _) = self.slack[k];
                     let u = dt.min(a).min(d - t);
                     self.slack[k].1 -= u;
                     u
@@ -501,7 +548,7 @@ impl SpresCpu {
         }
         match self.source(now) {
             Source::Slack(k) => {
-                let (d, a) = self.slack[k];
+                let (d, a, _) = self.slack[k];
                 t = t.min(d).min(now + a);
             }
             Source::Budget(k) if enforce && self.slots[k].left > 0 => t = t.min(now + self.slots[k].left),
@@ -545,7 +592,7 @@ impl SpresCpu {
     /// The remaining budget of each held job's current window and the slack: for tests and
     /// end-of-run checks.
     pub fn slack_total(&self) -> Time {
-        self.slack.iter().map(|&(_, a)| a).sum()
+        self.slack.iter().map(|&(_, a, _)| a).sum()
     }
 }
 
@@ -674,5 +721,136 @@ mod suspension_tests {
         assert!(c.wake(0, 12));
         c.decide(12);
         assert_eq!(c.next_event(12), 16, "a full budget of 4 in its new window");
+    }
+}
+
+#[cfg(test)]
+mod donate_tests {
+    //! [`Suspension::Donate`] (Brandenburg & Gül, RTSS 2016, §VIII): a suspending job's
+    //! budget is CASH slack until it wakes, and it takes back what is left; hand-worked
+    //! against [`Suspension::Keep`] on the same events.
+    use super::super::{Mode, Rules, Suspension};
+    use super::*;
+    use rtsched_model::{Placement, TaskSet};
+
+    /// Hard reservations on one CPU, CASH on: task 0 (budget 4, window 10) and, if `both`,
+    /// task 1 (budget 4, window 20); both jobs activated at 0.
+    fn cpu(rule: Suspension, both: bool) -> SpresCpu {
+        let ts = TaskSet::from_ct(&[(4, 10), (4, 20)]).unwrap();
+        let pl = Placement::whole(&ts, &[vec![0, 1]]).unwrap();
+        let rules = Rules { suspension: rule, ..Rules::new(false, true) };
+        let mut c = SpresCpu::new(0, Arc::new(pl.parts_by_task(2)), rules);
+        assert!(c.activate(0, 0, 0, 0));
+        if both {
+            assert!(c.activate(1, 0, 0, 0));
+        }
+        c.decide(0);
+        c
+    }
+
+    #[test]
+    fn the_lent_budget_is_used_by_the_other_reservation_first_and_the_rest_is_regained() {
+        // Task 0 runs [0, 1), suspends at 1 with 3 of its 4 left, wakes at 3.
+        let run = |rule| {
+            let mut c = cpu(rule, true);
+            c.advance(1);
+            assert!(c.suspend(0, 1));
+            let lent = c.slack_total();
+            c.decide(1);
+            assert_eq!(c.served().map(|x| (x.0, x.2)), Some((1, Mode::Budget)));
+            c.advance(3);
+            let left_at_wake = c.slack_total();
+            assert!(c.wake(0, 3));
+            c.decide(3);
+            assert_eq!(c.served().map(|x| x.0), Some(0));
+            // Task 0's budget now.
+            let t0_budget = c.next_event(3) - 3;
+            (lent, left_at_wake, t0_budget)
+        };
+        // Keep: no slack; task 1 ran [1, 3) on its own budget; task 0 has its 3 ns.
+        assert_eq!(run(Suspension::Keep), (0, 0, 3));
+        // Donate: 3 ns of slack (deadline 10 ≤ task 1's 20, so CASH serves task 1 from it
+        // first); 1 ns is left at the wake-up, and that is task 0's whole budget.
+        assert_eq!(run(Suspension::Donate), (3, 1, 1));
+        // And task 1 kept its own budget under Donate: 4 ns after task 0 finishes at 4.
+        let mut c = cpu(Suspension::Donate, true);
+        c.advance(1);
+        c.suspend(0, 1);
+        c.decide(1);
+        c.advance(3);
+        c.wake(0, 3);
+        c.decide(3);
+        c.advance(4);
+        c.decide(4);
+        assert_eq!(c.served().map(|x| x.0), Some(1), "task 0 cut off at 4: its regained 1 ns is spent");
+        assert!(!c.is_suspended(0));
+        assert_eq!(c.next_event(4), 8, "task 1's own budget of 4 untouched");
+    }
+
+    #[test]
+    fn a_late_waker_on_an_idle_cpu_finds_its_budget_burnt_and_a_hard_reservation_cuts_it_off() {
+        // Task 0 alone: runs [0, 1), suspends with 3 left; wakes at 5, one past the 3 ns of
+        // suspension its budget would have covered.
+        let mut keep = cpu(Suspension::Keep, false);
+        let mut donate = cpu(Suspension::Donate, false);
+        for c in [&mut keep, &mut donate] {
+            c.advance(1);
+            assert!(c.suspend(0, 1));
+            c.decide(1);
+            assert_eq!(c.served(), None);
+            c.advance(5);
+            c.expire(5);
+            assert!(c.wake(0, 5));
+            c.decide(5);
+        }
+        assert_eq!(keep.served().map(|x| x.0), Some(0));
+        assert_eq!(keep.next_event(5), 8, "keep: the 3 ns kept");
+        assert_eq!(donate.slack_total(), 0, "the idle CPU burnt the lent 3 ns by 4");
+        assert_eq!(donate.served(), None, "donate: depleted, hard: cut off until its next window");
+        assert_eq!(donate.next_event(5), 10);
+    }
+
+    #[test]
+    fn a_window_that_opens_while_the_job_is_suspended_lends_its_refill() {
+        let mut c = cpu(Suspension::Donate, false);
+        c.advance(1);
+        assert!(c.suspend(0, 1));
+        c.decide(1);
+        c.advance(12);
+        c.expire(12);
+        c.decide(12); // window [10, 20) opens at 10 (decided at 12): its 4 ns are lent
+        assert_eq!(c.slack_total(), 4);
+        c.advance(13); // idle: 1 ns burnt
+        assert!(c.wake(0, 13));
+        assert_eq!(c.slack_total(), 0, "the job took its slack back");
+        c.decide(13);
+        assert_eq!(c.served().map(|x| x.0), Some(0));
+        assert_eq!(c.next_event(13), 16, "3 ns regained");
+    }
+
+    #[test]
+    fn completion_slack_is_not_taken_by_a_waking_job() {
+        // Task 1 completes at 2 with 2 left (slack, nobody's); task 0 suspended at 1 regains
+        // only its own lent slack, not task 1's.
+        let mut c = cpu(Suspension::Donate, true);
+        c.advance(1);
+        c.suspend(0, 1); // lends 3, deadline 10
+        c.decide(1);
+        c.advance(2); // task 1 served from task 0's slack: 2 left of it
+        assert!(c.complete(1, 2).is_some()); // task 1's 4 ns of budget: slack, deadline 20
+        c.decide(2);
+        assert_eq!(c.slack_total(), 6);
+        assert!(c.wake(0, 2));
+        assert_eq!(c.slack_total(), 4, "only the 2 ns it lent and were left");
+    }
+
+    #[test]
+    fn the_rule_is_named_alike_in_both_engines_and_donate_needs_cash() {
+        assert_eq!(Suspension::parse("keep", false).unwrap(), Suspension::Keep);
+        assert_eq!(Suspension::parse("donate", true).unwrap(), Suspension::Donate);
+        let e = Suspension::parse("donate", false).unwrap_err().to_string();
+        assert_eq!(e, "field 'suspension': donate makes a suspending job's budget CASH slack and needs cash=true");
+        let e = Suspension::parse("give", true).unwrap_err().to_string();
+        assert_eq!(e, "field 'suspension': unknown rule \"give\"; use keep or donate");
     }
 }

@@ -23,7 +23,8 @@
 //!    slack of the reservation served, or slack burnt by an idle CPU);
 //! 2. completions ([`SpresCpu::complete`]), self-suspensions and wake-ups
 //!    ([`SpresCpu::suspend`], [`SpresCpu::wake`]: the job leaves its reservation, which keeps
-//!    its budget, charged only while the job executes), and activations ([`SpresCpu::activate`]: a job
+//!    its budget, charged only while the job executes — or, with [`Suspension::Donate`], lends
+//!    it as CASH slack until the wake-up), and activations ([`SpresCpu::activate`]: a job
 //!    released with its predecessor complete, or a backlogged job when its predecessor
 //!    completes; it enters the slot of its first part);
 //! 3. [`SpresCpu::expire`]`(now)`, then [`SpresCpu::departures`]`(now)` — jobs whose window
@@ -51,7 +52,10 @@
 //! window's deadline; the reservation a CPU serves consumes the earliest-deadline unexpired
 //! slack whose deadline is no later than its own scheduling deadline before its own budget;
 //! an idle CPU, and a CPU serving in background, consumes its earliest-deadline slack (CASH's
-//! idle rule); slack expires at its deadline.
+//! idle rule); slack expires at its deadline. A self-suspending job's reservation keeps its
+//! budget while the job is suspended ([`Suspension::Keep`], the default), or lends it as CASH
+//! slack and takes back what is left at the wake-up ([`Suspension::Donate`], Brandenburg &
+//! Gül, RTSS 2016, §VIII).
 
 mod cpu;
 mod driver;
@@ -94,6 +98,53 @@ impl Background {
     pub const DEFAULT: Background = Background::RoundRobin { quantum: 1_000_000 };
 }
 
+/// What a job's reservation does with its budget while the job self-suspends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Suspension {
+    /// The reservation keeps its budget: charged only while the job executes, nothing while
+    /// it is suspended, no CASH slack made of it (the default of both engines; a job that
+    /// wakes late still has what it needs).
+    Keep,
+    /// Brandenburg & Gül, RTSS 2016, §VIII ("Self suspensions"): "jobs in polling reservations
+    /// generate slack when they suspend, and they regain whatever of their slack is left (if
+    /// any) when they resume". While the job is suspended, its reservation's budget in its
+    /// current window (a window opened meanwhile included) is CASH slack with the window's
+    /// deadline, consumed by the CPU's other reservations and by an idle CPU as any CASH
+    /// slack; at the wake-up the job takes back what is left of it as its budget (0 if it was
+    /// used up or its window ended). Needs CASH (`cash`).
+    Donate,
+}
+
+impl Suspension {
+    /// The names of the two rules, the same in the simulator and the runtime (`--param
+    /// suspension=`): `keep` (default of both) and `donate`.
+    pub const NAMES: [&'static str; 2] = ["keep", "donate"];
+
+    /// The rule named `name` (one of [`Suspension::NAMES`]); `donate` only with CASH on
+    /// (`cash`): without slack reclamation there is no slack to give.
+    pub fn parse(name: &str, cash: bool) -> Result<Suspension, rtsched_model::ModelError> {
+        match name {
+            "keep" => Suspension::Keep.check(cash),
+            "donate" => Suspension::Donate.check(cash),
+            other => Err(rtsched_model::ModelError::field(
+                "suspension",
+                format!("unknown rule {other:?}; use {}", Suspension::NAMES.join(" or ")),
+            )),
+        }
+    }
+
+    /// This rule, if it goes with CASH on or off (`cash`): `donate` only with CASH on.
+    pub fn check(self, cash: bool) -> Result<Suspension, rtsched_model::ModelError> {
+        match self {
+            Suspension::Donate if !cash => Err(rtsched_model::ModelError::field(
+                "suspension",
+                "donate makes a suspending job's budget CASH slack and needs cash=true",
+            )),
+            rule => Ok(rule),
+        }
+    }
+}
+
 /// What a CPU's budgets (and CASH slack) are charged for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Charging {
@@ -117,13 +168,21 @@ pub struct Rules {
     pub cash: bool,
     pub background: Background,
     pub charging: Charging,
+    /// The budget of a self-suspending job's reservation.
+    pub suspension: Suspension,
 }
 
 impl Rules {
     /// The simulator's rules: hard unsplit reservations unless `soft_unsplit`, background by
-    /// earliest window end, charged by decision.
+    /// earliest window end, charged by decision, budgets of suspended jobs kept.
     pub fn new(soft_unsplit: bool, cash: bool) -> Rules {
-        Rules { soft_unsplit, cash, background: Background::EarliestEnd, charging: Charging::Decision }
+        Rules {
+            soft_unsplit,
+            cash,
+            background: Background::EarliestEnd,
+            charging: Charging::Decision,
+            suspension: Suspension::Keep,
+        }
     }
 }
 

@@ -259,7 +259,8 @@ mod tests {
                 soft: false,
                 rr_quantum: 1_000_000,
                 background: "round-robin",
-                enforcement: true
+                enforcement: true,
+                suspension: "keep"
             }
         );
         let e = gedf_mp::GedfMpParams::parse([("mailbox_size", "1")]).unwrap_err();

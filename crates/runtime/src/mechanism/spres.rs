@@ -53,7 +53,7 @@ use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
 use crate::RunError;
 use crossbeam_utils::CachePadded;
-use rtsched_policy::spres::{Background, Charging, Departure, Rules, SpresCpu};
+use rtsched_policy::spres::{Background, Charging, Departure, Rules, SpresCpu, Suspension};
 use rtsched_model::Placement;
 use rtsched_policy::PriorityRule;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -94,6 +94,13 @@ crate::mechanism_params! {
             kind: ParamKind::Bool,
             default: "true",
             help: "budget timers for hard reservations; false only to show what the overrun oracle catches",
+        },
+        suspension: &'static str = ParamDecl {
+            kind: ParamKind::Choice(&Suspension::NAMES),
+            default: "keep",
+            help: "a self-suspending job's budget while suspended: keep (charged only while it executes) or donate \
+                   (CASH slack, what is left regained at the wake-up: RTSS 2016 §VIII; needs cash); the simulator's \
+                   suspension is the same",
         },
     }
 }
@@ -169,6 +176,7 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
         cash: p.cash,
         background: Background::parse(p.background, p.rr_quantum).map_err(|e| RunError::Config(format!("spres: {e}")))?,
         charging: Charging::Execution,
+        suspension: Suspension::parse(p.suspension, p.cash).map_err(|e| RunError::Config(format!("spres: {e}")))?,
     };
     let mut mech = SpresMech::new(s.tasks, placement, rules, s.rule.clone(), s.t0, s.end);
     mech.enforce = p.enforcement;
@@ -519,10 +527,11 @@ impl Plugin for SpresMech {
         }
     }
 
-    /// The wake-up (plugin contract rule 6; Brandenburg & Gül, RTSS 2016, §VII "Self
-    /// suspensions"): the job re-enters the reservation that holds it with the budget it kept
-    /// — with CASH, whatever is left of the slack it lent at its block — and the replenishment
-    /// rule unchanged (`SpresCpu::wake`); the CPU holding it decides again and its worker is
+    /// The wake-up (plugin contract rule 6): the job re-enters the reservation that holds it
+    /// with the budget it kept (`suspension=keep`) or whatever is left of the slack it lent at
+    /// its block (`suspension=donate`, Brandenburg & Gül, RTSS 2016, §VIII "Self
+    /// suspensions"), the replenishment rule unchanged (`SpresCpu::wake`); the CPU holding it
+    /// decides again and its worker is
     /// asked to reschedule if the choice changed. Any thread: `blocked` is cleared first, then
     /// each CPU is searched under its own lock (never two at once). A job in transit between
     /// CPUs (handed over at a window boundary while suspended) is found by none of them; the
@@ -627,7 +636,7 @@ mod tests {
             soft in any::<bool>(),
             ops in proptest::collection::vec((0u8..4, 0usize..3, 1u64..15), 1..150),
         ) {
-            served_equals(m, &tasks, h, cash, soft, ops)?;
+            served_equals(m, &tasks, h, cash, soft, Suspension::Keep, ops)?;
         }
 
         /// The same with blocks and wake-ups (on any CPU's thread) among the events: each CPU
@@ -641,7 +650,20 @@ mod tests {
             soft in any::<bool>(),
             ops in proptest::collection::vec((0u8..7, 0usize..3, 1u64..15), 1..150),
         ) {
-            served_equals(m, &tasks, h, cash, soft, ops)?;
+            served_equals(m, &tasks, h, cash, soft, Suspension::Keep, ops)?;
+        }
+
+        /// The same under `suspension=donate` (CASH on): a blocked job's budget is lent as
+        /// slack and regained at its wake-up in both, and each CPU's slack stays equal.
+        #[test]
+        fn served_equals_the_synchronous_rules_with_blocks_and_wakes_under_donate(
+            m in 2u32..=3,
+            tasks in proptest::collection::vec((0usize..8, 30u64..100), 3..9),
+            h in 0usize..64,
+            soft in any::<bool>(),
+            ops in proptest::collection::vec((0u8..7, 0usize..3, 1u64..15), 1..150),
+        ) {
+            served_equals(m, &tasks, h, true, soft, Suspension::Donate, ops)?;
         }
     }
 
@@ -654,18 +676,50 @@ mod tests {
     #[test]
     fn a_late_job_carried_into_its_next_part_on_the_same_cpu_is_charged_there() {
         let ops = vec![(1, 0, 1), (1, 0, 6), (1, 0, 9), (1, 0, 2), (1, 0, 2), (1, 0, 2), (1, 0, 8), (1, 0, 1)];
-        served_equals(3, &[(1, 50), (0, 80), (2, 90), (6, 65)], 3, false, false, ops).unwrap();
+        served_equals(3, &[(1, 50), (0, 80), (2, 90), (6, 65)], 3, false, false, Suspension::Keep, ops).unwrap();
     }
 
-    /// Drives the mechanism and the synchronous reference through the same events and compares
-    /// what each CPU serves after every instant (the module doc says how).
-    #[allow(clippy::needless_range_loop)] // per-CPU arrays of the mechanism and the reference
+    /// The broken twin of the `donate` property: a mechanism that keeps budgets, held to a
+    /// reference that lends them, is caught (the slack compared after every instant differs
+    /// once a job blocks with budget left).
+    #[test]
+    fn a_mechanism_that_keeps_is_caught_against_donating_rules() {
+        use proptest::test_runner::{Config, TestRunner};
+        let strategy = (
+            2u32..=3,
+            proptest::collection::vec((0usize..8, 30u64..100), 3..9),
+            0usize..64,
+            proptest::collection::vec((0u8..7, 0usize..3, 1u64..15), 1..150),
+        );
+        let mut runner = TestRunner::new(Config { cases: 200, failure_persistence: None, ..Config::default() });
+        let found = runner.run(&strategy, |(m, tasks, h, ops)| {
+            served_equals_with(m, &tasks, h, (true, false), (Suspension::Keep, Suspension::Donate), ops)
+        });
+        assert!(found.is_err(), "the property cannot tell keep from donate");
+    }
+
     fn served_equals(
         m: u32,
         tasks: &[(usize, u64)],
         h: usize,
         cash: bool,
         soft: bool,
+        suspension: Suspension,
+        ops: Vec<(u8, usize, u64)>,
+    ) -> Result<(), TestCaseError> {
+        served_equals_with(m, tasks, h, (cash, soft), (suspension, suspension), ops)
+    }
+
+    /// Drives the mechanism and the synchronous reference through the same events and compares
+    /// what each CPU serves after every instant (the module doc says how); `rules` = (the
+    /// mechanism's suspension rule, the reference's): equal but in the broken twin.
+    #[allow(clippy::needless_range_loop)] // per-CPU arrays of the mechanism and the reference
+    fn served_equals_with(
+        m: u32,
+        tasks: &[(usize, u64)],
+        h: usize,
+        (cash, soft): (bool, bool),
+        (suspension, ref_suspension): (Suspension, Suspension),
         ops: Vec<(u8, usize, u64)>,
     ) -> Result<(), TestCaseError> {
             let ct: Vec<(u64, u64)> = tasks.iter().map(|&(p, f)| {
@@ -679,12 +733,12 @@ mod tests {
                 return Err(TestCaseError::reject("not placed"));
             }
             let pl = Placement::from_json_runnable(&p.to_json().to_string(), &ts).unwrap();
-            let rules = Rules { charging: Charging::Execution, ..Rules::new(soft, cash) };
+            let rules = Rules { charging: Charging::Execution, suspension, ..Rules::new(soft, cash) };
             let params: Vec<TaskParams> = ct.iter().map(|&(_, t)| TaskParams { deadline: t, period: t }).collect();
             let end = 100_000;
             let mut g = SpresMech::new(&params, &pl, rules, PriorityRule::Edf, 0, end);
             g.real_clock = false;
-            let mut reference = Spres::new(&pl, Rules::new(soft, cash));
+            let mut reference = Spres::new(&pl, Rules { suspension: ref_suspension, ..Rules::new(soft, cash) });
             let n = ct.len();
             let (mut released, mut completed) = (vec![0u32; n], vec![0u32; n]);
             let m = m as usize;
