@@ -142,7 +142,7 @@ def test_spinning_workers_are_warned_about_with_the_numbers(monkeypatch, tmp_pat
     with pytest.raises(_Stop):
         rt.run_raw(light, scheduler="pedf", cpus=[CPUS[0]], duration="10ms", rt_priority=50, idle="spin")
     err = capsys.readouterr().err
-    assert f"the workers (idle=spin) on CPU {CPUS[0]} never sleeps" in err
+    assert f"the worker (idle=spin) on CPU {CPUS[0]} never sleeps" in err
     assert "only 95.0% of a CPU here" in err and "--isolate" in err and "--idle sleep" in err
     # Sleeping workers, or normal priority: nothing to warn about.
     for kw in ({"rt_priority": 50, "idle": "sleep"}, {"idle": "spin"}):
@@ -157,7 +157,7 @@ def test_spinning_workers_are_warned_about_with_the_numbers(monkeypatch, tmp_pat
         err = capsys.readouterr().err
         assert err.count("never sleeps") == 2
         assert f"the scheduling processor (dsp=spin) on CPU {CPUS[0]} never sleeps" in err
-        assert f"the workers (idle=spin) on CPU {CPUS[1]} never sleeps" in err
+        assert f"the worker (idle=spin) on CPU {CPUS[1]} never sleeps" in err
     # Throttling lifted (as --isolate leaves it before Linux 6.12): no warning.
     monkeypatch.setattr(rtlimits, "fifo_capacity", lambda: real(proc(tmp_path, -1), "6.1.0", tmp_path / "x"))
     with pytest.raises(_Stop):

@@ -287,7 +287,8 @@ def _spinning_warnings(request: dict, cpus: Sequence[int], dedicated_cpu: int | 
             ("the scheduling processor (dsp=spin)", [dedicated_cpu], "every release and message", "use dsp=window")
         )
     if request["idle"] == "spin":
-        spinners.append(("the workers (idle=spin)", list(cpus), "every job and reschedule there", "use --idle sleep"))
+        who = "the worker (idle=spin)" if len(cpus) == 1 else "the workers (idle=spin)"
+        spinners.append((who, list(cpus), "every job and reschedule there", "use --idle sleep"))
     out = []
     for what, on, delays, instead in spinners:
         w = rtlimits.spinning(rtlimits.fifo_capacity(), what, on, delays, instead)
