@@ -1,8 +1,10 @@
 """G-EDF-MP's scheduling processor (DSP) in its three waiting modes, dsp=spin (never sleeps),
 dsp=window (sleeps until spin_window before each release, then spins) and dsp=sleep (a timer and
-its request word), beside GSN-EDF-DI, on ONE task set in ONE invocation, with cyclictest's timer
-wake-up latency measured first on the DSP's CPU (docs/mechanisms/gedf-mp.md "Waiting";
-Cerqueira, Vanga & Brandenburg, RTAS 2014, §IV-A for Δreq).
+its request word), dsp=spin also with spinning clients (--idle spin: an idle client spins on its
+request word, so nothing in the run sleeps), beside GSN-EDF-DI, on ONE task set in ONE
+invocation, with cyclictest's timer wake-up latency measured first on the DSP's CPU
+(docs/mechanisms/gedf-mp.md "Waiting"; Cerqueira, Vanga & Brandenburg, RTAS 2014, §IV-A for
+Δreq).
 
     flock /work/wt/measure.lock python benchmarks/dsp_modes.py --cpus 1,0 --duration 10s \\
         --rt-priority 50 --isolate [--util 0.6] [--n 6] [--out DIR]
@@ -12,10 +14,11 @@ run the tasks. The set is generated for the remaining CPUs at U = util·m (perio
 [10, 100] ms). Reports per mechanism: Δreq (client request latency) median / p99, release
 latency median / p99, Δev (the release handler's start after the due time) median, misses; and
 cyclictest's wake-up latency median / p99 / max on the dedicated CPU (cyclictest from Debian's
-rt-tests; left out with a note when it is not installed). dsp=spin as root needs RT throttling
-lifted (--isolate: the runtime's own lift-and-restore); without it the run warns with the
-kernel's numbers, and the always-spinning DSP is stopped by the kernel for the throttled part of
-each second.
+rt-tests; left out with a note when it is not installed), and whether the release latency median
+with nothing sleeping is below cyclictest's median (issue 23's target). dsp=spin and spinning
+clients as root need RT throttling lifted (--isolate: the runtime's own lift-and-restore);
+without it the run warns with the kernel's numbers, and the always-spinning threads are stopped
+by the kernel for the throttled part of each second.
 """
 
 from __future__ import annotations
@@ -30,7 +33,14 @@ import sys
 import rtsched
 from rtsched.runtime import parse_cpus
 
-MODES = ("spin", "window", "sleep")
+#: (label, mechanism, its parameters, idle mode of the workers), in the order printed.
+RUNS = (
+    ("gedf-mp dsp=spin idle=spin", "gedf-mp", {"dsp": "spin"}, "spin"),
+    ("gedf-mp dsp=spin idle=sleep", "gedf-mp", {"dsp": "spin"}, "sleep"),
+    ("gedf-mp dsp=window", "gedf-mp", {"dsp": "window"}, "sleep"),
+    ("gedf-mp dsp=sleep", "gedf-mp", {"dsp": "sleep"}, "sleep"),
+    ("gsn-edf-di", "gsn-edf-di", {}, "sleep"),
+)
 #: cyclictest histogram buckets (µs); slower wake-ups count as overflows.
 HIST_US = 20000
 
@@ -99,11 +109,10 @@ def main() -> int:
     ct = cyclictest(dedicated, a.rt_priority, a.cyclictest_loops) if a.cyclictest_loops > 0 else "skipped"
     ts = rtsched.generate(n, a.util * m, periods="loguniform:10ms-100ms", seed=a.seed, m=m)
     rtsched.save(os.path.join(a.out, "taskset.json"), ts)
-    runs = [(f"gedf-mp dsp={d}", "gedf-mp", {"dsp": d}) for d in MODES] + [("gsn-edf-di", "gsn-edf-di", {})]
     header = ("mechanism", "Δreq p50/p99 µs", "rel.lat p50/p99 µs", "Δev p50 µs", "misses", "jobs")
     rows: list[tuple] = []
     results = {"cyclictest_us": ct, "cpus": work, "dedicated_cpu": dedicated, "runs": {}}
-    for label, name, params in runs:
+    for label, name, params, idle in RUNS:
         try:
             s = rtsched.run(
                 ts,
@@ -113,6 +122,7 @@ def main() -> int:
                 duration=a.duration,
                 rt_priority=a.rt_priority,
                 params=params,
+                idle=idle,
                 isolate=a.isolate,
                 quiet=True,
             )
@@ -152,6 +162,11 @@ def main() -> int:
         )
     else:
         print(f"cyclictest: {ct}")
+    spun = results["runs"].get(RUNS[0][0])
+    if isinstance(ct, dict) and spun is not None and ct["p50"].isdigit():
+        p50 = spun["release_latency_ns"]["p50"] / 1e3
+        below = "below" if p50 < int(ct["p50"]) else "NOT below"
+        print(f"{RUNS[0][0]}: release latency p50 {p50:.2f} µs, {below} cyclictest's p50 {ct['p50']} µs")
     return 0
 
 

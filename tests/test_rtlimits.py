@@ -131,6 +131,49 @@ def test_a_dsp_that_never_sleeps_is_warned_about_with_the_numbers(monkeypatch, t
     assert "never sleeps" not in capsys.readouterr().err
 
 
+def test_spinning_workers_are_warned_about_with_the_numbers(monkeypatch, tmp_path, capsys):
+    """idle="spin" (G-EDF-MP's spinning clients, docs/mechanisms/gedf-mp.md "Waiting") under
+    SCHED_FIFO while the kernel throttles it: the same warning as dsp=spin, one per kind of
+    spinning thread, naming the workers' CPUs."""
+    monkeypatch.setattr(rt, "_core", _NoRun())
+    real = rtlimits.fifo_capacity
+    monkeypatch.setattr(rtlimits, "fifo_capacity", lambda: real(proc(tmp_path, 950_000), "6.1.0", tmp_path / "x"))
+    light = rtsched.TaskSet([rtsched.Task(wcet=10, period=100)])
+    with pytest.raises(_Stop):
+        rt.run_raw(light, scheduler="pedf", cpus=[CPUS[0]], duration="10ms", rt_priority=50, idle="spin")
+    err = capsys.readouterr().err
+    assert f"the worker (idle=spin) on CPU {CPUS[0]} never sleeps" in err
+    assert "only 95.0% of a CPU here" in err and "--isolate" in err and "--idle sleep" in err
+    # Sleeping workers, or normal priority: nothing to warn about.
+    for kw in ({"rt_priority": 50, "idle": "sleep"}, {"idle": "spin"}):
+        with pytest.raises(_Stop):
+            rt.run_raw(light, scheduler="pedf", cpus=[CPUS[0]], duration="10ms", **kw)
+        assert "never sleep" not in capsys.readouterr().err
+    if len(CPUS) >= 2:
+        # G-EDF-MP with nothing that sleeps: the scheduling processor and the clients, each named.
+        kw = {"scheduler": "gedf-mp", "cpus": [CPUS[1]], "dedicated_cpu": CPUS[0], "duration": "10ms"}
+        with pytest.raises(_Stop):
+            rt.run_raw(light, rt_priority=50, params={"dsp": "spin"}, idle="spin", **kw)
+        err = capsys.readouterr().err
+        assert err.count("never sleeps") == 2
+        assert f"the scheduling processor (dsp=spin) on CPU {CPUS[0]} never sleeps" in err
+        assert f"the worker (idle=spin) on CPU {CPUS[1]} never sleeps" in err
+    # Throttling lifted (as --isolate leaves it before Linux 6.12): no warning.
+    monkeypatch.setattr(rtlimits, "fifo_capacity", lambda: real(proc(tmp_path, -1), "6.1.0", tmp_path / "x"))
+    with pytest.raises(_Stop):
+        rt.run_raw(light, scheduler="pedf", cpus=[CPUS[0]], duration="10ms", rt_priority=50, idle="spin")
+    assert "never sleep" not in capsys.readouterr().err
+
+
+def test_the_spinning_warning_names_several_cpus(tmp_path):
+    cap = rtlimits.fifo_capacity(proc(tmp_path, 950_000), "6.1.0", tmp_path / "none")
+    w = rtlimits.spinning(cap, "the workers (idle=spin)", [2, 3], "every job", "use --idle sleep")
+    assert w is not None and w.startswith("the workers (idle=spin) on CPUs 2, 3 never sleep, but")
+    assert "stop them for the rest of each period" in w and w.endswith("or use --idle sleep")
+    assert rtlimits.spinning(cap, "x", [], "y", "z") is None
+    assert rtlimits.spinning({"share": None, "text": ""}, "x", [0], "y", "z") is None
+
+
 # The advice's wording (which CPU to dedicate, what m fits the others) is checked where it is
 # made: crates/runtime/src/request.rs, `dedicated_advice_says_what_runs_here`.
 

@@ -143,17 +143,20 @@ def test_overloaded_run_exports_mark_every_miss(cli, tmp_path):
 
 
 @pytest.mark.skipif(len(ALL) < 2, reason="gedf-mp needs a client CPU and a dedicated CPU")
-@pytest.mark.parametrize("dsp", ["spin", "window", "sleep"])
-def test_gedf_mp_runs_with_every_output(cli, tmp_path, dsp):
+@pytest.mark.parametrize(
+    ("dsp", "idle"), [("spin", "sleep"), ("window", "sleep"), ("sleep", "sleep"), ("spin", "spin")]
+)
+def test_gedf_mp_runs_with_every_output(cli, tmp_path, dsp, idle):
     # G-EDF-MP (Cerqueira et al., RTAS 2014): one client, the scheduling processor on another CPU,
     # an overloaded set; every export marks every miss and the message-passing terms are traced.
+    # Last: nothing sleeps (dsp=spin and a spinning client, --idle spin).
     f = write_set(tmp_path, heavy())
     names = ["output:s.json", "trace:t.jsonl", "gantt:g.svg", "job-csv:j.csv", "perfetto:p.json"]
     out = {k: tmp_path / v for k, v in (x.split(":") for x in names)}
     args = [x for k, p in out.items() for x in (f"--{k}", p)]
     code, _, err = cli(
         "run", f, "--scheduler", "gedf-mp", "--cpus", ALL[1], "--dedicated-cpu", ALL[0], "--dsp", dsp,
-        "--duration", "200ms", "--force", *args,
+        "--idle", idle, "--duration", "200ms", "--force", *args,
     )  # fmt: skip
     assert code == 0, err
     s = json.loads(out["output"].read_text())

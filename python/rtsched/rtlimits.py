@@ -138,15 +138,19 @@ def overloaded(loads: dict[int, Fraction], cap: dict, spread: bool = False) -> s
     )
 
 
-def spinning_service(cap: dict, cpu: int, what: str) -> str | None:
-    """A warning for a SCHED_FIFO thread that never sleeps (G-EDF-MP's ``dsp=spin``) on ``cpu``
-    while the kernel limits SCHED_FIFO (None: it does not): ``what`` names the thread."""
+def spinning(cap: dict, what: str, cpus: Sequence[int], delays: str, instead: str) -> str | None:
+    """A warning for SCHED_FIFO threads that never sleep on ``cpus`` while the kernel limits
+    SCHED_FIFO (None: it does not): G-EDF-MP's ``dsp=spin`` (the scheduling processor) and the
+    workers of ``idle="spin"`` (G-EDF-MP's spinning clients). ``what`` names the threads,
+    ``delays`` what waits while the kernel stops them, ``instead`` the sleeping alternative."""
     share = cap["share"]
-    if share is None or share >= 1:
+    if share is None or share >= 1 or not cpus:
         return None
+    one = len(cpus) == 1
+    where = f"CPU {cpus[0]}" if one else "CPUs " + ", ".join(str(c) for c in cpus)
     return (
-        f"{what} on CPU {cpu} never sleeps, but SCHED_FIFO threads get only {float(share):.1%} of a CPU here "
-        f"({cap['text']}): the kernel will stop it for the rest of each period (tens of ms at a time), delaying "
-        "every release and message then; as root, --isolate (isolate=True) lifts RT throttling and the fair server "
-        "for the run and restores them afterwards, or use dsp=window"
+        f"{what} on {where} never sleep{'s' if one else ''}, but SCHED_FIFO threads get only {float(share):.1%} "
+        f"of a CPU here ({cap['text']}): the kernel will stop {'it' if one else 'them'} for the rest of each period "
+        f"(tens of ms at a time), delaying {delays} then; as root, --isolate (isolate=True) lifts RT throttling and "
+        f"the fair server for the run and restores them afterwards, or {instead}"
     )

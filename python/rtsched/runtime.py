@@ -276,6 +276,29 @@ def _untrusted(summary: dict, warns: list[str], quiet: bool) -> None:
                 print(f"rtsched run: warning: {w}", file=sys.stderr)
 
 
+def _spinning_warnings(request: dict, cpus: Sequence[int], dedicated_cpu: int | None, quiet: bool) -> list[str]:
+    """For a SCHED_FIFO run: the warnings about its threads that never sleep, which meet the
+    kernel's SCHED_FIFO limit whatever the load (printed unless ``quiet``): G-EDF-MP's
+    ``dsp=spin`` (the scheduling processor) and spinning idle workers (``idle="spin"``, e.g.
+    G-EDF-MP's spinning clients; docs/mechanisms/gedf-mp.md, "Waiting")."""
+    spinners = []
+    if dedicated_cpu is not None and ("dsp", "spin") in request["params"]:
+        spinners.append(
+            ("the scheduling processor (dsp=spin)", [dedicated_cpu], "every release and message", "use dsp=window")
+        )
+    if request["idle"] == "spin":
+        who = "the worker (idle=spin)" if len(cpus) == 1 else "the workers (idle=spin)"
+        spinners.append((who, list(cpus), "every job and reschedule there", "use --idle sleep"))
+    out = []
+    for what, on, delays, instead in spinners:
+        w = rtlimits.spinning(rtlimits.fifo_capacity(), what, on, delays, instead)
+        if w is not None:
+            out.append(w)
+            if not quiet:
+                print(f"rtsched run: warning: {w}", file=sys.stderr)
+    return out
+
+
 def run_raw(
     ts: TaskSet,
     *,
@@ -380,15 +403,7 @@ def run_raw(
                 warns.append(throttled)
                 if not quiet:
                     print(f"rtsched run: warning: {throttled}", file=sys.stderr)
-            # G-EDF-MP's dsp=spin: a SCHED_FIFO thread that never sleeps meets the limit whatever the load.
-            if dedicated_cpu is not None and ("dsp", "spin") in request["params"]:
-                spin = rtlimits.spinning_service(
-                    rtlimits.fifo_capacity(), dedicated_cpu, "the scheduling processor (dsp=spin)"
-                )
-                if spin is not None:
-                    warns.append(spin)
-                    if not quiet:
-                        print(f"rtsched run: warning: {spin}", file=sys.stderr)
+            warns += _spinning_warnings(request, cpu_list, dedicated_cpu, quiet)
         from .protocol import uptime
 
         since = uptime()

@@ -236,6 +236,36 @@ fn gsn_edf_di_releases_on_the_dedicated_cpu() {
     assert!(!r.overheads["ipi"].is_empty(), "a remote release must send IPIs");
 }
 
+/// G-EDF-MP with nothing that sleeps: `dsp=spin` and spinning clients (`--idle spin`, the
+/// release taken without any wake-up; docs/mechanisms/gedf-mp.md "Waiting"). A light set
+/// completes every job whose deadline falls within the run, every release is the scheduling
+/// processor's, and every completion reaches it as a message (Δreq samples). SCHED_FIFO where
+/// permitted (bounded: 200 ms, the watchdog and the kernel's RT throttling).
+#[test]
+fn gedf_mp_with_spinning_clients_completes_every_job() {
+    let _serial = serial();
+    let cpus = allowed_cpus();
+    if cpus.len() < 2 {
+        return;
+    }
+    let ts = random_set(12, 4, 0.4);
+    let mut cfg = RunConfig::new(vec![cpus[0]], 200 * MS);
+    cfg.dedicated_cpu = Some(cpus[1]);
+    cfg.idle = IdleMode::Spin;
+    let r = common::run_rt_if_permitted(&ts, &mech("gedf-mp").with_param("dsp", "spin").unwrap(), &mut cfg);
+    check(&ts, &r);
+    assert_eq!(r.deadline_misses(), 0, "a light set missed");
+    let due = r.jobs.iter().filter(|j| j.deadline_ns <= r.duration_ns).collect::<Vec<_>>();
+    assert!(due.len() > 10, "{} jobs due within the run", due.len());
+    for j in due {
+        assert!(j.finish_ns.is_some(), "job {}.{} (deadline {} ns) did not complete", j.task, j.job, j.deadline_ns);
+    }
+    let rel = RecKind::JobRelease;
+    assert!(r.traces[0].iter().all(|x| x.kind != rel), "the client released a job");
+    let msgs = r.overheads["request"].len() as u64;
+    assert!(msgs > 0 && msgs <= r.accounting.completed, "{msgs} requests for {} completions", r.accounting.completed);
+}
+
 /// The one SCHED_FIFO run of the default suite, kept so CI covers that path: 100 ms at U = 0.4
 /// on one CPU, bounded by the run's end, the watchdog and the kernel's RT throttling, so it
 /// cannot starve a shared machine. Where SCHED_FIFO is not permitted it checks the message.

@@ -257,6 +257,9 @@ enum Kind {
     Gsn,
     GsnDi,
     GedfMp,
+    /// G-EDF-MP with nothing that sleeps: `dsp=spin` and spinning clients (`IdleMode::Spin`),
+    /// mailboxes of 2–4 slots (a client with a full mailbox waits for the DSP).
+    GedfMpSpin,
     KernelSd,
     Spres,
     /// RTWS on sequential tasks (one region of one thread each); fork-join sets: tests/rtws.rs.
@@ -277,7 +280,7 @@ const RTSS09: [&str; 7] = ["cqm", "fem", "hem", "cq1", "fe1", "s-cqm", "s-cq1"];
 
 fn dedicated(kind: Kind) -> bool {
     match kind {
-        Kind::GsnDi | Kind::GedfMp => true,
+        Kind::GsnDi | Kind::GedfMp | Kind::GedfMpSpin => true,
         Kind::Rtss09(name) => name.ends_with('1'),
         _ => false,
     }
@@ -312,7 +315,8 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
     cfg.dedicated_cpu = dedicated;
     cfg.start_delay_ns = 30 * MS;
     cfg.seed = rng.next();
-    cfg.idle = if rng.below(3) == 0 { IdleMode::Spin } else { IdleMode::Sleep };
+    let spin = rng.below(3) == 0 || matches!(kind, Kind::GedfMpSpin);
+    cfg.idle = if spin { IdleMode::Spin } else { IdleMode::Sleep };
     if rng.below(2) == 0 {
         cfg.exec = ExecTime::Uniform { min_fraction: rng.unit() };
     }
@@ -354,6 +358,10 @@ fn one_case(rng: &mut Rng, kind: Kind, cpus: &[usize]) -> Result<Option<String>,
         Kind::GedfMp => mech("gedf-mp")
             .with_param("dsp", ["spin", "window", "sleep"][rng.below(3) as usize])
             .and_then(|m| m.with_param("mailbox_size", &rng.range(4, 16).to_string()))
+            .map_err(|e| e.to_string())?,
+        Kind::GedfMpSpin => mech("gedf-mp")
+            .with_param("dsp", "spin")
+            .and_then(|m| m.with_param("mailbox_size", &rng.range(2, 4).to_string()))
             .map_err(|e| e.to_string())?,
         Kind::KernelSd => mech("kernel-sd"),
         Kind::Spres => {
@@ -464,6 +472,7 @@ fn every_mechanism_survives_random_runs() {
         Kind::PushPullFp,
         Kind::Spres,
         Kind::GedfMp,
+        Kind::GedfMpSpin,
         Kind::Run,
         Kind::Qps("qps-g"),
         Kind::Qps("qps-c"),
@@ -471,7 +480,8 @@ fn every_mechanism_survives_random_runs() {
     for (k, kind) in kinds.into_iter().chain(RTSS09.map(Kind::Rtss09)).enumerate() {
         // kernel-sd, each find-CPU variant of push-pull (three of one mechanism) and each RTSS'09
         // plugin get half.
-        let half = matches!(kind, Kind::KernelSd | Kind::PushPull(_) | Kind::Rtss09(_) | Kind::Qps(_));
+        let half =
+            matches!(kind, Kind::KernelSd | Kind::GedfMpSpin | Kind::PushPull(_) | Kind::Rtss09(_) | Kind::Qps(_));
         let count = if half { cases.div_ceil(2) } else { cases };
         for c in 0..count {
             // One generator per case, so a case reproduces alone.

@@ -12,7 +12,7 @@ use rtsched_model::TaskSet;
 use rtsched_runtime::body::Suspensions;
 use rtsched_runtime::platform::allowed_cpus;
 use rtsched_runtime::user::{Event, JobCtx, Step, UserJobs};
-use rtsched_runtime::{run, Mechanism, RunConfig, RunRequest, RunResult};
+use rtsched_runtime::{run, IdleMode, Mechanism, RunConfig, RunRequest, RunResult};
 use rtsched_trace::{Event as Ev, JobId};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -220,9 +220,14 @@ fn suspending_synthetic_jobs_run_without_misses_on_gedf_mp() {
     cfg.suspensions = Suspensions::new(segs.clone());
     let r = common::run_rt_if_permitted(&ts, &Mechanism::named("fe1").unwrap(), &mut cfg);
     check(&ts, &segs, &r);
-    for dsp in ["window", "sleep", "spin"] {
+    // Each DSP mode with a sleeping client, and nothing that sleeps: dsp=spin with a spinning
+    // client (`--idle spin`), which spins while its job is suspended.
+    let modes =
+        [("window", IdleMode::Sleep), ("sleep", IdleMode::Sleep), ("spin", IdleMode::Sleep), ("spin", IdleMode::Spin)];
+    for (dsp, idle) in modes {
         let mech = Mechanism::named("gedf-mp").unwrap().with_param("dsp", dsp).unwrap();
         let mut cfg = RunConfig::new(vec![c[1]], 300 * MS);
+        cfg.idle = idle;
         cfg.dedicated_cpu = Some(c[0]);
         cfg.suspensions = Suspensions::new(segs.clone());
         let r = common::run_rt_if_permitted(&ts, &mech, &mut cfg);

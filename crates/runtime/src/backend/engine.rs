@@ -16,7 +16,11 @@
 //!    between chunks of work; events that do not reschedule let the body continue; a
 //!    reschedule request stops it (its remaining budget is saved) and the loop goes back to 1.
 //!    Idle workers sleep on their futex (with a timeout at the next due event or the end) or
-//!    spin, as configured.
+//!    spin, as configured (`RunConfig::idle`, `--idle`). A spinning idle worker polls its
+//!    request word, so a request (a link published by G-EDF-MP's scheduling processor, a
+//!    remote preemption) is taken without a futex wake-up: the sender sees it awake and makes
+//!    no wake-up call (`CpuSignal::send_deferred`). Its spin ends at the run's end, an early
+//!    stop (the end moves) or the watchdog's abort, as the spinning service thread's does.
 //!
 //! Service thread (index `m`, on the dedicated CPU; never runs a job): the same events without
 //! `schedule` — its release domain, its plugin timer and its notifications — then it sleeps
@@ -847,4 +851,68 @@ fn watchdog(sh: &Shared<'_>, done: &AtomicBool) -> bool {
         }
         true
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mechanism::gedf_mp::GedfMp;
+
+    /// A spinning idle worker (`IdleMode::Spin`: G-EDF-MP's spinning clients) waiting for a
+    /// request that never comes stops when the watchdog aborts the run or an early stop moves
+    /// the end, long before the planned end (a broken wait would spin until then and fail the
+    /// check after it; no timing is asserted).
+    #[test]
+    fn a_spinning_idle_worker_stops_at_the_watchdog_and_at_an_early_stop() {
+        const MINUTE: u64 = 60_000_000_000;
+        let mut cfg = RunConfig::new(vec![0], MINUTE);
+        cfg.idle = IdleMode::Spin;
+        let params = [TaskParams { deadline: MINUTE, period: MINUTE }];
+        // A client of G-EDF-MP: its releases are the scheduling processor's, so nothing is due
+        // on it before the end.
+        let g = GedfMp::even(&params, 1, 0, MINUTE, IdleMode::Spin, 1, 8);
+        for watchdog in [true, false] {
+            let life = Lifecycle::new(0, MINUTE);
+            let sh = Shared {
+                plugin: &g,
+                suspends: false,
+                susp: crate::body::Suspensions::default(),
+                name: "gedf-mp",
+                cfg: &cfg,
+                signals: (0..2).map(|_| CpuSignal::new()).collect::<Vec<_>>().into(),
+                exec: Vec::new(),
+                wcet: vec![1],
+                life: &life,
+                abort: AtomicBool::new(false),
+                late_by: AtomicU64::new(0),
+                tids: Vec::new(),
+                setup_error: std::sync::Mutex::new(None),
+            };
+            let ev = Events::of(&sh, 0, true);
+            assert_eq!(ev.domain, None, "the client polls no release domain");
+            let spinning = AtomicBool::new(false);
+            std::thread::scope(|s| {
+                let waiter = s.spawn(|| {
+                    let mut tb = TraceBuffer::new(0, 1024);
+                    spinning.store(true, Ordering::SeqCst);
+                    idle(&sh, 0, &sh.signals[0], &ev, &Sleepers::new(), &mut tb);
+                });
+                while !spinning.load(Ordering::SeqCst) {
+                    std::thread::yield_now();
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                if watchdog {
+                    // What the watchdog does one second after the end (`watchdog`).
+                    sh.abort.store(true, Ordering::SeqCst);
+                } else {
+                    assert!(life.stop_at(clock::monotonic_ns()));
+                }
+                waiter.join().unwrap();
+            });
+            assert!(
+                clock::monotonic_ns() < life.planned_end,
+                "watchdog {watchdog}: the spinning wait ran to the planned end"
+            );
+        }
+    }
 }

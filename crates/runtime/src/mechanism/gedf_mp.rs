@@ -53,7 +53,9 @@
 //! or the kernel stops it for the throttled part of each second — stalls of ~30–45 ms once a
 //! second were measured here); `window` (the default) — it sleeps on its request word until
 //! `spin_window` (500 µs) before each release and spins from there; `sleep` — on a timer and
-//! its request word.
+//! its request word. An idle client waits as the run's idle mode says (`RunConfig::idle`,
+//! `--idle`): asleep on its futex, woken by the DSP's request, or spinning on its request word,
+//! taking a published link without any wake-up (with `dsp=spin`, nothing in the run sleeps).
 //!
 //! Overhead terms beyond the engine's (§IV-A): `request` (Δreq: a message's latency from its
 //! write to its dequeue by the DSP) and `dsp` (Δdsp: the DSP's handling of one message,

@@ -17,6 +17,10 @@
 //! At the end every message is served and every client follows its requests until nothing is
 //! pending: then each client runs exactly what the DSP links to it (no job left behind by a
 //! race).
+//!
+//! The same interleavings again with spinning clients (`--idle spin`): every client follows its
+//! requests right after each step, and must then run exactly its link (unless that job's
+//! completion or suspension is still unserved).
 use super::*;
 use crate::sync::CpuSignal;
 use crate::tracer::{RecKind, TraceBuffer};
@@ -100,6 +104,140 @@ fn ctx<'a>(c: usize, tb: &'a mut TraceBuffer, sig: &'a [CpuSignal]) -> Ctx<'a> {
     Ctx::new(c, tb, sig)
 }
 
+/// The property test's driver: `ops` applied in order, each followed by the checks above; with
+/// `spinning`, every client follows its reschedule requests right after each step, as a client
+/// that spins on its request word (`--idle spin`) does — the interleaving G-EDF-MP's spinning
+/// clients produce — and must then run exactly what is published to it.
+fn drive(periods: Vec<u64>, boxes: usize, ops: Vec<(u8, usize, u64)>, spinning: bool) -> Result<(), TestCaseError> {
+    let m = 3;
+    let params: Vec<TaskParams> = periods.iter().map(|&p| TaskParams { deadline: p, period: p }).collect();
+    let g = GedfMp::even(&params, m, 0, 1_000_000, IdleMode::Spin, boxes, 64);
+    let n = params.len();
+    let mut told = Told { m, period: periods.clone(), released: vec![0; n], completed: vec![0; n], asleep: vec![false; n] };
+    let mut t = Truth {
+        running: vec![None; m],
+        done: HashSet::new(),
+        completed: vec![0; n],
+        asleep: vec![None; n],
+        in_flight: HashSet::new(),
+    };
+    let sig: Vec<CpuSignal> = (0..=m).map(|_| CpuSignal::new()).collect();
+    let mut tb = TraceBuffer::new(0, 1_000_000);
+    let mut now = 0u64;
+    // Serves the mailboxes: the DSP is told everything sent so far.
+    let serve = |t: &mut Truth, told: &mut Told, tb: &mut TraceBuffer, now: u64| {
+        if sig[m].take_notify() {
+            g.notified(&mut ctx(m, tb, &sig), now);
+            told.completed.clone_from(&t.completed);
+            for (k, a) in t.asleep.iter().enumerate() {
+                told.asleep[k] = a.is_some();
+            }
+            t.in_flight.clear();
+        }
+    };
+    for (op, c, dt) in ops {
+        let seen = tb.records().len();
+        match op {
+            0 => {
+                now += dt;
+                if g.next_release(0) <= now {
+                    g.release(&mut ctx(m, &mut tb, &sig), 0, now);
+                }
+            }
+            1 => serve(&mut t, &mut told, &mut tb, now),
+            2 => {
+                // Client c notices a request (or is idle) and reschedules.
+                if sig[c].resched_pending() || t.running[c].is_none() {
+                    let prev = t.running[c].map_or(Prev::Idle, Prev::Preempted);
+                    t.running[c] = g.schedule(&mut ctx(c, &mut tb, &sig), prev, now);
+                }
+            }
+            3 => {
+                if let Some(j) = t.running[c] {
+                    t.done.insert((j.task(), j.seq()));
+                    t.completed[j.task() as usize] += 1;
+                    t.in_flight.insert(j.task());
+                    t.running[c] = g.schedule(&mut ctx(c, &mut tb, &sig), Prev::Completed(j), now);
+                }
+            }
+            4 => {
+                // The job on client c suspends (operation (3): the plugin contract's block).
+                if let Some(j) = t.running[c] {
+                    t.asleep[j.task() as usize] = Some(j);
+                    t.in_flight.insert(j.task());
+                    t.running[c] = g.schedule(&mut ctx(c, &mut tb, &sig), Prev::Blocked(j), now);
+                }
+            }
+            _ => {
+                // A sleeping job resumes (the contract's wake): woken on client c (a message)
+                // or, for op 6, on the DSP's thread (an external event).
+                let sleeping: Vec<usize> = (0..n).filter(|&k| t.asleep[k].is_some()).collect();
+                if !sleeping.is_empty() {
+                    let k = sleeping[(dt as usize + c) % sleeping.len()];
+                    let j = t.asleep[k].take().unwrap();
+                    if op == 5 {
+                        t.in_flight.insert(j.task());
+                        g.wake(&mut ctx(c, &mut tb, &sig), j, now);
+                    } else {
+                        g.wake(&mut ctx(m, &mut tb, &sig), j, now);
+                        told.asleep[k] = false;
+                    }
+                }
+            }
+        }
+        for x in &tb.records()[seen..] {
+            if x.kind == RecKind::JobRelease {
+                told.released[x.task as usize] += 1;
+            }
+        }
+        if spinning {
+            // Spinning clients: each takes its request before anything else happens.
+            for c in 0..m {
+                if sig[c].resched_pending() {
+                    let prev = t.running[c].map_or(Prev::Idle, Prev::Preempted);
+                    t.running[c] = g.schedule(&mut ctx(c, &mut tb, &sig), prev, now);
+                }
+            }
+            // So every client runs what is published to it, unless that is a job whose
+            // completion or suspension the DSP has not served yet (the client refuses it).
+            for (c, runs) in t.running.iter().enumerate() {
+                let p = g.links.pair(c);
+                let excused = p.linked.is_some_and(|j| g.links.is_stale(&j) || t.in_flight.contains(&j.task()));
+                prop_assert!(!sig[c].resched_pending(), "client {} left a request pending", c);
+                prop_assert!(
+                    excused || p.linked.map(|j| j.prio) == runs.map(|j| j.prio),
+                    "spinning client {} runs {:?}, its link is {:?}",
+                    c,
+                    runs,
+                    p.linked
+                );
+            }
+        }
+        prop_assert_eq!(check(&g, &told, &t, &sig), Ok(()));
+    }
+    // Quiesce: serve, let every client follow its requests, until nothing is pending.
+    for _ in 0..(4 * m + 8) {
+        serve(&mut t, &mut told, &mut tb, now);
+        for c in 0..m {
+            if sig[c].resched_pending() {
+                let prev = t.running[c].map_or(Prev::Idle, Prev::Preempted);
+                t.running[c] = g.schedule(&mut ctx(c, &mut tb, &sig), prev, now);
+            }
+        }
+        prop_assert_eq!(check(&g, &told, &t, &sig), Ok(()));
+    }
+    prop_assert!(!sig[m].is_set() && (0..m).all(|c| !sig[c].resched_pending()), "still pending after quiescing");
+    let links = g.linked();
+    for (c, l) in links.iter().enumerate() {
+        prop_assert_eq!(t.running[c].map(|j| j.prio), *l, "client {} does not run its link", c);
+    }
+    let acc = g.accounting();
+    prop_assert_eq!(acc.consistent, Ok(()));
+    prop_assert_eq!(&acc.completed, &t.completed);
+    prop_assert_eq!(&acc.released, &told.released);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
     #[test]
@@ -108,109 +246,18 @@ proptest! {
         boxes in 1usize..4,
         ops in proptest::collection::vec((0u8..7, 0usize..3, 1u64..15), 1..250),
     ) {
-        let m = 3;
-        let params: Vec<TaskParams> = periods.iter().map(|&p| TaskParams { deadline: p, period: p }).collect();
-        let g = GedfMp::even(&params, m, 0, 1_000_000, IdleMode::Spin, boxes, 64);
-        let n = params.len();
-        let mut told = Told { m, period: periods.clone(), released: vec![0; n], completed: vec![0; n], asleep: vec![false; n] };
-        let mut t = Truth {
-            running: vec![None; m],
-            done: HashSet::new(),
-            completed: vec![0; n],
-            asleep: vec![None; n],
-            in_flight: HashSet::new(),
-        };
-        let sig: Vec<CpuSignal> = (0..=m).map(|_| CpuSignal::new()).collect();
-        let mut tb = TraceBuffer::new(0, 1_000_000);
-        let mut now = 0u64;
-        // Serves the mailboxes: the DSP is told everything sent so far.
-        let serve = |t: &mut Truth, told: &mut Told, tb: &mut TraceBuffer, now: u64| {
-            if sig[m].take_notify() {
-                g.notified(&mut ctx(m, tb, &sig), now);
-                told.completed.clone_from(&t.completed);
-                for (k, a) in t.asleep.iter().enumerate() {
-                    told.asleep[k] = a.is_some();
-                }
-                t.in_flight.clear();
-            }
-        };
-        for (op, c, dt) in ops {
-            let seen = tb.records().len();
-            match op {
-                0 => {
-                    now += dt;
-                    if g.next_release(0) <= now {
-                        g.release(&mut ctx(m, &mut tb, &sig), 0, now);
-                    }
-                }
-                1 => serve(&mut t, &mut told, &mut tb, now),
-                2 => {
-                    // Client c notices a request (or is idle) and reschedules.
-                    if sig[c].resched_pending() || t.running[c].is_none() {
-                        let prev = t.running[c].map_or(Prev::Idle, Prev::Preempted);
-                        t.running[c] = g.schedule(&mut ctx(c, &mut tb, &sig), prev, now);
-                    }
-                }
-                3 => {
-                    if let Some(j) = t.running[c] {
-                        t.done.insert((j.task(), j.seq()));
-                        t.completed[j.task() as usize] += 1;
-                        t.in_flight.insert(j.task());
-                        t.running[c] = g.schedule(&mut ctx(c, &mut tb, &sig), Prev::Completed(j), now);
-                    }
-                }
-                4 => {
-                    // The job on client c suspends (operation (3): the plugin contract's block).
-                    if let Some(j) = t.running[c] {
-                        t.asleep[j.task() as usize] = Some(j);
-                        t.in_flight.insert(j.task());
-                        t.running[c] = g.schedule(&mut ctx(c, &mut tb, &sig), Prev::Blocked(j), now);
-                    }
-                }
-                _ => {
-                    // A sleeping job resumes (the contract's wake): woken on client c (a message)
-                    // or, for op 6, on the DSP's thread (an external event).
-                    let sleeping: Vec<usize> = (0..n).filter(|&k| t.asleep[k].is_some()).collect();
-                    if !sleeping.is_empty() {
-                        let k = sleeping[(dt as usize + c) % sleeping.len()];
-                        let j = t.asleep[k].take().unwrap();
-                        if op == 5 {
-                            t.in_flight.insert(j.task());
-                            g.wake(&mut ctx(c, &mut tb, &sig), j, now);
-                        } else {
-                            g.wake(&mut ctx(m, &mut tb, &sig), j, now);
-                            told.asleep[k] = false;
-                        }
-                    }
-                }
-            }
-            for x in &tb.records()[seen..] {
-                if x.kind == RecKind::JobRelease {
-                    told.released[x.task as usize] += 1;
-                }
-            }
-            prop_assert_eq!(check(&g, &told, &t, &sig), Ok(()));
-        }
-        // Quiesce: serve, let every client follow its requests, until nothing is pending.
-        for _ in 0..(4 * m + 8) {
-            serve(&mut t, &mut told, &mut tb, now);
-            for c in 0..m {
-                if sig[c].resched_pending() {
-                    let prev = t.running[c].map_or(Prev::Idle, Prev::Preempted);
-                    t.running[c] = g.schedule(&mut ctx(c, &mut tb, &sig), prev, now);
-                }
-            }
-            prop_assert_eq!(check(&g, &told, &t, &sig), Ok(()));
-        }
-        prop_assert!(!sig[m].is_set() && (0..m).all(|c| !sig[c].resched_pending()), "still pending after quiescing");
-        let links = g.linked();
-        for (c, l) in links.iter().enumerate() {
-            prop_assert_eq!(t.running[c].map(|j| j.prio), *l, "client {} does not run its link", c);
-        }
-        let acc = g.accounting();
-        prop_assert_eq!(acc.consistent, Ok(()));
-        prop_assert_eq!(&acc.completed, &t.completed);
-        prop_assert_eq!(&acc.released, &told.released);
+        drive(periods, boxes, ops, false)?;
+    }
+
+    /// The same with spinning clients (`--idle spin`): the links are still G-EDF's, and no
+    /// client is left behind its link.
+    #[test]
+    fn links_equal_gedfs_with_spinning_clients(
+        periods in proptest::collection::vec(5u64..40, 2..7),
+        boxes in 1usize..4,
+        ops in proptest::collection::vec((0u8..7, 0usize..3, 1u64..15), 1..250),
+    ) {
+        drive(periods, boxes, ops, true)?;
     }
 }
 
