@@ -18,20 +18,14 @@
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rtsched_model::exact::{int, ratio, zero};
 use rtsched_model::task::{Segments, SuspensionBound};
 use rtsched_model::{Task, TaskSet, Time};
 use rtsched_policy::qps::QuasiPartition;
 use rtsched_sim::{simulate, Arrivals, ExecTimes, Overheads, Scheduler, SimConfig, SimResult};
-use rtsched_trace::{Event, JobId};
+use rtsched_trace::Event;
 
-fn j(task: u32, job: u32) -> JobId {
-    JobId { task, job }
-}
-
-fn records(r: &SimResult) -> Vec<(Time, Event)> {
-    r.trace.as_ref().unwrap().records.iter().map(|r| (r.time, r.event)).collect()
-}
+mod servers_common;
+use servers_common::{j, random_set, records};
 
 /// Three tasks (C 2, D = T 3) on two CPUs, horizon 3 (U = 2). No fit can place them;
 /// next fit with overflow makes set 0 = {τ0 | τ1} major (R = 4/3, x = 1/3) and set 1 = {the
@@ -102,35 +96,6 @@ fn refusals_name_the_field() {
         let e = simulate(&ts, &sched, &cfg).unwrap_err().to_string();
         assert!(e.contains("task 1") && e.contains("segments") && e.contains("self-suspending"), "{e}");
     }
-}
-
-/// A random implicit-deadline set with `U ≤ m` over periods with a small hyperperiod; with
-/// `full`, a last task tops `U` up to `m` exactly when one task can.
-fn random_set(rng: &mut ChaCha8Rng, m: u32, full: bool) -> TaskSet {
-    let periods = [4u64, 5, 6, 8, 10, 12, 15, 20, 30, 60];
-    let mut tasks = Vec::new();
-    let mut u = zero();
-    loop {
-        let t = periods[rng.random_range(0..periods.len())];
-        let c = rng.random_range(1..=t);
-        let nu = u.clone() + ratio(c as u128, t as u128);
-        if nu > int(m as i128) {
-            if full {
-                for &t in &periods {
-                    let gap = int(m as i128) - u.clone();
-                    let c = gap.clone() * int(t as i128);
-                    if gap > zero() && c.is_integer() && c <= int(t as i128) {
-                        tasks.push((u64::try_from(&c.to_integer()).unwrap(), t, t));
-                        break;
-                    }
-                }
-            }
-            break;
-        }
-        u = nu;
-        tasks.push((c, t, t));
-    }
-    TaskSet::from_cdt(&tasks).unwrap()
 }
 
 /// A random set worst or first fit places on `m` CPUs (light tasks, U well below m).
