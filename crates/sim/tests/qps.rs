@@ -13,7 +13,10 @@
 //!   record for record;
 //! * (the broken twin — a wrong mode switch, major sets never activating their servers — is
 //!   caught in `rtsched_policy::qps`'s own tests, where it can be built);
-//! * the refusals: constrained deadlines, `U > m`, sporadic arrivals, overheads.
+//! * sporadic arrivals on a set worst or first fit places: partitioned EDF record for record,
+//!   no miss (a set with a major execution set refuses them: the refusals below);
+//! * the refusals: constrained deadlines, `U > m`, sporadic arrivals on a set with a major
+//!   execution set, overheads.
 
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -183,5 +186,45 @@ proptest! {
             (q.jobs, q.completed, q.preemptions, q.migrations, q.context_switches),
             (p.jobs, p.completed, p.preemptions, p.migrations, p.context_switches)
         );
+    }
+
+    /// Sporadic arrivals on a set worst or first fit places: QPS is partitioned EDF on that
+    /// placement, job for job and record for record, and misses nothing (each CPU's EDF meets
+    /// every deadline of sporadic jobs of rates summing to at most 1).
+    #[test]
+    fn sporadic_partitionable_sets_are_partitioned_edf_and_miss_nothing(seed in any::<u64>(), m in 1u32..=4, delay in 1u64..=20, short in any::<bool>()) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let ts = partitionable_set(&mut rng, m);
+        let qp = QuasiPartition::build(&ts, m).unwrap();
+        let part: Vec<Vec<usize>> = qp.partition().into_iter().map(|c| c.into_iter().map(|i| i as usize).collect()).collect();
+        let mut cfg = SimConfig::new(m);
+        cfg.check_invariants = true;
+        cfg.record_trace = true;
+        cfg.keep_jobs = true;
+        cfg.horizon = Some(240);
+        cfg.arrivals = Arrivals::Sporadic { max_extra_delay: delay, seed };
+        if short {
+            cfg.exec = ExecTimes::UniformFraction { lo: 0.3, seed };
+        }
+        let q = simulate(&ts, &Scheduler::Qps, &cfg).unwrap();
+        let p = simulate(&ts, &Scheduler::Pedf(part), &cfg).unwrap();
+        prop_assert_eq!(q.deadline_misses, 0, "{:?}", ts);
+        let due: Vec<_> = q.per_job.iter().filter(|js| js.deadline <= q.horizon).collect();
+        prop_assert!(!due.is_empty());
+        for js in due {
+            prop_assert!(js.finish.is_some_and(|f| f <= js.deadline), "job {}.{}: {:?}", js.task, js.job, ts);
+        }
+        // Some job came late (the arrivals are sporadic indeed).
+        let mut jobs: Vec<(u32, u32, Time)> = q.per_job.iter().map(|js| (js.task, js.job, js.release)).collect();
+        jobs.sort_unstable();
+        let late = jobs.windows(2).any(|w| w[0].0 == w[1].0 && w[1].2 > w[0].2 + ts[w[0].0 as usize].period);
+        prop_assert!(late, "no late job: {:?}", ts);
+        prop_assert_eq!(&q.per_job, &p.per_job);
+        let sorted = |r: &SimResult| {
+            let mut v: Vec<(Time, String)> = records(r).into_iter().map(|(t, e)| (t, format!("{e:?}"))).collect();
+            v.sort();
+            v
+        };
+        prop_assert_eq!(sorted(&q), sorted(&p));
     }
 }

@@ -9,18 +9,46 @@
 //!
 //! # Sources, and what is ours
 //!
-//! Only the papers' abstracts and the summaries citing them could be read here (the full texts
-//! were not at hand), so this module follows these confirmed definitions: execution sets,
-//! minor (one processor) and major (more than one) sets; EDF on one processor for a minor set;
-//! for a major set a switch between partitioned EDF and server-based rules as its load varies
-//! (the *activation* of its servers), with a master/slave pair of servers; the offline phase
-//! making the sets, the online phase switching modes. Brandenburg & Gül (RTSS 2016, §VI) bound
-//! QPS's context switches by two per activation, and say that QPS reduces to partitioning on
-//! easy workloads. **Not confirmed, and ours**: the packing rule below, the server rates, the
-//! activation rule (a per-window load test), the window budgets, and the refusal of sporadic
-//! releases (the paper schedules sporadic tasks; this reconstruction needs every release
-//! instant in advance, as RUN's servers do). The paper's own worked example could not be read;
-//! the tests work our own examples by hand.
+//! The full papers could not be read here; what is confirmed comes from their abstracts, the
+//! summaries citing them, and slides presenting the ECRTS 2014 version (A. Petrov, Padua,
+//! October 2015, found by searching stored pages for "quasi-partitioned scheduling"). Confirmed:
+//! execution sets, minor (one processor) and major (more than one) sets; EDF on one processor
+//! for a minor set; for a major set a switch between partitioned EDF and server-based rules as
+//! its load varies (the *activation* of its servers), with a master/slave pair of servers; the
+//! offline phase making the sets, the online phase switching modes. From the slides: the task
+//! model is *sporadic*, implicit-deadline, a task `τ:(R, D)` with rate `R ≤ 1` and an infinite
+//! set of deadlines `D`, whose job `J:(r, c, d)` has `r ∈ {0} ∪ D`, `d = min{d ∈ D, d > r}`
+//! and `c = R·(d − r)` (RUN's fixed-rate model); servers are fixed-rate EDF servers over
+//! clients, of rate the clients' sum (≤ 1) and deadlines their union; a quasi-partition
+//! `Q(Γ, m)` has at most `m` sets, every set's rate is in `(0, 2)` (≤ 1 minor, > 1 major), and
+//! in a major set `P` every member `σ` has `R(σ) > R(P) − 1` (our sets meet this with `σ` the
+//! subsets `P^a`, `P^b`, each of rate > `R − 1` because the other's is ≤ 1; not for every
+//! task: a light task in `P^a` may be below the excess — the slides do not say which is
+//! meant). Brandenburg & Gül (RTSS 2016, §VI) bound QPS's context switches by two per
+//! activation, and say that QPS reduces to partitioning on easy workloads. **Not confirmed,
+//! and ours**: the packing rule below, the server rates, the activation rule (a per-window load
+//! test), the window budgets, and the sporadic rule below. The paper's own worked example
+//! could not be read; the tests work our own examples by hand.
+//!
+//! # Sporadic releases (ours)
+//!
+//! A task of a *minor* set may release a job at any integer ns at or after its release
+//! instant (the previous release plus `T`); its deadline is its release plus `T`. A minor set
+//! is uniprocessor EDF over its tasks' jobs and its slave items' jobs (each due at its owner's
+//! next boundary, of work its owner's slave rate times the window), whose rates sum to at most
+//! 1, and EDF meets every deadline of any such job sequence on one processor; a task whose
+//! release instant has passed without a release gives its set a boundary at `t + T` (the
+//! earliest deadline a job of it may have), a harmless extra boundary. So a set worst or first
+//! fit places (every set minor: partitioned EDF) schedules sporadic tasks. A task of a *major*
+//! set must release at its release instant ([`Qps::release`] refuses a later one): its
+//! window budgets are planned at the set's boundaries, and a job that comes between them has
+//! none. The obvious repair was tried and fails — keep the absent task's rate reserved in the
+//! window (in the load test and the slave rate) and give a job coming at `r` the budget
+//! `u·(e − r)` for the rest of the window: in QPS mode the host's master time passes while
+//! the side (`P^a` or `P^b`) holding the absent task has nothing to run, and that time is lost
+//! to the job that comes later (with jobs 0 to `T` ns late on 300 random sets with `U ≤ m`: a
+//! window budget left unserved at a boundary on 90 of them, and deadline misses without the
+//! checks). How the paper's fixed-rate servers handle a late job could not be read.
 //!
 //! # Offline: [`QuasiPartition::build`]
 //!
@@ -61,7 +89,8 @@
 //!   tasks). Otherwise the dedicated CPU runs the server with budget left whose earliest
 //!   budgeted item is earlier (ties: `σ^a`), then any pending task by EDF.
 //!
-//! Why no deadline is missed (with `U ≤ m`, implicit deadlines, periodic releases): the
+//! Why no deadline is missed (with `U ≤ m`, implicit deadlines, periodic releases in major
+//! sets): the
 //! dedicated CPU's window holds exactly `M + σ^a + σ^b = len`, of which the master's `M` is
 //! delivered by the host (the slave item's window budgets are due at the owner's boundaries);
 //! every unit of `σ^a` or master time serves a `P^a` item with budget left while one exists

@@ -71,7 +71,7 @@ struct SetState {
 /// [`Qps::release`] for each task releasing a job at `t`, then [`Qps::schedule`] (boundaries,
 /// mode switches, the decision); [`Qps::task_on`] reads the decision and [`Qps::next_event`]
 /// says when the next budget runs out or the next boundary comes. Releases are periodic from
-/// the offsets given to [`Qps::new`].
+/// the offsets given to [`Qps::new`]; a task of a minor set may also release later (sporadic).
 #[derive(Debug, Clone)]
 pub struct Qps {
     qp: QuasiPartition,
@@ -86,6 +86,9 @@ pub struct Qps {
     activations: u64,
     /// The broken twin's flaw (tests only): a major set never activates its servers.
     never_activate: bool,
+    /// The other broken twin's flaw (tests only): a late (sporadic) job keeps the deadline of
+    /// its periodic release instant.
+    grid_deadlines: bool,
 }
 
 fn take(b: &mut u128, dt: u128, strict: bool, what: impl FnOnce() -> String) -> Result<(), QpsViolation> {
@@ -135,6 +138,7 @@ impl Qps {
             switches: 0,
             activations: 0,
             never_activate: false,
+            grid_deadlines: false,
         })
     }
 
@@ -144,6 +148,15 @@ impl Qps {
     #[doc(hidden)]
     pub fn broken_never_activates(mut self) -> Qps {
         self.never_activate = true;
+        self
+    }
+
+    /// A broken twin for the sporadic oracles (never for use): a late job's EDF deadline stays
+    /// that of its task's periodic release instant (its release instant plus the period), which
+    /// the deadline checks must catch.
+    #[doc(hidden)]
+    pub fn broken_grid_deadlines(mut self) -> Qps {
+        self.grid_deadlines = true;
         self
     }
 
@@ -181,23 +194,35 @@ impl Qps {
         self.activations
     }
 
-    /// Task `i`'s job is released now (it must be its periodic release instant).
+    /// Task `i`'s job is released now: at its release instant, or — a task of a minor
+    /// execution set only — at a later integer ns (a sporadic release; module notes,
+    /// "Sporadic releases"). Never before it.
     pub fn release(&mut self, i: u32) -> Result<(), QpsViolation> {
         let iu = i as usize;
         let Some(&r) = self.next_rel.get(iu) else {
             return Err(QpsViolation(format!("release of unknown task {i}")));
         };
-        if self.now != r as u128 * self.qp.scale {
+        let l = self.qp.scale;
+        if self.now < r as u128 * l || !self.now.is_multiple_of(l) {
             return Err(QpsViolation(format!(
-                "task {i} released at tick {} but its release instant is {r} ns (QPS needs periodic releases)",
+                "task {i} released at tick {} (1/{l} ns), before its next release instant {r} ns or off the ns grid",
                 self.now
+            )));
+        }
+        let at = (self.now / l) as Time;
+        let (k, _) = self.qp.place[iu];
+        if at > r && self.qp.sets[k].major.is_some() {
+            return Err(QpsViolation(format!(
+                "task {i} released at {at} ns, after its release instant {r} ns, but it is in major execution set {k} (QPS needs periodic releases there)"
             )));
         }
         if self.pending[iu] && self.strict {
             return Err(QpsViolation(format!("task {i}'s previous job is still pending at its deadline {r} ns")));
         }
         self.pending[iu] = true;
-        self.next_rel[iu] = r
+        // The broken twin keeps the periodic deadline of a late job.
+        let from = if self.grid_deadlines { r } else { at };
+        self.next_rel[iu] = from
             .checked_add(self.qp.periods[iu])
             .ok_or_else(|| QpsViolation(format!("task {i}'s release instants overflow the time range")))?;
         Ok(())
@@ -261,8 +286,12 @@ impl Qps {
     pub fn next_event(&self) -> u128 {
         let l = self.qp.scale;
         let mut t = u128::MAX;
-        for &r in &self.next_rel {
-            t = t.min((r as u128).saturating_mul(l));
+        // Release instants still ahead (a sporadic task's may have passed), window ends.
+        for r in self.next_rel.iter().chain(self.st.iter().map(|st| &st.end)) {
+            let r = (*r as u128).saturating_mul(l);
+            if r > self.now {
+                t = t.min(r);
+            }
         }
         for st in &self.st {
             for slot in [st.on_own, st.on_lent].into_iter().flatten() {
@@ -302,12 +331,17 @@ impl Qps {
         self.select()
     }
 
-    /// The next boundary of set `k` after its items' current release instants.
-    fn next_boundary(&self, k: usize) -> Time {
+    /// The next boundary of set `k` after `t`: its tasks' next release instants (a sporadic
+    /// task whose instant has passed without a release: `t + T`, the earliest deadline of a
+    /// job it may release) and its slave items' owners' window ends.
+    fn next_boundary(&self, k: usize, t: Time) -> Time {
         self.qp.sets[k]
             .items
             .iter()
             .map(|it| match *it {
+                Item::Task(i) if !self.pending[i as usize] && self.next_rel[i as usize] <= t => {
+                    t.saturating_add(self.qp.periods[i as usize])
+                }
                 Item::Task(i) => self.next_rel[i as usize],
                 Item::Slave(q) => self.st[q].end,
             })
@@ -316,7 +350,7 @@ impl Qps {
     }
 
     fn new_window(&mut self, k: usize, t: Time, init: bool) -> Result<(), QpsViolation> {
-        let end = self.next_boundary(k);
+        let end = self.next_boundary(k, t);
         if end <= t && !self.qp.sets[k].items.is_empty() {
             return Err(QpsViolation(format!(
                 "set {k} has a boundary at {end} ns, not after {t} ns: a release was not reported"
