@@ -9,7 +9,8 @@
 //!   at every event (every server spends its budget exactly by each deadline and never runs
 //!   without budget);
 //! * preemptions: the average per job within ⌈(3p + 1)/2⌉ for a reduction of p levels
-//!   (Regnier et al.'s bound on RUN's average preemptions per job), checked per set;
+//!   (Regnier et al.'s bound on RUN's average preemptions per job), checked per set, from the
+//!   metrics and from the trace's records alone (which agree with the per-job metrics);
 //! * the refusals: constrained deadlines, `U > m`, sporadic arrivals, overheads.
 
 use proptest::prelude::*;
@@ -21,7 +22,7 @@ use rtsched_sim::{simulate, Arrivals, ExecTimes, Overheads, Scheduler, SimConfig
 use rtsched_trace::Event;
 
 mod servers_common;
-use servers_common::{j, random_set, records};
+use servers_common::{j, random_set, records, trace_counts};
 
 /// Three tasks (C 2, D = T 3) on two CPUs, horizon 3 (U = 2). The reduction: each task alone
 /// in a server of rate 2/3, three duals of rate 1/3 in one unit server (one level). The unit
@@ -126,5 +127,32 @@ proptest! {
         let p = Reduction::build(&ts, m).unwrap().levels() as u64;
         let bound = (3 * p + 1).div_ceil(2);
         prop_assert!(r.preemptions <= bound * r.jobs, "{} preemptions for {} jobs, p = {p}: {:?}", r.preemptions, r.jobs, ts);
+    }
+
+    /// Regnier et al.'s bound (RTSS 2011: at most ⌈(3p + 1)/2⌉ preemptions per job on average
+    /// for a reduction of p levels), with the preemptions counted from the trace's records
+    /// alone, which must also agree with the per-job metrics.
+    #[test]
+    fn preemptions_counted_from_the_trace_within_the_bound(seed in any::<u64>(), m in 2u32..=4, short in any::<bool>()) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let ts = random_set(&mut rng, m, seed % 3 == 0);
+        let mut cfg = SimConfig::new(m);
+        cfg.check_invariants = true;
+        cfg.keep_jobs = true;
+        cfg.record_trace = true;
+        if short {
+            cfg.exec = ExecTimes::UniformFraction { lo: 0.3, seed };
+        }
+        let r = simulate(&ts, &Scheduler::Run, &cfg).unwrap();
+        let counts = trace_counts(&r);
+        let preemptions: u64 = counts.values().map(|c| c.0).sum();
+        let p = Reduction::build(&ts, m).unwrap().levels() as u64;
+        let bound = (3 * p + 1).div_ceil(2);
+        prop_assert!(r.jobs > 0);
+        prop_assert!(preemptions <= bound * r.jobs, "{preemptions} preemptions for {} jobs, p = {p}: {:?}", r.jobs, ts);
+        for js in &r.per_job {
+            let c = counts.get(&j(js.task, js.job)).copied().unwrap_or((0, 0));
+            prop_assert_eq!((c.0, c.1), (js.preemptions as u64, js.migrations as u64), "job {}.{}", js.task, js.job);
+        }
     }
 }

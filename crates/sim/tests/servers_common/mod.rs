@@ -43,3 +43,17 @@ pub fn random_set(rng: &mut ChaCha8Rng, m: u32, full: bool) -> TaskSet {
     }
     TaskSet::from_cdt(&tasks).unwrap()
 }
+
+/// Per job, its preemptions and migrations counted from the trace's records alone (a
+/// `Preempt` of the job, a `Migration` of the job), independently of the metrics.
+pub fn trace_counts(r: &SimResult) -> std::collections::BTreeMap<JobId, (u64, u64)> {
+    let mut out = std::collections::BTreeMap::new();
+    for rec in &r.trace.as_ref().unwrap().records {
+        match rec.event {
+            Event::Preempt { job, .. } => out.entry(job).or_insert((0, 0)).0 += 1,
+            Event::Migration { job, .. } => out.entry(job).or_insert((0, 0)).1 += 1,
+            _ => {}
+        }
+    }
+    out
+}
