@@ -331,15 +331,16 @@ impl Qps {
         self.select()
     }
 
-    /// The next boundary of set `k` after `t`: its tasks' next release instants (a sporadic
-    /// task whose instant has passed without a release: `t + T`, the earliest deadline of a
-    /// job it may release) and its slave items' owners' window ends.
+    /// The next boundary of set `k` after `t`: its tasks' next release instants (in a minor
+    /// set, a sporadic task whose instant has passed without a release: `t + T`, the earliest
+    /// deadline of a job it may release) and its slave items' owners' window ends.
     fn next_boundary(&self, k: usize, t: Time) -> Time {
+        let minor = self.qp.sets[k].major.is_none();
         self.qp.sets[k]
             .items
             .iter()
             .map(|it| match *it {
-                Item::Task(i) if !self.pending[i as usize] && self.next_rel[i as usize] <= t => {
+                Item::Task(i) if minor && !self.pending[i as usize] && self.next_rel[i as usize] <= t => {
                     t.saturating_add(self.qp.periods[i as usize])
                 }
                 Item::Task(i) => self.next_rel[i as usize],
@@ -351,6 +352,18 @@ impl Qps {
 
     fn new_window(&mut self, k: usize, t: Time, init: bool) -> Result<(), QpsViolation> {
         let end = self.next_boundary(k, t);
+        if end <= t && self.qp.sets[k].major.is_some() {
+            let late = self.qp.sets[k].items.iter().find_map(|it| match *it {
+                Item::Task(i) if self.next_rel[i as usize] <= t => Some(i),
+                _ => None,
+            });
+            if let Some(i) = late {
+                return Err(QpsViolation(format!(
+                    "task {i} of major execution set {k} released nothing at its release instant {} ns (QPS needs periodic releases there)",
+                    self.next_rel[i as usize]
+                )));
+            }
+        }
         if end <= t && !self.qp.sets[k].items.is_empty() {
             return Err(QpsViolation(format!(
                 "set {k} has a boundary at {end} ns, not after {t} ns: a release was not reported"

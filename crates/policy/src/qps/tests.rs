@@ -229,7 +229,17 @@ fn refusals_name_the_task_and_field() {
     let ts = set(&[(2, 3), (2, 3), (2, 3)]);
     let mut q = Qps::new(QuasiPartition::build(&ts, 2).unwrap(), &[], true).unwrap();
     let e = drive_with(&mut q, &ts, &[], &[], 6, &mut |i, k| if (i, k) == (1, 1) { 1 } else { 0 }).unwrap_err();
-    assert!(e.to_string().contains("task 1 released at 4 ns") && e.to_string().contains("major"), "{e}");
+    assert!(
+        e.to_string().contains("task 1 of major execution set 0 released nothing at its release instant 3 ns"),
+        "{e}"
+    );
+    let mut q = Qps::new(QuasiPartition::build(&ts, 2).unwrap(), &[], false).unwrap();
+    (0..3).for_each(|i| q.release(i).unwrap());
+    q.schedule().unwrap();
+    q.advance(4 * 3).unwrap();
+    let e = q.release(1).unwrap_err().to_string();
+    assert!(e.contains("task 1 released at 4 ns") && e.contains("major execution set 0"), "{e}");
+    // τ2 is in the minor set 1: its late job is scheduled.
     let mut q = Qps::new(QuasiPartition::build(&ts, 2).unwrap(), &[], true).unwrap();
     drive_with(&mut q, &ts, &[], &[], 12, &mut |i, k| if (i, k) == (2, 1) { 1 } else { 0 }).unwrap();
 }
