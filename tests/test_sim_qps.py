@@ -66,6 +66,17 @@ def test_cli_every_output_is_written(cli, tmp_path):
     assert code == 0 and "qps on 2 processors" in stdout, err
 
 
+def test_sporadic_arrivals_on_a_set_worst_fit_places():
+    # Worst fit places these on two CPUs: every execution set is minor, QPS is partitioned EDF,
+    # and sporadic arrivals run (a set with a major execution set refuses them: below).
+    ts = rtsched.TaskSet([rtsched.Task(wcet=c, period=t) for c, t in [(1, 2), (2, 4), (3, 6), (1, 4)]], m=2)
+    q = rtsched.simulate(ts, 2, "qps", horizon=240, sporadic=5, seed=7)
+    p = rtsched.simulate(ts, 2, "pedf", horizon=240, sporadic=5, seed=7)
+    assert q["deadline_misses"] == 0 and q["migrations"] == 0
+    assert q["jobs"] < rtsched.simulate(ts, 2, "qps", horizon=240)["jobs"]  # late releases indeed
+    assert (q["jobs"], q["completed"], q["preemptions"]) == (p["jobs"], p["completed"], p["preemptions"])
+
+
 @pytest.mark.parametrize(
     "tasks, args, words",
     [

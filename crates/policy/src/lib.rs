@@ -35,6 +35,7 @@
 //! Assumptions: a policy sees at most one ready job per task (the driver enforces that jobs
 //! of a task execute in release order); deadlines may be implicit, constrained or arbitrary.
 
+mod budget;
 pub mod error;
 pub mod gedf;
 pub mod invariant;

@@ -47,8 +47,9 @@
 //! hyperperiod). The online state counts time in these *ticks* of `1/L` ns, exactly, in
 //! 128-bit integers ([`Reduction::scale`]).
 
-use rtsched_model::exact::{int, one, sum_ratios, zero, Rational};
-use rtsched_model::{ModelError, Stop, TaskSet, Time};
+use crate::budget::{admit, consume, grid_with, ticks};
+use rtsched_model::exact::{int, one, zero, Rational};
+use rtsched_model::{ModelError, TaskSet, Time};
 
 /// What a node of the reduction tree is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,23 +103,12 @@ pub struct Reduction {
     periods: Vec<Time>,
 }
 
-fn bad(i: usize, field: &str, why: String) -> ModelError {
-    ModelError::task_field(i, field, why)
-}
-
 /// An exact integer (the rationals' numerator or denominator) as `u128`, if it fits.
 fn to_u128<T>(q: &T) -> Option<u128>
 where
     for<'a> u128: TryFrom<&'a T>,
 {
     u128::try_from(q).ok()
-}
-
-fn gcd(mut a: u128, mut b: u128) -> u128 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 impl Reduction {
@@ -138,34 +128,8 @@ impl Reduction {
     }
 
     fn build_with(ts: &TaskSet, m: u32, grid: bool) -> Result<Reduction, ModelError> {
-        if m == 0 {
-            return Err(ModelError::field("m", "must be at least 1"));
-        }
-        for (i, t) in ts.iter().enumerate() {
-            if t.deadline != t.period {
-                return Err(bad(
-                    i,
-                    "deadline",
-                    format!(
-                        "RUN schedules implicit-deadline tasks only (Regnier et al., RTSS 2011): D = {} ns but T = {} ns",
-                        t.deadline, t.period
-                    ),
-                ));
-            }
-            if t.wcet > t.period {
-                return Err(bad(i, "wcet", format!("C = {} ns exceeds T = {} ns: rate above 1", t.wcet, t.period)));
-            }
-        }
-        let u = sum_ratios(ts.iter().map(|t| (t.wcet as u128, t.period as u128)), &Stop::never())
-            .ok_or_else(|| ModelError::new("utilization sum interrupted"))?;
+        let u = admit(ts, m, "RUN", "Regnier et al., RTSS 2011")?;
         let mq = int(m as i128);
-        if u > mq {
-            let approx = ts.iter().map(|t| t.utilization_f64()).sum::<f64>();
-            return Err(ModelError::field(
-                "m",
-                format!("total utilization {approx:.6} exceeds m = {m}: RUN schedules U ≤ m"),
-            ));
-        }
         let mut nodes: Vec<Node> = Vec::new();
         let leaf = |task: Option<u32>, rate: Rational| Node {
             kind: Kind::Leaf { task },
@@ -246,13 +210,10 @@ impl Reduction {
         };
         let mut scale: u128 = if grid { 1 } else { 0 };
         for n in nodes.iter().filter(|_| grid) {
-            let d = to_u128(n.rate.denom()).ok_or_else(too_big)?;
-            scale = (scale / gcd(scale, d)).checked_mul(d).filter(|&l| l <= u64::MAX as u128).ok_or_else(too_big)?;
+            scale = grid_with(scale, &n.rate).ok_or_else(too_big)?;
         }
         for n in nodes.iter_mut().filter(|_| grid) {
-            let num = to_u128(n.rate.numer()).ok_or_else(too_big)?;
-            let den = to_u128(n.rate.denom()).ok_or_else(too_big)?;
-            n.rate_ticks = num * (scale / den);
+            n.rate_ticks = ticks(&n.rate, scale).ok_or_else(too_big)?;
         }
         // Subsystems and their processors.
         let mut subsystems = Vec::new();
@@ -511,17 +472,7 @@ impl Run {
         let dt = to - self.now;
         for v in 0..self.red.nodes.len() {
             if self.running[v] && self.budget[v] < UNLIMITED {
-                if self.budget[v] < dt {
-                    if self.strict {
-                        return Err(RunViolation(format!(
-                            "server {v} ran past its budget ({} ticks left, {dt} elapsed)",
-                            self.budget[v]
-                        )));
-                    }
-                    self.budget[v] = 0;
-                } else {
-                    self.budget[v] -= dt;
-                }
+                consume(&mut self.budget[v], dt, self.strict, || format!("server {v}")).map_err(RunViolation)?;
             }
         }
         self.now = to;
@@ -671,11 +622,8 @@ impl Run {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::budget::testing::{random_set, set, Lcg};
     use rtsched_model::exact::ratio;
-
-    fn set(ct: &[(Time, Time)]) -> TaskSet {
-        TaskSet::from_cdt(&ct.iter().map(|&(c, t)| (c, t, t)).collect::<Vec<_>>()).unwrap()
-    }
 
     /// Steps `run` over `[0, until_ns]`, returning at each event `(tick, tasks per CPU)`.
     fn trace(run: &mut Run, until_ns: Time) -> Vec<(u128, Vec<Option<u32>>)> {
@@ -789,42 +737,12 @@ mod tests {
         assert!(Reduction::build(&set(&[(2, 3), (2, 3), (2, 3)]), 2).is_ok());
     }
 
-    /// A small deterministic generator (the policy crate has no random-number dependency).
-    struct Lcg(u64);
-    impl Lcg {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (self.0 >> 33) % n
-        }
-    }
-
     #[test]
     fn reduction_invariants_and_strict_schedules_on_random_sets() {
         let mut g = Lcg(7);
-        let periods = [4u64, 5, 6, 8, 10, 12, 15, 20];
         for case in 0..300 {
             let m = 2 + g.below(7) as u32;
-            let mut tasks = Vec::new();
-            let mut u = zero();
-            loop {
-                let t = periods[g.below(periods.len() as u64) as usize];
-                let c = 1 + g.below(t);
-                let nu = u.clone() + ratio(c as u128, t as u128);
-                if nu > int(m as i128) {
-                    // Top up to U = m exactly in one of three cases, when one task can.
-                    if case % 3 == 0 {
-                        let gap = int(m as i128) - u.clone();
-                        let want = gap.clone() * int(t as i128);
-                        if want.is_integer() && gap > zero() && gap <= one() {
-                            let c = want.to_integer();
-                            tasks.push((u64::try_from(&c).unwrap(), t));
-                        }
-                    }
-                    break;
-                }
-                u = nu;
-                tasks.push((c, t));
-            }
+            let tasks = random_set(&mut g, m, case % 3 == 0);
             let ts = set(&tasks);
             let red = Reduction::build(&ts, m).unwrap();
             // Every packed server's rate is at most 1; each level's total is an integer and the

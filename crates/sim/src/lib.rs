@@ -59,6 +59,7 @@ pub mod result;
 pub mod rtws;
 mod run;
 mod selection;
+mod servers;
 mod setup;
 pub mod spres;
 

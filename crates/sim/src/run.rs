@@ -1,15 +1,8 @@
 //! RUN (Regnier, Lima, Massa, Levin & Brandt, RTSS 2011) in virtual time: the reduction tree
-//! and the server schedule are `rtsched_policy::run`'s; this loop releases the jobs, runs on
-//! each CPU the pending job of the task RUN puts there (or idles: a task whose job is done, an
-//! idle leaf), and records the schedule.
-//!
-//! Time: RUN's budgets end at multiples of `1/L` ns (`L` the least common multiple of the
-//! servers' rates' denominators, [`rtsched_policy::run::Reduction::scale`]), so the loop counts
-//! exact ticks of `1/L` ns in 128-bit integers. A record is written at the tick's ceiling in ns
-//! (the smallest integer ns not before it): the order of records is kept, and since deadlines
-//! are integer ns a job completes by its deadline exactly when its record says so. Execution
-//! times and response times in the metrics are therefore those of the records (rounded up to
-//! the ns at each end); the verdicts are exact.
+//! and the server schedule are `rtsched_policy::run`'s; the loop is the one of the server-based
+//! schedulers (`servers.rs`: it releases the jobs, runs on each CPU the pending job of the task
+//! RUN puts there — or idles: a task whose job is done, an idle leaf — and records the
+//! schedule in exact ticks of `1/L` ns, `L` [`rtsched_policy::run::Reduction::scale`]).
 //!
 //! Refused with one line: constrained or arbitrary deadlines and `U > m` (the reduction's
 //! refusals), sporadic arrivals (RUN's servers need each task's future deadlines: a periodic
@@ -17,23 +10,33 @@
 
 use crate::config::{Arrivals, Scheduler, SimConfig};
 use crate::error::SimError;
-use crate::recorder::{Recorder, NONE};
 use crate::result::SimResult;
-use crate::setup::{setup, Draw, EarlyEnd, Setup};
-use rtsched_model::{ModelError, TaskSet, Time};
+use crate::servers::{simulate_servers, ServerPolicy};
+use rtsched_model::{ModelError, TaskSet};
 use rtsched_policy::run::{Reduction, Run};
-use rtsched_trace::{Event, JobId};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
 
-struct Pending {
-    seq: u32,
-    /// Remaining execution, in ticks.
-    rem: u128,
+impl ServerPolicy for Run {
+    const NAME: &'static str = "RUN";
+    fn scale(&self) -> u128 {
+        self.reduction().scale()
+    }
+    /// RUN's servers at this instant (budgets, release instants, selection); at 0 they were
+    /// chosen by [`Run::new`].
+    fn decide(&mut self, now: u128) -> Result<(), String> {
+        if now > 0 {
+            self.advance(now).map_err(|v| v.to_string())?;
+        }
+        Ok(())
+    }
+    fn task_on(&self, cpu: usize) -> Option<u32> {
+        Run::task_on(self, cpu)
+    }
+    fn next_event(&self) -> u128 {
+        Run::next_event(self)
+    }
 }
 
 /// Simulates RUN. Same configuration, records and metrics as [`crate::simulate`].
-#[allow(clippy::needless_range_loop)] // per-task and per-CPU state arrays
 pub(crate) fn simulate_run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimResult, SimError> {
     if let Arrivals::Sporadic { .. } = cfg.arrivals {
         return Err(ModelError::field(
@@ -42,148 +45,8 @@ pub(crate) fn simulate_run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> 
         )
         .into());
     }
-    let Setup { offsets, horizon, capped, expected } = setup(ts, cfg)?;
-    let red = Reduction::build(ts, cfg.m)?;
-    let l = red.scale();
-    let mut run = Run::new(red, &offsets, cfg.check_invariants)?;
-    let (m, n) = (cfg.m as usize, ts.len());
-    let ns = |t: u128| t.div_ceil(l) as Time;
-    let mut h: u128 = horizon as u128 * l;
-    let mut early = EarlyEnd::new();
-    let mut draw = Draw::new(cfg);
-    let mut rec = Recorder::new(n, cfg.m, horizon, cfg.record_trace, expected as usize, "RUN").keep_jobs(cfg.keep_jobs);
-    let mut backlog: Vec<VecDeque<Pending>> = (0..n).map(|_| VecDeque::new()).collect();
-    let mut completed = vec![0u32; n];
-    let mut last_cpu = vec![NONE; n];
-    let mut next_rel: Vec<Time> = offsets.clone();
-    let mut next_seq = vec![0u32; n];
-    let mut scheduled: Vec<Option<JobId>> = vec![None; m];
-    let mut deadlines: BinaryHeap<Reverse<(Time, u32, u32)>> = BinaryHeap::new();
-    let mut events = 0u64;
-    let mut now: u128 = 0;
-    loop {
-        let tn = ns(now);
-        // 1. Completions.
-        for c in 0..m {
-            let Some(j) = scheduled[c] else { continue };
-            let i = j.task as usize;
-            if backlog[i].front().is_some_and(|f| f.rem == 0) {
-                backlog[i].pop_front();
-                events += 1;
-                rec.emit(tn, Event::Complete { cpu: c as u32, job: j })?;
-                scheduled[c] = None;
-                last_cpu[i] = NONE;
-                completed[i] += 1;
-            }
-        }
-        // 2. Deadlines passed without completion (trace only).
-        while let Some(&Reverse((d, i, seq))) = deadlines.peek() {
-            if d as u128 * l > now {
-                break;
-            }
-            deadlines.pop();
-            if seq >= completed[i as usize] {
-                rec.emit(tn, Event::DeadlineMiss { job: JobId { task: i, job: seq } })?;
-            }
-        }
-        // 3. Releases (integer instants before the horizon).
-        if now.is_multiple_of(l) && now < h {
-            for i in 0..n {
-                if next_rel[i] as u128 * l != now {
-                    continue;
-                }
-                events += 1;
-                let t = &ts[i];
-                let seq = next_seq[i];
-                next_seq[i] = seq
-                    .checked_add(1)
-                    .ok_or_else(|| ModelError::task_field(i, "period", "more than 2^32 jobs of one task"))?;
-                let deadline = tn + t.deadline;
-                backlog[i].push_back(Pending { seq, rem: draw.exec(&cfg.exec, i, t.wcet) as u128 * l });
-                next_rel[i] = tn + draw.gap(&cfg.arrivals, t.period);
-                rec.emit(tn, Event::Release { job: JobId { task: i as u32, job: seq }, deadline })?;
-                if rec.tracing() && deadline <= horizon {
-                    deadlines.push(Reverse((deadline, i as u32, seq)));
-                }
-            }
-        }
-        // 4. RUN's servers at this instant (budgets, release instants, selection).
-        if now > 0 {
-            run.advance(now).map_err(|v| SimError::internal(v.to_string()))?;
-        }
-        // 5. Dispatch: the pending job of the task on each CPU; preemptions first.
-        let want: Vec<Option<JobId>> = (0..m)
-            .map(|c| {
-                run.task_on(c).and_then(|i| {
-                    backlog[i as usize].front().filter(|f| f.rem > 0).map(|f| JobId { task: i, job: f.seq })
-                })
-            })
-            .collect();
-        for c in 0..m {
-            if let Some(j) = scheduled[c] {
-                if want[c] != Some(j) {
-                    rec.preempt(tn, c as u32, j)?;
-                    scheduled[c] = None;
-                }
-            }
-        }
-        for c in 0..m {
-            if scheduled[c].is_some() {
-                continue;
-            }
-            match want[c] {
-                Some(j) => {
-                    rec.run(tn, c as u32, j, last_cpu[j.task as usize])?;
-                    last_cpu[j.task as usize] = c as u32;
-                    scheduled[c] = Some(j);
-                }
-                None => rec.idle(tn, c as u32)?,
-            }
-        }
-        // 6. Next instant: a RUN event, a completion, a release, a deadline to record.
-        let mut t = run.next_event();
-        for c in 0..m {
-            if let Some(j) = scheduled[c] {
-                if let Some(f) = backlog[j.task as usize].front() {
-                    t = t.min(now + f.rem);
-                }
-            }
-        }
-        for i in 0..n {
-            if next_rel[i] < horizon {
-                t = t.min(next_rel[i] as u128 * l);
-            }
-        }
-        if let Some(&Reverse((d, _, _))) = deadlines.peek() {
-            t = t.min(d as u128 * l);
-        }
-        if t > h {
-            break;
-        }
-        if t <= now {
-            return Err(SimError::internal(format!("RUN made no progress at tick {now} (1/{l} ns)")));
-        }
-        if early.check(cfg, ns(t), horizon, events, &mut rec)? {
-            h = t; // end at t (Ctrl-C or a work bound)
-        }
-        let dt = t - now;
-        for c in 0..m {
-            if let Some(j) = scheduled[c] {
-                if let Some(f) = backlog[j.task as usize].front_mut() {
-                    f.rem -= dt;
-                }
-            }
-        }
-        now = t;
-    }
-    let end = ns(h);
-    let pending: u64 = backlog.iter().map(|b| b.len() as u64).sum();
-    let (metrics, trace) = rec.finish(ts, cfg.m, end);
-    if metrics.pending != pending {
-        return Err(SimError::internal(format!(
-            "RUN accounting mismatch: pending {pending}, metrics {}",
-            metrics.pending
-        )));
-    }
-    Ok(SimResult::from_metrics(sched, metrics, early.message(capped), events, trace))
+    simulate_servers(ts, sched, cfg, |offsets| {
+        let red = Reduction::build(ts, cfg.m)?;
+        Ok(Run::new(red, offsets, cfg.check_invariants)?)
+    })
 }

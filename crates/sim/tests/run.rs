@@ -9,25 +9,20 @@
 //!   at every event (every server spends its budget exactly by each deadline and never runs
 //!   without budget);
 //! * preemptions: the average per job within ⌈(3p + 1)/2⌉ for a reduction of p levels
-//!   (Regnier et al.'s bound on RUN's average preemptions per job), checked per set;
+//!   (Regnier et al.'s bound on RUN's average preemptions per job), checked per set, from the
+//!   metrics and from the trace's records alone (which agree with the per-job metrics);
 //! * the refusals: constrained deadlines, `U > m`, sporadic arrivals, overheads.
 
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rtsched_model::exact::{int, ratio, zero};
-use rtsched_model::{TaskSet, Time};
+use rtsched_model::TaskSet;
 use rtsched_policy::run::Reduction;
-use rtsched_sim::{simulate, Arrivals, ExecTimes, Overheads, Scheduler, SimConfig, SimResult};
-use rtsched_trace::{Event, JobId};
+use rtsched_sim::{simulate, Arrivals, ExecTimes, Overheads, Scheduler, SimConfig};
+use rtsched_trace::Event;
 
-fn j(task: u32, job: u32) -> JobId {
-    JobId { task, job }
-}
-
-fn records(r: &SimResult) -> Vec<(Time, Event)> {
-    r.trace.as_ref().unwrap().records.iter().map(|r| (r.time, r.event)).collect()
-}
+mod servers_common;
+use servers_common::{j, random_set, records, trace_counts};
 
 /// Three tasks (C 2, D = T 3) on two CPUs, horizon 3 (U = 2). The reduction: each task alone
 /// in a server of rate 2/3, three duals of rate 1/3 in one unit server (one level). The unit
@@ -104,35 +99,6 @@ fn refusals_name_the_field() {
     assert!(e.contains("not supported for run"), "{e}");
 }
 
-/// A random implicit-deadline set with `U ≤ m` over periods with a small hyperperiod; with
-/// `full`, a last task tops `U` up to `m` exactly when one task can.
-fn random_set(rng: &mut ChaCha8Rng, m: u32, full: bool) -> TaskSet {
-    let periods = [4u64, 5, 6, 8, 10, 12, 15, 20, 30, 60];
-    let mut tasks = Vec::new();
-    let mut u = zero();
-    loop {
-        let t = periods[rng.random_range(0..periods.len())];
-        let c = rng.random_range(1..=t);
-        let nu = u.clone() + ratio(c as u128, t as u128);
-        if nu > int(m as i128) {
-            if full {
-                for &t in &periods {
-                    let gap = int(m as i128) - u.clone();
-                    let c = gap.clone() * int(t as i128);
-                    if gap > zero() && c.is_integer() && c <= int(t as i128) {
-                        tasks.push((u64::try_from(&c.to_integer()).unwrap(), t, t));
-                        break;
-                    }
-                }
-            }
-            break;
-        }
-        u = nu;
-        tasks.push((c, t, t));
-    }
-    TaskSet::from_cdt(&tasks).unwrap()
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -161,5 +127,32 @@ proptest! {
         let p = Reduction::build(&ts, m).unwrap().levels() as u64;
         let bound = (3 * p + 1).div_ceil(2);
         prop_assert!(r.preemptions <= bound * r.jobs, "{} preemptions for {} jobs, p = {p}: {:?}", r.preemptions, r.jobs, ts);
+    }
+
+    /// Regnier et al.'s bound (RTSS 2011: at most ⌈(3p + 1)/2⌉ preemptions per job on average
+    /// for a reduction of p levels), with the preemptions counted from the trace's records
+    /// alone, which must also agree with the per-job metrics.
+    #[test]
+    fn preemptions_counted_from_the_trace_within_the_bound(seed in any::<u64>(), m in 2u32..=4, short in any::<bool>()) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let ts = random_set(&mut rng, m, seed % 3 == 0);
+        let mut cfg = SimConfig::new(m);
+        cfg.check_invariants = true;
+        cfg.keep_jobs = true;
+        cfg.record_trace = true;
+        if short {
+            cfg.exec = ExecTimes::UniformFraction { lo: 0.3, seed };
+        }
+        let r = simulate(&ts, &Scheduler::Run, &cfg).unwrap();
+        let counts = trace_counts(&r);
+        let preemptions: u64 = counts.values().map(|c| c.0).sum();
+        let p = Reduction::build(&ts, m).unwrap().levels() as u64;
+        let bound = (3 * p + 1).div_ceil(2);
+        prop_assert!(r.jobs > 0);
+        prop_assert!(preemptions <= bound * r.jobs, "{preemptions} preemptions for {} jobs, p = {p}: {:?}", r.jobs, ts);
+        for js in &r.per_job {
+            let c = counts.get(&j(js.task, js.job)).copied().unwrap_or((0, 0));
+            prop_assert_eq!((c.0, c.1), (js.preemptions as u64, js.migrations as u64), "job {}.{}", js.task, js.job);
+        }
     }
 }
