@@ -217,7 +217,7 @@ impl Entry {
     /// an unknown name or a bad value is an error naming the mechanism and the parameter.
     pub fn resolve<'a>(&self, given: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Params, RunError> {
         Params::resolve(self.params, given).map_err(|e| match e {
-            ResolveError::BadDefault(e) => RunError::Config(format!("{}: bad default: {e}", self.name)),
+            ResolveError::BadDefault(e) => RunError::Config(format!("bad default: {}", e.in_scheduler(self.name))),
             ResolveError::Unknown(k) => {
                 let known: Vec<&str> = self.params.iter().map(|p| p.name).collect();
                 RunError::Config(format!(
@@ -226,7 +226,7 @@ impl Entry {
                     if known.is_empty() { "it takes none".to_string() } else { format!("known: {}", known.join(", ")) }
                 ))
             }
-            ResolveError::BadValue(e) => RunError::Config(format!("{}: {e}", self.name)),
+            ResolveError::BadValue(e) => RunError::Config(e.in_scheduler(self.name).to_string()),
         })
     }
 
