@@ -399,11 +399,4 @@ pub trait Plugin: Send + Sync {
     fn wake(&self, _ctx: &mut Ctx<'_>, job: Job, _now: u64) {
         panic!("{}: wake({job:?}) on a mechanism registered without `suspends`", self.name());
     }
-    /// Whether this plugin executes parallel jobs — fork-join and DAG (`Setup::forkjoin`,
-    /// `Setup::dag`; the run's tasks are then thread slots, `mechanism::forkjoin::Shape`). The
-    /// engine refuses a parallel workload for plugins that do not; the run request refuses it
-    /// for mechanisms outside `backend::engine::PARALLEL_MECHANISMS`.
-    fn forkjoin(&self) -> bool {
-        false
-    }
 }

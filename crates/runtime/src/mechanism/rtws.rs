@@ -109,6 +109,7 @@ pub static RTWS: Entry = Entry {
               (RTWS paper, §IV-V rules A-F)",
     params: RtwsParams::SPECS,
     placement: PlacementKind::None,
+    parallel: true,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
     terms: &[
@@ -605,10 +606,6 @@ impl Plugin for Rtws {
         }
         self.running[cpu].set(None);
         self.slow(ctx, cpu, (last || readied).then_some((task, last)))
-    }
-
-    fn forkjoin(&self) -> bool {
-        true
     }
 
     fn accounting(&self) -> Accounting {

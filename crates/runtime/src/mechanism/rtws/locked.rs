@@ -252,10 +252,6 @@ impl Plugin for Locked {
         next
     }
 
-    fn forkjoin(&self) -> bool {
-        true
-    }
-
     fn accounting(&self) -> Accounting {
         let st = self.state.lock_untraced();
         let (rel, done) = (st.book.released(), st.book.completed());
