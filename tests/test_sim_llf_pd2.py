@@ -83,7 +83,7 @@ def test_cli_every_output_is_written(cli, tmp_path):
         ([("2ms", "10ms"), ("1500us", "11ms")], [], "task 1: field 'wcet': pd2 needs whole quanta"),
         ([("2ms", "10500us")], [], "task 0: field 'period': pd2 needs whole quanta"),
         (TASKS, ["--sporadic", "1ms"], "field 'arrivals': pd2 needs periodic arrivals"),
-        (TASKS, ["--param", "quantum=0"], "field 'quantum': must be at least 1 ns"),
+        (TASKS, ["--param", "quantum=0"], "pd2: parameter quantum: must be at least 1 ns"),
     ],
 )
 def test_pd2_refusals_exit_2_naming_task_and_field(cli, tmp_path, tasks, args, words):

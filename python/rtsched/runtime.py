@@ -36,7 +36,7 @@ def schedulers() -> list[dict]:
     ``placement`` (``"none"``, ``"partition"`` or ``"reservations"``), ``dedicated_cpu`` (``"none"``, ``"optional"``,
     ``"required"``), ``dedicated_role``, ``terms`` (the overhead terms it traces: ``name``,
     ``symbol``, ``help``, ``tracking``), ``invariant``, ``user_jobs``, ``suspends`` (it executes
-    self-suspending jobs) and ``backend``."""
+    self-suspending jobs), ``parallel`` (it executes fork-join and DAG jobs) and ``backend``."""
     return json.loads(_core.mechanisms())
 
 
@@ -451,8 +451,8 @@ def run_forkjoin_raw(
     overheads: str | os.PathLike | None = None,
 ) -> dict:
     """Like :func:`run_raw` for a fork-join task-set file's JSON ``text`` (docs/rtws.md) or a DAG
-    task-set file's (docs/dag.md) under a mechanism that executes parallel jobs (``rtws``,
-    ``push-pull``, ``push-pull-fp``; docs/mechanisms/rtws.md). The summary has a ``forkjoin`` (or
+    task-set file's (docs/dag.md) under a mechanism that executes parallel jobs (the registry's
+    ``parallel`` mechanisms, :func:`schedulers`; docs/mechanisms/rtws.md). The summary has a ``forkjoin`` (or
     ``dag``) object with the job-level results, over all and ``per_task``; trace exports are per
     thread (per node), the job CSV per fork-join (DAG) job. Without ``cpus`` the file's ``m``
     decides (the first ``m`` CPUs this process may use; one if the file has no ``m``). The same

@@ -2,7 +2,7 @@
 //! (docs/cli.md#analyze). Shared by `rtsched analyze`, the Python API and the experiments.
 //!
 //! A report is a plain struct ([`Report`]) written straight to JSON text
-//! ([`Report::write_json`]) or to a Python dict (`batch.rs`), without an intermediate
+//! ([`Report::write_json`]) or to a Python dict (`crates/py/src/batch/`), without an intermediate
 //! `serde_json::Value`. The total utilization is reported as a decimal (`utilization`, a float
 //! for reading only); the exact fraction (`utilization_exact`, `"num/den"`) is computed only
 //! when asked for, since summing 40 co-prime periods exactly gives 140-digit fractions and

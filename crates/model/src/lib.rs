@@ -15,6 +15,9 @@
 //!   for DAG tasks); [`workload::read_json`] reads either kind of file.
 //! * [`Placement`] is where the tasks run: per-CPU reservations (split tasks' pieces, as in
 //!   Brandenburg & Gül, RTSS 2016) or a plain partition, with its JSON form and validation.
+//! * [`params`] is a scheduler's parameters: their kinds, declarations, the one parser of their
+//!   values (flags, durations, ranges, choices) and the one error a bad value is, shared by the
+//!   simulator's and the runtime's registries.
 //! * [`Stop`] lets a caller end long work early (Ctrl-C).
 //! * [`MAX_M`] bounds the processor count everywhere, before anything is allocated per processor.
 //! * [`overheads`] is the overhead model: the term vocabulary, per-term values and the measured
@@ -29,6 +32,7 @@ pub mod forkjoin;
 pub mod io;
 pub mod json;
 pub mod overheads;
+pub mod params;
 pub mod placement;
 pub mod stop;
 pub mod task;

@@ -6,7 +6,6 @@
 //! line users see; [`RunError::kind`] says which of the four kinds an error is.
 
 use rtsched_model::ModelError;
-use std::fmt;
 use thiserror::Error;
 
 /// Why a run could not be started or finished, or why a run's result or one of the runtime's
@@ -82,32 +81,10 @@ impl RunError {
     }
 }
 
-/// A bad value of a mechanism's parameter (see `mechanism::registry::ParamSpec`).
-///
-/// `Display` reads like `parameter quantum: expected a positive duration such as 1ms or 250us,
-/// got "0"`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParamError {
-    /// The parameter's name.
-    pub param: String,
-    /// What is wrong with its value.
-    pub reason: String,
-}
-
-impl ParamError {
-    /// The value of `param` is wrong: `reason`.
-    pub fn new(param: impl Into<String>, reason: impl Into<String>) -> ParamError {
-        ParamError { param: param.into(), reason: reason.into() }
-    }
-}
-
-impl fmt::Display for ParamError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "parameter {}: {}", self.param, self.reason)
-    }
-}
-
-impl std::error::Error for ParamError {}
+/// A bad value of a mechanism's parameter: the model's one parameter error
+/// ([`rtsched_model::params::ParamError`]), e.g. `gedf-mp: parameter mailbox_size: expected an
+/// integer in 2..=65536, got "1"`.
+pub use rtsched_model::params::ParamError;
 
 #[cfg(test)]
 mod tests {

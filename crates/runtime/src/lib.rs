@@ -54,7 +54,6 @@ pub mod platform;
 pub mod queue;
 pub mod request;
 
-pub use backend::engine::PARALLEL_MECHANISMS;
 pub use backend::forkjoin::{
     dag_job_csv, dag_jobs, dag_slot_task_set, dag_summary, forkjoin_job_csv, forkjoin_jobs, forkjoin_summary, run_dag,
     run_forkjoin, slot_task_set,

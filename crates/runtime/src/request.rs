@@ -116,7 +116,7 @@ pub enum ExportData {
 #[derive(Debug, Clone)]
 pub struct RunRequest {
     /// The tasks: sporadic, fork-join or DAG (the last two under a mechanism that executes
-    /// parallel jobs, `backend::engine::PARALLEL_MECHANISMS`).
+    /// parallel jobs: its registry entry's `parallel`).
     pub workload: Workload,
     /// The processor count the workload file says it is made for (`"m"`), if any.
     pub m: Option<u32>,
@@ -191,15 +191,8 @@ impl RunRequest {
     /// long placement search (its answer is then an error the caller discards).
     pub fn prepare_with(self, stop: &Stop) -> Result<PreparedRun, RunError> {
         let entry = registry::find(&self.mechanism)?;
-        if !matches!(self.workload, Workload::Sporadic(_))
-            && !crate::backend::engine::PARALLEL_MECHANISMS.split(", ").any(|n| n == entry.name)
-        {
-            return Err(RunError::Config(format!(
-                "{} runs sequential tasks only; {} task files need a mechanism that executes parallel jobs ({})",
-                entry.name,
-                self.workload.kind(),
-                crate::backend::engine::PARALLEL_MECHANISMS
-            )));
+        if !matches!(self.workload, Workload::Sporadic(_)) && !entry.parallel {
+            return Err(registry::sequential_only(entry.name, self.workload.kind()));
         }
         let ts = match &self.workload {
             Workload::Sporadic(ts) => Some(ts),

@@ -218,7 +218,7 @@ fn other_mechanisms_refuse_dag_sets_in_one_line() {
         assert!(e.contains(&format!("{name} runs sequential tasks only; DAG task files need")), "{e}");
         assert!(!e.contains('\n'), "{e}");
     }
-    for name in rtsched_runtime::PARALLEL_MECHANISMS.split(", ") {
+    for name in rtsched_runtime::mechanism::registry::parallel_mechanisms() {
         let r = run_dag(&set, &Mechanism::named(name).unwrap(), &cfg(cpu.clone(), 10))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         check_dag(&set, &r).unwrap_or_else(|e| panic!("{name}: {e}"));

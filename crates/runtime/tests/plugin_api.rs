@@ -36,6 +36,7 @@ static TICKTOCK: Entry = Entry {
     summary: "test only: quantum-driven G-EDF, releases and a completion mailbox on the service thread",
     params: TickTockParams::SPECS,
     placement: PlacementKind::None,
+    parallel: false,
     dedicated: DedicatedCpu::Required,
     dedicated_role: "releases and the completion mailbox",
     terms: &[

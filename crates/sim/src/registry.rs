@@ -7,9 +7,12 @@
 //!
 //! An entry declares:
 //! * its **name** and a one-line **summary** citing its source;
-//! * its **parameters** ([`ParamSpec`]: name, kind, default, help), which reach its builder
-//!   checked and typed ([`Params`]); a parameter given to a scheduler that does not declare it
-//!   is refused, naming the parameter and the schedulers that take it;
+//! * its **parameters** ([`ParamSpec`]: name, kind, default, help; the model's parameter
+//!   vocabulary, `rtsched_model::params`, shared with the runtime's mechanism registry), which
+//!   reach its builder checked by the model's one parser and typed ([`Params`]); a parameter
+//!   given to a scheduler that does not declare it is refused, naming the parameter and the
+//!   schedulers that take it; a bad value is refused naming the scheduler, the parameter and
+//!   the value (`gedf-quantum: parameter quantum: must be at least 1 ns, got 0`);
 //! * its **placement** ([`PlacementKind`]): none (global; a placement is refused), a partition
 //!   (given, or the default partition of `rtsched_analysis::partition::default_partition` with
 //!   the entry's own exact admission test), or reservations (given, or placed by the SP-RES
@@ -36,140 +39,13 @@ use rtsched_analysis::partition::{Admission, DefaultPartition, NotPlaced};
 use rtsched_analysis::semi;
 use rtsched_analysis::uni::fp::Priority;
 use rtsched_analysis::Limits;
-use rtsched_model::io::parse_duration_text;
+pub use rtsched_model::params::{ParamArg, ParamKind, ParamSpec, ParamValue};
 use rtsched_model::{ModelError, Placement, Stop, TaskSet, Time, Workload};
 use rtsched_policy::{FpOrder, PriorityRule};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fmt::Write;
-
-/// What values a parameter takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamKind {
-    /// A duration (integer ns or a string such as `2ms`), at least 1 ns.
-    Duration,
-    /// `true` or `false`.
-    Bool,
-    /// One of the listed words (a rule's name).
-    Choice(&'static [&'static str]),
-    /// An integer in `min..=max`.
-    Int { min: u64, max: u64 },
-    /// Free text, checked by the builder (e.g. a list of per-task priorities).
-    Text,
-}
-
-/// One declared parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ParamSpec {
-    pub name: &'static str,
-    pub kind: ParamKind,
-    /// The default, written as a user would (read like a user's text).
-    pub default: &'static str,
-    pub help: &'static str,
-}
-
-/// A parameter value as a caller gives it (the Python bindings convert `int`, `str` and `bool`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ParamArg {
-    Int(u64),
-    Text(String),
-    Bool(bool),
-}
-
-impl From<u64> for ParamArg {
-    fn from(v: u64) -> ParamArg {
-        ParamArg::Int(v)
-    }
-}
-
-impl From<&str> for ParamArg {
-    fn from(v: &str) -> ParamArg {
-        ParamArg::Text(v.to_string())
-    }
-}
-
-impl From<bool> for ParamArg {
-    fn from(v: bool) -> ParamArg {
-        ParamArg::Bool(v)
-    }
-}
-
-impl fmt::Display for ParamArg {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ParamArg::Int(v) => write!(f, "{v}"),
-            ParamArg::Text(t) => write!(f, "{t:?}"),
-            ParamArg::Bool(b) => write!(f, "{b}"),
-        }
-    }
-}
-
-/// A checked parameter value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ParamValue {
-    /// Nanoseconds.
-    Duration(Time),
-    Bool(bool),
-    Int(u64),
-    /// A choice or free text.
-    Text(String),
-}
-
-impl ParamSpec {
-    /// Reads `arg` as a value of this parameter; the error names the parameter (`field 'NAME'`).
-    pub fn parse(&self, arg: &ParamArg) -> Result<ParamValue, ModelError> {
-        let bad = |what: String| ModelError::field(self.name, what);
-        match (self.kind, arg) {
-            (ParamKind::Duration, ParamArg::Int(v)) => positive(self.name, *v).map(ParamValue::Duration),
-            (ParamKind::Duration, ParamArg::Text(t)) => {
-                let v = parse_duration_text(t).map_err(|e| bad(e.reason))?;
-                positive(self.name, v).map(ParamValue::Duration)
-            }
-            (ParamKind::Duration, other) => {
-                Err(bad(format!("expected integer ns or a duration string like \"2ms\", got {other}")))
-            }
-            (ParamKind::Bool, ParamArg::Bool(b)) => Ok(ParamValue::Bool(*b)),
-            (ParamKind::Bool, ParamArg::Text(t)) if t.trim() == "true" || t.trim() == "false" => {
-                Ok(ParamValue::Bool(t.trim() == "true"))
-            }
-            (ParamKind::Bool, other) => Err(bad(format!("expected true or false, got {other}"))),
-            (ParamKind::Choice(words), ParamArg::Text(t)) if words.contains(&t.as_str()) => {
-                Ok(ParamValue::Text(t.clone()))
-            }
-            (ParamKind::Choice(words), other) => Err(bad(format!("unknown rule {other}; use {}", or_list(words)))),
-            (ParamKind::Int { min, max }, ParamArg::Int(v)) if (min..=max).contains(v) => Ok(ParamValue::Int(*v)),
-            (ParamKind::Int { min, max }, ParamArg::Text(t))
-                if t.trim().parse::<u64>().is_ok_and(|v| (min..=max).contains(&v)) =>
-            {
-                Ok(ParamValue::Int(t.trim().parse().unwrap_or(min)))
-            }
-            (ParamKind::Int { min, max }, other) => {
-                Err(bad(format!("expected an integer in {min}..={max}, got {other}")))
-            }
-            (ParamKind::Text, ParamArg::Text(t)) => Ok(ParamValue::Text(t.clone())),
-            (ParamKind::Text, other) => Err(bad(format!("expected text, got {other}"))),
-        }
-    }
-
-    /// The kind in words (for listings).
-    pub fn kind_name(&self) -> String {
-        match self.kind {
-            ParamKind::Duration => "duration".into(),
-            ParamKind::Bool => "flag".into(),
-            ParamKind::Choice(w) => w.join("|"),
-            ParamKind::Int { min, max } => format!("integer {min}..={max}"),
-            ParamKind::Text => "text".into(),
-        }
-    }
-}
-
-fn positive(name: &str, v: Time) -> Result<Time, ModelError> {
-    if v == 0 {
-        return Err(ModelError::field(name, "must be at least 1 ns, got 0"));
-    }
-    Ok(v)
-}
 
 /// `a`, `a or b`, `a, b or c`.
 fn or_list(words: &[&str]) -> String {
@@ -350,9 +226,7 @@ impl Entry {
     {
         let mut values = BTreeMap::new();
         for p in self.params {
-            let v = p
-                .parse(&ParamArg::Text(p.default.to_string()))
-                .map_err(|e| ModelError::new(format!("{}: bad default: {e}", self.name)))?;
+            let v = p.parse(p.default).map_err(|e| ModelError::new(format!("{}: bad default: {e}", self.name)))?;
             values.insert(p.name, v);
         }
         let mut out = Params { values, given: Vec::new() };
@@ -372,7 +246,8 @@ impl Entry {
             if out.given(spec.name) {
                 return Err(ModelError::field(spec.name, "given twice"));
             }
-            out.values.insert(spec.name, spec.parse(v.borrow())?);
+            let v = spec.parse(v.borrow()).map_err(|e| ModelError::new(e.in_scheduler(self.name).to_string()))?;
+            out.values.insert(spec.name, v);
             out.given.push(spec.name);
         }
         Ok(out)
@@ -934,15 +809,25 @@ mod tests {
         assert!(p.given("quantum") && p.given("staggered"));
         assert_eq!(q.resolve([("quantum", ParamArg::Int(500))]).unwrap().duration("quantum"), Some(500));
         // A value of the wrong kind is refused naming the parameter.
+        // The model's one format: the scheduler, the parameter and the value.
         let e = q.resolve([("quantum", ParamArg::Bool(true))]).unwrap_err();
-        assert_eq!(e.field.as_deref(), Some("quantum"));
-        assert!(e.to_string().contains("expected integer ns or a duration string"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "gedf-quantum: parameter quantum: expected integer ns or a duration string like \"2ms\", got true"
+        );
         let e = q.resolve([("staggered", ParamArg::from("maybe"))]).unwrap_err();
-        assert_eq!(e.to_string(), "field 'staggered': expected true or false, got \"maybe\"");
+        assert_eq!(
+            e.to_string(),
+            "gedf-quantum: parameter staggered: expected true or false (or yes/no, on/off, 1/0), got \"maybe\""
+        );
+        // A flag takes the runtime's words too.
+        for (t, want) in [("yes", true), ("On", true), ("0", false), ("off", false)] {
+            assert_eq!(q.resolve([("staggered", ParamArg::from(t))]).unwrap().flag("staggered"), Some(want), "{t}");
+        }
         let e = q.resolve([("quantum", ParamArg::Int(0))]).unwrap_err();
-        assert_eq!(e.to_string(), "field 'quantum': must be at least 1 ns, got 0");
+        assert_eq!(e.to_string(), "gedf-quantum: parameter quantum: must be at least 1 ns, got 0");
         let e = q.resolve([("quantum", ParamArg::from("2"))]).unwrap_err();
-        assert!(e.to_string().starts_with("field 'quantum': duration \"2\" has no unit"), "{e}");
+        assert!(e.to_string().starts_with("gedf-quantum: parameter quantum: duration \"2\" has no unit"), "{e}");
         let e = q.resolve([("quantum", ParamArg::from("1ms")), ("quantum", ParamArg::from("2ms"))]).unwrap_err();
         assert_eq!(e.to_string(), "field 'quantum': given twice");
         // A parameter of another scheduler names the schedulers that take it.
@@ -958,10 +843,10 @@ mod tests {
         );
         let e = q.resolve([("x", ParamArg::Int(1))]).unwrap_err().to_string();
         assert_eq!(e, "field 'x': gedf-quantum has no parameter \"x\" (known: quantum, staggered)");
-        // Choices and the SP-RES background rules (the runtime's messages).
+        // Choices and the SP-RES background rules (the runtime's words and message).
         let spres = find("spres").unwrap();
         let e = spres.resolve([("background", ParamArg::from("fifo"))]).unwrap_err().to_string();
-        assert_eq!(e, "field 'background': unknown rule \"fifo\"; use round-robin or earliest-end");
+        assert_eq!(e, "spres: parameter background: expected one of round-robin, earliest-end, got \"fifo\"");
         let w = Workload::Sporadic(ts());
         let ee = [("background", ParamArg::from("earliest-end")), ("rr_quantum", ParamArg::from("2ms"))];
         let e = build("spres", ee.iter().map(|(k, v)| (*k, v)), &w, 2, None, &Stop::never()).unwrap_err();

@@ -84,7 +84,8 @@ def _check_param(prm: dict, val: str, where: str) -> None:
             lo, hi = (int(x) for x in kind.split()[1].split("..="))
             v.integer(v._parse_int(val), "value", lo, hi)
         elif kind == "flag":
-            v.choice(val.strip().lower(), "value", ["true", "false"])
+            # The words of the one flag parser (rtsched_model::params::parse_bool).
+            v.choice(val.strip().lower(), "value", ["true", "false", "yes", "no", "on", "off", "1", "0"])
         elif "|" in kind:
             v.choice(val.strip(), "value", kind.split("|"))
         elif prm["name"] == "priorities" and val.strip().lower() not in ("dm", "rm"):

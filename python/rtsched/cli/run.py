@@ -16,6 +16,7 @@ from .workload import DagFile, ForkJoinFile, read_workload
 
 def add_command(sub: argparse._SubParsersAction) -> None:
     registry = mechanisms()
+    parallel = [e["name"] for e in registry if e["parallel"]]  # the registry's flag, never a list here
     p = sub.add_parser(
         "run",
         help="run a task set on real cores under a scheduler mechanism",
@@ -33,8 +34,8 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         "--list-schedulers prints the registered mechanisms, one line each. A fork-join task-set file "
         "(docs/rtws.md) runs under rtws (RTWS: global EDF with work stealing, docs/runtime.md) or push-pull (global "
         "EDF over its threads, each region forked when the one before has joined); its summary adds "
-        'the job-level results under "forkjoin". A DAG task-set file (docs/dag.md) runs under rtws, push-pull or '
-        "push-pull-fp: a node runs once every predecessor of its job has completed, made ready on the CPU that "
+        f'the job-level results under "forkjoin". A DAG task-set file (docs/dag.md) runs under {", ".join(parallel)}'
+        ": a node runs once every predecessor of its job has completed, made ready on the CPU that "
         'completed the last of them; its summary adds the DAG-job results, per task too, under "dag". '
         "Ctrl-C stops the run early; the results of the time run are still printed and written, marked "
         '"interrupted": true, and the exit status is 130.',

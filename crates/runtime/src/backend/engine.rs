@@ -512,11 +512,6 @@ fn worker(sh: &Shared<'_>, idx: usize, mut trace: TraceBuffer, barrier: &Barrier
 }
 
 /// The registered mechanisms that execute self-suspending jobs, for messages.
-/// The mechanisms whose plugins execute parallel (fork-join and DAG) jobs
-/// ([`crate::mechanism::Plugin::forkjoin`]), for the error that refuses the others (kept
-/// equal to the plugins' answers by `tests/dag_runtime.rs`).
-pub const PARALLEL_MECHANISMS: &str = "rtws, push-pull, push-pull-fp";
-
 pub(crate) fn suspending_mechanisms() -> String {
     let names: Vec<&str> =
         crate::mechanism::registry::entries().iter().filter(|e| e.suspends).map(|e| e.name).collect();
@@ -680,13 +675,9 @@ fn run_once(
             "self-suspension segments apply to sporadic tasks, not to fork-join or DAG jobs".into(),
         ));
     }
-    if cfg.parallel() && !plugin.forkjoin() {
+    if cfg.parallel() && !mech.entry().parallel {
         let kind = if cfg.dag.is_some() { "DAG" } else { "fork-join" };
-        return Err(RunError::Config(format!(
-            "{} runs sequential tasks only; {kind} task files need a mechanism that executes parallel jobs ({})",
-            mech.name(),
-            PARALLEL_MECHANISMS
-        )));
+        return Err(crate::mechanism::registry::sequential_only(mech.name(), kind));
     }
     let threads = m + usize::from(cfg.dedicated_cpu.is_some());
     let sh = Shared {

@@ -33,12 +33,10 @@ pub fn run(ts: &TaskSet, mech: &Mechanism, cfg: &RunConfig) -> Result<RunResult,
         )));
     }
     match mech.entry().backend {
-        Backend::KernelSd if cfg.parallel() => Err(RunError::Config(format!(
-            "{} runs sequential tasks only; {} task files need a mechanism that executes parallel jobs ({})",
+        Backend::KernelSd if cfg.parallel() => Err(crate::mechanism::registry::sequential_only(
             mech.name(),
             if cfg.dag.is_some() { "DAG" } else { "fork-join" },
-            engine::PARALLEL_MECHANISMS
-        ))),
+        )),
         Backend::KernelSd => kernel_sd::run(ts, mech, cfg),
         Backend::Engine(build) => engine::run(ts, mech, build, cfg),
     }

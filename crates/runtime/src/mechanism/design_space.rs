@@ -126,6 +126,7 @@ const FAMILY: Entry = Entry {
     summary: "",
     params: &[],
     placement: PlacementKind::None,
+    parallel: false,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
     terms: &[],

@@ -150,6 +150,7 @@ pub static GEDF_MP: Entry = Entry {
               mailboxes (Cerqueira, Vanga & Brandenburg, RTAS 2014, §III)",
     params: GedfMpParams::SPECS,
     placement: PlacementKind::None,
+    parallel: false,
     dedicated: DedicatedCpu::Required,
     dedicated_role: "the scheduling processor",
     terms: &[

@@ -12,6 +12,7 @@ pub static KERNEL_SD: Entry = Entry {
               threads (Lelli et al., 2011)",
     params: &[],
     placement: PlacementKind::None,
+    parallel: false,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
     terms: &[],

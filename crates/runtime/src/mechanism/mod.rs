@@ -45,6 +45,7 @@
 //!     summary: "EDF on one CPU under one lock (an example)",
 //!     params: &[],
 //!     placement: PlacementKind::None,
+//!     parallel: false,
 //!     dedicated: DedicatedCpu::None,
 //!     dedicated_role: "",
 //!     terms: &[],

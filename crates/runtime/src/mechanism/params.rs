@@ -4,7 +4,10 @@
 //! parameter list ([`ParamSet::SPECS`]: what `rtsched run --list-schedulers`, `--param`, the
 //! CLI's named options and Python see) and the typed value its builder reads
 //! ([`ParamSet::from_params`]), so a parameter's name and default are written once and no
-//! mechanism reads a parameter by a string key.
+//! mechanism reads a parameter by a string key. The kinds, the declarations, the values and
+//! their one parser are the model's ([`rtsched_model::params`], shared with the simulator's
+//! registry): a flag takes `true`/`false`, `yes`/`no`, `on`/`off` or `1`/`0`; a duration needs
+//! a unit.
 //!
 //! ```
 //! use rtsched_runtime::mechanism::params::{ParamDecl, ParamKind, ParamSet};
@@ -26,32 +29,8 @@
 //! ```
 
 use crate::ParamError;
+pub use rtsched_model::params::{ParamKind, ParamSpec, ParamValue};
 use std::collections::BTreeMap;
-
-/// What values a parameter takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamKind {
-    /// An integer in `min..=max`.
-    Int { min: u64, max: u64 },
-    /// A duration (integer ns or a string such as `1ms`), at least 1 ns.
-    Duration,
-    /// `true`/`false` (also `1`/`0`, `yes`/`no`); a bare `--name` on the command line is true.
-    Bool,
-    /// One of the listed words.
-    Choice(&'static [&'static str]),
-    /// Free text, checked by the mechanism (e.g. a list of per-task priorities).
-    Text,
-}
-
-/// One declared parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ParamSpec {
-    pub name: &'static str,
-    pub kind: ParamKind,
-    /// The default, written as a user would (parsed like a user's value).
-    pub default: &'static str,
-    pub help: &'static str,
-}
 
 /// A parameter's declaration without its name: the name is the field's in
 /// [`mechanism_params!`](crate::mechanism_params). A declaration that several mechanisms share
@@ -68,55 +47,6 @@ impl ParamDecl {
     /// The registry's spec of this declaration under `name`.
     pub const fn named(self, name: &'static str) -> ParamSpec {
         ParamSpec { name, kind: self.kind, default: self.default, help: self.help }
-    }
-}
-
-/// A parsed parameter value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ParamValue {
-    Int(u64),
-    /// Nanoseconds.
-    Duration(u64),
-    Bool(bool),
-    Text(String),
-}
-
-impl ParamSpec {
-    /// Parses `text` as a value of this parameter; the error names the parameter.
-    pub fn parse(&self, text: &str) -> Result<ParamValue, ParamError> {
-        let t = text.trim();
-        let bad = |what: &str| ParamError::new(self.name, format!("{what}, got {text:?}"));
-        match self.kind {
-            ParamKind::Int { min, max } => match t.parse::<u64>() {
-                Ok(v) if (min..=max).contains(&v) => Ok(ParamValue::Int(v)),
-                _ => Err(bad(&format!("expected an integer in {min}..={max}"))),
-            },
-            ParamKind::Duration => match rtsched_model::time::parse_duration(t) {
-                Ok(v) if v > 0 => Ok(ParamValue::Duration(v)),
-                _ => Err(bad("expected a positive duration such as 1ms or 250us")),
-            },
-            ParamKind::Bool => match t.to_ascii_lowercase().as_str() {
-                "true" | "1" | "yes" | "on" => Ok(ParamValue::Bool(true)),
-                "false" | "0" | "no" | "off" => Ok(ParamValue::Bool(false)),
-                _ => Err(bad("expected true or false")),
-            },
-            ParamKind::Choice(words) => match words.iter().find(|w| **w == t) {
-                Some(_) => Ok(ParamValue::Text(t.to_string())),
-                None => Err(bad(&format!("expected one of {}", words.join(", ")))),
-            },
-            ParamKind::Text => Ok(ParamValue::Text(t.to_string())),
-        }
-    }
-
-    /// The kind in words (for listings).
-    pub fn kind_name(&self) -> String {
-        match self.kind {
-            ParamKind::Int { min, max } => format!("integer {min}..={max}"),
-            ParamKind::Duration => "duration".into(),
-            ParamKind::Bool => "flag".into(),
-            ParamKind::Choice(w) => w.join("|"),
-            ParamKind::Text => "text".into(),
-        }
     }
 }
 

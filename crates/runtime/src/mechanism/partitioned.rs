@@ -44,6 +44,7 @@ const PARTITIONED: Entry = Entry {
     summary: "",
     params: &[],
     placement: PlacementKind::Partition,
+    parallel: false,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
     terms: &[],

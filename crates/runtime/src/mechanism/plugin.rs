@@ -399,13 +399,6 @@ pub trait Plugin: Send + Sync {
     fn wake(&self, _ctx: &mut Ctx<'_>, job: Job, _now: u64) {
         panic!("{}: wake({job:?}) on a mechanism registered without `suspends`", self.name());
     }
-    /// Whether this plugin executes parallel jobs — fork-join and DAG (`Setup::forkjoin`,
-    /// `Setup::dag`; the run's tasks are then thread slots, `mechanism::forkjoin::Shape`). The
-    /// engine refuses a parallel workload for plugins that do not; the run request refuses it
-    /// for mechanisms outside `backend::engine::PARALLEL_MECHANISMS`.
-    fn forkjoin(&self) -> bool {
-        false
-    }
     /// Whether a thread of a parallel (fork-join or DAG) job may self-suspend under this
     /// plugin (a parallel user job's step that suspends). Read once at the start of a parallel
     /// run; where false, such a suspension ends the run with an error naming the task, and the

@@ -145,13 +145,15 @@ crate::mechanism_params! {
     }
 }
 
-/// Push/pull global EDF (SCHED_DEADLINE).
+/// Push/pull global EDF (SCHED_DEADLINE). Parallel: fork-join jobs (RTWS paper, §III) have a
+/// region's threads released with their job, joining a run-queue when the region forks.
 pub static PUSH_PULL: Entry = Entry {
     name: "push-pull",
     summary: "push/pull global EDF as in Linux SCHED_DEADLINE: per-CPU run-queues and locks, push on release \
               and preemption, pull on completion and idle, find-CPU linear / fmask / cpudl (Lelli et al., OSPERT 2011)",
     params: PushPullParams::SPECS,
     placement: PlacementKind::None,
+    parallel: true,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
     terms: TERMS,
@@ -493,12 +495,6 @@ impl<F: FindCpu> Plugin for PushPull<F> {
     fn wake(&self, ctx: &mut Ctx<'_>, job: Job, _now: u64) {
         let thread = ctx.cpu();
         self.wake_with(ctx, thread, job);
-    }
-
-    /// Fork-join jobs (RTWS paper, §III): a region's threads are released with their job and
-    /// join a run-queue when the region forks.
-    fn forkjoin(&self) -> bool {
-        true
     }
 
     fn accounting(&self) -> Accounting {

@@ -68,6 +68,7 @@ const QPS: Entry = Entry {
     summary: "",
     params: &[],
     placement: PlacementKind::None,
+    parallel: false,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
     terms: TERMS,

@@ -11,6 +11,8 @@
 //!   default written once) and reaching it validated ([`Params`]); the CLI takes them as `--param KEY=VALUE` or as named
 //!   options generated from the table, Python as `params={...}`;
 //! * whether it needs a **placement** (a partition of the tasks onto the CPUs);
+//! * which **workloads** it executes: parallel jobs (fork-join, DAG: `parallel`) and
+//!   self-suspending jobs (`suspends`), besides sporadic sequential tasks;
 //! * its **dedicated-CPU** need (none, optional, required) — a service thread runs there;
 //! * the **overhead terms** it traces ([`TermSpec`]), in the run summary's `overheads` and in
 //!   `measure-overheads`' model file, each marked if it lies on the path from an event to the
@@ -189,6 +191,10 @@ pub struct Entry {
     pub summary: &'static str,
     pub params: &'static [ParamSpec],
     pub placement: PlacementKind,
+    /// Whether it executes parallel jobs, fork-join and DAG (`Setup::forkjoin`, `Setup::dag`;
+    /// the run's tasks are then thread slots, `mechanism::forkjoin::Shape`). A fork-join or DAG
+    /// workload is refused at prepare time on a mechanism without it ([`sequential_only`]).
+    pub parallel: bool,
     pub dedicated: DedicatedCpu,
     /// What the dedicated CPU does (for messages), e.g. "release handling".
     pub dedicated_role: &'static str,
@@ -217,7 +223,7 @@ impl Entry {
     /// an unknown name or a bad value is an error naming the mechanism and the parameter.
     pub fn resolve<'a>(&self, given: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Params, RunError> {
         Params::resolve(self.params, given).map_err(|e| match e {
-            ResolveError::BadDefault(e) => RunError::Config(format!("{}: bad default: {e}", self.name)),
+            ResolveError::BadDefault(e) => RunError::Config(format!("bad default: {}", e.in_scheduler(self.name))),
             ResolveError::Unknown(k) => {
                 let known: Vec<&str> = self.params.iter().map(|p| p.name).collect();
                 RunError::Config(format!(
@@ -226,7 +232,7 @@ impl Entry {
                     if known.is_empty() { "it takes none".to_string() } else { format!("known: {}", known.join(", ")) }
                 ))
             }
-            ResolveError::BadValue(e) => RunError::Config(format!("{}: {e}", self.name)),
+            ResolveError::BadValue(e) => RunError::Config(e.in_scheduler(self.name).to_string()),
         })
     }
 
@@ -320,6 +326,7 @@ impl Entry {
             },
             "user_jobs": self.user_jobs,
             "suspends": self.suspends,
+            "parallel": self.parallel,
             "backend": format!("{:?}", self.backend),
         })
     }
@@ -333,6 +340,21 @@ pub fn entries() -> &'static [&'static Entry] {
 /// The registered names, in registration order.
 pub fn names() -> Vec<&'static str> {
     entries().iter().map(|e| e.name).collect()
+}
+
+/// The registered mechanisms that execute parallel (fork-join and DAG) jobs, in registration
+/// order.
+pub fn parallel_mechanisms() -> Vec<&'static str> {
+    entries().iter().filter(|e| e.parallel).map(|e| e.name).collect()
+}
+
+/// The refusal of a `kind` workload (`fork-join`, `DAG`) on the mechanism `name`, which runs
+/// sequential tasks only: one line naming the mechanisms that execute parallel jobs.
+pub fn sequential_only(name: &str, kind: &str) -> RunError {
+    RunError::Config(format!(
+        "{name} runs sequential tasks only; {kind} task files need a mechanism that executes parallel jobs ({})",
+        parallel_mechanisms().join(", ")
+    ))
 }
 
 /// The mechanism registered as `name`; the error lists the known names.
@@ -365,6 +387,20 @@ mod tests {
             assert_eq!(t.len(), k, "{}: a term is declared twice", e.name);
         }
         assert!(find("no-such").unwrap_err().to_string().contains("known: pedf, pfp"));
+    }
+
+    #[test]
+    fn the_parallel_flag_says_which_mechanisms_take_fork_join_and_dag_sets() {
+        assert_eq!(parallel_mechanisms(), ["rtws", "push-pull", "push-pull-fp"]);
+        for e in entries() {
+            assert_eq!(e.to_json()["parallel"], e.parallel, "{}", e.name);
+        }
+        let e = sequential_only("pedf", "DAG").to_string();
+        assert_eq!(
+            e,
+            "bad run configuration: pedf runs sequential tasks only; DAG task files need a mechanism that executes \
+             parallel jobs (rtws, push-pull, push-pull-fp)"
+        );
     }
 
     #[test]

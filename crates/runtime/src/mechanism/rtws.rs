@@ -130,6 +130,7 @@ pub static RTWS: Entry = Entry {
               (RTWS paper, §IV-V rules A-F)",
     params: RtwsParams::SPECS,
     placement: PlacementKind::None,
+    parallel: true,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
     terms: &[
@@ -673,10 +674,6 @@ impl Plugin for Rtws {
         Self::push_global(g, bj.prio, Work::Start);
         g.pending.insert(bj.prio);
         self.after(ctx, g, None);
-    }
-
-    fn forkjoin(&self) -> bool {
-        true
     }
 
     fn suspends_parallel(&self) -> bool {

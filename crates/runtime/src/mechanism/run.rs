@@ -68,6 +68,7 @@ pub static RUN: Entry = Entry {
               implicit deadlines, U ≤ m",
     params: &[],
     placement: PlacementKind::None,
+    parallel: false,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
     terms: &[

@@ -112,6 +112,7 @@ pub static SPRES: Entry = Entry {
               migrating split tasks by migration timer and remote activation (Brandenburg & Gül, RTSS 2016)",
     params: SpresParams::SPECS,
     placement: PlacementKind::Reservations,
+    parallel: false,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
     terms: &[

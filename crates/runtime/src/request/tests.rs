@@ -309,7 +309,7 @@ fn a_dag_workload_needs_a_mechanism_that_runs_parallel_jobs() {
     }
     let e = RunRequest::new(file.workload.clone(), "no-such-mechanism", ms(10)).prepare().unwrap_err().to_string();
     assert!(e.contains("unknown scheduler"), "{e}");
-    for mech in crate::backend::engine::PARALLEL_MECHANISMS.split(", ") {
+    for mech in registry::parallel_mechanisms() {
         let mut r = RunRequest::new(file.workload.clone(), mech, ms(10));
         r.m = file.m;
         r.allowed = vec![0, 1, 2];

@@ -286,10 +286,6 @@ impl Plugin for Locked {
         st.after(ctx, None);
     }
 
-    fn forkjoin(&self) -> bool {
-        true
-    }
-
     fn suspends_parallel(&self) -> bool {
         false
     }
