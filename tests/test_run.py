@@ -335,6 +335,16 @@ def test_mechanism_parameters_reach_the_builder_from_the_cli(cli, tmp_path):
     assert code == 2 and "KEY=VALUE" in err
 
 
+def test_python_int_durations_in_params_are_nanoseconds():
+    # The Python API takes every duration as int nanoseconds, mechanism parameters included;
+    # the command line's text needs a unit (docs/cli.md).
+    ts = rtsched.TaskSet([rtsched.Task(wcet="1ms", period="10ms")], m=1)
+    s = rtsched.run(ts, scheduler="cqm", cpus=[int(CPU)], duration="50ms", params={"quantum": 2_000_000})
+    assert s["params"]["quantum"] == 2_000_000 and s["accounting_error"] is None
+    with pytest.raises(rtsched.RtschedError, match="quantum"):
+        rtsched.run(ts, scheduler="cqm", cpus=[int(CPU)], duration="50ms", params={"quantum": "2000000"})
+
+
 def test_measure_overheads_quick_writes_a_model(cli, tmp_path):
     out = tmp_path / "ov"
     code, _, err = cli(

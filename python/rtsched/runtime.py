@@ -115,7 +115,17 @@ def _prepare(
     """The run request of :func:`run_raw` / :func:`run_forkjoin_raw` (values checked here with
     the names users know) decided by the runtime (``rtsched_runtime::request``, no thread
     started): its plan (CPUs, placement, warnings) and the request."""
-    find_scheduler(v.text(scheduler, "scheduler"))
+    entry = find_scheduler(v.text(scheduler, "scheduler"))
+    if isinstance(params, dict):
+        # A Python int for a duration parameter is nanoseconds, as every duration of the Python
+        # API (the command line's text needs a unit: ``--param quantum=1ms``).
+        kinds = {p["name"]: p["kind"] for p in entry["params"]}
+        params = {
+            k: f"{val}ns"
+            if kinds.get(str(k).replace("-", "_")) == "duration" and isinstance(val, int) and not isinstance(val, bool)
+            else val
+            for k, val in params.items()
+        }
     request = {
         "workload": workload,
         "scheduler": scheduler,
