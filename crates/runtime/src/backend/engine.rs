@@ -867,6 +867,7 @@ mod tests {
             let sh = Shared {
                 plugin: &g,
                 suspends: false,
+                parallel_refuses: false,
                 susp: crate::body::Suspensions::default(),
                 name: "gedf-mp",
                 cfg: &cfg,
