@@ -40,7 +40,8 @@
 //! dedicated CPU.
 
 use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, PlacementKind, Setup, TermSpec};
-use crate::mechanism::servers::{BudgetTimer, Handover};
+use crate::mechanism::servers::{budget_set, BudgetTimer, Handover, ServerParams};
+use crate::mechanism::params::ParamSet;
 use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
@@ -67,7 +68,7 @@ const TERMS: &[TermSpec] = &[TermSpec {
 const QPS: Entry = Entry {
     name: "",
     summary: "",
-    params: &[],
+    params: ServerParams::SPECS,
     placement: PlacementKind::None,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
@@ -103,14 +104,17 @@ fn build_g(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     if s.dedicated {
         return Err(RunError::Config("qps-g does not use a dedicated CPU".into()));
     }
-    Ok(Box::new(QpsMech::new("qps-g", s.ts, s.tasks, s.m, false, s.rule.clone(), s.t0, s.end)?))
+    // The quasi-partition is built from the servers' budgets (the WCETs unless `budgets`).
+    let ts = budget_set(s.ts, s.params)?;
+    Ok(Box::new(QpsMech::new("qps-g", &ts, s.tasks, s.m, false, s.rule.clone(), s.t0, s.end)?))
 }
 
 fn build_c(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     if s.dedicated {
         return Err(RunError::Config("qps-c does not use a dedicated CPU".into()));
     }
-    Ok(Box::new(QpsMech::new("qps-c", s.ts, s.tasks, s.m, true, s.rule.clone(), s.t0, s.end)?))
+    let ts = budget_set(s.ts, s.params)?;
+    Ok(Box::new(QpsMech::new("qps-c", &ts, s.tasks, s.m, true, s.rule.clone(), s.t0, s.end)?))
 }
 
 /// QPS's offline phase of `ts` on `m` CPUs, or the policy's refusal as one line.

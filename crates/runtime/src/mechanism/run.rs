@@ -38,7 +38,8 @@
 
 use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, PlacementKind, Setup, TermSpec};
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
-use crate::mechanism::servers::{BudgetTimer, Handover};
+use crate::mechanism::servers::{budget_set, BudgetTimer, Handover, ServerParams};
+use crate::mechanism::params::ParamSet;
 use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
@@ -65,7 +66,7 @@ pub static RUN: Entry = Entry {
     summary: "RUN: the reduction tree's server schedule (EDF servers, DUAL/PACK levels) under one global lock, \
               a budget timer for server exhaustion (Regnier et al., RTSS 2011; Compagnin et al., ECRTS 2014); \
               implicit deadlines, U ≤ m",
-    params: &[],
+    params: ServerParams::SPECS,
     placement: PlacementKind::None,
     dedicated: DedicatedCpu::None,
     dedicated_role: "",
@@ -97,7 +98,9 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     if s.dedicated {
         return Err(RunError::Config("run does not use a dedicated CPU".into()));
     }
-    Ok(Box::new(RunMech::new(s.ts, s.tasks, s.m, s.rule.clone(), s.t0, s.end)?))
+    // The reduction is built from the servers' budgets (the WCETs unless `budgets` is given).
+    let ts = budget_set(s.ts, s.params)?;
+    Ok(Box::new(RunMech::new(&ts, s.tasks, s.m, s.rule.clone(), s.t0, s.end)?))
 }
 
 /// The reduction of `ts` on `m` CPUs, or the policy's refusal as one line.

@@ -4,11 +4,65 @@
 //! after every change, its worker notified when another thread moves it earlier (plugin
 //! contract 3) — and the **hand-over** of a job the policy moves between CPUs: a CPU takes the
 //! job its policy puts there only once no other worker runs it (plugin contract 2), and every
-//! CPU whose job is not what it may take is asked to reschedule.
+//! CPU whose job is not what it may take is asked to reschedule. And their one parameter,
+//! `budgets`: the servers' budgets when they are not the WCETs ([`budget_set`]).
 
+use crate::mechanism::params::{ParamDecl, ParamKind, ParamSet, Params};
 use crate::mechanism::{Ctx, Effects, Job};
+use crate::ParamError;
 use crossbeam_utils::CachePadded;
+use rtsched_model::time::format_time_exact;
+use rtsched_model::{Task, TaskSet, Time};
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+crate::mechanism_params! {
+    /// The parameter of RUN and QPS (`run`, `qps-g`, `qps-c`).
+    pub struct ServerParams {
+        budgets: String = ParamDecl {
+            kind: ParamKind::Text,
+            default: "",
+            help: "the servers' budget per task per period, comma-separated ns (default: the WCETs); rtsched run \
+                   --inflate MODEL sets them to the WCETs inflated by the model's overheads (docs/overheads.md); \
+                   the job bodies still run their WCETs",
+        },
+    }
+}
+
+/// The task set whose WCETs are the servers' budgets — the set the reduction (RUN) or the
+/// quasi-partition (QPS) is built from: `ts` itself, or `ts` with the `budgets` parameter's
+/// values. Refused in one line naming the task: not one budget per task, a budget below the
+/// task's WCET (the job would overrun it by design) or above its period.
+pub(crate) fn budget_set<'a>(ts: &'a TaskSet, p: &Params) -> Result<Cow<'a, TaskSet>, ParamError> {
+    let text = ServerParams::from_params(p)?.budgets;
+    if text.trim().is_empty() {
+        return Ok(Cow::Borrowed(ts));
+    }
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() != ts.len() {
+        return Err(ParamError::new("budgets", format!("{} budgets for {} tasks", parts.len(), ts.len())));
+    }
+    let mut tasks = Vec::with_capacity(ts.len());
+    for (i, (x, t)) in parts.iter().zip(ts.iter()).enumerate() {
+        let b: Time = x
+            .parse()
+            .map_err(|_| ParamError::new("budgets", format!("task {i}: {x:?} is not a whole number of ns")))?;
+        if b < t.wcet || b > t.period {
+            return Err(ParamError::new(
+                "budgets",
+                format!(
+                    "task {i}: budget {} is {} its {} {}",
+                    format_time_exact(b),
+                    if b < t.wcet { "below" } else { "above" },
+                    if b < t.wcet { "WCET" } else { "period" },
+                    format_time_exact(if b < t.wcet { t.wcet } else { t.period })
+                ),
+            ));
+        }
+        tasks.push(Task { wcet: b, ..t.clone() });
+    }
+    TaskSet::new(tasks).map(Cow::Owned).map_err(|e| ParamError::new("budgets", e.to_string()))
+}
 
 /// One server-budget timer, on the worker `cpu`.
 pub(crate) struct BudgetTimer {
@@ -110,6 +164,32 @@ impl Handover {
             if available(c) != self.scheduled[c] {
                 ctx.preempt(cpu(c));
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(budgets: &str) -> Params {
+        Params::resolve(ServerParams::SPECS, [("budgets", budgets)]).map_err(|_| "bad").unwrap()
+    }
+
+    #[test]
+    fn budgets_replace_the_wcets_and_are_checked() {
+        let ts = TaskSet::from_ct(&[(2, 10), (3, 20)]).unwrap();
+        assert_eq!(*budget_set(&ts, &params("")).unwrap(), ts);
+        let b = budget_set(&ts, &params("4, 3")).unwrap();
+        assert_eq!(b.iter().map(|t| (t.wcet, t.period)).collect::<Vec<_>>(), [(4, 10), (3, 20)]);
+        for (bad, want) in [
+            ("4", "1 budgets for 2 tasks"),
+            ("4,x", "task 1: \"x\" is not a whole number"),
+            ("1,3", "task 0: budget 1 ns is below its WCET 2 ns"),
+            ("4,21", "task 1: budget 21 ns is above its period 20 ns"),
+        ] {
+            let e = budget_set(&ts, &params(bad)).unwrap_err().to_string();
+            assert!(e.contains("parameter budgets") && e.contains(want) && !e.contains('\n'), "{bad}: {e}");
         }
     }
 }
