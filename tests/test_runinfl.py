@@ -28,12 +28,12 @@ VALUES = {
 
 
 def random_set(rng: random.Random, m: int) -> TaskSet:
-    periods = [10, 20, 25, 40, 50]
-    tasks = []
-    for _ in range(rng.randint(m + 1, 3 * m)):
-        t = rng.choice(periods)
-        tasks.append(Task(wcet=rng.randint(1, t - 1) * MS, period=t * MS))
-    return TaskSet(tasks)
+    """U drawn in [0.95m, m], whole-millisecond parameters (as spres-fig9 draws them)."""
+    from rtsched.runtime import INTEGRAL_MS_PERIODS, integral_ms
+
+    n = rng.randint(m + 1, 3 * m)
+    u = min(rng.uniform(0.95, 1.0) * m, 0.999 * n)
+    return integral_ms(rtsched.generate(n, u, periods=INTEGRAL_MS_PERIODS, seed=rng.randint(0, 10**6)), m)
 
 
 @pytest.mark.parametrize("scheduler", ["run", "qps-g", "qps-c"])
@@ -45,7 +45,7 @@ def test_analyze_and_run_inflate_agree_on_random_sets(scheduler):
         ts = random_set(rng, m)
         if ts.utilization > m:
             continue
-        rep = rtsched.analyze(ts, m, tests=["gedf_gfb"], overheads=VALUES, mechanism=scheduler)["overheads"]
+        rep = rtsched.analyze(ts, m, tests=["gfb"], overheads=VALUES, mechanism=scheduler)["overheads"]
         try:
             out = inflated_budgets(ts, scheduler, m, VALUES)
         except RtschedError as e:
@@ -78,7 +78,7 @@ def test_refusals_are_one_line():
 
 def test_cli_run_inflate_refusal_and_budgets_parameter(tmp_path):
     set_file = tmp_path / "full.json"
-    rtsched.save(TaskSet([Task(wcet=2 * MS, period=3 * MS)] * 3), str(set_file))
+    rtsched.save(str(set_file), TaskSet([Task(wcet=2 * MS, period=3 * MS)] * 3))
     p = subprocess.run(
         [
             sys.executable,

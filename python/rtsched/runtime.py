@@ -332,6 +332,33 @@ def run_raw(
     dedicated_cpu = v.optional_integer(dedicated_cpu, "dedicated_cpu", 0, v.MAX_CPU)
     if exec_min_fraction is not None:
         exec_min_fraction = v.number(exec_min_fraction, "exec_min_fraction", 0.0, 1.0)
+    inflation = None
+    if inflate is not None:
+        # The budgets need the run's CPU count, which the plan decides: planned once without
+        # the calibration (an inflation refused is refused at once), then with the budgets.
+        first, _ = _prepare(
+            ts,
+            scheduler,
+            cpus,
+            duration,
+            rt_priority,
+            idle,
+            force,
+            seed,
+            exports,
+            params,
+            placement,
+            dedicated_cpu=dedicated_cpu,
+            exec_min_fraction=exec_min_fraction,
+            calibration=None,
+            no_calibration="not needed to plan",
+            reaction_model=None,
+        )
+        inflation = inflated_budgets(ts, scheduler, len(first.cpus), inflate)
+        pairs = list(v.param_pairs(params))
+        if any(k == "budgets" for k, _ in pairs):
+            raise RtschedError("give either inflate (--inflate) or the budgets parameter, not both")
+        params = [f"{k}={x}" for k, x in pairs] + ["budgets=" + ",".join(str(b) for b in inflation["budgets"])]
     plan, request = _prepare_trusted(
         scheduler,
         calibration,
@@ -351,33 +378,6 @@ def run_raw(
         dedicated_cpu=dedicated_cpu,
         exec_min_fraction=exec_min_fraction,
     )
-    inflation = None
-    if inflate is not None:
-        # The budgets need the run's CPU count, which the plan decides: plan again with them.
-        inflation = inflated_budgets(ts, scheduler, len(plan.cpus), inflate)
-        pairs = list(v.param_pairs(params))
-        if any(k == "budgets" for k, _ in pairs):
-            raise RtschedError("give either inflate (--inflate) or the budgets parameter, not both")
-        params = [f"{k}={x}" for k, x in pairs] + ["budgets=" + ",".join(str(b) for b in inflation["budgets"])]
-        plan, request = _prepare_trusted(
-            scheduler,
-            calibration,
-            overheads,
-            True,
-            ts,
-            scheduler,
-            cpus,
-            duration,
-            rt_priority,
-            idle,
-            force,
-            seed,
-            exports,
-            params,
-            placement,
-            dedicated_cpu=dedicated_cpu,
-            exec_min_fraction=exec_min_fraction,
-        )
     rt_priority = request["rt_priority"]
     _say(plan, quiet)
     cpu_list, warns = plan.cpus, [*plan.warnings, *plan.placement_warnings]  # every warning printed
