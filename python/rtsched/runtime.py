@@ -332,20 +332,13 @@ def run_raw(
     dedicated_cpu = v.optional_integer(dedicated_cpu, "dedicated_cpu", 0, v.MAX_CPU)
     if exec_min_fraction is not None:
         exec_min_fraction = v.number(exec_min_fraction, "exec_min_fraction", 0.0, 1.0)
+    head = (ts, scheduler, cpus, duration, rt_priority, idle, force, seed, exports)
     inflation = None
     if inflate is not None:
         # The budgets need the run's CPU count, which the plan decides: planned once without
         # the calibration (an inflation refused is refused at once), then with the budgets.
         first, _ = _prepare(
-            ts,
-            scheduler,
-            cpus,
-            duration,
-            rt_priority,
-            idle,
-            force,
-            seed,
-            exports,
+            *head,
             params,
             placement,
             dedicated_cpu=dedicated_cpu,
@@ -364,15 +357,7 @@ def run_raw(
         calibration,
         overheads,
         quiet,
-        ts,
-        scheduler,
-        cpus,
-        duration,
-        rt_priority,
-        idle,
-        force,
-        seed,
-        exports,
+        *head,
         params,
         placement,
         dedicated_cpu=dedicated_cpu,
