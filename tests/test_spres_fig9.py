@@ -73,6 +73,8 @@ def _row(sched, status, ran, sch=(), rel=()):
         "jobs": 10 if ran else None,
         "deadline_misses": 1 if ran else None,
         "trustworthy": ran or None,
+        "isolated": False if ran else None,
+        "inflated_util": 1.95 if ran and sched == "run" else None,
         "schedule_count": len(sch),
         "release_count": len(rel),
         "schedule_ns": list(sch),
@@ -95,6 +97,10 @@ def test_the_report_names_missing_schedulers_and_converts_the_papers_cycles():
     assert "missing: not registered in this build" in text and "refused: qps-c: bad" in text
     assert "| qps-g | 135,994 | 61.82 |" in text, text  # the paper's cycles at its 2.2 GHz
     assert "| run | 101,294 | 46.04 |" in text
+    # Misses per scheduler in the tables (1 of 10 jobs per run), and what the runs were given.
+    assert text.count("| 1 / 10 |") == 2 * 3, text  # spres, run, pedf in both tables
+    assert "stayed in place in 3 of 3 runs (isolate needs root)" in text
+    assert "run, qps-g, qps-c: server budgets inflated by the maxima a pilot run" in text
     csv = f9.csv_files(res, spec)["csv"]
     assert {r[0] for r in csv.rows} == set(f9.FIG9_SCHEDULERS) and len(csv.rows) == 10
 

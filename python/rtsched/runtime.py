@@ -329,6 +329,7 @@ def run_raw(
     isolate: bool = False,
     calibration: str | dict | os.PathLike | None = "auto",
     overheads: str | os.PathLike | None = None,
+    inflate: str | dict | os.PathLike | None = None,
 ) -> dict:
     """Like :func:`run` but returns ``{"summary": dict, export name: text, "interrupted": bool}``.
     ``exports`` names the trace's exports (``jsonl``, ``perfetto``, ``job_csv``, ``gantt_svg``,
@@ -347,6 +348,11 @@ def run_raw(
     or a file); ``overheads``: the overhead model of the mechanism's reaction time (a file, set
     or shipped name; default the shipped one, :func:`rtsched.calibrate.reaction_model`). A run
     that is not trustworthy gets ``trust_causes``: what the machine says disturbed it.
+    ``inflate`` (``run``, ``qps-g``, ``qps-c``): an overhead model (a file, JSON text or dict,
+    a shipped model or set by name) whose overheads inflate the servers' budgets
+    (:func:`inflated_budgets`; the job bodies still run their WCETs); the run is refused in one
+    line when the inflated utilization exceeds the CPUs, and the summary's ``inflation`` says
+    what was charged.
 
     The run's decisions (its CPUs, the refusals, the default placement, the trust verdict) are
     the runtime's (``rtsched_runtime::request``); this adds the host protocol around the run.
@@ -359,20 +365,32 @@ def run_raw(
     dedicated_cpu = v.optional_integer(dedicated_cpu, "dedicated_cpu", 0, v.MAX_CPU)
     if exec_min_fraction is not None:
         exec_min_fraction = v.number(exec_min_fraction, "exec_min_fraction", 0.0, 1.0)
+    head = (ts, scheduler, cpus, duration, rt_priority, idle, force, seed, exports)
+    inflation = None
+    if inflate is not None:
+        # The budgets need the run's CPU count, which the plan decides: planned once without
+        # the calibration (an inflation refused is refused at once), then with the budgets.
+        first, _ = _prepare(
+            *head,
+            params,
+            placement,
+            dedicated_cpu=dedicated_cpu,
+            exec_min_fraction=exec_min_fraction,
+            calibration=None,
+            no_calibration="not needed to plan",
+            reaction_model=None,
+        )
+        inflation = inflated_budgets(ts, scheduler, len(first.cpus), inflate)
+        pairs = list(v.param_pairs(params))
+        if any(k == "budgets" for k, _ in pairs):
+            raise RtschedError("give either inflate (--inflate) or the budgets parameter, not both")
+        params = [f"{k}={x}" for k, x in pairs] + ["budgets=" + ",".join(str(b) for b in inflation["budgets"])]
     plan, request = _prepare_trusted(
         scheduler,
         calibration,
         overheads,
         quiet,
-        ts,
-        scheduler,
-        cpus,
-        duration,
-        rt_priority,
-        idle,
-        force,
-        seed,
-        exports,
+        *head,
         params,
         placement,
         dedicated_cpu=dedicated_cpu,
@@ -441,7 +459,41 @@ def run_raw(
         summary["partition"] = partition
     if reservations is not None:
         summary["placement"] = reservations
+    if inflation is not None:
+        summary["inflation"] = inflation
     return res
+
+
+#: The mechanisms whose servers' budgets ``inflate`` sets (their ``budgets`` parameter).
+INFLATABLE_SCHEDULERS = ("run", "qps-g", "qps-c")
+
+
+def inflated_budgets(ts: TaskSet, scheduler: str, m: int, model: str | dict | os.PathLike) -> dict:
+    """The server budgets of ``scheduler`` (``run``, ``qps-g``, ``qps-c``) for ``ts`` on ``m``
+    CPUs inflated by the overheads of ``model`` (a file, JSON text or dict, a shipped model or a
+    folder of models by name: its model for the scheduler): the rule ``analyze --overheads MODEL
+    --mechanism SCHEDULER`` judges with (``rtsched_analysis::placing::budgets_with_overheads``,
+    docs/overheads.md, "RUN and QPS"). Returns its object (``budgets`` in ns per task, the
+    values charged, ``utilization``, ``notes``); refused in one line when the inflated
+    utilization exceeds ``m`` (or the rule finds the set infeasible)."""
+    from .overheads import overheads_text
+    from .shipped import resolve_model_file
+
+    scheduler = v.text(scheduler, "scheduler")
+    if scheduler not in INFLATABLE_SCHEDULERS:
+        raise RtschedError(
+            f"inflate: budgets are inflated for {', '.join(INFLATABLE_SCHEDULERS)}, not {scheduler} "
+            "(SP-RES: rtsched partition --overheads; the others have no server budgets)"
+        )
+    label = None
+    if isinstance(model, (str, os.PathLike)) and not os.fspath(model).lstrip().startswith("{"):
+        label = os.fspath(model)
+        model = resolve_model_file(model, scheduler)
+    text = overheads_text(model) or ""
+    out = dict(_core.inflate_budgets(ts, m, scheduler, text, label))
+    if not out["schedulable"]:
+        raise RtschedError(f"inflate: {scheduler} on {m} CPUs: {out['reason']}")
+    return out
 
 
 def run_forkjoin_raw(
@@ -965,6 +1017,12 @@ def format_summary(s: dict) -> str:
             else ""
         ),
     ]
+    inf = s.get("inflation")
+    if isinstance(inf, dict):
+        out.append(
+            f"budgets inflated by {inf.get('model')} ({inf.get('stat')}): U {inf.get('nominal_utilization'):.4f} -> "
+            f"{inf.get('utilization'):.4f} on {len(s.get('cpus', []))} CPUs"
+        )
     if isinstance(s.get("response_time_ns"), dict):
         out.append(f"response time: {stats(s['response_time_ns'])}")
     if isinstance(s.get("release_latency_ns"), dict):

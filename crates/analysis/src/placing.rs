@@ -217,6 +217,61 @@ pub fn place_with_overheads(
     Ok(out)
 }
 
+/// The server budgets of RUN or QPS for `ts` inflated by the overheads of the model
+/// `model_text` (`rtsched run --scheduler run|qps-g|qps-c --inflate MODEL`, docs/overheads.md,
+/// "RUN and QPS"): [`oh::inflate_optimal`], the rule `analyze --overheads --mechanism` judges
+/// them with, the values resolved as `analyze` resolves them ([`oh::values`], hard real-time
+/// statistic unless `stat`). A JSON object: `mechanism`, `model` (`label`, else the model's
+/// source), `stat`, `extrapolated`, `cpd_ns`, `quantum_ns`, `values` (ns per term charged),
+/// `schedulable`, `reason` (the one line when not), `budgets` (ns per task, or null),
+/// `utilization` (inflated, or null) and `nominal_utilization`, `notes`.
+#[allow(clippy::too_many_arguments)]
+pub fn budgets_with_overheads(
+    ts: &TaskSet,
+    m: u32,
+    mechanism: &str,
+    model_text: &str,
+    label: Option<&str>,
+    stat: Option<&str>,
+    params: &Params,
+    extrapolate: bool,
+) -> Result<Value, ModelError> {
+    check_m(m as u64)?;
+    let mech = oh::mechanism(mechanism)?;
+    let spec = OverheadSpec::from_json(model_text)?;
+    params.validate()?;
+    let stat = stat.map(OverheadStat::parse).transpose()?;
+    let (hs, _) = oh::stats(stat);
+    let v = oh::values(&spec, ts, m, mech, hs, extrapolate);
+    let (judged, inflated) = oh::inflate_optimal(ts, m, mech, &v, params)?;
+    let mut notes = Vec::new();
+    let missing = unmeasured(&spec, mech.rule);
+    if !missing.is_empty() {
+        notes.push(Value::from(format!("not in the model, charged as 0: {}", missing.join(", "))));
+    }
+    if params.cpd == 0 {
+        notes.push(Value::from("Δcpd (cache-related preemption delay) = 0: not measured; set --cpd"));
+    }
+    let mut o = Map::new();
+    o.insert("mechanism".into(), Value::from(mech.name));
+    o.insert("model".into(), Value::from(label.unwrap_or(spec.source())));
+    o.insert("stat".into(), Value::from(hs.name()));
+    o.insert("extrapolated".into(), Value::from(extrapolate));
+    o.insert("cpd_ns".into(), Value::from(params.cpd));
+    o.insert("quantum_ns".into(), Value::from(params.quantum));
+    o.insert("values".into(), v.to_json_terms(mech.rule.terms()));
+    o.insert("schedulable".into(), Value::from(judged.verdict.is_schedulable()));
+    o.insert("reason".into(), judged.reason.map_or(Value::Null, Value::from));
+    o.insert(
+        "budgets".into(),
+        inflated.as_ref().map_or(Value::Null, |s| s.iter().map(|t| Value::from(t.wcet)).collect()),
+    );
+    o.insert("utilization".into(), inflated.as_ref().map_or(Value::Null, |s| Value::from(s.utilization_f64())));
+    o.insert("nominal_utilization".into(), Value::from(ts.utilization_f64()));
+    o.insert("notes".into(), Value::Array(notes));
+    Ok(Value::Object(o))
+}
+
 /// A plain partition (`cpus[c]`: the tasks of processor `c`, in placement order) as a
 /// placement of whole tasks: one reservation per task with budget C, period T, deadline
 /// min(D, T) (as [`Placement::whole`] builds them), offset 0. `failed`: the task that fitted

@@ -207,6 +207,39 @@ fn analyze_overheads(
     Ok(out)
 }
 
+/// inflate_budgets(ts, m, mechanism, model_text, label=None, stat=None, cpd=0, quantum=1ms,
+/// extrapolate=False) -> dict: RUN's or QPS's server budgets inflated by the model's overheads
+/// (`rtsched_analysis::placing::budgets_with_overheads`; `rtsched run --inflate`).
+#[pyfunction]
+#[pyo3(signature = (ts, m, mechanism, model_text, label=None, stat=None, cpd=0, quantum=1_000_000, extrapolate=false))]
+#[allow(clippy::too_many_arguments)]
+fn inflate_budgets(
+    py: Python<'_>,
+    ts: &TaskSet,
+    m: u32,
+    mechanism: &str,
+    model_text: &str,
+    label: Option<&str>,
+    stat: Option<&str>,
+    cpd: u64,
+    quantum: u64,
+    extrapolate: bool,
+) -> PyResult<PyObject> {
+    let params = Params { cpd, quantum };
+    let v = rtsched_analysis::placing::budgets_with_overheads(
+        &ts.inner,
+        m,
+        mechanism,
+        model_text,
+        label,
+        stat,
+        &params,
+        extrapolate,
+    )
+    .map_err(err)?;
+    crate::convert::json_to_py(py, &v)
+}
+
 /// overhead_mechanisms() -> list[dict]: the mechanism table (name, label, rule, model,
 /// in_runtime, dedicated_cpu, terms, contended, source).
 #[pyfunction]
@@ -352,6 +385,7 @@ fn describe_overhead_model(
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analyze_overheads, m)?)?;
     m.add_function(wrap_pyfunction!(overhead_mechanisms, m)?)?;
+    m.add_function(wrap_pyfunction!(inflate_budgets, m)?)?;
     m.add_function(wrap_pyfunction!(overhead_terms, m)?)?;
     m.add_function(wrap_pyfunction!(read_overhead_model, m)?)?;
     m.add_function(wrap_pyfunction!(describe_overhead_model, m)?)?;

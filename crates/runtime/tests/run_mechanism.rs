@@ -175,3 +175,44 @@ fn the_monitor_sees_no_deviation_in_the_policys_own_schedule() {
     let d = deviation(&tr, &ts, 2, 0);
     assert_eq!(d.intervals, 0, "{d:?}");
 }
+
+/// `rtsched run --inflate`'s path on real threads, light: RUN, QPS-G and QPS-C with the servers'
+/// budgets inflated by constant overheads (`rtsched_analysis::overheads::inflate_optimal`, the
+/// rule `analyze --overheads` judges with) run to the end with a consistent accounting and a
+/// trace that passes the trace oracles. No timing assertion (the machine is shared); the misses
+/// are printed.
+#[test]
+fn runs_with_inflated_budgets_pass_the_trace_oracles() {
+    use rtsched_analysis::overheads::{inflate_optimal, mechanism, Params};
+    use rtsched_model::overheads::Overheads;
+    let Some(cpus) = common::two_cpus() else { return };
+    // U = 1.2 on two CPUs, integral milliseconds; no partition would need a major set: τ0, τ1
+    // of rate 0.5, τ2 of rate 0.2.
+    let ts = TaskSet::from_ct(&[(5 * MS, 10 * MS), (10 * MS, 20 * MS), (4 * MS, 20 * MS)]).unwrap();
+    let v = Overheads {
+        release_ns: 20_000,
+        release_event_ns: 50_000,
+        schedule_ns: 20_000,
+        context_switch_ns: 10_000,
+        ipi_ns: 20_000,
+        budget_timer_ns: 20_000,
+        ..Overheads::ZERO
+    };
+    for name in ["run", "qps-g", "qps-c"] {
+        let (j, budgets) = inflate_optimal(&ts, 2, mechanism(name).unwrap(), &v, &Params::default()).unwrap();
+        let budgets = budgets.unwrap_or_else(|| panic!("{name}: {:?}", j.reason));
+        let text = budgets.iter().map(|t| t.wcet.to_string()).collect::<Vec<_>>().join(",");
+        assert!(budgets.iter().zip(ts.iter()).all(|(b, t)| b.wcet > t.wcet), "{name}: {text}");
+        let mech = Mechanism::named(name).unwrap().with_param("budgets", &text).unwrap();
+        let mut cfg = RunConfig::new(cpus.clone(), 200 * MS);
+        let r = common::run_rt_if_permitted(&ts, &mech, &mut cfg);
+        assert_eq!(r.accounting.error, None, "{name}");
+        r.check_trace().unwrap();
+        assert!(r.metrics.jobs > 10, "{name}: {} jobs", r.metrics.jobs);
+        eprintln!("{name} with budgets {text}: {} jobs, {} misses", r.metrics.jobs, r.metrics.deadline_misses);
+    }
+    // A budget below a WCET is refused when the run is built, in one line.
+    let mech = Mechanism::named("run").unwrap().with_param("budgets", "1,10000000,4000000").unwrap();
+    let e = rtsched_runtime::run(&ts, &mech, &RunConfig::new(cpus, 50 * MS)).err().unwrap().to_string();
+    assert!(e.contains("budgets") && e.contains("task 0") && e.contains("below its WCET") && !e.contains('\n'), "{e}");
+}

@@ -132,6 +132,9 @@ fn emulation(mech: &Mechanism, m: u32, v: &Overheads) -> (Scheduler, u32, Overhe
             )
         }
         Rule::Partitioned(_) | Rule::SemiPartitioned => unreachable!("placed, not emulated"),
+        // RUN and QPS: inflated server budgets judged by U ≤ m (their own oracles are the
+        // analysis crate's hand computations and the runtime's runs with inflated budgets).
+        Rule::Run | Rule::Qps => unreachable!("server budgets, not emulated"),
     }
 }
 
@@ -181,7 +184,7 @@ fn params() -> Params {
 fn accepted_sets_meet_deadlines_with_overheads_injected_global_rules() {
     let lim = Limits::default();
     for (idx, mech) in MECHANISMS.iter().enumerate() {
-        if matches!(mech.rule, Rule::Partitioned(_) | Rule::SemiPartitioned) {
+        if matches!(mech.rule, Rule::Partitioned(_) | Rule::SemiPartitioned | Rule::Run | Rule::Qps) {
             continue;
         }
         let (mut total, mut accepted) = (0u64, 0u64);
@@ -342,6 +345,12 @@ fn zero_overheads_give_the_overhead_free_verdicts() {
                 }
                 Rule::SemiPartitioned => {
                     let v = Verdict::from_bool(semi::cascade(&ts, m, &SemiConfig::default()).schedulable);
+                    (v, v)
+                }
+                // Optimal for implicit deadlines: U ≤ m; other deadlines are refused.
+                Rule::Run | Rule::Qps => {
+                    let implicit = ts.iter().all(|t| t.deadline == t.period);
+                    let v = Verdict::from_bool(implicit && ts.utilization_at_most(m as u64));
                     (v, v)
                 }
                 Rule::Quantum { staggered, .. } => {

@@ -101,7 +101,7 @@ def table_lines(d: dict) -> list[str]:
     cols = ["n", "kept", "discarded", "outliers", "avg", "p50", "p99", "max", "max raw"]
     for t in d["terms"]:
         out.append("")
-        kind = "latency" if t["kind"] == "latency" else "CPU time"
+        kind = {"latency": "latency", "count": "a count, not a time"}.get(t["kind"], "CPU time")
         out.append(f"{t['term']} ({t['symbol']}, {kind}){'  — contended' if t['contended'] else ''}")
         rows = []
         for i, n in enumerate(t["n"]):

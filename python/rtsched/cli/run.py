@@ -79,6 +79,13 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         help="the overhead model (file, set or shipped name) whose maxima give the mechanism's reaction time for the "
         "trust verdict (default: the shipped model of the mechanism)",
     )
+    p.add_argument(
+        "--inflate",
+        metavar="MODEL",
+        help="run, qps-g, qps-c: inflate the servers' budgets by the overheads of MODEL (file, JSON constants, set or "
+        'shipped name), the rule of analyze --overheads MODEL --mechanism (docs/overheads.md, "RUN and QPS"); the '
+        "job bodies still run their WCETs; refused when the inflated utilization exceeds the CPUs",
+    )
     p.add_argument("--seed", type=v.CLI_SEED, default=0, help="seed of execution-time draws (default 0)")
     p.add_argument(
         "--json",
@@ -160,6 +167,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             isolate=args.isolate,
             calibration="skip" if args.no_calibrate else "auto",
             overheads=args.overheads,
+            inflate=args.inflate,
         )
     text = json.dumps(res["summary"], indent=1)
     print(text if args.json else format_summary(res["summary"]))
@@ -191,7 +199,11 @@ def _run_forkjoin(args: argparse.Namespace, workload: ForkJoinFile | DagFile, ex
     from ..runtime import run_forkjoin_raw
 
     kind = "DAG" if isinstance(workload, DagFile) else "fork-join"
-    for name, given in [("--placement", args.placement), ("--dedicated-cpu", args.dedicated_cpu)]:
+    for name, given in [
+        ("--placement", args.placement),
+        ("--dedicated-cpu", args.dedicated_cpu),
+        ("--inflate", args.inflate),
+    ]:
         if given is not None:
             raise RtschedError(
                 f"{kind} files run without {name} (rtws and push-pull are global and use no dedicated CPU)"

@@ -22,6 +22,11 @@ pub enum Rule {
     Partitioned(Admission),
     /// SP-RES ([`partitioned::spres`]).
     SemiPartitioned,
+    /// RUN: the optimal rule with Regnier et al.'s preemption bound ([`optimal::optimal`]).
+    Run,
+    /// QPS (QPS-G and QPS-C): the optimal rule with the per-window activations
+    /// ([`optimal::optimal`]).
+    Qps,
 }
 
 impl Rule {
@@ -50,6 +55,8 @@ impl Rule {
             Rule::Partitioned(Admission::Edf) => "partitioned EDF",
             Rule::Partitioned(Admission::Fp(_)) => "partitioned fixed priority",
             Rule::SemiPartitioned => "semi-partitioned reservations",
+            Rule::Run => "RUN: server budgets inflated, U ≤ m",
+            Rule::Qps => "QPS: server budgets inflated, U ≤ m",
         }
     }
 
@@ -75,6 +82,7 @@ impl Rule {
                 SubtaskActivation,
                 BudgetEnforcement,
             ],
+            Rule::Run | Rule::Qps => &[Release, ReleaseEvent, Schedule, ContextSwitch, Ipi, Tick, BudgetTimer],
         }
     }
 }
@@ -284,6 +292,36 @@ pub const MECHANISMS: &[Mechanism] = &[
         source: "Brandenburg & Gül, RTSS 2016, §IV, §VII-A",
         rule: Rule::SemiPartitioned,
         model: "spres",
+        in_runtime: true,
+        contended: &[],
+        averages_contended: false,
+    },
+    Mechanism {
+        name: "run",
+        label: "RUN",
+        source: "Regnier et al., RTSS 2011; Compagnin, Mezzetti & Vardanega, ECRTS 2014 (one global lock, Brandenburg & Gül, RTSS 2016, §VII-B)",
+        rule: Rule::Run,
+        model: "run",
+        in_runtime: true,
+        contended: &[Term::Release, Term::Schedule, Term::LockWait, Term::BudgetTimer],
+        averages_contended: true,
+    },
+    Mechanism {
+        name: "qps-g",
+        label: "QPS-G",
+        source: "Massa et al., Real-Time Systems 52(5), 2016; QPS-G of Compagnin et al. (one global lock, Brandenburg & Gül, RTSS 2016, §VII-B)",
+        rule: Rule::Qps,
+        model: "qps-g",
+        in_runtime: true,
+        contended: &[Term::Release, Term::Schedule, Term::LockWait, Term::BudgetTimer],
+        averages_contended: true,
+    },
+    Mechanism {
+        name: "qps-c",
+        label: "QPS-C",
+        source: "Massa et al., Real-Time Systems 52(5), 2016; QPS-C of Compagnin et al. (per-cluster locks, Brandenburg & Gül, RTSS 2016, §VII-B)",
+        rule: Rule::Qps,
+        model: "qps-c",
         in_runtime: true,
         contended: &[],
         averages_contended: false,

@@ -21,6 +21,7 @@
 
 mod accounting;
 mod mechanisms;
+mod optimal;
 mod partitioned;
 mod rules;
 
@@ -121,6 +122,8 @@ pub fn inflate(
         Rule::Quantum { staggered, dedicated } => rules::quantum(ts, m, v, p, mode, staggered, dedicated),
         Rule::Partitioned(_) => partitioned::partitioned_bound(ts, m, v, p, mode),
         Rule::SemiPartitioned => partitioned::spres_first_round(ts, m, v, p, mode),
+        Rule::Run => optimal::optimal(ts, m, v, p, mode, optimal::Which::Run),
+        Rule::Qps => optimal::optimal(ts, m, v, p, mode, optimal::Which::Qps),
     })
 }
 
@@ -171,6 +174,11 @@ fn judge(
     Ok(match mech.rule {
         Rule::Partitioned(adm) => partitioned::partitioned(ts, m, v, p, mode, adm, limits).0,
         Rule::SemiPartitioned => partitioned::spres(ts, m, v, p, Mode::Hard, &SemiConfig::default()).0,
+        // Optimal for implicit deadlines: the rule's own `U ≤ m` is the verdict.
+        Rule::Run | Rule::Qps => match inflate(ts, m, mech, v, p, mode)? {
+            Inflation::Infeasible { reason, .. } => Judged { verdict: Verdict::NotSchedulable, reason: Some(reason) },
+            Inflation::Done(_) => Judged { verdict: Verdict::Schedulable, reason: None },
+        },
         _ => match inflate(ts, m, mech, v, p, mode)? {
             Inflation::Infeasible { reason, .. } => Judged { verdict: Verdict::NotSchedulable, reason: Some(reason) },
             Inflation::Done(i) => {
@@ -223,6 +231,30 @@ pub fn place_spres(
     p.validate()?;
     v.validate()?;
     Ok(partitioned::spres(ts, m, v, p, Mode::Hard, cfg))
+}
+
+/// RUN or QPS with overheads ([`Rule::Run`], [`Rule::Qps`]): the verdict and, when schedulable,
+/// the inflated task set whose WCETs are the servers' budgets (`rtsched run --inflate`). The
+/// one rule `analyze --overheads --mechanism run|qps-g|qps-c` judges with.
+pub fn inflate_optimal(
+    ts: &TaskSet,
+    m: u32,
+    mech: &Mechanism,
+    v: &Overheads,
+    p: &Params,
+) -> Result<(Judged, Option<TaskSet>), ModelError> {
+    if !matches!(mech.rule, Rule::Run | Rule::Qps) {
+        return Err(ModelError::field(
+            "mechanism",
+            format!("inflated server budgets are made for run, qps-g and qps-c, not {}", mech.name),
+        ));
+    }
+    Ok(match inflate(ts, m, mech, v, p, Mode::Hard)? {
+        Inflation::Infeasible { reason, .. } => {
+            (Judged { verdict: Verdict::NotSchedulable, reason: Some(reason) }, None)
+        }
+        Inflation::Done(i) => (Judged { verdict: Verdict::Schedulable, reason: None }, Some(i.tasks)),
+    })
 }
 
 /// Which statistic each verdict uses: `None` = the papers' choice (hard: maximum, soft:

@@ -293,3 +293,130 @@ fn reasons_print_times_for_people() {
         other => panic!("{other:?}"),
     }
 }
+
+/// RUN and QPS (`optimal.rs`): hand-computed inflations, the refusal, and the verdict.
+mod optimal_rule {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Δsch = 2, Δcxs = 1, Δipi = 0.3, Δbt = 4, Δev = 0.5 µs; no release handler, no tick.
+    fn v() -> Overheads {
+        Overheads {
+            schedule_ns: 2_000,
+            context_switch_ns: 1_000,
+            ipi_ns: 300,
+            budget_timer_ns: 4_000,
+            release_event_ns: 500,
+            ..Overheads::ZERO
+        }
+    }
+
+    fn three() -> TaskSet {
+        ts(&[(6_000_000, 10_000_000); 3])
+    }
+
+    #[test]
+    fn run_charges_regnier_et_al_preemptions_per_job() {
+        // Three tasks of rate 0.6 on m = 2: PACK gives three servers of 0.6, the idle fill
+        // lifts the first to 0.8, their duals 0.2, 0.4, 0.4 pack into one unit server: p = 1,
+        // P = ⌈(3 · 1 + 1)/2⌉ = 2 preemptions, A = 3 activations per job.
+        let p = rtsched_policy::run::Reduction::structure(&three(), 2).unwrap();
+        assert_eq!(p.levels(), 1);
+        let i = done(inflate(&three(), 2, mech("run"), &v(), &Params::default(), Mode::Hard).unwrap());
+        // C′ = 6 ms + 3 · (2 · (2000 + 1000) + 300) + 2 · 4000 + 500 = 6,000,000 + 18,900
+        //    + 8,000 + 500; periods and deadlines unchanged (Δev is in the cost).
+        for t in i.tasks.iter() {
+            assert_eq!((t.wcet, t.period, t.deadline), (6_027_400, 10_000_000, 10_000_000));
+        }
+        assert_eq!(i.capacity, 2);
+        // With the release handlers, Δrel = 1 µs on every CPU: u_irq = 3 · 10^-4 (rounded up
+        // to 2^-32 per task), uscale = 0.9997, Cpre = (B + Δev · u_irq) / uscale =
+        // (3000 + 0.15) / 0.9997 = 3001.05 → 3002; C′ = 6,026,900 / 0.9997 + 2 · Cpre + Δev
+        // = 6,028,708.6 → 6,028,709, + 6,004 + 500 (exactly 6,035,210.7: the roundings up add
+        // two ns).
+        let w = Overheads { release_ns: 1_000, ..v() };
+        let i = done(inflate(&three(), 2, mech("run"), &w, &Params::default(), Mode::Hard).unwrap());
+        assert_eq!(i.tasks[0].wcet, 6_035_213);
+        // Zero overheads: the set itself (RUN is optimal: U ≤ m is the verdict).
+        let i = done(inflate(&three(), 2, mech("run"), &Overheads::ZERO, &Params::default(), Mode::Hard).unwrap());
+        assert_eq!(i.tasks, three());
+    }
+
+    #[test]
+    fn qps_charges_two_activations_per_window_to_major_sets_only() {
+        // Three tasks of rate 0.6 on m = 2 do not partition; next fit with overflow makes set 0
+        // major {τ0, τ1} (R = 1.2) and set 1 minor {slave of set 0, τ2}. Set 0's boundaries are
+        // τ0's and τ1's releases: a job of τ0 overlaps 1 + ⌈10/10⌉ + ⌈10/10⌉ = 3 windows, A = 6,
+        // P = 5; τ2 (minor, EDF on one CPU): A = 1, P = 0.
+        let i = done(inflate(&three(), 2, mech("qps-g"), &v(), &Params::default(), Mode::Hard).unwrap());
+        // τ0, τ1: 6 ms + 6 · 6300 + 5 · 4000 + 500;  τ2: 6 ms + 6300 + 500.
+        let w: Vec<Time> = i.tasks.iter().map(|t| t.wcet).collect();
+        assert_eq!(w, [6_058_300, 6_058_300, 6_006_800]);
+        // qps-c: the same rule.
+        let c = done(inflate(&three(), 2, mech("qps-c"), &v(), &Params::default(), Mode::Hard).unwrap());
+        assert_eq!(c, i);
+        // A partitioned set is charged nothing beyond one activation per job.
+        let easy = ts(&[(5_000_000, 10_000_000), (4_000_000, 10_000_000)]);
+        let i = done(inflate(&easy, 2, mech("qps-g"), &v(), &Params::default(), Mode::Hard).unwrap());
+        assert_eq!(i.tasks[0].wcet, 5_000_000 + 6_300 + 500);
+    }
+
+    #[test]
+    fn an_inflated_utilization_above_m_is_refused_in_one_line() {
+        // Regnier et al.'s three tasks of rate 2/3 fill m = 2: any overhead overflows it.
+        let full = ts(&[(2_000_000, 3_000_000); 3]);
+        for name in ["run", "qps-g", "qps-c"] {
+            let (j, set) = inflate_optimal(&full, 2, mech(name), &v(), &Params::default()).unwrap();
+            assert_eq!(j.verdict, Verdict::NotSchedulable);
+            assert!(set.is_none());
+            let r = j.reason.unwrap();
+            assert!(r.contains("inflated utilization") && r.contains("exceeds m = 2") && !r.contains('\n'), "{r}");
+            // analyze says the same.
+            let h = hard(&full, 2, mech(name), &v(), &Params::default(), &[], &Limits::default()).unwrap();
+            assert_eq!(h.verdict, Verdict::NotSchedulable);
+            assert_eq!(h.reason.as_deref(), Some(r.as_str()));
+        }
+        // A constrained deadline: the policy's refusal.
+        let c = TaskSet::from_cdt(&[(1_000_000, 4_000_000, 5_000_000)]).unwrap();
+        let (j, _) = inflate_optimal(&c, 1, mech("run"), &v(), &Params::default()).unwrap();
+        assert!(j.reason.unwrap().contains("implicit-deadline"));
+        // Other mechanisms have no server budgets.
+        assert!(inflate_optimal(&three(), 2, mech("gsn-edf"), &v(), &Params::default()).is_err());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// One rule, two callers: `analyze --overheads` (hard and soft) says schedulable exactly
+        /// when the budgets of `run --inflate` exist, and then their U ≤ m.
+        #[test]
+        fn analyze_and_the_budgets_agree(
+            m in 1u32..=4,
+            raw in proptest::collection::vec((1u64..=9, 0usize..4), 1..10),
+            sch in 0u64..20_000,
+            bt in 0u64..20_000,
+            rel in 0u64..5_000,
+            which in 0usize..3,
+        ) {
+            const PERIODS: [Time; 4] = [10_000_000, 20_000_000, 25_000_000, 50_000_000];
+            let tasks: Vec<(Time, Time)> =
+                raw.iter().map(|&(c, p)| (PERIODS[p] / 10 * c, PERIODS[p])).collect();
+            let set = ts(&tasks);
+            prop_assume!(set.utilization_at_most(m as u64));
+            let v = Overheads { schedule_ns: sch, budget_timer_ns: bt, release_ns: rel, ..v() };
+            let mech = mech(["run", "qps-g", "qps-c"][which]);
+            let p = Params::default();
+            let (j, budgets) = inflate_optimal(&set, m, mech, &v, &p).unwrap();
+            let h = hard(&set, m, mech, &v, &p, &[], &Limits::default()).unwrap();
+            let s = soft(&set, m, mech, &v, &p, &Limits::default()).unwrap();
+            prop_assert_eq!(&h, &j);
+            prop_assert_eq!(s.verdict, j.verdict);
+            prop_assert_eq!(budgets.is_some(), j.verdict == Verdict::Schedulable);
+            if let Some(b) = budgets {
+                prop_assert!(b.utilization_at_most(m as u64));
+                for (x, t) in b.iter().zip(set.iter()) {
+                    prop_assert!(x.wcet >= t.wcet && x.period == t.period);
+                }
+            }
+        }
+    }
+}

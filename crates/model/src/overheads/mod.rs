@@ -30,6 +30,8 @@
 //! | `push` | — | CPU | push-pull, push-pull-fp (inside Δrel/Δsch) | no | kernel-sd (added to Δrel) |
 //! | `pull` | — | CPU | push-pull, push-pull-fp (inside Δsch) | no | kernel-sd (added to Δsch) |
 //! | `steal` | — | CPU | rtws (coming) | no | none (no RTWS inflation rule) |
+//! | `budget_timer` | Δbt | CPU | run, qps-g, qps-c | no | RUN, QPS (once per charged preemption) |
+//! | `tree_events` | — | count | run | no | none (a count; its work is inside Δbt, Δsch, Δrel) |
 //!
 //! "Simulator charges it": [`SIMULATOR_TERMS`]. Which terms each inflation rule charges is in
 //! the rule table of `rtsched_analysis::overheads`.

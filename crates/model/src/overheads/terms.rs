@@ -15,6 +15,9 @@ pub enum TermKind {
     CpuTime,
     /// A delay between two events that uses no processor time of the delayed job's CPU.
     Latency,
+    /// A count per callback, not a time (its model columns hold counts under the `_ns` names);
+    /// informational: no rule charges it.
+    Count,
 }
 
 impl TermKind {
@@ -22,6 +25,7 @@ impl TermKind {
         match self {
             TermKind::CpuTime => "cpu_time",
             TermKind::Latency => "latency",
+            TermKind::Count => "count",
         }
     }
 }
@@ -120,6 +124,10 @@ define_terms! {
         "pull: push/pull global EDF, pulling a job from another CPU's run queue (when a CPU lowers its priority).";
     Steal => steal_ns, "steal", "steal", CpuTime,
         "steal: RTWS, stealing a thread from another core's deque.";
+    BudgetTimer => budget_timer_ns, "budget_timer", "Δbt", CpuTime,
+        "Δbt: RUN and QPS, the server-budget timer's handler (the servers brought to a budget exhaustion or window boundary, the new selection, reschedule requests).";
+    TreeEvents => tree_events_ns, "tree_events", "tree_events", Count,
+        "tree_events: RUN, the number of reduction-tree events (release instants, budget exhaustions) one callback applied; a count, inside the budget_timer, schedule and release samples.";
 }
 
 /// The terms the simulator charges (docs/simulator.md, "Overhead injection"); it ignores the

@@ -144,6 +144,7 @@ pub mod params;
 pub mod plugin;
 pub mod registry;
 pub(crate) mod release_domain;
+pub(crate) mod servers;
 pub mod spec;
 
 pub use plugin::*;

@@ -40,6 +40,8 @@
 //! dedicated CPU.
 
 use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, PlacementKind, Setup, TermSpec};
+use crate::mechanism::servers::{budget_set, BudgetTimer, Handover, ServerParams};
+use crate::mechanism::params::ParamSet;
 use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
@@ -66,7 +68,7 @@ const TERMS: &[TermSpec] = &[TermSpec {
 const QPS: Entry = Entry {
     name: "",
     summary: "",
-    params: &[],
+    params: ServerParams::SPECS,
     placement: PlacementKind::None,
     parallel: false,
     dedicated: DedicatedCpu::None,
@@ -103,14 +105,17 @@ fn build_g(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     if s.dedicated {
         return Err(RunError::Config("qps-g does not use a dedicated CPU".into()));
     }
-    Ok(Box::new(QpsMech::new("qps-g", s.ts, s.tasks, s.m, false, s.rule.clone(), s.t0, s.end)?))
+    // The quasi-partition is built from the servers' budgets (the WCETs unless `budgets`).
+    let ts = budget_set(s.ts, s.params)?;
+    Ok(Box::new(QpsMech::new("qps-g", &ts, s.tasks, s.m, false, s.rule.clone(), s.t0, s.end)?))
 }
 
 fn build_c(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     if s.dedicated {
         return Err(RunError::Config("qps-c does not use a dedicated CPU".into()));
     }
-    Ok(Box::new(QpsMech::new("qps-c", s.ts, s.tasks, s.m, true, s.rule.clone(), s.t0, s.end)?))
+    let ts = budget_set(s.ts, s.params)?;
+    Ok(Box::new(QpsMech::new("qps-c", &ts, s.tasks, s.m, true, s.rule.clone(), s.t0, s.end)?))
 }
 
 /// QPS's offline phase of `ts` on `m` CPUs, or the policy's refusal as one line.
@@ -168,10 +173,8 @@ struct State {
     /// and the jobs the policy has released.
     next_rel: Vec<Time>,
     released: Vec<u32>,
-    /// Per local CPU: the job its worker runs.
-    scheduled: Vec<Option<Job>>,
-    /// Per local task: the local CPU its job is scheduled on.
-    sched_on: Vec<Option<usize>>,
+    /// Per local CPU the job its worker runs; per local task the local CPU its job runs on.
+    hand: Handover,
     fault: Option<String>,
 }
 
@@ -183,7 +186,7 @@ struct Cluster {
     periods: Vec<Time>,
     scale: u128,
     next_rel: CachePadded<AtomicU64>,
-    timer: CachePadded<AtomicU64>,
+    timer: BudgetTimer,
 }
 
 /// QPS-G or QPS-C (module docs).
@@ -243,25 +246,24 @@ impl QpsMech {
                 book,
                 next_rel: vec![0; tasks.len()],
                 released: vec![0; tasks.len()],
-                scheduled: vec![None; cpus.len()],
-                sched_on: vec![None; tasks.len()],
+                hand: Handover::new(cpus.len(), tasks.len()),
                 fault: None,
             };
             out.push(Cluster {
                 state: SpinLock::new(g as u32, state),
                 periods: sub.iter().map(|t| t.period).collect(),
-                cpus,
                 tasks,
                 scale,
                 next_rel: CachePadded::new(AtomicU64::new(first)),
-                timer: CachePadded::new(AtomicU64::new(u64::MAX)),
+                timer: BudgetTimer::new(cpus[0], t0, end),
+                cpus,
             });
         }
         let mech = QpsMech { name, clusters: out, cpu_at, task_at, t0, end, n: ts.len() };
         for cl in &mech.clusters {
             let mut st = cl.state.lock_untraced();
             mech.sync(cl, &mut st, t0, None);
-            cl.timer.store(mech.timer_due(cl, &st), Ordering::Release);
+            cl.timer.arm(mech.timer_due(cl, &st));
         }
         Ok(mech)
     }
@@ -315,39 +317,24 @@ impl QpsMech {
         }
     }
 
-    fn wanted(cl: &Cluster, st: &State, c: usize) -> Option<Job> {
-        st.qps.task_on(c).and_then(|j| st.book.ready_head(cl.tasks[j as usize] as usize))
+    /// The job local CPU `c` should run, with its local task.
+    fn wanted(cl: &Cluster, st: &State, c: usize) -> Option<(Job, usize)> {
+        let j = st.qps.task_on(c)? as usize;
+        st.book.ready_head(cl.tasks[j] as usize).map(|job| (job, j))
     }
 
-    fn available(&self, cl: &Cluster, st: &State, c: usize) -> Option<Job> {
-        Self::wanted(cl, st, c).filter(|j| st.sched_on[self.task_at[j.task() as usize].1].is_none_or(|s| s == c))
+    fn available(cl: &Cluster, st: &State, c: usize) -> Option<Job> {
+        st.hand.available(c, Self::wanted(cl, st, c))
     }
 
     /// The cluster's budget timer: its policy's next event before its next release and the end.
     fn timer_due(&self, cl: &Cluster, st: &State) -> u64 {
-        let e = st.qps.next_event();
-        if e == u128::MAX {
-            return u64::MAX;
-        }
-        let at = u64::try_from(self.t0 as u128 + e.div_ceil(cl.scale)).unwrap_or(u64::MAX);
-        if at >= st.book.next_due() || at >= self.end {
-            u64::MAX
-        } else {
-            at
-        }
+        cl.timer.due_for(st.qps.next_event(), cl.scale, st.book.next_due())
     }
 
     fn refresh(&self, ctx: &mut Ctx<'_>, cl: &Cluster, st: &State) {
-        for (j, &c) in cl.cpus.iter().enumerate() {
-            if self.available(cl, st, j) != st.scheduled[j] {
-                ctx.preempt(c);
-            }
-        }
-        let due = self.timer_due(cl, st);
-        let before = cl.timer.swap(due, Ordering::AcqRel);
-        if due < before && ctx.cpu() != cl.cpus[0] {
-            ctx.notify(cl.cpus[0]);
-        }
+        st.hand.preempt_stale(ctx, |c| Self::available(cl, st, c), |c| cl.cpus[c]);
+        cl.timer.rearm(ctx, self.timer_due(cl, st));
     }
 
     /// The task each CPU's policy places there now (for tests).
@@ -403,19 +390,15 @@ impl Plugin for QpsMech {
         let mut done = None;
         if let Some(j) = prev.job() {
             let local = self.task_at[j.task() as usize].1;
-            st.scheduled[c] = None;
-            st.sched_on[local] = None;
+            st.hand.let_go(c, local);
             if let Prev::Completed(j) = prev {
                 st.book.complete(&j);
                 done = Some(local);
             }
         }
         self.sync(cl, st, now, done);
-        let next = self.available(cl, st, c);
-        st.scheduled[c] = next;
-        if let Some(j) = next {
-            st.sched_on[self.task_at[j.task() as usize].1] = Some(c);
-        }
+        let next = Self::available(cl, st, c);
+        st.hand.take(c, next.map(|j| (j, self.task_at[j.task() as usize].1)));
         ctx.ack_resched();
         self.refresh(ctx, cl, st);
         next
@@ -426,7 +409,7 @@ impl Plugin for QpsMech {
     }
     fn next_timer(&self, thread: usize) -> u64 {
         match self.cpu_at.get(thread).copied().flatten() {
-            Some((g, 0)) => self.clusters[g].timer.load(Ordering::Acquire),
+            Some((g, 0)) => self.clusters[g].timer.load(),
             _ => u64::MAX,
         }
     }
@@ -457,7 +440,7 @@ impl Plugin for QpsMech {
                 completed[t as usize] = st.book.completed()[t as usize];
             }
             let mut seen = vec![false; cl.tasks.len()];
-            for j in st.scheduled.iter().flatten() {
+            for j in st.hand.scheduled.iter().flatten() {
                 let local = self.task_at[j.task() as usize].1;
                 if consistent.is_ok() && std::mem::replace(&mut seen[local], true) {
                     consistent = Err(format!("{}: task {} scheduled on two CPUs", self.name, j.task()));
@@ -478,6 +461,7 @@ mod tests {
     //! and, when every cluster's own offline phase made the whole set's sets, `qps-c` runs
     //! exactly what `qps-g` runs (the per-cluster locks change who decides, not what).
     use super::*;
+    use crate::mechanism::servers::testing::settle;
     use crate::sync::CpuSignal;
     use crate::tracer::TraceBuffer;
     use proptest::prelude::*;
@@ -499,42 +483,6 @@ mod tests {
             out.push((c, t));
         }
         out
-    }
-
-    fn settle(g: &QpsMech, m: usize, now: u64, running: &mut [Option<Job>], tb: &mut TraceBuffer, signals: &[CpuSignal]) {
-        for _ in 0..64 {
-            let mut busy = false;
-            for c in 0..m {
-                let mut ctx = Ctx::new(c, tb, signals);
-                if let Some(d) = g.release_domain(c) {
-                    let due = g.next_release(d);
-                    if due <= now && g.try_claim_release(d, due) {
-                        g.release(&mut ctx, d, now);
-                        busy = true;
-                    }
-                }
-                if g.next_timer(c) <= now {
-                    g.timer(&mut ctx, now);
-                    busy = true;
-                }
-                if signals[c].take_notify() {
-                    busy = true;
-                }
-                if signals[c].resched_pending() {
-                    let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
-                    running[c] = g.schedule(&mut ctx, prev, now);
-                    if let Some(j) = running[c] {
-                        let twice = (0..m).any(|d| d != c && running[d] == Some(j));
-                        assert!(!twice, "job {j:?} taken by CPU {c} while another worker runs it");
-                    }
-                    busy = true;
-                }
-            }
-            if !busy {
-                return;
-            }
-        }
-        panic!("callbacks did not settle at {now}");
     }
 
     /// Whether every cluster's own offline phase makes the whole set's sets.

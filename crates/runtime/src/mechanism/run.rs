@@ -38,15 +38,15 @@
 
 use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKind, PlacementKind, Setup, TermSpec};
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
+use crate::mechanism::servers::{budget_set, BudgetTimer, Handover, ServerParams};
+use crate::mechanism::params::ParamSet;
 use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::release::TaskBook;
 use crate::sync::SpinLock;
 use crate::RunError;
-use crossbeam_utils::CachePadded;
 use rtsched_model::TaskSet;
 use rtsched_policy::run::{Reduction, Run};
 use rtsched_policy::PriorityRule;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Term ids (indices into [`RUN`]`.terms`).
 const BUDGET_TIMER: u32 = 0;
@@ -66,7 +66,7 @@ pub static RUN: Entry = Entry {
     summary: "RUN: the reduction tree's server schedule (EDF servers, DUAL/PACK levels) under one global lock, \
               a budget timer for server exhaustion (Regnier et al., RTSS 2011; Compagnin et al., ECRTS 2014); \
               implicit deadlines, U ≤ m",
-    params: &[],
+    params: ServerParams::SPECS,
     placement: PlacementKind::None,
     parallel: false,
     dedicated: DedicatedCpu::None,
@@ -99,7 +99,9 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     if s.dedicated {
         return Err(RunError::Config("run does not use a dedicated CPU".into()));
     }
-    Ok(Box::new(RunMech::new(s.ts, s.tasks, s.m, s.rule.clone(), s.t0, s.end)?))
+    // The reduction is built from the servers' budgets (the WCETs unless `budgets` is given).
+    let ts = budget_set(s.ts, s.params)?;
+    Ok(Box::new(RunMech::new(&ts, s.tasks, s.m, s.rule.clone(), s.t0, s.end)?))
 }
 
 /// The reduction of `ts` on `m` CPUs, or the policy's refusal as one line.
@@ -111,10 +113,8 @@ pub fn reduction(ts: &TaskSet, m: usize) -> Result<Reduction, RunError> {
 struct State {
     book: TaskBook,
     run: Run,
-    /// What each worker runs (set by its `schedule`).
-    scheduled: Vec<Option<Job>>,
-    /// Per task: the CPU its job is scheduled on.
-    sched_on: Vec<Option<usize>>,
+    /// What each worker runs, and where each task's job runs.
+    hand: Handover,
     /// The tree refused an advance (a bug): the first refusal, for the accounting.
     fault: Option<String>,
 }
@@ -123,12 +123,10 @@ struct State {
 pub struct RunMech {
     state: SpinLock<State>,
     releases: ReleaseDomain,
-    timer: CachePadded<AtomicU64>,
+    timer: BudgetTimer,
     t0: u64,
-    end: u64,
     /// Ticks per ns ([`Reduction::scale`]).
     scale: u128,
-    m: usize,
     n: usize,
 }
 
@@ -154,25 +152,17 @@ impl RunMech {
         let mech = RunMech {
             state: SpinLock::new(
                 0,
-                State {
-                    book,
-                    run,
-                    scheduled: vec![None; m],
-                    sched_on: vec![None; params.len()],
-                    fault: None,
-                },
+                State { book, run, hand: Handover::new(m, params.len()), fault: None },
             ),
             releases,
-            timer: CachePadded::new(AtomicU64::new(u64::MAX)),
+            timer: BudgetTimer::new(TIMER_CPU, t0, end),
             t0,
-            end,
             scale,
-            m,
             n: params.len(),
         };
         {
             let st = mech.state.lock_untraced();
-            mech.timer.store(mech.timer_due(&st), Ordering::Release);
+            mech.timer.arm(mech.timer_due(&st));
         }
         Ok(mech)
     }
@@ -205,54 +195,36 @@ impl RunMech {
         k
     }
 
-    /// The job CPU `c` should run: the pending job of the task RUN puts on `c`.
-    fn wanted(st: &State, c: usize) -> Option<Job> {
-        st.run.task_on(c).and_then(|i| st.book.ready_head(i as usize))
+    /// The job CPU `c` should run, with its task: the pending job of the task RUN puts on `c`.
+    fn wanted(st: &State, c: usize) -> Option<(Job, usize)> {
+        st.run.task_on(c).and_then(|i| st.book.ready_head(i as usize)).map(|j| (j, j.task() as usize))
     }
 
     /// What CPU `c` may take now: its wanted job unless another worker still runs it.
     fn available(st: &State, c: usize) -> Option<Job> {
-        Self::wanted(st, c).filter(|j| st.sched_on[j.task() as usize].is_none_or(|s| s == c))
+        st.hand.available(c, Self::wanted(st, c))
     }
 
     /// The budget timer's due time: the tree's next event, when it comes before the next
     /// release (the release handler brings the tree to release instants itself) and before
     /// the end of the run; else none.
     fn timer_due(&self, st: &State) -> u64 {
-        let e = st.run.next_event();
-        if e == u128::MAX {
-            return u64::MAX;
-        }
-        let at = self.t0 as u128 + e.div_ceil(self.scale);
-        let at = u64::try_from(at).unwrap_or(u64::MAX);
-        if at >= st.book.next_due() || at >= self.end {
-            u64::MAX
-        } else {
-            at
-        }
+        self.timer.due_for(st.run.next_event(), self.scale, st.book.next_due())
     }
 
     /// After the tree or the book changed: asks every worker whose scheduled job is not what
     /// it may take to reschedule, and re-arms the budget timer (notifying its worker when it
     /// moved earlier and the caller is another thread).
     fn refresh(&self, ctx: &mut Ctx<'_>, st: &State) {
-        for c in 0..self.m {
-            if Self::available(st, c) != st.scheduled[c] {
-                ctx.preempt(c);
-            }
-        }
-        let due = self.timer_due(st);
-        let before = self.timer.swap(due, Ordering::AcqRel);
-        if due < before && ctx.cpu() != TIMER_CPU {
-            ctx.notify(TIMER_CPU);
-        }
+        st.hand.preempt_stale(ctx, |c| Self::available(st, c), |c| c);
+        self.timer.rearm(ctx, self.timer_due(st));
     }
 
     /// The task RUN puts on each CPU now (for tests).
     #[cfg(test)]
     fn tasks_on(&self) -> Vec<Option<u32>> {
         let st = self.state.lock_untraced();
-        (0..self.m).map(|c| st.run.task_on(c)).collect()
+        (0..st.hand.scheduled.len()).map(|c| st.run.task_on(c)).collect()
     }
 }
 
@@ -278,8 +250,7 @@ impl Plugin for RunMech {
         let mut g = ctx.lock(&self.state);
         let st = &mut *g;
         if let Some(j) = prev.job() {
-            st.scheduled[c] = None;
-            st.sched_on[j.task() as usize] = None;
+            st.hand.let_go(c, j.task() as usize);
             if let Prev::Completed(j) = prev {
                 // Its task's backlogged job, if any, becomes the head (ready).
                 st.book.complete(&j);
@@ -290,10 +261,7 @@ impl Plugin for RunMech {
             ctx.term_value(TREE_EVENTS, k as u64);
         }
         let next = Self::available(st, c);
-        st.scheduled[c] = next;
-        if let Some(j) = next {
-            st.sched_on[j.task() as usize] = Some(c);
-        }
+        st.hand.take(c, next.map(|j| (j, j.task() as usize)));
         // Others may now take the job this worker let go, or follow the tree's new state.
         ctx.ack_resched();
         self.refresh(ctx, st);
@@ -305,8 +273,8 @@ impl Plugin for RunMech {
     }
 
     fn next_timer(&self, thread: usize) -> u64 {
-        if thread == TIMER_CPU {
-            self.timer.load(Ordering::Acquire)
+        if thread == self.timer.cpu() {
+            self.timer.load()
         } else {
             u64::MAX
         }
@@ -332,7 +300,7 @@ impl Plugin for RunMech {
         };
         // No job scheduled twice; every scheduled job is its task's head.
         let mut seen = vec![false; self.n];
-        for (c, j) in st.scheduled.iter().enumerate() {
+        for (c, j) in st.hand.scheduled.iter().enumerate() {
             let Some(j) = j else { continue };
             let t = j.task() as usize;
             if consistent.is_ok() && std::mem::replace(&mut seen[t], true) {
@@ -360,6 +328,7 @@ mod tests {
     //! `rtsched_policy::run::Run` over the same reduction, stepped event by event, the
     //! simulator's driver — puts there, and the mechanism's tree places the same tasks.
     use super::*;
+    use crate::mechanism::servers::testing::settle;
     use crate::sync::CpuSignal;
     use crate::tracer::TraceBuffer;
     use proptest::prelude::*;
@@ -387,41 +356,6 @@ mod tests {
             out.push((c, t));
         }
         out
-    }
-
-    fn settle(g: &RunMech, m: usize, now: u64, running: &mut [Option<Job>], tb: &mut TraceBuffer, signals: &[CpuSignal]) {
-        for _ in 0..64 {
-            let mut busy = false;
-            for c in 0..m {
-                let mut ctx = Ctx::new(c, tb, signals);
-                let due = g.next_release(0);
-                if due <= now && g.try_claim_release(0, due) {
-                    g.release(&mut ctx, 0, now);
-                    busy = true;
-                }
-                if g.next_timer(c) <= now {
-                    g.timer(&mut ctx, now);
-                    busy = true;
-                }
-                if signals[c].take_notify() {
-                    busy = true;
-                }
-                if signals[c].resched_pending() {
-                    let prev = running[c].map_or(Prev::Idle, Prev::Preempted);
-                    running[c] = g.schedule(&mut ctx, prev, now);
-                    // Plugin contract 2: a job runs on one worker at a time.
-                    if let Some(j) = running[c] {
-                        let twice = (0..m).any(|d| d != c && running[d] == Some(j));
-                        assert!(!twice, "job {j:?} taken by CPU {c} while another worker runs it");
-                    }
-                    busy = true;
-                }
-            }
-            if !busy {
-                return;
-            }
-        }
-        panic!("callbacks did not settle at {now}");
     }
 
     proptest! {

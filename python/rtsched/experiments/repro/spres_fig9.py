@@ -18,7 +18,19 @@ every scheduler of ``schedulers`` on the first m CPUs (or ``cpus``), at SCHED_FI
 * ``spres`` with the SP-RES cascade's placement (every reservation soft, as spres-table1's
   threads engine runs them); a set the cascade cannot place is not run (its rows say so);
 * ``pedf`` on that placement with each split task truncated to its first part (§VII-A's rule);
-* ``run``, ``qps-g``, ``qps-c`` on the set as it is.
+* ``run``, ``qps-g``, ``qps-c`` on the set as it is, their servers' budgets inflated by the
+  measured overheads (``inflate``, default ``"pilot"``): a task leaf's budget is exactly its
+  WCET per period, RUN and QPS are not work-conserving towards a job that overran it, so with
+  WCET budgets nearly every job misses for the mechanism's own overheads
+  (docs/mechanisms/run.md). ``"pilot"``: a pilot run of the set under the scheduler
+  (``pilot``, default 1 s, at most the horizon) measures the overheads, whose maxima inflate the
+  budgets (``rtsched run --inflate``; the job bodies still run their WCETs); ``"none"``: WCET
+  budgets; else an overhead model (a file, a shipped model or set). A set whose inflated
+  utilization exceeds m is not run under that scheduler (its rows say so).
+
+Every run lifts RT throttling and the fair server on its CPUs for its duration (``isolate``,
+as ``rtsched run --isolate``; the sets' U in [0.9m, m] is above SCHED_FIFO's 95% share per CPU)
+when this process is root; otherwise the report says the limits stayed.
 
 A scheduler this build does not register (``qps-g``/``qps-c`` before the QPS policy is in) is
 reported as missing in every table, never dropped. Samples are kept per run as at most
@@ -41,10 +53,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from ...runtime import INTEGRAL_MS_PERIODS, realtime_lock
+from ...runtime import INFLATABLE_SCHEDULERS, INTEGRAL_MS_PERIODS, realtime_lock
 from .. import quickmark
 from ..errors import SpecError
-from ..fields import spec_key
+from ..fields import parse_duration_ns, spec_key
 from ..reproduction import Csv
 from ._sim import SimGrid, SimKeys, SimSpec, add_point, close, derive, figure_axes, float_list, md, parse_common
 from .spres_table1.threads import _cpus, _max_samples, _rt_priority, thin, truncated
@@ -91,6 +103,19 @@ def _n_per_m(v: Any, where: str) -> list:
     return float_list(v, where, 1.0, 100.0)
 
 
+def _inflate(v: Any, where: str) -> str:
+    if not isinstance(v, str) or not v.strip():
+        raise SpecError(f'{where}: "pilot", "none" or an overhead model (file, shipped model or set), got {v!r}')
+    return v
+
+
+def _pilot(v: Any, where: str) -> int:
+    ns = parse_duration_ns(v, where)
+    if ns < 1:
+        raise SpecError(f"{where}: a positive duration, got {v!r}")
+    return ns
+
+
 @dataclass(frozen=True, kw_only=True)
 class Keys(SimKeys):
     """The spec's top level: the common keys and ``schedulers``, ``periods``, ``util_frac``,
@@ -102,6 +127,8 @@ class Keys(SimKeys):
     rt_priority: int = spec_key(50, parse=_rt_priority)
     cpus: list | None = spec_key(None, parse=_cpus)
     max_samples: int = spec_key(20_000, parse=_max_samples)
+    inflate: str = spec_key("pilot", parse=_inflate)
+    pilot: int = spec_key(10**9, parse=_pilot)
 
 
 #: The declared top level of the spec (the protocol's ``KEYS``).
@@ -128,6 +155,8 @@ SCHEMA = pa.schema(
         ("jobs", pa.int64()),
         ("deadline_misses", pa.int64()),
         ("trustworthy", pa.bool_()),
+        ("isolated", pa.bool_()),
+        ("inflated_util", pa.float64()),
         *[(f"{t}_count", pa.int64()) for t in TERMS],
         *[(f"{t}_ns", pa.list_(pa.int64())) for t in TERMS],
     ]
@@ -149,6 +178,8 @@ def parse(text: str, path: str | None = None, quick: bool = False, override: dic
         "rt_priority": k.rt_priority,
         "cpus": k.cpus,
         "max_samples": k.max_samples,
+        "inflate": k.inflate,
+        "pilot": min(k.pilot, k.horizon),
     }
     spec.params = {"seed": k.seed, "samples": k.samples, **shared}
     for m in c.ms:
@@ -196,7 +227,15 @@ def _one(p: dict, cpus: list, sched: str, ts, pl: dict | None, seed: int) -> dic
     from ..._core import RtschedError
     from ...runtime import run_raw, scheduler_names
 
-    row: dict = {"status": "ran", "ran": False, "jobs": None, "deadline_misses": None, "trustworthy": None}
+    row: dict = {
+        "status": "ran",
+        "ran": False,
+        "jobs": None,
+        "deadline_misses": None,
+        "trustworthy": None,
+        "isolated": None,
+        "inflated_util": None,
+    }
     for t in TERMS:
         row[f"{t}_count"], row[f"{t}_ns"] = 0, []
     if sched not in scheduler_names():
@@ -212,19 +251,33 @@ def _one(p: dict, cpus: list, sched: str, ts, pl: dict | None, seed: int) -> dic
             placement, params = pl, {"soft": True}
         else:
             ts, placement, _cut = truncated(ts, pl)
+    iso = may_isolate()
+    common: dict[str, Any] = {
+        "scheduler": sched,
+        "cpus": cpus,
+        "rt_priority": p["rt_priority"] or None,
+        "seed": seed,
+        "quiet": True,
+        "preflight": False,
+        "isolate": iso,
+    }
+    inflate: Any = None
     try:
+        if sched in INFLATABLE_SCHEDULERS and p["inflate"] != "none":
+            inflate = p["inflate"]
+            if inflate == "pilot":
+                pilot = run_raw(ts, duration=p["pilot"], **common)
+                if pilot["interrupted"]:
+                    raise KeyboardInterrupt
+                inflate = pilot_constants(pilot["summary"])
         res = run_raw(
             ts,
-            scheduler=sched,
-            cpus=cpus,
             duration=p["horizon"],
             placement=placement,
-            rt_priority=p["rt_priority"] or None,
-            seed=seed,
             exports=["overhead_samples"],
             params=params,
-            quiet=True,
-            preflight=False,
+            inflate=inflate,
+            **common,
         )
     except RtschedError as e:
         if "CAP_SYS_NICE" in str(e):
@@ -235,12 +288,38 @@ def _one(p: dict, cpus: list, sched: str, ts, pl: dict | None, seed: int) -> dic
         raise KeyboardInterrupt
     s, samples = res["summary"], res["overhead_samples"]
     row.update(
-        {"ran": True, "jobs": s["jobs"], "deadline_misses": s["deadline_misses"], "trustworthy": s["trustworthy"]}
+        {
+            "ran": True,
+            "jobs": s["jobs"],
+            "deadline_misses": s["deadline_misses"],
+            "trustworthy": s["trustworthy"],
+            "isolated": iso,
+            "inflated_util": (s.get("inflation") or {}).get("utilization"),
+        }
     )
     for t in TERMS:
         xs = samples.get(t, [])
         row[f"{t}_count"], row[f"{t}_ns"] = len(xs), thin(xs, p["max_samples"])
     return row
+
+
+def may_isolate() -> bool:
+    """Whether the runs lift RT throttling and the fair server (``isolate``): only as root."""
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def pilot_constants(summary: dict) -> dict:
+    """The overhead constants a pilot run measured: each term of the overhead vocabulary
+    (``rtsched_model::overheads``) that is a time, at its maximum (after the outlier rule) —
+    the hard statistic ``analyze --overheads`` charges — as ``{"<term>_ns": ns}``."""
+    from ..._core import overhead_terms
+
+    times = {t["name"] for t in overhead_terms() if t["kind"] != "count"}
+    out = {}
+    for name, o in (summary.get("overheads") or {}).items():
+        if name in times and isinstance(o, dict) and o.get("max_ns") is not None:
+            out[f"{name}_ns"] = int(o["max_ns"])
+    return out
 
 
 def evaluate_point(point_json: str) -> dict:
@@ -322,6 +401,8 @@ def summarize(spec: SimSpec, table: pa.Table) -> dict:
         entry["misses"] = sum(r["deadline_misses"] or 0 for r in ran)
         entry["jobs"] = sum(r["jobs"] or 0 for r in ran)
         entry["untrustworthy"] = sum(1 for r in ran if not r["trustworthy"])
+        entry["isolated"] = sum(1 for r in ran if r.get("isolated"))
+        entry["inflated"] = sum(1 for r in ran if r.get("inflated_util") is not None)
         for t in TERMS:
             runs = [(r[f"{t}_count"], r[f"{t}_ns"]) for r in ran]
             entry[f"{t}_samples"] = sum(c for c, _ in runs)
@@ -352,6 +433,7 @@ def summarize(spec: SimSpec, table: pa.Table) -> dict:
             "ours (cycles at this clock)",
             "samples",
             "sets run",
+            "misses / jobs",
         ]
         body = []
         for s, e in per.items():
@@ -371,11 +453,31 @@ def summarize(spec: SimSpec, table: pa.Table) -> dict:
                     cyc(ours),
                     f"{e[f'{t}_samples']:,}",
                     f"{e['ran']}/{e['sets']}{note}",
+                    f"{e['misses']:,} / {e['jobs']:,}" if e["ran"] else "—",
                 ]
             )
         lines += md(header, body)
     missing = [s for s, e in per.items() if not e["ran"]]
     lines += [""]
+    runs_total = sum(e["ran"] for e in per.values())
+    isolated = sum(e["isolated"] for e in per.values())
+    if runs_total and isolated == runs_total:
+        lines += ["Every run lifted RT throttling and the fair server on its CPUs (isolate, as root)."]
+    elif runs_total:
+        lines += [
+            f"RT throttling and the fair server stayed in place in {runs_total - isolated} of {runs_total} runs "
+            "(isolate needs root): SCHED_FIFO threads got at most their share of each CPU (95% by default), "
+            "below the sets' U / m in [0.9, 1], so misses there are the kernel's as much as the schedulers'."
+        ]
+    inflate = spec.params.get("inflate", "none")
+    infl = [s for s in per if s in INFLATABLE_SCHEDULERS]
+    if infl and inflate != "none":
+        how = "the maxima a pilot run of the set measured" if inflate == "pilot" else f"the overhead model {inflate}"
+        lines += [
+            f"{', '.join(infl)}: server budgets inflated by {how} (rtsched run --inflate; the job bodies run their "
+            "WCETs), so that their misses are not those of WCET budgets overrun by the scheduler's own overheads; "
+            'a set whose inflated U exceeds m is not run ("refused" in its rows).'
+        ]
     if missing:
         lines += [
             "Not measured: "
