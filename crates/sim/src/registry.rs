@@ -870,7 +870,7 @@ mod tests {
         let Scheduler::Spres(c) = b.scheduler else { panic!("spres built {:?}", b.scheduler) };
         assert_eq!(c.suspension, Suspension::Donate);
         let e = spres.resolve([("suspension", ParamArg::from("lend"))]).unwrap_err().to_string();
-        assert!(e.starts_with("field 'suspension': "), "{e}");
+        assert!(e.starts_with("spres: parameter suspension: expected one of keep, donate"), "{e}");
     }
 
     #[test]

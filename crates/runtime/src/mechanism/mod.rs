@@ -203,6 +203,7 @@ mod tests {
             "push-pull-fp" => typed::<push_pull::PushPullFpParams>(),
             "gedf-mp" => typed::<gedf_mp::GedfMpParams>(),
             "rtws" => typed::<rtws::RtwsParams>(),
+            "run" | "qps-g" | "qps-c" => typed::<crate::mechanism::servers::ServerParams>(),
             _ => return None,
         })
     }
@@ -240,7 +241,10 @@ mod tests {
                 assert!(err.contains(&format!("parameter {}:", p.name)), "{}: {err}", e.name);
             }
         }
-        assert_eq!(with_params, 10, "pfp, spres, 4 quantum-driven, push-pull, push-pull-fp, gedf-mp, rtws");
+        assert_eq!(
+            with_params, 13,
+            "pfp, spres, 4 quantum-driven, push-pull, push-pull-fp, gedf-mp, rtws, run, qps-g, qps-c"
+        );
     }
 
     #[test]

@@ -278,8 +278,15 @@ impl QpsMech {
         }
         let to = now.saturating_sub(self.t0) as u128 * cl.scale;
         let mut k = 0u32;
+        // The next event: the policy's, or a release instant of this driver's own that is due
+        // (the policy's `next_event` looks only past now, since a sporadic minor-set task may
+        // let its instant pass; here every task releases periodically, at its instant).
+        let next = |st: &State| -> u128 {
+            let rel = st.next_rel.iter().map(|&t| (t as u128).saturating_mul(cl.scale)).min().unwrap_or(u128::MAX);
+            st.qps.next_event().min(rel.max(st.qps.now()))
+        };
         let step = |st: &mut State| -> Result<(), String> {
-            let e = st.qps.next_event();
+            let e = next(st);
             st.qps.advance(e).map_err(|v| v.to_string())?;
             if e.is_multiple_of(cl.scale) {
                 let t = (e / cl.scale) as Time;
@@ -298,7 +305,7 @@ impl QpsMech {
             }
             st.qps.schedule().map_err(|v| v.to_string())
         };
-        while st.qps.next_event() <= to {
+        while next(st) <= to {
             if k == MAX_EVENTS_PER_CALL {
                 st.fault = Some(format!("more than {MAX_EVENTS_PER_CALL} policy events in one callback"));
                 return;
