@@ -543,8 +543,14 @@ mod tests {
         let mut now = 0u64;
         let mut ops = ops.into_iter();
         let step_to = |policy: &mut Qps, rel: &mut [u64], pr: &mut [u32], to: u128| -> Result<(), TestCaseError> {
-            while policy.next_event() <= to {
-                let e = policy.next_event();
+            // The policy's next event or a due release instant of this periodic driver (as the
+            // mechanism's `sync`: the policy's `next_event` looks only past now).
+            let next = |policy: &Qps, rel: &[u64]| -> u128 {
+                let r = rel.iter().map(|&t| t as u128 * l).min().unwrap_or(u128::MAX);
+                policy.next_event().min(r.max(policy.now()))
+            };
+            while next(policy, rel) <= to {
+                let e = next(policy, rel);
                 policy.advance(e).map_err(|v| TestCaseError::fail(v.to_string()))?;
                 if e.is_multiple_of(l) {
                     let t = (e / l) as u64;
