@@ -220,12 +220,23 @@ fuzz_target!(|data: &[u8]| {
         6 => {
             let text = placement(&ts, m, &mut b);
             match rtsched_model::Placement::from_json_runnable(&text, &ts) {
-                Ok(placement) => Scheduler::Spres(SpresConfig {
-                    placement,
-                    soft_unsplit: b.u8() % 2 == 0,
-                    cash: b.u8() % 2 == 0,
-                    background: Background::DEFAULT,
-                }),
+                Ok(placement) => {
+                    let soft_unsplit = b.u8() % 2 == 0;
+                    let cash = b.u8() % 2 == 0;
+                    // The paper's suspension rule (donate) needs CASH; keep otherwise.
+                    let suspension = if cash && b.u8() % 2 == 0 {
+                        rtsched_sim::Suspension::Donate
+                    } else {
+                        rtsched_sim::Suspension::Keep
+                    };
+                    Scheduler::Spres(SpresConfig {
+                        placement,
+                        soft_unsplit,
+                        cash,
+                        background: Background::DEFAULT,
+                        suspension,
+                    })
+                }
                 Err(e) => return not_internal_input(&e, "placement"),
             }
         }
