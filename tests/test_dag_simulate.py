@@ -83,7 +83,10 @@ def test_sporadic_and_early_completion_are_seeded(cli, dag_file):
     "extra, words",
     [
         (["--scheduler", "pedf"], "field 'scheduler': pedf schedules sequential tasks; a DAG task set runs under "),
-        (["--scheduler", "rtws"], "field 'scheduler': rtws simulates sequential and fork-join task sets, not general "),
+        (
+            ["--scheduler", "rtws"],
+            "field 'scheduler': rtws schedules sequential and fork-join task sets; a DAG task set ",
+        ),
         (["--quantum", "1ms"], "DAG task sets are simulated without --quantum"),
         (["--overheads", '{"release_ns": 5}'], "DAG task sets are simulated without --overheads"),
         (["--param", "cash=true"], "field 'cash': DAG task sets take only --param priorities"),

@@ -352,7 +352,11 @@ where
     let e = find(name)?;
     if !e.workloads.accepts(workload) {
         let able: Vec<&str> = entries().iter().filter(|e| e.workloads.accepts(workload)).map(|e| e.name).collect();
-        let what = if e.workloads.sporadic { "sequential tasks" } else { "DAG task sets" };
+        let what = match (e.workloads.sporadic, e.workloads.fork_join) {
+            (true, true) => "sequential and fork-join task sets",
+            (true, false) => "sequential tasks",
+            _ => "DAG task sets",
+        };
         return Err(ModelError::field(
             "scheduler",
             format!("{} schedules {what}; a {} task set runs under {}", e.name, workload.kind(), or_list(&able)),
