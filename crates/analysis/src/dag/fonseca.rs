@@ -665,25 +665,10 @@ mod tests {
 
     #[test]
     fn carry_out_distribution_bounds_every_schedule_of_small_graphs() {
-        let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move |k: u64| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s % k
-        };
+        let mut next = crate::dag::test_rng::xorshift(0x9e37_79b9_7f4a_7c15);
         let mut tight = 0;
         for _ in 0..150 {
-            let n = next(4) as usize + 1;
-            let wcets: Vec<u64> = (0..n).map(|_| next(3) + 1).collect();
-            let mut edges = Vec::new();
-            for i in 0..n as u32 {
-                for j in i + 1..n as u32 {
-                    if next(3) == 0 {
-                        edges.push((i, j));
-                    }
-                }
-            }
+            let (wcets, edges) = crate::dag::test_rng::small_dag(&mut next, 4, 3);
             let t = task(wcets, edges);
             let d = carry_out_distribution(&t);
             assert_eq!(d.work(), t.volume() as u128);
@@ -698,24 +683,9 @@ mod tests {
 
     #[test]
     fn the_exact_split_is_the_best_integer_split() {
-        let mut s: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move |k: u64| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s % k
-        };
+        let mut next = crate::dag::test_rng::xorshift(0x2545_f491_4f6c_dd1d);
         for _ in 0..2_000 {
-            let n = next(6) as usize + 1;
-            let wcets: Vec<u64> = (0..n).map(|_| next(5) + 1).collect();
-            let mut edges = Vec::new();
-            for i in 0..n as u32 {
-                for j in i + 1..n as u32 {
-                    if next(3) == 0 {
-                        edges.push((i, j));
-                    }
-                }
-            }
+            let (wcets, edges) = crate::dag::test_rng::small_dag(&mut next, 6, 5);
             let probe = task(wcets, edges);
             let m = next(4) as u128 + 1;
             let mut it = Interferer::of(&probe);

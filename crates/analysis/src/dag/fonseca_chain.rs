@@ -251,25 +251,10 @@ mod tests {
 
     #[test]
     fn the_piecewise_search_finds_the_maximum_and_is_below_melani() {
-        let mut s: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move |k: u64| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s % k
-        };
+        let mut next = crate::dag::test_rng::xorshift(0x2545_f491_4f6c_dd1d);
         let mut tighter = 0;
         for _ in 0..3_000 {
-            let n = next(6) as usize + 1;
-            let wcets: Vec<u64> = (0..n).map(|_| next(5) + 1).collect();
-            let mut edges = Vec::new();
-            for i in 0..n as u32 {
-                for j in i + 1..n as u32 {
-                    if next(3) == 0 {
-                        edges.push((i, j));
-                    }
-                }
-            }
+            let (wcets, edges) = crate::dag::test_rng::small_dag(&mut next, 6, 5);
             let probe = DagTask::new(1 << 30, 1 << 30, wcets, edges).unwrap();
             let m = next(4) as u128 + 1;
             let t = probe.longest_path() as u128 + next(20) as u128;

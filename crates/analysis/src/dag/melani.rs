@@ -363,13 +363,7 @@ mod tests {
 
     #[test]
     fn the_jump_gives_the_plain_iteration_s_fixed_point() {
-        let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move |k: u64| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s % k
-        };
+        let mut next = crate::dag::test_rng::xorshift(0x9e37_79b9_7f4a_7c15);
         let mut met = 0;
         for _ in 0..20_000 {
             let m = next(4) as u128 + 1;

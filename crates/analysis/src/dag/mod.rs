@@ -26,6 +26,8 @@ pub mod gedf;
 pub mod graham;
 pub mod melani;
 pub mod report;
+#[cfg(test)]
+mod test_rng;
 
 use crate::Verdict;
 use rtsched_model::dag::DagSet;
