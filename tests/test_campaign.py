@@ -5,8 +5,10 @@ asserted."""
 
 import json
 import os
+from pathlib import Path
 
 import pytest
+import rtsched
 from rtsched._core import RtschedError
 from rtsched.campaign import grid, plan
 from rtsched.runtime import schedulers
@@ -123,3 +125,26 @@ def test_overheads_compare_command_reads_shipped_folders(cli):
     assert all(s["median"] >= 1.0 and s["max"] >= s["p90"] >= s["median"] for s in c["stats"].values())
     code, _, err = cli("overheads", "compare", "no-such-folder", "campaign-16cpu")
     assert code == 2 and "no-such-folder" in err and len(err.strip().splitlines()) == 1
+
+
+def test_third_shipped_campaign_adds_the_optimal_schedulers(cli):
+    """campaign-16cpu-run3 (docs/overheads.md, "Third run") holds the 72 models of the first two
+    runs and RUN/QPS-G/QPS-C at every m; its reading in the docs (global locks grow with n at
+    m = 15, per-CPU ones do not) must be what the shipped models say."""
+    from rtsched.overheads import read_model
+
+    code, out, err = cli("overheads", "compare", "campaign-16cpu-run2", "campaign-16cpu-run3", "--json")
+    assert code == 0, err
+    c = json.loads(out)
+    assert c["models"] == 72 and c["only_in_a"] == []
+    assert {f"m{m}/overheads-{s}.json" for m in (2, 4, 8, 15) for s in ("run", "qps-g", "qps-c")} == set(c["only_in_b"])
+    folder = Path(rtsched.__file__).resolve().parent / "data" / "campaign-16cpu-run3" / "m15"
+
+    def p99(s: str) -> list[int]:
+        t = json.loads(read_model(str(folder / f"overheads-{s}.json"))["text"])["terms"]["schedule"]
+        assert t["n"] == [15, 75, 150]
+        return t["p99_ns"]
+
+    run, qps_g, qps_c, spres = p99("run"), p99("qps-g"), p99("qps-c"), p99("spres")
+    assert run[0] < run[-1] and qps_g[0] < qps_g[-1]  # one lock: grows with n
+    assert max(qps_c) < min(run) and max(spres) < min(run) and max(spres) < min(qps_g)
