@@ -7,7 +7,7 @@
 //! Sporadic arrivals run on every set QPS takes: in minor sets by uniprocessor EDF, in major
 //! sets by our rule for late tasks (rtsched_policy::qps's module notes, "Sporadic releases": a
 //! window with a late task stays partitioned, or lasts 1 ns when its load with the late tasks
-//! exceeds 1). Refused with one line: constrained or arbitrary deadlines and `U > m` (the
+//! exceeds 1; each such window counts as an event toward `max_events`). Refused with one line: constrained or arbitrary deadlines and `U > m` (the
 //! quasi-partition's refusals), overhead injection.
 
 use crate::config::{Scheduler, SimConfig};
@@ -42,6 +42,9 @@ impl ServerPolicy for Qps {
     }
     fn next_event(&self) -> u128 {
         Qps::next_event(self)
+    }
+    fn extra_events(&self) -> u64 {
+        self.short_windows()
     }
 }
 

@@ -154,10 +154,30 @@ fn sporadic_sets_with_a_major_set_miss_nothing() {
         }
         let mut jobs: Vec<(u32, Time)> = r.per_job.iter().map(|js| (js.task, js.release)).collect();
         jobs.sort_unstable();
-        late += jobs.windows(2).filter(|w| w[0].0 == w[1].0 && w[1].1 > w[0].1 + tasks[w[0].0 as usize].1).count() as u64;
+        late +=
+            jobs.windows(2).filter(|w| w[0].0 == w[1].0 && w[1].1 > w[0].1 + tasks[w[0].0 as usize].1).count() as u64;
     }
     println!("{sets} sets, {with_major} with a major execution set, {late} late jobs");
     assert!(with_major > 200 && late > 5000, "{with_major} {late}");
+}
+
+/// A late task of a major set with a heavy load has a window every ns (our rule): those
+/// windows count toward `max_events` (work that grows with simulated time, not with jobs). The
+/// 3 × (2000, 3000) set on two CPUs with extra delays up to 3000 ns: the run with the bound at
+/// twice its releases and completions stops early, saying so.
+#[test]
+fn one_ns_windows_count_toward_the_event_bound() {
+    let ts = TaskSet::from_cdt(&[(2000, 3000, 3000), (2000, 3000, 3000), (2000, 3000, 3000)]).unwrap();
+    let mut cfg = SimConfig::new(2);
+    cfg.check_invariants = true;
+    cfg.horizon = Some(60_000);
+    cfg.arrivals = Arrivals::Sporadic { max_extra_delay: 3000, seed: 5 };
+    let full = simulate(&ts, &Scheduler::Qps, &cfg).unwrap();
+    assert!(full.deadline_misses == 0 && !full.horizon_capped, "{full:?}");
+    cfg.max_events = 2 * full.events;
+    let early = simulate(&ts, &Scheduler::Qps, &cfg).unwrap();
+    let msg = early.horizon_message.clone().unwrap_or_default();
+    assert!(early.horizon_capped && early.horizon < 60_000 && msg.contains("max_events"), "{msg}");
 }
 
 fn partitionable_set(rng: &mut ChaCha8Rng, m: u32) -> TaskSet {

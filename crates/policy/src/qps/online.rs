@@ -71,7 +71,7 @@ struct SetState {
 /// [`Qps::release`] for each task releasing a job at `t`, then [`Qps::schedule`] (boundaries,
 /// mode switches, the decision); [`Qps::task_on`] reads the decision and [`Qps::next_event`]
 /// says when the next budget runs out or the next boundary comes. Releases are periodic from
-/// the offsets given to [`Qps::new`]; a task of a minor set may also release later (sporadic).
+/// the offsets given to [`Qps::new`]; a task may also release later (sporadic; module notes).
 #[derive(Debug, Clone)]
 pub struct Qps {
     qp: QuasiPartition,
