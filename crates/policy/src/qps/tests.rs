@@ -334,6 +334,7 @@ fn sporadic_releases_in_minor_sets_meet_every_deadline_on_random_sets() {
 /// Set 0 of the 3 × 2/3 example on two CPUs (R = 4/3, `P^a` = {τ0}, `P^b` = {τ1}; its slave
 /// hosted by set 1 with τ2, offset 1 ns), τ0's second job 1 ns late (release instant 3 ns,
 /// released at 4 ns).
+#[allow(clippy::type_complexity)]
 fn late_in_major_set(twin: bool, strict: bool) -> Result<Vec<(u128, Vec<Option<u32>>)>, QpsViolation> {
     let ts = set(&[(2, 3), (2, 3), (2, 3)]);
     let offsets = [0, 0, 1];
