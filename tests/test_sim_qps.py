@@ -82,7 +82,16 @@ def test_sporadic_arrivals_on_a_set_with_a_major_execution_set(cli, tmp_path):
     # TASKS has no partition on two CPUs (set 0 is major): late releases run by our rule for
     # late tasks (docs/simulator.md) and miss nothing.
     code, out, err = cli(
-        "simulate", write(tmp_path), "--scheduler", "qps", "--horizon", "300ns", "--sporadic", "7ns", "--seed", "3",
+        "simulate",
+        write(tmp_path),
+        "--scheduler",
+        "qps",
+        "--horizon",
+        "300ns",
+        "--sporadic",
+        "7ns",
+        "--seed",
+        "3",
         "--json",
     )
     assert code == 0, err
