@@ -69,9 +69,9 @@
 //! random ones). In QPS mode the parallel time is fixed per window and placed by the host,
 //! which the owner cannot steer; 1-ns windows keep arrivals on boundaries instead. Their cost:
 //! a major set with a late task and `A⁺ > 1`, and the sets hosting its slave item, have a
-//! boundary every ns while that load stays above 1 (at most until the task releases or the
-//! pending jobs complete). How the paper's fixed-rate servers handle a
-//! late job could not be read.
+//! boundary every ns while that load stays above 1 (until the late tasks release or enough
+//! pending jobs complete). How the paper's fixed-rate servers handle a late job could not be
+//! read.
 //!
 //! # Offline: [`QuasiPartition::build`]
 //!
