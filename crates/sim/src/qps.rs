@@ -4,19 +4,17 @@
 //! completions, runs on each CPU the pending job of the task QPS puts there, and records the
 //! schedule in exact ticks of `1/L` ns, `L` [`rtsched_policy::qps::QuasiPartition::scale`]).
 //!
-//! Sporadic arrivals run on a set without major execution sets (worst or first fit places it:
-//! QPS is partitioned EDF, and a minor set's uniprocessor EDF meets every deadline of sporadic
-//! jobs of rates summing to at most 1). Refused with one line: constrained or arbitrary
-//! deadlines and `U > m` (the quasi-partition's refusals), sporadic arrivals on a set with a
-//! major execution set (its servers' windows end at its tasks' future release instants, which
-//! sporadic arrivals do not give; rtsched_policy::qps's module notes say why the obvious
-//! reservation rule fails), overhead injection.
+//! Sporadic arrivals run on every set QPS takes: in minor sets by uniprocessor EDF, in major
+//! sets by our rule for late tasks (rtsched_policy::qps's module notes, "Sporadic releases": a
+//! window with a late task stays partitioned, or lasts 1 ns when its load with the late tasks
+//! exceeds 1; each such window counts as an event toward `max_events`). Refused with one line: constrained or arbitrary deadlines and `U > m` (the
+//! quasi-partition's refusals), overhead injection.
 
-use crate::config::{Arrivals, Scheduler, SimConfig};
+use crate::config::{Scheduler, SimConfig};
 use crate::error::SimError;
 use crate::result::SimResult;
 use crate::servers::{simulate_servers, ServerPolicy};
-use rtsched_model::{ModelError, TaskSet};
+use rtsched_model::TaskSet;
 use rtsched_policy::qps::{Qps, QuasiPartition};
 
 impl ServerPolicy for Qps {
@@ -45,24 +43,15 @@ impl ServerPolicy for Qps {
     fn next_event(&self) -> u128 {
         Qps::next_event(self)
     }
+    fn extra_events(&self) -> u64 {
+        self.short_windows()
+    }
 }
 
 /// Simulates QPS. Same configuration, records and metrics as [`crate::simulate`].
 pub(crate) fn simulate_qps(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimResult, SimError> {
-    let sporadic = matches!(cfg.arrivals, Arrivals::Sporadic { .. });
     simulate_servers(ts, sched, cfg, |offsets| {
         let qp = QuasiPartition::build(ts, cfg.m)?;
-        if sporadic {
-            if let Some(k) = qp.sets.iter().position(|s| s.major.is_some()) {
-                return Err(ModelError::field(
-                    "arrivals",
-                    format!(
-                        "QPS here needs periodic releases for the tasks of a major execution set (set {k} on CPU {k}): its servers' windows end at those tasks' future release instants; sporadic arrivals run QPS only on a set worst or first fit partitions"
-                    ),
-                )
-                .into());
-            }
-        }
         Ok(Qps::new(qp, offsets, cfg.check_invariants)?)
     })
 }

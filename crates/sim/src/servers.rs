@@ -57,6 +57,11 @@ pub(crate) trait ServerPolicy {
     fn task_on(&self, cpu: usize) -> Option<u32>;
     /// The next instant after now at which the policy's decision may change.
     fn next_event(&self) -> u128;
+    /// Work of the policy's own that grows with simulated time rather than with jobs (QPS's
+    /// 1-ns windows), counted with the events toward `max_events`.
+    fn extra_events(&self) -> u64 {
+        0
+    }
 }
 
 struct Pending {
@@ -210,7 +215,7 @@ pub(crate) fn simulate_servers<P: ServerPolicy>(
         if t <= now {
             return Err(SimError::internal(format!("{} made no progress at tick {now} (1/{l} ns)", P::NAME)));
         }
-        if early.check(cfg, ns(t), horizon, events, &mut rec)? {
+        if early.check(cfg, ns(t), horizon, events + pol.extra_events(), &mut rec)? {
             h = t; // end at t (Ctrl-C or a work bound)
         }
         let dt = t - now;

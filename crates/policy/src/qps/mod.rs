@@ -32,23 +32,46 @@
 //!
 //! # Sporadic releases (ours)
 //!
-//! A task of a *minor* set may release a job at any integer ns at or after its release
-//! instant (the previous release plus `T`); its deadline is its release plus `T`. A minor set
-//! is uniprocessor EDF over its tasks' jobs and its slave items' jobs (each due at its owner's
-//! next boundary, of work its owner's slave rate times the window), whose rates sum to at most
-//! 1, and EDF meets every deadline of any such job sequence on one processor; a task whose
-//! release instant has passed without a release gives its set a boundary at `t + T` (the
-//! earliest deadline a job of it may have), a harmless extra boundary. So a set worst or first
-//! fit places (every set minor: partitioned EDF) schedules sporadic tasks. A task of a *major*
-//! set must release at its release instant ([`Qps::release`] refuses a later one): its
-//! window budgets are planned at the set's boundaries, and a job that comes between them has
-//! none. The obvious repair was tried and fails — keep the absent task's rate reserved in the
-//! window (in the load test and the slave rate) and give a job coming at `r` the budget
-//! `u·(e − r)` for the rest of the window: in QPS mode the host's master time passes while
-//! the side (`P^a` or `P^b`) holding the absent task has nothing to run, and that time is lost
-//! to the job that comes later (with jobs 0 to `T` ns late on 300 random sets with `U ≤ m`: a
-//! window budget left unserved at a boundary on 90 of them, and deadline misses without the
-//! checks). How the paper's fixed-rate servers handle a late job could not be read.
+//! Any task may release a job at any integer ns at or after its *release instant* (its previous
+//! release plus `T`); the job's deadline is its release plus `T`. A task whose release instant
+//! has passed without a release is *late*; it gives its set a boundary at `t + T` (the
+//! earliest deadline a job of it may have, so a window never ends after the deadline of a job
+//! coming inside it).
+//! * **Minor set**: uniprocessor EDF over its tasks' jobs and its slave items' jobs (each due
+//!   at its owner's next boundary, of work its owner's slave rate times the window), whose
+//!   rates sum to at most 1: EDF meets every deadline of any such job sequence. So a set
+//!   worst or first fit places (every set minor) is partitioned EDF, sporadic included.
+//! * **Major set** (our rule): at a boundary `t`, let `A⁺` be the window's load `A` plus the
+//!   rates of the set's late tasks. If `A⁺ ≤ 1`, the window is planned as always (it is in
+//!   partitioned mode, since `A ≤ A⁺`), and a late job coming at `r` inside it gets the
+//!   budget `u·(e − r)` for the rest of the window (`e` its end). If `A⁺ > 1`, the window
+//!   lasts 1 ns (`e = t + 1`) and is planned from the pending jobs alone: releases are integer
+//!   ns, so no job can come inside it. ([`Qps::short_windows`] and
+//!   [`Qps::late_inside_windows`] count the two cases.)
+//!
+//! Why no deadline is missed. A window of 1 ns is an ordinary window: no release comes inside
+//! it, and the periodic argument below holds as it is (it never uses periodicity, only that
+//! every release and every deadline is a boundary). In a partitioned window of a major set
+//! with late tasks, the dedicated CPU runs items with budget whenever one has some (EDF among
+//! them, background work only after). Let `W(τ)` be the budgets left at `τ` plus `u·(e − τ)`
+//! for every task still late. At `t`, `W = A⁺·len ≤ len`. A release at `r` moves `u·(e − r)`
+//! from the late term to the budgets: `W` does not change. While budgets are left the CPU
+//! serves them, so `W` falls at least as fast as `e − τ`; when none are left, `W` is the late
+//! term alone, `≤ Σu·(e − τ) ≤ e − τ`. So `W(τ) ≤ e − τ` throughout, and no budget is left at
+//! `e`: every job still gets `u` times every window it is pending in (the part after its
+//! release in the window it comes in). The slave rate of a partitioned window is 0, so the
+//! host's promises are unchanged. The job then has `u·(e − r)` plus `u` times the windows up to
+//! its deadline `r + T` (a boundary): `C`. The rate of a late task is kept only where it is
+//! safe (partitioned mode): the rule tried before ours kept it in QPS mode too, with windows of
+//! ordinary length, and fails — the host may run the slave item (master time) while the late
+//! task's side has nothing to run, and the master time that passes idle is lost to the job that
+//! comes later (`Qps::broken_reserves_absent`, caught by the tests on a hand-made set and on
+//! random ones). In QPS mode the parallel time is fixed per window and placed by the host,
+//! which the owner cannot steer; 1-ns windows keep arrivals on boundaries instead. Their cost:
+//! a major set with a late task and `A⁺ > 1`, and the sets hosting its slave item, have a
+//! boundary every ns while that load stays above 1 (until the late tasks release or enough
+//! pending jobs complete). How the paper's fixed-rate servers handle a late job could not be
+//! read.
 //!
 //! # Offline: [`QuasiPartition::build`]
 //!
@@ -89,8 +112,7 @@
 //!   tasks). Otherwise the dedicated CPU runs the server with budget left whose earliest
 //!   budgeted item is earlier (ties: `σ^a`), then any pending task by EDF.
 //!
-//! Why no deadline is missed (with `U ≤ m`, implicit deadlines, periodic releases in major
-//! sets): the
+//! Why no deadline is missed (with `U ≤ m`, implicit deadlines; sporadic releases: above): the
 //! dedicated CPU's window holds exactly `M + σ^a + σ^b = len`, of which the master's `M` is
 //! delivered by the host (the slave item's window budgets are due at the owner's boundaries);
 //! every unit of `σ^a` or master time serves a `P^a` item with budget left while one exists

@@ -71,7 +71,7 @@ struct SetState {
 /// [`Qps::release`] for each task releasing a job at `t`, then [`Qps::schedule`] (boundaries,
 /// mode switches, the decision); [`Qps::task_on`] reads the decision and [`Qps::next_event`]
 /// says when the next budget runs out or the next boundary comes. Releases are periodic from
-/// the offsets given to [`Qps::new`]; a task of a minor set may also release later (sporadic).
+/// the offsets given to [`Qps::new`]; a task may also release later (sporadic; module notes).
 #[derive(Debug, Clone)]
 pub struct Qps {
     qp: QuasiPartition,
@@ -84,11 +84,17 @@ pub struct Qps {
     strict: bool,
     switches: u64,
     activations: u64,
+    /// Late jobs of major sets' tasks released inside a (partitioned) window; 1-ns windows.
+    inside: u64,
+    short: u64,
     /// The broken twin's flaw (tests only): a major set never activates its servers.
     never_activate: bool,
     /// The other broken twin's flaw (tests only): a late (sporadic) job keeps the deadline of
     /// its periodic release instant.
     grid_deadlines: bool,
+    /// The third broken twin's flaw (tests only): the rule tried before for late tasks of a
+    /// major set — their rates reserved in a window of ordinary length in QPS mode too.
+    reserve_absent: bool,
 }
 
 fn take(b: &mut u128, dt: u128, strict: bool, what: impl FnOnce() -> String) -> Result<(), QpsViolation> {
@@ -137,8 +143,11 @@ impl Qps {
             strict,
             switches: 0,
             activations: 0,
+            inside: 0,
+            short: 0,
             never_activate: false,
             grid_deadlines: false,
+            reserve_absent: false,
         })
     }
 
@@ -157,6 +166,18 @@ impl Qps {
     #[doc(hidden)]
     pub fn broken_grid_deadlines(mut self) -> Qps {
         self.grid_deadlines = true;
+        self
+    }
+
+    /// A broken twin for the sporadic oracles (never for use): the rule tried before ours for a
+    /// major set whose task is late (module notes, "Sporadic releases"): its rate stays
+    /// reserved in the load test and the slave rate, in QPS mode as in partitioned mode, and
+    /// the window keeps its ordinary length; a job coming inside it gets `u·(e − r)`. Master
+    /// time passing while the late task's side has nothing to run is lost to it, which the
+    /// strict checks or a deadline must catch.
+    #[doc(hidden)]
+    pub fn broken_reserves_absent(mut self) -> Qps {
+        self.reserve_absent = true;
         self
     }
 
@@ -194,10 +215,25 @@ impl Qps {
         self.activations
     }
 
-    /// Task `i`'s job is released now: at its release instant, or — a task of a minor
-    /// execution set only — at a later integer ns (a sporadic release; module notes,
-    /// "Sporadic releases"). Never before it.
+    /// Late jobs of major sets' tasks released so far inside their set's window (partitioned
+    /// mode; module notes, "Sporadic releases").
+    pub fn late_inside_windows(&self) -> u64 {
+        self.inside
+    }
+
+    /// Windows so far cut to 1 ns because a major set's load with its late tasks exceeded 1.
+    pub fn short_windows(&self) -> u64 {
+        self.short
+    }
+
+    /// Task `i`'s job is released now: at its release instant, or at a later integer ns (a
+    /// sporadic release; module notes, "Sporadic releases"). Never before it.
     pub fn release(&mut self, i: u32) -> Result<(), QpsViolation> {
+        self.release_job(i, true)
+    }
+
+    /// [`Qps::release`]; `real`: a job is released (else the driver skips it: no budget).
+    fn release_job(&mut self, i: u32, real: bool) -> Result<(), QpsViolation> {
         let iu = i as usize;
         let Some(&r) = self.next_rel.get(iu) else {
             return Err(QpsViolation(format!("release of unknown task {i}")));
@@ -210,14 +246,23 @@ impl Qps {
             )));
         }
         let at = (self.now / l) as Time;
-        let (k, _) = self.qp.place[iu];
-        if at > r && self.qp.sets[k].major.is_some() {
-            return Err(QpsViolation(format!(
-                "task {i} released at {at} ns, after its release instant {r} ns, but it is in major execution set {k} (QPS needs periodic releases there)"
-            )));
-        }
         if self.pending[iu] && self.strict {
             return Err(QpsViolation(format!("task {i}'s previous job is still pending at its deadline {r} ns")));
+        }
+        let (k, j) = self.qp.place[iu];
+        let st = &self.st[k];
+        // A late job of a major set's task inside its set's window (not at a boundary, where
+        // the new window budgets it): the rest of the window's share, `u·(e − at)`. Our rule
+        // makes such a window partitioned (a window in QPS mode with a late task lasts 1 ns).
+        if real && self.qp.sets[k].major.is_some() && self.started && st.start <= at && at < st.end {
+            if st.mode == Mode::Qps && !self.reserve_absent {
+                return Err(QpsViolation(format!(
+                    "task {i} released at {at} ns inside set {k}'s window [{}, {}) in QPS mode (a bug: such a window lasts 1 ns)",
+                    st.start, st.end
+                )));
+            }
+            self.st[k].budget[j] = self.qp.rate_ticks[iu] * (self.st[k].end - at) as u128;
+            self.inside += 1;
         }
         self.pending[iu] = true;
         // The broken twin keeps the periodic deadline of a late job.
@@ -232,7 +277,7 @@ impl Qps {
     /// task's release instant moves on and it stays without a pending job.
     pub fn skip_release(&mut self, i: u32) -> Result<(), QpsViolation> {
         let was = self.pending.get(i as usize).copied().unwrap_or(false);
-        self.release(i)?;
+        self.release_job(i, false)?;
         self.pending[i as usize] = was;
         Ok(())
     }
@@ -331,18 +376,15 @@ impl Qps {
         self.select()
     }
 
-    /// The next boundary of set `k` after `t`: its tasks' next release instants (in a minor
-    /// set, a sporadic task whose instant has passed without a release: `t + T`, the earliest
-    /// deadline of a job it may release) and its slave items' owners' window ends.
+    /// The next boundary of set `k` after `t`: its tasks' next release instants (a task whose
+    /// instant has passed without a release — a *late* task —: `t + T`, the earliest deadline
+    /// a job of it may have) and its slave items' owners' window ends.
     fn next_boundary(&self, k: usize, t: Time) -> Time {
-        let minor = self.qp.sets[k].major.is_none();
         self.qp.sets[k]
             .items
             .iter()
             .map(|it| match *it {
-                Item::Task(i) if minor && !self.pending[i as usize] && self.next_rel[i as usize] <= t => {
-                    t.saturating_add(self.qp.periods[i as usize])
-                }
+                Item::Task(i) if self.is_late(i, t) => t.saturating_add(self.qp.periods[i as usize]),
                 Item::Task(i) => self.next_rel[i as usize],
                 Item::Slave(q) => self.st[q].end,
             })
@@ -350,20 +392,13 @@ impl Qps {
             .unwrap_or(Time::MAX)
     }
 
+    /// Task `i` is late at `t`: its release instant has passed without a release.
+    fn is_late(&self, i: u32, t: Time) -> bool {
+        !self.pending[i as usize] && self.next_rel[i as usize] <= t
+    }
+
     fn new_window(&mut self, k: usize, t: Time, init: bool) -> Result<(), QpsViolation> {
-        let end = self.next_boundary(k, t);
-        if end <= t && self.qp.sets[k].major.is_some() {
-            let late = self.qp.sets[k].items.iter().find_map(|it| match *it {
-                Item::Task(i) if self.next_rel[i as usize] <= t => Some(i),
-                _ => None,
-            });
-            if let Some(i) = late {
-                return Err(QpsViolation(format!(
-                    "task {i} of major execution set {k} released nothing at its release instant {} ns (QPS needs periodic releases there)",
-                    self.next_rel[i as usize]
-                )));
-            }
-        }
+        let mut end = self.next_boundary(k, t);
         if end <= t && !self.qp.sets[k].items.is_empty() {
             return Err(QpsViolation(format!(
                 "set {k} has a boundary at {end} ns, not after {t} ns: a release was not reported"
@@ -386,7 +421,6 @@ impl Qps {
                 return Err(QpsViolation(format!("set {k}'s master has {} ticks left at {t} ns", st.master)));
             }
         }
-        let len = if end == Time::MAX { 0 } else { (end - t) as u128 };
         let l = self.qp.scale;
         let rates: Vec<u128> = set
             .items
@@ -397,6 +431,25 @@ impl Qps {
                 Item::Slave(q) => self.st[q].slave_rate,
             })
             .collect();
+        // A major set's late tasks (sporadic; module notes): their rates, per subset.
+        let (mut late_a, mut late_b) = (0u128, 0u128);
+        if let Some(mj) = &set.major {
+            for (j, it) in set.items.iter().enumerate() {
+                if let Item::Task(i) = *it {
+                    if self.is_late(i, t) {
+                        *(if mj.b.contains(&j) { &mut late_b } else { &mut late_a }) += self.qp.rate_ticks[i as usize];
+                    }
+                }
+            }
+        }
+        let load = rates.iter().sum::<u128>() + late_a + late_b;
+        // Our rule: a window whose load with its late tasks exceeds 1 lasts 1 ns, so a late
+        // job comes at a boundary (releases are integer ns); otherwise it stays partitioned and
+        // a job coming inside it gets the rest of its share (`Qps::release`).
+        if late_a + late_b > 0 && load > l && !self.reserve_absent && end > t + 1 {
+            end = t + 1;
+            self.short += 1;
+        }
         let fresh: Vec<bool> = set
             .items
             .iter()
@@ -413,6 +466,7 @@ impl Qps {
                 _ => 0,
             })
             .collect();
+        let len = if end == Time::MAX { 0 } else { (end - t) as u128 };
         let major = set.major.clone();
         let st = &mut self.st[k];
         st.start = t;
@@ -437,6 +491,11 @@ impl Qps {
                     } else {
                         ra += r;
                     }
+                }
+                // The broken twin (the rule tried before ours) reserves the late tasks' rates
+                // in QPS mode too.
+                if self.reserve_absent {
+                    (ra, rb) = (ra + late_a, rb + late_b);
                 }
                 let prev = st.mode;
                 if ra + rb > l && !self.never_activate {

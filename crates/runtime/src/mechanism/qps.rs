@@ -279,8 +279,8 @@ impl QpsMech {
         let to = now.saturating_sub(self.t0) as u128 * cl.scale;
         let mut k = 0u32;
         // The next event: the policy's, or a release instant of this driver's own that is due
-        // (the policy's `next_event` looks only past now, since a sporadic minor-set task may
-        // let its instant pass; here every task releases periodically, at its instant).
+        // (the policy's `next_event` looks only past now, since a sporadic task may let its
+        // instant pass; here every task releases periodically, at its instant).
         let next = |st: &State| -> u128 {
             let rel = st.next_rel.iter().map(|&t| (t as u128).saturating_mul(cl.scale)).min().unwrap_or(u128::MAX);
             st.qps.next_event().min(rel.max(st.qps.now()))
