@@ -41,7 +41,7 @@ def schedulers() -> list[str]:
 Params = dict[str, Any] | None
 
 
-def _merge_params(named: dict[str, Any], params: Params) -> dict[str, Any]:
+def _merge_params(named: dict[str, Any], params: Params, scheduler: str) -> dict[str, Any]:
     """The named parameter arguments plus ``params``; a parameter given both ways is refused,
     naming it (the registry checks names and values)."""
     if params is None:
@@ -52,7 +52,7 @@ def _merge_params(named: dict[str, Any], params: Params) -> dict[str, Any]:
     for k, val in params.items():
         key = str(k).strip().replace("-", "_")
         if key in out:
-            raise RtschedError(f"field '{key}': given twice (as an argument and in params); give it once")
+            raise RtschedError(v.given_twice(key, scheduler))
         if not isinstance(val, (bool, int, str)):
             raise RtschedError(f"field '{key}': expected an int, str or bool, got {type(val).__name__}")
         out[key] = val
@@ -125,7 +125,7 @@ def _simulate(
         "rr_quantum": rr_quantum,
     }
     named = {k: x for k, x in given.items() if x is not None}
-    params_all = _merge_params(named, params)
+    params_all = _merge_params(named, params, scheduler)
     return _request(
         ts, m, scheduler, params_all, placement_text, horizon, sporadic, exec_fraction, seed, outputs, log,
         overheads_text, overhead_stat, v.boolean(draw_suspensions, "draw_suspensions"),

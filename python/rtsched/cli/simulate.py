@@ -170,7 +170,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             soft=args.soft,
             background=args.background,
             rr_quantum=args.rr_quantum,
-            params=dict(param_pairs(args.param)),
+            params=dict(param_pairs(args.param, args.scheduler.lower())),
             log=_log,
         )
     )
@@ -320,7 +320,7 @@ def _simulate_dag(args: argparse.Namespace, workload: DagFile) -> int:
         f"{args.file}: DAG task sets",
         "docs/dag.md: gedf, gfp --param priorities=..., federated; no overhead injection",
     )  # fmt: skip
-    params = dict(param_pairs(args.param))
+    params = dict(param_pairs(args.param, args.scheduler.lower()))
     priorities = params.pop("priorities", None)
     if params:
         raise RtschedError(f"field '{next(iter(params))}': DAG task sets take only --param priorities (gfp)")
