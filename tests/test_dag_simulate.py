@@ -90,7 +90,7 @@ def test_sporadic_and_early_completion_are_seeded(cli, dag_file):
         (["--quantum", "1ms"], "DAG task sets are simulated without --quantum"),
         (["--overheads", '{"release_ns": 5}'], "DAG task sets are simulated without --overheads"),
         (["--param", "cash=true"], "field 'cash': DAG task sets take only --param priorities"),
-        (["--scheduler", "gfp", "--param", "priorities=1"], "field 'priorities': 1 priorities for 2 tasks"),
+        (["--scheduler", "gfp", "--param", "priorities=1"], "gfp: parameter priorities: 1 priorities for 2 tasks"),
     ],
 )
 def test_one_line_refusals(cli, dag_file, extra, words):

@@ -279,7 +279,10 @@ def test_api_errors_are_rtsched_errors():
         rtsched.run(light(), scheduler="fifo", cpus=[CPU], duration="10ms")
     with pytest.raises(rtsched.RtschedError, match="global and takes no placement"):
         rtsched.run(light(), scheduler="gsn-edf", cpus=[CPU], duration="10ms", placement=[[0, 1, 2]])
-    with pytest.raises(rtsched.RtschedError, match='gsn-edf has no parameter "priorities"'):
+    with pytest.raises(
+        rtsched.RtschedError,
+        match="gsn-edf: parameter priorities: applies only to --scheduler pfp, push-pull-fp, not gsn-edf",
+    ):
         rtsched.run(light(), scheduler="gsn-edf", cpus=[CPU], duration="10ms", params={"priorities": "rm"})
     with pytest.raises(rtsched.RtschedError, match="parameter priorities"):
         rtsched.run(light(), scheduler="pfp", cpus=[CPU], duration="10ms", params={"priorities": "1,2"})
@@ -330,7 +333,7 @@ def test_mechanism_parameters_reach_the_builder_from_the_cli(cli, tmp_path):
         s = json.loads(out)
         assert s["params"] == {"priorities": "0,2,1"} and s["accounting_error"] is None
     code, out, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "100ms", "--priorities", "rm")
-    assert code == 2 and 'gsn-edf has no parameter "priorities"' in err and len(err.splitlines()) == 1
+    assert code == 2 and "gsn-edf: parameter priorities: applies only to" in err and len(err.splitlines()) == 1
     code, out, err = cli("run", f, "--scheduler", "pfp", "--cpus", CPU, "--duration", "100ms", "--param", "priorities")
     assert code == 2 and "KEY=VALUE" in err
 

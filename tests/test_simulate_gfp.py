@@ -67,8 +67,8 @@ def test_cli_param_reaches_the_simulator_and_every_output_is_written(cli, tmp_pa
 @pytest.mark.parametrize(
     "args, words",
     [
-        (["--scheduler", "gfp", "--param", "priorities=1,2"], "field 'priorities': 2 priorities for 3 tasks"),
-        (["--scheduler", "gfp", "--param", "priorities=x"], "field 'priorities': dm, rm or one integer rank"),
+        (["--scheduler", "gfp", "--param", "priorities=1,2"], "gfp: parameter priorities: 2 priorities for 3 tasks"),
+        (["--scheduler", "gfp", "--param", "priorities=x"], "gfp: parameter priorities: dm, rm or one integer rank"),
         (["--scheduler", "gfl", "--param", "priorities=rm"], "applies only to --scheduler gfp, not gfl"),
         (["--scheduler", "gedf-quantum", "--param", "quantum=2ms", "--quantum", "1ms"], "given twice"),
         (["--scheduler", "gfp", "--param", "priorities"], "use KEY=VALUE"),

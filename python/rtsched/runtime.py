@@ -115,6 +115,32 @@ def _prepare(
     """The run request of :func:`run_raw` / :func:`run_forkjoin_raw` (values checked here with
     the names users know) decided by the runtime (``rtsched_runtime::request``, no thread
     started): its plan (CPUs, placement, warnings) and the request."""
+    pairs = checked_params(scheduler, params)
+    request = {
+        "workload": workload,
+        "scheduler": scheduler,
+        "duration_ns": v.duration(duration, "duration", 1),
+        "rt_priority": v.optional_integer(rt_priority, "rt_priority", 1, 99),
+        "idle": v.choice(idle, "idle", ["sleep", "spin"]),
+        "force": v.boolean(force, "force"),
+        "seed": v.seed(seed),
+        "cpus": None if cpus is None else parse_cpus(cpus),
+        "exports": list(exports),
+        "params": pairs,
+        **more,
+    }
+    if placement is not None:
+        if not isinstance(workload, TaskSet):
+            raise RtschedError("a fork-join workload runs without a placement")
+        request["placement"] = _placement_arg(placement, workload)
+    return _core.prepare_run(request), request
+
+
+def checked_params(scheduler: str, params: dict | Sequence[str] | None) -> list[tuple[str, str]]:
+    """The parameters of a run of ``scheduler`` as (KEY, VALUE) text pairs
+    (:func:`rtsched.validate.param_pairs`), checked by the runtime's registry before anything
+    runs: an unknown, repeated or bad one raises the same one line as the simulator's
+    (``rtsched_model::params::resolve``, the one reading of every engine's parameters)."""
     entry = find_scheduler(v.text(scheduler, "scheduler"))
     if isinstance(params, dict):
         # A Python int for a duration parameter is nanoseconds, as every duration of the Python
@@ -126,24 +152,9 @@ def _prepare(
             else val
             for k, val in params.items()
         }
-    request = {
-        "workload": workload,
-        "scheduler": scheduler,
-        "duration_ns": v.duration(duration, "duration", 1),
-        "rt_priority": v.optional_integer(rt_priority, "rt_priority", 1, 99),
-        "idle": v.choice(idle, "idle", ["sleep", "spin"]),
-        "force": v.boolean(force, "force"),
-        "seed": v.seed(seed),
-        "cpus": None if cpus is None else parse_cpus(cpus),
-        "exports": list(exports),
-        "params": v.param_pairs(params),
-        **more,
-    }
-    if placement is not None:
-        if not isinstance(workload, TaskSet):
-            raise RtschedError("a fork-join workload runs without a placement")
-        request["placement"] = _placement_arg(placement, workload)
-    return _core.prepare_run(request), request
+    pairs = v.param_pairs(params, entry["name"])
+    _core.check_mechanism_params(entry["name"], pairs)
+    return pairs
 
 
 def run_cpus(
@@ -748,6 +759,7 @@ def measure_overheads(
     from .protocol import background_plan, format_preflight, isolated, preflight
 
     term_names = terms(v.text(scheduler, "scheduler"))
+    checked_params(scheduler, params)  # a bad parameter is refused before the preflight
     cpu_list = parse_cpus(cpus)
     seed = v.seed(seed)
     rt_priority = v.optional_integer(rt_priority, "rt_priority", 1, 99)

@@ -41,7 +41,7 @@ def schedulers() -> list[str]:
 Params = dict[str, Any] | None
 
 
-def _merge_params(named: dict[str, Any], params: Params) -> dict[str, Any]:
+def _merge_params(named: dict[str, Any], params: Params, scheduler: str) -> dict[str, Any]:
     """The named parameter arguments plus ``params``; a parameter given both ways is refused,
     naming it (the registry checks names and values)."""
     if params is None:
@@ -52,7 +52,7 @@ def _merge_params(named: dict[str, Any], params: Params) -> dict[str, Any]:
     for k, val in params.items():
         key = str(k).strip().replace("-", "_")
         if key in out:
-            raise RtschedError(f"field '{key}': given twice (as an argument and in params); give it once")
+            raise RtschedError(v.given_twice(key, scheduler))
         if not isinstance(val, (bool, int, str)):
             raise RtschedError(f"field '{key}': expected an int, str or bool, got {type(val).__name__}")
         out[key] = val
@@ -125,14 +125,39 @@ def _simulate(
         "rr_quantum": rr_quantum,
     }
     named = {k: x for k, x in given.items() if x is not None}
-    params_all = _merge_params(named, params)
+    params_all = _merge_params(named, params, scheduler)
+    return _request(
+        ts, m, scheduler, params_all, placement_text, horizon, sporadic, exec_fraction, seed, outputs, log,
+        overheads_text, overhead_stat, v.boolean(draw_suspensions, "draw_suspensions"),
+    )  # fmt: skip
+
+
+def _request(
+    workload: TaskSet | str,
+    m: int | None,
+    scheduler: str,
+    params: dict[str, Any] | None,
+    placement_text: str | None,
+    horizon: int | None,
+    sporadic: int | None,
+    exec_fraction: float | None,
+    seed: int,
+    outputs: list[str],
+    log: Callable[[str], None] | None,
+    overheads_text: str | None = None,
+    overhead_stat: str | None = None,
+    draw_suspensions: bool = False,
+) -> tuple[dict, dict]:
+    """The one simulate request of the Python side (sequential, fork-join and DAG workloads alike),
+    its arguments already checked: the simulator's answer and its summary. A set the scheduler
+    cannot place raises :class:`NotPlacedError`; ``log`` receives the notes and the horizon cap."""
     res = _core.simulate(
-        ts, m, scheduler, params_all, placement_text, horizon, sporadic, exec_fraction, seed, outputs, overheads_text,
-        overhead_stat, v.boolean(draw_suspensions, "draw_suspensions"),
+        workload, m, scheduler, params, placement_text, horizon, sporadic, exec_fraction, seed, outputs,
+        overheads_text, overhead_stat, draw_suspensions,
     )  # fmt: skip
     if res["not_placed"] is not None:
         raise NotPlacedError(res["not_placed"])
-    summary = json.loads(res["summary"])
+    summary = dict(json.loads(res["summary"]))
     if log is not None:
         for note in res["notes"]:
             log(note)
@@ -372,14 +397,13 @@ def simulate_forkjoin(
         if asked:
             raise RtschedError(f"field '{asked[0]}': fork-join sets write trace files only under rtws, not {scheduler}")
         if scheduler == "gedf":  # the one simulate request: G-EDF over the threads
-            res = _core.simulate(text, m, "gedf", horizon=horizon, sporadic=sporadic, seed=seed, outputs=[])
-            return {**json.loads(res["summary"]), "scheduler": "gedf"}
+            _, summary = _request(text, m, "gedf", None, None, horizon, sporadic, None, seed, [], None)
+            return {**summary, "scheduler": "gedf"}
         # SP-RES over the sequentialized tasks: a contrast of the RTWS reproduction, not a scheduler
         # of fork-join sets (crates/py/src/repro.rs).
         return dict(json.loads(_core.forkjoin_simulate(text, m, scheduler, horizon, sporadic, seed)))
     outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt, gantt_window)
-    res = _core.simulate(text, m, "rtws", horizon=horizon, sporadic=sporadic, seed=seed, outputs=outputs)
-    summary = dict(json.loads(res["summary"]))
+    res, summary = _request(text, m, "rtws", None, None, horizon, sporadic, None, seed, outputs, None)
     title = f"RTWS on {summary.get('m', m)} processors (simulation, thread level)"
     _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, title, gantt_window)
     return _finish(summary, res)
@@ -437,17 +461,7 @@ def simulate_dag(
         raise RtschedError(f"argument 'log': expected a function of one string, got {type(log).__name__}")
     _check_outputs(trace=trace, perfetto=perfetto, sched_trace=sched_trace, job_csv=job_csv, gantt=gantt)
     outputs, gantt_ext = _outputs(trace, perfetto, sched_trace, job_csv, gantt, gantt_window)
-    res = _core.simulate(
-        text, m, scheduler, params, None, horizon, sporadic, exec_fraction, seed, outputs,
-    )  # fmt: skip
-    if res["not_placed"] is not None:
-        raise NotPlacedError(res["not_placed"])
-    summary = dict(json.loads(res["summary"]))
-    if log is not None:
-        for note in res["notes"]:
-            log(note)
-        if summary["horizon_capped"]:
-            log(f"horizon capped: {summary['horizon_message']}")
+    res, summary = _request(text, m, scheduler, params, None, horizon, sporadic, exec_fraction, seed, outputs, log)
     title = f"{res['scheduler']} on {summary['m']} processors (simulation, node level)"
     _write_outputs(res, trace, perfetto, sched_trace, job_csv, gantt, gantt_ext, title, gantt_window)
     return _finish(summary, res)

@@ -435,10 +435,17 @@ def check_cli_cpus(s: str) -> str:
 cli_cpus = _cli(check_cli_cpus, "CPU list")
 
 
-def param_pairs(params: dict | Iterable[str] | None) -> list[tuple[str, str]]:
+def given_twice(key: str, scheduler: str | None) -> str:
+    """The one line of a scheduler parameter given twice, the engines' words
+    (``rtsched_model::params::resolve``)."""
+    return (f"{scheduler}: " if scheduler else "") + f"parameter {key}: given twice; give it once"
+
+
+def param_pairs(params: dict | Iterable[str] | None, scheduler: str | None = None) -> list[tuple[str, str]]:
     """A scheduler's parameters, the one reader of ``rtsched run`` and ``rtsched simulate``
     (``--param KEY=VALUE``, ``params=``): ``{"priorities": "rm", "staggered": True}`` or
-    ``["k=v", ...]`` -> ``[(k, text), ...]``."""
+    ``["k=v", ...]`` -> ``[(k, text), ...]``. One given twice is refused as the engines refuse
+    it (``rtsched_model::params::resolve``), naming ``scheduler``."""
     if params is None:
         return []
     if isinstance(params, dict):
@@ -455,9 +462,9 @@ def param_pairs(params: dict | Iterable[str] | None) -> list[tuple[str, str]]:
     for k, val in items:
         if isinstance(val, bool):
             val = "true" if val else "false"
-        key = str(k).replace("-", "_")
+        key = str(k).strip().replace("-", "_")
         if key in seen:  # --param k=1 --param k=2, or --param k=1 with --k 2: which one was meant?
-            raise RtschedError(f"parameter {str(k)!r} given twice; give each mechanism parameter once")
+            raise RtschedError(given_twice(key, scheduler))
         seen.add(key)
         out.append((str(k), str(val)))
     return out

@@ -11,7 +11,7 @@ use crate::overheads::{self as oh, Params, Rule};
 use crate::partition::{partition, Order, PartitionOutcome};
 use crate::semi::{self, CpuPlacement, Placement, Reservation, SemiConfig, TaskPlacement};
 use crate::Limits;
-use rtsched_model::overheads::{OverheadSpec, OverheadStat};
+use rtsched_model::overheads::{OverheadSpec, OverheadStat, Overheads};
 use rtsched_model::time::format_time_exact;
 use rtsched_model::{check_m, ModelError, TaskSet, Time};
 use serde_json::{Map, Value};
@@ -156,6 +156,64 @@ pub fn unmeasured(spec: &OverheadSpec, rule: Rule) -> Vec<&'static str> {
     }
 }
 
+/// The notes every overhead-aware answer ends with (`rtsched analyze --overheads`, the placements
+/// and budgets with overheads): the terms of `rule` that `spec` lacks ([`unmeasured`], charged
+/// as 0), and Δcpd when `params` leaves it at 0 (none of our runtimes measures it).
+pub fn charge_notes(spec: &OverheadSpec, rule: Rule, params: &Params) -> Vec<String> {
+    let mut notes = Vec::new();
+    let missing = unmeasured(spec, rule);
+    if !missing.is_empty() {
+        notes.push(format!("not in the model, charged as 0: {}", missing.join(", ")));
+    }
+    if params.cpd == 0 {
+        notes.push("Δcpd (cache-related preemption delay) = 0: not measured; set --cpd".into());
+    }
+    notes
+}
+
+/// What the placements and budgets with overheads charge: the model `model_text` read, `params`
+/// checked, and its values for `ts` under `mech` on `m` processors at the hard real-time
+/// statistic unless `stat` names one, resolved as `analyze` resolves them ([`oh::values`]).
+struct Charged {
+    spec: OverheadSpec,
+    stat: OverheadStat,
+    values: Overheads,
+}
+
+impl Charged {
+    fn resolve(
+        ts: &TaskSet,
+        m: u32,
+        mech: &oh::Mechanism,
+        model_text: &str,
+        stat: Option<&str>,
+        params: &Params,
+        extrapolate: bool,
+    ) -> Result<Charged, ModelError> {
+        let spec = OverheadSpec::from_json(model_text)?;
+        params.validate()?;
+        let stat = stat.map(OverheadStat::parse).transpose()?;
+        let (hs, _) = oh::stats(stat);
+        let values = oh::values(&spec, ts, m, mech, hs, extrapolate);
+        Ok(Charged { spec, stat: hs, values })
+    }
+
+    /// The keys both answers' `overheads` objects share after `model` and `mechanism` (`stat`,
+    /// `extrapolated`, `cpd_ns`, `quantum_ns`, `values`), in that order.
+    fn insert_keys(&self, o: &mut Map<String, Value>, mech: &oh::Mechanism, params: &Params, extrapolate: bool) {
+        o.insert("stat".into(), Value::from(self.stat.name()));
+        o.insert("extrapolated".into(), Value::from(extrapolate));
+        o.insert("cpd_ns".into(), Value::from(params.cpd));
+        o.insert("quantum_ns".into(), Value::from(params.quantum));
+        o.insert("values".into(), self.values.to_json_terms(mech.rule.terms()));
+    }
+
+    /// [`charge_notes`] as a JSON list.
+    fn notes(&self, mech: &oh::Mechanism, params: &Params) -> Value {
+        Value::Array(charge_notes(&self.spec, mech.rule, params).into_iter().map(Value::from).collect())
+    }
+}
+
 /// The SP-RES placement of `ts` with budgets inflated by the overheads of the model
 /// `model_text` (`rtsched partition --overheads MODEL --mechanism spres`, docs/spres.md,
 /// "Placements with overheads"): [`oh::place_spres`], the rule `analyze --overheads` judges
@@ -182,12 +240,8 @@ pub fn place_with_overheads(
             format!("a placement with overheads is made for spres (SP-RES budgets), not {}", mech.name),
         ));
     }
-    let spec = OverheadSpec::from_json(model_text)?;
-    params.validate()?;
-    let stat = stat.map(OverheadStat::parse).transpose()?;
-    let (hs, _) = oh::stats(stat);
-    let v = oh::values(&spec, ts, m, mech, hs, extrapolate);
-    let (judged, placed) = oh::place_spres(ts, m, &v, params, cfg)?;
+    let c = Charged::resolve(ts, m, mech, model_text, stat, params, extrapolate)?;
+    let (judged, placed) = oh::place_spres(ts, m, &c.values, params, cfg)?;
     let mut out = match placed {
         Some((_, p)) => p,
         None => Placement::failed(
@@ -196,23 +250,11 @@ pub fn place_with_overheads(
             judged.reason.unwrap_or_else(|| "not schedulable after inflation".into()),
         ),
     };
-    let mut notes = Vec::new();
-    let missing = unmeasured(&spec, mech.rule);
-    if !missing.is_empty() {
-        notes.push(Value::from(format!("not in the model, charged as 0: {}", missing.join(", "))));
-    }
-    if params.cpd == 0 {
-        notes.push(Value::from("Δcpd (cache-related preemption delay) = 0: not measured; set --cpd"));
-    }
     let mut o = Map::new();
-    o.insert("model".into(), Value::from(label.unwrap_or(spec.source())));
+    o.insert("model".into(), Value::from(label.unwrap_or(c.spec.source())));
     o.insert("mechanism".into(), Value::from(mech.name));
-    o.insert("stat".into(), Value::from(hs.name()));
-    o.insert("extrapolated".into(), Value::from(extrapolate));
-    o.insert("cpd_ns".into(), Value::from(params.cpd));
-    o.insert("quantum_ns".into(), Value::from(params.quantum));
-    o.insert("values".into(), v.to_json_terms(mech.rule.terms()));
-    o.insert("notes".into(), Value::Array(notes));
+    c.insert_keys(&mut o, mech, params, extrapolate);
+    o.insert("notes".into(), c.notes(mech, params));
     out.overheads = Some(o);
     Ok(out)
 }
@@ -238,28 +280,12 @@ pub fn budgets_with_overheads(
 ) -> Result<Value, ModelError> {
     check_m(m as u64)?;
     let mech = oh::mechanism(mechanism)?;
-    let spec = OverheadSpec::from_json(model_text)?;
-    params.validate()?;
-    let stat = stat.map(OverheadStat::parse).transpose()?;
-    let (hs, _) = oh::stats(stat);
-    let v = oh::values(&spec, ts, m, mech, hs, extrapolate);
-    let (judged, inflated) = oh::inflate_optimal(ts, m, mech, &v, params)?;
-    let mut notes = Vec::new();
-    let missing = unmeasured(&spec, mech.rule);
-    if !missing.is_empty() {
-        notes.push(Value::from(format!("not in the model, charged as 0: {}", missing.join(", "))));
-    }
-    if params.cpd == 0 {
-        notes.push(Value::from("Δcpd (cache-related preemption delay) = 0: not measured; set --cpd"));
-    }
+    let c = Charged::resolve(ts, m, mech, model_text, stat, params, extrapolate)?;
+    let (judged, inflated) = oh::inflate_optimal(ts, m, mech, &c.values, params)?;
     let mut o = Map::new();
     o.insert("mechanism".into(), Value::from(mech.name));
-    o.insert("model".into(), Value::from(label.unwrap_or(spec.source())));
-    o.insert("stat".into(), Value::from(hs.name()));
-    o.insert("extrapolated".into(), Value::from(extrapolate));
-    o.insert("cpd_ns".into(), Value::from(params.cpd));
-    o.insert("quantum_ns".into(), Value::from(params.quantum));
-    o.insert("values".into(), v.to_json_terms(mech.rule.terms()));
+    o.insert("model".into(), Value::from(label.unwrap_or(c.spec.source())));
+    c.insert_keys(&mut o, mech, params, extrapolate);
     o.insert("schedulable".into(), Value::from(judged.verdict.is_schedulable()));
     o.insert("reason".into(), judged.reason.map_or(Value::Null, Value::from));
     o.insert(
@@ -268,7 +294,7 @@ pub fn budgets_with_overheads(
     );
     o.insert("utilization".into(), inflated.as_ref().map_or(Value::Null, |s| Value::from(s.utilization_f64())));
     o.insert("nominal_utilization".into(), Value::from(ts.utilization_f64()));
-    o.insert("notes".into(), Value::Array(notes));
+    o.insert("notes".into(), c.notes(mech, params));
     Ok(Value::Object(o))
 }
 

@@ -46,8 +46,12 @@ pub enum ParamKind {
     Bool,
     /// One of the listed words (a rule's name).
     Choice(&'static [&'static str]),
-    /// Free text, checked by the scheduler (e.g. a list of per-task priorities).
+    /// Free text, checked by the scheduler (e.g. a mailbox count).
     Text,
+    /// Fixed priorities: `dm`, `rm` or one integer rank per task, comma-separated (smaller =
+    /// higher); the syntax is checked here ([`parse_priorities`]), the count against the task
+    /// set by the scheduler.
+    Priorities,
 }
 
 /// One declared parameter.
@@ -134,6 +138,21 @@ impl ParamError {
         ParamError { scheduler: None, param: param.into(), reason: reason.into() }
     }
 
+    /// `name` is not a parameter of `scheduler`, which declares `declared`; `owners`: the
+    /// schedulers of the same engine that take it (the reason names them, else what
+    /// `scheduler` takes). Name the scheduler with [`ParamError::in_scheduler`].
+    pub fn unknown(scheduler: &str, name: &str, declared: &[ParamSpec], owners: &[&str]) -> ParamError {
+        let reason = if !owners.is_empty() {
+            format!("applies only to --scheduler {}, not {scheduler}", owners.join(", "))
+        } else if declared.is_empty() {
+            format!("unknown to {scheduler} (it takes none)")
+        } else {
+            let known: Vec<&str> = declared.iter().map(|p| p.name).collect();
+            format!("unknown to {scheduler} (known: {})", known.join(", "))
+        };
+        ParamError::new(name, reason)
+    }
+
     /// The same error, naming the scheduler `name` (kept if one is named already).
     pub fn in_scheduler(mut self, name: &str) -> ParamError {
         if self.scheduler.is_none() {
@@ -153,6 +172,13 @@ impl fmt::Display for ParamError {
 }
 
 impl std::error::Error for ParamError {}
+
+/// A bad parameter as invalid input: the same one line.
+impl From<ParamError> for crate::ModelError {
+    fn from(e: ParamError) -> crate::ModelError {
+        crate::ModelError::new(e.to_string())
+    }
+}
 
 /// The words a flag takes, ASCII case ignored and surrounding blanks trimmed: `true`, `yes`,
 /// `on`, `1` are true; `false`, `no`, `off`, `0` are false; anything else is `None`.
@@ -196,7 +222,11 @@ impl ParamSpec {
             }
             (ParamKind::Choice(words), _) => Err(bad(format!("expected one of {}", words.join(", ")))),
             (ParamKind::Text, ParamArg::Text(t)) => Ok(ParamValue::Text(t.trim().to_string())),
-            (ParamKind::Text, _) => Err(bad("expected text".into())),
+            (ParamKind::Priorities, ParamArg::Text(t)) => match parse_priorities(t) {
+                Ok(_) => Ok(ParamValue::Text(t.trim().to_string())),
+                Err(reason) => Err(ParamError::new(self.name, reason)),
+            },
+            (ParamKind::Text | ParamKind::Priorities, _) => Err(bad("expected text".into())),
         }
     }
 
@@ -208,8 +238,75 @@ impl ParamSpec {
             ParamKind::Bool => "flag".into(),
             ParamKind::Choice(w) => w.join("|"),
             ParamKind::Text => "text".into(),
+            ParamKind::Priorities => "dm|rm|ranks".into(),
         }
     }
+}
+
+/// Fixed priorities as text, the one reader of every engine's `priorities` (the simulator's
+/// and the runtime's parameter, `rtsched analyze --priorities`): `Ok(None)` for `dm`
+/// (deadline-monotonic) or `rm` (rate-monotonic), ASCII case ignored, which the caller orders;
+/// `Ok(Some(ranks))` for one integer rank per task, comma-separated (smaller = higher). The
+/// error is the reason: the entry that is not a rank, with its task, when the text is a list
+/// of ranks.
+pub fn parse_priorities(text: &str) -> Result<Option<Vec<u32>>, String> {
+    if matches!(text.trim().to_ascii_lowercase().as_str(), "dm" | "rm") {
+        return Ok(None);
+    }
+    let entries: Vec<&str> = text.split(',').map(str::trim).collect();
+    match entries.iter().position(|x| x.parse::<u32>().is_err()) {
+        None => Ok(Some(entries.iter().map(|x| x.parse::<u32>().unwrap_or(u32::MAX)).collect())),
+        // A list, or a would-be rank: name the entry and its task.
+        Some(i) if entries.len() > 1 || text.chars().any(|c| c.is_ascii_digit()) => Err(format!(
+            "task {i}: {:?} is not a rank (dm, rm or one integer rank per task, smaller = higher)",
+            entries[i]
+        )),
+        Some(_) => Err(format!("dm, rm or one integer rank per task, got {text:?}")),
+    }
+}
+
+/// The values of a scheduler's parameters: every one `specs` declares, at its default unless
+/// given, and the names given, in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resolved {
+    pub values: std::collections::BTreeMap<&'static str, ParamValue>,
+    pub given: Vec<&'static str>,
+}
+
+/// The one reading of a scheduler's given parameters, for the simulator's registry and the
+/// runtime's alike, so that a bad one reads the same whichever engine receives it: every
+/// parameter of `specs` at its default, overridden by `given` (name, value) pairs. A name is
+/// read with `-` as `_` (`rr-quantum` is `rr_quantum`). A name that `specs` does not declare
+/// is refused naming what `scheduler` takes, or, where `owners(name)` lists schedulers of the
+/// same engine that take it, those ([`ParamError::unknown`]); a name given twice is refused;
+/// a value by [`ParamSpec::parse`]. The error names `scheduler`.
+pub fn resolve<K, V>(
+    scheduler: &str,
+    specs: &'static [ParamSpec],
+    given: impl IntoIterator<Item = (K, V)>,
+    owners: impl Fn(&str) -> Vec<&'static str>,
+) -> Result<Resolved, ParamError>
+where
+    K: AsRef<str>,
+    V: Into<ParamArg>,
+{
+    let mut out = Resolved::default();
+    for p in specs {
+        let v = p.parse(p.default).map_err(|e| ParamError::new(p.name, format!("bad default: {}", e.reason)))?;
+        out.values.insert(p.name, v);
+    }
+    for (k, v) in given {
+        let key = k.as_ref().trim().replace('-', "_");
+        let Some(spec) = specs.iter().find(|p| p.name == key) else {
+            return Err(ParamError::unknown(scheduler, &key, specs, &owners(&key)).in_scheduler(scheduler));
+        };
+        if out.given.contains(&spec.name) {
+            return Err(ParamError::new(spec.name, "given twice; give it once").in_scheduler(scheduler));
+        }
+        out.values.insert(spec.name, spec.parse(v).map_err(|e| e.in_scheduler(scheduler))?);
+        out.given.push(spec.name);
+    }
+    Ok(out)
 }
 
 fn positive(name: &str, v: Time) -> Result<ParamValue, ParamError> {
@@ -279,6 +376,42 @@ mod tests {
             (int.kind_name(), d.kind_name(), spec(ParamKind::Bool).kind_name(), c.kind_name(), t.kind_name()),
             ("integer 1..=5".into(), "duration".into(), "flag".into(), "a|b".into(), "text".into())
         );
+    }
+
+    #[test]
+    fn priorities_are_words_or_ranks_and_a_bad_entry_is_named_with_its_task() {
+        assert_eq!((parse_priorities(" DM "), parse_priorities("rm")), (Ok(None), Ok(None)));
+        assert_eq!(parse_priorities("2, 0,1"), Ok(Some(vec![2, 0, 1])));
+        assert_eq!(parse_priorities("edf").unwrap_err(), "dm, rm or one integer rank per task, got \"edf\"");
+        let why = "is not a rank (dm, rm or one integer rank per task, smaller = higher)";
+        assert_eq!(parse_priorities("0,-1").unwrap_err(), format!("task 1: \"-1\" {why}"));
+        assert_eq!(parse_priorities("1,x").unwrap_err(), format!("task 1: \"x\" {why}"));
+        assert_eq!(parse_priorities("4294967296").unwrap_err(), format!("task 0: \"4294967296\" {why}"));
+        let p = spec(ParamKind::Priorities);
+        assert_eq!(p.parse(" 1,0 "), Ok(ParamValue::Text("1,0".into())));
+        assert_eq!(p.parse("x,1").unwrap_err().to_string(), format!("parameter x: task 0: \"x\" {why}"));
+        assert_eq!(p.parse(ParamArg::Int(1)).unwrap_err().reason, "expected text, got 1");
+    }
+
+    #[test]
+    fn resolve_is_the_one_reading_of_given_parameters() {
+        static SPECS: [ParamSpec; 2] = [
+            ParamSpec { name: "rr_quantum", kind: ParamKind::Duration, default: "1ms", help: "" },
+            ParamSpec { name: "cash", kind: ParamKind::Bool, default: "false", help: "" },
+        ];
+        let none = |_: &str| Vec::new();
+        let r = resolve("spres", &SPECS, [("rr-quantum", "2ms")], none).unwrap();
+        assert_eq!(r.values["rr_quantum"], ParamValue::Duration(2_000_000));
+        assert_eq!((r.values["cash"].clone(), r.given), (ParamValue::Bool(false), vec!["rr_quantum"]));
+        let e = |given: &[(&str, &str)]| resolve("spres", &SPECS, given.iter().copied(), none).unwrap_err().to_string();
+        assert_eq!(e(&[("foo", "1")]), "spres: parameter foo: unknown to spres (known: rr_quantum, cash)");
+        assert_eq!(e(&[("cash", "1"), (" cash", "0")]), "spres: parameter cash: given twice; give it once");
+        assert_eq!(e(&[("rr_quantum", "0")]), "spres: parameter rr_quantum: must be at least 1 ns, got 0");
+        let owners = |_: &str| vec!["gedf-quantum", "llf"];
+        let e = resolve("gedf", &[], [("quantum", "1ms")], owners).unwrap_err().to_string();
+        assert_eq!(e, "gedf: parameter quantum: applies only to --scheduler gedf-quantum, llf, not gedf");
+        let e = resolve("gedf", &[], [("x", "1")], none).unwrap_err().to_string();
+        assert_eq!(e, "gedf: parameter x: unknown to gedf (it takes none)");
     }
 
     #[test]

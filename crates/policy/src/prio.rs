@@ -8,7 +8,8 @@
 //! For the G-EDF-like schedulers (G-FL) the key is an exact integer image of the job's priority
 //! point ([`PriorityPoints`]).
 
-use rtsched_model::{ModelError, TaskSet, Time};
+use rtsched_model::params::{parse_priorities, ParamError};
+use rtsched_model::{TaskSet, Time};
 
 /// A job's priority, which also identifies the job (task index, sequence number).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -68,25 +69,18 @@ impl PriorityRule {
     }
 
     /// Fixed priorities from text: `dm` (deadline-monotonic), `rm` (rate-monotonic) or a
-    /// comma-separated rank per task (smaller = higher, ties by task index). The error names
-    /// the field `priorities`.
-    pub fn fixed_from_text(ts: &TaskSet, text: &str) -> Result<PriorityRule, ModelError> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "dm" => Ok(PriorityRule::fixed(ts, FpOrder::DeadlineMonotonic)),
-            "rm" => Ok(PriorityRule::fixed(ts, FpOrder::RateMonotonic)),
-            _ => {
-                let ranks: Vec<u32> =
-                    text.split(',').map(|x| x.trim().parse::<u32>()).collect::<Result<_, _>>().map_err(|_| {
-                        ModelError::field("priorities", format!("dm, rm or one integer rank per task, got {text:?}"))
-                    })?;
-                if ranks.len() != ts.len() {
-                    return Err(ModelError::field(
-                        "priorities",
-                        format!("{} priorities for {} tasks", ranks.len(), ts.len()),
-                    ));
-                }
-                Ok(PriorityRule::Fixed(ranks))
+    /// comma-separated rank per task (smaller = higher, ties by task index), read by the one
+    /// reader of every engine's `priorities` ([`rtsched_model::params::parse_priorities`]).
+    /// The error is the parameter `priorities`' (name the scheduler with
+    /// [`ParamError::in_scheduler`]).
+    pub fn fixed_from_text(ts: &TaskSet, text: &str) -> Result<PriorityRule, ParamError> {
+        match parse_priorities(text).map_err(|reason| ParamError::new("priorities", reason))? {
+            None if text.trim().eq_ignore_ascii_case("rm") => Ok(PriorityRule::fixed(ts, FpOrder::RateMonotonic)),
+            None => Ok(PriorityRule::fixed(ts, FpOrder::DeadlineMonotonic)),
+            Some(ranks) if ranks.len() != ts.len() => {
+                Err(ParamError::new("priorities", format!("{} priorities for {} tasks", ranks.len(), ts.len())))
             }
+            Some(ranks) => Ok(PriorityRule::Fixed(ranks)),
         }
     }
 
@@ -167,9 +161,11 @@ mod tests {
         assert_eq!(PriorityRule::fixed_from_text(&ts, " RM ").unwrap(), PriorityRule::Fixed(vec![0, 1]));
         assert_eq!(PriorityRule::fixed_from_text(&ts, "3, 2").unwrap(), PriorityRule::Fixed(vec![3, 2]));
         let e = PriorityRule::fixed_from_text(&ts, "1,2,3").unwrap_err().to_string();
-        assert_eq!(e, "field 'priorities': 3 priorities for 2 tasks");
-        let e = PriorityRule::fixed_from_text(&ts, "1,-2").unwrap_err().to_string();
-        assert_eq!(e, "field 'priorities': dm, rm or one integer rank per task, got \"1,-2\"");
+        assert_eq!(e, "parameter priorities: 3 priorities for 2 tasks");
+        let e = PriorityRule::fixed_from_text(&ts, "1,-2").unwrap_err().in_scheduler("gfp").to_string();
+        assert_eq!(e, "gfp: parameter priorities: task 1: \"-2\" is not a rank (dm, rm or one integer rank per task, smaller = higher)");
+        let e = PriorityRule::fixed_from_text(&ts, "edf").unwrap_err().to_string();
+        assert_eq!(e, "parameter priorities: dm, rm or one integer rank per task, got \"edf\"");
     }
 
     #[test]

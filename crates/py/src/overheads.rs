@@ -108,13 +108,7 @@ pub(crate) fn report(
             });
         }
     }
-    let missing = rtsched_analysis::placing::unmeasured(spec, mech.rule);
-    if !missing.is_empty() {
-        notes.push(format!("not in the model, charged as 0: {}", missing.join(", ")));
-    }
-    if params.cpd == 0 {
-        notes.push("Δcpd (cache-related preemption delay) = 0: not measured; set --cpd".into());
-    }
+    notes.extend(rtsched_analysis::placing::charge_notes(spec, mech.rule, params));
     Ok(json!({
         "mechanism": mech.name,
         "label": mech.label,

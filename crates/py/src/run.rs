@@ -77,6 +77,17 @@ fn mechanisms() -> String {
     serde_json::Value::Array(list).to_string()
 }
 
+/// check_mechanism_params(scheduler, params) -> None: the (KEY, VALUE) text pairs of a run's
+/// mechanism parameters read by the runtime's registry (`Entry::resolve`, the one reading of
+/// every engine's parameters, `rtsched_model::params::resolve`), before anything runs: an
+/// unknown, repeated or bad one raises the one line a run would.
+#[pyfunction]
+fn check_mechanism_params(scheduler: &str, params: Vec<(String, String)>) -> PyResult<()> {
+    let entry = rtsched_runtime::mechanism::registry::find(scheduler).map_err(run_err)?;
+    entry.resolve(params.iter().map(|(k, v)| (k.as_str(), v.as_str()))).map_err(run_err)?;
+    Ok(())
+}
+
 /// The fields of a run request (`prepare_run`'s dict), each optional but `workload`,
 /// `scheduler` and `duration_ns`.
 const REQUEST_FIELDS: [&str; 16] = [
@@ -395,5 +406,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TRUST_FLOOR_NS", rtsched_runtime::request::TRUST_FLOOR_NS)?;
     m.add_function(wrap_pyfunction!(forkjoin_slot_set, m)?)?;
     m.add_function(wrap_pyfunction!(mechanisms, m)?)?;
+    m.add_function(wrap_pyfunction!(check_mechanism_params, m)?)?;
     Ok(())
 }

@@ -379,7 +379,11 @@ fn bad_configurations_give_clear_errors() {
     assert!(Mechanism::parse("gsn-edf", Some(vec![])).unwrap_err().to_string().contains("no partition"));
     assert_eq!(Mechanism::parse("gsn-edf-di", None).unwrap(), mech("gsn-edf-di"));
     assert_ne!(mech("pfp"), mech("pfp").with_param("priorities", "rm").unwrap());
-    assert!(mech("pfp").with_param("order", "rm").unwrap_err().to_string().contains("no parameter \"order\""));
+    assert!(mech("pfp")
+        .with_param("order", "rm")
+        .unwrap_err()
+        .to_string()
+        .contains("pfp: parameter order: unknown to pfp (known: priorities)"));
     let mut u = one_cpu(10);
     u.exec = ExecTime::Uniform { min_fraction: -1.0 };
     assert!(err(&mech("gsn-edf"), &u).contains("min_fraction"));

@@ -217,40 +217,19 @@ impl Entry {
         self.params.iter().find(|p| p.name == name)
     }
 
-    /// Every declared parameter at its default, overridden by `given`. A parameter this
-    /// scheduler does not declare is refused naming the schedulers that take it (or, if none
-    /// does, the ones this one takes); a value of the wrong kind is refused naming the parameter.
+    /// Every declared parameter at its default, overridden by `given`: the one reading of a
+    /// scheduler's parameters ([`rtsched_model::params::resolve`], the runtime's too). A
+    /// parameter this scheduler does not declare is refused naming the schedulers that take it
+    /// (or, if none does, the ones this one takes); a value of the wrong kind is refused naming
+    /// the parameter.
     pub fn resolve<'a, V>(&self, given: impl IntoIterator<Item = (&'a str, V)>) -> Result<Params, ModelError>
     where
         V: std::borrow::Borrow<ParamArg>,
     {
-        let mut values = BTreeMap::new();
-        for p in self.params {
-            let v = p.parse(p.default).map_err(|e| ModelError::new(format!("{}: bad default: {e}", self.name)))?;
-            values.insert(p.name, v);
-        }
-        let mut out = Params { values, given: Vec::new() };
-        for (k, v) in given {
-            let Some(spec) = self.param(k) else {
-                let owners: Vec<&str> = entries().iter().filter(|e| e.param(k).is_some()).map(|e| e.name).collect();
-                let why = if !owners.is_empty() {
-                    format!("applies only to --scheduler {}, not {}", owners.join(", "), self.name)
-                } else if self.params.is_empty() {
-                    format!("{} has no parameter {k:?} (it takes none)", self.name)
-                } else {
-                    let known: Vec<&str> = self.params.iter().map(|p| p.name).collect();
-                    format!("{} has no parameter {k:?} (known: {})", self.name, known.join(", "))
-                };
-                return Err(ModelError::field(k, why));
-            };
-            if out.given(spec.name) {
-                return Err(ModelError::field(spec.name, "given twice"));
-            }
-            let v = spec.parse(v.borrow()).map_err(|e| ModelError::new(e.in_scheduler(self.name).to_string()))?;
-            out.values.insert(spec.name, v);
-            out.given.push(spec.name);
-        }
-        Ok(out)
+        let given = given.into_iter().map(|(k, v)| (k, v.borrow().clone()));
+        let owners = |k: &str| entries().iter().filter(|e| e.param(k).is_some()).map(|e| e.name).collect();
+        let r = rtsched_model::params::resolve(self.name, self.params, given, owners)?;
+        Ok(Params { values: r.values, given: r.given })
     }
 
     /// The default partition of a [`PlacementKind::Partition`] scheduler (`None` for the others):
@@ -523,7 +502,7 @@ pub static GFP: Entry = Entry {
               set over its ready nodes (task-level priorities)",
     params: &[ParamSpec {
         name: "priorities",
-        kind: ParamKind::Text,
+        kind: ParamKind::Priorities,
         default: "dm",
         help: "dm (deadline monotonic), rm (rate monotonic), or one integer rank per task, comma-separated \
                (smaller = higher, ties by task index)",
@@ -541,7 +520,7 @@ pub static GFP: Entry = Entry {
             "rm" => Some(FpOrder::RateMonotonic),
             _ => None,
         };
-        match PriorityRule::fixed_from_text(s.ts, text)? {
+        match PriorityRule::fixed_from_text(s.ts, text).map_err(|e| e.in_scheduler(s.name))? {
             PriorityRule::Fixed(ranks) => Ok(Scheduler::Gfp { ranks, order }),
             PriorityRule::Edf => Err(ModelError::field("priorities", "not a fixed-priority rule")),
         }
@@ -833,20 +812,28 @@ mod tests {
         let e = q.resolve([("quantum", ParamArg::from("2"))]).unwrap_err();
         assert!(e.to_string().starts_with("gedf-quantum: parameter quantum: duration \"2\" has no unit"), "{e}");
         let e = q.resolve([("quantum", ParamArg::from("1ms")), ("quantum", ParamArg::from("2ms"))]).unwrap_err();
-        assert_eq!(e.to_string(), "field 'quantum': given twice");
+        assert_eq!(e.to_string(), "gedf-quantum: parameter quantum: given twice; give it once");
         // A parameter of another scheduler names the schedulers that take it.
         let gedf = find("gedf").unwrap();
         let e = gedf.resolve([("quantum", ParamArg::from("1ms"))]).unwrap_err();
-        assert_eq!(e.to_string(), "field 'quantum': applies only to --scheduler gedf-quantum, llf, pd2, not gedf");
+        assert_eq!(
+            e.to_string(),
+            "gedf: parameter quantum: applies only to --scheduler gedf-quantum, llf, pd2, not gedf"
+        );
         let e = gedf.resolve([("cash", ParamArg::from(true))]).unwrap_err();
-        assert_eq!(e.to_string(), "field 'cash': applies only to --scheduler spres, not gedf");
+        assert_eq!(e.to_string(), "gedf: parameter cash: applies only to --scheduler spres, not gedf");
         // One nobody takes names what this one takes.
         assert_eq!(
             gedf.resolve([("x", ParamArg::Int(1))]).unwrap_err().to_string(),
-            "field 'x': gedf has no parameter \"x\" (it takes none)"
+            "gedf: parameter x: unknown to gedf (it takes none)"
         );
         let e = q.resolve([("x", ParamArg::Int(1))]).unwrap_err().to_string();
-        assert_eq!(e, "field 'x': gedf-quantum has no parameter \"x\" (known: quantum, staggered)");
+        assert_eq!(e, "gedf-quantum: parameter x: unknown to gedf-quantum (known: quantum, staggered)");
+        // A name reads with `-` as `_`, so `rr-quantum` is `rr_quantum` and given twice with it.
+        let e = find("spres")
+            .unwrap()
+            .resolve([("rr-quantum", ParamArg::from("2ms")), ("rr_quantum", ParamArg::from("3ms"))]);
+        assert_eq!(e.unwrap_err().to_string(), "spres: parameter rr_quantum: given twice; give it once");
         // Choices and the SP-RES background rules (the runtime's words and message).
         let spres = find("spres").unwrap();
         let e = spres.resolve([("background", ParamArg::from("fifo"))]).unwrap_err().to_string();

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from .. import validate as v
 from .._core import RtschedError
@@ -124,7 +125,7 @@ def add_command(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from ..simulation import NotPlacedError, format_table, simulate
+    from ..simulation import format_table, simulate
     from ..validate import param_pairs  # the one KEY=VALUE reader, as rtsched run --param
 
     if args.window and not args.gantt:
@@ -144,11 +145,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         except RtschedError as e:
             raise RtschedError(f"field 'placement': {e}") from None
 
-    def log(msg):
-        print(f"rtsched simulate: {msg}", file=sys.stderr)
-
-    try:
-        s = simulate(
+    s = _summary(
+        lambda: simulate(
             ts,
             args.m,
             args.scheduler,
@@ -172,19 +170,42 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             soft=args.soft,
             background=args.background,
             rr_quantum=args.rr_quantum,
-            params=dict(param_pairs(args.param)),
-            log=log,
+            params=dict(param_pairs(args.param, args.scheduler.lower())),
+            log=_log,
         )
-    except NotPlacedError as e:
-        print(f"rtsched simulate: not placed: {e}", file=sys.stderr)
+    )
+    if s is None:
         return 1
+    emit(args, s, lambda: f"{args.scheduler.lower()} on {args.m or ts.m} processors, " + format_table(s))
+    return _interrupted(s)
+
+
+def _log(msg: str) -> None:
+    print(f"rtsched simulate: {msg}", file=sys.stderr)
+
+
+def _summary(call: Callable[[], dict]) -> dict | None:
+    """The summary of one simulation ``call``: ``None`` when the set cannot be placed (said on
+    stderr; exit status 1), and after Ctrl-C the summary of the part simulated."""
+    from ..simulation import NotPlacedError
+
+    try:
+        return call()
+    except NotPlacedError as e:
+        _log(f"not placed: {e}")
+        return None
     except KeyboardInterrupt as e:
         partial = getattr(e, "partial", None)
         if partial is None:
             raise
-        s = partial
-    emit(args, s, lambda: f"{args.scheduler.lower()} on {args.m or ts.m} processors, " + format_table(s))
-    return _interrupted(s)
+        return partial
+
+
+def _refuse_options(args: argparse.Namespace, options: list[str], what: str, why: str) -> None:
+    """Refuses, in one line, the ``options`` given that ``what`` is simulated without."""
+    given = [o for o in options if getattr(args, o.removeprefix("--").replace("-", "_"))]
+    if given:
+        raise RtschedError(f"{what} are simulated without " + ", ".join(given) + f" ({why})")
 
 
 def _interrupted(s: dict) -> int:
@@ -222,34 +243,19 @@ def _read_overheads(args) -> str | None:
 def _simulate_forkjoin(args: argparse.Namespace, workload: ForkJoinFile) -> int:
     from ..simulation import simulate_forkjoin
 
-    unsupported = [
-        name
-        for name, v in [
-            ("--placement", args.placement),
-            ("--quantum", args.quantum),
-            ("--staggered", args.staggered),
-            ("--exec-fraction", args.exec_fraction),
-            ("--draw-suspensions", args.draw_suspensions),
-            ("--cash", args.cash),
-            ("--soft", args.soft),
-            ("--background", args.background),
-            ("--rr-quantum", args.rr_quantum),
-            ("--param", args.param),
-            ("--overheads", args.overheads),
-            ("--overhead-stat", args.overhead_stat),
-        ]
-        if v
-    ]
-    if unsupported:
-        raise RtschedError(
-            "fork-join files are simulated without "
-            + ", ".join(unsupported)
-            + " (RTWS executes the thread costs as given and has no overhead injection)"
-        )
+    _refuse_options(
+        args,
+        [
+            "--placement", "--quantum", "--staggered", "--exec-fraction", "--draw-suspensions", "--cash", "--soft",
+            "--background", "--rr-quantum", "--param", "--overheads", "--overhead-stat",
+        ],
+        "fork-join files",
+        "RTWS executes the thread costs as given and has no overhead injection",
+    )  # fmt: skip
     sched = args.scheduler.lower()
     # gedf: event-driven G-EDF over the threads (docs/rtws.md); trace files only under rtws.
-    try:
-        r = simulate_forkjoin(
+    r = _summary(
+        lambda: simulate_forkjoin(
             workload.text,
             args.m,
             args.horizon,
@@ -263,11 +269,9 @@ def _simulate_forkjoin(args: argparse.Namespace, workload: ForkJoinFile) -> int:
             gantt=args.gantt,
             gantt_window=args.window,
         )
-    except KeyboardInterrupt as e:
-        partial = getattr(e, "partial", None)
-        if partial is None:
-            raise
-        r = partial
+    )
+    if r is None:
+        return 1
     if r.get("horizon_message"):
         print(f"rtsched simulate: {r['horizon_message']}", file=sys.stderr)
     from .._core import format_time
@@ -304,41 +308,25 @@ def _simulate_forkjoin(args: argparse.Namespace, workload: ForkJoinFile) -> int:
 
 
 def _simulate_dag(args: argparse.Namespace, workload: DagFile) -> int:
-    from ..simulation import NotPlacedError, format_dag_table, simulate_dag
+    from ..simulation import format_dag_table, simulate_dag
     from ..validate import param_pairs
 
-    unsupported = [
-        name
-        for name, v in [
-            ("--placement", args.placement),
-            ("--quantum", args.quantum),
-            ("--staggered", args.staggered),
-            ("--draw-suspensions", args.draw_suspensions),
-            ("--cash", args.cash),
-            ("--soft", args.soft),
-            ("--background", args.background),
-            ("--rr-quantum", args.rr_quantum),
-            ("--overheads", args.overheads),
-            ("--overhead-stat", args.overhead_stat),
-        ]
-        if v
-    ]
-    if unsupported:
-        raise RtschedError(
-            f"{args.file}: DAG task sets are simulated without "
-            + ", ".join(unsupported)
-            + " (docs/dag.md: gedf, gfp --param priorities=..., federated; no overhead injection)"
-        )
-    params = dict(param_pairs(args.param))
+    _refuse_options(
+        args,
+        [
+            "--placement", "--quantum", "--staggered", "--draw-suspensions", "--cash", "--soft", "--background",
+            "--rr-quantum", "--overheads", "--overhead-stat",
+        ],
+        f"{args.file}: DAG task sets",
+        "docs/dag.md: gedf, gfp --param priorities=..., federated; no overhead injection",
+    )  # fmt: skip
+    params = dict(param_pairs(args.param, args.scheduler.lower()))
     priorities = params.pop("priorities", None)
     if params:
         raise RtschedError(f"field '{next(iter(params))}': DAG task sets take only --param priorities (gfp)")
 
-    def log(msg):
-        print(f"rtsched simulate: {msg}", file=sys.stderr)
-
-    try:
-        s = simulate_dag(
+    s = _summary(
+        lambda: simulate_dag(
             workload.text,
             args.m,
             args.scheduler,
@@ -353,15 +341,10 @@ def _simulate_dag(args: argparse.Namespace, workload: DagFile) -> int:
             job_csv=args.job_csv,
             gantt=args.gantt,
             gantt_window=args.window,
-            log=log,
+            log=_log,
         )
-    except NotPlacedError as e:
-        print(f"rtsched simulate: not placed: {e}", file=sys.stderr)
+    )
+    if s is None:
         return 1
-    except KeyboardInterrupt as e:
-        partial = getattr(e, "partial", None)
-        if partial is None:
-            raise
-        s = partial
     emit(args, s, lambda: f"{args.scheduler.lower()} on {s['m']} processors (DAG, node level), " + format_dag_table(s))
     return _interrupted(s)

@@ -1,11 +1,10 @@
 //! The response-time oracles' view of the one test-file DAG simulator (`common/dag_twin.rs`,
 //! which `dag_oracle.rs` and the real simulator's `crates/sim/tests/dag_oracle.rs` use too):
 //! global EDF or global fixed priority (task-level ranks), per task the largest response time
-//! or the first miss; and the random small-integer DAG sets these oracles draw.
+//! or the first miss; and the random small-integer DAG sets these oracles draw (the twin's own).
 
 #![allow(dead_code)]
 
-use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsched_model::dag::{DagSet, DagTask};
 
@@ -85,41 +84,12 @@ pub fn simulate(set: &DagSet, m: u32, policy: &Policy, horizon: u64, plan: &Plan
     }
 }
 
-pub const PERIODS: [u64; 6] = [4, 6, 8, 12, 16, 24]; // hyperperiod at most 48
+/// The random small-integer DAG draws of the one test-file simulator (`common/dag_twin.rs`):
+/// the same tasks and sets `dag_oracle.rs` draws.
+pub use twin::{random_set, random_task};
 
-/// A random small-integer DAG task: 1..=max_nodes nodes of cost 1..=4, forward edges with
-/// probability 0.35, a period from PERIODS at least its longest path, `D` uniform in `[L, T]`.
-pub fn random_task(r: &mut ChaCha8Rng, max_nodes: usize) -> DagTask {
-    loop {
-        let n = r.random_range(1..=max_nodes);
-        let wcets: Vec<u64> = (0..n).map(|_| r.random_range(1..=4)).collect();
-        let mut edges = Vec::new();
-        for i in 0..n as u32 {
-            for j in i + 1..n as u32 {
-                if r.random_bool(0.35) {
-                    edges.push((i, j));
-                }
-            }
-        }
-        let t = PERIODS[r.random_range(0..PERIODS.len())];
-        let probe = DagTask::new(1 << 40, 1 << 40, wcets, edges).unwrap();
-        let len = probe.longest_path();
-        if len > t {
-            continue;
-        }
-        let d = r.random_range(len..=t);
-        return probe.with_timing(t, d).unwrap();
-    }
-}
-
-/// 1–3 random tasks of 1..=max_nodes nodes and `m` in 1..=4.
-pub fn random_set(r: &mut ChaCha8Rng, max_nodes: usize) -> (DagSet, u32) {
-    let n = r.random_range(1..=3);
-    let m = r.random_range(1..=4);
-    (DagSet::new((0..n).map(|_| random_task(r, max_nodes)).collect()), m)
-}
-
-/// A seeded generator for set number `s` of a stream.
+/// A seeded generator for set number `s` of stream `stream` (`dag_twin::rng` of one seed per
+/// stream and set).
 pub fn rng(stream: u64, s: u64) -> ChaCha8Rng {
-    ChaCha8Rng::seed_from_u64(stream * 10_000_000 + s)
+    twin::rng(stream * 10_000_000 + s)
 }

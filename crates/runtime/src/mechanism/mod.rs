@@ -233,7 +233,7 @@ mod tests {
                 let bad = match p.kind {
                     ParamKind::Text => continue,
                     ParamKind::Int { .. } | ParamKind::Duration => "-1",
-                    ParamKind::Bool | ParamKind::Choice(_) => "neither",
+                    ParamKind::Bool | ParamKind::Choice(_) | ParamKind::Priorities => "neither",
                 };
                 let err = (t.parse_bad)(p.name, bad).unwrap_or_else(|| panic!("{}: {}={bad} accepted", e.name, p.name));
                 assert_eq!(err.param, p.name, "{}: {err}", e.name);

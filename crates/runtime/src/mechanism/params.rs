@@ -50,37 +50,22 @@ impl ParamDecl {
     }
 }
 
-/// Why (name, value) pairs do not resolve against a parameter list.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ResolveError {
-    /// A declared default does not parse (a bug in the declaration).
-    BadDefault(ParamError),
-    /// A name the list does not declare.
-    Unknown(String),
-    /// A value that does not parse as its parameter's kind.
-    BadValue(ParamError),
-}
-
 /// The validated parameters of one mechanism: every declared one, defaults filled in (the
 /// untyped form the run's summary writes; a builder reads its [`ParamSet`] from it).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Params(pub(crate) BTreeMap<&'static str, ParamValue>);
 
 impl Params {
-    /// Every parameter of `specs` at its default, overridden by `given` (name, text) pairs.
+    /// Every parameter of `specs` at its default, overridden by `given` (name, text) pairs: the
+    /// one reading of a scheduler's parameters ([`rtsched_model::params::resolve`], the
+    /// simulator's too), for the mechanism `name`; `owners(k)`: the mechanisms that take `k`.
     pub fn resolve<'a>(
+        name: &str,
         specs: &'static [ParamSpec],
         given: impl IntoIterator<Item = (&'a str, &'a str)>,
-    ) -> Result<Params, ResolveError> {
-        let mut out = BTreeMap::new();
-        for p in specs {
-            out.insert(p.name, p.parse(p.default).map_err(ResolveError::BadDefault)?);
-        }
-        for (k, v) in given {
-            let spec = specs.iter().find(|p| p.name == k).ok_or_else(|| ResolveError::Unknown(k.to_string()))?;
-            out.insert(spec.name, spec.parse(v).map_err(ResolveError::BadValue)?);
-        }
-        Ok(Params(out))
+        owners: impl Fn(&str) -> Vec<&'static str>,
+    ) -> Result<Params, ParamError> {
+        Ok(Params(rtsched_model::params::resolve(name, specs, given, owners)?.values))
     }
 
     /// The value of the parameter `name` of `specs` as a `T` (what a [`ParamSet`]'s
@@ -181,13 +166,8 @@ pub trait ParamSet: Sized {
     /// Defaults overridden by `given` (name, text) pairs; an unknown name or a bad value is an
     /// error naming the parameter.
     fn parse<'a>(given: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, ParamError> {
-        let p = Params::resolve(Self::SPECS, given).map_err(|e| match e {
-            ResolveError::BadDefault(e) | ResolveError::BadValue(e) => e,
-            ResolveError::Unknown(k) => {
-                let known: Vec<&str> = Self::SPECS.iter().map(|p| p.name).collect();
-                ParamError::new(k, format!("unknown parameter (known: {})", known.join(", ")))
-            }
-        })?;
+        let p = Params::resolve("this mechanism", Self::SPECS, given, |_| Vec::new())
+            .map_err(|e| ParamError { scheduler: None, ..e })?;
         Self::from_params(&p)
     }
 }
@@ -269,14 +249,14 @@ mod tests {
         let e = Every::parse([("m", "1")]).unwrap_err();
         assert_eq!(
             (e.param.as_str(), e.to_string()),
-            ("m", "parameter m: unknown parameter (known: n, d, b, w, t)".into())
+            ("m", "parameter m: unknown to this mechanism (known: n, d, b, w, t)".into())
         );
         // A type that does not fit the kind is refused by name, not read as something else.
         let e = Mismatched::parse([]).unwrap_err();
         assert_eq!(e.param, "flag");
         assert!(e.to_string().contains("does not hold a flag value"), "{e}");
         // Parameters resolved for another list lack the field.
-        let other = Params::resolve(Every::SPECS, []).unwrap();
+        let other = Params::resolve("every", Every::SPECS, [], |_| Vec::new()).unwrap();
         assert_eq!(Mismatched::from_params(&other).unwrap_err().param, "flag");
     }
 }

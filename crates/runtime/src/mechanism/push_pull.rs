@@ -136,7 +136,7 @@ crate::mechanism_params! {
     /// [`registry::fixed_priorities`].
     pub struct PushPullFpParams {
         priorities: String = ParamDecl {
-            kind: ParamKind::Text,
+            kind: ParamKind::Priorities,
             default: "rm",
             help: "rm (rate-monotonic), dm (deadline-monotonic), or one rank per task, comma-separated (0 = highest)",
         },

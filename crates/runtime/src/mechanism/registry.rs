@@ -24,7 +24,6 @@
 //! Adding a mechanism: write one file in `mechanism/` with a `pub static` [`Entry`] and its
 //! plugin, and add one line to the `registry!` list in `mechanism/mod.rs`.
 
-use super::params::ResolveError;
 pub use super::params::{ParamDecl, ParamKind, ParamSet, ParamSpec, ParamValue, Params};
 use super::{Plugin, TaskParams};
 use crate::{ParamError, RunError};
@@ -167,7 +166,7 @@ crate::mechanism_params! {
     /// its own default (`push-pull-fp`: rate-monotonic).
     pub struct FixedPriorityParams {
         priorities: String = ParamDecl {
-            kind: ParamKind::Text,
+            kind: ParamKind::Priorities,
             default: "dm",
             help: "dm (deadline-monotonic), rm (rate-monotonic), or one rank per task, comma-separated (0 = highest)",
         },
@@ -179,7 +178,7 @@ crate::mechanism_params! {
 pub fn fixed_priorities(ts: &TaskSet, p: &Params) -> Result<PriorityRule, ParamError> {
     // The one reader of the rule, the simulator's too (rtsched_policy::prio).
     let text = FixedPriorityParams::from_params(p)?.priorities;
-    PriorityRule::fixed_from_text(ts, &text).map_err(|e| ParamError::new("priorities", e.reason))
+    PriorityRule::fixed_from_text(ts, &text)
 }
 
 /// One registered mechanism.
@@ -219,21 +218,12 @@ impl Entry {
         self.params.iter().find(|p| p.name == name)
     }
 
-    /// Every declared parameter at its default, overridden by `given` (name, text) pairs;
-    /// an unknown name or a bad value is an error naming the mechanism and the parameter.
+    /// Every declared parameter at its default, overridden by `given` (name, text) pairs (the
+    /// one reading, [`Params::resolve`]); an unknown name, one given twice or a bad value is an
+    /// error naming the mechanism and the parameter, as the simulator's registry words it.
     pub fn resolve<'a>(&self, given: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Params, RunError> {
-        Params::resolve(self.params, given).map_err(|e| match e {
-            ResolveError::BadDefault(e) => RunError::Config(format!("bad default: {}", e.in_scheduler(self.name))),
-            ResolveError::Unknown(k) => {
-                let known: Vec<&str> = self.params.iter().map(|p| p.name).collect();
-                RunError::Config(format!(
-                    "{} has no parameter {k:?} ({})",
-                    self.name,
-                    if known.is_empty() { "it takes none".to_string() } else { format!("known: {}", known.join(", ")) }
-                ))
-            }
-            ResolveError::BadValue(e) => RunError::Config(e.in_scheduler(self.name).to_string()),
-        })
+        let owners = |k: &str| entries().iter().filter(|e| e.param(k).is_some()).map(|e| e.name).collect();
+        Ok(Params::resolve(self.name, self.params, given, owners)?)
     }
 
     /// The invariant this mechanism promises for a run of `ts` on `m` CPUs with `partition`
@@ -246,7 +236,7 @@ impl Entry {
         partition: Option<&[Vec<usize>]>,
         params: &Params,
     ) -> Result<Option<Invariant>, RunError> {
-        let rule = (self.priority)(ts, params)?;
+        let rule = (self.priority)(ts, params).map_err(|e| e.in_scheduler(self.name))?;
         Ok(match self.invariant {
             InvariantKind::Global => Some(Invariant { scope: rtsched_policy::invariant::Scope::Global { m }, rule }),
             InvariantKind::Partitioned => {
@@ -416,9 +406,12 @@ mod tests {
         assert!(spec(ParamKind::Choice(&["a", "b"])).parse("c").unwrap_err().to_string().contains("one of a, b"));
         let pfp = find("pfp").unwrap();
         let e = pfp.resolve([("prio", "dm")]).unwrap_err().to_string();
-        assert!(e.contains("no parameter \"prio\"") && e.contains("known: priorities"), "{e}");
+        assert_eq!(e, "pfp: parameter prio: unknown to pfp (known: priorities)");
         let e = find("gsn-edf").unwrap().resolve([("x", "1")]).unwrap_err().to_string();
-        assert!(e.contains("it takes none"), "{e}");
+        assert_eq!(e, "gsn-edf: parameter x: unknown to gsn-edf (it takes none)");
+        // The priorities' syntax is checked with the value, before any task set is seen.
+        let e = pfp.resolve([("priorities", "1,x")]).unwrap_err().to_string();
+        assert_eq!(e, "pfp: parameter priorities: task 1: \"x\" is not a rank (dm, rm or one integer rank per task, smaller = higher)");
         let ts = TaskSet::from_cdt(&[(1, 9, 10), (1, 5, 20)]).unwrap();
         let p = pfp.resolve([("priorities", "rm")]).unwrap();
         assert_eq!((pfp.priority)(&ts, &p), Ok(PriorityRule::Fixed(vec![0, 1])));

@@ -173,7 +173,7 @@ mod tests {
     use super::*;
 
     fn params(budgets: &str) -> Params {
-        Params::resolve(ServerParams::SPECS, [("budgets", budgets)]).map_err(|_| "bad").unwrap()
+        Params::resolve("run", ServerParams::SPECS, [("budgets", budgets)], |_| Vec::new()).map_err(|_| "bad").unwrap()
     }
 
     #[test]

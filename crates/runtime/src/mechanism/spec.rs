@@ -111,7 +111,7 @@ impl Mechanism {
 
     /// The priority rule of the jobs of `ts`.
     pub fn rule(&self, ts: &TaskSet) -> Result<PriorityRule, RunError> {
-        (self.entry.priority)(ts, &self.params).map_err(|e| RunError::Config(format!("{}: {e}", self.name())))
+        (self.entry.priority)(ts, &self.params).map_err(|e| RunError::Param(e.in_scheduler(self.name())))
     }
 
     /// The invariant the mechanism promises on `m` CPUs (`None`: unobservable).

@@ -228,7 +228,11 @@ fn bad_requests_are_refused_before_anything_runs() {
     assert!(e.starts_with("bad run configuration: unknown scheduler \"fifo\"; known: pedf"), "{e}");
     let mut r = request(set(&[(1, 10)]), None, "gsn-edf", &[0]);
     r.params = vec![("priorities".into(), "rm".into())];
-    assert!(r.prepare().unwrap_err().to_string().contains("gsn-edf has no parameter \"priorities\""));
+    assert!(r
+        .prepare()
+        .unwrap_err()
+        .to_string()
+        .contains("gsn-edf: parameter priorities: applies only to --scheduler pfp, push-pull-fp, not gsn-edf"));
     assert!(ExportKind::parse("svg").unwrap_err().to_string().contains("unknown export \"svg\""));
     assert_eq!(ExportKind::parse("job_csv").unwrap().name(), "job_csv");
     let fj =

@@ -119,36 +119,22 @@ impl Default for Assignment {
 impl Assignment {
     /// Priorities from text, as `rtsched analyze --priorities` and `rtsched.analyze(...,
     /// priorities=...)` take them: `dm`, `rm` or one integer rank per task, comma-separated
-    /// (smaller = higher, ties to the lower task index). Parsed by the one definition the
-    /// simulator's `priorities` parameter uses (`rtsched_policy::PriorityRule::fixed_from_text`);
-    /// an entry that is not a rank is named with its task.
+    /// (smaller = higher, ties to the lower task index). Read by the one reader of every
+    /// engine's `priorities` (`rtsched_policy::PriorityRule::fixed_from_text`), so a bad one
+    /// reads as the simulator's and the runtime's parameter does: `parameter priorities: task 1:
+    /// "x" is not a rank (...)`.
     pub fn from_text(ts: &TaskSet, text: &str) -> Result<Assignment, ModelError> {
         match text.trim().to_ascii_lowercase().as_str() {
             "dm" => return Ok(Assignment::Rule(Priority::DeadlineMonotonic)),
             "rm" => return Ok(Assignment::Rule(Priority::RateMonotonic)),
             _ => {}
         }
-        match rtsched_policy::PriorityRule::fixed_from_text(ts, text) {
-            Ok(rtsched_policy::PriorityRule::Fixed(ranks)) => {
+        match rtsched_policy::PriorityRule::fixed_from_text(ts, text)? {
+            rtsched_policy::PriorityRule::Fixed(ranks) => {
                 Ok(Assignment::Explicit(ranks.into_iter().map(u64::from).collect()))
             }
-            Ok(rtsched_policy::PriorityRule::Edf) => {
+            rtsched_policy::PriorityRule::Edf => {
                 Err(ModelError::field("priorities", "fixed priorities expected".to_string()))
-            }
-            Err(e) => {
-                // Name the task of the first entry that is not a rank, where there is one.
-                let bad = text.split(',').position(|x| x.trim().parse::<u32>().is_err());
-                match bad {
-                    Some(i) if text.contains(',') || text.trim().chars().any(|c| c.is_ascii_digit()) => {
-                        let entry = text.split(',').nth(i).unwrap_or("").trim();
-                        Err(ModelError::task_field(
-                            i,
-                            "priorities",
-                            format!("{entry:?} is not a rank (dm, rm or one integer rank per task, smaller = higher)"),
-                        ))
-                    }
-                    _ => Err(e),
-                }
             }
         }
     }
