@@ -1,12 +1,15 @@
 //! One CPU's SP-RES rules (module docs of [`super`]): its reservations (*slots*, one per part
 //! placed on it), the jobs they hold, their budgets, the CPU's CASH slack, and its choice.
 //! Only the CPU's own driver touches it (the runtime: under the CPU's lock); jobs move between
-//! CPUs only as [`Departure`]s.
+//! CPUs only as [`Departure`]s. The state and the choice are here; the charging of service,
+//! overruns and the next instants to call back at are in `accounting`.
 
-use super::{locate, next_boundary, next_departure, Background, Charging, Departure, Mode, Rules, Suspension};
+use super::{locate, Background, Charging, Departure, Mode, Rules, Suspension};
 use rtsched_model::placement::Reservation;
 use rtsched_model::Time;
 use std::sync::Arc;
+
+mod accounting;
 
 /// No window entered yet.
 const NO_WINDOW: Time = Time::MAX;
@@ -79,7 +82,6 @@ pub struct SpresCpu {
     /// Overruns that ended, not yet taken: (task, ns).
     overruns: Vec<(u32, Time)>,
 }
-
 impl SpresCpu {
     /// CPU `cpu` of the placement whose reservations per task (in window order) are `parts`.
     pub fn new(cpu: u32, parts: Arc<Vec<Vec<Reservation>>>, rules: Rules) -> SpresCpu {
@@ -274,11 +276,6 @@ impl SpresCpu {
         Some(h)
     }
 
-    /// Drops expired and used-up slack.
-    pub fn expire(&mut self, now: Time) {
-        self.slack.retain(|&(d, a, _)| d > now && a > 0);
-    }
-
     /// Jobs whose window is now on another part leave their slots (appended to `out`).
     pub fn departures(&mut self, now: Time, out: &mut Vec<Departure>) {
         let mut gone = Vec::new();
@@ -392,43 +389,6 @@ impl SpresCpu {
         }
     }
 
-    /// [`Charging::Execution`]: the CPU's worker dispatches what the rules serve now (after
-    /// [`decide`](Self::decide); nothing when they serve nothing). An overrun of the job it
-    /// ran before ends.
-    pub fn dispatch(&mut self) {
-        if let Some(x) = self.exec {
-            if self.served.map(|y| y.slot) != Some(x.slot) {
-                self.end_overrun(x.slot);
-            }
-        }
-        self.exec = self.served;
-    }
-
-    /// [`Charging::Execution`]: the CPU's worker stopped executing at `now` to run a scheduler
-    /// callback: service is charged up to `now`, then nothing until [`resume`](Self::resume).
-    pub fn pause(&mut self, now: Time) {
-        self.advance(now);
-        if self.rules.charging == Charging::Execution {
-            self.paused = true;
-        }
-    }
-
-    /// [`Charging::Execution`]: the worker leaves its callback at `now` and executes (or
-    /// idles) again; charging restarts at `now`.
-    pub fn resume(&mut self, now: Time) {
-        if self.paused {
-            self.since = self.since.max(now);
-            self.paused = false;
-        }
-    }
-
-    /// Overruns that ended since the last call: (task, ns of execution a hard reservation
-    /// received after its budget ran out). With [`Charging::Execution`] this is the budget
-    /// enforcement latency as the job felt it; with [`Charging::Decision`] always empty.
-    pub fn take_overruns(&mut self) -> Vec<(u32, Time)> {
-        std::mem::take(&mut self.overruns)
-    }
-
     /// Whether slot `k` is in background now (held, located here, not budgeted, soft).
     fn in_background(&self, k: usize, now: Time) -> Option<Time> {
         let s = &self.slots[k];
@@ -467,390 +427,11 @@ impl SpresCpu {
         let s = &self.slots[x.slot];
         s.job.map(|h| (s.task, h, x.mode))
     }
-
-    /// The source the CPU consumes at `t`: CASH slack (the earliest-deadline unexpired slack
-    /// whose deadline is no later than the served reservation's scheduling deadline; any, in
-    /// background or when idle), else the served reservation's budget.
-    fn source(&self, t: Time) -> Source {
-        let pick = |any: bool, own: Time| {
-            self.slack
-                .iter()
-                .enumerate()
-                .filter(|(_, &(d, a, _))| d > t && a > 0 && (any || d <= own))
-                .min_by_key(|(_, &(d, _, _))| d)
-                .map(|(k, _)| k)
-        };
-        match self.exec {
-            Some(x) => match pick(x.mode == Mode::Background, x.end) {
-                Some(k) => Source::Slack(k),
-                None if x.mode == Mode::Budget => Source::Budget(x.slot),
-                None => Source::Nothing,
-            },
-            None => pick(true, 0).map_or(Source::Nothing, Source::Slack),
-        }
-    }
-
-    /// Charges the service of `[since, now)` (the CPU served its last decision throughout, or
-    /// with [`Charging::Execution`]: the worker executed its last dispatch, outside callbacks):
-    /// slack before budget, as [`source`](Self::source) says at each moment; service beyond a
-    /// depleted budget (a late enforcement) is charged nowhere, and for a hard reservation it
-    /// is counted as its overrun.
-    pub fn advance(&mut self, now: Time) {
-        if self.paused {
-            self.since = self.since.max(now);
-            return;
-        }
-        let mut t = self.since;
-        while t < now {
-            let dt = now - t;
-            let used = match self.source(t) {
-                Source::Slack(k) => {
-                    let (d, a, _) = self.slack[k];
-                    let u = dt.min(a).min(d - t);
-                    self.slack[k].1 -= u;
-                    u
-                }
-                Source::Budget(k) => {
-                    let s = &mut self.slots[k];
-                    let u = dt.min(s.left);
-                    s.left -= u;
-                    if u == 0 && !s.soft {
-                        s.over += dt;
-                    }
-                    u
-                }
-                Source::Nothing => 0,
-            };
-            if used == 0 {
-                break;
-            }
-            t += used;
-        }
-        self.since = self.since.max(now);
-    }
-
-    /// The next instant this CPU's rules must be consulted (after [`decide`](Self::decide)):
-    /// the next window boundary of a job held here, the exhaustion of what the CPU consumes
-    /// (budget, or slack and its deadline), the end of a round-robin quantum; `Time::MAX` if
-    /// none.
-    pub fn next_event(&self, now: Time) -> Time {
-        self.next_event_with(now, true)
-    }
-
-    /// [`next_event`](Self::next_event), without the exhaustion of budgets when `enforce` is
-    /// false (the broken twin of the runtime's overrun oracle: no budget enforcement).
-    pub fn next_event_with(&self, now: Time, enforce: bool) -> Time {
-        let mut t = Time::MAX;
-        for s in &self.slots {
-            if let Some(h) = s.job {
-                t = t.min(next_boundary(&self.parts[s.task as usize], h.base, now));
-            }
-        }
-        match self.source(now) {
-            Source::Slack(k) => {
-                let (d, a, _) = self.slack[k];
-                t = t.min(d).min(now + a);
-            }
-            Source::Budget(k) if enforce && self.slots[k].left > 0 => t = t.min(now + self.slots[k].left),
-            Source::Budget(_) => {}
-            Source::Nothing => {}
-        }
-        if let (Background::RoundRobin { .. }, Some(x)) = (self.rules.background, self.served) {
-            if x.mode == Mode::Background && self.background > 1 {
-                t = t.min(self.rr_until);
-            }
-        }
-        t
-    }
-
-    /// The next instant a job held here leaves this CPU (its window moves to a part on
-    /// another CPU); `Time::MAX` if none.
-    pub fn next_migration(&self, now: Time) -> Time {
-        let mut t = Time::MAX;
-        for s in &self.slots {
-            if let Some(h) = s.job {
-                let ps = &self.parts[s.task as usize];
-                let mut loc = locate(ps, h.base, now);
-                // A job moving between parts on this CPU is not a migration: look further.
-                for _ in 0..=2 * ps.len() {
-                    let d = next_departure(ps, &loc);
-                    if d == Time::MAX {
-                        break;
-                    }
-                    let next = locate(ps, h.base, d);
-                    if ps[next.part].cpu != self.cpu {
-                        t = t.min(d);
-                        break;
-                    }
-                    loc = next;
-                }
-            }
-        }
-        t
-    }
-
-    /// The remaining budget of each held job's current window and the slack: for tests and
-    /// end-of-run checks.
-    pub fn slack_total(&self) -> Time {
-        self.slack.iter().map(|&(_, a, _)| a).sum()
-    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::{Charging, Mode, Rules};
-    use super::*;
-    use rtsched_model::Placement;
-    use rtsched_model::TaskSet;
-
-    /// One hard reservation (budget 10, period and window 20) on one CPU.
-    fn one(charging: Charging) -> SpresCpu {
-        let ts = TaskSet::from_ct(&[(10, 20)]).unwrap();
-        let pl = Placement::whole(&ts, &[vec![0]]).unwrap();
-        SpresCpu::new(0, Arc::new(pl.parts_by_task(1)), Rules { charging, ..Rules::new(false, false) })
-    }
-
-    #[test]
-    fn execution_charging_skips_callbacks_and_measures_the_overrun() {
-        let mut c = one(Charging::Execution);
-        assert!(c.activate(0, 0, 0, 0));
-        // Release callback at 0 (paused), decision, dispatch, back to the job at 3.
-        c.pause(0);
-        c.decide(0);
-        c.dispatch();
-        c.resume(3);
-        assert_eq!(c.next_event(3), 13, "the budget runs out 10 ns after the job starts");
-        // Another callback from 5 to 7: not charged.
-        c.pause(5);
-        c.resume(7);
-        assert_eq!(c.next_event(7), 15);
-        // The enforcing callback comes 2 ns late: a 2 ns overrun, reported when it ends.
-        c.pause(17);
-        c.decide(17);
-        assert_eq!(c.served(), None, "a depleted hard reservation is cut off");
-        assert!(c.take_overruns().is_empty(), "the job still runs until the worker stops it");
-        c.dispatch();
-        assert_eq!(c.take_overruns(), vec![(0, 2)]);
-        c.resume(18);
-        c.advance(30);
-        assert!(c.take_overruns().is_empty(), "idle: nothing charged");
-    }
-
-    #[test]
-    fn decision_charging_drains_from_the_decision_and_never_overruns() {
-        let mut c = one(Charging::Decision);
-        assert!(c.activate(0, 0, 0, 0));
-        c.decide(0);
-        // pause/resume are no-ops for the synchronous driver: charged from the decision.
-        c.pause(0);
-        c.resume(3);
-        c.advance(3);
-        assert_eq!(c.next_event(3), 10);
-        c.advance(10);
-        c.decide(10);
-        assert_eq!(c.served(), None);
-        assert!(c.take_overruns().is_empty());
-        // Without enforcement the exhaustion is not an event.
-        let mut d = one(Charging::Decision);
-        d.activate(0, 0, 0, 0);
-        d.decide(0);
-        assert_eq!(d.next_event_with(0, false), 20, "only the window end");
-        assert_eq!(d.served().map(|x| x.2), Some(Mode::Budget));
-    }
-}
-
+mod donate_tests;
 #[cfg(test)]
-mod suspension_tests {
-    //! Self-suspension: a suspended job is held but never served nor charged, and its
-    //! reservation keeps its budget (with or without CASH).
-    use super::super::{Mode, Rules};
-    use super::*;
-    use rtsched_model::{Placement, TaskSet};
-
-    /// Two hard reservations on one CPU: task 0 (budget 4, window 10), task 1 (budget 4,
-    /// window 20).
-    fn two(cash: bool) -> SpresCpu {
-        let ts = TaskSet::from_ct(&[(4, 10), (4, 20)]).unwrap();
-        let pl = Placement::whole(&ts, &[vec![0, 1]]).unwrap();
-        let mut c = SpresCpu::new(0, Arc::new(pl.parts_by_task(2)), Rules::new(false, cash));
-        assert!(c.activate(0, 0, 0, 0));
-        assert!(c.activate(1, 0, 0, 0));
-        c.decide(0);
-        c
-    }
-
-    #[test]
-    fn a_suspended_job_keeps_its_budget_and_makes_no_slack() {
-        let mut c = two(true);
-        assert_eq!(c.served().map(|x| x.0), Some(0), "earliest scheduling deadline first");
-        c.advance(1); // task 0 used 1 of 4
-        assert!(c.suspend(0, 1));
-        assert!(!c.suspend(0, 1), "suspended twice");
-        assert!(c.is_suspended(0));
-        assert_eq!(c.slack_total(), 0, "a suspension is not a completion: no CASH slack");
-        c.decide(1);
-        assert_eq!(c.served().map(|x| (x.0, x.2)), Some((1, Mode::Budget)), "the CPU goes to the next reservation");
-        c.advance(3);
-        assert!(c.wake(0, 3));
-        assert!(!c.wake(0, 3), "one wake per suspension");
-        c.decide(3);
-        assert_eq!(c.served().map(|x| x.0), Some(0));
-        assert_eq!(c.next_event(3), 6, "3 ns of budget left: nothing charged while suspended");
-    }
-
-    #[test]
-    fn without_cash_the_reservation_keeps_its_budget_and_is_not_charged_while_suspended() {
-        let mut c = two(false);
-        c.advance(1);
-        assert!(c.suspend(0, 1));
-        c.decide(1);
-        assert_eq!(c.served().map(|x| x.0), Some(1));
-        c.advance(5); // task 1 runs out of its budget of 4 at 5
-        assert!(c.wake(0, 5));
-        c.decide(5);
-        assert_eq!(c.served().map(|x| x.0), Some(0));
-        assert_eq!(c.next_event(5), 8, "3 ns of its budget left");
-        // A suspension that outlasts the window: the next window refills the budget.
-        c.advance(6);
-        assert!(c.suspend(0, 6));
-        c.decide(6);
-        assert_eq!(c.served(), None, "task 1 depleted, task 0 suspended: idle");
-        c.advance(12);
-        c.decide(12); // window [10, 20) of task 0 opens while it is suspended
-        assert_eq!(c.served(), None);
-        assert!(c.wake(0, 12));
-        c.decide(12);
-        assert_eq!(c.next_event(12), 16, "a full budget of 4 in its new window");
-    }
-}
-
+mod suspension_tests;
 #[cfg(test)]
-mod donate_tests {
-    //! [`Suspension::Donate`] (Brandenburg & Gül, RTSS 2016, §VIII): a suspending job's
-    //! budget is CASH slack until it wakes, and it takes back what is left; hand-worked
-    //! against [`Suspension::Keep`] on the same events.
-    use super::super::{Mode, Rules, Suspension};
-    use super::*;
-    use rtsched_model::{Placement, TaskSet};
-
-    /// Hard reservations on one CPU, CASH on: task 0 (budget 4, window 10) and, if `both`,
-    /// task 1 (budget 4, window 20); both jobs activated at 0.
-    fn cpu(rule: Suspension, both: bool) -> SpresCpu {
-        let ts = TaskSet::from_ct(&[(4, 10), (4, 20)]).unwrap();
-        let pl = Placement::whole(&ts, &[vec![0, 1]]).unwrap();
-        let rules = Rules { suspension: rule, ..Rules::new(false, true) };
-        let mut c = SpresCpu::new(0, Arc::new(pl.parts_by_task(2)), rules);
-        assert!(c.activate(0, 0, 0, 0));
-        if both {
-            assert!(c.activate(1, 0, 0, 0));
-        }
-        c.decide(0);
-        c
-    }
-
-    #[test]
-    fn the_lent_budget_is_used_by_the_other_reservation_first_and_the_rest_is_regained() {
-        // Task 0 runs [0, 1), suspends at 1 with 3 of its 4 left, wakes at 3.
-        let run = |rule| {
-            let mut c = cpu(rule, true);
-            c.advance(1);
-            assert!(c.suspend(0, 1));
-            let lent = c.slack_total();
-            c.decide(1);
-            assert_eq!(c.served().map(|x| (x.0, x.2)), Some((1, Mode::Budget)));
-            c.advance(3);
-            let left_at_wake = c.slack_total();
-            assert!(c.wake(0, 3));
-            c.decide(3);
-            assert_eq!(c.served().map(|x| x.0), Some(0));
-            // Task 0's budget now.
-            let t0_budget = c.next_event(3) - 3;
-            (lent, left_at_wake, t0_budget)
-        };
-        // Keep: no slack; task 1 ran [1, 3) on its own budget; task 0 has its 3 ns.
-        assert_eq!(run(Suspension::Keep), (0, 0, 3));
-        // Donate: 3 ns of slack (deadline 10 ≤ task 1's 20, so CASH serves task 1 from it
-        // first); 1 ns is left at the wake-up, and that is task 0's whole budget.
-        assert_eq!(run(Suspension::Donate), (3, 1, 1));
-        // And task 1 kept its own budget under Donate: 4 ns after task 0 finishes at 4.
-        let mut c = cpu(Suspension::Donate, true);
-        c.advance(1);
-        c.suspend(0, 1);
-        c.decide(1);
-        c.advance(3);
-        c.wake(0, 3);
-        c.decide(3);
-        c.advance(4);
-        c.decide(4);
-        assert_eq!(c.served().map(|x| x.0), Some(1), "task 0 cut off at 4: its regained 1 ns is spent");
-        assert!(!c.is_suspended(0));
-        assert_eq!(c.next_event(4), 8, "task 1's own budget of 4 untouched");
-    }
-
-    #[test]
-    fn a_late_waker_on_an_idle_cpu_finds_its_budget_burnt_and_a_hard_reservation_cuts_it_off() {
-        // Task 0 alone: runs [0, 1), suspends with 3 left; wakes at 5, one past the 3 ns of
-        // suspension its budget would have covered.
-        let mut keep = cpu(Suspension::Keep, false);
-        let mut donate = cpu(Suspension::Donate, false);
-        for c in [&mut keep, &mut donate] {
-            c.advance(1);
-            assert!(c.suspend(0, 1));
-            c.decide(1);
-            assert_eq!(c.served(), None);
-            c.advance(5);
-            c.expire(5);
-            assert!(c.wake(0, 5));
-            c.decide(5);
-        }
-        assert_eq!(keep.served().map(|x| x.0), Some(0));
-        assert_eq!(keep.next_event(5), 8, "keep: the 3 ns kept");
-        assert_eq!(donate.slack_total(), 0, "the idle CPU burnt the lent 3 ns by 4");
-        assert_eq!(donate.served(), None, "donate: depleted, hard: cut off until its next window");
-        assert_eq!(donate.next_event(5), 10);
-    }
-
-    #[test]
-    fn a_window_that_opens_while_the_job_is_suspended_lends_its_refill() {
-        let mut c = cpu(Suspension::Donate, false);
-        c.advance(1);
-        assert!(c.suspend(0, 1));
-        c.decide(1);
-        c.advance(12);
-        c.expire(12);
-        c.decide(12); // window [10, 20) opens at 10 (decided at 12): its 4 ns are lent
-        assert_eq!(c.slack_total(), 4);
-        c.advance(13); // idle: 1 ns burnt
-        assert!(c.wake(0, 13));
-        assert_eq!(c.slack_total(), 0, "the job took its slack back");
-        c.decide(13);
-        assert_eq!(c.served().map(|x| x.0), Some(0));
-        assert_eq!(c.next_event(13), 16, "3 ns regained");
-    }
-
-    #[test]
-    fn completion_slack_is_not_taken_by_a_waking_job() {
-        // Task 1 completes at 2 with 2 left (slack, nobody's); task 0 suspended at 1 regains
-        // only its own lent slack, not task 1's.
-        let mut c = cpu(Suspension::Donate, true);
-        c.advance(1);
-        c.suspend(0, 1); // lends 3, deadline 10
-        c.decide(1);
-        c.advance(2); // task 1 served from task 0's slack: 2 left of it
-        assert!(c.complete(1, 2).is_some()); // task 1's 4 ns of budget: slack, deadline 20
-        c.decide(2);
-        assert_eq!(c.slack_total(), 6);
-        assert!(c.wake(0, 2));
-        assert_eq!(c.slack_total(), 4, "only the 2 ns it lent and were left");
-    }
-
-    #[test]
-    fn the_rule_is_named_alike_in_both_engines_and_donate_needs_cash() {
-        assert_eq!(Suspension::parse("keep", false).unwrap(), Suspension::Keep);
-        assert_eq!(Suspension::parse("donate", true).unwrap(), Suspension::Donate);
-        let e = Suspension::parse("donate", false).unwrap_err().to_string();
-        assert_eq!(e, "field 'suspension': donate makes a suspending job's budget CASH slack and needs cash=true");
-        let e = Suspension::parse("give", true).unwrap_err().to_string();
-        assert_eq!(e, "field 'suspension': unknown rule \"give\"; use keep or donate");
-    }
-}
+mod tests;

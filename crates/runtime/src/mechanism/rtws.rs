@@ -88,6 +88,7 @@
 //! ties by task index then job number (the one `Prio` order), jobs of a task in release order.
 
 pub mod locked;
+mod percpu;
 
 use crate::mechanism::forkjoin::{check_task, Shape};
 use crate::mechanism::params::{ParamDecl, ParamKind, ParamSet};
@@ -95,16 +96,17 @@ use crate::mechanism::registry::{self, Backend, DedicatedCpu, Entry, InvariantKi
 use crate::mechanism::release_domain::{one_release_domain, ReleaseDomain};
 use crate::mechanism::{Accounting, Ctx, Effects, Job, Plugin, Prev, TaskParams};
 use crate::queue::release::TaskBook;
-use crate::queue::ws_deque::{self, Steal, Stealer, Taken, Worker};
-use crate::sync::{Primitives, SpinLock, Std};
+use crate::queue::ws_deque::{self, Steal, Stealer, Worker};
+use crate::sync::{SpinLock, Std};
 use crate::tracer::RecKind;
 use crate::RunError;
+use percpu::{item, running_of, Owner, ReadyBuf, RunSlot};
 use crossbeam_utils::CachePadded;
 use rtsched_policy::rtws::{choose_victim, preemption_target, Origin, Requeue, Running, Work};
 use rtsched_policy::{Prio, PriorityRule};
 use std::cell::UnsafeCell;
 use std::collections::BTreeSet;
-use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The term id of `steal` in [`RTWS`]'s `terms`.
 pub(crate) const STEAL: u32 = 0;
@@ -163,106 +165,6 @@ fn build(s: &Setup<'_>) -> Result<Box<dyn Plugin>, RunError> {
     }
     Ok(Box::new(Rtws::new(shape, &params, s.m, s.t0, s.end)?))
 }
-
-/// A deque item: job number, thread slot and whether the thread is the job itself (a region
-/// of one thread) or a locally generated one.
-fn item(job: u32, slot: u32, origin: Origin) -> u64 {
-    (job as u64) << 32 | (slot as u64) << 1 | (origin == Origin::Job) as u64
-}
-
-/// What an item taken from `cpu`'s queue (by its owner or, `stolen`, a thief) runs as.
-fn running_of(t: Taken, stolen: bool) -> Running {
-    let origin = if stolen {
-        Origin::Stolen
-    } else if t.item & 1 == 1 {
-        Origin::Job
-    } else {
-        Origin::Local
-    };
-    Running {
-        prio: Prio { key: t.rank, task: t.lane, job: (t.item >> 32) as u32 },
-        thread: ((t.item & 0xffff_ffff) >> 1) as u32,
-        origin,
-    }
-}
-
-/// What one CPU runs, written by that CPU alone and read by any (a sequence lock: odd while
-/// the owner writes; a reader retries until it reads one even value around its reads).
-struct RunSlot {
-    seq: AtomicU64,
-    /// Priority key; `task << 32 | job`; `thread << 2 | origin` with origin 1 = job, 2 =
-    /// local, 3 = stolen (0: idle).
-    w: [AtomicU64; 3],
-}
-
-impl RunSlot {
-    fn new() -> RunSlot {
-        RunSlot { seq: AtomicU64::new(0), w: [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)] }
-    }
-
-    /// Precondition: the caller is this CPU's thread (the one writer).
-    fn set(&self, r: Option<Running>) {
-        let words = match r {
-            None => [0, 0, 0],
-            Some(r) => {
-                let o = match r.origin {
-                    Origin::Job => 1,
-                    Origin::Local => 2,
-                    Origin::Stolen => 3,
-                };
-                [r.prio.key, (r.prio.task as u64) << 32 | r.prio.job as u64, (r.thread as u64) << 2 | o]
-            }
-        };
-        let s = self.seq.load(Ordering::Relaxed);
-        self.seq.store(s.wrapping_add(1), Ordering::Relaxed);
-        fence(Ordering::Release);
-        for (a, v) in self.w.iter().zip(words) {
-            a.store(v, Ordering::Relaxed);
-        }
-        self.seq.store(s.wrapping_add(2), Ordering::Release);
-    }
-
-    fn get(&self) -> Option<Running> {
-        let mut spins = 0u32;
-        let words = loop {
-            let s1 = self.seq.load(Ordering::Acquire);
-            let words = [0, 1, 2].map(|i| self.w[i].load(Ordering::Relaxed));
-            fence(Ordering::Acquire);
-            let s2 = self.seq.load(Ordering::Relaxed);
-            if s1 == s2 && s1 & 1 == 0 {
-                break words;
-            }
-            spins = spins.wrapping_add(1);
-            Std::spin_hint(spins);
-        };
-        let origin = match words[2] & 3 {
-            0 => return None,
-            1 => Origin::Job,
-            2 => Origin::Local,
-            _ => Origin::Stolen,
-        };
-        Some(Running {
-            prio: Prio { key: words[0], task: (words[1] >> 32) as u32, job: words[1] as u32 },
-            thread: (words[2] >> 2) as u32,
-            origin,
-        })
-    }
-}
-
-/// The owner's handle of a CPU's queue, in a cell only that CPU's thread opens.
-struct Owner(UnsafeCell<Worker>);
-
-// SAFETY: `owners[c]` is opened only inside `schedule` called with `ctx.cpu() == c` (see
-// `Rtws::owner`), and the plugin contract runs one thread's callbacks on that thread alone,
-// never overlapping: the cell is never accessed from two threads at once. `Worker` is `Send`.
-unsafe impl Sync for Owner {}
-
-/// A CPU's scratch list of readied successors, in a cell only that CPU's thread opens.
-struct ReadyBuf(UnsafeCell<Vec<u32>>);
-
-// SAFETY: as for `Owner`: `ready_bufs[c]` is opened only inside `schedule` called with
-// `ctx.cpu() == c`, one call at a time, so never from two threads at once. `Vec<u32>` is `Send`.
-unsafe impl Sync for ReadyBuf {}
 
 /// Everything under the global queue's lock.
 struct Global {
