@@ -18,7 +18,7 @@ import platform
 import random
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
 
 from . import _core, rtlimits
@@ -960,18 +960,22 @@ def _plot(model: dict, stat: str, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from .overheads import count_terms
     from .plots import curve_style, legend_outside
 
+    # The time terms only: a count term's values (RUN's tree_events) are not µs (the model and
+    # `rtsched overheads show` hold them).
+    times = {t: row for t, row in model["terms"].items() if t not in count_terms()}
     fig, ax = plt.subplots(figsize=(7.2, 4))
-    for j, (t, row) in enumerate(model["terms"].items()):
+    for j, (t, row) in enumerate(times.items()):
         ax.plot(row["n"], [x / 1000 for x in row[f"{stat}_ns"]], label=t, **curve_style(j, len(row["n"])))
-    if any(x > 0 for row in model["terms"].values() for x in row[f"{stat}_ns"]):
+    if any(x > 0 for row in times.values() for x in row[f"{stat}_ns"]):
         ax.set_yscale("log")  # the terms span three orders of magnitude
     ax.set_xlabel("number of tasks n")
     ax.set_ylabel(f"{'average' if stat == 'avg' else 'maximum'} overhead (µs)")
     ax.set_title(f"{model['scheduler']}, m = {model['m']}: {stat} overhead vs n")
     ax.grid(True, alpha=0.3)
-    if model["terms"]:
+    if times:
         legend_outside(ax, fontsize=8)
     fig.tight_layout()
     try:
@@ -997,9 +1001,9 @@ def format_summary(s: dict) -> str:
     def ns(v: Any) -> str:
         return "-" if v is None else t(round(v))
 
-    def stats(d: dict, suffix: str = "") -> str:
+    def stats(d: dict, suffix: str = "", fmt: Callable[[Any], str] = ns) -> str:
         keys = [k for k in ("avg", "p50", "p99", "max") if f"{k}{suffix}" in d]
-        return ", ".join(f"{k} {ns(d[f'{k}{suffix}'])}" for k in keys)
+        return ", ".join(f"{k} {fmt(d[f'{k}{suffix}'])}" for k in keys)
 
     cpus = ",".join(str(c) for c in s.get("cpus", []))
     head = f"{s.get('scheduler')} on CPUs {cpus}, {ns(s.get('duration_ns'))}"
@@ -1074,15 +1078,22 @@ def format_summary(s: dict) -> str:
                 f"misses {tk.get('deadline_misses')}, max response time {ns(tk.get('max_response_time_ns'))}"
             )
     if ovh:
+        from .overheads import count_terms, format_value
+
+        counts = count_terms()
         width = max(len(k) for k in ovh)
         out.append("overheads:")
         for term, d in ovh.items():
             if isinstance(d, dict) and d.get("count"):
-                line = f"  {term:<{width}}  {d['count']:>7} samples  {stats(d, '_ns')}"
+                # A count term's statistics are numbers of events, printed as such (a count).
+                fmt = (lambda x: format_value(x, True)) if term in counts else ns
+                line = f"  {term:<{width}}  {d['count']:>7} samples  {stats(d, '_ns', fmt)}"
+                if term in counts:
+                    line += " (a count, not a time)"
                 if d.get("discarded") or d.get("outliers"):
                     line += (
                         f" ({d.get('discarded', 0)} disturbed discarded, {d.get('outliers', 0)} outliers; raw max "
-                        f"{ns(d.get('max_raw_ns'))})"
+                        f"{fmt(d.get('max_raw_ns'))})"
                     )
                 out.append(line)
             elif isinstance(d, dict):

@@ -312,9 +312,9 @@ def pilot_constants(summary: dict) -> dict:
     """The overhead constants a pilot run measured: each term of the overhead vocabulary
     (``rtsched_model::overheads``) that is a time, at its maximum (after the outlier rule) —
     the hard statistic ``analyze --overheads`` charges — as ``{"<term>_ns": ns}``."""
-    from ..._core import overhead_terms
+    from ...overheads import count_terms, terms
 
-    times = {t["name"] for t in overhead_terms() if t["kind"] != "count"}
+    times = {t["name"] for t in terms()} - count_terms()
     out = {}
     for name, o in (summary.get("overheads") or {}).items():
         if name in times and isinstance(o, dict) and o.get("max_ns") is not None:
