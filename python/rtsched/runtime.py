@@ -1019,6 +1019,8 @@ def format_summary(s: dict) -> str:
 
     cpus = ",".join(str(c) for c in s.get("cpus", []))
     head = f"{s.get('scheduler')} on CPUs {cpus}, {ns(s.get('duration_ns'))}"
+    if "idle" in s:
+        head += f", idle workers {s['idle']}" if s["idle"] is not None else ", idle CPUs the kernel's"
     if s.get("interrupted"):
         head += " (interrupted)"
     out = [
