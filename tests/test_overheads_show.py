@@ -178,3 +178,95 @@ def test_global_lock_averages_scale_with_m_but_stay_flat_in_n():
     assert any("and so are their averages" in n for n in o["notes"])
     assert next(m for m in rtsched.overheads.mechanisms() if m["name"] == "gsn-edf")["averages_contended"]
     assert not next(m for m in rtsched.overheads.mechanisms() if m["name"] == "gedf-mp")["averages_contended"]
+
+
+#: A model of RUN with its count term: tree_events counts reduction-tree events per callback.
+RUN_MODEL = {
+    "format": "rtsched-overhead-model",
+    "version": 1,
+    "scheduler": "run",
+    "m": 2,
+    "terms": {
+        "budget_timer": {"n": [2, 4], "avg_ns": [3000, 5000], "max_ns": [7000, 9000]},
+        "tree_events": {
+            "n": [2, 4],
+            "avg_ns": [3, 5],
+            "max_ns": [7, 9],
+            "count": [100, 200],
+            "p50_ns": [3, 4],
+            "p99_ns": [6, 8],
+            "max_raw_ns": [7, 12],
+            "discarded": [0, 0],
+            "outliers": [0, 1],
+        },
+    },
+}
+
+
+def _term_block(text: str, term: str) -> list[str]:
+    lines = text.splitlines()
+    i = next(k for k, x in enumerate(lines) if x.startswith(f"{term} ("))
+    block = []
+    for x in lines[i + 1 :]:
+        if not x.strip():
+            break
+        block.append(x)
+    return block
+
+
+def test_show_prints_a_count_term_as_counts(tmp_path, cli):
+    # RUN's tree_events is a count (kind "count" in the vocabulary): its columns are numbers of
+    # events, never times; the time term beside it keeps its unit.
+    p = tmp_path / "run.json"
+    p.write_text(json.dumps(RUN_MODEL))
+    code, out, err = cli("overheads", "show", p)
+    assert code == 0, err
+    counts = _term_block(out, "tree_events")
+    assert counts[1].split() == ["2", "100", "0", "0", "3", "3", "6", "7", "7"], out
+    assert counts[2].split() == ["4", "200", "0", "1", "5", "4", "8", "9", "12"], out
+    assert not any(u in x for x in counts for u in ("ns", "µs", "ms")), out
+    assert "fitted slope 1.0 per task" in out
+    times = _term_block(out, "budget_timer")
+    assert "3 µs" in times[1] and "7 µs" in times[1] and "ns/task" in times[3], out
+
+
+def test_plots_draw_a_count_term_as_counts(monkeypatch, tmp_path):
+    # `overheads show --plot`: the count term's axis is counts, its points undivided; the
+    # measure-overheads figures (µs) leave the count term out.
+    import rtsched.output
+    import rtsched.runtime
+    from rtsched.cli.overheads import plot
+
+    figs = []
+    monkeypatch.setattr(rtsched.output, "save_figure", lambda fig, path, **kw: figs.append(fig))
+    monkeypatch.setattr(rtsched.runtime, "save_figure", lambda fig, path, **kw: figs.append(fig))
+    plot(describe(RUN_MODEL), str(tmp_path / "m.png"))
+    axes = {ax.get_title(): ax for ax in figs[0].axes if ax.get_title()}
+    tree = next(ax for t, ax in axes.items() if t.startswith("tree_events"))
+    bt = next(ax for t, ax in axes.items() if t.startswith("budget_timer"))
+    assert tree.get_ylabel() == "count" and bt.get_ylabel() == "µs"
+    assert max(y for line in tree.get_lines() for y in line.get_ydata()) == 12  # max raw, a count
+    rtsched.runtime._plot(RUN_MODEL, "max", str(tmp_path / "r.png"))
+    labels = [line.get_label() for line in figs[1].axes[0].get_lines()]
+    assert labels == ["budget_timer"]
+
+
+def test_run_summary_and_compare_print_counts_as_counts():
+    from rtsched.campaign import compare_lines
+    from rtsched.runtime import format_summary
+
+    st = {"count": 10, "avg_ns": 2.5, "p50_ns": 2, "p99_ns": 4, "max_ns": 5, "max_raw_ns": 9, "discarded": 1}
+    sch = dict(st, avg_ns=2500.0, p50_ns=2000, p99_ns=4000, max_ns=5000, max_raw_ns=9000)
+    text = format_summary({"scheduler": "run", "cpus": [0], "overheads": {"tree_events": st, "schedule": sch}})
+    tree = next(x for x in text.splitlines() if x.strip().startswith("tree_events"))
+    assert "avg 2.50, p50 2, p99 4, max 5 (a count, not a time)" in tree and "raw max 9)" in tree, tree
+    assert not any(u in tree for u in (" ns", "µs")), tree
+    line = next(x for x in text.splitlines() if x.strip().startswith("schedule"))
+    assert "avg 2.5 µs" in line or "avg 2500 ns" in line, line
+    worst = {"model": "overheads-run.json", "term": "tree_events", "n": 4, "a_ns": 7.0, "b_ns": 9.0}
+    c = {"models": 1, "a": "A", "b": "B", "only_in_a": [], "only_in_b": [], "stats": {}}
+    c["stats"]["max_ns"] = {"points": 1, "median": 1.29, "p90": 1.29, "max": 1.29, "worst": worst, "zero_in_one": 0}
+    text = "\n".join(compare_lines(c))
+    assert "tree_events n=4: 7 vs 9 (a count)" in text, text
+    c["stats"]["max_ns"]["worst"] = dict(worst, term="schedule")
+    assert "schedule n=4: 7 vs 9 ns" in "\n".join(compare_lines(c))

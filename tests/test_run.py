@@ -72,7 +72,7 @@ def test_summary_keys_and_accounting(sched):
     s = rtsched.run(light(), scheduler=sched, cpus=[CPU], duration="200ms")
     assert SUMMARY_KEYS <= set(s)
     assert s["scheduler"] == sched and s["m"] == 1 and s["cpus"] == [CPU] and s["duration_ns"] == 200_000_000
-    assert s["dedicated_cpu"] is None and s["interrupted"] is False
+    assert s["dedicated_cpu"] is None and s["interrupted"] is False and s["idle"] == "sleep"
     assert s["params"] == ({"priorities": "dm"} if sched == "pfp" else {})
     assert s["metrics_horizon_ns"] == s["duration_ns"]
     assert set(s["response_time_ns"]) == {"avg", "p99", "max"}
@@ -161,7 +161,7 @@ def test_gedf_mp_runs_with_every_output(cli, tmp_path, dsp, idle):
     assert code == 0, err
     s = json.loads(out["output"].read_text())
     assert s["scheduler"] == "gedf-mp" and s["m"] == 1 and s["accounting_error"] is None
-    assert s["params"]["dsp"] == dsp
+    assert s["params"]["dsp"] == dsp and s["idle"] == idle
     misses = s["deadline_misses"]
     assert misses > 0
     for term in ("request", "dsp"):
@@ -179,6 +179,21 @@ def test_gedf_mp_runs_with_every_output(cli, tmp_path, dsp, idle):
     lf = write_set(tmp_path, light(), "light.json")
     code, _, err = cli("run", lf, "--scheduler", "gedf-mp", "--cpus", ALL[1], "--duration", "10ms")
     assert code == 2 and "dedicated" in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("idle", ["sleep", "spin"])
+def test_the_summary_says_which_idle_mode_ran(cli, tmp_path, idle):
+    f = write_set(tmp_path, light())
+    code, out, err = cli("run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "50ms", "--idle", idle)
+    assert code == 0, err
+    assert out.splitlines()[0].endswith(f", idle workers {idle}"), out
+    code, out, err = cli(
+        "run", f, "--scheduler", "gsn-edf", "--cpus", CPU, "--duration", "50ms", "--idle", idle, "--json"
+    )
+    assert code == 0 and json.loads(out)["idle"] == idle, err
+    # kernel-sd's idle CPUs are the kernel's: the summary says so rather than name a mode.
+    line = rtsched.runtime.format_summary({"scheduler": "kernel-sd", "cpus": [CPU], "duration_ns": 1, "idle": None})
+    assert line.splitlines()[0].endswith(", idle CPUs the kernel's")
 
 
 def test_pedf_without_placement_partitions_by_wfd(cli, tmp_path):

@@ -99,3 +99,39 @@ def test_bad_fork_join_file_names_the_field(tmp_path):
     bad = {"tasks": [{"period": "10ms", "regions": [["1ms"], []]}]}
     with pytest.raises(rtsched.RtschedError, match=r"regions\[1\]"):
         rtsched.run_forkjoin(json.dumps(bad), cpus=[CPU], duration="50ms")
+
+
+def test_isolate_wraps_a_fork_join_run_as_it_does_a_task_sets(monkeypatch, tmp_path, capsys):
+    # The host's limits are not touched: protocol.isolated is replaced by a recorder (as in
+    # test_run.py's task-set test). Python and the command line (run in this process, so that
+    # the recorder is seen) enter it on the run's CPUs before the run and leave it after.
+    import contextlib
+
+    from rtsched import protocol
+    from rtsched.cli import main
+    from rtsched.runtime import run_forkjoin_raw
+
+    calls = []
+
+    @contextlib.contextmanager
+    def fake(cpus, *, root="/", report=None):
+        state = {"changed": [], "refused": ["/proc/sys/kernel/sched_rt_runtime_us: not writable"]}
+        calls.append(("enter", list(cpus)))
+        try:
+            yield state
+        finally:
+            calls.append(("exit",))
+
+    monkeypatch.setattr(protocol, "isolated", fake)
+    s = run_forkjoin_raw(json.dumps(FJ), cpus=[CPU], duration="50ms", isolate=True, quiet=True)["summary"]
+    assert calls == [("enter", [CPU]), ("exit",)]
+    assert s["isolate"]["refused"] and s["forkjoin"]["jobs"] == 3 + 1
+    assert "isolate" not in run_forkjoin_raw(json.dumps(FJ), cpus=[CPU], duration="50ms", quiet=True)["summary"]
+    f = tmp_path / "fj.json"
+    f.write_text(json.dumps(FJ))
+    calls.clear()
+    code = main(["run", str(f), "--scheduler", "rtws", "--cpus", str(CPU), "--duration", "50ms", "--isolate", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert calls == [("enter", [CPU]), ("exit",)]
+    assert json.loads(out)["isolate"]["refused"] and "--isolate could not change" in err

@@ -124,3 +124,64 @@ def test_tiny_run_end_to_end(tmp_path):
         else:
             assert r["status"].startswith(("not run", "refused")), r["status"]
     assert "p99 scheduling overhead" in res["text"]
+
+
+def test_inflate_pilot_p99_is_a_spec_value_and_misspelt_pilots_are_refused():
+    text = lookup("spres-fig9").read_text()
+    s = parse_experiment(text, "x.toml", override={"inflate": "pilot-p99"}, name="spres-fig9")
+    assert s.params["inflate"] == "pilot-p99"
+    assert load_experiment(lookup("spres-fig9"), name="spres-fig9").params["inflate"] == "pilot"  # the default
+    for bad in ("pilot-p95", "pilot_p99", "", 99):
+        with pytest.raises(SpecError, match='"pilot", "pilot-p99", "none" or an overhead model'):
+            parse_experiment(text, "x.toml", override={"inflate": bad}, name="spres-fig9")
+
+
+SUMMARY = {
+    "overheads": {
+        "schedule": {"count": 500, "p99_ns": 3_000, "max_ns": 9_000_000},
+        "release": {"count": 200, "p99_ns": 4_000, "max_ns": 11_500_000},
+        "tree_events": {"count": 300, "p99_ns": 6, "max_ns": 9},  # a count: never a constant
+        "push_failure": {"count": 0, "p99_ns": 0, "max_ns": 0},  # outside the vocabulary
+    }
+}
+
+
+def test_pilot_constants_take_the_maximum_or_the_p99_of_each_time_term():
+    assert f9.pilot_constants(SUMMARY) == {"schedule_ns": 9_000_000, "release_ns": 11_500_000}
+    assert f9.pilot_constants(SUMMARY, "max") == f9.pilot_constants(SUMMARY)
+    assert f9.pilot_constants(SUMMARY, "p99") == {"schedule_ns": 3_000, "release_ns": 4_000}
+    with pytest.raises(rtsched.RtschedError, match="'max' or 'p99'"):
+        f9.pilot_constants(SUMMARY, "p95")
+
+
+@pytest.mark.parametrize(("inflate", "expect"), [("pilot", 11_500_000), ("pilot-p99", 4_000)])
+def test_a_pilot_inflates_the_budgets_by_its_statistic(monkeypatch, inflate, expect):
+    # The runs are recorded, not made: the pilot's summary is SUMMARY, and the measured run must
+    # get the constants of the statistic the spec names.
+    import rtsched.runtime
+
+    calls = []
+
+    def fake_run_raw(ts, **kw):
+        calls.append(kw)
+        if kw.get("inflate") is None:
+            return {"interrupted": False, "summary": SUMMARY}
+        s = {"jobs": 1, "deadline_misses": 0, "trustworthy": True, "inflation": {"utilization": 1.5}}
+        return {"interrupted": False, "summary": s, "overhead_samples": {}}
+
+    monkeypatch.setattr(rtsched.runtime, "run_raw", fake_run_raw)
+    p = {"inflate": inflate, "pilot": MS, "horizon": 2 * MS, "rt_priority": 0, "max_samples": 10}
+    ts = rtsched.TaskSet([rtsched.Task(wcet="1ms", period="10ms")])
+    row = f9._one(p, [0], "run", ts, None, 1)
+    assert row["ran"] and row["inflated_util"] == 1.5
+    assert [c["duration"] for c in calls] == [MS, 2 * MS]
+    assert calls[1]["inflate"]["release_ns"] == expect and "tree_events_ns" not in calls[1]["inflate"]
+
+
+def test_the_report_says_a_p99_pilot_is_a_soft_inflation():
+    spec = parse_experiment(
+        lookup("spres-fig9").read_text(), "x.toml", quick=True, override={"inflate": "pilot-p99"}, name="spres-fig9"
+    )
+    rows = [_row("run", "ran", True, [5000] * 100, [9000] * 100)]
+    text = f9.summarize(spec, pa.Table.from_pylist(rows, schema=f9.SCHEMA))["text"]
+    assert "budgets inflated by the p99s a pilot run of the set measured (a soft inflation" in text, text

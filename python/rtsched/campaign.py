@@ -384,13 +384,17 @@ def compare(a: str, b: str) -> dict:
 
 def compare_lines(c: dict) -> list[str]:
     """``compare``'s answer as the lines ``rtsched overheads compare`` prints."""
+    from .overheads import count_terms
+
+    counts = count_terms()
     out = [f"{c['models']} models in both {c['a']} and {c['b']}; ratio larger/smaller per point (1 = equal)"]
     out.append(f"{'statistic':10s} {'points':>7s} {'median':>7s} {'p90':>7s} {'max':>8s}  largest at")
     for stat, s in c["stats"].items():
         w = s["worst"]
+        unit = " (a count)" if w["term"] in counts else " ns"  # a count term's values are no times
         out.append(
             f"{stat:10s} {s['points']:7d} {s['median']:7.2f} {s['p90']:7.2f} {s['max']:8.2f}  "
-            f"{w['model']} {w['term']} n={w['n']}: {w['a_ns']:.0f} vs {w['b_ns']:.0f} ns"
+            f"{w['model']} {w['term']} n={w['n']}: {w['a_ns']:.0f} vs {w['b_ns']:.0f}{unit}"
         )
         if s["zero_in_one"]:
             out.append(f"{'':10s} {s['zero_in_one']} points are 0 in one run only")

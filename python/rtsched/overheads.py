@@ -52,6 +52,23 @@ def terms() -> list[dict]:
     return list(_core.overhead_terms())
 
 
+def count_terms() -> frozenset[str]:
+    """The terms of the vocabulary whose samples are counts, not times (kind ``count``, e.g.
+    RUN's ``tree_events``): their ``*_ns`` columns hold numbers of events, never nanoseconds."""
+    return frozenset(t["name"] for t in _core.overhead_terms() if t["kind"] == "count")
+
+
+def format_value(x: Any, count: bool) -> str:
+    """One statistic of an overhead term as text: a time in the unit that suits it
+    (``_core.format_time``), or for a count term (:func:`count_terms`) the plain number (an
+    average to two decimals); ``-`` for None."""
+    if x is None:
+        return "-"
+    if count:
+        return str(int(x)) if float(x).is_integer() else f"{x:.2f}"
+    return _core.format_time(round(x))
+
+
 def read_model(path: str) -> dict:
     """Reads and validates one measured model file; returns ``{"path", "text", "scheduler", "m",
     "machine", "interrupted", "terms", "max_n", "published", "seconds_per_run"}`` (``published``:

@@ -18,7 +18,7 @@ import platform
 import random
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
 
 from . import _core, rtlimits
@@ -320,6 +320,87 @@ def _spinning_warnings(request: dict, cpus: Sequence[int], dedicated_cpu: int | 
     return out
 
 
+def _run_on_host(
+    plan: Any,
+    request: dict,
+    *,
+    ts: TaskSet | None,
+    dedicated_cpu: int | None,
+    preflight: bool,
+    isolate: bool,
+    quiet: bool,
+) -> dict:
+    """Runs a prepared run (:func:`_prepare_trusted`) inside the host protocol that every
+    workload gets (:func:`run_raw`, :func:`run_forkjoin_raw`): the runtime's warnings and notes
+    said; the preflight (``preflight``); with ``isolate`` the host's limits lifted on the run's
+    CPUs and the dedicated CPU for the run and restored after it, errors and Ctrl-C included;
+    with a SCHED_FIFO priority the warnings about the kernel's SCHED_FIFO limit (a sequential
+    set ``ts``'s load per CPU; None: not computed) and about threads that never sleep; then the
+    summary completed with ``rt_priority``, ``preflight``, ``isolate``, the trust verdict, its
+    causes and every warning. Returns ``_core.run``'s result (:func:`_outcome`)."""
+    rt_priority = request["rt_priority"]
+    _say(plan, quiet)
+    cpu_list, warns = plan.cpus, [*plan.warnings, *plan.placement_warnings]  # every warning printed
+    partition, reservations = plan.partition, plan.placement
+    used = cpu_list + ([dedicated_cpu] if dedicated_cpu is not None else [])
+    pre = None
+    if v.boolean(preflight, "preflight"):
+        from .protocol import preflight as take_preflight
+
+        pre = take_preflight(used, rt_priority=rt_priority)
+    isolate = v.boolean(isolate, "isolate")
+    # Everything from lifting the limits to the end of the run is undone on the way out.
+    with contextlib.ExitStack() as stack:
+        lifted = None
+        if isolate:
+            from .protocol import isolated
+
+            lifted = stack.enter_context(isolated(used, report=pre))
+        # SCHED_FIFO threads get only part of each CPU here (RT throttling, the fair server): a
+        # placement above it misses for the kernel's sake, which the warning says with the numbers.
+        throttled = None
+        loads, cap = None, None
+        if rt_priority is not None:
+            if ts is not None:
+                loads = rtlimits.placement_loads(ts, cpu_list, partition, reservations)
+                cap = rtlimits.fifo_capacity()
+                throttled = rtlimits.overloaded(loads, cap, spread=partition is None and reservations is None)
+            if throttled is not None:
+                if not isolate:
+                    throttled += (
+                        "; as root, --isolate (isolate=True) lifts RT throttling and the fair server for the run and "
+                        "restores them afterwards"
+                    )
+                warns.append(throttled)
+                if not quiet:
+                    print(f"rtsched run: warning: {throttled}", file=sys.stderr)
+            warns += _spinning_warnings(request, cpu_list, dedicated_cpu, quiet)
+        from .protocol import uptime
+
+        since = uptime()
+        res, trusted, why = _outcome(_core.run(plan))
+        window = (since, uptime())
+    summary = res["summary"]
+    summary["rt_priority"] = rt_priority
+    if pre is not None:
+        summary["preflight"] = pre
+    if lifted is not None:
+        summary["isolate"] = lifted
+        if lifted["refused"] and not quiet:
+            print(f"rtsched run: warning: --isolate could not change: {'; '.join(lifted['refused'])}", file=sys.stderr)
+    summary["trustworthy"], summary["trustworthy_reason"] = trusted, why
+    _judge_causes(summary, used, rt_priority, pre, window=window, loads=loads, cap=cap)
+    _untrusted(summary, warns, quiet)
+    summary["warnings"] = warns
+    if res["interrupted"] and not quiet:
+        print(
+            f"rtsched run: interrupted after {summary['duration_ns'] / 1e9:.3f} s of "
+            f"{request['duration_ns'] / 1e9:g} s; the results cover the time run",
+            file=sys.stderr,
+        )
+    return res
+
+
 def run_raw(
     ts: TaskSet,
     *,
@@ -407,65 +488,11 @@ def run_raw(
         dedicated_cpu=dedicated_cpu,
         exec_min_fraction=exec_min_fraction,
     )
-    rt_priority = request["rt_priority"]
-    _say(plan, quiet)
-    cpu_list, warns = plan.cpus, [*plan.warnings, *plan.placement_warnings]  # every warning printed
-    partition, reservations = plan.partition, plan.placement
-    used = cpu_list + ([dedicated_cpu] if dedicated_cpu is not None else [])
-    pre = None
-    if v.boolean(preflight, "preflight"):
-        from .protocol import preflight as take_preflight
-
-        pre = take_preflight(used, rt_priority=rt_priority)
-    isolate = v.boolean(isolate, "isolate")
-    # Everything from lifting the limits to the end of the run is undone on the way out.
-    with contextlib.ExitStack() as stack:
-        lifted = None
-        if isolate:
-            from .protocol import isolated
-
-            lifted = stack.enter_context(isolated(used, report=pre))
-        # SCHED_FIFO threads get only part of each CPU here (RT throttling, the fair server): a
-        # placement above it misses for the kernel's sake, which the warning says with the numbers.
-        throttled = None
-        loads, cap = None, None
-        if rt_priority is not None:
-            loads = rtlimits.placement_loads(ts, cpu_list, partition, reservations)
-            cap = rtlimits.fifo_capacity()
-            throttled = rtlimits.overloaded(loads, cap, spread=partition is None and reservations is None)
-            if throttled is not None:
-                if not isolate:
-                    throttled += (
-                        "; as root, --isolate (isolate=True) lifts RT throttling and the fair server for the run and "
-                        "restores them afterwards"
-                    )
-                warns.append(throttled)
-                if not quiet:
-                    print(f"rtsched run: warning: {throttled}", file=sys.stderr)
-            warns += _spinning_warnings(request, cpu_list, dedicated_cpu, quiet)
-        from .protocol import uptime
-
-        since = uptime()
-        res, trusted, why = _outcome(_core.run(plan))
-        window = (since, uptime())
+    res = _run_on_host(
+        plan, request, ts=ts, dedicated_cpu=dedicated_cpu, preflight=preflight, isolate=isolate, quiet=quiet
+    )
     summary = res["summary"]
-    summary["rt_priority"] = rt_priority
-    if pre is not None:
-        summary["preflight"] = pre
-    if lifted is not None:
-        summary["isolate"] = lifted
-        if lifted["refused"] and not quiet:
-            print(f"rtsched run: warning: --isolate could not change: {'; '.join(lifted['refused'])}", file=sys.stderr)
-    summary["trustworthy"], summary["trustworthy_reason"] = trusted, why
-    _judge_causes(summary, used, rt_priority, pre, window=window, loads=loads, cap=cap)
-    _untrusted(summary, warns, quiet)
-    summary["warnings"] = warns
-    if res["interrupted"] and not quiet:
-        print(
-            f"rtsched run: interrupted after {summary['duration_ns'] / 1e9:.3f} s of "
-            f"{request['duration_ns'] / 1e9:g} s; the results cover the time run",
-            file=sys.stderr,
-        )
+    partition, reservations = plan.partition, plan.placement
     if partition is not None:
         summary["partition"] = partition
     if reservations is not None:
@@ -520,6 +547,8 @@ def run_forkjoin_raw(
     exports: Sequence[str] = (),
     params: dict | Sequence[str] | None = None,
     quiet: bool = False,
+    preflight: bool = True,
+    isolate: bool = False,
     calibration: str | dict | os.PathLike | None = "auto",
     overheads: str | os.PathLike | None = None,
 ) -> dict:
@@ -529,7 +558,8 @@ def run_forkjoin_raw(
     ``dag``) object with the job-level results, over all and ``per_task``; trace exports are per
     thread (per node), the job CSV per fork-join (DAG) job. Without ``cpus`` the file's ``m``
     decides (the first ``m`` CPUs this process may use; one if the file has no ``m``). The same
-    run request as :func:`run_raw`."""
+    run request as :func:`run_raw`, and the same host protocol around it (``preflight``,
+    ``isolate``: :func:`run_raw`)."""
     text = v.text(text, "text")
     plan, request = _prepare_trusted(
         scheduler,
@@ -547,25 +577,7 @@ def run_forkjoin_raw(
         exports,
         params,
     )
-    _say(plan, quiet)
-    from .protocol import runnable_tasks, uptime
-
-    before = {"runnable": runnable_tasks(plan.cpus, exclude_pids=[os.getpid()])}
-    since = uptime()
-    res, trusted, why = _outcome(_core.run(plan))
-    window = (since, uptime())
-    summary = res["summary"]
-    summary["rt_priority"] = request["rt_priority"]
-    summary["trustworthy"], summary["trustworthy_reason"] = trusted, why
-    _judge_causes(summary, plan.cpus, request["rt_priority"], before, window=window)
-    summary["warnings"] = list(plan.warnings)
-    _untrusted(summary, summary["warnings"], quiet)
-    if res["interrupted"] and not quiet:
-        print(
-            f"rtsched run: interrupted after {summary['duration_ns'] / 1e9:.3f} s; the results cover the time run",
-            file=sys.stderr,
-        )
-    return res
+    return _run_on_host(plan, request, ts=None, dedicated_cpu=None, preflight=preflight, isolate=isolate, quiet=quiet)
 
 
 def run_forkjoin(
@@ -972,18 +984,22 @@ def _plot(model: dict, stat: str, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from .overheads import count_terms
     from .plots import curve_style, legend_outside
 
+    # The time terms only: a count term's values (RUN's tree_events) are not µs (the model and
+    # `rtsched overheads show` hold them).
+    times = {t: row for t, row in model["terms"].items() if t not in count_terms()}
     fig, ax = plt.subplots(figsize=(7.2, 4))
-    for j, (t, row) in enumerate(model["terms"].items()):
+    for j, (t, row) in enumerate(times.items()):
         ax.plot(row["n"], [x / 1000 for x in row[f"{stat}_ns"]], label=t, **curve_style(j, len(row["n"])))
-    if any(x > 0 for row in model["terms"].values() for x in row[f"{stat}_ns"]):
+    if any(x > 0 for row in times.values() for x in row[f"{stat}_ns"]):
         ax.set_yscale("log")  # the terms span three orders of magnitude
     ax.set_xlabel("number of tasks n")
     ax.set_ylabel(f"{'average' if stat == 'avg' else 'maximum'} overhead (µs)")
     ax.set_title(f"{model['scheduler']}, m = {model['m']}: {stat} overhead vs n")
     ax.grid(True, alpha=0.3)
-    if model["terms"]:
+    if times:
         legend_outside(ax, fontsize=8)
     fig.tight_layout()
     try:
@@ -1009,12 +1025,14 @@ def format_summary(s: dict) -> str:
     def ns(v: Any) -> str:
         return "-" if v is None else t(round(v))
 
-    def stats(d: dict, suffix: str = "") -> str:
+    def stats(d: dict, suffix: str = "", fmt: Callable[[Any], str] = ns) -> str:
         keys = [k for k in ("avg", "p50", "p99", "max") if f"{k}{suffix}" in d]
-        return ", ".join(f"{k} {ns(d[f'{k}{suffix}'])}" for k in keys)
+        return ", ".join(f"{k} {fmt(d[f'{k}{suffix}'])}" for k in keys)
 
     cpus = ",".join(str(c) for c in s.get("cpus", []))
     head = f"{s.get('scheduler')} on CPUs {cpus}, {ns(s.get('duration_ns'))}"
+    if "idle" in s:
+        head += f", idle workers {s['idle']}" if s["idle"] is not None else ", idle CPUs the kernel's"
     if s.get("interrupted"):
         head += " (interrupted)"
     out = [
@@ -1086,15 +1104,22 @@ def format_summary(s: dict) -> str:
                 f"misses {tk.get('deadline_misses')}, max response time {ns(tk.get('max_response_time_ns'))}"
             )
     if ovh:
+        from .overheads import count_terms, format_value
+
+        counts = count_terms()
         width = max(len(k) for k in ovh)
         out.append("overheads:")
         for term, d in ovh.items():
             if isinstance(d, dict) and d.get("count"):
-                line = f"  {term:<{width}}  {d['count']:>7} samples  {stats(d, '_ns')}"
+                # A count term's statistics are numbers of events, printed as such (a count).
+                fmt = (lambda x: format_value(x, True)) if term in counts else ns
+                line = f"  {term:<{width}}  {d['count']:>7} samples  {stats(d, '_ns', fmt)}"
+                if term in counts:
+                    line += " (a count, not a time)"
                 if d.get("discarded") or d.get("outliers"):
                     line += (
                         f" ({d.get('discarded', 0)} disturbed discarded, {d.get('outliers', 0)} outliers; raw max "
-                        f"{ns(d.get('max_raw_ns'))})"
+                        f"{fmt(d.get('max_raw_ns'))})"
                     )
                 out.append(line)
             elif isinstance(d, dict):

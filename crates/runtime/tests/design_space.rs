@@ -31,8 +31,20 @@ fn passes_density_test(set: &[(u64, u64)], m: u128, margin_permille: u128) -> bo
     1000 * u + margin_permille * l <= 1000 * (m * l - (m - 1) * umax)
 }
 
-/// Runs `name` for 400 ms and returns (tracking bound, intervals beyond it, largest interval).
+/// Runs take turns, as in every other real-thread test file: the two tests below run in
+/// parallel threads of the test harness, and two runs pinned to the same CPUs at the same
+/// SCHED_FIFO priority would take each other's CPU time — a worker kept off its CPU by the
+/// other run's threads answers a reschedule request late, which the monitor then reports as a
+/// missed preemption of the plugin under test.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static RUNS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    RUNS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Runs `name` for 400 ms (one run at a time: [`serial`]) and returns (tracking bound,
+/// intervals beyond it, largest interval).
 fn inversion(name: &str) -> Option<(u64, u64, u64)> {
+    let _serial = serial();
     let cpus = allowed_cpus();
     let mech = Mechanism::named(name).unwrap();
     let dedicated = mech.entry().dedicated == DedicatedCpu::Required;

@@ -153,6 +153,9 @@ fn gsn_edf_one_cpu_accounts_every_job() {
         cfg.idle = if seed % 2 == 0 { IdleMode::Spin } else { IdleMode::Sleep };
         let r = run(&ts, &mech("gsn-edf"), &cfg).unwrap();
         check(&ts, &r);
+        // The summary says which idle mode ran.
+        let idle = if seed % 2 == 0 { "spin" } else { "sleep" };
+        assert_eq!(r.summary_json()["idle"], idle, "seed {seed}");
     }
 }
 
@@ -395,7 +398,11 @@ fn kernel_sd_runs_the_same_workload() {
     let ts = random_set(4, 3, 0.3);
     let cfg = RunConfig::new(allowed_cpus(), 200 * MS);
     match run(&ts, &mech("kernel-sd"), &cfg) {
-        Ok(r) => check(&ts, &r),
+        Ok(r) => {
+            check(&ts, &r);
+            // The kernel idles its CPUs: no idle mode of ours ran.
+            assert!(r.summary_json()["idle"].is_null());
+        }
         // Without CAP_SYS_NICE the error must say so (this machine runs the tests as root).
         Err(e) => assert!(e.to_string().contains("CAP_SYS_NICE"), "{e}"),
     }

@@ -19,6 +19,7 @@ from typing import Any
 from .. import _core
 from .. import validate as v
 from .._core import RtschedError
+from ..overheads import format_value
 from .common import emit
 
 
@@ -64,10 +65,6 @@ def _resolve(arg: str) -> str:
     return resolve_overheads(arg)
 
 
-def _ns(x: Any) -> str:
-    return "-" if x is None else _core.format_time(int(x))
-
-
 def _col(term: dict, key: str, i: int) -> Any:
     c = term.get(key)
     return None if c is None else c[i]
@@ -103,6 +100,8 @@ def table_lines(d: dict) -> list[str]:
         out.append("")
         kind = {"latency": "latency", "count": "a count, not a time"}.get(t["kind"], "CPU time")
         out.append(f"{t['term']} ({t['symbol']}, {kind}){'  — contended' if t['contended'] else ''}")
+        # A count term's columns are numbers of events: printed as numbers, never as times.
+        count = t["kind"] == "count"
         rows = []
         for i, n in enumerate(t["n"]):
             rows.append(
@@ -111,28 +110,34 @@ def table_lines(d: dict) -> list[str]:
                     _int(_col(t, "count", i)),
                     _int(_col(t, "discarded", i)),
                     _int(_col(t, "outliers", i)),
-                    _ns(t["avg_ns"][i]),
-                    _ns(_col(t, "p50_ns", i)),
-                    _ns(_col(t, "p99_ns", i)),
-                    _ns(t["max_ns"][i]),
-                    _ns(_col(t, "max_raw_ns", i)),
+                    *(
+                        format_value(x, count)
+                        for x in (
+                            t["avg_ns"][i],
+                            _col(t, "p50_ns", i),
+                            _col(t, "p99_ns", i),
+                            t["max_ns"][i],
+                            _col(t, "max_raw_ns", i),
+                        )
+                    ),
                 ]
             )
         widths = [max(len(c), *(len(r[j]) for r in rows)) for j, c in enumerate(cols)]
         out.append("  " + "  ".join(c.rjust(w) for c, w in zip(cols, widths, strict=True)))
         out.extend("  " + "  ".join(x.rjust(w) for x, w in zip(r, widths, strict=True)) for r in rows)
+        per_task = "per task" if count else "ns/task"
         for stat in ("avg", "max"):
             rule = (t.get("rule") or {}).get(stat) or {}
             slope = t["slope_ns_per_task"][stat]
             how = (
-                f"trend +{slope:.1f} ns/task (least squares over all points)"
+                f"trend +{slope:.1f} {per_task} (least squares over all points)"
                 if rule.get("beyond") == "trend"
                 else "held at the last value"
             )
             scale = rule.get("m_scale")
             if scale:
                 how += f", × {scale[0]}/{scale[1]} for m"
-            out.append(f"  {stat}: fitted slope {slope:.1f} ns/task; beyond n = {t['n'][-1]}: {how}")
+            out.append(f"  {stat}: fitted slope {slope:.1f} {per_task}; beyond n = {t['n'][-1]}: {how}")
     return out
 
 
@@ -163,24 +168,26 @@ def plot(d: dict, path: str) -> None:
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.0 * rows), squeeze=False)
     grid = d["grid_n"]
     for ax, t in zip(axes.flat, terms, strict=False):
+        # A count term (kind "count") is drawn as counts; every other term in µs.
+        scale = 1 if t["kind"] == "count" else 1000
         last = t["n"][-1]
         inside = [i for i, n in enumerate(grid) if n <= last]
         beyond = [i for i, n in enumerate(grid) if n >= last]
         for stat, color, marker in (("avg", "tab:blue", "o"), ("max", "tab:red", "x")):
-            ys = [y / 1000 for y in t["curve"][f"{stat}_ns"]]
+            ys = [y / scale for y in t["curve"][f"{stat}_ns"]]
             ax.plot([grid[i] for i in inside], [ys[i] for i in inside], color=color, lw=1.2, label=f"{stat} (model)")
             if len(beyond) > 1:
                 ax.plot([grid[i] for i in beyond], [ys[i] for i in beyond], color=color, lw=1.2, ls="--")
-            ax.plot(t["n"], [y / 1000 for y in t[f"{stat}_ns"]], marker, color=color, ms=4, ls="none")
+            ax.plot(t["n"], [y / scale for y in t[f"{stat}_ns"]], marker, color=color, ms=4, ls="none")
         if t.get("p99_ns"):
-            ax.plot(t["n"], [y / 1000 for y in t["p99_ns"]], "^", color="tab:green", ms=4, ls="none", label="p99")
+            ax.plot(t["n"], [y / scale for y in t["p99_ns"]], "^", color="tab:green", ms=4, ls="none", label="p99")
         if t.get("max_raw_ns"):
-            ax.plot(t["n"], [y / 1000 for y in t["max_raw_ns"]], "+", color="grey", ms=5, ls="none", label="max raw")
+            ax.plot(t["n"], [y / scale for y in t["max_raw_ns"]], "+", color="grey", ms=5, ls="none", label="max raw")
         if grid and grid[-1] > last:
             ax.axvspan(last, grid[-1], color="grey", alpha=0.08)
         ax.set_title(f"{t['term']} ({t['symbol']})" + (" contended" if t["contended"] else ""), fontsize=9)
         ax.set_xlabel("n", fontsize=8)
-        ax.set_ylabel("µs", fontsize=8)
+        ax.set_ylabel("count" if scale == 1 else "µs", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.grid(True, alpha=0.3)
     for ax in list(axes.flat)[len(terms) :]:

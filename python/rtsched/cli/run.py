@@ -219,6 +219,7 @@ def _run_forkjoin(args: argparse.Namespace, workload: ForkJoinFile | DagFile, ex
         seed=args.seed,
         exports=exports,
         params=mechanism_params(args),
+        isolate=args.isolate,
         calibration="skip" if args.no_calibrate else "auto",
         overheads=args.overheads,
     )

@@ -29,7 +29,7 @@
 
 use super::to_trace::{convert, Conversion};
 use crate::clock::TscCalibration;
-use crate::config::RunConfig;
+use crate::config::{IdleMode, RunConfig};
 use crate::mechanism::registry::{Backend, InvariantKind, ENGINE_TERMS};
 use crate::mechanism::{Accounting, Mechanism};
 use crate::tracer::{RecKind, Record, TraceBuffer};
@@ -125,6 +125,9 @@ pub struct RunResult {
     pub duration_ns: u64,
     /// The run was stopped early (`RunConfig::stop`); its results cover `duration_ns`.
     pub interrupted: bool,
+    /// What the run's idle workers did (`RunConfig::idle`); `None` under kernel-sd, whose
+    /// idle CPUs are the kernel's.
+    pub idle: Option<IdleMode>,
     /// Per job, from the metrics.
     pub jobs: Vec<JobRecord>,
     /// Per-buffer trace records with `ts` converted to ns since time zero (saturating at 0).
@@ -256,6 +259,7 @@ impl RunResult {
             dedicated_cpu: cfg.dedicated_cpu,
             duration_ns,
             interrupted,
+            idle: (!info.kernel).then_some(cfg.idle),
             jobs: Vec::new(),
             traces,
             trace,
@@ -477,6 +481,7 @@ impl RunResult {
             "dedicated_cpu": self.dedicated_cpu,
             "duration_ns": self.duration_ns,
             "interrupted": self.interrupted,
+            "idle": self.idle,
             "jobs": mt.jobs,
             "released": self.accounting.released,
             "completed": self.accounting.completed,
