@@ -29,3 +29,27 @@ def cli():
         return p.returncode, p.stdout, p.stderr
 
     return run
+
+
+@pytest.fixture
+def isolate_recorder(monkeypatch):
+    """Replaces ``rtsched.protocol.isolated`` by a recorder, so that a test of ``isolate`` never
+    touches the host's limits. Returns ``(calls, state)``: ``calls`` gets ``("enter", cpus)``
+    and ``("exit",)``; ``state`` is the report the run gets (set its ``changed`` and ``refused``)."""
+    import contextlib
+
+    from rtsched import protocol
+
+    calls: list = []
+    state: dict = {"changed": [], "refused": []}
+
+    @contextlib.contextmanager
+    def fake(cpus, *, root="/", report=None):
+        calls.append(("enter", list(cpus)))
+        try:
+            yield state
+        finally:
+            calls.append(("exit",))
+
+    monkeypatch.setattr(protocol, "isolated", fake)
+    return calls, state

@@ -516,30 +516,15 @@ def test_run_output_options_as_everywhere(cli, tmp_path):
     assert code == 2 and "--window applies to the Gantt chart" in err
 
 
-def test_isolate_wraps_the_run_and_reports_what_it_changed(monkeypatch):
+def test_isolate_wraps_the_run_and_reports_what_it_changed(isolate_recorder):
     # The host's limits are not touched here: protocol.isolated is replaced by a recorder, and
     # the test checks the wiring — entered before the run on the run's CPUs, left after it,
     # its report in the summary, a refusal warned about.
-    import contextlib
-
-    from rtsched import protocol
     from rtsched.runtime import run_raw
 
-    calls = []
-
-    @contextlib.contextmanager
-    def fake(cpus, *, root="/", report=None):
-        state = {
-            "changed": [{"what": "/proc/sys/kernel/sched_rt_runtime_us", "from": "950000", "to": "-1"}],
-            "refused": ["/sys/kernel/debug/sched/fair_server/cpu0/runtime: not readable"],
-        }
-        calls.append(("enter", list(cpus)))
-        try:
-            yield state
-        finally:
-            calls.append(("exit",))
-
-    monkeypatch.setattr(protocol, "isolated", fake)
+    calls, state = isolate_recorder
+    state["changed"] = [{"what": "/proc/sys/kernel/sched_rt_runtime_us", "from": "950000", "to": "-1"}]
+    state["refused"] = ["/sys/kernel/debug/sched/fair_server/cpu0/runtime: not readable"]
     cpu = sorted(os.sched_getaffinity(0))[0]
     ts = rtsched.TaskSet([rtsched.Task(wcet="1ms", period="10ms")])
     s = run_raw(ts, scheduler="gsn-edf", cpus=[cpu], duration="50ms", isolate=True, quiet=True)["summary"]

@@ -101,28 +101,15 @@ def test_bad_fork_join_file_names_the_field(tmp_path):
         rtsched.run_forkjoin(json.dumps(bad), cpus=[CPU], duration="50ms")
 
 
-def test_isolate_wraps_a_fork_join_run_as_it_does_a_task_sets(monkeypatch, tmp_path, capsys):
+def test_isolate_wraps_a_fork_join_run_as_it_does_a_task_sets(isolate_recorder, tmp_path, capsys):
     # The host's limits are not touched: protocol.isolated is replaced by a recorder (as in
     # test_run.py's task-set test). Python and the command line (run in this process, so that
     # the recorder is seen) enter it on the run's CPUs before the run and leave it after.
-    import contextlib
-
-    from rtsched import protocol
     from rtsched.cli import main
     from rtsched.runtime import run_forkjoin_raw
 
-    calls = []
-
-    @contextlib.contextmanager
-    def fake(cpus, *, root="/", report=None):
-        state = {"changed": [], "refused": ["/proc/sys/kernel/sched_rt_runtime_us: not writable"]}
-        calls.append(("enter", list(cpus)))
-        try:
-            yield state
-        finally:
-            calls.append(("exit",))
-
-    monkeypatch.setattr(protocol, "isolated", fake)
+    calls, state = isolate_recorder
+    state["refused"] = ["/proc/sys/kernel/sched_rt_runtime_us: not writable"]
     s = run_forkjoin_raw(json.dumps(FJ), cpus=[CPU], duration="50ms", isolate=True, quiet=True)["summary"]
     assert calls == [("enter", [CPU]), ("exit",)]
     assert s["isolate"]["refused"] and s["forkjoin"]["jobs"] == 3 + 1
