@@ -270,3 +270,21 @@ def test_run_summary_and_compare_print_counts_as_counts():
     assert "tree_events n=4: 7 vs 9 (a count)" in text, text
     c["stats"]["max_ns"]["worst"] = dict(worst, term="schedule")
     assert "schedule n=4: 7 vs 9 ns" in "\n".join(compare_lines(c))
+
+
+def test_a_mechanisms_own_count_term_prints_as_a_count():
+    # push/pull's push_failure (attempts made by an abandoned push) is no vocabulary term; the
+    # runtime's registry marks it a count, and the run table prints it as one.
+    import json
+
+    from rtsched import _core
+    from rtsched.overheads import count_terms
+    from rtsched.runtime import format_summary
+
+    terms = {t["name"]: t for e in json.loads(_core.mechanisms()) for t in e["terms"]}
+    assert terms["push_failure"]["count"] and terms["tree_events"]["count"] and not terms["schedule"]["count"]
+    assert {"push_failure", "tree_events"} <= count_terms() and "schedule" not in count_terms()
+    st = {"count": 3, "avg_ns": 4.0, "p50_ns": 4, "p99_ns": 4, "max_ns": 4}
+    text = format_summary({"scheduler": "push-pull", "cpus": [0], "overheads": {"push_failure": st}})
+    line = next(x for x in text.splitlines() if x.strip().startswith("push_failure"))
+    assert "(a count, not a time)" in line and not any(u in line for u in (" ns", "µs")), line

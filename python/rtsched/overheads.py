@@ -53,9 +53,13 @@ def terms() -> list[dict]:
 
 
 def count_terms() -> frozenset[str]:
-    """The terms of the vocabulary whose samples are counts, not times (kind ``count``, e.g.
-    RUN's ``tree_events``): their ``*_ns`` columns hold numbers of events, never nanoseconds."""
-    return frozenset(t["name"] for t in _core.overhead_terms() if t["kind"] == "count")
+    """The terms whose samples are counts, not times: those of the vocabulary of kind ``count``
+    (e.g. RUN's ``tree_events``) and the mechanisms' own terms the runtime's registry marks
+    ``count`` (e.g. push/pull's ``push_failure``, attempts per abandoned push). Their ``*_ns``
+    columns hold numbers, never nanoseconds."""
+    vocabulary = {t["name"] for t in _core.overhead_terms() if t["kind"] == "count"}
+    mechanisms = {t["name"] for e in json.loads(_core.mechanisms()) for t in e["terms"] if t.get("count")}
+    return frozenset(vocabulary | mechanisms)
 
 
 def format_value(x: Any, count: bool) -> str:

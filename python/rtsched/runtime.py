@@ -35,8 +35,9 @@ def schedulers() -> list[dict]:
     --list-schedulers`` prints), ``params`` (``name``, ``kind``, ``default``, ``help``, ``flag``),
     ``placement`` (``"none"``, ``"partition"`` or ``"reservations"``), ``dedicated_cpu`` (``"none"``, ``"optional"``,
     ``"required"``), ``dedicated_role``, ``terms`` (the overhead terms it traces: ``name``,
-    ``symbol``, ``help``, ``tracking``), ``invariant``, ``user_jobs``, ``suspends`` (it executes
-    self-suspending jobs), ``parallel`` (it executes fork-join and DAG jobs) and ``backend``."""
+    ``symbol``, ``help``, ``tracking``, ``count``: its samples are counts, not times),
+    ``invariant``, ``user_jobs``, ``suspends`` (it executes self-suspending jobs), ``parallel``
+    (it executes fork-join and DAG jobs) and ``backend``."""
     return json.loads(_core.mechanisms())
 
 

@@ -68,7 +68,7 @@ fn run_interruptibly(
 
 /// mechanisms() -> str: the mechanism registry as JSON, a list of entries (name, summary,
 /// params [{name, kind, default, help, flag}], placement, dedicated_cpu, dedicated_role,
-/// terms [{name, symbol, help, tracking}], invariant, user_jobs, backend) in registration
+/// terms [{name, symbol, help, tracking, count}], invariant, user_jobs, backend) in registration
 /// order — what the CLI, the Python API and the benchmarks list mechanisms from.
 #[pyfunction]
 fn mechanisms() -> String {

@@ -115,7 +115,7 @@ const TICK_TERMS: [TermSpec; 1] = [TermSpec {
     name: "tick",
     symbol: "Δtck",
     help: "quantum tick: merge the released jobs, link at the boundary",
-    tracking: true,
+    tracking: true, count: false,
 }];
 
 const RELEASES: &str = "release handling";

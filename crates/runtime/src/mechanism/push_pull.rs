@@ -74,31 +74,31 @@ const TERMS: &[TermSpec] = &[
         name: "push",
         symbol: "push",
         help: "one push attempt: find a CPU, lock it in CPU-id order, move the job (inside Δrel or Δsch)",
-        tracking: false,
+        tracking: false, count: false,
     },
     TermSpec {
         name: "pull",
         symbol: "pull",
         help: "one pull scan over the overloaded run-queues after a completion (inside Δsch)",
-        tracking: false,
+        tracking: false, count: false,
     },
     TermSpec {
         name: "push_failure",
         symbol: "",
         help: "a push abandoned after the retry limit (value: attempts made); a count, not a time",
-        tracking: false,
+        tracking: false, count: true,
     },
     TermSpec {
         name: "enqueue",
         symbol: "",
         help: "a job joins a run-queue (with op_spans only; inside Δrel, Δsch, push or pull)",
-        tracking: false,
+        tracking: false, count: false,
     },
     TermSpec {
         name: "dequeue",
         symbol: "",
         help: "a job leaves a run-queue (with op_spans only; inside Δsch, push or pull)",
-        tracking: false,
+        tracking: false, count: false,
     },
 ];
 

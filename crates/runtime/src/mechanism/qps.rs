@@ -62,7 +62,7 @@ const TERMS: &[TermSpec] = &[TermSpec {
     name: "budget_timer",
     symbol: "",
     help: "a cluster's budget timer: the policy brought to the exhaustion or boundary, decided, reschedule requests",
-    tracking: true,
+    tracking: true, count: false,
 }];
 
 const QPS: Entry = Entry {

@@ -63,28 +63,47 @@ pub struct TermSpec {
     /// On the path from an event (a release, a completion) to the dispatch that answers it:
     /// its largest sample counts in the run's tracking delay (the monitor's bound).
     pub tracking: bool,
+    /// Its samples are counts (events, attempts), not times: summaries and tables print them
+    /// as numbers, never in time units (e.g. push/pull's `push_failure`, RUN's `tree_events`).
+    pub count: bool,
 }
 
 /// The terms the engine traces for every plugin (seed 000 §IV-A, seed 001 §2).
 pub const ENGINE_TERMS: &[TermSpec] = &[
     TermSpec {
-        name: "release", symbol: "Δrel", help: "release handler (releases, preemption checks)", tracking: true
+        name: "release",
+        symbol: "Δrel",
+        help: "release handler (releases, preemption checks)",
+        tracking: true,
+        count: false,
     },
     TermSpec {
         name: "release_event",
         symbol: "Δev",
         help: "release timer latency (due time to handler start)",
         tracking: true,
+        count: false,
     },
-    TermSpec { name: "schedule", symbol: "Δsch", help: "scheduler, lock waits included", tracking: true },
+    TermSpec {
+        name: "schedule", symbol: "Δsch", help: "scheduler, lock waits included", tracking: true, count: false
+    },
     TermSpec {
         name: "lock_wait",
         symbol: "",
         help: "waiting for a scheduler lock (inside Δsch or Δrel)",
         tracking: true,
+        count: false,
     },
-    TermSpec { name: "context_switch", symbol: "Δcxs", help: "dispatch of the chosen job", tracking: true },
-    TermSpec { name: "ipi", symbol: "Δipi", help: "reschedule request: sent to noticed", tracking: true },
+    TermSpec {
+        name: "context_switch",
+        symbol: "Δcxs",
+        help: "dispatch of the chosen job",
+        tracking: true,
+        count: false,
+    },
+    TermSpec {
+        name: "ipi", symbol: "Δipi", help: "reschedule request: sent to noticed", tracking: true, count: false
+    },
 ];
 
 /// The invariant a mechanism promises about its schedule.
@@ -307,7 +326,7 @@ impl Entry {
             },
             "dedicated_role": self.dedicated_role,
             "terms": self.all_terms().iter().map(|t| serde_json::json!({
-                "name": t.name, "symbol": t.symbol, "help": t.help, "tracking": t.tracking,
+                "name": t.name, "symbol": t.symbol, "help": t.help, "tracking": t.tracking, "count": t.count,
             })).collect::<Vec<_>>(),
             "invariant": match self.invariant {
                 InvariantKind::Global => "global".to_string(),

@@ -140,14 +140,14 @@ pub static RTWS: Entry = Entry {
             name: "steal",
             symbol: "",
             help: "Rule E search of the other CPUs' deques and the take (every attempt; successes are steal records)",
-            tracking: true,
+            tracking: true, count: false,
         },
         TermSpec {
             name: "pop",
             symbol: "",
             help: "Rule C: the owner's pop of its own highest-priority deque (deques=lockfree: without a lock, \
                    when a thread completes, readies no successor and its job goes on; deques=locked: under the global lock)",
-            tracking: true,
+            tracking: true, count: false,
         },
     ],
     invariant: InvariantKind::Global,

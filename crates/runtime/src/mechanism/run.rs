@@ -76,13 +76,13 @@ pub static RUN: Entry = Entry {
             name: "budget_timer",
             symbol: "",
             help: "server budget timer: the tree brought to the exhaustion, servers selected again, reschedule requests",
-            tracking: true,
+            tracking: true, count: false,
         },
         TermSpec {
             name: "tree_events",
             symbol: "",
             help: "tree events (release instants, budget exhaustions) applied by one callback (a count, not a time)",
-            tracking: false,
+            tracking: false, count: true,
         },
     ],
     invariant: InvariantKind::Unobservable(
