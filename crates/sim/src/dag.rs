@@ -109,7 +109,7 @@ fn clusters(set: &DagSet, sched: &Scheduler, m: u32, check: bool) -> Result<(Vec
         Scheduler::Gedf => Ok((vec![one(0, m, PriorityRule::Edf)], vec![0; n])),
         Scheduler::Gfp { ranks, .. } => {
             if ranks.len() != n {
-                return Err(ModelError::field("priorities", format!("{} priorities for {n} tasks", ranks.len())));
+                return Err(crate::engine::ranks_count_error(ranks.len(), n).into());
             }
             Ok((vec![one(0, m, PriorityRule::Fixed(ranks.clone()))], vec![0; n]))
         }

@@ -324,9 +324,9 @@ fn gfl_refuses_a_horizon_whose_keys_would_not_be_exact() {
     cfg.horizon = Some(10);
     let e = simulate(&ts, &Scheduler::Gfl, &cfg).unwrap_err().to_string();
     assert!(e.contains("G-FL compares") && e.contains("horizon"), "{e}");
-    // A wrong number of given ranks is refused naming the field.
+    // A wrong number of given ranks is refused in the registry's words (`--param priorities`).
     let e = simulate(&ts, &Scheduler::Gfp { ranks: vec![0], order: None }, &SimConfig::new(2)).unwrap_err();
-    assert_eq!(e.to_string(), "field 'priorities': 1 priorities for 2 tasks");
+    assert_eq!(e.to_string(), "gfp: parameter priorities: 1 priorities for 2 tasks");
 }
 
 /// gfp and gfl run in the engine's overhead loop too: with zero overheads it gives the ideal

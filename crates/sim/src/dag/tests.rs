@@ -112,6 +112,9 @@ fn a_late_job_waits_for_its_predecessor_and_bad_input_is_refused() {
     let mut c = cfg(1);
     c.exec = ExecTimes::Fixed(vec![1]);
     assert!(simulate_dag(&s, &Scheduler::Gedf, &c).unwrap_err().to_string().starts_with("field 'exec'"));
+    let two = Scheduler::Gfp { ranks: vec![0, 1], order: None };
+    let e = simulate_dag(&s, &two, &cfg(1)).unwrap_err().to_string();
+    assert_eq!(e, "gfp: parameter priorities: 2 priorities for 1 tasks", "the registry's words");
     let e = simulate_dag(&s, &Scheduler::Rtws, &cfg(1)).unwrap_err().to_string();
     assert_eq!(
         e,

@@ -59,6 +59,13 @@ fn validate_partition(ts: &TaskSet, m: u32, part: &[Vec<usize>]) -> Result<Vec<u
     Ok(cpu_of)
 }
 
+/// A G-FP scheduler given a rank count other than the tasks': the same one line the registry's
+/// `priorities` parameter gives (`gfp: parameter priorities: 3 priorities for 2 tasks`).
+pub(crate) fn ranks_count_error(ranks: usize, tasks: usize) -> rtsched_model::params::ParamError {
+    rtsched_model::params::ParamError::new("priorities", format!("{ranks} priorities for {tasks} tasks"))
+        .in_scheduler("gfp")
+}
+
 /// Simulates `ts` under `sched` (G-EDF, quantum-driven G-EDF, P-EDF or P-FP) with `cfg`.
 pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<SimResult, SimError> {
     let Setup { offsets, horizon, capped, expected } = setup(ts, cfg)?;
@@ -68,7 +75,7 @@ pub(crate) fn run(ts: &TaskSet, sched: &Scheduler, cfg: &SimConfig) -> Result<Si
         Scheduler::Gedf => (Keys::Rule(PriorityRule::Edf), None, Check::Global, vec![]),
         Scheduler::Gfp { ranks, .. } => {
             if ranks.len() != n {
-                return Err(ModelError::field("priorities", format!("{} priorities for {n} tasks", ranks.len())).into());
+                return Err(ModelError::from(ranks_count_error(ranks.len(), n)).into());
             }
             (Keys::Rule(PriorityRule::Fixed(ranks.clone())), None, Check::Global, vec![])
         }
