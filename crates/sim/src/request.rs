@@ -3,7 +3,7 @@
 //! caller gets the answer a Python one gets.
 //!
 //! [`simulate_request`] checks the request (processor count, execution fraction, overhead
-//! statistic), turns the scheduler name and parameters into a [`Scheduler`] through the
+//! statistic), turns the scheduler name and parameters into a [`Scheduler`](crate::Scheduler) through the
 //! registry ([`crate::registry::build`]: the given placement, or the default partition of
 //! P-EDF / P-FP, or the SP-RES cascade of Brandenburg & Gül, RTSS 2016), evaluates the
 //! overhead model at the task count, simulates the workload ([`crate::simulate_workload`]:
