@@ -29,7 +29,7 @@ use rtsched_sim::{simulate, Arrivals, ExecTimes, Overheads, Scheduler, SimConfig
 use rtsched_trace::Event;
 
 mod servers_common;
-use servers_common::{j, random_set, records, trace_counts};
+use servers_common::{j, random_set, records, trace_counts, traced_config};
 
 /// Three tasks (C 2, D = T 3) on two CPUs, horizon 3 (U = 2). No fit can place them;
 /// next fit with overflow makes set 0 = {τ0 | τ1} major (R = 4/3, x = 1/3) and set 1 = {the
@@ -313,13 +313,7 @@ proptest! {
     fn migrations_counted_from_the_trace_only_in_pb(seed in any::<u64>(), m in 2u32..=5, short in any::<bool>()) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let ts = random_set(&mut rng, m, seed % 3 == 0);
-        let mut cfg = SimConfig::new(m);
-        cfg.check_invariants = true;
-        cfg.keep_jobs = true;
-        cfg.record_trace = true;
-        if short {
-            cfg.exec = ExecTimes::UniformFraction { lo: 0.3, seed };
-        }
+        let cfg = traced_config(m, short, seed);
         let r = simulate(&ts, &Scheduler::Qps, &cfg).unwrap();
         let qp = QuasiPartition::build(&ts, m).unwrap();
         let counts = trace_counts(&r);

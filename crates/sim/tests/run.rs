@@ -22,7 +22,7 @@ use rtsched_sim::{simulate, Arrivals, ExecTimes, Overheads, Scheduler, SimConfig
 use rtsched_trace::Event;
 
 mod servers_common;
-use servers_common::{j, random_set, records, trace_counts};
+use servers_common::{j, random_set, records, trace_counts, traced_config};
 
 /// Three tasks (C 2, D = T 3) on two CPUs, horizon 3 (U = 2). The reduction: each task alone
 /// in a server of rate 2/3, three duals of rate 1/3 in one unit server (one level). The unit
@@ -136,13 +136,7 @@ proptest! {
     fn preemptions_counted_from_the_trace_within_the_bound(seed in any::<u64>(), m in 2u32..=4, short in any::<bool>()) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let ts = random_set(&mut rng, m, seed % 3 == 0);
-        let mut cfg = SimConfig::new(m);
-        cfg.check_invariants = true;
-        cfg.keep_jobs = true;
-        cfg.record_trace = true;
-        if short {
-            cfg.exec = ExecTimes::UniformFraction { lo: 0.3, seed };
-        }
+        let cfg = traced_config(m, short, seed);
         let r = simulate(&ts, &Scheduler::Run, &cfg).unwrap();
         let counts = trace_counts(&r);
         let preemptions: u64 = counts.values().map(|c| c.0).sum();

@@ -4,7 +4,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use rtsched_model::exact::{int, ratio, zero};
 use rtsched_model::{TaskSet, Time};
-use rtsched_sim::SimResult;
+use rtsched_sim::{ExecTimes, SimConfig, SimResult};
 use rtsched_trace::{Event, JobId};
 
 pub fn j(task: u32, job: u32) -> JobId {
@@ -56,4 +56,17 @@ pub fn trace_counts(r: &SimResult) -> std::collections::BTreeMap<JobId, (u64, u6
         }
     }
     out
+}
+
+/// The configuration of the trace-counting oracles: invariants checked, jobs kept, the trace
+/// recorded, and (`short`) jobs completing early, at 30–100% of their WCET drawn from `seed`.
+pub fn traced_config(m: u32, short: bool, seed: u64) -> SimConfig {
+    let mut cfg = SimConfig::new(m);
+    cfg.check_invariants = true;
+    cfg.keep_jobs = true;
+    cfg.record_trace = true;
+    if short {
+        cfg.exec = ExecTimes::UniformFraction { lo: 0.3, seed };
+    }
+    cfg
 }
